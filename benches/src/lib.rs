@@ -1,0 +1,1 @@
+//! Criterion benches of the tool-layer crates; see `benches/`.

@@ -1,0 +1,414 @@
+//! Assembly: turning stored light references into runtime tools.
+//!
+//! A host stores what a user picked as [`ToolReference`]s
+//! (`{type, provider_id, tool_id, params}`), never tool instances. An
+//! [`Assembler`] maps each reference's `type` to a [`ToolProvider`] that builds
+//! the runtime tool; debug runs and production runs go through the same path.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::Error;
+use crate::registry::ToolRegistry;
+use crate::schema::schema_for_args;
+use crate::tool::Tool;
+use crate::validate::CompiledSchema;
+
+/// A stored reference to a tool: which provider kind, which provider, which
+/// tool, and the instance params to build it with.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolReference {
+    /// The provider kind: `builtin_tool`, `api_tool`, `mcp_tool`, …
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The provider inside that kind.
+    pub provider_id: String,
+    /// The tool inside that provider.
+    pub tool_id: String,
+    /// Instance params (configuration, not call arguments).
+    #[serde(default = "empty_object")]
+    pub params: Value,
+}
+
+fn empty_object() -> Value {
+    Value::Object(Default::default())
+}
+
+impl ToolReference {
+    /// A reference with empty params.
+    pub fn new(
+        kind: impl Into<String>,
+        provider_id: impl Into<String>,
+        tool_id: impl Into<String>,
+    ) -> Self {
+        Self {
+            kind: kind.into(),
+            provider_id: provider_id.into(),
+            tool_id: tool_id.into(),
+            params: empty_object(),
+        }
+    }
+
+    /// Sets the params.
+    pub fn with_params(mut self, params: Value) -> Self {
+        self.params = params;
+        self
+    }
+}
+
+impl fmt::Display for ToolReference {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}/{}", self.kind, self.provider_id, self.tool_id)
+    }
+}
+
+/// Why a provider could not resolve a reference.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ProvideError {
+    /// No such provider id or tool id.
+    #[error("{0}")]
+    NotFound(String),
+    /// The params are invalid; every violation with its pointer.
+    #[error("invalid params")]
+    InvalidParams(Vec<crate::Violation>),
+    /// Anything else (a spec that no longer loads, a server that is down…).
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// Turns references of one kind into runtime tools.
+#[async_trait]
+pub trait ToolProvider: Send + Sync {
+    /// The reference `type` this provider serves.
+    fn kind(&self) -> &str;
+
+    /// Builds the tool a reference names.
+    async fn provide(&self, reference: &ToolReference) -> Result<Arc<dyn Tool>, ProvideError>;
+}
+
+type Factory = Arc<dyn Fn(Value) -> Result<Arc<dyn Tool>, ProvideError> + Send + Sync>;
+
+struct FactoryEntry {
+    params_schema: Value,
+    compiled: CompiledSchema,
+    build: Factory,
+}
+
+/// Builtin tools made by named factories that take instance params.
+///
+/// Each factory declares its own params schema (the configuration a user sets
+/// once, distinct from the call schema the model sees); params are validated
+/// against it before the factory runs.
+///
+/// ```
+/// use tool_core::{ApiDefinition, Assembler, BuiltinProvider, ToolBuilder, ToolOutput, ToolReference};
+/// #[derive(schemars::JsonSchema, serde::Deserialize)]
+/// struct Params { greeting: String }
+///
+/// let mut builtin = BuiltinProvider::new();
+/// builtin.typed_factory("greetings", "greeter", |p: Params| {
+///     let greeting = p.greeting;
+///     Ok(std::sync::Arc::new(ToolBuilder::new("greeter")
+///         .api(ApiDefinition::new("greet", "Greets."), move |_, _| {
+///             let g = greeting.clone();
+///             async move { Ok(ToolOutput::text(g)) }
+///         })
+///         .build().map_err(|e| tool_core::ProvideError::Failed(e.to_string()))?))
+/// })?;
+/// let assembler = Assembler::new().with_provider(builtin);
+/// let refs = vec![ToolReference::new("builtin_tool", "greetings", "greeter")
+///     .with_params(serde_json::json!({"greeting": "hi"}))];
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let assembled = assembler.assemble(&refs).await;
+/// assert!(assembled.failures.is_empty());
+/// assert_eq!(assembled.tools.len(), 1);
+/// # });
+/// # Ok::<(), tool_core::Error>(())
+/// ```
+#[derive(Default)]
+pub struct BuiltinProvider {
+    kind: String,
+    factories: HashMap<(String, String), FactoryEntry>,
+}
+
+impl fmt::Debug for BuiltinProvider {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut keys: Vec<String> = self
+            .factories
+            .keys()
+            .map(|(p, t)| format!("{p}/{t}"))
+            .collect();
+        keys.sort();
+        f.debug_struct("BuiltinProvider")
+            .field("kind", &self.kind)
+            .field("factories", &keys)
+            .finish()
+    }
+}
+
+/// The reference type builtin factories answer to by default.
+pub const BUILTIN_KIND: &str = "builtin_tool";
+
+impl BuiltinProvider {
+    /// A provider for references of type `builtin_tool`.
+    pub fn new() -> Self {
+        Self::with_kind(BUILTIN_KIND)
+    }
+
+    /// A provider answering to another reference type.
+    pub fn with_kind(kind: impl Into<String>) -> Self {
+        Self {
+            kind: kind.into(),
+            factories: HashMap::new(),
+        }
+    }
+
+    /// Registers a factory taking raw JSON params checked against `params_schema`.
+    pub fn factory<F>(
+        &mut self,
+        provider_id: impl Into<String>,
+        tool_id: impl Into<String>,
+        params_schema: Value,
+        build: F,
+    ) -> Result<&mut Self, Error>
+    where
+        F: Fn(Value) -> Result<Arc<dyn Tool>, ProvideError> + Send + Sync + 'static,
+    {
+        let provider_id = provider_id.into();
+        let tool_id = tool_id.into();
+        let compiled =
+            CompiledSchema::compile(&params_schema).map_err(|message| Error::InvalidManifest {
+                tool: format!("{provider_id}/{tool_id}"),
+                api: None,
+                field: "paramsSchema".into(),
+                message: format!("does not compile: {message}"),
+            })?;
+        self.factories.insert(
+            (provider_id, tool_id),
+            FactoryEntry {
+                params_schema,
+                compiled,
+                build: Arc::new(build),
+            },
+        );
+        Ok(self)
+    }
+
+    /// Registers a factory whose params deserialise into `P`; the params
+    /// schema is generated from `P`.
+    pub fn typed_factory<P, F>(
+        &mut self,
+        provider_id: impl Into<String>,
+        tool_id: impl Into<String>,
+        build: F,
+    ) -> Result<&mut Self, Error>
+    where
+        P: JsonSchema + DeserializeOwned + 'static,
+        F: Fn(P) -> Result<Arc<dyn Tool>, ProvideError> + Send + Sync + 'static,
+    {
+        self.factory(
+            provider_id,
+            tool_id,
+            schema_for_args::<P>(),
+            move |params| {
+                let params: P = serde_json::from_value(params).map_err(|e| {
+                    ProvideError::InvalidParams(vec![crate::Violation {
+                        pointer: String::new(),
+                        message: e.to_string(),
+                    }])
+                })?;
+                build(params)
+            },
+        )
+    }
+
+    /// The params schema of a factory (for a configuration form).
+    pub fn params_schema(&self, provider_id: &str, tool_id: &str) -> Option<&Value> {
+        self.factories
+            .get(&(provider_id.to_owned(), tool_id.to_owned()))
+            .map(|f| &f.params_schema)
+    }
+}
+
+#[async_trait]
+impl ToolProvider for BuiltinProvider {
+    fn kind(&self) -> &str {
+        &self.kind
+    }
+
+    async fn provide(&self, reference: &ToolReference) -> Result<Arc<dyn Tool>, ProvideError> {
+        let key = (reference.provider_id.clone(), reference.tool_id.clone());
+        let entry = self.factories.get(&key).ok_or_else(|| {
+            let known_provider = self
+                .factories
+                .keys()
+                .any(|(p, _)| *p == reference.provider_id);
+            ProvideError::NotFound(if known_provider {
+                format!(
+                    "provider `{}` has no tool `{}`",
+                    reference.provider_id, reference.tool_id
+                )
+            } else {
+                format!("no builtin provider `{}`", reference.provider_id)
+            })
+        })?;
+        let violations = entry.compiled.violations(&reference.params);
+        if !violations.is_empty() {
+            return Err(ProvideError::InvalidParams(violations));
+        }
+        (entry.build)(reference.params.clone())
+    }
+}
+
+/// Turns a list of references into runtime tools through providers keyed by type.
+#[derive(Default)]
+pub struct Assembler {
+    providers: HashMap<String, Arc<dyn ToolProvider>>,
+}
+
+impl fmt::Debug for Assembler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut kinds: Vec<&String> = self.providers.keys().collect();
+        kinds.sort();
+        f.debug_struct("Assembler").field("kinds", &kinds).finish()
+    }
+}
+
+/// What an assembly produced: every tool that was built, and every
+/// reference that failed, each failure naming its reference.
+#[derive(Default)]
+pub struct Assembly {
+    /// `(reference index, tool)` for each reference that resolved.
+    pub tools: Vec<(usize, Arc<dyn Tool>)>,
+    /// One error per reference that did not.
+    pub failures: Vec<Error>,
+}
+
+impl fmt::Debug for Assembly {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Assembly")
+            .field(
+                "tools",
+                &self
+                    .tools
+                    .iter()
+                    .map(|(i, t)| (i, t.manifest().identifier.as_str()))
+                    .collect::<Vec<_>>(),
+            )
+            .field("failures", &self.failures)
+            .finish()
+    }
+}
+
+impl Assembly {
+    /// Whether every reference resolved.
+    pub fn is_complete(&self) -> bool {
+        self.failures.is_empty()
+    }
+
+    /// Registers every built tool; registration failures (duplicate
+    /// identifiers, collisions) are added to the returned failures.
+    pub fn into_registry(self) -> (ToolRegistry, Vec<Error>) {
+        let mut registry = ToolRegistry::new();
+        let mut failures = self.failures;
+        for (_, tool) in self.tools {
+            if let Err(error) = registry.register_arc(tool) {
+                failures.push(error);
+            }
+        }
+        (registry, failures)
+    }
+}
+
+impl Assembler {
+    /// An assembler without providers.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds (or replaces) the provider for its kind.
+    pub fn with_provider(mut self, provider: impl ToolProvider + 'static) -> Self {
+        self.add_provider(Arc::new(provider));
+        self
+    }
+
+    /// Adds (or replaces) a shared provider for its kind.
+    pub fn add_provider(&mut self, provider: Arc<dyn ToolProvider>) {
+        self.providers.insert(provider.kind().to_owned(), provider);
+    }
+
+    /// Resolves one reference (at position `index`, for error messages).
+    pub async fn resolve(
+        &self,
+        index: usize,
+        reference: &ToolReference,
+    ) -> Result<Arc<dyn Tool>, Error> {
+        let name = reference.to_string();
+        let provider =
+            self.providers
+                .get(&reference.kind)
+                .ok_or_else(|| Error::MissingProvider {
+                    index,
+                    reference: name.clone(),
+                    kind: reference.kind.clone(),
+                })?;
+        provider
+            .provide(reference)
+            .await
+            .map_err(|error| match error {
+                ProvideError::NotFound(message) => Error::MissingTool {
+                    index,
+                    reference: name,
+                    message,
+                },
+                ProvideError::InvalidParams(violations) => Error::InvalidParams {
+                    index,
+                    reference: name,
+                    violations,
+                },
+                ProvideError::Failed(message) => Error::ProviderFailed {
+                    index,
+                    reference: name,
+                    message,
+                },
+            })
+    }
+
+    /// Resolves every reference, collecting failures and going on: what
+    /// loaded plus the list of what failed, nothing dropped silently.
+    pub async fn assemble(&self, references: &[ToolReference]) -> Assembly {
+        let results = futures::future::join_all(references.iter().enumerate().map(
+            |(index, reference)| async move { (index, self.resolve(index, reference).await) },
+        ))
+        .await;
+        let mut assembly = Assembly::default();
+        for (index, result) in results {
+            match result {
+                Ok(tool) => assembly.tools.push((index, tool)),
+                Err(error) => assembly.failures.push(error),
+            }
+        }
+        assembly
+    }
+
+    /// Resolves every reference, stopping at the first failure.
+    pub async fn assemble_strict(
+        &self,
+        references: &[ToolReference],
+    ) -> Result<Vec<Arc<dyn Tool>>, Error> {
+        let mut tools = Vec::with_capacity(references.len());
+        for (index, reference) in references.iter().enumerate() {
+            tools.push(self.resolve(index, reference).await?);
+        }
+        Ok(tools)
+    }
+}

@@ -1,0 +1,161 @@
+//! The one error type of `tool-core`.
+
+use serde_json::Value;
+
+use crate::output::{ErrorCode, ToolError};
+
+/// Everything that can go wrong while declaring, registering, naming or
+/// assembling tools. (Failures of a *call* are [`ToolOutput`](crate::ToolOutput)s,
+/// not errors.)
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A manifest broke a rule; names the tool, the API (if any) and the field.
+    #[error("invalid manifest for tool `{tool}`{}: field `{field}`: {message}", api.as_ref().map(|a| format!(", api `{a}`")).unwrap_or_default())]
+    InvalidManifest {
+        /// The tool's identifier (as given).
+        tool: String,
+        /// The API, when the problem is inside one.
+        api: Option<String>,
+        /// The field, as a path inside the manifest (`api[2].parameters`).
+        field: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A tool with this identifier is already registered.
+    #[error("a tool with identifier `{identifier}` is already registered")]
+    DuplicateTool {
+        /// The identifier.
+        identifier: String,
+    },
+    /// Two APIs would share one wire name.
+    #[error("wire name `{name}` would name both `{first}` and `{second}`")]
+    WireNameCollision {
+        /// The wire name.
+        name: String,
+        /// `identifier/api` of the one already registered.
+        first: String,
+        /// `identifier/api` of the newcomer.
+        second: String,
+    },
+    /// A wire name names no offered tool.
+    #[error("no offered tool is called `{name}`")]
+    UnknownToolName {
+        /// The name as the model sent it.
+        name: String,
+    },
+    /// The tool exists but has no such API in this context.
+    #[error("tool `{tool}` has no API `{api}` here")]
+    UnknownApi {
+        /// The tool identifier.
+        tool: String,
+        /// The API name as sent.
+        api: String,
+    },
+    /// A bare API name matches several offered tools.
+    #[error("`{name}` is ambiguous: it could be any of {}", candidates.join(", "))]
+    AmbiguousName {
+        /// The name as the model sent it.
+        name: String,
+        /// The wire names it could mean.
+        candidates: Vec<String>,
+    },
+    /// A tool reference names a type no provider handles.
+    #[error("reference #{index} ({reference}): no provider for type `{kind}`")]
+    MissingProvider {
+        /// Position of the reference in the list.
+        index: usize,
+        /// `type/provider_id/tool_id`.
+        reference: String,
+        /// The reference's type.
+        kind: String,
+    },
+    /// The provider knows no such provider id / tool id.
+    #[error("reference #{index} ({reference}): {message}")]
+    MissingTool {
+        /// Position of the reference in the list.
+        index: usize,
+        /// `type/provider_id/tool_id`.
+        reference: String,
+        /// What was not found.
+        message: String,
+    },
+    /// The reference's instance params violate the factory's params schema.
+    #[error("reference #{index} ({reference}): invalid params: {}", violations.iter().map(|v| v.to_string()).collect::<Vec<_>>().join("; "))]
+    InvalidParams {
+        /// Position of the reference in the list.
+        index: usize,
+        /// `type/provider_id/tool_id`.
+        reference: String,
+        /// Every violation, with its JSON pointer.
+        violations: Vec<Violation>,
+    },
+    /// A provider could not build the tool.
+    #[error("reference #{index} ({reference}): {message}")]
+    ProviderFailed {
+        /// Position of the reference in the list.
+        index: usize,
+        /// `type/provider_id/tool_id`.
+        reference: String,
+        /// The provider's explanation.
+        message: String,
+    },
+}
+
+impl Error {
+    /// Whether this is a manifest validation error.
+    pub fn is_invalid_manifest(&self) -> bool {
+        matches!(self, Self::InvalidManifest { .. })
+    }
+
+    /// Whether this error concerns resolving a model-provided name.
+    pub fn is_name_error(&self) -> bool {
+        matches!(
+            self,
+            Self::UnknownToolName { .. } | Self::UnknownApi { .. } | Self::AmbiguousName { .. }
+        )
+    }
+
+    /// The call-level error a model should see for a name error.
+    pub fn to_tool_error(&self) -> ToolError {
+        let (code, details) = match self {
+            Self::UnknownToolName { name } => (
+                ErrorCode::TOOL_NOT_FOUND,
+                serde_json::json!({ "name": name }),
+            ),
+            Self::UnknownApi { tool, api } => (
+                ErrorCode::UNKNOWN_API,
+                serde_json::json!({ "tool": tool, "api": api }),
+            ),
+            Self::AmbiguousName { name, candidates } => (
+                ErrorCode::AMBIGUOUS_TOOL_NAME,
+                serde_json::json!({ "name": name, "candidates": candidates }),
+            ),
+            other => (
+                ErrorCode::EXECUTION_FAILED,
+                Value::String(other.to_string()),
+            ),
+        };
+        ToolError::new(code, self.to_string()).with_details(details)
+    }
+}
+
+/// One schema violation: where (JSON pointer) and what.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Violation {
+    /// JSON pointer into the checked value (`""` for the root).
+    pub pointer: String,
+    /// What is wrong there.
+    pub message: String,
+}
+
+impl std::fmt::Display for Violation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let at = if self.pointer.is_empty() {
+            "/"
+        } else {
+            &self.pointer
+        };
+        write!(f, "at {at}: {}", self.message)
+    }
+}

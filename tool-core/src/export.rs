@@ -1,0 +1,106 @@
+//! Exporting offered tools in each provider's request shape.
+
+use serde_json::{Value, json};
+
+use crate::manifest::ApiDefinition;
+use crate::registry::{OfferedTool, OfferedTools};
+
+impl OfferedTools {
+    /// OpenAI Chat Completions `tools`:
+    /// `[{"type":"function","function":{"name","description","parameters"}}]`.
+    pub fn openai_chat_tools(&self) -> Vec<Value> {
+        self.all_apis()
+            .map(|(tool, name, api)| {
+                json!({
+                    "type": "function",
+                    "function": {
+                        "name": name,
+                        "description": description(tool, api),
+                        "parameters": api.parameters,
+                    }
+                })
+            })
+            .collect()
+    }
+
+    /// OpenAI Responses `tools`:
+    /// `[{"type":"function","name","description","parameters"}]`.
+    pub fn openai_responses_tools(&self) -> Vec<Value> {
+        self.all_apis()
+            .map(|(tool, name, api)| {
+                json!({
+                    "type": "function",
+                    "name": name,
+                    "description": description(tool, api),
+                    "parameters": api.parameters,
+                })
+            })
+            .collect()
+    }
+
+    /// Anthropic Messages `tools`: `[{"name","description","input_schema"}]`.
+    pub fn anthropic_tools(&self) -> Vec<Value> {
+        self.all_apis()
+            .map(|(tool, name, api)| {
+                json!({
+                    "name": name,
+                    "description": description(tool, api),
+                    "input_schema": api.parameters,
+                })
+            })
+            .collect()
+    }
+
+    /// One system-prompt section made of the offered tools' `systemRole`s,
+    /// each wrapped in a `<tool>` element naming it; `None` when no offered
+    /// tool has guidance.
+    pub fn system_prompt(&self) -> Option<String> {
+        let sections: Vec<String> = self
+            .tools()
+            .iter()
+            .filter_map(|tool| {
+                let manifest = tool.manifest();
+                let role = manifest.system_role.as_deref()?.trim();
+                if role.is_empty() {
+                    return None;
+                }
+                let title = manifest
+                    .meta
+                    .title
+                    .as_deref()
+                    .unwrap_or(&manifest.identifier);
+                Some(format!(
+                    "<tool identifier=\"{}\" title=\"{}\">\n{role}\n</tool>",
+                    escape_attr(&manifest.identifier),
+                    escape_attr(title)
+                ))
+            })
+            .collect();
+        if sections.is_empty() {
+            return None;
+        }
+        Some(format!(
+            "<tools_guide>\nThe tools below come with instructions; follow them when you use the tool.\n{}\n</tools_guide>",
+            sections.join("\n")
+        ))
+    }
+}
+
+/// The API's description, falling back to the tool's.
+fn description(tool: &OfferedTool, api: &ApiDefinition) -> String {
+    if !api.description.trim().is_empty() {
+        return api.description.clone();
+    }
+    tool.manifest()
+        .meta
+        .description
+        .clone()
+        .unwrap_or_else(|| format!("{} of {}", api.name, tool.manifest().identifier))
+}
+
+fn escape_attr(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('"', "&quot;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}

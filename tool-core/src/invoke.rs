@@ -1,0 +1,382 @@
+//! The invocation pipeline: raw model call → exactly one [`ToolOutput`].
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures::FutureExt;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use tracing::Instrument;
+
+use crate::arguments::parse_arguments;
+use crate::context::ToolContext;
+use crate::manifest::ApiDefinition;
+use crate::output::{ErrorCode, ToolError, ToolOutput};
+use crate::registry::{OfferedTools, ToolRegistry};
+use crate::tool::Tool;
+
+/// The global default time budget of a call: 120 s.
+pub const DEFAULT_TIMEOUT_MS: u64 = 120_000;
+/// The shortest time budget a call can get: 1 s.
+pub const MIN_TIMEOUT_MS: u64 = 1_000;
+/// The longest time budget a call can get: 800 s.
+pub const MAX_TIMEOUT_MS: u64 = 800_000;
+/// Default cap on the characters of `content` sent to the model.
+pub const DEFAULT_MAX_CONTENT_CHARS: usize = 25_000;
+
+/// A function call exactly as a model produced it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// The provider's call id, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The function name (a wire name, or a bare API name).
+    pub name: String,
+    /// The raw arguments text.
+    #[serde(default)]
+    pub arguments: String,
+}
+
+impl ToolCall {
+    /// A call without an id.
+    pub fn new(name: impl Into<String>, arguments: impl Into<String>) -> Self {
+        Self {
+            id: None,
+            name: name.into(),
+            arguments: arguments.into(),
+        }
+    }
+
+    /// Sets the call id.
+    pub fn with_id(mut self, id: impl Into<String>) -> Self {
+        self.id = Some(id.into());
+        self
+    }
+}
+
+/// Settings of the pipeline.
+///
+/// Defaults: content capped at 25 000 characters; timeouts default to
+/// 120 000 ms and are clamped to [1 000, 800 000] ms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InvokeConfig {
+    /// Cap on `content` characters; head and tail are kept around a notice.
+    pub max_content_chars: usize,
+    /// Budget when neither the call nor the API sets one.
+    pub default_timeout_ms: u64,
+    /// Lower clamp of every budget.
+    pub min_timeout_ms: u64,
+    /// Upper clamp of every budget.
+    pub max_timeout_ms: u64,
+}
+
+impl Default for InvokeConfig {
+    fn default() -> Self {
+        Self {
+            max_content_chars: DEFAULT_MAX_CONTENT_CHARS,
+            default_timeout_ms: DEFAULT_TIMEOUT_MS,
+            min_timeout_ms: MIN_TIMEOUT_MS,
+            max_timeout_ms: MAX_TIMEOUT_MS,
+        }
+    }
+}
+
+impl InvokeConfig {
+    /// The time budget of a call to `api` with `args`.
+    ///
+    /// Order: the call's own `timeout` argument if it is a finite positive
+    /// number (milliseconds, truncated), else the API's `defaultTimeoutMs`,
+    /// else [`InvokeConfig::default_timeout_ms`]; the result is clamped to
+    /// `[min_timeout_ms, max_timeout_ms]`. The clamp is the only judge: a
+    /// model can suggest, a tool author can default, neither can exceed it.
+    pub fn resolve_timeout(&self, api: &ApiDefinition, args: &Value) -> Duration {
+        let from_call = args
+            .get("timeout")
+            .and_then(Value::as_f64)
+            .filter(|t| t.is_finite() && *t > 0.0)
+            .map(|t| t.trunc().min(u64::MAX as f64) as u64);
+        let ms = from_call
+            .or(api.default_timeout_ms)
+            .unwrap_or(self.default_timeout_ms)
+            .clamp(
+                self.min_timeout_ms,
+                self.max_timeout_ms.max(self.min_timeout_ms),
+            );
+        Duration::from_millis(ms)
+    }
+}
+
+/// A call that passed name resolution, parsing and validation, ready to run.
+///
+/// This is the point where a host asks its approval policy: the arguments are
+/// parsed and valid, nothing has run yet.
+#[derive(Clone)]
+pub struct PreparedCall {
+    /// The provider's call id.
+    pub call_id: Option<String>,
+    /// The tool identifier.
+    pub identifier: String,
+    /// The API name.
+    pub api: String,
+    /// The canonical wire name.
+    pub wire_name: String,
+    /// Parsed, validated arguments.
+    pub arguments: Value,
+    /// The resolved time budget.
+    pub timeout: Duration,
+    tool: Arc<dyn Tool>,
+}
+
+impl std::fmt::Debug for PreparedCall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PreparedCall")
+            .field("call_id", &self.call_id)
+            .field("identifier", &self.identifier)
+            .field("api", &self.api)
+            .field("arguments", &self.arguments)
+            .field("timeout", &self.timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Runs model calls through the pipeline.
+///
+/// ```
+/// use tool_core::{ApiDefinition, Invoker, ToolBuilder, ToolCall, ToolContext, ToolOutput, ToolRegistry};
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let mut registry = ToolRegistry::new();
+/// registry.register(ToolBuilder::new("clock")
+///     .api(ApiDefinition::new("now", "Current time."), |_, _| async { Ok(ToolOutput::text("noon")) })
+///     .build()?)?;
+/// let ctx = ToolContext::new();
+/// let offered = registry.offer(&ctx);
+/// let out = Invoker::default().invoke(&offered, &ToolCall::new("clock____now", ""), &ctx).await;
+/// assert!(out.success);
+/// let out = Invoker::default().invoke(&offered, &ToolCall::new("clock____now", "{\"a\":"), &ctx).await;
+/// assert_eq!(out.error_code().unwrap(), "truncated_arguments");
+/// # Ok::<(), tool_core::Error>(())
+/// # }).unwrap();
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Invoker {
+    config: InvokeConfig,
+}
+
+impl Invoker {
+    /// A pipeline with `config`.
+    pub fn new(config: InvokeConfig) -> Self {
+        Self { config }
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &InvokeConfig {
+        &self.config
+    }
+
+    /// Resolves the name, parses and validates the arguments, resolves the
+    /// timeout. A refusal is the failed output to hand to the model.
+    pub fn prepare(
+        &self,
+        offered: &OfferedTools,
+        call: &ToolCall,
+    ) -> Result<PreparedCall, ToolOutput> {
+        let resolved = offered
+            .resolve(&call.name)
+            .map_err(|e| ToolOutput::failure(e.to_tool_error()))?;
+        let arguments = Value::Object(parse_arguments(&call.arguments)?);
+        let violations = resolved.schema.violations(&arguments);
+        if !violations.is_empty() {
+            let list: Vec<String> = violations.iter().map(ToString::to_string).collect();
+            let message = format!(
+                "the arguments for `{}` do not match its schema ({} problem{}):\n- {}\nThe tool was not run; fix these and call again.",
+                resolved.wire_name,
+                list.len(),
+                if list.len() == 1 { "" } else { "s" },
+                list.join("\n- ")
+            );
+            return Err(ToolOutput::failure(
+                ToolError::new(ErrorCode::INVALID_ARGUMENTS, message)
+                    .with_details(json!({ "violations": violations })),
+            ));
+        }
+        let timeout = self.config.resolve_timeout(resolved.api, &arguments);
+        Ok(PreparedCall {
+            call_id: call.id.clone(),
+            identifier: resolved.identifier().to_owned(),
+            api: resolved.api.name.clone(),
+            wire_name: resolved.wire_name.to_owned(),
+            arguments,
+            timeout,
+            tool: Arc::clone(resolved.tool.tool()),
+        })
+    }
+
+    /// Runs a prepared call with its time budget and `ctx`'s cancellation.
+    /// Panics, timeouts, cancellation and tool errors all become failed
+    /// outputs with distinct codes; content is capped.
+    pub async fn execute(&self, call: PreparedCall, ctx: &ToolContext) -> ToolOutput {
+        let span = tracing::info_span!(
+            "tool_call",
+            tool = %call.identifier,
+            api = %call.api,
+            call_id = call.call_id.as_deref().unwrap_or(""),
+            timeout_ms = call.timeout.as_millis() as u64,
+            duration_ms = tracing::field::Empty,
+            outcome = tracing::field::Empty,
+        );
+        let started = Instant::now();
+        let output = self.run(call, ctx).instrument(span.clone()).await;
+        span.record("duration_ms", started.elapsed().as_millis() as u64);
+        span.record(
+            "outcome",
+            output.error_code().map_or("success", ErrorCode::as_str),
+        );
+        tracing::debug!(parent: &span, success = output.success, "tool call finished");
+        output
+    }
+
+    async fn run(&self, call: PreparedCall, ctx: &ToolContext) -> ToolOutput {
+        let ctx = ctx.child();
+        let PreparedCall {
+            identifier,
+            api,
+            arguments,
+            timeout,
+            tool,
+            ..
+        } = call;
+        let work = AssertUnwindSafe(tool.call(&api, arguments, &ctx)).catch_unwind();
+        let outcome = tokio::select! {
+            biased;
+            () = ctx.cancellation().cancelled() => Outcome::Cancelled,
+            result = tokio::time::timeout(timeout, work) => match result {
+                Err(_) => Outcome::TimedOut,
+                Ok(Err(panic)) => Outcome::Panicked(panic_message(panic.as_ref())),
+                Ok(Ok(result)) => Outcome::Done(result),
+            },
+        };
+        // Whatever happened, let the tool's own tasks know the call is over.
+        ctx.cancellation().cancel();
+        let output = match outcome {
+            Outcome::Done(Ok(output)) => output,
+            Outcome::Done(Err(error)) => ToolOutput::failure(error),
+            Outcome::Cancelled => ToolOutput::failure(
+                ToolError::new(
+                    ErrorCode::CANCELLED,
+                    format!("`{identifier}/{api}` was cancelled before it finished."),
+                ),
+            ),
+            Outcome::TimedOut => ToolOutput::failure(
+                ToolError::new(
+                    ErrorCode::TIMEOUT,
+                    format!(
+                        "`{identifier}/{api}` did not finish within {} ms and was stopped. Try a smaller request, or pass a larger `timeout` (ms) if the API accepts one.",
+                        timeout.as_millis()
+                    ),
+                )
+                .with_details(json!({ "timeoutMs": timeout.as_millis() as u64 })),
+            ),
+            Outcome::Panicked(message) => ToolOutput::failure(
+                ToolError::new(
+                    ErrorCode::EXECUTOR_PANIC,
+                    format!("`{identifier}/{api}` crashed: {message}"),
+                ),
+            ),
+        };
+        cap_content(output, self.config.max_content_chars)
+    }
+
+    /// The whole pipeline for one call: [`prepare`](Self::prepare) then
+    /// [`execute`](Self::execute).
+    pub async fn invoke(
+        &self,
+        offered: &OfferedTools,
+        call: &ToolCall,
+        ctx: &ToolContext,
+    ) -> ToolOutput {
+        match self.prepare(offered, call) {
+            Ok(prepared) => self.execute(prepared, ctx).await,
+            Err(refused) => cap_content(refused, self.config.max_content_chars),
+        }
+    }
+
+    /// Offers the registry's tools for `ctx`, then invokes `call`.
+    pub async fn invoke_in(
+        &self,
+        registry: &ToolRegistry,
+        call: &ToolCall,
+        ctx: &ToolContext,
+    ) -> ToolOutput {
+        let offered = registry.offer(ctx);
+        self.invoke(&offered, call, ctx).await
+    }
+
+    /// Runs a batch concurrently; outputs come back in input order, one per call.
+    pub async fn invoke_batch(
+        &self,
+        offered: &OfferedTools,
+        calls: &[ToolCall],
+        ctx: &ToolContext,
+    ) -> Vec<ToolOutput> {
+        futures::future::join_all(calls.iter().map(|call| self.invoke(offered, call, ctx))).await
+    }
+}
+
+enum Outcome {
+    Done(Result<ToolOutput, ToolError>),
+    Cancelled,
+    TimedOut,
+    Panicked(String),
+}
+
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = panic.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = panic.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "the tool panicked".to_owned()
+    }
+}
+
+/// Caps `content` at `max_chars` characters, keeping the head and the tail
+/// around a notice. `state` is never touched; when the tool gave no state,
+/// the full content is kept there as `{"fullContent": …}` so nothing is lost.
+pub fn cap_content(mut output: ToolOutput, max_chars: usize) -> ToolOutput {
+    let total = output.content.chars().count();
+    if total <= max_chars {
+        return output;
+    }
+    let notice_for = |omitted: usize| {
+        format!(
+            "\n\n[… {omitted} of {total} characters omitted here; ask for a narrower range or a smaller result …]\n\n"
+        )
+    };
+    let notice_len = notice_for(total).chars().count();
+    let keep = max_chars.saturating_sub(notice_len);
+    let head = keep - keep / 3;
+    let tail = keep / 3;
+    let omitted = total - head - tail;
+    let head_end = output
+        .content
+        .char_indices()
+        .nth(head)
+        .map_or(output.content.len(), |(i, _)| i);
+    let tail_start = output
+        .content
+        .char_indices()
+        .nth(total - tail)
+        .map_or(output.content.len(), |(i, _)| i);
+    let capped = format!(
+        "{}{}{}",
+        &output.content[..head_end],
+        notice_for(omitted),
+        &output.content[tail_start..]
+    );
+    let full = std::mem::replace(&mut output.content, capped);
+    if output.state.is_none() {
+        output.state = Some(json!({ "fullContent": full }));
+    }
+    output
+}

@@ -1,0 +1,104 @@
+//! The core of the tool layer for LLM agents: declare tools, show them to a
+//! model, and turn each model call into exactly one result with text for the
+//! model and structured state for a UI.
+//!
+//! # Overview of the roles
+//!
+//! - [`ToolManifest`] / [`ApiDefinition`]: pure data describing a tool and its
+//!   APIs, in the camelCase JSON shape hosts store.
+//! - [`Tool`]: a manifest plus code. [`ToolBuilder`] wraps closures and
+//!   [`TypedApi`] handlers (schemas generated with `schemars`).
+//! - [`ToolRegistry`]: identifier → tool; [`ToolRegistry::offer`] gives the
+//!   [`OfferedTools`] of one context, which exports provider tool lists and
+//!   resolves wire names ([`wire_name`]).
+//! - [`Invoker`]: the pipeline from a raw [`ToolCall`] to a [`ToolOutput`]:
+//!   parse (diagnosing cut-off JSON), validate, resolve the timeout, run with
+//!   cancellation, cap content.
+//! - [`Assembler`]: stored [`ToolReference`]s → runtime tools via providers.
+//! - [`SurfaceTable`]: `identifier → api → T` lookups for host UI surfaces.
+//!
+//! # Example
+//!
+//! ```
+//! use tool_core::{Invoker, ToolBuilder, ToolCall, ToolContext, ToolOutput, ToolRegistry, ApiDefinition};
+//!
+//! #[derive(schemars::JsonSchema, serde::Deserialize)]
+//! struct AddArgs {
+//!     /// First addend.
+//!     a: f64,
+//!     /// Second addend.
+//!     b: f64,
+//! }
+//!
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! let mut registry = ToolRegistry::new();
+//! registry.register(
+//!     ToolBuilder::new("math")
+//!         .typed(ApiDefinition::new("add", "Adds two numbers."), |args: AddArgs, _ctx| async move {
+//!             let sum = args.a + args.b;
+//!             Ok(ToolOutput::with_state(sum.to_string(), serde_json::json!({ "sum": sum })))
+//!         })
+//!         .build()?,
+//! )?;
+//!
+//! let ctx = ToolContext::new();
+//! let offered = registry.offer(&ctx);
+//! let tools_for_openai = offered.openai_chat_tools();
+//! assert_eq!(tools_for_openai[0]["function"]["name"], "math____add");
+//!
+//! let invoker = Invoker::default();
+//! let ok = invoker.invoke(&offered, &ToolCall::new("math____add", r#"{"a":1,"b":2}"#), &ctx).await;
+//! assert_eq!(ok.content, "3");
+//!
+//! let bad = invoker.invoke(&offered, &ToolCall::new("math____add", r#"{"a":"one"}"#), &ctx).await;
+//! assert_eq!(bad.error_code().unwrap(), "invalid_arguments");
+//! # Ok::<(), tool_core::Error>(())
+//! # }).unwrap();
+//! ```
+//!
+//! # Crate features
+//!
+//! None. `tool-core` has no I/O and does not depend on an HTTP client, an
+//! MCP SDK or a process spawner.
+#![deny(missing_docs)]
+
+mod arguments;
+mod assembly;
+mod context;
+mod error;
+mod export;
+mod invoke;
+mod manifest;
+mod naming;
+mod output;
+mod registry;
+mod schema;
+mod surface;
+mod tool;
+mod validate;
+
+pub use arguments::{ArgumentsProblem, diagnose as diagnose_arguments, parse_arguments};
+pub use assembly::{
+    Assembler, Assembly, BUILTIN_KIND, BuiltinProvider, ProvideError, ToolProvider, ToolReference,
+};
+pub use context::ToolContext;
+pub use error::{Error, Violation};
+pub use invoke::{
+    DEFAULT_MAX_CONTENT_CHARS, DEFAULT_TIMEOUT_MS, InvokeConfig, Invoker, MAX_TIMEOUT_MS,
+    MIN_TIMEOUT_MS, PreparedCall, ToolCall, cap_content,
+};
+pub use manifest::{
+    ApiDefinition, ArgMatcher, DynamicIntervention, Executor, HumanIntervention,
+    InterventionPolicy, InterventionRule, RenderDisplayControl, RuleExamples, ToolManifest,
+    ToolMeta,
+};
+pub use naming::{MAX_WIRE_NAME_LEN, WIRE_SEPARATOR, is_provider_safe, split_wire_name, wire_name};
+pub use output::{ErrorCode, ToolError, ToolOutput};
+pub use registry::{OfferedTool, OfferedTools, ResolvedApi, ToolRegistry};
+pub use schema::schema_for_args;
+pub use surface::SurfaceTable;
+pub use tool::{FnTool, Tool, ToolBuilder, TypedApi, deserialize_args};
+pub use validate::{CompiledSchema, is_valid_name, validate_manifest};
+
+/// Re-exported so hosts and tool crates share one token type.
+pub use tokio_util::sync::CancellationToken;

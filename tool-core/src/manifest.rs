@@ -1,0 +1,346 @@
+//! Tool manifests: the pure-data description of a tool and its APIs.
+//!
+//! A manifest serialises to the camelCase JSON shape hosts already store
+//! (`identifier`, `meta`, `api[]`, `executors`, `humanIntervention`,
+//! `systemRole`, `type`). It never holds functions: a dynamic approval audit
+//! is named by its `type` string and resolved by whoever evaluates policy.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The description of one tool: what it is called, what it offers, where it runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolManifest {
+    /// Unique identifier, `[A-Za-z0-9_-]+`.
+    pub identifier: String,
+    /// Display metadata.
+    #[serde(default)]
+    pub meta: ToolMeta,
+    /// The APIs (functions) the tool offers.
+    #[serde(default)]
+    pub api: Vec<ApiDefinition>,
+    /// Where the tool can run. `None` means server only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub executors: Option<Vec<Executor>>,
+    /// Tool-level default approval policy (an API-level one shadows it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub human_intervention: Option<HumanIntervention>,
+    /// Guidance for the model, placed in the system prompt when the tool is offered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_role: Option<String>,
+    /// Free-form kind of tool (`builtin`, `openapi`, `mcp`, …).
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+}
+
+impl ToolManifest {
+    /// A manifest with an identifier and nothing else.
+    pub fn new(identifier: impl Into<String>) -> Self {
+        Self {
+            identifier: identifier.into(),
+            meta: ToolMeta::default(),
+            api: Vec::new(),
+            executors: None,
+            human_intervention: None,
+            system_role: None,
+            kind: None,
+        }
+    }
+
+    /// The API called `name`, if the manifest has one.
+    pub fn api(&self, name: &str) -> Option<&ApiDefinition> {
+        self.api.iter().find(|api| api.name == name)
+    }
+
+    /// The executors this tool can run on; an absent list means server only.
+    pub fn executors(&self) -> &[Executor] {
+        match &self.executors {
+            Some(list) => list,
+            None => &[Executor::Server],
+        }
+    }
+
+    /// The approval config that applies to `api`: the API's own, else the tool's.
+    pub fn intervention_for(&self, api: &str) -> Option<&HumanIntervention> {
+        self.api(api)
+            .and_then(|a| a.human_intervention.as_ref())
+            .or(self.human_intervention.as_ref())
+    }
+}
+
+/// Display metadata of a tool.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolMeta {
+    /// Human title.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Human description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// An emoji, URL or icon name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub avatar: Option<String>,
+}
+
+/// One API (function) of a tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApiDefinition {
+    /// Name, `[A-Za-z0-9_-]+`, unique within the tool.
+    pub name: String,
+    /// What the API does, as the model reads it.
+    #[serde(default)]
+    pub description: String,
+    /// JSON Schema of the arguments, exactly as the model receives it.
+    #[serde(default = "empty_object_schema")]
+    pub parameters: Value,
+    /// Default time budget of one call, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_timeout_ms: Option<u64>,
+    /// How a UI shows the result card by default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub render_display_control: Option<RenderDisplayControl>,
+    /// API-level approval config.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub human_intervention: Option<HumanIntervention>,
+}
+
+impl ApiDefinition {
+    /// An API with a name, a description and parameters `{"type":"object"}`.
+    pub fn new(name: impl Into<String>, description: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            description: description.into(),
+            parameters: empty_object_schema(),
+            default_timeout_ms: None,
+            render_display_control: None,
+            human_intervention: None,
+        }
+    }
+
+    /// Replaces the parameters schema.
+    pub fn with_parameters(mut self, parameters: Value) -> Self {
+        self.parameters = parameters;
+        self
+    }
+
+    /// Sets the default timeout in milliseconds.
+    pub fn with_default_timeout_ms(mut self, ms: u64) -> Self {
+        self.default_timeout_ms = Some(ms);
+        self
+    }
+
+    /// Sets the display control.
+    pub fn with_display_control(mut self, control: RenderDisplayControl) -> Self {
+        self.render_display_control = Some(control);
+        self
+    }
+
+    /// Sets the API-level approval config.
+    pub fn with_intervention(mut self, intervention: HumanIntervention) -> Self {
+        self.human_intervention = Some(intervention);
+        self
+    }
+}
+
+fn empty_object_schema() -> Value {
+    serde_json::json!({"type": "object", "properties": {}})
+}
+
+/// Whether a result card starts collapsed or expanded.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum RenderDisplayControl {
+    /// Collapsed until the user opens it (the default).
+    #[default]
+    Collapsed,
+    /// Expanded when it appears.
+    Expand,
+    /// Always expanded.
+    AlwaysExpand,
+}
+
+/// Where a tool can execute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Executor {
+    /// On the user's device (reverse dispatch from the server).
+    Client,
+    /// In the host process.
+    Server,
+}
+
+/// An approval policy, weakest to strongest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum InterventionPolicy {
+    /// Run without asking.
+    Never,
+    /// Ask a human; a trusting approval mode may skip the ask.
+    Required,
+    /// Ask a human; no mode skips it.
+    Always,
+    /// Never run and never ask: the call is blocked.
+    Deny,
+}
+
+impl InterventionPolicy {
+    /// The policy's wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Never => "never",
+            Self::Required => "required",
+            Self::Always => "always",
+            Self::Deny => "deny",
+        }
+    }
+
+    /// The stricter of two policies (`deny > always > required > never`).
+    pub fn strictest(self, other: Self) -> Self {
+        self.max(other)
+    }
+}
+
+impl std::fmt::Display for InterventionPolicy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Approval configuration in any of its three JSON forms.
+///
+/// ```
+/// use tool_core::{HumanIntervention, InterventionPolicy};
+/// let p: HumanIntervention = serde_json::from_str(r#""required""#).unwrap();
+/// assert_eq!(p, HumanIntervention::Policy(InterventionPolicy::Required));
+/// let d: HumanIntervention =
+///     serde_json::from_str(r#"{"dynamic":{"type":"pathScopeAudit"}}"#).unwrap();
+/// let HumanIntervention::Dynamic { dynamic } = d else { unreachable!() };
+/// assert_eq!(dynamic.policy, InterventionPolicy::Always);
+/// assert_eq!(dynamic.default, InterventionPolicy::Never);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum HumanIntervention {
+    /// A single policy string.
+    Policy(InterventionPolicy),
+    /// An ordered rule list; see [`InterventionRule`].
+    Rules(Vec<InterventionRule>),
+    /// A dynamic audit named by type.
+    Dynamic {
+        /// The dynamic audit reference.
+        dynamic: DynamicIntervention,
+    },
+}
+
+/// One approval rule: when every matcher in `match` matches, `policy` applies.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct InterventionRule {
+    /// Parameter name → matcher. Absent means the rule always matches.
+    #[serde(default, rename = "match", skip_serializing_if = "Option::is_none")]
+    pub matches: Option<BTreeMap<String, ArgMatcher>>,
+    /// The policy when the rule matches.
+    pub policy: InterventionPolicy,
+    /// Self-checks: values the rule must and must not match.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub examples: Option<RuleExamples>,
+}
+
+/// Values a rule is expected to match and not to match, checked when loaded.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RuleExamples {
+    /// Argument objects (or bare values for single-parameter rules) that must match.
+    #[serde(default, rename = "match")]
+    pub matches: Vec<Value>,
+    /// Argument objects (or bare values) that must not match.
+    #[serde(default)]
+    pub not_match: Vec<Value>,
+}
+
+/// How a rule matches one parameter value. Semantics live in `tool-approval`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ArgMatcher {
+    /// `"git add:*"` (command prefix), a glob with `*`/`**`/`?`, or equality.
+    Pattern(String),
+    /// An anchored regular expression.
+    Regex {
+        /// The pattern, matched against the whole value.
+        regex: String,
+    },
+}
+
+/// A reference to a dynamic audit function, resolved by type name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DynamicIntervention {
+    /// The audit's registered type name, e.g. `pathScopeAudit`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Policy when the audit flags the call (default `always`).
+    #[serde(default = "policy_always")]
+    pub policy: InterventionPolicy,
+    /// Policy when the audit passes (default `never`).
+    #[serde(default = "policy_never")]
+    pub default: InterventionPolicy,
+}
+
+fn policy_always() -> InterventionPolicy {
+    InterventionPolicy::Always
+}
+
+fn policy_never() -> InterventionPolicy {
+    InterventionPolicy::Never
+}
+
+impl<'de> Deserialize<'de> for HumanIntervention {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error as _;
+        let value = Value::deserialize(deserializer)?;
+        match value {
+            Value::String(_) => serde_json::from_value(value)
+                .map(Self::Policy)
+                .map_err(|_| D::Error::custom(
+                    "humanIntervention: unknown policy, expected one of never, required, always, deny",
+                )),
+            Value::Array(items) => {
+                let mut rules = Vec::with_capacity(items.len());
+                for (index, item) in items.into_iter().enumerate() {
+                    let rule = serde_json::from_value(item).map_err(|e| {
+                        D::Error::custom(format!("humanIntervention[{index}]: {e}"))
+                    })?;
+                    rules.push(rule);
+                }
+                Ok(Self::Rules(rules))
+            }
+            Value::Object(mut map) if map.len() == 1 && map.contains_key("dynamic") => {
+                let dynamic = map.remove("dynamic").unwrap_or(Value::Null);
+                let dynamic = serde_json::from_value(dynamic)
+                    .map_err(|e| D::Error::custom(format!("humanIntervention.dynamic: {e}")))?;
+                Ok(Self::Dynamic { dynamic })
+            }
+            other => Err(D::Error::custom(format!(
+                "humanIntervention: expected a policy string, a rule array or {{\"dynamic\": …}}, got {}",
+                json_kind(&other)
+            ))),
+        }
+    }
+}
+
+/// A short name of a JSON value's kind, for error messages.
+pub(crate) fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

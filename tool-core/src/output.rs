@@ -1,0 +1,194 @@
+//! The result of one call: compact text for the model, structured state for a UI.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// What one call produced. Every call yields exactly one of these.
+///
+/// `content` is what the model reads; `state` is the full structured value a
+/// UI renders; a failed call has `success: false` and an [`ToolError`] with a
+/// stable machine code.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolOutput {
+    /// Compact text for the model.
+    pub content: String,
+    /// Full structured value for a UI.
+    #[serde(default)]
+    pub state: Option<Value>,
+    /// Whether the call did what was asked.
+    pub success: bool,
+    /// Why it did not, when it did not.
+    #[serde(default)]
+    pub error: Option<ToolError>,
+}
+
+impl ToolOutput {
+    /// A successful output with text content and no state.
+    pub fn text(content: impl Into<String>) -> Self {
+        Self {
+            content: content.into(),
+            state: None,
+            success: true,
+            error: None,
+        }
+    }
+
+    /// A successful output with content and state.
+    pub fn with_state(content: impl Into<String>, state: Value) -> Self {
+        Self {
+            content: content.into(),
+            state: Some(state),
+            success: true,
+            error: None,
+        }
+    }
+
+    /// A failed output whose content is the error's message.
+    pub fn failure(error: ToolError) -> Self {
+        Self {
+            content: error.message.clone(),
+            state: None,
+            success: false,
+            error: Some(error),
+        }
+    }
+
+    /// Replaces the state, keeping everything else.
+    pub fn state(mut self, state: Value) -> Self {
+        self.state = Some(state);
+        self
+    }
+
+    /// The error code, if the call failed with one.
+    pub fn error_code(&self) -> Option<&ErrorCode> {
+        self.error.as_ref().map(|e| &e.code)
+    }
+}
+
+impl From<ToolError> for ToolOutput {
+    fn from(error: ToolError) -> Self {
+        Self::failure(error)
+    }
+}
+
+/// A typed, serialisable failure of a call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, thiserror::Error)]
+#[error("{code}: {message}")]
+pub struct ToolError {
+    /// Stable machine code, see [`ErrorCode`].
+    pub code: ErrorCode,
+    /// Human- and model-readable explanation, ideally saying what to do next.
+    pub message: String,
+    /// Structured details (the offending input, its location, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<Value>,
+}
+
+impl ToolError {
+    /// An error with a code and a message.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+            details: None,
+        }
+    }
+
+    /// An `execution_failed` error: the tool ran and could not do the job.
+    pub fn execution_failed(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::EXECUTION_FAILED, message)
+    }
+
+    /// Attaches structured details.
+    pub fn with_details(mut self, details: Value) -> Self {
+        self.details = Some(details);
+        self
+    }
+}
+
+/// A stable, machine-readable error code (`snake_case`).
+///
+/// The codes the pipeline itself produces are associated constants; capability
+/// crates define their own with [`ErrorCode::new`] (for example
+/// `file_not_found`), and a code never changes meaning once published.
+///
+/// | code | meaning |
+/// |---|---|
+/// | `tool_not_found` | the name names no offered tool |
+/// | `unknown_api` | the tool exists but has no such API (or hides it here) |
+/// | `ambiguous_tool_name` | a bare API name matches several offered tools |
+/// | `truncated_arguments` | the arguments JSON was cut off |
+/// | `invalid_arguments_json` | the arguments are not JSON (or not an object) |
+/// | `invalid_arguments` | the arguments violate the API's schema |
+/// | `timeout` | the call ran past its time budget |
+/// | `cancelled` | the host cancelled the call |
+/// | `executor_panic` | the tool panicked |
+/// | `execution_failed` | the tool ran and reported a failure |
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ErrorCode(Cow<'static, str>);
+
+impl ErrorCode {
+    /// The name names no offered tool.
+    pub const TOOL_NOT_FOUND: Self = Self::from_static("tool_not_found");
+    /// The tool exists but has no such API in this context.
+    pub const UNKNOWN_API: Self = Self::from_static("unknown_api");
+    /// A bare API name matches more than one offered tool.
+    pub const AMBIGUOUS_TOOL_NAME: Self = Self::from_static("ambiguous_tool_name");
+    /// The arguments JSON was cut off (unbalanced brackets or an open string).
+    pub const TRUNCATED_ARGUMENTS: Self = Self::from_static("truncated_arguments");
+    /// The arguments are not valid JSON, or not a JSON object.
+    pub const INVALID_ARGUMENTS_JSON: Self = Self::from_static("invalid_arguments_json");
+    /// The arguments violate the API's JSON Schema.
+    pub const INVALID_ARGUMENTS: Self = Self::from_static("invalid_arguments");
+    /// The call ran past its time budget.
+    pub const TIMEOUT: Self = Self::from_static("timeout");
+    /// The call was cancelled by the host.
+    pub const CANCELLED: Self = Self::from_static("cancelled");
+    /// The tool panicked.
+    pub const EXECUTOR_PANIC: Self = Self::from_static("executor_panic");
+    /// The tool ran and reported a failure.
+    pub const EXECUTION_FAILED: Self = Self::from_static("execution_failed");
+
+    /// A code known at compile time.
+    pub const fn from_static(code: &'static str) -> Self {
+        Self(Cow::Borrowed(code))
+    }
+
+    /// A code made at run time (for example read from a remote executor).
+    pub fn new(code: impl Into<Cow<'static, str>>) -> Self {
+        Self(code.into())
+    }
+
+    /// The code as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<str> for ErrorCode {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for ErrorCode {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}

@@ -1,0 +1,354 @@
+//! The `Tool` trait, and tools built from closures or typed handlers.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use futures::future::BoxFuture;
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::context::ToolContext;
+use crate::error::Error;
+use crate::manifest::{ApiDefinition, Executor, HumanIntervention, ToolManifest};
+use crate::output::{ErrorCode, ToolError, ToolOutput};
+use crate::schema::schema_for_args;
+use crate::validate::validate_manifest;
+
+/// A tool: a manifest plus the code behind its APIs.
+///
+/// The invocation pipeline has already parsed and validated `args` against
+/// the API's schema when [`Tool::call`] runs, and it enforces the timeout and
+/// cancellation around it; a tool only does the work. Returning `Err` makes a
+/// failed [`ToolOutput`] carrying that error.
+#[async_trait]
+pub trait Tool: Send + Sync + 'static {
+    /// The static manifest (what is registered and validated).
+    fn manifest(&self) -> &ToolManifest;
+
+    /// The manifest to offer in `ctx`: `None` hides the tool, an owned value
+    /// may trim its API list (for example inside a sub-agent). The default
+    /// offers the static manifest unchanged.
+    fn resolve_manifest(&self, ctx: &ToolContext) -> Option<Cow<'_, ToolManifest>> {
+        let _ = ctx;
+        Some(Cow::Borrowed(self.manifest()))
+    }
+
+    /// Runs `api` with validated `args`.
+    async fn call(
+        &self,
+        api: &str,
+        args: Value,
+        ctx: &ToolContext,
+    ) -> Result<ToolOutput, ToolError>;
+}
+
+/// One API implemented by a typed handler: the schema the model sees comes
+/// from [`TypedApi::Args`] through `schemars`.
+///
+/// ```
+/// use tool_core::{TypedApi, ToolBuilder, ToolContext, ToolError, ToolOutput};
+///
+/// #[derive(schemars::JsonSchema, serde::Deserialize)]
+/// struct GreetArgs {
+///     /// Who to greet.
+///     name: String,
+/// }
+///
+/// struct Greet;
+///
+/// #[async_trait::async_trait]
+/// impl TypedApi for Greet {
+///     type Args = GreetArgs;
+///     fn name(&self) -> &str { "greet" }
+///     fn description(&self) -> &str { "Greets someone." }
+///     async fn call(&self, args: GreetArgs, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+///         Ok(ToolOutput::text(format!("Hello, {}!", args.name)))
+///     }
+/// }
+///
+/// let tool = ToolBuilder::new("greeter").typed_api(Greet).build().unwrap();
+/// use tool_core::Tool;
+/// assert_eq!(tool.manifest().api[0].parameters["required"][0], "name");
+/// ```
+#[async_trait]
+pub trait TypedApi: Send + Sync + 'static {
+    /// The argument type; its schema is what the model sees.
+    type Args: JsonSchema + DeserializeOwned + Send + 'static;
+
+    /// The API name.
+    fn name(&self) -> &str;
+
+    /// The API description for the model.
+    fn description(&self) -> &str;
+
+    /// Adjusts the generated definition (timeout, display control, policy).
+    fn configure(&self, api: ApiDefinition) -> ApiDefinition {
+        api
+    }
+
+    /// Runs the API.
+    async fn call(&self, args: Self::Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError>;
+}
+
+type Handler = Arc<
+    dyn Fn(Value, ToolContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>> + Send + Sync,
+>;
+
+type Resolver = Arc<dyn Fn(&ToolManifest, &ToolContext) -> Option<ToolManifest> + Send + Sync>;
+
+/// A tool assembled by [`ToolBuilder`] from closures and typed handlers.
+///
+/// This is how a host publishes a function, a workflow or any async closure
+/// as a tool.
+#[derive(Clone)]
+pub struct FnTool {
+    manifest: ToolManifest,
+    handlers: HashMap<String, Handler>,
+    resolver: Option<Resolver>,
+}
+
+impl std::fmt::Debug for FnTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FnTool")
+            .field("manifest", &self.manifest)
+            .field("resolver", &self.resolver.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+#[async_trait]
+impl Tool for FnTool {
+    fn manifest(&self) -> &ToolManifest {
+        &self.manifest
+    }
+
+    fn resolve_manifest(&self, ctx: &ToolContext) -> Option<Cow<'_, ToolManifest>> {
+        match &self.resolver {
+            None => Some(Cow::Borrowed(&self.manifest)),
+            Some(resolve) => resolve(&self.manifest, ctx).map(Cow::Owned),
+        }
+    }
+
+    async fn call(
+        &self,
+        api: &str,
+        args: Value,
+        ctx: &ToolContext,
+    ) -> Result<ToolOutput, ToolError> {
+        let handler = self.handlers.get(api).ok_or_else(|| {
+            ToolError::new(
+                ErrorCode::UNKNOWN_API,
+                format!("tool `{}` has no API `{api}`", self.manifest.identifier),
+            )
+        })?;
+        handler(args, ctx.clone()).await
+    }
+}
+
+/// Builds a [`FnTool`]: a manifest plus one handler per API.
+///
+/// ```
+/// use tool_core::{ApiDefinition, ToolBuilder, ToolOutput};
+/// use serde_json::json;
+///
+/// let tool = ToolBuilder::new("echo")
+///     .title("Echo")
+///     .api(
+///         ApiDefinition::new("say", "Repeats the text.")
+///             .with_parameters(json!({"type":"object","properties":{"text":{"type":"string"}}})),
+///         |args, _ctx| async move {
+///             Ok(ToolOutput::text(args["text"].as_str().unwrap_or_default().to_owned()))
+///         },
+///     )
+///     .build()
+///     .unwrap();
+/// # let _ = tool;
+/// ```
+pub struct ToolBuilder {
+    manifest: ToolManifest,
+    handlers: HashMap<String, Handler>,
+    resolver: Option<Resolver>,
+}
+
+impl std::fmt::Debug for ToolBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolBuilder")
+            .field("manifest", &self.manifest)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ToolBuilder {
+    /// Starts a tool with this identifier.
+    pub fn new(identifier: impl Into<String>) -> Self {
+        Self {
+            manifest: ToolManifest::new(identifier),
+            handlers: HashMap::new(),
+            resolver: None,
+        }
+    }
+
+    /// Starts from an existing manifest; every API in it still needs a handler.
+    pub fn from_manifest(manifest: ToolManifest) -> Self {
+        Self {
+            manifest,
+            handlers: HashMap::new(),
+            resolver: None,
+        }
+    }
+
+    /// Sets the title.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.manifest.meta.title = Some(title.into());
+        self
+    }
+
+    /// Sets the description.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.manifest.meta.description = Some(description.into());
+        self
+    }
+
+    /// Sets the avatar.
+    pub fn avatar(mut self, avatar: impl Into<String>) -> Self {
+        self.manifest.meta.avatar = Some(avatar.into());
+        self
+    }
+
+    /// Sets the system-prompt guidance.
+    pub fn system_role(mut self, role: impl Into<String>) -> Self {
+        self.manifest.system_role = Some(role.into());
+        self
+    }
+
+    /// Sets the executors.
+    pub fn executors(mut self, executors: impl IntoIterator<Item = Executor>) -> Self {
+        self.manifest.executors = Some(executors.into_iter().collect());
+        self
+    }
+
+    /// Sets the tool-level approval config.
+    pub fn intervention(mut self, intervention: HumanIntervention) -> Self {
+        self.manifest.human_intervention = Some(intervention);
+        self
+    }
+
+    /// Sets the manifest's `type`.
+    pub fn kind(mut self, kind: impl Into<String>) -> Self {
+        self.manifest.kind = Some(kind.into());
+        self
+    }
+
+    /// Adds (or, for an API already in the manifest, implements) a dynamic
+    /// API that takes the raw JSON arguments.
+    pub fn api<F, Fut>(mut self, definition: ApiDefinition, handler: F) -> Self
+    where
+        F: Fn(Value, ToolContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ToolOutput, ToolError>> + Send + 'static,
+    {
+        let name = definition.name.clone();
+        match self.manifest.api.iter_mut().find(|a| a.name == name) {
+            Some(existing) => *existing = definition,
+            None => self.manifest.api.push(definition),
+        }
+        self.handlers.insert(
+            name,
+            Arc::new(move |args, ctx| Box::pin(handler(args, ctx))),
+        );
+        self
+    }
+
+    /// Implements an API already present in the manifest (see
+    /// [`ToolBuilder::from_manifest`]) with a dynamic handler.
+    pub fn handler<F, Fut>(mut self, api: impl Into<String>, handler: F) -> Self
+    where
+        F: Fn(Value, ToolContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ToolOutput, ToolError>> + Send + 'static,
+    {
+        self.handlers.insert(
+            api.into(),
+            Arc::new(move |args, ctx| Box::pin(handler(args, ctx))),
+        );
+        self
+    }
+
+    /// Adds an API whose arguments deserialise into `A`; the parameters
+    /// schema is generated from `A` (the definition's own is replaced).
+    pub fn typed<A, F, Fut>(self, definition: ApiDefinition, handler: F) -> Self
+    where
+        A: JsonSchema + DeserializeOwned + Send + 'static,
+        F: Fn(A, ToolContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ToolOutput, ToolError>> + Send + 'static,
+    {
+        let definition = definition.with_parameters(schema_for_args::<A>());
+        let handler = Arc::new(handler);
+        self.api(definition, move |args, ctx| {
+            let handler = Arc::clone(&handler);
+            async move {
+                let args = deserialize_args::<A>(args)?;
+                handler(args, ctx).await
+            }
+        })
+    }
+
+    /// Adds an API implemented by a [`TypedApi`].
+    pub fn typed_api<T: TypedApi>(self, api: T) -> Self {
+        let definition = api.configure(
+            ApiDefinition::new(api.name(), api.description())
+                .with_parameters(schema_for_args::<T::Args>()),
+        );
+        let api = Arc::new(api);
+        self.api(definition, move |args, ctx| {
+            let api = Arc::clone(&api);
+            async move {
+                let args = deserialize_args::<T::Args>(args)?;
+                api.call(args, &ctx).await
+            }
+        })
+    }
+
+    /// Makes the manifest depend on the context: return `None` to hide the
+    /// tool, or a trimmed copy of the manifest.
+    pub fn resolver<F>(mut self, resolve: F) -> Self
+    where
+        F: Fn(&ToolManifest, &ToolContext) -> Option<ToolManifest> + Send + Sync + 'static,
+    {
+        self.resolver = Some(Arc::new(resolve));
+        self
+    }
+
+    /// Validates the manifest and checks that every API has a handler.
+    pub fn build(self) -> Result<FnTool, Error> {
+        validate_manifest(&self.manifest)?;
+        for (index, api) in self.manifest.api.iter().enumerate() {
+            if !self.handlers.contains_key(&api.name) {
+                return Err(Error::InvalidManifest {
+                    tool: self.manifest.identifier.clone(),
+                    api: Some(api.name.clone()),
+                    field: format!("api[{index}]"),
+                    message: "no handler implements this API".into(),
+                });
+            }
+        }
+        Ok(FnTool {
+            manifest: self.manifest,
+            handlers: self.handlers,
+            resolver: self.resolver,
+        })
+    }
+}
+
+/// Deserialises validated JSON arguments into a typed value, as an
+/// `invalid_arguments` error when the type is stricter than its schema.
+pub fn deserialize_args<A: DeserializeOwned>(args: Value) -> Result<A, ToolError> {
+    serde_json::from_value(args).map_err(|e| {
+        ToolError::new(
+            ErrorCode::INVALID_ARGUMENTS,
+            format!("arguments do not fit the expected shape: {e}"),
+        )
+    })
+}

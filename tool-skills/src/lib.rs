@@ -1,0 +1,4 @@
+//! Placeholder crate of the tool-layer family: `tool-skills` has no functionality
+//! yet. It exists so the workspace shows the architecture; its issue fills it.
+//! Nothing here pretends to work.
+#![deny(missing_docs)]
