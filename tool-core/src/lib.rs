@@ -98,7 +98,9 @@ pub use registry::{OfferedTool, OfferedTools, ResolvedApi, ToolRegistry};
 pub use schema::schema_for_args;
 pub use surface::SurfaceTable;
 pub use tool::{FnTool, Tool, ToolBuilder, TypedApi, deserialize_args};
-pub use validate::{CompiledSchema, is_valid_name, validate_manifest};
+pub use validate::{
+    CompiledSchema, NameRules, is_valid_name, validate_manifest, validate_manifest_with,
+};
 
 /// Re-exported so hosts and tool crates share one token type.
 pub use tokio_util::sync::CancellationToken;

@@ -9,7 +9,7 @@ use crate::error::Error;
 use crate::manifest::{ApiDefinition, RenderDisplayControl, ToolManifest};
 use crate::naming::{split_wire_name, wire_name};
 use crate::tool::Tool;
-use crate::validate::{CompiledSchema, validate_manifest};
+use crate::validate::{CompiledSchema, NameRules, validate_manifest_with};
 
 struct Entry {
     tool: Arc<dyn Tool>,
@@ -41,6 +41,7 @@ pub struct ToolRegistry {
     by_id: HashMap<String, usize>,
     /// Wire names of every static API → `identifier/api`.
     wire: HashMap<String, String>,
+    rules: NameRules,
 }
 
 impl std::fmt::Debug for ToolRegistry {
@@ -57,6 +58,12 @@ impl ToolRegistry {
         Self::default()
     }
 
+    /// Accepts names under `rules` from now on (default [`NameRules::Strict`]).
+    pub fn with_name_rules(mut self, rules: NameRules) -> Self {
+        self.rules = rules;
+        self
+    }
+
     /// Registers a tool.
     pub fn register(&mut self, tool: impl Tool) -> Result<(), Error> {
         self.register_arc(Arc::new(tool))
@@ -65,7 +72,7 @@ impl ToolRegistry {
     /// Registers a shared tool.
     pub fn register_arc(&mut self, tool: Arc<dyn Tool>) -> Result<(), Error> {
         let manifest = tool.manifest();
-        let schemas = validate_manifest(manifest)?;
+        let schemas = validate_manifest_with(manifest, self.rules)?;
         if self.by_id.contains_key(&manifest.identifier) {
             return Err(Error::DuplicateTool {
                 identifier: manifest.identifier.clone(),
@@ -143,7 +150,7 @@ impl ToolRegistry {
             };
             let schemas = match &manifest {
                 Cow::Borrowed(_) => entry.schemas.clone(),
-                Cow::Owned(resolved) => match reuse_or_compile(entry, resolved) {
+                Cow::Owned(resolved) => match reuse_or_compile(entry, resolved, self.rules) {
                     Ok(schemas) => schemas,
                     Err(problem) => {
                         tracing::warn!(error = %problem, "resolved manifest left out");
@@ -159,7 +166,11 @@ impl ToolRegistry {
 }
 
 /// Reuses static schemas for APIs whose parameters did not change.
-fn reuse_or_compile(entry: &Entry, resolved: &ToolManifest) -> Result<Vec<CompiledSchema>, Error> {
+fn reuse_or_compile(
+    entry: &Entry,
+    resolved: &ToolManifest,
+    rules: NameRules,
+) -> Result<Vec<CompiledSchema>, Error> {
     let original = entry.tool.manifest();
     if resolved.identifier != original.identifier {
         return Err(Error::InvalidManifest {
@@ -178,7 +189,7 @@ fn reuse_or_compile(entry: &Entry, resolved: &ToolManifest) -> Result<Vec<Compil
             .is_some_and(|o| o.parameters == api.parameters)
     });
     if !all_static {
-        return validate_manifest(resolved);
+        return validate_manifest_with(resolved, rules);
     }
     Ok(resolved
         .api

@@ -16,7 +16,7 @@ use crate::error::Error;
 use crate::manifest::{ApiDefinition, Executor, HumanIntervention, ToolManifest};
 use crate::output::{ErrorCode, ToolError, ToolOutput};
 use crate::schema::schema_for_args;
-use crate::validate::validate_manifest;
+use crate::validate::{NameRules, validate_manifest_with};
 
 /// A tool: a manifest plus the code behind its APIs.
 ///
@@ -172,6 +172,7 @@ pub struct ToolBuilder {
     manifest: ToolManifest,
     handlers: HashMap<String, Handler>,
     resolver: Option<Resolver>,
+    rules: NameRules,
 }
 
 impl std::fmt::Debug for ToolBuilder {
@@ -189,6 +190,7 @@ impl ToolBuilder {
             manifest: ToolManifest::new(identifier),
             handlers: HashMap::new(),
             resolver: None,
+            rules: NameRules::Strict,
         }
     }
 
@@ -198,7 +200,14 @@ impl ToolBuilder {
             manifest,
             handlers: HashMap::new(),
             resolver: None,
+            rules: NameRules::Strict,
         }
+    }
+
+    /// Which names [`build`](Self::build) accepts (default [`NameRules::Strict`]).
+    pub fn name_rules(mut self, rules: NameRules) -> Self {
+        self.rules = rules;
+        self
     }
 
     /// Sets the title.
@@ -323,7 +332,7 @@ impl ToolBuilder {
 
     /// Validates the manifest and checks that every API has a handler.
     pub fn build(self) -> Result<FnTool, Error> {
-        validate_manifest(&self.manifest)?;
+        validate_manifest_with(&self.manifest, self.rules)?;
         for (index, api) in self.manifest.api.iter().enumerate() {
             if !self.handlers.contains_key(&api.name) {
                 return Err(Error::InvalidManifest {

@@ -55,11 +55,56 @@ pub fn is_valid_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
-/// Validates a manifest and compiles each API's parameters schema.
+/// Which identifiers and API names a registry accepts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum NameRules {
+    /// `[A-Za-z0-9_-]+`: what a tool author writes (the default).
+    #[default]
+    Strict,
+    /// Any non-empty name of at most 256 characters without control
+    /// characters: for tools named elsewhere (MCP servers, OpenAPI
+    /// `operationId`s). Their wire names are shortened with a hash and
+    /// resolved back through the registry.
+    Foreign,
+}
+
+impl NameRules {
+    /// Whether `name` is acceptable under these rules.
+    pub fn accepts(self, name: &str) -> bool {
+        match self {
+            Self::Strict => is_valid_name(name),
+            Self::Foreign => {
+                !name.is_empty()
+                    && name.chars().count() <= 256
+                    && !name.chars().any(char::is_control)
+            }
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Self::Strict => "must be non-empty and use only A-Z, a-z, 0-9, `_` and `-`",
+            Self::Foreign => {
+                "must be non-empty, at most 256 characters, without control characters"
+            }
+        }
+    }
+}
+
+/// Validates a manifest under [`NameRules::Strict`] and compiles each API's
+/// parameters schema.
 ///
 /// Returns the compiled schemas in API order. The first problem found is the
 /// error; it names the tool, the API and the field.
 pub fn validate_manifest(manifest: &ToolManifest) -> Result<Vec<CompiledSchema>, Error> {
+    validate_manifest_with(manifest, NameRules::Strict)
+}
+
+/// [`validate_manifest`] with explicit [`NameRules`].
+pub fn validate_manifest_with(
+    manifest: &ToolManifest,
+    rules: NameRules,
+) -> Result<Vec<CompiledSchema>, Error> {
     let tool = manifest.identifier.clone();
     let invalid = |api: Option<&str>, field: String, message: String| Error::InvalidManifest {
         tool: tool.clone(),
@@ -67,22 +112,18 @@ pub fn validate_manifest(manifest: &ToolManifest) -> Result<Vec<CompiledSchema>,
         field,
         message,
     };
-    if !is_valid_name(&manifest.identifier) {
-        return Err(invalid(
-            None,
-            "identifier".into(),
-            "must be non-empty and use only A-Z, a-z, 0-9, `_` and `-`".into(),
-        ));
+    if !rules.accepts(&manifest.identifier) {
+        return Err(invalid(None, "identifier".into(), rules.describe().into()));
     }
     let mut seen = HashSet::new();
     let mut compiled = Vec::with_capacity(manifest.api.len());
     for (index, api) in manifest.api.iter().enumerate() {
         let name = api.name.as_str();
-        if !is_valid_name(name) {
+        if !rules.accepts(name) {
             return Err(invalid(
                 Some(name),
                 format!("api[{index}].name"),
-                "must be non-empty and use only A-Z, a-z, 0-9, `_` and `-`".into(),
+                rules.describe().into(),
             ));
         }
         if !seen.insert(name) {

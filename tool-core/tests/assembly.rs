@@ -1,0 +1,171 @@
+//! Assembly: stored references become runtime tools through providers.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::sync::Arc;
+
+use serde_json::json;
+use tool_core::{
+    ApiDefinition, Assembler, BuiltinProvider, Error, Invoker, ProvideError, Tool, ToolBuilder,
+    ToolCall, ToolContext, ToolOutput, ToolReference,
+};
+
+#[derive(schemars::JsonSchema, serde::Deserialize)]
+struct ImageParams {
+    /// Model name.
+    model: String,
+    /// Output size, `W*H`.
+    #[serde(default = "default_size")]
+    size: String,
+}
+
+fn default_size() -> String {
+    "1024*1024".into()
+}
+
+fn builtin() -> BuiltinProvider {
+    let mut provider = BuiltinProvider::new();
+    provider
+        .typed_factory("images", "generate", |params: ImageParams| {
+            let label = format!("{} at {}", params.model, params.size);
+            let tool = ToolBuilder::new("images-generate")
+                .api(
+                    ApiDefinition::new("generate", "Makes an image."),
+                    move |_, _| {
+                        let label = label.clone();
+                        async move { Ok(ToolOutput::text(label)) }
+                    },
+                )
+                .build()
+                .map_err(|e| ProvideError::Failed(e.to_string()))?;
+            Ok(Arc::new(tool) as Arc<dyn Tool>)
+        })
+        .unwrap();
+    provider
+        .factory(
+            "clock",
+            "now",
+            json!({"type": "object", "properties": {}, "additionalProperties": false}),
+            |_| {
+                let tool = ToolBuilder::new("clock")
+                    .api(ApiDefinition::new("now", "Now."), |_, _| async {
+                        Ok(ToolOutput::text("noon"))
+                    })
+                    .build()
+                    .map_err(|e| ProvideError::Failed(e.to_string()))?;
+                Ok(Arc::new(tool) as Arc<dyn Tool>)
+            },
+        )
+        .unwrap();
+    provider
+}
+
+#[test]
+fn references_deserialise_from_the_stored_shape() {
+    let stored = json!({"type": "builtin_tool", "provider_id": "images", "tool_id": "generate",
+                        "params": {"model": "m1"}});
+    let reference: ToolReference = serde_json::from_value(stored.clone()).unwrap();
+    assert_eq!(reference.to_string(), "builtin_tool/images/generate");
+    assert_eq!(serde_json::to_value(&reference).unwrap(), stored);
+    let typo: Result<ToolReference, _> =
+        serde_json::from_value(json!({"type": "x", "provider": "p", "tool_id": "t"}));
+    assert!(typo.is_err());
+}
+
+#[tokio::test]
+async fn instance_params_configure_the_built_tool() {
+    let assembler = Assembler::new().with_provider(builtin());
+    let refs = [ToolReference::new("builtin_tool", "images", "generate")
+        .with_params(json!({"model": "qwen", "size": "1664*928"}))];
+    let (registry, failures) = assembler.assemble(&refs).await.into_registry();
+    assert!(failures.is_empty(), "{failures:?}");
+    let ctx = ToolContext::new();
+    let out = Invoker::default()
+        .invoke_in(
+            &registry,
+            &ToolCall::new("images-generate____generate", ""),
+            &ctx,
+        )
+        .await;
+    assert_eq!(out.content, "qwen at 1664*928");
+}
+
+#[tokio::test]
+async fn failures_are_collected_per_reference_and_the_rest_still_loads() {
+    let assembler = Assembler::new().with_provider(builtin());
+    let refs = vec![
+        ToolReference::new("builtin_tool", "clock", "now"),
+        ToolReference::new("mcp_tool", "srv", "x"),
+        ToolReference::new("builtin_tool", "nope", "x"),
+        ToolReference::new("builtin_tool", "images", "nope"),
+        ToolReference::new("builtin_tool", "images", "generate").with_params(json!({"size": 3})),
+        ToolReference::new("builtin_tool", "clock", "now").with_params(json!({"extra": 1})),
+    ];
+    let assembly = assembler.assemble(&refs).await;
+    assert_eq!(assembly.tools.len(), 1);
+    assert_eq!(assembly.tools[0].0, 0);
+    assert_eq!(assembly.failures.len(), 5);
+    assert!(matches!(&assembly.failures[0],
+        Error::MissingProvider { index: 1, kind, .. } if kind == "mcp_tool"));
+    assert!(matches!(&assembly.failures[1],
+        Error::MissingTool { index: 2, message, .. } if message.contains("no builtin provider `nope`")));
+    assert!(matches!(&assembly.failures[2],
+        Error::MissingTool { index: 3, message, .. } if message.contains("has no tool `nope`")));
+    match &assembly.failures[3] {
+        Error::InvalidParams {
+            index: 4,
+            reference,
+            violations,
+        } => {
+            assert_eq!(reference, "builtin_tool/images/generate");
+            let pointers: Vec<&str> = violations.iter().map(|v| v.pointer.as_str()).collect();
+            assert!(pointers.contains(&"/size"), "{pointers:?}");
+            assert!(
+                violations.iter().any(|v| v.message.contains("model")),
+                "{violations:?}"
+            );
+        }
+        other => panic!("expected invalid params, got {other:?}"),
+    }
+    assert!(assembly.failures[4].to_string().contains("reference #5"));
+}
+
+#[tokio::test]
+async fn strict_assembly_stops_at_the_first_failure() {
+    let assembler = Assembler::new().with_provider(builtin());
+    let refs = vec![
+        ToolReference::new("builtin_tool", "clock", "now"),
+        ToolReference::new("builtin_tool", "images", "generate"),
+    ];
+    let error = assembler.assemble_strict(&refs).await.err().unwrap();
+    assert!(matches!(error, Error::InvalidParams { index: 1, .. }));
+}
+
+#[tokio::test]
+async fn duplicate_tools_from_two_references_are_reported_not_dropped() {
+    let assembler = Assembler::new().with_provider(builtin());
+    let refs = vec![
+        ToolReference::new("builtin_tool", "clock", "now"),
+        ToolReference::new("builtin_tool", "clock", "now"),
+    ];
+    let (registry, failures) = assembler.assemble(&refs).await.into_registry();
+    assert_eq!(registry.len(), 1);
+    assert!(
+        matches!(failures.as_slice(), [Error::DuplicateTool { identifier }] if identifier == "clock")
+    );
+}
+
+#[test]
+fn factory_params_schema_is_exposed_for_configuration_forms() {
+    let provider = builtin();
+    let schema = provider.params_schema("images", "generate").unwrap();
+    assert_eq!(schema["properties"]["model"]["description"], "Model name.");
+    assert!(provider.params_schema("images", "missing").is_none());
+    let mut bad = BuiltinProvider::new();
+    let error = bad
+        .factory("p", "t", json!({"type": 7}), |_| {
+            Err(ProvideError::Failed("x".into()))
+        })
+        .err()
+        .unwrap();
+    assert!(error.is_invalid_manifest());
+}
