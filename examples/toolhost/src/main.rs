@@ -1,1 +1,160 @@
-fn main() {}
+//! `toolhost`: the reference host of the tool-layer crates.
+//!
+//! It shows how a host wires the crates together, and it is the CLI through
+//! which users and test suites drive them. Contract:
+//!
+//! - stdout is one JSON document per command;
+//! - exit 0 when the command itself worked (even if the tool call failed:
+//!   the failure is in the output), 2 for a usage error, 1 when a source
+//!   (a policy file, a spec…) cannot be loaded; errors are JSON on stderr:
+//!   `{"error": {"kind": "usage" | "source" | "internal", "message": …}}`.
+
+mod builtin;
+mod demo;
+mod host;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use serde_json::{Value, json};
+
+use crate::host::Host;
+
+/// Reference host of the tool-layer crates: offers, checks and runs tools.
+#[derive(Debug, Parser)]
+#[command(name = "toolhost", version)]
+struct Cli {
+    /// Working directory given to tools through the context (default: the current directory).
+    #[arg(long, global = true, value_name = "DIR")]
+    cwd: Option<PathBuf>,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Print the offered tools: `{"tools": [...]}`.
+    Tools {
+        /// Shape of each entry.
+        #[arg(long, value_enum, default_value_t = Format::Manifest)]
+        format: Format,
+    },
+    /// Run one call through the pipeline: `{"output": ToolOutput}`.
+    Call {
+        /// The tool's wire name, e.g. `calculator____evaluate`.
+        name: String,
+        /// The raw arguments JSON, exactly as a model would send it (default `{}`).
+        args: Option<String>,
+    },
+    /// A guided walk through what the crates can do (offline, no setup).
+    Demo {
+        /// Print prose instead of JSON.
+        #[arg(long)]
+        text: bool,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    /// Tool manifests as stored (camelCase).
+    Manifest,
+    /// OpenAI Chat Completions `tools`.
+    Openai,
+    /// OpenAI Responses `tools`.
+    OpenaiResponses,
+    /// Anthropic Messages `tools`.
+    Anthropic,
+}
+
+/// A failure of the command itself (not of a tool call).
+#[derive(Debug)]
+pub enum Failure {
+    /// Bad command line: exit 2.
+    Usage(String),
+    /// A source could not be loaded: exit 1.
+    Source(String),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            use clap::error::ErrorKind;
+            if matches!(
+                error.kind(),
+                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
+            ) {
+                let _ = error.print();
+                return ExitCode::SUCCESS;
+            }
+            return fail(&Failure::Usage(error.render().to_string()));
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            return fail(&Failure::Source(format!(
+                "cannot start the async runtime: {error}"
+            )));
+        }
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(Value::String(text)) => {
+            print!("{text}");
+            ExitCode::SUCCESS
+        }
+        Ok(value) => {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&value).unwrap_or_else(|_| value.to_string())
+            );
+            ExitCode::SUCCESS
+        }
+        Err(failure) => fail(&failure),
+    }
+}
+
+fn fail(failure: &Failure) -> ExitCode {
+    let (kind, message, code) = match failure {
+        Failure::Usage(message) => ("usage", message, 2),
+        Failure::Source(message) => ("source", message, 1),
+    };
+    eprintln!(
+        "{}",
+        json!({"error": {"kind": kind, "message": message.trim_end()}})
+    );
+    ExitCode::from(code)
+}
+
+async fn run(cli: Cli) -> Result<Value, Failure> {
+    let cwd = match cli.cwd {
+        Some(dir) => dir,
+        None => std::env::current_dir()
+            .map_err(|e| Failure::Usage(format!("cannot read the current directory: {e}")))?,
+    };
+    let cwd = std::fs::canonicalize(&cwd)
+        .map_err(|e| Failure::Usage(format!("--cwd {}: {e}", cwd.display())))?;
+    if !cwd.is_dir() {
+        return Err(Failure::Usage(format!(
+            "--cwd {}: not a directory",
+            cwd.display()
+        )));
+    }
+    match cli.command {
+        Command::Tools { format } => {
+            let host = Host::new(&cwd)?;
+            Ok(json!({ "tools": host.tools(format) }))
+        }
+        Command::Call { name, args } => {
+            let host = Host::new(&cwd)?;
+            let output = host.call(&name, args.as_deref().unwrap_or("")).await;
+            Ok(json!({ "output": output }))
+        }
+        Command::Demo { text } => demo::run(text).await,
+    }
+}
