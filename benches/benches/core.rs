@@ -1,0 +1,87 @@
+//! tool-core: cost of the pipeline around a trivial tool, and of its parts.
+
+use std::hint::black_box;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use serde_json::json;
+use tool_core::{
+    ApiDefinition, Invoker, ToolBuilder, ToolCall, ToolContext, ToolOutput, ToolRegistry,
+    parse_arguments, wire_name,
+};
+
+fn registry() -> ToolRegistry {
+    let mut registry = ToolRegistry::new();
+    for t in 0..20 {
+        let mut builder = ToolBuilder::new(format!("tool{t}"));
+        for a in 0..5 {
+            builder = builder.api(
+                ApiDefinition::new(format!("api{a}"), "Does a thing.").with_parameters(json!({
+                    "type": "object",
+                    "properties": {
+                        "path": {"type": "string"},
+                        "limit": {"type": "integer", "minimum": 0},
+                        "tags": {"type": "array", "items": {"type": "string"}}
+                    },
+                    "required": ["path"]
+                })),
+                |_, _| async { Ok(ToolOutput::text("ok")) },
+            );
+        }
+        registry
+            .register(builder.build().expect("valid tool"))
+            .expect("registers");
+    }
+    registry
+}
+
+fn bench_core(c: &mut Criterion) {
+    let registry = registry();
+    let ctx = ToolContext::new();
+    let offered = registry.offer(&ctx);
+    let invoker = Invoker::default();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let call = ToolCall::new(
+        "tool7____api3",
+        r#"{"path": "src/lib.rs", "limit": 20, "tags": ["a", "b"]}"#,
+    );
+
+    c.bench_function("invoke/trivial tool, 100 offered APIs", |b| {
+        b.iter(|| runtime.block_on(invoker.invoke(&offered, black_box(&call), &ctx)))
+    });
+    c.bench_function("prepare/resolve+parse+validate", |b| {
+        b.iter(|| invoker.prepare(&offered, black_box(&call)).is_ok())
+    });
+    c.bench_function("offer/20 tools x 5 APIs", |b| {
+        b.iter(|| registry.offer(black_box(&ctx)))
+    });
+    c.bench_function("export/openai chat tools, 100 APIs", |b| {
+        b.iter(|| offered.openai_chat_tools())
+    });
+    c.bench_function("parse_arguments/small object", |b| {
+        b.iter(|| parse_arguments(black_box(&call.arguments)))
+    });
+    c.bench_function("parse_arguments/truncated diagnosis", |b| {
+        b.iter(|| parse_arguments(black_box(r#"{"path": "src/lib.rs", "tags": ["a", "b"#)))
+    });
+    c.bench_function("wire_name/plain", |b| {
+        b.iter(|| wire_name(black_box("local-system"), black_box("readFile")))
+    });
+    c.bench_function("wire_name/hashed", |b| {
+        b.iter(|| {
+            wire_name(
+                black_box("my.mcp.server/with/a/long/name"),
+                black_box("读取文件"),
+            )
+        })
+    });
+    let calls: Vec<ToolCall> = (0..1000).map(|_| call.clone()).collect();
+    c.bench_function("invoke_batch/1000 calls", |b| {
+        b.iter(|| runtime.block_on(invoker.invoke_batch(&offered, black_box(&calls), &ctx)))
+    });
+}
+
+criterion_group!(benches, bench_core);
+criterion_main!(benches);
