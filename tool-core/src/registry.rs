@@ -13,8 +13,12 @@ use crate::validate::{CompiledSchema, NameRules, validate_manifest_with};
 
 struct Entry {
     tool: Arc<dyn Tool>,
+    /// A shared copy of the static manifest, taken at registration.
+    manifest: Arc<ToolManifest>,
     /// Compiled parameters of the static manifest, in API order.
     schemas: Vec<CompiledSchema>,
+    /// Wire names of the static manifest, in API order.
+    wire_names: Arc<[String]>,
 }
 
 /// Identifier → tool. Registration validates the manifest, compiles every
@@ -78,7 +82,7 @@ impl ToolRegistry {
                 identifier: manifest.identifier.clone(),
             });
         }
-        let mut new_names = Vec::with_capacity(manifest.api.len());
+        let mut new_names: Vec<(String, String)> = Vec::with_capacity(manifest.api.len());
         for api in &manifest.api {
             let name = wire_name(&manifest.identifier, &api.name);
             let key = format!("{}/{}", manifest.identifier, api.name);
@@ -91,10 +95,17 @@ impl ToolRegistry {
             }
             new_names.push((name, key));
         }
+        let wire_names: Arc<[String]> = new_names.iter().map(|(n, _)| n.clone()).collect();
         self.wire.extend(new_names);
         self.by_id
             .insert(manifest.identifier.clone(), self.entries.len());
-        self.entries.push(Entry { tool, schemas });
+        let manifest = Arc::new(manifest.clone());
+        self.entries.push(Entry {
+            tool,
+            manifest,
+            schemas,
+            wire_names,
+        });
         Ok(())
     }
 
@@ -105,9 +116,7 @@ impl ToolRegistry {
 
     /// Registered identifiers, in registration order.
     pub fn identifiers(&self) -> impl Iterator<Item = &str> {
-        self.entries
-            .iter()
-            .map(|e| e.tool.manifest().identifier.as_str())
+        self.entries.iter().map(|e| e.manifest.identifier.as_str())
     }
 
     /// Number of registered tools.
@@ -120,19 +129,17 @@ impl ToolRegistry {
         self.entries.is_empty()
     }
 
-    /// Static manifests, in registration order.
-    pub fn manifests(&self) -> Vec<ToolManifest> {
-        self.entries
-            .iter()
-            .map(|e| e.tool.manifest().clone())
-            .collect()
+    /// Static manifests (as registered), in registration order.
+    pub fn manifests(&self) -> impl Iterator<Item = &ToolManifest> {
+        self.entries.iter().map(|e| e.manifest.as_ref())
     }
 
     /// The display control for a result card (from the static manifest;
     /// collapsed when the tool or API is unknown or sets none).
     pub fn display_control(&self, identifier: &str, api: &str) -> RenderDisplayControl {
-        self.get(identifier)
-            .and_then(|t| t.manifest().api(api))
+        self.by_id
+            .get(identifier)
+            .and_then(|&i| self.entries[i].manifest.api(api))
             .and_then(|a| a.render_display_control)
             .unwrap_or_default()
     }
@@ -148,18 +155,28 @@ impl ToolRegistry {
             let Some(manifest) = entry.tool.resolve_manifest(ctx) else {
                 continue;
             };
-            let schemas = match &manifest {
-                Cow::Borrowed(_) => entry.schemas.clone(),
-                Cow::Owned(resolved) => match reuse_or_compile(entry, resolved, self.rules) {
-                    Ok(schemas) => schemas,
+            match manifest {
+                Cow::Borrowed(_) => offered.push(
+                    Arc::clone(&entry.tool),
+                    Arc::clone(&entry.manifest),
+                    entry.schemas.clone(),
+                    Arc::clone(&entry.wire_names),
+                ),
+                Cow::Owned(resolved) => match reuse_or_compile(entry, &resolved, self.rules) {
+                    Ok(schemas) => {
+                        let names = resolved
+                            .api
+                            .iter()
+                            .map(|api| wire_name(&resolved.identifier, &api.name))
+                            .collect();
+                        offered.push(Arc::clone(&entry.tool), Arc::new(resolved), schemas, names);
+                    }
                     Err(problem) => {
                         tracing::warn!(error = %problem, "resolved manifest left out");
                         offered.problems.push(problem);
-                        continue;
                     }
                 },
-            };
-            offered.push(Arc::clone(&entry.tool), manifest.into_owned(), schemas);
+            }
         }
         offered
     }
@@ -171,7 +188,7 @@ fn reuse_or_compile(
     resolved: &ToolManifest,
     rules: NameRules,
 ) -> Result<Vec<CompiledSchema>, Error> {
-    let original = entry.tool.manifest();
+    let original = entry.manifest.as_ref();
     if resolved.identifier != original.identifier {
         return Err(Error::InvalidManifest {
             tool: original.identifier.clone(),
@@ -204,9 +221,9 @@ fn reuse_or_compile(
 /// One tool as offered in a context.
 pub struct OfferedTool {
     tool: Arc<dyn Tool>,
-    manifest: ToolManifest,
+    manifest: Arc<ToolManifest>,
     schemas: Vec<CompiledSchema>,
-    wire_names: Vec<String>,
+    wire_names: Arc<[String]>,
 }
 
 impl std::fmt::Debug for OfferedTool {
@@ -280,17 +297,20 @@ impl std::fmt::Debug for OfferedTools {
 }
 
 impl OfferedTools {
-    fn push(&mut self, tool: Arc<dyn Tool>, manifest: ToolManifest, schemas: Vec<CompiledSchema>) {
+    fn push(
+        &mut self,
+        tool: Arc<dyn Tool>,
+        manifest: Arc<ToolManifest>,
+        schemas: Vec<CompiledSchema>,
+        wire_names: Arc<[String]>,
+    ) {
         let tool_index = self.tools.len();
-        let mut wire_names = Vec::with_capacity(manifest.api.len());
-        for (api_index, api) in manifest.api.iter().enumerate() {
-            let name = wire_name(&manifest.identifier, &api.name);
+        for (api_index, (api, name)) in manifest.api.iter().zip(wire_names.iter()).enumerate() {
             self.by_wire.insert(name.clone(), (tool_index, api_index));
             self.by_api
                 .entry(api.name.clone())
                 .or_default()
                 .push((tool_index, api_index));
-            wire_names.push(name);
         }
         self.by_id.insert(manifest.identifier.clone(), tool_index);
         self.tools.push(OfferedTool {
@@ -308,7 +328,7 @@ impl OfferedTools {
 
     /// The offered manifests.
     pub fn manifests(&self) -> impl Iterator<Item = &ToolManifest> {
-        self.tools.iter().map(|t| &t.manifest)
+        self.tools.iter().map(|t| t.manifest.as_ref())
     }
 
     /// The offered tool with this identifier.
