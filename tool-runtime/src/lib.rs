@@ -1,2 +1,87 @@
-//! `tool-runtime`: being built; nothing here pretends to work yet.
+//! A computer for LLM agents: files, search and shell behind one template
+//! trait, with a real local implementation and adapters for remote ones.
+//!
+//! # Overview of the roles
+//!
+//! - [`ComputerRuntime`]: the template. One required method,
+//!   [`call_service`](ComputerRuntime::call_service), sends a typed
+//!   [`Request`] to an executor and returns a typed [`Response`]; every
+//!   operation (`listFiles`, `readFile`, `readFiles`, `writeFile`, `editFile`,
+//!   `moveFiles`, `renameFile`, `searchFiles`, `globFiles`, `grepContent`,
+//!   `runCommand`, `getCommandOutput`, `killCommand`) is provided on top and
+//!   returns a [`ToolOutput`](tool_core::ToolOutput) whose `state` is the
+//!   typed result and whose `content` is the compact text from [`format`].
+//! - [`LocalComputer`]: this machine. Atomic writes, literal edits that
+//!   refuse ambiguity and stale views, ripgrep's crates for search, and a
+//!   shell process manager with process groups, background ids and bounded
+//!   output buffers.
+//! - [`adapter`]: [`ForeignComputer`] maps our shapes to another dialect
+//!   (the snake_case desktop IPC is built in); [`RemoteComputer`] reaches an
+//!   executor over any async [`Transport`].
+//! - [`LocalSystemTool`]: the `local-system` builtin tool over any runtime,
+//!   with schemas, time budgets, system role and approval config.
+//!
+//! # Example
+//!
+//! ```
+//! use tool_core::{Invoker, ToolCall, ToolContext, ToolRegistry};
+//! use tool_runtime::{LocalComputer, LocalConfig, local_system_tool};
+//!
+//! # tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap().block_on(async {
+//! let dir = tempfile::tempdir().unwrap();
+//! std::fs::write(dir.path().join("README.md"), "# Hello\nworld\n").unwrap();
+//!
+//! let mut registry = ToolRegistry::new();
+//! registry.register(local_system_tool(LocalComputer::new(LocalConfig::default()))).unwrap();
+//!
+//! let ctx = ToolContext::new().with_cwd(dir.path());
+//! let offered = registry.offer(&ctx);
+//! let call = ToolCall::new("local-system____readFile", r#"{"path":"README.md"}"#);
+//! let out = Invoker::default().invoke(&offered, &call, &ctx).await;
+//!
+//! assert!(out.success);
+//! assert!(out.content.contains("# Hello"));
+//! assert_eq!(out.state.unwrap()["totalLines"], 2);
+//! # });
+//! ```
+//!
+//! # Platform
+//!
+//! Unix: commands run through `sh` in their own process groups and are
+//! killed with `killpg`.
+//!
+//! # Crate features
+//!
+//! None.
 #![deny(missing_docs)]
+
+pub mod adapter;
+mod error;
+pub mod format;
+mod local;
+mod local_system;
+mod request;
+mod response;
+mod runtime;
+
+pub use adapter::{
+    ForeignCall, ForeignComputer, ForeignExecutor, ForeignProtocol, RemoteComputer, Transport,
+};
+pub use error::{Error, Result};
+pub use local::{LocalComputer, LocalConfig, ShellConfig};
+pub use local_system::{
+    IDENTIFIER, LocalSystemTool, RUN_COMMAND_TIMEOUT_MS, local_system_tool, manifest,
+};
+pub use request::{
+    EditFileParams, EntryKind, GetCommandOutputParams, GlobFilesParams, GrepContentParams,
+    GrepOutputMode, KillCommandParams, ListFilesParams, MoveFilesParams, MoveItem, OPERATIONS,
+    ReadFileParams, ReadFilesParams, RenameFileParams, Request, RunCommandParams,
+    SearchFilesParams, SortBy, WriteFileParams,
+};
+pub use response::{
+    CommandOutput, EditFileResult, FileEntry, GlobFilesResult, GrepContentResult, GrepCount,
+    GrepLine, ItemError, KillCommandResult, ListFilesResult, MoveFilesResult, MoveOutcome,
+    ReadFileResult, ReadFilesItem, ReadFilesResult, RenameFileResult, Response, SearchFilesResult,
+    WriteFileResult,
+};
+pub use runtime::{ComputerRuntime, failure};

@@ -1,0 +1,157 @@
+//! The remote adapter: a [`ComputerRuntime`] whose executor sits behind any
+//! async transport (a sandbox's HTTP API, a device's RPC channel, a queue).
+//!
+//! The wire format is our own typed JSON, one envelope each way:
+//!
+//! ```text
+//! → {"request": {"op": "readFile", "params": {"path": "README.md"}}}
+//! ← {"ok": true,  "response": {"op": "readFile", "result": {…}}}
+//! ← {"ok": false, "error": {"code": "file_not_found", "message": "…"}}
+//! ```
+//!
+//! [`serve`] is the executor's half: it runs a request on any runtime (for
+//! example a [`LocalComputer`](crate::LocalComputer) inside the sandbox) and
+//! produces the reply envelope.
+
+use async_trait::async_trait;
+use serde_json::{Value, json};
+use tool_core::ToolContext;
+
+use crate::error::{Error, Result};
+use crate::request::Request;
+use crate::response::Response;
+use crate::runtime::ComputerRuntime;
+
+/// Carries one request envelope to the executor and brings its reply back.
+#[async_trait]
+pub trait Transport: Send + Sync {
+    /// Sends `message` and waits for the reply. Transport failures are
+    /// [`Error::Transport`].
+    async fn send(&self, message: Value) -> Result<Value>;
+}
+
+/// A computer reached through a [`Transport`].
+///
+/// The call's cancellation token is honoured: when the host (or the
+/// pipeline's timeout) cancels, the wait ends with `cancelled`, whatever the
+/// transport is doing.
+#[derive(Debug, Clone)]
+pub struct RemoteComputer<T> {
+    transport: T,
+}
+
+impl<T: Transport> RemoteComputer<T> {
+    /// A computer behind `transport`.
+    pub fn new(transport: T) -> Self {
+        Self { transport }
+    }
+
+    /// The transport.
+    pub fn transport(&self) -> &T {
+        &self.transport
+    }
+}
+
+/// Builds the request envelope.
+pub fn encode_request(request: &Request) -> Result<Value> {
+    serde_json::to_value(request)
+        .map(|request| json!({ "request": request }))
+        .map_err(|e| Error::Protocol {
+            message: e.to_string(),
+        })
+}
+
+/// Reads a reply envelope.
+pub fn decode_reply(reply: Value) -> Result<Response> {
+    match reply.get("ok").and_then(Value::as_bool) {
+        Some(true) => {
+            let response = reply.get("response").cloned().unwrap_or(Value::Null);
+            serde_json::from_value(response).map_err(|e| Error::Protocol {
+                message: format!("the response does not fit any operation: {e}"),
+            })
+        }
+        Some(false) => {
+            let error = reply.get("error");
+            let field = |name: &str| {
+                error
+                    .and_then(|e| e.get(name))
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            };
+            Err(Error::Remote {
+                code: field("code").unwrap_or_else(|| "remote_error".into()),
+                message: field("message")
+                    .unwrap_or_else(|| "the remote computer failed without a message".into()),
+            })
+        }
+        None => Err(Error::Protocol {
+            message: "the reply has no boolean `ok` field".into(),
+        }),
+    }
+}
+
+#[async_trait]
+impl<T: Transport> ComputerRuntime for RemoteComputer<T> {
+    async fn call_service(&self, request: Request, ctx: &ToolContext) -> Result<Response> {
+        let message = encode_request(&request)?;
+        let reply = tokio::select! {
+            reply = self.transport.send(message) => reply?,
+            () = ctx.cancellation().cancelled() => return Err(Error::Cancelled),
+        };
+        decode_reply(reply)
+    }
+}
+
+/// The executor's half: decodes an envelope, runs it on `runtime`, returns
+/// the reply envelope. Never fails; failures travel as `ok: false`.
+pub async fn serve<R: ComputerRuntime + ?Sized>(
+    runtime: &R,
+    message: Value,
+    ctx: &ToolContext,
+) -> Value {
+    let request = message
+        .get("request")
+        .cloned()
+        .ok_or_else(|| Error::Protocol {
+            message: "the message has no `request` field".into(),
+        })
+        .and_then(|r| {
+            serde_json::from_value::<Request>(r).map_err(|e| Error::Protocol {
+                message: format!("the request does not fit any operation: {e}"),
+            })
+        });
+    let outcome = match request {
+        Ok(request) => runtime.call_service(request, ctx).await,
+        Err(e) => Err(e),
+    };
+    match outcome {
+        Ok(response) => json!({ "ok": true, "response": response }),
+        Err(e) => json!({
+            "ok": false,
+            "error": { "code": e.code().as_str(), "message": e.to_string() },
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_error_reply_keeps_the_remote_code() {
+        let err = decode_reply(
+            json!({"ok": false, "error": {"code": "sandbox_gone", "message": "expired"}}),
+        )
+        .unwrap_err();
+        assert_eq!(err.code(), "sandbox_gone");
+        assert_eq!(err.to_string(), "expired");
+    }
+
+    #[test]
+    fn a_reply_without_ok_is_a_protocol_error() {
+        assert_eq!(
+            decode_reply(json!({})).unwrap_err().code(),
+            "protocol_error"
+        );
+    }
+}

@@ -1,0 +1,102 @@
+//! Path resolution: `~`, relative paths, and how paths are reported back.
+
+use std::path::{Component, Path, PathBuf};
+
+/// Resolves the paths of one call against its working directory.
+#[derive(Debug, Clone)]
+pub(crate) struct Paths {
+    cwd: PathBuf,
+    home: Option<PathBuf>,
+}
+
+impl Paths {
+    pub(crate) fn new(cwd: PathBuf) -> Self {
+        let home = std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from);
+        Self { cwd, home }
+    }
+
+    /// The working directory.
+    pub(crate) fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
+    /// `~` and `~/x` expanded, relative paths joined to the working directory,
+    /// `.` and `..` resolved lexically.
+    pub(crate) fn resolve(&self, given: &str) -> PathBuf {
+        let expanded = match (given.strip_prefix('~'), &self.home) {
+            (Some(""), Some(home)) => home.clone(),
+            (Some(rest), Some(home)) if rest.starts_with('/') => {
+                home.join(rest.trim_start_matches('/'))
+            }
+            _ => PathBuf::from(given),
+        };
+        let joined = if expanded.is_absolute() {
+            expanded
+        } else {
+            self.cwd.join(expanded)
+        };
+        normalize(&joined)
+    }
+
+    /// How a path found by the computer (not given by the model) is reported:
+    /// relative to the working directory when inside it, absolute otherwise.
+    pub(crate) fn display(&self, path: &Path) -> String {
+        match path.strip_prefix(&self.cwd) {
+            Ok(rel) if rel.as_os_str().is_empty() => ".".to_owned(),
+            Ok(rel) => rel.to_string_lossy().into_owned(),
+            Err(_) => path.to_string_lossy().into_owned(),
+        }
+    }
+}
+
+/// Resolves `.` and `..` without touching the filesystem.
+pub(crate) fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push(component);
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_paths_join_the_working_directory() {
+        let p = Paths::new("/work/project".into());
+        assert_eq!(
+            p.resolve("src/lib.rs"),
+            PathBuf::from("/work/project/src/lib.rs")
+        );
+        assert_eq!(p.resolve("./a/../b"), PathBuf::from("/work/project/b"));
+        assert_eq!(p.resolve("/etc/hosts"), PathBuf::from("/etc/hosts"));
+    }
+
+    #[test]
+    fn tilde_expands_to_home() {
+        let mut p = Paths::new("/w".into());
+        p.home = Some("/home/me".into());
+        assert_eq!(p.resolve("~"), PathBuf::from("/home/me"));
+        assert_eq!(p.resolve("~/notes.md"), PathBuf::from("/home/me/notes.md"));
+        assert_eq!(p.resolve("~other"), PathBuf::from("/w/~other"));
+    }
+
+    #[test]
+    fn found_paths_are_shown_relative_to_the_working_directory() {
+        let p = Paths::new("/w".into());
+        assert_eq!(p.display(Path::new("/w/src/a.rs")), "src/a.rs");
+        assert_eq!(p.display(Path::new("/w")), ".");
+        assert_eq!(p.display(Path::new("/etc/x")), "/etc/x");
+    }
+}

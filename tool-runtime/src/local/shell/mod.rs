@@ -1,0 +1,387 @@
+//! The shell process manager: commands in their own process groups, with
+//! bounded output buffers, background ids and whole-tree kills.
+//!
+//! A command runs as `sh -c <command>` in a new process group (its pid is
+//! the group id), so killing the group kills every child it started. The
+//! manager lives as long as the computer that owns it and kills every group
+//! still running when it is dropped.
+
+mod buffer;
+mod process;
+
+use std::collections::BTreeMap;
+use std::os::unix::process::ExitStatusExt as _;
+use std::path::PathBuf;
+use std::process::{ExitStatus, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use regex::Regex;
+use tokio::io::AsyncReadExt as _;
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+use crate::error::{Error, Result};
+use crate::response::{CommandOutput, KillCommandResult};
+use buffer::StreamBuffer;
+
+pub(crate) use process::{group_alive, signal_name};
+
+/// Settings of the shell process manager.
+///
+/// Defaults: program `sh`; a foreground window of 30 s (at most 120 s); 16
+/// KiB of head and 64 KiB of tail kept per stream; 16 commands running at
+/// once; finished commands forgotten 10 minutes after they end (and at most
+/// 64 remembered); 2 s between SIGTERM and SIGKILL.
+#[derive(Debug, Clone)]
+pub struct ShellConfig {
+    /// The shell run as `<program> -c <command>`.
+    pub program: PathBuf,
+    /// How long runCommand waits when the call does not say.
+    pub default_window: Duration,
+    /// The longest runCommand wait a call can ask for.
+    pub max_window: Duration,
+    /// Bytes kept from the start of each stream.
+    pub head_bytes: usize,
+    /// Bytes kept from the end of each stream.
+    pub tail_bytes: usize,
+    /// Commands that may run at the same time.
+    pub max_running: usize,
+    /// How long a finished command stays readable.
+    pub finished_ttl: Duration,
+    /// How many finished commands stay readable at most.
+    pub max_finished: usize,
+    /// Time between SIGTERM and SIGKILL when killing.
+    pub kill_grace: Duration,
+}
+
+impl Default for ShellConfig {
+    fn default() -> Self {
+        Self {
+            program: PathBuf::from("sh"),
+            default_window: Duration::from_secs(30),
+            max_window: Duration::from_secs(120),
+            head_bytes: 16 * 1024,
+            tail_bytes: 64 * 1024,
+            max_running: 16,
+            finished_ttl: Duration::from_secs(600),
+            max_finished: 64,
+            kill_grace: Duration::from_secs(2),
+        }
+    }
+}
+
+#[derive(Debug)]
+struct ShellState {
+    stdout: StreamBuffer,
+    stderr: StreamBuffer,
+    status: Option<ExitStatus>,
+    finished_at: Option<Instant>,
+}
+
+#[derive(Debug)]
+struct Shell {
+    id: String,
+    command: String,
+    pgid: i32,
+    started: Instant,
+    state: Mutex<ShellState>,
+    exited: watch::Receiver<bool>,
+    drained: watch::Receiver<u8>,
+}
+
+impl Shell {
+    fn lock(&self) -> MutexGuard<'_, ShellState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn running(&self) -> bool {
+        self.lock().status.is_none()
+    }
+
+    /// The output since the last read, filtered, with the exit status.
+    fn snapshot(&self, filter: Option<&Regex>, background: bool) -> CommandOutput {
+        let mut state = self.lock();
+        let out = state.stdout.read_new();
+        let err = state.stderr.read_new();
+        let keep = |text: String| match filter {
+            None => text,
+            Some(re) => text
+                .lines()
+                .filter(|line| re.is_match(line))
+                .map(|line| format!("{line}\n"))
+                .collect(),
+        };
+        let status = state.status;
+        CommandOutput {
+            shell_id: self.id.clone(),
+            command: self.command.clone(),
+            running: status.is_none(),
+            exit_code: status.and_then(|s| s.code()),
+            signal: status.and_then(|s| s.signal()),
+            signal_name: status.and_then(|s| s.signal()).map(signal_name),
+            stdout: keep(out.text),
+            stderr: keep(err.text),
+            new_bytes: out.new_bytes + err.new_bytes,
+            dropped_bytes: out.dropped_bytes + err.dropped_bytes,
+            stdout_total_bytes: state.stdout.total(),
+            stderr_total_bytes: state.stderr.total(),
+            elapsed_ms: state
+                .finished_at
+                .unwrap_or_else(Instant::now)
+                .duration_since(self.started)
+                .as_millis()
+                .min(u128::from(u64::MAX)) as u64,
+            background: background && status.is_none(),
+            filter: filter.map(|re| re.as_str().to_owned()),
+        }
+    }
+
+    async fn wait_exit(&self, limit: Duration) -> bool {
+        let mut exited = self.exited.clone();
+        tokio::time::timeout(limit, exited.wait_for(|done| *done))
+            .await
+            .is_ok()
+    }
+}
+
+/// What to run.
+#[derive(Debug)]
+pub(crate) struct Spawn {
+    pub(crate) command: String,
+    pub(crate) cwd: PathBuf,
+    pub(crate) env: BTreeMap<String, String>,
+    /// `None`: return at once (background).
+    pub(crate) window: Option<Duration>,
+}
+
+/// The process manager: starts, reads, kills and forgets commands.
+#[derive(Debug)]
+pub(crate) struct ShellManager {
+    config: ShellConfig,
+    next_id: AtomicU64,
+    shells: Mutex<BTreeMap<u64, Arc<Shell>>>,
+}
+
+impl ShellManager {
+    pub(crate) fn new(config: ShellConfig) -> Self {
+        Self {
+            config,
+            next_id: AtomicU64::new(1),
+            shells: Mutex::new(BTreeMap::new()),
+        }
+    }
+
+    pub(crate) fn config(&self) -> &ShellConfig {
+        &self.config
+    }
+
+    fn shells(&self) -> MutexGuard<'_, BTreeMap<u64, Arc<Shell>>> {
+        self.shells.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Forgets finished commands past their time to live, and the oldest
+    /// finished ones beyond the count limit.
+    fn prune(&self) {
+        let ttl = self.config.finished_ttl;
+        let mut shells = self.shells();
+        let now = Instant::now();
+        shells.retain(|_, shell| {
+            shell
+                .lock()
+                .finished_at
+                .is_none_or(|at| now.duration_since(at) < ttl)
+        });
+        let finished: Vec<u64> = shells
+            .iter()
+            .filter(|(_, s)| !s.running())
+            .map(|(id, _)| *id)
+            .collect();
+        let excess = finished.len().saturating_sub(self.config.max_finished);
+        for id in finished.into_iter().take(excess) {
+            shells.remove(&id);
+        }
+    }
+
+    fn get(&self, id: &str) -> Result<Arc<Shell>> {
+        self.prune();
+        id.strip_prefix("sh-")
+            .and_then(|n| n.parse::<u64>().ok())
+            .and_then(|n| self.shells().get(&n).cloned())
+            .ok_or_else(|| Error::ShellNotFound { id: id.to_owned() })
+    }
+
+    /// Starts a command and waits for it up to its window (or until `cancel`).
+    pub(crate) async fn run(
+        &self,
+        spawn: Spawn,
+        cancel: &CancellationToken,
+    ) -> Result<CommandOutput> {
+        self.prune();
+        let running = self.shells().values().filter(|s| s.running()).count();
+        if running >= self.config.max_running {
+            return Err(Error::TooManyShells {
+                running,
+                limit: self.config.max_running,
+            });
+        }
+        let shell = self.start(&spawn)?;
+        let Some(window) = spawn.window else {
+            return Ok(shell.snapshot(None, true));
+        };
+        let mut exited = shell.exited.clone();
+        let finished = tokio::select! {
+            done = tokio::time::timeout(window, exited.wait_for(|d| *d)) => done.is_ok(),
+            () = cancel.cancelled() => false,
+        };
+        if finished {
+            // Give the readers a moment to drain what the pipes still hold.
+            let mut drained = shell.drained.clone();
+            let _ = tokio::time::timeout(Duration::from_millis(250), drained.wait_for(|n| *n >= 2))
+                .await;
+        }
+        Ok(shell.snapshot(None, true))
+    }
+
+    fn start(&self, spawn: &Spawn) -> Result<Arc<Shell>> {
+        let mut cmd = tokio::process::Command::new(&self.config.program);
+        cmd.arg("-c")
+            .arg(&spawn.command)
+            .current_dir(&spawn.cwd)
+            .envs(&spawn.env)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(false);
+        let mut child = cmd.spawn().map_err(|source| Error::Spawn {
+            command: spawn.command.clone(),
+            source,
+        })?;
+        let pgid = child
+            .id()
+            .and_then(|pid| i32::try_from(pid).ok())
+            .ok_or_else(|| Error::Spawn {
+                command: spawn.command.clone(),
+                source: std::io::Error::other("the child exited before its pid was known"),
+            })?;
+        let number = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (exit_tx, exit_rx) = watch::channel(false);
+        let (drain_tx, drain_rx) = watch::channel(0u8);
+        let shell = Arc::new(Shell {
+            id: format!("sh-{number}"),
+            command: spawn.command.clone(),
+            pgid,
+            started: Instant::now(),
+            state: Mutex::new(ShellState {
+                stdout: StreamBuffer::new(self.config.head_bytes, self.config.tail_bytes),
+                stderr: StreamBuffer::new(self.config.head_bytes, self.config.tail_bytes),
+                status: None,
+                finished_at: None,
+            }),
+            exited: exit_rx,
+            drained: drain_rx,
+        });
+        let drain_tx = Arc::new(drain_tx);
+        if let Some(out) = child.stdout.take() {
+            tokio::spawn(pump(out, Arc::clone(&shell), false, Arc::clone(&drain_tx)));
+        }
+        if let Some(err) = child.stderr.take() {
+            tokio::spawn(pump(err, Arc::clone(&shell), true, drain_tx));
+        }
+        let waiter_shell = Arc::clone(&shell);
+        tokio::spawn(async move {
+            let status = child.wait().await;
+            {
+                let mut state = waiter_shell.lock();
+                state.status = Some(status.unwrap_or_else(|_| ExitStatus::from_raw(-1 << 8)));
+                state.finished_at = Some(Instant::now());
+            }
+            let _ = exit_tx.send(true);
+        });
+        self.shells().insert(number, Arc::clone(&shell));
+        Ok(shell)
+    }
+
+    /// The output produced since the last read.
+    pub(crate) fn output(&self, id: &str, filter: Option<&str>) -> Result<CommandOutput> {
+        let filter = filter
+            .map(|f| {
+                Regex::new(f)
+                    .map_err(|e| Error::invalid("filter", f, format!("not a valid regex: {e}")))
+            })
+            .transpose()?;
+        let shell = self.get(id)?;
+        Ok(shell.snapshot(filter.as_ref(), false))
+    }
+
+    /// Kills the command's whole process group: SIGTERM, then SIGKILL after
+    /// the grace period if anything in the group is still alive.
+    pub(crate) async fn kill(&self, id: &str) -> Result<KillCommandResult> {
+        let shell = self.get(id)?;
+        let was_running = shell.running();
+        let mut signal = None;
+        if was_running || group_alive(shell.pgid) {
+            process::signal_group(shell.pgid, nix::sys::signal::Signal::SIGTERM);
+            signal = Some("SIGTERM".to_owned());
+            let exited = shell.wait_exit(self.config.kill_grace).await;
+            if !exited || group_alive(shell.pgid) {
+                process::signal_group(shell.pgid, nix::sys::signal::Signal::SIGKILL);
+                signal = Some("SIGKILL".to_owned());
+                shell.wait_exit(self.config.kill_grace).await;
+            }
+            // Members may take a moment to die after SIGKILL.
+            for _ in 0..20 {
+                if !group_alive(shell.pgid) {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(25)).await;
+            }
+        }
+        let exit_code = shell.lock().status.and_then(|s| s.code());
+        Ok(KillCommandResult {
+            shell_id: shell.id.clone(),
+            command: shell.command.clone(),
+            was_running: was_running || signal.is_some(),
+            killed: !group_alive(shell.pgid),
+            signal,
+            exit_code: if was_running { None } else { exit_code },
+        })
+    }
+}
+
+impl Drop for ShellManager {
+    fn drop(&mut self) {
+        for shell in self.shells().values() {
+            if shell.running() || group_alive(shell.pgid) {
+                process::signal_group(shell.pgid, nix::sys::signal::Signal::SIGKILL);
+            }
+        }
+    }
+}
+
+/// Copies one pipe into the shell's bounded buffer until it closes.
+async fn pump<R: tokio::io::AsyncRead + Unpin>(
+    mut pipe: R,
+    shell: Arc<Shell>,
+    stderr: bool,
+    drained: Arc<watch::Sender<u8>>,
+) {
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        match pipe.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                let mut state = shell.lock();
+                let stream = if stderr {
+                    &mut state.stderr
+                } else {
+                    &mut state.stdout
+                };
+                stream.push(&buf[..n]);
+            }
+        }
+    }
+    drained.send_modify(|n| *n += 1);
+}

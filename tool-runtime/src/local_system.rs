@@ -1,0 +1,242 @@
+//! The `local-system` builtin tool: every operation of a [`ComputerRuntime`]
+//! offered to the model, with schemas, time budgets, guidance and approval.
+
+use async_trait::async_trait;
+use serde_json::Value;
+use tool_core::{
+    ApiDefinition, DynamicIntervention, ErrorCode, Executor, HumanIntervention, InterventionPolicy,
+    RenderDisplayControl, Tool, ToolContext, ToolError, ToolManifest, ToolMeta, ToolOutput,
+    schema_for_args,
+};
+
+use crate::local::LocalComputer;
+use crate::request::{
+    EditFileParams, GetCommandOutputParams, GlobFilesParams, GrepContentParams, KillCommandParams,
+    ListFilesParams, MoveFilesParams, OPERATIONS, ReadFileParams, ReadFilesParams,
+    RenameFileParams, Request, RunCommandParams, SearchFilesParams, WriteFileParams,
+};
+use crate::runtime::ComputerRuntime;
+
+/// The tool's identifier.
+pub const IDENTIFIER: &str = "local-system";
+
+/// runCommand's default time budget: above its longest window (120 s), so
+/// the command's own wait always ends first and returns what it has.
+pub const RUN_COMMAND_TIMEOUT_MS: u64 = 130_000;
+
+const SYSTEM_ROLE: &str = "\
+You can use the user's computer through the local-system tool.
+
+Files
+- Paths may be absolute, start with ~, or be relative to the working directory; results show paths relative to it.
+- Read before you edit. readFile returns 200 lines by default (startLine is 0-based, endLine exclusive); follow its hints to read on instead of asking for the whole file. Use grepContent to find the part you need in big files.
+- editFile replaces exact text. The old text must occur exactly once: include enough surrounding lines to make it unique, or set replaceAll. Pass the contentHash from readFile as expectedHash to be sure nobody changed the file meanwhile.
+- writeFile replaces the whole file; prefer editFile for changes to existing files.
+- globFiles finds files by pattern, searchFiles by name words and dates, grepContent by content (regex). They skip .gitignored and hidden files unless includeIgnored / includeHidden is set.
+
+Commands
+- runCommand runs `sh -c` and waits up to timeout (default 30 s, max 120 s). A command that is still running keeps running in the background; its id (sh-N) works with getCommandOutput (new output since the last read) and killCommand (stops it and all its children).
+- Use runInBackground for servers and watchers, then poll with getCommandOutput.
+- Do not use commands for what the file APIs do (cat, sed -i, find, grep): the APIs are safer and their output is shaped for you.";
+
+fn path_audit() -> HumanIntervention {
+    HumanIntervention::Dynamic {
+        dynamic: DynamicIntervention {
+            kind: "pathScopeAudit".into(),
+            policy: InterventionPolicy::Required,
+            default: InterventionPolicy::Never,
+        },
+    }
+}
+
+fn api<T: schemars::JsonSchema>(name: &str, description: &str, timeout_ms: u64) -> ApiDefinition {
+    ApiDefinition::new(name, description)
+        .with_parameters(schema_for_args::<T>())
+        .with_default_timeout_ms(timeout_ms)
+}
+
+fn file_api<T: schemars::JsonSchema>(
+    name: &str,
+    description: &str,
+    timeout_ms: u64,
+) -> ApiDefinition {
+    api::<T>(name, description, timeout_ms).with_intervention(path_audit())
+}
+
+/// The manifest of the `local-system` tool.
+///
+/// File APIs carry the dynamic `pathScopeAudit` intervention (`policy:
+/// required` when a path leaves the allowed scope, `default: never`);
+/// `runCommand` is `required`; reading or killing a command the user
+/// already allowed is `never`. Every path parameter's schema has
+/// `"format": "path"`, which is how the audit finds them.
+pub fn manifest() -> ToolManifest {
+    let mut manifest = ToolManifest::new(IDENTIFIER);
+    manifest.meta = ToolMeta {
+        title: Some("Local System".into()),
+        description: Some(
+            "Read, write, edit and search files and run shell commands on this computer.".into(),
+        ),
+        avatar: Some("💻".into()),
+    };
+    manifest.executors = Some(vec![Executor::Client, Executor::Server]);
+    manifest.system_role = Some(SYSTEM_ROLE.into());
+    manifest.kind = Some("builtin".into());
+    manifest.api = vec![
+        file_api::<ListFilesParams>(
+            "listFiles",
+            "List the entries of a directory (name, size, modification time), directories first.",
+            30_000,
+        ),
+        file_api::<ReadFileParams>(
+            "readFile",
+            "Read a text file: by default its first 200 lines. Reports total lines and characters and a contentHash for editFile. Binary files and files over 10 MiB are refused.",
+            30_000,
+        ),
+        file_api::<ReadFilesParams>(
+            "readFiles",
+            "Read the first 200 lines of several text files at once.",
+            60_000,
+        ),
+        file_api::<WriteFileParams>(
+            "writeFile",
+            "Create or overwrite a file with the given content (atomically; parent directories are created).",
+            30_000,
+        ),
+        file_api::<EditFileParams>(
+            "editFile",
+            "Replace exact text in a file. The old text must occur exactly once unless replaceAll is set; returns a unified diff.",
+            30_000,
+        )
+        .with_display_control(RenderDisplayControl::Expand),
+        file_api::<MoveFilesParams>(
+            "moveFiles",
+            "Move files or directories; each item reports its own success.",
+            30_000,
+        ),
+        file_api::<RenameFileParams>(
+            "renameFile",
+            "Rename a file or directory within its directory.",
+            30_000,
+        ),
+        file_api::<SearchFilesParams>(
+            "searchFiles",
+            "Find files or directories whose name contains all the keyword's words, optionally filtered by extension, kind and modification time.",
+            60_000,
+        ),
+        file_api::<GlobFilesParams>(
+            "globFiles",
+            "Find files matching a glob such as **/*.rs, sorted by path.",
+            60_000,
+        ),
+        file_api::<GrepContentParams>(
+            "grepContent",
+            "Search file contents with a regular expression (ripgrep engine): matching lines with context, matching files, or counts per file.",
+            60_000,
+        ),
+        api::<RunCommandParams>(
+            "runCommand",
+            "Run a shell command and wait for it up to timeout (default 30 s, max 120 s). If it is still running, it continues in the background and its shellId can be polled with getCommandOutput.",
+            RUN_COMMAND_TIMEOUT_MS,
+        )
+        .with_intervention(HumanIntervention::Policy(InterventionPolicy::Required))
+        .with_display_control(RenderDisplayControl::Expand),
+        api::<GetCommandOutputParams>(
+            "getCommandOutput",
+            "Get the output a command produced since the last read, whether it is still running, and its exit code once finished.",
+            10_000,
+        )
+        .with_intervention(HumanIntervention::Policy(InterventionPolicy::Never)),
+        api::<KillCommandParams>(
+            "killCommand",
+            "Stop a running command and every process it started.",
+            15_000,
+        )
+        .with_intervention(HumanIntervention::Policy(InterventionPolicy::Never)),
+    ];
+    manifest
+}
+
+/// The `local-system` tool over any [`ComputerRuntime`]: a
+/// [`LocalComputer`] here, or a remote or foreign computer (same manifest,
+/// same content and state).
+#[derive(Debug, Clone)]
+pub struct LocalSystemTool<R> {
+    runtime: R,
+    manifest: ToolManifest,
+}
+
+impl<R: ComputerRuntime + 'static> LocalSystemTool<R> {
+    /// The tool over `runtime`, with the standard [`manifest`].
+    pub fn new(runtime: R) -> Self {
+        Self {
+            runtime,
+            manifest: manifest(),
+        }
+    }
+
+    /// The runtime behind the tool.
+    pub fn runtime(&self) -> &R {
+        &self.runtime
+    }
+}
+
+/// The `local-system` tool on this machine, in one call.
+///
+/// ```
+/// use tool_core::Tool;
+/// let tool = tool_runtime::local_system_tool(tool_runtime::LocalComputer::new(Default::default()));
+/// assert_eq!(tool.manifest().identifier, "local-system");
+/// assert_eq!(tool.manifest().api.len(), 13);
+/// ```
+pub fn local_system_tool(computer: LocalComputer) -> LocalSystemTool<LocalComputer> {
+    LocalSystemTool::new(computer)
+}
+
+#[async_trait]
+impl<R: ComputerRuntime + 'static> Tool for LocalSystemTool<R> {
+    fn manifest(&self) -> &ToolManifest {
+        &self.manifest
+    }
+
+    async fn call(
+        &self,
+        api: &str,
+        args: Value,
+        ctx: &ToolContext,
+    ) -> Result<ToolOutput, ToolError> {
+        if !OPERATIONS.contains(&api) {
+            return Err(ToolError::new(
+                ErrorCode::UNKNOWN_API,
+                format!(
+                    "local-system has no API `{api}`; available: {}",
+                    OPERATIONS.join(", ")
+                ),
+            ));
+        }
+        let request = Request::from_api(api, args).map_err(|e| {
+            ToolError::new(
+                ErrorCode::INVALID_ARGUMENTS,
+                format!("arguments of `{api}` do not fit its schema: {e}"),
+            )
+        })?;
+        Ok(self.runtime.execute(request, ctx).await)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn manifest_is_valid_for_tool_core() {
+        tool_core::validate_manifest(&manifest()).unwrap();
+    }
+
+    #[test]
+    fn every_operation_has_an_api() {
+        let m = manifest();
+        let names: Vec<&str> = m.api.iter().map(|a| a.name.as_str()).collect();
+        assert_eq!(names, OPERATIONS);
+    }
+}
