@@ -1,2 +1,92 @@
-//! `tool-approval`: being built; nothing here pretends to work yet.
+//! `tool-approval` decides, for each tool call an LLM agent makes, whether
+//! it **runs**, a human is **asked**, or it is **blocked**, and says why.
+//! Evaluation is a pure, synchronous function over values; it never runs a tool.
+//!
+//! # Roles
+//!
+//! - [`PolicyEngine`] (built with [`PolicyEngineBuilder`]) holds the mode,
+//!   allow list, host rules, global audits and dynamic audits, and
+//!   evaluates batches of [`CallRef`]s into an [`Evaluation`].
+//! - A [`Decision`] has an [`Action`], the [`InterventionPolicy`](tool_core::InterventionPolicy)
+//!   that applied and a [`Reason`] naming the [`Level`] and rule; a blocked
+//!   decision carries a ready [`ToolOutput`](tool_core::ToolOutput) via [`Decision::blocked_output`].
+//! - [`PolicyFile`] loads the host's JSON policy (mode, allow list, rules, blacklist).
+//! - [`Matcher`] compiles a rule's argument matcher; [`ShellCommand`] splits
+//!   shell commands part by part; [`Blacklist`] is the default
+//!   [`GlobalAudit`]; [`PathScopeAudit`] is the `pathScopeAudit`
+//!   [`DynamicAudit`].
+//!
+//! # Example
+//!
+//! ```
+//! use serde_json::json;
+//! use tool_approval::{Action, CallRef, Level, PolicyFile};
+//! use tool_core::{ApiDefinition, HumanIntervention, InterventionPolicy, ToolContext, ToolManifest};
+//!
+//! let file = PolicyFile::from_json(r#"{
+//!     "rules": {"local-system/runCommand": [
+//!         {"match": {"command": "git add:*"}, "policy": "never"},
+//!         {"match": {"command": "git push:*"}, "policy": "deny"},
+//!         {"policy": "required"}
+//!     ]}
+//! }"#)?;
+//! let engine = file.engine()?;
+//!
+//! let mut manifest = ToolManifest::new("local-system");
+//! manifest.api.push(ApiDefinition::new("runCommand", "Run a shell command.")
+//!     .with_intervention(HumanIntervention::Policy(InterventionPolicy::Required)));
+//!
+//! let a = json!({"command": "git add -A src"});
+//! let b = json!({"command": "git add . && rm -rf ~"});
+//! let c = json!({"command": "git push --force"});
+//! let calls = [
+//!     CallRef::new("local-system", "runCommand", &a).with_manifest(&manifest),
+//!     CallRef::new("local-system", "runCommand", &b).with_manifest(&manifest),
+//!     CallRef::new("local-system", "runCommand", &c).with_manifest(&manifest),
+//! ];
+//! let eval = engine.evaluate(&calls, &ToolContext::new());
+//! assert_eq!(eval.run(), [0]);
+//! assert_eq!(eval.ask(), [1]);   // the blacklist flags `rm -rf ~`: always ask
+//! assert_eq!(eval.get(1).unwrap().reason.level, Level::GlobalAudit);
+//! assert_eq!(eval.block(), [2]); // the host's deny rule
+//! let out = eval.get(2).unwrap().blocked_output().unwrap();
+//! assert_eq!(out.content, "Blocked by security/privacy.");
+//! assert_eq!(out.error_code().unwrap(), "blocked_by_security_privacy");
+//! # Ok::<(), tool_approval::Error>(())
+//! ```
+//!
+//! With an [`Invoker`](tool_core::Invoker), build the call from the prepared
+//! call: `CallRef::from_prepared(&prepared, &offered)`; an identifier missing
+//! from `offered` gives `manifest: None`, which asks in manual and allow-list modes.
 #![deny(missing_docs)]
+
+mod arguments;
+mod audit;
+mod blacklist;
+mod call;
+mod decision;
+mod engine;
+mod error;
+mod matcher;
+mod path_scope;
+mod policy_file;
+mod rules;
+mod shell;
+mod wrapper;
+
+pub use arguments::{
+    COMMAND_NAMES, FoundArgument, PATH_LIST_NAMES, PATH_NAMES, command_arguments, path_arguments,
+};
+pub use audit::{AuditHit, AuditInput, AuditVerdict, DynamicAudit, GlobalAudit};
+pub use blacklist::{Blacklist, BlacklistEntry};
+pub use call::CallRef;
+pub use decision::{
+    Action, BLOCKED_CONTENT, BLOCKED_ERROR_CODE, Decision, Evaluation, Level, Partition, Reason,
+};
+pub use engine::{ApprovalMode, PolicyEngine, PolicyEngineBuilder};
+pub use error::Error;
+pub use matcher::{MatchMode, Matcher};
+pub use path_scope::{PATH_SCOPE_AUDIT, PathScopeAudit, real_path, resolve_path};
+pub use policy_file::{MAX_POLICY_FILE_BYTES, PolicyFile};
+pub use rules::{RuleHit, RuleSet};
+pub use shell::{Hazard, MAX_COMMAND_BYTES, ShellCommand, SimpleCommand};

@@ -1,0 +1,100 @@
+//! The two audit traits: global audits (every call) and dynamic audits
+//! (named by a manifest's `{dynamic: {type}}`).
+
+use std::fmt;
+
+use serde_json::Value;
+use tool_core::{InterventionPolicy, ToolContext};
+
+use crate::arguments::{FoundArgument, command_arguments, path_arguments};
+use crate::call::CallRef;
+
+/// What an audit sees: the call and the host's context.
+#[derive(Debug, Clone, Copy)]
+pub struct AuditInput<'a> {
+    /// The call under evaluation.
+    pub call: &'a CallRef<'a>,
+    /// The host's context (working directory and so on). Models cannot set it.
+    pub ctx: &'a ToolContext,
+}
+
+impl<'a> AuditInput<'a> {
+    /// The API's parameters schema, when the tool is known.
+    pub fn schema(&self) -> Option<&'a Value> {
+        self.call.schema()
+    }
+
+    /// The path arguments (see [`path_arguments`]).
+    pub fn paths(&self) -> Vec<FoundArgument<'a>> {
+        path_arguments(self.call.arguments, self.schema())
+    }
+
+    /// The shell-command arguments (see [`command_arguments`]).
+    pub fn commands(&self) -> Vec<FoundArgument<'a>> {
+        command_arguments(self.call.arguments, self.schema())
+    }
+}
+
+/// A global audit's finding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuditHit {
+    /// The policy the finding asks for.
+    pub policy: InterventionPolicy,
+    /// A stable name of what matched (e.g. `rm-recursive-root`).
+    pub rule: String,
+    /// A human explanation.
+    pub message: String,
+}
+
+/// An audit run on every call, whatever the tool says about itself.
+///
+/// Return the strictest finding, or `None`. The engine combines the findings
+/// of all audits with the tool's own policy and keeps the strictest.
+///
+/// ```
+/// use tool_approval::{AuditHit, AuditInput, GlobalAudit};
+/// use tool_core::InterventionPolicy;
+/// #[derive(Debug)]
+/// struct NoProd;
+/// impl GlobalAudit for NoProd {
+///     fn name(&self) -> &str { "noProd" }
+///     fn audit(&self, input: &AuditInput<'_>) -> Option<AuditHit> {
+///         let text = input.call.arguments.to_string();
+///         text.contains("prod").then(|| AuditHit {
+///             policy: InterventionPolicy::Always,
+///             rule: "mentions-prod".into(),
+///             message: "the call mentions production".into(),
+///         })
+///     }
+/// }
+/// ```
+pub trait GlobalAudit: Send + Sync + fmt::Debug {
+    /// The audit's name, shown in reasons.
+    fn name(&self) -> &str;
+    /// Audits one call.
+    fn audit(&self, input: &AuditInput<'_>) -> Option<AuditHit>;
+}
+
+/// A dynamic audit's verdict: the engine maps it to the manifest's
+/// `policy` (flagged) or `default` (passed).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AuditVerdict {
+    /// Nothing to flag.
+    Pass,
+    /// The call is flagged.
+    Flag {
+        /// What flagged it (e.g. the argument's JSON pointer).
+        rule: String,
+        /// A human explanation.
+        message: String,
+    },
+}
+
+/// An audit a manifest names by type string (`{dynamic: {type: "pathScopeAudit"}}`),
+/// so manifests stay pure data.
+pub trait DynamicAudit: Send + Sync + fmt::Debug {
+    /// The type string manifests use.
+    fn kind(&self) -> &str;
+    /// Audits one call.
+    fn audit(&self, input: &AuditInput<'_>) -> AuditVerdict;
+}

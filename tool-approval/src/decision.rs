@@ -1,0 +1,209 @@
+//! Decisions, their reasons, and the partition of a batch.
+
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use tool_core::{ErrorCode, InterventionPolicy, ToolError, ToolOutput};
+
+/// The error code of a blocked call's output.
+pub const BLOCKED_ERROR_CODE: &str = "blocked_by_security_privacy";
+
+/// The content of a blocked call's output.
+pub const BLOCKED_CONTENT: &str = "Blocked by security/privacy.";
+
+/// What the host does with a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    /// Execute it.
+    Run,
+    /// Ask a human first.
+    Ask,
+    /// Do not execute; hand the model [`Decision::blocked_output`].
+    Block,
+}
+
+/// Which level of policy decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Level {
+    /// A global audit (the blacklist or a host audit).
+    GlobalAudit,
+    /// The API's dynamic audit (`{dynamic: {type}}`).
+    ApiDynamic,
+    /// The API's own policy or rule list.
+    ApiStatic,
+    /// The tool-level policy, rule list or dynamic audit.
+    ToolLevel,
+    /// The host's policy file rules for this `identifier/apiName`.
+    HostPolicy,
+    /// The allow list (allow-list mode).
+    AllowList,
+    /// The approval mode (auto-run and headless skip `required`).
+    Mode,
+    /// The tool is not in the registry.
+    UnknownTool,
+    /// Nothing is configured for this API.
+    Default,
+}
+
+/// Why a call got its decision.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reason {
+    /// The level that decided.
+    pub level: Level,
+    /// The rule that decided: a blacklist entry (`blacklist/rm-recursive-root`),
+    /// a rule (`rules[1] (command ~ "git push:*")`), an audit finding.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
+    /// A human explanation.
+    pub message: String,
+}
+
+impl Reason {
+    pub(crate) fn new(level: Level, rule: Option<String>, message: impl Into<String>) -> Self {
+        Self {
+            level,
+            rule,
+            message: message.into(),
+        }
+    }
+}
+
+/// The decision for one call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Decision {
+    /// What to do.
+    pub action: Action,
+    /// The policy that applied (before the mode's say).
+    pub policy: InterventionPolicy,
+    /// Why.
+    pub reason: Reason,
+}
+
+impl Decision {
+    /// True when the call may run.
+    pub fn is_run(&self) -> bool {
+        self.action == Action::Run
+    }
+
+    /// True when a human must be asked.
+    pub fn is_ask(&self) -> bool {
+        self.action == Action::Ask
+    }
+
+    /// True when the call is blocked.
+    pub fn is_block(&self) -> bool {
+        self.action == Action::Block
+    }
+
+    /// For a blocked call, the output to give the model in place of a result:
+    /// content `Blocked by security/privacy.`, error code
+    /// `blocked_by_security_privacy`, state `{"type": "blocked", "reason": …}`,
+    /// success false. `None` for calls that are not blocked.
+    pub fn blocked_output(&self) -> Option<ToolOutput> {
+        if !self.is_block() {
+            return None;
+        }
+        let reason = serde_json::to_value(&self.reason).unwrap_or_default();
+        let error = ToolError::new(
+            ErrorCode::new(BLOCKED_ERROR_CODE),
+            self.reason.message.clone(),
+        )
+        .with_details(json!({ "reason": reason.clone(), "policy": self.policy }));
+        Some(ToolOutput {
+            content: BLOCKED_CONTENT.to_owned(),
+            state: Some(json!({ "type": "blocked", "reason": reason })),
+            success: false,
+            error: Some(error),
+        })
+    }
+}
+
+/// The decisions for a batch, in input order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Evaluation {
+    decisions: Vec<Decision>,
+}
+
+impl Evaluation {
+    pub(crate) fn new(decisions: Vec<Decision>) -> Self {
+        Self { decisions }
+    }
+
+    /// All decisions, in input order.
+    pub fn decisions(&self) -> &[Decision] {
+        &self.decisions
+    }
+
+    /// The decision for input `index`.
+    pub fn get(&self, index: usize) -> Option<&Decision> {
+        self.decisions.get(index)
+    }
+
+    /// The input indices with `action`, in order.
+    pub fn indices(&self, action: Action) -> Vec<usize> {
+        self.decisions
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.action == action)
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    /// The input indices that may run.
+    pub fn run(&self) -> Vec<usize> {
+        self.indices(Action::Run)
+    }
+
+    /// The input indices that need a human.
+    pub fn ask(&self) -> Vec<usize> {
+        self.indices(Action::Ask)
+    }
+
+    /// The input indices that are blocked.
+    pub fn block(&self) -> Vec<usize> {
+        self.indices(Action::Block)
+    }
+
+    /// Splits `items` (the calls, in the order evaluated) by action.
+    /// Extra items beyond the decisions are treated as `ask`.
+    pub fn partition<T>(&self, items: impl IntoIterator<Item = T>) -> Partition<T> {
+        let mut out = Partition {
+            run: Vec::new(),
+            ask: Vec::new(),
+            block: Vec::new(),
+        };
+        for (index, item) in items.into_iter().enumerate() {
+            match self.decisions.get(index) {
+                Some(d) if d.is_run() => out.run.push((item, d.clone())),
+                Some(d) if d.is_block() => out.block.push((item, d.clone())),
+                Some(d) => out.ask.push((item, d.clone())),
+                None => out.ask.push((
+                    item,
+                    Decision {
+                        action: Action::Ask,
+                        policy: InterventionPolicy::Required,
+                        reason: Reason::new(
+                            Level::Default,
+                            None,
+                            "no decision was made for this call",
+                        ),
+                    },
+                )),
+            }
+        }
+        out
+    }
+}
+
+/// A batch split by action, each item with its decision, input order kept.
+#[derive(Debug, Clone)]
+pub struct Partition<T> {
+    /// Calls to execute.
+    pub run: Vec<(T, Decision)>,
+    /// Calls that need a human.
+    pub ask: Vec<(T, Decision)>,
+    /// Calls to answer with [`Decision::blocked_output`].
+    pub block: Vec<(T, Decision)>,
+}

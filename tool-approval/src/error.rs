@@ -1,0 +1,116 @@
+//! The one error type of `tool-approval`: loading and compiling policy.
+
+use std::path::PathBuf;
+
+/// A policy that could not be loaded or compiled.
+///
+/// Every variant names the place (`pointer`, a JSON pointer into the policy
+/// document such as `/rules/local-system~1runCommand/0/match/command`) and
+/// the offending input.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The file could not be read.
+    #[error("cannot read policy file {}: {message}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's message.
+        message: String,
+    },
+    /// The text is not JSON.
+    #[error("policy is not valid JSON at line {line}, column {column}: {message}")]
+    Json {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// The parser's message.
+        message: String,
+    },
+    /// A value is of the wrong shape, an unknown field, policy, mode or key.
+    #[error("at {pointer}: {message} (got {input})")]
+    Invalid {
+        /// Where, as a JSON pointer.
+        pointer: String,
+        /// The offending input, as JSON text.
+        input: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A `{regex: …}` matcher does not compile.
+    #[error("at {pointer}: bad regex `{pattern}`: {message}")]
+    Regex {
+        /// Where, as a JSON pointer.
+        pointer: String,
+        /// The pattern.
+        pattern: String,
+        /// The regex engine's message.
+        message: String,
+    },
+    /// A glob matcher does not compile.
+    #[error("at {pointer}: bad glob `{pattern}`: {message}")]
+    Glob {
+        /// Where, as a JSON pointer.
+        pointer: String,
+        /// The pattern.
+        pattern: String,
+        /// The glob engine's message.
+        message: String,
+    },
+    /// A rule's `examples` disagree with what the rule matches.
+    #[error("at {pointer}: the rule {} the example {example}, but the example is listed under `{}`", if *matched { "matches" } else { "does not match" }, if *matched { "notMatch" } else { "match" })]
+    Example {
+        /// Where the example is, as a JSON pointer.
+        pointer: String,
+        /// The example, as JSON text.
+        example: String,
+        /// Whether the rule matched it.
+        matched: bool,
+    },
+}
+
+impl Error {
+    /// The JSON pointer of the offending value, when the error has one.
+    pub fn pointer(&self) -> Option<&str> {
+        match self {
+            Self::Invalid { pointer, .. }
+            | Self::Regex { pointer, .. }
+            | Self::Glob { pointer, .. }
+            | Self::Example { pointer, .. } => Some(pointer),
+            Self::Io { .. } | Self::Json { .. } => None,
+        }
+    }
+
+    /// True for a failed rule self-check.
+    pub fn is_example_failure(&self) -> bool {
+        matches!(self, Self::Example { .. })
+    }
+
+    pub(crate) fn invalid(
+        pointer: &str,
+        input: &serde_json::Value,
+        message: impl Into<String>,
+    ) -> Self {
+        let mut input = input.to_string();
+        if input.len() > 200 {
+            let mut cut = 200;
+            while !input.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            input.truncate(cut);
+            input.push('…');
+        }
+        Self::Invalid {
+            pointer: pointer.to_owned(),
+            input,
+            message: message.into(),
+        }
+    }
+}
+
+/// Appends one reference token to a JSON pointer, escaping `~` and `/`.
+pub(crate) fn push_pointer(base: &str, token: impl std::fmt::Display) -> String {
+    let token = token.to_string().replace('~', "~0").replace('/', "~1");
+    format!("{base}/{token}")
+}

@@ -1,0 +1,471 @@
+//! The host's policy file.
+//!
+//! ```json
+//! {
+//!   "mode": "manual",
+//!   "allowList": ["local-system/readFile"],
+//!   "rules": {
+//!     "local-system/runCommand": [
+//!       {"match": {"command": "git status:*"}, "policy": "never",
+//!        "examples": {"match": ["git status -s"], "notMatch": ["git status && rm -rf ~"]}},
+//!       {"match": {"command": "git push:*"}, "policy": "deny"},
+//!       {"policy": "required"}
+//!     ]
+//!   },
+//!   "blacklist": "default"
+//! }
+//! ```
+//!
+//! - `mode`: `manual` | `allow-list` | `auto-run` | `headless` (optional; a
+//!   host's command-line flag may override it).
+//! - `allowList`: `identifier/apiName` keys (used in allow-list mode).
+//! - `rules`: `identifier/apiName` → rule list. A rule is `{match?, policy,
+//!   examples?}`; `match` maps a parameter to a matcher (see
+//!   [`Matcher`](crate::Matcher)); `examples.match` / `examples.notMatch`
+//!   list argument objects (or bare values, for one-parameter rules) the rule
+//!   must / must not match, checked at load time.
+//! - `blacklist`: `"default"` (the built-ins, also when absent), `"none"`, or
+//!   `{"base": "default"|"none", "remove": [ids], "add": [entries]}` where an
+//!   entry is `{"id", "policy", "command": matcher}` or `{"id", "policy",
+//!   "path": glob}`, with an optional `"message"`.
+//!
+//! Unknown fields, unknown policies or modes, bad keys, bad regexes and
+//! failing examples are errors that name the place as a JSON pointer.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::{Map, Value};
+use tool_core::{ArgMatcher, InterventionPolicy, InterventionRule, RuleExamples};
+
+use crate::blacklist::{Blacklist, BlacklistEntry};
+use crate::engine::{ApprovalMode, PolicyEngine};
+use crate::error::{Error, push_pointer};
+use crate::rules::RuleSet;
+
+/// The largest policy file [`PolicyFile::load`] reads.
+pub const MAX_POLICY_FILE_BYTES: u64 = 4 * 1024 * 1024;
+
+/// A loaded, checked policy file.
+#[derive(Debug, Clone)]
+pub struct PolicyFile {
+    /// The file's mode, if it sets one.
+    pub mode: Option<ApprovalMode>,
+    /// `identifier/apiName` keys that run in allow-list mode.
+    pub allow_list: Vec<String>,
+    /// Host rules per `identifier/apiName`.
+    pub rules: BTreeMap<String, Vec<InterventionRule>>,
+    /// The blacklist (`None` for `"none"`).
+    pub blacklist: Option<Blacklist>,
+}
+
+impl Default for PolicyFile {
+    fn default() -> Self {
+        Self {
+            mode: None,
+            allow_list: Vec::new(),
+            rules: BTreeMap::new(),
+            blacklist: Some(Blacklist::builtin()),
+        }
+    }
+}
+
+impl PolicyFile {
+    /// Reads and checks a policy file.
+    pub fn load(path: &Path) -> Result<Self, Error> {
+        let io = |e: std::io::Error| Error::Io {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        };
+        let size = std::fs::metadata(path).map_err(io)?.len();
+        if size > MAX_POLICY_FILE_BYTES {
+            return Err(Error::Io {
+                path: path.to_path_buf(),
+                message: format!("the file is {size} bytes; the limit is {MAX_POLICY_FILE_BYTES}"),
+            });
+        }
+        let text = std::fs::read_to_string(path).map_err(io)?;
+        Self::from_json(&text)
+    }
+
+    /// Parses and checks a policy document.
+    ///
+    /// ```
+    /// use tool_approval::PolicyFile;
+    /// let err = PolicyFile::from_json(r#"{"rules": {"a/b": [{"policy": "sometimes"}]}}"#).unwrap_err();
+    /// assert_eq!(err.pointer(), Some("/rules/a~1b/0/policy"));
+    /// ```
+    pub fn from_json(text: &str) -> Result<Self, Error> {
+        let value: Value = serde_json::from_str(text).map_err(|e| Error::Json {
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        })?;
+        Self::from_value(&value)
+    }
+
+    /// Checks a policy document already parsed as JSON.
+    pub fn from_value(value: &Value) -> Result<Self, Error> {
+        let map = object(value, "")?;
+        known_keys(map, "", &["mode", "allowList", "rules", "blacklist"])?;
+        let mut file = Self::default();
+        if let Some(mode) = map.get("mode") {
+            let text = string(mode, "/mode")?;
+            file.mode = Some(text.parse()?);
+        }
+        if let Some(list) = map.get("allowList") {
+            for (i, item) in array(list, "/allowList")?.iter().enumerate() {
+                let at = push_pointer("/allowList", i);
+                let key = string(item, &at)?;
+                check_key(key, &at)?;
+                file.allow_list.push(key.to_owned());
+            }
+        }
+        if let Some(rules) = map.get("rules") {
+            for (key, list) in object(rules, "/rules")? {
+                let at = push_pointer("/rules", key);
+                check_key(key, &at)?;
+                file.rules.insert(key.clone(), parse_rules(list, &at)?);
+            }
+        }
+        if let Some(blacklist) = map.get("blacklist") {
+            file.blacklist = parse_blacklist(blacklist)?;
+        }
+        Ok(file)
+    }
+
+    /// A [`PolicyEngine`] configured by this file (other settings at their defaults).
+    pub fn engine(&self) -> Result<PolicyEngine, Error> {
+        PolicyEngine::builder().policy_file(self).build()
+    }
+}
+
+/// Checks an `identifier/apiName` key.
+pub(crate) fn check_key(key: &str, pointer: &str) -> Result<(), Error> {
+    let valid_name = |s: &str| {
+        !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    };
+    match key.split_once('/') {
+        Some((tool, api)) if valid_name(tool) && valid_name(api) => Ok(()),
+        _ => Err(Error::invalid(
+            pointer,
+            &Value::String(key.to_owned()),
+            "expected an `identifier/apiName` key ([A-Za-z0-9_-]+/[A-Za-z0-9_-]+)",
+        )),
+    }
+}
+
+fn object<'v>(value: &'v Value, at: &str) -> Result<&'v Map<String, Value>, Error> {
+    value
+        .as_object()
+        .ok_or_else(|| Error::invalid(at, value, "expected an object"))
+}
+
+fn array<'v>(value: &'v Value, at: &str) -> Result<&'v Vec<Value>, Error> {
+    value
+        .as_array()
+        .ok_or_else(|| Error::invalid(at, value, "expected an array"))
+}
+
+fn string<'v>(value: &'v Value, at: &str) -> Result<&'v str, Error> {
+    value
+        .as_str()
+        .ok_or_else(|| Error::invalid(at, value, "expected a string"))
+}
+
+fn known_keys(map: &Map<String, Value>, at: &str, known: &[&str]) -> Result<(), Error> {
+    for (key, value) in map {
+        if !known.contains(&key.as_str()) {
+            return Err(Error::invalid(
+                &push_pointer(at, key),
+                value,
+                format!(
+                    "unknown field `{key}`, expected one of {}",
+                    known.join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn policy(value: &Value, at: &str) -> Result<InterventionPolicy, Error> {
+    match value.as_str() {
+        Some("never") => Ok(InterventionPolicy::Never),
+        Some("required") => Ok(InterventionPolicy::Required),
+        Some("always") => Ok(InterventionPolicy::Always),
+        Some("deny") => Ok(InterventionPolicy::Deny),
+        _ => Err(Error::invalid(
+            at,
+            value,
+            "unknown policy, expected one of never, required, always, deny",
+        )),
+    }
+}
+
+fn matcher(value: &Value, at: &str) -> Result<ArgMatcher, Error> {
+    match value {
+        Value::String(s) => Ok(ArgMatcher::Pattern(s.clone())),
+        Value::Object(map) => {
+            known_keys(map, at, &["regex"])?;
+            let regex = map
+                .get("regex")
+                .ok_or_else(|| Error::invalid(at, value, "expected `{\"regex\": \"…\"}`"))?;
+            Ok(ArgMatcher::Regex {
+                regex: string(regex, &push_pointer(at, "regex"))?.to_owned(),
+            })
+        }
+        other => Err(Error::invalid(
+            at,
+            other,
+            "expected a pattern string or {\"regex\": …}",
+        )),
+    }
+}
+
+/// Parses, compiles and self-checks a rule list at `at`.
+pub(crate) fn parse_rules(value: &Value, at: &str) -> Result<Vec<InterventionRule>, Error> {
+    let mut rules = Vec::new();
+    for (i, item) in array(value, at)?.iter().enumerate() {
+        let here = push_pointer(at, i);
+        let map = object(item, &here)?;
+        known_keys(map, &here, &["match", "policy", "examples"])?;
+        let policy_value = map
+            .get("policy")
+            .ok_or_else(|| Error::invalid(&here, item, "a rule needs a `policy`"))?;
+        let policy = policy(policy_value, &push_pointer(&here, "policy"))?;
+        let matches = match map.get("match") {
+            None => None,
+            Some(m) => {
+                let match_at = push_pointer(&here, "match");
+                let mut out = BTreeMap::new();
+                for (param, v) in object(m, &match_at)? {
+                    out.insert(param.clone(), matcher(v, &push_pointer(&match_at, param))?);
+                }
+                Some(out)
+            }
+        };
+        let examples = match map.get("examples") {
+            None => None,
+            Some(e) => {
+                let ex_at = push_pointer(&here, "examples");
+                let ex = object(e, &ex_at)?;
+                known_keys(ex, &ex_at, &["match", "notMatch"])?;
+                let list = |k: &str| -> Result<Vec<Value>, Error> {
+                    ex.get(k).map_or(Ok(Vec::new()), |v| {
+                        array(v, &push_pointer(&ex_at, k)).cloned()
+                    })
+                };
+                Some(RuleExamples {
+                    matches: list("match")?,
+                    not_match: list("notMatch")?,
+                })
+            }
+        };
+        rules.push(InterventionRule {
+            matches,
+            policy,
+            examples,
+        });
+    }
+    let compiled = RuleSet::compile_at(&rules, at)?;
+    for (i, rule) in rules.iter().enumerate() {
+        let Some(examples) = &rule.examples else {
+            continue;
+        };
+        let here = push_pointer(&push_pointer(at, i), "examples");
+        for (key, list, expect) in [
+            ("match", &examples.matches, true),
+            ("notMatch", &examples.not_match, false),
+        ] {
+            for (j, example) in list.iter().enumerate() {
+                let ex_at = push_pointer(&push_pointer(&here, key), j);
+                let args = example_args(example, &compiled.params(i), &ex_at)?;
+                let matched = compiled.rule_matches(i, &args, None);
+                if matched != expect {
+                    return Err(Error::Example {
+                        pointer: ex_at,
+                        example: example.to_string(),
+                        matched,
+                    });
+                }
+            }
+        }
+    }
+    Ok(rules)
+}
+
+fn example_args(example: &Value, params: &[&str], at: &str) -> Result<Value, Error> {
+    if example.is_object() {
+        return Ok(example.clone());
+    }
+    match params {
+        [param] => Ok(serde_json::json!({ *param: example })),
+        _ => Err(Error::invalid(
+            at,
+            example,
+            "a bare example needs a rule that matches exactly one parameter; give an argument object",
+        )),
+    }
+}
+
+fn parse_blacklist(value: &Value) -> Result<Option<Blacklist>, Error> {
+    let at = "/blacklist";
+    let base = |v: &Value, at: &str| match v.as_str() {
+        Some("default") => Ok(Some(Blacklist::builtin())),
+        Some("none") => Ok(None),
+        _ => Err(Error::invalid(at, v, "expected \"default\" or \"none\"")),
+    };
+    let Value::Object(map) = value else {
+        return base(value, at);
+    };
+    known_keys(map, at, &["base", "remove", "add"])?;
+    let mut list = match map.get("base") {
+        Some(b) => base(b, &push_pointer(at, "base"))?.unwrap_or_else(Blacklist::empty),
+        None => Blacklist::builtin(),
+    };
+    if let Some(remove) = map.get("remove") {
+        let rm_at = push_pointer(at, "remove");
+        for (i, id) in array(remove, &rm_at)?.iter().enumerate() {
+            list = list.without(string(id, &push_pointer(&rm_at, i))?);
+        }
+    }
+    if let Some(add) = map.get("add") {
+        let add_at = push_pointer(at, "add");
+        for (i, entry) in array(add, &add_at)?.iter().enumerate() {
+            let here = push_pointer(&add_at, i);
+            let e = object(entry, &here)?;
+            known_keys(e, &here, &["id", "policy", "command", "path", "message"])?;
+            let id = string(
+                e.get("id").unwrap_or(&Value::Null),
+                &push_pointer(&here, "id"),
+            )?;
+            let policy = policy(
+                e.get("policy").unwrap_or(&Value::Null),
+                &push_pointer(&here, "policy"),
+            )?;
+            let message = match e.get("message") {
+                Some(m) => string(m, &push_pointer(&here, "message"))?.to_owned(),
+                None => format!("matches the host's blacklist entry `{id}`"),
+            };
+            let relocate = |err: Error, field: &str| match err {
+                Error::Regex {
+                    pattern, message, ..
+                } => Error::Regex {
+                    pointer: push_pointer(&here, field),
+                    pattern,
+                    message,
+                },
+                Error::Glob {
+                    pattern, message, ..
+                } => Error::Glob {
+                    pointer: push_pointer(&here, field),
+                    pattern,
+                    message,
+                },
+                Error::Invalid { input, message, .. } => Error::Invalid {
+                    pointer: push_pointer(&here, field),
+                    input,
+                    message,
+                },
+                other => other,
+            };
+            let built = match (e.get("command"), e.get("path")) {
+                (Some(c), None) => {
+                    let m = matcher(c, &push_pointer(&here, "command"))?;
+                    BlacklistEntry::command(id, policy, &m, message)
+                        .map_err(|err| relocate(err, "command"))?
+                }
+                (None, Some(p)) => {
+                    let glob = string(p, &push_pointer(&here, "path"))?;
+                    BlacklistEntry::path(id, policy, glob, message)
+                        .map_err(|err| relocate(err, "path"))?
+                }
+                _ => {
+                    return Err(Error::invalid(
+                        &here,
+                        entry,
+                        "an entry needs exactly one of `command` or `path`",
+                    ));
+                }
+            };
+            list = list.with(built);
+        }
+    }
+    Ok(Some(list))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(text: &str) -> Error {
+        match PolicyFile::from_json(text) {
+            Err(e) => e,
+            Ok(_) => panic!("expected an error for {text}"),
+        }
+    }
+
+    #[test]
+    fn errors_name_the_place() {
+        assert_eq!(err(r#"{"mdoe": "manual"}"#).pointer(), Some("/mdoe"));
+        assert_eq!(err(r#"{"mode": "yolo"}"#).pointer(), Some("/mode"));
+        assert_eq!(
+            err(r#"{"allowList": ["nokey"]}"#).pointer(),
+            Some("/allowList/0")
+        );
+        assert_eq!(
+            err(r#"{"rules": {"a/b/c": []}}"#).pointer(),
+            Some("/rules/a~1b~1c")
+        );
+        assert_eq!(
+            err(r#"{"rules": {"a/b": [{"match": {"x": {"regex": "("}}, "policy": "never"}]}}"#)
+                .pointer(),
+            Some("/rules/a~1b/0/match/x")
+        );
+        assert_eq!(
+            err(r#"{"rules": {"a/b": [{"policy": "never", "extra": 1}]}}"#).pointer(),
+            Some("/rules/a~1b/0/extra")
+        );
+        assert_eq!(
+            err(r#"{"blacklist": "some"}"#).pointer(),
+            Some("/blacklist")
+        );
+        assert_eq!(
+            err(r#"{"blacklist": {"add": [{"id": "x", "policy": "deny", "command": {"regex": "["}}]}}"#).pointer(),
+            Some("/blacklist/add/0/command")
+        );
+        assert!(matches!(err("{"), Error::Json { line: 1, .. }));
+    }
+
+    #[test]
+    fn examples_are_checked_at_load() {
+        let bad = r#"{"rules": {"a/b": [{"match": {"command": "git status:*"}, "policy": "never",
+            "examples": {"match": ["git status"], "notMatch": ["git status && rm -rf ~", "git statusx"]}}]}}"#;
+        assert!(PolicyFile::from_json(bad).is_ok());
+        let wrong = r#"{"rules": {"a/b": [{"match": {"command": "git *"}, "policy": "never",
+            "examples": {"notMatch": ["git status"]}}]}}"#;
+        let e = err(wrong);
+        assert!(e.is_example_failure());
+        assert_eq!(e.pointer(), Some("/rules/a~1b/0/examples/notMatch/0"));
+    }
+
+    #[test]
+    fn blacklist_forms() {
+        assert!(
+            PolicyFile::from_json(r#"{"blacklist": "none"}"#)
+                .unwrap()
+                .blacklist
+                .is_none()
+        );
+        let f = PolicyFile::from_json(
+            r#"{"blacklist": {"base": "default", "remove": ["read-secrets"], "add": [{"id": "p", "policy": "deny", "path": "/srv/**"}]}}"#,
+        )
+        .unwrap();
+        let list = f.blacklist.unwrap();
+        assert!(list.entries().iter().all(|e| e.id() != "read-secrets"));
+        assert_eq!(list.entries().last().map(|e| e.id()), Some("p"));
+    }
+}

@@ -1,0 +1,222 @@
+//! Compiled rule lists: `[{match: {param: matcher}, policy}, …]`.
+//!
+//! The first matching rule decides, except that a matching `always` or
+//! `deny` rule anywhere in the list wins over a weaker first match. A rule
+//! without `match` always matches. A `never` rule's matchers *approve*
+//! (every part of a shell command must match); other rules' matchers
+//! *trigger* (any part is enough). See [`MatchMode`].
+
+use serde_json::Value;
+use tool_core::{InterventionPolicy, InterventionRule};
+
+use crate::arguments::is_command_param;
+use crate::error::{Error, push_pointer};
+use crate::matcher::{MatchMode, Matcher, Subject};
+
+/// A compiled rule list.
+#[derive(Debug, Clone, Default)]
+pub struct RuleSet {
+    rules: Vec<CompiledRule>,
+}
+
+#[derive(Debug, Clone)]
+struct CompiledRule {
+    matchers: Vec<(String, Matcher)>,
+    policy: InterventionPolicy,
+}
+
+/// The rule that decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleHit {
+    /// Index of the rule in its list.
+    pub index: usize,
+    /// The rule's policy.
+    pub policy: InterventionPolicy,
+    /// `rules[2]` plus the matchers, e.g. `rules[0] (command ~ "git status:*")`.
+    pub detail: String,
+}
+
+impl RuleSet {
+    /// Compiles rules (regexes, globs, prefixes).
+    pub fn compile(rules: &[InterventionRule]) -> Result<Self, Error> {
+        Self::compile_at(rules, "")
+    }
+
+    pub(crate) fn compile_at(rules: &[InterventionRule], base: &str) -> Result<Self, Error> {
+        let mut compiled = Vec::with_capacity(rules.len());
+        for (index, rule) in rules.iter().enumerate() {
+            let here = push_pointer(base, index);
+            let mut matchers = Vec::new();
+            for (param, matcher) in rule.matches.iter().flatten() {
+                let at = push_pointer(&push_pointer(&here, "match"), param);
+                matchers.push((param.clone(), Matcher::compile_at(matcher, &at)?));
+            }
+            compiled.push(CompiledRule {
+                matchers,
+                policy: rule.policy,
+            });
+        }
+        Ok(Self { rules: compiled })
+    }
+
+    /// The number of rules.
+    pub fn len(&self) -> usize {
+        self.rules.len()
+    }
+
+    /// True when the list has no rules.
+    pub fn is_empty(&self) -> bool {
+        self.rules.is_empty()
+    }
+
+    /// The deciding rule for `args`, or `None` when no rule matches.
+    /// `schema` (the API's parameters) marks extra shell-command parameters.
+    pub fn evaluate(&self, args: &Value, schema: Option<&Value>) -> Option<RuleHit> {
+        let subjects = Subjects::new(args, schema);
+        let mut first: Option<RuleHit> = None;
+        let mut strongest: Option<RuleHit> = None;
+        for (index, rule) in self.rules.iter().enumerate() {
+            let is_strong = rule.policy >= InterventionPolicy::Always;
+            if first.is_some() && !is_strong {
+                continue;
+            }
+            if !rule.matches(&subjects) {
+                continue;
+            }
+            let hit = RuleHit {
+                index,
+                policy: rule.policy,
+                detail: rule.describe(index),
+            };
+            if first.is_none() {
+                first = Some(hit.clone());
+            }
+            if is_strong && strongest.as_ref().is_none_or(|s| hit.policy > s.policy) {
+                strongest = Some(hit);
+            }
+        }
+        match (first, strongest) {
+            (Some(f), Some(s)) if s.policy > f.policy => Some(s),
+            (first, _) => first,
+        }
+    }
+
+    /// Whether rule `index` matches `args` on its own.
+    pub fn rule_matches(&self, index: usize, args: &Value, schema: Option<&Value>) -> bool {
+        let subjects = Subjects::new(args, schema);
+        self.rules.get(index).is_some_and(|r| r.matches(&subjects))
+    }
+
+    /// The parameter names rule `index` matches on.
+    pub(crate) fn params(&self, index: usize) -> Vec<&str> {
+        self.rules
+            .get(index)
+            .map(|r| r.matchers.iter().map(|(p, _)| p.as_str()).collect())
+            .unwrap_or_default()
+    }
+}
+
+impl CompiledRule {
+    fn matches(&self, subjects: &Subjects<'_>) -> bool {
+        let mode = if self.policy == InterventionPolicy::Never {
+            MatchMode::Approve
+        } else {
+            MatchMode::Trigger
+        };
+        self.matchers.iter().all(|(param, matcher)| {
+            subjects
+                .get(param)
+                .is_some_and(|s| matcher.matches_subject(s, mode))
+        })
+    }
+
+    fn describe(&self, index: usize) -> String {
+        if self.matchers.is_empty() {
+            return format!("rules[{index}] (no match: always applies)");
+        }
+        let list: Vec<String> = self
+            .matchers
+            .iter()
+            .map(|(p, m)| format!("{p} ~ {:?}", m.source()))
+            .collect();
+        format!("rules[{index}] ({})", list.join(", "))
+    }
+}
+
+/// The argument values a rule list looks at, each parsed at most once.
+struct Subjects<'v> {
+    entries: Vec<(&'v str, Subject<'v>)>,
+}
+
+impl<'v> Subjects<'v> {
+    fn new(args: &'v Value, schema: Option<&Value>) -> Self {
+        let entries = args
+            .as_object()
+            .map(|map| {
+                map.iter()
+                    .map(|(k, v)| (k.as_str(), Subject::new(v, is_command_param(k, schema))))
+                    .collect()
+            })
+            .unwrap_or_default();
+        Self { entries }
+    }
+
+    fn get(&self, param: &str) -> Option<&Subject<'v>> {
+        self.entries
+            .iter()
+            .find(|(k, _)| *k == param)
+            .map(|(_, s)| s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn rules(value: Value) -> RuleSet {
+        let rules: Vec<InterventionRule> = serde_json::from_value(value).unwrap();
+        RuleSet::compile(&rules).unwrap()
+    }
+
+    #[test]
+    fn first_match_decides_but_later_deny_wins() {
+        let set = rules(json!([
+            {"match": {"command": "git:*"}, "policy": "never"},
+            {"match": {"command": "git push:*"}, "policy": "deny"},
+            {"policy": "required"}
+        ]));
+        assert_eq!(
+            set.evaluate(&json!({"command": "git status"}), None)
+                .unwrap()
+                .index,
+            0
+        );
+        let hit = set.evaluate(&json!({"command": "git push"}), None).unwrap();
+        assert_eq!((hit.index, hit.policy), (1, InterventionPolicy::Deny));
+        assert_eq!(
+            set.evaluate(&json!({"command": "ls"}), None).unwrap().index,
+            2
+        );
+    }
+
+    #[test]
+    fn missing_parameter_does_not_match() {
+        let set = rules(json!([{"match": {"command": "ls:*"}, "policy": "never"}]));
+        assert!(set.evaluate(&json!({}), None).is_none());
+    }
+
+    #[test]
+    fn all_matchers_of_a_rule_must_match() {
+        let set = rules(json!([{"match": {"command": "ls:*", "cwd": "/w"}, "policy": "never"}]));
+        assert!(
+            set.evaluate(&json!({"command": "ls", "cwd": "/w"}), None)
+                .is_some()
+        );
+        assert!(
+            set.evaluate(&json!({"command": "ls", "cwd": "/x"}), None)
+                .is_none()
+        );
+    }
+}

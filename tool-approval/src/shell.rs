@@ -1,0 +1,718 @@
+//! Splits a shell command into the simple commands it would run.
+//!
+//! The parser is tree-sitter-bash, which is error tolerant: any input gives a
+//! tree, with `ERROR` nodes where the text is not valid Bash. [`ShellCommand`]
+//! walks that tree and records
+//!
+//! - every simple command (`git add .`), including those hidden inside command
+//!   or process substitutions, subshells, `eval` arguments and `bash -c`
+//!   strings (those are marked [`SimpleCommand::nested`]);
+//! - every [`Hazard`]: a construct whose effect a prefix rule cannot judge
+//!   (substitution, redirection to a file, expansion in the command word, a
+//!   syntax error…). A command with any hazard is never approved by a prefix
+//!   rule, but its parts are still checked by deny and `always` rules.
+//!
+//! Parsing never panics: inputs over [`MAX_COMMAND_BYTES`] are not parsed at
+//! all (they carry [`Hazard::TooLong`]), and the tree walk stops at a fixed
+//! depth.
+
+use std::cell::RefCell;
+
+use serde::Serialize;
+use tree_sitter::{Node, Parser};
+
+/// Commands longer than this (in bytes) are not parsed; they cannot be
+/// approved by a prefix rule and they trigger every deny/`always` prefix rule.
+pub const MAX_COMMAND_BYTES: usize = 16 * 1024;
+
+/// How deep the syntax tree walk goes before it gives up (with [`Hazard::TooDeep`]).
+const MAX_TREE_DEPTH: usize = 200;
+
+/// How many levels of `bash -c '…'` / `eval` strings are parsed recursively.
+const MAX_NESTED_SCRIPTS: usize = 3;
+
+/// A construct that prevents a prefix rule from approving a command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Hazard {
+    /// `$(…)` or backticks.
+    CommandSubstitution,
+    /// `<(…)` or `>(…)`.
+    ProcessSubstitution,
+    /// `( … )`.
+    Subshell,
+    /// `eval …`.
+    Eval,
+    /// `bash -c '…'`, `sh -c`, `env -S`, and similar strings run as scripts.
+    ShellString,
+    /// Redirection to or from a file (other than `/dev/null` and fd duplication).
+    Redirect,
+    /// A here-document or here-string.
+    Heredoc,
+    /// The command word itself is computed (`$CMD args`, `"${x}"`).
+    DynamicCommandWord,
+    /// A `VAR=value` assignment (alone or before a command).
+    Assignment,
+    /// Control flow, function definitions, `[[ … ]]`, declarations.
+    Compound,
+    /// The text is not valid Bash (the tree has `ERROR` or missing nodes).
+    Syntax,
+    /// The text is longer than [`MAX_COMMAND_BYTES`].
+    TooLong,
+    /// The syntax tree is nested deeper than the walker follows.
+    TooDeep,
+    /// The text is empty or only comments.
+    Empty,
+}
+
+impl Hazard {
+    /// A short human description.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::CommandSubstitution => "command substitution",
+            Self::ProcessSubstitution => "process substitution",
+            Self::Subshell => "a subshell",
+            Self::Eval => "eval",
+            Self::ShellString => "a script string run by a shell",
+            Self::Redirect => "a redirection to a file",
+            Self::Heredoc => "a here-document",
+            Self::DynamicCommandWord => "a computed command word",
+            Self::Assignment => "a variable assignment",
+            Self::Compound => "a compound statement",
+            Self::Syntax => "a syntax error",
+            Self::TooLong => "a command too long to analyse",
+            Self::TooDeep => "nesting too deep to analyse",
+            Self::Empty => "an empty command",
+        }
+    }
+}
+
+/// One simple command: assignments, words, redirection targets.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SimpleCommand {
+    /// Leading `VAR=value` assignments, as written.
+    pub assignments: Vec<String>,
+    /// The command word and its arguments, with quotes removed. Expansions
+    /// are kept as written (`$HOME`).
+    pub words: Vec<String>,
+    /// Files this command is redirected to or from.
+    pub redirects: Vec<String>,
+    /// Inside a substitution, subshell, `eval` or `-c` string, or recovered
+    /// from text the parser could not read.
+    pub nested: bool,
+}
+
+impl SimpleCommand {
+    /// The command word, if any.
+    pub fn program(&self) -> Option<&str> {
+        self.words.first().map(String::as_str)
+    }
+}
+
+/// A parsed shell command: its simple commands and its hazards.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ShellCommand {
+    parts: Vec<SimpleCommand>,
+    hazards: Vec<Hazard>,
+}
+
+thread_local! {
+    static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
+}
+
+impl ShellCommand {
+    /// Parses `source`. Never panics; see the module docs for limits.
+    ///
+    /// ```
+    /// use tool_approval::{Hazard, ShellCommand};
+    /// let cmd = ShellCommand::parse("git add . && rm -rf ~");
+    /// assert_eq!(cmd.parts().len(), 2);
+    /// assert_eq!(cmd.parts()[1].words, ["rm", "-rf", "~"]);
+    /// assert!(cmd.hazards().is_empty());
+    /// let cmd = ShellCommand::parse("echo $(whoami)");
+    /// assert!(cmd.hazards().contains(&Hazard::CommandSubstitution));
+    /// ```
+    pub fn parse(source: &str) -> Self {
+        let mut out = Self::default();
+        out.parse_into(source, 0, false);
+        out.hazards.sort_unstable();
+        out.hazards.dedup();
+        out
+    }
+
+    /// The simple commands, in source order (nested ones after their host).
+    pub fn parts(&self) -> &[SimpleCommand] {
+        &self.parts
+    }
+
+    /// The hazards found anywhere in the command, sorted, without duplicates.
+    pub fn hazards(&self) -> &[Hazard] {
+        &self.hazards
+    }
+
+    /// True when the command has no hazard: every part is a plain simple command.
+    pub fn is_plain(&self) -> bool {
+        self.hazards.is_empty()
+    }
+
+    fn parse_into(&mut self, source: &str, level: usize, nested: bool) {
+        if source.len() > MAX_COMMAND_BYTES {
+            self.hazards.push(Hazard::TooLong);
+            return;
+        }
+        let before = self.parts.len();
+        let parsed = PARSER.with(|cell| {
+            let mut slot = cell.borrow_mut();
+            if slot.is_none() {
+                let mut parser = Parser::new();
+                if parser
+                    .set_language(&tree_sitter_bash::LANGUAGE.into())
+                    .is_err()
+                {
+                    return None;
+                }
+                *slot = Some(parser);
+            }
+            slot.as_mut().and_then(|p| p.parse(source, None))
+        });
+        let Some(tree) = parsed else {
+            self.hazards.push(Hazard::Syntax);
+            self.fallback(source);
+            return;
+        };
+        let root = tree.root_node();
+        let mut walker = Walker {
+            src: source.as_bytes(),
+            out: self,
+            level,
+        };
+        walker.visit(root, 0, nested);
+        if root.has_error() {
+            self.hazards.push(Hazard::Syntax);
+            self.fallback(source);
+        }
+        if self.parts.len() == before && !self.hazards.contains(&Hazard::Syntax) && level == 0 {
+            self.hazards.push(Hazard::Empty);
+        }
+    }
+
+    /// Recovers parts from text the parser could not read, so deny rules
+    /// still see them: split on every operator character, then tokenise.
+    fn fallback(&mut self, source: &str) {
+        for segment in source.split(['\n', ';', '&', '|', '(', ')', '`', '{', '}', '<', '>']) {
+            let segment = segment.trim_start_matches('$');
+            let words = tokenize(segment);
+            if words.is_empty() {
+                continue;
+            }
+            self.parts.push(SimpleCommand {
+                words,
+                nested: true,
+                ..SimpleCommand::default()
+            });
+        }
+    }
+}
+
+struct Walker<'s, 'o> {
+    src: &'s [u8],
+    out: &'o mut ShellCommand,
+    level: usize,
+}
+
+impl Walker<'_, '_> {
+    fn text(&self, node: Node<'_>) -> String {
+        String::from_utf8_lossy(self.src.get(node.byte_range()).unwrap_or_default()).into_owned()
+    }
+
+    fn hazard(&mut self, hazard: Hazard) {
+        self.out.hazards.push(hazard);
+    }
+
+    fn visit_children(&mut self, node: Node<'_>, depth: usize, nested: bool) {
+        let mut cursor = node.walk();
+        let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+        for child in children {
+            self.visit(child, depth + 1, nested);
+        }
+    }
+
+    fn visit(&mut self, node: Node<'_>, depth: usize, nested: bool) {
+        if depth > MAX_TREE_DEPTH {
+            self.hazard(Hazard::TooDeep);
+            return;
+        }
+        if node.is_error() || node.is_missing() {
+            self.hazard(Hazard::Syntax);
+        }
+        match node.kind() {
+            "command" => self.command(node, depth, nested),
+            "subshell" => {
+                self.hazard(Hazard::Subshell);
+                self.visit_children(node, depth, true);
+            }
+            "command_substitution" => {
+                self.hazard(Hazard::CommandSubstitution);
+                self.visit_children(node, depth, true);
+            }
+            "process_substitution" => {
+                self.hazard(Hazard::ProcessSubstitution);
+                self.visit_children(node, depth, true);
+            }
+            "redirected_statement" => {
+                let start = self.out.parts.len();
+                let mut targets = Vec::new();
+                let mut cursor = node.walk();
+                let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+                for child in children {
+                    match child.kind() {
+                        "file_redirect" | "heredoc_redirect" | "herestring_redirect" => {
+                            self.redirect(child, depth + 1, nested, &mut targets);
+                        }
+                        _ => self.visit(child, depth + 1, nested),
+                    }
+                }
+                let end = self.out.parts.len();
+                for part in self.out.parts.get_mut(start..end).unwrap_or_default() {
+                    part.redirects.extend(targets.iter().cloned());
+                }
+            }
+            "program" | "list" | "pipeline" | "negated_command" | "comment" | "&&" | "||" | "|"
+            | "|&" | ";" | "&" | "\n" | "!" | "(" | ")" | "`" | "$(" => {
+                self.visit_children(node, depth, nested);
+            }
+            "variable_assignment" | "variable_assignments" => {
+                self.hazard(Hazard::Assignment);
+                self.visit_children(node, depth, nested);
+            }
+            "file_redirect" | "heredoc_redirect" | "herestring_redirect" => {
+                let mut targets = Vec::new();
+                self.redirect(node, depth, nested, &mut targets);
+            }
+            "ERROR" => self.visit_children(node, depth, nested),
+            kind if is_expression_leaf(kind) => {
+                // A word or string outside a command: look inside for substitutions.
+                self.visit_children(node, depth, nested);
+            }
+            _ => {
+                self.hazard(Hazard::Compound);
+                self.visit_children(node, depth, nested);
+            }
+        }
+    }
+
+    fn redirect(&mut self, node: Node<'_>, depth: usize, nested: bool, targets: &mut Vec<String>) {
+        match node.kind() {
+            "heredoc_redirect" | "herestring_redirect" => {
+                self.hazard(Hazard::Heredoc);
+                self.visit_children(node, depth, nested);
+                return;
+            }
+            _ => {}
+        }
+        let mut duplicating = false;
+        let mut cursor = node.walk();
+        let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+        for (index, child) in children.iter().enumerate() {
+            let field = u32::try_from(index)
+                .ok()
+                .and_then(|i| node.field_name_for_child(i));
+            if !child.is_named() {
+                let op = self.text(*child);
+                duplicating = op == ">&" || op == "<&" || op == ">&-" || op == "<&-";
+                continue;
+            }
+            if field == Some("descriptor") || child.kind() == "file_descriptor" && field.is_none() {
+                continue;
+            }
+            let (target, _) = self.word(*child, depth + 1);
+            let harmless = target == "/dev/null"
+                || (duplicating && (target == "-" || target.chars().all(|c| c.is_ascii_digit())));
+            if !harmless {
+                self.hazard(Hazard::Redirect);
+                targets.push(target);
+            }
+        }
+    }
+
+    fn command(&mut self, node: Node<'_>, depth: usize, nested: bool) {
+        let mut part = SimpleCommand {
+            nested,
+            ..SimpleCommand::default()
+        };
+        let mut targets = Vec::new();
+        let mut cursor = node.walk();
+        let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+        for child in children {
+            match child.kind() {
+                "variable_assignment" => {
+                    self.hazard(Hazard::Assignment);
+                    part.assignments.push(self.text(child));
+                    self.visit_children(child, depth + 1, true);
+                }
+                "file_redirect" | "herestring_redirect" | "heredoc_redirect" => {
+                    self.redirect(child, depth + 1, nested, &mut targets);
+                }
+                "command_name" => {
+                    let (word, dynamic) = self.word(child, depth + 1);
+                    if dynamic {
+                        self.hazard(Hazard::DynamicCommandWord);
+                    }
+                    part.words.push(word);
+                }
+                "subshell" => self.visit(child, depth + 1, nested),
+                _ if child.is_named() => {
+                    let (word, _) = self.word(child, depth + 1);
+                    part.words.push(word);
+                }
+                _ => {
+                    // Anonymous tokens inside a command (`$`, `==`, `=~`).
+                    let text = self.text(child);
+                    if !text.trim().is_empty() {
+                        part.words.push(text);
+                    }
+                }
+            }
+        }
+        part.redirects = targets;
+        let scripts = self.scripts_run_by(&part);
+        self.out.parts.push(part);
+        for script in scripts {
+            if self.level < MAX_NESTED_SCRIPTS {
+                self.out.parse_into(&script, self.level + 1, true);
+            } else {
+                self.hazard(Hazard::TooDeep);
+            }
+        }
+    }
+
+    /// Scripts a command runs from its arguments (`eval`, `bash -c`), which
+    /// are parsed too so deny rules see inside them.
+    fn scripts_run_by(&mut self, part: &SimpleCommand) -> Vec<String> {
+        let Some(program) = part.program() else {
+            return Vec::new();
+        };
+        let name = basename(program);
+        let args = part.words.get(1..).unwrap_or_default();
+        if name == "eval" {
+            self.hazard(Hazard::Eval);
+            return vec![args.join(" ")];
+        }
+        if is_shell(name) {
+            let mut iter = args.iter();
+            while let Some(arg) = iter.next() {
+                if arg.starts_with('-') && !arg.starts_with("--") && arg.contains('c') {
+                    self.hazard(Hazard::ShellString);
+                    return iter.next().cloned().into_iter().collect();
+                }
+                if !arg.starts_with('-') && !arg.starts_with('+') {
+                    break;
+                }
+            }
+        }
+        Vec::new()
+    }
+
+    /// The text of a word with quoting removed, and whether it is computed.
+    fn word(&mut self, node: Node<'_>, depth: usize) -> (String, bool) {
+        if depth > MAX_TREE_DEPTH {
+            self.hazard(Hazard::TooDeep);
+            return (self.text(node), true);
+        }
+        if node.is_error() || node.is_missing() {
+            self.hazard(Hazard::Syntax);
+        }
+        match node.kind() {
+            "word" | "number" => (unescape_bare(&self.text(node)), false),
+            "raw_string" => {
+                let text = self.text(node);
+                let inner = text
+                    .strip_prefix('\'')
+                    .and_then(|t| t.strip_suffix('\''))
+                    .unwrap_or(&text);
+                (inner.to_owned(), false)
+            }
+            "string_content" => (unescape_double(&self.text(node)), false),
+            "string" | "concatenation" | "command_name" => {
+                let mut out = String::new();
+                let mut dynamic = false;
+                let mut cursor = node.walk();
+                let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+                for child in children {
+                    if !child.is_named() {
+                        let text = self.text(child);
+                        if text != "\"" {
+                            out.push_str(&text);
+                        }
+                        continue;
+                    }
+                    let (text, d) = self.word(child, depth + 1);
+                    out.push_str(&text);
+                    dynamic |= d;
+                }
+                (out, dynamic)
+            }
+            "command_substitution" | "process_substitution" => {
+                let text = self.text(node);
+                self.visit(node, depth, true);
+                (text, true)
+            }
+            _ => {
+                // Expansions, ANSI-C strings, arithmetic, brace expressions:
+                // computed. Keep the source text and look inside.
+                let text = self.text(node);
+                self.visit_children(node, depth, true);
+                (text, true)
+            }
+        }
+    }
+}
+
+fn is_expression_leaf(kind: &str) -> bool {
+    matches!(
+        kind,
+        "word"
+            | "string"
+            | "raw_string"
+            | "concatenation"
+            | "string_content"
+            | "simple_expansion"
+            | "expansion"
+            | "number"
+            | "ansi_c_string"
+            | "translated_string"
+            | "arithmetic_expansion"
+            | "variable_name"
+    )
+}
+
+/// Removes backslash escapes from an unquoted word (`\r\m` → `rm`).
+fn unescape_bare(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.next() {
+                Some('\n') | None => {}
+                Some(next) => out.push(next),
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Removes the escapes that are special inside double quotes.
+fn unescape_double(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.peek() {
+                Some(&next) if matches!(next, '"' | '\\' | '$' | '`') => {
+                    out.push(next);
+                    chars.next();
+                }
+                Some('\n') => {
+                    chars.next();
+                }
+                _ => out.push(c),
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The last path component of a command word (`/usr/bin/rm` → `rm`).
+pub(crate) fn basename(word: &str) -> &str {
+    word.rsplit('/').next().unwrap_or(word)
+}
+
+pub(crate) fn is_shell(name: &str) -> bool {
+    matches!(
+        name,
+        "sh" | "bash"
+            | "zsh"
+            | "dash"
+            | "ksh"
+            | "ash"
+            | "fish"
+            | "csh"
+            | "tcsh"
+            | "mksh"
+            | "busybox"
+    )
+}
+
+/// Splits text into words the way a shell would for a simple command,
+/// honouring single quotes, double quotes and backslashes. Used for rule
+/// prefixes and for text the parser could not read.
+pub(crate) fn tokenize(text: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut current = String::new();
+    let mut in_word = false;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                in_word = true;
+                for q in chars.by_ref() {
+                    if q == '\'' {
+                        break;
+                    }
+                    current.push(q);
+                }
+            }
+            '"' => {
+                in_word = true;
+                while let Some(q) = chars.next() {
+                    match q {
+                        '"' => break,
+                        '\\' => {
+                            if let Some(n) = chars.next() {
+                                if !matches!(n, '"' | '\\' | '$' | '`') {
+                                    current.push('\\');
+                                }
+                                current.push(n);
+                            }
+                        }
+                        _ => current.push(q),
+                    }
+                }
+            }
+            '\\' => {
+                in_word = true;
+                if let Some(n) = chars.next() {
+                    current.push(n);
+                }
+            }
+            c if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut current));
+                    in_word = false;
+                }
+            }
+            c => {
+                in_word = true;
+                current.push(c);
+            }
+        }
+    }
+    if in_word {
+        words.push(current);
+    }
+    words
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(src: &str) -> Vec<Vec<String>> {
+        ShellCommand::parse(src)
+            .parts()
+            .iter()
+            .map(|p| p.words.clone())
+            .collect()
+    }
+
+    #[test]
+    fn splits_on_every_list_operator() {
+        let parts = words("a 1 && b 2 || c; d | e & f\ng");
+        let programs: Vec<&str> = parts.iter().map(|w| w[0].as_str()).collect();
+        assert_eq!(programs, ["a", "b", "c", "d", "e", "f", "g"]);
+    }
+
+    #[test]
+    fn removes_quotes_and_escapes_from_words() {
+        assert_eq!(words(r#""rm" -rf '/'"#), [["rm", "-rf", "/"]]);
+        assert_eq!(words(r"\rm -rf /"), [["rm", "-rf", "/"]]);
+        assert_eq!(words(r#"echo "a\"b""#), [["echo", "a\"b"]]);
+    }
+
+    #[test]
+    fn finds_commands_inside_substitutions() {
+        let cmd = ShellCommand::parse("echo $(rm -rf /) `id`");
+        assert!(cmd.hazards().contains(&Hazard::CommandSubstitution));
+        assert!(
+            cmd.parts()
+                .iter()
+                .any(|p| p.nested && p.words == ["rm", "-rf", "/"])
+        );
+        assert!(cmd.parts().iter().any(|p| p.nested && p.words == ["id"]));
+    }
+
+    #[test]
+    fn parses_shell_c_strings_and_eval() {
+        let cmd = ShellCommand::parse("bash -lc 'rm -rf ~'");
+        assert!(cmd.hazards().contains(&Hazard::ShellString));
+        assert!(cmd.parts().iter().any(|p| p.words == ["rm", "-rf", "~"]));
+        let cmd = ShellCommand::parse("eval \"rm -rf /\"");
+        assert!(cmd.hazards().contains(&Hazard::Eval));
+        assert!(cmd.parts().iter().any(|p| p.words == ["rm", "-rf", "/"]));
+    }
+
+    #[test]
+    fn records_redirect_targets_but_not_fd_duplication() {
+        let cmd = ShellCommand::parse("make 2>&1 >/dev/null");
+        assert!(cmd.is_plain(), "{:?}", cmd.hazards());
+        let cmd = ShellCommand::parse("echo x > /etc/passwd");
+        assert_eq!(cmd.parts()[0].redirects, ["/etc/passwd"]);
+        assert!(cmd.hazards().contains(&Hazard::Redirect));
+    }
+
+    #[test]
+    fn flags_computed_command_words_and_assignments() {
+        assert!(
+            ShellCommand::parse("$CMD x")
+                .hazards()
+                .contains(&Hazard::DynamicCommandWord)
+        );
+        let cmd = ShellCommand::parse("FOO=1 git status");
+        assert!(cmd.hazards().contains(&Hazard::Assignment));
+        assert_eq!(cmd.parts()[0].words, ["git", "status"]);
+    }
+
+    #[test]
+    fn syntax_errors_are_hazards_and_still_yield_parts() {
+        let cmd = ShellCommand::parse("git status && ( rm -rf /");
+        assert!(cmd.hazards().contains(&Hazard::Syntax));
+        assert!(
+            cmd.parts()
+                .iter()
+                .any(|p| p.words.first().map(String::as_str) == Some("rm"))
+        );
+    }
+
+    #[test]
+    fn huge_and_deep_inputs_do_not_panic() {
+        let huge = "a ".repeat(MAX_COMMAND_BYTES);
+        assert_eq!(ShellCommand::parse(&huge).hazards(), [Hazard::TooLong]);
+        let deep = format!("{}x{}", "(".repeat(5000), ")".repeat(5000));
+        let cmd = ShellCommand::parse(&deep);
+        assert!(!cmd.is_plain());
+        let subs = format!("{}x{}", "$(".repeat(3000), ")".repeat(3000));
+        assert!(!ShellCommand::parse(&subs).is_plain());
+    }
+
+    #[test]
+    fn empty_input_is_not_plain() {
+        assert_eq!(ShellCommand::parse("   ").hazards(), [Hazard::Empty]);
+        assert_eq!(
+            ShellCommand::parse("# only a comment").hazards(),
+            [Hazard::Empty]
+        );
+    }
+
+    #[test]
+    fn tokenize_honours_quotes() {
+        assert_eq!(
+            tokenize(r#"git commit -m "a b" 'c d'"#),
+            ["git", "commit", "-m", "a b", "c d"]
+        );
+    }
+}

@@ -1,0 +1,277 @@
+//! Looks through command wrappers (`timeout 5 nice -n 10 rm …` → `rm …`).
+//!
+//! Deny and `always` rules must see the command a wrapper runs. Approval
+//! never looks through a wrapper: `sudo git status` is not `git status`.
+
+use crate::shell::{SimpleCommand, basename, tokenize};
+
+/// How many wrappers deep [`views`] looks.
+const MAX_UNWRAP: usize = 8;
+
+/// A wrapper: its name, the options that take a separate value, and how many
+/// positional words (a duration, a directory) come before the wrapped command.
+struct Wrapper {
+    name: &'static str,
+    valued: &'static [&'static str],
+    positional: usize,
+}
+
+const WRAPPERS: &[Wrapper] = &[
+    Wrapper {
+        name: "timeout",
+        valued: &["-s", "-k", "--signal", "--kill-after"],
+        positional: 1,
+    },
+    Wrapper {
+        name: "nice",
+        valued: &["-n", "--adjustment"],
+        positional: 0,
+    },
+    Wrapper {
+        name: "nohup",
+        valued: &[],
+        positional: 0,
+    },
+    Wrapper {
+        name: "time",
+        valued: &["-f", "-o", "--format", "--output"],
+        positional: 0,
+    },
+    Wrapper {
+        name: "command",
+        valued: &[],
+        positional: 0,
+    },
+    Wrapper {
+        name: "builtin",
+        valued: &[],
+        positional: 0,
+    },
+    Wrapper {
+        name: "exec",
+        valued: &["-a"],
+        positional: 0,
+    },
+    Wrapper {
+        name: "env",
+        valued: &["-u", "-C", "--unset", "--chdir"],
+        positional: 0,
+    },
+    Wrapper {
+        name: "sudo",
+        valued: &[
+            "-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "--user", "--group",
+            "--host", "--prompt", "--chdir",
+        ],
+        positional: 0,
+    },
+    Wrapper {
+        name: "doas",
+        valued: &["-u", "-C"],
+        positional: 0,
+    },
+    Wrapper {
+        name: "setsid",
+        valued: &[],
+        positional: 0,
+    },
+    Wrapper {
+        name: "stdbuf",
+        valued: &["-i", "-o", "-e"],
+        positional: 0,
+    },
+    Wrapper {
+        name: "ionice",
+        valued: &["-c", "-n", "-p", "--class", "--classdata"],
+        positional: 0,
+    },
+    Wrapper {
+        name: "chrt",
+        valued: &[],
+        positional: 1,
+    },
+    Wrapper {
+        name: "taskset",
+        valued: &[],
+        positional: 1,
+    },
+    Wrapper {
+        name: "xargs",
+        valued: &[
+            "-I",
+            "-n",
+            "-P",
+            "-d",
+            "-E",
+            "-L",
+            "-s",
+            "-a",
+            "--max-args",
+            "--max-procs",
+            "--delimiter",
+            "--arg-file",
+        ],
+        positional: 0,
+    },
+    Wrapper {
+        name: "watch",
+        valued: &["-n", "-d", "--interval"],
+        positional: 0,
+    },
+    Wrapper {
+        name: "unbuffer",
+        valued: &[],
+        positional: 0,
+    },
+    Wrapper {
+        name: "caffeinate",
+        valued: &["-t", "-w"],
+        positional: 0,
+    },
+    Wrapper {
+        name: "flock",
+        valued: &["-w", "-E", "--timeout"],
+        positional: 1,
+    },
+];
+
+/// Every way of reading `part`'s words: as written, then once per wrapper
+/// removed, plus the commands of `find -exec`. The first view is the words
+/// as written; the command word of each view is reduced to its basename.
+pub(crate) fn views(part: &SimpleCommand) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let mut current = part.words.clone();
+    for _ in 0..=MAX_UNWRAP {
+        if current.is_empty() {
+            break;
+        }
+        let mut normal = current.clone();
+        if let Some(first) = normal.first_mut() {
+            *first = basename(first).to_owned();
+        }
+        out.extend(find_exec(&normal));
+        out.push(normal.clone());
+        match unwrap_once(&normal) {
+            Some(inner) => current = inner,
+            None => break,
+        }
+    }
+    out
+}
+
+fn unwrap_once(words: &[String]) -> Option<Vec<String>> {
+    let (first, rest) = words.split_first()?;
+    let wrapper = WRAPPERS.iter().find(|w| w.name == first.as_str())?;
+    let mut index = 0;
+    let mut positional = wrapper.positional;
+    let mut prefix: Vec<String> = Vec::new();
+    while let Some(word) = rest.get(index) {
+        if word == "--" {
+            index += 1;
+            break;
+        }
+        if wrapper.name == "env" && (word == "-S" || word.starts_with("--split-string")) {
+            // `env -S "rm -rf /"`: the value is itself a command line.
+            let value = if let Some((_, v)) = word.split_once('=') {
+                index += 1;
+                v.to_owned()
+            } else {
+                index += 2;
+                rest.get(index - 1).cloned().unwrap_or_default()
+            };
+            prefix.extend(tokenize(&value));
+            break;
+        }
+        if word.starts_with('-') && word.len() > 1 {
+            let takes_value = wrapper.valued.contains(&word.as_str());
+            index += if takes_value { 2 } else { 1 };
+            continue;
+        }
+        if wrapper.name == "env" && word.contains('=') {
+            index += 1;
+            continue;
+        }
+        if positional > 0 {
+            positional -= 1;
+            index += 1;
+            continue;
+        }
+        break;
+    }
+    let mut inner = prefix;
+    inner.extend(rest.get(index..).unwrap_or_default().iter().cloned());
+    if inner.is_empty() { None } else { Some(inner) }
+}
+
+/// The commands run by `find … -exec CMD … ;` (also `-execdir`, `-ok`).
+fn find_exec(words: &[String]) -> Vec<Vec<String>> {
+    if words.first().map(String::as_str) != Some("find") {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut iter = words.iter();
+    while let Some(word) = iter.next() {
+        if matches!(word.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
+            let cmd: Vec<String> = iter
+                .by_ref()
+                .take_while(|w| w.as_str() != ";" && w.as_str() != "+")
+                .cloned()
+                .collect();
+            if !cmd.is_empty() {
+                out.push(cmd);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn part(words: &[&str]) -> SimpleCommand {
+        SimpleCommand {
+            words: words.iter().map(|w| (*w).to_owned()).collect(),
+            ..SimpleCommand::default()
+        }
+    }
+
+    fn last(words: &[&str]) -> Vec<String> {
+        views(&part(words)).pop().unwrap_or_default()
+    }
+
+    #[test]
+    fn looks_through_stacked_wrappers_with_options() {
+        assert_eq!(
+            last(&[
+                "sudo", "-u", "root", "timeout", "-s", "KILL", "5", "nice", "-n", "10", "/bin/rm",
+                "-rf", "/"
+            ]),
+            ["rm", "-rf", "/"]
+        );
+        assert_eq!(
+            last(&["env", "-i", "A=1", "B=2", "rm", "-rf", "~"]),
+            ["rm", "-rf", "~"]
+        );
+        assert_eq!(
+            last(&["nohup", "time", "-p", "command", "rm", "x"]),
+            ["rm", "x"]
+        );
+    }
+
+    #[test]
+    fn env_split_string_is_read_as_a_command() {
+        assert_eq!(last(&["env", "-S", "rm -rf /"]), ["rm", "-rf", "/"]);
+    }
+
+    #[test]
+    fn find_exec_commands_are_views() {
+        let all = views(&part(&["find", "/", "-exec", "rm", "-rf", "{}", ";"]));
+        assert!(all.contains(&vec!["rm".to_owned(), "-rf".to_owned(), "{}".to_owned()]));
+    }
+
+    #[test]
+    fn a_plain_command_has_one_view() {
+        assert_eq!(views(&part(&["git", "status"])).len(), 1);
+    }
+}
