@@ -46,11 +46,13 @@ fn matcher(p: &GrepContentParams) -> Result<RegexMatcher> {
         builder.line_terminator(Some(b'\n'));
     }
     builder.build(&p.pattern).map_err(|e| {
-        Error::invalid(
-            "pattern",
-            &p.pattern,
-            format!("{e}; escape regex metacharacters such as ( [ . * with a backslash"),
-        )
+        let message = e.to_string();
+        let hint = if !multiline && message.contains("\\n") {
+            "set multiline: true to match across lines"
+        } else {
+            "escape regex metacharacters such as ( [ . * with a backslash"
+        };
+        Error::invalid("pattern", &p.pattern, format!("{message}; {hint}"))
     })
 }
 
