@@ -1,0 +1,188 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use common::{ok, write};
+use serde_json::{Value, json};
+use tool_core::{
+    Executor, HumanIntervention, InterventionPolicy, Invoker, Tool, ToolCall, ToolContext,
+    ToolRegistry,
+};
+use tool_runtime::{LocalComputer, LocalConfig, OPERATIONS, local_system_tool, manifest};
+
+/// JSON pointers of every string schema annotated `"format": "path"`.
+fn path_params(schema: &Value, at: String, out: &mut Vec<String>) {
+    if schema.get("format") == Some(&json!("path")) {
+        out.push(at.clone());
+    }
+    if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+        for (name, sub) in props {
+            path_params(sub, format!("{at}/{name}"), out);
+        }
+    }
+    if let Some(items) = schema.get("items") {
+        path_params(items, format!("{at}/[]"), out);
+    }
+}
+
+#[test]
+fn every_path_parameter_carries_the_path_format() {
+    let m = manifest();
+    let mut found = Vec::new();
+    for api in &m.api {
+        path_params(&api.parameters, api.name.clone(), &mut found);
+    }
+    assert_eq!(
+        found,
+        [
+            "listFiles/path",
+            "readFile/path",
+            "readFiles/paths/[]",
+            "writeFile/path",
+            "editFile/path",
+            "moveFiles/items/[]/oldPath",
+            "moveFiles/items/[]/newPath",
+            "renameFile/path",
+            "searchFiles/directory",
+            "globFiles/path",
+            "grepContent/path",
+            "runCommand/cwd",
+        ]
+    );
+}
+
+#[test]
+fn manifest_declares_executors_timeouts_and_approval() {
+    let m = manifest();
+    assert_eq!(m.identifier, "local-system");
+    assert_eq!(m.executors(), [Executor::Client, Executor::Server]);
+    assert!(m.system_role.as_deref().unwrap().contains("editFile"));
+    for api in &m.api {
+        assert!(
+            api.default_timeout_ms.is_some(),
+            "{} has no timeout",
+            api.name
+        );
+        let names: Vec<_> = api.parameters["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
+        for name in names {
+            assert!(
+                !name.contains('_'),
+                "{}: parameter {name} is not camelCase",
+                api.name
+            );
+        }
+    }
+    let run = m.api("runCommand").unwrap();
+    assert!(run.default_timeout_ms.unwrap() > 120_000);
+    assert_eq!(
+        run.human_intervention,
+        Some(HumanIntervention::Policy(InterventionPolicy::Required))
+    );
+    for name in [
+        "readFile",
+        "writeFile",
+        "editFile",
+        "grepContent",
+        "moveFiles",
+    ] {
+        let Some(HumanIntervention::Dynamic { dynamic }) = &m.api(name).unwrap().human_intervention
+        else {
+            panic!("{name} has no dynamic audit");
+        };
+        assert_eq!(dynamic.kind, "pathScopeAudit");
+        assert_eq!(dynamic.policy, InterventionPolicy::Required);
+        assert_eq!(dynamic.default, InterventionPolicy::Never);
+    }
+    let wire = serde_json::to_value(&m).unwrap();
+    assert_eq!(
+        wire["api"][1]["humanIntervention"]["dynamic"]["type"],
+        "pathScopeAudit"
+    );
+    assert_eq!(
+        wire["api"][1]["parameters"]["properties"]["startLine"]["type"],
+        json!(["integer", "null"])
+    );
+}
+
+async fn invoke(cwd: &std::path::Path, name: &str, args: Value) -> tool_core::ToolOutput {
+    let mut registry = ToolRegistry::new();
+    registry
+        .register(local_system_tool(
+            LocalComputer::new(LocalConfig::default()),
+        ))
+        .unwrap();
+    let cx = ToolContext::new().with_cwd(cwd);
+    let offered = registry.offer(&cx);
+    Invoker::default()
+        .invoke(&offered, &ToolCall::new(name, args.to_string()), &cx)
+        .await
+}
+
+#[tokio::test]
+async fn read_readme_through_the_invocation_pipeline() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "README.md", "# Project\n\nHello.\n");
+    let out = invoke(
+        dir.path(),
+        "local-system____readFile",
+        json!({"path": "README.md"}),
+    )
+    .await;
+    assert!(
+        out.content.starts_with("README.md — lines 0–3 of 3"),
+        "{}",
+        out.content
+    );
+    assert_eq!(ok(&out)["totalLines"], 3);
+}
+
+#[tokio::test]
+async fn invalid_arguments_are_caught_before_the_computer_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = invoke(
+        dir.path(),
+        "local-system____readFile",
+        json!({"startLine": 3}),
+    )
+    .await;
+    assert_eq!(out.error_code().unwrap(), "invalid_arguments");
+    let out = invoke(
+        dir.path(),
+        "local-system____runCommand",
+        json!({"command": "true", "timeout": 999999}),
+    )
+    .await;
+    assert_eq!(out.error_code().unwrap(), "invalid_arguments");
+}
+
+#[tokio::test]
+async fn a_command_window_ends_inside_the_pipeline_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    // The pipeline's budget is the same `timeout`; the command's wait must
+    // end first so the model gets the shell id, not a pipeline timeout.
+    let out = invoke(
+        dir.path(),
+        "local-system____runCommand",
+        json!({"command": "echo waiting; sleep 30", "timeout": 1000}),
+    )
+    .await;
+    let s = ok(&out);
+    assert_eq!(s["running"], true);
+    assert_eq!(s["stdout"], "waiting\n");
+}
+
+#[tokio::test]
+async fn the_tool_refuses_unknown_apis() {
+    let tool = local_system_tool(LocalComputer::new(LocalConfig::default()));
+    let err = tool
+        .call("formatDisk", json!({}), &ToolContext::new())
+        .await
+        .unwrap_err();
+    assert_eq!(err.code, "unknown_api");
+    assert_eq!(tool.manifest().api.len(), OPERATIONS.len());
+}
