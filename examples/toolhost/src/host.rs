@@ -1,22 +1,46 @@
-//! How a host assembles the crates: one registry, one context, one pipeline.
+//! How a host assembles the crates: one registry, one context, one policy
+//! engine, one pipeline. Every command goes through the same path.
 
 use std::path::Path;
 
-use serde_json::Value;
-use tool_core::{Invoker, ToolCall, ToolContext, ToolOutput, ToolRegistry};
+use serde_json::{Map, Value, json};
+use tool_approval::{ApprovalMode, CallRef, Decision, PolicyEngine, PolicyFile};
+use tool_core::{
+    Invoker, OfferedTools, ToolCall, ToolContext, ToolOutput, ToolRegistry, parse_arguments,
+    split_wire_name,
+};
+use tool_runtime::{LocalComputer, LocalConfig, local_system_tool};
 
 use crate::{Failure, Format, builtin};
+
+/// Approval settings from the command line.
+#[derive(Debug, Default, Clone)]
+pub struct PolicyOptions {
+    /// `--policy FILE`.
+    pub file: Option<std::path::PathBuf>,
+    /// `--mode` (overrides the file's mode).
+    pub mode: Option<ApprovalMode>,
+}
 
 /// The reference host's state for one command.
 pub struct Host {
     registry: ToolRegistry,
     ctx: ToolContext,
     invoker: Invoker,
+    engine: PolicyEngine,
+}
+
+/// What `call` did: the decision, and the output when there is one.
+pub struct Called {
+    /// The approval decision.
+    pub decision: Decision,
+    /// The output; `None` when the call needs approval and `--approve` was not given.
+    pub output: Option<ToolOutput>,
 }
 
 impl Host {
-    /// Registers the builtin tools with `cwd` as the tools' working directory.
-    pub fn new(cwd: &Path) -> Result<Self, Failure> {
+    /// Registers the tools with `cwd` as their working directory and loads the policy.
+    pub fn new(cwd: &Path, policy: &PolicyOptions) -> Result<Self, Failure> {
         let mut registry = ToolRegistry::new();
         let internal = |e: tool_core::Error| Failure::Source(format!("builtin tool: {e}"));
         registry
@@ -25,10 +49,28 @@ impl Host {
         registry
             .register(builtin::clock::tool().map_err(internal)?)
             .map_err(internal)?;
+        registry
+            .register(local_system_tool(
+                LocalComputer::new(LocalConfig::default()),
+            ))
+            .map_err(internal)?;
+        let file = match &policy.file {
+            Some(path) => PolicyFile::load(path)
+                .map_err(|e| Failure::Source(format!("--policy {}: {e}", path.display())))?,
+            None => PolicyFile::default(),
+        };
+        let mut builder = PolicyEngine::builder().policy_file(&file);
+        if let Some(mode) = policy.mode {
+            builder = builder.mode(mode);
+        }
+        let engine = builder
+            .build()
+            .map_err(|e| Failure::Source(format!("policy: {e}")))?;
         Ok(Self {
             registry,
             ctx: ToolContext::new().with_cwd(cwd),
             invoker: Invoker::default(),
+            engine,
         })
     }
 
@@ -46,10 +88,66 @@ impl Host {
         }
     }
 
-    /// Runs one call through the pipeline.
-    pub async fn call(&self, name: &str, args: &str) -> ToolOutput {
-        self.invoker
-            .invoke_in(&self.registry, &ToolCall::new(name, args), &self.ctx)
-            .await
+    /// The approval decision for a call, without running anything.
+    pub fn check(&self, name: &str, args: &str) -> Decision {
+        let offered = self.registry.offer(&self.ctx);
+        let call = ToolCall::new(name, args);
+        match self.invoker.prepare(&offered, &call) {
+            Ok(prepared) => self
+                .engine
+                .evaluate_one(&CallRef::from_prepared(&prepared, &offered), &self.ctx),
+            Err(_) => self.decide_unprepared(&offered, name, args),
+        }
     }
+
+    /// Decides, then runs the call when the decision allows it (or when it
+    /// asks and `approve` is set). A blocked call gets its blocked output; a
+    /// call the pipeline refuses (bad name or arguments) gets the refusal.
+    pub async fn call(&self, name: &str, args: &str, approve: bool) -> Called {
+        let offered = self.registry.offer(&self.ctx);
+        let call = ToolCall::new(name, args);
+        let prepared = match self.invoker.prepare(&offered, &call) {
+            Ok(prepared) => prepared,
+            Err(refused) => {
+                let decision = self.decide_unprepared(&offered, name, args);
+                let output = decision.blocked_output().unwrap_or(refused);
+                return Called {
+                    decision,
+                    output: Some(output),
+                };
+            }
+        };
+        let decision = self
+            .engine
+            .evaluate_one(&CallRef::from_prepared(&prepared, &offered), &self.ctx);
+        let output = if let Some(blocked) = decision.blocked_output() {
+            Some(blocked)
+        } else if decision.is_run() || approve {
+            Some(self.invoker.execute(prepared, &self.ctx).await)
+        } else {
+            None
+        };
+        Called { decision, output }
+    }
+
+    /// A decision for a call the pipeline would refuse: evaluated on what
+    /// can be recovered (the name's parts, the arguments if they parse), so
+    /// an unknown tool still gets the "unknown tool" treatment.
+    fn decide_unprepared(&self, offered: &OfferedTools, name: &str, args: &str) -> Decision {
+        let (identifier, api) = match offered.resolve(name) {
+            Ok(resolved) => (resolved.identifier().to_owned(), resolved.api.name.clone()),
+            Err(_) => match split_wire_name(name) {
+                Some((identifier, api)) => (identifier.to_owned(), api.to_owned()),
+                None => (String::new(), name.to_owned()),
+            },
+        };
+        let arguments = Value::Object(parse_arguments(args).unwrap_or_else(|_| Map::new()));
+        let call = CallRef::new(&identifier, &api, &arguments).offered_in(offered);
+        self.engine.evaluate_one(&call, &self.ctx)
+    }
+}
+
+/// The JSON shape of a decision: `{"action", "policy", "reason"}`.
+pub fn decision_json(decision: &Decision) -> Value {
+    serde_json::to_value(decision).unwrap_or_else(|e| json!({"error": e.to_string()}))
 }

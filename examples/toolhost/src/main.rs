@@ -29,6 +29,14 @@ struct Cli {
     #[arg(long, global = true, value_name = "DIR")]
     cwd: Option<PathBuf>,
 
+    /// Approval mode; overrides the policy file's mode (default: manual).
+    #[arg(long, global = true, value_enum)]
+    mode: Option<Mode>,
+
+    /// A JSON policy file: mode, allowList, rules, blacklist.
+    #[arg(long, global = true, value_name = "FILE")]
+    policy: Option<PathBuf>,
+
     #[command(subcommand)]
     command: Command,
 }
@@ -41,11 +49,21 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Manifest)]
         format: Format,
     },
-    /// Run one call through the pipeline: `{"output": ToolOutput}`.
+    /// Decide, then run one call: `{"decision": Decision, "output": ToolOutput | null}`.
     Call {
         /// The tool's wire name, e.g. `calculator____evaluate`.
         name: String,
         /// The raw arguments JSON, exactly as a model would send it (default `{}`).
+        args: Option<String>,
+        /// Run a call whose decision is `ask` (a human said yes). `block` never runs.
+        #[arg(long)]
+        approve: bool,
+    },
+    /// Decide without running anything: `{"decision": Decision}`.
+    Check {
+        /// The tool's wire name.
+        name: String,
+        /// The raw arguments JSON (default `{}`).
         args: Option<String>,
     },
     /// A guided walk through what the crates can do (offline, no setup).
@@ -54,6 +72,29 @@ enum Command {
         #[arg(long)]
         text: bool,
     },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Mode {
+    /// Policies apply as written; unknown tools ask.
+    Manual,
+    /// Listed `identifier/apiName` keys run unless something says always/deny.
+    AllowList,
+    /// Everything short of `always` runs.
+    AutoRun,
+    /// Nobody is there: short of `always` runs, what needs a human is blocked.
+    Headless,
+}
+
+impl From<Mode> for tool_approval::ApprovalMode {
+    fn from(mode: Mode) -> Self {
+        match mode {
+            Mode::Manual => Self::Manual,
+            Mode::AllowList => Self::AllowList,
+            Mode::AutoRun => Self::AutoRun,
+            Mode::Headless => Self::Headless,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -145,15 +186,33 @@ async fn run(cli: Cli) -> Result<Value, Failure> {
             cwd.display()
         )));
     }
+    let policy = host::PolicyOptions {
+        file: cli.policy,
+        mode: cli.mode.map(Into::into),
+    };
     match cli.command {
         Command::Tools { format } => {
-            let host = Host::new(&cwd)?;
+            let host = Host::new(&cwd, &policy)?;
             Ok(json!({ "tools": host.tools(format) }))
         }
-        Command::Call { name, args } => {
-            let host = Host::new(&cwd)?;
-            let output = host.call(&name, args.as_deref().unwrap_or("")).await;
-            Ok(json!({ "output": output }))
+        Command::Call {
+            name,
+            args,
+            approve,
+        } => {
+            let host = Host::new(&cwd, &policy)?;
+            let called = host
+                .call(&name, args.as_deref().unwrap_or(""), approve)
+                .await;
+            Ok(json!({
+                "decision": host::decision_json(&called.decision),
+                "output": called.output,
+            }))
+        }
+        Command::Check { name, args } => {
+            let host = Host::new(&cwd, &policy)?;
+            let decision = host.check(&name, args.as_deref().unwrap_or(""));
+            Ok(json!({ "decision": host::decision_json(&decision) }))
         }
         Command::Demo { text } => demo::run(text).await,
     }

@@ -161,3 +161,235 @@ fn demo_runs_offline_and_shows_each_pipeline_outcome() {
     let text = toolhost(&["demo", "--text"]);
     assert!(String::from_utf8_lossy(&text.stdout).contains("1. "));
 }
+
+fn write_policy(dir: &std::path::Path, text: &str) -> String {
+    let path = dir.join("policy.json");
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_owned()
+}
+
+const POLICY: &str = r#"{
+  "mode": "manual",
+  "allowList": ["local-system/readFile"],
+  "rules": {
+    "local-system/runCommand": [
+      {"match": {"command": "echo:*"}, "policy": "never"},
+      {"match": {"command": "git push:*"}, "policy": "deny"},
+      {"policy": "required"}
+    ]
+  }
+}"#;
+
+#[test]
+fn check_decides_without_running() {
+    let dir = tempfile::tempdir().unwrap();
+    let policy = write_policy(dir.path(), POLICY);
+    let cwd = dir.path().to_str().unwrap();
+    let marker = dir.path().join("ran");
+    let cmd = format!(r#"{{"command": "echo hi > {}"}}"#, marker.display());
+    let out = toolhost(&[
+        "--cwd",
+        cwd,
+        "--policy",
+        &policy,
+        "check",
+        "local-system____runCommand",
+        &cmd,
+    ]);
+    assert!(out.status.success());
+    let decision = &stdout_json(&out)["decision"];
+    assert_eq!(
+        decision["action"], "ask",
+        "a redirection to a file is not approved by a prefix rule"
+    );
+    assert!(decision["reason"]["level"].is_string());
+    assert!(decision["reason"]["message"].is_string());
+    assert!(!marker.exists(), "check never runs the tool");
+
+    let plain = stdout_json(&toolhost(&[
+        "--cwd",
+        cwd,
+        "--policy",
+        &policy,
+        "check",
+        "local-system____runCommand",
+        r#"{"command":"echo hi"}"#,
+    ]));
+    assert_eq!(plain["decision"]["action"], "run");
+    assert_eq!(plain["decision"]["policy"], "never");
+    assert_eq!(plain["decision"]["reason"]["level"], "host_policy");
+}
+
+#[test]
+fn an_allow_rule_does_not_approve_a_compound_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let policy = write_policy(dir.path(), POLICY);
+    let out = stdout_json(&toolhost(&[
+        "--policy",
+        &policy,
+        "check",
+        "local-system____runCommand",
+        r#"{"command":"echo ok && rm -rf ~"}"#,
+    ]));
+    assert_eq!(out["decision"]["action"], "ask");
+    assert_eq!(out["decision"]["policy"], "always");
+    assert_eq!(out["decision"]["reason"]["level"], "global_audit");
+}
+
+#[test]
+fn call_runs_only_what_is_allowed_or_approved() {
+    let dir = tempfile::tempdir().unwrap();
+    let policy = write_policy(dir.path(), POLICY);
+    let cwd = dir.path().to_str().unwrap();
+    let args = r#"{"command":"touch made-by-call"}"#;
+    let asked = stdout_json(&toolhost(&[
+        "--cwd",
+        cwd,
+        "--policy",
+        &policy,
+        "call",
+        "local-system____runCommand",
+        args,
+    ]));
+    assert_eq!(asked["decision"]["action"], "ask");
+    assert!(asked["output"].is_null());
+    assert!(!dir.path().join("made-by-call").exists());
+
+    let approved = stdout_json(&toolhost(&[
+        "--cwd",
+        cwd,
+        "--policy",
+        &policy,
+        "call",
+        "local-system____runCommand",
+        args,
+        "--approve",
+    ]));
+    assert_eq!(approved["output"]["success"], true, "{approved}");
+    assert!(dir.path().join("made-by-call").exists());
+
+    let ran = stdout_json(&toolhost(&[
+        "--cwd",
+        cwd,
+        "--policy",
+        &policy,
+        "call",
+        "local-system____runCommand",
+        r#"{"command":"echo hello"}"#,
+    ]));
+    assert_eq!(ran["decision"]["action"], "run");
+    assert!(ran["output"]["content"].as_str().unwrap().contains("hello"));
+}
+
+#[test]
+fn blocked_calls_never_run_and_carry_the_blocked_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let policy = write_policy(dir.path(), POLICY);
+    let cwd = dir.path().to_str().unwrap();
+    let out = stdout_json(&toolhost(&[
+        "--cwd",
+        cwd,
+        "--policy",
+        &policy,
+        "call",
+        "local-system____runCommand",
+        r#"{"command":"git push --force; touch pushed"}"#,
+        "--approve",
+    ]));
+    assert_eq!(out["decision"]["action"], "block");
+    assert_eq!(out["output"]["content"], "Blocked by security/privacy.");
+    assert_eq!(
+        out["output"]["error"]["code"],
+        "blocked_by_security_privacy"
+    );
+    assert_eq!(out["output"]["state"]["type"], "blocked");
+    assert_eq!(out["output"]["success"], false);
+    assert!(!dir.path().join("pushed").exists());
+}
+
+#[test]
+fn headless_mode_blocks_what_would_need_a_human_and_mode_overrides_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let policy = write_policy(dir.path(), POLICY);
+    let always = stdout_json(&toolhost(&[
+        "--mode",
+        "headless",
+        "check",
+        "local-system____runCommand",
+        r#"{"command":"rm -rf ~"}"#,
+    ]));
+    assert_eq!(always["decision"]["action"], "block");
+    let required = stdout_json(&toolhost(&[
+        "--mode",
+        "headless",
+        "--policy",
+        &policy,
+        "check",
+        "local-system____runCommand",
+        r#"{"command":"ls"}"#,
+    ]));
+    assert_eq!(required["decision"]["action"], "run");
+    let auto = stdout_json(&toolhost(&["--mode", "auto-run", "check", "nope____x"]));
+    assert_eq!(auto["decision"]["action"], "run");
+    let manual = stdout_json(&toolhost(&["check", "nope____x"]));
+    assert_eq!(manual["decision"]["action"], "ask");
+    assert_eq!(manual["decision"]["reason"]["level"], "unknown_tool");
+}
+
+#[test]
+fn a_bad_policy_file_is_a_source_error_naming_the_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let policy = write_policy(
+        dir.path(),
+        r#"{"rules": {"local-system/runCommand": [{"policy": "sometimes"}]}}"#,
+    );
+    let out = toolhost(&["--policy", &policy, "tools"]);
+    assert_eq!(out.status.code(), Some(1));
+    let error = stderr_json(&out);
+    assert_eq!(error["error"]["kind"], "source");
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("/rules/local-system~1runCommand/0/policy"),
+        "{error}"
+    );
+    let missing = toolhost(&["--policy", "/no/such/policy.json", "tools"]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert_eq!(
+        toolhost(&["--mode", "yolo", "tools"]).status.code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn local_system_reads_a_file_relative_to_cwd() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("README.md"), "# Title\nbody\n").unwrap();
+    let out = stdout_json(&toolhost(&[
+        "call",
+        "local-system____readFile",
+        r#"{"path":"README.md"}"#,
+        "--cwd",
+        dir.path().to_str().unwrap(),
+    ]));
+    assert_eq!(out["decision"]["action"], "run");
+    assert_eq!(out["output"]["success"], true);
+    assert!(
+        out["output"]["content"]
+            .as_str()
+            .unwrap()
+            .contains("# Title")
+    );
+    assert_eq!(out["output"]["state"]["totalLines"], 2);
+
+    let outside = stdout_json(&toolhost(&[
+        "check",
+        "local-system____readFile",
+        r#"{"path":"../outside.txt"}"#,
+        "--cwd",
+        dir.path().to_str().unwrap(),
+    ]));
+    assert_eq!(outside["decision"]["action"], "ask");
+    assert_eq!(outside["decision"]["reason"]["level"], "api_dynamic");
+}
