@@ -17,6 +17,7 @@ use crate::error::{Error, push_pointer};
 use crate::path_scope::PathScopeAudit;
 use crate::policy_file::{PolicyFile, check_key};
 use crate::rules::RuleSet;
+use crate::shell::MAX_COMMAND_BYTES;
 
 use InterventionPolicy::{Always, Deny, Never, Required};
 
@@ -132,7 +133,7 @@ impl PolicyEngine {
     /// Evaluates one call.
     pub fn evaluate_one(&self, call: &CallRef<'_>, ctx: &ToolContext) -> Decision {
         let input = AuditInput { call, ctx };
-        let mut global: Option<(InterventionPolicy, Reason)> = None;
+        let mut global: Option<(InterventionPolicy, Reason)> = oversized_command(&input);
         for audit in &self.global_audits {
             if let Some(hit) = audit.audit(&input)
                 && global.as_ref().is_none_or(|(p, _)| hit.policy > *p)
@@ -252,18 +253,18 @@ impl PolicyEngine {
             };
             result = Some(self.run_dynamic(dynamic, level, input));
         }
-        if let Some(rules) = self.host_rules.get(&call.key()) {
-            if let Some(hit) = rules.evaluate(call.arguments, call.schema()) {
-                let host = (
-                    hit.policy,
-                    Reason::new(
-                        Level::HostPolicy,
-                        Some(format!("{}: {}", call.key(), hit.detail)),
-                        format!("the host policy rule {} says `{}`", hit.detail, hit.policy),
-                    ),
-                );
-                return Some(strictest(result, host));
-            }
+        if let Some(rules) = self.host_rules.get(&call.key())
+            && let Some(hit) = rules.evaluate(call.arguments, call.schema())
+        {
+            let host = (
+                hit.policy,
+                Reason::new(
+                    Level::HostPolicy,
+                    Some(format!("{}: {}", call.key(), hit.detail)),
+                    format!("the host policy rule {} says `{}`", hit.detail, hit.policy),
+                ),
+            );
+            return Some(strictest(result, host));
         }
         let static_result = match config {
             Some(HumanIntervention::Policy(p)) => Some((
@@ -369,6 +370,25 @@ impl PolicyEngine {
         }
         compiled
     }
+}
+
+/// The fixed size guard: a shell command too long to parse always asks
+/// (blocked in headless mode), whatever audits are configured.
+fn oversized_command(input: &AuditInput<'_>) -> Option<(InterventionPolicy, Reason)> {
+    let too_long = input.commands().iter().any(|found| match found.value {
+        serde_json::Value::String(s) => s.len() > MAX_COMMAND_BYTES,
+        other => other.to_string().len() > MAX_COMMAND_BYTES,
+    });
+    too_long.then(|| {
+        (
+            Always,
+            Reason::new(
+                Level::GlobalAudit,
+                Some("limits/oversized-command".into()),
+                format!("a shell command longer than {MAX_COMMAND_BYTES} bytes cannot be analysed"),
+            ),
+        )
+    })
 }
 
 fn strictest(

@@ -23,7 +23,7 @@ use serde_json::Value;
 use tool_core::ArgMatcher;
 
 use crate::error::Error;
-use crate::shell::{Hazard, ShellCommand, tokenize};
+use crate::shell::{Hazard, ShellCommand, SimpleCommand, tokenize};
 use crate::wrapper::views;
 
 /// The compiled-program size limit for `{regex: …}` matchers.
@@ -78,9 +78,18 @@ impl<'v> Subject<'v> {
             .get_or_init(|| match self.value {
                 Value::String(s) => Some(s.clone()),
                 Value::Array(items) => {
-                    let words: Option<Vec<String>> =
-                        items.iter().map(|i| i.as_str().map(shell_quote)).collect();
-                    words.map(|w| w.join(" "))
+                    let words: Option<Vec<&str>> = items.iter().map(Value::as_str).collect();
+                    let words = words?;
+                    // Quoted words keep exec semantics; but if a word holds
+                    // shell syntax, read the array the way a host that joins
+                    // it into a shell line would, so nothing can be approved
+                    // under one reading and run under the other.
+                    if words.iter().any(|w| w.contains(SHELL_SYNTAX)) {
+                        Some(words.join(" "))
+                    } else {
+                        let quoted: Vec<String> = words.iter().map(|w| shell_quote(w)).collect();
+                        Some(quoted.join(" "))
+                    }
                 }
                 _ => None,
             })
@@ -92,6 +101,9 @@ impl<'v> Subject<'v> {
         Some(self.parsed.get_or_init(|| ShellCommand::parse(text)))
     }
 }
+
+/// Characters that make an argv element mean something else to a shell.
+const SHELL_SYNTAX: &[char] = &[';', '&', '|', '<', '>', '$', '`', '(', ')', '\n', '{', '}'];
 
 fn shell_quote(word: &str) -> String {
     format!("'{}'", word.replace('\'', r"'\''"))
@@ -165,6 +177,14 @@ impl Matcher {
     /// The matcher as written.
     pub fn source(&self) -> &str {
         &self.source
+    }
+
+    /// The words of a command-prefix matcher.
+    pub(crate) fn prefix_words(&self) -> Option<&[String]> {
+        match &self.kind {
+            Kind::Prefix(words) => Some(words),
+            _ => None,
+        }
     }
 
     /// True for a `"…:*"` command-prefix matcher.
@@ -245,17 +265,22 @@ fn escape_brackets(pattern: &str) -> String {
 fn approves(shell: &ShellCommand, prefix: &[String]) -> bool {
     shell.is_plain()
         && !shell.parts().is_empty()
-        && shell.parts().iter().all(|part| {
-            !part.nested
-                && part.assignments.is_empty()
-                && part.redirects.is_empty()
-                && part.words.len() >= prefix.len()
-                && part.words.iter().zip(prefix).all(|(w, p)| w == p)
-        })
+        && shell.parts().iter().all(|part| part_approved(part, prefix))
+}
+
+/// One plain part starts with `prefix`, word for word.
+pub(crate) fn part_approved(part: &SimpleCommand, prefix: &[String]) -> bool {
+    !part.nested
+        && part.assignments.is_empty()
+        && part.redirects.is_empty()
+        && part.words.len() >= prefix.len()
+        && part.words.iter().zip(prefix).all(|(w, p)| w == p)
 }
 
 fn triggers(shell: &ShellCommand, prefix: &[String]) -> bool {
-    if shell.hazards().contains(&Hazard::TooLong) || shell.hazards().contains(&Hazard::TooDeep) {
+    // Text too deep to walk fully may hide a match: fail closed. Text too
+    // long to parse is left to the engine's size guard (always ask).
+    if shell.hazards().contains(&Hazard::TooDeep) {
         return true;
     }
     shell

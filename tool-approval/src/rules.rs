@@ -11,7 +11,7 @@ use tool_core::{InterventionPolicy, InterventionRule};
 
 use crate::arguments::is_command_param;
 use crate::error::{Error, push_pointer};
-use crate::matcher::{MatchMode, Matcher, Subject};
+use crate::matcher::{MatchMode, Matcher, Subject, part_approved};
 
 /// A compiled rule list.
 #[derive(Debug, Clone, Default)]
@@ -73,9 +73,20 @@ impl RuleSet {
     /// `schema` (the API's parameters) marks extra shell-command parameters.
     pub fn evaluate(&self, args: &Value, schema: Option<&Value>) -> Option<RuleHit> {
         let subjects = Subjects::new(args, schema);
+        let composite = self.composite_approval(&subjects);
         let mut first: Option<RuleHit> = None;
         let mut strongest: Option<RuleHit> = None;
         for (index, rule) in self.rules.iter().enumerate() {
+            if first.is_none()
+                && let Some((at, detail)) = &composite
+                && *at == index
+            {
+                first = Some(RuleHit {
+                    index,
+                    policy: InterventionPolicy::Never,
+                    detail: detail.clone(),
+                });
+            }
             let is_strong = rule.policy >= InterventionPolicy::Always;
             if first.is_some() && !is_strong {
                 continue;
@@ -99,6 +110,58 @@ impl RuleSet {
             (Some(f), Some(s)) if s.policy > f.policy => Some(s),
             (first, _) => first,
         }
+    }
+
+    /// Several `never` command-prefix rules on one parameter approve a
+    /// compound command together when each part is approved by one of them
+    /// (`ls && git status` under `ls:*` and `git status:*`). The combined
+    /// approval sits at the position of the last rule it needs, so an
+    /// earlier non-`never` rule that matches still comes first.
+    fn composite_approval(&self, subjects: &Subjects<'_>) -> Option<(usize, String)> {
+        let mut param: Option<&str> = None;
+        let mut candidates: Vec<(usize, &[String])> = Vec::new();
+        for (index, rule) in self.rules.iter().enumerate() {
+            if rule.policy != InterventionPolicy::Never {
+                continue;
+            }
+            let [(p, matcher)] = rule.matchers.as_slice() else {
+                continue;
+            };
+            let Some(words) = matcher.prefix_words() else {
+                continue;
+            };
+            if *param.get_or_insert(p.as_str()) == p.as_str() {
+                candidates.push((index, words));
+            }
+        }
+        if candidates.len() < 2 {
+            return None;
+        }
+        let shell = subjects.get(param?)?.shell()?;
+        if !shell.is_plain() || shell.parts().is_empty() {
+            return None;
+        }
+        let mut used = std::collections::BTreeSet::new();
+        for part in shell.parts() {
+            let (index, _) = candidates
+                .iter()
+                .find(|(_, words)| part_approved(part, words))?;
+            used.insert(*index);
+        }
+        if used.len() < 2 {
+            // One rule approves every part: it matches on its own, with its own description.
+            return None;
+        }
+        let at = *used.last()?;
+        let list: Vec<String> = used.iter().map(|i| format!("rules[{i}]")).collect();
+        Some((
+            at,
+            format!(
+                "{} (every part approved: {})",
+                list.join(" + "),
+                param.unwrap_or_default()
+            ),
+        ))
     }
 
     /// Whether rule `index` matches `args` on its own.
@@ -199,6 +262,36 @@ mod tests {
             set.evaluate(&json!({"command": "ls"}), None).unwrap().index,
             2
         );
+    }
+
+    #[test]
+    fn several_prefix_rules_approve_a_compound_together() {
+        let set = rules(json!([
+            {"match": {"command": "ls:*"}, "policy": "never"},
+            {"match": {"command": "git status:*"}, "policy": "never"},
+            {"policy": "required"}
+        ]));
+        let hit = set
+            .evaluate(&json!({"command": "ls -la && git status"}), None)
+            .unwrap();
+        assert_eq!((hit.index, hit.policy), (1, InterventionPolicy::Never));
+        let hit = set
+            .evaluate(&json!({"command": "ls && make"}), None)
+            .unwrap();
+        assert_eq!(hit.index, 2);
+    }
+
+    #[test]
+    fn an_earlier_ask_rule_beats_a_later_combined_approval() {
+        let set = rules(json!([
+            {"match": {"command": "ls:*"}, "policy": "never"},
+            {"match": {"command": "git:*"}, "policy": "required"},
+            {"match": {"command": "git status:*"}, "policy": "never"}
+        ]));
+        let hit = set
+            .evaluate(&json!({"command": "ls && git status"}), None)
+            .unwrap();
+        assert_eq!(hit.index, 1);
     }
 
     #[test]

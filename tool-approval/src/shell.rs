@@ -28,6 +28,10 @@ pub const MAX_COMMAND_BYTES: usize = 16 * 1024;
 /// How deep the syntax tree walk goes before it gives up (with [`Hazard::TooDeep`]).
 const MAX_TREE_DEPTH: usize = 200;
 
+/// Bounds on the parts recovered from text the parser could not read.
+const MAX_RECOVERED_STARTS: usize = 32;
+const MAX_RECOVERED_PARTS: usize = 1024;
+
 /// How many levels of `bash -c '…'` / `eval` strings are parsed recursively.
 const MAX_NESTED_SCRIPTS: usize = 3;
 
@@ -64,6 +68,9 @@ pub enum Hazard {
     TooDeep,
     /// The text is empty or only comments.
     Empty,
+    /// A backslash before whitespace (`\ `, a line continuation): the parser
+    /// and Bash may disagree on where commands begin.
+    EscapedWhitespace,
 }
 
 impl Hazard {
@@ -84,6 +91,7 @@ impl Hazard {
             Self::TooLong => "a command too long to analyse",
             Self::TooDeep => "nesting too deep to analyse",
             Self::Empty => "an empty command",
+            Self::EscapedWhitespace => "an escaped space or line continuation",
         }
     }
 }
@@ -162,6 +170,26 @@ impl ShellCommand {
             return;
         }
         let before = self.parts.len();
+        let escaped_whitespace = source.as_bytes().windows(2).any(|w| {
+            (w.first() == Some(&b'\\') && w.get(1).is_some_and(u8::is_ascii_whitespace))
+                || (w.first() == Some(&b'\n') && w.get(1) == Some(&b'\\'))
+        });
+        if escaped_whitespace {
+            // tree-sitter-bash reads `\<newline>` and `\<space>` after a
+            // newline as joining lines, Bash does not always: judge both
+            // readings for deny rules, approve neither.
+            self.hazards.push(Hazard::EscapedWhitespace);
+            self.fallback(&source.replace("\\\n", ""));
+            let mut split = String::with_capacity(source.len());
+            let mut chars = source.chars().peekable();
+            while let Some(c) = chars.next() {
+                if c == '\\' && chars.peek().is_some_and(|n| n.is_whitespace()) {
+                    continue;
+                }
+                split.push(c);
+            }
+            self.fallback(&split);
+        }
         let parsed = PARSER.with(|cell| {
             let mut slot = cell.borrow_mut();
             if slot.is_none() {
@@ -182,13 +210,18 @@ impl ShellCommand {
             return;
         };
         let root = tree.root_node();
+        let hazards_before = self.hazards.len();
         let mut walker = Walker {
             src: source.as_bytes(),
             out: self,
             level,
         };
         walker.visit(root, 0, nested);
-        if root.has_error() {
+        let misread = self
+            .hazards
+            .get(hazards_before..)
+            .is_some_and(|h| h.contains(&Hazard::Syntax));
+        if root.has_error() || misread {
             self.hazards.push(Hazard::Syntax);
             self.fallback(source);
         }
@@ -198,19 +231,24 @@ impl ShellCommand {
     }
 
     /// Recovers parts from text the parser could not read, so deny rules
-    /// still see them: split on every operator character, then tokenise.
+    /// still see them: split on every operator character, tokenise, and take
+    /// every suffix of each segment as a possible command.
     fn fallback(&mut self, source: &str) {
         for segment in source.split(['\n', ';', '&', '|', '(', ')', '`', '{', '}', '<', '>']) {
             let segment = segment.trim_start_matches('$');
             let words = tokenize(segment);
-            if words.is_empty() {
-                continue;
+            // Where the parser and Bash may disagree, any word could start a
+            // command: add every suffix (bounded), so deny rules see them all.
+            for start in 0..words.len().min(MAX_RECOVERED_STARTS) {
+                if self.parts.len() >= MAX_RECOVERED_PARTS {
+                    return;
+                }
+                self.parts.push(SimpleCommand {
+                    words: words.get(start..).unwrap_or_default().to_vec(),
+                    nested: true,
+                    ..SimpleCommand::default()
+                });
             }
-            self.parts.push(SimpleCommand {
-                words,
-                nested: true,
-                ..SimpleCommand::default()
-            });
         }
     }
 }
@@ -424,7 +462,15 @@ impl Walker<'_, '_> {
             self.hazard(Hazard::Syntax);
         }
         match node.kind() {
-            "word" | "number" => (unescape_bare(&self.text(node)), false),
+            "word" | "number" => {
+                let text = self.text(node);
+                if text.contains(['\n', '\r']) {
+                    // No unquoted Bash word holds a line break: the parser
+                    // and Bash disagree here.
+                    self.hazard(Hazard::Syntax);
+                }
+                (unescape_bare(&text), false)
+            }
             "raw_string" => {
                 let text = self.text(node);
                 let inner = text

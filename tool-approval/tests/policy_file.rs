@@ -1,0 +1,126 @@
+//! Loading the host policy file and using it.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use serde_json::json;
+use tool_approval::{Action, ApprovalMode, CallRef, Error, Level, PolicyFile};
+use tool_core::{InterventionPolicy, ToolContext};
+
+#[test]
+fn fixture_loads_with_mode_allow_list_rules_and_blacklist() {
+    let file = common::policy_file();
+    assert_eq!(file.mode, Some(ApprovalMode::Manual));
+    assert_eq!(file.allow_list, ["local-system/readFile"]);
+    assert_eq!(file.rules["local-system/runCommand"].len(), 9);
+    assert!(file.blacklist.is_some());
+}
+
+#[test]
+fn command_line_mode_overrides_the_file() {
+    let engine = tool_approval::PolicyEngine::builder()
+        .policy_file(&common::policy_file())
+        .mode(ApprovalMode::Headless)
+        .build()
+        .unwrap();
+    assert_eq!(engine.mode(), ApprovalMode::Headless);
+    let d = common::run_command(&engine, "rm -rf ~");
+    assert_eq!(d.action, Action::Block);
+    let out = d.blocked_output().unwrap();
+    assert_eq!(
+        out.state.unwrap()["reason"]["rule"],
+        "blacklist/rm-recursive-root"
+    );
+}
+
+#[test]
+fn host_rules_override_the_tool_authors_static_policy() {
+    // local-system/runCommand says `required`; the host approves `git status`.
+    let engine = common::engine(ApprovalMode::Manual);
+    let d = common::run_command(&engine, "git status");
+    assert_eq!((d.action, d.reason.level), (Action::Run, Level::HostPolicy));
+    assert!(d.reason.rule.unwrap().contains("git status:*"));
+}
+
+#[test]
+fn allow_list_from_the_file_applies_in_allow_list_mode_only() {
+    let manifest = common::local_system();
+    let sandbox = tempfile::tempdir().unwrap();
+    let ctx = ToolContext::new().with_cwd(sandbox.path());
+    let args = json!({"path": "/etc/hostname"});
+    let call = CallRef::new("local-system", "readFile", &args).with_manifest(&manifest);
+    let manual = common::engine(ApprovalMode::Manual).evaluate_one(&call, &ctx);
+    let listed = common::engine(ApprovalMode::AllowList).evaluate_one(&call, &ctx);
+    assert_eq!(manual.action, Action::Ask);
+    assert_eq!(
+        (listed.action, listed.reason.level),
+        (Action::Run, Level::AllowList)
+    );
+}
+
+#[test]
+fn a_rule_whose_examples_disagree_fails_to_load_naming_the_example() {
+    let text = r#"{"rules": {"git/checkout": [
+        {"match": {"branch": {"regex": "feat/.*"}}, "policy": "never",
+         "examples": {"match": ["feat/a"], "notMatch": ["main", "feat/b"]}}
+    ]}}"#;
+    let err = PolicyFile::from_json(text).unwrap_err();
+    assert!(err.is_example_failure(), "{err}");
+    assert_eq!(
+        err.pointer(),
+        Some("/rules/git~1checkout/0/examples/notMatch/1")
+    );
+    assert!(err.to_string().contains("notMatch"), "{err}");
+}
+
+#[test]
+fn a_regex_allow_rule_on_a_command_still_cannot_approve_a_compound() {
+    // The example says so, and loading checks it.
+    let text = r#"{"rules": {"local-system/runCommand": [
+        {"match": {"command": {"regex": "git .*"}}, "policy": "never",
+         "examples": {"match": ["git status"], "notMatch": ["git status && rm -rf ~", "git x; curl y | sh"]}}
+    ]}}"#;
+    let engine = PolicyFile::from_json(text).unwrap().engine().unwrap();
+    assert_eq!(common::run_command(&engine, "git log").action, Action::Run);
+    assert_eq!(
+        common::run_command(&engine, "git log | sh").action,
+        Action::Ask
+    );
+}
+
+#[test]
+fn missing_file_is_an_io_error_with_the_path() {
+    let err = PolicyFile::load(std::path::Path::new("/nonexistent/policy.json")).unwrap_err();
+    assert!(matches!(err, Error::Io { .. }));
+    assert!(err.to_string().contains("/nonexistent/policy.json"));
+}
+
+#[test]
+fn blacklist_none_disables_the_builtin_entries_but_not_the_size_guard() {
+    let file = PolicyFile::from_json(r#"{"blacklist": "none"}"#).unwrap();
+    let engine = file.engine().unwrap();
+    let d = common::run_command(&engine, "rm -rf /");
+    assert_eq!(
+        (d.action, d.policy),
+        (Action::Ask, InterventionPolicy::Required)
+    );
+    assert_eq!(d.reason.level, Level::ApiStatic);
+    let huge = "x".repeat(tool_approval::MAX_COMMAND_BYTES + 1);
+    assert_eq!(
+        common::run_command(&engine, &huge).policy,
+        InterventionPolicy::Always
+    );
+}
+
+#[test]
+fn host_blacklist_entries_from_the_file_apply_to_every_tool() {
+    let file = PolicyFile::from_json(
+        r#"{"blacklist": {"add": [{"id": "no-deploy", "policy": "deny", "command": "kubectl apply:*", "message": "deploys are CI-only"}]}}"#,
+    )
+    .unwrap();
+    let engine = file.engine().unwrap();
+    let d = common::run_command(&engine, "make && kubectl apply -f x.yaml");
+    assert_eq!(d.action, Action::Block);
+    assert_eq!(d.reason.rule.as_deref(), Some("blacklist/no-deploy"));
+    assert_eq!(d.reason.message, "deploys are CI-only");
+}

@@ -1,0 +1,90 @@
+//! Property: prefixing an approved command never weakens the decision.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use proptest::prelude::*;
+use tool_approval::{Action, ApprovalMode, Hazard, MatchMode, Matcher, ShellCommand};
+use tool_core::ArgMatcher;
+
+fn rank(action: Action) -> u8 {
+    match action {
+        Action::Run => 0,
+        Action::Ask => 1,
+        Action::Block => 2,
+    }
+}
+
+fn shellish() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        Just("git status".to_owned()),
+        Just("git push".to_owned()),
+        Just("rm -rf /".to_owned()),
+        Just("rm -rf ~".to_owned()),
+        Just("ls".to_owned()),
+        Just("curl x".to_owned()),
+        Just("cat .env".to_owned()),
+        Just("&&".to_owned()),
+        Just("||".to_owned()),
+        Just(";".to_owned()),
+        Just("|".to_owned()),
+        Just("&".to_owned()),
+        Just("\n".to_owned()),
+        Just("$(".to_owned()),
+        Just(")".to_owned()),
+        Just("(".to_owned()),
+        Just("`".to_owned()),
+        Just("'".to_owned()),
+        Just("\"".to_owned()),
+        Just("\\".to_owned()),
+        Just(">".to_owned()),
+        Just("<<EOF".to_owned()),
+        Just("#".to_owned()),
+        Just("X=1".to_owned()),
+        Just("bash -c".to_owned()),
+        Just("eval".to_owned()),
+        Just("timeout 5".to_owned()),
+        "[a-z./~*-]{1,8}",
+    ];
+    prop_oneof![
+        proptest::collection::vec(piece, 0..8).prop_map(|p| p.join(" ")),
+        any::<String>(),
+        "[ -~]{0,40}",
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 600, ..ProptestConfig::default() })]
+
+    #[test]
+    fn allowed_and_x_is_never_weaker_than_x(x in shellish()) {
+        for mode in [ApprovalMode::Manual, ApprovalMode::AutoRun, ApprovalMode::Headless] {
+            let engine = common::engine(mode);
+            let alone = common::run_command(&engine, &x);
+            // `ALLOWED && X` is the property as specified. The `;` and newline
+            // forms are checked too, except for an X that is empty or only a
+            // comment: alone it asks (nothing to approve), while `git status; `
+            // is just `git status`.
+            let no_op = ShellCommand::parse(&x).hazards().contains(&Hazard::Empty);
+            let prefixes: &[&str] = if no_op { &["git status && "] } else { &["git status && ", "git status; ", "ls -la\n"] };
+            for prefix in prefixes {
+                let joined = common::run_command(&engine, &format!("{prefix}{x}"));
+                prop_assert!(
+                    rank(joined.action) >= rank(alone.action),
+                    "{mode:?}: `{prefix}{x}` -> {joined:?} is weaker than `{x}` -> {alone:?}"
+                );
+                prop_assert!(joined.policy >= alone.policy, "{mode:?}: `{prefix}{x}` {joined:?} vs {alone:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn parser_and_matchers_never_panic(x in any::<String>(), p in any::<String>()) {
+        let _ = ShellCommand::parse(&x);
+        if let Ok(m) = Matcher::compile(&ArgMatcher::Pattern(p)) {
+            let v = serde_json::Value::String(x);
+            let _ = m.matches(&v, MatchMode::Approve);
+            let _ = m.matches(&v, MatchMode::Trigger);
+        }
+    }
+}
