@@ -53,7 +53,7 @@ fn decode_utf16(bytes: &[u8], big_endian: bool) -> String {
 /// 8 KiB means binary; invalid UTF-8 is accepted with replacement characters
 /// only when fewer than 1 % of the characters are invalid. The extension is
 /// never consulted.
-pub(crate) fn decode(bytes: &[u8]) -> std::result::Result<Decoded, String> {
+pub(crate) fn decode(bytes: Vec<u8>) -> std::result::Result<Decoded, String> {
     if let Some(rest) = bytes.strip_prefix(&[0xFF, 0xFE]) {
         return Ok(Decoded {
             text: decode_utf16(rest, false),
@@ -66,7 +66,10 @@ pub(crate) fn decode(bytes: &[u8]) -> std::result::Result<Decoded, String> {
             encoding: "utf-16be",
         });
     }
-    let bytes = bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]).unwrap_or(bytes);
+    let mut bytes = bytes;
+    if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
+        bytes.drain(..3);
+    }
     let head = &bytes[..bytes.len().min(SNIFF_BYTES)];
     if let Some(at) = memchr::memchr(0, head) {
         return Err(format!("NUL byte at offset {at}"));
@@ -81,13 +84,13 @@ pub(crate) fn decode(bytes: &[u8]) -> std::result::Result<Decoded, String> {
             head.len()
         ));
     }
-    match std::str::from_utf8(bytes) {
+    match String::from_utf8(bytes) {
         Ok(text) => Ok(Decoded {
-            text: text.to_owned(),
+            text,
             encoding: "utf-8",
         }),
-        Err(_) => {
-            let text = String::from_utf8_lossy(bytes).into_owned();
+        Err(invalid) => {
+            let text = String::from_utf8_lossy(invalid.as_bytes()).into_owned();
             let bad = text
                 .chars()
                 .filter(|c| *c == char::REPLACEMENT_CHARACTER)
@@ -143,7 +146,9 @@ pub(crate) fn read_file(
     p: &ReadFileParams,
 ) -> Result<ReadFileResult> {
     let bytes = read_limited(&paths.resolve(&p.path), &p.path, config.max_file_bytes)?;
-    let decoded = decode(&bytes).map_err(|reason| Error::Binary {
+    let total_bytes = bytes.len() as u64;
+    let hash = content_hash(&bytes);
+    let decoded = decode(bytes).map_err(|reason| Error::Binary {
         path: p.path.clone().into(),
         reason,
     })?;
@@ -210,11 +215,11 @@ pub(crate) fn read_file(
         end_line: shown_end,
         total_lines,
         total_characters: text.chars().count(),
-        total_bytes: bytes.len() as u64,
+        total_bytes,
         truncated,
         long_lines_cut,
         encoding: decoded.encoding.to_owned(),
-        content_hash: content_hash(&bytes),
+        content_hash: hash,
     })
 }
 
@@ -251,7 +256,7 @@ mod tests {
 
     #[test]
     fn nul_bytes_mean_binary_whatever_the_extension() {
-        assert!(decode(b"abc\0def").is_err());
+        assert!(decode(b"abc\0def".to_vec()).is_err());
     }
 
     #[test]
@@ -259,7 +264,7 @@ mod tests {
         let bytes: Vec<u8> = (0..200u8)
             .map(|i| if i % 3 == 0 { 0x01 } else { b'a' })
             .collect();
-        assert!(decode(&bytes).unwrap_err().contains("control characters"));
+        assert!(decode(bytes).unwrap_err().contains("control characters"));
     }
 
     #[test]
@@ -268,14 +273,14 @@ mod tests {
         for unit in "héllo\n".encode_utf16() {
             bytes.extend_from_slice(&unit.to_le_bytes());
         }
-        let d = decode(&bytes).unwrap();
+        let d = decode(bytes).unwrap();
         assert_eq!(d.text, "héllo\n");
         assert_eq!(d.encoding, "utf-16le");
     }
 
     #[test]
     fn utf8_bom_is_dropped_and_escapes_are_text() {
-        let d = decode(b"\xEF\xBB\xBF\x1b[31mred\x1b[0m\n").unwrap();
+        let d = decode(b"\xEF\xBB\xBF\x1b[31mred\x1b[0m\n".to_vec()).unwrap();
         assert!(d.text.starts_with('\x1b'));
     }
 
