@@ -1,11 +1,15 @@
 //! Approval engine: evaluate() on simple and compound commands, and a path-scope audit.
+#![allow(clippy::panic)] // a bench with a broken fixture should stop loudly
 
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
 use tool_approval::{CallRef, PolicyEngine, PolicyFile};
-use tool_core::{ApiDefinition, DynamicIntervention, HumanIntervention, InterventionPolicy, ToolContext, ToolManifest};
+use tool_core::{
+    ApiDefinition, DynamicIntervention, HumanIntervention, InterventionPolicy, ToolContext,
+    ToolManifest,
+};
 
 fn manifest() -> ToolManifest {
     let mut m = ToolManifest::new("local-system");
@@ -48,7 +52,8 @@ fn bench(c: &mut Criterion) {
     let manifest = manifest();
     let ctx = ToolContext::new();
     let simple = json!({"command": "git status -s"});
-    let compound = json!({"command": "git add -A src && git status; ls -la | ls && git push origin main"});
+    let compound =
+        json!({"command": "git add -A src && git status; ls -la | ls && git push origin main"});
     c.bench_function("approval/evaluate_simple_command", |b| {
         b.iter(|| {
             let call = CallRef::new("local-system", "runCommand", &simple).with_manifest(&manifest);
@@ -57,7 +62,8 @@ fn bench(c: &mut Criterion) {
     });
     c.bench_function("approval/evaluate_compound_command", |b| {
         b.iter(|| {
-            let call = CallRef::new("local-system", "runCommand", &compound).with_manifest(&manifest);
+            let call =
+                CallRef::new("local-system", "runCommand", &compound).with_manifest(&manifest);
             black_box(engine.evaluate(black_box(&[call]), &ctx))
         })
     });
