@@ -23,9 +23,13 @@ fn generate(root: &Path) {
         let mut body = String::with_capacity(LINES * 64);
         for l in 0..LINES {
             if f % 10 == 0 && l == LINES / 2 {
-                body.push_str(&format!("    let needle_{f} = compute({l}); // the line we look for\n"));
+                body.push_str(&format!(
+                    "    let needle_{f} = compute({l}); // the line we look for\n"
+                ));
             } else {
-                body.push_str(&format!("    let value_{l} = item_{f}.field_{l} + other({l}); // filler\n"));
+                body.push_str(&format!(
+                    "    let value_{l} = item_{f}.field_{l} + other({l}); // filler\n"
+                ));
             }
         }
         std::fs::write(dir.join(format!("file{f}.rs")), body).unwrap();
@@ -33,7 +37,10 @@ fn generate(root: &Path) {
 }
 
 fn benches(c: &mut Criterion) {
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     let tree = tempfile::tempdir().unwrap();
     generate(tree.path());
     let computer = LocalComputer::new(LocalConfig::default());
@@ -54,7 +61,10 @@ fn benches(c: &mut Criterion) {
     group.bench_function("tool_runtime_grepContent", |b| {
         b.iter(|| black_box(rt.block_on(computer.grep_content(grep.clone(), &ctx))))
     });
-    let rg_available = Command::new("rg").arg("--version").output().is_ok_and(|o| o.status.success());
+    let rg_available = Command::new("rg")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
     if rg_available {
         group.bench_function("rg_binary_peer", |b| {
             b.iter(|| {
