@@ -1,4 +1,5 @@
 //! tool-core: cost of the pipeline around a trivial tool, and of its parts.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
 
 use std::hint::black_box;
 
