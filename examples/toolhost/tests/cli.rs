@@ -393,3 +393,47 @@ fn local_system_reads_a_file_relative_to_cwd() {
     assert_eq!(outside["decision"]["action"], "ask");
     assert_eq!(outside["decision"]["reason"]["level"], "api_dynamic");
 }
+
+#[test]
+fn the_path_audit_and_the_computer_agree_on_dot_dot_after_a_symlink() {
+    let root = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(root.path()).unwrap();
+    let cwd = root.join("work");
+    std::fs::create_dir_all(cwd.join("inside")).unwrap();
+    std::fs::create_dir_all(root.join("elsewhere/a/b")).unwrap();
+    std::fs::write(root.join("elsewhere/secret.txt"), "outside the scope\n").unwrap();
+    std::fs::write(cwd.join("secret.txt"), "inside the scope\n").unwrap();
+    std::os::unix::fs::symlink(root.join("elsewhere/a/b"), cwd.join("deep")).unwrap();
+    let cwd_arg = cwd.to_str().unwrap();
+    // The OS resolves deep/../.. from the link's target: elsewhere/, outside the scope.
+    let args = r#"{"path":"deep/../../secret.txt"}"#;
+    let check = stdout_json(&toolhost(&[
+        "--cwd",
+        cwd_arg,
+        "check",
+        "local-system____readFile",
+        args,
+    ]));
+    assert_eq!(check["decision"]["action"], "ask", "{check}");
+    let approved = stdout_json(&toolhost(&[
+        "--cwd",
+        cwd_arg,
+        "call",
+        "local-system____readFile",
+        args,
+        "--approve",
+    ]));
+    let content = approved["output"]["content"].as_str().unwrap();
+    assert!(
+        content.contains("outside the scope"),
+        "the computer reads what the audit judged: {content}"
+    );
+    let unapproved = stdout_json(&toolhost(&[
+        "--cwd",
+        cwd_arg,
+        "call",
+        "local-system____readFile",
+        args,
+    ]));
+    assert!(unapproved["output"].is_null());
+}

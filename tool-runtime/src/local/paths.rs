@@ -23,7 +23,10 @@ impl Paths {
     }
 
     /// `~` and `~/x` expanded, relative paths joined to the working directory,
-    /// `.` and `..` resolved lexically.
+    /// `.` dropped and `..` resolved the way the kernel resolves it: after
+    /// following the symlinks of the part that exists (so `link/..` is the
+    /// parent of the link's target, exactly what the approval crate's path
+    /// audit computes), lexically past what does not exist.
     pub(crate) fn resolve(&self, given: &str) -> PathBuf {
         let expanded = match (given.strip_prefix('~'), &self.home) {
             (Some(""), Some(home)) => home.clone(),
@@ -51,13 +54,20 @@ impl Paths {
     }
 }
 
-/// Resolves `.` and `..` without touching the filesystem.
+/// Resolves `.` and `..`. Before a `..` is applied to a prefix that exists,
+/// the prefix's symlinks are resolved, as the kernel would do: a lexical
+/// `link/..` would name a different directory than the one the OS opens.
 pub(crate) fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in path.components() {
         match component {
             Component::CurDir => {}
             Component::ParentDir => {
+                if out.symlink_metadata().is_ok()
+                    && let Ok(real) = std::fs::canonicalize(&out)
+                {
+                    out = real;
+                }
                 if !out.pop() {
                     out.push(component);
                 }
@@ -81,6 +91,25 @@ mod tests {
         );
         assert_eq!(p.resolve("./a/../b"), PathBuf::from("/work/project/b"));
         assert_eq!(p.resolve("/etc/hosts"), PathBuf::from("/etc/hosts"));
+    }
+
+    #[test]
+    fn dot_dot_after_a_symlink_leaves_from_the_links_target() {
+        let root = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(root.path()).unwrap();
+        let cwd = root.join("work");
+        std::fs::create_dir_all(cwd.join("real")).unwrap();
+        std::fs::create_dir_all(root.join("elsewhere/a/b")).unwrap();
+        std::os::unix::fs::symlink(root.join("elsewhere/a/b"), cwd.join("deep")).unwrap();
+        let p = Paths::new(cwd.clone());
+        // The kernel opens elsewhere/a/b/../.. = elsewhere, not work/.. = root.
+        assert_eq!(p.resolve("deep/../.."), root.join("elsewhere"));
+        assert_eq!(
+            p.resolve("deep/../../secret.txt"),
+            root.join("elsewhere/secret.txt")
+        );
+        assert_eq!(p.resolve("real/../x"), cwd.join("x"));
+        assert_eq!(p.resolve("missing/../x"), cwd.join("x"));
     }
 
     #[test]
