@@ -7,6 +7,7 @@
 //! depth, so a tool without annotations is still covered.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use serde_json::Value;
 
@@ -50,7 +51,54 @@ pub const COMMAND_NAMES: &[&str] = &[
     "shell_command",
 ];
 
+/// Parameter names that set the environment a command runs in.
+pub const ENV_NAMES: &[&str] = &["env", "environment", "envVars", "env_vars"];
+
+/// Parameter names that set the directory a command runs in.
+pub const WORKDIR_NAMES: &[&str] = &[
+    "cwd",
+    "workdir",
+    "workingDirectory",
+    "working_directory",
+    "directory",
+];
+
 const MAX_DEPTH: usize = 32;
+
+/// The top-level arguments that change how a shell command runs: a
+/// non-empty environment, or a working directory that leaves `cwd` (the
+/// host's; without one, anything but `.`).
+pub(crate) fn context_overrides<'v>(args: &'v Value, cwd: Option<&Path>) -> Vec<&'v str> {
+    let Some(map) = args.as_object() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (key, value) in map {
+        let set = match value {
+            Value::Null => false,
+            Value::Object(m) => !m.is_empty(),
+            Value::Array(a) => !a.is_empty(),
+            Value::String(s) => !s.is_empty(),
+            _ => true,
+        };
+        if ENV_NAMES.contains(&key.as_str()) && set {
+            out.push(key.as_str());
+        }
+        if WORKDIR_NAMES.contains(&key.as_str()) && set {
+            let inside = match (value.as_str(), cwd) {
+                (Some(raw), Some(cwd)) => {
+                    crate::path_scope::PathScopeAudit::new().is_in_scope(raw, cwd)
+                }
+                (Some(raw), None) => matches!(raw, "." | "./"),
+                _ => false,
+            };
+            if !inside {
+                out.push(key.as_str());
+            }
+        }
+    }
+    out
+}
 
 /// One argument found in a call, with its JSON pointer.
 #[derive(Debug, Clone, PartialEq)]

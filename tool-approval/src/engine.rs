@@ -91,7 +91,8 @@ impl FromStr for ApprovalMode {
 /// 3. The strictest of 1 and 2 applies: `deny` blocks; `always` asks
 ///    (blocks in headless mode). A dynamic `never` never hides a global hit.
 /// 4. Otherwise the mode decides: auto-run and headless run everything; in
-///    manual and allow-list modes an unknown tool asks, an allow-listed key
+///    manual and allow-list modes an unknown tool (or an API its manifest
+///    does not define) asks, an allow-listed key
 ///    runs (allow-list mode), `required` asks, `never` runs, and an API with
 ///    no policy at all runs.
 #[derive(Debug)]
@@ -200,11 +201,21 @@ impl PolicyEngine {
                 decision(Action::Run, policy, reason)
             }
             ApprovalMode::Manual | ApprovalMode::AllowList => {
-                if call.manifest.is_none() {
+                let Some(manifest) = call.manifest else {
                     let reason = Reason::new(
                         Level::UnknownTool,
                         None,
                         format!("`{}` is not in the registry", call.identifier),
+                    );
+                    return decision(Action::Ask, policy.max(Required), reason);
+                };
+                if manifest.api(call.api).is_none() {
+                    // A known tool, an API it does not define (`runcommand`
+                    // for `runCommand`): nothing vouches for it, fail closed.
+                    let reason = Reason::new(
+                        Level::UnknownTool,
+                        None,
+                        format!("`{}` defines no API `{}`", call.identifier, call.api),
                     );
                     return decision(Action::Ask, policy.max(Required), reason);
                 }
@@ -254,7 +265,7 @@ impl PolicyEngine {
             result = Some(self.run_dynamic(dynamic, level, input));
         }
         if let Some(rules) = self.host_rules.get(&call.key())
-            && let Some(hit) = rules.evaluate(call.arguments, call.schema())
+            && let Some(hit) = rules.evaluate_in(call.arguments, call.schema(), input.ctx.cwd())
         {
             let host = (
                 hit.policy,
@@ -272,7 +283,7 @@ impl PolicyEngine {
                 Reason::new(level, None, format!("the tool sets `{p}` for this API")),
             )),
             Some(HumanIntervention::Rules(rules)) => {
-                Some(self.run_manifest_rules(rules, level, call))
+                Some(self.run_manifest_rules(rules, level, input))
             }
             _ => None,
         };
@@ -319,8 +330,9 @@ impl PolicyEngine {
         &self,
         rules: &[InterventionRule],
         level: Level,
-        call: &CallRef<'_>,
+        input: &AuditInput<'_>,
     ) -> (InterventionPolicy, Reason) {
+        let call = input.call;
         let compiled = self.compiled_manifest_rules(rules);
         match compiled {
             Err(message) => (
@@ -331,7 +343,7 @@ impl PolicyEngine {
                     format!("the tool's rule list does not compile ({message}); asking"),
                 ),
             ),
-            Ok(set) => match set.evaluate(call.arguments, call.schema()) {
+            Ok(set) => match set.evaluate_in(call.arguments, call.schema(), input.ctx.cwd()) {
                 Some(hit) => (
                     hit.policy,
                     Reason::new(

@@ -75,7 +75,8 @@ mod shell;
 mod wrapper;
 
 pub use arguments::{
-    COMMAND_NAMES, FoundArgument, PATH_LIST_NAMES, PATH_NAMES, command_arguments, path_arguments,
+    COMMAND_NAMES, ENV_NAMES, FoundArgument, PATH_LIST_NAMES, PATH_NAMES, WORKDIR_NAMES,
+    command_arguments, path_arguments,
 };
 pub use audit::{AuditHit, AuditInput, AuditVerdict, DynamicAudit, GlobalAudit};
 pub use blacklist::{Blacklist, BlacklistEntry};

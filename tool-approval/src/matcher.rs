@@ -72,6 +72,10 @@ impl<'v> Subject<'v> {
         }
     }
 
+    pub(crate) fn is_shell_param(&self) -> bool {
+        self.shell_param
+    }
+
     /// The value as command text: a string, or an argv array re-quoted.
     fn command_text(&self) -> Option<&str> {
         self.text

@@ -5,11 +5,18 @@
 //! without `match` always matches. A `never` rule's matchers *approve*
 //! (every part of a shell command must match); other rules' matchers
 //! *trigger* (any part is enough). See [`MatchMode`].
+//!
+//! A `never` rule on a shell-command parameter does not approve a call that
+//! also changes *how* the command runs, unless the rule matches on that
+//! argument too: a non-empty environment (`env`, `environment`) or a working
+//! directory (`cwd`, `workdir`, …) outside the host's working directory.
+
+use std::path::Path;
 
 use serde_json::Value;
 use tool_core::{InterventionPolicy, InterventionRule};
 
-use crate::arguments::is_command_param;
+use crate::arguments::{context_overrides, is_command_param};
 use crate::error::{Error, push_pointer};
 use crate::matcher::{MatchMode, Matcher, Subject, part_approved};
 
@@ -71,8 +78,22 @@ impl RuleSet {
 
     /// The deciding rule for `args`, or `None` when no rule matches.
     /// `schema` (the API's parameters) marks extra shell-command parameters.
+    /// A working-directory argument counts as leaving the host's directory
+    /// unless it is `.` (see [`evaluate_in`](Self::evaluate_in)).
     pub fn evaluate(&self, args: &Value, schema: Option<&Value>) -> Option<RuleHit> {
-        let subjects = Subjects::new(args, schema);
+        self.evaluate_in(args, schema, None)
+    }
+
+    /// Like [`evaluate`](Self::evaluate), with the host's working directory,
+    /// against which a working-directory argument is judged.
+    pub fn evaluate_in(
+        &self,
+        args: &Value,
+        schema: Option<&Value>,
+        cwd: Option<&Path>,
+    ) -> Option<RuleHit> {
+        let mut subjects = Subjects::new(args, schema);
+        subjects.overrides = context_overrides(args, cwd);
         let composite = self.composite_approval(&subjects);
         let mut first: Option<RuleHit> = None;
         let mut strongest: Option<RuleHit> = None;
@@ -134,7 +155,7 @@ impl RuleSet {
                 candidates.push((index, words));
             }
         }
-        if candidates.len() < 2 {
+        if candidates.len() < 2 || !subjects.overrides.is_empty() {
             return None;
         }
         let shell = subjects.get(param?)?.shell()?;
@@ -186,6 +207,19 @@ impl CompiledRule {
         } else {
             MatchMode::Trigger
         };
+        if mode == MatchMode::Approve
+            && self
+                .matchers
+                .iter()
+                .any(|(p, _)| subjects.get(p).is_some_and(|s| s.is_shell_param()))
+            && subjects
+                .overrides
+                .iter()
+                .any(|key| !self.matchers.iter().any(|(p, _)| p == key))
+        {
+            // The command may be fine, but not in that environment or directory.
+            return false;
+        }
         self.matchers.iter().all(|(param, matcher)| {
             subjects
                 .get(param)
@@ -209,6 +243,8 @@ impl CompiledRule {
 /// The argument values a rule list looks at, each parsed at most once.
 struct Subjects<'v> {
     entries: Vec<(&'v str, Subject<'v>)>,
+    /// Top-level arguments that change how a command runs (see the module docs).
+    overrides: Vec<&'v str>,
 }
 
 impl<'v> Subjects<'v> {
@@ -221,7 +257,10 @@ impl<'v> Subjects<'v> {
                     .collect()
             })
             .unwrap_or_default();
-        Self { entries }
+        Self {
+            entries,
+            overrides: Vec::new(),
+        }
     }
 
     fn get(&self, param: &str) -> Option<&Subject<'v>> {

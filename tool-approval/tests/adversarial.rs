@@ -594,3 +594,153 @@ fn path_blacklist_sees_through_symlinks_and_other_names() {
         );
     }
 }
+
+// ---- Arguments beside the command: environment, working directory, API names ---------------
+
+fn run_args(mode: ApprovalMode, args: Value, ctx: &ToolContext) -> tool_approval::Decision {
+    decide(&engine(mode), &local_system(), "runCommand", &args, ctx)
+}
+
+#[test]
+fn an_environment_argument_stops_a_prefix_rule_from_approving() {
+    let ctx = ToolContext::new();
+    for env in [
+        json!({"PATH": "/tmp/evil:/usr/bin"}),
+        json!({"LD_PRELOAD": "/tmp/x.so"}),
+        json!({"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "core.pager"}),
+        json!({"HARMLESS": "1"}),
+    ] {
+        for key in ["env", "environment"] {
+            let d = run_args(
+                ApprovalMode::Manual,
+                json!({"command": "git status", key: env.clone()}),
+                &ctx,
+            );
+            assert_eq!(d.action, Action::Ask, "{key}={env}: {d:?}");
+        }
+    }
+    // An empty environment changes nothing.
+    let d = run_args(
+        ApprovalMode::Manual,
+        json!({"command": "git status", "env": {}}),
+        &ctx,
+    );
+    assert_eq!(d.action, Action::Run, "{d:?}");
+}
+
+#[test]
+fn dangerous_environment_variables_are_flagged_by_the_blacklist() {
+    let ctx = ToolContext::new();
+    for env in [
+        json!({"PATH": "/tmp/evil:/usr/bin"}),
+        json!({"LD_PRELOAD": "/tmp/x.so"}),
+        json!({"LD_LIBRARY_PATH": "/tmp"}),
+        json!({"GIT_CONFIG_COUNT": "1"}),
+        json!({"BASH_ENV": "/tmp/x"}),
+        json!({"ENV": "/tmp/x"}),
+        json!({"PROMPT_COMMAND": "id"}),
+    ] {
+        let d = run_args(
+            ApprovalMode::Manual,
+            json!({"command": "ls", "env": env.clone()}),
+            &ctx,
+        );
+        assert_eq!(
+            (d.action, d.reason.level, d.reason.rule.as_deref()),
+            (
+                Action::Ask,
+                Level::GlobalAudit,
+                Some("blacklist/dangerous-env")
+            ),
+            "{env}: {d:?}"
+        );
+    }
+    for cmd in ["LD_PRELOAD=/tmp/x.so ls", "env PATH=/tmp/evil git status"] {
+        let d = run_args(ApprovalMode::Manual, json!({ "command": cmd }), &ctx);
+        assert_eq!(d.reason.level, Level::GlobalAudit, "{cmd}: {d:?}");
+    }
+}
+
+#[test]
+fn a_working_directory_argument_outside_the_sandbox_stops_approval() {
+    let sb = sandbox();
+    let ctx = ToolContext::new().with_cwd(&sb.work);
+    for cwd in ["/", "..", sb.outside.to_str().unwrap(), "~"] {
+        for key in ["cwd", "workdir", "workingDirectory", "directory"] {
+            let d = run_args(
+                ApprovalMode::Manual,
+                json!({"command": "git status", key: cwd}),
+                &ctx,
+            );
+            assert_eq!(d.action, Action::Ask, "{key}={cwd}: {d:?}");
+        }
+    }
+    for cwd in [".", "src", sb.work.to_str().unwrap()] {
+        let d = run_args(
+            ApprovalMode::Manual,
+            json!({"command": "git status", "cwd": cwd}),
+            &ctx,
+        );
+        assert_eq!(d.action, Action::Run, "{cwd}: {d:?}");
+    }
+    // Without a host working directory, only `.` is known to stay put.
+    let none = ToolContext::new();
+    let d = run_args(
+        ApprovalMode::Manual,
+        json!({"command": "git status", "cwd": "/"}),
+        &none,
+    );
+    assert_eq!(d.action, Action::Ask, "{d:?}");
+}
+
+#[test]
+fn recursive_removal_of_relative_targets_is_judged_in_its_directory() {
+    let home = std::env::var("HOME").unwrap_or_else(|_| "/root".into());
+    let sb = sandbox();
+    let ctx = ToolContext::new().with_cwd(&sb.work);
+    let cases: &[(Value, bool)] = &[
+        (json!({"command": "rm -rf *", "cwd": "/"}), true),
+        (json!({"command": "rm -rf .", "cwd": "/"}), true),
+        (json!({"command": "rm -rf ./*", "cwd": "/etc"}), true),
+        (json!({"command": "rm -rf .*", "cwd": home}), true),
+        (json!({"command": "rm -rf *", "workdir": "~"}), true),
+        (json!({"command": "cd / && rm -rf *"}), true),
+        (json!({"command": "cd /; rm -rf ."}), true),
+        (json!({"command": "cd && rm -rf *"}), true),
+        (json!({"command": "cd ~; rm -rf ./*"}), true),
+        (json!({"command": "pushd /usr && rm -rf *"}), true),
+        (json!({"command": "cd /etc/ssh && rm -rf .."}), true),
+        (json!({"command": "cd $X && rm -rf ."}), true),
+        (json!({"command": "rm -rf *"}), false),
+        (json!({"command": "cd src && rm -rf *"}), false),
+        (json!({"command": "rm -rf *", "cwd": "src"}), false),
+    ];
+    for (args, always) in cases {
+        let d = run_args(ApprovalMode::AutoRun, args.clone(), &ctx);
+        if *always {
+            assert_eq!(
+                (d.action, d.policy),
+                (Action::Ask, InterventionPolicy::Always),
+                "{args}: {d:?}"
+            );
+        } else {
+            assert_ne!(d.policy, InterventionPolicy::Always, "{args}: {d:?}");
+        }
+    }
+}
+
+#[test]
+fn an_api_the_manifest_does_not_define_is_unknown() {
+    let engine = engine(ApprovalMode::Manual);
+    let manifest = local_system();
+    let ctx = ToolContext::new();
+    for api in ["runcommand", "RunCommand", "runCommand ", "nope"] {
+        let args = json!({"command": "git status"});
+        let d = decide(&engine, &manifest, api, &args, &ctx);
+        assert_eq!(
+            (d.action, d.reason.level),
+            (Action::Ask, Level::UnknownTool),
+            "{api}: {d:?}"
+        );
+    }
+}

@@ -15,7 +15,7 @@
 //!
 //! | id | policy | what |
 //! |---|---|---|
-//! | `rm-recursive-root` | always | recursive `rm` (or `find -delete`) of `/`, `~`, `$HOME`, home or system directories |
+//! | `rm-recursive-root` | always | recursive `rm` (or `find -delete`) of `/`, `~`, `$HOME`, home or system directories, also as `*`, `.`, `..` in such a directory (a `cwd` argument, `cd X` before) |
 //! | `system-accounts` | always | `/etc/passwd`, `/etc/shadow`, `/etc/gshadow`, `/etc/sudoers` |
 //! | `fork-bomb` | always | `:(){ :\|:& };:` and renamed variants |
 //! | `raw-device-write` | always | `dd of=/dev/…`, redirection onto a disk device |
@@ -28,6 +28,7 @@
 //! | `firewall-off` | required | `ufw disable`, stopping firewalld/ufw/nftables, flushing iptables, `setenforce 0` |
 //! | `sshd-config` | required | changing `sshd_config` |
 //! | `remove-core-package` | required | removing systemd, bash, coreutils, libc, sudo, ssh server, kernel… |
+//! | `dangerous-env` | required | setting `PATH`, `LD_*`, `GIT_CONFIG*`, `BASH_ENV`, `ENV`, `PROMPT_COMMAND`… (environment argument, `VAR=`, `env VAR=`) |
 //! | `read-secrets` | required | `.env*`, SSH private keys, cloud/docker/kube credentials, shell histories, browser cookie stores |
 
 use std::path::{Path, PathBuf};
@@ -39,9 +40,18 @@ use tool_core::{ArgMatcher, InterventionPolicy};
 use crate::audit::{AuditHit, AuditInput, GlobalAudit};
 use crate::error::Error;
 use crate::matcher::{MatchMode, Matcher, Subject};
-use crate::path_scope::{real_path, resolve_path};
-use crate::shell::{Hazard, ShellCommand, SimpleCommand, basename, is_shell};
+use crate::path_scope::real_path;
+use crate::shell::{Hazard, ShellCommand, SimpleCommand};
 use crate::wrapper::views;
+
+mod commands;
+mod context;
+mod paths;
+
+use context::{Dir, env_names, is_dangerous_env, part_dirs, start_dir};
+
+use commands::*;
+use paths::*;
 
 use InterventionPolicy::{Always, Required};
 
@@ -77,6 +87,7 @@ enum Builtin {
     SshdConfig,
     RemoveCorePackage,
     ReadSecrets,
+    DangerousEnv,
 }
 
 const BUILTINS: &[(Builtin, &str, InterventionPolicy, &str)] = &[
@@ -159,6 +170,12 @@ const BUILTINS: &[(Builtin, &str, InterventionPolicy, &str)] = &[
         Required,
         "touches secrets (env files, private keys, credentials, histories, cookies)",
     ),
+    (
+        Builtin::DangerousEnv,
+        "dangerous-env",
+        Required,
+        "sets an environment variable that changes which code runs (PATH, LD_PRELOAD, GIT_CONFIG_*, BASH_ENV…)",
+    ),
 ];
 
 impl BlacklistEntry {
@@ -236,6 +253,10 @@ struct Facts {
     commands: Vec<(String, ShellCommand)>,
     /// Paths as written and as resolved (path arguments, command words, redirect targets).
     paths: Vec<String>,
+    /// For each command, the directory each of its parts runs in.
+    dirs: Vec<Vec<Dir>>,
+    /// Environment variables the call sets.
+    env: Vec<String>,
 }
 
 impl Blacklist {
@@ -319,7 +340,10 @@ impl Blacklist {
         let mut facts = Facts {
             commands: Vec::new(),
             paths: Vec::new(),
+            dirs: Vec::new(),
+            env: Vec::new(),
         };
+        let start = start_dir(args, cwd_real.as_deref(), home);
         for found in crate::arguments::command_arguments(args, schema) {
             let subject = Subject::new(found.value, true);
             let Some(shell) = subject.shell() else {
@@ -336,8 +360,11 @@ impl Blacklist {
                     }
                 }
             }
+            facts.dirs.push(part_dirs(shell, &start, home));
             facts.commands.push((text, shell.clone()));
         }
+        let shells: Vec<&ShellCommand> = facts.commands.iter().map(|(_, s)| s).collect();
+        facts.env = env_names(args, &shells);
         for found in crate::arguments::path_arguments(args, schema) {
             if let Some(raw) = found.as_str() {
                 add_path(&mut facts.paths, raw, cwd_real.as_deref(), home);
@@ -370,6 +397,7 @@ impl Blacklist {
                 let ctx = Ctx {
                     cwd,
                     home: self.home.as_deref(),
+                    unknown_dir: false,
                 };
                 builtin_hits(*builtin, facts, &ctx)
             }
@@ -387,39 +415,32 @@ impl GlobalAudit for Blacklist {
     }
 }
 
-struct Ctx<'a> {
-    cwd: Option<&'a Path>,
-    home: Option<&'a Path>,
+pub(super) struct Ctx<'a> {
+    pub(super) cwd: Option<&'a Path>,
+    pub(super) home: Option<&'a Path>,
+    /// The part runs in a directory that cannot be known (`cd $X; …`).
+    pub(super) unknown_dir: bool,
 }
 
-fn add_path(paths: &mut Vec<String>, raw: &str, cwd: Option<&Path>, home: Option<&Path>) {
-    paths.push(raw.to_owned());
-    let lexical = path_clean::clean(raw).display().to_string();
-    if lexical != raw {
-        paths.push(lexical);
-    }
-    let base = cwd
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from("/"));
-    if (cwd.is_some() || raw.starts_with('/') || raw.starts_with('~'))
-        && let Some(resolved) = resolve_path(raw, &base, home)
-    {
-        let resolved = resolved.display().to_string();
-        if resolved != raw {
-            paths.push(resolved);
-        }
-    }
-}
-
-fn looks_like_path(word: &str) -> bool {
-    word.contains('/')
-        || word.starts_with('.')
-        || word.starts_with('~')
-        || word.contains("history")
-        || matches!(
-            word,
-            "Cookies" | "cookies.sqlite" | "Login Data" | "logins.json" | "key4.db"
-        )
+/// Whether `f` holds for a view of some part, judged in the directory that part runs in.
+fn in_dirs(facts: &Facts, ctx: &Ctx<'_>, f: &dyn Fn(&[String], &Ctx<'_>) -> bool) -> bool {
+    facts
+        .commands
+        .iter()
+        .zip(&facts.dirs)
+        .any(|((_, shell), dirs)| {
+            shell.parts().iter().zip(dirs).any(|(part, dir)| {
+                let here = Ctx {
+                    cwd: match dir {
+                        Dir::Known(Some(d)) => Some(d.as_path()),
+                        _ => ctx.cwd,
+                    },
+                    home: ctx.home,
+                    unknown_dir: *dir == Dir::Unknown,
+                };
+                views(part).iter().any(|v| f(v, &here))
+            })
+        })
 }
 
 fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>) -> bool {
@@ -428,7 +449,7 @@ fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>) -> bool {
         parts().any(|part| views(part).iter().any(|v| f(v, part)))
     };
     match builtin {
-        Builtin::RmRecursiveRoot => any_view(&|v, _| rm_recursive_root(v, ctx)),
+        Builtin::RmRecursiveRoot => in_dirs(facts, ctx, &|v, ctx| rm_recursive_root(v, ctx)),
         Builtin::SystemAccounts => facts.paths.iter().any(|p| system_accounts(p)),
         Builtin::ForkBomb => facts.commands.iter().any(|(text, _)| fork_bomb(text)),
         Builtin::RawDeviceWrite => {
@@ -451,7 +472,10 @@ fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>) -> bool {
                         .any(|w| w.ends_with("=/dev/mem") || w.ends_with("=/dev/kmem"))
                 })
         }
-        Builtin::RecursiveChownSystem => any_view(&|v, _| recursive_chown_system(v, ctx)),
+        Builtin::RecursiveChownSystem => {
+            in_dirs(facts, ctx, &|v, ctx| recursive_chown_system(v, ctx))
+        }
+        Builtin::DangerousEnv => facts.env.iter().any(|n| is_dangerous_env(n)),
         Builtin::SetuidShell => any_view(&|v, _| setuid_shell(v)),
         Builtin::Oversized => facts.commands.iter().any(|(_, s)| {
             s.hazards().contains(&Hazard::TooLong) || s.hazards().contains(&Hazard::TooDeep)
@@ -467,509 +491,6 @@ fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>) -> bool {
         Builtin::RemoveCorePackage => any_view(&|v, _| remove_core_package(v)),
         Builtin::ReadSecrets => facts.paths.iter().any(|p| is_secret(p)),
     }
-}
-
-fn program(view: &[String]) -> &str {
-    view.first().map(|w| basename(w)).unwrap_or_default()
-}
-
-/// Short flags (`-rf`, `-r -f`) and long flags of a view, before `--`.
-fn has_flag(view: &[String], short: &[char], long: &[&str]) -> bool {
-    for word in view.iter().skip(1) {
-        if word == "--" {
-            break;
-        }
-        if let Some(name) = word.strip_prefix("--") {
-            let name = name.split('=').next().unwrap_or(name);
-            if long.contains(&name) {
-                return true;
-            }
-        } else if let Some(flags) = word.strip_prefix('-')
-            && flags.chars().any(|c| short.contains(&c))
-        {
-            return true;
-        }
-    }
-    false
-}
-
-/// Non-option words of a view (everything after `--` counts).
-fn operands(view: &[String]) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut options_done = false;
-    for word in view.iter().skip(1) {
-        if !options_done && word == "--" {
-            options_done = true;
-            continue;
-        }
-        if !options_done && word.starts_with('-') && word.len() > 1 {
-            continue;
-        }
-        out.push(word.as_str());
-    }
-    out
-}
-
-const SYSTEM_DIRS: &[&str] = &[
-    "/bin",
-    "/boot",
-    "/dev",
-    "/etc",
-    "/home",
-    "/lib",
-    "/lib32",
-    "/lib64",
-    "/opt",
-    "/proc",
-    "/root",
-    "/sbin",
-    "/srv",
-    "/sys",
-    "/usr",
-    "/var",
-    "/snap",
-    "/Users",
-    "/System",
-    "/Library",
-    "/Applications",
-    "/private",
-    "/usr/bin",
-    "/usr/lib",
-    "/usr/sbin",
-    "/usr/local",
-    "/var/lib",
-];
-
-/// Whether removing or re-owning `target` recursively would wreck the system
-/// or a home directory.
-fn is_precious_tree(target: &str, ctx: &Ctx<'_>) -> bool {
-    let mut t = target.trim().to_owned();
-    while t.len() > 1 && (t.ends_with('/') || t.ends_with("/*") || t.ends_with("/.")) {
-        t.truncate(t.len() - if t.ends_with('/') { 1 } else { 2 });
-    }
-    if t.is_empty()
-        || t == "/"
-        || t == "/*"
-        || t == "*" && ctx.cwd.is_some_and(|c| c == Path::new("/"))
-    {
-        return true;
-    }
-    if t == "~" || (t.starts_with('~') && !t.contains('/')) {
-        return true;
-    }
-    if matches!(
-        t.as_str(),
-        "$HOME" | "${HOME}" | "~/" | "$HOME/" | "${HOME}/"
-    ) {
-        return true;
-    }
-    let resolved = if t.starts_with('/')
-        || t.starts_with('~')
-        || t.starts_with("$HOME")
-        || t.starts_with("${HOME}")
-    {
-        resolve_path(&t, Path::new("/"), ctx.home)
-    } else {
-        ctx.cwd.and_then(|cwd| resolve_path(&t, cwd, ctx.home))
-    };
-    let Some(resolved) = resolved else {
-        return t.starts_with('~');
-    };
-    if resolved == Path::new("/") || ctx.home.is_some_and(|h| real_path(h) == resolved) {
-        return true;
-    }
-    let shown = resolved.display().to_string();
-    if SYSTEM_DIRS.contains(&shown.as_str()) {
-        return true;
-    }
-    // A user's home directory: /home/NAME, /Users/NAME, /root.
-    let components: Vec<&str> = shown.split('/').filter(|c| !c.is_empty()).collect();
-    matches!(components.as_slice(), ["home" | "Users", _])
-}
-
-fn rm_recursive_root(view: &[String], ctx: &Ctx<'_>) -> bool {
-    match program(view) {
-        "rm" => {
-            let recursive = has_flag(view, &['r', 'R'], &["recursive"]);
-            let no_preserve = has_flag(view, &[], &["no-preserve-root"]);
-            (recursive || no_preserve) && operands(view).iter().any(|t| is_precious_tree(t, ctx))
-        }
-        "find" => {
-            view.iter().any(|w| w == "-delete")
-                && view
-                    .iter()
-                    .skip(1)
-                    .take_while(|w| !w.starts_with('-'))
-                    .any(|t| is_precious_tree(t, ctx))
-        }
-        _ => false,
-    }
-}
-
-fn system_accounts(path: &str) -> bool {
-    let cleaned = path_clean::clean(path).display().to_string();
-    [
-        "/etc/passwd",
-        "/etc/shadow",
-        "/etc/gshadow",
-        "/etc/sudoers",
-        "/etc/master.passwd",
-    ]
-    .iter()
-    .any(|p| cleaned.starts_with(p) || path.starts_with(p))
-}
-
-fn fork_bomb(text: &str) -> bool {
-    let squeezed: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-    let mut names: Vec<String> = Vec::new();
-    let mut rest = squeezed.as_str();
-    while let Some(at) = rest.find("(){") {
-        let head = rest.get(..at).unwrap_or_default();
-        let name: String = head
-            .chars()
-            .rev()
-            .take_while(|c| !matches!(c, ';' | '&' | '|' | '(' | ')' | '{' | '}'))
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .collect();
-        let name = name.strip_prefix("function").unwrap_or(&name).to_owned();
-        if !name.is_empty() {
-            names.push(name);
-        }
-        rest = rest.get(at + 3..).unwrap_or_default();
-    }
-    for (index, _) in squeezed.match_indices("function") {
-        let after = squeezed.get(index + "function".len()..).unwrap_or_default();
-        let name: String = after
-            .chars()
-            .take_while(|c| !matches!(c, '{' | '('))
-            .collect();
-        if !name.is_empty() {
-            names.push(name);
-        }
-    }
-    names
-        .iter()
-        .any(|n| squeezed.contains(&format!("{n}|{n}&")) || squeezed.contains(&format!("{n}&{n}&")))
-}
-
-fn is_disk_device(path: &str) -> bool {
-    let Some(dev) = path.strip_prefix("/dev/") else {
-        return false;
-    };
-    [
-        "sd", "hd", "vd", "xvd", "nvme", "mmcblk", "disk", "rdisk", "md", "dm-", "loop", "mapper/",
-    ]
-    .iter()
-    .any(|p| dev.starts_with(p))
-}
-
-fn dd_to_device(view: &[String]) -> bool {
-    program(view) == "dd"
-        && view.iter().any(|w| {
-            w.strip_prefix("of=").is_some_and(|target| {
-                target.starts_with("/dev/")
-                    && !matches!(
-                        target,
-                        "/dev/null" | "/dev/zero" | "/dev/stdout" | "/dev/stderr" | "/dev/tty"
-                    )
-                    && !target.starts_with("/dev/fd/")
-            })
-        })
-}
-
-fn format_device(view: &[String]) -> bool {
-    let name = program(view);
-    if name.starts_with("mkfs") || matches!(name, "mke2fs" | "mkswap" | "mkdosfs" | "newfs") {
-        return true;
-    }
-    matches!(
-        name,
-        "fdisk" | "sfdisk" | "cfdisk" | "gdisk" | "sgdisk" | "parted" | "wipefs" | "diskutil"
-    ) && view
-        .iter()
-        .skip(1)
-        .any(|w| w.starts_with("/dev/") || matches!(w.as_str(), "eraseDisk" | "partitionDisk"))
-}
-
-fn is_kernel_path(path: &str) -> bool {
-    let cleaned = path_clean::clean(path).display().to_string();
-    cleaned.starts_with("/proc/sys/")
-        || cleaned == "/proc/sysrq-trigger"
-        || cleaned.starts_with("/sys/kernel/")
-}
-
-fn kernel_write(view: &[String]) -> bool {
-    match program(view) {
-        "sysctl" => {
-            has_flag(view, &['w', 'p'], &["write", "load", "system"])
-                || operands(view).iter().any(|w| w.contains('='))
-        }
-        "tee" | "cp" | "dd" | "install" | "mv" => view
-            .iter()
-            .skip(1)
-            .any(|w| is_kernel_path(w.strip_prefix("of=").unwrap_or(w))),
-        _ => false,
-    }
-}
-
-fn recursive_chown_system(view: &[String], ctx: &Ctx<'_>) -> bool {
-    matches!(program(view), "chown" | "chmod" | "chgrp")
-        && has_flag(view, &['R'], &["recursive"])
-        && operands(view)
-            .iter()
-            .skip(1)
-            .any(|t| is_precious_tree(t, ctx))
-}
-
-fn setuid_shell(view: &[String]) -> bool {
-    if program(view) != "chmod" {
-        return false;
-    }
-    let ops = operands(view);
-    let Some(mode) = ops.first() else {
-        return false;
-    };
-    let symbolic = mode
-        .split(',')
-        .any(|m| m.contains('+') && m.rsplit('+').next().is_some_and(|p| p.contains('s')))
-        || mode
-            .split(',')
-            .any(|m| m.contains('=') && m.rsplit('=').next().is_some_and(|p| p.contains('s')));
-    let octal = mode.len() == 4
-        && mode.chars().all(|c| c.is_digit(8))
-        && mode
-            .chars()
-            .next()
-            .is_some_and(|c| matches!(c, '2' | '4' | '6' | '7' | '3' | '5'));
-    (symbolic || octal) && ops.iter().skip(1).any(|t| is_shell(basename(t)))
-}
-
-fn firewall_off(view: &[String]) -> bool {
-    let ops = operands(view);
-    let first = ops.first().copied().unwrap_or_default();
-    let is_firewall = |w: &str| {
-        matches!(
-            w.trim_end_matches(".service"),
-            "firewalld"
-                | "ufw"
-                | "iptables"
-                | "ip6tables"
-                | "nftables"
-                | "pf"
-                | "netfilter-persistent"
-        )
-    };
-    match program(view) {
-        "ufw" => matches!(first, "disable" | "reset"),
-        "systemctl" => matches!(first, "stop" | "disable" | "mask" | "kill") && ops.iter().skip(1).any(|w| is_firewall(w)),
-        "service" => ops.len() >= 2 && is_firewall(first) && matches!(ops.get(1).copied(), Some("stop")),
-        "iptables" | "ip6tables" | "iptables-legacy" | "iptables-nft" => {
-            has_flag(view, &['F', 'X'], &["flush", "delete-chain"])
-                || (has_flag(view, &['P'], &["policy"]) && view.iter().any(|w| w == "ACCEPT"))
-        }
-        "nft" => ops.windows(2).any(|w| matches!(w, [a, b] if (*a == "flush" && *b == "ruleset") || (*a == "delete" && *b == "table"))),
-        "setenforce" => matches!(first, "0" | "Permissive" | "permissive"),
-        "pfctl" => has_flag(view, &['d'], &[]),
-        "netsh" => view.iter().any(|w| w.eq_ignore_ascii_case("off")) && view.iter().any(|w| w.eq_ignore_ascii_case("advfirewall")),
-        _ => false,
-    }
-}
-
-fn is_read_only(view: &[String]) -> bool {
-    matches!(
-        program(view),
-        "cat"
-            | "less"
-            | "more"
-            | "head"
-            | "tail"
-            | "grep"
-            | "rg"
-            | "diff"
-            | "stat"
-            | "ls"
-            | "wc"
-            | "file"
-            | "sshd"
-    )
-}
-
-const CORE_PACKAGES: &[&str] = &[
-    "systemd",
-    "bash",
-    "coreutils",
-    "libc6",
-    "libc-bin",
-    "glibc",
-    "glibc-common",
-    "sudo",
-    "openssh-server",
-    "openssh",
-    "apt",
-    "dpkg",
-    "rpm",
-    "yum",
-    "dnf",
-    "pacman",
-    "util-linux",
-    "login",
-    "passwd",
-    "base-files",
-    "base",
-    "filesystem",
-    "init",
-    "sysvinit",
-    "perl-base",
-    "e2fsprogs",
-    "dash",
-    "shadow-utils",
-    "shadow",
-    "linux",
-    "kernel",
-    "grub",
-    "grub2",
-    "grub-pc",
-    "python3",
-    "*",
-];
-
-fn is_core_package(name: &str) -> bool {
-    let name = name.split([':', '=']).next().unwrap_or(name);
-    CORE_PACKAGES.contains(&name)
-        || [
-            "linux-image",
-            "linux-headers",
-            "kernel-",
-            "grub",
-            "systemd-",
-            "libc6",
-            "glibc",
-        ]
-        .iter()
-        .any(|p| name.starts_with(p))
-        || name.contains('*')
-}
-
-fn remove_core_package(view: &[String]) -> bool {
-    let ops = operands(view);
-    let first = ops.first().copied().unwrap_or_default();
-    let packages = || ops.iter().skip(1);
-    if has_flag(
-        view,
-        &[],
-        &["force-remove-essential", "allow-remove-essential"],
-    ) {
-        return true;
-    }
-    match program(view) {
-        "apt" | "apt-get" | "aptitude" => {
-            matches!(first, "remove" | "purge" | "autoremove")
-                && packages().any(|p| is_core_package(p))
-        }
-        "yum" | "dnf" | "microdnf" | "zypper" | "snap" => {
-            matches!(first, "remove" | "erase" | "autoremove" | "rm")
-                && packages().any(|p| is_core_package(p))
-        }
-        "apk" => first == "del" && packages().any(|p| is_core_package(p)),
-        "pacman" => {
-            view.iter()
-                .skip(1)
-                .any(|w| w.starts_with("-R") || w == "--remove")
-                && ops.iter().any(|p| is_core_package(p))
-        }
-        "dpkg" => {
-            has_flag(view, &['r', 'P'], &["remove", "purge"])
-                && ops.iter().any(|p| is_core_package(p))
-        }
-        "rpm" => has_flag(view, &['e'], &["erase"]) && ops.iter().any(|p| is_core_package(p)),
-        _ => false,
-    }
-}
-
-/// Secret files: env files, private keys, cloud/docker/kube credentials,
-/// shell histories, browser cookie and login stores.
-pub(crate) fn is_secret(path: &str) -> bool {
-    let cleaned = path.replace('\\', "/");
-    let components: Vec<&str> = cleaned
-        .split('/')
-        .filter(|c| !c.is_empty() && *c != ".")
-        .collect();
-    let Some(name) = components.last().copied() else {
-        return false;
-    };
-    if name == ".env"
-        || (name.starts_with(".env.")
-            && !matches!(
-                name.rsplit('.').next(),
-                Some("example" | "sample" | "template" | "dist" | "defaults")
-            ))
-        || name.ends_with(".env")
-    {
-        return true;
-    }
-    let private_key = |n: &str| {
-        (n.starts_with("id_") && !n.ends_with(".pub"))
-            || matches!(
-                n,
-                "identity" | "ssh_host_rsa_key" | "ssh_host_ed25519_key" | "ssh_host_ecdsa_key"
-            )
-    };
-    if private_key(name) {
-        return true;
-    }
-    let has = |c: &str| components.contains(&c);
-    if has(".ssh")
-        && !(name.ends_with(".pub")
-            || matches!(name, "known_hosts" | "config" | "authorized_keys" | ".ssh"))
-    {
-        return true;
-    }
-    if has(".ssh") && name == ".ssh" {
-        return true;
-    }
-    if has(".aws") || has(".azure") || has(".gnupg") || has(".password-store") {
-        return true;
-    }
-    let joined = components.join("/");
-    if joined.contains(".config/gcloud")
-        || joined.ends_with(".kube/config")
-        || joined.ends_with(".docker/config.json")
-        || joined.contains(".config/gh/hosts")
-    {
-        return true;
-    }
-    if matches!(
-        name,
-        ".netrc"
-            | ".pgpass"
-            | ".git-credentials"
-            | ".npmrc"
-            | ".pypirc"
-            | "credentials.json"
-            | ".bash_history"
-            | ".zsh_history"
-            | ".sh_history"
-            | ".history"
-            | "fish_history"
-            | ".python_history"
-            | ".node_repl_history"
-            | ".psql_history"
-            | ".mysql_history"
-            | ".lesshst"
-            | ".viminfo"
-            | "Cookies"
-            | "cookies.sqlite"
-            | "Cookies.binarycookies"
-            | "Login Data"
-            | "logins.json"
-            | "key4.db"
-            | "Web Data"
-    ) {
-        return true;
-    }
-    false
 }
 
 #[cfg(test)]
