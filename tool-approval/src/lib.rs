@@ -71,7 +71,9 @@ mod matcher;
 mod path_scope;
 mod policy_file;
 mod rules;
+mod scripts;
 mod shell;
+mod words;
 mod wrapper;
 
 pub use arguments::{

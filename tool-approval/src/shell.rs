@@ -5,8 +5,12 @@
 //! walks that tree and records
 //!
 //! - every simple command (`git add .`), including those hidden inside command
-//!   or process substitutions, subshells, `eval` arguments and `bash -c`
-//!   strings (those are marked [`SimpleCommand::nested`]);
+//!   or process substitutions, subshells, `eval` arguments, `bash -c`
+//!   strings (also behind wrappers and shell options: `sudo bash -o x -c`),
+//!   and scripts fed to a shell on standard input (`echo '…' | sh`,
+//!   `sh <<< '…'`, a here-document); those are marked [`SimpleCommand::nested`];
+//! - words split by a redirection (`rm >x -rf /` is `rm -rf /`), and the
+//!   files of redirections without a command (`> /etc/passwd`);
 //! - every [`Hazard`]: a construct whose effect a prefix rule cannot judge
 //!   (substitution, redirection to a file, expansion in the command word, a
 //!   syntax error…). A command with any hazard is never approved by a prefix
@@ -21,6 +25,11 @@ use std::cell::RefCell;
 use serde::Serialize;
 use tree_sitter::{Node, Parser};
 
+use crate::scripts::{literal_output, reads_stdin_script, scripts_of};
+pub(crate) use crate::words::{basename, is_shell, tokenize};
+use crate::words::{unescape_bare, unescape_double};
+use crate::wrapper::too_many_wrappers;
+
 /// Commands longer than this (in bytes) are not parsed; they cannot be
 /// approved by a prefix rule and they trigger every deny/`always` prefix rule.
 pub const MAX_COMMAND_BYTES: usize = 16 * 1024;
@@ -31,6 +40,7 @@ const MAX_TREE_DEPTH: usize = 200;
 /// Bounds on the parts recovered from text the parser could not read.
 const MAX_RECOVERED_STARTS: usize = 32;
 const MAX_RECOVERED_PARTS: usize = 1024;
+const MAX_RECOVERED_SCRIPTS: usize = 4;
 
 /// How many levels of `bash -c '…'` / `eval` strings are parsed recursively.
 const MAX_NESTED_SCRIPTS: usize = 3;
@@ -118,6 +128,19 @@ impl SimpleCommand {
     }
 }
 
+/// What the redirections of one command say.
+#[derive(Debug, Default)]
+struct Redirects {
+    /// Files opened (not `/dev/null`, not fd duplication).
+    targets: Vec<String>,
+    /// Words after a target (`rm >x -rf /`): arguments of the command.
+    extra_words: Vec<String>,
+    /// Here-string and here-document texts, fed on standard input.
+    stdin: Vec<String>,
+    /// `&>` or `&>>` was used: dash reads `&` as "run in the background".
+    dash_background: bool,
+}
+
 /// A parsed shell command: its simple commands and its hazards.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ShellCommand {
@@ -179,7 +202,7 @@ impl ShellCommand {
             // newline as joining lines, Bash does not always: judge both
             // readings for deny rules, approve neither.
             self.hazards.push(Hazard::EscapedWhitespace);
-            self.fallback(&source.replace("\\\n", ""));
+            self.fallback(level, &source.replace("\\\n", ""));
             let mut split = String::with_capacity(source.len());
             let mut chars = source.chars().peekable();
             while let Some(c) = chars.next() {
@@ -188,7 +211,7 @@ impl ShellCommand {
                 }
                 split.push(c);
             }
-            self.fallback(&split);
+            self.fallback(level, &split);
         }
         let parsed = PARSER.with(|cell| {
             let mut slot = cell.borrow_mut();
@@ -206,7 +229,7 @@ impl ShellCommand {
         });
         let Some(tree) = parsed else {
             self.hazards.push(Hazard::Syntax);
-            self.fallback(source);
+            self.fallback(level, source);
             return;
         };
         let root = tree.root_node();
@@ -223,7 +246,7 @@ impl ShellCommand {
             .is_some_and(|h| h.contains(&Hazard::Syntax));
         if root.has_error() || misread {
             self.hazards.push(Hazard::Syntax);
-            self.fallback(source);
+            self.fallback(level, source);
         }
         if self.parts.len() == before && !self.hazards.contains(&Hazard::Syntax) && level == 0 {
             self.hazards.push(Hazard::Empty);
@@ -233,7 +256,7 @@ impl ShellCommand {
     /// Recovers parts from text the parser could not read, so deny rules
     /// still see them: split on every operator character, tokenise, and take
     /// every suffix of each segment as a possible command.
-    fn fallback(&mut self, source: &str) {
+    fn fallback(&mut self, level: usize, source: &str) {
         for segment in source.split(['\n', ';', '&', '|', '(', ')', '`', '{', '}', '<', '>']) {
             let segment = segment.trim_start_matches('$');
             let words = tokenize(segment);
@@ -243,8 +266,17 @@ impl ShellCommand {
                 if self.parts.len() >= MAX_RECOVERED_PARTS {
                     return;
                 }
+                let suffix = words.get(start..).unwrap_or_default().to_vec();
+                if level < MAX_NESTED_SCRIPTS {
+                    for (hazard, script) in
+                        scripts_of(&suffix).into_iter().take(MAX_RECOVERED_SCRIPTS)
+                    {
+                        self.hazards.push(hazard);
+                        self.parse_into(&script, level + 1, true);
+                    }
+                }
                 self.parts.push(SimpleCommand {
-                    words: words.get(start..).unwrap_or_default().to_vec(),
+                    words: suffix,
                     nested: true,
                     ..SimpleCommand::default()
                 });
@@ -300,24 +332,39 @@ impl Walker<'_, '_> {
             }
             "redirected_statement" => {
                 let start = self.out.parts.len();
-                let mut targets = Vec::new();
+                let mut redirects = Redirects::default();
                 let mut cursor = node.walk();
                 let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
                 for child in children {
                     match child.kind() {
                         "file_redirect" | "heredoc_redirect" | "herestring_redirect" => {
-                            self.redirect(child, depth + 1, nested, &mut targets);
+                            self.redirect(child, depth + 1, nested, &mut redirects);
                         }
                         _ => self.visit(child, depth + 1, nested),
                     }
                 }
                 let end = self.out.parts.len();
-                for part in self.out.parts.get_mut(start..end).unwrap_or_default() {
-                    part.redirects.extend(targets.iter().cloned());
+                if end == start {
+                    // A redirection with no command (`> /etc/passwd`) still opens its file.
+                    self.out.parts.push(SimpleCommand {
+                        nested,
+                        ..SimpleCommand::default()
+                    });
                 }
+                let end = self.out.parts.len();
+                for part in self.out.parts.get_mut(start..end).unwrap_or_default() {
+                    part.redirects.extend(redirects.targets.iter().cloned());
+                }
+                // Words after a redirection belong to the command before it.
+                let host = self.out.parts.get(start).map(|p| p.words.clone());
+                if let Some(part) = self.out.parts.get_mut(start) {
+                    part.words.extend(redirects.extra_words.iter().cloned());
+                }
+                self.after_redirects(host.unwrap_or_default(), redirects);
             }
-            "program" | "list" | "pipeline" | "negated_command" | "comment" | "&&" | "||" | "|"
-            | "|&" | ";" | "&" | "\n" | "!" | "(" | ")" | "`" | "$(" => {
+            "pipeline" => self.pipeline(node, depth, nested),
+            "program" | "list" | "negated_command" | "comment" | "&&" | "||" | "|" | "|&" | ";"
+            | "&" | "\n" | "!" | "(" | ")" | "`" | "$(" => {
                 self.visit_children(node, depth, nested);
             }
             "variable_assignment" | "variable_assignments" => {
@@ -325,8 +372,16 @@ impl Walker<'_, '_> {
                 self.visit_children(node, depth, nested);
             }
             "file_redirect" | "heredoc_redirect" | "herestring_redirect" => {
-                let mut targets = Vec::new();
-                self.redirect(node, depth, nested, &mut targets);
+                // A redirection with no command (`> /etc/passwd`) still opens its file.
+                let mut redirects = Redirects::default();
+                self.redirect(node, depth, nested, &mut redirects);
+                self.out.parts.push(SimpleCommand {
+                    words: redirects.extra_words.clone(),
+                    redirects: redirects.targets.clone(),
+                    nested,
+                    ..SimpleCommand::default()
+                });
+                self.after_redirects(Vec::new(), redirects);
             }
             "ERROR" => self.visit_children(node, depth, nested),
             kind if is_expression_leaf(kind) => {
@@ -340,16 +395,102 @@ impl Walker<'_, '_> {
         }
     }
 
-    fn redirect(&mut self, node: Node<'_>, depth: usize, nested: bool, targets: &mut Vec<String>) {
+    /// A pipeline: a shell at a later stage runs what an earlier stage prints.
+    fn pipeline(&mut self, node: Node<'_>, depth: usize, nested: bool) {
+        let mut cursor = node.walk();
+        let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+        let mut previous: Option<Vec<String>> = None;
+        for child in children {
+            let start = self.out.parts.len();
+            self.visit(child, depth + 1, nested);
+            if !child.is_named() {
+                continue;
+            }
+            let stage = self
+                .out
+                .parts
+                .get(start..)
+                .unwrap_or_default()
+                .iter()
+                .find(|p| !p.nested)
+                .map(|p| p.words.clone());
+            if let Some(words) = &stage
+                && reads_stdin_script(words)
+            {
+                self.hazard(Hazard::ShellString);
+                if let Some(text) = previous.as_deref().and_then(literal_output) {
+                    self.nested_script(&text);
+                }
+            }
+            previous = stage;
+        }
+    }
+
+    /// What follows a command's redirections: a here-string or here-document
+    /// fed to a shell is a script; `&>` is a background `&` to dash.
+    fn after_redirects(&mut self, host: Vec<String>, redirects: Redirects) {
+        if reads_stdin_script(&host) {
+            for text in &redirects.stdin {
+                self.hazard(Hazard::ShellString);
+                self.nested_script(text);
+            }
+        }
+        if redirects.dash_background && !redirects.extra_words.is_empty() {
+            // dash reads `a &>f b` as `a &` then `>f b`.
+            self.out.parts.push(SimpleCommand {
+                words: redirects.extra_words,
+                redirects: redirects.targets,
+                nested: true,
+                ..SimpleCommand::default()
+            });
+        }
+    }
+
+    fn nested_script(&mut self, text: &str) {
+        if self.level < MAX_NESTED_SCRIPTS {
+            self.out.parse_into(text, self.level + 1, true);
+        } else {
+            self.hazard(Hazard::TooDeep);
+        }
+    }
+
+    fn redirect(&mut self, node: Node<'_>, depth: usize, nested: bool, out: &mut Redirects) {
         match node.kind() {
-            "heredoc_redirect" | "herestring_redirect" => {
+            "heredoc_redirect" => {
                 self.hazard(Hazard::Heredoc);
+                let mut cursor = node.walk();
+                let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+                let quoted = children.iter().any(|c| {
+                    c.kind() == "heredoc_start" && self.text(*c).contains(['\'', '"', '\\'])
+                });
+                for child in &children {
+                    if child.kind() == "heredoc_body" {
+                        let body = self.text(*child);
+                        if !quoted && (body.contains('`') || body.contains("$(")) {
+                            // Substitutions run while the body is read: judge them.
+                            self.hazard(Hazard::CommandSubstitution);
+                            self.nested_script(&body);
+                        }
+                        out.stdin.push(body);
+                    }
+                }
                 self.visit_children(node, depth, nested);
+                return;
+            }
+            "herestring_redirect" => {
+                self.hazard(Hazard::Heredoc);
+                let mut cursor = node.walk();
+                let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+                for child in children.iter().filter(|c| c.is_named()) {
+                    let (text, _) = self.word(*child, depth + 1);
+                    out.stdin.push(text);
+                }
                 return;
             }
             _ => {}
         }
         let mut duplicating = false;
+        let mut have_target = false;
         let mut cursor = node.walk();
         let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
         for (index, child) in children.iter().enumerate() {
@@ -359,17 +500,24 @@ impl Walker<'_, '_> {
             if !child.is_named() {
                 let op = self.text(*child);
                 duplicating = op == ">&" || op == "<&" || op == ">&-" || op == "<&-";
+                out.dash_background |= op == "&>" || op == "&>>";
                 continue;
             }
             if field == Some("descriptor") || child.kind() == "file_descriptor" && field.is_none() {
                 continue;
             }
             let (target, _) = self.word(*child, depth + 1);
+            if have_target {
+                // `rm >x -rf /`: words after the target are the command's arguments.
+                out.extra_words.push(target);
+                continue;
+            }
+            have_target = true;
             let harmless = target == "/dev/null"
                 || (duplicating && (target == "-" || target.chars().all(|c| c.is_ascii_digit())));
             if !harmless {
                 self.hazard(Hazard::Redirect);
-                targets.push(target);
+                out.targets.push(target);
             }
         }
     }
@@ -379,7 +527,8 @@ impl Walker<'_, '_> {
             nested,
             ..SimpleCommand::default()
         };
-        let mut targets = Vec::new();
+        let mut redirects = Redirects::default();
+        let mut name_end = None;
         let mut cursor = node.walk();
         let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
         for child in children {
@@ -390,13 +539,23 @@ impl Walker<'_, '_> {
                     self.visit_children(child, depth + 1, true);
                 }
                 "file_redirect" | "herestring_redirect" | "heredoc_redirect" => {
-                    self.redirect(child, depth + 1, nested, &mut targets);
+                    let before = redirects.extra_words.len();
+                    self.redirect(child, depth + 1, nested, &mut redirects);
+                    part.words.extend(
+                        redirects
+                            .extra_words
+                            .get(before..)
+                            .unwrap_or_default()
+                            .iter()
+                            .cloned(),
+                    );
                 }
                 "command_name" => {
                     let (word, dynamic) = self.word(child, depth + 1);
                     if dynamic {
                         self.hazard(Hazard::DynamicCommandWord);
                     }
+                    name_end = Some(child.end_byte());
                     part.words.push(word);
                 }
                 "subshell" => self.visit(child, depth + 1, nested),
@@ -413,43 +572,35 @@ impl Walker<'_, '_> {
                 }
             }
         }
-        part.redirects = targets;
-        let scripts = self.scripts_run_by(&part);
+        // `0</dev/null rm -rf /`: the parser takes the descriptor for the command word.
+        let fd_word = part
+            .words
+            .first()
+            .is_some_and(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_digit()))
+            && name_end
+                .and_then(|e| self.src.get(e))
+                .is_some_and(|b| matches!(b, b'<' | b'>'));
+        if fd_word {
+            part.words.remove(0);
+        }
+        if too_many_wrappers(&part.words) {
+            self.hazard(Hazard::TooDeep);
+        }
+        part.redirects = std::mem::take(&mut redirects.targets);
+        let scripts = scripts_of(&part.words);
+        let host = part.words.clone();
         self.out.parts.push(part);
-        for script in scripts {
-            if self.level < MAX_NESTED_SCRIPTS {
-                self.out.parse_into(&script, self.level + 1, true);
-            } else {
-                self.hazard(Hazard::TooDeep);
-            }
+        for (hazard, script) in scripts {
+            self.hazard(hazard);
+            self.nested_script(&script);
         }
-    }
-
-    /// Scripts a command runs from its arguments (`eval`, `bash -c`), which
-    /// are parsed too so deny rules see inside them.
-    fn scripts_run_by(&mut self, part: &SimpleCommand) -> Vec<String> {
-        let Some(program) = part.program() else {
-            return Vec::new();
-        };
-        let name = basename(program);
-        let args = part.words.get(1..).unwrap_or_default();
-        if name == "eval" {
-            self.hazard(Hazard::Eval);
-            return vec![args.join(" ")];
-        }
-        if is_shell(name) {
-            let mut iter = args.iter();
-            while let Some(arg) = iter.next() {
-                if arg.starts_with('-') && !arg.starts_with("--") && arg.contains('c') {
-                    self.hazard(Hazard::ShellString);
-                    return iter.next().cloned().into_iter().collect();
-                }
-                if !arg.starts_with('-') && !arg.starts_with('+') {
-                    break;
-                }
-            }
-        }
-        Vec::new()
+        redirects.targets = self
+            .out
+            .parts
+            .last()
+            .map(|p| p.redirects.clone())
+            .unwrap_or_default();
+        self.after_redirects(host, redirects);
     }
 
     /// The text of a word with quoting removed, and whether it is computed.
@@ -531,127 +682,6 @@ fn is_expression_leaf(kind: &str) -> bool {
             | "arithmetic_expansion"
             | "variable_name"
     )
-}
-
-/// Removes backslash escapes from an unquoted word (`\r\m` → `rm`).
-fn unescape_bare(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        if c == '\\' {
-            match chars.next() {
-                Some('\n') | None => {}
-                Some(next) => out.push(next),
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// Removes the escapes that are special inside double quotes.
-fn unescape_double(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '\\' {
-            match chars.peek() {
-                Some(&next) if matches!(next, '"' | '\\' | '$' | '`') => {
-                    out.push(next);
-                    chars.next();
-                }
-                Some('\n') => {
-                    chars.next();
-                }
-                _ => out.push(c),
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// The last path component of a command word (`/usr/bin/rm` → `rm`).
-pub(crate) fn basename(word: &str) -> &str {
-    word.rsplit('/').next().unwrap_or(word)
-}
-
-pub(crate) fn is_shell(name: &str) -> bool {
-    matches!(
-        name,
-        "sh" | "bash"
-            | "zsh"
-            | "dash"
-            | "ksh"
-            | "ash"
-            | "fish"
-            | "csh"
-            | "tcsh"
-            | "mksh"
-            | "busybox"
-    )
-}
-
-/// Splits text into words the way a shell would for a simple command,
-/// honouring single quotes, double quotes and backslashes. Used for rule
-/// prefixes and for text the parser could not read.
-pub(crate) fn tokenize(text: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut current = String::new();
-    let mut in_word = false;
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\'' => {
-                in_word = true;
-                for q in chars.by_ref() {
-                    if q == '\'' {
-                        break;
-                    }
-                    current.push(q);
-                }
-            }
-            '"' => {
-                in_word = true;
-                while let Some(q) = chars.next() {
-                    match q {
-                        '"' => break,
-                        '\\' => {
-                            if let Some(n) = chars.next() {
-                                if !matches!(n, '"' | '\\' | '$' | '`') {
-                                    current.push('\\');
-                                }
-                                current.push(n);
-                            }
-                        }
-                        _ => current.push(q),
-                    }
-                }
-            }
-            '\\' => {
-                in_word = true;
-                if let Some(n) = chars.next() {
-                    current.push(n);
-                }
-            }
-            c if c.is_whitespace() => {
-                if in_word {
-                    words.push(std::mem::take(&mut current));
-                    in_word = false;
-                }
-            }
-            c => {
-                in_word = true;
-                current.push(c);
-            }
-        }
-    }
-    if in_word {
-        words.push(current);
-    }
-    words
 }
 
 #[cfg(test)]
@@ -751,14 +781,6 @@ mod tests {
         assert_eq!(
             ShellCommand::parse("# only a comment").hazards(),
             [Hazard::Empty]
-        );
-    }
-
-    #[test]
-    fn tokenize_honours_quotes() {
-        assert_eq!(
-            tokenize(r#"git commit -m "a b" 'c d'"#),
-            ["git", "commit", "-m", "a b", "c d"]
         );
     }
 }

@@ -5,8 +5,9 @@
 
 use crate::shell::{SimpleCommand, basename, tokenize};
 
-/// How many wrappers deep [`views`] looks.
-const MAX_UNWRAP: usize = 8;
+/// How many wrappers deep [`views`] looks; a command stacked deeper carries
+/// [`Hazard::TooDeep`](crate::Hazard::TooDeep) (see [`too_many_wrappers`]).
+const MAX_UNWRAP: usize = 16;
 
 /// A wrapper: its name, the options that take a separate value, and how many
 /// positional words (a duration, a directory) come before the wrapped command.
@@ -133,14 +134,163 @@ const WRAPPERS: &[Wrapper] = &[
         valued: &["-w", "-E", "--timeout"],
         positional: 1,
     },
+    Wrapper {
+        name: "busybox",
+        valued: &[],
+        positional: 0,
+    },
+    Wrapper {
+        name: "toybox",
+        valued: &[],
+        positional: 0,
+    },
+    Wrapper {
+        name: "chroot",
+        valued: &["--userspec", "--groups"],
+        positional: 1,
+    },
+    Wrapper {
+        name: "strace",
+        valued: &[
+            "-e", "-o", "-p", "-s", "-u", "-E", "-P", "-S", "-X", "-b", "-a", "-I",
+        ],
+        positional: 0,
+    },
+    Wrapper {
+        name: "ltrace",
+        valued: &[
+            "-e", "-o", "-p", "-s", "-u", "-n", "-a", "-l", "-x", "-A", "-D", "-F",
+        ],
+        positional: 0,
+    },
+    Wrapper {
+        name: "pkexec",
+        valued: &["--user"],
+        positional: 0,
+    },
+    Wrapper {
+        name: "runuser",
+        valued: &[
+            "-u",
+            "--user",
+            "-g",
+            "--group",
+            "-G",
+            "--supp-group",
+            "-s",
+            "--shell",
+            "-w",
+        ],
+        positional: 0,
+    },
+    Wrapper {
+        name: "unshare",
+        valued: &[
+            "-S",
+            "--setuid",
+            "-G",
+            "--setgid",
+            "-R",
+            "--root",
+            "-w",
+            "--wd",
+            "--propagation",
+        ],
+        positional: 0,
+    },
+    Wrapper {
+        name: "nsenter",
+        valued: &[
+            "-t", "--target", "-S", "--setuid", "-G", "--setgid", "-r", "--root", "-w", "--wd",
+        ],
+        positional: 0,
+    },
+    Wrapper {
+        name: "systemd-run",
+        valued: &[
+            "-p",
+            "--property",
+            "-u",
+            "--unit",
+            "--uid",
+            "--gid",
+            "-E",
+            "--setenv",
+            "--slice",
+            "--description",
+            "-M",
+            "--machine",
+            "-H",
+            "--host",
+            "--working-directory",
+            "--nice",
+            "--on-calendar",
+            "--on-active",
+        ],
+        positional: 0,
+    },
+    Wrapper {
+        name: "parallel",
+        valued: &[
+            "-j",
+            "--jobs",
+            "-S",
+            "--sshlogin",
+            "-a",
+            "--arg-file",
+            "-d",
+            "--delimiter",
+        ],
+        positional: 0,
+    },
+    Wrapper {
+        name: "coproc",
+        valued: &[],
+        positional: 0,
+    },
+    Wrapper {
+        name: "firejail",
+        valued: &[],
+        positional: 0,
+    },
+    Wrapper {
+        name: "proot",
+        valued: &["-r", "-b", "-w"],
+        positional: 0,
+    },
+    Wrapper {
+        name: "faketime",
+        valued: &[],
+        positional: 1,
+    },
+    Wrapper {
+        name: "catchsegv",
+        valued: &[],
+        positional: 0,
+    },
+    Wrapper {
+        name: "valgrind",
+        valued: &[],
+        positional: 0,
+    },
+    Wrapper {
+        name: "gdb",
+        valued: &["-ex", "-x"],
+        positional: 0,
+    },
 ];
 
 /// Every way of reading `part`'s words: as written, then once per wrapper
 /// removed, plus the commands of `find -exec`. The first view is the words
 /// as written; the command word of each view is reduced to its basename.
 pub(crate) fn views(part: &SimpleCommand) -> Vec<Vec<String>> {
+    word_views(&part.words)
+}
+
+/// [`views`] of a word list.
+pub(crate) fn word_views(words: &[String]) -> Vec<Vec<String>> {
     let mut out = Vec::new();
-    let mut current = part.words.clone();
+    let mut current = words.to_vec();
     for _ in 0..=MAX_UNWRAP {
         if current.is_empty() {
             break;
@@ -157,6 +307,21 @@ pub(crate) fn views(part: &SimpleCommand) -> Vec<Vec<String>> {
         }
     }
     out
+}
+
+/// True when `words` stack more wrappers than [`views`] looks through.
+pub(crate) fn too_many_wrappers(words: &[String]) -> bool {
+    let mut current = words.to_vec();
+    for _ in 0..=MAX_UNWRAP {
+        if let Some(first) = current.first_mut() {
+            *first = basename(first).to_owned();
+        }
+        match unwrap_once(&current) {
+            Some(inner) => current = inner,
+            None => return false,
+        }
+    }
+    true
 }
 
 fn unwrap_once(words: &[String]) -> Option<Vec<String>> {
@@ -182,9 +347,25 @@ fn unwrap_once(words: &[String]) -> Option<Vec<String>> {
             prefix.extend(tokenize(&value));
             break;
         }
+        if wrapper.name == "env"
+            && let Some(cluster) = word.strip_prefix('-')
+            && !cluster.starts_with('-')
+            && let Some(at) = cluster.find('S')
+        {
+            // `env -iS 'cmd'`, `env -S'cmd'`: the rest of the cluster or the next word.
+            let attached = cluster.get(at + 1..).unwrap_or_default();
+            let value = if attached.is_empty() {
+                index += 2;
+                rest.get(index - 1).cloned().unwrap_or_default()
+            } else {
+                index += 1;
+                attached.to_owned()
+            };
+            prefix.extend(tokenize(&value));
+            break;
+        }
         if word.starts_with('-') && word.len() > 1 {
-            let takes_value = wrapper.valued.contains(&word.as_str());
-            index += if takes_value { 2 } else { 1 };
+            index += 1 + usize::from(takes_separate_value(wrapper, word));
             continue;
         }
         if wrapper.name == "env" && word.contains('=') {
@@ -201,6 +382,30 @@ fn unwrap_once(words: &[String]) -> Option<Vec<String>> {
     let mut inner = prefix;
     inner.extend(rest.get(index..).unwrap_or_default().iter().cloned());
     if inner.is_empty() { None } else { Some(inner) }
+}
+
+/// Whether option `word` of `wrapper` takes the next word as its value:
+/// `-u` (listed), or a cluster whose last letter is a listed short option
+/// (`-iu root`, `-nu`); `-uroot` and `--user=root` carry theirs.
+fn takes_separate_value(wrapper: &Wrapper, word: &str) -> bool {
+    if wrapper.valued.contains(&word) {
+        return true;
+    }
+    let Some(cluster) = word.strip_prefix('-') else {
+        return false;
+    };
+    if cluster.starts_with('-') {
+        return false;
+    }
+    for (at, c) in cluster.char_indices() {
+        let mut buf = [0u8; 4];
+        let letter = format!("-{}", c.encode_utf8(&mut buf));
+        if wrapper.valued.contains(&letter.as_str()) {
+            // The value is the rest of the cluster, or the next word.
+            return at + c.len_utf8() == cluster.len();
+        }
+    }
+    false
 }
 
 /// The commands run by `find … -exec CMD … ;` (also `-execdir`, `-ok`).

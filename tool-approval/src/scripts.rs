@@ -1,0 +1,246 @@
+//! Which scripts a command runs from text: `eval ARGS`, `bash -c STRING`
+//! (also `bash -o opt -c`, `bash -c -- STRING`), `su -c`, `runuser -c`,
+//! `script -c`, `flock FILE -c`, `watch CMD`, all through wrappers
+//! (`sudo bash -c …`); and whether a command reads a script on standard
+//! input (`sh`, `bash -s`, `at now`), so a pipe or a here-string into it is
+//! judged as a script.
+
+use crate::shell::Hazard;
+use crate::words::{basename, is_shell};
+use crate::wrapper::word_views;
+
+/// The scripts a command's words run, each with the hazard it brings.
+pub(crate) fn scripts_of(words: &[String]) -> Vec<(Hazard, String)> {
+    let mut out: Vec<(Hazard, String)> = Vec::new();
+    for view in word_views(words) {
+        let Some((first, args)) = view.split_first() else {
+            continue;
+        };
+        let name = basename(first);
+        let found = match name {
+            "eval" => Some((Hazard::Eval, args.join(" "))),
+            _ if is_shell(name) => shell_c_string(args).map(|s| (Hazard::ShellString, s)),
+            "su" | "runuser" | "script" | "flock" | "sg" => {
+                option_value(args, 'c', "--command").map(|s| (Hazard::ShellString, s))
+            }
+            "watch" => watch_command(args).map(|s| (Hazard::ShellString, s)),
+            _ => None,
+        };
+        if let Some(found) = found
+            && !out.contains(&found)
+        {
+            out.push(found);
+        }
+    }
+    out
+}
+
+/// The text a literal `echo`/`printf` prints, if it is literal.
+pub(crate) fn literal_output(words: &[String]) -> Option<String> {
+    let (first, args) = words.split_first()?;
+    if !matches!(basename(first), "echo" | "printf") {
+        return None;
+    }
+    if args.iter().any(|a| a.contains(['$', '`'])) {
+        return None;
+    }
+    let args: Vec<&str> = args
+        .iter()
+        .map(String::as_str)
+        .skip_while(|a| {
+            basename(first) == "echo" && matches!(*a, "-n" | "-e" | "-E" | "-ne" | "-en")
+        })
+        .collect();
+    Some(args.join(" ").replace("\\n", "\n"))
+}
+
+/// Whether the command (through wrappers) reads a script on standard input.
+pub(crate) fn reads_stdin_script(words: &[String]) -> bool {
+    word_views(words).iter().any(|view| {
+        let Some((first, args)) = view.split_first() else {
+            return false;
+        };
+        let name = basename(first);
+        if matches!(name, "at" | "batch") {
+            return !args.iter().any(|a| a == "-f" || a.starts_with("-f"));
+        }
+        if !is_shell(name) || name == "busybox" {
+            return false;
+        }
+        let mut skip_value = false;
+        for arg in args {
+            if skip_value {
+                skip_value = false;
+                continue;
+            }
+            if arg == "--" {
+                return false;
+            }
+            if let Some(flags) = arg.strip_prefix('-').or_else(|| arg.strip_prefix('+')) {
+                if flags.starts_with('-') {
+                    skip_value = matches!(arg.as_str(), "--rcfile" | "--init-file");
+                    continue;
+                }
+                if flags.contains('s') {
+                    return true;
+                }
+                if flags.contains('c') {
+                    return false;
+                }
+                skip_value = flags.contains(['o', 'O']);
+                continue;
+            }
+            // A script file operand.
+            return false;
+        }
+        true
+    })
+}
+
+/// The string a shell runs with `-c`: options (`-o pipefail`, `-O extglob`,
+/// `--rcfile f`, `-e`) may come before or after `-c`, and `--` before the string.
+fn shell_c_string(args: &[String]) -> Option<String> {
+    let mut saw_c = false;
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        if arg == "--" {
+            if saw_c {
+                continue;
+            }
+            return None;
+        }
+        if let Some(long) = arg.strip_prefix("--") {
+            if matches!(long, "rcfile" | "init-file") {
+                iter.next();
+            }
+            continue;
+        }
+        if let Some(flags) = arg.strip_prefix('-').or_else(|| arg.strip_prefix('+'))
+            && !flags.is_empty()
+        {
+            saw_c |= arg.starts_with('-') && flags.contains('c');
+            if flags.contains(['o', 'O']) {
+                iter.next();
+            }
+            continue;
+        }
+        return saw_c.then(|| arg.clone());
+    }
+    None
+}
+
+/// The value of `-X` (also in a cluster: `-qc CMD`, `-cCMD`) or of `--long`
+/// (`--long CMD`, `--long=CMD`), anywhere among `args`.
+fn option_value(args: &[String], short: char, long: &str) -> Option<String> {
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        if arg == long {
+            return iter.next().cloned();
+        }
+        if let Some(value) = arg
+            .strip_prefix(long)
+            .and_then(|rest| rest.strip_prefix('='))
+        {
+            return Some(value.to_owned());
+        }
+        if let Some(cluster) = arg.strip_prefix('-')
+            && !cluster.starts_with('-')
+            && let Some(at) = cluster.find(short)
+        {
+            let attached = cluster.get(at + short.len_utf8()..).unwrap_or_default();
+            return if attached.is_empty() {
+                iter.next().cloned()
+            } else {
+                Some(attached.to_owned())
+            };
+        }
+    }
+    None
+}
+
+/// `watch [options] CMD…` runs `CMD…` joined, through `sh -c`.
+fn watch_command(args: &[String]) -> Option<String> {
+    let mut iter = args.iter();
+    let mut rest: Vec<&str> = Vec::new();
+    while let Some(arg) = iter.next() {
+        if !rest.is_empty() {
+            rest.push(arg);
+            continue;
+        }
+        if arg == "--" {
+            rest.extend(iter.by_ref().map(String::as_str));
+            break;
+        }
+        if arg.starts_with('-') && arg.len() > 1 {
+            if matches!(
+                arg.as_str(),
+                "-n" | "--interval" | "-d" | "-q" | "--equexit"
+            ) {
+                iter.next();
+            }
+            continue;
+        }
+        rest.push(arg);
+    }
+    (!rest.is_empty()).then(|| rest.join(" "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(text: &str) -> Vec<String> {
+        crate::words::tokenize(text)
+    }
+
+    fn scripts(text: &str) -> Vec<String> {
+        scripts_of(&words(text))
+            .into_iter()
+            .map(|(_, s)| s)
+            .collect()
+    }
+
+    #[test]
+    fn finds_c_strings_behind_options_and_wrappers() {
+        for cmd in [
+            "bash -c 'rm -rf /'",
+            "bash -o pipefail -c 'rm -rf /'",
+            "bash -O extglob -c 'rm -rf /'",
+            "bash --rcfile x -c 'rm -rf /'",
+            "bash -c -- 'rm -rf /'",
+            "sudo bash -c 'rm -rf /'",
+            "timeout 5 bash -c 'rm -rf /'",
+            "env bash -c 'rm -rf /'",
+            "nohup sh -c 'rm -rf /'",
+            "xargs sh -c 'rm -rf /'",
+            "busybox sh -c 'rm -rf /'",
+            "su -c 'rm -rf /'",
+            "su root -c 'rm -rf /'",
+            "script -c 'rm -rf /'",
+            "script -qc 'rm -rf /'",
+            "flock f -c 'rm -rf /'",
+            "watch 'rm -rf /'",
+        ] {
+            assert!(scripts(cmd).contains(&"rm -rf /".to_owned()), "{cmd}");
+        }
+        assert!(scripts("bash script.sh -c x").is_empty());
+    }
+
+    #[test]
+    fn knows_which_commands_read_a_script_on_stdin() {
+        for cmd in [
+            "sh",
+            "bash",
+            "bash -s",
+            "sudo bash",
+            "bash -e",
+            "at now",
+            "busybox sh",
+        ] {
+            assert!(reads_stdin_script(&words(cmd)), "{cmd}");
+        }
+        for cmd in ["bash x.sh", "sh -c ls", "cat", "at -f x now"] {
+            assert!(!reads_stdin_script(&words(cmd)), "{cmd}");
+        }
+    }
+}
