@@ -6,8 +6,8 @@
 //! judged as a script.
 
 use crate::shell::Hazard;
-use crate::words::{basename, is_shell};
-use crate::wrapper::word_views;
+use crate::words::{basename, is_shell, tokenize};
+use crate::wrapper::{git_aliases, word_views};
 
 /// The scripts a command's words run, each with the hazard it brings.
 pub(crate) fn scripts_of(words: &[String]) -> Vec<(Hazard, String)> {
@@ -18,7 +18,22 @@ pub(crate) fn scripts_of(words: &[String]) -> Vec<(Hazard, String)> {
         };
         let name = basename(first);
         let found = match name {
-            "eval" => Some((Hazard::Eval, args.join(" "))),
+            "eval" => {
+                let text = args.join(" ");
+                // `eval "$(echo rm -rf /)"`: the literal the substitution prints.
+                if let Some(printed) = text
+                    .strip_prefix("$(")
+                    .and_then(|t| t.strip_suffix(')'))
+                    .and_then(|inner| literal_output(&tokenize(inner)))
+                {
+                    push(&mut out, (Hazard::Eval, printed));
+                }
+                Some((Hazard::Eval, text))
+            }
+            "git" => git_aliases(args)
+                .into_iter()
+                .find_map(|(_, v)| v.strip_prefix('!').map(str::to_owned))
+                .map(|s| (Hazard::ShellString, s)),
             _ if is_shell(name) => shell_c_string(args).map(|s| (Hazard::ShellString, s)),
             "su" | "runuser" | "script" | "flock" | "sg" => {
                 option_value(args, 'c', "--command").map(|s| (Hazard::ShellString, s))
@@ -26,13 +41,17 @@ pub(crate) fn scripts_of(words: &[String]) -> Vec<(Hazard, String)> {
             "watch" => watch_command(args).map(|s| (Hazard::ShellString, s)),
             _ => None,
         };
-        if let Some(found) = found
-            && !out.contains(&found)
-        {
-            out.push(found);
+        if let Some(found) = found {
+            push(&mut out, found);
         }
     }
     out
+}
+
+fn push(out: &mut Vec<(Hazard, String)>, found: (Hazard, String)) {
+    if !out.contains(&found) {
+        out.push(found);
+    }
 }
 
 /// The text a literal `echo`/`printf` prints, if it is literal.
@@ -190,7 +209,7 @@ mod tests {
     use super::*;
 
     fn words(text: &str) -> Vec<String> {
-        crate::words::tokenize(text)
+        tokenize(text)
     }
 
     fn scripts(text: &str) -> Vec<String> {

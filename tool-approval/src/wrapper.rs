@@ -287,8 +287,38 @@ pub(crate) fn views(part: &SimpleCommand) -> Vec<Vec<String>> {
     word_views(&part.words)
 }
 
-/// [`views`] of a word list.
+/// [`views`] of a word list. Words holding `$IFS` are also read split at
+/// it (`rm${IFS}-rf${IFS}/` is `rm -rf /`).
 pub(crate) fn word_views(words: &[String]) -> Vec<Vec<String>> {
+    let mut out = unwrapped_views(words);
+    // The parser may cut `$IFS/` into `$` and `IFS/`: glue such words first.
+    let mut glued: Vec<String> = Vec::with_capacity(words.len());
+    for word in words {
+        match glued.last_mut() {
+            Some(last) if last.ends_with('$') && word.starts_with("IFS") => last.push_str(word),
+            _ => glued.push(word.clone()),
+        }
+    }
+    if glued
+        .iter()
+        .any(|w| w.contains("$IFS") || w.contains("${IFS}"))
+    {
+        let split: Vec<String> = glued
+            .iter()
+            .flat_map(|w| {
+                w.replace("${IFS}", " ")
+                    .replace("$IFS", " ")
+                    .split_whitespace()
+                    .map(str::to_owned)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        out.extend(unwrapped_views(&split));
+    }
+    out
+}
+
+fn unwrapped_views(words: &[String]) -> Vec<Vec<String>> {
     let mut out = Vec::new();
     let mut current = words.to_vec();
     for _ in 0..=MAX_UNWRAP {
@@ -300,10 +330,98 @@ pub(crate) fn word_views(words: &[String]) -> Vec<Vec<String>> {
             *first = basename(first).to_owned();
         }
         out.extend(find_exec(&normal));
+        out.extend(git_views(&normal));
         out.push(normal.clone());
         match unwrap_once(&normal) {
             Some(inner) => current = inner,
             None => break,
+        }
+    }
+    out
+}
+
+/// The commands `xargs` (or `parallel`) runs with arguments read from
+/// standard input, through wrappers.
+pub(crate) fn stdin_argument_commands(words: &[String]) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let mut current = words.to_vec();
+    for _ in 0..=MAX_UNWRAP {
+        if let Some(first) = current.first_mut() {
+            *first = basename(first).to_owned();
+        }
+        let feeds = matches!(
+            current.first().map(String::as_str),
+            Some("xargs" | "parallel")
+        );
+        match unwrap_once(&current) {
+            Some(mut inner) => {
+                if feeds {
+                    if let Some(first) = inner.first_mut() {
+                        *first = basename(first).to_owned();
+                    }
+                    out.push(inner.clone());
+                }
+                current = inner;
+            }
+            None => break,
+        }
+    }
+    out
+}
+
+/// Other spellings of a git command: `git-push x` and
+/// `/usr/lib/git-core/git-push` are `git push x`; with
+/// `-c alias.p=push`, `git p` is `git push`.
+fn git_views(view: &[String]) -> Vec<Vec<String>> {
+    let Some((first, rest)) = view.split_first() else {
+        return Vec::new();
+    };
+    if let Some(sub) = first.strip_prefix("git-")
+        && !sub.is_empty()
+    {
+        let mut out = vec!["git".to_owned(), sub.to_owned()];
+        out.extend(rest.iter().cloned());
+        return vec![out];
+    }
+    if first != "git" {
+        return Vec::new();
+    }
+    let aliases = git_aliases(rest);
+    if aliases.is_empty() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for (index, word) in rest.iter().enumerate() {
+        for (name, value) in &aliases {
+            if word == name && !value.starts_with('!') {
+                let mut expanded = vec!["git".to_owned()];
+                expanded.extend(rest.get(..index).unwrap_or_default().iter().cloned());
+                expanded.extend(tokenize(value));
+                expanded.extend(rest.get(index + 1..).unwrap_or_default().iter().cloned());
+                out.push(expanded);
+            }
+        }
+    }
+    out
+}
+
+/// `-c alias.NAME=VALUE` definitions among git's words.
+pub(crate) fn git_aliases(args: &[String]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut iter = args.iter();
+    while let Some(word) = iter.next() {
+        let def = if word == "-c" {
+            iter.next().map(String::as_str)
+        } else {
+            word.strip_prefix("-c")
+        };
+        let Some(def) = def else { continue };
+        let lower = def.to_ascii_lowercase();
+        if let Some(rest) = lower.strip_prefix("alias.")
+            && let Some((name, _)) = rest.split_once('=')
+        {
+            let value = def.split_once('=').map(|(_, v)| v).unwrap_or_default();
+            out.push((name.to_owned(), value.to_owned()));
         }
     }
     out

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use super::Ctx;
-use super::paths::is_kernel_path;
+use super::paths::{is_disk_device, is_kernel_path};
 use crate::path_scope::{real_path, resolve_path};
 use crate::shell::{basename, is_shell};
 
@@ -93,6 +93,25 @@ pub(super) fn is_precious_tree(target: &str, ctx: &Ctx<'_>) -> bool {
     while t.len() > 1 && (t.ends_with('/') || t.ends_with("/*") || t.ends_with("/.")) {
         t.truncate(t.len() - if t.ends_with('/') { 1 } else { 2 });
     }
+    if let Some(rest) = t.strip_prefix("${HOME")
+        && rest.starts_with([':', '%', '#', '-', '+', '=', '?', '/', '@'])
+        && let Some(close) = rest.find('}')
+    {
+        // `${HOME:?}`, `${HOME%/}`: still the home directory.
+        t = format!("$HOME{}", rest.get(close + 1..).unwrap_or_default());
+        while t.len() > 1 && t.ends_with('/') {
+            t.pop();
+        }
+    }
+    let home_relative =
+        t == "$HOME" || t == "${HOME}" || t.starts_with("$HOME/") || t.starts_with("${HOME}/");
+    if !home_relative && (t.contains('$') || t.contains('`')) {
+        // `$(echo /)`, `$x`, `$PWD/..`, `$OLDPWD`: the target is computed.
+        return true;
+    }
+    if t.contains(['*', '?', '[']) {
+        return glob_covers_precious(&t, ctx);
+    }
     if t.is_empty() || t == "/" || t == "/*" {
         return true;
     }
@@ -129,58 +148,156 @@ pub(super) fn is_precious_tree(target: &str, ctx: &Ctx<'_>) -> bool {
     matches!(components.as_slice(), ["home" | "Users", _])
 }
 
+/// Whether a glob target (`/u*`, `/home/*/`) matches the root, a system
+/// directory or a home directory.
+fn glob_covers_precious(target: &str, ctx: &Ctx<'_>) -> bool {
+    let absolute = match target.strip_prefix('~') {
+        Some(rest) => match ctx.home {
+            Some(h) => format!("{}{rest}", h.display()),
+            None => return true,
+        },
+        None if target.starts_with('/') => target.to_owned(),
+        None => match ctx.cwd {
+            Some(cwd) => format!("{}/{target}", cwd.display()),
+            None => return false,
+        },
+    };
+    let Ok(glob) = globset::GlobBuilder::new(&absolute)
+        .literal_separator(true)
+        .build()
+    else {
+        return true;
+    };
+    let glob = glob.compile_matcher();
+    let home = ctx.home.map(|h| h.display().to_string());
+    SYSTEM_DIRS
+        .iter()
+        .copied()
+        .chain(["/", "/home/user", "/root"])
+        .chain(home.as_deref())
+        .any(|d| glob.is_match(d))
+}
+
+/// Whether the view is a recursive `rm` (`-r`, `--no-preserve-root`).
+pub(super) fn is_recursive_rm(view: &[String]) -> bool {
+    program(view) == "rm"
+        && (has_flag(view, &['r', 'R'], &["recursive"])
+            || has_flag(view, &[], &["no-preserve-root"]))
+}
+
 pub(super) fn rm_recursive_root(view: &[String], ctx: &Ctx<'_>) -> bool {
     match program(view) {
-        "rm" => {
-            let recursive = has_flag(view, &['r', 'R'], &["recursive"]);
-            let no_preserve = has_flag(view, &[], &["no-preserve-root"]);
-            (recursive || no_preserve) && operands(view).iter().any(|t| is_precious_tree(t, ctx))
-        }
+        "rm" => is_recursive_rm(view) && operands(view).iter().any(|t| is_precious_tree(t, ctx)),
         "find" => {
-            view.iter().any(|w| w == "-delete")
-                && view
-                    .iter()
-                    .skip(1)
-                    .take_while(|w| !w.starts_with('-'))
-                    .any(|t| is_precious_tree(t, ctx))
+            let deletes = view.iter().any(|w| w == "-delete") || view.windows(2).any(|w| {
+                matches!(w, [a, b] if matches!(a.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir")
+                        && matches!(basename(b), "rm" | "shred" | "unlink" | "rmdir"))
+            });
+            deletes && find_roots(view).iter().any(|t| is_precious_tree(t, ctx))
         }
         _ => false,
     }
 }
 
+/// The starting points of `find [-H|-L|-P|-O3|-D x] [--] PATH… EXPRESSION`.
+pub(super) fn find_roots(view: &[String]) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut iter = view.iter().skip(1).peekable();
+    while let Some(word) = iter.peek() {
+        match word.as_str() {
+            "-H" | "-L" | "-P" | "--" => {}
+            "-D" => {
+                iter.next();
+            }
+            w if w.starts_with("-O") => {}
+            _ => break,
+        }
+        iter.next();
+    }
+    for word in iter {
+        if word.starts_with('-') || matches!(word.as_str(), "(" | "!" | ")" | ",") {
+            break;
+        }
+        out.push(word.as_str());
+    }
+    out
+}
+
+/// A function whose body calls itself twice, or in a pipeline or the
+/// background: `:(){ :|:& };:`, `f(){ f & f; }`, `f() ( f | f & )`.
 pub(super) fn fork_bomb(text: &str) -> bool {
     let squeezed: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-    let mut names: Vec<String> = Vec::new();
-    let mut rest = squeezed.as_str();
-    while let Some(at) = rest.find("(){") {
-        let head = rest.get(..at).unwrap_or_default();
+    let mut defs: Vec<(String, &str)> = Vec::new();
+    for (at, _) in squeezed.match_indices("()") {
+        let after = squeezed.get(at + 2..).unwrap_or_default();
+        if !after.starts_with(['{', '(']) {
+            continue;
+        }
+        let head = squeezed.get(..at).unwrap_or_default();
         let name: String = head
             .chars()
             .rev()
-            .take_while(|c| !matches!(c, ';' | '&' | '|' | '(' | ')' | '{' | '}'))
+            .take_while(|c| !is_separator(*c))
             .collect::<Vec<_>>()
             .into_iter()
             .rev()
             .collect();
         let name = name.strip_prefix("function").unwrap_or(&name).to_owned();
-        if !name.is_empty() {
-            names.push(name);
-        }
-        rest = rest.get(at + 3..).unwrap_or_default();
+        defs.push((name, balanced(after)));
     }
-    for (index, _) in squeezed.match_indices("function") {
-        let after = squeezed.get(index + "function".len()..).unwrap_or_default();
+    for (at, _) in squeezed.match_indices("function") {
+        let after = squeezed.get(at + "function".len()..).unwrap_or_default();
         let name: String = after
             .chars()
             .take_while(|c| !matches!(c, '{' | '('))
             .collect();
-        if !name.is_empty() {
-            names.push(name);
+        let rest = after.get(name.len()..).unwrap_or_default();
+        let rest = rest.strip_prefix("()").unwrap_or(rest);
+        defs.push((name, balanced(rest)));
+    }
+    defs.iter()
+        .any(|(name, body)| !name.is_empty() && calls_itself_to_fork(body, name))
+}
+
+fn is_separator(c: char) -> bool {
+    matches!(
+        c,
+        ';' | '&' | '|' | '(' | ')' | '{' | '}' | '!' | '`' | '\n'
+    )
+}
+
+/// The text inside the bracket `text` starts with (to the end if unbalanced).
+fn balanced(text: &str) -> &str {
+    let mut depth = 0usize;
+    for (at, c) in text.char_indices() {
+        match c {
+            '{' | '(' => depth += 1,
+            '}' | ')' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return text.get(1..at).unwrap_or_default();
+                }
+            }
+            _ => {}
         }
     }
-    names
-        .iter()
-        .any(|n| squeezed.contains(&format!("{n}|{n}&")) || squeezed.contains(&format!("{n}&{n}&")))
+    text.get(1..).unwrap_or_default()
+}
+
+fn calls_itself_to_fork(body: &str, name: &str) -> bool {
+    let mut calls = 0;
+    for (at, _) in body.match_indices(name) {
+        let before = body.get(..at).and_then(|b| b.chars().next_back());
+        let after = body.get(at + name.len()..).and_then(|a| a.chars().next());
+        if before.is_some_and(|c| !is_separator(c)) || after.is_some_and(|c| !is_separator(c)) {
+            continue;
+        }
+        calls += 1;
+        if before == Some('|') || matches!(after, Some('|' | '&')) {
+            return true;
+        }
+    }
+    calls >= 2
 }
 
 pub(super) fn dd_to_device(view: &[String]) -> bool {
@@ -197,9 +314,47 @@ pub(super) fn dd_to_device(view: &[String]) -> bool {
         })
 }
 
+/// `cp x /dev/sda`, `tee /dev/sda`, `shred /dev/sda`, `pv x > …` family.
+pub(super) fn copy_to_device(view: &[String]) -> bool {
+    matches!(
+        program(view),
+        "cp" | "tee"
+            | "mv"
+            | "install"
+            | "shred"
+            | "cat"
+            | "pv"
+            | "ddrescue"
+            | "dcfldd"
+            | "badblocks"
+    ) && operands(view).iter().any(|w| is_disk_device(w))
+}
+
 pub(super) fn format_device(view: &[String]) -> bool {
     let name = program(view);
-    if name.starts_with("mkfs") || matches!(name, "mke2fs" | "mkswap" | "mkdosfs" | "newfs") {
+    if name.starts_with("mkfs")
+        || matches!(
+            name,
+            "mke2fs" | "mkswap" | "mkdosfs" | "newfs" | "blkdiscard" | "wipefs" | "sg_format"
+        )
+    {
+        return true;
+    }
+    if name == "hdparm"
+        && view.iter().any(|w| {
+            w.starts_with("--security-erase")
+                || w.starts_with("--trim-sector")
+                || w == "--write-sector"
+                || w == "--security-set-pass"
+        })
+    {
+        return true;
+    }
+    if name == "nvme"
+        && view
+            .iter()
+            .any(|w| matches!(w.as_str(), "format" | "sanitize"))
+    {
         return true;
     }
     matches!(
@@ -234,27 +389,200 @@ pub(super) fn recursive_chown_system(view: &[String], ctx: &Ctx<'_>) -> bool {
             .any(|t| is_precious_tree(t, ctx))
 }
 
-pub(super) fn setuid_shell(view: &[String]) -> bool {
-    if program(view) != "chmod" {
-        return false;
+/// The mode a view sets with the setuid/setgid bit, and the files it sets
+/// it on: `chmod u+s F`, `chmod 4755 F`, `install -m 4755 S F`.
+pub(super) fn setuid_targets(view: &[String]) -> Option<Vec<&str>> {
+    match program(view) {
+        "chmod" => {
+            let ops = operands(view);
+            let (mode, files) = ops.split_first()?;
+            is_setuid_mode(mode).then(|| files.to_vec())
+        }
+        "install" => {
+            let mut mode = None;
+            let mut iter = view.iter().skip(1);
+            while let Some(w) = iter.next() {
+                if w == "-m" || w == "--mode" {
+                    mode = iter.next().map(String::as_str);
+                } else if let Some(m) = w.strip_prefix("--mode=").or_else(|| w.strip_prefix("-m")) {
+                    mode = Some(m);
+                }
+            }
+            let ops: Vec<&str> = operands(view)
+                .into_iter()
+                .filter(|o| Some(*o) != mode)
+                .collect();
+            is_setuid_mode(mode?).then_some(ops)
+        }
+        _ => None,
     }
-    let ops = operands(view);
-    let Some(mode) = ops.first() else {
-        return false;
-    };
+}
+
+fn is_setuid_mode(mode: &str) -> bool {
     let symbolic = mode
         .split(',')
-        .any(|m| m.contains('+') && m.rsplit('+').next().is_some_and(|p| p.contains('s')))
-        || mode
-            .split(',')
-            .any(|m| m.contains('=') && m.rsplit('=').next().is_some_and(|p| p.contains('s')));
-    let octal = mode.len() == 4
-        && mode.chars().all(|c| c.is_digit(8))
-        && mode
-            .chars()
-            .next()
-            .is_some_and(|c| matches!(c, '2' | '4' | '6' | '7' | '3' | '5'));
-    (symbolic || octal) && ops.iter().skip(1).any(|t| is_shell(basename(t)))
+        .any(|m| m.split(['+', '=']).skip(1).any(|perms| perms.contains('s')));
+    let digits = mode.trim_start_matches('0');
+    let octal = mode.chars().all(|c| c.is_digit(8))
+        && digits.len() == 4
+        && digits.starts_with(['2', '3', '4', '5', '6', '7']);
+    symbolic || octal
+}
+
+/// Shells and interpreters that run anything when setuid.
+pub(super) fn is_interpreter(name: &str) -> bool {
+    is_shell(name)
+        || name.starts_with("python")
+        || name.starts_with("perl")
+        || name.starts_with("ruby")
+        || name.starts_with("php")
+        || name.starts_with("lua")
+        || matches!(
+            name,
+            "node"
+                | "env"
+                | "find"
+                | "vim"
+                | "vi"
+                | "nvim"
+                | "less"
+                | "more"
+                | "awk"
+                | "gawk"
+                | "mawk"
+                | "nawk"
+                | "tclsh"
+                | "wish"
+                | "expect"
+                | "nmap"
+                | "tar"
+                | "zip"
+                | "cp"
+                | "dd"
+                | "tee"
+                | "sed"
+                | "xargs"
+                | "git"
+                | "make"
+                | "gdb"
+                | "strace"
+                | "nice"
+                | "timeout"
+                | "stdbuf"
+                | "taskset"
+                | "ionice"
+                | "sudo"
+                | "su"
+                | "docker"
+                | "socat"
+                | "nc"
+                | "ncat"
+                | "rsync"
+                | "scp"
+                | "ssh"
+                | "emacs"
+                | "ed"
+                | "ex"
+                | "bun"
+                | "deno"
+                | "java"
+                | "jrunscript"
+                | "rlwrap"
+                | "script"
+                | "flock"
+        )
+}
+
+/// System binary directories: anything there made setuid is a root shell away.
+fn in_system_bin(path: &str) -> bool {
+    let cleaned = path_clean::clean(path).display().to_string();
+    [
+        "/bin/",
+        "/sbin/",
+        "/usr/bin/",
+        "/usr/sbin/",
+        "/usr/local/bin/",
+        "/usr/local/sbin/",
+        "/usr/libexec/",
+    ]
+    .iter()
+    .any(|d| cleaned.starts_with(d))
+}
+
+/// Setting the setuid bit on a shell, an interpreter, a system binary, or a
+/// copy of a shell made earlier in the same command (`copies`).
+pub(super) fn setuid_shell(view: &[String], copies: &[String]) -> bool {
+    setuid_targets(view).is_some_and(|files| {
+        files.iter().any(|t| {
+            is_interpreter(basename(t)) || in_system_bin(t) || copies.iter().any(|c| c == t)
+        })
+    })
+}
+
+/// Files a view copies a shell or interpreter to (`cp /bin/bash x` → `x`).
+pub(super) fn interpreter_copies(view: &[String]) -> Vec<String> {
+    if !matches!(program(view), "cp" | "install" | "mv" | "ln" | "rsync") {
+        return Vec::new();
+    }
+    let ops = operands(view);
+    let Some((dest, sources)) = ops.split_last() else {
+        return Vec::new();
+    };
+    if sources.iter().any(|s| is_interpreter(basename(s))) {
+        vec![
+            (*dest).to_owned(),
+            format!(
+                "{dest}/{}",
+                sources.first().map(|s| basename(s)).unwrap_or_default()
+            ),
+        ]
+    } else {
+        Vec::new()
+    }
+}
+
+/// A recursive read or archive of the whole home directory or `/`
+/// (`grep -r x ~`, `tar czf x ~`, `rg x ~`).
+pub(super) fn reads_whole_home(view: &[String], ctx: &Ctx<'_>) -> bool {
+    let recursive = match program(view) {
+        "grep" | "egrep" | "fgrep" => {
+            has_flag(view, &['r', 'R'], &["recursive", "dereference-recursive"])
+        }
+        "rg" | "ag" | "ack" | "tar" | "bsdtar" | "7z" | "du" | "tree" => true,
+        "zip" | "cp" | "scp" => has_flag(view, &['r', 'R', 'a'], &["recursive", "archive"]),
+        "rsync" => has_flag(view, &['r', 'a'], &["recursive", "archive"]),
+        _ => false,
+    };
+    recursive
+        && operands(view).iter().any(|t| {
+            let home_like = matches!(
+                *t,
+                "~" | "~/"
+                    | "$HOME"
+                    | "${HOME}"
+                    | "$HOME/"
+                    | "${HOME}/"
+                    | "/"
+                    | "/home"
+                    | "/root"
+                    | "/Users"
+            );
+            home_like || (!t.contains(['$', '*', '?']) && resolves_to_home(t, ctx))
+        })
+}
+
+fn resolves_to_home(target: &str, ctx: &Ctx<'_>) -> bool {
+    let base = ctx.cwd.unwrap_or(Path::new("/"));
+    if !(target.starts_with('/') || target.starts_with('~') || ctx.cwd.is_some()) {
+        return false;
+    }
+    resolve_path(target, base, ctx.home).is_some_and(|r| {
+        r == Path::new("/") || ctx.home.is_some_and(|h| real_path(h) == r) || {
+            let shown = r.display().to_string();
+            let parts: Vec<&str> = shown.split('/').filter(|c| !c.is_empty()).collect();
+            matches!(parts.as_slice(), ["home" | "Users", _] | ["root"])
+        }
+    })
 }
 
 pub(super) fn firewall_off(view: &[String]) -> bool {
@@ -274,16 +602,27 @@ pub(super) fn firewall_off(view: &[String]) -> bool {
     };
     match program(view) {
         "ufw" => matches!(first, "disable" | "reset"),
-        "systemctl" => matches!(first, "stop" | "disable" | "mask" | "kill") && ops.iter().skip(1).any(|w| is_firewall(w)),
-        "service" => ops.len() >= 2 && is_firewall(first) && matches!(ops.get(1).copied(), Some("stop")),
+        "systemctl" => {
+            matches!(first, "stop" | "disable" | "mask" | "kill")
+                && ops.iter().skip(1).any(|w| is_firewall(w))
+        }
+        "service" => {
+            ops.len() >= 2 && is_firewall(first) && matches!(ops.get(1).copied(), Some("stop"))
+        }
         "iptables" | "ip6tables" | "iptables-legacy" | "iptables-nft" => {
             has_flag(view, &['F', 'X'], &["flush", "delete-chain"])
                 || (has_flag(view, &['P'], &["policy"]) && view.iter().any(|w| w == "ACCEPT"))
         }
-        "nft" => ops.windows(2).any(|w| matches!(w, [a, b] if (*a == "flush" && *b == "ruleset") || (*a == "delete" && *b == "table"))),
+        "nft" => {
+            let words: Vec<&str> = ops.iter().flat_map(|o| o.split_whitespace()).collect();
+            words.windows(2).any(|w| matches!(w, [a, b] if (*a == "flush" && matches!(*b, "ruleset" | "table" | "chain")) || (*a == "delete" && matches!(*b, "table" | "chain"))))
+        }
         "setenforce" => matches!(first, "0" | "Permissive" | "permissive"),
         "pfctl" => has_flag(view, &['d'], &[]),
-        "netsh" => view.iter().any(|w| w.eq_ignore_ascii_case("off")) && view.iter().any(|w| w.eq_ignore_ascii_case("advfirewall")),
+        "netsh" => {
+            view.iter().any(|w| w.eq_ignore_ascii_case("off"))
+                && view.iter().any(|w| w.eq_ignore_ascii_case("advfirewall"))
+        }
         _ => false,
     }
 }
@@ -376,8 +715,11 @@ pub(super) fn remove_core_package(view: &[String]) -> bool {
     }
     match program(view) {
         "apt" | "apt-get" | "aptitude" => {
-            matches!(first, "remove" | "purge" | "autoremove")
-                && packages().any(|p| is_core_package(p))
+            (matches!(first, "remove" | "purge" | "autoremove")
+                && packages().any(|p| is_core_package(p)))
+                // `apt-get install bash-`: a trailing `-` removes the package.
+                || (matches!(first, "install" | "reinstall")
+                    && packages().any(|p| p.strip_suffix('-').is_some_and(is_core_package)))
         }
         "yum" | "dnf" | "microdnf" | "zypper" | "snap" => {
             matches!(first, "remove" | "erase" | "autoremove" | "rm")

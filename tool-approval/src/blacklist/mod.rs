@@ -18,16 +18,18 @@
 //! | `rm-recursive-root` | always | recursive `rm` (or `find -delete`) of `/`, `~`, `$HOME`, home or system directories, also as `*`, `.`, `..` in such a directory (a `cwd` argument, `cd X` before) |
 //! | `system-accounts` | always | `/etc/passwd`, `/etc/shadow`, `/etc/gshadow`, `/etc/sudoers` |
 //! | `fork-bomb` | always | `:(){ :\|:& };:` and renamed variants |
-//! | `raw-device-write` | always | `dd of=/dev/…`, redirection onto a disk device |
-//! | `format-device` | always | `mkfs*`, `mkswap`, `fdisk`/`sfdisk`/`parted`/`wipefs` on `/dev/…` |
+//! | `raw-device-write` | always | `dd of=/dev/…`, `cp`/`tee`/`shred`… onto a disk device, redirection onto one |
+//! | `format-device` | always | `mkfs*`, `mkswap`, `wipefs`, `blkdiscard`, `hdparm --security-erase`, `fdisk`/`sfdisk`/`parted` on `/dev/…` |
 //! | `kernel-write` | always | writes under `/proc/sys`, `/proc/sysrq-trigger`, `sysctl -w` |
 //! | `raw-memory` | always | `/dev/mem`, `/dev/kmem`, `/dev/port` |
 //! | `recursive-chown-system` | always | recursive `chown`/`chmod`/`chgrp` of `/` or a system directory |
-//! | `setuid-shell` | always | setting the setuid/setgid bit on a shell |
+//! | `setuid-shell` | always | setting the setuid/setgid bit on a shell, an interpreter, anything in a system `bin` directory, or a copy of a shell |
 //! | `oversized-command` | always | a command too long or deep to analyse |
 //! | `firewall-off` | required | `ufw disable`, stopping firewalld/ufw/nftables, flushing iptables, `setenforce 0` |
 //! | `sshd-config` | required | changing `sshd_config` |
 //! | `remove-core-package` | required | removing systemd, bash, coreutils, libc, sudo, ssh server, kernel… |
+//! | `setuid-bit` | required | setting the setuid/setgid bit on any file (`chmod u+s`, `chmod 4755`, `install -m 4755`) |
+//! | `read-home` | required | recursive `grep`/`rg`/`tar`/`zip`/`cp -r`/`rsync` of a whole home directory or `/` |
 //! | `dangerous-env` | required | setting `PATH`, `LD_*`, `GIT_CONFIG*`, `BASH_ENV`, `ENV`, `PROMPT_COMMAND`… (environment argument, `VAR=`, `env VAR=`) |
 //! | `read-secrets` | required | `.env*`, SSH private keys, cloud/docker/kube credentials, shell histories, browser cookie stores |
 
@@ -42,7 +44,7 @@ use crate::error::Error;
 use crate::matcher::{MatchMode, Matcher, Subject};
 use crate::path_scope::real_path;
 use crate::shell::{Hazard, ShellCommand, SimpleCommand};
-use crate::wrapper::views;
+use crate::wrapper::{stdin_argument_commands, views};
 
 mod commands;
 mod context;
@@ -88,6 +90,8 @@ enum Builtin {
     RemoveCorePackage,
     ReadSecrets,
     DangerousEnv,
+    SetuidBit,
+    ReadHome,
 }
 
 const BUILTINS: &[(Builtin, &str, InterventionPolicy, &str)] = &[
@@ -169,6 +173,18 @@ const BUILTINS: &[(Builtin, &str, InterventionPolicy, &str)] = &[
         "read-secrets",
         Required,
         "touches secrets (env files, private keys, credentials, histories, cookies)",
+    ),
+    (
+        Builtin::SetuidBit,
+        "setuid-bit",
+        Required,
+        "sets the setuid/setgid bit on a file",
+    ),
+    (
+        Builtin::ReadHome,
+        "read-home",
+        Required,
+        "reads, searches or archives a whole home directory (which holds secrets)",
     ),
     (
         Builtin::DangerousEnv,
@@ -449,11 +465,19 @@ fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>) -> bool {
         parts().any(|part| views(part).iter().any(|v| f(v, part)))
     };
     match builtin {
-        Builtin::RmRecursiveRoot => in_dirs(facts, ctx, &|v, ctx| rm_recursive_root(v, ctx)),
+        Builtin::RmRecursiveRoot => {
+            in_dirs(facts, ctx, &|v, ctx| rm_recursive_root(v, ctx))
+                // `… | xargs rm -rf`: the targets come from standard input.
+                || parts().any(|p| {
+                    stdin_argument_commands(&p.words)
+                        .iter()
+                        .any(|v| is_recursive_rm(v))
+                })
+        }
         Builtin::SystemAccounts => facts.paths.iter().any(|p| system_accounts(p)),
         Builtin::ForkBomb => facts.commands.iter().any(|(text, _)| fork_bomb(text)),
         Builtin::RawDeviceWrite => {
-            any_view(&|v, _| dd_to_device(v))
+            any_view(&|v, _| dd_to_device(v) || copy_to_device(v))
                 || parts().any(|p| p.redirects.iter().any(|r| is_disk_device(r)))
         }
         Builtin::FormatDevice => any_view(&|v, _| format_device(v)),
@@ -476,7 +500,17 @@ fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>) -> bool {
             in_dirs(facts, ctx, &|v, ctx| recursive_chown_system(v, ctx))
         }
         Builtin::DangerousEnv => facts.env.iter().any(|n| is_dangerous_env(n)),
-        Builtin::SetuidShell => any_view(&|v, _| setuid_shell(v)),
+        Builtin::SetuidShell => {
+            let mut copies = Vec::new();
+            for part in parts() {
+                for view in views(part) {
+                    copies.extend(interpreter_copies(&view));
+                }
+            }
+            any_view(&|v, _| setuid_shell(v, &copies))
+        }
+        Builtin::SetuidBit => any_view(&|v, _| setuid_targets(v).is_some()),
+        Builtin::ReadHome => in_dirs(facts, ctx, &|v, ctx| reads_whole_home(v, ctx)),
         Builtin::Oversized => facts.commands.iter().any(|(_, s)| {
             s.hazards().contains(&Hazard::TooLong) || s.hazards().contains(&Hazard::TooDeep)
         }),

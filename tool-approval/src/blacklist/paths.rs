@@ -11,6 +11,10 @@ pub(super) fn add_path(
     home: Option<&Path>,
 ) {
     paths.push(raw.to_owned());
+    if raw.contains(['*', '?', '[']) {
+        // `cat /etc/sha*`, `cat .e*`: the sensitive files the glob would name.
+        paths.extend(glob_matches(raw, cwd, home));
+    }
     let lexical = path_clean::clean(raw).display().to_string();
     if lexical != raw {
         paths.push(lexical);
@@ -28,8 +32,138 @@ pub(super) fn add_path(
     }
 }
 
+/// Files every blacklist path entry knows, as globs are tested against them.
+const SENSITIVE_ABSOLUTE: &[&str] = &[
+    "/etc/passwd",
+    "/etc/shadow",
+    "/etc/gshadow",
+    "/etc/sudoers",
+    "/etc/master.passwd",
+    "/etc/ssh/sshd_config",
+    "/etc/ssh/ssh_host_rsa_key",
+    "/etc/ssh/ssh_host_ed25519_key",
+    "/dev/sda",
+    "/dev/nvme0n1",
+    "/dev/mem",
+    "/dev/kmem",
+    "/dev/port",
+    "/proc/sysrq-trigger",
+    "/proc/sys/kernel/panic",
+];
+
+/// Sensitive files under the home directory (`~/` prefixed).
+const SENSITIVE_HOME: &[&str] = &[
+    ".ssh/id_rsa",
+    ".ssh/id_ed25519",
+    ".ssh/id_ecdsa",
+    ".ssh/id_dsa",
+    ".aws/credentials",
+    ".aws/config",
+    ".azure/accessTokens.json",
+    ".gnupg/private-keys-v1.d",
+    ".config/gcloud/credentials.db",
+    ".config/gh/hosts.yml",
+    ".docker/config.json",
+    ".kube/config",
+    ".netrc",
+    ".pgpass",
+    ".git-credentials",
+    ".npmrc",
+    ".pypirc",
+    ".bash_history",
+    ".zsh_history",
+    ".sh_history",
+    ".python_history",
+    ".psql_history",
+    ".mysql_history",
+    ".node_repl_history",
+    ".env",
+];
+
+/// Sensitive names anywhere (relative globs like `.e*` are tested against them).
+const SENSITIVE_NAMES: &[&str] = &[
+    ".env",
+    ".env.local",
+    ".env.production",
+    ".env.development",
+    "prod.env",
+    "secrets.env",
+    "id_rsa",
+    "id_ed25519",
+    "id_ecdsa",
+    "credentials",
+    "credentials.json",
+    ".netrc",
+    ".git-credentials",
+    ".bash_history",
+    ".zsh_history",
+    ".pgpass",
+];
+
+/// The sensitive files a glob word would name (with `~` expanded).
+fn glob_matches(raw: &str, cwd: Option<&Path>, home: Option<&Path>) -> Vec<String> {
+    let home_text = home.map(|h| h.display().to_string());
+    let pattern = match (raw.strip_prefix('~'), &home_text) {
+        (Some(rest), Some(h)) => format!("{h}{rest}"),
+        _ => raw.to_owned(),
+    };
+    let Ok(glob) = globset::GlobBuilder::new(&pattern)
+        .literal_separator(true)
+        .build()
+    else {
+        return Vec::new();
+    };
+    let glob = glob.compile_matcher();
+    let mut candidates: Vec<String> = SENSITIVE_ABSOLUTE.iter().map(|p| (*p).to_owned()).collect();
+    for dir in home_text.iter().map(String::as_str).chain(["/root"]) {
+        candidates.extend(SENSITIVE_HOME.iter().map(|p| format!("{dir}/{p}")));
+    }
+    if pattern.starts_with('/') {
+        return candidates
+            .into_iter()
+            .filter(|c| glob.is_match(c))
+            .collect();
+    }
+    let relative = pattern.trim_start_matches("./");
+    let mut out: Vec<String> = Vec::new();
+    for name in SENSITIVE_NAMES.iter().chain(SENSITIVE_HOME) {
+        if glob.is_match(name) || (relative != pattern && glob_is_match(relative, name)) {
+            out.push((*name).to_owned());
+        }
+    }
+    if let Some(cwd) = cwd {
+        let joined = format!("{}/{relative}", cwd.display());
+        if let Ok(g) = globset::GlobBuilder::new(&joined)
+            .literal_separator(true)
+            .build()
+        {
+            let g = g.compile_matcher();
+            out.extend(candidates.into_iter().filter(|c| g.is_match(c)));
+        }
+    }
+    out
+}
+
+fn glob_is_match(pattern: &str, name: &str) -> bool {
+    globset::GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .build()
+        .is_ok_and(|g| g.compile_matcher().is_match(name))
+}
+
+/// A bare file name that is a secret by its spelling (`prod.env`, `id_rsa`).
+fn secret_name(word: &str) -> bool {
+    word.ends_with(".env")
+        || word.starts_with(".env")
+        || ["id_rsa", "id_ed25519", "id_ecdsa", "id_dsa", "credentials"]
+            .iter()
+            .any(|p| word.starts_with(p))
+        || word == "identity"
+}
+
 pub(super) fn looks_like_path(word: &str) -> bool {
-    word.contains('/')
+    secret_name(word)
+        || word.contains('/')
         || word.starts_with('.')
         || word.starts_with('~')
         || word.contains("history")
@@ -99,6 +233,9 @@ pub(crate) fn is_secret(path: &str) -> bool {
             )
     };
     if private_key(name) {
+        return true;
+    }
+    if name.starts_with("credentials") {
         return true;
     }
     let has = |c: &str| components.contains(&c);
