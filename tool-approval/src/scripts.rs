@@ -39,6 +39,14 @@ pub(crate) fn scripts_of(words: &[String]) -> Vec<(Hazard, String)> {
                 option_value(args, 'c', "--command").map(|s| (Hazard::ShellString, s))
             }
             "watch" => watch_command(args).map(|s| (Hazard::ShellString, s)),
+            // `alias x='rm -rf /'`: the value runs wherever `x` is used.
+            "alias" => {
+                let values: Vec<&str> = args
+                    .iter()
+                    .filter_map(|a| a.split_once('=').map(|(_, v)| v))
+                    .collect();
+                (!values.is_empty()).then(|| (Hazard::ShellString, values.join("\n")))
+            }
             _ => None,
         };
         if let Some(found) = found {

@@ -26,7 +26,7 @@ use serde::Serialize;
 use tree_sitter::{Node, Parser};
 
 use crate::scripts::{literal_output, reads_stdin_script, scripts_of};
-pub(crate) use crate::words::{basename, is_shell, tokenize};
+pub(crate) use crate::words::{basename, tokenize};
 use crate::words::{unescape_bare, unescape_double};
 use crate::wrapper::too_many_wrappers;
 

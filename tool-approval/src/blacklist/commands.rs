@@ -5,7 +5,7 @@ use std::path::Path;
 use super::Ctx;
 use super::paths::{is_disk_device, is_kernel_path};
 use crate::path_scope::{real_path, resolve_path};
-use crate::shell::{basename, is_shell};
+use crate::shell::basename;
 
 pub(super) fn program(view: &[String]) -> &str {
     view.first().map(|w| basename(w)).unwrap_or_default()
@@ -81,6 +81,9 @@ pub(super) const SYSTEM_DIRS: &[&str] = &[
 /// Whether removing or re-owning `target` recursively would wreck the system
 /// or a home directory.
 pub(super) fn is_precious_tree(target: &str, ctx: &Ctx<'_>) -> bool {
+    if let Some(alternatives) = expand_braces(target.trim()) {
+        return alternatives.iter().any(|a| is_precious_tree(a, ctx));
+    }
     let mut t = target.trim().to_owned();
     if matches!(t.as_str(), "*" | ".*" | "./.*" | "./" | ".[!.]*" | "..?*") {
         // Everything in the directory the command runs in.
@@ -148,6 +151,23 @@ pub(super) fn is_precious_tree(target: &str, ctx: &Ctx<'_>) -> bool {
     matches!(components.as_slice(), ["home" | "Users", _])
 }
 
+/// One level of brace expansion: `{/,}` → `/` and ``, `/{etc,x}` → `/etc`, `/x`.
+fn expand_braces(word: &str) -> Option<Vec<String>> {
+    let open = word.find('{')?;
+    let close = open + word.get(open..)?.find('}')?;
+    let inner = word.get(open + 1..close)?;
+    if !inner.contains(',') {
+        return None;
+    }
+    let (head, tail) = (word.get(..open)?, word.get(close + 1..)?);
+    Some(
+        inner
+            .split(',')
+            .map(|alt| format!("{head}{alt}{tail}"))
+            .collect(),
+    )
+}
+
 /// Whether a glob target (`/u*`, `/home/*/`) matches the root, a system
 /// directory or a home directory.
 fn glob_covers_precious(target: &str, ctx: &Ctx<'_>) -> bool {
@@ -188,6 +208,12 @@ pub(super) fn is_recursive_rm(view: &[String]) -> bool {
 pub(super) fn rm_recursive_root(view: &[String], ctx: &Ctx<'_>) -> bool {
     match program(view) {
         "rm" => is_recursive_rm(view) && operands(view).iter().any(|t| is_precious_tree(t, ctx)),
+        "mv" => {
+            // Moving `/etc` or `/bin` away removes it as surely.
+            let ops = operands(view);
+            let sources = ops.len().saturating_sub(1);
+            ops.iter().take(sources).any(|t| is_precious_tree(t, ctx))
+        }
         "find" => {
             let deletes = view.iter().any(|w| w == "-delete") || view.windows(2).any(|w| {
                 matches!(w, [a, b] if matches!(a.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir")
@@ -389,158 +415,6 @@ pub(super) fn recursive_chown_system(view: &[String], ctx: &Ctx<'_>) -> bool {
             .any(|t| is_precious_tree(t, ctx))
 }
 
-/// The mode a view sets with the setuid/setgid bit, and the files it sets
-/// it on: `chmod u+s F`, `chmod 4755 F`, `install -m 4755 S F`.
-pub(super) fn setuid_targets(view: &[String]) -> Option<Vec<&str>> {
-    match program(view) {
-        "chmod" => {
-            let ops = operands(view);
-            let (mode, files) = ops.split_first()?;
-            is_setuid_mode(mode).then(|| files.to_vec())
-        }
-        "install" => {
-            let mut mode = None;
-            let mut iter = view.iter().skip(1);
-            while let Some(w) = iter.next() {
-                if w == "-m" || w == "--mode" {
-                    mode = iter.next().map(String::as_str);
-                } else if let Some(m) = w.strip_prefix("--mode=").or_else(|| w.strip_prefix("-m")) {
-                    mode = Some(m);
-                }
-            }
-            let ops: Vec<&str> = operands(view)
-                .into_iter()
-                .filter(|o| Some(*o) != mode)
-                .collect();
-            is_setuid_mode(mode?).then_some(ops)
-        }
-        _ => None,
-    }
-}
-
-fn is_setuid_mode(mode: &str) -> bool {
-    let symbolic = mode
-        .split(',')
-        .any(|m| m.split(['+', '=']).skip(1).any(|perms| perms.contains('s')));
-    let digits = mode.trim_start_matches('0');
-    let octal = mode.chars().all(|c| c.is_digit(8))
-        && digits.len() == 4
-        && digits.starts_with(['2', '3', '4', '5', '6', '7']);
-    symbolic || octal
-}
-
-/// Shells and interpreters that run anything when setuid.
-pub(super) fn is_interpreter(name: &str) -> bool {
-    is_shell(name)
-        || name.starts_with("python")
-        || name.starts_with("perl")
-        || name.starts_with("ruby")
-        || name.starts_with("php")
-        || name.starts_with("lua")
-        || matches!(
-            name,
-            "node"
-                | "env"
-                | "find"
-                | "vim"
-                | "vi"
-                | "nvim"
-                | "less"
-                | "more"
-                | "awk"
-                | "gawk"
-                | "mawk"
-                | "nawk"
-                | "tclsh"
-                | "wish"
-                | "expect"
-                | "nmap"
-                | "tar"
-                | "zip"
-                | "cp"
-                | "dd"
-                | "tee"
-                | "sed"
-                | "xargs"
-                | "git"
-                | "make"
-                | "gdb"
-                | "strace"
-                | "nice"
-                | "timeout"
-                | "stdbuf"
-                | "taskset"
-                | "ionice"
-                | "sudo"
-                | "su"
-                | "docker"
-                | "socat"
-                | "nc"
-                | "ncat"
-                | "rsync"
-                | "scp"
-                | "ssh"
-                | "emacs"
-                | "ed"
-                | "ex"
-                | "bun"
-                | "deno"
-                | "java"
-                | "jrunscript"
-                | "rlwrap"
-                | "script"
-                | "flock"
-        )
-}
-
-/// System binary directories: anything there made setuid is a root shell away.
-fn in_system_bin(path: &str) -> bool {
-    let cleaned = path_clean::clean(path).display().to_string();
-    [
-        "/bin/",
-        "/sbin/",
-        "/usr/bin/",
-        "/usr/sbin/",
-        "/usr/local/bin/",
-        "/usr/local/sbin/",
-        "/usr/libexec/",
-    ]
-    .iter()
-    .any(|d| cleaned.starts_with(d))
-}
-
-/// Setting the setuid bit on a shell, an interpreter, a system binary, or a
-/// copy of a shell made earlier in the same command (`copies`).
-pub(super) fn setuid_shell(view: &[String], copies: &[String]) -> bool {
-    setuid_targets(view).is_some_and(|files| {
-        files.iter().any(|t| {
-            is_interpreter(basename(t)) || in_system_bin(t) || copies.iter().any(|c| c == t)
-        })
-    })
-}
-
-/// Files a view copies a shell or interpreter to (`cp /bin/bash x` → `x`).
-pub(super) fn interpreter_copies(view: &[String]) -> Vec<String> {
-    if !matches!(program(view), "cp" | "install" | "mv" | "ln" | "rsync") {
-        return Vec::new();
-    }
-    let ops = operands(view);
-    let Some((dest, sources)) = ops.split_last() else {
-        return Vec::new();
-    };
-    if sources.iter().any(|s| is_interpreter(basename(s))) {
-        vec![
-            (*dest).to_owned(),
-            format!(
-                "{dest}/{}",
-                sources.first().map(|s| basename(s)).unwrap_or_default()
-            ),
-        ]
-    } else {
-        Vec::new()
-    }
-}
-
 /// A recursive read or archive of the whole home directory or `/`
 /// (`grep -r x ~`, `tar czf x ~`, `rg x ~`).
 pub(super) fn reads_whole_home(view: &[String], ctx: &Ctx<'_>) -> bool {
@@ -585,6 +459,32 @@ fn resolves_to_home(target: &str, ctx: &Ctx<'_>) -> bool {
     })
 }
 
+/// Editing accounts or sudo rights with the dedicated tools.
+pub(super) fn account_admin(view: &[String]) -> bool {
+    matches!(
+        program(view),
+        "vipw"
+            | "vigr"
+            | "visudo"
+            | "chpasswd"
+            | "chgpasswd"
+            | "usermod"
+            | "useradd"
+            | "userdel"
+            | "groupmod"
+            | "gpasswd"
+            | "passwd"
+            | "chsh"
+            | "chfn"
+            | "adduser"
+            | "deluser"
+            | "newusers"
+            | "pwconv"
+            | "grpconv"
+            | "chage"
+    )
+}
+
 pub(super) fn firewall_off(view: &[String]) -> bool {
     let ops = operands(view);
     let first = ops.first().copied().unwrap_or_default();
@@ -598,10 +498,14 @@ pub(super) fn firewall_off(view: &[String]) -> bool {
                 | "nftables"
                 | "pf"
                 | "netfilter-persistent"
+                | "apparmor"
+                | "auditd"
+                | "fail2ban"
         )
     };
     match program(view) {
-        "ufw" => matches!(first, "disable" | "reset"),
+        "ufw" => matches!(first, "disable" | "reset" | "allow" | "delete" | "default"),
+        "aa-teardown" | "aa-disable" | "aa-complain" => true,
         "systemctl" => {
             matches!(first, "stop" | "disable" | "mask" | "kill")
                 && ops.iter().skip(1).any(|w| is_firewall(w))
@@ -610,8 +514,9 @@ pub(super) fn firewall_off(view: &[String]) -> bool {
             ops.len() >= 2 && is_firewall(first) && matches!(ops.get(1).copied(), Some("stop"))
         }
         "iptables" | "ip6tables" | "iptables-legacy" | "iptables-nft" => {
-            has_flag(view, &['F', 'X'], &["flush", "delete-chain"])
-                || (has_flag(view, &['P'], &["policy"]) && view.iter().any(|w| w == "ACCEPT"))
+            has_flag(view, &['F', 'X', 'D'], &["flush", "delete-chain", "delete"])
+                || (has_flag(view, &['P', 'I', 'A'], &["policy", "insert", "append"])
+                    && view.iter().any(|w| w == "ACCEPT"))
         }
         "nft" => {
             let words: Vec<&str> = ops.iter().flat_map(|o| o.split_whitespace()).collect();

@@ -16,7 +16,7 @@
 //! | id | policy | what |
 //! |---|---|---|
 //! | `rm-recursive-root` | always | recursive `rm` (or `find -delete`) of `/`, `~`, `$HOME`, home or system directories, also as `*`, `.`, `..` in such a directory (a `cwd` argument, `cd X` before) |
-//! | `system-accounts` | always | `/etc/passwd`, `/etc/shadow`, `/etc/gshadow`, `/etc/sudoers` |
+//! | `system-accounts` | always | `/etc/passwd`, `/etc/shadow`, `/etc/gshadow`, `/etc/sudoers`; `vipw`, `visudo`, `usermod`, `passwd`, `chpasswd`… |
 //! | `fork-bomb` | always | `:(){ :\|:& };:` and renamed variants |
 //! | `raw-device-write` | always | `dd of=/dev/…`, `cp`/`tee`/`shred`… onto a disk device, redirection onto one |
 //! | `format-device` | always | `mkfs*`, `mkswap`, `wipefs`, `blkdiscard`, `hdparm --security-erase`, `fdisk`/`sfdisk`/`parted` on `/dev/…` |
@@ -49,11 +49,13 @@ use crate::wrapper::{stdin_argument_commands, views};
 mod commands;
 mod context;
 mod paths;
+mod setuid;
 
 use context::{Dir, env_names, is_dangerous_env, part_dirs, start_dir};
 
 use commands::*;
 use paths::*;
+use setuid::{interpreter_copies, setuid_shell, setuid_targets};
 
 use InterventionPolicy::{Always, Required};
 
@@ -369,14 +371,21 @@ impl Blacklist {
                 Value::String(s) => s.clone(),
                 other => other.to_string(),
             };
-            for part in shell.parts() {
+            let dirs = part_dirs(shell, &start, home);
+            for (part, dir) in shell.parts().iter().zip(&dirs) {
+                // Relative paths are seen from where the part runs (`cd /etc && cat shadow`).
+                let here = match dir {
+                    Dir::Known(Some(d)) => Some(d.as_path()),
+                    _ => cwd_real.as_deref(),
+                };
+                let moved = here != cwd_real.as_deref();
                 for word in part.words.iter().skip(1).chain(&part.redirects) {
-                    if looks_like_path(word) {
-                        add_path(&mut facts.paths, word, cwd_real.as_deref(), home);
+                    if looks_like_path(word) || (moved && !word.starts_with('-')) {
+                        add_path(&mut facts.paths, word, here, home);
                     }
                 }
             }
-            facts.dirs.push(part_dirs(shell, &start, home));
+            facts.dirs.push(dirs);
             facts.commands.push((text, shell.clone()));
         }
         let shells: Vec<&ShellCommand> = facts.commands.iter().map(|(_, s)| s).collect();
@@ -474,7 +483,9 @@ fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>) -> bool {
                         .any(|v| is_recursive_rm(v))
                 })
         }
-        Builtin::SystemAccounts => facts.paths.iter().any(|p| system_accounts(p)),
+        Builtin::SystemAccounts => {
+            facts.paths.iter().any(|p| system_accounts(p)) || any_view(&|v, _| account_admin(v))
+        }
         Builtin::ForkBomb => facts.commands.iter().any(|(text, _)| fork_bomb(text)),
         Builtin::RawDeviceWrite => {
             any_view(&|v, _| dd_to_device(v) || copy_to_device(v))

@@ -154,6 +154,9 @@ fn glob_is_match(pattern: &str, name: &str) -> bool {
 /// A bare file name that is a secret by its spelling (`prod.env`, `id_rsa`).
 fn secret_name(word: &str) -> bool {
     word.ends_with(".env")
+        || word.ends_with(".pem")
+        || word.ends_with(".key")
+        || matches!(word, ".envrc" | ".vault-token" | "master.key")
         || word.starts_with(".env")
         || ["id_rsa", "id_ed25519", "id_ecdsa", "id_dsa", "credentials"]
             .iter()
@@ -235,7 +238,20 @@ pub(crate) fn is_secret(path: &str) -> bool {
     if private_key(name) {
         return true;
     }
-    if name.starts_with("credentials") {
+    if name.starts_with("credentials")
+        || name.ends_with(".pem")
+        || name.ends_with(".key")
+        || name.ends_with(".p12")
+        || name.ends_with(".pfx")
+        || matches!(
+            name,
+            ".envrc" | ".vault-token" | "master.key" | "authorized_keys" | "environ"
+        )
+    {
+        return true;
+    }
+    let joined_all = components.join("/");
+    if joined_all.contains("run/secrets/") || joined_all.contains("serviceaccount/token") {
         return true;
     }
     let has = |c: &str| components.contains(&c);
