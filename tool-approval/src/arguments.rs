@@ -4,7 +4,9 @@
 //! `"format": "path"` or `"x-path": true` is a path, `"format": "shell"` or
 //! `"x-shell": true` a shell command, also inside arrays, nested objects and
 //! `anyOf`/`oneOf`/`allOf` branches) and the usual parameter names at any
-//! depth, so a tool without annotations is still covered.
+//! depth, so a tool without annotations is still covered. Names match
+//! loosely (ASCII case and surrounding spaces ignored: `Path`, `newpath`),
+//! as a lenient tool might read them.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -36,6 +38,18 @@ pub const PATH_NAMES: &[&str] = &[
     "workingDirectory",
     "working_directory",
     "root",
+    "from",
+    "to",
+    "src",
+    "dest",
+    "dst",
+    "newName",
+    "new_name",
+    "output",
+    "outputPath",
+    "output_path",
+    "folder",
+    "location",
 ];
 
 /// Parameter names that hold a list of paths.
@@ -273,13 +287,18 @@ fn by_name<'v>(
         Value::Object(map) => {
             for (key, item) in map {
                 let here = push_pointer(pointer, key);
+                // Names are compared as a tool would read them loosely:
+                // `Path`, `path `, `newpath` are `path`, `newPath`.
+                let loose = key.trim();
+                let is = |names: &[&str]| names.iter().any(|n| n.eq_ignore_ascii_case(loose));
                 let named = match kind {
                     Kind::Path => {
-                        PATH_NAMES.contains(&key.as_str())
-                            || PATH_LIST_NAMES.contains(&key.as_str())
-                            || (key == "pattern" && item.as_str().is_some_and(pattern_is_path))
+                        is(PATH_NAMES)
+                            || is(PATH_LIST_NAMES)
+                            || (is(&["pattern", "glob"])
+                                && item.as_str().is_some_and(pattern_is_path))
                     }
-                    Kind::Command => COMMAND_NAMES.contains(&key.as_str()),
+                    Kind::Command => is(COMMAND_NAMES),
                 };
                 if named {
                     accept(item, &here, kind, found);

@@ -422,6 +422,8 @@ const COMMANDS: &[(&str, Want)] = &[
     ("iptables -I INPUT -j ACCEPT", Flagged),
     ("ufw allow from any", Flagged),
     ("systemctl stop apparmor", Flagged),
+    ("rm -rf /proc/1/root", Always),
+    ("rm -rf /proc/self/root/", Always),
 ];
 
 fn check(mode: ApprovalMode, command: &str, want: Want) {
@@ -579,6 +581,30 @@ const PATHS: &[(&str, &str, bool)] = &[
     ("readFile", r#"{"path": "a/../../x"}"#, false),
     ("readFile", r#"{"path": "src/../../outside"}"#, false),
     ("readFile", r#"{"path": "link-to-etc/hostname"}"#, false),
+    // Loosely spelled or other path-ish names.
+    ("readFile", r#"{"Path": "/etc/hosts"}"#, false),
+    ("readFile", r#"{"path ": "/etc/hosts"}"#, false),
+    (
+        "readFile",
+        r#"{"path": "a.txt", "Path": "/etc/hosts"}"#,
+        false,
+    ),
+    (
+        "moveFiles",
+        r#"{"items": [{"oldPath": "a", "newpath": "/x"}]}"#,
+        false,
+    ),
+    (
+        "moveFiles",
+        r#"{"items": [{"from": "a", "to": "/x"}]}"#,
+        false,
+    ),
+    ("readFile", r#"{"path": "a", "newName": "../../x"}"#, false),
+    (
+        "grepContent",
+        r#"{"pattern": "x", "glob": "../../*"}"#,
+        false,
+    ),
     ("readFile", r#"{"path": "link-out/secret.txt"}"#, false),
     ("readFile", r#"{"path": "link-out"}"#, false),
     (

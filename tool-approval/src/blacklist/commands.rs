@@ -146,9 +146,13 @@ pub(super) fn is_precious_tree(target: &str, ctx: &Ctx<'_>) -> bool {
     if SYSTEM_DIRS.contains(&shown.as_str()) {
         return true;
     }
-    // A user's home directory: /home/NAME, /Users/NAME, /root.
+    // A user's home directory: /home/NAME, /Users/NAME, /root; and
+    // /proc/PID/root, which is `/` again.
     let components: Vec<&str> = shown.split('/').filter(|c| !c.is_empty()).collect();
-    matches!(components.as_slice(), ["home" | "Users", _])
+    matches!(
+        components.as_slice(),
+        ["home" | "Users", _] | ["proc", _, "root" | "cwd"]
+    )
 }
 
 /// One level of brace expansion: `{/,}` → `/` and ``, `/{etc,x}` → `/etc`, `/x`.
