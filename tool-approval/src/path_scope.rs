@@ -5,7 +5,8 @@
 //! (never from the arguments), `~` and `$HOME` are expanded, `.`/`..` and
 //! repeated or trailing slashes are normalised, and symlinks are resolved for
 //! the part of the path that exists, in order, so that `link/../x` follows
-//! the link first as the kernel would. A path that resolves outside the
+//! the link first as the kernel would; a dangling link counts as its target
+//! (writing through it creates that file). A path that resolves outside the
 //! (real) working directory flags the call.
 //!
 //! No working directory in the context means the audit passes. Temp
@@ -166,6 +167,13 @@ fn glob_base(raw: &str) -> &str {
 /// existing component is canonicalised. Components that do not exist are
 /// kept as written, so a path to a new file still resolves.
 pub fn real_path(path: &Path) -> PathBuf {
+    real_path_within(path, 0)
+}
+
+/// How many dangling links [`real_path`] follows by hand before it stops.
+const MAX_LINK_HOPS: usize = 40;
+
+fn real_path_within(path: &Path, hops: usize) -> PathBuf {
     let mut current = PathBuf::new();
     for component in path.components() {
         match component {
@@ -177,7 +185,18 @@ pub fn real_path(path: &Path) -> PathBuf {
             Component::Normal(part) => {
                 let candidate = current.join(part);
                 current = match std::fs::symlink_metadata(&candidate) {
-                    Ok(_) => dunce::canonicalize(&candidate).unwrap_or(candidate),
+                    Ok(meta) => match dunce::canonicalize(&candidate) {
+                        Ok(real) => real,
+                        // A dangling link: writing through it creates its
+                        // target, so the target is where the path points.
+                        Err(_) if meta.file_type().is_symlink() && hops < MAX_LINK_HOPS => {
+                            match std::fs::read_link(&candidate) {
+                                Ok(target) => real_path_within(&current.join(target), hops + 1),
+                                Err(_) => candidate,
+                            }
+                        }
+                        Err(_) => candidate,
+                    },
                     Err(_) => candidate,
                 };
             }

@@ -561,6 +561,10 @@ fn sandbox() -> Sandbox {
     symlink(work.join("src"), work.join("link-in")).unwrap();
     symlink(&outside, work.join("src/sub/deep-out")).unwrap();
     std::fs::create_dir_all(root.path().join("work2")).unwrap();
+    // Dangling links: writing through one creates its target.
+    symlink(outside.join("new.txt"), work.join("dangle-out")).unwrap();
+    symlink(work.join("src/new.txt"), work.join("dangle-in")).unwrap();
+    symlink(work.join("loop"), work.join("loop")).unwrap();
     Sandbox {
         _root: root,
         work,
@@ -581,6 +585,9 @@ const PATHS: &[(&str, &str, bool)] = &[
     ("readFile", r#"{"path": "a/../../x"}"#, false),
     ("readFile", r#"{"path": "src/../../outside"}"#, false),
     ("readFile", r#"{"path": "link-to-etc/hostname"}"#, false),
+    ("writeFile", r#"{"path": "dangle-out"}"#, false),
+    ("writeFile", r#"{"path": "dangle-in"}"#, true),
+    ("readFile", r#"{"path": "loop"}"#, true),
     // Loosely spelled or other path-ish names.
     ("readFile", r#"{"Path": "/etc/hosts"}"#, false),
     ("readFile", r#"{"path ": "/etc/hosts"}"#, false),
