@@ -119,7 +119,9 @@ pub(crate) fn context_overrides<'v>(args: &'v Value, cwd: Option<&Path>) -> Vec<
 pub struct FoundArgument<'v> {
     /// Where in the arguments, e.g. `/items/0/oldPath`.
     pub pointer: String,
-    /// The value (a string for paths; a string or argv array for commands).
+    /// The value: a string or argv array for commands; a string for paths,
+    /// or whatever a path-named argument holds when it is not one (an
+    /// object, a number), which cannot be judged.
     pub value: &'v Value,
 }
 
@@ -214,10 +216,15 @@ fn accept<'v>(
         }
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
-                if item.is_string() {
+                if item.is_string() || (kind == Kind::Path && !item.is_null()) {
                     found.insert(push_pointer(pointer, i), item);
                 }
             }
+        }
+        // A path-named argument holding an object or a number cannot be
+        // judged; it is reported so audits can flag it.
+        Value::Object(_) | Value::Number(_) | Value::Bool(_) if kind == Kind::Path => {
+            found.insert(pointer.to_owned(), value);
         }
         _ => {}
     }

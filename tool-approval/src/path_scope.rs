@@ -77,7 +77,15 @@ impl PathScopeAudit {
     fn check(&self, input: &AuditInput<'_>, cwd: &Path) -> AuditVerdict {
         let root = real_path(&absolute(cwd));
         for found in input.paths() {
-            let Some(raw) = found.as_str() else { continue };
+            let Some(raw) = found.as_str() else {
+                return AuditVerdict::Flag {
+                    rule: format!("{PATH_SCOPE_AUDIT}:{}", found.pointer),
+                    message: format!(
+                        "the path argument at {} is not a string and cannot be judged",
+                        found.pointer
+                    ),
+                };
+            };
             let resolved = self.resolve(raw, &root);
             let inside = resolved.as_ref().is_some_and(|r| {
                 r.starts_with(&root)
@@ -133,6 +141,8 @@ fn absolute(path: &Path) -> PathBuf {
 /// Expands `~`/`$HOME`, drops any glob tail, joins onto `cwd` and resolves
 /// the result with [`real_path`].
 pub fn resolve_path(raw: &str, cwd: &Path, home: Option<&Path>) -> Option<PathBuf> {
+    // `file:///etc/passwd` is `/etc/passwd` to a tool that accepts URLs.
+    let raw = raw.strip_prefix("file://").unwrap_or(raw);
     let raw = glob_base(raw);
     let joined = if raw == "~" || raw.starts_with("~/") {
         home?.join(raw.get(2..).unwrap_or_default())

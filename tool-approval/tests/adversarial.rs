@@ -588,6 +588,10 @@ const PATHS: &[(&str, &str, bool)] = &[
     ("writeFile", r#"{"path": "dangle-out"}"#, false),
     ("writeFile", r#"{"path": "dangle-in"}"#, true),
     ("readFile", r#"{"path": "loop"}"#, true),
+    ("readFile", r#"{"path": {"x": "/etc/passwd"}}"#, false),
+    ("readFile", r#"{"path": ["a.txt", {"x": "/etc"}]}"#, false),
+    ("readFile", r#"{"path": 7}"#, false),
+    ("readFile", r#"{"path": "file:///etc/passwd"}"#, false),
     // Loosely spelled or other path-ish names.
     ("readFile", r#"{"Path": "/etc/hosts"}"#, false),
     ("readFile", r#"{"path ": "/etc/hosts"}"#, false),
