@@ -51,22 +51,29 @@ fn bench(c: &mut Criterion) {
     let engine = engine();
     let manifest = manifest();
     let ctx = ToolContext::new();
-    let simple = json!({"command": "git status -s"});
-    let compound =
-        json!({"command": "git add -A src && git status; ls -la | ls && git push origin main"});
-    c.bench_function("approval/evaluate_simple_command", |b| {
-        b.iter(|| {
-            let call = CallRef::new("local-system", "runCommand", &simple).with_manifest(&manifest);
-            black_box(engine.evaluate(black_box(&[call]), &ctx))
-        })
-    });
-    c.bench_function("approval/evaluate_compound_command", |b| {
-        b.iter(|| {
-            let call =
-                CallRef::new("local-system", "runCommand", &compound).with_manifest(&manifest);
-            black_box(engine.evaluate(black_box(&[call]), &ctx))
-        })
-    });
+    // Eight spellings of each command (a trailing comment), more than the
+    // parser's per-thread reuse keeps, so every evaluation parses afresh.
+    let variants = |command: &str| -> Vec<serde_json::Value> {
+        (0..8)
+            .map(|i| json!({ "command": format!("{command} # {i}") }))
+            .collect()
+    };
+    let simple = variants("git status -s");
+    let compound = variants("git add -A src && git status; ls -la | ls && git push origin main");
+    for (name, args) in [
+        ("approval/evaluate_simple_command", &simple),
+        ("approval/evaluate_compound_command", &compound),
+    ] {
+        let mut next = args.iter().cycle();
+        c.bench_function(name, |b| {
+            b.iter(|| {
+                let args = next.next().unwrap_or(&args[0]);
+                let call =
+                    CallRef::new("local-system", "runCommand", args).with_manifest(&manifest);
+                black_box(engine.evaluate(black_box(&[call]), &ctx))
+            })
+        });
+    }
     let dir = std::env::temp_dir();
     let ctx = ToolContext::new().with_cwd(&dir);
     let path = json!({"path": "some/dir/../file.txt"});

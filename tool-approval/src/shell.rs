@@ -148,8 +148,12 @@ pub struct ShellCommand {
     hazards: Vec<Hazard>,
 }
 
+/// How many recent parses each thread keeps for reuse.
+const RECENT_PARSES: usize = 4;
+
 thread_local! {
     static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
+    static RECENT: RefCell<Vec<(String, ShellCommand)>> = const { RefCell::new(Vec::new()) };
 }
 
 impl ShellCommand {
@@ -165,10 +169,34 @@ impl ShellCommand {
     /// assert!(cmd.hazards().contains(&Hazard::CommandSubstitution));
     /// ```
     pub fn parse(source: &str) -> Self {
+        // One evaluation looks at the same command from several places (host
+        // rules, API rules, the blacklist); parsing is a pure function of the
+        // text, so the last few results per thread are reused.
+        let cached = RECENT.with(|recent| {
+            recent.try_borrow().ok().and_then(|recent| {
+                recent
+                    .iter()
+                    .find(|(text, _)| text == source)
+                    .map(|(_, parsed)| parsed.clone())
+            })
+        });
+        if let Some(parsed) = cached {
+            return parsed;
+        }
         let mut out = Self::default();
         out.parse_into(source, 0, false);
         out.hazards.sort_unstable();
         out.hazards.dedup();
+        if source.len() <= MAX_COMMAND_BYTES {
+            RECENT.with(|recent| {
+                if let Ok(mut recent) = recent.try_borrow_mut() {
+                    if recent.len() == RECENT_PARSES {
+                        recent.remove(0);
+                    }
+                    recent.push((source.to_owned(), out.clone()));
+                }
+            });
+        }
         out
     }
 
