@@ -55,6 +55,21 @@
 //! # Ok::<(), tool_approval::Error>(())
 //! ```
 //!
+//! # No input crashes the host
+//!
+//! Shell commands are parsed with tree-sitter-bash, whose external scanner
+//! (C code) reads out of bounds when `{` is followed by a code point far
+//! above ASCII (upstream tree-sitter-bash issue 337): one model call could
+//! take a whole server down. The parser therefore never sees the original
+//! text: it parses an *ASCII shadow*, the same text with every byte of every
+//! non-ASCII character replaced by `x`. The shadow has the same length and
+//! byte offsets, and Bash reads non-ASCII characters as word characters just
+//! like `x`, so the tree has the same shape; every word's text is then read
+//! from the original by the node's byte range. Where the two readings can
+//! differ (`$é` is literal text to Bash, an expansion in the shadow), the
+//! shadow's reading is the more cautious one. The crashing inputs are
+//! regression tests, and the cargo-fuzz target runs the full evaluation.
+//!
 //! With an [`Invoker`](tool_core::Invoker), build the call from the prepared
 //! call: `CallRef::from_prepared(&prepared, &offered)`; an identifier missing
 //! from `offered` gives `manifest: None`, which asks in manual and allow-list modes.

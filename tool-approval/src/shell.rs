@@ -16,6 +16,9 @@
 //!   syntax error…). A command with any hazard is never approved by a prefix
 //!   rule, but its parts are still checked by deny and `always` rules.
 //!
+//! The parser sees an ASCII shadow of the text (see [`ascii_shadow`] and the
+//! crate docs): its external scanner crashes on some non-ASCII input.
+//!
 //! Parsing never panics: inputs over [`MAX_COMMAND_BYTES`] are not parsed at
 //! all (they carry [`Hazard::TooLong`]), and the tree walk stops at a fixed
 //! depth.
@@ -253,7 +256,12 @@ impl ShellCommand {
                 }
                 *slot = Some(parser);
             }
-            slot.as_mut().and_then(|p| p.parse(source, None))
+            // The grammar's external scanner misreads code points above
+            // ASCII (it calls `isdigit` on them, out of bounds: a crash), so
+            // it only ever sees an ASCII shadow of the text; word texts are
+            // read from `source` by the same byte ranges.
+            let shadow = ascii_shadow(source);
+            slot.as_mut().and_then(|p| p.parse(shadow.as_bytes(), None))
         });
         let Some(tree) = parsed else {
             self.hazards.push(Hazard::Syntax);
@@ -692,6 +700,33 @@ impl Walker<'_, '_> {
             }
         }
     }
+}
+
+/// The byte that stands for every byte of a non-ASCII character in the text
+/// the parser sees. A letter: to Bash (and to the grammar) a non-ASCII
+/// character is a word character, so the shadow splits into the same words,
+/// operators and quotes as the original. No run of `x`s is a keyword.
+const SHADOW_BYTE: u8 = b'x';
+
+/// `source` with every byte of every non-ASCII character replaced by
+/// [`SHADOW_BYTE`]: the same length and the same byte offsets, so a node's
+/// byte range in the shadow's tree is the same text's range in `source`.
+///
+/// Where the shadow reads differently from the original, it reads less
+/// literally: `$é` (literal text to Bash) is an expansion in the shadow
+/// (`$xx`), which only makes the command less approvable; two different
+/// non-ASCII here-document delimiters of the same length end the body at the
+/// same place or earlier (the body lines are then judged as commands).
+fn ascii_shadow(source: &str) -> std::borrow::Cow<'_, str> {
+    if source.is_ascii() {
+        return std::borrow::Cow::Borrowed(source);
+    }
+    let bytes: Vec<u8> = source
+        .bytes()
+        .map(|b| if b.is_ascii() { b } else { SHADOW_BYTE })
+        .collect();
+    // Every byte is ASCII now, so the bytes are UTF-8.
+    std::borrow::Cow::Owned(String::from_utf8(bytes).unwrap_or_default())
 }
 
 fn is_expression_leaf(kind: &str) -> bool {
