@@ -2,11 +2,14 @@
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 use futures::FutureExt;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use tokio::time::Instant;
 use tracing::Instrument;
 
 use crate::arguments::parse_arguments;
@@ -53,6 +56,50 @@ impl ToolCall {
         self.id = Some(id.into());
         self
     }
+
+    /// The call id, minting one (see [`mint_call_id`]) when the model sent
+    /// none or an empty one. Call this before invoking when the host needs
+    /// the id the tool will see (to pair the result with the call).
+    pub fn ensure_id(&mut self) -> &str {
+        if self.id.as_deref().is_none_or(str::is_empty) {
+            self.id = Some(mint_call_id());
+        }
+        self.id.as_deref().unwrap_or_default()
+    }
+}
+
+/// A fresh call id, `call_` + 24 hex digits: unique within the process
+/// (a counter) and, with overwhelming likelihood, across processes (seeded
+/// from the clock and the process id). Used by the [`Invoker`] when a model
+/// sent no id; ids a provider sent are kept as they are.
+///
+/// ```
+/// let a = tool_core::mint_call_id();
+/// assert!(a.starts_with("call_") && a.len() == 29);
+/// assert_ne!(a, tool_core::mint_call_id());
+/// ```
+pub fn mint_call_id() -> String {
+    static SEED: OnceLock<u64> = OnceLock::new();
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let seed = *SEED.get_or_init(|| {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        splitmix64(nanos ^ (u64::from(std::process::id()) << 32))
+    });
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    format!(
+        "call_{:016x}{:08x}",
+        splitmix64(seed.wrapping_add(n)),
+        n as u32
+    )
+}
+
+fn splitmix64(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
 }
 
 /// Settings of the pipeline.
@@ -113,7 +160,8 @@ impl InvokeConfig {
 /// parsed and valid, nothing has run yet.
 #[derive(Clone)]
 pub struct PreparedCall {
-    /// The provider's call id.
+    /// The provider's call id, or one minted by [`Invoker::prepare`] when the
+    /// model sent none (always `Some` after `prepare`).
     pub call_id: Option<String>,
     /// The tool identifier.
     pub identifier: String,
@@ -204,7 +252,10 @@ impl Invoker {
         }
         let timeout = self.config.resolve_timeout(resolved.api, &arguments);
         Ok(PreparedCall {
-            call_id: call.id.clone(),
+            call_id: Some(match call.id.as_deref() {
+                Some(id) if !id.is_empty() => id.to_owned(),
+                _ => mint_call_id(),
+            }),
             identifier: resolved.identifier().to_owned(),
             api: resolved.api.name.clone(),
             wire_name: resolved.wire_name.to_owned(),
@@ -217,6 +268,11 @@ impl Invoker {
     /// Runs a prepared call with its time budget and `ctx`'s cancellation.
     /// Panics, timeouts, cancellation and tool errors all become failed
     /// outputs with distinct codes; content is capped.
+    ///
+    /// The budget starts now: the call's deadline is the earlier of now +
+    /// [`PreparedCall::timeout`] and `ctx`'s own [`deadline`](ToolContext::deadline).
+    /// The tool sees a child context carrying the call id and the deadlines
+    /// (see [`ToolContext`]).
     pub async fn execute(&self, call: PreparedCall, ctx: &ToolContext) -> ToolOutput {
         let span = tracing::info_span!(
             "tool_call",
@@ -227,7 +283,7 @@ impl Invoker {
             duration_ms = tracing::field::Empty,
             outcome = tracing::field::Empty,
         );
-        let started = Instant::now();
+        let started = std::time::Instant::now();
         let output = self.run(call, ctx).instrument(span.clone()).await;
         span.record("duration_ms", started.elapsed().as_millis() as u64);
         span.record(
@@ -239,8 +295,8 @@ impl Invoker {
     }
 
     async fn run(&self, call: PreparedCall, ctx: &ToolContext) -> ToolOutput {
-        let ctx = ctx.child();
         let PreparedCall {
+            call_id,
             identifier,
             api,
             arguments,
@@ -248,11 +304,23 @@ impl Invoker {
             tool,
             ..
         } = call;
+        let started = Instant::now();
+        let own = started + timeout;
+        let deadline = ctx.deadline().map_or(own, |outer| outer.min(own));
+        let batch_deadline = ctx
+            .batch_deadline()
+            .map_or(deadline, |batch| batch.max(deadline));
+        let mut ctx = ctx
+            .child()
+            .with_deadline(deadline)
+            .with_batch_deadline(batch_deadline);
+        ctx = ctx.with_call_id(call_id.unwrap_or_else(mint_call_id));
+        let timeout = deadline.saturating_duration_since(started);
         let work = AssertUnwindSafe(tool.call(&api, arguments, &ctx)).catch_unwind();
         let outcome = tokio::select! {
             biased;
             () = ctx.cancellation().cancelled() => Outcome::Cancelled,
-            result = tokio::time::timeout(timeout, work) => match result {
+            result = tokio::time::timeout_at(deadline, work) => match result {
                 Err(_) => Outcome::TimedOut,
                 Ok(Err(panic)) => Outcome::Panicked(panic_message(panic.as_ref())),
                 Ok(Ok(result)) => Outcome::Done(result),
@@ -315,13 +383,38 @@ impl Invoker {
     }
 
     /// Runs a batch concurrently; outputs come back in input order, one per call.
+    ///
+    /// Every call's context carries the batch deadline: the latest deadline
+    /// among the calls that passed preparation (bounded by `ctx`'s deadline).
     pub async fn invoke_batch(
         &self,
         offered: &OfferedTools,
         calls: &[ToolCall],
         ctx: &ToolContext,
     ) -> Vec<ToolOutput> {
-        futures::future::join_all(calls.iter().map(|call| self.invoke(offered, call, ctx))).await
+        // Refusals are the outputs handed to the model, one per refused call.
+        #[allow(clippy::result_large_err)]
+        let prepare = |call| self.prepare(offered, call);
+        let prepared: Vec<Result<PreparedCall, ToolOutput>> = calls.iter().map(prepare).collect();
+        let now = Instant::now();
+        let latest = prepared
+            .iter()
+            .filter_map(|p| p.as_ref().ok())
+            .map(|p| now + p.timeout)
+            .max();
+        let batch_ctx = match (latest, ctx.deadline()) {
+            (Some(latest), Some(outer)) => ctx.clone().with_batch_deadline(latest.min(outer)),
+            (Some(latest), None) => ctx.clone().with_batch_deadline(latest),
+            (None, _) => ctx.clone(),
+        };
+        let batch_ctx = &batch_ctx;
+        futures::future::join_all(prepared.into_iter().map(|prepared| async move {
+            match prepared {
+                Ok(prepared) => self.execute(prepared, batch_ctx).await,
+                Err(refused) => cap_content(refused, self.config.max_content_chars),
+            }
+        }))
+        .await
     }
 }
 

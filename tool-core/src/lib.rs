@@ -67,6 +67,7 @@ mod assembly;
 mod context;
 mod error;
 mod export;
+mod extensions;
 mod invoke;
 mod manifest;
 mod naming;
@@ -83,9 +84,10 @@ pub use assembly::{
 };
 pub use context::ToolContext;
 pub use error::{Error, Violation};
+pub use extensions::Extensions;
 pub use invoke::{
     DEFAULT_MAX_CONTENT_CHARS, DEFAULT_TIMEOUT_MS, InvokeConfig, Invoker, MAX_TIMEOUT_MS,
-    MIN_TIMEOUT_MS, PreparedCall, ToolCall, cap_content,
+    MIN_TIMEOUT_MS, PreparedCall, ToolCall, cap_content, mint_call_id,
 };
 pub use manifest::{
     ApiDefinition, ArgMatcher, DynamicIntervention, Executor, HumanIntervention,
