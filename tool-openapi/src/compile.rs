@@ -1,0 +1,115 @@
+//! Compilation: a normalised document → one tool manifest, one API per operation.
+//!
+//! Pure functions over values. Each operation's JSON Schema is built from
+//! its parameters: the argument name is the property, the parameter's
+//! schema (narrow `str`/`int`/`float`/`bool` → `string`/`integer`/`number`/
+//! `boolean`) with its description is the property's schema, and
+//! `required` lists exactly the required arguments. Approval comes from
+//! the operation's override, else from the method (`get`/`head` →
+//! `never`, everything else → `required`).
+
+use serde_json::{Map, Value, json};
+use tool_core::{ApiDefinition, NameRules, ToolManifest, validate_manifest_with};
+
+use crate::document::{ApiDocument, Operation};
+use crate::error::Error;
+
+/// The manifest `kind` of compiled API tools.
+pub const MANIFEST_KIND: &str = "api";
+
+/// The arguments schema of one operation, as the model receives it.
+pub fn parameters_schema(operation: &Operation) -> Value {
+    let mut properties = Map::new();
+    let mut required = Vec::new();
+    let mut defs: Option<Map<String, Value>> = None;
+    for parameter in &operation.parameters {
+        let mut schema = parameter.schema.clone();
+        if let Value::Object(object) = &mut schema {
+            // Recursive definitions travel with the operation (see the import).
+            if let Some(Value::Object(own)) = object.remove("$defs") {
+                defs.get_or_insert_with(Map::new).extend(own);
+            }
+            if let Some(description) = &parameter.description
+                && !description.is_empty()
+                && !object.contains_key("description")
+            {
+                object.insert("description".into(), Value::String(description.clone()));
+            }
+        }
+        let name = parameter.argument_name().to_owned();
+        if parameter.required {
+            required.push(Value::String(name.clone()));
+        }
+        properties.insert(name, schema);
+    }
+    let mut schema = json!({ "type": "object", "properties": properties });
+    if !required.is_empty() {
+        schema["required"] = Value::Array(required);
+    }
+    if let Some(defs) = defs {
+        schema["$defs"] = Value::Object(defs);
+    }
+    schema
+}
+
+/// The API definition of one operation.
+pub fn api_definition(operation: &Operation) -> ApiDefinition {
+    let description = if operation.description.is_empty() {
+        format!(
+            "{} {}",
+            operation.method.as_str().to_ascii_uppercase(),
+            operation.path
+        )
+    } else {
+        operation.description.clone()
+    };
+    ApiDefinition::new(operation.operation_id.clone(), description)
+        .with_parameters(parameters_schema(operation))
+        .with_intervention(operation.intervention())
+}
+
+/// The manifest of the tool `identifier` compiled from `document`: one API
+/// per operation, validated under [`NameRules::Foreign`] (operation ids
+/// are foreign names; the registry gives them safe wire names).
+pub fn compile_manifest(document: &ApiDocument, identifier: &str) -> Result<ToolManifest, Error> {
+    let mut manifest = ToolManifest::new(identifier);
+    manifest.meta.title = document.title.clone();
+    manifest.meta.description = Some(document.description.clone());
+    manifest.kind = Some(MANIFEST_KIND.to_owned());
+    manifest.api = document.operations.iter().map(api_definition).collect();
+    validate_manifest_with(&manifest, NameRules::Foreign)?;
+    Ok(manifest)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::narrow::parse_narrow;
+    use tool_core::{HumanIntervention, InterventionPolicy};
+
+    #[test]
+    fn schema_keeps_descriptions_and_exactly_the_required() {
+        let (doc, _) = parse_narrow(
+            r#"{"server":"http://x.test","description":"d","paths":{"/a/{id}":{"post":{
+                "operationId":"op","description":"o","parameters":[
+                {"name":"id","in":"path","type":"int","description":"the id"},
+                {"name":"q","in":"query","type":"float"},
+                {"name":"b","in":"request_body","type":"bool","required":true}]}}}}"#,
+        )
+        .unwrap();
+        let schema = parameters_schema(&doc.operations[0]);
+        assert_eq!(
+            schema,
+            json!({"type":"object","properties":{
+                "id":{"type":"integer","description":"the id"},
+                "q":{"type":"number"},
+                "b":{"type":"boolean"}},
+                "required":["id","b"]})
+        );
+        let manifest = compile_manifest(&doc, "t").unwrap();
+        assert_eq!(
+            manifest.api[0].human_intervention,
+            Some(HumanIntervention::Policy(InterventionPolicy::Required))
+        );
+    }
+}
