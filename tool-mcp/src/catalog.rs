@@ -1,0 +1,84 @@
+//! The tool catalog of one server, as discovery found it.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One remote tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CatalogTool {
+    /// The remote name, exactly as the server spells it.
+    pub name: String,
+    /// Human title.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// JSON Schema of the arguments.
+    pub input_schema: Value,
+    /// JSON Schema of `structuredContent`, when the server declares one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<Value>,
+    /// The MCP annotations object (`readOnlyHint`, `destructiveHint`, …) as sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Value>,
+}
+
+impl CatalogTool {
+    fn hint(&self, name: &str) -> Option<bool> {
+        self.annotations.as_ref()?.get(name)?.as_bool()
+    }
+
+    /// `annotations.readOnlyHint`.
+    pub fn read_only_hint(&self) -> Option<bool> {
+        self.hint("readOnlyHint")
+    }
+
+    /// `annotations.destructiveHint`.
+    pub fn destructive_hint(&self) -> Option<bool> {
+        self.hint("destructiveHint")
+    }
+
+    pub(crate) fn from_remote(tool: rmcp::model::Tool) -> Self {
+        Self {
+            name: tool.name.into_owned(),
+            title: tool.title,
+            description: tool.description.map(|d| d.into_owned()),
+            input_schema: Value::Object((*tool.input_schema).clone()),
+            output_schema: tool.output_schema.map(|s| Value::Object((*s).clone())),
+            annotations: tool
+                .annotations
+                .and_then(|a| serde_json::to_value(a).ok())
+                .filter(|a| a.as_object().is_some_and(|o| !o.is_empty())),
+        }
+    }
+}
+
+/// Every tool one server offers, with the configuration version it was listed under.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Catalog {
+    /// The server id.
+    pub server: String,
+    /// The configuration's `updatedAt` when the list was taken.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub updated_at: Option<String>,
+    /// The server's own name (from the handshake).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_name: Option<String>,
+    /// The server's instructions for the model (from the handshake).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+    /// How many `tools/list` pages were read.
+    pub pages: usize,
+    /// The tools, in the server's order.
+    pub tools: Vec<CatalogTool>,
+}
+
+impl Catalog {
+    /// The tool called `name`.
+    pub fn tool(&self, name: &str) -> Option<&CatalogTool> {
+        self.tools.iter().find(|t| t.name == name)
+    }
+}

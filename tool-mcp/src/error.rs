@@ -1,0 +1,153 @@
+//! The crate's one error type.
+
+/// What went wrong with an MCP server, its configuration or the serving side.
+///
+/// Every variant names the server (its configuration `id`) it concerns.
+/// Messages never contain a secret from `env` or `headers`: captured stderr
+/// is scrubbed of those values before it is attached.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A configuration is invalid; `field` is a path inside it (`transport.url`).
+    #[error("MCP server `{server}`: {field}: {message}")]
+    InvalidConfig {
+        /// The server id (or `#index` when the id itself is missing).
+        server: String,
+        /// The offending field.
+        field: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// The server is configured but disabled.
+    #[error("MCP server `{server}` is disabled")]
+    Disabled {
+        /// The server id.
+        server: String,
+    },
+    /// No server with this id is configured.
+    #[error("no MCP server `{server}` is configured")]
+    UnknownServer {
+        /// The id asked for.
+        server: String,
+    },
+    /// The process could not be started, or the HTTP transport could not be built.
+    #[error("MCP server `{server}` could not be started: {message}")]
+    Spawn {
+        /// The server id.
+        server: String,
+        /// Why.
+        message: String,
+    },
+    /// The server did not finish the MCP handshake in time.
+    #[error("MCP server `{server}` did not answer the handshake within {timeout_ms} ms{}", stderr_note(.stderr))]
+    HandshakeTimeout {
+        /// The server id.
+        server: String,
+        /// The startup budget.
+        timeout_ms: u64,
+        /// The tail of the server's stderr (stdio servers), scrubbed of secrets.
+        stderr: String,
+    },
+    /// The handshake failed (the process exited, the server refused, bad protocol).
+    #[error("MCP server `{server}` failed the handshake: {message}{}", stderr_note(.stderr))]
+    Handshake {
+        /// The server id.
+        server: String,
+        /// Why.
+        message: String,
+        /// The tail of the server's stderr (stdio servers), scrubbed of secrets.
+        stderr: String,
+    },
+    /// A request on a live session failed.
+    #[error("MCP server `{server}`: {operation} failed: {message}")]
+    Request {
+        /// The server id.
+        server: String,
+        /// `tools/list`, `tools/call`, …
+        operation: String,
+        /// Why.
+        message: String,
+    },
+    /// The session ended (process died, connection closed) and could not be re-established.
+    #[error("MCP server `{server}`: connection lost: {message}{}", stderr_note(.stderr))]
+    Disconnected {
+        /// The server id.
+        server: String,
+        /// Why.
+        message: String,
+        /// The tail of the server's stderr, scrubbed of secrets.
+        stderr: String,
+    },
+    /// A secret could not be sealed or opened (wrong key, tampered value, still sealed).
+    #[error("MCP server `{server}`: secret {field}: {message}")]
+    Secret {
+        /// The server id.
+        server: String,
+        /// Where the secret sits (`transport.env.API_KEY`).
+        field: String,
+        /// Why.
+        message: String,
+    },
+    /// Serving a registry over MCP failed (bind, transport).
+    #[error("serving over MCP: {0}")]
+    Serve(String),
+}
+
+fn stderr_note(stderr: &str) -> String {
+    let trimmed = stderr.trim();
+    if trimmed.is_empty() {
+        String::new()
+    } else {
+        format!("; its stderr ended with: {trimmed}")
+    }
+}
+
+impl Error {
+    /// The server the error concerns, when there is one.
+    pub fn server(&self) -> Option<&str> {
+        match self {
+            Self::InvalidConfig { server, .. }
+            | Self::Disabled { server }
+            | Self::UnknownServer { server }
+            | Self::Spawn { server, .. }
+            | Self::HandshakeTimeout { server, .. }
+            | Self::Handshake { server, .. }
+            | Self::Request { server, .. }
+            | Self::Disconnected { server, .. }
+            | Self::Secret { server, .. } => Some(server),
+            Self::Serve(_) => None,
+        }
+    }
+
+    /// Whether the server could not be reached or started (as opposed to a
+    /// configuration problem or a failed request on a live session).
+    pub fn is_unavailable(&self) -> bool {
+        matches!(
+            self,
+            Self::Spawn { .. }
+                | Self::HandshakeTimeout { .. }
+                | Self::Handshake { .. }
+                | Self::Disconnected { .. }
+        )
+    }
+
+    /// Whether the error is a configuration problem.
+    pub fn is_config(&self) -> bool {
+        matches!(self, Self::InvalidConfig { .. } | Self::Secret { .. })
+    }
+
+    /// A stable machine code for tool outputs and reports.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::InvalidConfig { .. } => "mcp_invalid_config",
+            Self::Disabled { .. } => "mcp_server_disabled",
+            Self::UnknownServer { .. } => "mcp_unknown_server",
+            Self::Spawn { .. } | Self::Handshake { .. } => "mcp_server_unavailable",
+            Self::HandshakeTimeout { .. } => "mcp_handshake_timeout",
+            Self::Request { .. } => "mcp_request_failed",
+            Self::Disconnected { .. } => "mcp_disconnected",
+            Self::Secret { .. } => "mcp_secret",
+            Self::Serve(_) => "mcp_serve",
+        }
+    }
+}

@@ -1,0 +1,437 @@
+//! The runtime manager: one shared live session per server configuration,
+//! discovery into a cached catalog, and calls.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+
+use rmcp::ServiceError;
+use rmcp::model::{CallToolRequestParams, CallToolResult, PaginatedRequestParams};
+use serde_json::{Map, Value};
+
+use crate::catalog::{Catalog, CatalogTool};
+use crate::config::McpServerConfig;
+use crate::error::Error;
+use crate::session::{ConnectOptions, Hooks, Session};
+use crate::stderr::DEFAULT_STDERR_LIMIT;
+
+/// The most `tools/list` pages followed before discovery gives up (a server
+/// handing out cursors forever is reported, not followed forever).
+pub const MAX_LIST_PAGES: usize = 1_000;
+
+/// Settings of a [`McpManager`].
+///
+/// Defaults: no HTTP client of its own (a plain `reqwest::Client` is made
+/// per session; hosts should hand in theirs, e.g. an SSRF-guarded one), and
+/// 16 KiB of stderr kept per stdio server.
+#[derive(Debug, Clone)]
+pub struct ManagerOptions {
+    http_client: Option<reqwest::Client>,
+    stderr_limit: usize,
+}
+
+impl Default for ManagerOptions {
+    fn default() -> Self {
+        Self {
+            http_client: None,
+            stderr_limit: DEFAULT_STDERR_LIMIT,
+        }
+    }
+}
+
+impl ManagerOptions {
+    /// Uses this client for every streamable HTTP server.
+    pub fn http_client(mut self, client: reqwest::Client) -> Self {
+        self.http_client = Some(client);
+        self
+    }
+
+    /// Keeps at most `bytes` of each stdio server's stderr.
+    pub fn stderr_limit(mut self, bytes: usize) -> Self {
+        self.stderr_limit = bytes;
+        self
+    }
+}
+
+/// What a server's slot knows, for reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ServerStatus {
+    /// The server id.
+    pub id: String,
+    /// Whether it is enabled.
+    pub enabled: bool,
+    /// Whether a live session exists now.
+    pub connected: bool,
+    /// Sessions opened so far (1 after the first connect; 2 after one reconnect).
+    pub sessions_started: u64,
+    /// `notifications/tools/list_changed` received so far.
+    pub list_changes: u64,
+    /// Whether a catalog is cached.
+    pub catalog_cached: bool,
+    /// The stdio server's stderr tail, scrubbed of secrets.
+    pub stderr: String,
+}
+
+struct Slot {
+    config: McpServerConfig,
+    session: tokio::sync::Mutex<Option<Arc<Session>>>,
+    catalog: Arc<Mutex<Option<Arc<Catalog>>>>,
+    sessions_started: AtomicU64,
+    list_changes: Arc<AtomicU64>,
+}
+
+impl Slot {
+    fn new(config: McpServerConfig) -> Self {
+        Self {
+            config,
+            session: tokio::sync::Mutex::new(None),
+            catalog: Arc::new(Mutex::new(None)),
+            sessions_started: AtomicU64::new(0),
+            list_changes: Arc::new(AtomicU64::new(0)),
+        }
+    }
+
+    fn cached_catalog(&self) -> Option<Arc<Catalog>> {
+        self.catalog
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn set_catalog(&self, catalog: Option<Arc<Catalog>>) {
+        *self.catalog.lock().unwrap_or_else(PoisonError::into_inner) = catalog;
+    }
+}
+
+/// Holds the configured servers and their sessions.
+///
+/// - One live session per configuration, shared by every concurrent call;
+///   it is opened on first use (with the configuration's startup budget).
+/// - When the session turns out dead (the process exited, the connection
+///   closed), it is re-established once, transparently, and the request
+///   sent again on the new session; other errors are returned, never
+///   retried. Streamable HTTP sessions the server expired are re-initialised
+///   by the transport the same way, once.
+/// - Catalogs are cached per `id` + `updatedAt` ([`McpManager::catalog`]);
+///   [`McpManager::invalidate`], [`McpManager::refresh`] and a
+///   `notifications/tools/list_changed` from the server drop the cache.
+///
+/// ```no_run
+/// # async fn run() -> Result<(), tool_mcp::Error> {
+/// use tool_mcp::{McpManager, McpServerConfig, McpTransport};
+/// let manager = McpManager::default();
+/// manager.upsert(McpServerConfig::new("everything", McpTransport::stdio("mcp-server-everything", ["stdio"])))?;
+/// let catalog = manager.catalog("everything").await?;
+/// println!("{} tools", catalog.tools.len());
+/// # Ok(()) }
+/// ```
+#[derive(Default)]
+pub struct McpManager {
+    servers: RwLock<BTreeMap<String, Arc<Slot>>>,
+    options: ManagerOptions,
+}
+
+impl std::fmt::Debug for McpManager {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpManager")
+            .field("servers", &self.ids())
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpManager {
+    /// A manager with `options` and no servers.
+    pub fn new(options: ManagerOptions) -> Self {
+        Self {
+            servers: RwLock::new(BTreeMap::new()),
+            options,
+        }
+    }
+
+    /// Adds or replaces a configuration (validated first). An identical
+    /// configuration keeps its session and catalog; a changed one (e.g. a new
+    /// `updatedAt`) starts afresh, and the old session closes when its last
+    /// call finishes.
+    pub fn upsert(&self, config: McpServerConfig) -> Result<(), Error> {
+        config.validate()?;
+        let mut servers = self.servers.write().unwrap_or_else(PoisonError::into_inner);
+        if servers.get(&config.id).is_some_and(|s| s.config == config) {
+            return Ok(());
+        }
+        servers.insert(config.id.clone(), Arc::new(Slot::new(config)));
+        Ok(())
+    }
+
+    /// Removes a server; its session closes when its last call finishes.
+    pub fn remove(&self, id: &str) -> bool {
+        self.servers
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(id)
+            .is_some()
+    }
+
+    /// The configured ids, sorted.
+    pub fn ids(&self) -> Vec<String> {
+        self.servers
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .keys()
+            .cloned()
+            .collect()
+    }
+
+    /// The configuration of `id`.
+    pub fn config(&self, id: &str) -> Option<McpServerConfig> {
+        self.slot(id).ok().map(|s| s.config.clone())
+    }
+
+    fn slot(&self, id: &str) -> Result<Arc<Slot>, Error> {
+        self.servers
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(id)
+            .cloned()
+            .ok_or_else(|| Error::UnknownServer { server: id.into() })
+    }
+
+    fn enabled_slot(&self, id: &str) -> Result<Arc<Slot>, Error> {
+        let slot = self.slot(id)?;
+        if !slot.config.enabled {
+            return Err(Error::Disabled { server: id.into() });
+        }
+        Ok(slot)
+    }
+
+    async fn session(&self, slot: &Slot) -> Result<Arc<Session>, Error> {
+        let mut guard = slot.session.lock().await;
+        if let Some(session) = guard.as_ref()
+            && !session.is_closed()
+        {
+            return Ok(Arc::clone(session));
+        }
+        *guard = None;
+        let catalog = Arc::clone(&slot.catalog);
+        let changes = Arc::clone(&slot.list_changes);
+        let hooks = Hooks {
+            on_tools_changed: Arc::new(move || {
+                changes.fetch_add(1, Ordering::SeqCst);
+                *catalog.lock().unwrap_or_else(PoisonError::into_inner) = None;
+            }),
+        };
+        let options = ConnectOptions {
+            http_client: self.options.http_client.clone(),
+            stderr_limit: self.options.stderr_limit,
+        };
+        let session = Arc::new(Session::connect(&slot.config, &options, hooks).await?);
+        slot.sessions_started.fetch_add(1, Ordering::SeqCst);
+        *guard = Some(Arc::clone(&session));
+        Ok(session)
+    }
+
+    async fn forget_session(&self, slot: &Slot, dead: &Arc<Session>) {
+        let mut guard = slot.session.lock().await;
+        if guard.as_ref().is_some_and(|s| Arc::ptr_eq(s, dead)) {
+            *guard = None;
+        }
+    }
+
+    /// Runs `op` on the live session; a dead session is replaced once.
+    async fn with_session<T, F, Fut>(&self, slot: &Slot, operation: &str, op: F) -> Result<T, Error>
+    where
+        F: Fn(Arc<Session>) -> Fut,
+        Fut: Future<Output = Result<T, ServiceError>>,
+    {
+        let session = self.session(slot).await?;
+        match op(Arc::clone(&session)).await {
+            Ok(value) => Ok(value),
+            Err(error) if is_dead(&error) || session.is_closed() => {
+                tracing::debug!(server = %slot.config.id, %operation, "session lost; reconnecting once");
+                self.forget_session(slot, &session).await;
+                let fresh = self.session(slot).await.map_err(|e| match e {
+                    Error::Handshake {
+                        server,
+                        message,
+                        stderr,
+                    } => Error::Disconnected {
+                        server,
+                        message: format!(
+                            "the session ended ({}) and reconnecting failed: {message}",
+                            session.scrub(&error.to_string())
+                        ),
+                        stderr,
+                    },
+                    other => other,
+                })?;
+                op(Arc::clone(&fresh))
+                    .await
+                    .map_err(|e| request_error(&slot.config.id, operation, &e, &fresh))
+            }
+            Err(error) => Err(request_error(&slot.config.id, operation, &error, &session)),
+        }
+    }
+
+    /// The catalog of `id`: cached per `id` + `updatedAt`, else listed now,
+    /// following every `tools/list` page.
+    pub async fn catalog(&self, id: &str) -> Result<Arc<Catalog>, Error> {
+        let slot = self.enabled_slot(id)?;
+        if let Some(catalog) = slot.cached_catalog() {
+            return Ok(catalog);
+        }
+        let changes_before = slot.list_changes.load(Ordering::SeqCst);
+        let (tools, pages, server_name, instructions) = self
+            .with_session(&slot, "tools/list", |session| async move {
+                let (tools, pages) = list_every_page(&session).await?;
+                Ok((tools, pages, session.server_name(), session.instructions()))
+            })
+            .await?;
+        let catalog = Arc::new(Catalog {
+            server: id.to_owned(),
+            updated_at: slot.config.updated_at.clone(),
+            server_name,
+            instructions,
+            pages,
+            tools,
+        });
+        // A list_changed that arrived while listing makes this list suspect: don't cache it.
+        if slot.list_changes.load(Ordering::SeqCst) == changes_before {
+            slot.set_catalog(Some(Arc::clone(&catalog)));
+        }
+        Ok(catalog)
+    }
+
+    /// Drops the cached catalog of `id` (the next [`catalog`](Self::catalog) lists again).
+    pub fn invalidate(&self, id: &str) {
+        if let Ok(slot) = self.slot(id) {
+            slot.set_catalog(None);
+        }
+    }
+
+    /// Lists `id`'s tools again now.
+    pub async fn refresh(&self, id: &str) -> Result<Arc<Catalog>, Error> {
+        self.invalidate(id);
+        self.catalog(id).await
+    }
+
+    /// Calls remote tool `name` on `id` with `arguments`. Dropping the
+    /// returned future (a timeout, a cancellation) sends the server an MCP
+    /// `notifications/cancelled` for the request.
+    pub async fn call_tool(
+        &self,
+        id: &str,
+        name: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<CallToolResult, Error> {
+        let slot = self.enabled_slot(id)?;
+        let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
+        self.with_session(&slot, "tools/call", |session| {
+            let params = params.clone();
+            async move { session.peer().call_tool(params).await }
+        })
+        .await
+    }
+
+    /// Opens the session of `id` now (instead of on first use).
+    pub async fn connect(&self, id: &str) -> Result<(), Error> {
+        let slot = self.enabled_slot(id)?;
+        self.session(&slot).await.map(|_| ())
+    }
+
+    /// Closes the session of `id` (a stdio server's process group is killed).
+    pub async fn disconnect(&self, id: &str) {
+        if let Ok(slot) = self.slot(id) {
+            slot.session.lock().await.take();
+        }
+    }
+
+    /// Closes every session.
+    pub async fn shutdown(&self) {
+        for id in self.ids() {
+            self.disconnect(&id).await;
+        }
+    }
+
+    /// What the manager knows about `id`.
+    pub async fn status(&self, id: &str) -> Result<ServerStatus, Error> {
+        let slot = self.slot(id)?;
+        let session = slot.session.lock().await.clone();
+        Ok(ServerStatus {
+            id: id.to_owned(),
+            enabled: slot.config.enabled,
+            connected: session.as_ref().is_some_and(|s| !s.is_closed()),
+            sessions_started: slot.sessions_started.load(Ordering::SeqCst),
+            list_changes: slot.list_changes.load(Ordering::SeqCst),
+            catalog_cached: slot.cached_catalog().is_some(),
+            stderr: session.map(|s| s.stderr()).unwrap_or_default(),
+        })
+    }
+
+    /// The process id of a stdio server's live session (diagnostics, tests).
+    pub async fn process_id(&self, id: &str) -> Option<u32> {
+        let slot = self.slot(id).ok()?;
+        let guard = slot.session.lock().await;
+        guard.as_ref().and_then(|s| s.process_id())
+    }
+}
+
+fn is_dead(error: &ServiceError) -> bool {
+    matches!(
+        error,
+        ServiceError::TransportClosed | ServiceError::TransportSend(_)
+    )
+}
+
+fn request_error(server: &str, operation: &str, error: &ServiceError, session: &Session) -> Error {
+    if is_dead(error) || session.is_closed() {
+        Error::Disconnected {
+            server: server.to_owned(),
+            message: session.scrub(&error.to_string()),
+            stderr: session.stderr(),
+        }
+    } else {
+        let message = match error {
+            ServiceError::McpError(data) => data.message.to_string(),
+            other => other.to_string(),
+        };
+        Error::Request {
+            server: server.to_owned(),
+            operation: operation.to_owned(),
+            message: session.scrub(&message),
+        }
+    }
+}
+
+async fn list_every_page(session: &Session) -> Result<(Vec<CatalogTool>, usize), ServiceError> {
+    let mut tools = Vec::new();
+    let mut cursor: Option<String> = None;
+    let mut seen = std::collections::HashSet::new();
+    for page in 1..=MAX_LIST_PAGES {
+        let params = cursor.take().map(|c| {
+            let mut params = PaginatedRequestParams::default();
+            params.cursor = Some(c);
+            params
+        });
+        let result = session.peer().list_tools(params).await?;
+        tools.extend(result.tools.into_iter().map(CatalogTool::from_remote));
+        match result.next_cursor {
+            Some(next) if !next.is_empty() => {
+                if !seen.insert(next.clone()) {
+                    return Err(ServiceError::McpError(rmcp::ErrorData::internal_error(
+                        format!(
+                            "tools/list repeated cursor `{next}` (page {page}); the list never ends"
+                        ),
+                        None,
+                    )));
+                }
+                cursor = Some(next);
+            }
+            _ => return Ok((tools, page)),
+        }
+    }
+    Err(ServiceError::McpError(rmcp::ErrorData::internal_error(
+        format!("tools/list had more than {MAX_LIST_PAGES} pages"),
+        None,
+    )))
+}

@@ -1,0 +1,199 @@
+//! One live MCP session: connecting (stdio child or streamable HTTP) with a
+//! handshake budget, and the client-side hooks.
+
+use std::collections::HashMap;
+use std::process::Stdio;
+use std::sync::Arc;
+
+use process_wrap::tokio::{CommandWrap, ProcessGroup};
+use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
+use rmcp::service::{NotificationContext, Peer, RunningService};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{ClientCacheConfig, ClientHandler, RoleClient, ServiceExt};
+
+use crate::config::{McpServerConfig, McpTransport};
+use crate::error::Error;
+use crate::stderr::{StderrTail, scrub};
+
+/// What the client does on server notifications.
+#[derive(Clone)]
+pub(crate) struct Hooks {
+    pub(crate) on_tools_changed: Arc<dyn Fn() + Send + Sync>,
+}
+
+impl ClientHandler for Hooks {
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        (self.on_tools_changed)();
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("tool-mcp", env!("CARGO_PKG_VERSION")),
+        )
+    }
+}
+
+/// How sessions are opened.
+#[derive(Debug, Clone)]
+pub(crate) struct ConnectOptions {
+    pub(crate) http_client: Option<reqwest::Client>,
+    pub(crate) stderr_limit: usize,
+}
+
+/// A live session. Dropping it closes the transport; a stdio child's whole
+/// process group is killed.
+pub(crate) struct Session {
+    service: RunningService<RoleClient, Hooks>,
+    stderr: Option<StderrTail>,
+    secrets: Vec<String>,
+    pid: Option<u32>,
+}
+
+impl Session {
+    pub(crate) async fn connect(
+        config: &McpServerConfig,
+        options: &ConnectOptions,
+        hooks: Hooks,
+    ) -> Result<Self, Error> {
+        config.ensure_open()?;
+        let server = config.id.clone();
+        let secrets: Vec<String> = config
+            .transport
+            .secrets()
+            .into_iter()
+            .map(|(_, s)| s.expose().to_owned())
+            .collect();
+        let spawn_error = |message: String| Error::Spawn {
+            server: server.clone(),
+            message: scrub(
+                &message,
+                &secrets.iter().map(String::as_str).collect::<Vec<_>>(),
+            ),
+        };
+        let timeout = config.startup_timeout();
+        let mut pid = None;
+        let (handshake, stderr) = match &config.transport {
+            McpTransport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                let mut cmd = tokio::process::Command::new(command);
+                cmd.args(args)
+                    .envs(env.iter().map(|(k, v)| (k, v.expose())))
+                    .kill_on_drop(true);
+                if let Some(cwd) = cwd {
+                    cmd.current_dir(cwd);
+                }
+                let mut wrap = CommandWrap::from(cmd);
+                wrap.wrap(ProcessGroup::leader());
+                let (transport, stderr) = TokioChildProcess::builder(wrap)
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .map_err(|e| spawn_error(format!("cannot run `{command}`: {e}")))?;
+                let tail = stderr.map(|s| StderrTail::spawn(s, options.stderr_limit));
+                pid = transport.id();
+                let handshake = tokio::time::timeout(timeout, hooks.serve(transport)).await;
+                (handshake, tail)
+            }
+            McpTransport::Http { url, headers } => {
+                let mut custom = HashMap::new();
+                for (name, value) in headers {
+                    let header_name = http::HeaderName::try_from(name.as_str())
+                        .map_err(|_| spawn_error(format!("header `{name}` is not valid")))?;
+                    let header_value =
+                        http::HeaderValue::try_from(value.expose()).map_err(|_| {
+                            spawn_error(format!("header `{name}` has an invalid value"))
+                        })?;
+                    custom.insert(header_name, header_value);
+                }
+                let transport_config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
+                    .custom_headers(custom)
+                    .reinit_on_expired_session(true);
+                let client = options.http_client.clone().unwrap_or_default();
+                let transport =
+                    StreamableHttpClientTransport::with_client(client, transport_config);
+                let handshake = tokio::time::timeout(timeout, hooks.serve(transport)).await;
+                (handshake, None)
+            }
+        };
+        let secret_refs: Vec<&str> = secrets.iter().map(String::as_str).collect();
+        let stderr_text = || {
+            stderr
+                .as_ref()
+                .map(|t| t.text(&secret_refs))
+                .unwrap_or_default()
+        };
+        let service = match handshake {
+            Err(_) => {
+                return Err(Error::HandshakeTimeout {
+                    server,
+                    timeout_ms: timeout.as_millis() as u64,
+                    stderr: stderr_text(),
+                });
+            }
+            Ok(Err(error)) => {
+                // Give a dying process a moment to finish its last words.
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                return Err(Error::Handshake {
+                    server,
+                    message: scrub(&error.to_string(), &secret_refs),
+                    stderr: stderr_text(),
+                });
+            }
+            Ok(Ok(service)) => service,
+        };
+        // Freshness over speed: the catalog has its own cache.
+        service
+            .peer()
+            .set_response_cache_config(ClientCacheConfig::disabled())
+            .await;
+        Ok(Self {
+            service,
+            stderr,
+            secrets,
+            pid,
+        })
+    }
+
+    pub(crate) fn process_id(&self) -> Option<u32> {
+        self.pid
+    }
+
+    pub(crate) fn peer(&self) -> &Peer<RoleClient> {
+        self.service.peer()
+    }
+
+    pub(crate) fn is_closed(&self) -> bool {
+        self.service.is_closed() || self.service.peer().is_transport_closed()
+    }
+
+    /// The captured stderr tail, scrubbed of secrets.
+    pub(crate) fn stderr(&self) -> String {
+        let refs: Vec<&str> = self.secrets.iter().map(String::as_str).collect();
+        self.stderr
+            .as_ref()
+            .map(|t| t.text(&refs))
+            .unwrap_or_default()
+    }
+
+    pub(crate) fn scrub(&self, text: &str) -> String {
+        let refs: Vec<&str> = self.secrets.iter().map(String::as_str).collect();
+        scrub(text, &refs)
+    }
+
+    pub(crate) fn server_name(&self) -> Option<String> {
+        self.peer()
+            .peer_info()
+            .and_then(|info| info.server_info.as_ref().map(|i| i.name.clone()))
+    }
+
+    pub(crate) fn instructions(&self) -> Option<String> {
+        self.peer()
+            .peer_info()
+            .and_then(|info| info.instructions.clone())
+    }
+}

@@ -1,0 +1,144 @@
+//! Managed tools: one [`Tool`] per server, one API per remote tool.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde_json::{Map, Value, json};
+use tool_core::{
+    ApiDefinition, ErrorCode, HumanIntervention, NameRules, Tool, ToolContext, ToolError,
+    ToolManifest, ToolOutput, validate_manifest_with,
+};
+
+use crate::catalog::Catalog;
+use crate::config::McpServerConfig;
+use crate::content::map_call_result;
+use crate::manager::McpManager;
+use crate::policy::effective_policy;
+
+/// The manifest `type` of managed MCP tools.
+pub const MCP_TOOL_KIND: &str = "mcp";
+
+/// A server's tools as one runtime tool: identifier = the server id, one
+/// API per remote tool (remote names kept as they are, under
+/// [`NameRules::Foreign`]; the registry's wire names make them
+/// provider-safe). Calls go through the shared [`McpManager`] session.
+pub struct McpTool {
+    manifest: ToolManifest,
+    server: String,
+    manager: Arc<McpManager>,
+}
+
+impl std::fmt::Debug for McpTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpTool")
+            .field("server", &self.server)
+            .field("apis", &self.manifest.api.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpTool {
+    /// Builds the tool from a catalog; `only` keeps one remote tool.
+    /// Remote tools that do not make a valid API (a name or a schema the
+    /// registry rejects) are left out and returned as errors, one each.
+    pub fn from_catalog(
+        manager: Arc<McpManager>,
+        config: &McpServerConfig,
+        catalog: &Catalog,
+        only: Option<&str>,
+    ) -> (Self, Vec<tool_core::Error>) {
+        let mut manifest = ToolManifest::new(config.id.clone());
+        manifest.kind = Some(MCP_TOOL_KIND.into());
+        manifest.meta.title = config.name.clone().or_else(|| catalog.server_name.clone());
+        manifest.meta.description = Some(format!(
+            "Tools of the MCP server `{}`.",
+            config.name.as_deref().unwrap_or(&config.id)
+        ));
+        manifest.system_role = catalog.instructions.clone();
+        let mut problems = Vec::new();
+        for remote in &catalog.tools {
+            if only.is_some_and(|name| name != remote.name) {
+                continue;
+            }
+            let description = remote
+                .description
+                .clone()
+                .or_else(|| remote.title.clone())
+                .unwrap_or_default();
+            let mut parameters = remote.input_schema.clone();
+            if let Value::Object(schema) = &mut parameters
+                && !schema.contains_key("type")
+            {
+                schema.insert("type".into(), json!("object"));
+            }
+            let mut api = ApiDefinition::new(remote.name.clone(), description)
+                .with_parameters(parameters)
+                .with_intervention(HumanIntervention::Policy(effective_policy(
+                    remote,
+                    config.approval.as_ref(),
+                )));
+            if let Some(ms) = config.call_timeout_ms {
+                api = api.with_default_timeout_ms(ms);
+            }
+            let mut single = manifest.clone();
+            single.api = vec![api.clone()];
+            match validate_manifest_with(&single, NameRules::Foreign) {
+                Ok(_) => manifest.api.push(api),
+                Err(error) => problems.push(error),
+            }
+        }
+        (
+            Self {
+                manifest,
+                server: config.id.clone(),
+                manager,
+            },
+            problems,
+        )
+    }
+
+    /// The server id.
+    pub fn server(&self) -> &str {
+        &self.server
+    }
+}
+
+#[async_trait]
+impl Tool for McpTool {
+    fn manifest(&self) -> &ToolManifest {
+        &self.manifest
+    }
+
+    async fn call(
+        &self,
+        api: &str,
+        args: Value,
+        _ctx: &ToolContext,
+    ) -> Result<ToolOutput, ToolError> {
+        if self.manifest.api(api).is_none() {
+            return Err(ToolError::new(
+                ErrorCode::UNKNOWN_API,
+                format!("MCP server `{}` has no tool `{api}` here", self.server),
+            ));
+        }
+        let arguments = match args {
+            Value::Object(map) => map,
+            Value::Null => Map::new(),
+            other => {
+                return Err(ToolError::new(
+                    ErrorCode::INVALID_ARGUMENTS,
+                    format!("MCP tools take an object of arguments, got {other}"),
+                ));
+            }
+        };
+        // The pipeline drops this future on timeout or cancellation; rmcp then
+        // sends the server `notifications/cancelled` for the request.
+        match self.manager.call_tool(&self.server, api, arguments).await {
+            Ok(result) => Ok(map_call_result(&self.server, api, result)),
+            Err(error) => Err(
+                ToolError::new(ErrorCode::new(error.code()), error.to_string())
+                    .with_details(json!({"server": self.server, "tool": api})),
+            ),
+        }
+    }
+}

@@ -1,0 +1,163 @@
+//! Shared helpers: where the pinned real servers live, free ports, HTTP servers.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tool_core::{Invoker, ToolCall, ToolContext, ToolOutput, ToolRegistry};
+use tool_mcp::{McpManager, McpProvider, McpServerConfig, McpTransport};
+
+pub fn fixtures() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+/// server-everything's entry point; installed by `.ci/setup.d/30-mcp.sh`.
+pub fn everything_js() -> PathBuf {
+    let path =
+        fixtures().join("npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    assert!(
+        path.exists(),
+        "{} is missing: run `bash .ci/setup.d/30-mcp.sh` first",
+        path.display()
+    );
+    path
+}
+
+/// The venv's python with the pinned `mcp` SDK; installed by `.ci/setup.d/30-mcp.sh`.
+pub fn python() -> PathBuf {
+    let path = fixtures().join("python/.venv/bin/python");
+    assert!(
+        path.exists(),
+        "{} is missing: run `bash .ci/setup.d/30-mcp.sh` first",
+        path.display()
+    );
+    path
+}
+
+pub fn python_script() -> String {
+    fixtures().join("python/server.py").display().to_string()
+}
+
+pub fn everything_stdio(id: &str) -> McpServerConfig {
+    McpServerConfig::new(
+        id,
+        McpTransport::stdio(
+            "node",
+            [everything_js().display().to_string(), "stdio".into()],
+        ),
+    )
+    .with_startup_timeout(Duration::from_secs(20))
+}
+
+pub fn python_stdio(id: &str, mode: &str) -> McpServerConfig {
+    McpServerConfig::new(
+        id,
+        McpTransport::stdio(
+            python().display().to_string(),
+            [python_script(), mode.to_owned()],
+        ),
+    )
+    .with_startup_timeout(Duration::from_secs(20))
+}
+
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A server process killed (with its group) when dropped.
+pub struct ServerProcess {
+    pub child: tokio::process::Child,
+    pub url: String,
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = self.child.start_kill();
+    }
+}
+
+async fn wait_for_port(port: u16) {
+    for _ in 0..200 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_ok()
+        {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("nothing listens on 127.0.0.1:{port} after 10 s");
+}
+
+pub async fn everything_http() -> ServerProcess {
+    let port = free_port();
+    let child = tokio::process::Command::new("node")
+        .arg(everything_js())
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    wait_for_port(port).await;
+    ServerProcess {
+        child,
+        url: format!("http://127.0.0.1:{port}/mcp"),
+    }
+}
+
+pub async fn python_http() -> ServerProcess {
+    let port = free_port();
+    let child = tokio::process::Command::new(python())
+        .arg(python_script())
+        .arg("http")
+        .arg(port.to_string())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    wait_for_port(port).await;
+    ServerProcess {
+        child,
+        url: format!("http://127.0.0.1:{port}/mcp"),
+    }
+}
+
+/// A registry with every configured server's tools, through the provider.
+pub async fn registry_of(manager: &Arc<McpManager>) -> ToolRegistry {
+    let load = McpProvider::new(Arc::clone(manager)).load_all().await;
+    let failures: Vec<String> = load.failures().map(ToString::to_string).collect();
+    assert!(failures.is_empty(), "{failures:?}");
+    let mut registry = ToolRegistry::new();
+    for tool in load.tools {
+        registry.register_arc(tool).unwrap();
+    }
+    registry
+}
+
+pub async fn call(registry: &ToolRegistry, server: &str, tool: &str, args: &str) -> ToolOutput {
+    call_in(registry, server, tool, args, &ToolContext::new()).await
+}
+
+pub async fn call_in(
+    registry: &ToolRegistry,
+    server: &str,
+    tool: &str,
+    args: &str,
+    ctx: &ToolContext,
+) -> ToolOutput {
+    let offered = registry.offer(ctx);
+    let api = offered.resolve_pair(server, tool).unwrap();
+    let wire = api.wire_name.to_owned();
+    Invoker::default()
+        .invoke(&offered, &ToolCall::new(wire, args), ctx)
+        .await
+}

@@ -1,0 +1,439 @@
+//! tool-mcp against real MCP servers installed from pinned files by
+//! `.ci/setup.d/30-mcp.sh`: `@modelcontextprotocol/server-everything` (npm)
+//! and a Python `mcp` SDK server (`tests/fixtures/python/server.py`).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use common::*;
+use serde_json::json;
+use tool_core::{HumanIntervention, InterventionPolicy, ToolContext};
+use tool_mcp::{Error, McpManager, McpServerConfig, McpTransport, ServerReport};
+
+fn manager_with(configs: Vec<McpServerConfig>) -> Arc<McpManager> {
+    let manager = Arc::new(McpManager::default());
+    for config in configs {
+        manager.upsert(config).unwrap();
+    }
+    manager
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn discovery_over_stdio_lists_server_everything_with_annotation_defaults() {
+    let manager = manager_with(vec![everything_stdio("everything")]);
+    // server-everything registers more tools right after the handshake and
+    // says so with notifications/tools/list_changed: let that settle.
+    manager.connect("everything").await.unwrap();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let catalog = manager.catalog("everything").await.unwrap();
+    let names: Vec<&str> = catalog.tools.iter().map(|t| t.name.as_str()).collect();
+    for expected in [
+        "echo",
+        "get-tiny-image",
+        "get-structured-content",
+        "get-resource-links",
+    ] {
+        assert!(names.contains(&expected), "{names:?}");
+    }
+    let echo = catalog.tool("echo").unwrap();
+    assert_eq!(echo.input_schema["properties"]["message"]["type"], "string");
+    assert_eq!(echo.read_only_hint(), Some(true));
+    assert!(
+        catalog
+            .tool("get-structured-content")
+            .unwrap()
+            .output_schema
+            .is_some()
+    );
+    // Cached: the same Arc comes back until invalidated.
+    let again = manager.catalog("everything").await.unwrap();
+    assert!(Arc::ptr_eq(&catalog, &again));
+    manager.invalidate("everything");
+    let fresh = manager.catalog("everything").await.unwrap();
+    assert!(!Arc::ptr_eq(&catalog, &fresh));
+    assert_eq!(fresh.tools.len(), catalog.tools.len());
+
+    let registry = registry_of(&manager).await;
+    let manifest = registry.get("everything").unwrap().manifest().clone();
+    assert_eq!(manifest.kind.as_deref(), Some("mcp"));
+    let policy = |name: &str| manifest.api(name).unwrap().human_intervention.clone();
+    assert_eq!(
+        policy("echo"),
+        Some(HumanIntervention::Policy(InterventionPolicy::Never))
+    );
+    // gzip-file-as-resource says readOnlyHint: false → required.
+    assert_eq!(
+        policy("gzip-file-as-resource"),
+        Some(HumanIntervention::Policy(InterventionPolicy::Required))
+    );
+    let status = manager.status("everything").await.unwrap();
+    assert_eq!(
+        status.sessions_started, 1,
+        "one shared session for every request"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_content_type_maps_to_content_and_state() {
+    let manager = manager_with(vec![
+        everything_stdio("everything"),
+        python_stdio("py", "stdio"),
+    ]);
+    let registry = registry_of(&manager).await;
+
+    let echo = call(&registry, "everything", "echo", r#"{"message":"hi there"}"#).await;
+    assert!(echo.success, "{echo:?}");
+    assert_eq!(echo.content, "Echo: hi there");
+    assert_eq!(echo.state, None, "text only: no state");
+
+    let image = call(&registry, "everything", "get-tiny-image", "{}").await;
+    assert!(image.success, "{image:?}");
+    assert!(
+        image.content.contains("[image: image/png"),
+        "{}",
+        image.content
+    );
+    let state = image.state.unwrap();
+    let blocks = state["content"].as_array().unwrap();
+    let png = blocks.iter().find(|b| b["type"] == "image").unwrap();
+    assert!(
+        png["data"].as_str().unwrap().len() > 100,
+        "image kept whole in state"
+    );
+    assert!(!image.content.contains(png["data"].as_str().unwrap()));
+
+    let links = call(
+        &registry,
+        "everything",
+        "get-resource-links",
+        r#"{"count":2}"#,
+    )
+    .await;
+    assert!(links.success, "{links:?}");
+    assert!(
+        links.content.contains("[resource link"),
+        "{}",
+        links.content
+    );
+    let link_blocks = links.state.unwrap()["content"].as_array().unwrap().clone();
+    assert!(
+        link_blocks
+            .iter()
+            .filter(|b| b["type"] == "resource_link")
+            .count()
+            >= 2
+    );
+
+    let reference = call(
+        &registry,
+        "everything",
+        "get-resource-reference",
+        r#"{"resourceId":3}"#,
+    )
+    .await;
+    assert!(reference.success, "{reference:?}");
+    assert!(
+        reference.content.contains("[resource "),
+        "{}",
+        reference.content
+    );
+    let resource = reference.state.unwrap()["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["type"] == "resource")
+        .cloned()
+        .unwrap();
+    assert!(resource["resource"]["uri"].as_str().unwrap().contains('3'));
+
+    let structured = call(
+        &registry,
+        "everything",
+        "get-structured-content",
+        r#"{"location":"Chicago"}"#,
+    )
+    .await;
+    assert!(structured.success, "{structured:?}");
+    let state = structured.state.unwrap();
+    assert!(
+        state["structuredContent"]["temperature"].is_number(),
+        "{state}"
+    );
+
+    let audio = call(&registry, "py", "audio", "{}").await;
+    assert!(audio.success, "{audio:?}");
+    assert!(audio.content.contains("a short clip"));
+    assert!(
+        audio.content.contains("[audio: audio/wav, 16 bytes"),
+        "{}",
+        audio.content
+    );
+    let state = audio.state.unwrap();
+    assert_eq!(state["content"][1]["data"], "UklGRiQAAABXQVZFZm10IA==");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_error_result_is_a_failed_output_with_the_servers_text() {
+    let manager = manager_with(vec![python_stdio("py", "stdio")]);
+    let registry = registry_of(&manager).await;
+    let failed = call(&registry, "py", "fail", r#"{"reason":"disk full"}"#).await;
+    assert!(!failed.success);
+    assert_eq!(failed.error_code().unwrap(), "mcp_tool_error");
+    assert!(failed.content.contains("failed: disk full"), "{failed:?}");
+    // destructiveHint: true → required; no annotations → required; readOnly → never.
+    let manifest = registry.get("py").unwrap().manifest().clone();
+    let policy = |n: &str| manifest.api(n).unwrap().human_intervention.clone().unwrap();
+    assert_eq!(
+        policy("fail"),
+        HumanIntervention::Policy(InterventionPolicy::Required)
+    );
+    assert_eq!(
+        policy("sleep"),
+        HumanIntervention::Policy(InterventionPolicy::Required)
+    );
+    assert_eq!(
+        policy("echo"),
+        HumanIntervention::Policy(InterventionPolicy::Never)
+    );
+    // Arguments the schema rejects never reach the server.
+    let bad = call(&registry, "py", "echo", r#"{"message": 5}"#).await;
+    assert_eq!(bad.error_code().unwrap(), "invalid_arguments");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_call_is_cancelled_and_the_server_hears_of_it() {
+    let manager = manager_with(vec![python_stdio("py", "stdio")]);
+    let registry = registry_of(&manager).await;
+    let token = tool_core::CancellationToken::new();
+    let ctx = ToolContext::new().with_cancellation(token.clone());
+    let canceller = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        token.cancel();
+    });
+    let started = Instant::now();
+    let out = call_in(&registry, "py", "sleep", r#"{"seconds": 30}"#, &ctx).await;
+    canceller.await.unwrap();
+    assert_eq!(out.error_code().unwrap(), "cancelled");
+    assert!(started.elapsed() < Duration::from_secs(5));
+    // The server got notifications/cancelled: its handler task was cancelled.
+    let mut heard = false;
+    for _ in 0..50 {
+        if manager
+            .status("py")
+            .await
+            .unwrap()
+            .stderr
+            .contains("sleep cancelled")
+        {
+            heard = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        heard,
+        "stderr: {}",
+        manager.status("py").await.unwrap().stderr
+    );
+    // The session is still good for the next call.
+    let echo = call(&registry, "py", "echo", r#"{"message":"still here"}"#).await;
+    assert_eq!(echo.content, "Echo: still here");
+    assert_eq!(manager.status("py").await.unwrap().sessions_started, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_pipeline_timeout_stops_a_long_call() {
+    let manager = manager_with(vec![
+        python_stdio("py", "stdio").with_call_timeout(Duration::from_secs(1)),
+    ]);
+    let registry = registry_of(&manager).await;
+    let started = Instant::now();
+    let out = call(&registry, "py", "sleep", r#"{"seconds": 30}"#).await;
+    assert_eq!(out.error_code().unwrap(), "timeout");
+    assert!(started.elapsed() < Duration::from_secs(4));
+}
+
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_killed_mid_session_is_reconnected_once() {
+    let manager = manager_with(vec![everything_stdio("everything")]);
+    let registry = registry_of(&manager).await;
+    let first = call(&registry, "everything", "echo", r#"{"message":"one"}"#).await;
+    assert_eq!(first.content, "Echo: one");
+    let pid = manager.process_id("everything").await.unwrap();
+    // SAFETY-free: kill(2) through libc on our own child.
+    let rc = unsafe_kill(pid);
+    assert_eq!(rc, 0);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let second = call(&registry, "everything", "echo", r#"{"message":"two"}"#).await;
+    assert!(second.success, "{second:?}");
+    assert_eq!(second.content, "Echo: two");
+    let status = manager.status("everything").await.unwrap();
+    assert_eq!(status.sessions_started, 2);
+    assert_ne!(manager.process_id("everything").await.unwrap(), pid);
+}
+
+#[cfg(unix)]
+fn unsafe_kill(pid: u32) -> i32 {
+    // A plain SIGKILL through the `kill` program: the workspace forbids unsafe code.
+    let status = std::process::Command::new("kill")
+        .arg("-9")
+        .arg(pid.to_string())
+        .status()
+        .unwrap();
+    if status.success() { 0 } else { 1 }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_never_answers_the_handshake_times_out_and_others_still_load() {
+    let silent = python_stdio("silent", "silent").with_startup_timeout(Duration::from_millis(700));
+    let manager = manager_with(vec![silent, python_stdio("py", "stdio")]);
+    let started = Instant::now();
+    let load = tool_mcp::McpProvider::new(Arc::clone(&manager))
+        .load_all()
+        .await;
+    assert!(started.elapsed() < Duration::from_secs(15));
+    assert_eq!(load.tools.len(), 1, "the good server loads");
+    let failure = load.failures().next().unwrap();
+    assert!(
+        matches!(failure, Error::HandshakeTimeout { server, timeout_ms: 700, .. } if server == "silent"),
+        "{failure}"
+    );
+    assert!(failure.is_unavailable());
+    assert!(
+        load.reports
+            .iter()
+            .any(|r| matches!(r, ServerReport::Loaded { server, .. } if server == "py"))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_printing_garbage_on_stdout_is_still_usable_or_reported() {
+    let manager = manager_with(vec![python_stdio("garbage", "garbage")]);
+    match manager.catalog("garbage").await {
+        Ok(catalog) => {
+            assert!(catalog.tool("echo").is_some());
+            let registry = registry_of(&manager).await;
+            let echo = call(&registry, "garbage", "echo", r#"{"message":"ok"}"#).await;
+            assert_eq!(echo.content, "Echo: ok");
+        }
+        Err(error) => {
+            assert_eq!(error.server(), Some("garbage"));
+            assert!(error.is_unavailable(), "{error}");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_command_and_a_disabled_server_are_reported_not_fatal() {
+    let mut disabled = python_stdio("off", "stdio");
+    disabled.enabled = false;
+    let missing = McpServerConfig::new(
+        "missing",
+        McpTransport::stdio("/nonexistent/mcp-server", Vec::<String>::new()),
+    );
+    let manager = manager_with(vec![disabled, missing, python_stdio("py", "stdio")]);
+    let load = tool_mcp::McpProvider::new(Arc::clone(&manager))
+        .load_all()
+        .await;
+    assert_eq!(load.tools.len(), 1);
+    assert!(
+        load.reports
+            .iter()
+            .any(|r| matches!(r, ServerReport::Disabled { server } if server == "off"))
+    );
+    let failure = load.failures().next().unwrap();
+    assert!(
+        matches!(failure, Error::Spawn { server, .. } if server == "missing"),
+        "{failure}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn secrets_in_env_never_reach_errors_or_outputs() {
+    let mut config = python_stdio("py", "stdio");
+    if let McpTransport::Stdio { env, .. } = &mut config.transport {
+        env.insert("FIXTURE_TOKEN".into(), "tok-6f1e2d3c".into());
+    }
+    let manager = manager_with(vec![config]);
+    let registry = registry_of(&manager).await;
+    let out = call(&registry, "py", "env_echo", r#"{"name":"FIXTURE_TOKEN"}"#).await;
+    // The server itself may print the value back (its own business), but our
+    // stderr capture scrubs it.
+    let _ = out;
+    let status = manager.status("py").await.unwrap();
+    assert!(!status.stderr.contains("tok-6f1e2d3c"), "{}", status.stderr);
+    assert!(
+        status.stderr.contains("FIXTURE_TOKEN=***"),
+        "{}",
+        status.stderr
+    );
+    let debug = format!("{:?}", manager.config("py").unwrap());
+    assert!(!debug.contains("tok-6f1e2d3c"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn streamable_http_discovery_and_calls_against_both_servers() {
+    let everything = everything_http().await;
+    let py = python_http().await;
+    let manager = manager_with(vec![
+        McpServerConfig::new("everything", McpTransport::http(everything.url.clone())),
+        McpServerConfig::new("py", McpTransport::http(py.url.clone())),
+    ]);
+    let catalog = manager.catalog("everything").await.unwrap();
+    assert!(catalog.tool("echo").is_some());
+    let registry = registry_of(&manager).await;
+    let echo = call(
+        &registry,
+        "everything",
+        "echo",
+        r#"{"message":"over http"}"#,
+    )
+    .await;
+    assert_eq!(echo.content, "Echo: over http", "{echo:?}");
+    let image = call(&registry, "everything", "get-tiny-image", "{}").await;
+    assert!(image.content.contains("[image: image/png"), "{image:?}");
+    let structured = call(
+        &registry,
+        "everything",
+        "get-structured-content",
+        r#"{"location":"New York"}"#,
+    )
+    .await;
+    assert!(structured.state.unwrap()["structuredContent"]["humidity"].is_number());
+    let audio = call(&registry, "py", "audio", "{}").await;
+    assert!(audio.content.contains("[audio: audio/wav"), "{audio:?}");
+    let failed = call(&registry, "py", "fail", r#"{"reason":"nope"}"#).await;
+    assert_eq!(failed.error_code().unwrap(), "mcp_tool_error");
+    // A cancelled call over HTTP comes back promptly too.
+    let token = tool_core::CancellationToken::new();
+    let ctx = ToolContext::new().with_cancellation(token.clone());
+    let cancel = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        token.cancel();
+    });
+    let out = call_in(&registry, "py", "sleep", r#"{"seconds": 30}"#, &ctx).await;
+    cancel.await.unwrap();
+    assert_eq!(out.error_code().unwrap(), "cancelled");
+    let after = call(&registry, "py", "echo", r#"{"message":"after"}"#).await;
+    assert_eq!(after.content, "Echo: after");
+    let _ = json!(null);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_http_server_that_is_not_there_is_reported() {
+    let port = free_port();
+    let manager = manager_with(vec![
+        McpServerConfig::new(
+            "gone",
+            McpTransport::http(format!("http://127.0.0.1:{port}/mcp")),
+        )
+        .with_startup_timeout(Duration::from_secs(3)),
+    ]);
+    let error = manager.catalog("gone").await.unwrap_err();
+    assert!(error.is_unavailable(), "{error}");
+    assert_eq!(error.server(), Some("gone"));
+}
