@@ -142,7 +142,14 @@ fn problem_error(
     } else {
         "The tool was not run. Send the call again with a single JSON object as arguments."
     };
-    let mut details = json!({ "raw": raw, "problem": format!("{problem:?}") });
+    // The raw text is echoed capped: a cut-off 2 MB argument must not travel
+    // back in full in every error.
+    let mut details = json!({
+        "raw": echoed,
+        "rawChars": more + echoed.chars().count(),
+        "rawTruncated": more > 0,
+        "problem": format!("{problem:?}"),
+    });
     if let Some((line, column)) = position {
         details["line"] = json!(line);
         details["column"] = json!(column);

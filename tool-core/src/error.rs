@@ -90,6 +90,17 @@ pub enum Error {
         /// Every violation, with its JSON pointer.
         violations: Vec<Violation>,
     },
+    /// A provider's message (an assistant turn, a tool call) does not have
+    /// the shape that provider documents.
+    #[error("{format} message: at {pointer}: {message}")]
+    ProviderMessage {
+        /// The provider format (`openai-chat`, `openai-responses`, `anthropic`).
+        format: String,
+        /// JSON pointer into the message.
+        pointer: String,
+        /// What is wrong there.
+        message: String,
+    },
     /// A provider could not build the tool.
     #[error("reference #{index} ({reference}): {message}")]
     ProviderFailed {

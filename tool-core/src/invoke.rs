@@ -329,7 +329,7 @@ impl Invoker {
         // Whatever happened, let the tool's own tasks know the call is over.
         ctx.cancellation().cancel();
         let output = match outcome {
-            Outcome::Done(Ok(output)) => output,
+            Outcome::Done(Ok(output)) => output.normalized(),
             Outcome::Done(Err(error)) => ToolOutput::failure(error),
             Outcome::Cancelled => ToolOutput::failure(
                 ToolError::new(

@@ -64,6 +64,7 @@
 
 mod arguments;
 mod assembly;
+mod content;
 mod context;
 mod error;
 mod export;
@@ -72,6 +73,7 @@ mod invoke;
 mod manifest;
 mod naming;
 mod output;
+mod provider;
 mod registry;
 mod schema;
 mod surface;
@@ -82,6 +84,7 @@ pub use arguments::{ArgumentsProblem, diagnose as diagnose_arguments, parse_argu
 pub use assembly::{
     Assembler, Assembly, BUILTIN_KIND, BuiltinProvider, ProvideError, ToolProvider, ToolReference,
 };
+pub use content::{CONTENT_PARTS_KEY, ChatAttachments, ContentPart};
 pub use context::ToolContext;
 pub use error::{Error, Violation};
 pub use extensions::Extensions;
@@ -96,6 +99,7 @@ pub use manifest::{
 };
 pub use naming::{MAX_WIRE_NAME_LEN, WIRE_SEPARATOR, is_provider_safe, split_wire_name, wire_name};
 pub use output::{ErrorCode, ToolError, ToolOutput};
+pub use provider::{ProviderFormat, ResultOptions};
 pub use registry::{OfferedTool, OfferedTools, ResolvedApi, ToolRegistry};
 pub use schema::schema_for_args;
 pub use surface::SurfaceTable;

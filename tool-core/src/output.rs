@@ -66,6 +66,57 @@ impl ToolOutput {
     pub fn error_code(&self) -> Option<&ErrorCode> {
         self.error.as_ref().map(|e| &e.code)
     }
+
+    /// Whether the call succeeded: `success` set *and* no error. Prefer this
+    /// to reading the field on outputs that did not come through the
+    /// [`Invoker`](crate::Invoker) (which normalises them).
+    pub fn is_success(&self) -> bool {
+        self.success && self.error.is_none()
+    }
+
+    /// The error, when the call failed.
+    pub fn error(&self) -> Option<&ToolError> {
+        self.error.as_ref()
+    }
+
+    /// Whether `success` and `error` agree (success without error, or
+    /// failure with one).
+    pub fn is_consistent(&self) -> bool {
+        self.success == self.error.is_none()
+    }
+
+    /// Makes `success` and `error` agree; the [`Invoker`](crate::Invoker)
+    /// applies this to every output, so the fields can be trusted downstream.
+    ///
+    /// 1. An error present means the call failed: `success` becomes `false`.
+    /// 2. `success: false` without an error gets an `execution_failed` error
+    ///    whose message is the content (or, for empty content, a generic
+    ///    message that then also becomes the content).
+    ///
+    /// ```
+    /// use tool_core::{ToolError, ToolOutput};
+    /// let mut out = ToolOutput::text("done");
+    /// out.error = Some(ToolError::execution_failed("disk full"));
+    /// let out = out.normalized();
+    /// assert!(!out.success && out.is_consistent());
+    ///
+    /// let mut out = ToolOutput::text("could not reach the printer");
+    /// out.success = false;
+    /// let out = out.normalized();
+    /// assert_eq!(out.error_code().unwrap(), "execution_failed");
+    /// assert_eq!(out.error().unwrap().message, "could not reach the printer");
+    /// ```
+    pub fn normalized(mut self) -> Self {
+        if self.error.is_some() {
+            self.success = false;
+        } else if !self.success {
+            if self.content.trim().is_empty() {
+                self.content = "The tool reported a failure without saying why.".to_owned();
+            }
+            self.error = Some(ToolError::execution_failed(self.content.clone()));
+        }
+        self
+    }
 }
 
 impl From<ToolError> for ToolOutput {
