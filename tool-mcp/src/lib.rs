@@ -1,14 +1,72 @@
 //! MCP servers as agent tools, through `rmcp` — and any tool registry served over MCP.
+//!
+//! # Overview of the roles
+//!
+//! - [`McpServerConfig`]: what a host stores per server (stdio or streamable
+//!   HTTP, timeouts, `updatedAt`, approval overrides); secrets redacted, and
+//!   sealable at rest through a [`SecretCipher`].
+//! - [`McpManager`]: one shared live session per configuration (stdio child
+//!   in its own process group with bounded stderr, or streamable HTTP with
+//!   the host's `reqwest::Client`), a handshake budget, one transparent
+//!   reconnect when a session died, discovery into a [`Catalog`] cached per
+//!   `id` + `updatedAt` and dropped on `notifications/tools/list_changed`.
+//! - [`McpTool`] / [`McpProvider`]: a server as one tool with one API per
+//!   remote tool, approval defaults from annotations ([`default_policy`]),
+//!   results mapped by [`map_call_result`]; references of type `mcp`.
+//! - [`RegistryServer`]: the other direction — a [`tool_core::ToolRegistry`]
+//!   served over MCP, each call through the [`tool_core::Invoker`] pipeline
+//!   and the host's [`ApprovalGate`], `ask`s put to the client by elicitation.
+//!
+//! # Example
+//!
+//! A registry served over streamable HTTP, consumed through the manager:
+//!
+//! ```
+//! use std::sync::Arc;
+//! use tool_core::{ApiDefinition, ToolBuilder, ToolContext, ToolOutput, ToolRegistry};
+//! use tool_mcp::{McpManager, McpServerConfig, McpTransport, RegistryServer, RunEverything};
+//!
+//! # tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap().block_on(async {
+//! let mut registry = ToolRegistry::new();
+//! registry.register(ToolBuilder::new("clock")
+//!     .api(ApiDefinition::new("now", "The time."), |_, _| async { Ok(ToolOutput::text("noon")) })
+//!     .build()?)?;
+//! let server = RegistryServer::new(Arc::new(registry), Arc::new(RunEverything), ToolContext::new());
+//! let stop = tokio_util::sync::CancellationToken::new();
+//! let (addr, _task) = server.serve_http("127.0.0.1:0".parse().unwrap(), stop.clone()).await.unwrap();
+//!
+//! let manager = McpManager::default();
+//! manager.upsert(McpServerConfig::new("local", McpTransport::http(format!("http://{addr}/mcp")))).unwrap();
+//! let catalog = manager.catalog("local").await.unwrap();
+//! assert_eq!(catalog.tools[0].name, "clock____now");
+//! let result = manager.call_tool("local", "clock____now", Default::default()).await.unwrap();
+//! assert_eq!(tool_mcp::map_call_result("local", "clock____now", result).content, "noon");
+//! stop.cancel();
+//! # Ok::<(), tool_core::Error>(())
+//! # }).unwrap();
+//! ```
+//!
+//! Registries holding MCP tools need [`tool_core::NameRules::Foreign`]
+//! (`ToolRegistry::new().with_name_rules(NameRules::Foreign)`): remote names
+//! such as `files/read` are kept and made provider-safe by wire naming.
+//!
+//! # Crate features
+//!
+//! - `encryption` (off by default): [`XChaChaCipher`], an XChaCha20-Poly1305
+//!   [`SecretCipher`] for sealing `env` / `headers` secrets at rest.
 #![deny(missing_docs)]
 
 mod catalog;
 mod config;
 mod content;
+mod elicit;
 mod error;
+mod gate;
 mod manager;
 mod policy;
 mod provider;
 mod secret;
+mod serve;
 mod session;
 mod stderr;
 mod tool;
@@ -19,12 +77,15 @@ pub use config::{
     McpServerConfig, McpTransport, RESERVED_HEADERS, Secret, parse_server_list,
 };
 pub use content::{ERROR_META_KEY, MCP_TOOL_ERROR, map_call_result};
+pub use elicit::{ElicitationHandler, Elicited};
 pub use error::Error;
+pub use gate::{ApprovalGate, Approver, GateDecision, RunEverything};
 pub use manager::{MAX_LIST_PAGES, ManagerOptions, McpManager, ServerStatus};
 pub use policy::{default_policy, effective_policy};
 pub use provider::{ALL_TOOLS, MCP_REFERENCE_KIND, McpLoad, McpProvider, ServerReport};
 #[cfg(feature = "encryption")]
 pub use secret::XChaChaCipher;
 pub use secret::{SEALED_PREFIX, SecretCipher};
+pub use serve::{RegistryServer, STATE_META_KEY, to_result};
 pub use stderr::DEFAULT_STDERR_LIMIT;
 pub use tool::{MCP_TOOL_KIND, McpTool};

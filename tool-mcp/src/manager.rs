@@ -12,6 +12,7 @@ use serde_json::{Map, Value};
 
 use crate::catalog::{Catalog, CatalogTool};
 use crate::config::McpServerConfig;
+use crate::elicit::ElicitationHandler;
 use crate::error::Error;
 use crate::session::{ConnectOptions, Hooks, Session};
 use crate::stderr::DEFAULT_STDERR_LIMIT;
@@ -25,10 +26,21 @@ pub const MAX_LIST_PAGES: usize = 1_000;
 /// Defaults: no HTTP client of its own (a plain `reqwest::Client` is made
 /// per session; hosts should hand in theirs, e.g. an SSRF-guarded one), and
 /// 16 KiB of stderr kept per stdio server.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ManagerOptions {
     http_client: Option<reqwest::Client>,
     stderr_limit: usize,
+    elicitation: Option<Arc<dyn ElicitationHandler>>,
+}
+
+impl std::fmt::Debug for ManagerOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ManagerOptions")
+            .field("http_client", &self.http_client.is_some())
+            .field("stderr_limit", &self.stderr_limit)
+            .field("elicitation", &self.elicitation.is_some())
+            .finish()
+    }
 }
 
 impl Default for ManagerOptions {
@@ -36,6 +48,7 @@ impl Default for ManagerOptions {
         Self {
             http_client: None,
             stderr_limit: DEFAULT_STDERR_LIMIT,
+            elicitation: None,
         }
     }
 }
@@ -44,6 +57,12 @@ impl ManagerOptions {
     /// Uses this client for every streamable HTTP server.
     pub fn http_client(mut self, client: reqwest::Client) -> Self {
         self.http_client = Some(client);
+        self
+    }
+
+    /// Answers servers' elicitation requests (and declares the capability).
+    pub fn elicitation(mut self, handler: Arc<dyn ElicitationHandler>) -> Self {
+        self.elicitation = Some(handler);
         self
     }
 
@@ -216,6 +235,8 @@ impl McpManager {
         let catalog = Arc::clone(&slot.catalog);
         let changes = Arc::clone(&slot.list_changes);
         let hooks = Hooks {
+            server: slot.config.id.clone(),
+            elicitation: self.options.elicitation.clone(),
             on_tools_changed: Arc::new(move || {
                 changes.fetch_add(1, Ordering::SeqCst);
                 *catalog.lock().unwrap_or_else(PoisonError::into_inner) = None;

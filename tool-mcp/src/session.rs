@@ -6,20 +6,26 @@ use std::process::Stdio;
 use std::sync::Arc;
 
 use process_wrap::tokio::{CommandWrap, ProcessGroup};
-use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
-use rmcp::service::{NotificationContext, Peer, RunningService};
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
+    ElicitationCapability, FormElicitationCapability, Implementation,
+};
+use rmcp::service::{NotificationContext, Peer, RequestContext, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientCacheConfig, ClientHandler, RoleClient, ServiceExt};
 
 use crate::config::{McpServerConfig, McpTransport};
+use crate::elicit::{ElicitationHandler, Elicited};
 use crate::error::Error;
 use crate::stderr::{StderrTail, scrub};
 
 /// What the client does on server notifications.
 #[derive(Clone)]
 pub(crate) struct Hooks {
+    pub(crate) server: String,
     pub(crate) on_tools_changed: Arc<dyn Fn() + Send + Sync>,
+    pub(crate) elicitation: Option<Arc<dyn ElicitationHandler>>,
 }
 
 impl ClientHandler for Hooks {
@@ -27,9 +33,43 @@ impl ClientHandler for Hooks {
         (self.on_tools_changed)();
     }
 
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, rmcp::ErrorData> {
+        let (
+            Some(handler),
+            ElicitRequestParams::FormElicitationParams {
+                message,
+                requested_schema,
+                ..
+            },
+        ) = (&self.elicitation, request)
+        else {
+            return Ok(ElicitResult::new(ElicitationAction::Decline));
+        };
+        let schema = serde_json::to_value(&requested_schema).unwrap_or_default();
+        Ok(
+            match handler.elicit(&self.server, &message, &schema).await {
+                Elicited::Accept(content) => {
+                    ElicitResult::new(ElicitationAction::Accept).with_content(content)
+                }
+                Elicited::Decline => ElicitResult::new(ElicitationAction::Decline),
+                Elicited::Cancel => ElicitResult::new(ElicitationAction::Cancel),
+            },
+        )
+    }
+
     fn get_info(&self) -> ClientConfig {
+        let mut capabilities = ClientCapabilities::default();
+        if self.elicitation.is_some() {
+            let mut elicitation = ElicitationCapability::new();
+            elicitation.form = Some(FormElicitationCapability::new());
+            capabilities.elicitation = Some(elicitation);
+        }
         ClientConfig::new(
-            ClientCapabilities::default(),
+            capabilities,
             Implementation::new("tool-mcp", env!("CARGO_PKG_VERSION")),
         )
     }

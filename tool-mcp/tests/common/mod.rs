@@ -136,7 +136,8 @@ pub async fn registry_of(manager: &Arc<McpManager>) -> ToolRegistry {
     let load = McpProvider::new(Arc::clone(manager)).load_all().await;
     let failures: Vec<String> = load.failures().map(ToString::to_string).collect();
     assert!(failures.is_empty(), "{failures:?}");
-    let mut registry = ToolRegistry::new();
+    // Remote names are foreign: the registry must accept them.
+    let mut registry = ToolRegistry::new().with_name_rules(tool_core::NameRules::Foreign);
     for tool in load.tools {
         registry.register_arc(tool).unwrap();
     }

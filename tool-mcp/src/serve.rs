@@ -1,0 +1,314 @@
+//! Serving a [`ToolRegistry`] over MCP (stdio or streamable HTTP).
+//!
+//! Every `tools/call` goes through the same [`Invoker`] pipeline as a direct
+//! call (name resolution, argument parsing with truncation diagnosis, schema
+//! validation, timeout, cancellation, content cap) and through the host's
+//! [`ApprovalGate`]. Pipeline refusals come back as `isError` results the
+//! model can act on; the [`ToolOutput`]'s error and state ride along in
+//! `_meta` / `structuredContent` so a tool-mcp client gets them back whole.
+//!
+//! An `ask` is put to the client's user through MCP elicitation when the
+//! client declared it (accept → run, decline or cancel → the declined
+//! output); otherwise the host's [`Approver`] decides; with neither, the call
+//! fails with an MCP error saying why.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequestParams,
+    ElicitationAction, ElicitationSchema, Implementation, ListToolsResult, PaginatedRequestParams,
+    ServerCapabilities, ServerConfig, ToolAnnotations,
+};
+use rmcp::service::RequestContext;
+use rmcp::transport::streamable_http_server::{
+    StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
+};
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
+use tool_core::{
+    HumanIntervention, InterventionPolicy, Invoker, ToolCall, ToolContext, ToolOutput, ToolRegistry,
+};
+
+use crate::content::ERROR_META_KEY;
+use crate::error::Error;
+use crate::gate::{ApprovalGate, Approver, GateDecision};
+
+/// The `_meta` key carrying a served output's `state` when it is not an object.
+pub const STATE_META_KEY: &str = "toolLayer/state";
+
+struct Inner {
+    registry: Arc<ToolRegistry>,
+    invoker: Invoker,
+    ctx: ToolContext,
+    gate: Arc<dyn ApprovalGate>,
+    approver: Option<Arc<dyn Approver>>,
+    name: String,
+}
+
+/// An MCP server over a registry. Cheap to clone (one per HTTP session).
+#[derive(Clone)]
+pub struct RegistryServer {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for RegistryServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RegistryServer")
+            .field("name", &self.inner.name)
+            .field("tools", &self.inner.registry.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl RegistryServer {
+    /// Serves `registry` with `gate` deciding each call; `ctx` is the
+    /// context every call runs in (its working directory, ids…).
+    pub fn new(registry: Arc<ToolRegistry>, gate: Arc<dyn ApprovalGate>, ctx: ToolContext) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                registry,
+                invoker: Invoker::default(),
+                ctx,
+                gate,
+                approver: None,
+                name: "tool-layer".into(),
+            }),
+        }
+    }
+
+    fn edit(self, f: impl FnOnce(&mut Inner)) -> Self {
+        let mut inner = Arc::try_unwrap(self.inner).unwrap_or_else(|shared| Inner {
+            registry: Arc::clone(&shared.registry),
+            invoker: shared.invoker,
+            ctx: shared.ctx.clone(),
+            gate: Arc::clone(&shared.gate),
+            approver: shared.approver.clone(),
+            name: shared.name.clone(),
+        });
+        f(&mut inner);
+        Self {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// Uses this pipeline configuration.
+    pub fn with_invoker(self, invoker: Invoker) -> Self {
+        self.edit(|i| i.invoker = invoker)
+    }
+
+    /// Answers `ask`s for clients without elicitation.
+    pub fn with_approver(self, approver: Arc<dyn Approver>) -> Self {
+        self.edit(|i| i.approver = Some(approver))
+    }
+
+    /// The server name announced in the handshake.
+    pub fn with_name(self, name: impl Into<String>) -> Self {
+        let name = name.into();
+        self.edit(|i| i.name = name)
+    }
+
+    /// Serves over this process's stdin/stdout until the client leaves.
+    pub async fn serve_stdio(self) -> Result<(), Error> {
+        let running = self
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| Error::Serve(format!("stdio handshake: {e}")))?;
+        running
+            .waiting()
+            .await
+            .map_err(|e| Error::Serve(format!("stdio session: {e}")))?;
+        Ok(())
+    }
+
+    /// An axum router serving streamable HTTP at `/mcp` (sessions kept in memory).
+    pub fn http_router(self, shutdown: CancellationToken) -> axum::Router {
+        let mut config = StreamableHttpServerConfig::default();
+        config.cancellation_token = shutdown;
+        let service: StreamableHttpService<RegistryServer, LocalSessionManager> =
+            StreamableHttpService::new(move || Ok(self.clone()), Default::default(), config);
+        axum::Router::new().nest_service("/mcp", service)
+    }
+
+    /// Binds `addr` and serves streamable HTTP at `/mcp` until `shutdown`;
+    /// returns the bound address once listening and the serving task.
+    pub async fn serve_http(
+        self,
+        addr: SocketAddr,
+        shutdown: CancellationToken,
+    ) -> Result<(SocketAddr, tokio::task::JoinHandle<()>), Error> {
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(|e| Error::Serve(format!("cannot bind {addr}: {e}")))?;
+        let bound = listener
+            .local_addr()
+            .map_err(|e| Error::Serve(format!("bound address: {e}")))?;
+        let router = self.http_router(shutdown.clone());
+        let task = tokio::spawn(async move {
+            let _ = axum::serve(listener, router)
+                .with_graceful_shutdown(async move { shutdown.cancelled_owned().await })
+                .await;
+        });
+        Ok((bound, task))
+    }
+
+    fn tools(&self) -> Vec<rmcp::model::Tool> {
+        let offered = self.inner.registry.offer(&self.inner.ctx);
+        let mut tools = Vec::new();
+        for tool in offered.tools() {
+            let manifest = tool.manifest();
+            for (wire, api) in tool.apis() {
+                let schema = match &api.parameters {
+                    Value::Object(map) => map.clone(),
+                    _ => Map::new(),
+                };
+                let mut remote = rmcp::model::Tool::new(
+                    wire.to_owned(),
+                    api.description.clone(),
+                    Arc::new(schema),
+                );
+                if let Some(title) = &manifest.meta.title {
+                    remote = remote.with_title(format!("{title}: {}", api.name));
+                }
+                let policy = match manifest.intervention_for(&api.name) {
+                    Some(HumanIntervention::Policy(p)) => Some(*p),
+                    None => Some(InterventionPolicy::Never),
+                    _ => None,
+                };
+                if policy == Some(InterventionPolicy::Never) {
+                    let mut hints = ToolAnnotations::default();
+                    hints.destructive_hint = Some(false);
+                    remote = remote.with_annotations(hints);
+                }
+                tools.push(remote);
+            }
+        }
+        tools
+    }
+
+    async fn run_call(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let inner = &self.inner;
+        let ctx = inner
+            .ctx
+            .clone()
+            .with_cancellation(context.ct.child_token());
+        let offered = inner.registry.offer(&ctx);
+        let arguments = request
+            .arguments
+            .map(|a| Value::Object(a).to_string())
+            .unwrap_or_default();
+        let call = ToolCall::new(request.name.to_string(), arguments);
+        let prepared = match inner.invoker.prepare(&offered, &call) {
+            Ok(prepared) => prepared,
+            Err(refused) => {
+                return Ok(to_result(tool_core::cap_content(
+                    refused,
+                    inner.invoker.config().max_content_chars,
+                )));
+            }
+        };
+        let output = match inner.gate.decide(&prepared, &offered, &ctx) {
+            GateDecision::Run => inner.invoker.execute(prepared, &ctx).await,
+            GateDecision::Block(blocked) => blocked,
+            GateDecision::Ask { message, declined } => {
+                let can_elicit = context.peer.peer_info().is_some_and(|info| {
+                    info.capabilities
+                        .elicitation
+                        .as_ref()
+                        .is_some_and(|e| e.form.is_some() || e.url.is_none())
+                });
+                let approved = if can_elicit {
+                    let answer = context
+                        .peer
+                        .create_elicitation(ElicitRequestParams::FormElicitationParams {
+                            meta: None,
+                            message: message.clone(),
+                            requested_schema: ElicitationSchema::new(Default::default()),
+                        })
+                        .await
+                        .map_err(|e| {
+                            ErrorData::internal_error(
+                                format!("asking the client's user failed: {e}"),
+                                None,
+                            )
+                        })?;
+                    answer.action == ElicitationAction::Accept
+                } else if let Some(approver) = &inner.approver {
+                    approver.approve(&prepared, &message).await
+                } else {
+                    return Err(ErrorData::invalid_request(
+                        format!(
+                            "`{}` needs a human's approval ({message}), and this client did not declare MCP elicitation to ask one; allow the tool in the server's policy or use a client with elicitation",
+                            prepared.wire_name
+                        ),
+                        Some(json!({"tool": prepared.wire_name, "approval": "required"})),
+                    ));
+                };
+                if approved {
+                    inner.invoker.execute(prepared, &ctx).await
+                } else {
+                    declined
+                }
+            }
+        };
+        Ok(to_result(output))
+    }
+}
+
+/// A [`ToolOutput`] as an MCP result: `content` as one text block,
+/// `isError` when it failed, `state` as `structuredContent` when it is an
+/// object (else under `_meta["toolLayer/state"]`), the error under
+/// `_meta["toolLayer/error"]`.
+pub fn to_result(output: ToolOutput) -> CallToolResult {
+    let mut result = if output.success {
+        CallToolResult::success(vec![ContentBlock::text(output.content)])
+    } else {
+        CallToolResult::error(vec![ContentBlock::text(output.content)])
+    };
+    let mut meta = Map::new();
+    match output.state {
+        Some(Value::Object(state)) => result.structured_content = Some(Value::Object(state)),
+        Some(other) => {
+            meta.insert(STATE_META_KEY.into(), other);
+        }
+        None => {}
+    }
+    if let Some(error) = output.error
+        && let Ok(value) = serde_json::to_value(&error)
+    {
+        meta.insert(ERROR_META_KEY.into(), value);
+    }
+    if !meta.is_empty() {
+        result.meta = serde_json::from_value(Value::Object(meta)).ok();
+    }
+    result
+}
+
+impl ServerHandler for RegistryServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_server_info(
+            Implementation::new(self.inner.name.clone(), env!("CARGO_PKG_VERSION")),
+        )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.tools()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.run_call(request, context).await.map(Into::into)
+    }
+}

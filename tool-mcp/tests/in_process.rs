@@ -1,0 +1,322 @@
+//! Pagination, list_changed and the serving side against in-process rmcp
+//! servers on 127.0.0.1.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::field_reassign_with_default)]
+
+mod common;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+use tool_core::{
+    ApiDefinition, ErrorCode, OfferedTools, PreparedCall, ToolBuilder, ToolContext, ToolError,
+    ToolOutput, ToolRegistry,
+};
+use tool_mcp::{
+    ApprovalGate, ElicitationHandler, Elicited, GateDecision, ManagerOptions, McpManager,
+    McpServerConfig, McpTransport, RegistryServer,
+};
+
+/// Lists `total` tools, `per_page` at a time; the `grow` tool adds one and
+/// notifies list_changed.
+#[derive(Clone)]
+struct Paged {
+    total: Arc<AtomicUsize>,
+    per_page: usize,
+}
+
+impl ServerHandler for Paged {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build(),
+        )
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let start: usize = request
+            .and_then(|r| r.cursor)
+            .map(|c| c.parse().unwrap())
+            .unwrap_or(0);
+        let total = self.total.load(Ordering::SeqCst);
+        let end = (start + self.per_page).min(total);
+        let mut result = ListToolsResult::default();
+        result.tools = (start..end)
+            .map(|i| {
+                let name = if i == 0 {
+                    "grow".to_owned()
+                } else {
+                    format!("tool.{i}")
+                };
+                rmcp::model::Tool::new(name, "a tool", Arc::new(serde_json::Map::new()))
+            })
+            .collect();
+        result.next_cursor = (end < total).then(|| end.to_string());
+        Ok(result)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        if request.name == "grow" {
+            self.total.fetch_add(1, Ordering::SeqCst);
+            context.peer.notify_tool_list_changed().await.unwrap();
+        }
+        Ok(
+            CallToolResult::success(vec![ContentBlock::text(format!("called {}", request.name))])
+                .into(),
+        )
+    }
+}
+
+async fn serve_router(router: axum::Router) -> (String, CancellationToken) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let ct = CancellationToken::new();
+    let stop = ct.clone();
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, router)
+            .with_graceful_shutdown(async move { stop.cancelled_owned().await })
+            .await;
+    });
+    (format!("http://{addr}/mcp"), ct)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn discovery_follows_every_page_and_list_changed_invalidates_the_catalog() {
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
+    };
+    let server = Paged {
+        total: Arc::new(AtomicUsize::new(23)),
+        per_page: 5,
+    };
+    let service: StreamableHttpService<Paged, LocalSessionManager> = StreamableHttpService::new(
+        move || Ok(server.clone()),
+        Default::default(),
+        StreamableHttpServerConfig::default(),
+    );
+    let (url, stop) = serve_router(axum::Router::new().nest_service("/mcp", service)).await;
+    let manager = Arc::new(McpManager::default());
+    manager
+        .upsert(McpServerConfig::new("paged", McpTransport::http(url)))
+        .unwrap();
+    let catalog = manager.catalog("paged").await.unwrap();
+    assert_eq!(catalog.tools.len(), 23);
+    assert_eq!(catalog.pages, 5);
+    assert_eq!(catalog.tools[22].name, "tool.22");
+
+    // Names with dots go through foreign naming and wire names.
+    let registry = common::registry_of(&manager).await;
+    let out = common::call(&registry, "paged", "tool.7", "{}").await;
+    assert_eq!(out.content, "called tool.7");
+
+    let grown = common::call(&registry, "paged", "grow", "{}").await;
+    assert!(grown.success);
+    let mut invalidated = false;
+    for _ in 0..50 {
+        let status = manager.status("paged").await.unwrap();
+        if status.list_changes >= 1 && !status.catalog_cached {
+            invalidated = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(invalidated, "list_changed dropped the cached catalog");
+    let fresh = manager.catalog("paged").await.unwrap();
+    assert_eq!(fresh.tools.len(), 24, "a fresh list, not rmcp's cached one");
+    stop.cancel();
+}
+
+/// Asks for `note____write`, runs the rest, blocks `note____erase`.
+struct TestGate;
+
+impl ApprovalGate for TestGate {
+    fn decide(&self, call: &PreparedCall, _: &OfferedTools, _: &ToolContext) -> GateDecision {
+        match call.api.as_str() {
+            "write" => GateDecision::Ask {
+                message: format!("Allow {}?", call.wire_name),
+                declined: ToolOutput::failure(ToolError::new(
+                    ErrorCode::new("declined_by_user"),
+                    "The user said no.",
+                )),
+            },
+            "erase" => GateDecision::Block(ToolOutput::failure(ToolError::new(
+                ErrorCode::new("blocked_by_security_privacy"),
+                "Blocked by security/privacy.",
+            ))),
+            _ => GateDecision::Run,
+        }
+    }
+}
+
+struct Answers {
+    accept: bool,
+    asked: Mutex<Vec<String>>,
+}
+
+#[async_trait]
+impl ElicitationHandler for Answers {
+    async fn elicit(&self, _server: &str, message: &str, _schema: &Value) -> Elicited {
+        self.asked.lock().unwrap().push(message.to_owned());
+        if self.accept {
+            Elicited::Accept(json!({}))
+        } else {
+            Elicited::Decline
+        }
+    }
+}
+
+fn note_registry() -> ToolRegistry {
+    let mut registry = ToolRegistry::new();
+    let params =
+        json!({"type":"object","properties":{"text":{"type":"string"}},"required":["text"]});
+    registry
+        .register(
+            ToolBuilder::new("note")
+                .api(
+                    ApiDefinition::new("read", "Reads.")
+                        .with_parameters(json!({"type":"object","properties":{}})),
+                    |_, _| async { Ok(ToolOutput::with_state("the note", json!({"lines": 1}))) },
+                )
+                .api(
+                    ApiDefinition::new("write", "Writes.").with_parameters(params.clone()),
+                    |args, _| async move {
+                        Ok(ToolOutput::text(format!(
+                            "wrote {}",
+                            args["text"].as_str().unwrap_or_default()
+                        )))
+                    },
+                )
+                .api(
+                    ApiDefinition::new("erase", "Erases.")
+                        .with_parameters(json!({"type":"object","properties":{}})),
+                    |_, _| async { Ok(ToolOutput::text("erased")) },
+                )
+                .api(
+                    ApiDefinition::new("broken", "Fails.")
+                        .with_parameters(json!({"type":"object","properties":{}})),
+                    |_, _| async {
+                        Err(ToolError::new(
+                            ErrorCode::new("disk_full"),
+                            "No space left.",
+                        ))
+                    },
+                )
+                .build()
+                .unwrap(),
+        )
+        .unwrap();
+    registry
+}
+
+async fn served(
+    accept: Option<bool>,
+) -> (Arc<McpManager>, Option<Arc<Answers>>, CancellationToken) {
+    let server = RegistryServer::new(
+        Arc::new(note_registry()),
+        Arc::new(TestGate),
+        ToolContext::new(),
+    );
+    let stop = CancellationToken::new();
+    let (addr, _task) = server
+        .serve_http("127.0.0.1:0".parse().unwrap(), stop.clone())
+        .await
+        .unwrap();
+    let answers = accept.map(|accept| {
+        Arc::new(Answers {
+            accept,
+            asked: Mutex::new(Vec::new()),
+        })
+    });
+    let mut options = ManagerOptions::default();
+    if let Some(answers) = &answers {
+        options = options.elicitation(Arc::clone(answers) as Arc<dyn ElicitationHandler>);
+    }
+    let manager = Arc::new(McpManager::new(options));
+    manager
+        .upsert(McpServerConfig::new(
+            "host",
+            McpTransport::http(format!("http://{addr}/mcp")),
+        ))
+        .unwrap();
+    (manager, answers, stop)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_served_registry_round_trips_state_errors_and_refusals() {
+    let (manager, _, stop) = served(Some(true)).await;
+    let registry = common::registry_of(&manager).await;
+    let read = common::call(&registry, "host", "note____read", "{}").await;
+    assert_eq!(read.content, "the note");
+    assert_eq!(read.state.unwrap()["structuredContent"]["lines"], 1);
+    let broken = common::call(&registry, "host", "note____broken", "{}").await;
+    assert_eq!(
+        broken.error_code().unwrap(),
+        "disk_full",
+        "the pipeline's code survives the trip"
+    );
+    let blocked = common::call(&registry, "host", "note____erase", "{}").await;
+    assert_eq!(blocked.error_code().unwrap(), "blocked_by_security_privacy");
+    // Refusals of the serving pipeline come back as isError results.
+    let result = manager
+        .call_tool("host", "note____write", serde_json::Map::new())
+        .await
+        .unwrap();
+    assert_eq!(result.is_error, Some(true));
+    let mapped = tool_mcp::map_call_result("host", "note____write", result);
+    assert_eq!(mapped.error_code().unwrap(), "invalid_arguments");
+    let unknown = manager
+        .call_tool("host", "nope____nothing", serde_json::Map::new())
+        .await
+        .unwrap();
+    let mapped = tool_mcp::map_call_result("host", "nope", unknown);
+    assert_eq!(mapped.error_code().unwrap(), "tool_not_found");
+    stop.cancel();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_ask_goes_to_the_client_through_elicitation() {
+    let (manager, answers, stop) = served(Some(true)).await;
+    let registry = common::registry_of(&manager).await;
+    let wrote = common::call(&registry, "host", "note____write", r#"{"text":"hello"}"#).await;
+    assert_eq!(wrote.content, "wrote hello", "{wrote:?}");
+    assert_eq!(
+        answers.unwrap().asked.lock().unwrap().as_slice(),
+        ["Allow note____write?"]
+    );
+    stop.cancel();
+
+    let (manager, _, stop) = served(Some(false)).await;
+    let registry = common::registry_of(&manager).await;
+    let declined = common::call(&registry, "host", "note____write", r#"{"text":"hello"}"#).await;
+    assert_eq!(declined.error_code().unwrap(), "declined_by_user");
+    stop.cancel();
+
+    let (manager, _, stop) = served(None).await;
+    let registry = common::registry_of(&manager).await;
+    let refused = common::call(&registry, "host", "note____write", r#"{"text":"hello"}"#).await;
+    assert!(!refused.success);
+    assert!(
+        refused.content.contains("did not declare MCP elicitation"),
+        "{refused:?}"
+    );
+    stop.cancel();
+}
