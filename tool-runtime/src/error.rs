@@ -145,6 +145,26 @@ pub enum Error {
     /// The call was cancelled before the executor answered.
     #[error("the operation was cancelled")]
     Cancelled,
+    /// The sandbox policy cannot be enforced on this machine and the host
+    /// did not allow running unconfined.
+    #[error(
+        "commands cannot run under the `{policy}` sandbox here: {reason}; the command was not run (a host can choose another policy or allow unconfined execution)"
+    )]
+    SandboxUnavailable {
+        /// The policy (or the part of it) that cannot be enforced.
+        policy: String,
+        /// Why: what the kernel probe found.
+        reason: String,
+    },
+    /// The sandbox of a command could not be built (a bad root, an
+    /// unreadable directory on the way to an excluded path).
+    #[error("the sandbox could not be set up at `{}`: {message}; the command was not run", path.display())]
+    SandboxSetup {
+        /// The path involved.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
     /// An error reported by a remote executor, code and message as sent.
     #[error("{message}")]
     Remote {
@@ -177,6 +197,8 @@ impl Error {
     /// | `transport_error` | [`Error::Transport`] |
     /// | `unsupported_operation` | [`Error::Unsupported`] |
     /// | `cancelled` | [`Error::Cancelled`] |
+    /// | `sandbox_unavailable` | [`Error::SandboxUnavailable`] |
+    /// | `sandbox_setup_failed` | [`Error::SandboxSetup`] |
     /// | (as sent) | [`Error::Remote`] |
     pub fn code(&self) -> ErrorCode {
         let code = match self {
@@ -200,6 +222,8 @@ impl Error {
             Self::Transport { .. } => "transport_error",
             Self::Unsupported { .. } => "unsupported_operation",
             Self::Cancelled => "cancelled",
+            Self::SandboxUnavailable { .. } => "sandbox_unavailable",
+            Self::SandboxSetup { .. } => "sandbox_setup_failed",
             Self::Remote { code, .. } => return ErrorCode::new(code.clone()),
         };
         ErrorCode::from_static(code)
@@ -239,6 +263,10 @@ impl Error {
                 Some(json!({ "running": running, "limit": limit }))
             }
             Self::Spawn { command, .. } => Some(json!({ "command": command })),
+            Self::SandboxUnavailable { policy, reason } => {
+                Some(json!({ "policy": policy, "reason": reason }))
+            }
+            Self::SandboxSetup { path, .. } => Some(json!({ "path": path })),
             _ => None,
         }
     }

@@ -304,6 +304,9 @@ pub fn command_output(r: &CommandOutput) -> String {
     if let Some(filter) = &r.filter {
         let _ = writeln!(out, "(only lines matching /{filter}/)");
     }
+    if let Some(line) = r.sandbox.as_ref().and_then(|s| s.summary()) {
+        let _ = writeln!(out, "{line}");
+    }
     if r.dropped_bytes > 0 {
         let _ = writeln!(
             out,
@@ -319,6 +322,12 @@ pub fn command_output(r: &CommandOutput) -> String {
     }
     if r.stdout.is_empty() && r.stderr.is_empty() {
         out.push_str("(no new output)\n");
+    }
+    if let Some(hint) = r.sandbox.as_ref().and_then(|s| {
+        s.refusal_hint(&r.stderr)
+            .or_else(|| s.refusal_hint(&r.stdout))
+    }) {
+        let _ = writeln!(out, "{hint}");
     }
     out
 }

@@ -20,6 +20,9 @@
 //!   executor over any async [`Transport`].
 //! - [`LocalSystemTool`]: the `local-system` builtin tool over any runtime,
 //!   with schemas, time budgets, system role and approval config.
+//! - [`sandbox`]: commands confined by the OS ([`SandboxPolicy`]: Landlock
+//!   and seccomp on Linux), so writes stay in the workspace, `.git` stays
+//!   read-only and the network stays off unless the host allows more.
 //!
 //! # Example
 //!
@@ -63,6 +66,7 @@ mod local_system;
 mod request;
 mod response;
 mod runtime;
+pub mod sandbox;
 
 pub use adapter::{
     ForeignCall, ForeignComputer, ForeignExecutor, ForeignProtocol, RemoteComputer, Transport,
@@ -85,3 +89,6 @@ pub use response::{
     WriteFileResult,
 };
 pub use runtime::{ComputerRuntime, failure};
+pub use sandbox::{
+    AppliedSandbox, KernelSupport, SandboxFallback, SandboxOptions, SandboxPolicy, probe_kernel,
+};

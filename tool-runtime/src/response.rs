@@ -349,6 +349,10 @@ pub struct CommandOutput {
     /// The line filter applied, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub filter: Option<String>,
+    /// The sandbox the command ran under (always set by
+    /// [`LocalComputer`](crate::LocalComputer); other executors may omit it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<crate::sandbox::AppliedSandbox>,
 }
 
 /// Result of `killCommand`.

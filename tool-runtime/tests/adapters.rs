@@ -156,6 +156,7 @@ fn command_output() -> CommandOutput {
         elapsed_ms: 5,
         background: true,
         filter: Some("a".into()),
+        sandbox: None,
     }
 }
 

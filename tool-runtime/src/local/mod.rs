@@ -19,6 +19,7 @@ use crate::error::{Error, Result};
 use crate::request::{Request, RunCommandParams};
 use crate::response::Response;
 use crate::runtime::ComputerRuntime;
+use crate::sandbox::SandboxPolicy;
 use paths::Paths;
 pub use shell::ShellConfig;
 use shell::{ShellManager, Spawn};
@@ -34,7 +35,7 @@ use shell::{ShellManager, Spawn};
 /// | `default_read_lines` | 200 |
 /// | `max_line_chars` | 8 000 (longer lines are cut with a marker) |
 /// | `max_read_chars` | 24 000 (content of one read; a marker says how to go on) |
-/// | `shell` | see [`ShellConfig`] |
+/// | `shell` | see [`ShellConfig`] (sandbox: full access) |
 ///
 /// Precedence of the working directory: the call's [`ToolContext::cwd`],
 /// then `working_dir`, then the process's current directory.
@@ -71,6 +72,13 @@ impl LocalConfig {
     /// The defaults with a fixed working directory.
     pub fn with_working_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.working_dir = Some(dir.into());
+        self
+    }
+
+    /// These settings with commands confined by `policy` (see
+    /// [`crate::sandbox`]); the same as setting `shell.sandbox`.
+    pub fn with_sandbox(mut self, policy: SandboxPolicy) -> Self {
+        self.shell.sandbox = policy;
         self
     }
 }
@@ -191,6 +199,7 @@ impl LocalComputer {
             window: self.window(&params),
             command: params.command,
             cwd,
+            workspace: paths.cwd().to_path_buf(),
             env: params.env.unwrap_or_default(),
         };
         self.inner

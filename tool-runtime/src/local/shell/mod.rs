@@ -24,6 +24,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::error::{Error, Result};
 use crate::response::{CommandOutput, KillCommandResult};
+use crate::sandbox::{self, AppliedSandbox, SandboxOptions, SandboxPolicy};
 use buffer::StreamBuffer;
 
 pub(crate) use process::{group_alive, signal_name};
@@ -33,7 +34,8 @@ pub(crate) use process::{group_alive, signal_name};
 /// Defaults: program `sh`; a foreground window of 30 s (at most 120 s); 16
 /// KiB of head and 64 KiB of tail kept per stream; 16 commands running at
 /// once; finished commands forgotten 10 minutes after they end (and at most
-/// 64 remembered); 2 s between SIGTERM and SIGKILL.
+/// 64 remembered); 2 s between SIGTERM and SIGKILL; sandbox
+/// [`SandboxPolicy::FullAccess`] with the default [`SandboxOptions`].
 #[derive(Debug, Clone)]
 pub struct ShellConfig {
     /// The shell run as `<program> -c <command>`.
@@ -54,6 +56,11 @@ pub struct ShellConfig {
     pub max_finished: usize,
     /// Time between SIGTERM and SIGKILL when killing.
     pub kill_grace: Duration,
+    /// What commands may touch (see [`crate::sandbox`]); the workspace is
+    /// the call's working directory (the context's, not a `cwd` argument).
+    pub sandbox: SandboxPolicy,
+    /// Secret locations, protected names and what to do without a mechanism.
+    pub sandbox_options: SandboxOptions,
 }
 
 impl Default for ShellConfig {
@@ -68,6 +75,8 @@ impl Default for ShellConfig {
             finished_ttl: Duration::from_secs(600),
             max_finished: 64,
             kill_grace: Duration::from_secs(2),
+            sandbox: SandboxPolicy::FullAccess,
+            sandbox_options: SandboxOptions::default(),
         }
     }
 }
@@ -89,6 +98,7 @@ struct Shell {
     state: Mutex<ShellState>,
     exited: watch::Receiver<bool>,
     drained: watch::Receiver<u8>,
+    sandbox: AppliedSandbox,
 }
 
 impl Shell {
@@ -135,6 +145,7 @@ impl Shell {
                 .min(u128::from(u64::MAX)) as u64,
             background: background && status.is_none(),
             filter: filter.map(|re| re.as_str().to_owned()),
+            sandbox: Some(self.sandbox.clone()),
         }
     }
 
@@ -151,6 +162,8 @@ impl Shell {
 pub(crate) struct Spawn {
     pub(crate) command: String,
     pub(crate) cwd: PathBuf,
+    /// The workspace the sandbox lets the command write in.
+    pub(crate) workspace: PathBuf,
     pub(crate) env: BTreeMap<String, String>,
     /// `None`: return at once (background).
     pub(crate) window: Option<Duration>,
@@ -255,6 +268,12 @@ impl ShellManager {
             .stderr(Stdio::piped())
             .process_group(0)
             .kill_on_drop(false);
+        let applied = sandbox::prepare(
+            &self.config.sandbox,
+            &self.config.sandbox_options,
+            &spawn.workspace,
+        )?
+        .install(&mut cmd);
         let mut child = cmd.spawn().map_err(|source| Error::Spawn {
             command: spawn.command.clone(),
             source,
@@ -282,6 +301,7 @@ impl ShellManager {
             }),
             exited: exit_rx,
             drained: drain_rx,
+            sandbox: applied,
         });
         let drain_tx = Arc::new(drain_tx);
         if let Some(out) = child.stdout.take() {

@@ -1,0 +1,173 @@
+//! Linux: the plan as a Landlock ruleset and a seccomp filter, both built
+//! in the host before the fork, and installed in the child by
+//! [`syscalls`](super::syscalls).
+
+use std::os::fd::OwnedFd;
+use std::path::Path;
+
+use landlock::{
+    ABI, Access, AccessFs, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset,
+    RulesetAttr, RulesetCreated, RulesetCreatedAttr, Scope,
+};
+use seccompiler::{
+    BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
+    SeccompRule, TargetArch,
+};
+
+use crate::error::{Error, Result};
+use crate::sandbox::plan::Plan;
+use crate::sandbox::policy::KernelSupport;
+
+/// What the child installs before it runs the command.
+#[derive(Debug)]
+pub(crate) struct Confinement {
+    /// The Landlock ruleset, ready to enforce.
+    pub(crate) ruleset: OwnedFd,
+    /// The seccomp filter that takes the network away, if it must go.
+    pub(crate) filter: Option<BpfProgram>,
+}
+
+/// The mechanism's name for the report.
+pub(crate) fn mechanism(plan: &Plan) -> &'static str {
+    if plan.network {
+        "landlock"
+    } else {
+        "landlock+seccomp"
+    }
+}
+
+/// Builds the ruleset and the filter for `plan` on a kernel with `support`.
+pub(crate) fn build(plan: &Plan, support: KernelSupport) -> Result<Confinement> {
+    let abi = ABI::from(i32::from(support.landlock_abi));
+    let setup = |path: &Path, what: &str, e: &dyn std::fmt::Display| Error::SandboxSetup {
+        path: path.to_path_buf(),
+        message: format!("{what}: {e}"),
+    };
+    let root = Path::new("/");
+    // Device ioctls stay unrestricted: handling them would refuse terminal
+    // and device queries that change nothing.
+    let all = AccessFs::from_all(abi) & !AccessFs::IoctlDev;
+    let read = AccessFs::from_read(abi);
+    let device = (AccessFs::from_file(abi) & !AccessFs::IoctlDev) & !AccessFs::Execute;
+    let mut ruleset = Ruleset::default()
+        .set_compatibility(CompatLevel::HardRequirement)
+        .handle_access(all)
+        .map_err(|e| setup(root, "Landlock refused the access rights", &e))?;
+    if abi >= ABI::V6 {
+        let mut scopes = BitFlags::from(Scope::Signal);
+        if !plan.network {
+            scopes |= Scope::AbstractUnixSocket;
+        }
+        ruleset = ruleset
+            .scope(scopes)
+            .map_err(|e| setup(root, "Landlock refused the scopes", &e))?;
+    }
+    let mut created = ruleset
+        .create()
+        .map_err(|e| setup(root, "cannot create the Landlock ruleset", &e))?;
+    for path in &plan.read {
+        created = add(created, path, read, abi)?;
+    }
+    for path in &plan.write {
+        created = add(created, path, all, abi)?;
+    }
+    for path in &plan.devices {
+        created = add(created, path, device, abi)?;
+    }
+    let fd: Option<OwnedFd> = created.into();
+    let ruleset = fd.ok_or_else(|| Error::SandboxUnavailable {
+        policy: "landlock".to_owned(),
+        reason: "the kernel gave no Landlock ruleset".to_owned(),
+    })?;
+    let filter = if plan.network {
+        None
+    } else if support.seccomp {
+        Some(network_filter()?)
+    } else {
+        return Err(Error::SandboxUnavailable {
+            policy: "network off".to_owned(),
+            reason: "seccomp filters are not available in this kernel".to_owned(),
+        });
+    };
+    Ok(Confinement { ruleset, filter })
+}
+
+/// One rule: `access` beneath `path`, trimmed to file rights for a file.
+fn add(
+    created: RulesetCreated,
+    path: &Path,
+    access: BitFlags<AccessFs>,
+    abi: ABI,
+) -> Result<RulesetCreated> {
+    let fd = match PathFd::new(path) {
+        Ok(fd) => fd,
+        // Gone since the plan listed it: nothing to grant.
+        Err(_) if !path.exists() => return Ok(created),
+        Err(e) => {
+            return Err(Error::SandboxSetup {
+                path: path.to_path_buf(),
+                message: format!("cannot open it for a Landlock rule: {e}"),
+            });
+        }
+    };
+    let access = if path.is_dir() {
+        access
+    } else {
+        access & AccessFs::from_file(abi)
+    };
+    created
+        .add_rule(PathBeneath::new(fd, access))
+        .map_err(|e| Error::SandboxSetup {
+            path: path.to_path_buf(),
+            message: format!("Landlock refused the rule: {e}"),
+        })
+}
+
+/// The seccomp filter of "network off": `socket` and `socketpair` only for
+/// `AF_UNIX`, no `io_uring` (its operations would bypass the filter). Every
+/// refusal is `EPERM`; other syscalls are untouched.
+fn network_filter() -> Result<BpfProgram> {
+    let fail = |e: &dyn std::fmt::Display| Error::SandboxSetup {
+        path: "/".into(),
+        message: format!("cannot build the seccomp filter: {e}"),
+    };
+    let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|e| fail(&e))?;
+    let not_unix = || -> Result<Vec<SeccompRule>> {
+        let condition = SeccompCondition::new(
+            0,
+            SeccompCmpArgLen::Dword,
+            SeccompCmpOp::Ne,
+            libc::AF_UNIX as u64,
+        )
+        .map_err(|e| fail(&e))?;
+        Ok(vec![
+            SeccompRule::new(vec![condition]).map_err(|e| fail(&e))?,
+        ])
+    };
+    let mut rules = std::collections::BTreeMap::new();
+    let mut numbers = vec![
+        (libc::SYS_socket, true),
+        (libc::SYS_socketpair, true),
+        (libc::SYS_io_uring_setup, false),
+        (libc::SYS_io_uring_enter, false),
+        (libc::SYS_io_uring_register, false),
+    ];
+    if cfg!(target_arch = "x86_64") {
+        // The x32 ABI reaches the same calls with this bit set.
+        const X32: i64 = 0x4000_0000;
+        let x32: Vec<(i64, bool)> = numbers.iter().map(|&(n, u)| (n | X32, u)).collect();
+        numbers.extend(x32);
+    }
+    for (number, only_unix) in numbers {
+        let list = if only_unix { not_unix()? } else { Vec::new() };
+        rules.insert(number, list);
+    }
+    let filter = SeccompFilter::new(
+        rules,
+        SeccompAction::Allow,
+        SeccompAction::Errno(libc::EPERM as u32),
+        arch,
+    )
+    .map_err(|e| fail(&e))?;
+    BpfProgram::try_from(filter).map_err(|e| fail(&e))
+}

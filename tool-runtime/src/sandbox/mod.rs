@@ -1,0 +1,256 @@
+//! The OS sandbox around [`LocalComputer`](crate::LocalComputer)'s shell
+//! commands: a second wall behind approval, so a misjudged command still
+//! cannot write outside the workspace or reach the network.
+//!
+//! The host picks a [`SandboxPolicy`] in
+//! [`ShellConfig::sandbox`](crate::ShellConfig::sandbox) (or
+//! [`LocalConfig::with_sandbox`](crate::LocalConfig::with_sandbox)); the
+//! default is [`SandboxPolicy::FullAccess`], i.e. no confinement. Every
+//! command's state carries an [`AppliedSandbox`] saying what it ran under,
+//! and its content says so in one line; when the output shows a refused
+//! operation, the content adds a hint naming what the sandbox allows and
+//! that only the host can widen it.
+//!
+//! # What each policy guarantees (Linux)
+//!
+//! | | `full_access` | `workspace_write` | `read_only` |
+//! |---|---|---|---|
+//! | write, create, delete, rename, link | anywhere the host user can | only beneath the workspace (the context's working directory), the `writable_roots` and the temp dir | nowhere |
+//! | protected entries (`.git`, `.envrc`, … at the top of a writable root) | writable | read-only, with everything beneath them (`.git/hooks`, `.git/config`) | read-only |
+//! | reads and execution | everything | everything except the secret locations (`~/.ssh`, `~/.aws`, …) | same |
+//! | `/dev/null`, `/dev/zero`, `/dev/urandom`, `/dev/tty` … | yes | read and write | read and write |
+//! | new network sockets | yes | only `AF_UNIX` unless `network: true` | same |
+//! | signals to processes outside the sandbox (ABI ≥ 6) | yes | refused | refused |
+//!
+//! - The confinement is applied in the child between `fork` and `exec`,
+//!   never to the host process, and every process the command starts
+//!   inherits it (children, grandchildren, daemons it forks off). It cannot
+//!   be lifted from inside: `no_new_privs` is set, so setuid programs do
+//!   not gain rights either.
+//! - Landlock checks the path actually reached: a symlink inside the
+//!   workspace pointing outside does not make the outside writable; `mv`
+//!   and `ln` of outside files into the workspace are refused (a rename or
+//!   link that would gain rights fails with `EXDEV`, which makes `mv` fall
+//!   back to a copy that is then checked like any write). A hard link to an
+//!   outside file that *already* sits in the workspace is writable through
+//!   that path: Landlock judges paths, not inodes.
+//! - Refusals are the command's own errors: `EACCES` ("Permission denied")
+//!   for files, `EPERM` ("Operation not permitted") for sockets, `EXDEV`
+//!   for reparenting renames and links.
+//! - Network off means no new `AF_INET`, `AF_INET6`, `AF_PACKET`,
+//!   `AF_NETLINK`… sockets (TCP, UDP, raw, loopback included) and no
+//!   `io_uring`; Unix-domain sockets stay usable (a daemon listening on a
+//!   named Unix socket is reachable where its file permissions allow; with
+//!   Landlock ABI ≥ 6 abstract Unix sockets of outside processes are not).
+//!   Sockets inherited from the host are not taken away (the host opens its
+//!   own with close-on-exec).
+//!
+//! # What no policy guarantees
+//!
+//! - No limit on CPU, memory, disk space, processes or time (the shell's
+//!   window and kill are the only time bound); no isolation of the process
+//!   list, of `/proc` reads of other processes the user owns, or of the
+//!   environment variables the host passes.
+//! - Reads: everything not in `secret_paths` is readable, including other
+//!   projects and the host's configuration. Secrets are excluded only where
+//!   they exist when the command starts; a path created later beneath an
+//!   excluded location's parent is not readable either (the exclusion lists
+//!   the entries that existed).
+//! - Protected names are protected where they exist when the command
+//!   starts: a workspace without `.envrc` can get one. A writable root that
+//!   holds protected entries keeps its top directory closed to new entries
+//!   (Landlock cannot grant "create here" without granting it beneath, i.e.
+//!   in `.git/hooks`): files and directories already at the top stay
+//!   writable, new ones go in subdirectories.
+//! - 32-bit (`i386`) programs are killed by the network filter's
+//!   architecture check when the network is off.
+//!
+//! # Mechanisms and platforms
+//!
+//! - Linux: Landlock for files (the ABI is negotiated with the kernel at
+//!   each spawn: ABI 1 lacks cross-directory renames, ABI 2 adds them, 3
+//!   truncation, 6 signal and abstract-socket scopes) and seccomp for the
+//!   network. The ruleset and the filter are built in the host before the
+//!   fork; the child only installs them (three syscalls, see the private
+//!   `syscalls` module, the crate's only `unsafe`). A pre-exec hook
+//!   rather than a helper binary keeps the crate self-contained: no
+//!   second executable to install and find.
+//! - A kernel without Landlock (or without seccomp while the network must
+//!   be off): a confining policy fails with `sandbox_unavailable`, unless
+//!   the host set [`SandboxFallback::Unconfined`]; then the command runs
+//!   unconfined and its state says `mechanism: "unconfined"` with the
+//!   reason. Never a silent unconfined run.
+//! - Other platforms: the types compile; no mechanism is implemented, so a
+//!   confining policy behaves as on a kernel without Landlock.
+//!
+//! # Example
+//!
+//! ```
+//! use tool_core::ToolContext;
+//! use tool_runtime::{ComputerRuntime, LocalComputer, LocalConfig, RunCommandParams, SandboxPolicy};
+//!
+//! # tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap().block_on(async {
+//! let dir = tempfile::tempdir().unwrap();
+//! let computer = LocalComputer::new(LocalConfig::default().with_sandbox(SandboxPolicy::workspace_write()));
+//! let ctx = ToolContext::new().with_cwd(dir.path());
+//! let out = computer.run_command(RunCommandParams::new("echo hi > inside.txt"), &ctx).await;
+//! let state = out.state.unwrap();
+//! if out.success {
+//!     // Confined (Linux with Landlock), or refused with `sandbox_unavailable` elsewhere.
+//!     assert_eq!(state["sandbox"]["policy"], "workspace_write");
+//! }
+//! # });
+//! ```
+
+#[cfg(target_os = "linux")]
+mod linux;
+mod plan;
+mod policy;
+#[cfg(target_os = "linux")]
+mod syscalls;
+
+use std::path::Path;
+
+pub use policy::{
+    AppliedSandbox, KernelSupport, ProbeFailure, SandboxFallback, SandboxOptions, SandboxPolicy,
+};
+
+use crate::error::{Error, Result};
+
+/// What the running kernel offers for confinement.
+///
+/// Linux: the Landlock ABI version (`landlock_create_ruleset` with the
+/// version flag) and whether seccomp filtering is built in
+/// (`/proc/self/status` lists `Seccomp_filters`). Elsewhere: always a
+/// failure.
+pub fn probe_kernel() -> Result<KernelSupport, ProbeFailure> {
+    #[cfg(target_os = "linux")]
+    {
+        let abi = syscalls::landlock_abi().map_err(|e| match e.raw_os_error() {
+            Some(libc::EOPNOTSUPP) => {
+                "Landlock is built into this kernel but not enabled (add `landlock` to the `lsm=` boot parameter)".to_owned()
+            }
+            Some(libc::ENOSYS) => "this kernel has no Landlock (Linux 5.13 or later with CONFIG_SECURITY_LANDLOCK is needed)".to_owned(),
+            _ => format!("the Landlock probe failed: {e}"),
+        })?;
+        let seccomp = std::fs::read_to_string("/proc/self/status")
+            .map(|s| s.lines().any(|l| l.starts_with("Seccomp_filters:")))
+            .unwrap_or(false);
+        Ok(KernelSupport {
+            landlock_abi: u8::try_from(abi.clamp(1, 255)).unwrap_or(u8::MAX),
+            seccomp,
+        })
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        Err(format!(
+            "no sandbox mechanism is implemented on {}",
+            std::env::consts::OS
+        ))
+    }
+}
+
+/// A command's sandbox, ready to install on its `Command`.
+#[derive(Debug)]
+pub(crate) struct Prepared {
+    /// What the command runs under, for its state.
+    pub(crate) applied: AppliedSandbox,
+    #[cfg(target_os = "linux")]
+    confinement: Option<linux::Confinement>,
+}
+
+impl Prepared {
+    /// Makes `cmd`'s child confine itself before `exec` (no-op when unconfined).
+    pub(crate) fn install(self, cmd: &mut tokio::process::Command) -> AppliedSandbox {
+        #[cfg(target_os = "linux")]
+        if let Some(confinement) = self.confinement {
+            syscalls::confine_child(cmd, confinement);
+        }
+        #[cfg(not(target_os = "linux"))]
+        let _ = cmd;
+        self.applied
+    }
+}
+
+/// Builds the sandbox of one command whose workspace is `workspace`.
+pub(crate) fn prepare(
+    policy: &SandboxPolicy,
+    options: &SandboxOptions,
+    workspace: &Path,
+) -> Result<Prepared> {
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    let Some(plan) = plan::plan(
+        policy,
+        options,
+        workspace,
+        home.as_deref(),
+        &std::env::temp_dir(),
+    )?
+    else {
+        return Ok(Prepared {
+            applied: AppliedSandbox::full_access(),
+            #[cfg(target_os = "linux")]
+            confinement: None,
+        });
+    };
+    let mut applied = AppliedSandbox {
+        policy: policy.name().to_owned(),
+        mechanism: String::new(),
+        landlock_abi: None,
+        network: plan.network,
+        writable_roots: plan.writable_roots.clone(),
+        read_only_paths: plan.read_only.clone(),
+        unconfined_reason: None,
+    };
+    let unavailable = |applied: AppliedSandbox, reason: String| -> Result<Prepared> {
+        match options.fallback {
+            SandboxFallback::Refuse => Err(Error::SandboxUnavailable {
+                policy: policy.name().to_owned(),
+                reason,
+            }),
+            SandboxFallback::Unconfined => Ok(Prepared {
+                applied: AppliedSandbox {
+                    mechanism: "unconfined".to_owned(),
+                    network: true,
+                    unconfined_reason: Some(reason),
+                    ..applied
+                },
+                #[cfg(target_os = "linux")]
+                confinement: None,
+            }),
+        }
+    };
+    let support = match (options.probe)() {
+        Ok(support) => support,
+        Err(reason) => return unavailable(applied, reason),
+    };
+    #[cfg(target_os = "linux")]
+    {
+        if !plan.network && !support.seccomp {
+            return unavailable(
+                applied,
+                "seccomp filters are not available in this kernel, so the network cannot be turned off"
+                    .to_owned(),
+            );
+        }
+        let confinement = linux::build(&plan, support)?;
+        applied.mechanism = linux::mechanism(&plan).to_owned();
+        applied.landlock_abi = Some(support.landlock_abi);
+        Ok(Prepared {
+            applied,
+            confinement: Some(confinement),
+        })
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = support;
+        applied.mechanism = String::new();
+        unavailable(
+            applied,
+            format!(
+                "no sandbox mechanism is implemented on {}",
+                std::env::consts::OS
+            ),
+        )
+    }
+}

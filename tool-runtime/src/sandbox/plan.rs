@@ -1,0 +1,317 @@
+//! Which paths get which rights: the policy turned into a list of rules.
+//!
+//! Landlock only adds rights (a rule on a directory covers everything
+//! beneath it); it cannot take a right away from a subtree. To keep
+//! `~/.ssh` unreadable while `/` is readable, or `.git` read-only while the
+//! workspace is writable, the plan *decomposes*: a directory that contains
+//! an excluded path gets no rule itself; each of its entries does instead,
+//! recursing only along the way to the excluded path. Symlinks are never
+//! given a rule (Landlock would attach it to their target, wherever that
+//! is); their targets are reachable through their own paths.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::sandbox::policy::{SandboxOptions, SandboxPolicy};
+
+/// Entries examined at most while decomposing, so a huge directory on the
+/// way to an excluded path cannot make a command's start unbounded.
+const MAX_ENTRIES: usize = 20_000;
+
+/// Device files every confined command may read and write.
+const DEVICES: [&str; 6] = [
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+    "/dev/tty",
+];
+
+/// The rules of one command's sandbox.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct Plan {
+    /// Paths (and what is beneath them) readable and executable.
+    pub(crate) read: Vec<PathBuf>,
+    /// Paths (and what is beneath them) with every right.
+    pub(crate) write: Vec<PathBuf>,
+    /// Device files readable and writable.
+    pub(crate) devices: Vec<PathBuf>,
+    /// The writable roots, canonical, for the report.
+    pub(crate) writable_roots: Vec<PathBuf>,
+    /// Protected entries found in the writable roots, for the report.
+    pub(crate) read_only: Vec<PathBuf>,
+    /// Whether the network stays allowed.
+    pub(crate) network: bool,
+}
+
+/// The plan for `policy` with `workspace` as the command's workspace,
+/// `home` for `~/` in secret paths and `temp` as the temp dir. `None` for
+/// full access.
+pub(crate) fn plan(
+    policy: &SandboxPolicy,
+    options: &SandboxOptions,
+    workspace: &Path,
+    home: Option<&Path>,
+    temp: &Path,
+) -> Result<Option<Plan>> {
+    let (roots, network) = match policy {
+        SandboxPolicy::FullAccess => return Ok(None),
+        SandboxPolicy::WorkspaceWrite {
+            writable_roots,
+            network,
+        } => {
+            let mut roots = vec![workspace.to_path_buf()];
+            for root in writable_roots {
+                if !root.is_absolute() {
+                    return Err(Error::SandboxSetup {
+                        path: root.clone(),
+                        message: "a writable root must be an absolute path".to_owned(),
+                    });
+                }
+                roots.push(root.clone());
+            }
+            roots.push(temp.to_path_buf());
+            (roots, *network)
+        }
+        SandboxPolicy::ReadOnly { network } => (Vec::new(), *network),
+    };
+    let secrets: Vec<PathBuf> = options
+        .expanded_secrets(home)
+        .iter()
+        .filter_map(|p| canonical(p))
+        .collect();
+    let mut writable_roots = Vec::new();
+    for root in &roots {
+        match canonical(root) {
+            Some(root) => push_unique(&mut writable_roots, root),
+            // The workspace must exist; a host root or temp dir that does not is skipped.
+            None if root == workspace => {
+                return Err(Error::SandboxSetup {
+                    path: root.clone(),
+                    message: "the workspace does not exist".to_owned(),
+                });
+            }
+            None => {}
+        }
+    }
+    let mut read_only = Vec::new();
+    for root in &writable_roots {
+        for name in &options.protected_names {
+            if name.is_empty() || name.contains('/') || name == "." || name == ".." {
+                return Err(Error::SandboxSetup {
+                    path: PathBuf::from(name),
+                    message: "a protected name must be one plain entry name".to_owned(),
+                });
+            }
+            let entry = root.join(name);
+            // symlink_metadata: a protected name that is a symlink is itself protected
+            // (it cannot be replaced), and its target is judged by its own path.
+            if entry.symlink_metadata().is_ok() {
+                push_unique(&mut read_only, entry);
+            }
+        }
+    }
+    let mut budget = MAX_ENTRIES;
+    let mut read = Vec::new();
+    decompose(Path::new("/"), &secrets, &mut read, &mut budget)?;
+    let mut write = Vec::new();
+    let mut excluded_from_write = secrets.clone();
+    excluded_from_write.extend(read_only.iter().cloned());
+    for root in &writable_roots {
+        decompose(root, &excluded_from_write, &mut write, &mut budget)?;
+    }
+    let devices = DEVICES
+        .iter()
+        .map(PathBuf::from)
+        .filter(|p| p.exists())
+        .collect();
+    Ok(Some(Plan {
+        read,
+        write,
+        devices,
+        writable_roots,
+        read_only,
+        network,
+    }))
+}
+
+/// Adds rules granting `root` and everything beneath it, except the
+/// `excluded` paths and what is beneath them.
+fn decompose(
+    root: &Path,
+    excluded: &[PathBuf],
+    out: &mut Vec<PathBuf>,
+    budget: &mut usize,
+) -> Result<()> {
+    if excluded.iter().any(|e| root.starts_with(e)) {
+        return Ok(());
+    }
+    if !excluded.iter().any(|e| e.starts_with(root)) {
+        push_unique(out, root.to_path_buf());
+        return Ok(());
+    }
+    let entries = std::fs::read_dir(root).map_err(|e| Error::SandboxSetup {
+        path: root.to_path_buf(),
+        message: format!("cannot list it to exclude a path beneath it: {e}"),
+    })?;
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::SandboxSetup {
+            path: root.to_path_buf(),
+            message: format!("cannot list it to exclude a path beneath it: {e}"),
+        })?;
+        *budget = budget.checked_sub(1).ok_or_else(|| Error::SandboxSetup {
+            path: root.to_path_buf(),
+            message: format!(
+                "more than {MAX_ENTRIES} entries lie on the way to the excluded paths; exclude fewer or narrower paths"
+            ),
+        })?;
+        let path = entry.path();
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_symlink() {
+            continue;
+        }
+        if kind.is_dir() {
+            decompose(&path, excluded, out, budget)?;
+        } else if !excluded.iter().any(|e| &path == e) {
+            push_unique(out, path);
+        }
+    }
+    Ok(())
+}
+
+fn canonical(path: &Path) -> Option<PathBuf> {
+    std::fs::canonicalize(path).ok()
+}
+
+fn push_unique(list: &mut Vec<PathBuf>, path: PathBuf) {
+    if !list.contains(&path) {
+        list.push(path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for d in ["ws/.git/hooks", "ws/src", "home/.ssh", "home/code"] {
+            std::fs::create_dir_all(dir.path().join(d)).unwrap();
+        }
+        std::fs::write(dir.path().join("ws/README.md"), "x").unwrap();
+        std::fs::write(dir.path().join("ws/.envrc"), "x").unwrap();
+        dir
+    }
+
+    #[test]
+    fn full_access_has_no_plan() {
+        let dir = tree();
+        let plan = plan(
+            &SandboxPolicy::FullAccess,
+            &SandboxOptions::default(),
+            dir.path(),
+            None,
+            dir.path(),
+        )
+        .unwrap();
+        assert!(plan.is_none());
+    }
+
+    #[test]
+    fn protected_entries_split_the_workspace_and_secrets_split_the_reads() {
+        let dir = tree();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let ws = root.join("ws");
+        let temp = root.join("home/code");
+        let options = SandboxOptions {
+            secret_paths: vec![PathBuf::from("~/.ssh")],
+            ..SandboxOptions::default()
+        };
+        let plan = plan(
+            &SandboxPolicy::workspace_write(),
+            &options,
+            &ws,
+            Some(&root.join("home")),
+            &temp,
+        )
+        .unwrap()
+        .unwrap();
+        assert!(plan.write.contains(&ws.join("src")));
+        assert!(plan.write.contains(&ws.join("README.md")));
+        assert!(plan.write.contains(&temp));
+        assert!(!plan.write.iter().any(|p| p.starts_with(ws.join(".git"))));
+        assert!(!plan.write.contains(&ws), "the workspace top holds .git");
+        assert_eq!(plan.read_only, vec![ws.join(".git"), ws.join(".envrc")]);
+        assert!(!plan.read.contains(&PathBuf::from("/")));
+        assert!(plan.read.contains(&root.join("home/code")));
+        assert!(
+            !plan
+                .read
+                .iter()
+                .any(|p| p.starts_with(root.join("home/.ssh")))
+        );
+    }
+
+    #[test]
+    fn a_workspace_without_protected_entries_is_one_rule() {
+        let dir = tree();
+        let ws = std::fs::canonicalize(dir.path().join("ws/src")).unwrap();
+        let options = SandboxOptions {
+            secret_paths: Vec::new(),
+            ..SandboxOptions::default()
+        };
+        let plan = plan(&SandboxPolicy::workspace_write(), &options, &ws, None, &ws)
+            .unwrap()
+            .unwrap();
+        assert_eq!(plan.write, vec![ws]);
+        assert_eq!(plan.read, vec![PathBuf::from("/")]);
+    }
+
+    #[test]
+    fn relative_roots_and_odd_protected_names_are_refused() {
+        let dir = tree();
+        let ws = dir.path().join("ws");
+        let err = plan(
+            &SandboxPolicy::workspace_write().with_writable_root("rel/dir"),
+            &SandboxOptions::default(),
+            &ws,
+            None,
+            dir.path(),
+        )
+        .unwrap_err();
+        assert_eq!(err.code(), "sandbox_setup_failed");
+        let options = SandboxOptions {
+            protected_names: vec!["a/b".into()],
+            ..SandboxOptions::default()
+        };
+        let err = plan(
+            &SandboxPolicy::workspace_write(),
+            &options,
+            &ws,
+            None,
+            dir.path(),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("a/b"), "{err}");
+    }
+
+    #[test]
+    fn read_only_has_no_writable_roots() {
+        let dir = tree();
+        let plan = plan(
+            &SandboxPolicy::read_only(),
+            &SandboxOptions::default(),
+            dir.path(),
+            None,
+            dir.path(),
+        )
+        .unwrap()
+        .unwrap();
+        assert!(plan.write.is_empty());
+        assert!(plan.writable_roots.is_empty());
+        assert!(plan.devices.contains(&PathBuf::from("/dev/null")));
+    }
+}

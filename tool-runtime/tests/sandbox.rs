@@ -1,0 +1,581 @@
+//! The OS sandbox on real processes: Landlock and seccomp refuse what the
+//! policy forbids, allow what it allows, and never touch the host.
+//!
+//! Every command here is a harmless write, read or connection inside
+//! directories the test creates (under cargo's target temp dir, which is not
+//! the system temp dir the policy leaves writable), or to a listener the
+//! test opens on 127.0.0.1.
+#![cfg(target_os = "linux")]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::io::{Read as _, Write as _};
+use std::net::{TcpListener, UdpSocket};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use common::{code, ctx, ok, state, write};
+use serde_json::Value;
+use tool_core::ToolOutput;
+use tool_runtime::{
+    ComputerRuntime, LocalComputer, LocalConfig, RunCommandParams, SandboxFallback, SandboxOptions,
+    SandboxPolicy, ShellConfig, probe_kernel,
+};
+
+/// Whether this kernel can run the tests; when it cannot, the tests say so
+/// and pass (the failure path is tested separately with a failing probe).
+fn supported() -> bool {
+    match probe_kernel() {
+        Ok(support) => {
+            assert!(support.landlock_abi >= 1);
+            true
+        }
+        Err(reason) => {
+            eprintln!("skipping: no sandbox on this kernel: {reason}");
+            false
+        }
+    }
+}
+
+/// A workspace and an "outside" directory, neither under the system temp dir.
+struct Dirs {
+    _base: tempfile::TempDir,
+    ws: PathBuf,
+    outside: PathBuf,
+}
+
+fn dirs() -> Dirs {
+    let base = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let root = std::fs::canonicalize(base.path()).unwrap();
+    let ws = root.join("ws");
+    let outside = root.join("outside");
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    assert!(!ws.starts_with(std::env::temp_dir()));
+    Dirs {
+        _base: base,
+        ws,
+        outside,
+    }
+}
+
+fn sandboxed(policy: SandboxPolicy) -> LocalComputer {
+    LocalComputer::new(LocalConfig::default().with_sandbox(policy))
+}
+
+async fn sh(c: &LocalComputer, dir: &Path, command: &str) -> ToolOutput {
+    c.run_command(RunCommandParams::new(command), &ctx(dir))
+        .await
+}
+
+fn exit_code(out: &ToolOutput) -> i64 {
+    ok(out)["exitCode"].as_i64().unwrap()
+}
+
+fn stderr(out: &ToolOutput) -> String {
+    ok(out)["stderr"].as_str().unwrap().to_owned()
+}
+
+fn assert_refused(out: &ToolOutput, what: &str) {
+    let s = ok(out);
+    assert_ne!(s["exitCode"], 0, "{what}: ran, content: {}", out.content);
+    assert!(
+        out.content
+            .contains("Hint: the workspace_write sandbox may have refused this")
+            || out
+                .content
+                .contains("Hint: the read_only sandbox may have refused this"),
+        "{what}: no hint in {}",
+        out.content
+    );
+}
+
+#[tokio::test]
+async fn writes_inside_the_workspace_work_and_the_state_names_the_sandbox() {
+    if !supported() {
+        return;
+    }
+    let d = dirs();
+    let c = sandboxed(SandboxPolicy::workspace_write());
+    let out = sh(
+        &c,
+        &d.ws,
+        "echo one > a.txt && mkdir -p sub/deep && echo two > sub/deep/b.txt && mv a.txt sub/ && rm sub/deep/b.txt && echo gone > /dev/null && cat sub/a.txt",
+    )
+    .await;
+    assert_eq!(exit_code(&out), 0, "{}", out.content);
+    assert_eq!(ok(&out)["stdout"], "one\n");
+    assert!(d.ws.join("sub/a.txt").exists());
+    let sandbox = &state(&out)["sandbox"];
+    assert_eq!(sandbox["policy"], "workspace_write");
+    assert_eq!(sandbox["mechanism"], "landlock+seccomp");
+    assert_eq!(sandbox["network"], false);
+    assert!(sandbox["landlockAbi"].as_u64().unwrap() >= 1);
+    assert!(
+        out.content
+            .contains("(sandbox: workspace_write via landlock+seccomp, network off)"),
+        "{}",
+        out.content
+    );
+    assert!(!out.content.contains("Hint:"), "{}", out.content);
+}
+
+#[tokio::test]
+async fn a_write_outside_the_workspace_is_refused_with_the_commands_own_error() {
+    if !supported() {
+        return;
+    }
+    let d = dirs();
+    let c = sandboxed(SandboxPolicy::workspace_write());
+    let target = d.outside.join("escaped.txt");
+    let out = sh(&c, &d.ws, &format!("echo bad > '{}'", target.display())).await;
+    assert_refused(&out, "write outside");
+    assert!(
+        stderr(&out).contains("Permission denied"),
+        "{}",
+        out.content
+    );
+    assert!(!target.exists());
+    // The hint names what is allowed and who can widen it.
+    assert!(out.content.contains(&d.ws.display().to_string()));
+    assert!(out.content.contains("Only the host can widen it"));
+}
+
+#[tokio::test]
+async fn git_and_code_execution_files_stay_read_only() {
+    if !supported() {
+        return;
+    }
+    let d = dirs();
+    write(&d.ws, ".git/config", "[core]\n");
+    write(&d.ws, ".git/hooks/README", "hooks\n");
+    write(&d.ws, ".envrc", "export A=1\n");
+    write(&d.ws, "src/main.rs", "fn main() {}\n");
+    write(&d.ws, "notes.md", "x\n");
+    let c = sandboxed(SandboxPolicy::workspace_write());
+    let attempts = [
+        ("append to .git/config", "echo '[alias]' >> .git/config"),
+        ("new hook", "echo 'echo hi' > .git/hooks/pre-commit"),
+        (
+            "symlinked hook",
+            "ln -s ../../src/main.rs .git/hooks/post-checkout",
+        ),
+        ("remove .git/config", "rm .git/config"),
+        ("rename .git", "mv .git .git-old"),
+        (
+            "move a file over a hook",
+            "mv src/main.rs .git/hooks/pre-push",
+        ),
+        ("edit .envrc", "echo 'export B=2' >> .envrc"),
+    ];
+    for (what, command) in attempts {
+        let out = sh(&c, &d.ws, command).await;
+        assert_refused(&out, what);
+    }
+    assert_eq!(
+        std::fs::read_to_string(d.ws.join(".git/config")).unwrap(),
+        "[core]\n"
+    );
+    assert!(!d.ws.join(".git/hooks/pre-commit").exists());
+    assert!(
+        d.ws.join(".git/hooks/post-checkout")
+            .symlink_metadata()
+            .is_err()
+    );
+    assert!(d.ws.join("src/main.rs").exists());
+    assert_eq!(
+        std::fs::read_to_string(d.ws.join(".envrc")).unwrap(),
+        "export A=1\n"
+    );
+    // Reading them, and writing the rest of the workspace, still works.
+    let out = sh(
+        &c,
+        &d.ws,
+        "cat .git/config && echo '// more' >> src/main.rs && echo y >> notes.md && mkdir src/new && echo z > src/new/f",
+    )
+    .await;
+    assert_eq!(exit_code(&out), 0, "{}", out.content);
+    let sandbox = &state(&out)["sandbox"];
+    let read_only: Vec<&str> = sandbox["readOnlyPaths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert!(read_only.contains(&d.ws.join(".git").to_str().unwrap()));
+    // Documented limit: a top directory holding protected entries takes no new entries.
+    let out = sh(&c, &d.ws, "echo x > new-at-top.txt").await;
+    assert_refused(&out, "new entry at the top");
+}
+
+#[tokio::test]
+async fn a_symlink_pointing_outside_does_not_open_the_outside() {
+    if !supported() {
+        return;
+    }
+    let d = dirs();
+    std::os::unix::fs::symlink(&d.outside, d.ws.join("link")).unwrap();
+    let c = sandboxed(SandboxPolicy::workspace_write());
+    let out = sh(&c, &d.ws, "echo bad > link/through-symlink.txt").await;
+    assert_refused(&out, "write through a symlink");
+    assert!(!d.outside.join("through-symlink.txt").exists());
+}
+
+#[tokio::test]
+async fn a_grandchild_process_inherits_the_sandbox() {
+    if !supported() {
+        return;
+    }
+    let d = dirs();
+    let target = d.outside.join("grandchild.txt");
+    let c = sandboxed(SandboxPolicy::workspace_write());
+    let command = format!(
+        "sh -c \"sh -c 'echo bad > {}' && echo wrote\"; (sh -c 'echo bad > {}') & wait",
+        target.display(),
+        target.display()
+    );
+    let out = sh(&c, &d.ws, &command).await;
+    assert!(!ok(&out)["stdout"].as_str().unwrap().contains("wrote"));
+    assert!(
+        stderr(&out).contains("Permission denied"),
+        "{}",
+        out.content
+    );
+    assert!(!target.exists());
+}
+
+#[tokio::test]
+async fn mv_in_and_out_of_the_workspace_is_refused() {
+    if !supported() {
+        return;
+    }
+    let d = dirs();
+    write(&d.ws, "mine.txt", "mine\n");
+    write(&d.outside, "theirs.txt", "theirs\n");
+    let c = sandboxed(SandboxPolicy::workspace_write());
+    let out = sh(
+        &c,
+        &d.ws,
+        &format!("mv mine.txt '{}'", d.outside.join("moved.txt").display()),
+    )
+    .await;
+    assert_refused(&out, "mv out");
+    assert!(!d.outside.join("moved.txt").exists());
+    assert!(d.ws.join("mine.txt").exists());
+    let out = sh(
+        &c,
+        &d.ws,
+        &format!("mv '{}' stolen.txt", d.outside.join("theirs.txt").display()),
+    )
+    .await;
+    assert_refused(&out, "mv in");
+    assert!(d.outside.join("theirs.txt").exists(), "{}", out.content);
+}
+
+#[tokio::test]
+async fn a_hard_link_to_an_outside_file_is_refused() {
+    if !supported() {
+        return;
+    }
+    let d = dirs();
+    write(&d.outside, "target.txt", "original\n");
+    let c = sandboxed(SandboxPolicy::workspace_write());
+    let out = sh(
+        &c,
+        &d.ws,
+        &format!(
+            "ln '{}' hard.txt && echo changed > hard.txt",
+            d.outside.join("target.txt").display()
+        ),
+    )
+    .await;
+    assert_refused(&out, "hard link");
+    assert!(stderr(&out).contains("cross-device"), "{}", out.content);
+    assert!(!d.ws.join("hard.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(d.outside.join("target.txt")).unwrap(),
+        "original\n"
+    );
+}
+
+#[tokio::test]
+async fn secret_locations_are_unreadable_and_the_rest_readable() {
+    if !supported() {
+        return;
+    }
+    let d = dirs();
+    write(&d.outside, "secrets/key", "s3cret\n");
+    write(&d.outside, "public.txt", "hello\n");
+    let options = SandboxOptions {
+        secret_paths: vec![d.outside.join("secrets")],
+        ..SandboxOptions::default()
+    };
+    let c = LocalComputer::new(LocalConfig {
+        shell: ShellConfig {
+            sandbox: SandboxPolicy::read_only(),
+            sandbox_options: options,
+            ..ShellConfig::default()
+        },
+        ..LocalConfig::default()
+    });
+    let out = sh(
+        &c,
+        &d.ws,
+        &format!("cat '{}'", d.outside.join("public.txt").display()),
+    )
+    .await;
+    assert_eq!(exit_code(&out), 0, "{}", out.content);
+    assert_eq!(ok(&out)["stdout"], "hello\n");
+    let out = sh(
+        &c,
+        &d.ws,
+        &format!("cat '{}'", d.outside.join("secrets/key").display()),
+    )
+    .await;
+    assert_refused(&out, "read a secret");
+    assert!(!ok(&out)["stdout"].as_str().unwrap().contains("s3cret"));
+    // read_only: nothing is writable, not even the workspace.
+    let out = sh(&c, &d.ws, "echo x > inside.txt").await;
+    assert_refused(&out, "write under read_only");
+    assert!(!d.ws.join("inside.txt").exists());
+}
+
+/// Accepts one TCP connection within `wait`, answering a minimal HTTP reply.
+fn accept_one(listener: TcpListener, wait: Duration) -> std::thread::JoinHandle<bool> {
+    listener.set_nonblocking(true).unwrap();
+    std::thread::spawn(move || {
+        let deadline = std::time::Instant::now() + wait;
+        while std::time::Instant::now() < deadline {
+            if let Ok((mut stream, _)) = listener.accept() {
+                stream.set_nonblocking(false).unwrap();
+                stream
+                    .set_read_timeout(Some(Duration::from_millis(500)))
+                    .unwrap();
+                let mut buf = [0u8; 512];
+                let _ = stream.read(&mut buf);
+                let _ = stream.write_all(b"HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok");
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        false
+    })
+}
+
+fn has(program: &str) -> bool {
+    std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("command -v {program}"))
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
+}
+
+/// The client: curl when installed, else bash's /dev/tcp.
+fn connect_command(port: u16) -> String {
+    if has("curl") {
+        format!("curl -sS --max-time 5 http://127.0.0.1:{port}/")
+    } else {
+        format!("bash -c 'exec 3<>/dev/tcp/127.0.0.1/{port} && echo ok'")
+    }
+}
+
+#[tokio::test]
+async fn loopback_connections_are_refused_with_network_off_and_work_with_it_on() {
+    if !supported() {
+        return;
+    }
+    let d = dirs();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let accepted = accept_one(listener, Duration::from_secs(3));
+    let off = sandboxed(SandboxPolicy::workspace_write());
+    let out = sh(&off, &d.ws, &connect_command(port)).await;
+    assert_refused(&out, "tcp with network off");
+    assert!(out.content.contains("network is off"), "{}", out.content);
+    assert!(!accepted.join().unwrap(), "the listener saw a connection");
+
+    // UDP and a raw-ish socket from Python, when available, are refused too.
+    if has("python3") {
+        let udp = UdpSocket::bind("127.0.0.1:0").unwrap();
+        udp.set_read_timeout(Some(Duration::from_millis(300)))
+            .unwrap();
+        let udp_port = udp.local_addr().unwrap().port();
+        let out = sh(
+            &off,
+            &d.ws,
+            &format!(
+                "python3 -c \"import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.sendto(b'x', ('127.0.0.1', {udp_port}))\""
+            ),
+        )
+        .await;
+        assert_refused(&out, "udp with network off");
+        assert!(
+            stderr(&out).contains("Operation not permitted"),
+            "{}",
+            out.content
+        );
+        let mut buf = [0u8; 8];
+        assert!(udp.recv_from(&mut buf).is_err(), "a datagram arrived");
+    }
+
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let accepted = accept_one(listener, Duration::from_secs(10));
+    let on = sandboxed(SandboxPolicy::workspace_write().with_network(true));
+    let out = sh(&on, &d.ws, &connect_command(port)).await;
+    assert_eq!(exit_code(&out), 0, "{}", out.content);
+    assert_eq!(state(&out)["sandbox"]["mechanism"], "landlock");
+    assert!(accepted.join().unwrap(), "no connection arrived");
+    // Writes stay confined with the network on.
+    let out = sh(
+        &on,
+        &d.ws,
+        &format!("echo x > '{}'", d.outside.join("f").display()),
+    )
+    .await;
+    assert_refused(&out, "write outside with network on");
+}
+
+#[tokio::test]
+async fn the_host_process_is_unaffected_by_a_sandboxed_run() {
+    if !supported() {
+        return;
+    }
+    let d = dirs();
+    let c = sandboxed(SandboxPolicy::workspace_write());
+    let out = sh(&c, &d.ws, "echo inside > f.txt").await;
+    assert_eq!(exit_code(&out), 0, "{}", out.content);
+    // The sandboxed command cannot even signal the host (Landlock ABI 6+).
+    let abi = probe_kernel().unwrap().landlock_abi;
+    if abi >= 6 {
+        let out = sh(&c, &d.ws, &format!("kill -0 {}", std::process::id())).await;
+        assert_ne!(exit_code(&out), 0, "{}", out.content);
+    }
+    // The host still writes anywhere and still opens connections.
+    std::fs::write(d.outside.join("host.txt"), "host\n").unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let accepted = accept_one(listener, Duration::from_secs(3));
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream.write_all(b"GET / HTTP/1.0\r\n\r\n").unwrap();
+    assert!(accepted.join().unwrap());
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = |key: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(key))
+            .unwrap()
+            .split_whitespace()
+            .nth(1)
+            .unwrap()
+            .to_owned()
+    };
+    assert_eq!(line("NoNewPrivs:"), "0");
+    assert_eq!(line("Seccomp:"), "0");
+    // A full-access computer in the same process still writes outside.
+    let full = LocalComputer::new(LocalConfig::default());
+    let target = d.outside.join("full.txt");
+    let out = sh(&full, &d.ws, &format!("echo ok > '{}'", target.display())).await;
+    assert_eq!(exit_code(&out), 0, "{}", out.content);
+    assert!(target.exists());
+    assert_eq!(state(&out)["sandbox"]["policy"], "full_access");
+    assert!(!out.content.contains("sandbox"), "{}", out.content);
+}
+
+fn no_landlock() -> Result<tool_runtime::KernelSupport, String> {
+    Err("this kernel has no Landlock (simulated)".to_owned())
+}
+
+fn without_landlock(fallback: SandboxFallback) -> LocalComputer {
+    LocalComputer::new(LocalConfig {
+        shell: ShellConfig {
+            sandbox: SandboxPolicy::workspace_write(),
+            sandbox_options: SandboxOptions {
+                probe: no_landlock,
+                fallback,
+                ..SandboxOptions::default()
+            },
+            ..ShellConfig::default()
+        },
+        ..LocalConfig::default()
+    })
+}
+
+#[tokio::test]
+async fn a_kernel_without_landlock_gives_the_named_failure_and_runs_nothing() {
+    let d = dirs();
+    let c = without_landlock(SandboxFallback::Refuse);
+    let out = sh(&c, &d.ws, "echo ran > marker.txt").await;
+    assert_eq!(code(&out), "sandbox_unavailable");
+    assert!(out.content.contains("simulated"), "{}", out.content);
+    let details: &Value = out.error.as_ref().unwrap().details.as_ref().unwrap();
+    assert_eq!(details["policy"], "workspace_write");
+    assert!(!d.ws.join("marker.txt").exists());
+}
+
+#[tokio::test]
+async fn a_host_that_allows_unconfined_runs_says_so_in_the_output() {
+    let d = dirs();
+    let c = without_landlock(SandboxFallback::Unconfined);
+    let out = sh(&c, &d.ws, "echo ran > marker.txt").await;
+    assert_eq!(exit_code(&out), 0, "{}", out.content);
+    assert!(d.ws.join("marker.txt").exists());
+    let sandbox = &state(&out)["sandbox"];
+    assert_eq!(sandbox["mechanism"], "unconfined");
+    assert!(
+        sandbox["unconfinedReason"]
+            .as_str()
+            .unwrap()
+            .contains("simulated")
+    );
+    assert!(out.content.contains("NOT enforced"), "{}", out.content);
+}
+
+#[tokio::test]
+async fn a_missing_writable_root_is_skipped_and_a_relative_one_refused() {
+    if !supported() {
+        return;
+    }
+    let d = dirs();
+    let c = sandboxed(SandboxPolicy::workspace_write().with_writable_root(d.outside.join("nope")));
+    let out = sh(&c, &d.ws, "echo x > f").await;
+    assert_eq!(exit_code(&out), 0, "{}", out.content);
+    let c = sandboxed(SandboxPolicy::workspace_write().with_writable_root("relative/dir"));
+    let out = sh(&c, &d.ws, "echo x > g").await;
+    assert_eq!(code(&out), "sandbox_setup_failed");
+    assert!(!d.ws.join("g").exists());
+    // A host-added root is writable.
+    let extra = d.outside.join("cache");
+    std::fs::create_dir_all(&extra).unwrap();
+    let c = sandboxed(SandboxPolicy::workspace_write().with_writable_root(&extra));
+    let out = sh(
+        &c,
+        &d.ws,
+        &format!("echo x > '{}'", extra.join("f").display()),
+    )
+    .await;
+    assert_eq!(exit_code(&out), 0, "{}", out.content);
+    assert!(extra.join("f").exists());
+}
+
+#[test]
+fn policies_round_trip_through_serde() {
+    let policy = SandboxPolicy::workspace_write()
+        .with_writable_root("/srv/cache")
+        .with_network(true);
+    let json = serde_json::to_value(&policy).unwrap();
+    assert_eq!(
+        json,
+        serde_json::json!({"mode": "workspace_write", "writable_roots": ["/srv/cache"], "network": true})
+    );
+    assert_eq!(
+        serde_json::from_value::<SandboxPolicy>(json).unwrap(),
+        policy
+    );
+    let read_only: SandboxPolicy = serde_json::from_str(r#"{"mode": "read_only"}"#).unwrap();
+    assert_eq!(read_only, SandboxPolicy::read_only());
+    let bad = serde_json::from_str::<SandboxPolicy>(r#"{"mode": "jail"}"#).unwrap_err();
+    assert!(bad.to_string().contains("jail"), "{bad}");
+}
