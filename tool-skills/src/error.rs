@@ -1,0 +1,84 @@
+//! The crate's error type.
+
+use std::path::PathBuf;
+
+use crate::finding::Finding;
+
+/// What can go wrong in this crate's host-facing APIs (the registry and the
+/// maintenance functions). Problems of a model's call become failed
+/// `ToolOutput`s with their own codes instead.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A file or folder could not be read or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The path involved.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A skill failed validation; nothing was written.
+    #[error("{file}: the skill is not valid: {}", summary(findings))]
+    Invalid {
+        /// The file (or would-be file) checked.
+        file: String,
+        /// The error findings.
+        findings: Vec<Finding>,
+    },
+    /// No skill has this name.
+    #[error("no skill is named {name:?}")]
+    UnknownSkill {
+        /// The name asked for.
+        name: String,
+    },
+    /// The target already exists.
+    #[error("{} already exists", path.display())]
+    AlreadyExists {
+        /// The existing path.
+        path: PathBuf,
+    },
+    /// The path is not a skill folder this crate may change (no `SKILL.md`,
+    /// a symbolic link, or outside the folder it was asked to work in).
+    #[error("{}: {reason}", path.display())]
+    NotASkill {
+        /// The path.
+        path: PathBuf,
+        /// Why it does not qualify.
+        reason: String,
+    },
+}
+
+fn summary(findings: &[Finding]) -> String {
+    findings
+        .iter()
+        .map(|f| format!("{} ({})", f.code, f.message))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+impl Error {
+    /// Whether this is an I/O failure.
+    pub fn is_io(&self) -> bool {
+        matches!(self, Self::Io { .. })
+    }
+
+    /// The findings of an [`Error::Invalid`], empty otherwise.
+    pub fn findings(&self) -> &[Finding] {
+        match self {
+            Self::Invalid { findings, .. } => findings,
+            _ => &[],
+        }
+    }
+
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Self::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}
+
+/// The crate's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,235 @@
+//! Skill sources (folders on disk, builtin lists) and loading one source.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::Read;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::discovery::{DiscoveryOptions, FoundSkill, discover};
+use crate::finding::{Finding, FindingCode, Severity};
+use crate::frontmatter::ParseLimits;
+use crate::skill::{BuiltinSkill, Origin, Skill, digest};
+use crate::validate::{ParseOptions, SkillDocument, ValidationMode, parse_skill_md};
+
+/// Where skills come from; a registry holds several in precedence order.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct SkillSource {
+    /// A short label shown in provenance (`project`, `user`, `builtin`…).
+    pub label: String,
+    /// What the source is.
+    pub kind: SourceKind,
+}
+
+/// The kinds of source.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum SourceKind {
+    /// A folder of skill folders (or one skill folder).
+    Dir(PathBuf),
+    /// Skills compiled into the host.
+    Builtin(Vec<BuiltinSkill>),
+}
+
+impl SkillSource {
+    /// A folder source.
+    pub fn dir(label: impl Into<String>, path: impl Into<PathBuf>) -> Self {
+        Self {
+            label: label.into(),
+            kind: SourceKind::Dir(path.into()),
+        }
+    }
+
+    /// A builtin source.
+    pub fn builtin(
+        label: impl Into<String>,
+        skills: impl IntoIterator<Item = BuiltinSkill>,
+    ) -> Self {
+        Self {
+            label: label.into(),
+            kind: SourceKind::Builtin(skills.into_iter().collect()),
+        }
+    }
+}
+
+/// How a registry loads its sources.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct LoadOptions {
+    /// Strict or lenient validation (default lenient).
+    pub mode: ValidationMode,
+    /// Size caps for `SKILL.md`.
+    pub limits: ParseLimits,
+    /// Discovery bounds and policies.
+    pub discovery: DiscoveryOptions,
+}
+
+impl LoadOptions {
+    /// Options in `mode`, other settings at their defaults.
+    pub fn new(mode: ValidationMode) -> Self {
+        Self {
+            mode,
+            ..Self::default()
+        }
+    }
+}
+
+/// What one source loaded, plus every finding.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Loaded {
+    pub skills: Vec<Skill>,
+    pub findings: Vec<Finding>,
+}
+
+/// Loads one source; within it, the first skill of a name (in sorted order) wins.
+pub(crate) fn load_source(source: &SkillSource, options: &LoadOptions) -> Loaded {
+    let mut loaded = match &source.kind {
+        SourceKind::Dir(root) => {
+            let (found, mut findings) = discover(root, &options.discovery);
+            let mut skills = Vec::with_capacity(found.len());
+            for skill in found {
+                match load_found(&skill, &source.label, options) {
+                    Ok((skill, more)) => {
+                        findings.extend(more);
+                        if let Some(skill) = skill {
+                            skills.push(skill);
+                        }
+                    }
+                    Err(finding) => findings.push(finding),
+                }
+            }
+            Loaded { skills, findings }
+        }
+        SourceKind::Builtin(list) => {
+            let mut loaded = Loaded::default();
+            for builtin in list {
+                let (skill, findings) = load_builtin(builtin, &source.label, options.mode);
+                loaded.findings.extend(findings);
+                loaded.skills.extend(skill);
+            }
+            loaded
+        }
+    };
+    let mut seen: BTreeMap<String, String> = BTreeMap::new();
+    let mut kept = Vec::with_capacity(loaded.skills.len());
+    for skill in loaded.skills {
+        if let Some(first) = seen.get(skill.name()) {
+            loaded.findings.push(Finding::new(
+                FindingCode::DuplicateSkill,
+                Severity::Warning,
+                skill.file(),
+                None,
+                format!(
+                    "source `{}` already has a skill named {:?} ({first}); this one is not used",
+                    source.label,
+                    skill.name()
+                ),
+            ));
+        } else {
+            seen.insert(skill.name().to_owned(), skill.file());
+            kept.push(skill);
+        }
+    }
+    loaded.skills = kept;
+    loaded
+}
+
+fn load_found(
+    found: &FoundSkill,
+    label: &str,
+    options: &LoadOptions,
+) -> Result<(Option<Skill>, Vec<Finding>), Finding> {
+    let file_text = found.file.display().to_string();
+    let io = |error: std::io::Error| {
+        Finding::new(
+            FindingCode::IoError,
+            Severity::Error,
+            file_text.clone(),
+            None,
+            format!("cannot read the file: {error}"),
+        )
+    };
+    let cap = options.limits.max_file_bytes;
+    let handle = fs::File::open(&found.file).map_err(io)?;
+    let len = handle.metadata().map_err(io)?.len();
+    if len > cap as u64 {
+        return Err(Finding::new(
+            FindingCode::FileTooLarge,
+            Severity::Error,
+            file_text,
+            None,
+            format!("the file is {len} bytes, over the {cap}-byte cap; it was not read"),
+        ));
+    }
+    let mut bytes = Vec::with_capacity(len as usize);
+    handle
+        .take(cap as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    let text = match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(error) => {
+            let offset = error.utf8_error().valid_up_to();
+            let line = error.as_bytes()[..offset]
+                .iter()
+                .filter(|b| **b == b'\n')
+                .count()
+                + 1;
+            return Err(Finding::new(
+                FindingCode::InvalidUtf8,
+                Severity::Error,
+                file_text,
+                Some(line),
+                format!("the file is not UTF-8 (first bad byte at offset {offset})"),
+            ));
+        }
+    };
+    let parse = ParseOptions::new(file_text, options.mode)
+        .folder(found.folder_name.clone())
+        .limits(options.limits);
+    let parsed = parse_skill_md(&text, &parse);
+    let skill = parsed.document.map(|document| Skill {
+        digest: digest(&[text.as_bytes(), found.dir.as_os_str().as_encoded_bytes()]),
+        document,
+        source: label.to_owned(),
+        origin: Origin::Disk {
+            dir: found.dir.clone(),
+            file: found.file.clone(),
+        },
+    });
+    Ok((skill, parsed.findings))
+}
+
+/// Checks a builtin skill the way a `SKILL.md` is checked (no folder rule).
+pub(crate) fn load_builtin(
+    builtin: &BuiltinSkill,
+    label: &str,
+    mode: ValidationMode,
+) -> (Option<Skill>, Vec<Finding>) {
+    let file = format!("builtin:{}", builtin.identifier);
+    let yaml = yaml_serde::to_string(&BTreeMap::from([
+        ("name", builtin.name.as_str()),
+        ("description", builtin.description.as_str()),
+    ]))
+    .unwrap_or_default();
+    let text = format!("---\n{yaml}---\n{}", builtin.content);
+    let parsed = parse_skill_md(&text, &ParseOptions::new(file, mode));
+    let skill = parsed.document.map(|document: SkillDocument| {
+        let mut parts: Vec<&[u8]> = vec![text.as_bytes()];
+        for (path, bytes) in &builtin.resources {
+            parts.push(path.as_bytes());
+            parts.push(bytes);
+        }
+        Skill {
+            digest: digest(&parts),
+            document,
+            source: label.to_owned(),
+            origin: Origin::Builtin {
+                identifier: builtin.identifier.clone(),
+                resources: Arc::new(builtin.resources.clone()),
+            },
+        }
+    });
+    (skill, parsed.findings)
+}

@@ -1,0 +1,528 @@
+//! The builtin `skills` tool: `activateSkill`, `readReference` (and
+//! `runScript` with the `scripts` feature and a computer).
+
+use std::borrow::Cow;
+use std::sync::{Arc, Mutex, RwLock};
+
+use async_trait::async_trait;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tool_core::{
+    ApiDefinition, ErrorCode, RenderDisplayControl, Tool, ToolContext, ToolError, ToolManifest,
+    ToolOutput, deserialize_args,
+};
+
+use crate::catalog::{CatalogFormat, CatalogOptions, xml_escape};
+use crate::reference::{
+    RefError, ReferenceLimits, Resolved, is_binary, list_disk, media_type, read_capped,
+    resolve_disk, resolve_memory,
+};
+use crate::registry::{Lookup, SkillRegistry};
+use crate::skill::{Origin, Skill};
+
+/// The tool's identifier.
+pub const SKILLS_IDENTIFIER: &str = "skills";
+
+/// A registry shared between the host (reload, enable, maintenance) and the tool.
+pub type SharedSkills = Arc<RwLock<SkillRegistry>>;
+
+/// Error codes of the `skills` tool's failed outputs.
+pub mod codes {
+    use tool_core::ErrorCode;
+
+    /// No enabled skill has that name (details: `close`, `available`).
+    pub const SKILL_NOT_FOUND: ErrorCode = ErrorCode::from_static("skill_not_found");
+    /// The name matches several skills ignoring case (details: `candidates`).
+    pub const AMBIGUOUS_SKILL: ErrorCode = ErrorCode::from_static("ambiguous_skill");
+    /// The path is absolute, climbs out, is encoded to hide either, or
+    /// leads out of the skill folder through a link.
+    pub const PATH_NOT_ALLOWED: ErrorCode = ErrorCode::from_static("path_not_allowed");
+    /// No file matches (details: `files`, the skill's files).
+    pub const REFERENCE_NOT_FOUND: ErrorCode = ErrorCode::from_static("reference_not_found");
+    /// Several files match (details: `candidates`).
+    pub const AMBIGUOUS_REFERENCE: ErrorCode = ErrorCode::from_static("ambiguous_reference");
+    /// The path is a folder or a special file.
+    pub const NOT_A_FILE: ErrorCode = ErrorCode::from_static("not_a_file");
+    /// The file is larger than the cap (details: `bytes`, `limit`).
+    pub const REFERENCE_TOO_LARGE: ErrorCode = ErrorCode::from_static("reference_too_large");
+    /// The file exists but could not be read.
+    pub const READ_FAILED: ErrorCode = ErrorCode::from_static("read_failed");
+    /// `runScript` was given something outside the skill's `scripts/`.
+    pub const NOT_A_SCRIPT: ErrorCode = ErrorCode::from_static("not_a_script");
+}
+
+/// Settings of the `skills` tool.
+///
+/// Defaults: an XML catalog of at most 12 000 characters in the system
+/// role, references up to 256 KiB, 50 files listed per activation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SkillsToolConfig {
+    /// The catalog carried in the tool's `systemRole`.
+    pub catalog: CatalogOptions,
+    /// Caps of `readReference` and of file listings.
+    pub references: ReferenceLimits,
+}
+
+impl Default for SkillsToolConfig {
+    fn default() -> Self {
+        Self {
+            catalog: CatalogOptions::new(CatalogFormat::Xml, Some(12_000)),
+            references: ReferenceLimits::default(),
+        }
+    }
+}
+
+/// The builtin `skills` tool over a shared [`SkillRegistry`].
+///
+/// Offered only while at least one skill is enabled. Its `systemRole`
+/// carries the catalog; `activateSkill`'s `name` is an enum of the enabled
+/// names, refreshed whenever the registry changes.
+pub struct SkillsTool {
+    skills: SharedSkills,
+    config: SkillsToolConfig,
+    manifest: ToolManifest,
+    cache: Mutex<Option<(u64, ToolManifest)>>,
+    #[cfg(feature = "scripts")]
+    computer: Option<Arc<dyn tool_runtime::ComputerRuntime>>,
+}
+
+impl std::fmt::Debug for SkillsTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SkillsTool")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+#[derive(Deserialize)]
+struct ActivateArgs {
+    name: String,
+}
+
+#[derive(Deserialize)]
+struct ReadArgs {
+    skill: String,
+    path: String,
+}
+
+const ACTIVATE: &str = "activateSkill";
+const READ: &str = "readReference";
+#[cfg(feature = "scripts")]
+pub(crate) const RUN: &str = "runScript";
+
+impl SkillsTool {
+    /// A tool over `registry` with the default settings.
+    pub fn new(registry: SkillRegistry) -> Self {
+        Self::shared(Arc::new(RwLock::new(registry)), SkillsToolConfig::default())
+    }
+
+    /// A tool over a registry the host keeps a handle to.
+    pub fn shared(skills: SharedSkills, config: SkillsToolConfig) -> Self {
+        let mut tool = Self {
+            skills,
+            config,
+            manifest: ToolManifest::new(SKILLS_IDENTIFIER),
+            cache: Mutex::new(None),
+            #[cfg(feature = "scripts")]
+            computer: None,
+        };
+        tool.manifest = tool.build_manifest(None);
+        tool
+    }
+
+    /// Offers `runScript` over skills' `scripts/` folders, run on `computer`
+    /// (always with `humanIntervention: required`).
+    #[cfg(feature = "scripts")]
+    pub fn with_computer(mut self, computer: Arc<dyn tool_runtime::ComputerRuntime>) -> Self {
+        self.computer = Some(computer);
+        self.manifest = self.build_manifest(None);
+        if let Ok(mut cache) = self.cache.lock() {
+            *cache = None;
+        }
+        self
+    }
+
+    /// The shared registry.
+    pub fn registry(&self) -> &SharedSkills {
+        &self.skills
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &SkillsToolConfig {
+        &self.config
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, SkillRegistry> {
+        self.skills
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The system-role text: how to use skills, then the catalog. `None`
+    /// when no skill is enabled.
+    pub fn system_role(&self) -> Option<String> {
+        let registry = self.read();
+        system_role_of(&registry, &self.config)
+    }
+
+    fn build_manifest(&self, registry: Option<&SkillRegistry>) -> ToolManifest {
+        let (names, role) = match registry {
+            Some(r) => (
+                Some(r.enabled().map(|s| s.name().to_owned()).collect::<Vec<_>>()),
+                system_role_of(r, &self.config),
+            ),
+            None => (None, None),
+        };
+        let mut name_schema = json!({"type": "string", "description": "The skill's name, as listed in <available_skills>."});
+        if let Some(names) = names {
+            name_schema["enum"] = json!(names);
+        }
+        let mut manifest = ToolManifest::new(SKILLS_IDENTIFIER);
+        manifest.meta.title = Some("Skills".into());
+        manifest.meta.description =
+            Some("Loads skill instructions and the files they refer to, on demand.".into());
+        manifest.kind = Some("builtin".into());
+        manifest.system_role = role;
+        manifest.api.push(
+            ApiDefinition::new(
+                ACTIVATE,
+                "Activates a skill by name: returns its instructions (to follow from now on), its folder and a list of its files. On a wrong name, returns the close matches and the available names.",
+            )
+            .with_parameters(json!({
+                "type": "object",
+                "properties": {"name": name_schema},
+                "required": ["name"],
+                "additionalProperties": false,
+            }))
+            .with_display_control(RenderDisplayControl::Collapsed),
+        );
+        manifest.api.push(
+            ApiDefinition::new(
+                READ,
+                "Reads one file of a skill (e.g. references/guide.md), by a path relative to the skill folder. Case and a missing .md are forgiven; a bare file name works when it is unique. Binary files are described, not shown.",
+            )
+            .with_parameters(json!({
+                "type": "object",
+                "properties": {
+                    "skill": {"type": "string", "description": "The skill's name."},
+                    "path": {"type": "string", "description": "Path relative to the skill folder, e.g. references/forms.md."},
+                },
+                "required": ["skill", "path"],
+                "additionalProperties": false,
+            })),
+        );
+        #[cfg(feature = "scripts")]
+        if self.computer.is_some() {
+            manifest.api.push(crate::scripts::api_definition());
+        }
+        manifest
+    }
+
+    /// Activates a skill as a model's call would (host-side use, e.g. a
+    /// slash command). Lookup: exact, then ignoring case when unambiguous.
+    pub fn activate(&self, name: &str) -> ToolOutput {
+        let registry = self.read();
+        let skill = match find_skill(&registry, name) {
+            Ok(found) => found,
+            Err(output) => return *output,
+        };
+        let (skill, matched) = skill;
+        let (files, truncated, total_hint) = files_of(&skill, &self.config.references);
+        let mut text = format!(
+            "<skill_content name=\"{}\" source=\"{}\">\n{}\n\nSkill folder: {}\nRelative paths in this skill are relative to that folder; open them with readReference.\n",
+            xml_escape(skill.name()),
+            xml_escape(&skill.source),
+            skill.body(),
+            skill.location(),
+        );
+        if !files.is_empty() {
+            text.push_str("\n<skill_resources>\n");
+            for file in &files {
+                text.push_str(&format!("  <file>{}</file>\n", xml_escape(file)));
+            }
+            if truncated {
+                text.push_str(&format!(
+                    "  <!-- list cut at {} files{total_hint} -->\n",
+                    files.len()
+                ));
+            }
+            text.push_str("</skill_resources>\n");
+        }
+        text.push_str("</skill_content>");
+        let mut state = skill.provenance(None).to_json();
+        state["matched"] = json!(matched);
+        state["description"] = json!(skill.description());
+        state["files"] = json!(files);
+        state["filesTruncated"] = json!(truncated);
+        state["frontmatter"] = serde_json::to_value(skill.frontmatter()).unwrap_or(Value::Null);
+        ToolOutput::with_state(text, state)
+    }
+
+    /// Reads one file of a skill as a model's call would.
+    pub fn read_reference(&self, skill_name: &str, path: &str) -> ToolOutput {
+        let registry = self.read();
+        let (skill, _) = match find_skill(&registry, skill_name) {
+            Ok(found) => found,
+            Err(output) => return *output,
+        };
+        let limits = &self.config.references;
+        let mut state = skill.provenance(None).to_json();
+        state["requested"] = json!(path);
+        let resolved = match &skill.origin {
+            Origin::Disk { dir, .. } => resolve_disk(dir, path, limits),
+            Origin::Builtin { resources, .. } => resolve_memory(resources, path),
+        };
+        let resolved = match resolved {
+            Ok(resolved) => resolved,
+            Err(error) => return ref_failure(&skill, path, error, limits, state),
+        };
+        let bytes = match read_resolved(&skill, &resolved, limits.max_bytes) {
+            Ok(Ok(bytes)) => bytes,
+            Ok(Err(size)) => {
+                state["path"] = json!(resolved.rel);
+                state["bytes"] = json!(size);
+                return ToolOutput::failure(
+                    ToolError::new(
+                        codes::REFERENCE_TOO_LARGE,
+                        format!(
+                            "`{}` is {size} bytes, over the {}-byte limit for readReference",
+                            resolved.rel, limits.max_bytes
+                        ),
+                    )
+                    .with_details(json!({"bytes": size, "limit": limits.max_bytes})),
+                )
+                .state(state);
+            }
+            Err(error) => return ref_failure(&skill, path, error, limits, state),
+        };
+        let file = match &resolved.abs {
+            Some(abs) => abs.display().to_string(),
+            None => format!("{}/{}", skill.location(), resolved.rel),
+        };
+        let kind = media_type(&resolved.rel, &bytes);
+        let mut state = skill.provenance(Some(&file)).to_json();
+        state["requested"] = json!(path);
+        state["path"] = json!(resolved.rel);
+        state["resolution"] = json!(resolved.how);
+        state["bytes"] = json!(bytes.len());
+        state["mediaType"] = json!(kind);
+        if is_binary(&bytes) {
+            state["binary"] = json!(true);
+            return ToolOutput::with_state(
+                format!(
+                    "`{}` is a binary file ({kind}, {} bytes); its content is not shown as text.",
+                    resolved.rel,
+                    bytes.len()
+                ),
+                state,
+            );
+        }
+        state["binary"] = json!(false);
+        let text = String::from_utf8(bytes).unwrap_or_default();
+        ToolOutput::with_state(text, state)
+    }
+}
+
+fn read_resolved(
+    skill: &Skill,
+    resolved: &Resolved,
+    cap: u64,
+) -> Result<Result<Vec<u8>, u64>, RefError> {
+    match (&skill.origin, &resolved.abs) {
+        (_, Some(abs)) => read_capped(abs, cap),
+        (Origin::Builtin { resources, .. }, None) => {
+            let bytes = resources.get(&resolved.rel).cloned().unwrap_or_default();
+            Ok(if bytes.len() as u64 > cap {
+                Err(bytes.len() as u64)
+            } else {
+                Ok(bytes)
+            })
+        }
+        (Origin::Disk { .. }, None) => Err(RefError::NotFound),
+    }
+}
+
+fn system_role_of(registry: &SkillRegistry, config: &SkillsToolConfig) -> Option<String> {
+    registry.enabled().next()?;
+    let catalog = registry.catalog(&config.catalog);
+    let mut role = String::from(
+        "Skills give specialised instructions for particular tasks. When a task matches a skill's description, call activateSkill with its name before starting, then follow the instructions it returns; open the files a skill mentions with readReference.\n\n",
+    );
+    role.push_str(&catalog.text);
+    if catalog.is_degraded() {
+        role.push_str("\n\nSome descriptions above are shortened or left out to save space; activateSkill accepts every name in its enum.");
+    }
+    Some(role)
+}
+
+/// Finds an enabled skill; the failed output explains a miss.
+pub(crate) fn find_skill(
+    registry: &SkillRegistry,
+    name: &str,
+) -> Result<(Arc<Skill>, &'static str), Box<ToolOutput>> {
+    let available: Vec<String> = registry.enabled().map(|s| s.name().to_owned()).collect();
+    match registry.lookup(name) {
+        Lookup::Exact(skill) => Ok((skill, "exact")),
+        Lookup::CaseInsensitive(skill) => Ok((skill, "caseInsensitive")),
+        Lookup::Ambiguous(candidates) => Err(Box::new(
+            ToolOutput::failure(
+                ToolError::new(
+                    codes::AMBIGUOUS_SKILL,
+                    format!(
+                        "{name:?} matches several skills ignoring case: {}; use the exact name",
+                        candidates.join(", ")
+                    ),
+                )
+                .with_details(json!({"candidates": candidates})),
+            )
+            .state(json!({"requested": name, "candidates": candidates})),
+        )),
+        Lookup::Missing { close } => {
+            let mut message = format!("No enabled skill is named {name:?}.");
+            if !close.is_empty() {
+                message.push_str(&format!(" Close matches: {}.", close.join(", ")));
+            }
+            let shown: Vec<&str> = available.iter().take(50).map(String::as_str).collect();
+            message.push_str(&format!(" Available skills: {}", shown.join(", ")));
+            if available.len() > shown.len() {
+                message.push_str(&format!(" (and {} more)", available.len() - shown.len()));
+            }
+            message.push('.');
+            Err(Box::new(
+                ToolOutput::failure(
+                    ToolError::new(codes::SKILL_NOT_FOUND, message)
+                        .with_details(json!({"close": close, "available": available})),
+                )
+                .state(json!({"requested": name, "close": close, "available": available})),
+            ))
+        }
+    }
+}
+
+/// The files of a skill for listings: `(files, truncated, hint)`.
+fn files_of(skill: &Skill, limits: &ReferenceLimits) -> (Vec<String>, bool, String) {
+    match &skill.origin {
+        Origin::Disk { dir, .. } => {
+            let (mut files, truncated) = list_disk(dir, limits, limits.max_listed + 1);
+            files.retain(|f| f != crate::discovery::SKILL_FILE);
+            let truncated = truncated || files.len() > limits.max_listed;
+            files.truncate(limits.max_listed);
+            (files, truncated, String::new())
+        }
+        Origin::Builtin { resources, .. } => {
+            let total = resources.len();
+            let files: Vec<String> = resources.keys().take(limits.max_listed).cloned().collect();
+            let truncated = total > files.len();
+            (files, truncated, format!(" of {total}"))
+        }
+    }
+}
+
+fn ref_failure(
+    skill: &Skill,
+    path: &str,
+    error: RefError,
+    limits: &ReferenceLimits,
+    mut state: Value,
+) -> ToolOutput {
+    let error = match error {
+        RefError::NotAllowed(why) => ToolError::new(
+            codes::PATH_NOT_ALLOWED,
+            format!("{path:?} is not allowed: {why}. Paths are relative to the skill folder and stay inside it."),
+        )
+        .with_details(json!({"path": path, "reason": why})),
+        RefError::Ambiguous(candidates) => ToolError::new(
+            codes::AMBIGUOUS_REFERENCE,
+            format!("{path:?} matches several files: {}; give one of them", candidates.join(", ")),
+        )
+        .with_details(json!({"candidates": candidates})),
+        RefError::NotAFile(rel) => ToolError::new(
+            codes::NOT_A_FILE,
+            format!("`{rel}` is not a regular file (a folder or a special file); only files can be read"),
+        ),
+        RefError::Io(message) => ToolError::new(codes::READ_FAILED, format!("{path:?} could not be read: {message}")),
+        RefError::NotFound => {
+            let (files, truncated, hint) = files_of(skill, limits);
+            let mut message = format!("Skill {:?} has no file {path:?}.", skill.name());
+            if files.is_empty() {
+                message.push_str(" It has no files besides SKILL.md.");
+            } else {
+                message.push_str(&format!(" Its files: {}", files.join(", ")));
+                if truncated {
+                    message.push_str(&format!(" (list cut{hint})"));
+                }
+                message.push('.');
+            }
+            state["files"] = json!(files);
+            ToolError::new(codes::REFERENCE_NOT_FOUND, message).with_details(json!({"files": files, "truncated": truncated}))
+        }
+    };
+    ToolOutput::failure(error).state(state)
+}
+
+#[async_trait]
+impl Tool for SkillsTool {
+    fn manifest(&self) -> &ToolManifest {
+        &self.manifest
+    }
+
+    fn resolve_manifest(&self, _ctx: &ToolContext) -> Option<Cow<'_, ToolManifest>> {
+        let registry = self.read();
+        registry.enabled().next()?;
+        let generation = registry.generation();
+        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((cached, manifest)) = cache.as_ref()
+            && *cached == generation
+        {
+            return Some(Cow::Owned(manifest.clone()));
+        }
+        let manifest = self.build_manifest(Some(&registry));
+        *cache = Some((generation, manifest.clone()));
+        Some(Cow::Owned(manifest))
+    }
+
+    async fn call(
+        &self,
+        api: &str,
+        args: Value,
+        ctx: &ToolContext,
+    ) -> Result<ToolOutput, ToolError> {
+        match api {
+            ACTIVATE => {
+                let args: ActivateArgs = deserialize_args(args)?;
+                Ok(self.activate(&args.name))
+            }
+            READ => {
+                let args: ReadArgs = deserialize_args(args)?;
+                Ok(self.read_reference(&args.skill, &args.path))
+            }
+            #[cfg(feature = "scripts")]
+            RUN => match &self.computer {
+                Some(computer) => {
+                    let args = deserialize_args(args)?;
+                    let prepared = {
+                        let registry = self.read();
+                        crate::scripts::prepare(&registry, &args, &self.config.references)
+                    };
+                    Ok(match prepared {
+                        Ok(prepared) => crate::scripts::run(computer.as_ref(), prepared, ctx).await,
+                        Err(output) => *output,
+                    })
+                }
+                None => Err(unknown(api)),
+            },
+            _ => {
+                let _ = ctx;
+                Err(unknown(api))
+            }
+        }
+    }
+}
+
+fn unknown(api: &str) -> ToolError {
+    ToolError::new(
+        ErrorCode::UNKNOWN_API,
+        format!("the skills tool has no API `{api}`"),
+    )
+}
