@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::Error;
+use crate::provide_error::ProvideError;
 use crate::registry::ToolRegistry;
 use crate::schema::schema_for_args;
 use crate::tool::Tool;
@@ -68,21 +69,6 @@ impl fmt::Display for ToolReference {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}/{}/{}", self.kind, self.provider_id, self.tool_id)
     }
-}
-
-/// Why a provider could not resolve a reference.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[non_exhaustive]
-pub enum ProvideError {
-    /// No such provider id or tool id.
-    #[error("{0}")]
-    NotFound(String),
-    /// The params are invalid; every violation with its pointer.
-    #[error("invalid params")]
-    InvalidParams(Vec<crate::Violation>),
-    /// Anything else (a spec that no longer loads, a server that is down…).
-    #[error("{0}")]
-    Failed(String),
 }
 
 /// Turns references of one kind into runtime tools.
@@ -379,6 +365,11 @@ impl Assembler {
                     index,
                     reference: name,
                     message,
+                },
+                source => Error::Provider {
+                    index,
+                    reference: name,
+                    source,
                 },
             })
     }

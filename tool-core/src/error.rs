@@ -3,6 +3,7 @@
 use serde_json::Value;
 
 use crate::output::{ErrorCode, ToolError};
+use crate::provide_error::ProvideError;
 
 /// Everything that can go wrong while declaring, registering, naming or
 /// assembling tools. (Failures of a *call* are [`ToolOutput`](crate::ToolOutput)s,
@@ -101,6 +102,18 @@ pub enum Error {
         /// What is wrong there.
         message: String,
     },
+    /// A provider could not build the tool, with the provider's typed error
+    /// (its cause and whether a retry can help; see [`Error::is_retryable`]).
+    #[error("reference #{index} ({reference}): {source}")]
+    Provider {
+        /// Position of the reference in the list.
+        index: usize,
+        /// `type/provider_id/tool_id`.
+        reference: String,
+        /// The provider's error.
+        #[source]
+        source: ProvideError,
+    },
     /// A provider could not build the tool.
     #[error("reference #{index} ({reference}): {message}")]
     ProviderFailed {
@@ -117,6 +130,12 @@ impl Error {
     /// Whether this is a manifest validation error.
     pub fn is_invalid_manifest(&self) -> bool {
         matches!(self, Self::InvalidManifest { .. })
+    }
+
+    /// Whether trying again later can succeed (a provider that was
+    /// unavailable and said a retry can help).
+    pub fn is_retryable(&self) -> bool {
+        matches!(self, Self::Provider { source, .. } if source.is_retryable())
     }
 
     /// Whether this error concerns resolving a model-provided name.

@@ -73,6 +73,7 @@ mod invoke;
 mod manifest;
 mod naming;
 mod output;
+mod provide_error;
 mod provider;
 mod registry;
 mod schema;
@@ -82,7 +83,7 @@ mod validate;
 
 pub use arguments::{ArgumentsProblem, diagnose as diagnose_arguments, parse_arguments};
 pub use assembly::{
-    Assembler, Assembly, BUILTIN_KIND, BuiltinProvider, ProvideError, ToolProvider, ToolReference,
+    Assembler, Assembly, BUILTIN_KIND, BuiltinProvider, ToolProvider, ToolReference,
 };
 pub use content::{CONTENT_PARTS_KEY, ChatAttachments, ContentPart};
 pub use context::ToolContext;
@@ -99,6 +100,7 @@ pub use manifest::{
 };
 pub use naming::{MAX_WIRE_NAME_LEN, WIRE_SEPARATOR, is_provider_safe, split_wire_name, wire_name};
 pub use output::{ErrorCode, ToolError, ToolOutput};
+pub use provide_error::{ErrorSource, ProvideError};
 pub use provider::{ProviderFormat, ResultOptions};
 pub use registry::{OfferedTool, OfferedTools, ResolvedApi, ToolRegistry};
 pub use schema::schema_for_args;

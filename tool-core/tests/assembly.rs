@@ -169,3 +169,70 @@ fn factory_params_schema_is_exposed_for_configuration_forms() {
         .unwrap();
     assert!(error.is_invalid_manifest());
 }
+
+/// A provider whose server is down: the error says so, carries the cause, and is retryable.
+struct DownServer;
+
+#[async_trait::async_trait]
+impl tool_core::ToolProvider for DownServer {
+    fn kind(&self) -> &str {
+        "mcp"
+    }
+
+    async fn provide(&self, reference: &ToolReference) -> Result<Arc<dyn Tool>, ProvideError> {
+        if reference.provider_id == "broken" {
+            return Err(ProvideError::permanent(
+                "the server's tool list is not JSON",
+            ));
+        }
+        let cause =
+            std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "connection refused");
+        Err(ProvideError::transient(format!(
+            "server `{}` is not reachable",
+            reference.provider_id
+        ))
+        .with_source(cause))
+    }
+}
+
+#[tokio::test]
+async fn provider_errors_keep_their_cause_and_say_whether_to_retry() {
+    use std::error::Error as _;
+    let assembler = Assembler::new().with_provider(DownServer);
+    let assembled = assembler
+        .assemble(&[
+            ToolReference::new("mcp", "files", "read"),
+            ToolReference::new("mcp", "broken", "read"),
+        ])
+        .await;
+    assert_eq!(assembled.failures.len(), 2);
+    let down = &assembled.failures[0];
+    assert!(down.is_retryable());
+    assert_eq!(
+        down.to_string(),
+        "reference #0 (mcp/files/read): server `files` is not reachable"
+    );
+    let provide = down.source().unwrap();
+    assert_eq!(provide.source().unwrap().to_string(), "connection refused");
+    match down {
+        Error::Provider {
+            index: 0, source, ..
+        } => assert!(source.is_retryable()),
+        other => panic!("{other:?}"),
+    }
+    assert!(!assembled.failures[1].is_retryable());
+    assert!(!Error::UnknownToolName { name: "x".into() }.is_retryable());
+}
+
+#[test]
+fn failed_with_a_source_becomes_a_permanent_failure_with_that_cause() {
+    use std::error::Error as _;
+    let error = ProvideError::Failed("bad spec".into()).with_source(std::fmt::Error);
+    assert!(!error.is_retryable());
+    assert!(error.source().is_some());
+    assert_eq!(error.to_string(), "bad spec");
+    assert_eq!(
+        ProvideError::NotFound("x".into()).with_source(std::fmt::Error),
+        ProvideError::NotFound("x".into())
+    );
+}
