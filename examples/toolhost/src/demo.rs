@@ -123,6 +123,8 @@ pub async fn run(text: bool) -> Result<Value, Failure> {
 
     approval_steps(&mut walk)?;
     computer_steps(&mut walk).await?;
+    let (title, explanation, result) = crate::sandbox::demo_step().await;
+    walk.step(&title, &explanation, result);
 
     if text {
         let mut prose = String::new();

@@ -9,7 +9,7 @@ use tool_core::{
     Invoker, OfferedTools, ToolCall, ToolContext, ToolOutput, ToolRegistry, parse_arguments,
     split_wire_name,
 };
-use tool_runtime::{LocalComputer, LocalConfig, local_system_tool};
+use tool_runtime::{LocalComputer, local_system_tool};
 
 use crate::{Failure, Format, builtin};
 
@@ -20,6 +20,8 @@ pub struct PolicyOptions {
     pub file: Option<std::path::PathBuf>,
     /// `--mode` (overrides the file's mode).
     pub mode: Option<ApprovalMode>,
+    /// `--sandbox` and `--allow-network`.
+    pub sandbox: crate::sandbox::SandboxChoice,
 }
 
 /// The reference host's state for one command.
@@ -51,7 +53,7 @@ impl Host {
             .map_err(internal)?;
         registry
             .register(local_system_tool(
-                LocalComputer::new(LocalConfig::default()),
+                LocalComputer::new(crate::sandbox::local_config(policy)?),
             ))
             .map_err(internal)?;
         let file = match &policy.file {

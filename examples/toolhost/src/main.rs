@@ -12,6 +12,7 @@
 mod builtin;
 mod demo;
 mod host;
+mod sandbox;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -36,6 +37,15 @@ struct Cli {
     /// A JSON policy file: mode, allowList, rules, blacklist.
     #[arg(long, global = true, value_name = "FILE")]
     policy: Option<PathBuf>,
+
+    /// OS sandbox of runCommand (default: workspace-write in auto-run, allow-list
+    /// and headless modes, full-access in manual mode).
+    #[arg(long, global = true, value_enum)]
+    sandbox: Option<sandbox::SandboxArg>,
+
+    /// Let sandboxed commands open network connections (loopback included).
+    #[arg(long, global = true)]
+    allow_network: bool,
 
     #[command(subcommand)]
     command: Command,
@@ -189,6 +199,10 @@ async fn run(cli: Cli) -> Result<Value, Failure> {
     let policy = host::PolicyOptions {
         file: cli.policy,
         mode: cli.mode.map(Into::into),
+        sandbox: sandbox::SandboxChoice {
+            arg: cli.sandbox,
+            allow_network: cli.allow_network,
+        },
     };
     match cli.command {
         Command::Tools { format } => {
