@@ -43,7 +43,8 @@ pub struct Called {
 impl Host {
     /// Registers the tools with `cwd` as their working directory and loads the policy.
     pub fn new(cwd: &Path, policy: &PolicyOptions) -> Result<Self, Failure> {
-        let mut registry = ToolRegistry::new();
+        // Foreign names: MCP servers (`--mcp-*`) bring tools named elsewhere.
+        let mut registry = ToolRegistry::new().with_name_rules(tool_core::NameRules::Foreign);
         let internal = |e: tool_core::Error| Failure::Source(format!("builtin tool: {e}"));
         registry
             .register(builtin::calculator::tool().map_err(internal)?)
@@ -74,6 +75,24 @@ impl Host {
             invoker: Invoker::default(),
             engine,
         })
+    }
+
+    /// Registers more tools (e.g. from MCP servers); returns what failed to register.
+    pub fn add_tools(&mut self, tools: Vec<std::sync::Arc<dyn tool_core::Tool>>) -> Vec<String> {
+        tools
+            .into_iter()
+            .filter_map(|tool| {
+                self.registry
+                    .register_arc(tool)
+                    .err()
+                    .map(|e| e.to_string())
+            })
+            .collect()
+    }
+
+    /// The registry, policy engine and context, for serving them (`toolhost mcp serve`).
+    pub fn into_parts(self) -> (ToolRegistry, PolicyEngine, ToolContext) {
+        (self.registry, self.engine, self.ctx)
     }
 
     /// The offered tools in `format`.

@@ -12,6 +12,7 @@
 mod builtin;
 mod demo;
 mod host;
+mod mcp;
 mod sandbox;
 
 use std::path::PathBuf;
@@ -47,6 +48,18 @@ struct Cli {
     #[arg(long, global = true)]
     allow_network: bool,
 
+    /// An MCP server to load tools from: a command line run over stdio (repeatable).
+    #[arg(long = "mcp-stdio", global = true, value_name = "COMMAND ARGS…")]
+    mcp_stdio: Vec<String>,
+
+    /// A streamable HTTP MCP server to load tools from (repeatable).
+    #[arg(long = "mcp-http", global = true, value_name = "URL")]
+    mcp_http: Vec<String>,
+
+    /// A JSON file with a list of MCP server configurations.
+    #[arg(long = "mcp-config", global = true, value_name = "FILE")]
+    mcp_config: Option<PathBuf>,
+
     #[command(subcommand)]
     command: Command,
 }
@@ -75,6 +88,11 @@ enum Command {
         name: String,
         /// The raw arguments JSON (default `{}`).
         args: Option<String>,
+    },
+    /// MCP: serve this host's tools, or list what configured servers offer.
+    Mcp {
+        #[command(subcommand)]
+        command: mcp::McpCommand,
     },
     /// A guided walk through what the crates can do (offline, no setup).
     Demo {
@@ -204,17 +222,28 @@ async fn run(cli: Cli) -> Result<Value, Failure> {
             allow_network: cli.allow_network,
         },
     };
+    let mcp_options = mcp::McpOptions {
+        stdio: cli.mcp_stdio,
+        http: cli.mcp_http,
+        config: cli.mcp_config,
+    };
     match cli.command {
         Command::Tools { format } => {
-            let host = Host::new(&cwd, &policy)?;
-            Ok(json!({ "tools": host.tools(format) }))
+            let mut host = Host::new(&cwd, &policy)?;
+            let reports = mcp::attach(&mut host, &mcp_options).await?;
+            let mut out = json!({ "tools": host.tools(format) });
+            if !reports.is_empty() {
+                out["mcp"] = json!(reports);
+            }
+            Ok(out)
         }
         Command::Call {
             name,
             args,
             approve,
         } => {
-            let host = Host::new(&cwd, &policy)?;
+            let mut host = Host::new(&cwd, &policy)?;
+            mcp::attach(&mut host, &mcp_options).await?;
             let called = host
                 .call(&name, args.as_deref().unwrap_or(""), approve)
                 .await;
@@ -224,10 +253,12 @@ async fn run(cli: Cli) -> Result<Value, Failure> {
             }))
         }
         Command::Check { name, args } => {
-            let host = Host::new(&cwd, &policy)?;
+            let mut host = Host::new(&cwd, &policy)?;
+            mcp::attach(&mut host, &mcp_options).await?;
             let decision = host.check(&name, args.as_deref().unwrap_or(""));
             Ok(json!({ "decision": host::decision_json(&decision) }))
         }
+        Command::Mcp { command } => mcp::run(command, &cwd, &policy, &mcp_options).await,
         Command::Demo { text } => demo::run(text).await,
     }
 }

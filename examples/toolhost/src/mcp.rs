@@ -1,0 +1,470 @@
+//! toolhost's MCP side: `--mcp-stdio` / `--mcp-http` / `--mcp-config`
+//! servers loaded as tools through tool-mcp, `toolhost mcp serve` (the
+//! host's registry served over MCP, each call through the pipeline and the
+//! host's approval policy), `toolhost mcp tools`, and the demo steps.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use clap::Subcommand;
+use serde_json::{Value, json};
+use tool_approval::{CallRef, PolicyEngine};
+use tool_core::{
+    ErrorCode, OfferedTools, PreparedCall, ToolContext, ToolError, ToolOutput, ToolRegistry,
+};
+use tool_mcp::{
+    ApprovalGate, ElicitationHandler, Elicited, GateDecision, ManagerOptions, McpManager,
+    McpProvider, McpServerConfig, McpTransport, RegistryServer, ServerReport, parse_server_list,
+};
+
+use crate::Failure;
+use crate::host::{Host, PolicyOptions};
+
+/// `toolhost mcp …`
+#[derive(Debug, Subcommand)]
+pub enum McpCommand {
+    /// Serve this host's tools over MCP: stdio by default, streamable HTTP at `/mcp` with `--http`.
+    Serve {
+        /// Listen on ADDR (e.g. 127.0.0.1:8931) instead of stdio.
+        #[arg(long, value_name = "ADDR")]
+        http: Option<std::net::SocketAddr>,
+    },
+    /// What the configured MCP servers offer: `{"servers": [{"id", "status", "tools"|"error"}]}`.
+    Tools,
+}
+
+/// The MCP servers given on the command line.
+#[derive(Debug, Default, Clone)]
+pub struct McpOptions {
+    /// `--mcp-stdio "COMMAND ARGS…"`, repeatable.
+    pub stdio: Vec<String>,
+    /// `--mcp-http URL`, repeatable.
+    pub http: Vec<String>,
+    /// `--mcp-config FILE`: a JSON list of server configurations.
+    pub config: Option<PathBuf>,
+}
+
+impl McpOptions {
+    /// Whether any server was given.
+    pub fn is_empty(&self) -> bool {
+        self.stdio.is_empty() && self.http.is_empty() && self.config.is_none()
+    }
+
+    /// The configurations: `mcp1`, `mcp2`, … for command-line servers (in
+    /// order, stdio first), then the file's own ids.
+    pub fn configs(&self) -> Result<Vec<McpServerConfig>, Failure> {
+        let mut configs = Vec::new();
+        let mut n = 0;
+        for line in &self.stdio {
+            n += 1;
+            let words = split_command(line)
+                .map_err(|e| Failure::Usage(format!("--mcp-stdio {line:?}: {e}")))?;
+            let Some((command, args)) = words.split_first() else {
+                return Err(Failure::Usage("--mcp-stdio: empty command".into()));
+            };
+            configs.push(McpServerConfig::new(
+                format!("mcp{n}"),
+                McpTransport::stdio(command.clone(), args.iter().cloned()),
+            ));
+        }
+        for url in &self.http {
+            n += 1;
+            configs.push(McpServerConfig::new(
+                format!("mcp{n}"),
+                McpTransport::http(url.clone()),
+            ));
+        }
+        for config in &configs {
+            config
+                .validate()
+                .map_err(|e| Failure::Usage(format!("{e}")))?;
+        }
+        if let Some(path) = &self.config {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| Failure::Source(format!("--mcp-config {}: {e}", path.display())))?;
+            let (loaded, errors) = parse_server_list(&text);
+            if let Some(first) = errors.first() {
+                let all: Vec<String> = errors.iter().map(ToString::to_string).collect();
+                return Err(Failure::Source(format!(
+                    "--mcp-config {}: {} problem(s): {}{}",
+                    path.display(),
+                    errors.len(),
+                    first,
+                    if all.len() > 1 {
+                        format!("; {}", all[1..].join("; "))
+                    } else {
+                        String::new()
+                    }
+                )));
+            }
+            for config in loaded {
+                if configs.iter().any(|c| c.id == config.id) {
+                    return Err(Failure::Source(format!(
+                        "--mcp-config {}: id `{}` is taken by a command-line server",
+                        path.display(),
+                        config.id
+                    )));
+                }
+                configs.push(config);
+            }
+        }
+        Ok(configs)
+    }
+}
+
+/// Splits a command line on whitespace, honouring '…' and "…" quoting
+/// (no expansions: nothing here goes through a shell).
+fn split_command(line: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut current = String::new();
+    let mut in_word = false;
+    let mut quote: Option<char> = None;
+    for c in line.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => current.push(c),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                in_word = true;
+            }
+            (None, c) if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut current));
+                    in_word = false;
+                }
+            }
+            (None, c) => {
+                current.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if quote.is_some() {
+        return Err("unclosed quote".into());
+    }
+    if in_word {
+        words.push(current);
+    }
+    Ok(words)
+}
+
+fn manager_for(
+    configs: Vec<McpServerConfig>,
+    options: ManagerOptions,
+) -> Result<Arc<McpManager>, Failure> {
+    let manager = Arc::new(McpManager::new(options));
+    for config in configs {
+        manager
+            .upsert(config)
+            .map_err(|e| Failure::Usage(e.to_string()))?;
+    }
+    Ok(manager)
+}
+
+fn report_json(report: &ServerReport) -> Value {
+    match report {
+        ServerReport::Loaded {
+            server,
+            apis,
+            skipped,
+        } => json!({
+            "id": server, "status": "loaded", "apis": apis,
+            "skipped": skipped.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        }),
+        ServerReport::Disabled { server } => json!({"id": server, "status": "disabled"}),
+        ServerReport::Failed(error) => json!({
+            "id": error.server(), "status": "failed", "code": error.code(), "error": error.to_string(),
+        }),
+        _ => json!({"id": report.server(), "status": "unknown"}),
+    }
+}
+
+/// Loads the command line's MCP servers into `host`; returns one report per
+/// server (empty when none were given). A server that fails is reported and
+/// the others still load.
+pub async fn attach(host: &mut Host, options: &McpOptions) -> Result<Vec<Value>, Failure> {
+    if options.is_empty() {
+        return Ok(Vec::new());
+    }
+    let manager = manager_for(options.configs()?, ManagerOptions::default())?;
+    let load = McpProvider::new(manager).load_all().await;
+    let mut reports: Vec<Value> = load.reports.iter().map(report_json).collect();
+    for problem in host.add_tools(load.tools) {
+        reports.push(json!({"status": "not registered", "error": problem}));
+    }
+    Ok(reports)
+}
+
+/// `toolhost mcp …`
+pub async fn run(
+    command: McpCommand,
+    cwd: &Path,
+    policy: &PolicyOptions,
+    options: &McpOptions,
+) -> Result<Value, Failure> {
+    match command {
+        McpCommand::Tools => {
+            let manager = manager_for(options.configs()?, ManagerOptions::default())?;
+            let mut servers = Vec::new();
+            for id in manager.ids() {
+                let enabled = manager.config(&id).is_some_and(|c| c.enabled);
+                servers.push(if !enabled {
+                    json!({"id": id, "status": "disabled"})
+                } else {
+                    match manager.catalog(&id).await {
+                        Ok(catalog) => json!({"id": id, "status": "loaded", "tools": catalog.tools}),
+                        Err(error) => json!({"id": id, "status": "failed", "code": error.code(), "error": error.to_string()}),
+                    }
+                });
+            }
+            manager.shutdown().await;
+            Ok(json!({ "servers": servers }))
+        }
+        McpCommand::Serve { http } => {
+            let mut host = Host::new(cwd, policy)?;
+            let reports = attach(&mut host, options).await?;
+            for report in reports.iter().filter(|r| r["status"] != "loaded") {
+                eprintln!("{}", json!({"warning": {"mcp": report}}));
+            }
+            let (registry, engine, ctx) = host.into_parts();
+            let server = serving(registry, engine, ctx);
+            match http {
+                None => server
+                    .serve_stdio()
+                    .await
+                    .map_err(|e| Failure::Source(e.to_string()))?,
+                Some(addr) => {
+                    let stop = tokio_util::sync::CancellationToken::new();
+                    let (bound, task) = server
+                        .serve_http(addr, stop.clone())
+                        .await
+                        .map_err(|e| Failure::Source(e.to_string()))?;
+                    eprintln!("{}", json!({"listening": format!("http://{bound}/mcp")}));
+                    let _ = tokio::signal::ctrl_c().await;
+                    stop.cancel();
+                    let _ = task.await;
+                }
+            }
+            Ok(Value::String(String::new()))
+        }
+    }
+}
+
+/// The host's registry as an MCP server gated by its policy engine.
+pub fn serving(registry: ToolRegistry, engine: PolicyEngine, ctx: ToolContext) -> RegistryServer {
+    RegistryServer::new(Arc::new(registry), Arc::new(PolicyGate { engine }), ctx)
+        .with_name("toolhost")
+}
+
+/// tool-approval's engine as tool-mcp's gate: run → run, block → the
+/// blocked output, ask → a question (the client's user answers through
+/// elicitation) with a declined output.
+struct PolicyGate {
+    engine: PolicyEngine,
+}
+
+impl ApprovalGate for PolicyGate {
+    fn decide(
+        &self,
+        call: &PreparedCall,
+        offered: &OfferedTools,
+        ctx: &ToolContext,
+    ) -> GateDecision {
+        let decision = self
+            .engine
+            .evaluate_one(&CallRef::from_prepared(call, offered), ctx);
+        if let Some(blocked) = decision.blocked_output() {
+            return GateDecision::Block(blocked);
+        }
+        if decision.is_run() {
+            return GateDecision::Run;
+        }
+        let reason = serde_json::to_value(&decision.reason).unwrap_or_default();
+        GateDecision::Ask {
+            message: format!(
+                "Allow `{}` with {}? ({})",
+                call.wire_name, call.arguments, decision.reason.message
+            ),
+            declined: ToolOutput {
+                content: "The user declined this call.".into(),
+                state: Some(json!({"type": "declined", "reason": reason.clone()})),
+                success: false,
+                error: Some(
+                    ToolError::new(
+                        ErrorCode::new("declined_by_user"),
+                        "The user declined this call.",
+                    )
+                    .with_details(json!({"reason": reason})),
+                ),
+            },
+        }
+    }
+}
+
+/// The demo's "user": says yes to every question and remembers it.
+#[derive(Default)]
+struct SaysYes {
+    asked: Mutex<Vec<String>>,
+}
+
+#[async_trait]
+impl ElicitationHandler for SaysYes {
+    async fn elicit(&self, server: &str, message: &str, _schema: &Value) -> Elicited {
+        if let Ok(mut asked) = self.asked.lock() {
+            asked.push(format!("{server}: {message}"));
+        }
+        Elicited::Accept(json!({}))
+    }
+}
+
+/// Where a third-party server-everything can be found: on `PATH`, or the
+/// copy the repository's setup script installs for tool-mcp's tests.
+fn server_everything() -> Option<McpTransport> {
+    if let Some(paths) = std::env::var_os("PATH") {
+        for dir in std::env::split_paths(&paths) {
+            if dir.join("mcp-server-everything").is_file() {
+                return Some(McpTransport::stdio("mcp-server-everything", ["stdio"]));
+            }
+        }
+    }
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tool-mcp/tests/fixtures/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    fixture
+        .is_file()
+        .then(|| McpTransport::stdio("node", [fixture.display().to_string(), "stdio".into()]))
+}
+
+/// The demo's MCP steps: toolhost talking to itself (`toolhost mcp serve`
+/// as a child, through tool-mcp), then to a third-party server if installed.
+pub async fn demo_steps() -> Vec<(String, String, Value)> {
+    let mut steps = Vec::new();
+    let scratch = match tempfile::tempdir() {
+        Ok(dir) => dir,
+        Err(e) => {
+            steps.push((
+                "MCP".into(),
+                "no scratch directory".into(),
+                json!(e.to_string()),
+            ));
+            return steps;
+        }
+    };
+    let exe = std::env::current_exe()
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| "toolhost".into());
+    let answers = Arc::new(SaysYes::default());
+    let options =
+        ManagerOptions::default().elicitation(Arc::clone(&answers) as Arc<dyn ElicitationHandler>);
+    let mut configs = vec![
+        McpServerConfig::new(
+            "self",
+            McpTransport::stdio(
+                exe,
+                [
+                    "--cwd".to_owned(),
+                    scratch.path().display().to_string(),
+                    "mcp".into(),
+                    "serve".into(),
+                ],
+            ),
+        )
+        .with_startup_timeout(Duration::from_secs(20)),
+    ];
+    let third_party = server_everything();
+    if let Some(transport) = &third_party {
+        configs.push(
+            McpServerConfig::new("everything", transport.clone())
+                .with_startup_timeout(Duration::from_secs(20)),
+        );
+    }
+    let manager = match manager_for(configs, options) {
+        Ok(manager) => manager,
+        Err(Failure::Usage(m) | Failure::Source(m)) => {
+            steps.push(("MCP".into(), "configuration".into(), json!(m)));
+            return steps;
+        }
+    };
+    let load = McpProvider::new(Arc::clone(&manager)).load_all().await;
+    let mut registry = ToolRegistry::new().with_name_rules(tool_core::NameRules::Foreign);
+    for tool in load.tools {
+        let _ = registry.register_arc(tool);
+    }
+    let ctx = ToolContext::new();
+    let offered = registry.offer(&ctx);
+    let invoker = tool_core::Invoker::default();
+    let call = |server: &str, api: &str, args: &str| {
+        let wire = offered
+            .resolve_pair(server, api)
+            .map(|r| r.wire_name.to_owned())
+            .unwrap_or_else(|_| format!("{server}____{api}"));
+        tool_core::ToolCall::new(wire, args)
+    };
+    let mut results = Vec::new();
+    for (api, args) in [
+        ("calculator____evaluate", r#"{"expression": "6 * 7"}"#),
+        ("clock____now", "{}"),
+        (
+            "local-system____writeFile",
+            r#"{"path": "hello.txt", "content": "written over MCP\n"}"#,
+        ),
+        ("local-system____readFile", r#"{"path": "hello.txt"}"#),
+        (
+            "local-system____runCommand",
+            r#"{"command": "cat hello.txt"}"#,
+        ),
+    ] {
+        let output = invoker
+            .invoke(&offered, &call("self", api, args), &ctx)
+            .await;
+        results.push(json!({"remoteTool": api, "content": output.content, "success": output.success, "errorCode": output.error_code()}));
+    }
+    let asked = answers.asked.lock().map(|a| a.clone()).unwrap_or_default();
+    steps.push((
+        "MCP: toolhost talks to itself".into(),
+        "`toolhost mcp serve` runs as a child process; tool-mcp discovers its tools and calls them. Each call goes through the serving host's pipeline and approval policy; writeFile inside the working directory runs, runCommand needs approval, so the server asked this client's user through MCP elicitation (the demo says yes).".into(),
+        json!({
+            "servers": load.reports.iter().map(report_json).collect::<Vec<_>>(),
+            "calls": results,
+            "elicitations": asked,
+        }),
+    ));
+    match third_party {
+        Some(_) => {
+            let mut outs = Vec::new();
+            for (api, args) in [("echo", r#"{"message": "hello from toolhost"}"#), ("get-tiny-image", "{}")] {
+                let output = invoker.invoke(&offered, &call("everything", api, args), &ctx).await;
+                outs.push(json!({"remoteTool": api, "content": output.content, "success": output.success, "stateKept": output.state.is_some()}));
+            }
+            steps.push((
+                "MCP: a third-party server".into(),
+                "@modelcontextprotocol/server-everything over stdio: text goes to the model, the image is summarised in content and kept whole in state.".into(),
+                json!(outs),
+            ));
+        }
+        None => steps.push((
+            "MCP: a third-party server".into(),
+            "Not installed, so skipped. Install it with `npm install -g @modelcontextprotocol/server-everything` (or run `bash .ci/setup.d/30-mcp.sh` in the repository), then run the demo again.".into(),
+            Value::Null,
+        )),
+    }
+    manager.shutdown().await;
+    steps
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_command;
+
+    #[test]
+    fn commands_split_on_spaces_and_quotes() {
+        assert_eq!(
+            split_command(r#"node "my server.js" --flag 'a b'"#).unwrap(),
+            ["node", "my server.js", "--flag", "a b"]
+        );
+        assert_eq!(split_command("  ").unwrap(), Vec::<String>::new());
+        assert!(split_command("node 'open").is_err());
+        assert_eq!(split_command(r#"x """#).unwrap(), ["x", ""]);
+    }
+}

@@ -1,0 +1,273 @@
+//! `toolhost mcp serve` ⇄ tool-mcp: every builtin tool round-trips through
+//! MCP, with approval asks answered through elicitation; `--mcp-stdio` and
+//! `toolhost mcp tools`.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde_json::{Value, json};
+use tool_core::{Invoker, NameRules, ToolCall, ToolContext, ToolOutput, ToolRegistry};
+use tool_mcp::{
+    ElicitationHandler, Elicited, ManagerOptions, McpManager, McpProvider, McpServerConfig,
+    McpTransport,
+};
+
+struct User {
+    accept: bool,
+    asked: Mutex<Vec<String>>,
+}
+
+#[async_trait]
+impl ElicitationHandler for User {
+    async fn elicit(&self, _server: &str, message: &str, _schema: &Value) -> Elicited {
+        self.asked.lock().unwrap().push(message.to_owned());
+        if self.accept {
+            Elicited::Accept(json!({}))
+        } else {
+            Elicited::Decline
+        }
+    }
+}
+
+async fn served(cwd: &std::path::Path, accept: bool) -> (Arc<McpManager>, ToolRegistry, Arc<User>) {
+    let user = Arc::new(User {
+        accept,
+        asked: Mutex::new(Vec::new()),
+    });
+    let manager = Arc::new(McpManager::new(
+        ManagerOptions::default().elicitation(Arc::clone(&user) as Arc<dyn ElicitationHandler>),
+    ));
+    manager
+        .upsert(
+            McpServerConfig::new(
+                "host",
+                McpTransport::stdio(
+                    env!("CARGO_BIN_EXE_toolhost"),
+                    [
+                        "--cwd".to_owned(),
+                        cwd.display().to_string(),
+                        "mcp".into(),
+                        "serve".into(),
+                    ],
+                ),
+            )
+            .with_startup_timeout(Duration::from_secs(20)),
+        )
+        .unwrap();
+    let load = McpProvider::new(Arc::clone(&manager)).load_all().await;
+    assert_eq!(load.failures().count(), 0, "{load:?}");
+    let mut registry = ToolRegistry::new().with_name_rules(NameRules::Foreign);
+    for tool in load.tools {
+        registry.register_arc(tool).unwrap();
+    }
+    (manager, registry, user)
+}
+
+async fn call(registry: &ToolRegistry, remote: &str, args: &str) -> ToolOutput {
+    let ctx = ToolContext::new();
+    let offered = registry.offer(&ctx);
+    let wire = offered
+        .resolve_pair("host", remote)
+        .unwrap()
+        .wire_name
+        .to_owned();
+    Invoker::default()
+        .invoke(&offered, &ToolCall::new(wire, args), &ctx)
+        .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_builtin_round_trips_through_toolhost_mcp_serve() {
+    let dir = tempfile::tempdir().unwrap();
+    let (manager, registry, user) = served(dir.path(), true).await;
+    let manifest = registry.get("host").unwrap().manifest().clone();
+    let served: Vec<&str> = manifest.api.iter().map(|a| a.name.as_str()).collect();
+    for expected in [
+        "calculator____evaluate",
+        "clock____now",
+        "local-system____readFile",
+        "local-system____runCommand",
+    ] {
+        assert!(served.contains(&expected), "{served:?}");
+    }
+
+    let sum = call(
+        &registry,
+        "calculator____evaluate",
+        r#"{"expression": "(2 + 3) * 4"}"#,
+    )
+    .await;
+    assert_eq!(sum.content, "20", "{sum:?}");
+    let bad = call(
+        &registry,
+        "calculator____evaluate",
+        r#"{"expression": "2 +"}"#,
+    )
+    .await;
+    assert!(!bad.success);
+    let now = call(&registry, "clock____now", r#"{"utcOffset": "+08:00"}"#).await;
+    assert!(now.content.contains("+08:00"), "{now:?}");
+    let odd = call(&registry, "clock____now", r#"{"utcOffset": "+99:00"}"#).await;
+    assert_eq!(
+        odd.error_code().unwrap(),
+        "invalid_utc_offset",
+        "tool error codes survive the trip"
+    );
+
+    let wrote = call(
+        &registry,
+        "local-system____writeFile",
+        r#"{"path": "a.txt", "content": "one\ntwo\n"}"#,
+    )
+    .await;
+    assert!(wrote.success, "{wrote:?}");
+    assert!(
+        wrote.state.is_some(),
+        "state comes back as structuredContent"
+    );
+    let read = call(
+        &registry,
+        "local-system____readFile",
+        r#"{"path": "a.txt"}"#,
+    )
+    .await;
+    assert!(read.content.contains("two"), "{read:?}");
+    let edited = call(
+        &registry,
+        "local-system____editFile",
+        r#"{"path": "a.txt", "oldString": "two", "newString": "three"}"#,
+    )
+    .await;
+    assert!(edited.success, "{edited:?}");
+    let listed = call(&registry, "local-system____listFiles", r#"{"path": "."}"#).await;
+    assert!(listed.content.contains("a.txt"), "{listed:?}");
+    let grep = call(
+        &registry,
+        "local-system____grepContent",
+        r#"{"pattern": "three"}"#,
+    )
+    .await;
+    assert!(grep.content.contains("a.txt"), "{grep:?}");
+    assert!(
+        user.asked.lock().unwrap().is_empty(),
+        "nothing so far needed approval"
+    );
+
+    // runCommand is `required`: the serving host asks this client's user.
+    let ran = call(
+        &registry,
+        "local-system____runCommand",
+        r#"{"command": "cat a.txt"}"#,
+    )
+    .await;
+    assert!(ran.content.contains("three"), "{ran:?}");
+    let asked = user.asked.lock().unwrap().clone();
+    assert_eq!(asked.len(), 1);
+    assert!(asked[0].contains("local-system____runCommand"), "{asked:?}");
+
+    // Outside the working directory: blocked or asked, never silently run.
+    let outside = call(
+        &registry,
+        "local-system____readFile",
+        r#"{"path": "../../../../etc/hostname"}"#,
+    )
+    .await;
+    assert!(
+        !outside.success || user.asked.lock().unwrap().len() == 2,
+        "{outside:?}"
+    );
+    // A cut-off argument string is the pipeline's refusal, as an isError result.
+    let cut = manager
+        .call_tool("host", "nope____nothing", serde_json::Map::new())
+        .await
+        .unwrap();
+    assert_eq!(
+        tool_mcp::map_call_result("host", "x", cut)
+            .error_code()
+            .unwrap(),
+        "tool_not_found"
+    );
+    manager.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_declined_ask_gets_the_declined_output_and_runs_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (manager, registry, user) = served(dir.path(), false).await;
+    let out = call(
+        &registry,
+        "local-system____runCommand",
+        r#"{"command": "touch made-it"}"#,
+    )
+    .await;
+    assert_eq!(out.error_code().unwrap(), "declined_by_user", "{out:?}");
+    assert_eq!(user.asked.lock().unwrap().len(), 1);
+    assert!(!dir.path().join("made-it").exists());
+    manager.shutdown().await;
+}
+
+#[test]
+fn mcp_stdio_tools_show_up_in_tools_and_failures_are_reported() {
+    let serve = format!("{} mcp serve", env!("CARGO_BIN_EXE_toolhost"));
+    let output = Command::new(env!("CARGO_BIN_EXE_toolhost"))
+        .args([
+            "--mcp-stdio",
+            &serve,
+            "--mcp-stdio",
+            "/nonexistent/server",
+            "tools",
+            "--format",
+            "openai",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let names: Vec<String> = doc["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(names.iter().any(|n| n.starts_with("mcp1____")), "{names:?}");
+    let reports = doc["mcp"].as_array().unwrap();
+    assert!(
+        reports
+            .iter()
+            .any(|r| r["id"] == "mcp1" && r["status"] == "loaded")
+    );
+    assert!(
+        reports
+            .iter()
+            .any(|r| r["id"] == "mcp2" && r["status"] == "failed"),
+        "{reports:?}"
+    );
+
+    let listed = Command::new(env!("CARGO_BIN_EXE_toolhost"))
+        .args(["--mcp-stdio", &serve, "mcp", "tools"])
+        .output()
+        .unwrap();
+    let doc: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    assert_eq!(doc["servers"][0]["status"], "loaded");
+    assert!(
+        doc["servers"][0]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["name"] == "clock____now")
+    );
+
+    let bad = Command::new(env!("CARGO_BIN_EXE_toolhost"))
+        .args(["--mcp-http", "ftp://example.invalid/mcp", "tools"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("transport.url"));
+}
