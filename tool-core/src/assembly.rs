@@ -27,7 +27,8 @@ use crate::validate::CompiledSchema;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ToolReference {
-    /// The provider kind: `builtin_tool`, `api_tool`, `mcp_tool`, …
+    /// The provider kind, spelled as a [`ToolKind`](crate::ToolKind) (`builtin`,
+    /// `api`, `mcp`, …; older spellings such as `builtin_tool` still resolve).
     #[serde(rename = "type")]
     pub kind: String,
     /// The provider inside that kind.
@@ -111,7 +112,7 @@ struct FactoryEntry {
 ///         .build().map_err(|e| tool_core::ProvideError::Failed(e.to_string()))?))
 /// })?;
 /// let assembler = Assembler::new().with_provider(builtin);
-/// let refs = vec![ToolReference::new("builtin_tool", "greetings", "greeter")
+/// let refs = vec![ToolReference::new("builtin", "greetings", "greeter")
 ///     .with_params(serde_json::json!({"greeting": "hi"}))];
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let assembled = assembler.assemble(&refs).await;
@@ -141,11 +142,13 @@ impl fmt::Debug for BuiltinProvider {
     }
 }
 
-/// The reference type builtin factories answer to by default.
-pub const BUILTIN_KIND: &str = "builtin_tool";
+/// The reference type builtin factories answer to by default: `builtin`
+/// ([`ToolKind::Builtin`](crate::ToolKind::Builtin)); references stored as
+/// `builtin_tool` resolve to it too.
+pub const BUILTIN_KIND: &str = "builtin";
 
 impl BuiltinProvider {
-    /// A provider for references of type `builtin_tool`.
+    /// A provider for references of type `builtin` (or `builtin_tool`).
     pub fn new() -> Self {
         Self::with_kind(BUILTIN_KIND)
     }
@@ -332,6 +335,19 @@ impl Assembler {
         self.providers.insert(provider.kind().to_owned(), provider);
     }
 
+    /// The provider for a reference type: registered under exactly that
+    /// spelling, else under another spelling of the same
+    /// [`ToolKind`](crate::ToolKind).
+    pub fn provider_for(&self, kind: &str) -> Option<&Arc<dyn ToolProvider>> {
+        if let Some(provider) = self.providers.get(kind) {
+            return Some(provider);
+        }
+        let kind = crate::ToolKind::parse(kind)?;
+        std::iter::once(kind.as_str())
+            .chain(kind.aliases().iter().copied())
+            .find_map(|spelling| self.providers.get(spelling))
+    }
+
     /// Resolves one reference (at position `index`, for error messages).
     pub async fn resolve(
         &self,
@@ -340,8 +356,7 @@ impl Assembler {
     ) -> Result<Arc<dyn Tool>, Error> {
         let name = reference.to_string();
         let provider =
-            self.providers
-                .get(&reference.kind)
+            self.provider_for(&reference.kind)
                 .ok_or_else(|| Error::MissingProvider {
                     index,
                     reference: name.clone(),

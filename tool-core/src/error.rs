@@ -91,6 +91,20 @@ pub enum Error {
         /// Every violation, with its JSON pointer.
         violations: Vec<Violation>,
     },
+    /// An `identifier/apiName` key is malformed.
+    #[error("invalid API key `{key}`: {message}")]
+    InvalidApiKey {
+        /// The key as written.
+        key: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// A tool kind has no known spelling.
+    #[error("unknown tool kind `{kind}` (expected builtin, api, mcp, skill or function)")]
+    UnknownToolKind {
+        /// The kind as written.
+        kind: String,
+    },
     /// A provider's message (an assistant turn, a tool call) does not have
     /// the shape that provider documents.
     #[error("{format} message: at {pointer}: {message}")]

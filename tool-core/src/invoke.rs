@@ -176,6 +176,13 @@ pub struct PreparedCall {
     tool: Arc<dyn Tool>,
 }
 
+impl PreparedCall {
+    /// The `identifier/apiName` key of the call (for approval and policy lookups).
+    pub fn api_key(&self) -> crate::ApiKey {
+        crate::ApiKey::new(&self.identifier, &self.api)
+    }
+}
+
 impl std::fmt::Debug for PreparedCall {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PreparedCall")

@@ -62,6 +62,7 @@
 //! MCP SDK or a process spawner.
 #![deny(missing_docs)]
 
+mod api_key;
 mod arguments;
 mod assembly;
 mod content;
@@ -70,6 +71,7 @@ mod error;
 mod export;
 mod extensions;
 mod invoke;
+mod kinds;
 mod manifest;
 mod naming;
 mod output;
@@ -81,6 +83,7 @@ mod surface;
 mod tool;
 mod validate;
 
+pub use api_key::ApiKey;
 pub use arguments::{ArgumentsProblem, diagnose as diagnose_arguments, parse_arguments};
 pub use assembly::{
     Assembler, Assembly, BUILTIN_KIND, BuiltinProvider, ToolProvider, ToolReference,
@@ -93,6 +96,7 @@ pub use invoke::{
     DEFAULT_MAX_CONTENT_CHARS, DEFAULT_TIMEOUT_MS, InvokeConfig, Invoker, MAX_TIMEOUT_MS,
     MIN_TIMEOUT_MS, PreparedCall, ToolCall, cap_content, mint_call_id,
 };
+pub use kinds::{PATH_SCOPE_AUDIT, ToolKind};
 pub use manifest::{
     ApiDefinition, ArgMatcher, DynamicIntervention, Executor, HumanIntervention,
     InterventionPolicy, InterventionRule, RenderDisplayControl, RuleExamples, ToolManifest,

@@ -37,6 +37,12 @@ pub struct ToolManifest {
 }
 
 impl ToolManifest {
+    /// The manifest's `type` as a [`ToolKind`](crate::ToolKind), when it is
+    /// one of the known spellings.
+    pub fn tool_kind(&self) -> Option<crate::ToolKind> {
+        self.kind.as_deref().and_then(crate::ToolKind::parse)
+    }
+
     /// A manifest with an identifier and nothing else.
     pub fn new(identifier: impl Into<String>) -> Self {
         Self {
@@ -289,6 +295,28 @@ pub struct DynamicIntervention {
     /// Policy when the audit passes (default `never`).
     #[serde(default = "policy_never")]
     pub default: InterventionPolicy,
+}
+
+impl DynamicIntervention {
+    /// A dynamic audit of type `kind` with the default policies (`always`
+    /// when it flags the call, `never` when it passes).
+    pub fn new(kind: impl Into<String>) -> Self {
+        Self {
+            kind: kind.into(),
+            policy: InterventionPolicy::Always,
+            default: InterventionPolicy::Never,
+        }
+    }
+
+    /// The [`PATH_SCOPE_AUDIT`](crate::PATH_SCOPE_AUDIT) audit with the default policies.
+    pub fn path_scope_audit() -> Self {
+        Self::new(crate::kinds::PATH_SCOPE_AUDIT)
+    }
+
+    /// Whether this is the path-scope audit.
+    pub fn is_path_scope_audit(&self) -> bool {
+        self.kind == crate::kinds::PATH_SCOPE_AUDIT
+    }
 }
 
 fn policy_always() -> InterventionPolicy {

@@ -178,6 +178,7 @@ impl ToolError {
 /// | `cancelled` | the host cancelled the call |
 /// | `executor_panic` | the tool panicked |
 /// | `execution_failed` | the tool ran and reported a failure |
+/// | `blocked_by_security_privacy` | approval blocked the call; it never ran (from `tool-approval`) |
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct ErrorCode(Cow<'static, str>);
@@ -203,6 +204,9 @@ impl ErrorCode {
     pub const EXECUTOR_PANIC: Self = Self::from_static("executor_panic");
     /// The tool ran and reported a failure.
     pub const EXECUTION_FAILED: Self = Self::from_static("execution_failed");
+    /// Approval blocked the call (headless mode, a `deny` policy, the
+    /// blacklist); the call never ran. Produced by `tool-approval`.
+    pub const BLOCKED_BY_SECURITY_PRIVACY: Self = Self::from_static("blocked_by_security_privacy");
 
     /// A code known at compile time.
     pub const fn from_static(code: &'static str) -> Self {

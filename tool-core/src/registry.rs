@@ -273,6 +273,11 @@ impl ResolvedApi<'_> {
     pub fn identifier(&self) -> &str {
         &self.tool.manifest.identifier
     }
+
+    /// The `identifier/apiName` key.
+    pub fn api_key(&self) -> crate::ApiKey {
+        crate::ApiKey::new(self.identifier(), &self.api.name)
+    }
 }
 
 /// The tools offered in one context: what the model sees, and the only

@@ -252,6 +252,11 @@ impl ToolBuilder {
         self
     }
 
+    /// Sets the manifest's `type` to a known kind's spelling.
+    pub fn tool_kind(self, kind: crate::ToolKind) -> Self {
+        self.kind(kind.as_str())
+    }
+
     /// Adds (or, for an API already in the manifest, implements) a dynamic
     /// API that takes the raw JSON arguments.
     pub fn api<F, Fut>(mut self, definition: ApiDefinition, handler: F) -> Self
