@@ -148,7 +148,7 @@ class Row:
             return "—"
         kind, bound = self.target
         if kind == "ratio":
-            text = f"ratio ≤ {bound:g}"
+            text = f"ratio ≤ {bound:.3g}"
             if bound < 1:
                 text += f" ({1 / bound:.3g}× faster)"
             if ours is None or not peer_v:
@@ -322,25 +322,26 @@ PAIRS = [
     ),
     Pair(
         "mcp",
-        "mcp",
+        "peers_mcp",
         crate="tool-mcp (issue 10)",
         peers=[mcp_peers],
         rows=[
             Row("mcp: echo over stdio, sequential",
-                crit("mcp/echo_sequential"), peer("mcp/sdk_sequential"), ("ratio", 0.67),
+                crit("peers_mcp/echo_sequential"), peer("mcp/sdk_sequential"), ("ratio", 1 / 1.5),
                 peer_note="TS SDK"),
             Row("mcp: echo over stdio, sequential vs bare pipe",
-                crit("mcp/echo_sequential"), peer("mcp/bare_sequential"), peer_note="floor"),
+                crit("peers_mcp/echo_sequential"), peer("mcp/bare_sequential"), peer_note="floor"),
             Row("mcp: 100 in flight, per call",
-                crit("mcp/echo_100_in_flight"), peer("mcp/sdk_100_in_flight"), ("ours", 50_000.0),
+                crit("peers_mcp/echo_100_in_flight"), peer("mcp/sdk_100_in_flight"), ("ours", 50_000.0),
                 peer_note="TS SDK"),
             Row("mcp: 100 in flight, per call vs bare pipe",
-                crit("mcp/echo_100_in_flight"), peer("mcp/bare_100_in_flight"),
+                crit("peers_mcp/echo_100_in_flight"), peer("mcp/bare_100_in_flight"),
                 peer_note="floor"),
         ],
         notes=[
-            "mcp: the same pinned `@modelcontextprotocol/server-everything` process per side, its "
-            "`echo` tool; TS SDK = `Client.callTool` over `StdioClientTransport`; bare pipe = "
+            "mcp: the same pinned `@modelcontextprotocol/server-everything` (one process per side), its "
+            "`echo` tool; ours = `McpManager::call_tool` on one shared stdio session + "
+            "`map_call_result` to a `ToolOutput` (criterion median of per-sample means); TS SDK = `Client.callTool` over `StdioClientTransport`; bare pipe = "
             "newline-delimited JSON-RPC written to the server's stdin, answers matched by id "
             "(benches/peers/node/mcp.mjs). Peers report the median single call and the median "
             "per-call time of 100 concurrent calls.",
@@ -559,6 +560,8 @@ class Run:
             print(f"   build of `{bench}` failed; see {log}", flush=True)
             return
         env["CARGO_MANIFEST_DIR"] = str(BENCHES)
+        memory_out = OUT / f"memory-{bench}.json"
+        env["TOOL_BENCHES_MEMORY_OUT"] = str(memory_out)
         t0 = time.time()
         args = ["--bench"] + self.criterion_args() + ([pair.filter] if pair.filter else [])
         log = self.log(f"bench-{bench}-{pair.name}")
@@ -568,6 +571,8 @@ class Run:
         if ran.returncode != 0:
             self.bench_errors[bench] = f"bench `{bench}` failed (target/bench-run/logs/{log.name})"
             print(f"   bench `{bench}` failed; see {log}", flush=True)
+        if memory_out.exists():
+            self.memory.update(json.loads(memory_out.read_text()))
         self.read_criterion()
 
     def read_criterion(self):
