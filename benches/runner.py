@@ -349,11 +349,16 @@ PAIRS = [
     ),
     Pair(
         "skills",
-        "skills",
+        "peers_skills",
         crate="tool-skills (issue 11)",
         rows=[
             Row("skills: discover + validate + catalog, 1 000 skills",
-                crit("skills/catalog_1000"), None, ("ours", 50_000_000.0)),
+                crit("peers_skills/load_and_catalog_1000"), None, ("ours", 50_000_000.0)),
+        ],
+        notes=[
+            "skills: `SkillRegistry::load` of one folder source holding 1 000 skill folders "
+            "(`SKILL.md` ~1.5 KB + a reference file each, lenient validation, default discovery "
+            "bounds) + `catalog` (XML, no budget). No peer; the target is absolute.",
         ],
     ),
     Pair(
