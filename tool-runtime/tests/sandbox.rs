@@ -335,6 +335,10 @@ async fn secret_locations_are_unreadable_and_the_rest_readable() {
     .await;
     assert_refused(&out, "read a secret");
     assert!(!ok(&out)["stdout"].as_str().unwrap().contains("s3cret"));
+    // The directory around the secret can still be listed.
+    let out = sh(&c, &d.ws, &format!("ls '{}'", d.outside.display())).await;
+    assert_eq!(exit_code(&out), 0, "{}", out.content);
+    assert_eq!(ok(&out)["stdout"], "public.txt\nsecrets\n");
     // read_only: nothing is writable, not even the workspace.
     let out = sh(&c, &d.ws, "echo x > inside.txt").await;
     assert_refused(&out, "write under read_only");
@@ -578,4 +582,29 @@ fn policies_round_trip_through_serde() {
     assert_eq!(read_only, SandboxPolicy::read_only());
     let bad = serde_json::from_str::<SandboxPolicy>(r#"{"mode": "jail"}"#).unwrap_err();
     assert!(bad.to_string().contains("jail"), "{bad}");
+}
+
+#[tokio::test]
+async fn the_host_still_kills_a_sandboxed_background_command() {
+    if !supported() {
+        return;
+    }
+    let d = dirs();
+    let c = sandboxed(SandboxPolicy::workspace_write());
+    let cx = ctx(&d.ws);
+    let started = c
+        .run_command(
+            RunCommandParams {
+                run_in_background: Some(true),
+                ..RunCommandParams::new("sleep 30")
+            },
+            &cx,
+        )
+        .await;
+    let id = ok(&started)["shellId"].as_str().unwrap().to_owned();
+    assert_eq!(ok(&started)["sandbox"]["policy"], "workspace_write");
+    let killed = c
+        .kill_command(tool_runtime::KillCommandParams { shell_id: id }, &cx)
+        .await;
+    assert_eq!(ok(&killed)["killed"], true, "{}", killed.content);
 }

@@ -68,6 +68,9 @@ pub(crate) fn build(plan: &Plan, support: KernelSupport) -> Result<Confinement> 
     for path in &plan.read {
         created = add(created, path, read, abi)?;
     }
+    for path in &plan.listed {
+        created = add(created, path, BitFlags::from(AccessFs::ReadDir), abi)?;
+    }
     for path in &plan.write {
         created = add(created, path, all, abi)?;
     }

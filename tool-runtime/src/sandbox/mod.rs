@@ -17,7 +17,7 @@
 //! |---|---|---|---|
 //! | write, create, delete, rename, link | anywhere the host user can | only beneath the workspace (the context's working directory), the `writable_roots` and the temp dir | nowhere |
 //! | protected entries (`.git`, `.envrc`, … at the top of a writable root) | writable | read-only, with everything beneath them (`.git/hooks`, `.git/config`) | read-only |
-//! | reads and execution | everything | everything except the secret locations (`~/.ssh`, `~/.aws`, …) | same |
+//! | reads and execution | everything | everything except the contents of the secret locations (`~/.ssh`, `~/.aws`, …) | same |
 //! | `/dev/null`, `/dev/zero`, `/dev/urandom`, `/dev/tty` … | yes | read and write | read and write |
 //! | new network sockets | yes | only `AF_UNIX` unless `network: true` | same |
 //! | signals to processes outside the sandbox (ABI ≥ 6) | yes | refused | refused |
@@ -52,10 +52,13 @@
 //!   list, of `/proc` reads of other processes the user owns, or of the
 //!   environment variables the host passes.
 //! - Reads: everything not in `secret_paths` is readable, including other
-//!   projects and the host's configuration. Secrets are excluded only where
-//!   they exist when the command starts; a path created later beneath an
-//!   excluded location's parent is not readable either (the exclusion lists
-//!   the entries that existed).
+//!   projects and the host's configuration. Directories on the way to a
+//!   secret (`~`, `/`) can be listed, and so can the names inside a secret
+//!   directory (Landlock's listing right is inherited); the files' contents
+//!   cannot be read. Secrets are excluded where they exist when the command
+//!   starts; entries that appear later in a directory split around a secret
+//!   (such as `~`) are not readable by that command (the split lists the
+//!   entries that existed).
 //! - Protected names are protected where they exist when the command
 //!   starts: a workspace without `.envrc` can get one. A writable root that
 //!   holds protected entries keeps its top directory closed to new entries

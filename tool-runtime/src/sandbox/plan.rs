@@ -30,9 +30,13 @@ const DEVICES: [&str; 6] = [
 
 /// The rules of one command's sandbox.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 pub(crate) struct Plan {
     /// Paths (and what is beneath them) readable and executable.
     pub(crate) read: Vec<PathBuf>,
+    /// Directories split around a secret: their entries can be listed
+    /// (beneath them too), nothing more; their readable parts are in `read`.
+    pub(crate) listed: Vec<PathBuf>,
     /// Paths (and what is beneath them) with every right.
     pub(crate) write: Vec<PathBuf>,
     /// Device files readable and writable.
@@ -114,12 +118,19 @@ pub(crate) fn plan(
     }
     let mut budget = MAX_ENTRIES;
     let mut read = Vec::new();
-    decompose(Path::new("/"), &secrets, &mut read, &mut budget)?;
+    let mut listed = Vec::new();
+    decompose(
+        Path::new("/"),
+        &secrets,
+        &mut read,
+        Some(&mut listed),
+        &mut budget,
+    )?;
     let mut write = Vec::new();
     let mut excluded_from_write = secrets.clone();
     excluded_from_write.extend(read_only.iter().cloned());
     for root in &writable_roots {
-        decompose(root, &excluded_from_write, &mut write, &mut budget)?;
+        decompose(root, &excluded_from_write, &mut write, None, &mut budget)?;
     }
     let devices = DEVICES
         .iter()
@@ -128,6 +139,7 @@ pub(crate) fn plan(
         .collect();
     Ok(Some(Plan {
         read,
+        listed,
         write,
         devices,
         writable_roots,
@@ -137,11 +149,13 @@ pub(crate) fn plan(
 }
 
 /// Adds rules granting `root` and everything beneath it, except the
-/// `excluded` paths and what is beneath them.
+/// `excluded` paths and what is beneath them; directories that had to be
+/// split go to `split`, when given.
 fn decompose(
     root: &Path,
     excluded: &[PathBuf],
     out: &mut Vec<PathBuf>,
+    mut split: Option<&mut Vec<PathBuf>>,
     budget: &mut usize,
 ) -> Result<()> {
     if excluded.iter().any(|e| root.starts_with(e)) {
@@ -150,6 +164,9 @@ fn decompose(
     if !excluded.iter().any(|e| e.starts_with(root)) {
         push_unique(out, root.to_path_buf());
         return Ok(());
+    }
+    if let Some(split) = split.as_deref_mut() {
+        push_unique(split, root.to_path_buf());
     }
     let entries = std::fs::read_dir(root).map_err(|e| Error::SandboxSetup {
         path: root.to_path_buf(),
@@ -174,7 +191,7 @@ fn decompose(
             continue;
         }
         if kind.is_dir() {
-            decompose(&path, excluded, out, budget)?;
+            decompose(&path, excluded, out, split.as_deref_mut(), budget)?;
         } else if !excluded.iter().any(|e| &path == e) {
             push_unique(out, path);
         }
@@ -246,6 +263,8 @@ mod tests {
         assert!(!plan.write.contains(&ws), "the workspace top holds .git");
         assert_eq!(plan.read_only, vec![ws.join(".git"), ws.join(".envrc")]);
         assert!(!plan.read.contains(&PathBuf::from("/")));
+        assert!(plan.listed.contains(&PathBuf::from("/")));
+        assert!(plan.listed.contains(&root.join("home")));
         assert!(plan.read.contains(&root.join("home/code")));
         assert!(
             !plan

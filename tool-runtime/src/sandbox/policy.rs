@@ -325,7 +325,7 @@ impl AppliedSandbox {
             String::new()
         } else {
             format!(
-                " ({} read-only)",
+                " ({} read-only, and no new entries next to them)",
                 self.read_only_paths
                     .iter()
                     .map(|p| p.display().to_string())
