@@ -1,0 +1,103 @@
+//! tool-mcp: round trips of a small call (`echo` of
+//! `@modelcontextprotocol/server-everything`) over stdio on one shared
+//! session — the manager's raw `call_tool`, the whole pipeline (parse,
+//! validate, timeout, MCP call, content mapping, cap), and 100 calls in
+//! flight through the pipeline (reported per call).
+//!
+//! The server is the one `.ci/setup.d/30-mcp.sh` installs for tool-mcp's
+//! tests (`tool-mcp/tests/fixtures/npm`). For orientation on this kind of
+//! machine: the official TypeScript client ~250 µs per sequential echo and
+//! ~70 µs per call with 100 in flight; targets ≤ 167 µs and ≤ 50 µs.
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use serde_json::json;
+use tool_core::{Invoker, NameRules, ToolCall, ToolContext, ToolRegistry};
+use tool_mcp::{McpManager, McpProvider, McpServerConfig, McpTransport};
+
+fn bench(c: &mut Criterion) {
+    let server = Path::new(env!("CARGO_MANIFEST_DIR")).join(
+        "../tool-mcp/tests/fixtures/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+    );
+    assert!(
+        server.exists(),
+        "{} is missing: run `bash .ci/setup.d/30-mcp.sh`",
+        server.display()
+    );
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let manager = Arc::new(McpManager::default());
+    manager
+        .upsert(
+            McpServerConfig::new(
+                "everything",
+                McpTransport::stdio("node", [server.display().to_string(), "stdio".into()]),
+            )
+            .with_startup_timeout(Duration::from_secs(30)),
+        )
+        .unwrap();
+    let registry = rt.block_on(async {
+        manager.connect("everything").await.unwrap();
+        // server-everything adds tools right after the handshake.
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let load = McpProvider::new(Arc::clone(&manager)).load_all().await;
+        let mut registry = ToolRegistry::new().with_name_rules(NameRules::Foreign);
+        for tool in load.tools {
+            registry.register_arc(tool).unwrap();
+        }
+        registry
+    });
+    let ctx = ToolContext::new();
+    let offered = registry.offer(&ctx);
+    let wire = offered
+        .resolve_pair("everything", "echo")
+        .unwrap()
+        .wire_name
+        .to_owned();
+    let call = ToolCall::new(wire, r#"{"message":"hello"}"#);
+    let invoker = Invoker::default();
+    let args = json!({"message": "hello"}).as_object().unwrap().clone();
+    rt.block_on(async {
+        for _ in 0..100 {
+            let out = invoker.invoke(&offered, &call, &ctx).await;
+            assert_eq!(out.content, "Echo: hello", "{out:?}");
+        }
+    });
+
+    let mut group = c.benchmark_group("mcp");
+    group.bench_function("echo_call_tool_sequential", |b| {
+        b.iter(|| {
+            rt.block_on(manager.call_tool("everything", "echo", args.clone()))
+                .unwrap()
+        })
+    });
+    group.bench_function("echo_pipeline_sequential", |b| {
+        b.iter(|| rt.block_on(invoker.invoke(&offered, &call, &ctx)))
+    });
+    group.bench_function("echo_pipeline_100_in_flight_per_call", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let start = Instant::now();
+                let outs = rt.block_on(futures::future::join_all(
+                    (0..100).map(|_| invoker.invoke(&offered, &call, &ctx)),
+                ));
+                total += start.elapsed() / 100;
+                assert!(outs.iter().all(|o| o.success));
+            }
+            total
+        })
+    });
+    group.finish();
+    rt.block_on(manager.shutdown());
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
