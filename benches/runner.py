@@ -101,6 +101,14 @@ def memory(key):
     return get
 
 
+def per(a, n):
+    def get(run):
+        return a(run) / n
+
+    get.label = a.label
+    return get
+
+
 def minus(a, b):
     def get(run):
         return max(a(run) - b(run), 0.0)
@@ -365,11 +373,19 @@ PAIRS = [
         "dispatch",
         "dispatch",
         crate="tool-runtime dispatch (issue 12)",
+        notes=[
+            "dispatch: the `dispatch` bench of issue 12 (benches/benches/dispatch.rs): a `Dispatcher` "
+            "sending to an `ExecutorClient` over the in-process channel, results through "
+            "`MemoryResultStore` or `RedisResultStore` (a redis-server it starts on 127.0.0.1; "
+            "skipped when `redis-server` is missing). No peer.",
+        ],
         rows=[
-            Row("dispatch: in memory, 1 in flight", crit("dispatch/memory_1")),
-            Row("dispatch: in memory, 1 000 in flight", crit("dispatch/memory_1000")),
-            Row("dispatch: Redis, 1 in flight", crit("dispatch/redis_1")),
-            Row("dispatch: Redis, 1 000 in flight", crit("dispatch/redis_1000")),
+            Row("dispatch: in memory, one at a time", crit("dispatch/memory/one at a time")),
+            Row("dispatch: in memory, 1 000 in flight, per call",
+                per(crit("dispatch/memory/1000 in flight"), 1000)),
+            Row("dispatch: Redis, one at a time", crit("dispatch/redis/one at a time")),
+            Row("dispatch: Redis, 1 000 in flight, per call",
+                per(crit("dispatch/redis/1000 in flight"), 1000)),
         ],
     ),
 ]
