@@ -10,7 +10,7 @@
 //!   `moveFiles`, `renameFile`, `searchFiles`, `globFiles`, `grepContent`,
 //!   `runCommand`, `getCommandOutput`, `killCommand`) is provided on top and
 //!   returns a [`ToolOutput`](tool_core::ToolOutput) whose `state` is the
-//!   typed result and whose `content` is the compact text from [`format`].
+//!   typed result and whose `content` is the compact text from [`format`](mod@format).
 //! - [`LocalComputer`]: this machine. Atomic writes, literal edits that
 //!   refuse ambiguity and stale views, ripgrep's crates for search, and a
 //!   shell process manager with process groups, background ids and bounded
@@ -23,6 +23,9 @@
 //! - [`sandbox`]: commands confined by the OS ([`SandboxPolicy`]: Landlock
 //!   and seccomp on Linux), so writes stay in the workspace, `.git` stays
 //!   read-only and the network stays off unless the host allows more.
+//! - [`dispatch`]: reverse dispatch of a call to an executor elsewhere (a
+//!   desktop app, a browser) with a shared deadline and exactly one result,
+//!   over an in-memory or (feature `redis`) a Redis result store.
 //!
 //! # Example
 //!
@@ -55,10 +58,12 @@
 //!
 //! # Crate features
 //!
-//! None.
+//! - `redis`: `dispatch::RedisResultStore`, a result store shared by
+//!   several server instances through one Redis (6.2 or later).
 #![deny(missing_docs)]
 
 pub mod adapter;
+pub mod dispatch;
 mod error;
 pub mod format;
 mod local;

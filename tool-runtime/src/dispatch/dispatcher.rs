@@ -1,0 +1,295 @@
+//! The server side: send a call to an executor and wait for its one result.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use serde_json::json;
+use tokio::time::Instant;
+use tool_core::{CancellationToken, ErrorCode, ToolError, ToolOutput};
+
+use super::channel::DispatchChannel;
+use super::message::{
+    CHANNEL_UNAVAILABLE, ChannelMessage, DISPATCH_FAILED, STORE_UNAVAILABLE, ToolExecute,
+};
+use super::store::ResultStore;
+use crate::error::Error;
+
+/// How long an expected id outlives its deadline in the store by default.
+pub const DEFAULT_SLOT_GRACE: Duration = Duration::from_secs(10);
+
+/// One call to dispatch: which tool and API, and the arguments as text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DispatchCall {
+    /// The model's call id, passed on to the executor.
+    pub tool_call_id: Option<String>,
+    /// The tool identifier.
+    pub identifier: String,
+    /// The API name.
+    pub api: String,
+    /// The arguments exactly as text.
+    pub arguments: String,
+}
+
+impl DispatchCall {
+    /// A call of `identifier`/`api` with `arguments` text.
+    pub fn new(
+        identifier: impl Into<String>,
+        api: impl Into<String>,
+        arguments: impl Into<String>,
+    ) -> Self {
+        Self {
+            tool_call_id: None,
+            identifier: identifier.into(),
+            api: api.into(),
+            arguments: arguments.into(),
+        }
+    }
+
+    /// Sets the model's call id.
+    pub fn with_tool_call_id(mut self, id: impl Into<String>) -> Self {
+        self.tool_call_id = Some(id.into());
+        self
+    }
+}
+
+/// Sends calls to executors over a [`DispatchChannel`] and waits for their
+/// results in a [`ResultStore`].
+///
+/// Every dispatch ends in exactly one [`ToolOutput`], never an error and
+/// never a hang:
+///
+/// | what happened | output |
+/// |---|---|
+/// | the executor's result arrived | that result (first one wins) |
+/// | no channel configured, or it reports nobody connected | `channel_unavailable` |
+/// | no store configured, or it cannot be reached | `store_unavailable` |
+/// | the channel failed to send | `dispatch_failed` |
+/// | nothing arrived by the deadline | `timeout` (the executor is told to abort) |
+/// | the cancellation token fired | `cancelled` at once (the executor is told to abort) |
+///
+/// Each dispatch gets its own id (`<prefix>-<n>`, the prefix random per
+/// dispatcher), so two dispatchers sharing a store never see each other's
+/// results, even for equal model call ids.
+///
+/// Cheap to clone; clones share the channel, the store and the id counter.
+#[derive(Clone)]
+pub struct Dispatcher {
+    channel: Option<Arc<dyn DispatchChannel>>,
+    store: Option<Arc<dyn ResultStore>>,
+    slot_grace: Duration,
+    prefix: Arc<str>,
+    counter: Arc<AtomicU64>,
+}
+
+impl std::fmt::Debug for Dispatcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Dispatcher")
+            .field("channel", &self.channel.is_some())
+            .field("store", &self.store.is_some())
+            .field("slot_grace", &self.slot_grace)
+            .field("prefix", &self.prefix)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for Dispatcher {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Dispatcher {
+    /// A dispatcher with neither channel nor store: every dispatch fails
+    /// with `channel_unavailable` until both are set.
+    pub fn new() -> Self {
+        Self {
+            channel: None,
+            store: None,
+            slot_grace: DEFAULT_SLOT_GRACE,
+            prefix: random_prefix().into(),
+            counter: Arc::new(AtomicU64::new(0)),
+        }
+    }
+
+    /// A dispatcher over `channel` and `store`.
+    pub fn with(channel: Arc<dyn DispatchChannel>, store: Arc<dyn ResultStore>) -> Self {
+        Self::new().channel(channel).store(store)
+    }
+
+    /// Sets the channel.
+    pub fn channel(mut self, channel: Arc<dyn DispatchChannel>) -> Self {
+        self.channel = Some(channel);
+        self
+    }
+
+    /// Sets the result store.
+    pub fn store(mut self, store: Arc<dyn ResultStore>) -> Self {
+        self.store = Some(store);
+        self
+    }
+
+    /// How long an expected id stays in the store after its deadline
+    /// (default [`DEFAULT_SLOT_GRACE`]); a result arriving later is dropped.
+    pub fn slot_grace(mut self, grace: Duration) -> Self {
+        self.slot_grace = grace;
+        self
+    }
+
+    /// Dispatches one call with the time `budget`.
+    pub async fn dispatch(
+        &self,
+        call: DispatchCall,
+        budget: Duration,
+        cancel: &CancellationToken,
+    ) -> ToolOutput {
+        self.dispatch_until(call, Instant::now() + budget, cancel)
+            .await
+    }
+
+    /// Dispatches calls concurrently under **one** deadline, now + `budget`:
+    /// the whole batch takes at most `budget`, not one budget per call.
+    /// Outputs come back in input order, one per call.
+    pub async fn dispatch_batch(
+        &self,
+        calls: Vec<DispatchCall>,
+        budget: Duration,
+        cancel: &CancellationToken,
+    ) -> Vec<ToolOutput> {
+        let deadline = Instant::now() + budget;
+        futures::future::join_all(
+            calls
+                .into_iter()
+                .map(|call| self.dispatch_until(call, deadline, cancel)),
+        )
+        .await
+    }
+
+    /// Dispatches one call that must be over by `deadline` (for example the
+    /// deadline a batch shares).
+    pub async fn dispatch_until(
+        &self,
+        call: DispatchCall,
+        deadline: Instant,
+        cancel: &CancellationToken,
+    ) -> ToolOutput {
+        let label = format!("`{}/{}`", call.identifier, call.api);
+        let Some(channel) = self.channel.as_deref() else {
+            return failure(
+                CHANNEL_UNAVAILABLE,
+                format!(
+                    "{label} runs on a remote executor, and no dispatch channel is configured on this server."
+                ),
+            );
+        };
+        let Some(store) = self.store.as_deref() else {
+            return failure(
+                STORE_UNAVAILABLE,
+                format!(
+                    "{label} runs on a remote executor, and no result store is configured on this server."
+                ),
+            );
+        };
+        let id = format!(
+            "{}-{}",
+            self.prefix,
+            self.counter.fetch_add(1, Ordering::Relaxed)
+        );
+        let budget_ms = deadline
+            .saturating_duration_since(Instant::now())
+            .as_millis() as u64;
+        let message = ChannelMessage::ToolExecute(ToolExecute {
+            id: id.clone(),
+            tool_call_id: call.tool_call_id,
+            identifier: call.identifier,
+            api_name: call.api,
+            arguments: call.arguments,
+            execution_timeout_ms: budget_ms,
+        });
+        let attempt = async {
+            store
+                .expect(&id, Duration::from_millis(budget_ms) + self.slot_grace)
+                .await
+                .map_err(Stage::Store)?;
+            channel.send(message).await.map_err(Stage::Channel)?;
+            store.wait(&id, deadline).await.map_err(Stage::Store)
+        };
+        let outcome = tokio::select! {
+            biased;
+            () = cancel.cancelled() => Outcome::Cancelled,
+            result = attempt => match result {
+                Ok(Some(output)) => return output,
+                Ok(None) => Outcome::TimedOut,
+                Err(stage) => Outcome::Failed(stage),
+            },
+        };
+        // Nobody will collect this id any more: forget it (late results are
+        // dropped) and tell the executor to stop, both best effort.
+        let _ = tokio::time::timeout(Duration::from_secs(1), store.discard(&id)).await;
+        let tell_abort = !matches!(outcome, Outcome::Failed(Stage::Channel(_)));
+        if tell_abort {
+            let abort = ChannelMessage::ToolAbort { id: id.clone() };
+            let _ = tokio::time::timeout(Duration::from_secs(1), channel.send(abort)).await;
+        }
+        match outcome {
+            Outcome::Cancelled => failure(
+                ErrorCode::CANCELLED,
+                format!("{label} was cancelled while its executor was running it."),
+            ),
+            Outcome::TimedOut => ToolError::new(
+                ErrorCode::TIMEOUT,
+                format!(
+                    "{label} ran on a remote executor and no result arrived within {budget_ms} ms; the executor was told to stop."
+                ),
+            )
+            .with_details(json!({ "timeoutMs": budget_ms, "dispatchId": id }))
+            .into(),
+            Outcome::Failed(Stage::Store(error)) => {
+                let code = match error {
+                    Error::Protocol { .. } => error.code(),
+                    _ => STORE_UNAVAILABLE,
+                };
+                failure(
+                    code,
+                    format!("{label} could not be dispatched or its result not collected: {error}"),
+                )
+            }
+            Outcome::Failed(Stage::Channel(error)) => {
+                let code = match error {
+                    Error::ChannelUnavailable { .. } => CHANNEL_UNAVAILABLE,
+                    _ => DISPATCH_FAILED,
+                };
+                failure(code, format!("{label}: {error}"))
+            }
+        }
+    }
+}
+
+enum Stage {
+    Store(Error),
+    Channel(Error),
+}
+
+enum Outcome {
+    Cancelled,
+    TimedOut,
+    Failed(Stage),
+}
+
+fn failure(code: ErrorCode, message: String) -> ToolOutput {
+    ToolOutput::failure(ToolError::new(code, message))
+}
+
+/// A short random hex prefix (no RNG dependency: std's hasher keys are
+/// random per process, mixed with the time and a counter).
+pub(crate) fn random_prefix() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    static SEQ: AtomicU64 = AtomicU64::new(0);
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u64(SEQ.fetch_add(1, Ordering::Relaxed));
+    hasher.write_u32(std::process::id());
+    if let Ok(now) = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
+        hasher.write_u128(now.as_nanos());
+    }
+    format!("{:012x}", hasher.finish() & 0xffff_ffff_ffff)
+}

@@ -1,0 +1,98 @@
+//! Remote dispatch: a call that must run elsewhere (a user's desktop app, a
+//! browser, a device) is sent to an executor, and the server waits for its
+//! one result, within the call's time budget.
+//!
+//! # Overview of the roles
+//!
+//! - [`Dispatcher`] (server side): gives each call a dispatch id, opens its
+//!   slot in the store, sends a [`ToolExecute`] over the channel and waits.
+//!   It never returns an error: every dispatch ends in one
+//!   [`ToolOutput`](tool_core::ToolOutput), failures included.
+//! - [`ExecutorClient`] (executor side): runs each call on a registered
+//!   [`Tool`](tool_core::Tool) under its own, earlier deadline and puts
+//!   exactly one result, whatever happens ([`Responder`] for hosts that
+//!   answer their own way).
+//! - [`DispatchChannel`]: carries messages to executors. Hosts implement it
+//!   over their WebSocket, SSE or IPC; [`in_process_channel`] ships.
+//! - [`ResultStore`]: where results wait for their dispatcher.
+//! - [`route`]: which calls are dispatched at all, from the manifest's
+//!   `executors` and the host's [`RoutingConfig`].
+//!
+//! | result store | scope | feature |
+//! |---|---|---|
+//! | [`MemoryResultStore`] | one process | always |
+//! | `RedisResultStore` | several server instances sharing one Redis | `redis` |
+//!
+//! # Deadlines
+//!
+//! The budget is the one the pipeline resolved for the call (call's own →
+//! API default → global, clamped). A batch shares one deadline
+//! ([`Dispatcher::dispatch_batch`]): ten parallel calls with a 1 s budget
+//! take 1 s, not 10 s. The executor stops at budget − 500 ms (at least
+//! 100 ms, [`executor_budget`]) and reports `client_executor_timeout`, so the
+//! server gets a named failure; the server reports `timeout` if nothing
+//! arrives by the deadline.
+//!
+//! # Example
+//!
+//! ```
+//! use std::{sync::Arc, time::Duration};
+//! use tool_core::{ApiDefinition, CancellationToken, ToolBuilder, ToolOutput};
+//! use tool_runtime::dispatch::{
+//!     DispatchCall, Dispatcher, ExecutorClient, MemoryResultStore, in_process_channel,
+//! };
+//!
+//! # tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap().block_on(async {
+//! let store = Arc::new(MemoryResultStore::new());
+//! let (channel, inbox) = in_process_channel(64);
+//!
+//! // The executor side: a tool that only the device has.
+//! let device_clock = ToolBuilder::new("device")
+//!     .api(ApiDefinition::new("time", "Local time on the device."), |_, _| async {
+//!         Ok(ToolOutput::text("09:41"))
+//!     })
+//!     .build()
+//!     .unwrap();
+//! let executor = ExecutorClient::builder(store.clone()).tool(Arc::new(device_clock)).build();
+//! tokio::spawn(async move { executor.serve(inbox).await });
+//!
+//! // The server side.
+//! let dispatcher = Dispatcher::with(Arc::new(channel), store);
+//! let never = CancellationToken::new();
+//! let out = dispatcher
+//!     .dispatch(DispatchCall::new("device", "time", "{}"), Duration::from_secs(5), &never)
+//!     .await;
+//! assert_eq!(out.content, "09:41");
+//!
+//! let out = dispatcher
+//!     .dispatch(DispatchCall::new("device", "reboot", "{}"), Duration::from_secs(5), &never)
+//!     .await;
+//! assert_eq!(out.error_code().unwrap(), "executor_not_found");
+//! # });
+//! ```
+
+mod channel;
+mod dispatcher;
+mod executor;
+mod memory;
+mod message;
+#[cfg(feature = "redis")]
+mod redis;
+mod route;
+mod store;
+
+pub use channel::{DispatchChannel, InProcessChannel, Inbox, in_process_channel};
+pub use dispatcher::{DEFAULT_SLOT_GRACE, DispatchCall, Dispatcher};
+pub use executor::{
+    EXECUTOR_SAFETY_MARGIN, ExecutorClient, ExecutorClientBuilder, MIN_EXECUTOR_BUDGET, Responder,
+    executor_budget,
+};
+pub use memory::MemoryResultStore;
+pub use message::{
+    ARGUMENTS_PARSE_ERROR, CHANNEL_UNAVAILABLE, CLIENT_EXECUTOR_NO_RESULT, CLIENT_EXECUTOR_TIMEOUT,
+    ChannelMessage, DISPATCH_FAILED, EXECUTOR_NOT_FOUND, STORE_UNAVAILABLE, ToolExecute,
+};
+#[cfg(feature = "redis")]
+pub use redis::{RedisResultStore, RedisStoreConfig};
+pub use route::{Route, RoutingConfig, route};
+pub use store::ResultStore;

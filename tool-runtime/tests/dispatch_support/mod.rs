@@ -1,0 +1,9 @@
+//! The dispatch behaviour suite, run over every result store
+//! (`tests/dispatch.rs` in memory, `tests/dispatch_redis.rs` over a real
+//! redis-server).
+#![allow(dead_code)]
+
+#[cfg(feature = "redis")]
+pub mod redis_server;
+pub mod suite;
+pub mod tools;

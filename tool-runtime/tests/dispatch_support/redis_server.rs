@@ -1,0 +1,101 @@
+//! A real redis-server for the tests: its own process on a free 127.0.0.1
+//! port, no persistence, stopped when dropped.
+
+use std::net::TcpListener;
+use std::process::Stdio;
+use std::time::Duration;
+
+use tokio::process::{Child, Command};
+
+pub struct RedisServer {
+    pub port: u16,
+    child: Option<Child>,
+}
+
+impl RedisServer {
+    /// Starts a server on a free port.
+    pub async fn start() -> Self {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let mut server = Self { port, child: None };
+        server.restart().await;
+        server
+    }
+
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    /// Starts (again) on the same port; the data is gone.
+    pub async fn restart(&mut self) {
+        self.stop().await;
+        let child = Command::new("redis-server")
+            .args(["--port", &self.port.to_string()])
+            .args(["--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no"])
+            .args(["--protected-mode", "yes", "--loglevel", "warning"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("redis-server is not installed: run .ci/setup.d/10-redis.sh (Debian package redis-server)");
+        self.child = Some(child);
+        for _ in 0..200 {
+            if self.ping().await {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        panic!("redis-server did not answer on port {}", self.port);
+    }
+
+    /// Kills the server and waits for it to be gone.
+    pub async fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill().await;
+        }
+    }
+
+    async fn ping(&self) -> bool {
+        let Ok(client) = redis::Client::open(self.url()) else {
+            return false;
+        };
+        let Ok(mut connection) = client.get_multiplexed_async_connection().await else {
+            return false;
+        };
+        redis::cmd("PING")
+            .query_async::<String>(&mut connection)
+            .await
+            .is_ok()
+    }
+
+    /// An admin connection (counts as one client itself).
+    pub async fn admin(&self) -> redis::aio::MultiplexedConnection {
+        redis::Client::open(self.url())
+            .unwrap()
+            .get_multiplexed_async_connection()
+            .await
+            .unwrap()
+    }
+
+    /// Keys in the database.
+    pub async fn keys(&self) -> Vec<String> {
+        redis::cmd("KEYS")
+            .arg("*")
+            .query_async(&mut self.admin().await)
+            .await
+            .unwrap()
+    }
+
+    /// Client connections, minus the admin connection asking.
+    pub async fn clients(&self) -> usize {
+        let list: String = redis::cmd("CLIENT")
+            .arg("LIST")
+            .query_async(&mut self.admin().await)
+            .await
+            .unwrap();
+        list.lines().filter(|l| !l.trim().is_empty()).count() - 1
+    }
+}
