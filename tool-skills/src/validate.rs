@@ -158,11 +158,19 @@ pub fn parse_skill_md(text: &str, options: &ParseOptions) -> Parsed {
         Ok(read) => read,
         Err(finding) => return fatal(finding),
     };
+    let mut repairs = read.findings;
+    if options.mode == ValidationMode::Strict {
+        // The repaired text is still read (to report everything else), but
+        // the file itself is not valid YAML.
+        for finding in &mut repairs {
+            finding.severity = Severity::Error;
+        }
+    }
     let mut checker = Checker {
         mode: options.mode,
         file,
         yaml: &read.text,
-        findings: read.findings,
+        findings: repairs,
     };
     let fields = checker.fields(read.mapping);
     let document = checker.document(fields, split, options.folder_name.as_deref());

@@ -98,7 +98,7 @@ fn text_cases() -> Vec<Case> {
         case(
             "---\nname: pdf\ndescription: Use when: the user asks\n---\nbody\n",
             FindingCode::ColonRepaired,
-            (W, true),
+            (E, false),
             (W, true),
             Some(3),
         ),
