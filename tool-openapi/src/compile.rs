@@ -21,20 +21,14 @@ pub const MANIFEST_KIND: &str = "api";
 pub fn parameters_schema(operation: &Operation) -> Value {
     let mut properties = Map::new();
     let mut required = Vec::new();
-    let mut defs: Option<Map<String, Value>> = None;
     for parameter in &operation.parameters {
         let mut schema = parameter.schema.clone();
-        if let Value::Object(object) = &mut schema {
-            // Recursive definitions travel with the operation (see the import).
-            if let Some(Value::Object(own)) = object.remove("$defs") {
-                defs.get_or_insert_with(Map::new).extend(own);
-            }
-            if let Some(description) = &parameter.description
-                && !description.is_empty()
-                && !object.contains_key("description")
-            {
-                object.insert("description".into(), Value::String(description.clone()));
-            }
+        if let Value::Object(object) = &mut schema
+            && let Some(description) = &parameter.description
+            && !description.is_empty()
+            && !object.contains_key("description")
+        {
+            object.insert("description".into(), Value::String(description.clone()));
         }
         let name = parameter.argument_name().to_owned();
         if parameter.required {
@@ -46,8 +40,8 @@ pub fn parameters_schema(operation: &Operation) -> Value {
     if !required.is_empty() {
         schema["required"] = Value::Array(required);
     }
-    if let Some(defs) = defs {
-        schema["$defs"] = Value::Object(defs);
+    if !operation.definitions.is_empty() {
+        schema["$defs"] = Value::Object(operation.definitions.clone());
     }
     schema
 }

@@ -3,7 +3,7 @@
 //! Both the narrow protocol and imported OpenAPI 3 documents end up here.
 //! It is plain data (serialisable, comparable); compiling it into a tool
 //! ([`compile_manifest`](crate::compile_manifest)) and calling it over HTTP
-//! (`OpenApiTool`) read nothing else.
+//! ([`OpenApiTool`](crate::OpenApiTool)) read nothing else.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -25,7 +25,7 @@ pub struct ApiDocument {
     /// The operations, each one API of the compiled tool.
     pub operations: Vec<Operation>,
     /// Authentication schemes the operations may use (from OpenAPI
-    /// `securitySchemes`); their secrets live in `Credentials`, never here.
+    /// `securitySchemes`); their secrets live in [`Credentials`](crate::Credentials), never here.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub security_schemes: Vec<SecurityScheme>,
 }
@@ -66,6 +66,10 @@ pub struct Operation {
     /// Names of the security schemes that apply (empty: none).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub security: Vec<String>,
+    /// Shared and recursive schema definitions the parameter schemas point
+    /// into (`#/$defs/<name>`); placed at the root of the arguments schema.
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub definitions: serde_json::Map<String, Value>,
 }
 
 impl Operation {

@@ -4,7 +4,7 @@ use tool_core::Violation;
 
 /// Everything that can go wrong loading, compiling or configuring API tools.
 /// (Failures of a *call* are [`ToolOutput`](tool_core::ToolOutput)s with
-/// their own codes, see `codes`.)
+/// their own codes, see [`codes`](crate::codes).)
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {

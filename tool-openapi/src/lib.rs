@@ -6,20 +6,83 @@
 //!
 //! - [`validate_narrow`]: the narrow protocol → every problem with its JSON
 //!   pointer, or a normalised [`ApiDocument`] plus warnings.
-//! - [`compile_manifest`]: an [`ApiDocument`] → a `tool-core` manifest.
+//! - [`import_openapi`] / [`load_document`]: OpenAPI 3.0/3.1 (JSON or YAML)
+//!   into the same form, with per-operation failures and filters
+//!   ([`ImportOptions`]).
+//! - [`compile_manifest`]: an [`ApiDocument`] → a `tool-core` manifest, one
+//!   API per [`Operation`], approval defaults by [`Method`].
+//! - [`OpenApiTool`]: the runtime tool; sends each call over HTTP and
+//!   returns `state = {status, headers, body}` and compact content.
+//! - [`SsrfGuard`]: builds a guarded `reqwest::Client` (reusable by other
+//!   crates and hosts) under an [`SsrfPolicy`].
+//! - [`OpenApiProvider`]: serves stored references of type `"api"` to a
+//!   `tool-core` [`Assembler`](tool_core::Assembler).
+//!
+//! # Failure codes
+//!
+//! A failed call carries one of the [`codes`]: `http_status`,
+//! `connection_refused`, `dns_failure`, `timeout`, `too_many_redirects`,
+//! `body_too_large`, `ssrf_blocked`, `invalid_arguments`, `request_failed`.
+//!
+//! # Example
+//!
+//! ```
+//! use tool_core::{Invoker, NameRules, ToolCall, ToolContext, ToolRegistry};
+//! use tool_openapi::{OpenApiTool, SsrfGuard, SsrfPolicy, validate_narrow};
+//!
+//! let validation = validate_narrow(r#"{"server": "http://10.0.0.8", "description": "Internal.",
+//!   "paths": {"/status": {"get": {"operationId": "status", "description": "Status."}}}}"#);
+//! assert!(validation.is_ok());
+//! let tool = OpenApiTool::builder(validation.document.unwrap(), "internal")
+//!     .guard(SsrfGuard::new(SsrfPolicy::default()))
+//!     .build()?;
+//! let mut registry = ToolRegistry::new().with_name_rules(NameRules::Foreign);
+//! registry.register(tool)?;
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! let ctx = ToolContext::new();
+//! let out = Invoker::default().invoke_in(&registry, &ToolCall::new("internal____status", "{}"), &ctx).await;
+//! assert_eq!(out.error_code().unwrap(), "ssrf_blocked"); // 10.0.0.8 is private
+//! assert!(out.content.contains("10.0.0.8"));
+//! # });
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Crate features
+//!
+//! None.
 #![deny(missing_docs)]
 
+pub mod codes;
 mod compile;
+mod credentials;
 mod document;
 mod error;
+mod execute;
+mod import;
 mod method;
 mod narrow;
 mod pointer;
+mod provider;
+mod ssrf;
+mod tool;
 
 pub use compile::{MANIFEST_KIND, api_definition, compile_manifest, parameters_schema};
+pub use credentials::{Credentials, Secret};
 pub use document::{
     ApiDocument, KeyLocation, Location, Operation, Parameter, SchemeKind, SecurityScheme,
 };
 pub use error::Error;
+pub use execute::coerce;
+pub use import::{
+    BatchImport, DEFAULT_MAX_DOCUMENT_BYTES, DocumentKind, Import, ImportOptions, Loaded,
+    OperationFailure, import_batch, import_openapi, import_value, load_document, load_value,
+    parse_text,
+};
 pub use method::Method;
 pub use narrow::{Validation, parse_narrow, validate_narrow, validate_narrow_value};
+pub use provider::{ALL_OPERATIONS, API_KIND, OpenApiProvider};
+pub use ssrf::{
+    AddressClass, BodyError, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_REDIRECTS, DnsFailure,
+    SsrfBlocked, SsrfGuard, SsrfPolicy, TooManyRedirects, classify, read_body,
+};
+pub use tool::{OpenApiTool, OpenApiToolBuilder};

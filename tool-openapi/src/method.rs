@@ -92,3 +92,18 @@ impl fmt::Display for Method {
         f.write_str(self.as_str())
     }
 }
+
+impl Method {
+    pub(crate) fn to_reqwest(self) -> reqwest::Method {
+        match self {
+            Self::Get => reqwest::Method::GET,
+            Self::Post => reqwest::Method::POST,
+            Self::Put => reqwest::Method::PUT,
+            Self::Patch => reqwest::Method::PATCH,
+            Self::Delete => reqwest::Method::DELETE,
+            Self::Head => reqwest::Method::HEAD,
+            Self::Options => reqwest::Method::OPTIONS,
+            Self::Trace => reqwest::Method::TRACE,
+        }
+    }
+}

@@ -430,6 +430,7 @@ impl Validator {
             parameters: parameters.into_iter().map(|(_, p)| p).collect(),
             human_intervention: None,
             security: Vec::new(),
+            definitions: Map::new(),
         })
     }
 

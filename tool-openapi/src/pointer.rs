@@ -18,7 +18,6 @@ pub fn join(base: &str, token: &str) -> String {
 }
 
 /// Unescapes one reference token.
-#[cfg_attr(not(test), allow(dead_code))]
 pub fn unescape(token: &str) -> String {
     if !token.contains('~') {
         return token.to_owned();

@@ -1,0 +1,24 @@
+//! The error codes of failed HTTP tool calls (beside the pipeline's own).
+
+use tool_core::ErrorCode;
+
+/// The server answered with a status outside 2xx; the message names it and
+/// the state keeps `{status, headers, body}`.
+pub const HTTP_STATUS: ErrorCode = ErrorCode::from_static("http_status");
+/// Nothing listens at the address.
+pub const CONNECTION_REFUSED: ErrorCode = ErrorCode::from_static("connection_refused");
+/// The host name did not resolve.
+pub const DNS_FAILURE: ErrorCode = ErrorCode::from_static("dns_failure");
+/// The request ran past the call's deadline (the pipeline's own code).
+pub const TIMEOUT: ErrorCode = ErrorCode::TIMEOUT;
+/// The redirect chain was longer than the guard allows.
+pub const TOO_MANY_REDIRECTS: ErrorCode = ErrorCode::from_static("too_many_redirects");
+/// The response body was larger than the cap.
+pub const BODY_TOO_LARGE: ErrorCode = ErrorCode::from_static("body_too_large");
+/// The SSRF guard refused an address; the message names it.
+pub const SSRF_BLOCKED: ErrorCode = ErrorCode::from_static("ssrf_blocked");
+/// The arguments cannot be sent (a type that cannot be coerced, a path
+/// value of `.` or `..`, a header value with control characters).
+pub const INVALID_ARGUMENTS: ErrorCode = ErrorCode::INVALID_ARGUMENTS;
+/// Any other transport failure (TLS, a reset connection…).
+pub const REQUEST_FAILED: ErrorCode = ErrorCode::from_static("request_failed");

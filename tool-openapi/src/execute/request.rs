@@ -1,0 +1,328 @@
+//! Turning validated arguments into an HTTP request (pure, no I/O).
+//!
+//! - **Path** values are percent-encoded as one segment each (everything but
+//!   `A-Z a-z 0-9 - . _ ~`), so `/`, `?`, `#` cannot change the route; the
+//!   values `.` and `..` are refused (URL parsers treat `%2E%2E` as `..`).
+//! - **Query** pairs are form-encoded in declaration order; arrays repeat
+//!   the key; objects are sent as compact JSON; booleans and numbers in
+//!   their JSON spelling.
+//! - **Cookies** go in one `Cookie` header, `name=value; …`, values
+//!   percent-encoded like path segments.
+//! - **Headers**: provider headers first, then header parameters (which
+//!   replace a provider header of the same name), then credentials.
+//! - **Body**: `request_body` arguments form a JSON object (a `body`
+//!   argument is the whole body), sent only when at least one was given
+//!   and only for methods that carry a body.
+//! - Optional arguments not given (or `null`) are not sent at all.
+
+use http::{HeaderMap, HeaderName, HeaderValue};
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+use serde_json::{Map, Value};
+
+use super::coerce::coerce;
+use crate::credentials::{Credentials, Secret, base64};
+use crate::document::{KeyLocation, Location, Operation, SchemeKind, SecurityScheme};
+use crate::method::Method;
+
+/// Bytes left as they are in a path segment or cookie value: RFC 3986 unreserved.
+const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// A request ready to send.
+#[derive(Debug, Clone)]
+pub(crate) struct PlannedRequest {
+    pub method: Method,
+    pub url: url::Url,
+    pub headers: HeaderMap,
+    pub body: Option<Value>,
+}
+
+/// Why the arguments cannot be sent: the argument and the reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ArgumentProblem {
+    pub argument: String,
+    pub message: String,
+}
+
+pub(crate) struct RequestParts<'a> {
+    pub server: &'a str,
+    pub operation: &'a Operation,
+    pub schemes: &'a [SecurityScheme],
+    pub headers: &'a [(HeaderName, HeaderValue)],
+    pub credentials: &'a Credentials,
+}
+
+pub(crate) fn plan(
+    parts: &RequestParts<'_>,
+    args: &Map<String, Value>,
+) -> Result<PlannedRequest, Vec<ArgumentProblem>> {
+    let op = parts.operation;
+    let mut problems = Vec::new();
+    let mut path = op.path.clone();
+    let mut query: Vec<(String, String)> = Vec::new();
+    let mut cookies: Vec<(String, String)> = Vec::new();
+    let mut header_params: Vec<(HeaderName, HeaderValue)> = Vec::new();
+    let mut body: Option<Map<String, Value>> = None;
+    let mut whole_body: Option<Value> = None;
+
+    for param in &op.parameters {
+        let arg = param.argument_name();
+        let problem = |message: String| ArgumentProblem {
+            argument: arg.to_owned(),
+            message,
+        };
+        let value = match args.get(arg) {
+            None | Some(Value::Null) => {
+                if param.required {
+                    problems.push(problem("is required".into()));
+                }
+                continue;
+            }
+            Some(value) => match coerce(value.clone(), &param.schema) {
+                Ok(value) => value,
+                Err(message) => {
+                    problems.push(problem(message));
+                    continue;
+                }
+            },
+        };
+        match param.location {
+            Location::Path => {
+                let text = scalar_text(&value, ",");
+                if text == "." || text == ".." {
+                    problems.push(problem(format!(
+                        "`{text}` cannot be a path segment (it would change the route)"
+                    )));
+                    continue;
+                }
+                if text.is_empty() {
+                    problems.push(problem("a path value cannot be empty".into()));
+                    continue;
+                }
+                let encoded = utf8_percent_encode(&text, SEGMENT).to_string();
+                path = path.replace(&format!("{{{}}}", param.name), &encoded);
+            }
+            Location::Query => match &value {
+                Value::Array(items) => {
+                    for item in items {
+                        query.push((param.name.clone(), scalar_text(item, ",")));
+                    }
+                }
+                other => query.push((param.name.clone(), scalar_text(other, ","))),
+            },
+            Location::Header => {
+                let name = match HeaderName::from_bytes(param.name.as_bytes()) {
+                    Ok(name) => name,
+                    Err(_) => {
+                        problems.push(problem(format!(
+                            "`{}` is not a valid header name",
+                            param.name
+                        )));
+                        continue;
+                    }
+                };
+                match HeaderValue::from_str(&scalar_text(&value, ",")) {
+                    Ok(v) => header_params.push((name, v)),
+                    Err(_) => problems.push(problem(
+                        "contains characters a header value cannot carry (control characters or non-ASCII)"
+                            .into(),
+                    )),
+                }
+            }
+            Location::Cookie => cookies.push((param.name.clone(), scalar_text(&value, ","))),
+            Location::RequestBody => {
+                body.get_or_insert_with(Map::new)
+                    .insert(param.name.clone(), value);
+            }
+            Location::Body => whole_body = Some(value),
+        }
+    }
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+
+    let base = parts.server.trim_end_matches('/');
+    let mut url = match url::Url::parse(&format!("{base}{path}")) {
+        Ok(url) => url,
+        Err(e) => {
+            return Err(vec![ArgumentProblem {
+                argument: String::new(),
+                message: format!("the request URL does not parse: {e}"),
+            }]);
+        }
+    };
+
+    let mut headers = HeaderMap::new();
+    for (name, value) in parts.headers {
+        headers.insert(name.clone(), value.clone());
+    }
+    for (name, value) in header_params {
+        headers.insert(name, value);
+    }
+    for scheme_name in &op.security {
+        let (Some(scheme), Some(secret)) = (
+            parts.schemes.iter().find(|s| &s.name == scheme_name),
+            parts.credentials.get(scheme_name),
+        ) else {
+            continue;
+        };
+        apply_secret(scheme, secret, &mut headers, &mut query, &mut cookies);
+    }
+
+    if !query.is_empty() {
+        let mut pairs = url.query_pairs_mut();
+        for (key, value) in &query {
+            pairs.append_pair(key, value);
+        }
+    }
+    if !cookies.is_empty() {
+        let line = cookies
+            .iter()
+            .map(|(name, value)| format!("{name}={}", utf8_percent_encode(value, SEGMENT)))
+            .collect::<Vec<_>>()
+            .join("; ");
+        if let Ok(value) = HeaderValue::from_str(&line) {
+            headers.insert(http::header::COOKIE, value);
+        }
+    }
+    let body = if op.method.allows_body() {
+        whole_body.or(body.map(Value::Object))
+    } else {
+        None
+    };
+    Ok(PlannedRequest {
+        method: op.method,
+        url,
+        headers,
+        body,
+    })
+}
+
+fn apply_secret(
+    scheme: &SecurityScheme,
+    secret: &Secret,
+    headers: &mut HeaderMap,
+    query: &mut Vec<(String, String)>,
+    cookies: &mut Vec<(String, String)>,
+) {
+    let token = match secret {
+        Secret::Token(token) => token.clone(),
+        Secret::Basic { username, password } => format!("{username}:{password}"),
+    };
+    match &scheme.kind {
+        SchemeKind::ApiKey {
+            location,
+            parameter,
+        } => match location {
+            KeyLocation::Header => {
+                if let (Ok(name), Ok(mut value)) = (
+                    HeaderName::from_bytes(parameter.as_bytes()),
+                    HeaderValue::from_str(&token),
+                ) {
+                    value.set_sensitive(true);
+                    headers.insert(name, value);
+                }
+            }
+            KeyLocation::Query => query.push((parameter.clone(), token)),
+            KeyLocation::Cookie => cookies.push((parameter.clone(), token)),
+        },
+        SchemeKind::Bearer => {
+            if let Ok(mut value) = HeaderValue::from_str(&format!("Bearer {token}")) {
+                value.set_sensitive(true);
+                headers.insert(http::header::AUTHORIZATION, value);
+            }
+        }
+        SchemeKind::Basic => {
+            if let Ok(mut value) =
+                HeaderValue::from_str(&format!("Basic {}", base64(token.as_bytes())))
+            {
+                value.set_sensitive(true);
+                headers.insert(http::header::AUTHORIZATION, value);
+            }
+        }
+    }
+}
+
+/// The text of a value in a URL, header or cookie: strings as they are,
+/// numbers and booleans in JSON spelling, arrays joined with `sep`,
+/// objects as compact JSON.
+fn scalar_text(value: &Value, sep: &str) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        Value::Array(items) => items
+            .iter()
+            .map(|item| scalar_text(item, sep))
+            .collect::<Vec<_>>()
+            .join(sep),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::narrow::parse_narrow;
+    use serde_json::json;
+
+    fn planned(args: Value) -> Result<PlannedRequest, Vec<ArgumentProblem>> {
+        let (doc, _) = parse_narrow(
+            r#"{"server":"http://h.test/base/","description":"d","paths":{"/f/{name}":{"post":{
+            "operationId":"f","parameters":[
+            {"name":"name","in":"path","type":"str"},
+            {"name":"n","in":"query","type":"int"},
+            {"name":"X-Mode","in":"header","type":"str"},
+            {"name":"sid","in":"cookie","type":"str"},
+            {"name":"flag","in":"request_body","type":"bool"}]}}}}"#,
+        )
+        .unwrap();
+        let parts = RequestParts {
+            server: &doc.server,
+            operation: &doc.operations[0],
+            schemes: &[],
+            headers: &[(
+                HeaderName::from_static("x-mode"),
+                HeaderValue::from_static("provider"),
+            )],
+            credentials: &Credentials::new(),
+        };
+        let Value::Object(args) = args else { panic!() };
+        plan(&parts, &args)
+    }
+
+    #[test]
+    fn path_values_cannot_change_the_route() {
+        let r = planned(json!({"name": "a/b?c#d"})).unwrap();
+        assert_eq!(r.url.as_str(), "http://h.test/base/f/a%2Fb%3Fc%23d");
+        let r = planned(json!({"name": "..%2f x"})).unwrap();
+        assert_eq!(r.url.path(), "/base/f/..%252f%20x");
+        for dots in ["..", "."] {
+            let e = planned(json!({ "name": dots })).unwrap_err();
+            assert_eq!(e[0].argument, "name");
+        }
+    }
+
+    #[test]
+    fn optional_arguments_are_not_sent_and_headers_override() {
+        let r = planned(json!({"name": "x"})).unwrap();
+        assert_eq!(r.url.query(), None);
+        assert!(r.body.is_none(), "no body without body arguments");
+        assert_eq!(r.headers["x-mode"], "provider");
+        assert!(r.headers.get("cookie").is_none());
+        let r = planned(
+            json!({"name": "x", "n": "5", "X-Mode": "param", "sid": "a b;c", "flag": false}),
+        )
+        .unwrap();
+        assert_eq!(r.url.query(), Some("n=5"));
+        assert_eq!(r.headers["x-mode"], "param");
+        assert_eq!(r.headers["cookie"], "sid=a%20b%3Bc");
+        assert_eq!(r.body, Some(json!({"flag": false})));
+        let e = planned(json!({"name": "x", "n": "five"})).unwrap_err();
+        assert_eq!(e[0].argument, "n");
+        let e = planned(json!({})).unwrap_err();
+        assert_eq!(e[0].message, "is required");
+    }
+}

@@ -1,0 +1,199 @@
+//! From an HTTP response (or a failure to get one) to a `ToolOutput`.
+
+use std::error::Error as StdError;
+
+use http::HeaderMap;
+use serde_json::{Map, Value, json};
+use tool_core::{ToolError, ToolOutput};
+
+use crate::codes;
+use crate::ssrf::{BodyError, DnsFailure, SsrfBlocked, TooManyRedirects};
+
+/// The most characters of a failed response's body quoted in its message.
+const QUOTED_BODY_CHARS: usize = 2_000;
+
+/// Replaces every secret text with `[redacted]`.
+pub(crate) struct Redactor {
+    texts: Vec<String>,
+}
+
+impl Redactor {
+    pub(crate) fn new(mut texts: Vec<String>) -> Self {
+        texts.retain(|t| !t.is_empty());
+        // Longest first, so a secret containing another is replaced whole.
+        texts.sort_by_key(|t| std::cmp::Reverse(t.len()));
+        Self { texts }
+    }
+
+    pub(crate) fn text(&self, text: &str) -> String {
+        let mut out = text.to_owned();
+        for secret in &self.texts {
+            if out.contains(secret.as_str()) {
+                out = out.replace(secret.as_str(), "[redacted]");
+            }
+        }
+        out
+    }
+
+    fn contains_secret(&self, text: &str) -> bool {
+        self.texts.iter().any(|s| text.contains(s.as_str()))
+    }
+}
+
+/// Response headers kept in state: credentials and cookies redacted.
+pub(crate) fn headers_state(headers: &HeaderMap, redactor: &Redactor) -> Value {
+    let mut map = Map::new();
+    for (name, value) in headers {
+        let text = String::from_utf8_lossy(value.as_bytes()).into_owned();
+        let sensitive = matches!(
+            name.as_str(),
+            "set-cookie" | "authorization" | "proxy-authorization" | "cookie"
+        ) || value.is_sensitive()
+            || redactor.contains_secret(&text);
+        let text = if sensitive {
+            "[redacted]".to_owned()
+        } else {
+            text
+        };
+        match map.get_mut(name.as_str()) {
+            Some(Value::String(existing)) => {
+                existing.push_str(", ");
+                existing.push_str(&text);
+            }
+            _ => {
+                map.insert(name.as_str().to_owned(), Value::String(text));
+            }
+        }
+    }
+    Value::Object(map)
+}
+
+/// The body as JSON when it parses, else as text (lossy UTF-8), redacted.
+pub(crate) fn body_value(bytes: &[u8], redactor: &Redactor) -> Value {
+    let text = redactor.text(&String::from_utf8_lossy(bytes));
+    if text.trim().is_empty() {
+        return Value::Null;
+    }
+    serde_json::from_str(&text).unwrap_or(Value::String(text))
+}
+
+/// `{status, headers, body}` → the output: content is the body for 2xx,
+/// a failure with code `http_status` otherwise.
+pub(crate) fn output(
+    status: http::StatusCode,
+    headers: Value,
+    body: Value,
+    what: &str,
+) -> ToolOutput {
+    let rendered = match &body {
+        Value::Null => String::new(),
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    };
+    let state = json!({ "status": status.as_u16(), "headers": headers, "body": body });
+    let status_line = format!(
+        "HTTP {}{}",
+        status.as_u16(),
+        status
+            .canonical_reason()
+            .map(|r| format!(" {r}"))
+            .unwrap_or_default()
+    );
+    if status.is_success() {
+        let content = if rendered.is_empty() {
+            status_line
+        } else {
+            rendered
+        };
+        return ToolOutput::with_state(content, state);
+    }
+    let quoted: String = rendered.chars().take(QUOTED_BODY_CHARS).collect();
+    let message = if quoted.is_empty() {
+        format!("{what} answered {status_line}.")
+    } else {
+        format!("{what} answered {status_line}: {quoted}")
+    };
+    ToolOutput::failure(
+        ToolError::new(codes::HTTP_STATUS, message)
+            .with_details(json!({ "status": status.as_u16() })),
+    )
+    .state(state)
+}
+
+/// A transport failure → a typed error; the message never carries the URL
+/// (a query can hold an API key) and is redacted.
+pub(crate) fn send_failure(error: &reqwest::Error, what: &str, redactor: &Redactor) -> ToolError {
+    let root: &(dyn StdError + 'static) = error;
+    if let Some(blocked) = SsrfBlocked::find_in(root) {
+        return ToolError::new(codes::SSRF_BLOCKED, format!("{what}: {blocked}")).with_details(
+            json!({
+                "host": blocked.host(),
+                "address": blocked.address(),
+                "class": blocked.class().map(|c| c.as_str()),
+            }),
+        );
+    }
+    if let Some(too_many) = crate::ssrf::find_in_chain::<TooManyRedirects>(root) {
+        return ToolError::new(codes::TOO_MANY_REDIRECTS, format!("{what}: {too_many}"))
+            .with_details(json!({ "limit": too_many.limit }));
+    }
+    if let Some(dns) = crate::ssrf::find_in_chain::<DnsFailure>(root) {
+        return ToolError::new(codes::DNS_FAILURE, format!("{what}: {dns}"))
+            .with_details(json!({ "host": dns.host }));
+    }
+    if error.is_timeout() {
+        return ToolError::new(
+            codes::TIMEOUT,
+            format!("{what} did not answer within the call's time budget."),
+        );
+    }
+    if let Some(io) = crate::ssrf::find_in_chain::<std::io::Error>(root)
+        && io.kind() == std::io::ErrorKind::ConnectionRefused
+    {
+        return ToolError::new(
+            codes::CONNECTION_REFUSED,
+            format!("{what}: connection refused (nothing listens there)"),
+        );
+    }
+    ToolError::new(
+        codes::REQUEST_FAILED,
+        redactor.text(&format!("{what}: {}", causes(error))),
+    )
+}
+
+/// A body-read failure → a typed error.
+pub(crate) fn body_failure(error: &BodyError, what: &str, redactor: &Redactor) -> ToolError {
+    match error {
+        BodyError::TooLarge { limit, announced } => ToolError::new(
+            codes::BODY_TOO_LARGE,
+            format!("{what}: {error}; nothing was returned. Ask for less (a filter, a page size)."),
+        )
+        .with_details(json!({ "limit": limit, "announced": announced })),
+        BodyError::Transport(e) if e.is_timeout() => ToolError::new(
+            codes::TIMEOUT,
+            format!("{what}: the body did not arrive within the call's time budget."),
+        ),
+        BodyError::Transport(e) => ToolError::new(
+            codes::REQUEST_FAILED,
+            redactor.text(&format!("{what}: reading the body failed: {}", causes(e))),
+        ),
+    }
+}
+
+/// The error's sources joined, without reqwest's URL.
+fn causes(error: &reqwest::Error) -> String {
+    let mut parts = Vec::new();
+    let mut current = error.source();
+    while let Some(e) = current {
+        parts.push(e.to_string());
+        current = e.source();
+    }
+    if parts.is_empty() {
+        parts.push(if error.is_connect() {
+            "cannot connect".to_owned()
+        } else {
+            "the request failed".to_owned()
+        });
+    }
+    parts.join(": ")
+}

@@ -1,0 +1,504 @@
+//! Importing real OpenAPI 3.0 / 3.1 documents (JSON or YAML) into the
+//! normalised form.
+//!
+//! What is imported, and how:
+//!
+//! 1. The base URL is `servers[0].url` with its variables' defaults (or
+//!    [`ImportOptions::server`]); a relative server URL needs that option.
+//! 2. Every method of every path item; path-level parameters apply to each
+//!    operation unless the operation redefines them (same `name` and `in`).
+//! 3. Parameters keep their real schemas (arrays, enums, formats, defaults);
+//!    `Accept`, `Content-Type` and `Authorization` header parameters are
+//!    ignored, as OpenAPI says.
+//! 4. A JSON `requestBody` (`application/json` or `*+json`) that is an
+//!    object contributes one argument per property; a property whose name
+//!    is already a parameter's becomes `body_<name>`. Any other JSON body
+//!    is one `body` argument. A required non-JSON body makes the operation
+//!    fail; an optional one is left out with a warning.
+//! 5. Local `$ref`s of every kind are followed (schemas, parameters,
+//!    request bodies, responses, path items, security schemes); recursive
+//!    schemas go to `$defs` (see the schema module).
+//! 6. A missing `operationId` is generated from method and path
+//!    (`get_pets_petId`); ids are sanitised to `[A-Za-z0-9_-]` and made
+//!    unique with `_2`, `_3`…; renames are warnings.
+//! 7. [`ImportOptions::tags`] and [`ImportOptions::operations`] select
+//!    what to import, before anything is converted.
+//! 8. `securitySchemes` (apiKey in header/query/cookie, http bearer/basic;
+//!    oauth2/openIdConnect as bearer) become the document's schemes; their
+//!    secrets come from [`Credentials`](crate::Credentials).
+//!
+//! An operation that cannot be represented is an [`OperationFailure`]; the
+//! rest still imports. [`import_batch`] returns what loaded and what failed.
+
+mod names;
+mod operation;
+mod refs;
+mod schema;
+mod security;
+
+use std::collections::HashSet;
+
+use serde_json::{Map, Value};
+use tool_core::{CompiledSchema, Violation};
+
+use crate::compile::parameters_schema;
+use crate::document::ApiDocument;
+use crate::error::Error;
+use crate::method::Method;
+use crate::narrow::{check_server, validate_narrow_value};
+use crate::pointer;
+
+use names::UniqueIds;
+use refs::Refs;
+
+/// The largest document text accepted by default: 64 MiB.
+pub const DEFAULT_MAX_DOCUMENT_BYTES: usize = 64 * 1024 * 1024;
+
+/// What to import and how.
+///
+/// Defaults: every operation; the first server; schemas checked to
+/// compile; documents up to [`DEFAULT_MAX_DOCUMENT_BYTES`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportOptions {
+    tags: Vec<String>,
+    operations: Vec<String>,
+    server: Option<String>,
+    check_schemas: bool,
+    max_bytes: usize,
+}
+
+impl Default for ImportOptions {
+    fn default() -> Self {
+        Self {
+            tags: Vec::new(),
+            operations: Vec::new(),
+            server: None,
+            check_schemas: true,
+            max_bytes: DEFAULT_MAX_DOCUMENT_BYTES,
+        }
+    }
+}
+
+impl ImportOptions {
+    /// Every operation, first server.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Only operations carrying one of these tags (repeatable; combined
+    /// with [`operations`](Self::operations) as a union).
+    pub fn tag(mut self, tag: impl Into<String>) -> Self {
+        self.tags.push(tag.into());
+        self
+    }
+
+    /// Several tags at once.
+    pub fn tags(mut self, tags: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.tags.extend(tags.into_iter().map(Into::into));
+        self
+    }
+
+    /// Only these operations: by `operationId` as the document spells it,
+    /// by the sanitised id, or as `METHOD /path`.
+    pub fn operations(mut self, ids: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.operations.extend(ids.into_iter().map(Into::into));
+        self
+    }
+
+    /// The base URL, replacing `servers` (needed when they are relative).
+    pub fn server(mut self, url: impl Into<String>) -> Self {
+        self.server = Some(url.into());
+        self
+    }
+
+    /// Whether each operation's arguments schema is compiled during the
+    /// import, so a schema `tool-core` would refuse fails that operation
+    /// only (default `true`).
+    pub fn check_schemas(mut self, check: bool) -> Self {
+        self.check_schemas = check;
+        self
+    }
+
+    /// The largest text accepted.
+    pub fn max_bytes(mut self, max: usize) -> Self {
+        self.max_bytes = max;
+        self
+    }
+
+    fn filtering(&self) -> bool {
+        !self.tags.is_empty() || !self.operations.is_empty()
+    }
+}
+
+/// An operation that could not be imported.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct OperationFailure {
+    /// JSON pointer of the operation (`/paths/~1pets/get`).
+    pub pointer: String,
+    /// `GET /pets`.
+    pub operation: String,
+    /// Why.
+    pub message: String,
+}
+
+impl std::fmt::Display for OperationFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({}): {}", self.operation, self.pointer, self.message)
+    }
+}
+
+/// What one import produced: the document, what was dropped or renamed,
+/// what failed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Import {
+    /// The normalised document (the operations that imported).
+    pub document: ApiDocument,
+    /// Renames, ignored parameters, unsupported schemes, …
+    pub warnings: Vec<Violation>,
+    /// Operations that could not be represented.
+    pub failures: Vec<OperationFailure>,
+    /// Operations left out by the filters.
+    pub filtered_out: usize,
+}
+
+/// A text's format and protocol, as detected by [`load_document`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DocumentKind {
+    /// The narrow protocol.
+    Narrow,
+    /// OpenAPI 3.0.x.
+    OpenApi30,
+    /// OpenAPI 3.1.x.
+    OpenApi31,
+}
+
+/// A loaded document of either protocol.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Loaded {
+    /// Which protocol it was.
+    pub kind: DocumentKind,
+    /// The import (for the narrow protocol: no failures, its warnings).
+    pub import: Import,
+}
+
+/// Parses JSON (text starting with `{` or `[`) or YAML into a value,
+/// refusing texts larger than `max_bytes`.
+pub fn parse_text(text: &str, max_bytes: usize) -> Result<Value, Error> {
+    if text.len() > max_bytes {
+        return Err(Error::TooLarge {
+            size: text.len(),
+            limit: max_bytes,
+        });
+    }
+    let trimmed = text.trim_start_matches('\u{feff}').trim_start();
+    if trimmed.starts_with(['{', '[']) {
+        serde_json::from_str(trimmed).map_err(|e| Error::Syntax {
+            format: "JSON",
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        })
+    } else {
+        yaml_serde::from_str(trimmed).map_err(|e| {
+            let (line, column) = e.location().map_or((0, 0), |l| (l.line(), l.column()));
+            Error::Syntax {
+                format: "YAML",
+                line,
+                column,
+                message: e.to_string(),
+            }
+        })
+    }
+}
+
+/// Loads a narrow or OpenAPI 3 document (JSON or YAML), detected by its
+/// content: an `openapi` field means OpenAPI, otherwise narrow.
+pub fn load_document(text: &str, options: &ImportOptions) -> Result<Loaded, Error> {
+    let value = parse_text(text, options.max_bytes)?;
+    load_value(&value, options)
+}
+
+/// [`load_document`] for a parsed value.
+pub fn load_value(value: &Value, options: &ImportOptions) -> Result<Loaded, Error> {
+    if value.get("openapi").is_some() || value.get("swagger").is_some() {
+        let import = import_value(value, options)?;
+        let kind = match value.get("openapi").and_then(Value::as_str) {
+            Some(v) if v.starts_with("3.1") => DocumentKind::OpenApi31,
+            _ => DocumentKind::OpenApi30,
+        };
+        return Ok(Loaded { kind, import });
+    }
+    let (document, warnings) = validate_narrow_value(value).into_result()?;
+    Ok(Loaded {
+        kind: DocumentKind::Narrow,
+        import: Import {
+            document,
+            warnings,
+            failures: Vec::new(),
+            filtered_out: 0,
+        },
+    })
+}
+
+/// Imports an OpenAPI 3.0/3.1 text (JSON or YAML).
+pub fn import_openapi(text: &str, options: &ImportOptions) -> Result<Import, Error> {
+    let value = parse_text(text, options.max_bytes)?;
+    import_value(&value, options)
+}
+
+/// What a batch import produced: every document that loaded, and every
+/// source that did not, never one without the other.
+#[derive(Debug, Clone, Default)]
+pub struct BatchImport {
+    /// `(source name, loaded document)`.
+    pub loaded: Vec<(String, Loaded)>,
+    /// `(source name, why it did not load)`.
+    pub failed: Vec<(String, Error)>,
+}
+
+/// Loads several `(name, text)` sources, going on after failures.
+pub fn import_batch<'a>(
+    sources: impl IntoIterator<Item = (&'a str, &'a str)>,
+    options: &ImportOptions,
+) -> BatchImport {
+    let mut batch = BatchImport::default();
+    for (name, text) in sources {
+        match load_document(text, options) {
+            Ok(loaded) => batch.loaded.push((name.to_owned(), loaded)),
+            Err(error) => batch.failed.push((name.to_owned(), error)),
+        }
+    }
+    batch
+}
+
+fn invalid(pointer: &str, message: impl Into<String>) -> Error {
+    Error::Invalid {
+        problems: vec![Violation {
+            pointer: pointer.to_owned(),
+            message: message.into(),
+        }],
+    }
+}
+
+/// Imports a parsed OpenAPI 3.0/3.1 document.
+pub fn import_value(root: &Value, options: &ImportOptions) -> Result<Import, Error> {
+    let Value::Object(object) = root else {
+        return Err(invalid("", "an OpenAPI document must be an object"));
+    };
+    if object.contains_key("swagger") {
+        return Err(invalid(
+            "/swagger",
+            "Swagger 2.0 is not supported: convert it to OpenAPI 3 first",
+        ));
+    }
+    let version = object.get("openapi").and_then(Value::as_str).unwrap_or("");
+    let openapi30 = version.starts_with("3.0");
+    if !openapi30 && !version.starts_with("3.1") {
+        return Err(invalid(
+            "/openapi",
+            format!("unsupported OpenAPI version `{version}` (3.0.x and 3.1.x are)"),
+        ));
+    }
+    let server = server_url(root, options)?;
+    let mut warnings = Vec::new();
+    let refs = Refs::new(root);
+    let schemes = security::schemes(root, refs, &mut warnings);
+    let cx = operation::Context {
+        refs,
+        openapi30,
+        root_security: object.get("security"),
+        schemes: &schemes,
+    };
+    let Some(Value::Object(paths)) = object.get("paths") else {
+        return Err(invalid("/paths", "missing `paths` (an object)"));
+    };
+    let wanted: HashSet<&str> = options.operations.iter().map(String::as_str).collect();
+    let mut ids = UniqueIds::default();
+    let mut operations = Vec::new();
+    let mut failures = Vec::new();
+    let mut filtered_out = 0;
+    for (path, item) in paths {
+        let item_at = pointer::join("/paths", path);
+        let (item, _) = match refs.follow(item) {
+            Ok(found) => found,
+            Err(message) => {
+                failures.push(OperationFailure {
+                    pointer: item_at,
+                    operation: path.clone(),
+                    message,
+                });
+                continue;
+            }
+        };
+        let Value::Object(item) = item else { continue };
+        for method in Method::ALL {
+            let Some(op) = item.get(method.as_str()) else {
+                continue;
+            };
+            let at = pointer::join(&item_at, method.as_str());
+            let label = format!("{} {path}", method.as_str().to_ascii_uppercase());
+            let Value::Object(op) = op else {
+                failures.push(OperationFailure {
+                    pointer: at,
+                    operation: label,
+                    message: "an operation must be an object".into(),
+                });
+                continue;
+            };
+            let original = op.get("operationId").and_then(Value::as_str);
+            if options.filtering() && !selected(op, original, &label, &options.tags, &wanted) {
+                filtered_out += 1;
+                continue;
+            }
+            match operation::convert(&cx, path, method, item, op, &at, &mut warnings) {
+                Ok(mut converted) => {
+                    let base = match original {
+                        Some(id) if !id.trim().is_empty() => names::sanitise(id),
+                        _ => names::generated(method, path),
+                    };
+                    let id = ids.claim(base);
+                    match original {
+                        Some(o) if o == id => {}
+                        Some(o) => warnings.push(Violation {
+                            pointer: pointer::join(&at, "operationId"),
+                            message: format!("operationId `{o}` is imported as `{id}`"),
+                        }),
+                        None => warnings.push(Violation {
+                            pointer: pointer::join(&at, "operationId"),
+                            message: format!("no operationId: generated `{id}`"),
+                        }),
+                    }
+                    converted.operation_id = id;
+                    if options.check_schemas
+                        && let Err(message) =
+                            CompiledSchema::compile(&parameters_schema(&converted))
+                    {
+                        failures.push(OperationFailure {
+                            pointer: at,
+                            operation: label,
+                            message: format!("its arguments schema does not compile: {message}"),
+                        });
+                        continue;
+                    }
+                    operations.push(converted);
+                }
+                Err(message) => failures.push(OperationFailure {
+                    pointer: at,
+                    operation: label,
+                    message,
+                }),
+            }
+        }
+    }
+    if operations.is_empty() {
+        let reason = if filtered_out > 0 && failures.is_empty() {
+            format!("the filters left out all {filtered_out} operations")
+        } else if failures.is_empty() {
+            "the document has no operations".to_owned()
+        } else {
+            format!(
+                "{} operation(s) failed, first: {}",
+                failures.len(),
+                failures[0]
+            )
+        };
+        return Err(Error::NothingImported { reason });
+    }
+    if operations.len() > 128 && !options.filtering() {
+        warnings.push(Violation {
+            pointer: "/paths".into(),
+            message: format!(
+                "{} operations imported: consider tag or operation filters, a model chooses poorly among that many",
+                operations.len()
+            ),
+        });
+    }
+    let info = object.get("info");
+    let title = info
+        .and_then(|i| i.get("title"))
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let description = info
+        .and_then(|i| i.get("description").or_else(|| i.get("title")))
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .chars()
+        .take(1_000)
+        .collect();
+    Ok(Import {
+        document: ApiDocument {
+            server,
+            description,
+            title,
+            operations,
+            security_schemes: schemes,
+        },
+        warnings,
+        failures,
+        filtered_out,
+    })
+}
+
+fn selected(
+    op: &Map<String, Value>,
+    original: Option<&str>,
+    label: &str,
+    tags: &[String],
+    wanted: &HashSet<&str>,
+) -> bool {
+    if let Some(id) = original
+        && (wanted.contains(id) || wanted.contains(names::sanitise(id).as_str()))
+    {
+        return true;
+    }
+    if wanted.contains(label) {
+        return true;
+    }
+    op.get("tags")
+        .and_then(Value::as_array)
+        .is_some_and(|list| {
+            list.iter()
+                .filter_map(Value::as_str)
+                .any(|t| tags.iter().any(|w| w == t))
+        })
+}
+
+fn server_url(root: &Value, options: &ImportOptions) -> Result<String, Error> {
+    if let Some(server) = &options.server {
+        check_server(server).map_err(|m| invalid("/servers", m))?;
+        return Ok(server.trim_end_matches('/').to_owned());
+    }
+    let Some(first) = root.pointer("/servers/0") else {
+        return Err(invalid(
+            "/servers",
+            "no `servers`: give the base URL with ImportOptions::server",
+        ));
+    };
+    let Some(template) = first.get("url").and_then(Value::as_str) else {
+        return Err(invalid("/servers/0/url", "missing `url`"));
+    };
+    let mut url = template.to_owned();
+    if let Some(Value::Object(variables)) = first.get("variables") {
+        for (name, variable) in variables {
+            let default = variable
+                .get("default")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            url = url.replace(&format!("{{{name}}}"), default);
+        }
+    }
+    if url.contains('{') {
+        return Err(invalid(
+            "/servers/0/url",
+            format!("`{template}` has a variable without a default"),
+        ));
+    }
+    check_server(&url).map_err(|m| {
+        invalid(
+            "/servers/0/url",
+            format!("{m}; a relative server URL needs ImportOptions::server"),
+        )
+    })?;
+    Ok(url.trim_end_matches('/').to_owned())
+}

@@ -1,0 +1,337 @@
+//! One OpenAPI operation → one normalised [`Operation`].
+
+use serde_json::{Map, Value, json};
+use tool_core::Violation;
+
+use crate::document::{Location, Operation, Parameter, SecurityScheme};
+use crate::method::Method;
+use crate::pointer;
+
+use super::refs::Refs;
+use super::schema::{SchemaConverter, object_properties};
+use super::security::requirement_names;
+
+/// The longest description kept for the model.
+const MAX_DESCRIPTION_CHARS: usize = 1_000;
+
+/// Header parameters OpenAPI says to ignore (the client sets them).
+const IGNORED_HEADERS: [&str; 3] = ["accept", "content-type", "authorization"];
+
+pub(crate) struct Context<'a> {
+    pub refs: Refs<'a>,
+    pub openapi30: bool,
+    pub root_security: Option<&'a Value>,
+    pub schemes: &'a [SecurityScheme],
+}
+
+/// Converts the operation at `at`; `Err` says why it cannot be represented.
+pub(crate) fn convert(
+    cx: &Context<'_>,
+    path: &str,
+    method: Method,
+    path_item: &Map<String, Value>,
+    op: &Map<String, Value>,
+    at: &str,
+    warnings: &mut Vec<Violation>,
+) -> Result<Operation, String> {
+    let mut converter = SchemaConverter::new(cx.refs, cx.openapi30);
+    let mut warn = |pointer: String, message: String| warnings.push(Violation { pointer, message });
+
+    // Path-level parameters, then operation-level ones replacing them by (name, in).
+    let mut raw: Vec<(String, &Map<String, Value>)> = Vec::new();
+    for (base, list) in [
+        (
+            pointer::join(&pointer::join("/paths", path), "parameters"),
+            path_item.get("parameters"),
+        ),
+        (pointer::join(at, "parameters"), op.get("parameters")),
+    ] {
+        let Some(list) = list else { continue };
+        let Value::Array(list) = list else {
+            return Err(format!("{base}: `parameters` must be a list"));
+        };
+        for (index, item) in list.iter().enumerate() {
+            let item_at = format!("{base}/{index}");
+            let (resolved, _) = cx
+                .refs
+                .follow(item)
+                .map_err(|e| format!("{item_at}: {e}"))?;
+            let Value::Object(param) = resolved else {
+                return Err(format!("{item_at}: a parameter must be an object"));
+            };
+            let key = |p: &Map<String, Value>| {
+                (
+                    p.get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_owned(),
+                    p.get("in").and_then(Value::as_str).unwrap_or("").to_owned(),
+                )
+            };
+            let this = key(param);
+            raw.retain(|(_, existing)| key(existing) != this);
+            raw.push((item_at, param));
+        }
+    }
+
+    let mut parameters: Vec<Parameter> = Vec::new();
+    for (item_at, param) in raw {
+        let name = param
+            .get("name")
+            .and_then(Value::as_str)
+            .filter(|n| !n.is_empty())
+            .ok_or_else(|| format!("{item_at}: parameter without a `name`"))?;
+        let location = match param.get("in").and_then(Value::as_str) {
+            Some("path") => Location::Path,
+            Some("query") => Location::Query,
+            Some("header") => Location::Header,
+            Some("cookie") => Location::Cookie,
+            other => {
+                return Err(format!(
+                    "{item_at}: parameter `{name}` has `in: {}` (path, query, header or cookie)",
+                    other.unwrap_or("missing")
+                ));
+            }
+        };
+        if location == Location::Header
+            && IGNORED_HEADERS.contains(&name.to_ascii_lowercase().as_str())
+        {
+            warn(
+                item_at,
+                format!("header parameter `{name}` is ignored (the client sets it)"),
+            );
+            continue;
+        }
+        if location == Location::Header && http::HeaderName::from_bytes(name.as_bytes()).is_err() {
+            return Err(format!("{item_at}: `{name}` is not a valid header name"));
+        }
+        let schema = match (param.get("schema"), param.get("content")) {
+            (Some(schema), _) => converter.convert(schema),
+            (None, Some(Value::Object(content))) => {
+                match content.values().next().and_then(|m| m.get("schema")) {
+                    Some(schema) => converter.convert(schema),
+                    None => json!({}),
+                }
+            }
+            _ => json!({"type": "string"}),
+        };
+        let required = location == Location::Path
+            || param
+                .get("required")
+                .and_then(Value::as_bool)
+                .unwrap_or(false);
+        parameters.push(Parameter {
+            name: name.to_owned(),
+            argument: None,
+            location,
+            description: param.get("description").and_then(Value::as_str).map(short),
+            required,
+            schema,
+        });
+    }
+
+    // Every placeholder needs a path parameter.
+    let placeholders = pointer::placeholders(path).map_err(|e| format!("path `{path}`: {e}"))?;
+    for placeholder in &placeholders {
+        if !parameters
+            .iter()
+            .any(|p| p.location == Location::Path && p.name == *placeholder)
+        {
+            return Err(format!(
+                "the path placeholder `{{{placeholder}}}` has no `in: path` parameter"
+            ));
+        }
+    }
+    parameters.retain(|p| p.location != Location::Path || placeholders.contains(&p.name.as_str()));
+
+    if let Some(body) = op.get("requestBody") {
+        let body_at = pointer::join(at, "requestBody");
+        let (body, _) = cx
+            .refs
+            .follow(body)
+            .map_err(|e| format!("{body_at}: {e}"))?;
+        request_body(
+            &mut converter,
+            body,
+            &body_at,
+            method,
+            &mut parameters,
+            &mut warn,
+        )?;
+    }
+
+    for (code, response) in op
+        .get("responses")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        if let Err(e) = cx.refs.follow(response) {
+            warn(pointer::join(&pointer::join(at, "responses"), code), e);
+        }
+    }
+
+    let security = match op.get("security").or(cx.root_security) {
+        Some(requirements) => {
+            let names = requirement_names(requirements);
+            for name in &names {
+                if !cx.schemes.iter().any(|s| &s.name == name) {
+                    warn(
+                        pointer::join(at, "security"),
+                        format!("unknown or unsupported security scheme `{name}`"),
+                    );
+                }
+            }
+            names
+        }
+        None => Vec::new(),
+    };
+
+    let (definitions, problems) = converter.finish();
+    if let Some(problem) = problems.first() {
+        return Err(problem.clone());
+    }
+    let mut description = match (
+        op.get("summary").and_then(Value::as_str),
+        op.get("description").and_then(Value::as_str),
+    ) {
+        (Some(s), Some(d)) if !d.trim().is_empty() && d.trim() != s.trim() => {
+            format!("{}\n\n{}", s.trim(), d.trim())
+        }
+        (Some(s), _) => s.trim().to_owned(),
+        (None, Some(d)) => d.trim().to_owned(),
+        (None, None) => String::new(),
+    };
+    description = short(&description);
+    if op.get("deprecated") == Some(&Value::Bool(true)) {
+        description.insert_str(0, "(Deprecated) ");
+    }
+    Ok(Operation {
+        operation_id: String::new(),
+        method,
+        path: path.to_owned(),
+        description,
+        parameters,
+        human_intervention: None,
+        security,
+        definitions,
+    })
+}
+
+/// `requestBody` → arguments: the properties of a JSON object body, or one
+/// `body` argument for any other JSON body. A property whose name is
+/// already an argument is renamed `body_<name>` (then `body_<name>_2`, …).
+fn request_body<'a>(
+    converter: &mut SchemaConverter<'a>,
+    body: &'a Value,
+    at: &str,
+    method: Method,
+    parameters: &mut Vec<Parameter>,
+    warn: &mut impl FnMut(String, String),
+) -> Result<(), String> {
+    let required = body
+        .get("required")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let Some(Value::Object(content)) = body.get("content") else {
+        return Err(format!("{at}: a request body without `content`"));
+    };
+    let json = content
+        .iter()
+        .find(|(media, _)| is_json(media))
+        .or_else(|| content.iter().find(|(media, _)| media.as_str() == "*/*"));
+    let Some((_, media)) = json else {
+        let types: Vec<&str> = content.keys().map(String::as_str).collect();
+        let message = format!(
+            "request body types {} are not supported (only JSON bodies are)",
+            types.join(", ")
+        );
+        if required {
+            return Err(format!("{at}: {message}"));
+        }
+        warn(
+            at.to_owned(),
+            format!("{message}; the optional body is left out"),
+        );
+        return Ok(());
+    };
+    if !method.allows_body() {
+        warn(
+            at.to_owned(),
+            format!(
+                "a {} request sends no body; the body is left out",
+                method.as_str().to_ascii_uppercase()
+            ),
+        );
+        return Ok(());
+    }
+    let schema = match media.get("schema") {
+        Some(schema) => converter.convert(schema),
+        None => json!({}),
+    };
+    let taken =
+        |name: &str, parameters: &[Parameter]| parameters.iter().any(|p| p.argument_name() == name);
+    match object_properties(&schema) {
+        Some((properties, required_props)) => {
+            for (name, property) in properties {
+                let mut argument = None;
+                if taken(&name, parameters) {
+                    let base = format!("body_{name}");
+                    let mut candidate = base.clone();
+                    let mut n = 2;
+                    while taken(&candidate, parameters) {
+                        candidate = format!("{base}_{n}");
+                        n += 1;
+                    }
+                    argument = Some(candidate);
+                }
+                let description = property
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .map(short);
+                parameters.push(Parameter {
+                    required: required && required_props.contains(&name),
+                    name,
+                    argument,
+                    location: Location::RequestBody,
+                    description,
+                    schema: property,
+                });
+            }
+        }
+        None => {
+            let mut argument = None;
+            if taken("body", parameters) {
+                argument = Some("request_body".to_owned());
+            }
+            parameters.push(Parameter {
+                name: "body".into(),
+                argument,
+                location: Location::Body,
+                description: body.get("description").and_then(Value::as_str).map(short),
+                required,
+                schema,
+            });
+        }
+    }
+    Ok(())
+}
+
+fn is_json(media: &str) -> bool {
+    let essence = media
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    essence == "application/json" || essence.ends_with("+json")
+}
+
+fn short(text: &str) -> String {
+    if text.chars().count() <= MAX_DESCRIPTION_CHARS {
+        return text.to_owned();
+    }
+    let mut out: String = text.chars().take(MAX_DESCRIPTION_CHARS - 1).collect();
+    out.push('…');
+    out
+}

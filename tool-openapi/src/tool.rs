@@ -1,0 +1,176 @@
+//! The runtime tool: one document, one API per operation, calls over HTTP.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use http::{HeaderName, HeaderValue};
+use serde_json::Value;
+use tool_core::{ErrorCode, Tool, ToolContext, ToolError, ToolManifest, ToolOutput};
+
+use crate::compile::compile_manifest;
+use crate::credentials::Credentials;
+use crate::document::ApiDocument;
+use crate::error::Error;
+use crate::execute::{HttpSettings, run};
+use crate::ssrf::SsrfGuard;
+
+/// A compiled API document as a [`Tool`].
+///
+/// ```
+/// use tool_openapi::{OpenApiTool, parse_narrow};
+/// use tool_core::Tool;
+/// let (doc, _warnings) = parse_narrow(r#"{"server": "https://api.example.com", "description": "Echo.",
+///   "paths": {"/echo": {"get": {"operationId": "echo", "description": "Echoes.",
+///     "parameters": [{"name": "text", "in": "query", "type": "str", "required": true}]}}}}"#)?;
+/// let tool = OpenApiTool::builder(doc, "echo").secret_header("X-Key", "k-123")?.build()?;
+/// assert_eq!(tool.manifest().api[0].parameters["required"][0], "text");
+/// assert!(!serde_json::to_string(tool.manifest()).unwrap().contains("k-123"));
+/// # Ok::<(), tool_openapi::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct OpenApiTool {
+    manifest: ToolManifest,
+    document: Arc<ApiDocument>,
+    by_name: HashMap<String, usize>,
+    settings: Arc<HttpSettings>,
+}
+
+impl OpenApiTool {
+    /// Starts a tool called `identifier` from `document`.
+    pub fn builder(document: ApiDocument, identifier: impl Into<String>) -> OpenApiToolBuilder {
+        OpenApiToolBuilder {
+            document,
+            identifier: identifier.into(),
+            headers: Vec::new(),
+            secret_texts: Vec::new(),
+            credentials: Credentials::new(),
+            guard: None,
+            client: None,
+        }
+    }
+
+    /// The normalised document the tool was compiled from.
+    pub fn document(&self) -> &ApiDocument {
+        &self.document
+    }
+}
+
+/// Configures an [`OpenApiTool`].
+///
+/// Defaults: no provider headers, no credentials, the default
+/// [`SsrfGuard`] and a client built from it. A host that shares one client
+/// (and its connection pool) across tools passes it with
+/// [`client`](Self::client); it should come from the same guard's
+/// [`build_client`](SsrfGuard::build_client).
+#[derive(Debug)]
+pub struct OpenApiToolBuilder {
+    document: ApiDocument,
+    identifier: String,
+    headers: Vec<(HeaderName, HeaderValue)>,
+    secret_texts: Vec<String>,
+    credentials: Credentials,
+    guard: Option<SsrfGuard>,
+    client: Option<reqwest::Client>,
+}
+
+impl OpenApiToolBuilder {
+    fn push_header(mut self, name: &str, value: &str, secret: bool) -> Result<Self, Error> {
+        let invalid = |message: &str| Error::InvalidConfig {
+            field: format!("headers.{name}"),
+            message: message.to_owned(),
+        };
+        let header_name =
+            HeaderName::from_bytes(name.as_bytes()).map_err(|_| invalid("not a header name"))?;
+        let mut header_value =
+            HeaderValue::from_str(value).map_err(|_| invalid("not a valid header value"))?;
+        if secret {
+            header_value.set_sensitive(true);
+            self.secret_texts.push(value.to_owned());
+        }
+        self.headers.retain(|(n, _)| n != header_name);
+        self.headers.push((header_name, header_value));
+        Ok(self)
+    }
+
+    /// A provider header sent with every request (a header parameter of the
+    /// same name replaces it).
+    pub fn header(self, name: &str, value: &str) -> Result<Self, Error> {
+        self.push_header(name, value, false)
+    }
+
+    /// A provider header holding a secret: sent like [`header`](Self::header),
+    /// redacted wherever a response echoes it.
+    pub fn secret_header(self, name: &str, value: &str) -> Result<Self, Error> {
+        self.push_header(name, value, true)
+    }
+
+    /// Secrets for the document's security schemes.
+    pub fn credentials(mut self, credentials: Credentials) -> Self {
+        self.credentials = credentials;
+        self
+    }
+
+    /// The SSRF guard (default: [`SsrfGuard::default`]).
+    pub fn guard(mut self, guard: SsrfGuard) -> Self {
+        self.guard = Some(guard);
+        self
+    }
+
+    /// A client to send with (default: the guard's).
+    pub fn client(mut self, client: reqwest::Client) -> Self {
+        self.client = Some(client);
+        self
+    }
+
+    /// Compiles the manifest and builds the tool.
+    pub fn build(self) -> Result<OpenApiTool, Error> {
+        let manifest = compile_manifest(&self.document, &self.identifier)?;
+        let guard = self.guard.unwrap_or_default();
+        let client = match self.client {
+            Some(client) => client,
+            None => guard.build_client()?,
+        };
+        let by_name = self
+            .document
+            .operations
+            .iter()
+            .enumerate()
+            .map(|(i, op)| (op.operation_id.clone(), i))
+            .collect();
+        Ok(OpenApiTool {
+            manifest,
+            document: Arc::new(self.document),
+            by_name,
+            settings: Arc::new(HttpSettings {
+                client,
+                guard,
+                headers: self.headers,
+                credentials: self.credentials,
+                secret_texts: self.secret_texts,
+            }),
+        })
+    }
+}
+
+#[async_trait]
+impl Tool for OpenApiTool {
+    fn manifest(&self) -> &ToolManifest {
+        &self.manifest
+    }
+
+    async fn call(
+        &self,
+        api: &str,
+        args: Value,
+        ctx: &ToolContext,
+    ) -> Result<ToolOutput, ToolError> {
+        let index = *self.by_name.get(api).ok_or_else(|| {
+            ToolError::new(
+                ErrorCode::UNKNOWN_API,
+                format!("tool `{}` has no API `{api}`", self.manifest.identifier),
+            )
+        })?;
+        run(&self.document, index, args, &self.settings, ctx).await
+    }
+}
