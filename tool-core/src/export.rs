@@ -3,7 +3,7 @@
 use serde_json::{Value, json};
 
 use crate::manifest::ApiDefinition;
-use crate::registry::{OfferedTool, OfferedTools};
+use crate::offered::{OfferedTool, OfferedTools};
 
 impl OfferedTools {
     /// OpenAI Chat Completions `tools`:

@@ -15,8 +15,9 @@ use tracing::Instrument;
 use crate::arguments::parse_arguments;
 use crate::context::ToolContext;
 use crate::manifest::ApiDefinition;
+use crate::offered::OfferedTools;
 use crate::output::{ErrorCode, ToolError, ToolOutput};
-use crate::registry::{OfferedTools, ToolRegistry};
+use crate::registry::ToolRegistry;
 use crate::tool::Tool;
 
 /// The global default time budget of a call: 120 s.

@@ -72,8 +72,10 @@ mod export;
 mod extensions;
 mod invoke;
 mod kinds;
+mod live;
 mod manifest;
 mod naming;
+mod offered;
 mod output;
 mod provide_error;
 mod provider;
@@ -97,16 +99,18 @@ pub use invoke::{
     MIN_TIMEOUT_MS, PreparedCall, ToolCall, cap_content, mint_call_id,
 };
 pub use kinds::{PATH_SCOPE_AUDIT, ToolKind};
+pub use live::LiveRegistry;
 pub use manifest::{
     ApiDefinition, ArgMatcher, DynamicIntervention, Executor, HumanIntervention,
     InterventionPolicy, InterventionRule, RenderDisplayControl, RuleExamples, ToolManifest,
     ToolMeta,
 };
 pub use naming::{MAX_WIRE_NAME_LEN, WIRE_SEPARATOR, is_provider_safe, split_wire_name, wire_name};
+pub use offered::{OfferedTool, OfferedTools, ResolvedApi};
 pub use output::{ErrorCode, ToolError, ToolOutput};
 pub use provide_error::{ErrorSource, ProvideError};
 pub use provider::{ProviderFormat, ResultOptions};
-pub use registry::{OfferedTool, OfferedTools, ResolvedApi, ToolRegistry};
+pub use registry::ToolRegistry;
 pub use schema::schema_for_args;
 pub use surface::SurfaceTable;
 pub use tool::{FnTool, Tool, ToolBuilder, TypedApi, deserialize_args};

@@ -1,13 +1,14 @@
-//! The registry of tools and the per-context snapshot of what a model is offered.
+//! The registry of tools: register, replace, remove, and offer snapshots.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use crate::context::ToolContext;
 use crate::error::Error;
-use crate::manifest::{ApiDefinition, RenderDisplayControl, ToolManifest};
-use crate::naming::{split_wire_name, wire_name};
+use crate::manifest::{RenderDisplayControl, ToolManifest};
+use crate::naming::wire_name;
+use crate::offered::{OfferedTools, Snapshot};
 use crate::tool::Tool;
 use crate::validate::{CompiledSchema, NameRules, validate_manifest_with};
 
@@ -16,14 +17,35 @@ struct Entry {
     /// A shared copy of the static manifest, taken at registration.
     manifest: Arc<ToolManifest>,
     /// Compiled parameters of the static manifest, in API order.
-    schemas: Vec<CompiledSchema>,
+    schemas: Arc<[CompiledSchema]>,
     /// Wire names of the static manifest, in API order.
     wire_names: Arc<[String]>,
+    /// The name rules this tool was validated under.
+    rules: NameRules,
 }
 
 /// Identifier → tool. Registration validates the manifest, compiles every
 /// API's schema once, and refuses duplicate identifiers and wire-name
 /// collisions.
+///
+/// # Name rules
+///
+/// Each tool is validated under its own [`Tool::name_rules`] (what its
+/// [`ToolBuilder`](crate::ToolBuilder) declared), so one MCP tool with
+/// foreign names does not loosen the rules for every builtin. A registry
+/// made [`with_name_rules`](Self::with_name_rules)`(NameRules::Foreign)`
+/// accepts foreign names for every tool.
+///
+/// # A live registry
+///
+/// [`replace`](Self::replace) and [`remove`](Self::remove) change the
+/// registry while it is in use (an MCP server's `tools/list_changed`, a
+/// reconnect, a reloaded skills folder). Snapshots already offered are not
+/// affected: a call running on one finishes with the tool it started with.
+/// Every change bumps the [`generation`](Self::generation); while it stays
+/// the same and no tool resolves its manifest per context, [`offer`](Self::offer)
+/// hands out the same shared snapshot instead of rebuilding it. Share a
+/// registry between tasks with [`LiveRegistry`](crate::LiveRegistry).
 ///
 /// ```
 /// use tool_core::{ApiDefinition, ToolBuilder, ToolContext, ToolOutput, ToolRegistry};
@@ -37,6 +59,11 @@ struct Entry {
 /// )?;
 /// let offered = registry.offer(&ToolContext::new());
 /// assert_eq!(offered.openai_chat_tools()[0]["function"]["name"], "clock____now");
+/// assert!(registry.offer(&ToolContext::new()).shares_snapshot_with(&offered));
+///
+/// registry.remove("clock");
+/// assert_eq!(offered.api_count(), 1, "the snapshot taken before is unchanged");
+/// assert_eq!(registry.offer(&ToolContext::new()).api_count(), 0);
 /// # Ok::<(), tool_core::Error>(())
 /// ```
 #[derive(Default)]
@@ -46,12 +73,16 @@ pub struct ToolRegistry {
     /// Wire names of every static API → `identifier/api`.
     wire: HashMap<String, String>,
     rules: NameRules,
+    generation: u64,
+    /// The last fully static snapshot and the generation it was taken at.
+    cache: Mutex<Option<OfferedTools>>,
 }
 
 impl std::fmt::Debug for ToolRegistry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ToolRegistry")
             .field("tools", &self.identifiers().collect::<Vec<_>>())
+            .field("generation", &self.generation)
             .finish()
     }
 }
@@ -62,7 +93,8 @@ impl ToolRegistry {
         Self::default()
     }
 
-    /// Accepts names under `rules` from now on (default [`NameRules::Strict`]).
+    /// Accepts names under `rules` for every tool from now on (default
+    /// [`NameRules::Strict`]: each tool's own [`Tool::name_rules`] apply).
     pub fn with_name_rules(mut self, rules: NameRules) -> Self {
         self.rules = rules;
         self
@@ -75,38 +107,136 @@ impl ToolRegistry {
 
     /// Registers a shared tool.
     pub fn register_arc(&mut self, tool: Arc<dyn Tool>) -> Result<(), Error> {
-        let manifest = tool.manifest();
-        let schemas = validate_manifest_with(manifest, self.rules)?;
-        if self.by_id.contains_key(&manifest.identifier) {
+        let identifier = &tool.manifest().identifier;
+        if self.by_id.contains_key(identifier) {
             return Err(Error::DuplicateTool {
-                identifier: manifest.identifier.clone(),
+                identifier: identifier.clone(),
             });
         }
-        let mut new_names: Vec<(String, String)> = Vec::with_capacity(manifest.api.len());
+        let entry = self.checked_entry(tool, None)?;
+        self.insert_wire_names(&entry);
+        self.by_id
+            .insert(entry.manifest.identifier.clone(), self.entries.len());
+        self.entries.push(entry);
+        self.changed();
+        Ok(())
+    }
+
+    /// Registers a tool, or replaces the one with the same identifier (keeping
+    /// its position); returns the tool it replaced.
+    pub fn replace(&mut self, tool: impl Tool) -> Result<Option<Arc<dyn Tool>>, Error> {
+        self.replace_arc(Arc::new(tool))
+    }
+
+    /// [`replace`](Self::replace) for a shared tool. On error the registry is
+    /// unchanged.
+    pub fn replace_arc(&mut self, tool: Arc<dyn Tool>) -> Result<Option<Arc<dyn Tool>>, Error> {
+        let Some(&index) = self.by_id.get(&tool.manifest().identifier) else {
+            self.register_arc(tool)?;
+            return Ok(None);
+        };
+        let entry = self.checked_entry(tool, Some(index))?;
+        for name in self.entries[index].wire_names.iter() {
+            self.wire.remove(name);
+        }
+        self.insert_wire_names(&entry);
+        let old = std::mem::replace(&mut self.entries[index], entry);
+        self.changed();
+        Ok(Some(old.tool))
+    }
+
+    /// Removes the tool registered under `identifier`; returns it.
+    pub fn remove(&mut self, identifier: &str) -> Option<Arc<dyn Tool>> {
+        let index = self.by_id.remove(identifier)?;
+        let entry = self.entries.remove(index);
+        for name in entry.wire_names.iter() {
+            self.wire.remove(name);
+        }
+        for position in self.by_id.values_mut() {
+            if *position > index {
+                *position -= 1;
+            }
+        }
+        self.changed();
+        Some(entry.tool)
+    }
+
+    /// Removes every tool whose static manifest fails `keep`; returns how
+    /// many were removed (one generation bump for the lot).
+    pub fn retain(&mut self, mut keep: impl FnMut(&ToolManifest) -> bool) -> usize {
+        let before = self.entries.len();
+        self.entries.retain(|entry| keep(&entry.manifest));
+        let removed = before - self.entries.len();
+        if removed > 0 {
+            self.by_id = self
+                .entries
+                .iter()
+                .enumerate()
+                .map(|(i, e)| (e.manifest.identifier.clone(), i))
+                .collect();
+            self.wire = self
+                .entries
+                .iter()
+                .flat_map(|e| {
+                    e.wire_names.iter().zip(&e.manifest.api).map(|(name, api)| {
+                        (
+                            name.clone(),
+                            format!("{}/{}", e.manifest.identifier, api.name),
+                        )
+                    })
+                })
+                .collect();
+            self.changed();
+        }
+        removed
+    }
+
+    /// A counter bumped by every change (register, replace, remove, retain).
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    fn changed(&mut self) {
+        self.generation += 1;
+        *self.cache.get_mut().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+
+    /// Validates `tool` and checks its wire names against every other tool
+    /// (`replacing`: the entry it would replace, whose names do not count).
+    fn checked_entry(&self, tool: Arc<dyn Tool>, replacing: Option<usize>) -> Result<Entry, Error> {
+        let rules = self.rules.loosest(tool.name_rules());
+        let manifest = tool.manifest();
+        let schemas = validate_manifest_with(manifest, rules)?;
+        let own: &[String] = replacing.map_or(&[], |i| &self.entries[i].wire_names);
+        let mut wire_names = Vec::with_capacity(manifest.api.len());
         for api in &manifest.api {
             let name = wire_name(&manifest.identifier, &api.name);
-            let key = format!("{}/{}", manifest.identifier, api.name);
-            if let Some(first) = self.wire.get(&name) {
+            if let Some(first) = self.wire.get(&name).filter(|_| !own.contains(&name)) {
                 return Err(Error::WireNameCollision {
                     name,
                     first: first.clone(),
-                    second: key,
+                    second: format!("{}/{}", manifest.identifier, api.name),
                 });
             }
-            new_names.push((name, key));
+            wire_names.push(name);
         }
-        let wire_names: Arc<[String]> = new_names.iter().map(|(n, _)| n.clone()).collect();
-        self.wire.extend(new_names);
-        self.by_id
-            .insert(manifest.identifier.clone(), self.entries.len());
         let manifest = Arc::new(manifest.clone());
-        self.entries.push(Entry {
+        Ok(Entry {
             tool,
             manifest,
-            schemas,
-            wire_names,
-        });
-        Ok(())
+            schemas: schemas.into(),
+            wire_names: wire_names.into(),
+            rules,
+        })
+    }
+
+    fn insert_wire_names(&mut self, entry: &Entry) {
+        for (name, api) in entry.wire_names.iter().zip(&entry.manifest.api) {
+            self.wire.insert(
+                name.clone(),
+                format!("{}/{}", entry.manifest.identifier, api.name),
+            );
+        }
     }
 
     /// The tool registered under `identifier`.
@@ -149,51 +279,72 @@ impl ToolRegistry {
     ///
     /// A resolved manifest that fails validation is left out and reported in
     /// [`OfferedTools::problems`].
+    ///
+    /// When every tool offers its static manifest unchanged (a resolution
+    /// that borrows, the default of [`Tool::resolve_manifest`]) and nothing
+    /// changed since the last such offer, the same shared snapshot is
+    /// returned: nothing is cloned or rebuilt.
     pub fn offer(&self, ctx: &ToolContext) -> OfferedTools {
-        let mut offered = OfferedTools::default();
-        for entry in &self.entries {
-            let Some(manifest) = entry.tool.resolve_manifest(ctx) else {
-                continue;
-            };
+        let resolved: Vec<Option<Cow<'_, ToolManifest>>> = self
+            .entries
+            .iter()
+            .map(|entry| entry.tool.resolve_manifest(ctx))
+            .collect();
+        let all_static = resolved.iter().all(|m| matches!(m, Some(Cow::Borrowed(_))));
+        if all_static {
+            let cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(cached) = cache.as_ref().filter(|c| c.generation() == self.generation) {
+                return cached.clone();
+            }
+        }
+        let mut snapshot = Snapshot::default();
+        snapshot.generation = self.generation;
+        for (entry, manifest) in self.entries.iter().zip(resolved) {
             match manifest {
-                Cow::Borrowed(_) => offered.push(
+                None => {}
+                Some(Cow::Borrowed(_)) => snapshot.push(
                     Arc::clone(&entry.tool),
                     Arc::clone(&entry.manifest),
-                    entry.schemas.clone(),
+                    Arc::clone(&entry.schemas),
                     Arc::clone(&entry.wire_names),
                 ),
-                Cow::Owned(resolved) => match reuse_or_compile(entry, &resolved, self.rules) {
+                Some(Cow::Owned(resolved)) => match reuse_or_compile(entry, &resolved) {
                     Ok(schemas) => {
                         let names = resolved
                             .api
                             .iter()
                             .map(|api| wire_name(&resolved.identifier, &api.name))
                             .collect();
-                        offered.push(Arc::clone(&entry.tool), Arc::new(resolved), schemas, names);
+                        snapshot.push(
+                            Arc::clone(&entry.tool),
+                            Arc::new(resolved),
+                            schemas.into(),
+                            names,
+                        );
                     }
                     Err(problem) => {
                         tracing::warn!(error = %problem, "resolved manifest left out");
-                        offered.problems.push(problem);
+                        snapshot.problems.push(problem);
                     }
                 },
             }
+        }
+        let offered = snapshot.into_offered();
+        if all_static {
+            *self.cache.lock().unwrap_or_else(|e| e.into_inner()) = Some(offered.clone());
         }
         offered
     }
 }
 
 /// Reuses static schemas for APIs whose parameters did not change.
-fn reuse_or_compile(
-    entry: &Entry,
-    resolved: &ToolManifest,
-    rules: NameRules,
-) -> Result<Vec<CompiledSchema>, Error> {
+fn reuse_or_compile(entry: &Entry, resolved: &ToolManifest) -> Result<Vec<CompiledSchema>, Error> {
     let original = entry.manifest.as_ref();
     if resolved.identifier != original.identifier {
         return Err(Error::InvalidManifest {
             tool: original.identifier.clone(),
             api: None,
-            field: "identifier".into(),
+            field: "/identifier".into(),
             message: format!(
                 "a resolved manifest may not rename the tool (got `{}`)",
                 resolved.identifier
@@ -206,7 +357,7 @@ fn reuse_or_compile(
             .is_some_and(|o| o.parameters == api.parameters)
     });
     if !all_static {
-        return validate_manifest_with(resolved, rules);
+        return validate_manifest_with(resolved, entry.rules);
     }
     Ok(resolved
         .api
@@ -216,225 +367,4 @@ fn reuse_or_compile(
             entry.schemas.get(index).cloned()
         })
         .collect())
-}
-
-/// One tool as offered in a context.
-pub struct OfferedTool {
-    tool: Arc<dyn Tool>,
-    manifest: Arc<ToolManifest>,
-    schemas: Vec<CompiledSchema>,
-    wire_names: Arc<[String]>,
-}
-
-impl std::fmt::Debug for OfferedTool {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OfferedTool")
-            .field("identifier", &self.manifest.identifier)
-            .field("wire_names", &self.wire_names)
-            .finish_non_exhaustive()
-    }
-}
-
-impl OfferedTool {
-    /// The tool itself.
-    pub fn tool(&self) -> &Arc<dyn Tool> {
-        &self.tool
-    }
-
-    /// The manifest as offered in this context.
-    pub fn manifest(&self) -> &ToolManifest {
-        &self.manifest
-    }
-
-    /// `(wire name, API definition)` pairs, in manifest order.
-    pub fn apis(&self) -> impl Iterator<Item = (&str, &ApiDefinition)> {
-        self.wire_names
-            .iter()
-            .map(String::as_str)
-            .zip(self.manifest.api.iter())
-    }
-}
-
-/// A model-provided name resolved to one offered API.
-#[derive(Debug, Clone, Copy)]
-pub struct ResolvedApi<'a> {
-    /// The offered tool.
-    pub tool: &'a OfferedTool,
-    /// The API definition (as offered).
-    pub api: &'a ApiDefinition,
-    /// The API's compiled parameters schema.
-    pub schema: &'a CompiledSchema,
-    /// The canonical wire name.
-    pub wire_name: &'a str,
-}
-
-impl ResolvedApi<'_> {
-    /// The tool identifier.
-    pub fn identifier(&self) -> &str {
-        &self.tool.manifest.identifier
-    }
-
-    /// The `identifier/apiName` key.
-    pub fn api_key(&self) -> crate::ApiKey {
-        crate::ApiKey::new(self.identifier(), &self.api.name)
-    }
-}
-
-/// The tools offered in one context: what the model sees, and the only
-/// names a call may use. Build it once per turn with [`ToolRegistry::offer`]
-/// and use the same value to export tools and to invoke calls.
-#[derive(Default)]
-pub struct OfferedTools {
-    tools: Vec<OfferedTool>,
-    by_wire: HashMap<String, (usize, usize)>,
-    by_id: HashMap<String, usize>,
-    by_api: HashMap<String, Vec<(usize, usize)>>,
-    problems: Vec<Error>,
-}
-
-impl std::fmt::Debug for OfferedTools {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OfferedTools")
-            .field("tools", &self.tools)
-            .field("problems", &self.problems)
-            .finish()
-    }
-}
-
-impl OfferedTools {
-    fn push(
-        &mut self,
-        tool: Arc<dyn Tool>,
-        manifest: Arc<ToolManifest>,
-        schemas: Vec<CompiledSchema>,
-        wire_names: Arc<[String]>,
-    ) {
-        let tool_index = self.tools.len();
-        for (api_index, (api, name)) in manifest.api.iter().zip(wire_names.iter()).enumerate() {
-            self.by_wire.insert(name.clone(), (tool_index, api_index));
-            self.by_api
-                .entry(api.name.clone())
-                .or_default()
-                .push((tool_index, api_index));
-        }
-        self.by_id.insert(manifest.identifier.clone(), tool_index);
-        self.tools.push(OfferedTool {
-            tool,
-            manifest,
-            schemas,
-            wire_names,
-        });
-    }
-
-    /// The offered tools, in registration order.
-    pub fn tools(&self) -> &[OfferedTool] {
-        &self.tools
-    }
-
-    /// The offered manifests.
-    pub fn manifests(&self) -> impl Iterator<Item = &ToolManifest> {
-        self.tools.iter().map(|t| t.manifest.as_ref())
-    }
-
-    /// The offered tool with this identifier.
-    pub fn get(&self, identifier: &str) -> Option<&OfferedTool> {
-        self.by_id.get(identifier).map(|&i| &self.tools[i])
-    }
-
-    /// Resolved manifests that were left out because they were invalid.
-    pub fn problems(&self) -> &[Error] {
-        &self.problems
-    }
-
-    /// Number of offered APIs.
-    pub fn api_count(&self) -> usize {
-        self.by_wire.len()
-    }
-
-    /// Resolves a model-provided name.
-    ///
-    /// A wire name resolves to its API. A bare API name resolves only when
-    /// exactly one offered tool has it. Anything else is an error that says
-    /// whether the tool, the API or the choice was the problem.
-    pub fn resolve(&self, name: &str) -> Result<ResolvedApi<'_>, Error> {
-        if let Some(&(t, a)) = self.by_wire.get(name) {
-            return Ok(self.resolved(t, a));
-        }
-        if let Some((identifier, api)) = split_wire_name(name) {
-            if let Some(&t) = self.by_id.get(identifier) {
-                if let Some(a) = self.tools[t]
-                    .manifest
-                    .api
-                    .iter()
-                    .position(|x| x.name == api)
-                {
-                    return Ok(self.resolved(t, a));
-                }
-                return Err(Error::UnknownApi {
-                    tool: identifier.to_owned(),
-                    api: api.to_owned(),
-                });
-            }
-            return Err(Error::UnknownToolName {
-                name: name.to_owned(),
-            });
-        }
-        match self.by_api.get(name).map(Vec::as_slice) {
-            Some([(t, a)]) => Ok(self.resolved(*t, *a)),
-            Some(many) if many.len() > 1 => Err(Error::AmbiguousName {
-                name: name.to_owned(),
-                candidates: many
-                    .iter()
-                    .map(|&(t, a)| self.tools[t].wire_names[a].clone())
-                    .collect(),
-            }),
-            _ => Err(Error::UnknownToolName {
-                name: name.to_owned(),
-            }),
-        }
-    }
-
-    /// Resolves an `(identifier, api)` pair directly.
-    pub fn resolve_pair(&self, identifier: &str, api: &str) -> Result<ResolvedApi<'_>, Error> {
-        let &t = self
-            .by_id
-            .get(identifier)
-            .ok_or_else(|| Error::UnknownToolName {
-                name: identifier.to_owned(),
-            })?;
-        let a = self.tools[t]
-            .manifest
-            .api
-            .iter()
-            .position(|x| x.name == api)
-            .ok_or_else(|| Error::UnknownApi {
-                tool: identifier.to_owned(),
-                api: api.to_owned(),
-            })?;
-        Ok(self.resolved(t, a))
-    }
-
-    fn resolved(&self, t: usize, a: usize) -> ResolvedApi<'_> {
-        let tool = &self.tools[t];
-        ResolvedApi {
-            tool,
-            api: &tool.manifest.api[a],
-            schema: &tool.schemas[a],
-            wire_name: &tool.wire_names[a],
-        }
-    }
-
-    /// The display control for a result card (collapsed when unset or unknown).
-    pub fn display_control(&self, identifier: &str, api: &str) -> RenderDisplayControl {
-        self.get(identifier)
-            .and_then(|t| t.manifest.api(api))
-            .and_then(|a| a.render_display_control)
-            .unwrap_or_default()
-    }
-
-    pub(crate) fn all_apis(&self) -> impl Iterator<Item = (&OfferedTool, &str, &ApiDefinition)> {
-        self.tools
-            .iter()
-            .flat_map(|t| t.apis().map(move |(name, api)| (t, name, api)))
-    }
 }

@@ -37,6 +37,15 @@ pub trait Tool: Send + Sync + 'static {
         Some(Cow::Borrowed(self.manifest()))
     }
 
+    /// The name rules this tool's identifier and API names are validated
+    /// under when it is registered (default [`NameRules::Strict`]). A tool
+    /// named elsewhere (an MCP server, an OpenAPI `operationId`) returns
+    /// [`NameRules::Foreign`]; the rules travel with the tool, so the
+    /// registry stays strict for every other tool.
+    fn name_rules(&self) -> NameRules {
+        NameRules::Strict
+    }
+
     /// Runs `api` with validated `args`.
     async fn call(
         &self,
@@ -109,6 +118,7 @@ pub struct FnTool {
     manifest: ToolManifest,
     handlers: HashMap<String, Handler>,
     resolver: Option<Resolver>,
+    rules: NameRules,
 }
 
 impl std::fmt::Debug for FnTool {
@@ -124,6 +134,10 @@ impl std::fmt::Debug for FnTool {
 impl Tool for FnTool {
     fn manifest(&self) -> &ToolManifest {
         &self.manifest
+    }
+
+    fn name_rules(&self) -> NameRules {
+        self.rules
     }
 
     fn resolve_manifest(&self, ctx: &ToolContext) -> Option<Cow<'_, ToolManifest>> {
@@ -204,7 +218,9 @@ impl ToolBuilder {
         }
     }
 
-    /// Which names [`build`](Self::build) accepts (default [`NameRules::Strict`]).
+    /// Which names [`build`](Self::build) accepts (default [`NameRules::Strict`]);
+    /// the built tool carries them ([`Tool::name_rules`]), so a registry
+    /// accepts it without loosening its rules for other tools.
     pub fn name_rules(mut self, rules: NameRules) -> Self {
         self.rules = rules;
         self
@@ -352,6 +368,7 @@ impl ToolBuilder {
             manifest: self.manifest,
             handlers: self.handlers,
             resolver: self.resolver,
+            rules: self.rules,
         })
     }
 }

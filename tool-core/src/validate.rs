@@ -81,6 +81,15 @@ impl NameRules {
         }
     }
 
+    /// The looser of two rule sets (`Foreign` if either is).
+    pub fn loosest(self, other: Self) -> Self {
+        if self == Self::Foreign || other == Self::Foreign {
+            Self::Foreign
+        } else {
+            Self::Strict
+        }
+    }
+
     fn describe(self) -> &'static str {
         match self {
             Self::Strict => "must be non-empty and use only A-Z, a-z, 0-9, `_` and `-`",

@@ -12,8 +12,8 @@ use serde_json::Value;
 use crate::content::ChatAttachments;
 use crate::error::Error;
 use crate::invoke::ToolCall;
+use crate::offered::OfferedTools;
 use crate::output::ToolOutput;
-use crate::registry::OfferedTools;
 
 /// A provider's wire format for tools, tool calls and tool results.
 ///
