@@ -6,32 +6,57 @@ use std::fmt;
 use serde_json::Value;
 use tool_core::{InterventionPolicy, ToolContext};
 
-use crate::arguments::{FoundArgument, command_arguments, path_arguments};
+use crate::arguments::FoundArgument;
 use crate::call::CallRef;
+use crate::engine::facts::CallFacts;
+use crate::shell::ShellCommand;
 
-/// What an audit sees: the call and the host's context.
+/// What an audit sees: the call, the host's context, and the facts the
+/// engine found once for this call (path and command arguments, each
+/// command parsed once).
 #[derive(Debug, Clone, Copy)]
 pub struct AuditInput<'a> {
     /// The call under evaluation.
     pub call: &'a CallRef<'a>,
     /// The host's context (working directory and so on). Models cannot set it.
     pub ctx: &'a ToolContext,
+    facts: &'a CallFacts<'a>,
 }
 
 impl<'a> AuditInput<'a> {
+    pub(crate) fn new(
+        call: &'a CallRef<'a>,
+        ctx: &'a ToolContext,
+        facts: &'a CallFacts<'a>,
+    ) -> Self {
+        Self { call, ctx, facts }
+    }
+
+    pub(crate) fn facts(&self) -> &'a CallFacts<'a> {
+        self.facts
+    }
+
     /// The API's parameters schema, when the tool is known.
     pub fn schema(&self) -> Option<&'a Value> {
         self.call.schema()
     }
 
-    /// The path arguments (see [`path_arguments`]).
-    pub fn paths(&self) -> Vec<FoundArgument<'a>> {
-        path_arguments(self.call.arguments, self.schema())
+    /// The path arguments (see [`path_arguments`](crate::path_arguments)).
+    pub fn paths(&self) -> &'a [FoundArgument<'a>] {
+        &self.facts.paths
     }
 
-    /// The shell-command arguments (see [`command_arguments`]).
-    pub fn commands(&self) -> Vec<FoundArgument<'a>> {
-        command_arguments(self.call.arguments, self.schema())
+    /// The shell-command arguments (see
+    /// [`command_arguments`](crate::command_arguments)) with their parse:
+    /// `(pointer, value, parsed command)`; the parse is `None` for a value
+    /// that is not command text.
+    pub fn commands(
+        &self,
+    ) -> impl Iterator<Item = (&'a str, &'a Value, Option<&'a ShellCommand>)> + 'a {
+        self.facts
+            .commands
+            .iter()
+            .map(|c| (c.pointer.as_str(), c.value, c.shell.as_deref()))
     }
 }
 

@@ -39,8 +39,12 @@ pub enum Level {
     HostPolicy,
     /// The allow list (allow-list mode).
     AllowList,
-    /// The approval mode (auto-run and headless skip `required`).
+    /// The approval mode (auto-run and headless skip a static `required`).
     Mode,
+    /// The call could not be fully analysed (too long, too deep, text that
+    /// does not parse where a deny or `always` rule might apply); the rule
+    /// id starts with `limits/`.
+    Limits,
     /// The tool is not in the registry.
     UnknownTool,
     /// Nothing is configured for this API.

@@ -83,6 +83,7 @@ mod decision;
 mod engine;
 mod error;
 mod matcher;
+pub mod mode;
 mod path_scope;
 mod policy_file;
 mod rules;
@@ -101,9 +102,10 @@ pub use call::CallRef;
 pub use decision::{
     Action, BLOCKED_CONTENT, BLOCKED_ERROR_CODE, Decision, Evaluation, Level, Partition, Reason,
 };
-pub use engine::{ApprovalMode, PolicyEngine, PolicyEngineBuilder};
+pub use engine::{PolicyEngine, PolicyEngineBuilder};
 pub use error::Error;
 pub use matcher::{MatchMode, Matcher};
+pub use mode::ApprovalMode;
 pub use path_scope::{PATH_SCOPE_AUDIT, PathScopeAudit, real_path, resolve_path};
 pub use policy_file::{MAX_POLICY_FILE_BYTES, PolicyFile};
 pub use rules::{RuleHit, RuleSet};

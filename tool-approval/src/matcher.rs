@@ -16,12 +16,14 @@
 //! part, nested parts and wrapped commands included, starts with the prefix.
 
 use std::cell::OnceCell;
+use std::sync::Arc;
 
 use globset::{GlobBuilder, GlobMatcher};
 use regex::{Regex, RegexBuilder};
 use serde_json::Value;
 use tool_core::ArgMatcher;
 
+use crate::engine::facts::command_text;
 use crate::error::Error;
 use crate::shell::{Hazard, ShellCommand, SimpleCommand, tokenize};
 use crate::wrapper::views;
@@ -53,13 +55,13 @@ enum Kind {
     Regex(Regex),
 }
 
-/// A value under test, with its shell parse computed at most once.
+/// A value under test, with its shell parse computed at most once (or
+/// handed over from the call's facts).
 #[derive(Debug)]
 pub(crate) struct Subject<'v> {
     value: &'v Value,
     shell_param: bool,
-    text: OnceCell<Option<String>>,
-    parsed: OnceCell<ShellCommand>,
+    parsed: OnceCell<Option<Arc<ShellCommand>>>,
 }
 
 impl<'v> Subject<'v> {
@@ -67,8 +69,16 @@ impl<'v> Subject<'v> {
         Self {
             value,
             shell_param,
-            text: OnceCell::new(),
             parsed: OnceCell::new(),
+        }
+    }
+
+    /// A subject whose parse is already known.
+    pub(crate) fn parsed(value: &'v Value, shell: Option<Arc<ShellCommand>>) -> Self {
+        Self {
+            value,
+            shell_param: true,
+            parsed: OnceCell::from(shell),
         }
     }
 
@@ -76,41 +86,11 @@ impl<'v> Subject<'v> {
         self.shell_param
     }
 
-    /// The value as command text: a string, or an argv array re-quoted.
-    fn command_text(&self) -> Option<&str> {
-        self.text
-            .get_or_init(|| match self.value {
-                Value::String(s) => Some(s.clone()),
-                Value::Array(items) => {
-                    let words: Option<Vec<&str>> = items.iter().map(Value::as_str).collect();
-                    let words = words?;
-                    // Quoted words keep exec semantics; but if a word holds
-                    // shell syntax, read the array the way a host that joins
-                    // it into a shell line would, so nothing can be approved
-                    // under one reading and run under the other.
-                    if words.iter().any(|w| w.contains(SHELL_SYNTAX)) {
-                        Some(words.join(" "))
-                    } else {
-                        let quoted: Vec<String> = words.iter().map(|w| shell_quote(w)).collect();
-                        Some(quoted.join(" "))
-                    }
-                }
-                _ => None,
-            })
+    pub(crate) fn shell(&self) -> Option<&ShellCommand> {
+        self.parsed
+            .get_or_init(|| command_text(self.value).map(|t| Arc::new(ShellCommand::parse(&t))))
             .as_deref()
     }
-
-    pub(crate) fn shell(&self) -> Option<&ShellCommand> {
-        let text = self.command_text()?;
-        Some(self.parsed.get_or_init(|| ShellCommand::parse(text)))
-    }
-}
-
-/// Characters that make an argv element mean something else to a shell.
-const SHELL_SYNTAX: &[char] = &[';', '&', '|', '<', '>', '$', '`', '(', ')', '\n', '{', '}'];
-
-fn shell_quote(word: &str) -> String {
-    format!("'{}'", word.replace('\'', r"'\''"))
 }
 
 impl Matcher {
@@ -205,15 +185,30 @@ impl Matcher {
     }
 
     pub(crate) fn matches_subject(&self, subject: &Subject<'_>, mode: MatchMode) -> bool {
-        if let Kind::Prefix(prefix) = &self.kind {
-            let Some(shell) = subject.shell() else {
-                return false;
-            };
-            return match mode {
-                MatchMode::Approve => approves(shell, prefix),
-                MatchMode::Trigger => triggers(shell, prefix),
-            };
+        match mode {
+            MatchMode::Approve => self.approves_subject(subject),
+            MatchMode::Trigger => self.triggers_subject(subject).is_some(),
         }
+    }
+
+    pub(crate) fn approves_subject(&self, subject: &Subject<'_>) -> bool {
+        if let Kind::Prefix(prefix) = &self.kind {
+            return subject.shell().is_some_and(|shell| approves(shell, prefix));
+        }
+        self.matches_value(subject, MatchMode::Approve)
+    }
+
+    /// Whether the matcher fires on `subject` in trigger mode: `Some(None)`
+    /// surely, `Some(Some(hazard))` only perhaps (see [`triggers`]).
+    pub(crate) fn triggers_subject(&self, subject: &Subject<'_>) -> Option<Option<Hazard>> {
+        if let Kind::Prefix(prefix) = &self.kind {
+            return triggers(subject.shell()?, prefix);
+        }
+        self.matches_value(subject, MatchMode::Trigger)
+            .then_some(None)
+    }
+
+    fn matches_value(&self, subject: &Subject<'_>, mode: MatchMode) -> bool {
         match subject.value {
             Value::Array(items) => match mode {
                 MatchMode::Approve => {
@@ -281,17 +276,32 @@ pub(crate) fn part_approved(part: &SimpleCommand, prefix: &[String]) -> bool {
         && part.words.iter().zip(prefix).all(|(w, p)| w == p)
 }
 
-fn triggers(shell: &ShellCommand, prefix: &[String]) -> bool {
-    // Text too deep to walk fully may hide a match: fail closed. Text too
-    // long to parse is left to the engine's size guard (always ask).
-    if shell.hazards().contains(&Hazard::TooDeep) {
-        return true;
+/// Whether a trigger-mode prefix fires: `Some(None)` surely (a part the
+/// parser read starts with the prefix), `Some(Some(hazard))` perhaps (only a
+/// part recovered from unreadable text does, or the text was too long or
+/// deep to read whole), `None` not at all.
+fn triggers(shell: &ShellCommand, prefix: &[String]) -> Option<Option<Hazard>> {
+    let mut unsure = None;
+    for part in shell.parts() {
+        if views(part)
+            .iter()
+            .any(|view| starts_with_through_options(view, prefix))
+        {
+            if !part.recovered {
+                return Some(None);
+            }
+            unsure = Some(Hazard::Syntax);
+        }
     }
-    shell
-        .parts()
-        .iter()
-        .flat_map(views)
-        .any(|view| starts_with_through_options(&view, prefix))
+    // Text too long or deep to read whole may hide a match.
+    let limit = [Hazard::TooLong, Hazard::TooDeep]
+        .into_iter()
+        .find(|h| shell.hazards().contains(h));
+    match (unsure, limit) {
+        (_, Some(limit)) => Some(Some(limit)),
+        (Some(h), None) => Some(Some(h)),
+        (None, None) => None,
+    }
 }
 
 /// Options that take a separate value when they sit between a program and

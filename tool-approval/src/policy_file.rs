@@ -39,8 +39,9 @@ use serde_json::{Map, Value};
 use tool_core::{ArgMatcher, InterventionPolicy, InterventionRule, RuleExamples};
 
 use crate::blacklist::{Blacklist, BlacklistEntry};
-use crate::engine::{ApprovalMode, PolicyEngine};
+use crate::engine::PolicyEngine;
 use crate::error::{Error, push_pointer};
+use crate::mode::ApprovalMode;
 use crate::rules::RuleSet;
 
 /// The largest policy file [`PolicyFile::load`] reads.

@@ -16,9 +16,11 @@ use std::path::Path;
 use serde_json::Value;
 use tool_core::{InterventionPolicy, InterventionRule};
 
-use crate::arguments::{context_overrides, is_command_param};
+use crate::arguments::is_command_param;
+use crate::engine::facts::CallFacts;
 use crate::error::{Error, push_pointer};
-use crate::matcher::{MatchMode, Matcher, Subject, part_approved};
+use crate::matcher::{Matcher, Subject, part_approved};
+use crate::shell::Hazard;
 
 /// A compiled rule list.
 #[derive(Debug, Clone, Default)]
@@ -41,6 +43,10 @@ pub struct RuleHit {
     pub policy: InterventionPolicy,
     /// `rules[2]` plus the matchers, e.g. `rules[0] (command ~ "git status:*")`.
     pub detail: String,
+    /// `Some(hazard)` when the rule only *might* match: its command could
+    /// not be read whole (see [`Hazard`]); the engine asks instead of
+    /// applying the rule's policy.
+    pub unsure: Option<Hazard>,
 }
 
 impl RuleSet {
@@ -92,8 +98,19 @@ impl RuleSet {
         schema: Option<&Value>,
         cwd: Option<&Path>,
     ) -> Option<RuleHit> {
-        let mut subjects = Subjects::new(args, schema);
-        subjects.overrides = context_overrides(args, cwd);
+        let facts = CallFacts::build(args, schema, cwd);
+        self.evaluate_facts(args, schema, &facts)
+    }
+
+    /// Like [`evaluate_in`](Self::evaluate_in), reading the call's facts
+    /// (commands already parsed) instead of finding them again.
+    pub(crate) fn evaluate_facts(
+        &self,
+        args: &Value,
+        schema: Option<&Value>,
+        facts: &CallFacts<'_>,
+    ) -> Option<RuleHit> {
+        let subjects = Subjects::new(args, schema, facts);
         let composite = self.composite_approval(&subjects);
         let mut first: Option<RuleHit> = None;
         let mut strongest: Option<RuleHit> = None;
@@ -106,24 +123,28 @@ impl RuleSet {
                     index,
                     policy: InterventionPolicy::Never,
                     detail: detail.clone(),
+                    unsure: None,
                 });
             }
             let is_strong = rule.policy >= InterventionPolicy::Always;
             if first.is_some() && !is_strong {
                 continue;
             }
-            if !rule.matches(&subjects) {
+            let Some(unsure) = rule.matches(&subjects) else {
                 continue;
-            }
+            };
             let hit = RuleHit {
                 index,
                 policy: rule.policy,
                 detail: rule.describe(index),
+                unsure,
             };
             if first.is_none() {
                 first = Some(hit.clone());
             }
-            if is_strong && strongest.as_ref().is_none_or(|s| hit.policy > s.policy) {
+            // A sure hit beats a perhaps of the same policy.
+            let rank = |h: &RuleHit| (h.policy, h.unsure.is_none());
+            if is_strong && strongest.as_ref().is_none_or(|s| rank(&hit) > rank(s)) {
                 strongest = Some(hit);
             }
         }
@@ -187,8 +208,11 @@ impl RuleSet {
 
     /// Whether rule `index` matches `args` on its own.
     pub fn rule_matches(&self, index: usize, args: &Value, schema: Option<&Value>) -> bool {
-        let subjects = Subjects::new(args, schema);
-        self.rules.get(index).is_some_and(|r| r.matches(&subjects))
+        let facts = CallFacts::build(args, schema, None);
+        let subjects = Subjects::new(args, schema, &facts);
+        self.rules
+            .get(index)
+            .is_some_and(|r| r.matches(&subjects).is_some())
     }
 
     /// The parameter names rule `index` matches on.
@@ -201,30 +225,44 @@ impl RuleSet {
 }
 
 impl CompiledRule {
-    fn matches(&self, subjects: &Subjects<'_>) -> bool {
-        let mode = if self.policy == InterventionPolicy::Never {
-            MatchMode::Approve
-        } else {
-            MatchMode::Trigger
-        };
-        if mode == MatchMode::Approve
-            && self
+    /// `None`: no match; `Some(None)`: a match; `Some(Some(hazard))`: only
+    /// perhaps a match (trigger mode on text that could not be read whole).
+    fn matches(&self, subjects: &Subjects<'_>) -> Option<Option<Hazard>> {
+        if self.policy == InterventionPolicy::Never {
+            if self
                 .matchers
                 .iter()
                 .any(|(p, _)| subjects.get(p).is_some_and(|s| s.is_shell_param()))
-            && subjects
-                .overrides
+                && subjects
+                    .overrides
+                    .iter()
+                    .any(|key| !self.matchers.iter().any(|(p, _)| p == key))
+            {
+                // The command may be fine, but not in that environment or directory.
+                return None;
+            }
+            return self
+                .matchers
                 .iter()
-                .any(|key| !self.matchers.iter().any(|(p, _)| p == key))
-        {
-            // The command may be fine, but not in that environment or directory.
-            return false;
+                .all(|(param, matcher)| {
+                    subjects
+                        .get(param)
+                        .is_some_and(|s| matcher.approves_subject(s))
+                })
+                .then_some(None);
         }
-        self.matchers.iter().all(|(param, matcher)| {
-            subjects
+        let mut unsure = None;
+        for (param, matcher) in &self.matchers {
+            match subjects
                 .get(param)
-                .is_some_and(|s| matcher.matches_subject(s, mode))
-        })
+                .and_then(|s| matcher.triggers_subject(s))
+            {
+                None => return None,
+                Some(None) => {}
+                Some(Some(hazard)) => unsure = Some(hazard),
+            }
+        }
+        Some(unsure)
     }
 
     fn describe(&self, index: usize) -> String {
@@ -240,26 +278,33 @@ impl CompiledRule {
     }
 }
 
-/// The argument values a rule list looks at, each parsed at most once.
+/// The argument values a rule list looks at; shell-command values come with
+/// the parse the call's facts already hold.
 struct Subjects<'v> {
     entries: Vec<(&'v str, Subject<'v>)>,
     /// Top-level arguments that change how a command runs (see the module docs).
-    overrides: Vec<&'v str>,
+    overrides: &'v [&'v str],
 }
 
 impl<'v> Subjects<'v> {
-    fn new(args: &'v Value, schema: Option<&Value>) -> Self {
+    fn new(args: &'v Value, schema: Option<&Value>, facts: &'v CallFacts<'v>) -> Self {
         let entries = args
             .as_object()
             .map(|map| {
                 map.iter()
-                    .map(|(k, v)| (k.as_str(), Subject::new(v, is_command_param(k, schema))))
+                    .map(|(k, v)| {
+                        let subject = match facts.shell_of(k) {
+                            Some(shell) => Subject::parsed(v, Some(shell.clone())),
+                            None => Subject::new(v, is_command_param(k, schema)),
+                        };
+                        (k.as_str(), subject)
+                    })
                     .collect()
             })
             .unwrap_or_default();
         Self {
             entries,
-            overrides: Vec::new(),
+            overrides: &facts.overrides,
         }
     }
 

@@ -35,7 +35,7 @@ use crate::wrapper::too_many_wrappers;
 
 /// Commands longer than this (in bytes) are not parsed; they cannot be
 /// approved by a prefix rule and they trigger every deny/`always` prefix rule.
-pub const MAX_COMMAND_BYTES: usize = 16 * 1024;
+pub const MAX_COMMAND_BYTES: usize = 128 * 1024;
 
 /// How deep the syntax tree walk goes before it gives up (with [`Hazard::TooDeep`]).
 const MAX_TREE_DEPTH: usize = 200;
@@ -122,6 +122,9 @@ pub struct SimpleCommand {
     /// Inside a substitution, subshell, `eval` or `-c` string, or recovered
     /// from text the parser could not read.
     pub nested: bool,
+    /// Recovered from text the parser could not read (or read two ways): a
+    /// guess at what might run, not a reading of what will.
+    pub recovered: bool,
 }
 
 impl SimpleCommand {
@@ -151,12 +154,8 @@ pub struct ShellCommand {
     hazards: Vec<Hazard>,
 }
 
-/// How many recent parses each thread keeps for reuse.
-const RECENT_PARSES: usize = 4;
-
 thread_local! {
     static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
-    static RECENT: RefCell<Vec<(String, ShellCommand)>> = const { RefCell::new(Vec::new()) };
 }
 
 impl ShellCommand {
@@ -172,34 +171,10 @@ impl ShellCommand {
     /// assert!(cmd.hazards().contains(&Hazard::CommandSubstitution));
     /// ```
     pub fn parse(source: &str) -> Self {
-        // One evaluation looks at the same command from several places (host
-        // rules, API rules, the blacklist); parsing is a pure function of the
-        // text, so the last few results per thread are reused.
-        let cached = RECENT.with(|recent| {
-            recent.try_borrow().ok().and_then(|recent| {
-                recent
-                    .iter()
-                    .find(|(text, _)| text == source)
-                    .map(|(_, parsed)| parsed.clone())
-            })
-        });
-        if let Some(parsed) = cached {
-            return parsed;
-        }
         let mut out = Self::default();
         out.parse_into(source, 0, false);
         out.hazards.sort_unstable();
         out.hazards.dedup();
-        if source.len() <= MAX_COMMAND_BYTES {
-            RECENT.with(|recent| {
-                if let Ok(mut recent) = recent.try_borrow_mut() {
-                    if recent.len() == RECENT_PARSES {
-                        recent.remove(0);
-                    }
-                    recent.push((source.to_owned(), out.clone()));
-                }
-            });
-        }
         out
     }
 
@@ -233,7 +208,7 @@ impl ShellCommand {
             // newline as joining lines, Bash does not always: judge both
             // readings for deny rules, approve neither.
             self.hazards.push(Hazard::EscapedWhitespace);
-            self.fallback(level, &source.replace("\\\n", ""));
+            self.fallback(level, &source.replace("\\\n", ""), false);
             let mut split = String::with_capacity(source.len());
             let mut chars = source.chars().peekable();
             while let Some(c) = chars.next() {
@@ -242,7 +217,7 @@ impl ShellCommand {
                 }
                 split.push(c);
             }
-            self.fallback(level, &split);
+            self.fallback(level, &split, false);
         }
         let parsed = PARSER.with(|cell| {
             let mut slot = cell.borrow_mut();
@@ -265,7 +240,7 @@ impl ShellCommand {
         });
         let Some(tree) = parsed else {
             self.hazards.push(Hazard::Syntax);
-            self.fallback(level, source);
+            self.fallback(level, source, true);
             return;
         };
         let root = tree.root_node();
@@ -282,7 +257,7 @@ impl ShellCommand {
             .is_some_and(|h| h.contains(&Hazard::Syntax));
         if root.has_error() || misread {
             self.hazards.push(Hazard::Syntax);
-            self.fallback(level, source);
+            self.fallback(level, source, true);
         }
         if self.parts.len() == before && !self.hazards.contains(&Hazard::Syntax) && level == 0 {
             self.hazards.push(Hazard::Empty);
@@ -292,7 +267,11 @@ impl ShellCommand {
     /// Recovers parts from text the parser could not read, so deny rules
     /// still see them: split on every operator character, tokenise, and take
     /// every suffix of each segment as a possible command.
-    fn fallback(&mut self, level: usize, source: &str) {
+    ///
+    /// `guess` marks the parts [`SimpleCommand::recovered`]: true for text
+    /// that does not parse; false for the two readings of an escaped space,
+    /// each of which Bash may really run.
+    fn fallback(&mut self, level: usize, source: &str, guess: bool) {
         for segment in source.split(['\n', ';', '&', '|', '(', ')', '`', '{', '}', '<', '>']) {
             let segment = segment.trim_start_matches('$');
             let words = tokenize(segment);
@@ -308,12 +287,17 @@ impl ShellCommand {
                         scripts_of(&suffix).into_iter().take(MAX_RECOVERED_SCRIPTS)
                     {
                         self.hazards.push(hazard);
+                        let from = self.parts.len();
                         self.parse_into(&script, level + 1, true);
+                        for part in self.parts.get_mut(from..).unwrap_or_default() {
+                            part.recovered |= guess;
+                        }
                     }
                 }
                 self.parts.push(SimpleCommand {
                     words: suffix,
                     nested: true,
+                    recovered: guess,
                     ..SimpleCommand::default()
                 });
             }

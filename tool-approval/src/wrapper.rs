@@ -7,7 +7,7 @@ use crate::shell::{SimpleCommand, basename, tokenize};
 
 /// How many wrappers deep [`views`] looks; a command stacked deeper carries
 /// [`Hazard::TooDeep`](crate::Hazard::TooDeep) (see [`too_many_wrappers`]).
-const MAX_UNWRAP: usize = 16;
+const MAX_UNWRAP: usize = 64;
 
 /// A wrapper: its name, the options that take a separate value, and how many
 /// positional words (a duration, a directory) come before the wrapped command.

@@ -279,7 +279,7 @@ const COMMANDS: &[(&str, Want)] = &[
     ("env -iS 'rm -rf /'", Always),
     (
         "nice nice nice nice nice nice nice nice nice nice nice nice nice nice nice nice nice nice rm -rf /",
-        Block,
+        Always,
     ),
     // Scripts fed on standard input.
     ("echo 'rm -rf /' | sh", Always),
@@ -484,11 +484,11 @@ fn huge_and_deeply_nested_commands_are_never_approved() {
     for cmd in [huge, huge_compound, huge_push] {
         let d = run_command(&engine, &cmd);
         assert_eq!(
-            (d.action, d.policy),
-            (Action::Ask, InterventionPolicy::Always),
+            (d.action, d.policy, d.reason.level),
+            (Action::Ask, InterventionPolicy::Required, Level::Limits),
             "{d:?}"
         );
-        assert_eq!(d.reason.rule.as_deref(), Some("limits/oversized-command"));
+        assert_eq!(d.reason.rule.as_deref(), Some("limits/command-too-long"));
         let d = run_command(&common::engine(ApprovalMode::AutoRun), &cmd);
         assert_eq!(
             d.action,
@@ -503,7 +503,11 @@ fn huge_and_deeply_nested_commands_are_never_approved() {
     for cmd in [deep, parens] {
         for mode in [ApprovalMode::Manual, ApprovalMode::AutoRun] {
             let d = run_command(&common::engine(mode), &cmd);
-            assert!(d.policy >= InterventionPolicy::Always, "{d:?}");
+            assert_eq!(
+                (d.reason.level, d.reason.rule.as_deref()),
+                (Level::Limits, Some("limits/too-deep")),
+                "{d:?}"
+            );
             assert_ne!(
                 d.action,
                 Action::Run,

@@ -1,6 +1,8 @@
 //! Every mode × policy source × policy combination.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
 use std::sync::Arc;
 
 use serde_json::{Value, json};
@@ -56,45 +58,87 @@ impl DynamicAudit for FlagAudit {
     }
 }
 
-#[derive(Debug, Clone, Copy)]
+/// Where the deciding policy comes from (the rows of the table in
+/// `tool_approval::mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Source {
     Global,
     ApiDynamic,
+    /// A dynamic audit passes and the config's `default` applies: static.
+    DynamicDefault,
     ApiStatic,
     ApiRules,
     ToolLevel,
     HostPolicy,
 }
 
-const SOURCES: [Source; 6] = [
+const SOURCES: [Source; 7] = [
     Source::Global,
     Source::ApiDynamic,
+    Source::DynamicDefault,
     Source::ApiStatic,
     Source::ApiRules,
     Source::ToolLevel,
     Source::HostPolicy,
 ];
 
-fn expected(mode: ApprovalMode, policy: InterventionPolicy) -> Action {
-    match (policy, mode) {
-        (Deny, _) => Action::Block,
-        (Always, ApprovalMode::Headless) => Action::Block,
-        (Always, _) => Action::Ask,
-        (_, ApprovalMode::AutoRun | ApprovalMode::Headless) => Action::Run,
-        (Required, _) => Action::Ask,
-        (Never, _) => Action::Run,
+/// The columns of the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Column {
+    Manual,
+    AllowListNotListed,
+    AllowListListed,
+    AutoRun,
+    Headless,
+}
+
+const COLUMNS: [Column; 5] = [
+    Column::Manual,
+    Column::AllowListNotListed,
+    Column::AllowListListed,
+    Column::AutoRun,
+    Column::Headless,
+];
+
+impl Column {
+    fn mode(self) -> ApprovalMode {
+        match self {
+            Column::Manual => ApprovalMode::Manual,
+            Column::AllowListNotListed | Column::AllowListListed => ApprovalMode::AllowList,
+            Column::AutoRun => ApprovalMode::AutoRun,
+            Column::Headless => ApprovalMode::Headless,
+        }
+    }
+}
+
+/// The documented table, written out cell by cell.
+fn expected(source: Source, policy: InterventionPolicy, column: Column) -> Action {
+    use Action::{Ask, Block, Run};
+    let finding = matches!(source, Source::Global | Source::ApiDynamic);
+    match (policy, column) {
+        (Deny, _) => Block,
+        (Always, Column::Headless) => Block,
+        (Always, _) => Ask,
+        (Required, Column::Headless) if finding => Block,
+        (Required, _) if finding => Ask,
+        (Required, Column::Manual | Column::AllowListNotListed) => Ask,
+        (Required, Column::AllowListListed | Column::AutoRun | Column::Headless) => Run,
+        (Never, _) => Run,
     }
 }
 
 fn setup(
     source: Source,
     policy: InterventionPolicy,
-    mode: ApprovalMode,
+    column: Column,
 ) -> (PolicyEngine, ToolManifest, Level) {
     let mut builder = PolicyEngine::builder()
-        .mode(mode)
+        .mode(column.mode())
         .blacklist(None)
         .dynamic_audit(Arc::new(FlagAudit));
+    if column == Column::AllowListListed {
+        builder = builder.allow(["t/a"]);
+    }
     let mut manifest = ToolManifest::new("t");
     let mut api = ApiDefinition::new("a", "api");
     let level = match source {
@@ -102,12 +146,17 @@ fn setup(
             builder = builder.global_audit(Arc::new(FixedGlobal(policy)));
             Level::GlobalAudit
         }
-        Source::ApiDynamic => {
+        Source::ApiDynamic | Source::DynamicDefault => {
+            let (flagged, passed) = if source == Source::ApiDynamic {
+                (policy, Never)
+            } else {
+                (Deny, policy)
+            };
             api = api.with_intervention(HumanIntervention::Dynamic {
                 dynamic: DynamicIntervention {
                     kind: "flagAudit".into(),
-                    policy,
-                    default: Never,
+                    policy: flagged,
+                    default: passed,
                 },
             });
             Level::ApiDynamic
@@ -146,73 +195,53 @@ fn setup(
 }
 
 #[test]
-fn every_mode_source_and_policy_gives_the_documented_action_and_level() {
-    let args = json!({"flag": true});
+fn every_cell_of_the_mode_table_gives_the_documented_action_and_level() {
     let mut checked = 0;
-    for mode in MODES {
+    for column in COLUMNS {
         for source in SOURCES {
             for policy in POLICIES {
-                let (engine, manifest, level) = setup(source, policy, mode);
+                let (engine, manifest, level) = setup(source, policy, column);
+                // The dynamic-default row needs the audit to pass.
+                let args = json!({"flag": source != Source::DynamicDefault});
                 let call = CallRef::new("t", "a", &args).with_manifest(&manifest);
                 let d = engine.evaluate_one(&call, &ToolContext::new());
-                let want = expected(mode, policy);
-                assert_eq!(d.action, want, "{mode:?} {source:?} {policy:?}: {d:?}");
-                assert_eq!(d.policy, policy, "{mode:?} {source:?} {policy:?}");
-                let skipped_by_mode = policy == Required
-                    && matches!(mode, ApprovalMode::AutoRun | ApprovalMode::Headless);
-                let want_level = if skipped_by_mode { Level::Mode } else { level };
-                assert_eq!(
-                    d.reason.level, want_level,
-                    "{mode:?} {source:?} {policy:?}: {d:?}"
-                );
+                let want = expected(source, policy, column);
+                let cell = format!("{column:?} {source:?} {policy:?}: {d:?}");
+                assert_eq!(d.action, want, "{cell}");
+                assert_eq!(d.policy, policy, "{cell}");
+                let exempted = want == Action::Run && policy == Required;
+                let want_level = match column {
+                    Column::AllowListListed if want == Action::Run => Level::AllowList,
+                    _ if !exempted => level,
+                    _ => Level::Mode,
+                };
+                assert_eq!(d.reason.level, want_level, "{cell}");
+                if column == Column::Headless && want == Action::Block && policy != Deny {
+                    assert!(d.reason.message.contains("headless"), "{cell}");
+                }
                 assert_eq!(d.blocked_output().is_some(), want == Action::Block);
                 checked += 1;
             }
         }
     }
-    assert_eq!(checked, 4 * 6 * 4);
+    assert_eq!(checked, 5 * 7 * 4);
 }
 
 #[test]
-fn allow_listed_keys_run_unless_always_or_deny() {
-    for source in SOURCES {
-        for policy in POLICIES {
-            let (_, manifest, _) = setup(source, policy, ApprovalMode::AllowList);
-            let engine = PolicyEngine::builder()
-                .mode(ApprovalMode::AllowList)
-                .allow(["t/a"])
-                .blacklist(None)
-                .dynamic_audit(Arc::new(FlagAudit));
-            let engine = match source {
-                Source::Global => engine.global_audit(Arc::new(FixedGlobal(policy))),
-                Source::HostPolicy => engine.rules(
-                    "t/a",
-                    vec![InterventionRule {
-                        matches: None,
-                        policy,
-                        examples: None,
-                    }],
-                ),
-                _ => engine,
-            }
-            .build()
-            .unwrap();
-            let args = json!({"flag": true});
-            let d = engine.evaluate_one(
-                &CallRef::new("t", "a", &args).with_manifest(&manifest),
-                &ToolContext::new(),
-            );
-            let want = match policy {
-                Deny => Action::Block,
-                Always => Action::Ask,
-                _ => Action::Run,
-            };
-            assert_eq!(d.action, want, "{source:?} {policy:?}: {d:?}");
-            if want == Action::Run {
-                assert_eq!(d.reason.level, Level::AllowList);
-            }
-        }
-    }
+fn a_listed_key_with_no_policy_runs_by_the_allow_list() {
+    let mut manifest = ToolManifest::new("t");
+    manifest.api.push(ApiDefinition::new("a", "api"));
+    let engine = PolicyEngine::builder()
+        .mode(ApprovalMode::AllowList)
+        .allow(["t/a"])
+        .build()
+        .unwrap();
+    let args = json!({});
+    let d = engine.evaluate_one(
+        &CallRef::new("t", "a", &args).with_manifest(&manifest),
+        &ToolContext::new(),
+    );
+    assert_eq!((d.action, d.reason.level), (Action::Run, Level::AllowList));
 }
 
 #[test]
@@ -452,4 +481,81 @@ fn decision_serialises_with_lowercase_action_and_named_level() {
     assert_eq!(v["policy"], "required");
     assert_eq!(v["reason"]["level"], "unknown_tool");
     assert!(v["reason"]["message"].as_str().unwrap().contains("ghost"));
+}
+
+#[test]
+fn limits_ask_in_every_mode_but_headless_and_name_themselves() {
+    let deep = format!("{}ls{}", "(".repeat(300), ")".repeat(300));
+    let long = format!("ls {}", "a".repeat(tool_approval::MAX_COMMAND_BYTES));
+    for column in COLUMNS {
+        let mut builder = PolicyEngine::builder().mode(column.mode());
+        if column == Column::AllowListListed {
+            builder = builder.allow(["local-system/runCommand"]);
+        }
+        let engine = builder.build().unwrap();
+        let manifest = common::local_system();
+        for (command, rule) in [
+            (&deep, "limits/too-deep"),
+            (&long, "limits/command-too-long"),
+        ] {
+            let args = json!({ "command": command });
+            let d = common::decide(&engine, &manifest, "runCommand", &args, &ToolContext::new());
+            let want = if column == Column::Headless {
+                Action::Block
+            } else {
+                Action::Ask
+            };
+            assert_eq!(d.action, want, "{column:?} {rule}: {d:?}");
+            assert_eq!(d.reason.level, Level::Limits, "{column:?}: {d:?}");
+            assert_eq!(d.reason.rule.as_deref(), Some(rule), "{column:?}: {d:?}");
+        }
+    }
+}
+
+#[test]
+fn unknown_tools_ask_even_when_listed() {
+    let engine = PolicyEngine::builder()
+        .mode(ApprovalMode::AllowList)
+        .allow(["ghost/x"])
+        .build()
+        .unwrap();
+    let args = json!({});
+    let d = engine.evaluate_one(&CallRef::new("ghost", "x", &args), &ToolContext::new());
+    assert_eq!(
+        (d.action, d.reason.level),
+        (Action::Ask, Level::UnknownTool)
+    );
+}
+
+#[test]
+fn trusting_modes_do_not_exempt_audit_findings() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolContext::new().with_cwd(dir.path());
+    let manifest = common::local_system();
+    for (mode, want) in [
+        (ApprovalMode::AutoRun, Action::Ask),
+        (ApprovalMode::Headless, Action::Block),
+    ] {
+        let engine = PolicyEngine::builder().mode(mode).build().unwrap();
+        // The blacklist (read-secrets, `required`) flags a secret.
+        let args = json!({"command": "cat ~/.ssh/id_rsa"});
+        let d = common::decide(&engine, &manifest, "runCommand", &args, &ctx);
+        assert_eq!(
+            (d.action, d.reason.level),
+            (want, Level::GlobalAudit),
+            "{mode:?}: {d:?}"
+        );
+        // pathScopeAudit flags a write outside the working directory.
+        let args = json!({"path": "~/.bashrc", "content": "x"});
+        let d = common::decide(&engine, &manifest, "writeFile", &args, &ctx);
+        assert_eq!(d.action, want, "{mode:?}: {d:?}");
+        // A plain command inside the directory still runs (static `required`).
+        let args = json!({"command": "cargo build"});
+        let d = common::decide(&engine, &manifest, "runCommand", &args, &ctx);
+        assert_eq!(
+            (d.action, d.reason.level),
+            (Action::Run, Level::Mode),
+            "{mode:?}: {d:?}"
+        );
+    }
 }

@@ -52,10 +52,17 @@ fn allow_list_from_the_file_applies_in_allow_list_mode_only() {
     let manual = common::engine(ApprovalMode::Manual).evaluate_one(&call, &ctx);
     let listed = common::engine(ApprovalMode::AllowList).evaluate_one(&call, &ctx);
     assert_eq!(manual.action, Action::Ask);
+    // The allow list exempts static policies only, never a failed audit.
     assert_eq!(
         (listed.action, listed.reason.level),
-        (Action::Run, Level::AllowList)
+        (Action::Ask, Level::ApiDynamic)
     );
+    let file = PolicyFile::from_json(
+        r#"{"mode": "allow-list", "allowList": ["local-system/runCommand"], "blacklist": "none"}"#,
+    )
+    .unwrap();
+    let d = common::run_command(&file.engine().unwrap(), "cargo build");
+    assert_eq!((d.action, d.reason.level), (Action::Run, Level::AllowList));
 }
 
 #[test]
@@ -106,9 +113,10 @@ fn blacklist_none_disables_the_builtin_entries_but_not_the_size_guard() {
     );
     assert_eq!(d.reason.level, Level::ApiStatic);
     let huge = "x".repeat(tool_approval::MAX_COMMAND_BYTES + 1);
+    let d = common::run_command(&engine, &huge);
     assert_eq!(
-        common::run_command(&engine, &huge).policy,
-        InterventionPolicy::Always
+        (d.action, d.reason.level, d.reason.rule.as_deref()),
+        (Action::Ask, Level::Limits, Some("limits/command-too-long"))
     );
 }
 

@@ -24,7 +24,6 @@
 //! | `raw-memory` | always | `/dev/mem`, `/dev/kmem`, `/dev/port` |
 //! | `recursive-chown-system` | always | recursive `chown`/`chmod`/`chgrp` of `/` or a system directory |
 //! | `setuid-shell` | always | setting the setuid/setgid bit on a shell, an interpreter, anything in a system `bin` directory, or a copy of a shell |
-//! | `oversized-command` | always | a command too long or deep to analyse |
 //! | `firewall-off` | required | `ufw disable`, stopping firewalld/ufw/nftables, flushing iptables, `setenforce 0` |
 //! | `sshd-config` | required | changing `sshd_config` |
 //! | `remove-core-package` | required | removing systemd, bash, coreutils, libc, sudo, ssh server, kernel… |
@@ -34,16 +33,18 @@
 //! | `read-secrets` | required | `.env*`, SSH private keys, cloud/docker/kube credentials, shell histories, browser cookie stores |
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use globset::{GlobBuilder, GlobMatcher};
 use serde_json::Value;
 use tool_core::{ArgMatcher, InterventionPolicy};
 
 use crate::audit::{AuditHit, AuditInput, GlobalAudit};
+use crate::engine::facts::{CallFacts, command_text};
 use crate::error::Error;
 use crate::matcher::{MatchMode, Matcher, Subject};
 use crate::path_scope::real_path;
-use crate::shell::{Hazard, ShellCommand, SimpleCommand};
+use crate::shell::{ShellCommand, SimpleCommand};
 use crate::wrapper::{stdin_argument_commands, views};
 
 mod commands;
@@ -86,7 +87,6 @@ enum Builtin {
     RawMemory,
     RecursiveChownSystem,
     SetuidShell,
-    Oversized,
     FirewallOff,
     SshdConfig,
     RemoveCorePackage,
@@ -145,12 +145,6 @@ const BUILTINS: &[(Builtin, &str, InterventionPolicy, &str)] = &[
         "setuid-shell",
         Always,
         "makes a shell setuid/setgid",
-    ),
-    (
-        Builtin::Oversized,
-        "oversized-command",
-        Always,
-        "a command too long or too deeply nested to analyse",
     ),
     (
         Builtin::FirewallOff,
@@ -267,8 +261,9 @@ impl Default for Blacklist {
 }
 
 /// What the blacklist looks at in one call.
-struct Facts {
-    commands: Vec<(String, ShellCommand)>,
+struct Facts<'c> {
+    /// Each command argument's value and parse.
+    commands: Vec<(&'c Value, &'c Arc<ShellCommand>)>,
     /// Paths as written and as resolved (path arguments, command words, redirect targets).
     paths: Vec<String>,
     /// For each command, the directory each of its parts runs in.
@@ -353,6 +348,16 @@ impl Blacklist {
         schema: Option<&Value>,
         cwd: Option<&Path>,
     ) -> Option<AuditHit> {
+        let facts = CallFacts::build(args, schema, cwd);
+        self.check_facts(args, &facts, cwd)
+    }
+
+    fn check_facts(
+        &self,
+        args: &Value,
+        call: &CallFacts<'_>,
+        cwd: Option<&Path>,
+    ) -> Option<AuditHit> {
         let cwd_real = cwd.map(real_path);
         let home = self.home.as_deref();
         let mut facts = Facts {
@@ -362,14 +367,10 @@ impl Blacklist {
             env: Vec::new(),
         };
         let start = start_dir(args, cwd_real.as_deref(), home);
-        for found in crate::arguments::command_arguments(args, schema) {
-            let subject = Subject::new(found.value, true);
-            let Some(shell) = subject.shell() else {
+        let mut seen = std::collections::HashSet::new();
+        for command in &call.commands {
+            let Some(shell) = command.shell.as_ref() else {
                 continue;
-            };
-            let text = match found.value {
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
             };
             let dirs = part_dirs(shell, &start, home);
             for (part, dir) in shell.parts().iter().zip(&dirs) {
@@ -380,17 +381,19 @@ impl Blacklist {
                 };
                 let moved = here != cwd_real.as_deref();
                 for word in part.words.iter().skip(1).chain(&part.redirects) {
-                    if looks_like_path(word) || (moved && !word.starts_with('-')) {
+                    if (looks_like_path(word) || (moved && !word.starts_with('-')))
+                        && seen.insert((word.as_str(), here.map(Path::to_path_buf)))
+                    {
                         add_path(&mut facts.paths, word, here, home);
                     }
                 }
             }
             facts.dirs.push(dirs);
-            facts.commands.push((text, shell.clone()));
+            facts.commands.push((command.value, shell));
         }
-        let shells: Vec<&ShellCommand> = facts.commands.iter().map(|(_, s)| s).collect();
+        let shells: Vec<&ShellCommand> = facts.commands.iter().map(|(_, s)| s.as_ref()).collect();
         facts.env = env_names(args, &shells);
-        for found in crate::arguments::path_arguments(args, schema) {
+        for found in &call.paths {
             if let Some(raw) = found.as_str() {
                 add_path(&mut facts.paths, raw, cwd_real.as_deref(), home);
             }
@@ -413,9 +416,9 @@ impl Blacklist {
 
     fn entry_hits(&self, entry: &BlacklistEntry, facts: &Facts, cwd: Option<&Path>) -> bool {
         match &entry.check {
-            Check::Command(matcher) => facts.commands.iter().any(|(text, _)| {
-                let value = Value::String(text.clone());
-                matcher.matches_subject(&Subject::new(&value, true), MatchMode::Trigger)
+            Check::Command(matcher) => facts.commands.iter().any(|(value, shell)| {
+                let subject = Subject::parsed(value, Some(Arc::clone(shell)));
+                matcher.matches_subject(&subject, MatchMode::Trigger)
             }),
             Check::Path(glob) => facts.paths.iter().any(|p| glob.is_match(p)),
             Check::Builtin(builtin) => {
@@ -436,7 +439,7 @@ impl GlobalAudit for Blacklist {
     }
 
     fn audit(&self, input: &AuditInput<'_>) -> Option<AuditHit> {
-        self.check_values(input.call.arguments, input.schema(), input.ctx.cwd())
+        self.check_facts(input.call.arguments, input.facts(), input.ctx.cwd())
     }
 }
 
@@ -486,7 +489,10 @@ fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>) -> bool {
         Builtin::SystemAccounts => {
             facts.paths.iter().any(|p| system_accounts(p)) || any_view(&|v, _| account_admin(v))
         }
-        Builtin::ForkBomb => facts.commands.iter().any(|(text, _)| fork_bomb(text)),
+        Builtin::ForkBomb => facts
+            .commands
+            .iter()
+            .any(|(value, _)| command_text(value).is_some_and(|t| fork_bomb(&t))),
         Builtin::RawDeviceWrite => {
             any_view(&|v, _| dd_to_device(v) || copy_to_device(v))
                 || parts().any(|p| p.redirects.iter().any(|r| is_disk_device(r)))
@@ -522,9 +528,6 @@ fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>) -> bool {
         }
         Builtin::SetuidBit => any_view(&|v, _| setuid_targets(v).is_some()),
         Builtin::ReadHome => in_dirs(facts, ctx, &|v, ctx| reads_whole_home(v, ctx)),
-        Builtin::Oversized => facts.commands.iter().any(|(_, s)| {
-            s.hazards().contains(&Hazard::TooLong) || s.hazards().contains(&Hazard::TooDeep)
-        }),
         Builtin::FirewallOff => any_view(&|v, _| firewall_off(v)),
         Builtin::SshdConfig => {
             any_view(&|v, part| {

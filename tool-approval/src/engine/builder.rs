@@ -1,0 +1,142 @@
+//! Building a [`PolicyEngine`].
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::{Arc, Mutex};
+
+use tool_core::InterventionRule;
+
+use super::PolicyEngine;
+use crate::audit::{DynamicAudit, GlobalAudit};
+use crate::blacklist::Blacklist;
+use crate::error::{Error, push_pointer};
+use crate::mode::ApprovalMode;
+use crate::path_scope::PathScopeAudit;
+use crate::policy_file::{PolicyFile, check_key};
+use crate::rules::RuleSet;
+
+/// Builds a [`PolicyEngine`].
+///
+/// Defaults: [`ApprovalMode::Manual`], empty allow list, no host rules, the
+/// built-in [`Blacklist`] as the only global audit, and [`PathScopeAudit`]
+/// registered as `pathScopeAudit`. Later calls override earlier ones
+/// (e.g. [`mode`](Self::mode) after [`policy_file`](Self::policy_file) wins
+/// over the file's mode).
+#[derive(Debug)]
+pub struct PolicyEngineBuilder {
+    mode: ApprovalMode,
+    allow_list: BTreeSet<String>,
+    host_rules: BTreeMap<String, Vec<InterventionRule>>,
+    blacklist: Option<Blacklist>,
+    global_audits: Vec<Arc<dyn GlobalAudit>>,
+    dynamic_audits: BTreeMap<String, Arc<dyn DynamicAudit>>,
+}
+
+impl Default for PolicyEngineBuilder {
+    fn default() -> Self {
+        let mut dynamic_audits: BTreeMap<String, Arc<dyn DynamicAudit>> = BTreeMap::new();
+        let path_scope = PathScopeAudit::new();
+        dynamic_audits.insert(path_scope.kind().to_owned(), Arc::new(path_scope));
+        Self {
+            mode: ApprovalMode::Manual,
+            allow_list: BTreeSet::new(),
+            host_rules: BTreeMap::new(),
+            blacklist: Some(Blacklist::builtin()),
+            global_audits: Vec::new(),
+            dynamic_audits,
+        }
+    }
+}
+
+impl PolicyEngineBuilder {
+    /// Sets the approval mode.
+    pub fn mode(mut self, mode: ApprovalMode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// Adds `identifier/apiName` keys to the allow list.
+    pub fn allow<I, S>(mut self, keys: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.allow_list.extend(keys.into_iter().map(Into::into));
+        self
+    }
+
+    /// Sets the host rules for one `identifier/apiName` (replacing earlier ones).
+    pub fn rules(mut self, key: impl Into<String>, rules: Vec<InterventionRule>) -> Self {
+        self.host_rules.insert(key.into(), rules);
+        self
+    }
+
+    /// Replaces the blacklist (`None`: no blacklist).
+    pub fn blacklist(mut self, blacklist: Option<Blacklist>) -> Self {
+        self.blacklist = blacklist;
+        self
+    }
+
+    /// Adds a global audit, run on every call after the blacklist.
+    pub fn global_audit(mut self, audit: Arc<dyn GlobalAudit>) -> Self {
+        self.global_audits.push(audit);
+        self
+    }
+
+    /// Registers a dynamic audit under its [`DynamicAudit::kind`] (replacing one of that kind).
+    pub fn dynamic_audit(mut self, audit: Arc<dyn DynamicAudit>) -> Self {
+        self.dynamic_audits.insert(audit.kind().to_owned(), audit);
+        self
+    }
+
+    /// Applies a policy file: its mode, allow list, rules and blacklist.
+    pub fn policy_file(mut self, file: &PolicyFile) -> Self {
+        if let Some(mode) = file.mode {
+            self.mode = mode;
+        }
+        self.allow_list.extend(file.allow_list.iter().cloned());
+        for (key, rules) in &file.rules {
+            self.host_rules.insert(key.clone(), rules.clone());
+        }
+        self.blacklist = file.blacklist.clone();
+        self
+    }
+
+    /// Compiles the host rules and checks the keys.
+    pub fn build(self) -> Result<PolicyEngine, Error> {
+        for (i, key) in self.allow_list.iter().enumerate() {
+            check_key(key, &push_pointer("/allowList", i))?;
+        }
+        let mut host_rules = BTreeMap::new();
+        for (key, rules) in &self.host_rules {
+            let at = push_pointer("/rules", key);
+            check_key(key, &at)?;
+            host_rules.insert(key.clone(), RuleSet::compile_at(rules, &at)?);
+        }
+        Ok(self.finish(host_rules))
+    }
+
+    pub(super) fn build_unchecked(self) -> PolicyEngine {
+        let host_rules = self
+            .host_rules
+            .iter()
+            .filter_map(|(k, r)| RuleSet::compile(r).ok().map(|s| (k.clone(), s)))
+            .collect();
+        self.finish(host_rules)
+    }
+
+    fn finish(self, host_rules: BTreeMap<String, RuleSet>) -> PolicyEngine {
+        let mut global_audits: Vec<Arc<dyn GlobalAudit>> = Vec::new();
+        if let Some(blacklist) = self.blacklist {
+            global_audits.push(Arc::new(blacklist));
+        }
+        global_audits.extend(self.global_audits);
+        PolicyEngine {
+            mode: self.mode,
+            allow_list: self.allow_list,
+            host_rules,
+            global_audits,
+            dynamic_audits: self.dynamic_audits,
+            manifest_rules: Mutex::new(HashMap::new()),
+        }
+    }
+}

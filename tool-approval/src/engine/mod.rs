@@ -1,0 +1,324 @@
+//! The policy engine: run, ask or block for each call of a batch.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::{Arc, Mutex};
+
+use tool_core::{
+    DynamicIntervention, HumanIntervention, InterventionPolicy, InterventionRule, ToolContext,
+};
+
+use crate::audit::{AuditInput, AuditVerdict, DynamicAudit, GlobalAudit};
+use crate::call::CallRef;
+use crate::decision::{Decision, Evaluation, Level, Reason};
+use crate::mode::{self, ApprovalMode, Finding, Source, Standing};
+use crate::rules::{RuleHit, RuleSet};
+use crate::shell::{Hazard, MAX_COMMAND_BYTES};
+
+mod builder;
+pub(crate) mod facts;
+
+pub use builder::PolicyEngineBuilder;
+use facts::CallFacts;
+
+use InterventionPolicy::Required;
+
+/// Decides run / ask / block for tool calls. Pure and synchronous: it never
+/// executes a tool. Cheap to share (`Arc`) across threads.
+///
+/// # Precedence
+///
+/// For each call, the engine first builds the call's facts once (its path
+/// and shell-command arguments, each command parsed once); then:
+///
+/// 1. **Limits**: a command too long or too deeply nested to analyse gives a
+///    `limits/…` finding (`required`: ask, or block in headless mode).
+/// 2. **Global audits** run (the built-in [`Blacklist`](crate::Blacklist)
+///    unless replaced); the strictest finding is kept.
+/// 3. **The call's own policy**: the API-level config, else the tool-level
+///    one (API level shadows tool level). A dynamic config runs the audit
+///    its `type` names (a flag is a *dynamic* finding; a pass gives the
+///    config's `default`). Host rules for `identifier/apiName` (a policy
+///    file) replace the tool author's static policy or rules for that API;
+///    a dynamic audit still runs beside them. A rule list where nothing
+///    matches asks (`required`). A deny or `always` rule that only *might*
+///    match text the parser could not read gives a `limits/unparsed-text`
+///    finding (ask) instead of blocking.
+/// 4. The strictest finding applies, and **the mode** decides what to do
+///    with it: see the table in [`ApprovalMode`]'s module docs
+///    ([`crate::mode`]). Modes exempt only static `required` policies,
+///    never an audit finding or a limit.
+#[derive(Debug)]
+pub struct PolicyEngine {
+    mode: ApprovalMode,
+    allow_list: BTreeSet<String>,
+    host_rules: BTreeMap<String, RuleSet>,
+    global_audits: Vec<Arc<dyn GlobalAudit>>,
+    dynamic_audits: BTreeMap<String, Arc<dyn DynamicAudit>>,
+    manifest_rules: Mutex<RuleCache>,
+}
+
+/// Compiled manifest rule lists, keyed by where the list lives and checked
+/// by equality (a manifest dropped and another allocated at the same
+/// address is compiled afresh).
+type RuleCache = HashMap<(usize, usize), (Vec<InterventionRule>, Result<Arc<RuleSet>, String>)>;
+
+impl Default for PolicyEngine {
+    /// Manual mode, the built-in blacklist, `pathScopeAudit`.
+    fn default() -> Self {
+        Self::builder().build_unchecked()
+    }
+}
+
+/// Size of the cache of compiled manifest rule lists.
+const RULE_CACHE_SIZE: usize = 256;
+
+impl PolicyEngine {
+    /// A builder with the defaults (see [`PolicyEngineBuilder`]).
+    pub fn builder() -> PolicyEngineBuilder {
+        PolicyEngineBuilder::default()
+    }
+
+    /// The approval mode.
+    pub fn mode(&self) -> ApprovalMode {
+        self.mode
+    }
+
+    /// Evaluates a batch; decisions come back in input order.
+    pub fn evaluate(&self, calls: &[CallRef<'_>], ctx: &ToolContext) -> Evaluation {
+        Evaluation::new(calls.iter().map(|c| self.evaluate_one(c, ctx)).collect())
+    }
+
+    /// Evaluates one call.
+    pub fn evaluate_one(&self, call: &CallRef<'_>, ctx: &ToolContext) -> Decision {
+        let facts = CallFacts::build(call.arguments, call.schema(), ctx.cwd());
+        let input = AuditInput::new(call, ctx, &facts);
+        let mut top = limit_finding(&facts);
+        for audit in &self.global_audits {
+            if let Some(hit) = audit.audit(&input) {
+                let reason = Reason::new(
+                    Level::GlobalAudit,
+                    Some(format!("{}/{}", audit.name(), hit.rule)),
+                    hit.message,
+                );
+                top =
+                    Finding::strictest(top, Some(Finding::new(hit.policy, Source::Global, reason)));
+            }
+        }
+        let top = Finding::strictest(top, self.own_policy(call, &input));
+        let unknown = match call.manifest {
+            None => Some(format!("`{}` is not in the registry", call.identifier)),
+            // A known tool, an API it does not define (`runcommand` for
+            // `runCommand`): nothing vouches for it, fail closed.
+            Some(m) if m.api(call.api).is_none() => Some(format!(
+                "`{}` defines no API `{}`",
+                call.identifier, call.api
+            )),
+            Some(_) => None,
+        };
+        let key = call.key();
+        let listed = (self.mode == ApprovalMode::AllowList && self.allow_list.contains(&key))
+            .then_some(key.as_str());
+        let standing = Standing {
+            known: unknown.as_deref().map_or(Ok(()), Err),
+            listed,
+        };
+        mode::decide(self.mode, top, standing)
+    }
+
+    /// The call's own policy: dynamic audit, host rules, static config.
+    fn own_policy(&self, call: &CallRef<'_>, input: &AuditInput<'_>) -> Option<Finding> {
+        let api_config = call
+            .manifest
+            .and_then(|m| m.api(call.api))
+            .and_then(|a| a.human_intervention.as_ref());
+        let (config, level) = match api_config {
+            Some(c) => (Some(c), Level::ApiStatic),
+            None => (
+                call.manifest.and_then(|m| m.human_intervention.as_ref()),
+                Level::ToolLevel,
+            ),
+        };
+        let mut result = None;
+        if let Some(HumanIntervention::Dynamic { dynamic }) = config {
+            let level = if level == Level::ApiStatic {
+                Level::ApiDynamic
+            } else {
+                Level::ToolLevel
+            };
+            result = Some(self.run_dynamic(dynamic, level, input));
+        }
+        if !self.host_rules.is_empty()
+            && let Some(rules) = self.host_rules.get(&call.key())
+            && let Some(hit) = rules.evaluate_facts(call.arguments, call.schema(), input.facts())
+        {
+            let key = call.key();
+            let host = rule_finding(hit, Level::HostPolicy, Some(&key), "the host policy rule");
+            return Finding::strictest(result, Some(host));
+        }
+        let static_result = match config {
+            Some(HumanIntervention::Policy(p)) => Some(Finding::new(
+                *p,
+                Source::Static,
+                Reason::new(level, None, format!("the tool sets `{p}` for this API")),
+            )),
+            Some(HumanIntervention::Rules(rules)) => {
+                Some(self.run_manifest_rules(rules, level, input))
+            }
+            _ => None,
+        };
+        Finding::strictest(result, static_result)
+    }
+
+    fn run_dynamic(
+        &self,
+        dynamic: &DynamicIntervention,
+        level: Level,
+        input: &AuditInput<'_>,
+    ) -> Finding {
+        let Some(audit) = self.dynamic_audits.get(&dynamic.kind) else {
+            // Nobody can judge the call: treated as a finding, so no mode skips it.
+            return Finding::new(
+                dynamic.policy.max(Required),
+                Source::Dynamic,
+                Reason::new(
+                    level,
+                    Some(format!("dynamic:{}", dynamic.kind)),
+                    format!("no dynamic audit is registered for type `{}`", dynamic.kind),
+                ),
+            );
+        };
+        match audit.audit(input) {
+            AuditVerdict::Pass => Finding::new(
+                dynamic.default,
+                Source::Static,
+                Reason::new(
+                    level,
+                    Some(format!("dynamic:{}", dynamic.kind)),
+                    format!("`{}` passed", dynamic.kind),
+                ),
+            ),
+            AuditVerdict::Flag { rule, message } => Finding::new(
+                dynamic.policy,
+                Source::Dynamic,
+                Reason::new(level, Some(format!("dynamic:{rule}")), message),
+            ),
+        }
+    }
+
+    fn run_manifest_rules(
+        &self,
+        rules: &[InterventionRule],
+        level: Level,
+        input: &AuditInput<'_>,
+    ) -> Finding {
+        let call = input.call;
+        match self.compiled_manifest_rules(rules) {
+            Err(message) => Finding::new(
+                Required,
+                Source::Static,
+                Reason::new(
+                    level,
+                    None,
+                    format!("the tool's rule list does not compile ({message}); asking"),
+                ),
+            ),
+            Ok(set) => match set.evaluate_facts(call.arguments, call.schema(), input.facts()) {
+                Some(hit) => rule_finding(hit, level, None, "the tool's rule"),
+                None => Finding::new(
+                    Required,
+                    Source::Static,
+                    Reason::new(
+                        level,
+                        None,
+                        "no rule of the tool's rule list matched; asking",
+                    ),
+                ),
+            },
+        }
+    }
+
+    fn compiled_manifest_rules(&self, rules: &[InterventionRule]) -> Result<Arc<RuleSet>, String> {
+        let key = (rules.as_ptr() as usize, rules.len());
+        if let Ok(cache) = self.manifest_rules.lock()
+            && let Some((stored, compiled)) = cache.get(&key)
+            && stored.as_slice() == rules
+        {
+            return compiled.clone();
+        }
+        let compiled = RuleSet::compile(rules)
+            .map(Arc::new)
+            .map_err(|e| e.to_string());
+        if let Ok(mut cache) = self.manifest_rules.lock() {
+            if cache.len() >= RULE_CACHE_SIZE {
+                cache.clear();
+            }
+            cache.insert(key, (rules.to_vec(), compiled.clone()));
+        }
+        compiled
+    }
+}
+
+/// A rule hit as a finding. A hit that only *might* match (the command
+/// could not be read) is a limit that asks, whatever the rule's policy.
+fn rule_finding(hit: RuleHit, level: Level, key: Option<&str>, whose: &str) -> Finding {
+    let rule = match key {
+        Some(key) => format!("{key}: {}", hit.detail),
+        None => hit.detail.clone(),
+    };
+    if let Some(hazard) = hit.unsure {
+        let id = match hazard {
+            Hazard::TooDeep => "limits/too-deep",
+            Hazard::TooLong => "limits/command-too-long",
+            _ => "limits/unparsed-text",
+        };
+        return Finding::new(
+            Required,
+            Source::Limit,
+            Reason::new(
+                Level::Limits,
+                Some(id.to_owned()),
+                format!(
+                    "the command has {} and cannot be fully analysed; {whose} {rule} (`{}`) might apply",
+                    hazard.describe(),
+                    hit.policy
+                ),
+            ),
+        );
+    }
+    Finding::new(
+        hit.policy,
+        Source::Static,
+        Reason::new(
+            level,
+            Some(rule),
+            format!("{whose} {} says `{}`", hit.detail, hit.policy),
+        ),
+    )
+}
+
+/// The fixed guard: a shell command too long or too deeply nested to
+/// analyse asks (blocked in headless mode), whatever audits are configured.
+fn limit_finding(facts: &CallFacts<'_>) -> Option<Finding> {
+    let (command, hazard) = facts.limit()?;
+    let (id, message) = match hazard {
+        Hazard::TooLong => (
+            "limits/command-too-long",
+            format!(
+                "the shell command at {} is longer than {MAX_COMMAND_BYTES} bytes and is not analysed",
+                command.pointer
+            ),
+        ),
+        _ => (
+            "limits/too-deep",
+            format!(
+                "the shell command at {} nests too deeply to be fully analysed",
+                command.pointer
+            ),
+        ),
+    };
+    Some(Finding::new(
+        Required,
+        Source::Limit,
+        Reason::new(Level::Limits, Some(id.to_owned()), message),
+    ))
+}
