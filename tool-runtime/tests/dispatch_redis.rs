@@ -54,6 +54,7 @@ over_redis!(
     server_timeout,
     dispatcher_failures,
     cancellation,
+    dropped_dispatch,
     no_result,
     duplicates,
     late_result_is_dropped,

@@ -174,7 +174,7 @@ impl Dispatcher {
         cancel: &CancellationToken,
     ) -> ToolOutput {
         let label = format!("`{}/{}`", call.identifier, call.api);
-        let Some(channel) = self.channel.as_deref() else {
+        let Some(channel) = self.channel.clone() else {
             return failure(
                 CHANNEL_UNAVAILABLE,
                 format!(
@@ -182,7 +182,7 @@ impl Dispatcher {
                 ),
             );
         };
-        let Some(store) = self.store.as_deref() else {
+        let Some(store) = self.store.clone() else {
             return failure(
                 STORE_UNAVAILABLE,
                 format!(
@@ -206,6 +206,14 @@ impl Dispatcher {
             arguments: call.arguments,
             execution_timeout_ms: budget_ms,
         });
+        // If this future is dropped mid-way (the pipeline's own timeout or
+        // cancellation got there first), the guard cleans up from a task.
+        let guard = Cleanup {
+            store: Arc::clone(&store),
+            channel: Arc::clone(&channel),
+            id: id.clone(),
+            armed: true,
+        };
         let attempt = async {
             store
                 .expect(&id, Duration::from_millis(budget_ms) + self.slot_grace)
@@ -218,19 +226,19 @@ impl Dispatcher {
             biased;
             () = cancel.cancelled() => Outcome::Cancelled,
             result = attempt => match result {
-                Ok(Some(output)) => return output,
+                Ok(Some(output)) => {
+                    guard.disarm();
+                    return output;
+                }
                 Ok(None) => Outcome::TimedOut,
                 Err(stage) => Outcome::Failed(stage),
             },
         };
         // Nobody will collect this id any more: forget it (late results are
         // dropped) and tell the executor to stop, both best effort.
-        let _ = tokio::time::timeout(Duration::from_secs(1), store.discard(&id)).await;
+        guard.disarm();
         let tell_abort = !matches!(outcome, Outcome::Failed(Stage::Channel(_)));
-        if tell_abort {
-            let abort = ChannelMessage::ToolAbort { id: id.clone() };
-            let _ = tokio::time::timeout(Duration::from_secs(1), channel.send(abort)).await;
-        }
+        clean_up(store.as_ref(), channel.as_ref(), &id, tell_abort).await;
         match outcome {
             Outcome::Cancelled => failure(
                 ErrorCode::CANCELLED,
@@ -261,6 +269,50 @@ impl Dispatcher {
                 };
                 failure(code, format!("{label}: {error}"))
             }
+        }
+    }
+}
+
+/// Forgets `id` in the store and (when `tell_abort`) tells the executor to
+/// stop; best effort, a second at most each.
+async fn clean_up(
+    store: &dyn ResultStore,
+    channel: &dyn DispatchChannel,
+    id: &str,
+    tell_abort: bool,
+) {
+    let _ = tokio::time::timeout(Duration::from_secs(1), store.discard(id)).await;
+    if tell_abort {
+        let abort = ChannelMessage::ToolAbort { id: id.to_owned() };
+        let _ = tokio::time::timeout(Duration::from_secs(1), channel.send(abort)).await;
+    }
+}
+
+/// Cleans up a dispatch whose future was dropped before it ended.
+struct Cleanup {
+    store: Arc<dyn ResultStore>,
+    channel: Arc<dyn DispatchChannel>,
+    id: String,
+    armed: bool,
+}
+
+impl Cleanup {
+    fn disarm(mut self) {
+        self.armed = false;
+    }
+}
+
+impl Drop for Cleanup {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let (store, channel) = (Arc::clone(&self.store), Arc::clone(&self.channel));
+        let id = std::mem::take(&mut self.id);
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                clean_up(store.as_ref(), channel.as_ref(), &id, true).await;
+            });
         }
     }
 }

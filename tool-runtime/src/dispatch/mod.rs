@@ -17,6 +17,9 @@
 //! - [`ResultStore`]: where results wait for their dispatcher.
 //! - [`route`]: which calls are dispatched at all, from the manifest's
 //!   `executors` and the host's [`RoutingConfig`].
+//! - [`DispatchedTool`]: a client tool inside the server's pipeline; the
+//!   [`Invoker`](tool_core::Invoker)'s deadline, call id and cancellation
+//!   carry over to the dispatch.
 //!
 //! | result store | scope | feature |
 //! |---|---|---|
@@ -80,6 +83,7 @@ mod message;
 mod redis;
 mod route;
 mod store;
+mod tool;
 
 pub use channel::{DispatchChannel, InProcessChannel, Inbox, in_process_channel};
 pub use dispatcher::{DEFAULT_SLOT_GRACE, DispatchCall, Dispatcher};
@@ -96,3 +100,4 @@ pub use message::{
 pub use redis::{RedisResultStore, RedisStoreConfig};
 pub use route::{Route, RoutingConfig, route};
 pub use store::ResultStore;
+pub use tool::DispatchedTool;

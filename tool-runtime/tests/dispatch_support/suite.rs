@@ -369,3 +369,19 @@ pub async fn wait_for(condition: impl Fn() -> bool) {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
+
+/// A dispatch whose future is dropped mid-wait (the pipeline's own timeout
+/// or cancellation got there first) still forgets its slot and stops the
+/// tool on the executor.
+pub async fn dropped_dispatch(store: Arc<dyn ResultStore>) {
+    let rig = rig(store);
+    let gave_up = tokio::time::timeout(
+        Duration::from_millis(150),
+        rig.dispatcher
+            .dispatch(call("hang", "{}"), Duration::from_secs(30), &never()),
+    )
+    .await;
+    assert!(gave_up.is_err());
+    wait_for(|| rig.observed.stopped() == 1).await;
+    wait_for(|| rig.executor.running_calls() == 0).await;
+}
