@@ -430,7 +430,8 @@ async fn loopback_connections_are_refused_with_network_off_and_work_with_it_on()
     let on = sandboxed(SandboxPolicy::workspace_write().with_network(true));
     let out = sh(&on, &d.ws, &connect_command(port)).await;
     assert_eq!(exit_code(&out), 0, "{}", out.content);
-    assert_eq!(state(&out)["sandbox"]["mechanism"], "landlock");
+    assert_eq!(state(&out)["sandbox"]["mechanism"], "landlock+seccomp");
+    assert_eq!(state(&out)["sandbox"]["network"], true);
     assert!(accepted.join().unwrap(), "no connection arrived");
     // Writes stay confined with the network on.
     let out = sh(
@@ -607,4 +608,51 @@ async fn the_host_still_kills_a_sandboxed_background_command() {
         .kill_command(tool_runtime::KillCommandParams { shell_id: id }, &cx)
         .await;
     assert_eq!(ok(&killed)["killed"], true, "{}", killed.content);
+}
+
+#[tokio::test]
+async fn ownership_xattrs_and_set_id_bits_are_refused_plain_modes_inside_work() {
+    if !supported() {
+        return;
+    }
+    let d = dirs();
+    write(&d.outside, "tool.sh", "echo hi\n");
+    write(&d.ws, "run.sh", "echo hi\n");
+    let outside = d.outside.join("tool.sh");
+    let c = sandboxed(SandboxPolicy::workspace_write());
+    let out = sh(&c, &d.ws, "chmod +x run.sh && ./run.sh").await;
+    assert_eq!(exit_code(&out), 0, "{}", out.content);
+    let before = std::fs::metadata(&outside).unwrap();
+    for (what, command) in [
+        (
+            "setuid outside",
+            format!("chmod u+s '{}'", outside.display()),
+        ),
+        ("setgid inside", "chmod g+s run.sh".to_owned()),
+        (
+            "chown outside",
+            format!("chown 1:1 '{}'", outside.display()),
+        ),
+    ] {
+        let out = sh(&c, &d.ws, &command).await;
+        assert_refused(&out, what);
+        assert!(
+            stderr(&out).contains("Operation not permitted"),
+            "{}",
+            out.content
+        );
+    }
+    if has("python3") {
+        let out = sh(
+            &c,
+            &d.ws,
+            "python3 -c \"import os; os.setxattr('run.sh', 'user.note', b'x')\"",
+        )
+        .await;
+        assert_refused(&out, "setxattr");
+    }
+    use std::os::unix::fs::MetadataExt as _;
+    let after = std::fs::metadata(&outside).unwrap();
+    assert_eq!(before.mode(), after.mode());
+    assert_eq!(before.uid(), after.uid());
 }

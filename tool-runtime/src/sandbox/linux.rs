@@ -23,18 +23,12 @@ use crate::sandbox::policy::KernelSupport;
 pub(crate) struct Confinement {
     /// The Landlock ruleset, ready to enforce.
     pub(crate) ruleset: OwnedFd,
-    /// The seccomp filter that takes the network away, if it must go.
+    /// The seccomp filter (metadata, and the network when it must go).
     pub(crate) filter: Option<BpfProgram>,
 }
 
 /// The mechanism's name for the report.
-pub(crate) fn mechanism(plan: &Plan) -> &'static str {
-    if plan.network {
-        "landlock"
-    } else {
-        "landlock+seccomp"
-    }
-}
+pub(crate) const MECHANISM: &str = "landlock+seccomp";
 
 /// Builds the ruleset and the filter for `plan` on a kernel with `support`.
 pub(crate) fn build(plan: &Plan, support: KernelSupport) -> Result<Confinement> {
@@ -82,16 +76,13 @@ pub(crate) fn build(plan: &Plan, support: KernelSupport) -> Result<Confinement> 
         policy: "landlock".to_owned(),
         reason: "the kernel gave no Landlock ruleset".to_owned(),
     })?;
-    let filter = if plan.network {
-        None
-    } else if support.seccomp {
-        Some(network_filter()?)
-    } else {
+    if !support.seccomp {
         return Err(Error::SandboxUnavailable {
-            policy: "network off".to_owned(),
+            policy: "seccomp".to_owned(),
             reason: "seccomp filters are not available in this kernel".to_owned(),
         });
-    };
+    }
+    let filter = Some(seccomp_filter(plan.network)?);
     Ok(Confinement { ruleset, filter })
 }
 
@@ -126,47 +117,81 @@ fn add(
         })
 }
 
-/// The seccomp filter of "network off": `socket` and `socketpair` only for
-/// `AF_UNIX`, no `io_uring` (its operations would bypass the filter). Every
-/// refusal is `EPERM`; other syscalls are untouched.
-fn network_filter() -> Result<BpfProgram> {
+/// The seccomp filter of every confined command. Landlock (up to ABI 7)
+/// does not govern file metadata, so the filter refuses what would change
+/// it in ways that matter outside the workspace: ownership (`chown`
+/// family), extended attributes (file capabilities live there) and set-id
+/// mode bits. With the network off it also allows `socket` and
+/// `socketpair` only for `AF_UNIX` and refuses `io_uring` (its operations
+/// would bypass the filter). Every refusal is `EPERM`; other syscalls are
+/// untouched.
+fn seccomp_filter(network: bool) -> Result<BpfProgram> {
     let fail = |e: &dyn std::fmt::Display| Error::SandboxSetup {
         path: "/".into(),
         message: format!("cannot build the seccomp filter: {e}"),
     };
     let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|e| fail(&e))?;
-    let not_unix = || -> Result<Vec<SeccompRule>> {
-        let condition = SeccompCondition::new(
-            0,
-            SeccompCmpArgLen::Dword,
-            SeccompCmpOp::Ne,
-            libc::AF_UNIX as u64,
-        )
-        .map_err(|e| fail(&e))?;
+    let condition = |arg: u8, op: SeccompCmpOp, value: u64| {
+        SeccompCondition::new(arg, SeccompCmpArgLen::Dword, op, value).map_err(|e| fail(&e))
+    };
+    let rule =
+        |conditions: Vec<SeccompCondition>| SeccompRule::new(conditions).map_err(|e| fail(&e));
+    // A mode with the setuid or the setgid bit, as argument `arg`.
+    let set_id = |arg: u8| -> Result<Vec<SeccompRule>> {
+        let suid = u64::from(libc::S_ISUID);
+        let sgid = u64::from(libc::S_ISGID);
         Ok(vec![
-            SeccompRule::new(vec![condition]).map_err(|e| fail(&e))?,
+            rule(vec![condition(arg, SeccompCmpOp::MaskedEq(suid), suid)?])?,
+            rule(vec![condition(arg, SeccompCmpOp::MaskedEq(sgid), sgid)?])?,
         ])
     };
-    let mut rules = std::collections::BTreeMap::new();
-    let mut numbers = vec![
-        (libc::SYS_socket, true),
-        (libc::SYS_socketpair, true),
-        (libc::SYS_io_uring_setup, false),
-        (libc::SYS_io_uring_enter, false),
-        (libc::SYS_io_uring_register, false),
+    let not_unix = || -> Result<Vec<SeccompRule>> {
+        Ok(vec![rule(vec![condition(
+            0,
+            SeccompCmpOp::Ne,
+            libc::AF_UNIX as u64,
+        )?])?])
+    };
+    // (syscall, rules); no rules: refused whatever the arguments.
+    let mut calls: Vec<(i64, Vec<SeccompRule>)> = vec![
+        (libc::SYS_fchown, Vec::new()),
+        (libc::SYS_fchownat, Vec::new()),
+        (libc::SYS_setxattr, Vec::new()),
+        (libc::SYS_lsetxattr, Vec::new()),
+        (libc::SYS_fsetxattr, Vec::new()),
+        (libc::SYS_removexattr, Vec::new()),
+        (libc::SYS_lremovexattr, Vec::new()),
+        (libc::SYS_fremovexattr, Vec::new()),
+        (libc::SYS_fchmod, set_id(1)?),
+        (libc::SYS_fchmodat, set_id(2)?),
     ];
+    #[cfg(target_arch = "x86_64")]
+    calls.extend([
+        (libc::SYS_chown, Vec::new()),
+        (libc::SYS_lchown, Vec::new()),
+        (libc::SYS_chmod, set_id(1)?),
+        (libc::SYS_fchmodat2, set_id(2)?),
+    ]);
+    if !network {
+        calls.extend([
+            (libc::SYS_socket, not_unix()?),
+            (libc::SYS_socketpair, not_unix()?),
+            (libc::SYS_io_uring_setup, Vec::new()),
+            (libc::SYS_io_uring_enter, Vec::new()),
+            (libc::SYS_io_uring_register, Vec::new()),
+        ]);
+    }
     if cfg!(target_arch = "x86_64") {
         // The x32 ABI reaches the same calls with this bit set.
         const X32: i64 = 0x4000_0000;
-        let x32: Vec<(i64, bool)> = numbers.iter().map(|&(n, u)| (n | X32, u)).collect();
-        numbers.extend(x32);
-    }
-    for (number, only_unix) in numbers {
-        let list = if only_unix { not_unix()? } else { Vec::new() };
-        rules.insert(number, list);
+        let x32: Vec<(i64, Vec<SeccompRule>)> = calls
+            .iter()
+            .map(|(n, rules)| (n | X32, rules.clone()))
+            .collect();
+        calls.extend(x32);
     }
     let filter = SeccompFilter::new(
-        rules,
+        calls.into_iter().collect(),
         SeccompAction::Allow,
         SeccompAction::Errno(libc::EPERM as u32),
         arch,

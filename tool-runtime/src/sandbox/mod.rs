@@ -20,6 +20,7 @@
 //! | reads and execution | everything | everything except the contents of the secret locations (`~/.ssh`, `~/.aws`, …) | same |
 //! | `/dev/null`, `/dev/zero`, `/dev/urandom`, `/dev/tty` … | yes | read and write | read and write |
 //! | new network sockets | yes | only `AF_UNIX` unless `network: true` | same |
+//! | `chown`, extended attributes, setuid/setgid mode bits | yes | refused everywhere (`EPERM`) | same |
 //! | signals to processes outside the sandbox (ABI ≥ 6) | yes | refused | refused |
 //!
 //! - The confinement is applied in the child between `fork` and `exec`,
@@ -65,15 +66,21 @@
 //!   (Landlock cannot grant "create here" without granting it beneath, i.e.
 //!   in `.git/hooks`): files and directories already at the top stay
 //!   writable, new ones go in subdirectories.
-//! - 32-bit (`i386`) programs are killed by the network filter's
-//!   architecture check when the network is off.
+//! - File metadata outside the writable roots: Landlock (up to ABI 7) does
+//!   not govern it, so plain permission bits (`chmod 600`) and timestamps
+//!   (`touch -d`) of any file the user owns can still be changed. Ownership,
+//!   extended attributes (file capabilities) and set-id bits are refused
+//!   everywhere by the seccomp filter instead, inside the workspace too
+//!   (`tar` or `cp -a` restoring owners report errors).
+//! - 32-bit (`i386`) programs are killed by the seccomp filter's
+//!   architecture check.
 //!
 //! # Mechanisms and platforms
 //!
 //! - Linux: Landlock for files (the ABI is negotiated with the kernel at
 //!   each spawn: ABI 1 lacks cross-directory renames, ABI 2 adds them, 3
 //!   truncation, 6 signal and abstract-socket scopes) and seccomp for the
-//!   network. The ruleset and the filter are built in the host before the
+//!   network and file metadata. The ruleset and the filter are built in the host before the
 //!   fork; the child only installs them (three syscalls, see the private
 //!   `syscalls` module, the crate's only `unsafe`). A pre-exec hook
 //!   rather than a helper binary keeps the crate self-contained: no
@@ -229,15 +236,14 @@ pub(crate) fn prepare(
     };
     #[cfg(target_os = "linux")]
     {
-        if !plan.network && !support.seccomp {
+        if !support.seccomp {
             return unavailable(
                 applied,
-                "seccomp filters are not available in this kernel, so the network cannot be turned off"
-                    .to_owned(),
+                "seccomp filters are not available in this kernel".to_owned(),
             );
         }
         let confinement = linux::build(&plan, support)?;
-        applied.mechanism = linux::mechanism(&plan).to_owned();
+        applied.mechanism = linux::MECHANISM.to_owned();
         applied.landlock_abi = Some(support.landlock_abi);
         Ok(Prepared {
             applied,

@@ -221,9 +221,8 @@ impl SandboxOptions {
 pub struct AppliedSandbox {
     /// The policy: `full_access`, `workspace_write`, `read_only`.
     pub policy: String,
-    /// What enforced it: `none` (full access), `landlock`,
-    /// `landlock+seccomp`, or `unconfined` (no mechanism; the host allowed
-    /// running anyway).
+    /// What enforced it: `none` (full access), `landlock+seccomp`, or
+    /// `unconfined` (no mechanism; the host allowed running anyway).
     pub mechanism: String,
     /// The Landlock ABI used, when Landlock confined the command.
     #[serde(default, skip_serializing_if = "Option::is_none")]
