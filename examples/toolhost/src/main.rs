@@ -14,6 +14,7 @@ mod demo;
 mod host;
 mod mcp;
 mod sandbox;
+mod skills;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -60,6 +61,11 @@ struct Cli {
     #[arg(long = "mcp-config", global = true, value_name = "FILE")]
     mcp_config: Option<PathBuf>,
 
+    /// A folder of Agent Skills offered through the `skills` tool
+    /// (repeatable; the first folder wins a name defined twice).
+    #[arg(long = "skills", global = true, value_name = "DIR")]
+    skills: Vec<PathBuf>,
+
     #[command(subcommand)]
     command: Command,
 }
@@ -93,6 +99,11 @@ enum Command {
     Mcp {
         #[command(subcommand)]
         command: mcp::McpCommand,
+    },
+    /// Agent Skills: validate a folder, or render its catalog.
+    Skills {
+        #[command(subcommand)]
+        command: skills::SkillsCommand,
     },
     /// A guided walk through what the crates can do (offline, no setup).
     Demo {
@@ -231,7 +242,11 @@ async fn run(cli: Cli) -> Result<Value, Failure> {
         Command::Tools { format } => {
             let mut host = Host::new(&cwd, &policy)?;
             let reports = mcp::attach(&mut host, &mcp_options).await?;
+            let skill_findings = skills::attach(&mut host, &cli.skills)?;
             let mut out = json!({ "tools": host.tools(format) });
+            if !skill_findings.is_empty() {
+                out["skills"] = json!({ "findings": skill_findings });
+            }
             if !reports.is_empty() {
                 out["mcp"] = json!(reports);
             }
@@ -244,6 +259,7 @@ async fn run(cli: Cli) -> Result<Value, Failure> {
         } => {
             let mut host = Host::new(&cwd, &policy)?;
             mcp::attach(&mut host, &mcp_options).await?;
+            skills::attach(&mut host, &cli.skills)?;
             let called = host
                 .call(&name, args.as_deref().unwrap_or(""), approve)
                 .await;
@@ -255,10 +271,12 @@ async fn run(cli: Cli) -> Result<Value, Failure> {
         Command::Check { name, args } => {
             let mut host = Host::new(&cwd, &policy)?;
             mcp::attach(&mut host, &mcp_options).await?;
+            skills::attach(&mut host, &cli.skills)?;
             let decision = host.check(&name, args.as_deref().unwrap_or(""));
             Ok(json!({ "decision": host::decision_json(&decision) }))
         }
         Command::Mcp { command } => mcp::run(command, &cwd, &policy, &mcp_options).await,
+        Command::Skills { command } => skills::run(command),
         Command::Demo { text } => demo::run(text).await,
     }
 }

@@ -1,0 +1,180 @@
+//! Agent Skills in the reference host: `--skills DIR` (repeatable, highest
+//! precedence first) offers the `skills` tool; `toolhost skills validate`
+//! and `toolhost skills catalog` check and render a folder of skills.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use clap::{Subcommand, ValueEnum};
+use serde_json::{Value, json};
+use tool_skills::{
+    CatalogFormat, CatalogOptions, Finding, LoadOptions, SkillRegistry, SkillSource, SkillsTool,
+    ValidationMode,
+};
+
+use crate::Failure;
+use crate::host::Host;
+
+/// `toolhost skills …`.
+#[derive(Debug, Subcommand)]
+pub enum SkillsCommand {
+    /// Check a folder of skills (or one skill folder):
+    /// `{"skills": [...], "findings": [{"code", "file", "line", "message", "severity"}]}`.
+    /// Exits 0 whatever the findings.
+    Validate {
+        /// The folder.
+        dir: PathBuf,
+        /// Apply the public format strictly (default: lenient, as clients load).
+        #[arg(long)]
+        strict: bool,
+    },
+    /// Render the catalog a model would see:
+    /// `{"text", "format", "chars", "budget", "shortened", "namesOnly", "omitted", "findings"}`.
+    Catalog {
+        /// The folder.
+        dir: PathBuf,
+        /// Largest catalog in characters; descriptions are shortened, then
+        /// dropped, then skills left out (reported) to fit.
+        #[arg(long)]
+        budget: Option<usize>,
+        /// The rendering.
+        #[arg(long, value_enum, default_value_t = FormatArg::Xml)]
+        format: FormatArg,
+    },
+}
+
+/// Catalog renderings on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    /// `<available_skills>` XML.
+    Xml,
+    /// A Markdown list.
+    Markdown,
+    /// A JSON array.
+    Json,
+}
+
+impl From<FormatArg> for CatalogFormat {
+    fn from(format: FormatArg) -> Self {
+        match format {
+            FormatArg::Xml => Self::Xml,
+            FormatArg::Markdown => Self::Markdown,
+            FormatArg::Json => Self::Json,
+        }
+    }
+}
+
+fn findings_json(findings: &[Finding]) -> Value {
+    serde_json::to_value(findings).unwrap_or_else(|_| json!([]))
+}
+
+fn skills_json(registry: &SkillRegistry) -> Value {
+    Value::Array(
+        registry
+            .skills()
+            .map(|s| {
+                json!({
+                    "name": s.name(),
+                    "description": s.description(),
+                    "source": s.source,
+                    "location": s.location(),
+                    "file": s.file(),
+                })
+            })
+            .collect(),
+    )
+}
+
+/// Runs `toolhost skills …`.
+pub fn run(command: SkillsCommand) -> Result<Value, Failure> {
+    match command {
+        SkillsCommand::Validate { dir, strict } => {
+            let mode = if strict {
+                ValidationMode::Strict
+            } else {
+                ValidationMode::Lenient
+            };
+            let registry =
+                SkillRegistry::load([SkillSource::dir("dir", &dir)], LoadOptions::new(mode));
+            Ok(json!({
+                "skills": skills_json(&registry),
+                "findings": findings_json(registry.findings()),
+            }))
+        }
+        SkillsCommand::Catalog {
+            dir,
+            budget,
+            format,
+        } => {
+            let registry =
+                SkillRegistry::load([SkillSource::dir("dir", &dir)], LoadOptions::default());
+            let catalog = registry.catalog(&CatalogOptions::new(format.into(), budget));
+            let mut out = catalog.report();
+            out["findings"] = findings_json(registry.findings());
+            Ok(out)
+        }
+    }
+}
+
+/// Loads `dirs` (highest precedence first, labelled by their position:
+/// `skills[0]`, `skills[1]`…) and offers them as the `skills` tool.
+/// Returns the load findings; no directories means no tool.
+pub fn attach(host: &mut Host, dirs: &[PathBuf]) -> Result<Vec<Finding>, Failure> {
+    if dirs.is_empty() {
+        return Ok(Vec::new());
+    }
+    let registry = load(dirs);
+    let findings = registry.findings().to_vec();
+    let failed = host.add_tools(vec![Arc::new(SkillsTool::new(registry))]);
+    if let Some(problem) = failed.into_iter().next() {
+        return Err(Failure::Source(format!("skills tool: {problem}")));
+    }
+    Ok(findings)
+}
+
+fn load(dirs: &[PathBuf]) -> SkillRegistry {
+    SkillRegistry::load(
+        dirs.iter()
+            .enumerate()
+            .map(|(index, dir)| SkillSource::dir(format!("skills[{index}]"), dir)),
+        LoadOptions::default(),
+    )
+}
+
+/// The repository's example skills (`examples/skills`).
+fn example_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../skills")
+}
+
+/// Demo steps: the catalog of the example skills, an activation, a
+/// reference read by a loose name, and an escape refused.
+pub async fn demo_steps() -> Vec<(String, String, Value)> {
+    let dir = example_dir();
+    let registry = load(std::slice::from_ref(&dir));
+    let catalog = registry.catalog(&CatalogOptions::new(CatalogFormat::Xml, Some(600)));
+    let tool = SkillsTool::new(registry);
+    let mut steps = vec![(
+        "Skills: the catalog".to_owned(),
+        "The model first sees only names and descriptions, inside the skills tool's systemRole; under a 600-character budget descriptions are shortened and the report says which.".to_owned(),
+        json!({"text": catalog.text, "shortened": catalog.shortened(), "omitted": catalog.omitted()}),
+    )];
+    let activated = tool.activate("unit-conversion");
+    steps.push((
+        "Skills: activateSkill".to_owned(),
+        "Activation returns the body without frontmatter, wrapped in a tag naming the skill, with its folder and a list of its files.".to_owned(),
+        json!({"content": activated.content, "success": activated.success}),
+    ));
+    let table = tool.read_reference("unit-conversion", "table");
+    steps.push((
+        "Skills: readReference".to_owned(),
+        "`table` resolves to references/table.md (a unique file name, .md added); the state says which step found it and where it came from.".to_owned(),
+        json!({"content": table.content, "state": table.state}),
+    ));
+    let escape = tool.read_reference("unit-conversion", "../../../../etc/passwd");
+    steps.push((
+        "Skills: no path escapes".to_owned(),
+        "Paths that climb out, absolute paths, encoded forms and links leaving the skill folder are refused.".to_owned(),
+        json!({"success": escape.success, "error": escape.error}),
+    ));
+    steps
+}
