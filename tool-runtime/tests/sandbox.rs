@@ -656,3 +656,33 @@ async fn ownership_xattrs_and_set_id_bits_are_refused_plain_modes_inside_work() 
     assert_eq!(before.mode(), after.mode());
     assert_eq!(before.uid(), after.uid());
 }
+
+#[tokio::test]
+async fn unix_sockets_to_local_daemons_are_refused_with_network_off() {
+    if !supported() || !has("python3") {
+        return;
+    }
+    let d = dirs();
+    let path = d.outside.join("daemon.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let connect = format!(
+        "python3 -c \"import socket; s=socket.socket(socket.AF_UNIX); s.connect('{}'); print('connected')\"",
+        path.display()
+    );
+    let off = sandboxed(SandboxPolicy::workspace_write());
+    let out = sh(&off, &d.ws, &connect).await;
+    assert_refused(&out, "unix socket with network off");
+    assert!(listener.accept().is_err(), "the daemon saw a connection");
+    // A command's own socketpair still works.
+    let out = sh(
+        &off,
+        &d.ws,
+        "python3 -c \"import socket; a, b = socket.socketpair(); a.send(b'x'); print(b.recv(1))\"",
+    )
+    .await;
+    assert_eq!(ok(&out)["stdout"], "b'x'\n", "{}", out.content);
+    let on = sandboxed(SandboxPolicy::workspace_write().with_network(true));
+    let out = sh(&on, &d.ws, &connect).await;
+    assert_eq!(ok(&out)["stdout"], "connected\n", "{}", out.content);
+}

@@ -121,9 +121,10 @@ fn add(
 /// does not govern file metadata, so the filter refuses what would change
 /// it in ways that matter outside the workspace: ownership (`chown`
 /// family), extended attributes (file capabilities live there) and set-id
-/// mode bits. With the network off it also allows `socket` and
-/// `socketpair` only for `AF_UNIX` and refuses `io_uring` (its operations
-/// would bypass the filter). Every refusal is `EPERM`; other syscalls are
+/// mode bits. With the network off it also refuses `socket` for every
+/// family (Unix-domain included: a daemon's socket, such as a container
+/// engine's, is a way out), `socketpair` except for `AF_UNIX`, and
+/// `io_uring` (its operations would bypass the filter). Every refusal is `EPERM`; other syscalls are
 /// untouched.
 fn seccomp_filter(network: bool) -> Result<BpfProgram> {
     let fail = |e: &dyn std::fmt::Display| Error::SandboxSetup {
@@ -174,7 +175,7 @@ fn seccomp_filter(network: bool) -> Result<BpfProgram> {
     ]);
     if !network {
         calls.extend([
-            (libc::SYS_socket, not_unix()?),
+            (libc::SYS_socket, Vec::new()),
             (libc::SYS_socketpair, not_unix()?),
             (libc::SYS_io_uring_setup, Vec::new()),
             (libc::SYS_io_uring_enter, Vec::new()),

@@ -19,7 +19,7 @@
 //! | protected entries (`.git`, `.envrc`, … at the top of a writable root) | writable | read-only, with everything beneath them (`.git/hooks`, `.git/config`) | read-only |
 //! | reads and execution | everything | everything except the contents of the secret locations (`~/.ssh`, `~/.aws`, …) | same |
 //! | `/dev/null`, `/dev/zero`, `/dev/urandom`, `/dev/tty` … | yes | read and write | read and write |
-//! | new network sockets | yes | only `AF_UNIX` unless `network: true` | same |
+//! | new sockets (`socket()`) | yes | none unless `network: true` (`socketpair` still works) | same |
 //! | `chown`, extended attributes, setuid/setgid mode bits | yes | refused everywhere (`EPERM`) | same |
 //! | signals to processes outside the sandbox (ABI ≥ 6) | yes | refused | refused |
 //!
@@ -38,13 +38,15 @@
 //! - Refusals are the command's own errors: `EACCES` ("Permission denied")
 //!   for files, `EPERM` ("Operation not permitted") for sockets, `EXDEV`
 //!   for reparenting renames and links.
-//! - Network off means no new `AF_INET`, `AF_INET6`, `AF_PACKET`,
-//!   `AF_NETLINK`… sockets (TCP, UDP, raw, loopback included) and no
-//!   `io_uring`; Unix-domain sockets stay usable (a daemon listening on a
-//!   named Unix socket is reachable where its file permissions allow; with
-//!   Landlock ABI ≥ 6 abstract Unix sockets of outside processes are not).
-//!   Sockets inherited from the host are not taken away (the host opens its
-//!   own with close-on-exec).
+//! - Network off means no new socket of any family: TCP, UDP, raw and
+//!   packet sockets (loopback included), netlink, and Unix-domain sockets
+//!   too, so local daemons (an SSH agent, a container engine's socket) are
+//!   out of reach as well; `socketpair(AF_UNIX)` and pipes keep working for
+//!   a command's own processes. `io_uring` is refused (its socket
+//!   operations would bypass the filter). Sockets inherited from the host
+//!   are not taken away (the host opens its own with close-on-exec). With
+//!   the network on, everything the user can reach is reachable, local
+//!   daemons included.
 //!
 //! # What no policy guarantees
 //!
