@@ -174,13 +174,18 @@ impl BuiltinProvider {
     {
         let provider_id = provider_id.into();
         let tool_id = tool_id.into();
-        let compiled =
-            CompiledSchema::compile(&params_schema).map_err(|message| Error::InvalidManifest {
+        let compiled = CompiledSchema::try_compile(&params_schema).map_err(|error| {
+            let (pointer, message) = match error {
+                Error::InvalidSchema { pointer, message } => (pointer, message),
+                other => (String::new(), other.to_string()),
+            };
+            Error::InvalidManifest {
                 tool: format!("{provider_id}/{tool_id}"),
                 api: None,
-                field: "paramsSchema".into(),
+                field: format!("/paramsSchema{pointer}"),
                 message: format!("does not compile: {message}"),
-            })?;
+            }
+        })?;
         self.factories.insert(
             (provider_id, tool_id),
             FactoryEntry {

@@ -4,6 +4,7 @@ use serde_json::Value;
 
 use crate::output::{ErrorCode, ToolError};
 use crate::provide_error::ProvideError;
+use crate::validate::ManifestProblem;
 
 /// Everything that can go wrong while declaring, registering, naming or
 /// assembling tools. (Failures of a *call* are [`ToolOutput`](crate::ToolOutput)s,
@@ -18,8 +19,24 @@ pub enum Error {
         tool: String,
         /// The API, when the problem is inside one.
         api: Option<String>,
-        /// The field, as a path inside the manifest (`api[2].parameters`).
+        /// The field, as a JSON pointer into the manifest (`/api/2/parameters`).
         field: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A manifest broke several rules; every one, each at its JSON pointer.
+    #[error("invalid manifest for tool `{tool}` ({} problems): {}", problems.len(), problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    InvalidManifestProblems {
+        /// The tool's identifier (as given).
+        tool: String,
+        /// Every problem, in manifest order.
+        problems: Vec<ManifestProblem>,
+    },
+    /// A JSON Schema does not compile.
+    #[error("the schema does not compile at {}: {message}", if pointer.is_empty() { "/" } else { pointer })]
+    InvalidSchema {
+        /// JSON pointer into the schema (`""` for its root).
+        pointer: String,
         /// What is wrong.
         message: String,
     },
@@ -141,9 +158,30 @@ pub enum Error {
 }
 
 impl Error {
-    /// Whether this is a manifest validation error.
+    /// Whether this is a manifest validation error (one problem or several).
     pub fn is_invalid_manifest(&self) -> bool {
-        matches!(self, Self::InvalidManifest { .. })
+        matches!(
+            self,
+            Self::InvalidManifest { .. } | Self::InvalidManifestProblems { .. }
+        )
+    }
+
+    /// Every manifest problem this error reports (empty for other errors).
+    pub fn manifest_problems(&self) -> Vec<ManifestProblem> {
+        match self {
+            Self::InvalidManifest {
+                api,
+                field,
+                message,
+                ..
+            } => vec![ManifestProblem {
+                pointer: field.clone(),
+                api: api.clone(),
+                message: message.clone(),
+            }],
+            Self::InvalidManifestProblems { problems, .. } => problems.clone(),
+            _ => Vec::new(),
+        }
     }
 
     /// Whether trying again later can succeed (a provider that was

@@ -390,6 +390,16 @@ impl Invoker {
         self.invoke(&offered, call, ctx).await
     }
 
+    /// [`invoke_batch`](Self::invoke_batch), with the partial outcome spelled out.
+    pub async fn invoke_batch_outcome(
+        &self,
+        offered: &OfferedTools,
+        calls: &[ToolCall],
+        ctx: &ToolContext,
+    ) -> crate::BatchOutcome {
+        crate::BatchOutcome::new(self.invoke_batch(offered, calls, ctx).await)
+    }
+
     /// Runs a batch concurrently; outputs come back in input order, one per call.
     ///
     /// Every call's context carries the batch deadline: the latest deadline

@@ -65,6 +65,7 @@
 mod api_key;
 mod arguments;
 mod assembly;
+mod batch;
 mod content;
 mod context;
 mod error;
@@ -90,6 +91,7 @@ pub use arguments::{ArgumentsProblem, diagnose as diagnose_arguments, parse_argu
 pub use assembly::{
     Assembler, Assembly, BUILTIN_KIND, BuiltinProvider, ToolProvider, ToolReference,
 };
+pub use batch::BatchOutcome;
 pub use content::{CONTENT_PARTS_KEY, ChatAttachments, ContentPart};
 pub use context::ToolContext;
 pub use error::{Error, Violation};
@@ -115,7 +117,8 @@ pub use schema::schema_for_args;
 pub use surface::SurfaceTable;
 pub use tool::{FnTool, Tool, ToolBuilder, TypedApi, deserialize_args};
 pub use validate::{
-    CompiledSchema, NameRules, is_valid_name, validate_manifest, validate_manifest_with,
+    CompiledSchema, ManifestProblem, NameRules, is_valid_name, manifest_problems,
+    validate_manifest, validate_manifest_with,
 };
 
 /// Re-exported so hosts and tool crates share one token type.

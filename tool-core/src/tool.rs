@@ -16,7 +16,7 @@ use crate::error::Error;
 use crate::manifest::{ApiDefinition, Executor, HumanIntervention, ToolManifest};
 use crate::output::{ErrorCode, ToolError, ToolOutput};
 use crate::schema::schema_for_args;
-use crate::validate::{NameRules, validate_manifest_with};
+use crate::validate::{ManifestProblem, NameRules, manifest_problems, problems_error};
 
 /// A tool: a manifest plus the code behind its APIs.
 ///
@@ -351,18 +351,21 @@ impl ToolBuilder {
         self
     }
 
-    /// Validates the manifest and checks that every API has a handler.
+    /// Validates the manifest and checks that every API has a handler;
+    /// every problem is reported (see [`validate_manifest`](crate::validate_manifest)).
     pub fn build(self) -> Result<FnTool, Error> {
-        validate_manifest_with(&self.manifest, self.rules)?;
+        let mut problems = manifest_problems(&self.manifest, self.rules);
         for (index, api) in self.manifest.api.iter().enumerate() {
             if !self.handlers.contains_key(&api.name) {
-                return Err(Error::InvalidManifest {
-                    tool: self.manifest.identifier.clone(),
+                problems.push(ManifestProblem {
+                    pointer: format!("/api/{index}"),
                     api: Some(api.name.clone()),
-                    field: format!("api[{index}]"),
                     message: "no handler implements this API".into(),
                 });
             }
+        }
+        if let Some(error) = problems_error(&self.manifest.identifier, problems) {
+            return Err(error);
         }
         Ok(FnTool {
             manifest: self.manifest,

@@ -21,13 +21,38 @@ impl std::fmt::Debug for CompiledSchema {
 }
 
 impl CompiledSchema {
-    /// Compiles `schema`. Remote `$ref`s are never fetched.
+    /// Compiles `schema`. Remote `$ref`s are never fetched. The error is the
+    /// message of [`try_compile`](Self::try_compile)'s.
     pub fn compile(schema: &Value) -> Result<Self, String> {
+        Self::try_compile(schema).map_err(|e| match e {
+            Error::InvalidSchema { message, .. } => message,
+            other => other.to_string(),
+        })
+    }
+
+    /// Compiles `schema`; a schema that does not compile is an
+    /// [`Error::InvalidSchema`] with the JSON pointer of the offending part
+    /// of the schema.
+    ///
+    /// ```
+    /// use tool_core::{CompiledSchema, Error};
+    /// let error = CompiledSchema::try_compile(&serde_json::json!({
+    ///     "type": "object", "properties": {"n": {"type": "integer", "minimum": "zero"}}
+    /// })).unwrap_err();
+    /// match error {
+    ///     Error::InvalidSchema { pointer, .. } => assert_eq!(pointer, "/properties/n/minimum"),
+    ///     other => panic!("{other}"),
+    /// }
+    /// ```
+    pub fn try_compile(schema: &Value) -> Result<Self, Error> {
         jsonschema::validator_for(schema)
             .map(|validator| Self {
                 validator: Arc::new(validator),
             })
-            .map_err(|e| e.to_string())
+            .map_err(|e| Error::InvalidSchema {
+                pointer: e.instance_path().to_string(),
+                message: e.to_string(),
+            })
     }
 
     /// Every violation of `instance`, each with its JSON pointer. Empty means valid.
@@ -103,8 +128,11 @@ impl NameRules {
 /// Validates a manifest under [`NameRules::Strict`] and compiles each API's
 /// parameters schema.
 ///
-/// Returns the compiled schemas in API order. The first problem found is the
-/// error; it names the tool, the API and the field.
+/// Returns the compiled schemas in API order. Every problem is reported, each
+/// at the JSON pointer of its field in the manifest (`/api/2/parameters`):
+/// one problem is an [`Error::InvalidManifest`], several are an
+/// [`Error::InvalidManifestProblems`]; [`Error::manifest_problems`] lists
+/// them either way.
 pub fn validate_manifest(manifest: &ToolManifest) -> Result<Vec<CompiledSchema>, Error> {
     validate_manifest_with(manifest, NameRules::Strict)
 }
@@ -114,67 +142,124 @@ pub fn validate_manifest_with(
     manifest: &ToolManifest,
     rules: NameRules,
 ) -> Result<Vec<CompiledSchema>, Error> {
-    let tool = manifest.identifier.clone();
-    let invalid = |api: Option<&str>, field: String, message: String| Error::InvalidManifest {
-        tool: tool.clone(),
-        api: api.map(str::to_owned),
-        field,
-        message,
+    let (compiled, problems) = check(manifest, rules);
+    match problems_error(&manifest.identifier, problems) {
+        None => Ok(compiled),
+        Some(error) => Err(error),
+    }
+}
+
+/// The error for a list of problems: none, one ([`Error::InvalidManifest`])
+/// or several ([`Error::InvalidManifestProblems`]).
+pub(crate) fn problems_error(tool: &str, mut problems: Vec<ManifestProblem>) -> Option<Error> {
+    match problems.len() {
+        0 => None,
+        1 => {
+            let problem = problems.remove(0);
+            Some(Error::InvalidManifest {
+                tool: tool.to_owned(),
+                api: problem.api,
+                field: problem.pointer,
+                message: problem.message,
+            })
+        }
+        _ => Some(Error::InvalidManifestProblems {
+            tool: tool.to_owned(),
+            problems,
+        }),
+    }
+}
+
+/// Every problem of `manifest` under `rules` (empty when it is valid).
+pub fn manifest_problems(manifest: &ToolManifest, rules: NameRules) -> Vec<ManifestProblem> {
+    check(manifest, rules).1
+}
+
+/// One problem of a manifest: where (JSON pointer into the manifest), in
+/// which API, and what.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ManifestProblem {
+    /// JSON pointer of the field (`/api/2/parameters/type`).
+    pub pointer: String,
+    /// The API's name, when the problem is inside one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api: Option<String>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for ManifestProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "at {}", self.pointer)?;
+        if let Some(api) = &self.api {
+            write!(f, " (api `{api}`)")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+fn check(manifest: &ToolManifest, rules: NameRules) -> (Vec<CompiledSchema>, Vec<ManifestProblem>) {
+    let mut problems = Vec::new();
+    let mut problem = |pointer: String, api: Option<&str>, message: String| {
+        problems.push(ManifestProblem {
+            pointer,
+            api: api.map(str::to_owned),
+            message,
+        });
     };
     if !rules.accepts(&manifest.identifier) {
-        return Err(invalid(None, "identifier".into(), rules.describe().into()));
+        problem("/identifier".into(), None, rules.describe().into());
     }
     let mut seen = HashSet::new();
     let mut compiled = Vec::with_capacity(manifest.api.len());
     for (index, api) in manifest.api.iter().enumerate() {
         let name = api.name.as_str();
+        let at = format!("/api/{index}");
         if !rules.accepts(name) {
-            return Err(invalid(
-                Some(name),
-                format!("api[{index}].name"),
-                rules.describe().into(),
-            ));
+            problem(format!("{at}/name"), Some(name), rules.describe().into());
         }
         if !seen.insert(name) {
-            return Err(invalid(
+            problem(
+                format!("{at}/name"),
                 Some(name),
-                format!("api[{index}].name"),
                 "duplicate API name".into(),
-            ));
+            );
         }
-        let field = format!("api[{index}].parameters");
+        let field = format!("{at}/parameters");
         let Value::Object(schema) = &api.parameters else {
-            return Err(invalid(
-                Some(name),
+            problem(
                 field,
+                Some(name),
                 format!(
                     "must be a JSON Schema object, got {}",
                     crate::manifest::json_kind(&api.parameters)
                 ),
-            ));
+            );
+            continue;
         };
         match schema.get("type") {
             Some(Value::String(t)) if t == "object" => {}
             None if schema.contains_key("properties") => {}
-            other => {
-                return Err(invalid(
-                    Some(name),
-                    format!("{field}.type"),
-                    format!(
-                        "arguments must be described as `\"type\": \"object\"`, got {}",
-                        other.map_or_else(|| "nothing".to_owned(), Value::to_string)
-                    ),
-                ));
-            }
-        }
-        let schema = CompiledSchema::compile(&api.parameters).map_err(|message| {
-            invalid(
+            other => problem(
+                format!("{field}/type"),
                 Some(name),
-                field.clone(),
-                format!("does not compile: {message}"),
-            )
-        })?;
-        compiled.push(schema);
+                format!(
+                    "arguments must be described as `\"type\": \"object\"`, got {}",
+                    other.map_or_else(|| "nothing".to_owned(), Value::to_string)
+                ),
+            ),
+        }
+        match CompiledSchema::try_compile(&api.parameters) {
+            Ok(schema) => compiled.push(schema),
+            Err(Error::InvalidSchema { pointer, message }) => {
+                problem(
+                    format!("{field}{pointer}"),
+                    Some(name),
+                    format!("does not compile: {message}"),
+                );
+            }
+            Err(other) => problem(field, Some(name), other.to_string()),
+        }
     }
-    Ok(compiled)
+    (compiled, problems)
 }

@@ -140,7 +140,7 @@ fn invalid_identifier_is_named() {
         invalid_field(validate_manifest(&ToolManifest::new("my tool")).unwrap_err());
     assert_eq!(
         (tool.as_str(), api, field.as_str()),
-        ("my tool", None, "identifier")
+        ("my tool", None, "/identifier")
     );
 }
 
@@ -153,7 +153,7 @@ fn invalid_and_duplicate_api_names_are_named() {
         (
             "tool".into(),
             Some("read.file".into()),
-            "api[0].name".into()
+            "/api/0/name".into()
         )
     );
     let error = validate_manifest(&manifest_with(vec![
@@ -161,14 +161,14 @@ fn invalid_and_duplicate_api_names_are_named() {
         ApiDefinition::new("a", ""),
     ]))
     .unwrap_err();
-    assert_eq!(invalid_field(error).2, "api[1].name");
+    assert_eq!(invalid_field(error).2, "/api/1/name");
 }
 
 #[test]
 fn parameters_must_be_an_object_schema_that_compiles() {
     let not_object = manifest_with(vec![ApiDefinition::new("a", "").with_parameters(json!([]))]);
     let error = validate_manifest(&not_object).unwrap_err();
-    assert_eq!(invalid_field(error.clone()).2, "api[0].parameters");
+    assert_eq!(invalid_field(error.clone()).2, "/api/0/parameters");
     assert!(error.to_string().contains("an array"));
 
     let string_type = manifest_with(vec![
@@ -176,7 +176,7 @@ fn parameters_must_be_an_object_schema_that_compiles() {
     ]);
     assert_eq!(
         invalid_field(validate_manifest(&string_type).unwrap_err()).2,
-        "api[0].parameters.type"
+        "/api/0/parameters/type"
     );
 
     let broken = manifest_with(vec![
@@ -187,7 +187,11 @@ fn parameters_must_be_an_object_schema_that_compiles() {
     let error = validate_manifest(&broken).unwrap_err();
     assert_eq!(
         invalid_field(error.clone()),
-        ("tool".into(), Some("b".into()), "api[1].parameters".into())
+        (
+            "tool".into(),
+            Some("b".into()),
+            "/api/1/parameters/properties/x/type".into()
+        )
     );
     assert!(error.to_string().contains("does not compile"));
 }
@@ -228,7 +232,7 @@ fn builder_refuses_an_api_without_handler() {
         .unwrap_err();
     assert_eq!(
         invalid_field(error),
-        ("t".into(), Some("b".into()), "api[1]".into())
+        ("t".into(), Some("b".into()), "/api/1".into())
     );
 }
 
@@ -272,4 +276,43 @@ fn typed_api_schema_comes_from_the_rust_type_with_doc_comments() {
         "Only these languages."
     );
     assert!(!schema.to_string().contains("$ref"));
+}
+
+#[test]
+fn every_problem_is_reported_each_at_its_pointer() {
+    let mut manifest = ToolManifest::new("bad id");
+    manifest.api.push(ApiDefinition::new("a b", ""));
+    manifest
+        .api
+        .push(ApiDefinition::new("ok", "").with_parameters(json!({"type": "string"})));
+    manifest.api.push(
+        ApiDefinition::new("ok", "")
+            .with_parameters(json!({"type": "object", "properties": {"n": {"minimum": "x"}}})),
+    );
+    let error = validate_manifest(&manifest).unwrap_err();
+    assert!(error.is_invalid_manifest());
+    let pointers: Vec<String> = error
+        .manifest_problems()
+        .into_iter()
+        .map(|p| p.pointer)
+        .collect();
+    assert_eq!(
+        pointers,
+        [
+            "/identifier",
+            "/api/0/name",
+            "/api/1/parameters/type",
+            "/api/2/name",
+            "/api/2/parameters/properties/n/minimum"
+        ]
+    );
+    assert_eq!(
+        tool_core::manifest_problems(&manifest, tool_core::NameRules::Strict).len(),
+        5
+    );
+    assert!(error.to_string().contains("5 problems"), "{error}");
+    assert!(
+        tool_core::manifest_problems(&ToolManifest::new("fine"), tool_core::NameRules::Strict)
+            .is_empty()
+    );
 }

@@ -65,3 +65,28 @@ async fn raw_arguments_echoed_into_error_details_are_capped() {
     assert_eq!(details["raw"], "[1]");
     assert_eq!(details["rawTruncated"], false);
 }
+
+#[tokio::test]
+async fn a_batch_outcome_names_what_succeeded_and_what_failed() {
+    let tool = ToolBuilder::new("t")
+        .api(ApiDefinition::new("ok", "Works."), |_, _| async {
+            Ok(ToolOutput::text("fine"))
+        })
+        .build()
+        .unwrap();
+    let mut registry = ToolRegistry::new();
+    registry.register(tool).unwrap();
+    let ctx = ToolContext::new();
+    let calls = [
+        ToolCall::new("t____ok", "{}"),
+        ToolCall::new("t____nope", "{}"),
+        ToolCall::new("t____ok", "{"),
+    ];
+    let outcome = Invoker::default()
+        .invoke_batch_outcome(&registry.offer(&ctx), &calls, &ctx)
+        .await;
+    assert!(outcome.is_partial() && !outcome.is_complete());
+    assert_eq!(outcome.succeeded().map(|(i, _)| i).collect::<Vec<_>>(), [0]);
+    assert_eq!(outcome.failed().map(|(i, _)| i).collect::<Vec<_>>(), [1, 2]);
+    assert_eq!(outcome.into_outputs().len(), 3);
+}

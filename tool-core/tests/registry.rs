@@ -84,7 +84,7 @@ fn strict_rules_refuse_what_foreign_rules_accept() {
             Ok(ToolOutput::text(""))
         })
         .build();
-    assert!(matches!(built, Err(Error::InvalidManifest { field, .. }) if field == "identifier"));
+    assert!(matches!(built, Err(Error::InvalidManifest { field, .. }) if field == "/identifier"));
     let control = ToolBuilder::new("a\u{7}b")
         .name_rules(NameRules::Foreign)
         .api(ApiDefinition::new("x", ""), |_, _| async {
