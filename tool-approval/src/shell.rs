@@ -256,6 +256,11 @@ impl ShellCommand {
             .get(hazards_before..)
             .is_some_and(|h| h.contains(&Hazard::Syntax));
         if root.has_error() || misread {
+            // Bash refuses a line that does not parse, so what the parser
+            // salvaged is a guess at what might run, like the fallback's.
+            for part in self.parts.get_mut(before..).unwrap_or_default() {
+                part.recovered = true;
+            }
             self.hazards.push(Hazard::Syntax);
             self.fallback(level, source, true);
         }
@@ -383,8 +388,9 @@ impl Walker<'_, '_> {
                 self.after_redirects(host.unwrap_or_default(), redirects);
             }
             "pipeline" => self.pipeline(node, depth, nested),
-            "program" | "list" | "negated_command" | "comment" | "&&" | "||" | "|" | "|&" | ";"
-            | "&" | "\n" | "!" | "(" | ")" | "`" | "$(" => {
+            "list" => self.list(node, depth, nested),
+            "program" | "negated_command" | "comment" | "&&" | "||" | "|" | "|&" | ";" | "&"
+            | "\n" | "!" | "(" | ")" | "`" | "$(" => {
                 self.visit_children(node, depth, nested);
             }
             "variable_assignment" | "variable_assignments" => {
@@ -403,7 +409,14 @@ impl Walker<'_, '_> {
                 });
                 self.after_redirects(Vec::new(), redirects);
             }
-            "ERROR" => self.visit_children(node, depth, nested),
+            "ERROR" => {
+                // What the parser salvaged from an error is a guess too.
+                let from = self.out.parts.len();
+                self.visit_children(node, depth, nested);
+                for part in self.out.parts.get_mut(from..).unwrap_or_default() {
+                    part.recovered = true;
+                }
+            }
             kind if is_expression_leaf(kind) => {
                 // A word or string outside a command: look inside for substitutions.
                 self.visit_children(node, depth, nested);
@@ -411,6 +424,34 @@ impl Walker<'_, '_> {
             _ => {
                 self.hazard(Hazard::Compound);
                 self.visit_children(node, depth, nested);
+            }
+        }
+    }
+
+    /// `a && b || c; d`: the grammar nests lists to the left, one level per
+    /// operator, so a 1 000-part chain would be 1 000 levels deep. The spine
+    /// is walked iteratively and every part is visited one level down.
+    fn list(&mut self, node: Node<'_>, depth: usize, nested: bool) {
+        let mut tails: Vec<Vec<Node<'_>>> = Vec::new();
+        let mut current = node;
+        while current.kind() == "list" {
+            if current.is_error() || current.is_missing() {
+                self.hazard(Hazard::Syntax);
+            }
+            let mut cursor = current.walk();
+            let mut children = current.children(&mut cursor);
+            let Some(first) = children.next() else {
+                break;
+            };
+            tails.push(children.collect());
+            current = first;
+        }
+        if current.kind() != "list" {
+            self.visit(current, depth + 1, nested);
+        }
+        for tail in tails.into_iter().rev() {
+            for child in tail {
+                self.visit(child, depth + 1, nested);
             }
         }
     }

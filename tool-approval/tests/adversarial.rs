@@ -23,6 +23,9 @@ enum Want {
     Flagged,
     /// Blocked (a deny rule).
     Block,
+    /// Text that does not parse where a deny rule might apply: asks with a
+    /// `limits/…` reason in every mode, blocks headless.
+    Limit,
 }
 
 use Want::*;
@@ -160,7 +163,7 @@ const COMMANDS: &[(&str, Want)] = &[
     ("env -S 'git push'", Block),
     ("xargs git push < list", Block),
     ("find . -exec git push \\;", Block),
-    ("git status && (git push", Block),
+    ("git status && (git push", Limit),
     ("if true; then git push; fi", Block),
     ("timeout 5 nice nohup env X=1 git push", Block),
     // Always rule.
@@ -455,6 +458,18 @@ fn check(mode: ApprovalMode, command: &str, want: Want) {
         }
         (Always, ApprovalMode::Headless) => assert_eq!(d.action, Action::Block, "`{shown}`: {d:?}"),
         (Block, _) => assert_eq!(d.action, Action::Block, "`{shown}`: {d:?}"),
+        (Limit, _) => {
+            let want = if mode == ApprovalMode::Headless {
+                Action::Block
+            } else {
+                Action::Ask
+            };
+            assert_eq!(
+                (d.action, d.reason.level),
+                (want, Level::Limits),
+                "`{shown}`: {d:?}"
+            );
+        }
         _ => {}
     }
 }

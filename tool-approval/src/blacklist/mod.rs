@@ -51,6 +51,7 @@ mod commands;
 mod context;
 mod paths;
 mod setuid;
+mod wildcard;
 
 use context::{Dir, env_names, is_dangerous_env, part_dirs, start_dir};
 

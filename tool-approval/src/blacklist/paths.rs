@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::wildcard::wildcard_match;
 use crate::path_scope::resolve_path;
 
 pub(super) fn add_path(
@@ -107,48 +108,31 @@ fn glob_matches(raw: &str, cwd: Option<&Path>, home: Option<&Path>) -> Vec<Strin
         (Some(rest), Some(h)) => format!("{h}{rest}"),
         _ => raw.to_owned(),
     };
-    let Ok(glob) = globset::GlobBuilder::new(&pattern)
-        .literal_separator(true)
-        .build()
-    else {
-        return Vec::new();
+    let candidates = || {
+        let homes = home_text.iter().map(String::as_str).chain(["/root"]);
+        SENSITIVE_ABSOLUTE
+            .iter()
+            .map(|p| (*p).to_owned())
+            .chain(homes.flat_map(|dir| SENSITIVE_HOME.iter().map(move |p| format!("{dir}/{p}"))))
     };
-    let glob = glob.compile_matcher();
-    let mut candidates: Vec<String> = SENSITIVE_ABSOLUTE.iter().map(|p| (*p).to_owned()).collect();
-    for dir in home_text.iter().map(String::as_str).chain(["/root"]) {
-        candidates.extend(SENSITIVE_HOME.iter().map(|p| format!("{dir}/{p}")));
-    }
     if pattern.starts_with('/') {
-        return candidates
-            .into_iter()
-            .filter(|c| glob.is_match(c))
+        return candidates()
+            .filter(|c| wildcard_match(&pattern, c))
             .collect();
     }
     let relative = pattern.trim_start_matches("./");
     let mut out: Vec<String> = Vec::new();
     for name in SENSITIVE_NAMES.iter().chain(SENSITIVE_HOME) {
-        if glob.is_match(name) || (relative != pattern && glob_is_match(relative, name)) {
+        if wildcard_match(&pattern, name) || (relative != pattern && wildcard_match(relative, name))
+        {
             out.push((*name).to_owned());
         }
     }
     if let Some(cwd) = cwd {
         let joined = format!("{}/{relative}", cwd.display());
-        if let Ok(g) = globset::GlobBuilder::new(&joined)
-            .literal_separator(true)
-            .build()
-        {
-            let g = g.compile_matcher();
-            out.extend(candidates.into_iter().filter(|c| g.is_match(c)));
-        }
+        out.extend(candidates().filter(|c| wildcard_match(&joined, c)));
     }
     out
-}
-
-fn glob_is_match(pattern: &str, name: &str) -> bool {
-    globset::GlobBuilder::new(pattern)
-        .literal_separator(true)
-        .build()
-        .is_ok_and(|g| g.compile_matcher().is_match(name))
 }
 
 /// A bare file name that is a secret by its spelling (`prod.env`, `id_rsa`).

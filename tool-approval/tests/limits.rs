@@ -1,0 +1,83 @@
+//! Limits are generous enough for real work, and a limit or a parse failure
+//! names itself (`limits/…`) and asks instead of blocking.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use tool_approval::{Action, ApprovalMode, Level};
+
+#[test]
+fn a_thousand_part_chain_is_analysed_and_approved() {
+    let engine = common::engine(ApprovalMode::Manual);
+    let chain = vec!["git status"; 1000].join(" && ");
+    let d = common::run_command(&engine, &chain);
+    assert_eq!(
+        (d.action, d.reason.level),
+        (Action::Run, Level::HostPolicy),
+        "{d:?}"
+    );
+    // One bad part among a thousand is still found.
+    let bad = format!("{chain} && git push");
+    let d = common::run_command(&engine, &bad);
+    assert_eq!(d.action, Action::Block, "{:?}", d.reason);
+}
+
+#[test]
+fn a_hundred_kilobyte_argument_is_analysed() {
+    let engine = common::engine(ApprovalMode::Manual);
+    let text = format!("echo {}", "word ".repeat(20_000));
+    assert!(text.len() > 100_000);
+    let d = common::run_command(&engine, &text);
+    assert_eq!(d.action, Action::Run, "{:?}", d.reason);
+    let d = common::run_command(&engine, &format!("{text}; rm -rf /"));
+    assert_eq!(
+        (d.action, d.reason.level),
+        (Action::Ask, Level::GlobalAudit)
+    );
+}
+
+#[test]
+fn text_that_does_not_parse_asks_naming_the_parse_failure() {
+    let engine = common::engine(ApprovalMode::Manual);
+    for text in ["echo remember to git push )", "ls && ( git push"] {
+        let d = common::run_command(&engine, text);
+        assert_eq!(d.action, Action::Ask, "{text}: {d:?}");
+        assert_eq!(d.reason.level, Level::Limits, "{text}: {d:?}");
+        assert_eq!(
+            d.reason.rule.as_deref(),
+            Some("limits/unparsed-text"),
+            "{text}"
+        );
+        assert!(d.reason.message.contains("git push:*"), "{text}: {d:?}");
+    }
+    // Bash runs nothing of a line that does not parse: even a deny rule
+    // that the salvaged text plainly matches asks, naming the failure.
+    let d = common::run_command(&engine, "git push && ( echo");
+    assert_eq!(
+        (d.action, d.reason.level),
+        (Action::Ask, Level::Limits),
+        "{d:?}"
+    );
+    // Text that parses is judged surely.
+    let d = common::run_command(&engine, "echo hi && git push");
+    assert_eq!(d.action, Action::Block, "{d:?}");
+}
+
+#[test]
+fn deep_nesting_asks_naming_the_limit_in_every_mode_but_headless() {
+    let deep = format!("{}ls{}", "(".repeat(300), ")".repeat(300));
+    for mode in [
+        ApprovalMode::Manual,
+        ApprovalMode::AutoRun,
+        ApprovalMode::Headless,
+    ] {
+        let d = common::run_command(&common::engine(mode), &deep);
+        let want = if mode == ApprovalMode::Headless {
+            Action::Block
+        } else {
+            Action::Ask
+        };
+        assert_eq!(d.action, want, "{mode:?}: {d:?}");
+        assert_eq!(d.reason.rule.as_deref(), Some("limits/too-deep"));
+    }
+}
