@@ -128,6 +128,9 @@ pub async fn run(text: bool) -> Result<Value, Failure> {
     for (title, explanation, result) in crate::skills::demo_steps().await {
         walk.step(&title, &explanation, result);
     }
+    for (title, explanation, result) in crate::openapi::demo_steps().await {
+        walk.step(&title, &explanation, result);
+    }
     for (title, explanation, result) in crate::mcp::demo_steps().await {
         walk.step(&title, &explanation, result);
     }

@@ -13,6 +13,7 @@ mod builtin;
 mod demo;
 mod host;
 mod mcp;
+mod openapi;
 mod sandbox;
 mod skills;
 
@@ -66,6 +67,16 @@ struct Cli {
     #[arg(long = "skills", global = true, value_name = "DIR")]
     skills: Vec<PathBuf>,
 
+    /// An API document to load one HTTP tool from: narrow protocol or
+    /// OpenAPI 3, JSON or YAML, detected (repeatable).
+    #[arg(long = "openapi", global = true, value_name = "FILE")]
+    openapi: Vec<PathBuf>,
+
+    /// A host name, IP address or CIDR the SSRF guard lets HTTP tools reach
+    /// (repeatable; by default only public addresses are reachable).
+    #[arg(long = "allow-host", global = true, value_name = "HOST_OR_CIDR")]
+    allow_host: Vec<String>,
+
     #[command(subcommand)]
     command: Command,
 }
@@ -104,6 +115,11 @@ enum Command {
     Skills {
         #[command(subcommand)]
         command: skills::SkillsCommand,
+    },
+    /// API documents: validate one, or print the tool compiled from it.
+    Openapi {
+        #[command(subcommand)]
+        command: openapi::OpenapiCommand,
     },
     /// A guided walk through what the crates can do (offline, no setup).
     Demo {
@@ -238,11 +254,16 @@ async fn run(cli: Cli) -> Result<Value, Failure> {
         http: cli.mcp_http,
         config: cli.mcp_config,
     };
+    let openapi_options = openapi::OpenApiOptions {
+        files: cli.openapi,
+        allow_hosts: cli.allow_host,
+    };
     match cli.command {
         Command::Tools { format } => {
             let mut host = Host::new(&cwd, &policy)?;
             let reports = mcp::attach(&mut host, &mcp_options).await?;
             let skill_findings = skills::attach(&mut host, &cli.skills)?;
+            openapi::attach(&mut host, &openapi_options)?;
             let mut out = json!({ "tools": host.tools(format) });
             if !skill_findings.is_empty() {
                 out["skills"] = json!({ "findings": skill_findings });
@@ -260,6 +281,7 @@ async fn run(cli: Cli) -> Result<Value, Failure> {
             let mut host = Host::new(&cwd, &policy)?;
             mcp::attach(&mut host, &mcp_options).await?;
             skills::attach(&mut host, &cli.skills)?;
+            openapi::attach(&mut host, &openapi_options)?;
             let called = host
                 .call(&name, args.as_deref().unwrap_or(""), approve)
                 .await;
@@ -272,11 +294,13 @@ async fn run(cli: Cli) -> Result<Value, Failure> {
             let mut host = Host::new(&cwd, &policy)?;
             mcp::attach(&mut host, &mcp_options).await?;
             skills::attach(&mut host, &cli.skills)?;
+            openapi::attach(&mut host, &openapi_options)?;
             let decision = host.check(&name, args.as_deref().unwrap_or(""));
             Ok(json!({ "decision": host::decision_json(&decision) }))
         }
         Command::Mcp { command } => mcp::run(command, &cwd, &policy, &mcp_options).await,
         Command::Skills { command } => skills::run(command),
+        Command::Openapi { command } => openapi::run(command, &openapi_options),
         Command::Demo { text } => demo::run(text).await,
     }
 }

@@ -1,0 +1,306 @@
+//! API tools in the reference host: `--openapi FILE` (narrow protocol or
+//! OpenAPI 3, JSON or YAML), `--allow-host HOST_OR_CIDR`, `toolhost openapi
+//! validate|tools`, and the demo step.
+//!
+//! The host owns one SSRF guard ([`guard`]); every HTTP tool sends through
+//! clients built from it, and other transports (MCP over HTTP) can be handed
+//! the same guard's client.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use clap::Subcommand;
+use serde_json::{Value, json};
+use tool_core::{
+    Invoker, NameRules, Tool, ToolCall, ToolContext, ToolRegistry, Violation, is_valid_name,
+};
+use tool_openapi::{
+    DocumentKind, Error, ImportOptions, OpenApiTool, SsrfGuard, SsrfPolicy, load_document,
+    validate_narrow,
+};
+
+use crate::host::Host;
+use crate::{Failure, Format};
+
+/// `--openapi` and `--allow-host` from the command line.
+#[derive(Debug, Default, Clone)]
+pub struct OpenApiOptions {
+    /// Documents to load tools from.
+    pub files: Vec<PathBuf>,
+    /// Hosts, addresses or CIDRs the SSRF guard lets through.
+    pub allow_hosts: Vec<String>,
+}
+
+/// `toolhost openapi …`.
+#[derive(Debug, Subcommand)]
+pub enum OpenapiCommand {
+    /// Validate a document: `{"ok", "errors": [{"path", "message"}], "warnings": [...]}` (exit 0 either way).
+    Validate {
+        /// A narrow-protocol or OpenAPI 3 document (JSON or YAML).
+        file: PathBuf,
+    },
+    /// Print the tool compiled from a document: `{"tools": [...]}`.
+    Tools {
+        /// A narrow-protocol or OpenAPI 3 document (JSON or YAML).
+        file: PathBuf,
+        /// Shape of each entry.
+        #[arg(long, value_enum, default_value_t = Format::Manifest)]
+        format: Format,
+    },
+}
+
+/// The host's SSRF guard: default policy plus `--allow-host` entries.
+pub fn guard(options: &OpenApiOptions) -> Result<SsrfGuard, Failure> {
+    let mut policy = SsrfPolicy::default();
+    for entry in &options.allow_hosts {
+        policy = policy
+            .allow(entry)
+            .map_err(|e| Failure::Usage(format!("--allow-host: {e}")))?;
+    }
+    Ok(SsrfGuard::new(policy))
+}
+
+fn read(path: &Path) -> Result<String, Failure> {
+    std::fs::read_to_string(path).map_err(|e| Failure::Source(format!("{}: {e}", path.display())))
+}
+
+/// The tool identifier for a file: its stem, made a valid name.
+fn identifier(path: &Path) -> String {
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("api");
+    let mut id: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if !id.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        id.insert_str(0, "api_");
+    }
+    if is_valid_name(&id) { id } else { "api".into() }
+}
+
+fn build(path: &Path, guard: &SsrfGuard) -> Result<(OpenApiTool, Vec<Violation>), Failure> {
+    let text = read(path)?;
+    let loaded = load_document(&text, &ImportOptions::new())
+        .map_err(|e| Failure::Source(format!("--openapi {}: {e}", path.display())))?;
+    let tool = OpenApiTool::builder(loaded.import.document, identifier(path))
+        .guard(guard.clone())
+        .build()
+        .map_err(|e| Failure::Source(format!("--openapi {}: {e}", path.display())))?;
+    Ok((tool, loaded.import.warnings))
+}
+
+/// Registers one tool per `--openapi` file; a file that does not load is a
+/// source failure (exit 1).
+pub fn attach(host: &mut Host, options: &OpenApiOptions) -> Result<(), Failure> {
+    let guard = guard(options)?;
+    let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
+    for path in &options.files {
+        tools.push(Arc::new(build(path, &guard)?.0));
+    }
+    let failed = host.add_tools(tools);
+    if let Some(first) = failed.first() {
+        return Err(Failure::Source(format!("--openapi: {first}")));
+    }
+    Ok(())
+}
+
+fn problems_json(problems: &[Violation]) -> Vec<Value> {
+    problems
+        .iter()
+        .map(|p| json!({"path": p.pointer, "message": p.message}))
+        .collect()
+}
+
+/// Runs `toolhost openapi …`.
+pub fn run(command: OpenapiCommand, options: &OpenApiOptions) -> Result<Value, Failure> {
+    match command {
+        OpenapiCommand::Validate { file } => {
+            let text = read(&file)?;
+            Ok(validate(&text))
+        }
+        OpenapiCommand::Tools { file, format } => {
+            let (tool, warnings) = build(&file, &guard(options)?)?;
+            let mut registry = ToolRegistry::new().with_name_rules(NameRules::Foreign);
+            registry
+                .register(tool)
+                .map_err(|e| Failure::Source(format!("{}: {e}", file.display())))?;
+            let offered = registry.offer(&ToolContext::new());
+            let tools = match format {
+                Format::Manifest => offered
+                    .manifests()
+                    .map(|m| serde_json::to_value(m).unwrap_or(Value::Null))
+                    .collect(),
+                Format::Openai => offered.openai_chat_tools(),
+                Format::OpenaiResponses => offered.openai_responses_tools(),
+                Format::Anthropic => offered.anthropic_tools(),
+            };
+            Ok(json!({"tools": tools, "warnings": problems_json(&warnings)}))
+        }
+    }
+}
+
+/// `{"ok", "errors", "warnings"}` for a narrow or OpenAPI document; an
+/// OpenAPI operation that cannot be imported is an error at its pointer.
+fn validate(text: &str) -> Value {
+    let parsed = tool_openapi::parse_text(text, tool_openapi::DEFAULT_MAX_DOCUMENT_BYTES);
+    let standard = parsed
+        .as_ref()
+        .is_ok_and(|v| v.get("openapi").is_some() || v.get("swagger").is_some());
+    if !standard {
+        // JSON text is validated as written (so syntax errors get their
+        // position); YAML is parsed first.
+        let validation = match &parsed {
+            Ok(value) if !text.trim_start().starts_with(['{', '[']) => {
+                tool_openapi::validate_narrow_value(value)
+            }
+            _ => validate_narrow(text),
+        };
+        return json!({
+            "ok": validation.is_ok(),
+            "kind": "narrow",
+            "errors": problems_json(&validation.errors),
+            "warnings": problems_json(&validation.warnings),
+        });
+    }
+    match load_document(text, &ImportOptions::new()) {
+        Ok(loaded) => {
+            let errors: Vec<Value> = loaded
+                .import
+                .failures
+                .iter()
+                .map(|f| json!({"path": f.pointer, "message": format!("{}: {}", f.operation, f.message)}))
+                .collect();
+            json!({
+                "ok": errors.is_empty(),
+                "kind": match loaded.kind { DocumentKind::OpenApi31 => "openapi-3.1", _ => "openapi-3.0" },
+                "operations": loaded.import.document.operations.len(),
+                "errors": errors,
+                "warnings": problems_json(&loaded.import.warnings),
+            })
+        }
+        Err(error) => {
+            let errors = match &error {
+                Error::Invalid { problems } => problems_json(problems),
+                other => vec![json!({"path": "", "message": other.to_string()})],
+            };
+            json!({"ok": false, "errors": errors, "warnings": []})
+        }
+    }
+}
+
+/// The demo: a small HTTP server on 127.0.0.1 in this process, a narrow
+/// document for it, two calls, and one refusal by the SSRF guard.
+pub async fn demo_steps() -> Vec<(String, String, Value)> {
+    match demo().await {
+        Ok(steps) => steps,
+        Err(message) => vec![(
+            "HTTP tools from a narrow API document".into(),
+            "The demo server could not start here.".into(),
+            json!({"error": message}),
+        )],
+    }
+}
+
+async fn demo() -> Result<Vec<(String, String, Value)>, String> {
+    use axum::extract::{Path as UrlPath, Query};
+    use axum::routing::get;
+
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .map_err(|e| e.to_string())?;
+    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    let router = axum::Router::new()
+        .route(
+            "/weather/{city}",
+            get(|UrlPath(city): UrlPath<String>, Query(q): Query<std::collections::HashMap<String, String>>| async move {
+                let units = q.get("units").cloned().unwrap_or_else(|| "metric".into());
+                axum::Json(json!({"city": city, "temperature": if units == "imperial" { 64 } else { 18 }, "units": units}))
+            }),
+        )
+        .route(
+            "/notes",
+            axum::routing::post(|axum::Json(body): axum::Json<Value>| async move {
+                (axum::http::StatusCode::CREATED, axum::Json(json!({"id": 1, "saved": body})))
+            }),
+        );
+    let server = tokio::spawn(async move {
+        let _ = axum::serve(listener, router).await;
+    });
+    let document = json!({
+        "server": format!("http://{addr}"),
+        "description": "A local weather and notes service.",
+        "paths": {
+            "/weather/{city}": {"get": {"operationId": "getWeather", "description": "Current weather of a city.", "parameters": [
+                {"name": "city", "in": "path", "type": "str", "description": "City name"},
+                {"name": "units", "in": "query", "type": "str", "description": "metric or imperial"}
+            ]}},
+            "/notes": {"post": {"operationId": "addNote", "description": "Saves a note.", "parameters": [
+                {"name": "text", "in": "request_body", "type": "str", "required": true},
+                {"name": "pinned", "in": "request_body", "type": "bool"}
+            ]}}
+        }
+    })
+    .to_string();
+    let (doc, _) = tool_openapi::parse_narrow(&document).map_err(|e| e.to_string())?;
+    // The host allows its own demo server; everything else private stays refused.
+    let allowed = SsrfGuard::new(
+        SsrfPolicy::default()
+            .allow("127.0.0.1")
+            .map_err(|e| e.to_string())?,
+    );
+    let tool = OpenApiTool::builder(doc.clone(), "weather")
+        .guard(allowed)
+        .build()
+        .map_err(|e| e.to_string())?;
+    let guarded = OpenApiTool::builder(doc, "weather_default_guard")
+        .build()
+        .map_err(|e| e.to_string())?;
+    let mut registry = ToolRegistry::new().with_name_rules(NameRules::Foreign);
+    registry.register(tool).map_err(|e| e.to_string())?;
+    registry.register(guarded).map_err(|e| e.to_string())?;
+    let ctx = ToolContext::new();
+    let invoker = Invoker::default();
+    let mut steps = Vec::new();
+    let compiled = registry
+        .get("weather")
+        .map(|t| serde_json::to_value(&t.manifest().api).unwrap_or(Value::Null))
+        .unwrap_or(Value::Null);
+    steps.push((
+        "Compile a narrow API document".to_owned(),
+        "Each operation becomes one API; its schema comes from the parameters; GET runs without asking (`never`), POST asks (`required`).".to_owned(),
+        compiled,
+    ));
+    for (name, args, explanation) in [
+        (
+            "weather____getWeather",
+            r#"{"city": "Lyon / Rhône", "units": "imperial"}"#,
+            "A GET with a path value holding `/` (percent-encoded as one segment) and a query value.",
+        ),
+        (
+            "weather____addNote",
+            r#"{"text": "buy bread", "pinned": true}"#,
+            "A POST whose `request_body` arguments become the JSON body.",
+        ),
+        (
+            "weather_default_guard____getWeather",
+            r#"{"city": "Lyon"}"#,
+            "The same API behind the default SSRF guard: 127.0.0.1 is loopback, so the request is refused before anything is sent.",
+        ),
+    ] {
+        let output = invoker
+            .invoke_in(&registry, &ToolCall::new(name, args), &ctx)
+            .await;
+        steps.push((
+            format!("Call `{name}`"),
+            explanation.to_owned(),
+            json!({"call": {"name": name, "arguments": args}, "output": output}),
+        ));
+    }
+    server.abort();
+    Ok(steps)
+}
