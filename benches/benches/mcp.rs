@@ -28,11 +28,19 @@ fn bench(c: &mut Criterion) {
         "{} is missing: run `bash .ci/setup.d/30-mcp.sh`",
         server.display()
     );
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    // `TOOL_MCP_BENCH_RUNTIME=current` measures on a current-thread runtime
+    // (default: a 2-worker multi-thread runtime, as a host would have).
+    let rt = match std::env::var("TOOL_MCP_BENCH_RUNTIME").as_deref() {
+        Ok("current") => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap(),
+        _ => tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap(),
+    };
     let manager = Arc::new(McpManager::default());
     manager
         .upsert(

@@ -95,7 +95,10 @@ pub struct ServerStatus {
 
 struct Slot {
     config: McpServerConfig,
-    session: tokio::sync::Mutex<Option<Arc<Session>>>,
+    /// The live session, read without waiting on the hot path.
+    live: RwLock<Option<Arc<Session>>>,
+    /// Held while a session is being opened, so concurrent callers share one.
+    connecting: tokio::sync::Mutex<()>,
     catalog: Arc<Mutex<Option<Arc<Catalog>>>>,
     sessions_started: AtomicU64,
     list_changes: Arc<AtomicU64>,
@@ -105,11 +108,28 @@ impl Slot {
     fn new(config: McpServerConfig) -> Self {
         Self {
             config,
-            session: tokio::sync::Mutex::new(None),
+            live: RwLock::new(None),
+            connecting: tokio::sync::Mutex::new(()),
             catalog: Arc::new(Mutex::new(None)),
             sessions_started: AtomicU64::new(0),
             list_changes: Arc::new(AtomicU64::new(0)),
         }
+    }
+
+    fn live_session(&self) -> Option<Arc<Session>> {
+        self.live
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+            .filter(|s| !s.is_closed())
+            .cloned()
+    }
+
+    fn set_live(&self, session: Option<Arc<Session>>) -> Option<Arc<Session>> {
+        std::mem::replace(
+            &mut *self.live.write().unwrap_or_else(PoisonError::into_inner),
+            session,
+        )
     }
 
     fn cached_catalog(&self) -> Option<Arc<Catalog>> {
@@ -225,13 +245,14 @@ impl McpManager {
     }
 
     async fn session(&self, slot: &Slot) -> Result<Arc<Session>, Error> {
-        let mut guard = slot.session.lock().await;
-        if let Some(session) = guard.as_ref()
-            && !session.is_closed()
-        {
-            return Ok(Arc::clone(session));
+        if let Some(session) = slot.live_session() {
+            return Ok(session);
         }
-        *guard = None;
+        let _connecting = slot.connecting.lock().await;
+        if let Some(session) = slot.live_session() {
+            return Ok(session);
+        }
+        drop(slot.set_live(None));
         let catalog = Arc::clone(&slot.catalog);
         let changes = Arc::clone(&slot.list_changes);
         let hooks = Hooks {
@@ -248,14 +269,14 @@ impl McpManager {
         };
         let session = Arc::new(Session::connect(&slot.config, &options, hooks).await?);
         slot.sessions_started.fetch_add(1, Ordering::SeqCst);
-        *guard = Some(Arc::clone(&session));
+        slot.set_live(Some(Arc::clone(&session)));
         Ok(session)
     }
 
-    async fn forget_session(&self, slot: &Slot, dead: &Arc<Session>) {
-        let mut guard = slot.session.lock().await;
-        if guard.as_ref().is_some_and(|s| Arc::ptr_eq(s, dead)) {
-            *guard = None;
+    fn forget_session(&self, slot: &Slot, dead: &Arc<Session>) {
+        let mut live = slot.live.write().unwrap_or_else(PoisonError::into_inner);
+        if live.as_ref().is_some_and(|s| Arc::ptr_eq(s, dead)) {
+            *live = None;
         }
     }
 
@@ -270,7 +291,7 @@ impl McpManager {
             Ok(value) => Ok(value),
             Err(error) if is_dead(&error) || session.is_closed() => {
                 tracing::debug!(server = %slot.config.id, %operation, "session lost; reconnecting once");
-                self.forget_session(slot, &session).await;
+                self.forget_session(slot, &session);
                 let fresh = self.session(slot).await.map_err(|e| match e {
                     Error::Handshake {
                         server,
@@ -363,7 +384,8 @@ impl McpManager {
     /// Closes the session of `id` (a stdio server's process group is killed).
     pub async fn disconnect(&self, id: &str) {
         if let Ok(slot) = self.slot(id) {
-            slot.session.lock().await.take();
+            let _connecting = slot.connecting.lock().await;
+            drop(slot.set_live(None));
         }
     }
 
@@ -377,7 +399,11 @@ impl McpManager {
     /// What the manager knows about `id`.
     pub async fn status(&self, id: &str) -> Result<ServerStatus, Error> {
         let slot = self.slot(id)?;
-        let session = slot.session.lock().await.clone();
+        let session = slot
+            .live
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
         Ok(ServerStatus {
             id: id.to_owned(),
             enabled: slot.config.enabled,
@@ -392,8 +418,8 @@ impl McpManager {
     /// The process id of a stdio server's live session (diagnostics, tests).
     pub async fn process_id(&self, id: &str) -> Option<u32> {
         let slot = self.slot(id).ok()?;
-        let guard = slot.session.lock().await;
-        guard.as_ref().and_then(|s| s.process_id())
+        let live = slot.live.read().unwrap_or_else(PoisonError::into_inner);
+        live.as_ref().and_then(|s| s.process_id())
     }
 }
 

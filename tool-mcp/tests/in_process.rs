@@ -1,6 +1,11 @@
 //! Pagination, list_changed and the serving side against in-process rmcp
 //! servers on 127.0.0.1.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::field_reassign_with_default)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::field_reassign_with_default
+)]
 
 mod common;
 

@@ -437,3 +437,37 @@ async fn an_http_server_that_is_not_there_is_reported() {
     assert!(error.is_unavailable(), "{error}");
     assert_eq!(error.server(), Some("gone"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_calls_share_one_session_and_disconnect_kills_the_process() {
+    let manager = manager_with(vec![python_stdio("py", "stdio")]);
+    let registry = registry_of(&manager).await;
+    let outs = futures::future::join_all((0..20).map(|i| {
+        let registry = &registry;
+        async move { call(registry, "py", "echo", &format!(r#"{{"message":"n{i}"}}"#)).await }
+    }))
+    .await;
+    for (i, out) in outs.iter().enumerate() {
+        assert_eq!(out.content, format!("Echo: n{i}"));
+    }
+    assert_eq!(manager.status("py").await.unwrap().sessions_started, 1);
+    let pid = manager.process_id("py").await.unwrap();
+    let proc_dir = std::path::PathBuf::from(format!("/proc/{pid}"));
+    assert!(proc_dir.exists());
+    manager.disconnect("py").await;
+    let mut gone = false;
+    for _ in 0..50 {
+        let alive = std::fs::read_to_string(proc_dir.join("stat"))
+            .map(|stat| !stat.contains(") Z "))
+            .unwrap_or(false);
+        if !alive {
+            gone = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        gone,
+        "the server process was killed when its session closed"
+    );
+}
