@@ -11,6 +11,7 @@
 
 mod builtin;
 mod demo;
+mod dispatch;
 mod host;
 mod mcp;
 mod openapi;
