@@ -325,4 +325,19 @@ mod tests {
         let e = planned(json!({})).unwrap_err();
         assert_eq!(e[0].message, "is required");
     }
+
+    proptest::proptest! {
+        #[test]
+        fn any_path_value_stays_one_segment_and_decodes_back(value in "\\PC{1,40}") {
+            proptest::prop_assume!(value != "." && value != "..");
+            let r = planned(json!({ "name": value })).unwrap();
+            let path = r.url.path().to_owned();
+            let segment = path.strip_prefix("/base/f/").unwrap();
+            proptest::prop_assert!(!segment.contains('/'), "{}", path);
+            proptest::prop_assert_eq!(r.url.query(), None);
+            proptest::prop_assert_eq!(r.url.fragment(), None);
+            let decoded = percent_encoding::percent_decode_str(segment).decode_utf8().unwrap();
+            proptest::prop_assert_eq!(decoded, value.as_str());
+        }
+    }
 }
