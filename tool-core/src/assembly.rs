@@ -73,6 +73,54 @@ impl fmt::Display for ToolReference {
 }
 
 /// Turns references of one kind into runtime tools.
+///
+/// An [`Assembler`] keys providers by [`kind`](ToolProvider::kind) (any
+/// spelling of a [`ToolKind`](crate::ToolKind) finds it) and asks each for
+/// the tools its references name. A provider holds what is shared between
+/// references (an HTTP client, a pool of MCP sessions, a catalog cache); a
+/// reference holds only ids and instance params.
+///
+/// # Scenarios
+///
+/// - **Unknown ids** are [`ProvideError::NotFound`]; **bad params** are
+///   [`ProvideError::InvalidParams`] with every violation's pointer. Neither
+///   is worth a retry.
+/// - **A backend that is down** (a refused connection, a 503, a timeout) is
+///   [`ProvideError::transient`] with the cause attached
+///   ([`ProvideError::with_source`]); the host may retry the assembly later
+///   ([`Error::is_retryable`]). A document that does not parse is
+///   [`ProvideError::permanent`].
+/// - **Slow backends**: `provide` is async and the assembler resolves
+///   references concurrently; cache what several references share instead of
+///   fetching it per reference.
+///
+/// ```
+/// use std::sync::Arc;
+/// use tool_core::{ProvideError, Tool, ToolProvider, ToolReference};
+///
+/// struct Remote;
+///
+/// #[async_trait::async_trait]
+/// impl ToolProvider for Remote {
+///     fn kind(&self) -> &str { "mcp" }
+///     async fn provide(&self, reference: &ToolReference) -> Result<Arc<dyn Tool>, ProvideError> {
+///         let refused = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "refused");
+///         Err(ProvideError::transient(format!("server `{}` is down", reference.provider_id))
+///             .with_source(refused))
+///     }
+/// }
+/// # let _ = Remote;
+/// ```
+///
+/// # The wrong way
+///
+/// Panicking or returning a half-built tool when the backend fails (the
+/// assembly must report it and go on with the other references);
+/// [`ProvideError::Failed`] with the cause flattened into a string (the
+/// host can no longer tell a retryable outage from a broken spec); building
+/// the tool's name rules into the registry instead of the tool (return
+/// [`NameRules::Foreign`](crate::NameRules::Foreign) from
+/// [`Tool::name_rules`] for foreign names).
 #[async_trait]
 pub trait ToolProvider: Send + Sync {
     /// The reference `type` this provider serves.

@@ -24,6 +24,86 @@ use crate::validate::{ManifestProblem, NameRules, manifest_problems, problems_er
 /// the API's schema when [`Tool::call`] runs, and it enforces the timeout and
 /// cancellation around it; a tool only does the work. Returning `Err` makes a
 /// failed [`ToolOutput`] carrying that error.
+///
+/// Most tools are built with [`ToolBuilder`]; implement the trait by hand
+/// for a tool whose APIs are known only at run time (a proxy for an MCP
+/// server, an HTTP API compiled from a document).
+///
+/// # Scenarios
+///
+/// **A tool that waits on something else** (an HTTP server, a device, a
+/// child process) takes its limits from the context: it stops when
+/// [`ToolContext::cancellation`] fires and hands [`ToolContext::remaining`]
+/// (or [`ToolContext::deadline`]) to whatever it waits on, so the remote side
+/// gives up when the pipeline will.
+///
+/// ```
+/// use tool_core::{ToolContext, ToolError, ToolOutput};
+///
+/// async fn fetch(url: &str, budget: Option<std::time::Duration>) -> Result<String, String> {
+///     # let _ = budget;
+///     Ok(format!("body of {url}"))
+/// }
+///
+/// async fn call(url: &str, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+///     tokio::select! {
+///         body = fetch(url, ctx.remaining()) => body
+///             .map(ToolOutput::text)
+///             .map_err(ToolError::execution_failed),
+///         () = ctx.cancellation().cancelled() => Err(ToolError::execution_failed("stopped")),
+///     }
+/// }
+/// ```
+///
+/// **Credentials per user** come from the host through typed extensions,
+/// never from the model's arguments: `ctx.extension::<ApiToken>()`.
+///
+/// **A failure** is an `Err(ToolError)` with a specific code
+/// ([`ErrorCode::new`]`("quota_exceeded")`) and a message that tells the
+/// model what to do next. Non-text results (an image, a file) go beside the
+/// text with [`ToolOutput::with_parts`].
+///
+/// **A tool that depends on the context** overrides
+/// [`resolve_manifest`](Tool::resolve_manifest): `None` hides it, an owned
+/// manifest trims it. Returning the static manifest borrowed lets the
+/// registry hand out one cached snapshot for every turn.
+///
+/// # The wrong way
+///
+/// Rolling your own timeout: the pipeline already enforces the call's
+/// budget (clamped between 1 s and 800 s, bounded by the host's deadline);
+/// a longer private timer is dead code and a shorter one disagrees with what
+/// the model was told. Ignoring cancellation: a task spawned and left
+/// running keeps working (and spending) after the call has produced its
+/// output. Contradicting yourself: `success: true` with an error, or
+/// `success: false` without one.
+///
+/// ```
+/// use std::time::Duration;
+/// use tool_core::{ToolContext, ToolError, ToolOutput};
+///
+/// async fn long_job() {}
+///
+/// // Don't: a private timer and a detached task that outlives the call.
+/// async fn wrong(_ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+///     tokio::spawn(long_job());
+///     let _ = tokio::time::timeout(Duration::from_secs(600), long_job()).await;
+///     let mut out = ToolOutput::text("done");
+///     out.error = Some(ToolError::execution_failed("half done")); // contradicts `success`
+///     Ok(out)
+/// }
+///
+/// // Do: work under the call's token, fail with an error.
+/// async fn right(ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+///     tokio::select! {
+///         () = long_job() => Ok(ToolOutput::text("done")),
+///         () = ctx.cancellation().cancelled() => Err(ToolError::execution_failed("stopped")),
+///     }
+/// }
+/// ```
+///
+/// (The [`Invoker`](crate::Invoker) [normalises](ToolOutput::normalized)
+/// a contradictory output into a failure, but the tool's intent is lost.)
 #[async_trait]
 pub trait Tool: Send + Sync + 'static {
     /// The static manifest (what is registered and validated).

@@ -59,6 +59,33 @@ use crate::response::Response;
 /// assert_eq!(no.state.unwrap()["request"]["shellId"], "sh-1");
 /// # });
 /// ```
+///
+/// # Scenarios
+///
+/// - **A computer in this process** ([`LocalComputer`](crate::LocalComputer))
+///   runs the request itself and watches `ctx.cancellation()` while a command
+///   runs, so a timed-out call stops its process tree.
+/// - **A computer elsewhere** (a sandbox's HTTP API, a user's device)
+///   implements `call_service` as one round trip, usually by wrapping a
+///   [`Transport`](crate::Transport) in a [`RemoteComputer`](crate::RemoteComputer);
+///   the time left for the call is `ctx.remaining()`, which the remote side
+///   should receive so both ends give up together.
+/// - **An executor that lacks an operation** answers
+///   `Error::Unsupported { operation }`: the model gets
+///   `unsupported_operation` and the request in `state`.
+/// - **Typed failures** (`file_not_found`, `outside_workspace`, …) are
+///   returned as the crate's [`Error`]; the template turns each into its code
+///   and a next step for the model.
+///
+/// # The wrong way
+///
+/// Overriding the provided operations to format outputs by hand: the
+/// template is what keeps `content`, `state` and the error codes the same on
+/// every computer. Returning a response of another operation (it becomes a
+/// `protocol_error`). Starting a private timer inside `call_service` instead
+/// of using the context's deadline, or ignoring `ctx.cancellation()` so a
+/// command keeps running after its call has ended. Building a successful
+/// [`ToolOutput`] that carries an error: fail with an [`Error`] instead.
 #[async_trait]
 pub trait ComputerRuntime: Send + Sync {
     /// Sends `request` to the executor and returns its typed response.

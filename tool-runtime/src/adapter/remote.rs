@@ -23,6 +23,48 @@ use crate::response::Response;
 use crate::runtime::ComputerRuntime;
 
 /// Carries one request envelope to the executor and brings its reply back.
+///
+/// The whole contract is one round trip: `send` delivers `message` and
+/// resolves to the reply envelope, or to [`Error::Transport`] when the
+/// channel failed. [`RemoteComputer`] does everything else (encoding,
+/// decoding, mapping remote errors to their codes, cancellation).
+///
+/// # Scenarios
+///
+/// - **HTTP**: POST the envelope to the sandbox, return the JSON body; a
+///   connection error or a 5xx is `Error::Transport`, a well-formed
+///   `{"ok": false, …}` body is a reply like any other (not an error here).
+/// - **A device over a message queue**: publish the envelope (wrapped with
+///   a correlation id of your own when the channel needs one) and await the
+///   one reply for it.
+/// - **In tests**: a closure over [`serve`] and a [`LocalComputer`](crate::LocalComputer)
+///   gives a full round trip without a network.
+///
+/// ```
+/// use serde_json::Value;
+/// use tool_runtime::{Error, Transport};
+///
+/// /// Replies that every request failed on the far side.
+/// struct Refusing;
+///
+/// #[async_trait::async_trait]
+/// impl Transport for Refusing {
+///     async fn send(&self, _message: Value) -> Result<Value, Error> {
+///         Ok(serde_json::json!({"ok": false, "error": {"code": "busy", "message": "try later"}}))
+///     }
+/// }
+/// # let _ = Refusing;
+/// ```
+///
+/// # The wrong way
+///
+/// Adding a timeout inside `send`: the [`RemoteComputer`] already ends the
+/// wait when the call's token is cancelled, and the pipeline cancels at the
+/// call's deadline, so a second timer only disagrees with the first.
+/// Retrying inside `send` for requests that change things (`writeFile`,
+/// `runCommand`): a retry after a lost reply runs them twice. Turning a
+/// transport failure into `{"ok": true}`, or the remote's `{"ok": false}`
+/// into `Error::Transport`: both hide from the model what really happened.
 #[async_trait]
 pub trait Transport: Send + Sync {
     /// Sends `message` and waits for the reply. Transport failures are
