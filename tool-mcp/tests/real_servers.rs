@@ -28,7 +28,15 @@ async fn discovery_over_stdio_lists_server_everything_with_annotation_defaults()
     // says so with notifications/tools/list_changed: let that settle.
     manager.connect("everything").await.unwrap();
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let catalog = manager.catalog("everything").await.unwrap();
+    let mut catalog = manager.catalog("everything").await.unwrap();
+    for _ in 0..20 {
+        let next = manager.catalog("everything").await.unwrap();
+        if Arc::ptr_eq(&catalog, &next) {
+            break;
+        }
+        catalog = next;
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
     let names: Vec<&str> = catalog.tools.iter().map(|t| t.name.as_str()).collect();
     for expected in [
         "echo",
@@ -470,4 +478,36 @@ async fn concurrent_calls_share_one_session_and_disconnect_kills_the_process() {
         gone,
         "the server process was killed when its session closed"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_http_server_restarted_under_the_session_is_reconnected_transparently() {
+    let first = python_http().await;
+    let port: u16 = first
+        .url
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .trim_end_matches("/mcp")
+        .parse()
+        .unwrap();
+    let manager = manager_with(vec![McpServerConfig::new(
+        "py",
+        McpTransport::http(first.url.clone()),
+    )]);
+    let registry = registry_of(&manager).await;
+    assert_eq!(
+        call(&registry, "py", "echo", r#"{"message":"before"}"#)
+            .await
+            .content,
+        "Echo: before"
+    );
+    drop(first);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let _second = python_http_on(Some(port)).await;
+    // The old session id means nothing to the new process (404): the session
+    // is re-established once and the call goes through.
+    let after = call(&registry, "py", "echo", r#"{"message":"after"}"#).await;
+    assert_eq!(after.content, "Echo: after", "{after:?}");
+    assert!(manager.status("py").await.unwrap().sessions_started <= 2);
 }

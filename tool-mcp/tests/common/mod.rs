@@ -95,12 +95,8 @@ async fn wait_for_port(port: u16) {
     panic!("nothing listens on 127.0.0.1:{port} after 10 s");
 }
 
-pub async fn everything_http() -> ServerProcess {
-    let port = free_port();
-    let child = tokio::process::Command::new("node")
-        .arg(everything_js())
-        .arg("streamableHttp")
-        .env("PORT", port.to_string())
+async fn spawn_http(command: &mut tokio::process::Command, port: u16) -> ServerProcess {
+    let child = command
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .kill_on_drop(true)
@@ -113,22 +109,30 @@ pub async fn everything_http() -> ServerProcess {
     }
 }
 
-pub async fn python_http() -> ServerProcess {
+/// server-everything serving streamable HTTP on a free port.
+pub async fn everything_http() -> ServerProcess {
     let port = free_port();
-    let child = tokio::process::Command::new(python())
+    let mut command = tokio::process::Command::new("node");
+    command
+        .arg(everything_js())
+        .arg("streamableHttp")
+        .env("PORT", port.to_string());
+    spawn_http(&mut command, port).await
+}
+
+/// The Python server serving streamable HTTP on `port` (a free one when `None`).
+pub async fn python_http_on(port: Option<u16>) -> ServerProcess {
+    let port = port.unwrap_or_else(free_port);
+    let mut command = tokio::process::Command::new(python());
+    command
         .arg(python_script())
         .arg("http")
-        .arg(port.to_string())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    wait_for_port(port).await;
-    ServerProcess {
-        child,
-        url: format!("http://127.0.0.1:{port}/mcp"),
-    }
+        .arg(port.to_string());
+    spawn_http(&mut command, port).await
+}
+
+pub async fn python_http() -> ServerProcess {
+    python_http_on(None).await
 }
 
 /// A registry with every configured server's tools, through the provider.
