@@ -58,6 +58,10 @@ pub enum Error {
         /// The glob engine's message.
         message: String,
     },
+    /// Several problems, each with its own pointer, in document order (a
+    /// policy file reports every problem it has, not only the first).
+    #[error("{} problems in the policy: {}", .0.len(), list(.0))]
+    Many(Vec<Error>),
     /// A rule's `examples` disagree with what the rule matches.
     #[error("at {pointer}: the rule {} the example {example}, but the example is listed under `{}`", if *matched { "matches" } else { "does not match" }, if *matched { "notMatch" } else { "match" })]
     Example {
@@ -71,9 +75,37 @@ pub enum Error {
 }
 
 impl Error {
-    /// The JSON pointer of the offending value, when the error has one.
+    /// One error for a list of problems: the problem itself when there is
+    /// one, [`Error::Many`] when there are several.
+    pub(crate) fn from_list(mut problems: Vec<Error>) -> Result<(), Error> {
+        match problems.len() {
+            0 => Ok(()),
+            1 => Err(problems.remove(0)),
+            _ => Err(Self::Many(problems)),
+        }
+    }
+
+    /// Every problem this error stands for: the list of [`Error::Many`], or
+    /// this error alone.
+    pub fn problems(&self) -> &[Error] {
+        match self {
+            Self::Many(list) => list,
+            other => std::slice::from_ref(other),
+        }
+    }
+
+    pub(crate) fn into_problems(self) -> Vec<Error> {
+        match self {
+            Self::Many(list) => list,
+            other => vec![other],
+        }
+    }
+
+    /// The JSON pointer of the offending value, when the error has one (for
+    /// [`Error::Many`], the first problem's).
     pub fn pointer(&self) -> Option<&str> {
         match self {
+            Self::Many(list) => list.first().and_then(Self::pointer),
             Self::Invalid { pointer, .. }
             | Self::Regex { pointer, .. }
             | Self::Glob { pointer, .. }
@@ -82,9 +114,11 @@ impl Error {
         }
     }
 
-    /// True for a failed rule self-check.
+    /// True for a failed rule self-check (or a list holding one).
     pub fn is_example_failure(&self) -> bool {
-        matches!(self, Self::Example { .. })
+        self.problems()
+            .iter()
+            .any(|p| matches!(p, Self::Example { .. }))
     }
 
     pub(crate) fn invalid(
@@ -107,6 +141,11 @@ impl Error {
             message: message.into(),
         }
     }
+}
+
+fn list(problems: &[Error]) -> String {
+    let shown: Vec<String> = problems.iter().map(ToString::to_string).collect();
+    shown.join("; ")
 }
 
 /// Appends one reference token to a JSON pointer, escaping `~` and `/`.

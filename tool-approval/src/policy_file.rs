@@ -41,6 +41,7 @@ use tool_core::{ArgMatcher, InterventionPolicy, InterventionRule, RuleExamples};
 use crate::blacklist::{Blacklist, BlacklistEntry};
 use crate::engine::PolicyEngine;
 use crate::error::{Error, push_pointer};
+use crate::matcher::Matcher;
 use crate::mode::ApprovalMode;
 use crate::rules::RuleSet;
 
@@ -105,33 +106,72 @@ impl PolicyFile {
         Self::from_value(&value)
     }
 
-    /// Checks a policy document already parsed as JSON.
+    /// Checks a policy document already parsed as JSON. Every problem is
+    /// reported ([`Error::Many`] when there are several, see
+    /// [`Error::problems`]), each with its JSON pointer.
+    ///
+    /// ```
+    /// use tool_approval::PolicyFile;
+    /// let err = PolicyFile::from_json(r#"{"mode": "sometimes", "allowList": ["nokey"]}"#).unwrap_err();
+    /// let pointers: Vec<_> = err.problems().iter().filter_map(|p| p.pointer()).collect();
+    /// assert_eq!(pointers, ["/mode", "/allowList/0"]);
+    /// ```
     pub fn from_value(value: &Value) -> Result<Self, Error> {
         let map = object(value, "")?;
-        known_keys(map, "", &["mode", "allowList", "rules", "blacklist"])?;
+        let mut problems = Vec::new();
+        known_keys(
+            map,
+            "",
+            &["mode", "allowList", "rules", "blacklist"],
+            &mut problems,
+        );
         let mut file = Self::default();
         if let Some(mode) = map.get("mode") {
-            let text = string(mode, "/mode")?;
-            file.mode = Some(text.parse()?);
+            match string(mode, "/mode").and_then(str::parse) {
+                Ok(mode) => file.mode = Some(mode),
+                Err(e) => problems.push(e),
+            }
         }
         if let Some(list) = map.get("allowList") {
-            for (i, item) in array(list, "/allowList")?.iter().enumerate() {
-                let at = push_pointer("/allowList", i);
-                let key = string(item, &at)?;
-                check_key(key, &at)?;
-                file.allow_list.push(key.to_owned());
+            match array(list, "/allowList") {
+                Err(e) => problems.push(e),
+                Ok(items) => {
+                    for (i, item) in items.iter().enumerate() {
+                        let at = push_pointer("/allowList", i);
+                        match string(item, &at).and_then(|k| check_key(k, &at).map(|()| k)) {
+                            Ok(key) => file.allow_list.push(key.to_owned()),
+                            Err(e) => problems.push(e),
+                        }
+                    }
+                }
             }
         }
         if let Some(rules) = map.get("rules") {
-            for (key, list) in object(rules, "/rules")? {
-                let at = push_pointer("/rules", key);
-                check_key(key, &at)?;
-                file.rules.insert(key.clone(), parse_rules(list, &at)?);
+            match object(rules, "/rules") {
+                Err(e) => problems.push(e),
+                Ok(rules) => {
+                    for (key, list) in rules {
+                        let at = push_pointer("/rules", key);
+                        if let Err(e) = check_key(key, &at) {
+                            problems.push(e);
+                        }
+                        match parse_rules(list, &at) {
+                            Ok(parsed) => {
+                                file.rules.insert(key.clone(), parsed);
+                            }
+                            Err(e) => problems.extend(e.into_problems()),
+                        }
+                    }
+                }
             }
         }
         if let Some(blacklist) = map.get("blacklist") {
-            file.blacklist = parse_blacklist(blacklist)?;
+            match parse_blacklist(blacklist) {
+                Ok(list) => file.blacklist = list,
+                Err(e) => problems.extend(e.into_problems()),
+            }
         }
+        Error::from_list(problems)?;
         Ok(file)
     }
 
@@ -176,10 +216,10 @@ fn string<'v>(value: &'v Value, at: &str) -> Result<&'v str, Error> {
         .ok_or_else(|| Error::invalid(at, value, "expected a string"))
 }
 
-fn known_keys(map: &Map<String, Value>, at: &str, known: &[&str]) -> Result<(), Error> {
+fn known_keys(map: &Map<String, Value>, at: &str, known: &[&str], problems: &mut Vec<Error>) {
     for (key, value) in map {
         if !known.contains(&key.as_str()) {
-            return Err(Error::invalid(
+            problems.push(Error::invalid(
                 &push_pointer(at, key),
                 value,
                 format!(
@@ -189,7 +229,6 @@ fn known_keys(map: &Map<String, Value>, at: &str, known: &[&str]) -> Result<(), 
             ));
         }
     }
-    Ok(())
 }
 
 fn policy(value: &Value, at: &str) -> Result<InterventionPolicy, Error> {
@@ -210,7 +249,9 @@ fn matcher(value: &Value, at: &str) -> Result<ArgMatcher, Error> {
     match value {
         Value::String(s) => Ok(ArgMatcher::Pattern(s.clone())),
         Value::Object(map) => {
-            known_keys(map, at, &["regex"])?;
+            let mut problems = Vec::new();
+            known_keys(map, at, &["regex"], &mut problems);
+            Error::from_list(problems)?;
             let regex = map
                 .get("regex")
                 .ok_or_else(|| Error::invalid(at, value, "expected `{\"regex\": \"…\"}`"))?;
@@ -226,52 +267,21 @@ fn matcher(value: &Value, at: &str) -> Result<ArgMatcher, Error> {
     }
 }
 
-/// Parses, compiles and self-checks a rule list at `at`.
+/// Parses, compiles and self-checks a rule list at `at`, reporting every
+/// problem of every rule.
 pub(crate) fn parse_rules(value: &Value, at: &str) -> Result<Vec<InterventionRule>, Error> {
     let mut rules = Vec::new();
+    let mut problems = Vec::new();
     for (i, item) in array(value, at)?.iter().enumerate() {
         let here = push_pointer(at, i);
-        let map = object(item, &here)?;
-        known_keys(map, &here, &["match", "policy", "examples"])?;
-        let policy_value = map
-            .get("policy")
-            .ok_or_else(|| Error::invalid(&here, item, "a rule needs a `policy`"))?;
-        let policy = policy(policy_value, &push_pointer(&here, "policy"))?;
-        let matches = match map.get("match") {
-            None => None,
-            Some(m) => {
-                let match_at = push_pointer(&here, "match");
-                let mut out = BTreeMap::new();
-                for (param, v) in object(m, &match_at)? {
-                    out.insert(param.clone(), matcher(v, &push_pointer(&match_at, param))?);
-                }
-                Some(out)
-            }
-        };
-        let examples = match map.get("examples") {
-            None => None,
-            Some(e) => {
-                let ex_at = push_pointer(&here, "examples");
-                let ex = object(e, &ex_at)?;
-                known_keys(ex, &ex_at, &["match", "notMatch"])?;
-                let list = |k: &str| -> Result<Vec<Value>, Error> {
-                    ex.get(k).map_or(Ok(Vec::new()), |v| {
-                        array(v, &push_pointer(&ex_at, k)).cloned()
-                    })
-                };
-                Some(RuleExamples {
-                    matches: list("match")?,
-                    not_match: list("notMatch")?,
-                })
-            }
-        };
-        rules.push(InterventionRule {
-            matches,
-            policy,
-            examples,
-        });
+        match parse_rule(item, &here) {
+            Ok(rule) => rules.push(rule),
+            Err(e) => problems.extend(e.into_problems()),
+        }
     }
+    Error::from_list(problems)?;
     let compiled = RuleSet::compile_at(&rules, at)?;
+    let mut problems = Vec::new();
     for (i, rule) in rules.iter().enumerate() {
         let Some(examples) = &rule.examples else {
             continue;
@@ -283,10 +293,16 @@ pub(crate) fn parse_rules(value: &Value, at: &str) -> Result<Vec<InterventionRul
         ] {
             for (j, example) in list.iter().enumerate() {
                 let ex_at = push_pointer(&push_pointer(&here, key), j);
-                let args = example_args(example, &compiled.params(i), &ex_at)?;
+                let args = match example_args(example, &compiled.params(i), &ex_at) {
+                    Ok(args) => args,
+                    Err(e) => {
+                        problems.push(e);
+                        continue;
+                    }
+                };
                 let matched = compiled.rule_matches(i, &args, None);
                 if matched != expect {
-                    return Err(Error::Example {
+                    problems.push(Error::Example {
                         pointer: ex_at,
                         example: example.to_string(),
                         matched,
@@ -295,7 +311,75 @@ pub(crate) fn parse_rules(value: &Value, at: &str) -> Result<Vec<InterventionRul
             }
         }
     }
+    Error::from_list(problems)?;
     Ok(rules)
+}
+
+/// One rule at `here`: every field checked, every problem kept.
+fn parse_rule(item: &Value, here: &str) -> Result<InterventionRule, Error> {
+    let map = object(item, here)?;
+    let mut problems = Vec::new();
+    known_keys(map, here, &["match", "policy", "examples"], &mut problems);
+    let policy = match map.get("policy") {
+        None => {
+            problems.push(Error::invalid(here, item, "a rule needs a `policy`"));
+            None
+        }
+        Some(v) => policy(v, &push_pointer(here, "policy"))
+            .map_err(|e| problems.push(e))
+            .ok(),
+    };
+    let mut matches = None;
+    if let Some(m) = map.get("match") {
+        let match_at = push_pointer(here, "match");
+        match object(m, &match_at) {
+            Err(e) => problems.push(e),
+            Ok(params) => {
+                let mut out = BTreeMap::new();
+                for (param, v) in params {
+                    let at = push_pointer(&match_at, param);
+                    // Compiled here too, so a bad regex or glob is reported
+                    // with the rule's other problems.
+                    match matcher(v, &at).and_then(|m| Matcher::compile_at(&m, &at).map(|_| m)) {
+                        Ok(m) => {
+                            out.insert(param.clone(), m);
+                        }
+                        Err(e) => problems.push(e),
+                    }
+                }
+                matches = Some(out);
+            }
+        }
+    }
+    let mut examples = None;
+    if let Some(e) = map.get("examples") {
+        let ex_at = push_pointer(here, "examples");
+        match object(e, &ex_at) {
+            Err(e) => problems.push(e),
+            Ok(ex) => {
+                known_keys(ex, &ex_at, &["match", "notMatch"], &mut problems);
+                let mut list = |k: &str| -> Vec<Value> {
+                    match ex.get(k).map(|v| array(v, &push_pointer(&ex_at, k))) {
+                        None => Vec::new(),
+                        Some(Ok(items)) => items.clone(),
+                        Some(Err(e)) => {
+                            problems.push(e);
+                            Vec::new()
+                        }
+                    }
+                };
+                let matches = list("match");
+                let not_match = list("notMatch");
+                examples = Some(RuleExamples { matches, not_match });
+            }
+        }
+    }
+    Error::from_list(problems)?;
+    Ok(InterventionRule {
+        matches,
+        policy: policy.unwrap_or(InterventionPolicy::Required),
+        examples,
+    })
 }
 
 fn example_args(example: &Value, params: &[&str], at: &str) -> Result<Value, Error> {
@@ -322,7 +406,8 @@ fn parse_blacklist(value: &Value) -> Result<Option<Blacklist>, Error> {
     let Value::Object(map) = value else {
         return base(value, at);
     };
-    known_keys(map, at, &["base", "remove", "add"])?;
+    let mut problems = Vec::new();
+    known_keys(map, at, &["base", "remove", "add"], &mut problems);
     let mut list = match map.get("base") {
         Some(b) => base(b, &push_pointer(at, "base"))?.unwrap_or_else(Blacklist::empty),
         None => Blacklist::builtin(),
@@ -337,65 +422,81 @@ fn parse_blacklist(value: &Value) -> Result<Option<Blacklist>, Error> {
         let add_at = push_pointer(at, "add");
         for (i, entry) in array(add, &add_at)?.iter().enumerate() {
             let here = push_pointer(&add_at, i);
-            let e = object(entry, &here)?;
-            known_keys(e, &here, &["id", "policy", "command", "path", "message"])?;
-            let id = string(
-                e.get("id").unwrap_or(&Value::Null),
-                &push_pointer(&here, "id"),
-            )?;
-            let policy = policy(
-                e.get("policy").unwrap_or(&Value::Null),
-                &push_pointer(&here, "policy"),
-            )?;
-            let message = match e.get("message") {
-                Some(m) => string(m, &push_pointer(&here, "message"))?.to_owned(),
-                None => format!("matches the host's blacklist entry `{id}`"),
-            };
-            let relocate = |err: Error, field: &str| match err {
-                Error::Regex {
-                    pattern, message, ..
-                } => Error::Regex {
-                    pointer: push_pointer(&here, field),
-                    pattern,
-                    message,
-                },
-                Error::Glob {
-                    pattern, message, ..
-                } => Error::Glob {
-                    pointer: push_pointer(&here, field),
-                    pattern,
-                    message,
-                },
-                Error::Invalid { input, message, .. } => Error::Invalid {
-                    pointer: push_pointer(&here, field),
-                    input,
-                    message,
-                },
-                other => other,
-            };
-            let built = match (e.get("command"), e.get("path")) {
-                (Some(c), None) => {
-                    let m = matcher(c, &push_pointer(&here, "command"))?;
-                    BlacklistEntry::command(id, policy, &m, message)
-                        .map_err(|err| relocate(err, "command"))?
-                }
-                (None, Some(p)) => {
-                    let glob = string(p, &push_pointer(&here, "path"))?;
-                    BlacklistEntry::path(id, policy, glob, message)
-                        .map_err(|err| relocate(err, "path"))?
-                }
-                _ => {
-                    return Err(Error::invalid(
-                        &here,
-                        entry,
-                        "an entry needs exactly one of `command` or `path`",
-                    ));
-                }
-            };
-            list = list.with(built);
+            match blacklist_entry(entry, &here) {
+                Ok(built) => list = list.with(built),
+                Err(e) => problems.extend(e.into_problems()),
+            }
         }
     }
+    Error::from_list(problems)?;
     Ok(Some(list))
+}
+
+/// One host blacklist entry at `here`.
+fn blacklist_entry(entry: &Value, here: &str) -> Result<BlacklistEntry, Error> {
+    let here = here.to_owned();
+    let e = object(entry, &here)?;
+    let mut problems = Vec::new();
+    known_keys(
+        e,
+        &here,
+        &["id", "policy", "command", "path", "message"],
+        &mut problems,
+    );
+    Error::from_list(problems)?;
+    let id = string(
+        e.get("id").unwrap_or(&Value::Null),
+        &push_pointer(&here, "id"),
+    )?;
+    let policy = policy(
+        e.get("policy").unwrap_or(&Value::Null),
+        &push_pointer(&here, "policy"),
+    )?;
+    let message = match e.get("message") {
+        Some(m) => string(m, &push_pointer(&here, "message"))?.to_owned(),
+        None => format!("matches the host's blacklist entry `{id}`"),
+    };
+    let relocate = |err: Error, field: &str| match err {
+        Error::Regex {
+            pattern, message, ..
+        } => Error::Regex {
+            pointer: push_pointer(&here, field),
+            pattern,
+            message,
+        },
+        Error::Glob {
+            pattern, message, ..
+        } => Error::Glob {
+            pointer: push_pointer(&here, field),
+            pattern,
+            message,
+        },
+        Error::Invalid { input, message, .. } => Error::Invalid {
+            pointer: push_pointer(&here, field),
+            input,
+            message,
+        },
+        other => other,
+    };
+    let built = match (e.get("command"), e.get("path")) {
+        (Some(c), None) => {
+            let m = matcher(c, &push_pointer(&here, "command"))?;
+            BlacklistEntry::command(id, policy, &m, message)
+                .map_err(|err| relocate(err, "command"))?
+        }
+        (None, Some(p)) => {
+            let glob = string(p, &push_pointer(&here, "path"))?;
+            BlacklistEntry::path(id, policy, glob, message).map_err(|err| relocate(err, "path"))?
+        }
+        _ => {
+            return Err(Error::invalid(
+                &here,
+                entry,
+                "an entry needs exactly one of `command` or `path`",
+            ));
+        }
+    };
+    Ok(built)
 }
 
 #[cfg(test)]

@@ -132,3 +132,42 @@ fn host_blacklist_entries_from_the_file_apply_to_every_tool() {
     assert_eq!(d.reason.rule.as_deref(), Some("blacklist/no-deploy"));
     assert_eq!(d.reason.message, "deploys are CI-only");
 }
+
+#[test]
+fn every_problem_of_a_policy_file_is_reported_with_its_pointer() {
+    let text = r#"{
+        "mode": "sometimes",
+        "colour": "blue",
+        "allowList": ["ok/key", "no-slash", 3],
+        "rules": {
+            "bad key": [{"policy": "never"}],
+            "t/a": [
+                {"match": {"command": {"regex": "("}}, "policy": "never"},
+                {"policy": "perhaps", "extra": 1},
+                {"match": {"x": "y"}}
+            ],
+            "t/b": [{"match": {"p": "v"}, "policy": "never", "examples": {"match": ["w"]}}]
+        },
+        "blacklist": {"add": [{"id": "x", "policy": "always"}, {"id": "y", "policy": "bad", "path": "/a"}]}
+    }"#;
+    let err = PolicyFile::from_json(text).unwrap_err();
+    let pointers: Vec<&str> = err.problems().iter().filter_map(|p| p.pointer()).collect();
+    for want in [
+        "/mode",
+        "/colour",
+        "/allowList/1",
+        "/allowList/2",
+        "/rules/bad key",
+        "/rules/t~1a/0/match/command",
+        "/rules/t~1a/1/policy",
+        "/rules/t~1a/1/extra",
+        "/rules/t~1a/2",
+        "/rules/t~1b/0/examples/match/0",
+        "/blacklist/add/0",
+        "/blacklist/add/1/policy",
+    ] {
+        assert!(pointers.contains(&want), "{want} missing from {pointers:?}");
+    }
+    assert!(err.is_example_failure());
+    assert!(err.to_string().contains("problems in the policy"), "{err}");
+}
