@@ -102,7 +102,7 @@ mod through_the_pipeline {
             "{outs:?}"
         );
         // Executor budget 1 s − 500 ms, all ten side by side.
-        assert!(took < Duration::from_millis(900), "{took:?}");
+        assert!(took < Duration::from_millis(1_500), "{took:?}");
         suite::wait_for(|| rig.observed.stopped() == 10).await;
         suite::wait_for(|| store.is_empty()).await;
     }

@@ -133,7 +133,8 @@ pub async fn client_executor_timeout(store: Arc<dyn ResultStore>) {
     let took = started.elapsed();
     assert_eq!(code(&out), "client_executor_timeout", "{out:?}");
     assert!(took >= Duration::from_millis(450), "{took:?}");
-    assert!(took < Duration::from_millis(950), "{took:?}");
+    // (Arriving after the server's 1 s deadline it would have been `timeout`.)
+    assert!(took < Duration::from_millis(1_000), "{took:?}");
     wait_for(|| rig.observed.stopped() == 1).await;
     // The floor: a 300 ms budget still gives the executor 100 ms.
     let out = rig
@@ -334,7 +335,8 @@ pub async fn shared_deadline(store: Arc<dyn ResultStore>) {
         .dispatch_batch(calls, Duration::from_secs(1), &never())
         .await;
     assert!(outs.iter().all(|o| o.success), "{outs:?}");
-    assert!(started.elapsed() < Duration::from_millis(900));
+    // One after the other they would take 3 s.
+    assert!(started.elapsed() < Duration::from_millis(2_000));
 }
 
 /// `count` concurrent dispatches each receive exactly their own result.
