@@ -124,27 +124,7 @@ impl McpProvider {
     /// failure is in the reports.
     pub async fn load_all(&self) -> McpLoad {
         let ids = self.manager.ids();
-        let results = futures::future::join_all(ids.iter().map(|id| async move {
-            match self.manager.config(id) {
-                Some(config) if !config.enabled => ServerReport::Disabled { server: id.clone() },
-                _ => match self.build(id, None).await {
-                    Ok((tool, skipped)) => {
-                        let apis = tool.manifest().api.len();
-                        return (
-                            Some(Arc::new(tool) as Arc<dyn Tool>),
-                            ServerReport::Loaded {
-                                server: id.clone(),
-                                apis,
-                                skipped,
-                            },
-                        );
-                    }
-                    Err(error) => ServerReport::Failed(error),
-                },
-            }
-            .pipe(|report| (None, report))
-        }))
-        .await;
+        let results = futures::future::join_all(ids.iter().map(|id| self.load_one(id))).await;
         let mut load = McpLoad::default();
         for (tool, report) in results {
             load.tools.extend(tool);
@@ -152,14 +132,29 @@ impl McpProvider {
         }
         load
     }
-}
 
-trait Pipe: Sized {
-    fn pipe<T>(self, f: impl FnOnce(Self) -> T) -> T {
-        f(self)
+    async fn load_one(&self, id: &str) -> (Option<Arc<dyn Tool>>, ServerReport) {
+        if self.manager.config(id).is_some_and(|c| !c.enabled) {
+            return (
+                None,
+                ServerReport::Disabled {
+                    server: id.to_owned(),
+                },
+            );
+        }
+        match self.build(id, None).await {
+            Ok((tool, skipped)) => {
+                let report = ServerReport::Loaded {
+                    server: id.to_owned(),
+                    apis: tool.manifest().api.len(),
+                    skipped,
+                };
+                (Some(Arc::new(tool)), report)
+            }
+            Err(error) => (None, ServerReport::Failed(error)),
+        }
     }
 }
-impl<T> Pipe for T {}
 
 #[async_trait]
 impl ToolProvider for McpProvider {
