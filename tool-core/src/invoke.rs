@@ -232,6 +232,11 @@ impl Invoker {
 
     /// Resolves the name, parses and validates the arguments, resolves the
     /// timeout. A refusal is the failed output to hand to the model.
+    ///
+    /// A `null` given for an optional property whose schema does not accept
+    /// `null` counts as absent: that is how a model in OpenAI strict mode
+    /// (see [`strict_schema`](crate::strict_schema)) leaves a property out.
+    /// The call id is kept, or minted when the model sent none.
     // The refusal *is* the product here (handed straight to the model), once per call.
     #[allow(clippy::result_large_err)]
     pub fn prepare(
@@ -242,7 +247,8 @@ impl Invoker {
         let resolved = offered
             .resolve(&call.name)
             .map_err(|e| ToolOutput::failure(e.to_tool_error()))?;
-        let arguments = Value::Object(parse_arguments(&call.arguments)?);
+        let mut arguments = Value::Object(parse_arguments(&call.arguments)?);
+        crate::strict::drop_strict_nulls(&resolved.api.parameters, &mut arguments);
         let violations = resolved.schema.violations(&arguments);
         if !violations.is_empty() {
             let list: Vec<String> = violations.iter().map(ToString::to_string).collect();

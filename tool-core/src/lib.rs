@@ -82,6 +82,7 @@ mod provide_error;
 mod provider;
 mod registry;
 mod schema;
+mod strict;
 mod surface;
 mod tool;
 mod validate;
@@ -114,6 +115,7 @@ pub use provide_error::{ErrorSource, ProvideError};
 pub use provider::{ProviderFormat, ResultOptions};
 pub use registry::ToolRegistry;
 pub use schema::schema_for_args;
+pub use strict::{StrictExport, strict_schema};
 pub use surface::SurfaceTable;
 pub use tool::{FnTool, Tool, ToolBuilder, TypedApi, deserialize_args};
 pub use validate::{

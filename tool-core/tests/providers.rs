@@ -338,3 +338,71 @@ fn exported_tools_match_each_format() {
     );
     assert!(ProviderFormat::Anthropic.tools(&offered)[0]["input_schema"].is_object());
 }
+
+#[tokio::test]
+async fn strict_export_marks_what_can_be_strict_and_strict_answers_still_validate() {
+    let tool = ToolBuilder::new("kv")
+        .api(
+            ApiDefinition::new("get", "Reads a key.").with_parameters(json!({
+                "type": "object",
+                "properties": {"key": {"type": "string"}, "limit": {"type": "integer", "minimum": 1}},
+                "required": ["key"]
+            })),
+            |args: Value, _| async move { Ok(ToolOutput::with_state("ok", args)) },
+        )
+        .api(
+            ApiDefinition::new("put", "Writes entries.").with_parameters(json!({
+                "type": "object",
+                "properties": {"entries": {"type": "object", "additionalProperties": {"type": "string"}}}
+            })),
+            |_, _| async { Ok(ToolOutput::text("ok")) },
+        )
+        .build()
+        .unwrap();
+    let mut registry = ToolRegistry::new();
+    registry.register(tool).unwrap();
+    let offered = registry.offer(&ToolContext::new());
+
+    let chat = offered.openai_chat_tools_strict();
+    assert!(!chat.all_strict());
+    assert_eq!(chat.tools[0]["function"]["strict"], true);
+    assert_eq!(
+        chat.tools[0]["function"]["parameters"]["required"],
+        json!(["key", "limit"])
+    );
+    assert_eq!(chat.tools[1]["function"]["strict"], false);
+    assert_eq!(
+        chat.tools[1]["function"]["parameters"],
+        offered.openai_chat_tools()[1]["function"]["parameters"],
+        "a tool that cannot be strict is sent as it was"
+    );
+    assert_eq!(chat.problems.len(), 1);
+    assert_eq!(chat.problems[0].0, "kv____put");
+    assert_eq!(
+        chat.problems[0].1.pointer,
+        "/properties/entries/additionalProperties"
+    );
+    let responses = offered.openai_responses_tools_strict();
+    assert_eq!(responses.tools[0]["strict"], true);
+    assert_eq!(responses.problems, chat.problems);
+
+    // What a strict-mode model sends for "no limit": null. It runs, as if absent.
+    let out = Invoker::default()
+        .invoke(
+            &offered,
+            &ToolCall::new("kv____get", r#"{"key": "a", "limit": null}"#),
+            &ToolContext::new(),
+        )
+        .await;
+    assert!(out.is_success(), "{out:?}");
+    assert_eq!(out.state.unwrap(), json!({"key": "a"}));
+    // A null for a required property is still refused.
+    let out = Invoker::default()
+        .invoke(
+            &offered,
+            &ToolCall::new("kv____get", r#"{"key": null}"#),
+            &ToolContext::new(),
+        )
+        .await;
+    assert_eq!(out.error_code().unwrap(), "invalid_arguments");
+}
