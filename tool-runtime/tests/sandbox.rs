@@ -583,6 +583,15 @@ fn policies_round_trip_through_serde() {
     assert_eq!(read_only, SandboxPolicy::read_only());
     let bad = serde_json::from_str::<SandboxPolicy>(r#"{"mode": "jail"}"#).unwrap_err();
     assert!(bad.to_string().contains("jail"), "{bad}");
+    // Options: every field optional; the probe is never read from JSON.
+    let options: SandboxOptions =
+        serde_json::from_str(r#"{"fallback": "unconfined", "secret_paths": ["~/.vault"]}"#)
+            .unwrap();
+    assert_eq!(options.fallback, SandboxFallback::Unconfined);
+    assert_eq!(options.secret_paths, vec![PathBuf::from("~/.vault")]);
+    assert!(options.protected_names.contains(&".git".to_owned()));
+    let bad = serde_json::from_str::<SandboxOptions>(r#"{"fallback": "maybe"}"#).unwrap_err();
+    assert!(bad.to_string().contains("maybe"), "{bad}");
 }
 
 #[tokio::test]
