@@ -100,6 +100,7 @@ impl McpOptions {
                 )));
             }
             for config in loaded {
+                let config = open_sealed(config)?;
                 if configs.iter().any(|c| c.id == config.id) {
                     return Err(Failure::Source(format!(
                         "--mcp-config {}: id `{}` is taken by a command-line server",
@@ -112,6 +113,40 @@ impl McpOptions {
         }
         Ok(configs)
     }
+}
+
+/// The environment variable holding the key (64 hex digits) that opens
+/// sealed secrets (`enc:v1:…`) in an `--mcp-config` file.
+pub const KEY_VAR: &str = "TOOLHOST_MCP_KEY";
+
+/// Opens a configuration's sealed secrets with the key in [`KEY_VAR`]; a
+/// missing or wrong key is an error naming the field, never a silent pass.
+fn open_sealed(config: McpServerConfig) -> Result<McpServerConfig, Failure> {
+    if config.ensure_open().is_ok() {
+        return Ok(config);
+    }
+    let hex = std::env::var(KEY_VAR).map_err(|_| {
+        Failure::Source(format!(
+            "MCP server `{}` has sealed secrets; set {KEY_VAR} to the 64-hex-digit key",
+            config.id
+        ))
+    })?;
+    let key = parse_key(hex.trim())
+        .ok_or_else(|| Failure::Source(format!("{KEY_VAR}: expected 64 hex digits")))?;
+    config
+        .open_secrets(&tool_mcp::XChaChaCipher::new(key))
+        .map_err(|e| Failure::Source(e.to_string()))
+}
+
+fn parse_key(hex: &str) -> Option<[u8; 32]> {
+    if hex.len() != 64 || !hex.is_ascii() {
+        return None;
+    }
+    let mut key = [0u8; 32];
+    for (i, byte) in key.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).ok()?;
+    }
+    Some(key)
 }
 
 /// Splits a command line on whitespace, honouring '…' and "…" quoting

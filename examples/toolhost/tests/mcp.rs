@@ -271,3 +271,52 @@ fn mcp_stdio_tools_show_up_in_tools_and_failures_are_reported() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("transport.url"));
 }
+
+#[test]
+fn sealed_secrets_in_mcp_config_open_with_the_key_and_a_wrong_key_fails() {
+    use tool_mcp::XChaChaCipher;
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = McpServerConfig::new(
+        "sealed",
+        McpTransport::stdio(env!("CARGO_BIN_EXE_toolhost"), ["mcp", "serve"]),
+    );
+    if let McpTransport::Stdio { env, .. } = &mut config.transport {
+        env.insert("API_TOKEN".into(), "tok-sealed-4242".into());
+    }
+    let key = [0x42u8; 32];
+    let sealed = config.seal_secrets(&XChaChaCipher::new(key)).unwrap();
+    let file = dir.path().join("servers.json");
+    std::fs::write(&file, serde_json::to_string(&json!([sealed])).unwrap()).unwrap();
+    assert!(
+        !std::fs::read_to_string(&file)
+            .unwrap()
+            .contains("tok-sealed-4242")
+    );
+    let run = |key_hex: Option<&str>| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_toolhost"));
+        cmd.args(["--mcp-config", file.to_str().unwrap(), "mcp", "tools"]);
+        cmd.env_remove("TOOLHOST_MCP_KEY");
+        if let Some(hex) = key_hex {
+            cmd.env("TOOLHOST_MCP_KEY", hex);
+        }
+        cmd.output().unwrap()
+    };
+    let opened = run(Some(&"42".repeat(32)));
+    assert!(
+        opened.status.success(),
+        "{}",
+        String::from_utf8_lossy(&opened.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&opened.stdout).unwrap();
+    assert_eq!(doc["servers"][0]["status"], "loaded");
+    let wrong = run(Some(&"43".repeat(32)));
+    assert_eq!(wrong.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&wrong.stderr);
+    assert!(
+        stderr.contains("transport.env.API_TOKEN") && stderr.contains("wrong key"),
+        "{stderr}"
+    );
+    let missing = run(None);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("TOOLHOST_MCP_KEY"));
+}
