@@ -7,20 +7,33 @@
 //! - [`ToolManifest`] / [`ApiDefinition`]: pure data describing a tool and its
 //!   APIs, in the camelCase JSON shape hosts store.
 //! - [`Tool`]: a manifest plus code. [`ToolBuilder`] wraps closures and
-//!   [`TypedApi`] handlers (schemas generated with `schemars`).
-//! - [`ToolRegistry`]: identifier → tool; [`ToolRegistry::offer`] gives the
-//!   [`OfferedTools`] of one context, which exports provider tool lists and
-//!   resolves wire names ([`wire_name`]).
+//!   [`TypedApi`] handlers (schemas generated with `schemars`); the name
+//!   rules a builder declares travel with the tool.
+//! - [`ToolRegistry`]: identifier → tool, changed while in use (replace,
+//!   remove); [`ToolRegistry::offer`] gives the [`OfferedTools`] of one
+//!   context, an immutable shared snapshot that exports provider tool lists
+//!   (also OpenAI strict mode, [`strict_schema`]) and resolves wire names
+//!   ([`wire_name`]). [`LiveRegistry`] shares one between tasks.
 //! - [`Invoker`]: the pipeline from a raw [`ToolCall`] to a [`ToolOutput`]:
-//!   parse (diagnosing cut-off JSON), validate, resolve the timeout, run with
-//!   cancellation, cap content.
-//! - [`Assembler`]: stored [`ToolReference`]s → runtime tools via providers.
+//!   parse (diagnosing cut-off JSON), validate, resolve the deadline, run with
+//!   cancellation, normalise, cap content. The tool sees a [`ToolContext`]
+//!   carrying the call id, its deadlines and the host's typed [`Extensions`].
+//! - [`ToolOutput`]: text for the model, state for a UI, a typed error; typed
+//!   [`ContentPart`]s (images, files…) beside the text.
+//! - [`ProviderFormat`]: OpenAI Chat, OpenAI Responses and Anthropic messages
+//!   both ways: assistant turns → [`ToolCall`]s, outputs → tool results.
+//! - [`Assembler`]: stored [`ToolReference`]s → runtime tools via
+//!   [`ToolProvider`]s, keyed by [`ToolKind`].
 //! - [`SurfaceTable`]: `identifier → api → T` lookups for host UI surfaces.
+//! - Shared contracts: [`ApiKey`] (`identifier/apiName`), [`ToolKind`],
+//!   [`PATH_SCOPE_AUDIT`], the [`ErrorCode`] constants.
 //!
 //! # Example
 //!
 //! ```
-//! use tool_core::{Invoker, ToolBuilder, ToolCall, ToolContext, ToolOutput, ToolRegistry, ApiDefinition};
+//! use tool_core::{
+//!     ApiDefinition, Invoker, ProviderFormat, ToolBuilder, ToolCall, ToolContext, ToolOutput, ToolRegistry,
+//! };
 //!
 //! #[derive(schemars::JsonSchema, serde::Deserialize)]
 //! struct AddArgs {
@@ -52,6 +65,16 @@
 //!
 //! let bad = invoker.invoke(&offered, &ToolCall::new("math____add", r#"{"a":"one"}"#), &ctx).await;
 //! assert_eq!(bad.error_code().unwrap(), "invalid_arguments");
+//!
+//! // A whole turn with a provider: its answer in, the result messages out.
+//! let answer = serde_json::json!({"role": "assistant", "tool_calls": [{
+//!     "id": "call_1", "type": "function",
+//!     "function": {"name": "math____add", "arguments": "{\"a\":2,\"b\":2}"}
+//! }]});
+//! let calls = ProviderFormat::OpenAiChat.tool_calls(&answer)?;
+//! let outputs = invoker.invoke_batch(&offered, &calls, &ctx).await;
+//! let messages = ProviderFormat::OpenAiChat.tool_results(&calls, &outputs)?;
+//! assert_eq!(messages[0]["content"], "4");
 //! # Ok::<(), tool_core::Error>(())
 //! # }).unwrap();
 //! ```
