@@ -53,9 +53,9 @@ impl Host {
             .register(builtin::clock::tool().map_err(internal)?)
             .map_err(internal)?;
         registry
-            .register(local_system_tool(
-                LocalComputer::new(crate::sandbox::local_config(policy)?),
-            ))
+            .register(local_system_tool(LocalComputer::new(
+                crate::sandbox::local_config(policy)?,
+            )))
             .map_err(internal)?;
         let file = match &policy.file {
             Some(path) => PolicyFile::load(path)
