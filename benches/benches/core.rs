@@ -6,13 +6,17 @@ use std::hint::black_box;
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
 use tool_core::{
-    ApiDefinition, Invoker, ToolBuilder, ToolCall, ToolContext, ToolOutput, ToolRegistry,
-    parse_arguments, wire_name,
+    ApiDefinition, Invoker, ProviderFormat, ToolBuilder, ToolCall, ToolContext, ToolOutput,
+    ToolRegistry, parse_arguments, wire_name,
 };
 
 fn registry() -> ToolRegistry {
+    registry_of(20)
+}
+
+fn registry_of(tools: usize) -> ToolRegistry {
     let mut registry = ToolRegistry::new();
-    for t in 0..20 {
+    for t in 0..tools {
         let mut builder = ToolBuilder::new(format!("tool{t}"));
         for a in 0..5 {
             builder = builder.api(
@@ -84,5 +88,41 @@ fn bench_core(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, bench_core);
+/// A registry of 100 tools x 5 APIs: export, cached offer, provider messages.
+fn bench_large(c: &mut Criterion) {
+    let registry = registry_of(100);
+    let ctx = ToolContext::new();
+    let offered = registry.offer(&ctx);
+    c.bench_function(
+        "offer/100 tools x 5 APIs, unchanged (cached snapshot)",
+        |b| b.iter(|| registry.offer(black_box(&ctx))),
+    );
+    c.bench_function("export/openai chat tools, 500 APIs", |b| {
+        b.iter(|| offered.openai_chat_tools())
+    });
+    c.bench_function("export/anthropic tools, 500 APIs", |b| {
+        b.iter(|| offered.anthropic_tools())
+    });
+    c.bench_function("export/openai chat strict tools, 500 APIs", |b| {
+        b.iter(|| offered.openai_chat_tools_strict())
+    });
+    let answer = json!({"role": "assistant", "content": null, "tool_calls": (0..20).map(|i| json!({
+        "id": format!("call_{i}"), "type": "function",
+        "function": {"name": format!("tool{i}____api1"), "arguments": r#"{"path": "src/lib.rs", "limit": 20}"#}
+    })).collect::<Vec<_>>()});
+    c.bench_function("provider/openai chat: 20 tool calls parsed", |b| {
+        b.iter(|| ProviderFormat::OpenAiChat.tool_calls(black_box(&answer)))
+    });
+    let calls = ProviderFormat::OpenAiChat
+        .tool_calls(&answer)
+        .expect("valid answer");
+    let outputs: Vec<ToolOutput> = (0..20)
+        .map(|i| ToolOutput::text(format!("result {i}")))
+        .collect();
+    c.bench_function("provider/anthropic: 20 tool results", |b| {
+        b.iter(|| ProviderFormat::Anthropic.tool_results(black_box(&calls), black_box(&outputs)))
+    });
+}
+
+criterion_group!(benches, bench_core, bench_large);
 criterion_main!(benches);
