@@ -315,7 +315,7 @@ pub fn import_value(root: &Value, options: &ImportOptions) -> Result<Import, Err
     };
     let wanted: HashSet<&str> = options.operations.iter().map(String::as_str).collect();
     let mut ids = UniqueIds::default();
-    let mut operations = Vec::new();
+    let mut converted_ops: Vec<(String, String, crate::document::Operation)> = Vec::new();
     let mut failures = Vec::new();
     let mut filtered_out = 0;
     for (path, item) in paths {
@@ -370,18 +370,7 @@ pub fn import_value(root: &Value, options: &ImportOptions) -> Result<Import, Err
                         }),
                     }
                     converted.operation_id = id;
-                    if options.check_schemas
-                        && let Err(message) =
-                            CompiledSchema::compile(&parameters_schema(&converted))
-                    {
-                        failures.push(OperationFailure {
-                            pointer: at,
-                            operation: label,
-                            message: format!("its arguments schema does not compile: {message}"),
-                        });
-                        continue;
-                    }
-                    operations.push(converted);
+                    converted_ops.push((at, label, converted));
                 }
                 Err(message) => failures.push(OperationFailure {
                     pointer: at,
@@ -389,6 +378,22 @@ pub fn import_value(root: &Value, options: &ImportOptions) -> Result<Import, Err
                     message,
                 }),
             }
+        }
+    }
+    let checks = if options.check_schemas {
+        compile_checks(&converted_ops)
+    } else {
+        vec![None; converted_ops.len()]
+    };
+    let mut operations = Vec::with_capacity(converted_ops.len());
+    for ((at, label, converted), problem) in converted_ops.into_iter().zip(checks) {
+        match problem {
+            None => operations.push(converted),
+            Some(message) => failures.push(OperationFailure {
+                pointer: at,
+                operation: label,
+                message: format!("its arguments schema does not compile: {message}"),
+            }),
         }
     }
     if operations.is_empty() {
@@ -437,6 +442,30 @@ pub fn import_value(root: &Value, options: &ImportOptions) -> Result<Import, Err
         warnings,
         failures,
         filtered_out,
+    })
+}
+
+/// Compiles every operation's arguments schema (on up to four threads):
+/// `Some(message)` for each one `tool-core` would refuse.
+fn compile_checks(ops: &[(String, String, crate::document::Operation)]) -> Vec<Option<String>> {
+    let check = |op: &crate::document::Operation| CompiledSchema::compile(&parameters_schema(op)).err();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(4);
+    if threads < 2 || ops.len() < 64 {
+        return ops.iter().map(|(_, _, op)| check(op)).collect();
+    }
+    let chunk = ops.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = ops
+            .chunks(chunk)
+            .map(|part| {
+                let len = part.len();
+                (len, scope.spawn(move || part.iter().map(|(_, _, op)| check(op)).collect::<Vec<_>>()))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|(len, h)| h.join().unwrap_or_else(|_| vec![Some("the schema check panicked".into()); len]))
+            .collect()
     })
 }
 
