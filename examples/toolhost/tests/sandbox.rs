@@ -1,0 +1,92 @@
+//! `toolhost --sandbox` / `--allow-network` end to end: the defaults by
+//! approval mode and a write outside the workspace refused by the kernel.
+//! Commands are harmless writes into directories the test creates under
+//! cargo's target temp dir.
+#![cfg(target_os = "linux")]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::{Value, json};
+
+fn call(cwd: &Path, extra: &[&str], command: &str) -> Value {
+    let args = json!({ "command": command }).to_string();
+    let mut all = vec!["--cwd", cwd.to_str().unwrap()];
+    all.extend_from_slice(extra);
+    all.extend_from_slice(&["call", "local-system____runCommand", &args, "--approve"]);
+    let out = Command::new(env!("CARGO_BIN_EXE_toolhost"))
+        .args(&all)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn unattended_modes_confine_commands_and_manual_mode_does_not() {
+    if let Err(reason) = tool_runtime::probe_kernel() {
+        eprintln!("skipping: no sandbox on this kernel: {reason}");
+        return;
+    }
+    let base = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let ws = base.path().join("ws");
+    let outside = base.path().join("outside");
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    let target = outside.join("f.txt");
+    let write_outside = format!("echo x > '{}'", target.display());
+
+    for mode in ["auto-run", "headless"] {
+        let result = call(&ws, &["--mode", mode], &write_outside);
+        let output = &result["output"];
+        assert_eq!(
+            output["state"]["sandbox"]["policy"], "workspace_write",
+            "{result}"
+        );
+        assert_eq!(output["state"]["sandbox"]["network"], false);
+        assert_ne!(output["state"]["exitCode"], 0, "{result}");
+        assert!(
+            output["content"].as_str().unwrap().contains("Hint:"),
+            "{result}"
+        );
+        assert!(!target.exists(), "{mode} wrote outside");
+    }
+
+    let result = call(&ws, &["--mode", "auto-run", "--allow-network"], "true");
+    assert_eq!(
+        result["output"]["state"]["sandbox"]["network"], true,
+        "{result}"
+    );
+
+    let result = call(
+        &ws,
+        &["--mode", "headless", "--sandbox", "read-only"],
+        "echo x > inside.txt",
+    );
+    assert_eq!(
+        result["output"]["state"]["sandbox"]["policy"], "read_only",
+        "{result}"
+    );
+    assert!(!ws.join("inside.txt").exists());
+
+    let result = call(&ws, &["--mode", "manual"], &write_outside);
+    assert_eq!(
+        result["output"]["state"]["sandbox"]["policy"], "full_access",
+        "{result}"
+    );
+    assert!(target.exists(), "{result}");
+    std::fs::remove_file(&target).unwrap();
+
+    let result = call(
+        &ws,
+        &["--mode", "auto-run", "--sandbox", "full-access"],
+        &write_outside,
+    );
+    assert_eq!(result["output"]["state"]["exitCode"], 0, "{result}");
+    assert!(target.exists());
+}
