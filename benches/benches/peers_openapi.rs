@@ -1,0 +1,150 @@
+//! Our side of the OpenAPI pair run by `benches/run`: the GitHub REST
+//! description (`@octokit/openapi`, ~13 MB, 1 223 operations) imported by
+//! tool-openapi (`import_document`: parsed, validated, normalised;
+//! `import_github`: that plus compiled into a tool and registered, every
+//! parameters schema compiled) | `serde_json` parsing the same bytes into a
+//! `Value` (the floor) and node's `JSON.parse`
+//! (`benches/peers/node/json_parse.mjs`).
+//!
+//! Peak memory: the bench runs itself once per figure in a fresh process
+//! (`TOOL_BENCHES_PEAK_ONCE=read|serde_json|import`), which does the work
+//! once and prints its peak RSS (`VmHWM`, KiB); the figures are written as
+//! JSON to `TOOL_BENCHES_MEMORY_OUT` when that is set.
+//!
+//! Environment: `TOOL_BENCHES_OPENAPI_FILE` (default: tool-openapi's test
+//! fixture, else `benches/peers/node`'s install).
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
+
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use criterion::{Criterion, criterion_group};
+use serde_json::{Value, json};
+use tool_core::{NameRules, ToolContext, ToolRegistry};
+use tool_openapi::{ApiDocument, ImportOptions, OpenApiTool, import_openapi};
+
+const DESCRIPTION: &str = "node_modules/@octokit/openapi/generated/api.github.com.json";
+
+fn description_file() -> PathBuf {
+    if let Some(path) = std::env::var_os("TOOL_BENCHES_OPENAPI_FILE") {
+        return PathBuf::from(path);
+    }
+    let benches = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let theirs = benches
+        .join("../tool-openapi/tests/fixtures/npm")
+        .join(DESCRIPTION);
+    if theirs.exists() {
+        theirs
+    } else {
+        benches.join("peers/node").join(DESCRIPTION)
+    }
+}
+
+/// Parse floor: the bytes into a `Value`.
+fn parse(bytes: &[u8]) -> Value {
+    serde_json::from_slice(bytes).expect("the description is JSON")
+}
+
+/// Ours, first half: the bytes parsed, validated and normalised into an
+/// `ApiDocument` (one operation per tool API). Returns the operation count.
+fn import_document(bytes: &[u8]) -> ApiDocument {
+    let text = std::str::from_utf8(bytes).expect("UTF-8");
+    let import = import_openapi(text, &ImportOptions::new()).expect("the description imports");
+    import.document
+}
+
+/// Ours, whole: imported, compiled into a tool and registered (every
+/// operation's parameters schema compiled for validation), ready to offer.
+fn import(bytes: &[u8]) -> usize {
+    let document = import_document(bytes);
+    let tool = OpenApiTool::builder(document, "github")
+        .build()
+        .expect("the tool builds");
+    let mut registry = ToolRegistry::new().with_name_rules(NameRules::Foreign);
+    registry.register(tool).expect("the tool registers");
+    registry.offer(&ToolContext::new()).api_count()
+}
+
+/// Peak resident set of this process so far, in KiB.
+fn peak_rss_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+fn peak_once(mode: &str) {
+    let bytes = std::fs::read(description_file()).expect("the description file");
+    match mode {
+        "read" => {
+            black_box(&bytes);
+        }
+        "serde_json" => {
+            black_box(parse(&bytes));
+        }
+        "import" => {
+            black_box(import(&bytes));
+        }
+        other => panic!("unknown TOOL_BENCHES_PEAK_ONCE mode {other}"),
+    }
+    println!("{}", peak_rss_kib());
+}
+
+fn measure_peaks() -> Value {
+    let exe = std::env::current_exe().expect("own path");
+    let mut peaks = serde_json::Map::new();
+    for (mode, key) in [
+        ("read", "ours/read_only_peak_rss"),
+        ("serde_json", "ours/serde_json_peak_rss"),
+        ("import", "ours/openapi_import_peak_rss"),
+    ] {
+        let out = Command::new(&exe)
+            .env("TOOL_BENCHES_PEAK_ONCE", mode)
+            .output()
+            .expect("runs itself");
+        assert!(out.status.success(), "peak run {mode}: {out:?}");
+        let kib: u64 = String::from_utf8_lossy(&out.stdout)
+            .trim()
+            .parse()
+            .expect("a number");
+        peaks.insert(key.to_owned(), json!(kib));
+    }
+    Value::Object(peaks)
+}
+
+fn bench(c: &mut Criterion) {
+    let file = description_file();
+    let bytes = std::fs::read(&file)
+        .unwrap_or_else(|e| panic!("the GitHub description at {}: {e}", file.display()));
+    let tools = import(&bytes);
+    assert!(tools > 1_000, "imported only {tools} operations");
+
+    let mut group = c.benchmark_group("peers_openapi");
+    group.sample_size(20);
+    group.bench_function("serde_json_parse", |b| b.iter(|| parse(black_box(&bytes))));
+    group.bench_function("import_document", |b| {
+        b.iter(|| import_document(black_box(&bytes)))
+    });
+    group.bench_function("import_github", |b| b.iter(|| import(black_box(&bytes))));
+    group.finish();
+
+    if let Some(out) = std::env::var_os("TOOL_BENCHES_MEMORY_OUT") {
+        let peaks = measure_peaks();
+        std::fs::write(out, peaks.to_string()).expect("writes the memory figures");
+    }
+}
+
+criterion_group!(benches, bench);
+
+fn main() {
+    if let Ok(mode) = std::env::var("TOOL_BENCHES_PEAK_ONCE") {
+        peak_once(&mode);
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}
