@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use super::{ProviderFormat, list_at, required_str};
+use super::{ProviderFormat, call_from, list_at};
 use crate::content::ContentPart;
 use crate::error::Error;
 use crate::invoke::ToolCall;
@@ -21,19 +21,7 @@ pub(super) fn tool_calls(message: &Value) -> Result<Vec<ToolCall>, Error> {
             continue;
         }
         let pointer = format!("{at}/{index}");
-        let id = required_str(FORMAT, block, "id", &pointer)?;
-        let name = required_str(FORMAT, block, "name", &pointer)?;
-        let arguments = match block.get("input") {
-            None | Some(Value::Null) => String::new(),
-            // A string is passed on as the raw text (the pipeline diagnoses it).
-            Some(Value::String(text)) => text.clone(),
-            Some(input) => input.to_string(),
-        };
-        calls.push(ToolCall {
-            id: Some(id.to_owned()),
-            name: name.to_owned(),
-            arguments,
-        });
+        calls.push(call_from(FORMAT, block, &pointer, ["id", "name", "input"])?);
     }
     Ok(calls)
 }

@@ -236,3 +236,34 @@ fn list_at<'a>(
         )),
     }
 }
+
+/// A [`ToolCall`] from an item: its id and name (required strings) and its
+/// arguments (a string kept as the model's raw text, anything else as JSON).
+fn call_from(
+    format: ProviderFormat,
+    item: &Value,
+    pointer: &str,
+    [id_key, name_key, arguments_key]: [&str; 3],
+) -> Result<ToolCall, Error> {
+    let id = required_str(format, item, id_key, pointer)?;
+    let name = required_str(format, item, name_key, pointer)?;
+    let arguments = match item.get(arguments_key) {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(text)) => text.clone(),
+        Some(other) => other.to_string(),
+    };
+    Ok(ToolCall {
+        id: Some(id.to_owned()),
+        name: name.to_owned(),
+        arguments,
+    })
+}
+
+/// A URL for media given as base64 `data` (a `data:` URL) or a `url`.
+fn media_url(mime_type: &str, data: Option<&String>, url: Option<&String>) -> Option<String> {
+    match (data, url) {
+        (Some(data), _) => Some(crate::content::data_url(mime_type, data)),
+        (None, Some(url)) => Some(url.clone()),
+        (None, None) => None,
+    }
+}

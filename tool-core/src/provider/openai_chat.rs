@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use super::{ProviderFormat, list_at, required_str};
+use super::{ProviderFormat, call_from, list_at, media_url, required_str};
 use crate::content::{ChatAttachments, ContentPart, data_url};
 use crate::error::Error;
 use crate::invoke::ToolCall;
@@ -45,18 +45,14 @@ pub(super) fn tool_calls(message: &Value) -> Result<Vec<ToolCall>, Error> {
                 "`function` is missing".into(),
             )
         })?;
-        let name = required_str(FORMAT, function, "name", &format!("{pointer}/function"))?;
-        let arguments = match function.get("arguments") {
-            None | Some(Value::Null) => String::new(),
-            Some(Value::String(text)) => text.clone(),
-            // Some compatible servers send the object itself.
-            Some(other) => other.to_string(),
-        };
-        calls.push(ToolCall {
-            id: Some(id.to_owned()),
-            name: name.to_owned(),
-            arguments,
-        });
+        let mut call = call_from(
+            FORMAT,
+            function,
+            &format!("{pointer}/function"),
+            ["name", "name", "arguments"],
+        )?;
+        call.id = Some(id.to_owned());
+        calls.push(call);
     }
     Ok(calls)
 }
@@ -105,14 +101,8 @@ fn user_part(part: &ContentPart) -> Option<Value> {
             mime_type,
             data,
             url,
-        } => {
-            let url = match (data, url) {
-                (Some(data), _) => data_url(mime_type, data),
-                (None, Some(url)) => url.clone(),
-                (None, None) => return None,
-            };
-            Some(json!({"type": "image_url", "image_url": {"url": url}}))
-        }
+        } => media_url(mime_type, data.as_ref(), url.as_ref())
+            .map(|url| json!({"type": "image_url", "image_url": {"url": url}})),
         ContentPart::Audio { mime_type, data } => {
             let format = match mime_type.as_str() {
                 "audio/wav" | "audio/x-wav" | "audio/wave" => "wav",

@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use super::{ProviderFormat, list_at, required_str};
+use super::{ProviderFormat, call_from, list_at, media_url};
 use crate::content::{ContentPart, data_url};
 use crate::error::Error;
 use crate::invoke::ToolCall;
@@ -18,18 +18,12 @@ pub(super) fn tool_calls(response: &Value) -> Result<Vec<ToolCall>, Error> {
             continue;
         }
         let pointer = format!("{at}/{index}");
-        let id = required_str(FORMAT, item, "call_id", &pointer)?;
-        let name = required_str(FORMAT, item, "name", &pointer)?;
-        let arguments = match item.get("arguments") {
-            None | Some(Value::Null) => String::new(),
-            Some(Value::String(text)) => text.clone(),
-            Some(other) => other.to_string(),
-        };
-        calls.push(ToolCall {
-            id: Some(id.to_owned()),
-            name: name.to_owned(),
-            arguments,
-        });
+        calls.push(call_from(
+            FORMAT,
+            item,
+            &pointer,
+            ["call_id", "name", "arguments"],
+        )?);
     }
     Ok(calls)
 }
@@ -61,14 +55,8 @@ fn input_item(part: &ContentPart) -> Option<Value> {
             mime_type,
             data,
             url,
-        } => {
-            let url = match (data, url) {
-                (Some(data), _) => data_url(mime_type, data),
-                (None, Some(url)) => url.clone(),
-                (None, None) => return None,
-            };
-            Some(json!({"type": "input_image", "image_url": url}))
-        }
+        } => media_url(mime_type, data.as_ref(), url.as_ref())
+            .map(|url| json!({"type": "input_image", "image_url": url})),
         ContentPart::File {
             mime_type,
             name,
