@@ -695,3 +695,32 @@ async fn unix_sockets_to_local_daemons_are_refused_with_network_off() {
     let out = sh(&on, &d.ws, &connect).await;
     assert_eq!(ok(&out)["stdout"], "connected\n", "{}", out.content);
 }
+
+#[tokio::test]
+async fn mktemp_works_in_a_repository_under_the_system_temp_dir() {
+    if !supported() {
+        return;
+    }
+    // Here the temp dir's top is closed (it holds a workspace with .git);
+    // the private TMPDIR keeps mktemp working.
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), ".git/config", "[core]\n");
+    write(dir.path(), "src/lib.rs", "");
+    let c = sandboxed(SandboxPolicy::workspace_write());
+    let out = sh(
+        &c,
+        dir.path(),
+        "t=$(mktemp) && echo scratch > \"$t\" && cat \"$t\" && rm \"$t\" && echo \"$TMPDIR\"",
+    )
+    .await;
+    assert_eq!(exit_code(&out), 0, "{}", out.content);
+    let stdout = ok(&out)["stdout"].as_str().unwrap().to_owned();
+    assert!(stdout.starts_with("scratch\n"), "{stdout}");
+    let tmpdir = stdout.lines().nth(1).unwrap().to_owned();
+    assert!(tmpdir.contains("tool-sandbox-"), "{tmpdir}");
+    let roots = state(&out)["sandbox"]["writableRoots"].to_string();
+    assert!(roots.contains("tool-sandbox-"), "{roots}");
+    // The private dir goes away with the computer.
+    drop(c);
+    assert!(!Path::new(&tmpdir).exists());
+}

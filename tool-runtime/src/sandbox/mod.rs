@@ -23,6 +23,10 @@
 //! | `chown`, extended attributes, setuid/setgid mode bits | yes | refused everywhere (`EPERM`) | same |
 //! | signals to processes outside the sandbox (ABI ≥ 6) | yes | refused | refused |
 //!
+//! - Under `workspace_write` the shell also sets `TMPDIR` to a private
+//!   temp dir of the computer (a writable root, removed when the computer
+//!   is dropped) unless the call sets it, so `mktemp` works even where the
+//!   system temp dir's top is closed.
 //! - The confinement is applied in the child between `fork` and `exec`,
 //!   never to the host process, and every process the command starts
 //!   inherits it (children, grandchildren, daemons it forks off). It cannot

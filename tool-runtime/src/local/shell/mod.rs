@@ -58,6 +58,9 @@ pub struct ShellConfig {
     pub kill_grace: Duration,
     /// What commands may touch (see [`crate::sandbox`]); the workspace is
     /// the call's working directory (the context's, not a `cwd` argument).
+    /// Under `workspace_write` each command also gets `TMPDIR` pointing at a
+    /// private, writable temp dir of this computer (removed when it is
+    /// dropped), unless the call sets `TMPDIR` itself.
     pub sandbox: SandboxPolicy,
     /// Secret locations, protected names and what to do without a mechanism.
     pub sandbox_options: SandboxOptions,
@@ -175,6 +178,9 @@ pub(crate) struct ShellManager {
     config: ShellConfig,
     next_id: AtomicU64,
     shells: Mutex<BTreeMap<u64, Arc<Shell>>>,
+    /// The private temp dir of `workspace_write` commands (their `TMPDIR`),
+    /// created on first use and removed with the manager.
+    private_tmp: std::sync::OnceLock<Option<tempfile::TempDir>>,
 }
 
 impl ShellManager {
@@ -183,6 +189,32 @@ impl ShellManager {
             config,
             next_id: AtomicU64::new(1),
             shells: Mutex::new(BTreeMap::new()),
+            private_tmp: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The policy of the next command, and its `TMPDIR`: `workspace_write`
+    /// commands get a private temp dir as one more writable root, so
+    /// `mktemp` works even where the system temp dir's top is closed (a
+    /// workspace with `.git` inside it).
+    fn sandbox_policy(&self) -> (SandboxPolicy, Option<PathBuf>) {
+        let policy = self.config.sandbox.clone();
+        if !matches!(policy, SandboxPolicy::WorkspaceWrite { .. }) {
+            return (policy, None);
+        }
+        let tmp = self
+            .private_tmp
+            .get_or_init(|| {
+                tempfile::Builder::new()
+                    .prefix("tool-sandbox-")
+                    .tempdir()
+                    .ok()
+            })
+            .as_ref()
+            .map(|dir| dir.path().to_path_buf());
+        match tmp {
+            Some(tmp) => (policy.with_writable_root(&tmp), Some(tmp)),
+            None => (policy, None),
         }
     }
 
@@ -268,12 +300,12 @@ impl ShellManager {
             .stderr(Stdio::piped())
             .process_group(0)
             .kill_on_drop(false);
-        let applied = sandbox::prepare(
-            &self.config.sandbox,
-            &self.config.sandbox_options,
-            &spawn.workspace,
-        )?
-        .install(&mut cmd);
+        let (policy, tmp) = self.sandbox_policy();
+        if let Some(tmp) = tmp.filter(|_| !spawn.env.contains_key("TMPDIR")) {
+            cmd.env("TMPDIR", tmp);
+        }
+        let applied = sandbox::prepare(&policy, &self.config.sandbox_options, &spawn.workspace)?
+            .install(&mut cmd);
         let mut child = cmd.spawn().map_err(|source| Error::Spawn {
             command: spawn.command.clone(),
             source,
