@@ -339,7 +339,9 @@ PAIRS = [
             "operations), read once; the figures start from the bytes in memory. "
             "`import_openapi` (parse, validate, `$ref`s, normalise) then `OpenApiTool::builder(..)"
             ".build()` and `ToolRegistry::register` (every parameters schema compiled) | "
-            "`serde_json::from_slice::<Value>` | node `JSON.parse` of the string. Peak RSS: a fresh "
+            "`serde_json::from_slice::<Value>` | node `JSON.parse` of the string; what each side "
+            "produced is dropped outside the timing (criterion `iter_with_large_drop`; node collects "
+            "garbage later), the parsed `Value` our import drops on the way is inside. Peak RSS: a fresh "
             "process that reads the file and does the work once (`VmHWM` for ours, "
             "`process.resourceUsage().maxRSS` for node); a process that only reads the file peaks at "
             "READ_ONLY.",
