@@ -3,6 +3,8 @@
 use serde::{Deserialize, Serialize};
 use tool_core::ErrorCode;
 
+use crate::error::{Error, Result};
+
 /// No channel reaches an executor (none configured, or it has gone).
 pub const CHANNEL_UNAVAILABLE: ErrorCode = ErrorCode::from_static("channel_unavailable");
 /// The result store is missing or unreachable.
@@ -72,6 +74,34 @@ pub enum ChannelMessage {
 }
 
 impl ChannelMessage {
+    /// Reads a message as a channel received it (JSON text from a socket,
+    /// a queue…). Anything else is [`Error::Protocol`] naming what was
+    /// wrong and where (line and column).
+    ///
+    /// ```
+    /// use tool_runtime::dispatch::ChannelMessage;
+    /// let err = ChannelMessage::parse(r#"{"type": "tool_execute", "id": "d-1"}"#).unwrap_err();
+    /// assert_eq!(err.code(), "protocol_error");
+    /// assert!(err.to_string().contains("missing field `identifier`"));
+    /// ```
+    pub fn parse(text: &str) -> Result<Self> {
+        let protocol = |message: String| Error::Protocol {
+            message: format!("not a dispatch channel message: {message}"),
+        };
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| protocol(e.to_string()))?;
+        if let Some(problem) = shape_problem(&value) {
+            return Err(protocol(problem));
+        }
+        serde_json::from_value(value).map_err(|e| protocol(e.to_string()))
+    }
+
+    /// The message as JSON text.
+    pub fn to_json(&self) -> String {
+        // A message is strings and numbers only: serialising cannot fail.
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
     /// The dispatch id the message concerns.
     pub fn id(&self) -> &str {
         match self {
@@ -81,9 +111,94 @@ impl ChannelMessage {
     }
 }
 
+/// A field of a message: name, whether it is required, its type check.
+type FieldRule = (&'static str, bool, fn(&serde_json::Value) -> bool);
+
+/// The first field of a message that has the wrong type, as `at /field: …`.
+fn shape_problem(value: &serde_json::Value) -> Option<String> {
+    use serde_json::Value;
+    let object = value.as_object()?;
+    let fields: &[FieldRule] = match object.get("type")?.as_str()? {
+        "tool_execute" => &[
+            ("id", true, Value::is_string),
+            ("identifier", true, Value::is_string),
+            ("apiName", true, Value::is_string),
+            ("arguments", true, Value::is_string),
+            ("executionTimeoutMs", true, Value::is_u64),
+            ("toolCallId", false, |v| v.is_string() || v.is_null()),
+        ],
+        "tool_abort" => &[("id", true, Value::is_string)],
+        _ => return None,
+    };
+    for (name, required, fits) in fields {
+        match object.get(*name) {
+            Some(field) if !fits(field) => {
+                return Some(format!("at /{name}: {field} has the wrong type"));
+            }
+            None if *required => return Some(format!("at /{name}: missing field `{name}`")),
+            _ => {}
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn any_text_parses_or_is_a_protocol_error(text in ".{0,200}") {
+            if let Err(e) = ChannelMessage::parse(&text) {
+                prop_assert_eq!(e.code(), "protocol_error");
+            }
+        }
+
+        #[test]
+        fn every_message_round_trips(
+            id in "[a-z0-9-]{1,20}",
+            call_id in proptest::option::of("[ -~]{0,20}"),
+            arguments in "\\PC{0,60}",
+            ms in any::<u64>(),
+            abort in any::<bool>(),
+        ) {
+            let message = if abort {
+                ChannelMessage::ToolAbort { id }
+            } else {
+                ChannelMessage::ToolExecute(ToolExecute {
+                    id,
+                    tool_call_id: call_id,
+                    identifier: "t".into(),
+                    api_name: "a".into(),
+                    arguments,
+                    execution_timeout_ms: ms,
+                })
+            };
+            prop_assert_eq!(ChannelMessage::parse(&message.to_json()).unwrap(), message);
+        }
+    }
+
+    #[test]
+    fn a_wrong_type_is_named() {
+        let err = ChannelMessage::parse(r#"{"type": "tool_result", "id": "x"}"#).unwrap_err();
+        assert!(err.to_string().contains("tool_result"), "{err}");
+        let err =
+            ChannelMessage::parse("{\n  \"type\": \"tool_execute\",\n  \"id\": }").unwrap_err();
+        assert!(err.to_string().contains("line 3"), "{err}");
+        let err = ChannelMessage::parse(
+            r#"{"type": "tool_execute", "id": "d", "identifier": "t", "apiName": "a", "arguments": {}, "executionTimeoutMs": 5}"#,
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("at /arguments"), "{err}");
+        let err = ChannelMessage::parse(
+            r#"{"type": "tool_execute", "id": "d", "identifier": "t", "apiName": "a", "arguments": "{}", "executionTimeoutMs": -1}"#,
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("at /executionTimeoutMs"), "{err}");
+        let err = ChannelMessage::parse(r#"{"type": "tool_abort"}"#).unwrap_err();
+        assert!(err.to_string().contains("missing field `id`"), "{err}");
+    }
 
     #[test]
     fn tool_execute_round_trips_with_its_type_tag() {
