@@ -382,6 +382,64 @@ pub(crate) fn render_catalog(skills: &[&Skill], options: &CatalogOptions) -> Cat
     }
 }
 
+/// Rendered lengths of one entry for any description cut, without
+/// rendering it: the entry with an empty description plus the escaped
+/// length of the kept prefix (prefix sums), plus `…`.
+struct Measure {
+    base: usize,
+    prefix: Vec<usize>,
+    chars: Vec<char>,
+}
+
+impl Measure {
+    fn new(item: &Item, r: &Renderer) -> Self {
+        let chars: Vec<char> = item.description.chars().collect();
+        let mut prefix = Vec::with_capacity(chars.len() + 1);
+        let mut total = 0;
+        prefix.push(0);
+        for c in &chars {
+            total += escaped_len(*c, r.format);
+            prefix.push(total);
+        }
+        Self {
+            base: len(&r.entry(item, Some(""))),
+            prefix,
+            chars,
+        }
+    }
+
+    /// Length of the entry with the description as [`cut`] leaves it.
+    fn len_at(&self, limit: usize) -> usize {
+        if self.chars.len() <= limit {
+            return self.base + self.prefix[self.chars.len()];
+        }
+        let mut keep = limit.saturating_sub(1);
+        while keep > 0 && self.chars[keep - 1].is_whitespace() {
+            keep -= 1;
+        }
+        self.base + self.prefix[keep] + 1
+    }
+}
+
+/// How many characters `c` takes once escaped for `format`.
+fn escaped_len(c: char, format: CatalogFormat) -> usize {
+    match format {
+        CatalogFormat::Xml => match c {
+            '&' => 5,
+            '<' | '>' => 4,
+            '"' | '\'' => 6,
+            c if xml_char(c) => 1,
+            _ => 0,
+        },
+        CatalogFormat::Markdown => 1,
+        CatalogFormat::Json => match c {
+            '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
+            c if u32::from(c) < 0x20 => 6,
+            _ => 1,
+        },
+    }
+}
+
 fn degrade(
     items: &[Item],
     r: &Renderer,
@@ -394,12 +452,9 @@ fn degrade(
     let n = items.len();
     let longest = items.iter().map(|i| len(&i.description)).max().unwrap_or(0);
     let floor = options.min_description_chars.max(2);
-    let lens_at = |limit: usize| -> Vec<usize> {
-        items
-            .iter()
-            .map(|i| len(&r.entry(i, Some(&cut(&i.description, limit)))))
-            .collect()
-    };
+    let measures: Vec<Measure> = items.iter().map(|i| Measure::new(i, r)).collect();
+    let lens_at =
+        |limit: usize| -> Vec<usize> { measures.iter().map(|m| m.len_at(limit)).collect() };
     // Step 1: the largest common description length that fits.
     if longest > floor {
         let (mut lo, mut hi) = (floor, longest - 1);

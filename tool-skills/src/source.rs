@@ -88,8 +88,8 @@ pub(crate) fn load_source(source: &SkillSource, options: &LoadOptions) -> Loaded
         SourceKind::Dir(root) => {
             let (found, mut findings) = discover(root, &options.discovery);
             let mut skills = Vec::with_capacity(found.len());
-            for skill in found {
-                match load_found(&skill, &source.label, options) {
+            for result in load_all(&found, &source.label, options) {
+                match result {
                     Ok((skill, more)) => {
                         findings.extend(more);
                         if let Some(skill) = skill {
@@ -133,6 +133,48 @@ pub(crate) fn load_source(source: &SkillSource, options: &LoadOptions) -> Loaded
     }
     loaded.skills = kept;
     loaded
+}
+
+type FoundResult = Result<(Option<Skill>, Vec<Finding>), Finding>;
+
+/// Reads and checks the found skills, on several threads when there are
+/// many; results keep the discovery order.
+fn load_all(found: &[FoundSkill], label: &str, options: &LoadOptions) -> Vec<FoundResult> {
+    const PER_THREAD: usize = 64;
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(8)
+        .min(found.len().div_ceil(PER_THREAD))
+        .max(1);
+    if threads == 1 {
+        return found
+            .iter()
+            .map(|f| load_found(f, label, options))
+            .collect();
+    }
+    let chunk = found.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = found
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || {
+                    part.iter()
+                        .map(|f| load_found(f, label, options))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let mut all = Vec::with_capacity(found.len());
+        for (handle, part) in handles.into_iter().zip(found.chunks(chunk)) {
+            match handle.join() {
+                Ok(results) => all.extend(results),
+                // A chunk panicked (a bug): run it again here so the panic
+                // surfaces on the caller's thread instead of losing skills.
+                Err(_) => all.extend(part.iter().map(|f| load_found(f, label, options))),
+            }
+        }
+        all
+    })
 }
 
 fn load_found(
