@@ -202,6 +202,14 @@ impl ToolContext {
             .map(|deadline| deadline.saturating_duration_since(Instant::now()))
     }
 
+    /// The deadline as wall-clock time, for a deadline that has to travel
+    /// to another machine (a dispatched call, an HTTP header): now + the
+    /// time [`remaining`](Self::remaining).
+    pub fn deadline_system_time(&self) -> Option<std::time::SystemTime> {
+        self.remaining()
+            .map(|left| std::time::SystemTime::now() + left)
+    }
+
     /// Sets the batch deadline (the Invoker does this per call).
     pub fn with_batch_deadline(mut self, deadline: Instant) -> Self {
         self.batch_deadline = Some(deadline);

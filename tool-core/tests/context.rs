@@ -188,3 +188,15 @@ async fn typed_extensions_and_host_fields_pass_through() {
     assert_eq!(state(&out)["user"], "u-7");
     assert_eq!(ctx.call_id(), None, "the host's context is not changed");
 }
+
+#[test]
+fn the_deadline_can_travel_as_wall_clock_time() {
+    let ctx = ToolContext::new().with_timeout(Duration::from_secs(60));
+    let at = ctx.deadline_system_time().unwrap();
+    let left = at.duration_since(std::time::SystemTime::now()).unwrap();
+    assert!(
+        left <= Duration::from_secs(60) && left > Duration::from_secs(50),
+        "{left:?}"
+    );
+    assert!(ToolContext::new().deadline_system_time().is_none());
+}
