@@ -503,6 +503,14 @@ impl Checker<'_> {
                     );
                 }
                 if name.chars().any(char::is_control) {
+                    if folder.is_none() {
+                        self.push(
+                            FindingCode::InvalidName,
+                            Severity::Error,
+                            "name",
+                            "`name` has control characters and there is no folder name to use instead".into(),
+                        );
+                    }
                     folder.map(str::to_owned)
                 } else {
                     Some(name)

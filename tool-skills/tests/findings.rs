@@ -479,3 +479,23 @@ fn findings_serialise_in_the_documented_shape() {
     assert_eq!(keys, ["code", "file", "line", "message", "severity"]);
     assert_eq!(json["severity"], "error");
 }
+
+#[test]
+fn a_builtin_skill_with_an_unusable_name_is_an_error_not_a_silent_skip() {
+    let registry = SkillRegistry::load(
+        [SkillSource::builtin(
+            "b",
+            [BuiltinSkill::new(
+                "bad",
+                "a\u{7}b",
+                "Bell in the name.",
+                "Body",
+            )],
+        )],
+        LoadOptions::default(),
+    );
+    assert!(registry.get("a\u{7}b").is_none());
+    let f = find(registry.findings(), FindingCode::InvalidName);
+    assert!(registry.findings().iter().any(|f| f.is_error()), "{f}");
+    assert_eq!(f.file, "builtin:bad");
+}
