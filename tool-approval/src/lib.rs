@@ -85,6 +85,7 @@ mod error;
 mod matcher;
 pub mod mode;
 mod path_scope;
+mod plain;
 mod policy_file;
 mod rules;
 mod scripts;

@@ -125,6 +125,9 @@ pub struct SimpleCommand {
     /// Recovered from text the parser could not read (or read two ways): a
     /// guess at what might run, not a reading of what will.
     pub recovered: bool,
+    /// The command and what each wrapper runs (see `wrapper::views`),
+    /// computed on first use.
+    pub(crate) views: std::sync::OnceLock<Vec<Vec<String>>>,
 }
 
 impl SimpleCommand {
@@ -152,6 +155,8 @@ struct Redirects {
 pub struct ShellCommand {
     parts: Vec<SimpleCommand>,
     hazards: Vec<Hazard>,
+    /// Skip the fast path for plain lines (tests compare both paths).
+    grammar_only: bool,
 }
 
 thread_local! {
@@ -171,7 +176,20 @@ impl ShellCommand {
     /// assert!(cmd.hazards().contains(&Hazard::CommandSubstitution));
     /// ```
     pub fn parse(source: &str) -> Self {
-        let mut out = Self::default();
+        Self::parse_inner(source, false)
+    }
+
+    /// Parses with tree-sitter even where the fast path would answer.
+    #[cfg(test)]
+    pub(crate) fn parse_with_grammar(source: &str) -> Self {
+        Self::parse_inner(source, true)
+    }
+
+    fn parse_inner(source: &str, grammar_only: bool) -> Self {
+        let mut out = Self {
+            grammar_only,
+            ..Self::default()
+        };
         out.parse_into(source, 0, false);
         out.hazards.sort_unstable();
         out.hazards.dedup();
@@ -196,6 +214,15 @@ impl ShellCommand {
     fn parse_into(&mut self, source: &str, level: usize, nested: bool) {
         if source.len() > MAX_COMMAND_BYTES {
             self.hazards.push(Hazard::TooLong);
+            return;
+        }
+        if !self.grammar_only
+            && let Some(parts) = crate::plain::split(source)
+        {
+            self.parts.extend(parts.into_iter().map(|mut p| {
+                p.nested = nested;
+                p
+            }));
             return;
         }
         let before = self.parts.len();

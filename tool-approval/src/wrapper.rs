@@ -283,8 +283,9 @@ const WRAPPERS: &[Wrapper] = &[
 /// Every way of reading `part`'s words: as written, then once per wrapper
 /// removed, plus the commands of `find -exec`. The first view is the words
 /// as written; the command word of each view is reduced to its basename.
-pub(crate) fn views(part: &SimpleCommand) -> Vec<Vec<String>> {
-    word_views(&part.words)
+pub(crate) fn views(part: &SimpleCommand) -> &[Vec<String>] {
+    // Every rule and blacklist entry asks for the same views: computed once.
+    part.views.get_or_init(|| word_views(&part.words))
 }
 
 /// [`views`] of a word list. Words holding `$IFS` are also read split at
@@ -560,7 +561,7 @@ mod tests {
     }
 
     fn last(words: &[&str]) -> Vec<String> {
-        views(&part(words)).pop().unwrap_or_default()
+        views(&part(words)).last().cloned().unwrap_or_default()
     }
 
     #[test]
@@ -589,7 +590,8 @@ mod tests {
 
     #[test]
     fn find_exec_commands_are_views() {
-        let all = views(&part(&["find", "/", "-exec", "rm", "-rf", "{}", ";"]));
+        let found = part(&["find", "/", "-exec", "rm", "-rf", "{}", ";"]);
+        let all = views(&found);
         assert!(all.contains(&vec!["rm".to_owned(), "-rf".to_owned(), "{}".to_owned()]));
     }
 

@@ -522,7 +522,7 @@ fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>) -> bool {
             let mut copies = Vec::new();
             for part in parts() {
                 for view in views(part) {
-                    copies.extend(interpreter_copies(&view));
+                    copies.extend(interpreter_copies(view));
                 }
             }
             any_view(&|v, _| setuid_shell(v, &copies))

@@ -1,0 +1,207 @@
+//! The fast path of [`ShellCommand::parse`](crate::ShellCommand::parse):
+//! command lines so plain that splitting them needs no grammar.
+//!
+//! A line qualifies when every byte is a letter, a digit, a space or tab, or
+//! one of `_ . / , : + = -`, joined by the operators `&&`, `||`, `;` and
+//! `|`, optionally ending in a ` # comment` (no line breaks). Each command
+//! must have a word, its first word must hold no `=` (an assignment) and
+//! must not be a reserved word; a command that runs a script (`bash -c`,
+//! `eval`, a shell reading a pipe) or stacks too many wrappers goes to the
+//! full parser. Anything else (quotes, `$`, globs, braces, redirections,
+//! backslashes, non-ASCII, `&`) is parsed by tree-sitter as before. A unit
+//! property test checks that both paths agree on every line the fast path
+//! accepts.
+
+use crate::scripts::{reads_stdin_script, scripts_of};
+use crate::shell::SimpleCommand;
+use crate::wrapper::too_many_wrappers;
+
+/// Lines longer than this always take the full parser.
+const MAX_PLAIN_BYTES: usize = 4096;
+
+const RESERVED: &[&str] = &[
+    "if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until", "do",
+    "done", "in", "function", "time", "coproc", "!", "{", "}", "[[", "]]",
+];
+
+fn word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b',' | b':' | b'+' | b'=' | b'-')
+}
+
+/// The simple commands of a plain line, or `None` when the line needs the
+/// full parser.
+pub(crate) fn split(source: &str) -> Option<Vec<SimpleCommand>> {
+    if source.len() > MAX_PLAIN_BYTES {
+        return None;
+    }
+    let bytes = source.as_bytes();
+    let mut parts: Vec<SimpleCommand> = Vec::new();
+    let mut words: Vec<String> = Vec::new();
+    let mut piped = false;
+    let mut i = 0;
+    // Ends the current command; `next_piped` says whether the next one reads a pipe.
+    let mut finish = |words: &mut Vec<String>, piped: &mut bool, next_piped: bool| -> Option<()> {
+        let first = words.first()?;
+        if first.contains('=') || RESERVED.contains(&first.as_str()) {
+            return None;
+        }
+        if !scripts_of(words).is_empty()
+            || too_many_wrappers(words)
+            || ((*piped || next_piped) && reads_stdin_script(words))
+        {
+            return None;
+        }
+        parts.push(SimpleCommand {
+            words: std::mem::take(words),
+            ..SimpleCommand::default()
+        });
+        *piped = next_piped;
+        Some(())
+    };
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b' ' | b'\t' => i += 1,
+            b'#' => {
+                // A comment starts at a word boundary and runs to the end
+                // (no line breaks); `a#b` is one word: the full parser's.
+                let boundary = i == 0
+                    || bytes
+                        .get(i - 1)
+                        .is_some_and(|p| matches!(p, b' ' | b'\t' | b';' | b'|' | b'&'));
+                // The full parser treats `\ ` anywhere as a hazard: so do we.
+                if !boundary
+                    || bytes
+                        .get(i..)
+                        .is_some_and(|rest| rest.iter().any(|c| matches!(c, b'\n' | b'\r' | b'\\')))
+                {
+                    return None;
+                }
+                break;
+            }
+            b'&' if bytes.get(i + 1) == Some(&b'&') => {
+                finish(&mut words, &mut piped, false)?;
+                i += 2;
+            }
+            b'|' if bytes.get(i + 1) == Some(&b'|') => {
+                finish(&mut words, &mut piped, false)?;
+                i += 2;
+            }
+            b'|' if bytes.get(i + 1) == Some(&b'&') => return None,
+            b'|' => {
+                finish(&mut words, &mut piped, true)?;
+                i += 1;
+            }
+            b';' if bytes.get(i + 1) == Some(&b';') => return None,
+            b';' => {
+                finish(&mut words, &mut piped, false)?;
+                i += 1;
+            }
+            b if word_byte(b) => {
+                let start = i;
+                while bytes.get(i).copied().is_some_and(word_byte) {
+                    i += 1;
+                }
+                let word = source.get(start..i)?;
+                if word.starts_with('=') {
+                    // `==`, `=~`: the grammar reads test operators here.
+                    return None;
+                }
+                words.push(word.to_owned());
+            }
+            _ => return None,
+        }
+    }
+    if words.is_empty() {
+        // A trailing `;` is fine; a trailing `&&`, `||` or `|` is not.
+        let last_op = source
+            .split('#')
+            .next()
+            .unwrap_or_default()
+            .trim_end()
+            .bytes()
+            .last();
+        if parts.is_empty() || last_op != Some(b';') {
+            return None;
+        }
+        return Some(parts);
+    }
+    finish(&mut words, &mut piped, false)?;
+    Some(parts)
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::split;
+    use crate::ShellCommand;
+
+    fn words(parts: &[crate::SimpleCommand]) -> Vec<Vec<String>> {
+        parts.iter().map(|p| p.words.clone()).collect()
+    }
+
+    #[test]
+    fn plain_lines_split_without_the_grammar() {
+        let parts = split("git add -A src && git status; ls -la | wc -l # 3").unwrap();
+        assert_eq!(
+            words(&parts),
+            [
+                vec!["git", "add", "-A", "src"],
+                vec!["git", "status"],
+                vec!["ls", "-la"],
+                vec!["wc", "-l"]
+            ]
+        );
+        for needs_parser in [
+            "echo $HOME",
+            "ls > out",
+            "FOO=1 git status",
+            "if true; then ls; fi",
+            "ls &&",
+            "ls && && ls",
+            "echo 'x'",
+            "bash -c ls",
+            "echo ls | sh",
+            "ls *",
+            "sleep 1 &",
+            "ls\nrm",
+            "é",
+            "ls#x",
+            "ls # x\nrm -rf /",
+        ] {
+            assert!(split(needs_parser).is_none(), "{needs_parser:?}");
+        }
+    }
+
+    fn plain_line() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            "[a-z0-9_./,:@%+=-]{1,6}",
+            Just("git".to_owned()),
+            Just("sudo".to_owned()),
+            Just("sh".to_owned()),
+            Just("if".to_owned()),
+            Just("&&".to_owned()),
+            Just("||".to_owned()),
+            Just(";".to_owned()),
+            Just("|".to_owned()),
+            Just("#".to_owned()),
+            Just("\\".to_owned()),
+            Just(" ".to_owned()),
+        ];
+        proptest::collection::vec(piece, 0..12).prop_map(|p| p.join(" "))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+        /// Wherever the fast path answers, the grammar agrees with it.
+        #[test]
+        fn the_fast_path_agrees_with_the_parser(line in plain_line()) {
+            if let Some(fast) = split(&line) {
+                let full = ShellCommand::parse_with_grammar(&line);
+                prop_assert!(full.is_plain(), "{line:?}: {:?}", full.hazards());
+                prop_assert_eq!(words(&fast), words(full.parts()), "{:?}", line);
+            }
+        }
+    }
+}
