@@ -8,6 +8,8 @@
 //! tests (`tool-mcp/tests/fixtures/npm`). For orientation on this kind of
 //! machine: the official TypeScript client ~250 µs per sequential echo and
 //! ~70 µs per call with 100 in flight; targets ≤ 167 µs and ≤ 50 µs.
+//! Measured 2026-12 on a busy shared 2-core machine: `call_tool` 125 µs,
+//! pipeline 152 µs sequential; 89 µs per call with 100 in flight.
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
 use std::path::Path;
