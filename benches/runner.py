@@ -445,6 +445,7 @@ class Run:
             re.findall(r'\[\[bench\]\]\s*\nname\s*=\s*"([^"]+)"', (BENCHES / "Cargo.toml").read_text())
         )
         self.ran = {}
+        self.executables = {}
 
     # -- bookkeeping
     def step(self, name, t0):
@@ -575,29 +576,10 @@ class Run:
             return
         self.ran[key] = True
         env = self.bench_env()
-        t0 = time.time()
-        log = self.log(f"build-{bench}")
-        # Build once, then run the executable itself: a crate edited by
-        # someone else meanwhile cannot trigger a rebuild mid-pair.
-        build = subprocess.run(
-            ["cargo", "bench", "-p", "tool-benches", "--bench", bench, "--no-run",
-             "--message-format=json-render-diagnostics"],
-            cwd=ROOT, env=env, capture_output=True, text=True,
-        )
-        log.write_text(build.stderr)
-        self.step(f"{pair.name}: build bench `{bench}`", t0)
-        exe = None
-        for line in build.stdout.splitlines():
-            try:
-                msg = json.loads(line)
-            except ValueError:
-                continue
-            target = msg.get("target") or {}
-            if msg.get("executable") and target.get("name") == bench and "bench" in target.get("kind", []):
-                exe = msg["executable"]
-        if build.returncode != 0 or exe is None:
+        exe = self.executables.get(bench) or self.build([bench], pair.name)
+        if exe is None:
             self.bench_errors[bench] = f"bench `{bench}` does not build (target/bench-run/logs/build-{bench}.log)"
-            print(f"   build of `{bench}` failed; see {log}", flush=True)
+            print(f"   build of `{bench}` failed; see target/bench-run/logs/build-{bench}.log", flush=True)
             return
         env["CARGO_MANIFEST_DIR"] = str(BENCHES)
         memory_out = OUT / f"memory-{bench}.json"
@@ -614,6 +596,33 @@ class Run:
         if memory_out.exists():
             self.memory.update(json.loads(memory_out.read_text()))
         self.read_criterion()
+
+    def build(self, benches, step):
+        """Builds `benches` in one cargo call and notes their executables.
+
+        Built once, each is then run directly: a crate someone edits
+        meanwhile cannot trigger a rebuild in the middle of a pair.
+        Returns the executable of the first bench, or None.
+        """
+        t0 = time.time()
+        name = benches[0] if len(benches) == 1 else "all"
+        cmd = ["cargo", "bench", "-p", "tool-benches", "--no-run", "--message-format=json-render-diagnostics"]
+        for bench in benches:
+            cmd += ["--bench", bench]
+        build = subprocess.run(cmd, cwd=ROOT, env=self.bench_env(), capture_output=True, text=True)
+        self.log(f"build-{name}").write_text(build.stderr)
+        self.step(f"{step}: build {', '.join(benches)}", t0)
+        if build.returncode != 0:
+            return None
+        for line in build.stdout.splitlines():
+            try:
+                msg = json.loads(line)
+            except ValueError:
+                continue
+            target = msg.get("target") or {}
+            if msg.get("executable") and "bench" in target.get("kind", []):
+                self.executables[target.get("name")] = msg["executable"]
+        return self.executables.get(benches[0])
 
     def read_criterion(self):
         home = OUT / "criterion"
@@ -640,6 +649,13 @@ class Run:
         if any(set(p.peers) & {mcp_peers, node_json_parse} for p in pairs):
             self.setup_node()
         self.step("peers: install check", t0)
+        # One build of every bench the run needs (one consistent snapshot of
+        # the tree); when one of them does not build, each is built alone.
+        wanted = sorted({p.bench for p in pairs if p.bench in self.declared})
+        if wanted:
+            print(f"== building {', '.join(wanted)}", flush=True)
+            if self.build(wanted, "all pairs") is None:
+                print("   the joint build failed; building bench by bench", flush=True)
         for pair in pairs:
             print(f"== {pair.name}", flush=True)
             if pair.name == "search" and not self.wait_rg():
