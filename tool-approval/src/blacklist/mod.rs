@@ -44,7 +44,7 @@ use crate::engine::facts::{CallFacts, command_text};
 use crate::error::Error;
 use crate::matcher::{MatchMode, Matcher, Subject};
 use crate::path_scope::real_path;
-use crate::shell::{ShellCommand, SimpleCommand};
+use crate::shell::{ShellCommand, SimpleCommand, basename};
 use crate::wrapper::{stdin_argument_commands, views};
 
 mod commands;
@@ -381,9 +381,27 @@ impl Blacklist {
                     _ => cwd_real.as_deref(),
                 };
                 let moved = here != cwd_real.as_deref();
-                for word in part.words.iter().skip(1).chain(&part.redirects) {
+                // `echo Copy .env.example to .env` prints words, it opens no
+                // file: only its redirections are paths.
+                let prints = part
+                    .program()
+                    .is_some_and(|p| matches!(basename(p), "echo" | "printf"));
+                let skip = if prints { part.words.len() } else { 1 };
+                // `GIT_TRACE=/etc/passwd git status` writes to the value.
+                let values = part
+                    .assignments
+                    .iter()
+                    .filter_map(|a| a.split_once('=').map(|(_, v)| v.to_owned()));
+                let values: Vec<String> = values.collect();
+                for word in part
+                    .words
+                    .iter()
+                    .skip(skip)
+                    .chain(&part.redirects)
+                    .chain(&values)
+                {
                     if (looks_like_path(word) || (moved && !word.starts_with('-')))
-                        && seen.insert((word.as_str(), here.map(Path::to_path_buf)))
+                        && seen.insert((word.clone(), here.map(Path::to_path_buf)))
                     {
                         add_path(&mut facts.paths, word, here, home);
                     }

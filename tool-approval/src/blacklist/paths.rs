@@ -12,6 +12,13 @@ pub(super) fn add_path(
     home: Option<&Path>,
 ) {
     paths.push(raw.to_owned());
+    if raw.contains(['$', '`']) {
+        // `/etc/pass$1wd`, `/proc/sysrq-trigge${X}r`: an expansion can be
+        // anything (also empty), so the word may name whatever it matches
+        // with each expansion read as `*`.
+        let pattern = expansions_as_stars(raw);
+        paths.extend(glob_matches(&pattern, cwd, home));
+    }
     if raw.contains(['*', '?', '[']) {
         // `cat /etc/sha*`, `cat .e*`: the sensitive files the glob would name.
         paths.extend(glob_matches(raw, cwd, home));
@@ -40,6 +47,9 @@ const SENSITIVE_ABSOLUTE: &[&str] = &[
     "/etc/gshadow",
     "/etc/sudoers",
     "/etc/master.passwd",
+    "/etc/group",
+    "/etc/ld.so.preload",
+    "/etc/security/opasswd",
     "/etc/ssh/sshd_config",
     "/etc/ssh/ssh_host_rsa_key",
     "/etc/ssh/ssh_host_ed25519_key",
@@ -100,6 +110,49 @@ const SENSITIVE_NAMES: &[&str] = &[
     ".zsh_history",
     ".pgpass",
 ];
+
+/// `raw` with every `$NAME`, `${…}`, `$(…)`, `$N` and backquoted text
+/// replaced by `*` (matching within one path segment).
+fn expansions_as_stars(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    let mut chars = raw.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '$' => {
+                match chars.peek() {
+                    Some('{') | Some('(') => {
+                        let close = if chars.peek() == Some(&'{') { '}' } else { ')' };
+                        for n in chars.by_ref() {
+                            if n == close {
+                                break;
+                            }
+                        }
+                    }
+                    _ => {
+                        while chars.peek().is_some_and(|n| {
+                            n.is_ascii_alphanumeric()
+                                || *n == '_'
+                                || matches!(n, '@' | '*' | '#' | '?' | '!' | '-')
+                        }) {
+                            chars.next();
+                        }
+                    }
+                }
+                out.push('*');
+            }
+            '`' => {
+                for n in chars.by_ref() {
+                    if n == '`' {
+                        break;
+                    }
+                }
+                out.push('*');
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
 
 /// The sensitive files a glob word would name (with `~` expanded).
 fn glob_matches(raw: &str, cwd: Option<&Path>, home: Option<&Path>) -> Vec<String> {
@@ -168,6 +221,10 @@ pub(super) fn system_accounts(path: &str) -> bool {
         "/etc/gshadow",
         "/etc/sudoers",
         "/etc/master.passwd",
+        "/etc/group",
+        "/etc/ld.so.preload",
+        "/etc/security/opasswd",
+        "/etc/pam.d",
     ]
     .iter()
     .any(|p| cleaned.starts_with(p) || path.starts_with(p))
@@ -213,7 +270,10 @@ pub(crate) fn is_secret(path: &str) -> bool {
         return true;
     }
     let private_key = |n: &str| {
-        (n.starts_with("id_") && !n.ends_with(".pub"))
+        (["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"]
+            .iter()
+            .any(|k| n.starts_with(k))
+            && !n.ends_with(".pub"))
             || matches!(
                 n,
                 "identity" | "ssh_host_rsa_key" | "ssh_host_ed25519_key" | "ssh_host_ecdsa_key"
@@ -222,7 +282,14 @@ pub(crate) fn is_secret(path: &str) -> bool {
     if private_key(name) {
         return true;
     }
-    if name.starts_with("credentials")
+    let credentials = name == "credentials"
+        || name.strip_prefix("credentials").is_some_and(|rest| {
+            matches!(
+                rest,
+                ".json" | ".csv" | ".db" | ".yml" | ".yaml" | ".toml" | ".ini" | ".xml" | ".txt"
+            )
+        });
+    if credentials
         || name.ends_with(".pem")
         || name.ends_with(".key")
         || name.ends_with(".p12")
@@ -235,7 +302,13 @@ pub(crate) fn is_secret(path: &str) -> bool {
         return true;
     }
     let joined_all = components.join("/");
-    if joined_all.contains("run/secrets/") || joined_all.contains("serviceaccount/token") {
+    if joined_all.contains("run/secrets/")
+        || joined_all.contains("serviceaccount/token")
+        || joined_all.contains("etc/ssl/private/")
+        || joined_all.contains("etc/security/opasswd")
+        || (joined_all.contains("var/backups/") && name.contains("shadow"))
+        || matches!(name, ".my.cnf" | ".mylogin.cnf")
+    {
         return true;
     }
     let has = |c: &str| components.contains(&c);
