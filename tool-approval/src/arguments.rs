@@ -293,7 +293,6 @@ fn by_name<'v>(
     match value {
         Value::Object(map) => {
             for (key, item) in map {
-                let here = push_pointer(pointer, key);
                 // Names are compared as a tool would read them loosely:
                 // `Path`, `path `, `newpath` are `path`, `newPath`.
                 let loose = key.trim();
@@ -307,10 +306,15 @@ fn by_name<'v>(
                     }
                     Kind::Command => is(COMMAND_NAMES),
                 };
+                let nested = item.is_object() || item.is_array();
+                if !named && !nested {
+                    continue;
+                }
+                let here = push_pointer(pointer, key);
                 if named {
                     accept(item, &here, kind, found);
                 }
-                if item.is_object() || item.is_array() {
+                if nested {
                     by_name(item, &here, depth + 1, kind, found);
                 }
             }

@@ -150,6 +150,20 @@ fn list(problems: &[Error]) -> String {
 
 /// Appends one reference token to a JSON pointer, escaping `~` and `/`.
 pub(crate) fn push_pointer(base: &str, token: impl std::fmt::Display) -> String {
-    let token = token.to_string().replace('~', "~0").replace('/', "~1");
-    format!("{base}/{token}")
+    use std::fmt::Write;
+    let mut out = String::with_capacity(base.len() + 16);
+    out.push_str(base);
+    out.push('/');
+    let start = out.len();
+    let _ = write!(out, "{token}");
+    if out.get(start..).is_some_and(|t| t.contains(['~', '/'])) {
+        let escaped = out
+            .get(start..)
+            .unwrap_or_default()
+            .replace('~', "~0")
+            .replace('/', "~1");
+        out.truncate(start);
+        out.push_str(&escaped);
+    }
+    out
 }
