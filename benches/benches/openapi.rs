@@ -1,0 +1,129 @@
+//! tool-openapi: importing the GitHub REST description (parse + validate +
+//! convert + compile-check every operation's schema, then compile one
+//! manifest) next to a bare `serde_json` parse of the same bytes, in the
+//! same run. Also prints the ratio of the medians and the peak resident
+//! memory of each, measured in a fresh process (Linux `VmHWM`).
+//!
+//! The description comes from npm `@octokit/openapi`, installed by
+//! `.ci/setup.d/20-openapi.sh` into tool-openapi/tests/fixtures/npm.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use serde_json::Value;
+use tool_openapi::{ImportOptions, compile_manifest, import_openapi};
+
+const PEAK_MODE: &str = "TOOL_OPENAPI_BENCH_PEAK";
+
+fn description() -> Option<String> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(
+        "../tool-openapi/tests/fixtures/npm/node_modules/@octokit/openapi/generated/api.github.com.json",
+    );
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Some(text),
+        Err(e) => {
+            eprintln!(
+                "openapi bench skipped: {}: {e} (run .ci/setup.d/20-openapi.sh)",
+                path.display()
+            );
+            None
+        }
+    }
+}
+
+fn import_all(text: &str) -> usize {
+    let import = import_openapi(text, &ImportOptions::new()).unwrap();
+    let manifest = compile_manifest(&import.document, "github").unwrap();
+    manifest.api.len()
+}
+
+fn parse_only(text: &str) -> usize {
+    let value: Value = serde_json::from_str(text).unwrap();
+    value["paths"].as_object().map_or(0, |p| p.len())
+}
+
+/// Peak resident memory (kB) of a fresh run of this binary doing only
+/// `mode` (`idle`, `parse` or `import`) once, the text already loaded.
+fn peak_kb(mode: &str) -> Option<u64> {
+    let out = std::process::Command::new(std::env::current_exe().ok()?)
+        .env(PEAK_MODE, mode)
+        .output()
+        .ok()?;
+    String::from_utf8_lossy(&out.stdout).trim().parse().ok()
+}
+
+/// In a child started by [`peak_kb`]: do the work once, print `VmHWM`, exit.
+fn peak_child(text: &str) {
+    let Ok(mode) = std::env::var(PEAK_MODE) else {
+        return;
+    };
+    match mode.as_str() {
+        "parse" => {
+            black_box(parse_only(text));
+        }
+        "import" => {
+            black_box(import_all(text));
+        }
+        _ => {}
+    }
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let kb = status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .unwrap_or("0");
+    println!("{kb}");
+    std::process::exit(0);
+}
+
+fn median(mut runs: Vec<Duration>) -> Duration {
+    runs.sort();
+    runs[runs.len() / 2]
+}
+
+fn benches(c: &mut Criterion) {
+    let Some(text) = description() else { return };
+    peak_child(&text);
+    let ops = import_all(&text);
+    assert!(ops > 1_000, "{ops}");
+
+    // Same run, alternating, so both see the same machine state.
+    let (mut parse, mut import) = (Vec::new(), Vec::new());
+    for _ in 0..7 {
+        let t = Instant::now();
+        black_box(parse_only(&text));
+        parse.push(t.elapsed());
+        let t = Instant::now();
+        black_box(import_all(&text));
+        import.push(t.elapsed());
+    }
+    let (parse, import) = (median(parse), median(import));
+    let (idle, parse_peak, import_peak) = (peak_kb("idle"), peak_kb("parse"), peak_kb("import"));
+    eprintln!(
+        "openapi: {} bytes, {ops} operations; serde_json parse {:.1} ms, import {:.1} ms, ratio {:.2}x (target <= 1.5x); peak RSS kB (fresh process): idle {:?}, parse {:?}, import {:?}",
+        text.len(),
+        parse.as_secs_f64() * 1e3,
+        import.as_secs_f64() * 1e3,
+        import.as_secs_f64() / parse.as_secs_f64(),
+        idle,
+        parse_peak,
+        import_peak,
+    );
+
+    let mut group = c.benchmark_group("openapi_github");
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(10));
+    group.bench_function("serde_json_parse", |b| {
+        b.iter(|| black_box(parse_only(&text)))
+    });
+    group.bench_function("import_and_compile", |b| {
+        b.iter(|| black_box(import_all(&text)))
+    });
+    group.finish();
+}
+
+criterion_group!(openapi, benches);
+criterion_main!(openapi);
