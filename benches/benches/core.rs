@@ -100,6 +100,16 @@ fn bench_large(c: &mut Criterion) {
     c.bench_function("export/openai chat tools, 500 APIs", |b| {
         b.iter(|| offered.openai_chat_tools())
     });
+    c.bench_function(
+        "export/openai chat tools shared, 500 APIs, cached snapshot",
+        |b| {
+            b.iter(|| {
+                registry
+                    .offer(black_box(&ctx))
+                    .tools_shared(ProviderFormat::OpenAiChat)
+            })
+        },
+    );
     c.bench_function("export/anthropic tools, 500 APIs", |b| {
         b.iter(|| offered.anthropic_tools())
     });

@@ -94,6 +94,8 @@ pub(crate) struct Snapshot {
     by_api: HashMap<String, Vec<(usize, usize)>>,
     pub(crate) problems: Vec<Error>,
     pub(crate) generation: u64,
+    /// Exported tool lists, built on first use, one per provider format.
+    pub(crate) exports: [std::sync::OnceLock<Arc<[serde_json::Value]>>; 3],
 }
 
 impl Snapshot {
@@ -142,6 +144,19 @@ impl OfferedTools {
     /// happened between the two offers).
     pub fn shares_snapshot_with(&self, other: &OfferedTools) -> bool {
         Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
+    /// The tool list of `format`, built once per snapshot and shared: with
+    /// [`ToolRegistry::offer`](crate::ToolRegistry::offer) handing out the
+    /// same snapshot while nothing changes, exporting is free after the
+    /// first turn. (The `*_tools()` methods build a fresh list each call.)
+    pub fn tools_shared(&self, format: crate::ProviderFormat) -> Arc<[serde_json::Value]> {
+        let slot = match format {
+            crate::ProviderFormat::OpenAiChat => 0,
+            crate::ProviderFormat::OpenAiResponses => 1,
+            crate::ProviderFormat::Anthropic => 2,
+        };
+        Arc::clone(self.inner.exports[slot].get_or_init(|| format.tools(self).into()))
     }
 
     /// The registry generation this snapshot was taken at (see

@@ -281,3 +281,24 @@ fn name_rules_travel_with_the_tool_not_the_registry() {
     let mut open = ToolRegistry::new().with_name_rules(NameRules::Foreign);
     open.register(Handwritten(manifest)).unwrap();
 }
+
+#[test]
+fn exported_tool_lists_are_built_once_per_snapshot() {
+    let mut registry = ToolRegistry::new();
+    registry.register(server("v1", None)).unwrap();
+    let ctx = ToolContext::new();
+    let first = registry
+        .offer(&ctx)
+        .tools_shared(tool_core::ProviderFormat::Anthropic);
+    let again = registry
+        .offer(&ctx)
+        .tools_shared(tool_core::ProviderFormat::Anthropic);
+    assert!(Arc::ptr_eq(&first, &again), "same snapshot, same list");
+    assert_eq!(first.to_vec(), registry.offer(&ctx).anthropic_tools());
+    registry.remove("srv");
+    let after = registry
+        .offer(&ctx)
+        .tools_shared(tool_core::ProviderFormat::Anthropic);
+    assert!(after.is_empty());
+    assert_eq!(first.len(), 1, "the earlier list is unchanged");
+}
