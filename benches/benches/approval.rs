@@ -1,9 +1,12 @@
-//! Approval engine: evaluate() on simple and compound commands, and a path-scope audit.
+//! Approval engine: decisions per second for a static (non-shell) call, a
+//! simple command, a 5-part compound and a path-scope audit, and the time
+//! of worst-case inputs (the largest commands the engine still analyses).
 #![allow(clippy::panic)] // a bench with a broken fixture should stop loudly
 
 use std::hint::black_box;
+use std::time::Duration;
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::json;
 use tool_approval::{CallRef, PolicyEngine, PolicyFile};
 use tool_core::{
@@ -28,6 +31,13 @@ fn manifest() -> ToolManifest {
                 },
             }),
     );
+    m.api.push(
+        ApiDefinition::new("evaluate", "calculate")
+            .with_parameters(
+                json!({"type": "object", "properties": {"expression": {"type": "string"}}}),
+            )
+            .with_intervention(HumanIntervention::Policy(InterventionPolicy::Never)),
+    );
     m
 }
 
@@ -51,8 +61,8 @@ fn bench(c: &mut Criterion) {
     let engine = engine();
     let manifest = manifest();
     let ctx = ToolContext::new();
-    // Eight spellings of each command (a trailing comment), more than the
-    // parser's per-thread reuse keeps, so every evaluation parses afresh.
+    // Eight spellings of each command (a trailing comment), so nothing a
+    // per-text cache keeps can stand in for the work of a fresh command.
     let variants = |command: &str| -> Vec<serde_json::Value> {
         (0..8)
             .map(|i| json!({ "command": format!("{command} # {i}") }))
@@ -60,29 +70,64 @@ fn bench(c: &mut Criterion) {
     };
     let simple = variants("git status -s");
     let compound = variants("git add -A src && git status; ls -la | ls && git push origin main");
+    let mut group = c.benchmark_group("approval");
+    group.throughput(Throughput::Elements(1));
+    let expression = json!({"expression": "1 + 2 * 3"});
+    group.bench_function("evaluate_static", |b| {
+        b.iter(|| {
+            let call =
+                CallRef::new("local-system", "evaluate", &expression).with_manifest(&manifest);
+            black_box(engine.evaluate_one(black_box(&call), &ctx))
+        })
+    });
     for (name, args) in [
-        ("approval/evaluate_simple_command", &simple),
-        ("approval/evaluate_compound_command", &compound),
+        ("evaluate_simple_command", &simple),
+        ("evaluate_compound_command", &compound),
     ] {
         let mut next = args.iter().cycle();
-        c.bench_function(name, |b| {
+        group.bench_function(name, |b| {
             b.iter(|| {
                 let args = next.next().unwrap_or(&args[0]);
                 let call =
                     CallRef::new("local-system", "runCommand", args).with_manifest(&manifest);
-                black_box(engine.evaluate(black_box(&[call]), &ctx))
+                black_box(engine.evaluate_one(black_box(&call), &ctx))
             })
         });
     }
     let dir = std::env::temp_dir();
-    let ctx = ToolContext::new().with_cwd(&dir);
+    let cwd_ctx = ToolContext::new().with_cwd(&dir);
     let path = json!({"path": "some/dir/../file.txt"});
-    c.bench_function("approval/evaluate_path_scope", |b| {
+    group.bench_function("evaluate_path_scope", |b| {
         b.iter(|| {
             let call = CallRef::new("local-system", "readFile", &path).with_manifest(&manifest);
-            black_box(engine.evaluate(black_box(&[call]), &ctx))
+            black_box(engine.evaluate_one(black_box(&call), &cwd_ctx))
         })
     });
+    group.finish();
+
+    // Worst cases: inputs at the size limits the engine still analyses.
+    let mut worst = c.benchmark_group("approval_worst_case");
+    worst.sample_size(10);
+    worst.measurement_time(Duration::from_secs(5));
+    let globs = json!({"command": format!("ls{}", " ./a*".repeat(3000))});
+    let chain = json!({"command": vec!["git status"; 1000].join(" && ")});
+    let nested = json!({"command": format!("{}ls{}", "(".repeat(300), ")".repeat(300))});
+    let braces = json!({"command": format!("echo {}", "{\u{10ffff}".repeat(2000))});
+    for (name, args) in [
+        ("ls_3000_globs", &globs),
+        ("chain_1000_parts", &chain),
+        ("nested_300_subshells", &nested),
+        ("braces_high_code_points", &braces),
+    ] {
+        worst.bench_function(name, |b| {
+            b.iter(|| {
+                let call =
+                    CallRef::new("local-system", "runCommand", args).with_manifest(&manifest);
+                black_box(engine.evaluate_one(black_box(&call), &cwd_ctx))
+            })
+        });
+    }
+    worst.finish();
 }
 
 criterion_group!(benches, bench);

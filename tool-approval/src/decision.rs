@@ -4,7 +4,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use tool_core::{ErrorCode, InterventionPolicy, ToolError, ToolOutput};
 
-/// The error code of a blocked call's output.
+/// The error code of a blocked call's output, as text (the output carries
+/// tool-core's `ErrorCode::BLOCKED_BY_SECURITY_PRIVACY`).
 pub const BLOCKED_ERROR_CODE: &str = "blocked_by_security_privacy";
 
 /// The content of a blocked call's output.
@@ -111,7 +112,7 @@ impl Decision {
         }
         let reason = serde_json::to_value(&self.reason).unwrap_or_default();
         let error = ToolError::new(
-            ErrorCode::new(BLOCKED_ERROR_CODE),
+            ErrorCode::BLOCKED_BY_SECURITY_PRIVACY,
             self.reason.message.clone(),
         )
         .with_details(json!({ "reason": reason.clone(), "policy": self.policy }));

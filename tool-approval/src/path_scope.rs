@@ -18,8 +18,8 @@ use std::path::{Component, Path, PathBuf};
 
 use crate::audit::{AuditInput, AuditVerdict, DynamicAudit};
 
-/// The dynamic audit's type string.
-pub const PATH_SCOPE_AUDIT: &str = "pathScopeAudit";
+/// The dynamic audit's type string (tool-core's constant).
+pub use tool_core::PATH_SCOPE_AUDIT;
 
 /// The path-scope dynamic audit. See the module docs.
 #[derive(Debug, Clone)]
