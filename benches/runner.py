@@ -708,7 +708,7 @@ def report(run, pairs):
     text = f"""# Bench results: ours against peers
 
 Produced by `benches/run{' --quick' if run.quick else ''}` ({mode} run) on {now}:
-{os.cpu_count()} cores ({cpu}), {platform.system()} {platform.release()}, {rustc}, criterion 0.8.
+{os.cpu_count()} cores ({cpu}), {platform.system()}, {rustc}, criterion 0.8.
 Absolute times on a shared machine are noise; the ratios, measured back to back in
 one run on the same inputs, are the point. `ours` is criterion's median; a peer's
 figure is its own median. **ratio = ours / peer: below 1 means ours is faster.**
