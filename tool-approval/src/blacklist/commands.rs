@@ -380,6 +380,16 @@ pub(super) fn format_device(view: &[String]) -> bool {
     {
         return true;
     }
+    if name == "cryptsetup"
+        && view.iter().skip(1).any(|w| {
+            matches!(
+                w.as_str(),
+                "luksFormat" | "erase" | "luksErase" | "reencrypt" | "luksKillSlot"
+            )
+        })
+    {
+        return true;
+    }
     if name == "nvme"
         && view
             .iter()

@@ -19,17 +19,22 @@
 //! | `system-accounts` | always | `/etc/passwd`, `/etc/shadow`, `/etc/gshadow`, `/etc/sudoers`; `vipw`, `visudo`, `usermod`, `passwd`, `chpasswd`… |
 //! | `fork-bomb` | always | `:(){ :\|:& };:` and renamed variants |
 //! | `raw-device-write` | always | `dd of=/dev/…`, `cp`/`tee`/`shred`… onto a disk device, redirection onto one |
-//! | `format-device` | always | `mkfs*`, `mkswap`, `wipefs`, `blkdiscard`, `hdparm --security-erase`, `fdisk`/`sfdisk`/`parted` on `/dev/…` |
+//! | `format-device` | always | `mkfs*`, `mkswap`, `wipefs`, `blkdiscard`, `hdparm --security-erase`, `cryptsetup luksFormat`/`erase`, `fdisk`/`sfdisk`/`parted` on `/dev/…` |
 //! | `kernel-write` | always | writes under `/proc/sys`, `/proc/sysrq-trigger`, `sysctl -w` |
 //! | `raw-memory` | always | `/dev/mem`, `/dev/kmem`, `/dev/port` |
 //! | `recursive-chown-system` | always | recursive `chown`/`chmod`/`chgrp` of `/` or a system directory |
 //! | `setuid-shell` | always | setting the setuid/setgid bit on a shell, an interpreter, anything in a system `bin` directory, or a copy of a shell |
+//! | `kernel-modules` | always | `insmod`, `rmmod`, `modprobe` (not its dry runs), `kexec` |
+//! | `file-capabilities` | always | `setcap` (not `setcap -v`) |
+//! | `kill-all` | always | `kill -9 -1` in any spelling of the signal, `killall5`, `pkill .`, `killall -u USER` |
 //! | `firewall-off` | required | `ufw disable`, stopping firewalld/ufw/nftables, flushing iptables, `setenforce 0` |
 //! | `sshd-config` | required | changing `sshd_config` |
 //! | `remove-core-package` | required | removing systemd, bash, coreutils, libc, sudo, ssh server, kernel… |
 //! | `setuid-bit` | required | setting the setuid/setgid bit on any file (`chmod u+s`, `chmod 4755`, `install -m 4755`) |
 //! | `read-home` | required | recursive `grep`/`rg`/`tar`/`zip`/`cp -r`/`rsync` of a whole home directory or `/` |
 //! | `dangerous-env` | required | setting `PATH`, `LD_*`, `GIT_CONFIG*`, `BASH_ENV`, `ENV`, `PROMPT_COMMAND`… (environment argument, `VAR=`, `env VAR=`) |
+//! | `persistence` | required | editing a crontab (not `crontab -l`); writes to cron, systemd, init, profile and autostart locations and to shell rc files (`~/.bashrc`, `~/.profile`, `~/.zshrc`…) |
+//! | `code-execution-file` | required | writes to `.git/hooks/*`, `.git/config`, `.envrc`, `.husky/*`, `.vscode/tasks.json`/`settings.json`/`launch.json`, pre-commit and lefthook configs, also inside the working directory (hosts that trust them remove the entry with [`Blacklist::without`]) |
 //! | `read-secrets` | required | `.env*`, SSH private keys, cloud/docker/kube credentials, shell histories, browser cookie stores |
 
 use std::path::{Path, PathBuf};
@@ -50,6 +55,7 @@ use crate::wrapper::{stdin_argument_commands, views};
 mod commands;
 mod context;
 mod paths;
+mod persistence;
 mod setuid;
 mod wildcard;
 
@@ -57,6 +63,10 @@ use context::{Dir, env_names, is_dangerous_env, part_dirs, start_dir};
 
 use commands::*;
 use paths::*;
+use persistence::{
+    edits_crontab, is_code_execution_file, is_persistence_path, kernel_modules, kills_everything,
+    sets_capabilities, writes_matching,
+};
 use setuid::{interpreter_copies, setuid_shell, setuid_targets};
 
 use InterventionPolicy::{Always, Required};
@@ -95,6 +105,11 @@ enum Builtin {
     DangerousEnv,
     SetuidBit,
     ReadHome,
+    KernelModules,
+    Capabilities,
+    KillAll,
+    Persistence,
+    CodeExecutionFile,
 }
 
 const BUILTINS: &[(Builtin, &str, InterventionPolicy, &str)] = &[
@@ -146,6 +161,36 @@ const BUILTINS: &[(Builtin, &str, InterventionPolicy, &str)] = &[
         "setuid-shell",
         Always,
         "makes a shell setuid/setgid",
+    ),
+    (
+        Builtin::KernelModules,
+        "kernel-modules",
+        Always,
+        "loads or removes kernel modules or boots another kernel",
+    ),
+    (
+        Builtin::Capabilities,
+        "file-capabilities",
+        Always,
+        "grants file capabilities (setcap), which can be a way to root",
+    ),
+    (
+        Builtin::KillAll,
+        "kill-all",
+        Always,
+        "signals every process (kill -1, killall5, pkill of every name)",
+    ),
+    (
+        Builtin::Persistence,
+        "persistence",
+        Required,
+        "plants code that runs later or at login (crontab, cron and systemd directories, shell rc files)",
+    ),
+    (
+        Builtin::CodeExecutionFile,
+        "code-execution-file",
+        Required,
+        "writes a file whose contents tools execute (.git/hooks, .git/config, .envrc, editor task files)",
     ),
     (
         Builtin::FirewallOff,
@@ -557,6 +602,15 @@ fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>) -> bool {
         }
         Builtin::RemoveCorePackage => any_view(&|v, _| remove_core_package(v)),
         Builtin::ReadSecrets => facts.paths.iter().any(|p| is_secret(p)),
+        Builtin::KernelModules => any_view(&|v, _| kernel_modules(v)),
+        Builtin::Capabilities => any_view(&|v, _| sets_capabilities(v)),
+        Builtin::KillAll => any_view(&|v, _| kills_everything(v)),
+        Builtin::Persistence => {
+            any_view(&|v, part| edits_crontab(v) || writes_matching(v, part, is_persistence_path))
+        }
+        Builtin::CodeExecutionFile => {
+            any_view(&|v, part| writes_matching(v, part, is_code_execution_file))
+        }
     }
 }
 

@@ -1,0 +1,197 @@
+//! Commands that change the running system or plant code that runs later:
+//! kernel modules, file capabilities, signalling every process, cron jobs,
+//! login scripts, and the files inside a workspace that make tools run code
+//! (`.git/hooks`, `.git/config`, `.envrc`, editor task files).
+//!
+//! Writes are what count for the path checks: `cat ~/.bashrc` reads a login
+//! script and runs; `echo x >> ~/.bashrc` plants one and is flagged. A write
+//! is a redirection onto the file or a command that names it and is not on
+//! the read-only list.
+
+use super::commands::{has_flag, is_read_only, program};
+use crate::shell::SimpleCommand;
+
+/// `insmod`, `rmmod`, `modprobe` (not its dry runs), `kexec`.
+pub(super) fn kernel_modules(view: &[String]) -> bool {
+    match program(view) {
+        "insmod" | "rmmod" | "kexec" => true,
+        "modprobe" => !has_flag(
+            view,
+            &['n', 'c', 'D'],
+            &["dry-run", "showconfig", "show-depends"],
+        ),
+        _ => false,
+    }
+}
+
+/// `setcap` (not `setcap -v`, which only verifies).
+pub(super) fn sets_capabilities(view: &[String]) -> bool {
+    program(view) == "setcap" && !has_flag(view, &['v'], &[])
+}
+
+/// `kill … -1` (every process the user may signal), `killall5`, `pkill` of
+/// every process (`pkill -9 .`, `pkill -u root`).
+pub(super) fn kills_everything(view: &[String]) -> bool {
+    match program(view) {
+        "killall5" => true,
+        "kill" => kill_targets(view).any(|t| t == "-1"),
+        // A pattern that matches every process name.
+        "pkill" => super::commands::operands(view)
+            .iter()
+            .any(|o| matches!(*o, "." | ".*" | "^" | "")),
+        // `killall -u USER` with no name: every process of that user.
+        "killall" => {
+            has_flag(view, &['u'], &["user"]) && super::commands::operands(view).len() <= 1
+        }
+        _ => false,
+    }
+}
+
+/// The process ids `kill` signals: everything after the signal spec
+/// (`-9`, `-KILL`, `-s KILL`, `-n 9`, `--signal KILL`) and an optional `--`.
+fn kill_targets(view: &[String]) -> impl Iterator<Item = &str> {
+    let words: Vec<&str> = view.iter().skip(1).map(String::as_str).collect();
+    let mut start = 0;
+    match words.first().copied() {
+        Some("-s" | "-n" | "--signal") => start = 2,
+        Some(w) if w.starts_with("--signal=") => start = 1,
+        // `kill -9 PID`. A lone `kill -1` counts as a target: shells read it as
+        // a signal with no process, but judging it as `-1` is the cautious side.
+        Some(w) if w.starts_with('-') && w != "--" && words.len() > 1 => start = 1,
+        _ => {}
+    }
+    if words.get(start) == Some(&"--") {
+        start += 1;
+    }
+    words.into_iter().skip(start)
+}
+
+/// `crontab FILE`, `crontab -e`, `crontab -r`, `crontab -` (not `crontab -l`).
+pub(super) fn edits_crontab(view: &[String]) -> bool {
+    program(view) == "crontab" && !has_flag(view, &['l'], &["list"])
+}
+
+/// Login scripts and scheduler or service directories: code that runs later.
+pub(super) fn is_persistence_path(word: &str) -> bool {
+    const SYSTEM: &[&str] = &[
+        "/etc/cron",
+        "/var/spool/cron",
+        "/etc/anacrontab",
+        "/etc/systemd/",
+        "/lib/systemd/system/",
+        "/usr/lib/systemd/system/",
+        "/etc/init.d/",
+        "/etc/rc.local",
+        "/etc/profile",
+        "/etc/bash.bashrc",
+        "/etc/bashrc",
+        "/etc/zsh/",
+        "/etc/environment",
+        "/etc/xdg/autostart/",
+        "/etc/update-motd.d/",
+        "/etc/ld.so.conf",
+    ];
+    const HOME_FILES: &[&str] = &[
+        ".bashrc",
+        ".bash_profile",
+        ".bash_login",
+        ".bash_logout",
+        ".profile",
+        ".zshrc",
+        ".zprofile",
+        ".zshenv",
+        ".zlogin",
+        ".kshrc",
+        ".cshrc",
+        ".tcshrc",
+        ".xinitrc",
+        ".xprofile",
+        ".inputrc",
+    ];
+    const HOME_DIRS: &[&str] = &[
+        ".config/systemd/user/",
+        ".config/autostart/",
+        ".config/fish/",
+        ".ssh/rc",
+    ];
+    let word = word.trim_matches(|c| c == '"' || c == '\'');
+    if SYSTEM.iter().any(|p| word.starts_with(p)) {
+        return true;
+    }
+    let name = word.rsplit('/').next().unwrap_or(word);
+    HOME_FILES.contains(&name) || HOME_DIRS.iter().any(|d| word.contains(d))
+}
+
+/// Files inside a workspace whose contents tools execute: git hooks and
+/// config (aliases, `core.hooksPath`, `core.fsmonitor`, filters), direnv,
+/// editor task and settings files, commit-hook managers.
+pub(super) fn is_code_execution_file(word: &str) -> bool {
+    let word = word.trim_matches(|c| c == '"' || c == '\'');
+    let word = word.trim_end_matches('/');
+    let name = word.rsplit('/').next().unwrap_or(word);
+    word.contains(".git/hooks")
+        || word.ends_with(".git/config")
+        || word == ".git/config"
+        || word.contains(".husky/")
+        || word.ends_with(".vscode/tasks.json")
+        || word.ends_with(".vscode/settings.json")
+        || word.ends_with(".vscode/launch.json")
+        || matches!(
+            name,
+            ".envrc" | ".env.rc" | ".pre-commit-config.yaml" | ".lefthook.yml" | "lefthook.yml"
+        )
+}
+
+/// A part writes a file `is_target` recognises: a redirection onto it, or a
+/// command naming it that only reads is not enough.
+pub(super) fn writes_matching(
+    view: &[String],
+    part: &SimpleCommand,
+    is_target: fn(&str) -> bool,
+) -> bool {
+    part.redirects.iter().any(|r| is_target(r))
+        || (!is_read_only(view) && !prints_only(view) && view.iter().skip(1).any(|w| is_target(w)))
+}
+
+/// `echo`/`printf` print their words; only their redirections write.
+fn prints_only(view: &[String]) -> bool {
+    matches!(program(view), "echo" | "printf")
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn v(words: &[&str]) -> Vec<String> {
+        words.iter().map(|w| (*w).to_owned()).collect()
+    }
+
+    #[test]
+    fn kill_minus_one_is_a_target_only_after_the_signal() {
+        assert!(kills_everything(&v(&["kill", "-9", "-1"])));
+        assert!(kills_everything(&v(&["kill", "-KILL", "-1"])));
+        assert!(kills_everything(&v(&["kill", "-s", "KILL", "-1"])));
+        assert!(kills_everything(&v(&["kill", "--", "-1"])));
+        assert!(kills_everything(&v(&["kill", "-9", "--", "-1"])));
+        assert!(!kills_everything(&v(&["kill", "-1", "1234"])));
+        assert!(!kills_everything(&v(&["kill", "-9", "1234"])));
+        assert!(kills_everything(&v(&["kill", "-1"])));
+    }
+
+    #[test]
+    fn persistence_and_code_execution_files() {
+        assert!(is_persistence_path("~/.bashrc"));
+        assert!(is_persistence_path("/root/.profile"));
+        assert!(is_persistence_path("/etc/cron.d/job"));
+        assert!(is_persistence_path(
+            "/home/u/.config/systemd/user/x.service"
+        ));
+        assert!(!is_persistence_path("src/profile.rs"));
+        assert!(is_code_execution_file(".git/hooks/pre-commit"));
+        assert!(is_code_execution_file("./.git/config"));
+        assert!(is_code_execution_file("sub/.envrc"));
+        assert!(!is_code_execution_file(".gitignore"));
+        assert!(!is_code_execution_file("docs/config.md"));
+    }
+}
