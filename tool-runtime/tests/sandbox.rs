@@ -38,6 +38,25 @@ fn supported() -> bool {
     }
 }
 
+/// A base for test directories outside the system temp dir (which the
+/// sandbox keeps writable): the target's temp dir, or, when the checkout
+/// itself lives under the temp dir (CI clones there), `/var/tmp` or `$HOME`.
+fn base_outside_temp() -> std::path::PathBuf {
+    let real = |p: &std::path::Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let temp = real(&std::env::temp_dir());
+    let target = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let candidates = [
+        Some(target),
+        Some(std::path::PathBuf::from("/var/tmp")),
+        std::env::var_os("HOME").map(std::path::PathBuf::from),
+    ];
+    candidates
+        .into_iter()
+        .flatten()
+        .find(|dir| dir.is_dir() && !real(dir).starts_with(&temp))
+        .expect("a writable directory outside the system temp dir")
+}
+
 /// A workspace and an "outside" directory, neither under the system temp dir.
 struct Dirs {
     _base: tempfile::TempDir,
@@ -46,7 +65,7 @@ struct Dirs {
 }
 
 fn dirs() -> Dirs {
-    let base = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let base = tempfile::tempdir_in(base_outside_temp()).unwrap();
     let root = std::fs::canonicalize(base.path()).unwrap();
     let ws = root.join("ws");
     let outside = root.join("outside");

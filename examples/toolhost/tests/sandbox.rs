@@ -27,13 +27,32 @@ fn call(cwd: &Path, extra: &[&str], command: &str) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
+/// A base for test directories outside the system temp dir (which the
+/// sandbox keeps writable): the target's temp dir, or, when the checkout
+/// itself lives under the temp dir (CI clones there), `/var/tmp` or `$HOME`.
+fn base_outside_temp() -> std::path::PathBuf {
+    let real = |p: &std::path::Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let temp = real(&std::env::temp_dir());
+    let target = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let candidates = [
+        Some(target),
+        Some(std::path::PathBuf::from("/var/tmp")),
+        std::env::var_os("HOME").map(std::path::PathBuf::from),
+    ];
+    candidates
+        .into_iter()
+        .flatten()
+        .find(|dir| dir.is_dir() && !real(dir).starts_with(&temp))
+        .expect("a writable directory outside the system temp dir")
+}
+
 #[test]
 fn unattended_modes_confine_commands_and_manual_mode_does_not() {
     if let Err(reason) = tool_runtime::probe_kernel() {
         eprintln!("skipping: no sandbox on this kernel: {reason}");
         return;
     }
-    let base = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let base = tempfile::tempdir_in(base_outside_temp()).unwrap();
     let ws = base.path().join("ws");
     let outside = base.path().join("outside");
     std::fs::create_dir_all(&ws).unwrap();
