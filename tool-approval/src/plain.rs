@@ -192,7 +192,10 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+        // `PROPTEST_CASES` raises the count for a long local run.
+        #![proptest_config(ProptestConfig::with_cases(
+            std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(512)
+        ))]
 
         /// Wherever the fast path answers, the grammar agrees with it.
         #[test]

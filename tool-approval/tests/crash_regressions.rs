@@ -105,7 +105,10 @@ fn high_text() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+    // `PROPTEST_CASES` raises the count for a long local run.
+        #![proptest_config(ProptestConfig::with_cases(
+            std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(512)
+        ))]
 
     #[test]
     fn no_text_with_high_code_points_crashes(x in high_text()) {

@@ -81,3 +81,39 @@ fn deep_nesting_asks_naming_the_limit_in_every_mode_but_headless() {
         assert_eq!(d.reason.rule.as_deref(), Some("limits/too-deep"));
     }
 }
+
+/// Text that does not parse cannot be checked against the blacklist with
+/// certainty, so no mode runs it: auto-run and allow-list ask, headless
+/// blocks. (Found by the property test: `git status && > $( && /a` ran in
+/// auto-run while the unprefixed text asked.)
+#[test]
+fn text_that_does_not_parse_never_runs_in_any_mode() {
+    let texts = [
+        "git status && > $( && /a",
+        "git status; echo )",
+        "ls -la\nfor x in",
+        "echo 'unterminated",
+        "cat <(",
+    ];
+    for mode in [
+        ApprovalMode::Manual,
+        ApprovalMode::AutoRun,
+        ApprovalMode::AllowList,
+        ApprovalMode::Headless,
+    ] {
+        let engine = common::engine(mode);
+        for text in texts {
+            let d = common::run_command(&engine, text);
+            assert_ne!(d.action, Action::Run, "{mode:?}: `{text}` {d:?}");
+            if mode == ApprovalMode::Headless {
+                assert_eq!(d.action, Action::Block, "`{text}` {d:?}");
+            }
+            assert_eq!(d.reason.level, Level::Limits, "{mode:?}: `{text}` {d:?}");
+        }
+        // The same work, well formed, is judged by the policy as usual.
+        let d = common::run_command(&engine, "git status && echo ok");
+        if mode != ApprovalMode::Headless {
+            assert_ne!(d.reason.level, Level::Limits, "{mode:?}: {d:?}");
+        }
+    }
+}

@@ -73,7 +73,10 @@ fn shellish() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+    // `PROPTEST_CASES` raises the count for a long local run.
+        #![proptest_config(ProptestConfig::with_cases(
+            std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(1000)
+        ))]
 
     #[test]
     fn allowed_and_x_is_never_weaker_than_x(x in shellish()) {

@@ -58,11 +58,12 @@ impl<'v> CallFacts<'v> {
             .and_then(|c| c.shell.as_ref())
     }
 
-    /// The first command that hits an analysis limit, with the hazard.
+    /// The first command that cannot be fully analysed (too long, too
+    /// deep, or not valid Bash), with the hazard.
     pub(crate) fn limit(&self) -> Option<(&CommandFact<'v>, Hazard)> {
         self.commands.iter().find_map(|c| {
             let shell = c.shell.as_deref()?;
-            [Hazard::TooLong, Hazard::TooDeep]
+            [Hazard::TooLong, Hazard::TooDeep, Hazard::Syntax]
                 .into_iter()
                 .find(|h| shell.hazards().contains(h))
                 .map(|h| (c, h))

@@ -92,7 +92,7 @@ impl PolicyEngine {
     pub fn evaluate_one(&self, call: &CallRef<'_>, ctx: &ToolContext) -> Decision {
         let facts = CallFacts::build(call.arguments, call.schema(), ctx.cwd());
         let input = AuditInput::new(call, ctx, &facts);
-        let mut top = limit_finding(&facts);
+        let mut top = None;
         for audit in &self.global_audits {
             if let Some(hit) = audit.audit(&input) {
                 let reason = Reason::new(
@@ -105,6 +105,9 @@ impl PolicyEngine {
             }
         }
         let top = Finding::strictest(top, self.own_policy(call, &input));
+        // Last, so that on a tie the finding that names a rule which might
+        // apply is the one reported.
+        let top = Finding::strictest(top, limit_finding(&facts));
         let unknown = match call.manifest {
             None => Some(format!("`{}` is not in the registry", call.identifier)),
             // A known tool, an API it does not define (`runcommand` for
@@ -296,8 +299,9 @@ fn rule_finding(hit: RuleHit, level: Level, key: Option<&str>, whose: &str) -> F
     )
 }
 
-/// The fixed guard: a shell command too long or too deeply nested to
-/// analyse asks (blocked in headless mode), whatever audits are configured.
+/// The fixed guard: a shell command too long, too deeply nested or not
+/// valid Bash cannot be fully analysed, so it asks (blocked in headless
+/// mode) whatever audits and modes say; a sure finding still wins.
 fn limit_finding(facts: &CallFacts<'_>) -> Option<Finding> {
     let (command, hazard) = facts.limit()?;
     let (id, message) = match hazard {
@@ -308,10 +312,17 @@ fn limit_finding(facts: &CallFacts<'_>) -> Option<Finding> {
                 command.pointer
             ),
         ),
-        _ => (
+        Hazard::TooDeep => (
             "limits/too-deep",
             format!(
                 "the shell command at {} nests too deeply to be fully analysed",
+                command.pointer
+            ),
+        ),
+        _ => (
+            "limits/unparsed-text",
+            format!(
+                "the shell command at {} is not valid Bash and cannot be fully analysed",
                 command.pointer
             ),
         ),
