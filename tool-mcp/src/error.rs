@@ -88,6 +88,28 @@ pub enum Error {
         /// Why.
         message: String,
     },
+    /// The host's HTTP guard refused the server's URL: an address it does
+    /// not allow (private, loopback, link-local, cloud metadata…) in the
+    /// URL itself, behind its host name, or behind a redirect.
+    #[error(
+        "MCP server `{server}`: the request to {url} was refused by the host's HTTP guard: {reason}"
+    )]
+    UrlRefused {
+        /// The server id.
+        server: String,
+        /// The configured URL.
+        url: String,
+        /// The guard's reason (names the refused address).
+        reason: String,
+    },
+    /// The server no longer offers the tool (it changed its tool list).
+    #[error("MCP server `{server}` no longer offers the tool `{tool}` (its tool list changed)")]
+    ToolRemoved {
+        /// The server id.
+        server: String,
+        /// The remote tool name.
+        tool: String,
+    },
     /// Serving a registry over MCP failed (bind, transport).
     #[error("serving over MCP: {0}")]
     Serve(String),
@@ -114,7 +136,9 @@ impl Error {
             | Self::Handshake { server, .. }
             | Self::Request { server, .. }
             | Self::Disconnected { server, .. }
-            | Self::Secret { server, .. } => Some(server),
+            | Self::Secret { server, .. }
+            | Self::UrlRefused { server, .. }
+            | Self::ToolRemoved { server, .. } => Some(server),
             Self::Serve(_) => None,
         }
     }
@@ -129,6 +153,11 @@ impl Error {
                 | Self::Handshake { .. }
                 | Self::Disconnected { .. }
         )
+    }
+
+    /// Whether the host's HTTP guard refused the server's address.
+    pub fn is_refused(&self) -> bool {
+        matches!(self, Self::UrlRefused { .. })
     }
 
     /// Whether the error is a configuration problem.
@@ -147,6 +176,8 @@ impl Error {
             Self::Request { .. } => "mcp_request_failed",
             Self::Disconnected { .. } => "mcp_disconnected",
             Self::Secret { .. } => "mcp_secret",
+            Self::UrlRefused { .. } => "mcp_url_refused",
+            Self::ToolRemoved { .. } => "mcp_tool_removed",
             Self::Serve(_) => "mcp_serve",
         }
     }

@@ -14,6 +14,7 @@ use crate::catalog::{Catalog, CatalogTool};
 use crate::config::McpServerConfig;
 use crate::elicit::ElicitationHandler;
 use crate::error::Error;
+use crate::http::HttpGuard;
 use crate::session::{ConnectOptions, Hooks, Session};
 use crate::stderr::DEFAULT_STDERR_LIMIT;
 
@@ -23,12 +24,19 @@ pub const MAX_LIST_PAGES: usize = 1_000;
 
 /// Settings of a [`McpManager`].
 ///
-/// Defaults: no HTTP client of its own (a plain `reqwest::Client` is made
-/// per session; hosts should hand in theirs, e.g. an SSRF-guarded one), and
-/// 16 KiB of stderr kept per stdio server.
+/// Defaults: no HTTP guard and a plain client per session (no proxies, no
+/// redirects followed), and 16 KiB of stderr kept per stdio server.
+///
+/// **Hosts that do not fully trust every configured URL** (a URL from a
+/// model, a shared configuration file, a remote party) should pass an
+/// [`HttpGuard`] with [`http_guard`](Self::http_guard) — e.g. one over
+/// tool-openapi's `SsrfGuard`, so MCP servers obey the same address policy
+/// as HTTP tools. Without one, an `http` server URL may point at loopback,
+/// private or cloud-metadata addresses.
 #[derive(Clone)]
 pub struct ManagerOptions {
     http_client: Option<reqwest::Client>,
+    http_guard: Option<Arc<dyn HttpGuard>>,
     stderr_limit: usize,
     elicitation: Option<Arc<dyn ElicitationHandler>>,
 }
@@ -37,6 +45,7 @@ impl std::fmt::Debug for ManagerOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ManagerOptions")
             .field("http_client", &self.http_client.is_some())
+            .field("http_guard", &self.http_guard.is_some())
             .field("stderr_limit", &self.stderr_limit)
             .field("elicitation", &self.elicitation.is_some())
             .finish()
@@ -47,6 +56,7 @@ impl Default for ManagerOptions {
     fn default() -> Self {
         Self {
             http_client: None,
+            http_guard: None,
             stderr_limit: DEFAULT_STDERR_LIMIT,
             elicitation: None,
         }
@@ -54,9 +64,22 @@ impl Default for ManagerOptions {
 }
 
 impl ManagerOptions {
-    /// Uses this client for every streamable HTTP server.
+    /// Uses this client for every streamable HTTP server (no URL check and
+    /// no refusal reports: prefer [`http_guard`](Self::http_guard) for a
+    /// guarded client). Replaces a guard set before.
     pub fn http_client(mut self, client: reqwest::Client) -> Self {
         self.http_client = Some(client);
+        self.http_guard = None;
+        self
+    }
+
+    /// Applies `guard` to every streamable HTTP server: its URL check before
+    /// a session opens, its client for every request, its refusals reported
+    /// as [`Error::UrlRefused`] naming the configured URL. Replaces a client
+    /// set with [`http_client`](Self::http_client).
+    pub fn http_guard(mut self, guard: Arc<dyn HttpGuard>) -> Self {
+        self.http_guard = Some(guard);
+        self.http_client = None;
         self
     }
 
@@ -265,6 +288,7 @@ impl McpManager {
         };
         let options = ConnectOptions {
             http_client: self.options.http_client.clone(),
+            http_guard: self.options.http_guard.clone(),
             stderr_limit: self.options.stderr_limit,
         };
         let session = Arc::new(Session::connect(&slot.config, &options, hooks).await?);
@@ -289,6 +313,9 @@ impl McpManager {
         let session = self.session(slot).await?;
         match op(Arc::clone(&session)).await {
             Ok(value) => Ok(value),
+            Err(error) if session.refusal().is_some() => {
+                Err(request_error(&slot.config.id, operation, &error, &session))
+            }
             Err(error) if is_dead(&error) || session.is_closed() => {
                 tracing::debug!(server = %slot.config.id, %operation, "session lost; reconnecting once");
                 self.forget_session(slot, &session);
@@ -431,6 +458,13 @@ fn is_dead(error: &ServiceError) -> bool {
 }
 
 fn request_error(server: &str, operation: &str, error: &ServiceError, session: &Session) -> Error {
+    if let Some((url, reason)) = session.refusal() {
+        return Error::UrlRefused {
+            server: server.to_owned(),
+            url,
+            reason,
+        };
+    }
     if is_dead(error) || session.is_closed() {
         Error::Disconnected {
             server: server.to_owned(),

@@ -18,6 +18,7 @@ use rmcp::{ClientCacheConfig, ClientHandler, RoleClient, ServiceExt};
 use crate::config::{McpServerConfig, McpTransport};
 use crate::elicit::{ElicitationHandler, Elicited};
 use crate::error::Error;
+use crate::http::{HttpGuard, RefusalSlot, WatchedClient, default_client};
 use crate::stderr::{StderrTail, scrub};
 
 /// What the client does on server notifications.
@@ -76,9 +77,10 @@ impl ClientHandler for Hooks {
 }
 
 /// How sessions are opened.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub(crate) struct ConnectOptions {
     pub(crate) http_client: Option<reqwest::Client>,
+    pub(crate) http_guard: Option<Arc<dyn HttpGuard>>,
     pub(crate) stderr_limit: usize,
 }
 
@@ -89,6 +91,8 @@ pub(crate) struct Session {
     stderr: Option<StderrTail>,
     secrets: Vec<String>,
     pid: Option<u32>,
+    /// The configured URL and the guard's first refusal (HTTP sessions).
+    refusals: Option<(String, RefusalSlot)>,
 }
 
 impl Session {
@@ -114,6 +118,7 @@ impl Session {
         };
         let timeout = config.startup_timeout();
         let mut pid = None;
+        let mut refusals = None;
         let (handshake, stderr) = match &config.transport {
             McpTransport::Stdio {
                 command,
@@ -150,13 +155,34 @@ impl Session {
                         })?;
                     custom.insert(header_name, header_value);
                 }
+                let refused = |reason: String| Error::UrlRefused {
+                    server: server.clone(),
+                    url: url.clone(),
+                    reason,
+                };
+                if let Some(guard) = &options.http_guard {
+                    guard.check_url(url).map_err(refused)?;
+                }
                 let transport_config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
                     .custom_headers(custom)
                     .reinit_on_expired_session(true);
-                let client = options.http_client.clone().unwrap_or_default();
+                let client = match (&options.http_guard, &options.http_client) {
+                    (Some(guard), _) => guard.client(),
+                    (None, Some(client)) => client.clone(),
+                    (None, None) => default_client()
+                        .map_err(|e| spawn_error(format!("cannot build the HTTP client: {e}")))?,
+                };
+                let slot = RefusalSlot::default();
+                let client = WatchedClient::new(client, options.http_guard.clone(), slot.clone());
                 let transport =
                     StreamableHttpClientTransport::with_client(client, transport_config);
                 let handshake = tokio::time::timeout(timeout, hooks.serve(transport)).await;
+                if !matches!(handshake, Ok(Ok(_)))
+                    && let Some(reason) = slot.get()
+                {
+                    return Err(refused(reason));
+                }
+                refusals = Some((url.clone(), slot));
                 (handshake, None)
             }
         };
@@ -196,7 +222,15 @@ impl Session {
             stderr,
             secrets,
             pid,
+            refusals,
         })
+    }
+
+    /// The configured URL and the reason, when the host's guard refused a
+    /// request of this session.
+    pub(crate) fn refusal(&self) -> Option<(String, String)> {
+        let (url, slot) = self.refusals.as_ref()?;
+        slot.get().map(|reason| (url.clone(), reason))
     }
 
     pub(crate) fn process_id(&self) -> Option<u32> {

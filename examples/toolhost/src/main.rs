@@ -73,8 +73,9 @@ struct Cli {
     #[arg(long = "openapi", global = true, value_name = "FILE")]
     openapi: Vec<PathBuf>,
 
-    /// A host name, IP address or CIDR the SSRF guard lets HTTP tools reach
-    /// (repeatable; by default only public addresses are reachable).
+    /// A host name, IP address or CIDR the SSRF guard lets HTTP tools and
+    /// streamable HTTP MCP servers reach (repeatable; by default only public
+    /// addresses are reachable).
     #[arg(long = "allow-host", global = true, value_name = "HOST_OR_CIDR")]
     allow_host: Vec<String>,
 
@@ -254,6 +255,7 @@ async fn run(cli: Cli) -> Result<Value, Failure> {
         stdio: cli.mcp_stdio,
         http: cli.mcp_http,
         config: cli.mcp_config,
+        allow_hosts: cli.allow_host.clone(),
     };
     let openapi_options = openapi::OpenApiOptions {
         files: cli.openapi,

@@ -15,9 +15,11 @@ use tool_core::{
     ErrorCode, OfferedTools, PreparedCall, ToolContext, ToolError, ToolOutput, ToolRegistry,
 };
 use tool_mcp::{
-    ApprovalGate, ElicitationHandler, Elicited, GateDecision, ManagerOptions, McpManager,
-    McpProvider, McpServerConfig, McpTransport, RegistryServer, ServerReport, parse_server_list,
+    ApprovalGate, ElicitationHandler, Elicited, GateDecision, HttpGuard, ManagerOptions,
+    McpManager, McpProvider, McpServerConfig, McpTransport, RegistryServer, ServerReport,
+    parse_server_list,
 };
+use tool_openapi::{SsrfBlocked, SsrfGuard, TooManyRedirects};
 
 use crate::Failure;
 use crate::host::{Host, PolicyOptions};
@@ -44,6 +46,9 @@ pub struct McpOptions {
     pub http: Vec<String>,
     /// `--mcp-config FILE`: a JSON list of server configurations.
     pub config: Option<PathBuf>,
+    /// `--allow-host` entries: streamable HTTP servers obey the same SSRF
+    /// guard as HTTP tools.
+    pub allow_hosts: Vec<String>,
 }
 
 impl McpOptions {
@@ -185,6 +190,53 @@ fn split_command(line: &str) -> Result<Vec<String>, String> {
     Ok(words)
 }
 
+/// tool-openapi's SSRF guard as tool-mcp's HTTP guard: the same policy
+/// (public addresses only, plus `--allow-host`) for MCP servers as for HTTP
+/// tools, on the URL, behind names and behind redirects.
+struct SsrfHttpGuard {
+    guard: SsrfGuard,
+    client: reqwest::Client,
+}
+
+impl HttpGuard for SsrfHttpGuard {
+    fn client(&self) -> reqwest::Client {
+        self.client.clone()
+    }
+
+    fn check_url(&self, url: &str) -> Result<(), String> {
+        self.guard
+            .check_url(url)
+            .map(|_| ())
+            .map_err(|blocked| blocked.to_string())
+    }
+
+    fn refusal(&self, error: &(dyn std::error::Error + 'static)) -> Option<String> {
+        let mut current = Some(error);
+        while let Some(e) = current {
+            if let Some(blocked) = e.downcast_ref::<SsrfBlocked>() {
+                return Some(blocked.to_string());
+            }
+            if let Some(redirects) = e.downcast_ref::<TooManyRedirects>() {
+                return Some(redirects.to_string());
+            }
+            current = e.source();
+        }
+        None
+    }
+}
+
+/// Manager options with the host's SSRF guard (the one HTTP tools use).
+fn guarded(options: &McpOptions) -> Result<ManagerOptions, Failure> {
+    let guard = crate::openapi::guard(&crate::openapi::OpenApiOptions {
+        allow_hosts: options.allow_hosts.clone(),
+        ..Default::default()
+    })?;
+    let client = guard
+        .build_client()
+        .map_err(|e| Failure::Source(format!("the HTTP client for MCP servers: {e}")))?;
+    Ok(ManagerOptions::default().http_guard(Arc::new(SsrfHttpGuard { guard, client })))
+}
+
 fn manager_for(
     configs: Vec<McpServerConfig>,
     options: ManagerOptions,
@@ -223,7 +275,7 @@ pub async fn attach(host: &mut Host, options: &McpOptions) -> Result<Vec<Value>,
     if options.is_empty() {
         return Ok(Vec::new());
     }
-    let manager = manager_for(options.configs()?, ManagerOptions::default())?;
+    let manager = manager_for(options.configs()?, guarded(options)?)?;
     let load = McpProvider::new(manager).load_all().await;
     let mut reports: Vec<Value> = load.reports.iter().map(report_json).collect();
     for problem in host.add_tools(load.tools) {
@@ -241,7 +293,7 @@ pub async fn run(
 ) -> Result<Value, Failure> {
     match command {
         McpCommand::Tools => {
-            let manager = manager_for(options.configs()?, ManagerOptions::default())?;
+            let manager = manager_for(options.configs()?, guarded(options)?)?;
             let mut servers = Vec::new();
             for id in manager.ids() {
                 let enabled = manager.config(&id).is_some_and(|c| c.enabled);
