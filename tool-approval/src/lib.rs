@@ -16,6 +16,25 @@
 //!   [`GlobalAudit`]; [`PathScopeAudit`] is the `pathScopeAudit`
 //!   [`DynamicAudit`].
 //!
+//! # Layout
+//!
+//! One folder per concept; each depends only on the ones listed before it,
+//! so no two modules import each other:
+//!
+//! 1. [`error`](Error), [`decision`], [`path_view`] (where a path really
+//!    points, through the [`PathView`](path_view::PathView) trait): leaves.
+//! 2. [`mode`]: what a mode does with the strictest finding (uses `decision`).
+//! 3. [`shell`]: parsing command text (leaf types, words, wrappers, scripts,
+//!    the fast path and the tree walk); depends on nothing else in the crate.
+//! 4. [`call`]: a call, the discovery of its path and command arguments, and
+//!    its facts built once per evaluation (uses `shell`, `path_view`).
+//! 5. [`policy`]: matchers and rule lists (uses `call`, `shell`).
+//! 6. [`audit`]: the audit traits, the path-scope audit and the blacklist
+//!    (uses `policy` for the blacklist's command entries, `call`, `shell`,
+//!    `path_view`).
+//! 7. [`engine`]: evaluation, the builder and the policy file, which
+//!    configures rules and audits alike (uses everything above).
+//!
 //! # Example
 //!
 //! ```
@@ -75,39 +94,24 @@
 //! from `offered` gives `manifest: None`, which asks in manual and allow-list modes.
 #![deny(missing_docs)]
 
-mod arguments;
-mod audit;
-mod blacklist;
-mod call;
-mod decision;
-mod engine;
+pub mod audit;
+pub mod call;
+pub mod decision;
+pub mod engine;
 mod error;
-mod matcher;
 pub mod mode;
-mod path_scope;
-mod plain;
-mod policy_file;
-mod rules;
-mod scripts;
-mod shell;
-mod words;
-mod wrapper;
+pub mod path_view;
+pub mod policy;
+pub mod shell;
 
-pub use arguments::{
-    COMMAND_NAMES, ENV_NAMES, FoundArgument, PATH_LIST_NAMES, PATH_NAMES, WORKDIR_NAMES,
-    command_arguments, path_arguments,
+pub use audit::{
+    AuditHit, AuditInput, AuditVerdict, Blacklist, BlacklistEntry, DynamicAudit, GlobalAudit,
+    PathScopeAudit,
 };
-pub use audit::{AuditHit, AuditInput, AuditVerdict, DynamicAudit, GlobalAudit};
-pub use blacklist::{Blacklist, BlacklistEntry};
 pub use call::CallRef;
-pub use decision::{
-    Action, BLOCKED_CONTENT, BLOCKED_ERROR_CODE, Decision, Evaluation, Level, Partition, Reason,
-};
-pub use engine::{PolicyEngine, PolicyEngineBuilder};
+pub use decision::{Action, Decision, Evaluation, Level, Partition, Reason};
+pub use engine::{PolicyEngine, PolicyEngineBuilder, PolicyFile};
 pub use error::Error;
-pub use matcher::{MatchMode, Matcher};
 pub use mode::ApprovalMode;
-pub use path_scope::{PATH_SCOPE_AUDIT, PathScopeAudit, real_path, resolve_path};
-pub use policy_file::{MAX_POLICY_FILE_BYTES, PolicyFile};
-pub use rules::{RuleHit, RuleSet};
-pub use shell::{Hazard, MAX_COMMAND_BYTES, ShellCommand, SimpleCommand};
+pub use policy::{MatchMode, Matcher};
+pub use shell::{Hazard, MAX_COMMAND_BYTES, ShellCommand};

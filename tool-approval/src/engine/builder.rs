@@ -1,4 +1,4 @@
-//! Building a [`PolicyEngine`].
+//! Building a [`PolicyEngine`]: step by step, or from a [`PolicyFile`].
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
@@ -6,13 +6,11 @@ use std::sync::{Arc, Mutex};
 use tool_core::InterventionRule;
 
 use super::PolicyEngine;
-use crate::audit::{DynamicAudit, GlobalAudit};
-use crate::blacklist::Blacklist;
+use super::policy_file::{PolicyFile, check_key};
+use crate::audit::{Blacklist, DynamicAudit, GlobalAudit, PathScopeAudit};
 use crate::error::{Error, push_pointer};
 use crate::mode::ApprovalMode;
-use crate::path_scope::PathScopeAudit;
-use crate::policy_file::{PolicyFile, check_key};
-use crate::rules::RuleSet;
+use crate::policy::RuleSet;
 
 /// Builds a [`PolicyEngine`].
 ///
@@ -29,6 +27,27 @@ pub struct PolicyEngineBuilder {
     blacklist: Option<Blacklist>,
     global_audits: Vec<Arc<dyn GlobalAudit>>,
     dynamic_audits: BTreeMap<String, Arc<dyn DynamicAudit>>,
+}
+
+impl PolicyEngine {
+    /// A builder with the defaults (see [`PolicyEngineBuilder`]).
+    pub fn builder() -> PolicyEngineBuilder {
+        PolicyEngineBuilder::default()
+    }
+}
+
+impl Default for PolicyEngine {
+    /// Manual mode, the built-in blacklist, `pathScopeAudit`.
+    fn default() -> Self {
+        Self::builder().build_unchecked()
+    }
+}
+
+impl PolicyFile {
+    /// A [`PolicyEngine`] configured by this file (other settings at their defaults).
+    pub fn engine(&self) -> Result<PolicyEngine, Error> {
+        PolicyEngine::builder().policy_file(self).build()
+    }
 }
 
 impl Default for PolicyEngineBuilder {
@@ -115,7 +134,7 @@ impl PolicyEngineBuilder {
         Ok(self.finish(host_rules))
     }
 
-    pub(super) fn build_unchecked(self) -> PolicyEngine {
+    fn build_unchecked(self) -> PolicyEngine {
         let host_rules = self
             .host_rules
             .iter()

@@ -1,4 +1,5 @@
-//! The policy engine: run, ask or block for each call of a batch.
+//! The policy engine: run, ask or block for each call of a batch, and the
+//! two ways to configure it, [`PolicyEngineBuilder`] and [`PolicyFile`].
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
@@ -9,16 +10,17 @@ use tool_core::{
 
 use crate::audit::{AuditInput, AuditVerdict, DynamicAudit, GlobalAudit};
 use crate::call::CallRef;
+use crate::call::facts::CallFacts;
 use crate::decision::{Decision, Evaluation, Level, Reason};
 use crate::mode::{self, ApprovalMode, Finding, Source, Standing};
-use crate::rules::{RuleHit, RuleSet};
+use crate::policy::{RuleHit, RuleSet};
 use crate::shell::{Hazard, MAX_COMMAND_BYTES};
 
 mod builder;
-pub(crate) mod facts;
+mod policy_file;
 
 pub use builder::PolicyEngineBuilder;
-use facts::CallFacts;
+pub use policy_file::{MAX_POLICY_FILE_BYTES, PolicyFile};
 
 use InterventionPolicy::Required;
 
@@ -62,22 +64,10 @@ pub struct PolicyEngine {
 /// address is compiled afresh).
 type RuleCache = HashMap<(usize, usize), (Vec<InterventionRule>, Result<Arc<RuleSet>, String>)>;
 
-impl Default for PolicyEngine {
-    /// Manual mode, the built-in blacklist, `pathScopeAudit`.
-    fn default() -> Self {
-        Self::builder().build_unchecked()
-    }
-}
-
 /// Size of the cache of compiled manifest rule lists.
 const RULE_CACHE_SIZE: usize = 256;
 
 impl PolicyEngine {
-    /// A builder with the defaults (see [`PolicyEngineBuilder`]).
-    pub fn builder() -> PolicyEngineBuilder {
-        PolicyEngineBuilder::default()
-    }
-
     /// The approval mode.
     pub fn mode(&self) -> ApprovalMode {
         self.mode

@@ -16,10 +16,10 @@ use std::path::Path;
 use serde_json::Value;
 use tool_core::{InterventionPolicy, InterventionRule};
 
-use crate::arguments::is_command_param;
-use crate::engine::facts::CallFacts;
+use crate::call::arguments::is_command_param;
+use crate::call::facts::CallFacts;
 use crate::error::{Error, push_pointer};
-use crate::matcher::{Matcher, Subject, part_approved};
+use crate::policy::matcher::{Matcher, Subject, part_approved};
 use crate::shell::Hazard;
 
 /// A compiled rule list.

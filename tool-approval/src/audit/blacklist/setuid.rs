@@ -2,7 +2,7 @@
 //! those are a root shell away (shells, interpreters, system binaries).
 
 use super::commands::{operands, program};
-use crate::words::{basename, is_shell};
+use crate::shell::words::{basename, is_shell};
 
 /// The mode a view sets with the setuid/setgid bit, and the files it sets
 /// it on: `chmod u+s F`, `chmod 4755 F`, `install -m 4755 S F`.

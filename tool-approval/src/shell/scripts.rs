@@ -5,9 +5,9 @@
 //! input (`sh`, `bash -s`, `at now`), so a pipe or a here-string into it is
 //! judged as a script.
 
-use crate::shell::Hazard;
-use crate::words::{basename, is_shell, tokenize};
-use crate::wrapper::{git_aliases, word_views};
+use super::types::Hazard;
+use super::words::{basename, is_shell, tokenize};
+use super::wrappers::{git_aliases, word_views};
 
 /// The scripts a command's words run, each with the hazard it brings.
 pub(crate) fn scripts_of(words: &[String]) -> Vec<(Hazard, String)> {

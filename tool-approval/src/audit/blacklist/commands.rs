@@ -4,7 +4,7 @@ use std::path::Path;
 
 use super::Ctx;
 use super::paths::{is_disk_device, is_kernel_path};
-use crate::path_scope::{real_path, resolve_path};
+use crate::path_view::{real_path, resolve_path};
 use crate::shell::basename;
 
 pub(super) fn program(view: &[String]) -> &str {

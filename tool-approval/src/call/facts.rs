@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::arguments::{FoundArgument, command_arguments, context_overrides, path_arguments};
+use super::arguments::{FoundArgument, command_arguments, context_overrides, path_arguments};
 use crate::shell::{Hazard, ShellCommand};
 
 /// One shell-command argument and its parse.

@@ -1,7 +1,12 @@
-//! A borrowed view of one call to evaluate.
+//! One call to evaluate: the borrowed [`CallRef`], the discovery of its
+//! path and shell-command arguments ([`arguments`]), and the facts built
+//! from them once per evaluation, which every audit and rule list reads.
 
 use serde_json::Value;
 use tool_core::{OfferedTools, PreparedCall, ToolManifest};
+
+pub mod arguments;
+pub(crate) mod facts;
 
 /// One call to evaluate: who, which API, with what, and the tool's manifest
 /// if the tool is known. A call to a tool missing from the registry is

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use super::wildcard::wildcard_match;
-use crate::path_scope::resolve_path;
+use crate::path_view::resolve_path;
 
 pub(super) fn add_path(
     paths: &mut Vec<String>,

@@ -45,12 +45,12 @@ use serde_json::Value;
 use tool_core::{ArgMatcher, InterventionPolicy};
 
 use crate::audit::{AuditHit, AuditInput, GlobalAudit};
-use crate::engine::facts::{CallFacts, command_text};
+use crate::call::facts::{CallFacts, command_text};
 use crate::error::Error;
-use crate::matcher::{MatchMode, Matcher, Subject};
-use crate::path_scope::real_path;
+use crate::path_view::real_path;
+use crate::policy::matcher::{MatchMode, Matcher, Subject};
+use crate::shell::wrappers::{stdin_argument_commands, views};
 use crate::shell::{ShellCommand, SimpleCommand, basename};
-use crate::wrapper::{stdin_argument_commands, views};
 
 mod commands;
 mod context;

@@ -5,10 +5,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::arguments::{ENV_NAMES, WORKDIR_NAMES};
-use crate::path_scope::resolve_path;
+use crate::call::arguments::{ENV_NAMES, WORKDIR_NAMES};
+use crate::path_view::resolve_path;
+use crate::shell::wrappers::views;
 use crate::shell::{ShellCommand, basename};
-use crate::wrapper::views;
 
 /// The directory a part runs in.
 #[derive(Debug, Clone, PartialEq, Eq)]

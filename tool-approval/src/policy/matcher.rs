@@ -23,10 +23,10 @@ use regex::{Regex, RegexBuilder};
 use serde_json::Value;
 use tool_core::ArgMatcher;
 
-use crate::engine::facts::command_text;
+use crate::call::facts::command_text;
 use crate::error::Error;
+use crate::shell::wrappers::views;
 use crate::shell::{Hazard, ShellCommand, SimpleCommand, tokenize};
-use crate::wrapper::views;
 
 /// The compiled-program size limit for `{regex: …}` matchers.
 const REGEX_SIZE_LIMIT: usize = 1 << 20;

@@ -14,6 +14,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::error::push_pointer;
+use crate::path_view::{RealFs, stays_inside};
 
 /// Parameter names that hold one path.
 pub const PATH_NAMES: &[&str] = &[
@@ -101,7 +102,8 @@ pub(crate) fn context_overrides<'v>(args: &'v Value, cwd: Option<&Path>) -> Vec<
         if WORKDIR_NAMES.contains(&key.as_str()) && set {
             let inside = match (value.as_str(), cwd) {
                 (Some(raw), Some(cwd)) => {
-                    crate::path_scope::PathScopeAudit::new().is_in_scope(raw, cwd)
+                    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+                    stays_inside(&RealFs, raw, cwd, home.as_deref())
                 }
                 (Some(raw), None) => matches!(raw, "." | "./"),
                 _ => false,
@@ -141,7 +143,7 @@ impl FoundArgument<'_> {
 /// use serde_json::json;
 /// let schema = json!({"type": "object", "properties": {"to": {"type": "string", "format": "path"}}});
 /// let args = json!({"to": "/etc", "items": [{"oldPath": "a", "newPath": "../b"}]});
-/// let found: Vec<String> = tool_approval::path_arguments(&args, Some(&schema))
+/// let found: Vec<String> = tool_approval::call::arguments::path_arguments(&args, Some(&schema))
 ///     .into_iter().map(|f| f.pointer).collect();
 /// assert_eq!(found, ["/items/0/newPath", "/items/0/oldPath", "/to"]);
 /// ```

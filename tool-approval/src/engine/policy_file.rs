@@ -38,17 +38,15 @@ use std::path::Path;
 use serde_json::{Map, Value};
 use tool_core::{ArgMatcher, InterventionPolicy, InterventionRule, RuleExamples};
 
-use crate::blacklist::{Blacklist, BlacklistEntry};
-use crate::engine::PolicyEngine;
+use crate::audit::{Blacklist, BlacklistEntry};
 use crate::error::{Error, push_pointer};
-use crate::matcher::Matcher;
 use crate::mode::ApprovalMode;
-use crate::rules::RuleSet;
+use crate::policy::{Matcher, RuleSet};
 
 /// The largest policy file [`PolicyFile::load`] reads.
 pub const MAX_POLICY_FILE_BYTES: u64 = 4 * 1024 * 1024;
 
-/// A loaded, checked policy file.
+/// A loaded, checked policy file; [`PolicyFile::engine`] builds the engine it describes.
 #[derive(Debug, Clone)]
 pub struct PolicyFile {
     /// The file's mode, if it sets one.
@@ -173,11 +171,6 @@ impl PolicyFile {
         }
         Error::from_list(problems)?;
         Ok(file)
-    }
-
-    /// A [`PolicyEngine`] configured by this file (other settings at their defaults).
-    pub fn engine(&self) -> Result<PolicyEngine, Error> {
-        PolicyEngine::builder().policy_file(self).build()
     }
 }
 

@@ -1,15 +1,22 @@
-//! The two audit traits: global audits (every call) and dynamic audits
-//! (named by a manifest's `{dynamic: {type}}`).
+//! Audits: the two audit traits, global audits (every call) and dynamic
+//! audits (named by a manifest's `{dynamic: {type}}`), and the built-in
+//! ones, the [`Blacklist`] (global) and the [`PathScopeAudit`] (dynamic).
 
 use std::fmt;
 
 use serde_json::Value;
 use tool_core::{InterventionPolicy, ToolContext};
 
-use crate::arguments::FoundArgument;
 use crate::call::CallRef;
-use crate::engine::facts::CallFacts;
+use crate::call::arguments::FoundArgument;
+use crate::call::facts::CallFacts;
 use crate::shell::ShellCommand;
+
+mod blacklist;
+mod path_scope;
+
+pub use blacklist::{Blacklist, BlacklistEntry};
+pub use path_scope::{PATH_SCOPE_AUDIT, PathScopeAudit};
 
 /// What an audit sees: the call, the host's context, and the facts the
 /// engine found once for this call (path and command arguments, each
@@ -41,13 +48,13 @@ impl<'a> AuditInput<'a> {
         self.call.schema()
     }
 
-    /// The path arguments (see [`path_arguments`](crate::path_arguments)).
+    /// The path arguments (see [`path_arguments`](crate::call::arguments::path_arguments)).
     pub fn paths(&self) -> &'a [FoundArgument<'a>] {
         &self.facts.paths
     }
 
     /// The shell-command arguments (see
-    /// [`command_arguments`](crate::command_arguments)) with their parse:
+    /// [`command_arguments`](crate::call::arguments::command_arguments)) with their parse:
     /// `(pointer, value, parsed command)`; the parse is `None` for a value
     /// that is not command text.
     pub fn commands(

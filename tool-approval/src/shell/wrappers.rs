@@ -3,10 +3,11 @@
 //! Deny and `always` rules must see the command a wrapper runs. Approval
 //! never looks through a wrapper: `sudo git status` is not `git status`.
 
-use crate::shell::{SimpleCommand, basename, tokenize};
+use super::types::SimpleCommand;
+use super::words::{basename, tokenize};
 
 /// How many wrappers deep [`views`] looks; a command stacked deeper carries
-/// [`Hazard::TooDeep`](crate::Hazard::TooDeep) (see [`too_many_wrappers`]).
+/// [`Hazard::TooDeep`](super::Hazard::TooDeep) (see [`too_many_wrappers`]).
 const MAX_UNWRAP: usize = 64;
 
 /// A wrapper: its name, the options that take a separate value, and how many

@@ -1,0 +1,366 @@
+//! Splits a shell command into the simple commands it would run.
+//!
+//! The parser is tree-sitter-bash, which is error tolerant: any input gives a
+//! tree, with `ERROR` nodes where the text is not valid Bash. [`ShellCommand`]
+//! walks that tree and records
+//!
+//! - every simple command (`git add .`), including those hidden inside command
+//!   or process substitutions, subshells, `eval` arguments, `bash -c`
+//!   strings (also behind wrappers and shell options: `sudo bash -o x -c`),
+//!   and scripts fed to a shell on standard input (`echo '…' | sh`,
+//!   `sh <<< '…'`, a here-document); those are marked [`SimpleCommand::nested`];
+//! - words split by a redirection (`rm >x -rf /` is `rm -rf /`), and the
+//!   files of redirections without a command (`> /etc/passwd`);
+//! - every [`Hazard`]: a construct whose effect a prefix rule cannot judge
+//!   (substitution, redirection to a file, expansion in the command word, a
+//!   syntax error…). A command with any hazard is never approved by a prefix
+//!   rule, but its parts are still checked by deny and `always` rules.
+//!
+//! The parser sees an ASCII shadow of the text (see `ascii_shadow` and the
+//! crate docs): its external scanner crashes on some non-ASCII input.
+//!
+//! Parsing never panics: inputs over [`MAX_COMMAND_BYTES`] are not parsed at
+//! all (they carry [`Hazard::TooLong`]), and the tree walk stops at a fixed
+//! depth.
+
+use std::cell::RefCell;
+
+use tree_sitter::Parser;
+
+mod plain;
+pub(crate) mod scripts;
+mod types;
+mod walk;
+pub(crate) mod words;
+pub(crate) mod wrappers;
+
+use scripts::scripts_of;
+pub use types::{Hazard, MAX_COMMAND_BYTES, SimpleCommand};
+use walk::Walker;
+pub(crate) use words::{basename, tokenize};
+
+/// How deep the syntax tree walk goes before it gives up (with [`Hazard::TooDeep`]).
+const MAX_TREE_DEPTH: usize = 200;
+
+/// Bounds on the parts recovered from text the parser could not read.
+const MAX_RECOVERED_STARTS: usize = 32;
+const MAX_RECOVERED_PARTS: usize = 1024;
+const MAX_RECOVERED_SCRIPTS: usize = 4;
+
+/// How many levels of `bash -c '…'` / `eval` strings are parsed recursively.
+const MAX_NESTED_SCRIPTS: usize = 3;
+
+/// A parsed shell command: its simple commands and its hazards.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ShellCommand {
+    parts: Vec<SimpleCommand>,
+    hazards: Vec<Hazard>,
+    /// Skip the fast path for plain lines (tests compare both paths).
+    grammar_only: bool,
+}
+
+thread_local! {
+    static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
+}
+
+impl ShellCommand {
+    /// Parses `source`. Never panics; see the module docs for limits.
+    ///
+    /// ```
+    /// use tool_approval::{Hazard, ShellCommand};
+    /// let cmd = ShellCommand::parse("git add . && rm -rf ~");
+    /// assert_eq!(cmd.parts().len(), 2);
+    /// assert_eq!(cmd.parts()[1].words, ["rm", "-rf", "~"]);
+    /// assert!(cmd.hazards().is_empty());
+    /// let cmd = ShellCommand::parse("echo $(whoami)");
+    /// assert!(cmd.hazards().contains(&Hazard::CommandSubstitution));
+    /// ```
+    pub fn parse(source: &str) -> Self {
+        Self::parse_inner(source, false)
+    }
+
+    /// Parses with tree-sitter even where the fast path would answer.
+    #[cfg(test)]
+    pub(crate) fn parse_with_grammar(source: &str) -> Self {
+        Self::parse_inner(source, true)
+    }
+
+    fn parse_inner(source: &str, grammar_only: bool) -> Self {
+        let mut out = Self {
+            grammar_only,
+            ..Self::default()
+        };
+        out.parse_into(source, 0, false);
+        out.hazards.sort_unstable();
+        out.hazards.dedup();
+        out
+    }
+
+    /// The simple commands, in source order (nested ones after their host).
+    pub fn parts(&self) -> &[SimpleCommand] {
+        &self.parts
+    }
+
+    /// The hazards found anywhere in the command, sorted, without duplicates.
+    pub fn hazards(&self) -> &[Hazard] {
+        &self.hazards
+    }
+
+    /// True when the command has no hazard: every part is a plain simple command.
+    pub fn is_plain(&self) -> bool {
+        self.hazards.is_empty()
+    }
+
+    fn parse_into(&mut self, source: &str, level: usize, nested: bool) {
+        if source.len() > MAX_COMMAND_BYTES {
+            self.hazards.push(Hazard::TooLong);
+            return;
+        }
+        if !self.grammar_only
+            && let Some(parts) = plain::split(source)
+        {
+            self.parts.extend(parts.into_iter().map(|mut p| {
+                p.nested = nested;
+                p
+            }));
+            return;
+        }
+        let before = self.parts.len();
+        let escaped_whitespace = source.as_bytes().windows(2).any(|w| {
+            (w.first() == Some(&b'\\') && w.get(1).is_some_and(u8::is_ascii_whitespace))
+                || (w.first() == Some(&b'\n') && w.get(1) == Some(&b'\\'))
+        });
+        if escaped_whitespace {
+            // tree-sitter-bash reads `\<newline>` and `\<space>` after a
+            // newline as joining lines, Bash does not always: judge both
+            // readings for deny rules, approve neither.
+            self.hazards.push(Hazard::EscapedWhitespace);
+            self.fallback(level, &source.replace("\\\n", ""), false);
+            let mut split = String::with_capacity(source.len());
+            let mut chars = source.chars().peekable();
+            while let Some(c) = chars.next() {
+                if c == '\\' && chars.peek().is_some_and(|n| n.is_whitespace()) {
+                    continue;
+                }
+                split.push(c);
+            }
+            self.fallback(level, &split, false);
+        }
+        let parsed = PARSER.with(|cell| {
+            let mut slot = cell.borrow_mut();
+            if slot.is_none() {
+                let mut parser = Parser::new();
+                if parser
+                    .set_language(&tree_sitter_bash::LANGUAGE.into())
+                    .is_err()
+                {
+                    return None;
+                }
+                *slot = Some(parser);
+            }
+            // The grammar's external scanner misreads code points above
+            // ASCII (it calls `isdigit` on them, out of bounds: a crash), so
+            // it only ever sees an ASCII shadow of the text; word texts are
+            // read from `source` by the same byte ranges.
+            let shadow = ascii_shadow(source);
+            slot.as_mut().and_then(|p| p.parse(shadow.as_bytes(), None))
+        });
+        let Some(tree) = parsed else {
+            self.hazards.push(Hazard::Syntax);
+            self.fallback(level, source, true);
+            return;
+        };
+        let root = tree.root_node();
+        let hazards_before = self.hazards.len();
+        let mut walker = Walker {
+            src: source.as_bytes(),
+            out: self,
+            level,
+        };
+        walker.visit(root, 0, nested);
+        let misread = self
+            .hazards
+            .get(hazards_before..)
+            .is_some_and(|h| h.contains(&Hazard::Syntax));
+        if root.has_error() || misread {
+            // Bash refuses a line that does not parse, so what the parser
+            // salvaged is a guess at what might run, like the fallback's.
+            for part in self.parts.get_mut(before..).unwrap_or_default() {
+                part.recovered = true;
+            }
+            self.hazards.push(Hazard::Syntax);
+            self.fallback(level, source, true);
+        }
+        if self.parts.len() == before && !self.hazards.contains(&Hazard::Syntax) && level == 0 {
+            self.hazards.push(Hazard::Empty);
+        }
+    }
+
+    /// Recovers parts from text the parser could not read, so deny rules
+    /// still see them: split on every operator character, tokenise, and take
+    /// every suffix of each segment as a possible command.
+    ///
+    /// `guess` marks the parts [`SimpleCommand::recovered`]: true for text
+    /// that does not parse; false for the two readings of an escaped space,
+    /// each of which Bash may really run.
+    fn fallback(&mut self, level: usize, source: &str, guess: bool) {
+        for segment in source.split(['\n', ';', '&', '|', '(', ')', '`', '{', '}', '<', '>']) {
+            let segment = segment.trim_start_matches('$');
+            let words = tokenize(segment);
+            // Where the parser and Bash may disagree, any word could start a
+            // command: add every suffix (bounded), so deny rules see them all.
+            for start in 0..words.len().min(MAX_RECOVERED_STARTS) {
+                if self.parts.len() >= MAX_RECOVERED_PARTS {
+                    return;
+                }
+                let suffix = words.get(start..).unwrap_or_default().to_vec();
+                if level < MAX_NESTED_SCRIPTS {
+                    for (hazard, script) in
+                        scripts_of(&suffix).into_iter().take(MAX_RECOVERED_SCRIPTS)
+                    {
+                        self.hazards.push(hazard);
+                        let from = self.parts.len();
+                        self.parse_into(&script, level + 1, true);
+                        for part in self.parts.get_mut(from..).unwrap_or_default() {
+                            part.recovered |= guess;
+                        }
+                    }
+                }
+                self.parts.push(SimpleCommand {
+                    words: suffix,
+                    nested: true,
+                    recovered: guess,
+                    ..SimpleCommand::default()
+                });
+            }
+        }
+    }
+}
+
+/// The byte that stands for every byte of a non-ASCII character in the text
+/// the parser sees. A letter: to Bash (and to the grammar) a non-ASCII
+/// character is a word character, so the shadow splits into the same words,
+/// operators and quotes as the original. No run of `x`s is a keyword.
+const SHADOW_BYTE: u8 = b'x';
+
+/// `source` with every byte of every non-ASCII character replaced by
+/// [`SHADOW_BYTE`]: the same length and the same byte offsets, so a node's
+/// byte range in the shadow's tree is the same text's range in `source`.
+///
+/// Where the shadow reads differently from the original, it reads less
+/// literally: `$é` (literal text to Bash) is an expansion in the shadow
+/// (`$xx`), which only makes the command less approvable; two different
+/// non-ASCII here-document delimiters of the same length end the body at the
+/// same place or earlier (the body lines are then judged as commands).
+fn ascii_shadow(source: &str) -> std::borrow::Cow<'_, str> {
+    if source.is_ascii() {
+        return std::borrow::Cow::Borrowed(source);
+    }
+    let bytes: Vec<u8> = source
+        .bytes()
+        .map(|b| if b.is_ascii() { b } else { SHADOW_BYTE })
+        .collect();
+    // Every byte is ASCII now, so the bytes are UTF-8.
+    std::borrow::Cow::Owned(String::from_utf8(bytes).unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(src: &str) -> Vec<Vec<String>> {
+        ShellCommand::parse(src)
+            .parts()
+            .iter()
+            .map(|p| p.words.clone())
+            .collect()
+    }
+
+    #[test]
+    fn splits_on_every_list_operator() {
+        let parts = words("a 1 && b 2 || c; d | e & f\ng");
+        let programs: Vec<&str> = parts.iter().map(|w| w[0].as_str()).collect();
+        assert_eq!(programs, ["a", "b", "c", "d", "e", "f", "g"]);
+    }
+
+    #[test]
+    fn removes_quotes_and_escapes_from_words() {
+        assert_eq!(words(r#""rm" -rf '/'"#), [["rm", "-rf", "/"]]);
+        assert_eq!(words(r"\rm -rf /"), [["rm", "-rf", "/"]]);
+        assert_eq!(words(r#"echo "a\"b""#), [["echo", "a\"b"]]);
+    }
+
+    #[test]
+    fn finds_commands_inside_substitutions() {
+        let cmd = ShellCommand::parse("echo $(rm -rf /) `id`");
+        assert!(cmd.hazards().contains(&Hazard::CommandSubstitution));
+        assert!(
+            cmd.parts()
+                .iter()
+                .any(|p| p.nested && p.words == ["rm", "-rf", "/"])
+        );
+        assert!(cmd.parts().iter().any(|p| p.nested && p.words == ["id"]));
+    }
+
+    #[test]
+    fn parses_shell_c_strings_and_eval() {
+        let cmd = ShellCommand::parse("bash -lc 'rm -rf ~'");
+        assert!(cmd.hazards().contains(&Hazard::ShellString));
+        assert!(cmd.parts().iter().any(|p| p.words == ["rm", "-rf", "~"]));
+        let cmd = ShellCommand::parse("eval \"rm -rf /\"");
+        assert!(cmd.hazards().contains(&Hazard::Eval));
+        assert!(cmd.parts().iter().any(|p| p.words == ["rm", "-rf", "/"]));
+    }
+
+    #[test]
+    fn records_redirect_targets_but_not_fd_duplication() {
+        let cmd = ShellCommand::parse("make 2>&1 >/dev/null");
+        assert!(cmd.is_plain(), "{:?}", cmd.hazards());
+        let cmd = ShellCommand::parse("echo x > /etc/passwd");
+        assert_eq!(cmd.parts()[0].redirects, ["/etc/passwd"]);
+        assert!(cmd.hazards().contains(&Hazard::Redirect));
+    }
+
+    #[test]
+    fn flags_computed_command_words_and_assignments() {
+        assert!(
+            ShellCommand::parse("$CMD x")
+                .hazards()
+                .contains(&Hazard::DynamicCommandWord)
+        );
+        let cmd = ShellCommand::parse("FOO=1 git status");
+        assert!(cmd.hazards().contains(&Hazard::Assignment));
+        assert_eq!(cmd.parts()[0].words, ["git", "status"]);
+    }
+
+    #[test]
+    fn syntax_errors_are_hazards_and_still_yield_parts() {
+        let cmd = ShellCommand::parse("git status && ( rm -rf /");
+        assert!(cmd.hazards().contains(&Hazard::Syntax));
+        assert!(
+            cmd.parts()
+                .iter()
+                .any(|p| p.words.first().map(String::as_str) == Some("rm"))
+        );
+    }
+
+    #[test]
+    fn huge_and_deep_inputs_do_not_panic() {
+        let huge = "a ".repeat(MAX_COMMAND_BYTES);
+        assert_eq!(ShellCommand::parse(&huge).hazards(), [Hazard::TooLong]);
+        let deep = format!("{}x{}", "(".repeat(5000), ")".repeat(5000));
+        let cmd = ShellCommand::parse(&deep);
+        assert!(!cmd.is_plain());
+        let subs = format!("{}x{}", "$(".repeat(3000), ")".repeat(3000));
+        assert!(!ShellCommand::parse(&subs).is_plain());
+    }
+
+    #[test]
+    fn empty_input_is_not_plain() {
+        assert_eq!(ShellCommand::parse("   ").hazards(), [Hazard::Empty]);
+        assert_eq!(
+            ShellCommand::parse("# only a comment").hazards(),
+            [Hazard::Empty]
+        );
+    }
+}

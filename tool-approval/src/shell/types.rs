@@ -1,0 +1,97 @@
+//! The leaf types of a parse: [`Hazard`] and [`SimpleCommand`], and the
+//! size limit.
+
+use serde::Serialize;
+
+/// Commands longer than this (in bytes) are not parsed; they cannot be
+/// approved by a prefix rule and they trigger every deny/`always` prefix rule.
+pub const MAX_COMMAND_BYTES: usize = 128 * 1024;
+
+/// A construct that prevents a prefix rule from approving a command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Hazard {
+    /// `$(…)` or backticks.
+    CommandSubstitution,
+    /// `<(…)` or `>(…)`.
+    ProcessSubstitution,
+    /// `( … )`.
+    Subshell,
+    /// `eval …`.
+    Eval,
+    /// `bash -c '…'`, `sh -c`, `env -S`, and similar strings run as scripts.
+    ShellString,
+    /// Redirection to or from a file (other than `/dev/null` and fd duplication).
+    Redirect,
+    /// A here-document or here-string.
+    Heredoc,
+    /// The command word itself is computed (`$CMD args`, `"${x}"`).
+    DynamicCommandWord,
+    /// A `VAR=value` assignment (alone or before a command).
+    Assignment,
+    /// Control flow, function definitions, `[[ … ]]`, declarations.
+    Compound,
+    /// The text is not valid Bash (the tree has `ERROR` or missing nodes).
+    Syntax,
+    /// The text is longer than [`MAX_COMMAND_BYTES`].
+    TooLong,
+    /// The syntax tree is nested deeper than the walker follows.
+    TooDeep,
+    /// The text is empty or only comments.
+    Empty,
+    /// A backslash before whitespace (`\ `, a line continuation): the parser
+    /// and Bash may disagree on where commands begin.
+    EscapedWhitespace,
+}
+
+impl Hazard {
+    /// A short human description.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::CommandSubstitution => "command substitution",
+            Self::ProcessSubstitution => "process substitution",
+            Self::Subshell => "a subshell",
+            Self::Eval => "eval",
+            Self::ShellString => "a script string run by a shell",
+            Self::Redirect => "a redirection to a file",
+            Self::Heredoc => "a here-document",
+            Self::DynamicCommandWord => "a computed command word",
+            Self::Assignment => "a variable assignment",
+            Self::Compound => "a compound statement",
+            Self::Syntax => "a syntax error",
+            Self::TooLong => "a command too long to analyse",
+            Self::TooDeep => "nesting too deep to analyse",
+            Self::Empty => "an empty command",
+            Self::EscapedWhitespace => "an escaped space or line continuation",
+        }
+    }
+}
+
+/// One simple command: assignments, words, redirection targets.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SimpleCommand {
+    /// Leading `VAR=value` assignments, as written.
+    pub assignments: Vec<String>,
+    /// The command word and its arguments, with quotes removed. Expansions
+    /// are kept as written (`$HOME`).
+    pub words: Vec<String>,
+    /// Files this command is redirected to or from.
+    pub redirects: Vec<String>,
+    /// Inside a substitution, subshell, `eval` or `-c` string, or recovered
+    /// from text the parser could not read.
+    pub nested: bool,
+    /// Recovered from text the parser could not read (or read two ways): a
+    /// guess at what might run, not a reading of what will.
+    pub recovered: bool,
+    /// The command and what each wrapper runs (see `wrappers::views`),
+    /// computed on first use.
+    pub(crate) views: std::sync::OnceLock<Vec<Vec<String>>>,
+}
+
+impl SimpleCommand {
+    /// The command word, if any.
+    pub fn program(&self) -> Option<&str> {
+        self.words.first().map(String::as_str)
+    }
+}

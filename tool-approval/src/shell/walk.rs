@@ -1,0 +1,456 @@
+//! The walk over tree-sitter-bash's syntax tree that fills a [`ShellCommand`].
+
+use tree_sitter::Node;
+
+use super::scripts::{literal_output, reads_stdin_script, scripts_of};
+use super::words::{unescape_bare, unescape_double};
+use super::wrappers::too_many_wrappers;
+use super::{Hazard, MAX_NESTED_SCRIPTS, MAX_TREE_DEPTH, ShellCommand, SimpleCommand};
+
+/// What the redirections of one command say.
+#[derive(Debug, Default)]
+struct Redirects {
+    /// Files opened (not `/dev/null`, not fd duplication).
+    targets: Vec<String>,
+    /// Words after a target (`rm >x -rf /`): arguments of the command.
+    extra_words: Vec<String>,
+    /// Here-string and here-document texts, fed on standard input.
+    stdin: Vec<String>,
+    /// `&>` or `&>>` was used: dash reads `&` as "run in the background".
+    dash_background: bool,
+}
+
+pub(super) struct Walker<'s, 'o> {
+    pub(super) src: &'s [u8],
+    pub(super) out: &'o mut ShellCommand,
+    pub(super) level: usize,
+}
+
+impl Walker<'_, '_> {
+    fn text(&self, node: Node<'_>) -> String {
+        String::from_utf8_lossy(self.src.get(node.byte_range()).unwrap_or_default()).into_owned()
+    }
+
+    fn hazard(&mut self, hazard: Hazard) {
+        self.out.hazards.push(hazard);
+    }
+
+    fn visit_children(&mut self, node: Node<'_>, depth: usize, nested: bool) {
+        let mut cursor = node.walk();
+        let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+        for child in children {
+            self.visit(child, depth + 1, nested);
+        }
+    }
+
+    pub(super) fn visit(&mut self, node: Node<'_>, depth: usize, nested: bool) {
+        if depth > MAX_TREE_DEPTH {
+            self.hazard(Hazard::TooDeep);
+            return;
+        }
+        if node.is_error() || node.is_missing() {
+            self.hazard(Hazard::Syntax);
+        }
+        match node.kind() {
+            "command" => self.command(node, depth, nested),
+            "subshell" => {
+                self.hazard(Hazard::Subshell);
+                self.visit_children(node, depth, true);
+            }
+            "command_substitution" => {
+                self.hazard(Hazard::CommandSubstitution);
+                self.visit_children(node, depth, true);
+            }
+            "process_substitution" => {
+                self.hazard(Hazard::ProcessSubstitution);
+                self.visit_children(node, depth, true);
+            }
+            "redirected_statement" => {
+                let start = self.out.parts.len();
+                let mut redirects = Redirects::default();
+                let mut cursor = node.walk();
+                let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+                for child in children {
+                    match child.kind() {
+                        "file_redirect" | "heredoc_redirect" | "herestring_redirect" => {
+                            self.redirect(child, depth + 1, nested, &mut redirects);
+                        }
+                        _ => self.visit(child, depth + 1, nested),
+                    }
+                }
+                let end = self.out.parts.len();
+                if end == start {
+                    // A redirection with no command (`> /etc/passwd`) still opens its file.
+                    self.out.parts.push(SimpleCommand {
+                        nested,
+                        ..SimpleCommand::default()
+                    });
+                }
+                let end = self.out.parts.len();
+                for part in self.out.parts.get_mut(start..end).unwrap_or_default() {
+                    part.redirects.extend(redirects.targets.iter().cloned());
+                }
+                // Words after a redirection belong to the command before it.
+                let host = self.out.parts.get(start).map(|p| p.words.clone());
+                if let Some(part) = self.out.parts.get_mut(start) {
+                    part.words.extend(redirects.extra_words.iter().cloned());
+                }
+                self.after_redirects(host.unwrap_or_default(), redirects);
+            }
+            "pipeline" => self.pipeline(node, depth, nested),
+            "list" => self.list(node, depth, nested),
+            "program" | "negated_command" | "comment" | "&&" | "||" | "|" | "|&" | ";" | "&"
+            | "\n" | "!" | "(" | ")" | "`" | "$(" => {
+                self.visit_children(node, depth, nested);
+            }
+            "variable_assignment" | "variable_assignments" => {
+                self.hazard(Hazard::Assignment);
+                self.visit_children(node, depth, nested);
+            }
+            "file_redirect" | "heredoc_redirect" | "herestring_redirect" => {
+                // A redirection with no command (`> /etc/passwd`) still opens its file.
+                let mut redirects = Redirects::default();
+                self.redirect(node, depth, nested, &mut redirects);
+                self.out.parts.push(SimpleCommand {
+                    words: redirects.extra_words.clone(),
+                    redirects: redirects.targets.clone(),
+                    nested,
+                    ..SimpleCommand::default()
+                });
+                self.after_redirects(Vec::new(), redirects);
+            }
+            "ERROR" => {
+                // What the parser salvaged from an error is a guess too.
+                let from = self.out.parts.len();
+                self.visit_children(node, depth, nested);
+                for part in self.out.parts.get_mut(from..).unwrap_or_default() {
+                    part.recovered = true;
+                }
+            }
+            kind if is_expression_leaf(kind) => {
+                // A word or string outside a command: look inside for substitutions.
+                self.visit_children(node, depth, nested);
+            }
+            _ => {
+                self.hazard(Hazard::Compound);
+                self.visit_children(node, depth, nested);
+            }
+        }
+    }
+
+    /// `a && b || c; d`: the grammar nests lists to the left, one level per
+    /// operator, so a 1 000-part chain would be 1 000 levels deep. The spine
+    /// is walked iteratively and every part is visited one level down.
+    fn list(&mut self, node: Node<'_>, depth: usize, nested: bool) {
+        let mut tails: Vec<Vec<Node<'_>>> = Vec::new();
+        let mut current = node;
+        while current.kind() == "list" {
+            if current.is_error() || current.is_missing() {
+                self.hazard(Hazard::Syntax);
+            }
+            let mut cursor = current.walk();
+            let mut children = current.children(&mut cursor);
+            let Some(first) = children.next() else {
+                break;
+            };
+            tails.push(children.collect());
+            current = first;
+        }
+        if current.kind() != "list" {
+            self.visit(current, depth + 1, nested);
+        }
+        for tail in tails.into_iter().rev() {
+            for child in tail {
+                self.visit(child, depth + 1, nested);
+            }
+        }
+    }
+
+    /// A pipeline: a shell at a later stage runs what an earlier stage prints.
+    fn pipeline(&mut self, node: Node<'_>, depth: usize, nested: bool) {
+        let mut cursor = node.walk();
+        let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+        let mut previous: Option<Vec<String>> = None;
+        for child in children {
+            let start = self.out.parts.len();
+            self.visit(child, depth + 1, nested);
+            if !child.is_named() {
+                continue;
+            }
+            let stage = self
+                .out
+                .parts
+                .get(start..)
+                .unwrap_or_default()
+                .iter()
+                .find(|p| !p.nested)
+                .map(|p| p.words.clone());
+            if let Some(words) = &stage
+                && reads_stdin_script(words)
+            {
+                self.hazard(Hazard::ShellString);
+                if let Some(text) = previous.as_deref().and_then(literal_output) {
+                    self.nested_script(&text);
+                }
+            }
+            previous = stage;
+        }
+    }
+
+    /// What follows a command's redirections: a here-string or here-document
+    /// fed to a shell is a script; `&>` is a background `&` to dash.
+    fn after_redirects(&mut self, host: Vec<String>, redirects: Redirects) {
+        if reads_stdin_script(&host) {
+            for text in &redirects.stdin {
+                self.hazard(Hazard::ShellString);
+                self.nested_script(text);
+            }
+        }
+        if redirects.dash_background && !redirects.extra_words.is_empty() {
+            // dash reads `a &>f b` as `a &` then `>f b`.
+            self.out.parts.push(SimpleCommand {
+                words: redirects.extra_words,
+                redirects: redirects.targets,
+                nested: true,
+                ..SimpleCommand::default()
+            });
+        }
+    }
+
+    fn nested_script(&mut self, text: &str) {
+        if self.level < MAX_NESTED_SCRIPTS {
+            self.out.parse_into(text, self.level + 1, true);
+        } else {
+            self.hazard(Hazard::TooDeep);
+        }
+    }
+
+    fn redirect(&mut self, node: Node<'_>, depth: usize, nested: bool, out: &mut Redirects) {
+        match node.kind() {
+            "heredoc_redirect" => {
+                self.hazard(Hazard::Heredoc);
+                let mut cursor = node.walk();
+                let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+                let quoted = children.iter().any(|c| {
+                    c.kind() == "heredoc_start" && self.text(*c).contains(['\'', '"', '\\'])
+                });
+                for child in &children {
+                    if child.kind() == "heredoc_body" {
+                        let body = self.text(*child);
+                        if !quoted && (body.contains('`') || body.contains("$(")) {
+                            // Substitutions run while the body is read: judge them.
+                            self.hazard(Hazard::CommandSubstitution);
+                            self.nested_script(&body);
+                        }
+                        out.stdin.push(body);
+                    }
+                }
+                self.visit_children(node, depth, nested);
+                return;
+            }
+            "herestring_redirect" => {
+                self.hazard(Hazard::Heredoc);
+                let mut cursor = node.walk();
+                let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+                for child in children.iter().filter(|c| c.is_named()) {
+                    let (text, _) = self.word(*child, depth + 1);
+                    out.stdin.push(text);
+                }
+                return;
+            }
+            _ => {}
+        }
+        let mut duplicating = false;
+        let mut have_target = false;
+        let mut cursor = node.walk();
+        let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+        for (index, child) in children.iter().enumerate() {
+            let field = u32::try_from(index)
+                .ok()
+                .and_then(|i| node.field_name_for_child(i));
+            if !child.is_named() {
+                let op = self.text(*child);
+                duplicating = op == ">&" || op == "<&" || op == ">&-" || op == "<&-";
+                out.dash_background |= op == "&>" || op == "&>>";
+                continue;
+            }
+            if field == Some("descriptor") || child.kind() == "file_descriptor" && field.is_none() {
+                continue;
+            }
+            let (target, _) = self.word(*child, depth + 1);
+            if have_target {
+                // `rm >x -rf /`: words after the target are the command's arguments.
+                out.extra_words.push(target);
+                continue;
+            }
+            have_target = true;
+            let harmless = target == "/dev/null"
+                || (duplicating && (target == "-" || target.chars().all(|c| c.is_ascii_digit())));
+            if !harmless {
+                self.hazard(Hazard::Redirect);
+                out.targets.push(target);
+            }
+        }
+    }
+
+    fn command(&mut self, node: Node<'_>, depth: usize, nested: bool) {
+        let mut part = SimpleCommand {
+            nested,
+            ..SimpleCommand::default()
+        };
+        let mut redirects = Redirects::default();
+        let mut name_end = None;
+        let mut cursor = node.walk();
+        let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+        for child in children {
+            match child.kind() {
+                "variable_assignment" => {
+                    self.hazard(Hazard::Assignment);
+                    part.assignments.push(self.text(child));
+                    self.visit_children(child, depth + 1, true);
+                }
+                "file_redirect" | "herestring_redirect" | "heredoc_redirect" => {
+                    let before = redirects.extra_words.len();
+                    self.redirect(child, depth + 1, nested, &mut redirects);
+                    part.words.extend(
+                        redirects
+                            .extra_words
+                            .get(before..)
+                            .unwrap_or_default()
+                            .iter()
+                            .cloned(),
+                    );
+                }
+                "command_name" => {
+                    let (word, dynamic) = self.word(child, depth + 1);
+                    if dynamic {
+                        self.hazard(Hazard::DynamicCommandWord);
+                    }
+                    name_end = Some(child.end_byte());
+                    part.words.push(word);
+                }
+                "subshell" => self.visit(child, depth + 1, nested),
+                _ if child.is_named() => {
+                    let (word, _) = self.word(child, depth + 1);
+                    part.words.push(word);
+                }
+                _ => {
+                    // Anonymous tokens inside a command (`$`, `==`, `=~`).
+                    let text = self.text(child);
+                    if !text.trim().is_empty() {
+                        part.words.push(text);
+                    }
+                }
+            }
+        }
+        // `0</dev/null rm -rf /`: the parser takes the descriptor for the command word.
+        let fd_word = part
+            .words
+            .first()
+            .is_some_and(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_digit()))
+            && name_end
+                .and_then(|e| self.src.get(e))
+                .is_some_and(|b| matches!(b, b'<' | b'>'));
+        if fd_word {
+            part.words.remove(0);
+        }
+        if too_many_wrappers(&part.words) {
+            self.hazard(Hazard::TooDeep);
+        }
+        part.redirects = std::mem::take(&mut redirects.targets);
+        let scripts = scripts_of(&part.words);
+        let host = part.words.clone();
+        self.out.parts.push(part);
+        for (hazard, script) in scripts {
+            self.hazard(hazard);
+            self.nested_script(&script);
+        }
+        redirects.targets = self
+            .out
+            .parts
+            .last()
+            .map(|p| p.redirects.clone())
+            .unwrap_or_default();
+        self.after_redirects(host, redirects);
+    }
+
+    /// The text of a word with quoting removed, and whether it is computed.
+    fn word(&mut self, node: Node<'_>, depth: usize) -> (String, bool) {
+        if depth > MAX_TREE_DEPTH {
+            self.hazard(Hazard::TooDeep);
+            return (self.text(node), true);
+        }
+        if node.is_error() || node.is_missing() {
+            self.hazard(Hazard::Syntax);
+        }
+        match node.kind() {
+            "word" | "number" => {
+                let text = self.text(node);
+                if text.contains(['\n', '\r']) {
+                    // No unquoted Bash word holds a line break: the parser
+                    // and Bash disagree here.
+                    self.hazard(Hazard::Syntax);
+                }
+                (unescape_bare(&text), false)
+            }
+            "raw_string" => {
+                let text = self.text(node);
+                let inner = text
+                    .strip_prefix('\'')
+                    .and_then(|t| t.strip_suffix('\''))
+                    .unwrap_or(&text);
+                (inner.to_owned(), false)
+            }
+            "string_content" => (unescape_double(&self.text(node)), false),
+            "string" | "concatenation" | "command_name" => {
+                let mut out = String::new();
+                let mut dynamic = false;
+                let mut cursor = node.walk();
+                let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+                for child in children {
+                    if !child.is_named() {
+                        let text = self.text(child);
+                        if text != "\"" {
+                            out.push_str(&text);
+                        }
+                        continue;
+                    }
+                    let (text, d) = self.word(child, depth + 1);
+                    out.push_str(&text);
+                    dynamic |= d;
+                }
+                (out, dynamic)
+            }
+            "command_substitution" | "process_substitution" => {
+                let text = self.text(node);
+                self.visit(node, depth, true);
+                (text, true)
+            }
+            _ => {
+                // Expansions, ANSI-C strings, arithmetic, brace expressions:
+                // computed. Keep the source text and look inside.
+                let text = self.text(node);
+                self.visit_children(node, depth, true);
+                (text, true)
+            }
+        }
+    }
+}
+
+fn is_expression_leaf(kind: &str) -> bool {
+    matches!(
+        kind,
+        "word"
+            | "string"
+            | "raw_string"
+            | "concatenation"
+            | "string_content"
+            | "simple_expansion"
+            | "expansion"
+            | "number"
+            | "ansi_c_string"
+            | "translated_string"
+            | "arithmetic_expansion"
+            | "variable_name"
+    )
+}
