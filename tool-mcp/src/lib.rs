@@ -6,16 +6,25 @@
 //!   HTTP, timeouts, `updatedAt`, approval overrides); secrets redacted, and
 //!   sealable at rest through a [`SecretCipher`].
 //! - [`McpManager`]: one shared live session per configuration (stdio child
-//!   in its own process group with bounded stderr, or streamable HTTP with
-//!   the host's `reqwest::Client`), a handshake budget, one transparent
-//!   reconnect when a session died, discovery into a [`Catalog`] cached per
-//!   `id` + `updatedAt` and dropped on `notifications/tools/list_changed`.
+//!   in its own process group with bounded stderr, or streamable HTTP), a
+//!   handshake budget, one transparent reconnect when a session died,
+//!   discovery into a [`Catalog`] cached per `id` + `updatedAt` and dropped
+//!   on `notifications/tools/list_changed`.
+//! - [`HttpGuard`]: the host's SSRF policy for streamable HTTP servers (URL
+//!   check before sending, its client for every request, refusals behind
+//!   names and redirects reported as [`Error::UrlRefused`]); set it with
+//!   [`ManagerOptions::http_guard`] whenever URLs are not fully trusted.
 //! - [`McpTool`] / [`McpProvider`]: a server as one tool with one API per
 //!   remote tool, approval defaults from annotations ([`default_policy`]),
 //!   results mapped by [`map_call_result`]; references of type `mcp`.
+//!   [`McpProvider::load_live`] loads every server into a
+//!   [`tool_core::LiveRegistry`] and rebuilds a server's tool there when its
+//!   list changes ([`LiveSync`]); a call to a remote tool the server removed
+//!   fails with `mcp_tool_removed`.
 //! - [`RegistryServer`]: the other direction — a [`tool_core::ToolRegistry`]
 //!   served over MCP, each call through the [`tool_core::Invoker`] pipeline
-//!   and the host's [`ApprovalGate`], `ask`s put to the client by elicitation.
+//!   and the host's [`ApprovalGate`], `ask`s put to the client by elicitation,
+//!   `tools/list` in pages of [`DEFAULT_PAGE_SIZE`] (cursor-linked).
 //!
 //! # Example
 //!
@@ -63,6 +72,7 @@ mod elicit;
 mod error;
 mod gate;
 mod http;
+mod live;
 mod manager;
 mod policy;
 mod provider;
@@ -82,12 +92,13 @@ pub use elicit::{ElicitationHandler, Elicited};
 pub use error::Error;
 pub use gate::{ApprovalGate, Approver, GateDecision, RunEverything};
 pub use http::HttpGuard;
+pub use live::{LiveLoad, LiveSync};
 pub use manager::{MAX_LIST_PAGES, ManagerOptions, McpManager, ServerStatus};
 pub use policy::{default_policy, effective_policy};
 pub use provider::{ALL_TOOLS, MCP_REFERENCE_KIND, McpLoad, McpProvider, ServerReport};
 #[cfg(feature = "encryption")]
 pub use secret::XChaChaCipher;
 pub use secret::{SEALED_PREFIX, SecretCipher};
-pub use serve::{RegistryServer, STATE_META_KEY, to_result};
+pub use serve::{DEFAULT_PAGE_SIZE, RegistryServer, STATE_META_KEY, to_result};
 pub use stderr::DEFAULT_STDERR_LIMIT;
 pub use tool::{MCP_TOOL_KIND, McpTool};

@@ -122,6 +122,8 @@ struct Slot {
     live: RwLock<Option<Arc<Session>>>,
     /// Held while a session is being opened, so concurrent callers share one.
     connecting: tokio::sync::Mutex<()>,
+    /// Held while `tools/list` runs, so concurrent callers share one listing.
+    listing: tokio::sync::Mutex<()>,
     catalog: Arc<Mutex<Option<Arc<Catalog>>>>,
     sessions_started: AtomicU64,
     list_changes: Arc<AtomicU64>,
@@ -133,6 +135,7 @@ impl Slot {
             config,
             live: RwLock::new(None),
             connecting: tokio::sync::Mutex::new(()),
+            listing: tokio::sync::Mutex::new(()),
             catalog: Arc::new(Mutex::new(None)),
             sessions_started: AtomicU64::new(0),
             list_changes: Arc::new(AtomicU64::new(0)),
@@ -189,11 +192,22 @@ impl Slot {
 /// println!("{} tools", catalog.tools.len());
 /// # Ok(()) }
 /// ```
-#[derive(Default)]
 pub struct McpManager {
     servers: RwLock<BTreeMap<String, Arc<Slot>>>,
     options: ManagerOptions,
+    /// The id of every server whose `notifications/tools/list_changed` arrived.
+    changes: tokio::sync::broadcast::Sender<String>,
 }
+
+impl Default for McpManager {
+    fn default() -> Self {
+        Self::new(ManagerOptions::default())
+    }
+}
+
+/// How many list changes a slow [`McpManager::tool_list_changes`] receiver
+/// may fall behind before it is told it lagged.
+const CHANGE_BACKLOG: usize = 64;
 
 impl std::fmt::Debug for McpManager {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -209,7 +223,18 @@ impl McpManager {
         Self {
             servers: RwLock::new(BTreeMap::new()),
             options,
+            changes: tokio::sync::broadcast::channel(CHANGE_BACKLOG).0,
         }
+    }
+
+    /// The ids of servers that sent `notifications/tools/list_changed`, from
+    /// now on, each after its cached catalog was dropped (so the next
+    /// [`catalog`](Self::catalog) lists again). A receiver that falls more
+    /// than 64 changes behind gets `RecvError::Lagged` and should treat
+    /// every server as changed. [`McpProvider::load_live`](crate::McpProvider::load_live)
+    /// uses this to rebuild tools.
+    pub fn tool_list_changes(&self) -> tokio::sync::broadcast::Receiver<String> {
+        self.changes.subscribe()
     }
 
     /// Adds or replaces a configuration (validated first). An identical
@@ -278,12 +303,16 @@ impl McpManager {
         drop(slot.set_live(None));
         let catalog = Arc::clone(&slot.catalog);
         let changes = Arc::clone(&slot.list_changes);
+        let announce = self.changes.clone();
+        let id = slot.config.id.clone();
         let hooks = Hooks {
             server: slot.config.id.clone(),
             elicitation: self.options.elicitation.clone(),
             on_tools_changed: Arc::new(move || {
                 changes.fetch_add(1, Ordering::SeqCst);
                 *catalog.lock().unwrap_or_else(PoisonError::into_inner) = None;
+                // No receiver is not an error: nobody follows changes.
+                let _ = announce.send(id.clone());
             }),
         };
         let options = ConnectOptions {
@@ -346,6 +375,10 @@ impl McpManager {
     /// following every `tools/list` page.
     pub async fn catalog(&self, id: &str) -> Result<Arc<Catalog>, Error> {
         let slot = self.enabled_slot(id)?;
+        if let Some(catalog) = slot.cached_catalog() {
+            return Ok(catalog);
+        }
+        let _listing = slot.listing.lock().await;
         if let Some(catalog) = slot.cached_catalog() {
             return Ok(catalog);
         }

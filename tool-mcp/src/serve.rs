@@ -28,7 +28,8 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 use tool_core::{
-    HumanIntervention, InterventionPolicy, Invoker, ToolCall, ToolContext, ToolOutput, ToolRegistry,
+    HumanIntervention, InterventionPolicy, Invoker, OfferedTools, ToolCall, ToolContext,
+    ToolOutput, ToolRegistry,
 };
 
 use crate::content::ERROR_META_KEY;
@@ -38,6 +39,9 @@ use crate::gate::{ApprovalGate, Approver, GateDecision};
 /// The `_meta` key carrying a served output's `state` when it is not an object.
 pub const STATE_META_KEY: &str = "toolLayer/state";
 
+/// Tools per `tools/list` page unless [`RegistryServer::with_page_size`] says otherwise.
+pub const DEFAULT_PAGE_SIZE: usize = 100;
+
 struct Inner {
     registry: Arc<ToolRegistry>,
     invoker: Invoker,
@@ -45,6 +49,7 @@ struct Inner {
     gate: Arc<dyn ApprovalGate>,
     approver: Option<Arc<dyn Approver>>,
     name: String,
+    page_size: usize,
 }
 
 /// An MCP server over a registry. Cheap to clone (one per HTTP session).
@@ -74,6 +79,7 @@ impl RegistryServer {
                 gate,
                 approver: None,
                 name: "tool-layer".into(),
+                page_size: DEFAULT_PAGE_SIZE,
             }),
         }
     }
@@ -86,6 +92,7 @@ impl RegistryServer {
             gate: Arc::clone(&shared.gate),
             approver: shared.approver.clone(),
             name: shared.name.clone(),
+            page_size: shared.page_size,
         });
         f(&mut inner);
         Self {
@@ -107,6 +114,14 @@ impl RegistryServer {
     pub fn with_name(self, name: impl Into<String>) -> Self {
         let name = name.into();
         self.edit(|i| i.name = name)
+    }
+
+    /// At most `size` tools per `tools/list` page (at least 1; default
+    /// [`DEFAULT_PAGE_SIZE`]). Longer lists come in pages linked by an
+    /// opaque `nextCursor`; a cursor that is malformed, past the end or from
+    /// before the registry changed is an `invalid_params` error.
+    pub fn with_page_size(self, size: usize) -> Self {
+        self.edit(|i| i.page_size = size.max(1))
     }
 
     /// Serves over this process's stdin/stdout until the client leaves.
@@ -153,38 +168,21 @@ impl RegistryServer {
         Ok((bound, task))
     }
 
-    fn tools(&self) -> Vec<rmcp::model::Tool> {
+    /// One `tools/list` page: the tools from the cursor's offset on.
+    fn page(&self, cursor: Option<&str>) -> Result<ListToolsResult, ErrorData> {
         let offered = self.inner.registry.offer(&self.inner.ctx);
-        let mut tools = Vec::new();
-        for tool in offered.tools() {
-            let manifest = tool.manifest();
-            for (wire, api) in tool.apis() {
-                let schema = match &api.parameters {
-                    Value::Object(map) => map.clone(),
-                    _ => Map::new(),
-                };
-                let mut remote = rmcp::model::Tool::new(
-                    wire.to_owned(),
-                    api.description.clone(),
-                    Arc::new(schema),
-                );
-                if let Some(title) = &manifest.meta.title {
-                    remote = remote.with_title(format!("{title}: {}", api.name));
-                }
-                let policy = match manifest.intervention_for(&api.name) {
-                    Some(HumanIntervention::Policy(p)) => Some(*p),
-                    None => Some(InterventionPolicy::Never),
-                    _ => None,
-                };
-                if policy == Some(InterventionPolicy::Never) {
-                    let mut hints = ToolAnnotations::default();
-                    hints.destructive_hint = Some(false);
-                    remote = remote.with_annotations(hints);
-                }
-                tools.push(remote);
-            }
+        let generation = offered.generation();
+        let total: usize = offered.tools().iter().map(|t| t.apis().count()).sum();
+        let start = match cursor {
+            None => 0,
+            Some(cursor) => parse_cursor(cursor, generation, total)?,
+        };
+        let end = start.saturating_add(self.inner.page_size).min(total);
+        let mut result = ListToolsResult::with_all_items(tools(&offered, start, end));
+        if end < total {
+            result.next_cursor = Some(format!("{generation}:{end}"));
         }
-        tools
+        Ok(result)
     }
 
     async fn run_call(
@@ -260,6 +258,71 @@ impl RegistryServer {
     }
 }
 
+/// The served tools `start..end` (in offer order, one per API).
+fn tools(offered: &OfferedTools, start: usize, end: usize) -> Vec<rmcp::model::Tool> {
+    let mut tools = Vec::with_capacity(end.saturating_sub(start));
+    let mut index = 0;
+    for tool in offered.tools() {
+        let manifest = tool.manifest();
+        for (wire, api) in tool.apis() {
+            let here = index;
+            index += 1;
+            if here < start {
+                continue;
+            }
+            if here >= end {
+                return tools;
+            }
+            let schema = match &api.parameters {
+                Value::Object(map) => map.clone(),
+                _ => Map::new(),
+            };
+            let mut remote =
+                rmcp::model::Tool::new(wire.to_owned(), api.description.clone(), Arc::new(schema));
+            if let Some(title) = &manifest.meta.title {
+                remote = remote.with_title(format!("{title}: {}", api.name));
+            }
+            let policy = match manifest.intervention_for(&api.name) {
+                Some(HumanIntervention::Policy(p)) => Some(*p),
+                None => Some(InterventionPolicy::Never),
+                _ => None,
+            };
+            if policy == Some(InterventionPolicy::Never) {
+                let mut hints = ToolAnnotations::default();
+                hints.destructive_hint = Some(false);
+                remote = remote.with_annotations(hints);
+            }
+            tools.push(remote);
+        }
+    }
+    tools
+}
+
+/// The offset a `tools/list` cursor (`generation:offset`) points at.
+fn parse_cursor(cursor: &str, generation: u64, total: usize) -> Result<usize, ErrorData> {
+    let shown: String = cursor.chars().take(64).collect();
+    let invalid = |why: &str| {
+        ErrorData::invalid_params(
+            format!("tools/list cursor `{shown}` {why}"),
+            Some(json!({"cursor": shown})),
+        )
+    };
+    let (made_at, offset) = cursor
+        .split_once(':')
+        .and_then(|(g, o)| Some((g.parse::<u64>().ok()?, o.parse::<usize>().ok()?)))
+        .filter(|(g, o)| format!("{g}:{o}") == cursor)
+        .ok_or_else(|| invalid("is not one this server handed out"))?;
+    if made_at != generation {
+        return Err(invalid(
+            "is from before the tool list changed; list again from the start",
+        ));
+    }
+    if offset == 0 || offset >= total {
+        return Err(invalid("is past the end of the tool list"));
+    }
+    Ok(offset)
+}
+
 /// A [`ToolOutput`] as an MCP result: `content` as one text block,
 /// `isError` when it failed, `state` as `structuredContent` when it is an
 /// object (else under `_meta["toolLayer/state"]`), the error under
@@ -298,10 +361,10 @@ impl ServerHandler for RegistryServer {
 
     async fn list_tools(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.tools()))
+        self.page(request.as_ref().and_then(|r| r.cursor.as_deref()))
     }
 
     async fn call_tool(
@@ -310,5 +373,49 @@ impl ServerHandler for RegistryServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         self.run_call(request, context).await.map(Into::into)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_cursor;
+    use proptest::prelude::*;
+
+    #[test]
+    fn cursors_point_inside_the_list_they_were_made_for() {
+        assert_eq!(parse_cursor("7:40", 7, 250).unwrap(), 40);
+        assert_eq!(parse_cursor("7:249", 7, 250).unwrap(), 249);
+        for (cursor, why) in [
+            ("6:40", "before the tool list changed"),
+            ("7:250", "past the end"),
+            ("7:0", "past the end"),
+            ("7:-1", "not one this server"),
+            ("7", "not one this server"),
+            ("", "not one this server"),
+            (":40", "not one this server"),
+            ("7:40:1", "not one this server"),
+            ("+7:40", "not one this server"),
+            ("7:040", "not one this server"),
+            ("7:99999999999999999999999", "not one this server"),
+        ] {
+            let error = parse_cursor(cursor, 7, 250).unwrap_err();
+            assert!(error.message.contains(why), "{cursor}: {}", error.message);
+        }
+        let long = "x".repeat(10_000);
+        let error = parse_cursor(&long, 7, 250).unwrap_err();
+        assert!(
+            error.message.len() < 200,
+            "a huge cursor is not echoed whole"
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn only_handed_out_cursors_parse(cursor in ".{0,40}", generation in 0u64..4, total in 0usize..300) {
+            if let Ok(offset) = parse_cursor(&cursor, generation, total) {
+                prop_assert!(offset > 0 && offset < total);
+                prop_assert_eq!(cursor, format!("{generation}:{offset}"));
+            }
+        }
     }
 }

@@ -12,6 +12,7 @@ use tool_core::{
 use crate::catalog::Catalog;
 use crate::config::McpServerConfig;
 use crate::content::map_call_result;
+use crate::error::Error;
 use crate::manager::McpManager;
 use crate::policy::effective_policy;
 
@@ -21,7 +22,10 @@ pub const MCP_TOOL_KIND: &str = "mcp";
 /// A server's tools as one runtime tool: identifier = the server id, one
 /// API per remote tool (remote names kept as they are, under
 /// [`NameRules::Foreign`]; the registry's wire names make them
-/// provider-safe). Calls go through the shared [`McpManager`] session.
+/// provider-safe). Calls go through the shared [`McpManager`] session; a
+/// call to a remote tool the server's current catalog no longer lists (it
+/// sent `notifications/tools/list_changed`) fails with `mcp_tool_removed`
+/// without reaching the server.
 pub struct McpTool {
     manifest: ToolManifest,
     server: String,
@@ -101,6 +105,11 @@ impl McpTool {
     pub fn server(&self) -> &str {
         &self.server
     }
+
+    fn error(&self, api: &str, error: &Error) -> ToolError {
+        ToolError::new(ErrorCode::new(error.code()), error.to_string())
+            .with_details(json!({"server": self.server, "tool": api}))
+    }
 }
 
 #[async_trait]
@@ -131,14 +140,28 @@ impl Tool for McpTool {
                 ));
             }
         };
+        // This tool may come from a snapshot taken before the server changed
+        // its list: the current catalog (cached; listed again after a
+        // `tools/list_changed`) says whether the remote tool still exists.
+        let catalog = self
+            .manager
+            .catalog(&self.server)
+            .await
+            .map_err(|error| self.error(api, &error))?;
+        if catalog.tool(api).is_none() {
+            return Err(self.error(
+                api,
+                &Error::ToolRemoved {
+                    server: self.server.clone(),
+                    tool: api.to_owned(),
+                },
+            ));
+        }
         // The pipeline drops this future on timeout or cancellation; rmcp then
         // sends the server `notifications/cancelled` for the request.
         match self.manager.call_tool(&self.server, api, arguments).await {
             Ok(result) => Ok(map_call_result(&self.server, api, result)),
-            Err(error) => Err(
-                ToolError::new(ErrorCode::new(error.code()), error.to_string())
-                    .with_details(json!({"server": self.server, "tool": api})),
-            ),
+            Err(error) => Err(self.error(api, &error)),
         }
     }
 }

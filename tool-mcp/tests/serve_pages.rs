@@ -1,0 +1,118 @@
+//! The serving side pages `tools/list` when a registry has more tools than a
+//! page holds; two real clients follow the cursors to the end: tool-mcp's
+//! own (rmcp) and the pinned Python `mcp` SDK's.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+use tool_core::{ApiDefinition, ToolBuilder, ToolContext, ToolOutput, ToolRegistry};
+use tool_mcp::{McpManager, McpServerConfig, McpTransport, RegistryServer, RunEverything};
+
+/// 25 tools × 10 APIs = 250 served tools, `t00____a0` … `t24____a9`.
+fn big_registry() -> ToolRegistry {
+    let mut registry = ToolRegistry::new();
+    for t in 0..25 {
+        let mut builder = ToolBuilder::new(format!("t{t:02}"));
+        for a in 0..10 {
+            let answer = format!("t{t:02}/a{a}");
+            builder = builder.api(
+                ApiDefinition::new(format!("a{a}"), format!("API {a} of tool {t}.")),
+                move |_, _| {
+                    let answer = answer.clone();
+                    async move { Ok(ToolOutput::text(answer)) }
+                },
+            );
+        }
+        registry.register(builder.build().unwrap()).unwrap();
+    }
+    registry
+}
+
+fn expected_names() -> Vec<String> {
+    (0..25)
+        .flat_map(|t| (0..10).map(move |a| format!("t{t:02}____a{a}")))
+        .collect()
+}
+
+async fn serve(page_size: Option<usize>, stop: CancellationToken) -> String {
+    let mut server = RegistryServer::new(
+        Arc::new(big_registry()),
+        Arc::new(RunEverything),
+        ToolContext::new(),
+    );
+    if let Some(size) = page_size {
+        server = server.with_page_size(size);
+    }
+    let (addr, _task) = server
+        .serve_http("127.0.0.1:0".parse().unwrap(), stop)
+        .await
+        .unwrap();
+    format!("http://{addr}/mcp")
+}
+
+async fn catalog_pages(url: &str) -> (usize, Vec<String>) {
+    let manager = McpManager::default();
+    manager
+        .upsert(McpServerConfig::new("big", McpTransport::http(url)))
+        .unwrap();
+    let catalog = manager.catalog("big").await.unwrap();
+    let names = catalog.tools.iter().map(|t| t.name.clone()).collect();
+    manager.shutdown().await;
+    (catalog.pages, names)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tool_mcp_follows_the_pages_of_a_served_registry() {
+    let stop = CancellationToken::new();
+    // 250 tools: the default page (100) gives 3 pages, 40 gives 7 (the last
+    // one short), 50 gives exactly 5 (no cursor after the last full page).
+    for (size, pages) in [
+        (None, 3),
+        (Some(40), 7),
+        (Some(50), 5),
+        (Some(250), 1),
+        (Some(0), 250),
+    ] {
+        let url = serve(size, stop.clone()).await;
+        let (got_pages, names) = catalog_pages(&url).await;
+        assert_eq!(got_pages, pages, "page size {size:?}");
+        assert_eq!(names, expected_names(), "page size {size:?}");
+    }
+    stop.cancel();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_python_sdk_client_follows_the_pages_and_a_made_up_cursor_is_refused() {
+    let stop = CancellationToken::new();
+    let url = serve(Some(40), stop.clone()).await;
+    let output = tokio::process::Command::new(common::python())
+        .arg(common::fixtures().join("python/client.py"))
+        .arg(&url)
+        .arg("t24____a9")
+        .output()
+        .await
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let out: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(out["pages"], 7, "{out}");
+    let names: Vec<String> = out["names"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(names, expected_names());
+    assert_eq!(out["cursors"].as_array().unwrap().len(), 6);
+    assert_eq!(out["call"], "t24/a9", "the last page's tool is callable");
+    let refused = out["badCursor"].as_str().unwrap();
+    assert!(refused.contains("not-a-cursor"), "{refused}");
+    stop.cancel();
+}
