@@ -114,4 +114,6 @@ pub use engine::{PolicyEngine, PolicyEngineBuilder, PolicyFile};
 pub use error::Error;
 pub use mode::ApprovalMode;
 pub use policy::{MatchMode, Matcher};
-pub use shell::{Hazard, MAX_COMMAND_BYTES, ShellCommand};
+pub use shell::{
+    CommandOption, Hazard, MAX_COMMAND_BYTES, OptionEffect, OptionValue, ShellCommand, ShellSyntax,
+};

@@ -148,22 +148,37 @@ impl FoundArgument<'_> {
 /// assert_eq!(found, ["/items/0/newPath", "/items/0/oldPath", "/to"]);
 /// ```
 pub fn path_arguments<'v>(args: &'v Value, schema: Option<&Value>) -> Vec<FoundArgument<'v>> {
-    let mut found = BTreeMap::new();
-    if let Some(schema) = schema {
-        by_schema(schema, args, "", 0, Kind::Path, &mut found);
-    }
-    by_name(args, "", 0, Kind::Path, &mut found);
-    into_list(found)
+    search(args, schema, Want::PATHS).paths
 }
 
 /// The shell-command arguments of a call (strings, or argv arrays of strings).
 pub fn command_arguments<'v>(args: &'v Value, schema: Option<&Value>) -> Vec<FoundArgument<'v>> {
-    let mut found = BTreeMap::new();
+    search(args, schema, Want::COMMANDS).commands
+}
+
+/// Both kinds of argument, found in one walk over the arguments (and the
+/// schema): what [`path_arguments`] and [`command_arguments`] return.
+pub(crate) fn paths_and_commands<'v>(args: &'v Value, schema: Option<&Value>) -> Found<'v> {
+    search(args, schema, Want::BOTH)
+}
+
+/// Path and command arguments of one call, each list sorted by pointer.
+#[derive(Debug, Default)]
+pub(crate) struct Found<'v> {
+    pub(crate) paths: Vec<FoundArgument<'v>>,
+    pub(crate) commands: Vec<FoundArgument<'v>>,
+}
+
+fn search<'v>(args: &'v Value, schema: Option<&Value>, want: Want) -> Found<'v> {
+    let mut found = Maps::default();
     if let Some(schema) = schema {
-        by_schema(schema, args, "", 0, Kind::Command, &mut found);
+        by_schema(schema, args, &Segment::Root, 0, want, &mut found);
     }
-    by_name(args, "", 0, Kind::Command, &mut found);
-    into_list(found)
+    by_name(args, &Segment::Root, 0, want, &mut found);
+    Found {
+        paths: into_list(found.paths),
+        commands: into_list(found.commands),
+    }
 }
 
 /// True when `name` is a well-known shell-command parameter name, or the
@@ -189,92 +204,169 @@ enum Kind {
     Command,
 }
 
+/// Which kinds a search looks for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Want {
+    paths: bool,
+    commands: bool,
+}
+
+impl Want {
+    const PATHS: Self = Self {
+        paths: true,
+        commands: false,
+    };
+    const COMMANDS: Self = Self {
+        paths: false,
+        commands: true,
+    };
+    const BOTH: Self = Self {
+        paths: true,
+        commands: true,
+    };
+}
+
+/// What a search has found so far, by pointer.
+#[derive(Default)]
+struct Maps<'v> {
+    paths: BTreeMap<String, &'v Value>,
+    commands: BTreeMap<String, &'v Value>,
+}
+
+impl<'v> Maps<'v> {
+    fn of(&mut self, kind: Kind) -> &mut BTreeMap<String, &'v Value> {
+        match kind {
+            Kind::Path => &mut self.paths,
+            Kind::Command => &mut self.commands,
+        }
+    }
+}
+
+/// Where a value sits, as a chain up to the root: the JSON pointer is only
+/// written out for a value that is found.
+enum Segment<'a> {
+    Root,
+    Key(&'a Segment<'a>, &'a str),
+    Index(&'a Segment<'a>, usize),
+}
+
+impl Segment<'_> {
+    fn pointer(&self) -> String {
+        match self {
+            Segment::Root => String::new(),
+            Segment::Key(parent, key) => push_pointer(&parent.pointer(), key),
+            Segment::Index(parent, i) => push_pointer(&parent.pointer(), i),
+        }
+    }
+}
+
 fn annotated(schema: &Value, kind: Kind) -> bool {
     let format = schema.get("format").and_then(Value::as_str);
     match kind {
         Kind::Path => {
-            matches!(format, Some("path" | "file-path" | "directory"))
+            format_is(format, Kind::Path)
                 || schema.get("x-path").and_then(Value::as_bool) == Some(true)
         }
         Kind::Command => {
-            matches!(format, Some("shell" | "shell-command"))
+            format_is(format, Kind::Command)
                 || schema.get("x-shell").and_then(Value::as_bool) == Some(true)
         }
     }
 }
 
-fn accept<'v>(
-    value: &'v Value,
-    pointer: &str,
-    kind: Kind,
-    found: &mut BTreeMap<String, &'v Value>,
-) {
+fn format_is(format: Option<&str>, kind: Kind) -> bool {
+    match kind {
+        Kind::Path => matches!(format, Some("path" | "file-path" | "directory")),
+        Kind::Command => matches!(format, Some("shell" | "shell-command")),
+    }
+}
+
+fn accept<'v>(value: &'v Value, at: &Segment<'_>, kind: Kind, found: &mut Maps<'v>) {
+    let found = found.of(kind);
     match value {
         Value::String(_) => {
-            found.insert(pointer.to_owned(), value);
+            found.insert(at.pointer(), value);
         }
         Value::Array(items) if kind == Kind::Command && items.iter().all(Value::is_string) => {
-            found.insert(pointer.to_owned(), value);
+            found.insert(at.pointer(), value);
         }
         Value::Array(items) => {
+            let mut pointer = None;
             for (i, item) in items.iter().enumerate() {
                 if item.is_string() || (kind == Kind::Path && !item.is_null()) {
-                    found.insert(push_pointer(pointer, i), item);
+                    let base = pointer.get_or_insert_with(|| at.pointer());
+                    found.insert(push_pointer(base, i), item);
                 }
             }
         }
         // A path-named argument holding an object or a number cannot be
         // judged; it is reported so audits can flag it.
         Value::Object(_) | Value::Number(_) | Value::Bool(_) if kind == Kind::Path => {
-            found.insert(pointer.to_owned(), value);
+            found.insert(at.pointer(), value);
         }
         _ => {}
     }
 }
 
+/// Walks `value` along `schema`, accepting what the schema annotates. The
+/// schema object is read in one pass over its entries (no keyed lookups).
 fn by_schema<'v>(
     schema: &Value,
     value: &'v Value,
-    pointer: &str,
+    at: &Segment<'_>,
     depth: usize,
-    kind: Kind,
-    found: &mut BTreeMap<String, &'v Value>,
+    want: Want,
+    found: &mut Maps<'v>,
 ) {
     if depth > MAX_DEPTH {
         return;
     }
-    if annotated(schema, kind) {
-        accept(value, pointer, kind, found);
-    }
-    for key in ["anyOf", "oneOf", "allOf"] {
-        if let Some(branches) = schema.get(key).and_then(Value::as_array) {
-            for branch in branches {
-                by_schema(branch, value, pointer, depth + 1, kind, found);
+    let Some(schema) = schema.as_object() else {
+        return;
+    };
+    let mut format = None;
+    let (mut x_path, mut x_shell) = (false, false);
+    let mut properties = None;
+    let mut additional = None;
+    let mut items_schema = None;
+    for (key, sub) in schema {
+        match key.as_str() {
+            "format" => format = sub.as_str(),
+            "x-path" => x_path = sub.as_bool() == Some(true),
+            "x-shell" => x_shell = sub.as_bool() == Some(true),
+            "anyOf" | "oneOf" | "allOf" => {
+                for branch in sub.as_array().into_iter().flatten() {
+                    by_schema(branch, value, at, depth + 1, want, found);
+                }
             }
+            "properties" => properties = sub.as_object(),
+            "additionalProperties" if sub.is_object() => additional = Some(sub),
+            "items" if sub.is_object() => items_schema = Some(sub),
+            _ => {}
         }
+    }
+    if want.paths && (x_path || format_is(format, Kind::Path)) {
+        accept(value, at, Kind::Path, found);
+    }
+    if want.commands && (x_shell || format_is(format, Kind::Command)) {
+        accept(value, at, Kind::Command, found);
     }
     match value {
         Value::Object(map) => {
-            let properties = schema.get("properties").and_then(Value::as_object);
-            let additional = schema.get("additionalProperties").filter(|a| a.is_object());
+            if properties.is_none() && additional.is_none() {
+                return;
+            }
             for (key, item) in map {
                 let sub = properties.and_then(|p| p.get(key)).or(additional);
                 if let Some(sub) = sub {
-                    by_schema(
-                        sub,
-                        item,
-                        &push_pointer(pointer, key),
-                        depth + 1,
-                        kind,
-                        found,
-                    );
+                    by_schema(sub, item, &Segment::Key(at, key), depth + 1, want, found);
                 }
             }
         }
         Value::Array(items) => {
-            if let Some(sub) = schema.get("items").filter(|i| i.is_object()) {
+            if let Some(sub) = items_schema {
                 for (i, item) in items.iter().enumerate() {
-                    by_schema(sub, item, &push_pointer(pointer, i), depth + 1, kind, found);
+                    by_schema(sub, item, &Segment::Index(at, i), depth + 1, want, found);
                 }
             }
         }
@@ -282,13 +374,7 @@ fn by_schema<'v>(
     }
 }
 
-fn by_name<'v>(
-    value: &'v Value,
-    pointer: &str,
-    depth: usize,
-    kind: Kind,
-    found: &mut BTreeMap<String, &'v Value>,
-) {
+fn by_name<'v>(value: &'v Value, at: &Segment<'_>, depth: usize, want: Want, found: &mut Maps<'v>) {
     if depth > MAX_DEPTH {
         return;
     }
@@ -299,31 +385,31 @@ fn by_name<'v>(
                 // `Path`, `path `, `newpath` are `path`, `newPath`.
                 let loose = key.trim();
                 let is = |names: &[&str]| names.iter().any(|n| n.eq_ignore_ascii_case(loose));
-                let named = match kind {
-                    Kind::Path => {
-                        is(PATH_NAMES)
-                            || is(PATH_LIST_NAMES)
-                            || (is(&["pattern", "glob"])
-                                && item.as_str().is_some_and(pattern_is_path))
-                    }
-                    Kind::Command => is(COMMAND_NAMES),
-                };
+                let path_named = want.paths
+                    && (is(PATH_NAMES)
+                        || is(PATH_LIST_NAMES)
+                        || (is(&["pattern", "glob"])
+                            && item.as_str().is_some_and(pattern_is_path)));
+                let command_named = want.commands && is(COMMAND_NAMES);
                 let nested = item.is_object() || item.is_array();
-                if !named && !nested {
+                if !path_named && !command_named && !nested {
                     continue;
                 }
-                let here = push_pointer(pointer, key);
-                if named {
-                    accept(item, &here, kind, found);
+                let here = Segment::Key(at, key);
+                if path_named {
+                    accept(item, &here, Kind::Path, found);
+                }
+                if command_named {
+                    accept(item, &here, Kind::Command, found);
                 }
                 if nested {
-                    by_name(item, &here, depth + 1, kind, found);
+                    by_name(item, &here, depth + 1, want, found);
                 }
             }
         }
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
-                by_name(item, &push_pointer(pointer, i), depth + 1, kind, found);
+                by_name(item, &Segment::Index(at, i), depth + 1, want, found);
             }
         }
         _ => {}

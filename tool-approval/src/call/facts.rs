@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::arguments::{FoundArgument, command_arguments, context_overrides, path_arguments};
-use crate::shell::{Hazard, ShellCommand};
+use super::arguments::{FoundArgument, context_overrides, paths_and_commands};
+use crate::shell::{Hazard, ShellCommand, ShellSyntax};
 
 /// One shell-command argument and its parse.
 #[derive(Debug)]
@@ -35,17 +35,30 @@ pub(crate) struct CallFacts<'v> {
 impl<'v> CallFacts<'v> {
     /// Finds and parses everything once.
     pub(crate) fn build(args: &'v Value, schema: Option<&Value>, cwd: Option<&Path>) -> Self {
-        let commands = command_arguments(args, schema)
+        Self::build_with(args, schema, cwd, &ShellSyntax::new())
+    }
+
+    /// [`build`](Self::build) with a host's shell additions.
+    pub(crate) fn build_with(
+        args: &'v Value,
+        schema: Option<&Value>,
+        cwd: Option<&Path>,
+        syntax: &ShellSyntax,
+    ) -> Self {
+        let found = paths_and_commands(args, schema);
+        let commands = found
+            .commands
             .into_iter()
             .map(|found| CommandFact {
-                shell: command_text(found.value).map(|t| Arc::new(ShellCommand::parse(&t))),
+                shell: command_text(found.value)
+                    .map(|t| Arc::new(ShellCommand::parse_with(&t, syntax))),
                 pointer: found.pointer,
                 value: found.value,
             })
             .collect();
         Self {
             commands,
-            paths: path_arguments(args, schema),
+            paths: found.paths,
             overrides: context_overrides(args, cwd),
         }
     }
@@ -59,14 +72,20 @@ impl<'v> CallFacts<'v> {
     }
 
     /// The first command that cannot be fully analysed (too long, too
-    /// deep, or not valid Bash), with the hazard.
+    /// deep, not valid Bash, or a command word computed at run time), with
+    /// the hazard.
     pub(crate) fn limit(&self) -> Option<(&CommandFact<'v>, Hazard)> {
         self.commands.iter().find_map(|c| {
             let shell = c.shell.as_deref()?;
-            [Hazard::TooLong, Hazard::TooDeep, Hazard::Syntax]
-                .into_iter()
-                .find(|h| shell.hazards().contains(h))
-                .map(|h| (c, h))
+            [
+                Hazard::TooLong,
+                Hazard::TooDeep,
+                Hazard::Syntax,
+                Hazard::DynamicCommandWord,
+            ]
+            .into_iter()
+            .find(|h| shell.hazards().contains(h))
+            .map(|h| (c, h))
         })
     }
 }

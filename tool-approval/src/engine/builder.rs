@@ -11,6 +11,7 @@ use crate::audit::{Blacklist, DynamicAudit, GlobalAudit, PathScopeAudit};
 use crate::error::{Error, push_pointer};
 use crate::mode::ApprovalMode;
 use crate::policy::RuleSet;
+use crate::shell::ShellSyntax;
 
 /// Builds a [`PolicyEngine`].
 ///
@@ -27,6 +28,7 @@ pub struct PolicyEngineBuilder {
     blacklist: Option<Blacklist>,
     global_audits: Vec<Arc<dyn GlobalAudit>>,
     dynamic_audits: BTreeMap<String, Arc<dyn DynamicAudit>>,
+    shell_syntax: ShellSyntax,
 }
 
 impl PolicyEngine {
@@ -62,6 +64,7 @@ impl Default for PolicyEngineBuilder {
             blacklist: Some(Blacklist::builtin()),
             global_audits: Vec::new(),
             dynamic_audits,
+            shell_syntax: ShellSyntax::new(),
         }
     }
 }
@@ -86,6 +89,14 @@ impl PolicyEngineBuilder {
     /// Sets the host rules for one `identifier/apiName` (replacing earlier ones).
     pub fn rules(mut self, key: impl Into<String>, rules: Vec<InterventionRule>) -> Self {
         self.host_rules.insert(key.into(), rules);
+        self
+    }
+
+    /// Adds a host's wrappers and command options to the shell analysis
+    /// (deny rules and the blacklist look through the wrappers; no prefix
+    /// rule approves a command using one of the options).
+    pub fn shell_syntax(mut self, syntax: ShellSyntax) -> Self {
+        self.shell_syntax = syntax;
         self
     }
 
@@ -156,6 +167,7 @@ impl PolicyEngineBuilder {
             global_audits,
             dynamic_audits: self.dynamic_audits,
             manifest_rules: Mutex::new(HashMap::new()),
+            shell_syntax: self.shell_syntax,
         }
     }
 }

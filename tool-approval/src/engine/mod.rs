@@ -14,7 +14,7 @@ use crate::call::facts::CallFacts;
 use crate::decision::{Decision, Evaluation, Level, Reason};
 use crate::mode::{self, ApprovalMode, Finding, Source, Standing};
 use crate::policy::{RuleHit, RuleSet};
-use crate::shell::{Hazard, MAX_COMMAND_BYTES};
+use crate::shell::{Hazard, MAX_COMMAND_BYTES, ShellSyntax};
 
 mod builder;
 mod policy_file;
@@ -57,6 +57,7 @@ pub struct PolicyEngine {
     global_audits: Vec<Arc<dyn GlobalAudit>>,
     dynamic_audits: BTreeMap<String, Arc<dyn DynamicAudit>>,
     manifest_rules: Mutex<RuleCache>,
+    shell_syntax: ShellSyntax,
 }
 
 /// Compiled manifest rule lists, keyed by where the list lives and checked
@@ -80,7 +81,8 @@ impl PolicyEngine {
 
     /// Evaluates one call.
     pub fn evaluate_one(&self, call: &CallRef<'_>, ctx: &ToolContext) -> Decision {
-        let facts = CallFacts::build(call.arguments, call.schema(), ctx.cwd());
+        let facts =
+            CallFacts::build_with(call.arguments, call.schema(), ctx.cwd(), &self.shell_syntax);
         let input = AuditInput::new(call, ctx, &facts);
         let mut top = None;
         for audit in &self.global_audits {
@@ -94,7 +96,8 @@ impl PolicyEngine {
                     Finding::strictest(top, Some(Finding::new(hit.policy, Source::Global, reason)));
             }
         }
-        let top = Finding::strictest(top, self.own_policy(call, &input));
+        let key = call.key();
+        let top = Finding::strictest(top, self.own_policy(call, &input, &key));
         // Last, so that on a tie the finding that names a rule which might
         // apply is the one reported.
         let top = Finding::strictest(top, limit_finding(&facts));
@@ -108,7 +111,6 @@ impl PolicyEngine {
             )),
             Some(_) => None,
         };
-        let key = call.key();
         let listed = (self.mode == ApprovalMode::AllowList && self.allow_list.contains(&key))
             .then_some(key.as_str());
         let standing = Standing {
@@ -119,7 +121,7 @@ impl PolicyEngine {
     }
 
     /// The call's own policy: dynamic audit, host rules, static config.
-    fn own_policy(&self, call: &CallRef<'_>, input: &AuditInput<'_>) -> Option<Finding> {
+    fn own_policy(&self, call: &CallRef<'_>, input: &AuditInput<'_>, key: &str) -> Option<Finding> {
         let api_config = call
             .manifest
             .and_then(|m| m.api(call.api))
@@ -141,11 +143,10 @@ impl PolicyEngine {
             result = Some(self.run_dynamic(dynamic, level, input));
         }
         if !self.host_rules.is_empty()
-            && let Some(rules) = self.host_rules.get(&call.key())
+            && let Some(rules) = self.host_rules.get(key)
             && let Some(hit) = rules.evaluate_facts(call.arguments, call.schema(), input.facts())
         {
-            let key = call.key();
-            let host = rule_finding(hit, Level::HostPolicy, Some(&key), "the host policy rule");
+            let host = rule_finding(hit, Level::HostPolicy, Some(key), "the host policy rule");
             return Finding::strictest(result, Some(host));
         }
         let static_result = match config {
@@ -262,6 +263,7 @@ fn rule_finding(hit: RuleHit, level: Level, key: Option<&str>, whose: &str) -> F
         let id = match hazard {
             Hazard::TooDeep => "limits/too-deep",
             Hazard::TooLong => "limits/command-too-long",
+            Hazard::UnreadScript => "limits/unread-script",
             _ => "limits/unparsed-text",
         };
         return Finding::new(
@@ -306,6 +308,13 @@ fn limit_finding(facts: &CallFacts<'_>) -> Option<Finding> {
             "limits/too-deep",
             format!(
                 "the shell command at {} nests too deeply to be fully analysed",
+                command.pointer
+            ),
+        ),
+        Hazard::DynamicCommandWord => (
+            "limits/computed-command-word",
+            format!(
+                "the shell command at {} runs a command word computed at run time (an expansion, a substitution or a glob), which cannot be checked",
                 command.pointer
             ),
         ),

@@ -25,7 +25,8 @@ use tool_core::ArgMatcher;
 
 use crate::call::facts::command_text;
 use crate::error::Error;
-use crate::shell::wrappers::views;
+use crate::shell::wildcard::wildcard_match;
+use crate::shell::wrappers::{stdin_argument_commands, views};
 use crate::shell::{Hazard, ShellCommand, SimpleCommand, tokenize};
 
 /// The compiled-program size limit for `{regex: …}` matchers.
@@ -292,9 +293,19 @@ fn triggers(shell: &ShellCommand, prefix: &[String]) -> Option<Option<Hazard>> {
             }
             unsure = Some(Hazard::Syntax);
         }
+        // `echo push | xargs git`: `git` runs with words read from the
+        // input, which may complete the prefix.
+        if unsure.is_none()
+            && stdin_argument_commands(&part.words)
+                .iter()
+                .any(|view| could_complete(view, prefix))
+        {
+            unsure = Some(Hazard::UnreadScript);
+        }
     }
-    // Text too long or deep to read whole may hide a match.
-    let limit = [Hazard::TooLong, Hazard::TooDeep]
+    // Text too long or deep to read whole, or a script whose text is
+    // elsewhere (`cat x.sh | sh`, `. /dev/stdin`), may hide a match.
+    let limit = [Hazard::TooLong, Hazard::TooDeep, Hazard::UnreadScript]
         .into_iter()
         .find(|h| shell.hazards().contains(h));
     match (unsure, limit) {
@@ -302,6 +313,20 @@ fn triggers(shell: &ShellCommand, prefix: &[String]) -> Option<Option<Hazard>> {
         (Some(h), None) => Some(Some(h)),
         (None, None) => None,
     }
+}
+
+/// Whether `view` (a command whose arguments continue with unknown words)
+/// starts like `prefix`: every word it has matches, and it is not longer.
+fn could_complete(view: &[String], prefix: &[String]) -> bool {
+    !view.is_empty()
+        && view.len() <= prefix.len()
+        && view.iter().zip(prefix).all(|(w, p)| word_matches(w, p))
+}
+
+/// A command's word against a prefix rule's word: equal, or an unquoted
+/// glob that names it (`gi[t]`, `pu?h`: the shell may expand it so).
+fn word_matches(word: &str, want: &str) -> bool {
+    word == want || (word.contains(['*', '?', '[']) && wildcard_match(word, want))
 }
 
 /// Options that take a separate value when they sit between a program and
@@ -322,7 +347,7 @@ fn starts_with_through_options(view: &[String], prefix: &[String]) -> bool {
     let (Some(first), Some(want)) = (view.first(), prefix.first()) else {
         return false;
     };
-    if first != want {
+    if !word_matches(first, want) {
         return false;
     }
     let mut rest = view.get(1..).unwrap_or_default().iter().peekable();
@@ -331,7 +356,7 @@ fn starts_with_through_options(view: &[String], prefix: &[String]) -> bool {
             let Some(word) = rest.next() else {
                 return false;
             };
-            if word == want {
+            if word_matches(word, want) {
                 break;
             }
             if !want.starts_with('-') && word.starts_with('-') {

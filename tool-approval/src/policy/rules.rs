@@ -142,14 +142,16 @@ impl RuleSet {
             if first.is_none() {
                 first = Some(hit.clone());
             }
-            // A sure hit beats a perhaps of the same policy.
-            let rank = |h: &RuleHit| (h.policy, h.unsure.is_none());
+            // A hit that only perhaps applies asks (it becomes a limit), so
+            // it ranks as `required`: a sure `always` beats a perhaps-`deny`,
+            // and a sure hit beats a perhaps of the same policy.
+            let rank = |h: &RuleHit| (effective(h), h.unsure.is_none());
             if is_strong && strongest.as_ref().is_none_or(|s| rank(&hit) > rank(s)) {
                 strongest = Some(hit);
             }
         }
         match (first, strongest) {
-            (Some(f), Some(s)) if s.policy > f.policy => Some(s),
+            (Some(f), Some(s)) if effective(&s) > effective(&f) => Some(s),
             (first, _) => first,
         }
     }
@@ -313,6 +315,15 @@ impl<'v> Subjects<'v> {
             .iter()
             .find(|(k, _)| *k == param)
             .map(|(_, s)| s)
+    }
+}
+
+/// The policy a hit stands for: a hit that only perhaps applies asks.
+fn effective(hit: &RuleHit) -> InterventionPolicy {
+    if hit.unsure.is_some() {
+        hit.policy.min(InterventionPolicy::Required)
+    } else {
+        hit.policy
     }
 }
 

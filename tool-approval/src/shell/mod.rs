@@ -27,14 +27,20 @@ use std::cell::RefCell;
 
 use tree_sitter::Parser;
 
+pub(crate) mod links;
+pub mod options;
 mod plain;
 pub(crate) mod scripts;
+mod syntax;
 mod types;
 mod walk;
+pub(crate) mod wildcard;
 pub(crate) mod words;
 pub(crate) mod wrappers;
 
+pub use options::{CommandOption, OptionEffect, OptionValue};
 use scripts::scripts_of;
+pub use syntax::ShellSyntax;
 pub use types::{Hazard, MAX_COMMAND_BYTES, SimpleCommand};
 use walk::Walker;
 pub(crate) use words::{basename, tokenize};
@@ -49,6 +55,13 @@ const MAX_RECOVERED_SCRIPTS: usize = 4;
 
 /// How many levels of `bash -c '…'` / `eval` strings are parsed recursively.
 const MAX_NESTED_SCRIPTS: usize = 3;
+
+/// How many scripts found in options (`git -c core.pager=…`) and behind
+/// host wrappers one command line may add.
+const MAX_OPTION_SCRIPTS: usize = 16;
+
+/// The built-in tables only.
+static NO_ADDITIONS: ShellSyntax = ShellSyntax::empty();
 
 /// A parsed shell command: its simple commands and its hazards.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -76,24 +89,97 @@ impl ShellCommand {
     /// assert!(cmd.hazards().contains(&Hazard::CommandSubstitution));
     /// ```
     pub fn parse(source: &str) -> Self {
-        Self::parse_inner(source, false)
+        Self::parse_inner(source, false, &NO_ADDITIONS)
+    }
+
+    /// Parses `source` with a host's wrappers and command options added to
+    /// the built-in tables (see [`ShellSyntax`]).
+    pub fn parse_with(source: &str, syntax: &ShellSyntax) -> Self {
+        Self::parse_inner(source, false, syntax)
     }
 
     /// Parses with tree-sitter even where the fast path would answer.
     #[cfg(test)]
     pub(crate) fn parse_with_grammar(source: &str) -> Self {
-        Self::parse_inner(source, true)
+        Self::parse_inner(source, true, &NO_ADDITIONS)
     }
 
-    fn parse_inner(source: &str, grammar_only: bool) -> Self {
+    fn parse_inner(source: &str, grammar_only: bool, syntax: &ShellSyntax) -> Self {
         let mut out = Self {
             grammar_only,
             ..Self::default()
         };
         out.parse_into(source, 0, false);
+        out.effects(syntax);
         out.hazards.sort_unstable();
         out.hazards.dedup();
         out
+    }
+
+    /// What the parts do beyond their words: wrappers the host added,
+    /// options that write files or run code, target-directory writes,
+    /// scripts whose text is elsewhere, links made on the line (see
+    /// [`options`] and `links`).
+    fn effects(&mut self, syntax: &ShellSyntax) {
+        let mut scripts_left = MAX_OPTION_SCRIPTS;
+        let mut index = 0;
+        while let Some(part) = self.parts.get(index) {
+            if !syntax.wrappers.is_empty() {
+                let views = wrappers::word_views_with(&part.words, &syntax.wrappers);
+                let found: Vec<(Hazard, String)> =
+                    views.iter().skip(1).flat_map(|v| scripts_of(v)).collect();
+                if let Some(part) = self.parts.get_mut(index) {
+                    // First use of the views: every later reader sees the host's wrappers.
+                    let _ = part.views.set(views);
+                }
+                for (hazard, script) in found {
+                    self.hazards.push(hazard);
+                    if scripts_left > 0 {
+                        scripts_left -= 1;
+                        self.parse_into(&script, 1, true);
+                    }
+                }
+            }
+            let Some(part) = self.parts.get(index) else {
+                break;
+            };
+            let mut writes = Vec::new();
+            let mut scripts = Vec::new();
+            if options::may_have_effects(&part.words, &syntax.options) {
+                for view in wrappers::views(part) {
+                    for found in options::option_effects(view, &syntax.options) {
+                        self.hazards.push(Hazard::OptionEffect);
+                        match (found.effect, found.value) {
+                            (OptionEffect::WritesFile, Some(file)) => writes.push(file),
+                            (OptionEffect::RunsCode, Some(script)) => scripts.push(script),
+                            _ => {}
+                        }
+                    }
+                    writes.extend(links::target_directory_writes(view));
+                }
+            }
+            if scripts::unread_script(&part.words) {
+                self.hazards.push(Hazard::UnreadScript);
+            }
+            if let Some(part) = self.parts.get_mut(index) {
+                for file in writes {
+                    if !part.redirects.contains(&file) {
+                        part.redirects.push(file);
+                    }
+                }
+            }
+            for script in scripts {
+                self.hazards.push(Hazard::ShellString);
+                if scripts_left > 0 {
+                    scripts_left -= 1;
+                    self.parse_into(&script, 1, true);
+                } else {
+                    self.hazards.push(Hazard::TooDeep);
+                }
+            }
+            index += 1;
+        }
+        links::follow_links(&mut self.parts, |p| wrappers::views(p).to_vec());
     }
 
     /// The simple commands, in source order (nested ones after their host).

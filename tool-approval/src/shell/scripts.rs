@@ -7,7 +7,7 @@
 
 use super::types::Hazard;
 use super::words::{basename, is_shell, tokenize};
-use super::wrappers::{git_aliases, word_views};
+use super::wrappers::{git_alias_from_env, git_aliases, stdin_argument_commands, word_views};
 
 /// The scripts a command's words run, each with the hazard it brings.
 pub(crate) fn scripts_of(words: &[String]) -> Vec<(Hazard, String)> {
@@ -30,10 +30,17 @@ pub(crate) fn scripts_of(words: &[String]) -> Vec<(Hazard, String)> {
                 }
                 Some((Hazard::Eval, text))
             }
-            "git" => git_aliases(args)
-                .into_iter()
-                .find_map(|(_, v)| v.strip_prefix('!').map(str::to_owned))
-                .map(|s| (Hazard::ShellString, s)),
+            "git" => {
+                for script in git_subcommand_scripts(args) {
+                    push(&mut out, (Hazard::ShellString, script));
+                }
+                git_aliases(args)
+                    .into_iter()
+                    .find_map(|(_, v)| v.strip_prefix('!').map(str::to_owned))
+                    .map(|s| (Hazard::ShellString, s))
+            }
+            // `trap 'CMD' SIGNAL…`: CMD runs when the signal (or EXIT) comes.
+            "trap" => trap_action(args).map(|s| (Hazard::ShellString, s)),
             _ if is_shell(name) => shell_c_string(args).map(|s| (Hazard::ShellString, s)),
             "su" | "runuser" | "script" | "flock" | "sg" => {
                 option_value(args, 'c', "--command").map(|s| (Hazard::ShellString, s))
@@ -54,6 +61,91 @@ pub(crate) fn scripts_of(words: &[String]) -> Vec<(Hazard, String)> {
         }
     }
     out
+}
+
+/// git's own options that take a separate value before the subcommand.
+const GIT_VALUED: &[&str] = &[
+    "-C",
+    "-c",
+    "--git-dir",
+    "--work-tree",
+    "--namespace",
+    "--exec-path",
+    "--config-env",
+    "--super-prefix",
+];
+
+/// git's subcommand and the words after it.
+pub(crate) fn git_subcommand(args: &[String]) -> Option<(&str, &[String])> {
+    let mut at = 0;
+    while let Some(word) = args.get(at) {
+        if word == "--" {
+            return None;
+        }
+        if word.starts_with('-') {
+            at += 1 + usize::from(GIT_VALUED.contains(&word.as_str()));
+            continue;
+        }
+        return Some((word.as_str(), args.get(at + 1..).unwrap_or_default()));
+    }
+    None
+}
+
+/// Scripts git subcommands run: `submodule foreach CMD…`, `rebase -x CMD`
+/// (`--exec CMD`, `--exec=CMD`), `bisect run CMD…`.
+fn git_subcommand_scripts(args: &[String]) -> Vec<String> {
+    let Some((sub, rest)) = git_subcommand(args) else {
+        return Vec::new();
+    };
+    match sub {
+        "submodule" => {
+            let mut iter = rest.iter().skip_while(|w| w.starts_with('-'));
+            if iter.next().map(String::as_str) != Some("foreach") {
+                return Vec::new();
+            }
+            let cmd: Vec<&str> = iter
+                .map(String::as_str)
+                .skip_while(|w| matches!(*w, "--recursive" | "--quiet" | "-q" | "--"))
+                .collect();
+            if cmd.is_empty() {
+                Vec::new()
+            } else {
+                vec![cmd.join(" ")]
+            }
+        }
+        "rebase" => {
+            let mut out = Vec::new();
+            let mut iter = rest.iter();
+            while let Some(word) = iter.next() {
+                if word == "-x" || word == "--exec" {
+                    out.extend(iter.next().cloned());
+                } else if let Some(v) = word.strip_prefix("--exec=") {
+                    out.push(v.to_owned());
+                } else if let Some(v) = word.strip_prefix("-x").filter(|v| !v.is_empty()) {
+                    out.push(v.to_owned());
+                }
+            }
+            out
+        }
+        "bisect" => match rest.split_first() {
+            Some((run, cmd)) if run == "run" && !cmd.is_empty() => vec![cmd.join(" ")],
+            _ => Vec::new(),
+        },
+        _ => Vec::new(),
+    }
+}
+
+/// The action of `trap ACTION SIGNAL…` (not `trap -p`, `trap -l`,
+/// `trap - SIG` or an empty action).
+fn trap_action(args: &[String]) -> Option<String> {
+    let mut rest = args;
+    match rest.first().map(String::as_str) {
+        Some("-p" | "-l" | "-P") => return None,
+        Some("--") => rest = rest.get(1..).unwrap_or_default(),
+        _ => {}
+    }
+    let action = rest.first()?;
+    (!action.is_empty() && action != "-").then(|| action.clone())
 }
 
 fn push(out: &mut Vec<(Hazard, String)>, found: (Hazard, String)) {
@@ -91,6 +183,9 @@ pub(crate) fn reads_stdin_script(words: &[String]) -> bool {
         if matches!(name, "at" | "batch") {
             return !args.iter().any(|a| a == "-f" || a.starts_with("-f"));
         }
+        if matches!(name, "." | "source") {
+            return args.first().is_some_and(|f| is_stdin_file(f));
+        }
         if !is_shell(name) || name == "busybox" {
             return false;
         }
@@ -122,6 +217,30 @@ pub(crate) fn reads_stdin_script(words: &[String]) -> bool {
         }
         true
     })
+}
+
+/// Whether the command runs a script whose text is not on the line:
+/// `. /dev/stdin`, a shell or `eval` run by `xargs`/`parallel` (its script
+/// comes from the input), a git alias defined from the environment.
+pub(crate) fn unread_script(words: &[String]) -> bool {
+    let views = word_views(words);
+    views.iter().any(|view| {
+        let Some((first, args)) = view.split_first() else {
+            return false;
+        };
+        let name = basename(first);
+        (matches!(name, "." | "source") && args.first().is_some_and(|f| is_stdin_file(f)))
+            || (name == "git" && git_alias_from_env(args))
+    }) || stdin_argument_commands(words).iter().any(|view| {
+        view.first().is_some_and(|p| {
+            is_shell(basename(p)) || matches!(basename(p), "eval" | "." | "source")
+        })
+    })
+}
+
+/// Names of standard input as a file.
+pub(crate) fn is_stdin_file(path: &str) -> bool {
+    matches!(path, "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0" | "-")
 }
 
 /// The string a shell runs with `-c`: options (`-o pipefail`, `-O extglob`,
@@ -254,6 +373,34 @@ mod tests {
     }
 
     #[test]
+    fn git_subcommands_and_traps_run_scripts() {
+        for (cmd, script) in [
+            ("git submodule foreach git push", "git push"),
+            (
+                "git submodule --quiet foreach --recursive 'rm -rf /'",
+                "rm -rf /",
+            ),
+            ("git -C x rebase -x 'make test' main", "make test"),
+            ("git rebase --exec=make main", "make"),
+            ("git rebase -xmake main", "make"),
+            ("git bisect run ./t.sh 1", "./t.sh 1"),
+            ("trap 'rm -rf /' EXIT", "rm -rf /"),
+            ("trap -- 'git push' INT", "git push"),
+        ] {
+            assert_eq!(scripts(cmd), [script.to_owned()], "{cmd}");
+        }
+        for cmd in [
+            "git submodule status",
+            "git rebase main",
+            "trap - EXIT",
+            "trap -p",
+            "trap '' INT",
+        ] {
+            assert!(scripts(cmd).is_empty(), "{cmd}");
+        }
+    }
+
+    #[test]
     fn knows_which_commands_read_a_script_on_stdin() {
         for cmd in [
             "sh",
@@ -266,7 +413,9 @@ mod tests {
         ] {
             assert!(reads_stdin_script(&words(cmd)), "{cmd}");
         }
-        for cmd in ["bash x.sh", "sh -c ls", "cat", "at -f x now"] {
+        assert!(reads_stdin_script(&words(". /dev/stdin")));
+        assert!(reads_stdin_script(&words("source /dev/fd/0")));
+        for cmd in ["bash x.sh", "sh -c ls", "cat", "at -f x now", ". ./env.sh"] {
             assert!(!reads_stdin_script(&words(cmd)), "{cmd}");
         }
     }

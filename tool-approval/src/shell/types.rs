@@ -26,7 +26,8 @@ pub enum Hazard {
     Redirect,
     /// A here-document or here-string.
     Heredoc,
-    /// The command word itself is computed (`$CMD args`, `"${x}"`).
+    /// The command word itself is computed (`$CMD args`, `"${x}"`) or an
+    /// unquoted glob (`/bin/r[m]`): what runs is not on the line.
     DynamicCommandWord,
     /// A `VAR=value` assignment (alone or before a command).
     Assignment,
@@ -43,6 +44,13 @@ pub enum Hazard {
     /// A backslash before whitespace (`\ `, a line continuation): the parser
     /// and Bash may disagree on where commands begin.
     EscapedWhitespace,
+    /// An option that writes a file, runs code or changes the configuration
+    /// the command runs with (`git diff --output=F`, `git -c core.pager=X`).
+    OptionEffect,
+    /// A script whose text is not on the line: a shell reading a pipe from
+    /// an unknown producer (`cat x.sh | sh`), `. /dev/stdin`, a shell run
+    /// by `xargs`, a git alias taken from the environment.
+    UnreadScript,
 }
 
 impl Hazard {
@@ -64,6 +72,8 @@ impl Hazard {
             Self::TooDeep => "nesting too deep to analyse",
             Self::Empty => "an empty command",
             Self::EscapedWhitespace => "an escaped space or line continuation",
+            Self::OptionEffect => "an option that writes a file or runs code",
+            Self::UnreadScript => "a script whose text is not on the line",
         }
     }
 }
@@ -76,7 +86,8 @@ pub struct SimpleCommand {
     /// The command word and its arguments, with quotes removed. Expansions
     /// are kept as written (`$HOME`).
     pub words: Vec<String>,
-    /// Files this command is redirected to or from.
+    /// Files this command is redirected to or from, and files it writes
+    /// through an option (`--output=F`, `-t DIR`).
     pub redirects: Vec<String>,
     /// Inside a substitution, subshell, `eval` or `-c` string, or recovered
     /// from text the parser could not read.
@@ -84,6 +95,8 @@ pub struct SimpleCommand {
     /// Recovered from text the parser could not read (or read two ways): a
     /// guess at what might run, not a reading of what will.
     pub recovered: bool,
+    /// Here-document and here-string texts fed to the command.
+    pub(crate) fed: Vec<String>,
     /// The command and what each wrapper runs (see `wrappers::views`),
     /// computed on first use.
     pub(crate) views: std::sync::OnceLock<Vec<Vec<String>>>,

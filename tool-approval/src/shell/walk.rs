@@ -18,6 +18,9 @@ struct Redirects {
     stdin: Vec<String>,
     /// `&>` or `&>>` was used: dash reads `&` as "run in the background".
     dash_background: bool,
+    /// `cat <<EOF | sh`: the command's output goes to a shell reading a
+    /// script (the grammar puts the pipeline inside the redirection).
+    piped_to_script: bool,
 }
 
 pub(super) struct Walker<'s, 'o> {
@@ -90,6 +93,9 @@ impl Walker<'_, '_> {
                 for part in self.out.parts.get_mut(start..end).unwrap_or_default() {
                     part.redirects.extend(redirects.targets.iter().cloned());
                 }
+                if let Some(part) = self.out.parts.get_mut(start) {
+                    part.fed.extend(redirects.stdin.iter().cloned());
+                }
                 // Words after a redirection belong to the command before it.
                 let host = self.out.parts.get(start).map(|p| p.words.clone());
                 if let Some(part) = self.out.parts.get_mut(start) {
@@ -103,6 +109,7 @@ impl Walker<'_, '_> {
             | "\n" | "!" | "(" | ")" | "`" | "$(" => {
                 self.visit_children(node, depth, nested);
             }
+            "declaration_command" | "unset_command" => self.declaration(node, depth, nested),
             "variable_assignment" | "variable_assignments" => {
                 self.hazard(Hazard::Assignment);
                 self.visit_children(node, depth, nested);
@@ -166,11 +173,48 @@ impl Walker<'_, '_> {
         }
     }
 
+    /// `export A=1 B`, `declare -x P=/x`, `unset X`: a part like a command
+    /// (the blacklist reads the variables it sets), and a compound hazard.
+    fn declaration(&mut self, node: Node<'_>, depth: usize, nested: bool) {
+        self.hazard(Hazard::Compound);
+        let mut part = SimpleCommand {
+            nested,
+            ..SimpleCommand::default()
+        };
+        let mut cursor = node.walk();
+        let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+        for child in children {
+            if !child.is_named() {
+                let text = self.text(child);
+                if !text.trim().is_empty() {
+                    part.words.push(text);
+                }
+                continue;
+            }
+            if child.kind() == "variable_assignment" {
+                self.hazard(Hazard::Assignment);
+                let name = child
+                    .child_by_field_name("name")
+                    .map(|n| self.text(n))
+                    .unwrap_or_default();
+                let value = match child.child_by_field_name("value") {
+                    Some(v) => self.word(v, depth + 2).0,
+                    None => String::new(),
+                };
+                part.words.push(format!("{name}={value}"));
+                continue;
+            }
+            let (word, _) = self.word(child, depth + 1);
+            part.words.push(word);
+        }
+        self.out.parts.push(part);
+    }
+
     /// A pipeline: a shell at a later stage runs what an earlier stage prints.
     fn pipeline(&mut self, node: Node<'_>, depth: usize, nested: bool) {
         let mut cursor = node.walk();
         let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
-        let mut previous: Option<Vec<String>> = None;
+        let mut previous: Option<(Vec<String>, Vec<String>)> = None;
         for child in children {
             let start = self.out.parts.len();
             self.visit(child, depth + 1, nested);
@@ -184,13 +228,26 @@ impl Walker<'_, '_> {
                 .unwrap_or_default()
                 .iter()
                 .find(|p| !p.nested)
-                .map(|p| p.words.clone());
-            if let Some(words) = &stage
+                .map(|p| (p.words.clone(), p.fed.clone()));
+            if let Some((words, _)) = &stage
                 && reads_stdin_script(words)
             {
                 self.hazard(Hazard::ShellString);
-                if let Some(text) = previous.as_deref().and_then(literal_output) {
-                    self.nested_script(&text);
+                // With no stage before, the first stage reads the pipeline's
+                // own input (a here-document around it is judged by
+                // `after_redirects`).
+                if let Some((words, fed)) = &previous {
+                    if let Some(text) = literal_output(words) {
+                        self.nested_script(&text);
+                    } else if passes_stdin(words) && !fed.is_empty() {
+                        // `cat <<< 'cmd' | sh`: what is fed is the script.
+                        for text in fed {
+                            self.nested_script(text);
+                        }
+                    } else {
+                        // `cat x.sh | sh`, `curl … | bash`: the script is not on the line.
+                        self.hazard(Hazard::UnreadScript);
+                    }
                 }
             }
             previous = stage;
@@ -204,6 +261,17 @@ impl Walker<'_, '_> {
             for text in &redirects.stdin {
                 self.hazard(Hazard::ShellString);
                 self.nested_script(text);
+            }
+        }
+        if redirects.piped_to_script {
+            self.hazard(Hazard::ShellString);
+            if passes_stdin(&host) {
+                // `cat <<EOF | sh`: the here-document is the script.
+                for text in &redirects.stdin {
+                    self.nested_script(text);
+                }
+            } else {
+                self.hazard(Hazard::UnreadScript);
             }
         }
         if redirects.dash_background && !redirects.extra_words.is_empty() {
@@ -245,7 +313,15 @@ impl Walker<'_, '_> {
                         out.stdin.push(body);
                     }
                 }
-                self.visit_children(node, depth, nested);
+                for child in children {
+                    let from = self.out.parts.len();
+                    self.visit(child, depth + 1, nested);
+                    if child.kind() == "pipeline" {
+                        // `cat <<EOF | sh`: the first stage reads the command's output.
+                        let first = self.out.parts.get(from).map(|p| p.words.clone());
+                        out.piped_to_script |= first.is_some_and(|w| reads_stdin_script(&w));
+                    }
+                }
                 return;
             }
             "herestring_redirect" => {
@@ -323,7 +399,7 @@ impl Walker<'_, '_> {
                 }
                 "command_name" => {
                     let (word, dynamic) = self.word(child, depth + 1);
-                    if dynamic {
+                    if dynamic || has_unquoted_glob(&self.text(child)) {
                         self.hazard(Hazard::DynamicCommandWord);
                     }
                     name_end = Some(child.end_byte());
@@ -358,6 +434,7 @@ impl Walker<'_, '_> {
             self.hazard(Hazard::TooDeep);
         }
         part.redirects = std::mem::take(&mut redirects.targets);
+        part.fed.clone_from(&redirects.stdin);
         let scripts = scripts_of(&part.words);
         let host = part.words.clone();
         self.out.parts.push(part);
@@ -435,6 +512,41 @@ impl Walker<'_, '_> {
             }
         }
     }
+}
+
+/// Whether a command prints its standard input unchanged (or a part of
+/// it): `cat`, `cat -`, `tee`, `head`, `tail`.
+fn passes_stdin(words: &[String]) -> bool {
+    let Some((first, args)) = words.split_first() else {
+        return false;
+    };
+    matches!(super::basename(first), "cat" | "tee" | "head" | "tail")
+        && args.iter().all(|a| a.starts_with('-'))
+}
+
+/// Whether the source text of a command word holds a glob outside quotes
+/// (`/bin/r[m]`, `gi?`, `*sh`); `[` alone (the test command) is not one.
+pub(super) fn has_unquoted_glob(raw: &str) -> bool {
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    let mut open_bracket = false;
+    for c in raw.chars() {
+        if escaped {
+            escaped = false;
+            continue;
+        }
+        match (quote, c) {
+            (Some('\''), '\'') | (Some('"'), '"') => quote = None,
+            (Some('\''), _) => {}
+            (_, '\\') => escaped = true,
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '*' | '?') => return true,
+            (None, '[') => open_bracket = true,
+            (None, ']') if open_bracket => return true,
+            _ => {}
+        }
+    }
+    false
 }
 
 fn is_expression_leaf(kind: &str) -> bool {

@@ -3,6 +3,7 @@
 //! Deny and `always` rules must see the command a wrapper runs. Approval
 //! never looks through a wrapper: `sudo git status` is not `git status`.
 
+use super::syntax::HostWrapper;
 use super::types::SimpleCommand;
 use super::words::{basename, tokenize};
 
@@ -390,7 +391,12 @@ pub(crate) fn views(part: &SimpleCommand) -> &[Vec<String>] {
 /// [`views`] of a word list. Words holding `$IFS` are also read split at
 /// it (`rm${IFS}-rf${IFS}/` is `rm -rf /`).
 pub(crate) fn word_views(words: &[String]) -> Vec<Vec<String>> {
-    let mut out = unwrapped_views(words);
+    word_views_with(words, &[])
+}
+
+/// [`word_views`] with a host's wrappers added to the built-in ones.
+pub(crate) fn word_views_with(words: &[String], host: &[HostWrapper]) -> Vec<Vec<String>> {
+    let mut out = unwrapped_views(words, host);
     // The parser may cut `$IFS/` into `$` and `IFS/`: glue such words first.
     let mut glued: Vec<String> = Vec::with_capacity(words.len());
     for word in words {
@@ -413,12 +419,12 @@ pub(crate) fn word_views(words: &[String]) -> Vec<Vec<String>> {
                     .collect::<Vec<_>>()
             })
             .collect();
-        out.extend(unwrapped_views(&split));
+        out.extend(unwrapped_views(&split, host));
     }
     out
 }
 
-fn unwrapped_views(words: &[String]) -> Vec<Vec<String>> {
+fn unwrapped_views(words: &[String], host: &[HostWrapper]) -> Vec<Vec<String>> {
     let mut out = Vec::new();
     let mut current = words.to_vec();
     for _ in 0..=MAX_UNWRAP {
@@ -432,7 +438,7 @@ fn unwrapped_views(words: &[String]) -> Vec<Vec<String>> {
         out.extend(find_exec(&normal));
         out.extend(git_views(&normal));
         out.push(normal.clone());
-        match unwrap_once(&normal) {
+        match unwrap_once(&normal, host) {
             Some(inner) => current = inner,
             None => break,
         }
@@ -453,7 +459,7 @@ pub(crate) fn stdin_argument_commands(words: &[String]) -> Vec<Vec<String>> {
             current.first().map(String::as_str),
             Some("xargs" | "parallel")
         );
-        match unwrap_once(&current) {
+        match unwrap_once(&current, &[]) {
             Some(mut inner) => {
                 if feeds {
                     if let Some(first) = inner.first_mut() {
@@ -490,19 +496,60 @@ fn git_views(view: &[String]) -> Vec<Vec<String>> {
     if aliases.is_empty() {
         return Vec::new();
     }
-    let mut out = Vec::new();
-    for (index, word) in rest.iter().enumerate() {
-        for (name, value) in &aliases {
-            if word == name && !value.starts_with('!') {
-                let mut expanded = vec!["git".to_owned()];
-                expanded.extend(rest.get(..index).unwrap_or_default().iter().cloned());
-                expanded.extend(tokenize(value));
-                expanded.extend(rest.get(index + 1..).unwrap_or_default().iter().cloned());
-                out.push(expanded);
+    // Alias names compare without case (git's config keys do), and an
+    // alias may name another (`-c alias.a=b -c alias.b=push a`): expand
+    // until nothing changes, bounded.
+    let mut out: Vec<Vec<String>> = Vec::new();
+    let mut frontier: Vec<Vec<String>> = vec![rest.to_vec()];
+    for _ in 0..MAX_ALIAS_CHAIN {
+        let mut next = Vec::new();
+        for words in &frontier {
+            for (index, word) in words.iter().enumerate() {
+                let lower = word.to_ascii_lowercase();
+                for (name, value) in &aliases {
+                    if lower == *name && !value.starts_with('!') {
+                        let mut expanded: Vec<String> =
+                            words.get(..index).unwrap_or_default().to_vec();
+                        expanded.extend(tokenize(value));
+                        expanded.extend(words.get(index + 1..).unwrap_or_default().iter().cloned());
+                        let mut view = vec!["git".to_owned()];
+                        view.extend(expanded.iter().cloned());
+                        if !out.contains(&view) && out.len() < MAX_ALIAS_VIEWS {
+                            out.push(view);
+                            next.push(expanded);
+                        }
+                    }
+                }
             }
         }
+        if next.is_empty() {
+            break;
+        }
+        frontier = next;
     }
     out
+}
+
+/// How many alias-to-alias steps are followed, and how many readings kept.
+const MAX_ALIAS_CHAIN: usize = 8;
+const MAX_ALIAS_VIEWS: usize = 32;
+
+/// True when git's words define an alias whose value comes from the
+/// environment (`--config-env=alias.x=VAR`): what the alias runs is not on
+/// the line.
+pub(crate) fn git_alias_from_env(args: &[String]) -> bool {
+    let mut iter = args.iter();
+    while let Some(word) = iter.next() {
+        let def = if word == "--config-env" {
+            iter.next().map(String::as_str)
+        } else {
+            word.strip_prefix("--config-env=")
+        };
+        if def.is_some_and(|d| d.to_ascii_lowercase().starts_with("alias.")) {
+            return true;
+        }
+    }
+    false
 }
 
 /// `-c alias.NAME=VALUE` definitions among git's words.
@@ -534,7 +581,7 @@ pub(crate) fn too_many_wrappers(words: &[String]) -> bool {
         if let Some(first) = current.first_mut() {
             *first = basename(first).to_owned();
         }
-        match unwrap_once(&current) {
+        match unwrap_once(&current, &[]) {
             Some(inner) => current = inner,
             None => return false,
         }
@@ -542,9 +589,40 @@ pub(crate) fn too_many_wrappers(words: &[String]) -> bool {
     true
 }
 
-fn unwrap_once(words: &[String]) -> Option<Vec<String>> {
+/// A wrapper as [`unwrap_once`] reads it: built in or the host's.
+struct Spec<'a> {
+    name: &'a str,
+    builtin: Option<&'static [&'static str]>,
+    host: &'a [String],
+    positional: usize,
+}
+
+impl Spec<'_> {
+    fn valued(&self, option: &str) -> bool {
+        self.builtin.is_some_and(|v| v.contains(&option)) || self.host.iter().any(|h| h == option)
+    }
+}
+
+fn unwrap_once(words: &[String], host: &[HostWrapper]) -> Option<Vec<String>> {
     let (first, rest) = words.split_first()?;
-    let wrapper = WRAPPERS.iter().find(|w| w.name == first.as_str())?;
+    let wrapper = match WRAPPERS.iter().find(|w| w.name == first.as_str()) {
+        Some(w) => Spec {
+            name: w.name,
+            builtin: Some(w.valued),
+            host: &[],
+            positional: w.positional,
+        },
+        None => {
+            let w = host.iter().find(|w| w.name == *first)?;
+            Spec {
+                name: &w.name,
+                builtin: None,
+                host: &w.valued,
+                positional: w.positional,
+            }
+        }
+    };
+    let wrapper = &wrapper;
     let mut index = 0;
     let mut positional = wrapper.positional;
     let mut prefix: Vec<String> = Vec::new();
@@ -605,8 +683,8 @@ fn unwrap_once(words: &[String]) -> Option<Vec<String>> {
 /// Whether option `word` of `wrapper` takes the next word as its value:
 /// `-u` (listed), or a cluster whose last letter is a listed short option
 /// (`-iu root`, `-nu`); `-uroot` and `--user=root` carry theirs.
-fn takes_separate_value(wrapper: &Wrapper, word: &str) -> bool {
-    if wrapper.valued.contains(&word) {
+fn takes_separate_value(wrapper: &Spec<'_>, word: &str) -> bool {
+    if wrapper.valued(word) {
         return true;
     }
     let Some(cluster) = word.strip_prefix('-') else {
@@ -618,7 +696,7 @@ fn takes_separate_value(wrapper: &Wrapper, word: &str) -> bool {
     for (at, c) in cluster.char_indices() {
         let mut buf = [0u8; 4];
         let letter = format!("-{}", c.encode_utf8(&mut buf));
-        if wrapper.valued.contains(&letter.as_str()) {
+        if wrapper.valued(&letter) {
             // The value is the rest of the cluster, or the next word.
             return at + c.len_utf8() == cluster.len();
         }

@@ -6,6 +6,7 @@ use super::Ctx;
 use super::paths::{is_disk_device, is_kernel_path};
 use crate::path_view::{real_path, resolve_path};
 use crate::shell::basename;
+use crate::shell::links::target_directory;
 
 pub(super) fn program(view: &[String]) -> &str {
     view.first().map(|w| basename(w)).unwrap_or_default()
@@ -213,10 +214,19 @@ pub(super) fn rm_recursive_root(view: &[String], ctx: &Ctx<'_>) -> bool {
     match program(view) {
         "rm" => is_recursive_rm(view) && operands(view).iter().any(|t| is_precious_tree(t, ctx)),
         "mv" => {
-            // Moving `/etc` or `/bin` away removes it as surely.
+            // Moving `/etc` or `/bin` away removes it as surely. With
+            // `-t DIR` every operand is a source and DIR is written into.
             let ops = operands(view);
-            let sources = ops.len().saturating_sub(1);
-            ops.iter().take(sources).any(|t| is_precious_tree(t, ctx))
+            match target_directory(view) {
+                Some(dir) => ops
+                    .iter()
+                    .filter(|t| **t != dir)
+                    .any(|t| is_precious_tree(t, ctx)),
+                None => {
+                    let sources = ops.len().saturating_sub(1);
+                    ops.iter().take(sources).any(|t| is_precious_tree(t, ctx))
+                }
+            }
         }
         "find" => {
             let deletes = view.iter().any(|w| w == "-delete") || view.windows(2).any(|w| {

@@ -26,6 +26,7 @@
 //! | `setuid-shell` | always | setting the setuid/setgid bit on a shell, an interpreter, anything in a system `bin` directory, or a copy of a shell |
 //! | `kernel-modules` | always | `insmod`, `rmmod`, `modprobe` (not its dry runs), `kexec` |
 //! | `file-capabilities` | always | `setcap` (not `setcap -v`) |
+//! | `system-binaries` | always | overwriting, truncating or replacing system programs and libraries (`/bin`, `/usr/bin`, `/usr/local/bin`, `/lib`, `/usr/lib`, `/boot`…) by redirection, `cp`/`mv`/`install`/`ln` destination, `tee`, `truncate`, `shred`, `dd of=` |
 //! | `kill-all` | always | `kill -9 -1` in any spelling of the signal, `killall5`, `pkill .`, `killall -u USER` |
 //! | `firewall-off` | required | `ufw disable`, stopping firewalld/ufw/nftables, flushing iptables, `setenforce 0` |
 //! | `sshd-config` | required | changing `sshd_config` |
@@ -45,6 +46,7 @@ use serde_json::Value;
 use tool_core::{ArgMatcher, InterventionPolicy};
 
 use crate::audit::{AuditHit, AuditInput, GlobalAudit};
+use crate::call::arguments::ENV_NAMES;
 use crate::call::facts::{CallFacts, command_text};
 use crate::error::Error;
 use crate::path_view::real_path;
@@ -57,15 +59,14 @@ mod context;
 mod paths;
 mod persistence;
 mod setuid;
-mod wildcard;
 
 use context::{Dir, env_names, is_dangerous_env, part_dirs, start_dir};
 
 use commands::*;
 use paths::*;
 use persistence::{
-    edits_crontab, is_code_execution_file, is_persistence_path, kernel_modules, kills_everything,
-    sets_capabilities, writes_matching,
+    edits_crontab, is_code_execution_file, is_persistence_path, is_system_binary, kernel_modules,
+    kills_everything, sets_capabilities, writes_matching, written_operands,
 };
 use setuid::{interpreter_copies, setuid_shell, setuid_targets};
 
@@ -108,6 +109,7 @@ enum Builtin {
     KernelModules,
     Capabilities,
     KillAll,
+    SystemBinaries,
     Persistence,
     CodeExecutionFile,
 }
@@ -179,6 +181,12 @@ const BUILTINS: &[(Builtin, &str, InterventionPolicy, &str)] = &[
         "kill-all",
         Always,
         "signals every process (kill -1, killall5, pkill of every name)",
+    ),
+    (
+        Builtin::SystemBinaries,
+        "system-binaries",
+        Always,
+        "overwrites or truncates a system program or library",
     ),
     (
         Builtin::Persistence,
@@ -404,6 +412,14 @@ impl Blacklist {
         call: &CallFacts<'_>,
         cwd: Option<&Path>,
     ) -> Option<AuditHit> {
+        // Every entry reads commands, paths or the environment: a call with
+        // none of them (a static API) cannot be flagged, so skip the work.
+        if call.commands.iter().all(|c| c.shell.is_none())
+            && call.paths.iter().all(|p| p.as_str().is_none())
+            && !may_set_env(args)
+        {
+            return None;
+        }
         let cwd_real = cwd.map(real_path);
         let home = self.home.as_deref();
         let mut facts = Facts {
@@ -495,6 +511,16 @@ impl Blacklist {
             }
         }
     }
+}
+
+/// Whether the arguments may set environment variables (an `env`-named
+/// object or array at the top level): a cheap superset of what
+/// `context::env_names` reads from the arguments.
+fn may_set_env(args: &Value) -> bool {
+    args.as_object().is_some_and(|map| {
+        map.iter()
+            .any(|(k, v)| ENV_NAMES.contains(&k.as_str()) && (v.is_object() || v.is_array()))
+    })
 }
 
 impl GlobalAudit for Blacklist {
@@ -607,6 +633,17 @@ fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>) -> bool {
         Builtin::KillAll => any_view(&|v, _| kills_everything(v)),
         Builtin::Persistence => {
             any_view(&|v, part| edits_crontab(v) || writes_matching(v, part, is_persistence_path))
+        }
+        Builtin::SystemBinaries => {
+            parts().any(|p| p.redirects.iter().any(|r| is_system_binary(r)))
+                || in_dirs(facts, ctx, &|v, ctx| {
+                    written_operands(v).iter().any(|w| {
+                        is_system_binary(w)
+                            || ctx
+                                .cwd
+                                .is_some_and(|cwd| is_system_binary(&cwd.join(w).to_string_lossy()))
+                    })
+                })
         }
         Builtin::CodeExecutionFile => {
             any_view(&|v, part| writes_matching(v, part, is_code_execution_file))

@@ -2,8 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::wildcard::wildcard_match;
 use crate::path_view::resolve_path;
+use crate::shell::wildcard::wildcard_match;
 
 pub(super) fn add_path(
     paths: &mut Vec<String>,
@@ -25,6 +25,10 @@ pub(super) fn add_path(
     }
     let lexical = path_clean::clean(raw).display().to_string();
     if lexical != raw {
+        if lexical.contains(['*', '?', '[']) {
+            // `cat /etc/../etc/sha?ow`: the glob after `..` is resolved.
+            paths.extend(glob_matches(&lexical, cwd, home));
+        }
         paths.push(lexical);
     }
     let base = cwd

@@ -71,6 +71,64 @@ pub(super) fn edits_crontab(view: &[String]) -> bool {
     program(view) == "crontab" && !has_flag(view, &['l'], &["list"])
 }
 
+/// System programs and libraries, and the boot directory.
+pub(super) fn is_system_binary(path: &str) -> bool {
+    const DIRS: &[&str] = &[
+        "/bin/",
+        "/sbin/",
+        "/usr/bin/",
+        "/usr/sbin/",
+        "/usr/local/bin/",
+        "/usr/local/sbin/",
+        "/lib/",
+        "/lib32/",
+        "/lib64/",
+        "/usr/lib/",
+        "/usr/lib32/",
+        "/usr/lib64/",
+        "/usr/libexec/",
+        "/usr/local/lib/",
+        "/boot/",
+    ];
+    let clean = path_clean::clean(path);
+    let clean = clean.to_string_lossy();
+    DIRS.iter()
+        .any(|d| clean.starts_with(d) && clean.len() > d.len())
+}
+
+/// The files a command writes by position: the destination of `cp`, `mv`,
+/// `install`, `ln`, `rsync` (the last operand or `-t DIR`), every operand
+/// of `tee`, `truncate`, `shred`, and `dd of=`.
+pub(super) fn written_operands(view: &[String]) -> Vec<String> {
+    match program(view) {
+        "cp" | "mv" | "install" | "ln" | "rsync" => {
+            if crate::shell::links::target_directory(view).is_some() {
+                return crate::shell::links::target_directory_writes(view);
+            }
+            let ops = super::commands::operands(view);
+            // `install -d DIR…` makes directories: each operand.
+            if program(view) == "install" && view.iter().any(|w| w == "-d") {
+                return ops.iter().map(|o| (*o).to_owned()).collect();
+            }
+            if ops.len() < 2 {
+                return Vec::new();
+            }
+            ops.last()
+                .map(|o| vec![(*o).to_owned()])
+                .unwrap_or_default()
+        }
+        "tee" | "truncate" | "shred" => super::commands::operands(view)
+            .iter()
+            .map(|o| (*o).to_owned())
+            .collect(),
+        "dd" => view
+            .iter()
+            .filter_map(|w| w.strip_prefix("of=").map(str::to_owned))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// Login scripts and scheduler or service directories: code that runs later.
 pub(super) fn is_persistence_path(word: &str) -> bool {
     const SYSTEM: &[&str] = &[

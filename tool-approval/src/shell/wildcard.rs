@@ -5,7 +5,7 @@
 //! words costs microseconds per word.
 
 /// Whether `pattern` matches all of `text`.
-pub(super) fn wildcard_match(pattern: &str, text: &str) -> bool {
+pub(crate) fn wildcard_match(pattern: &str, text: &str) -> bool {
     let p: Vec<char> = pattern.chars().collect();
     let t: Vec<char> = text.chars().collect();
     let (mut pi, mut ti) = (0, 0);
