@@ -444,3 +444,73 @@ fn hosts_extend_the_wrapper_and_option_tables() {
         Action::Run
     );
 }
+
+#[test]
+fn parts_in_an_unknown_directory_may_name_sensitive_files() {
+    for (command, rule) in [
+        ("cd \"$X\" && echo x >> passwd", "blacklist/system-accounts"),
+        ("cd - && cat shadow", "blacklist/system-accounts"),
+        ("cd $D && echo x > .bashrc", "blacklist/persistence"),
+        (
+            "cd \"${TARGET:-/}\" && tee sudoers < x",
+            "blacklist/system-accounts",
+        ),
+    ] {
+        never_runs_because(command, rule);
+    }
+    for command in [
+        "cd \"$X\" && echo hi > notes.txt",
+        "cd \"$(git rev-parse --show-toplevel)\" && cat Cargo.toml",
+    ] {
+        runs_in_auto_run(command);
+    }
+}
+
+#[test]
+fn file_tools_writing_code_execution_files_ask_in_every_mode() {
+    use serde_json::json;
+    use tool_core::ToolContext;
+    let manifest = common::local_system();
+    for path in [
+        ".git/hooks/pre-commit",
+        "./.git/hooks/post-checkout",
+        ".git/config",
+        "sub/.envrc",
+        ".vscode/tasks.json",
+        ".husky/pre-push",
+    ] {
+        for mode in [ApprovalMode::Manual, ApprovalMode::AutoRun] {
+            let d = common::decide(
+                &common::engine(mode),
+                &manifest,
+                "writeFile",
+                &json!({"path": path, "content": "x"}),
+                &ToolContext::new(),
+            );
+            assert_eq!(d.action, Action::Ask, "{mode:?} {path}: {d:?}");
+            assert_eq!(
+                d.reason.rule.as_deref(),
+                Some("blacklist/code-execution-file"),
+                "{path}"
+            );
+        }
+        let d = common::decide(
+            &common::engine(ApprovalMode::Headless),
+            &manifest,
+            "writeFile",
+            &json!({"path": path, "content": "x"}),
+            &ToolContext::new(),
+        );
+        assert_eq!(d.action, Action::Block, "headless {path}: {d:?}");
+    }
+    for path in ["src/main.rs", ".git/HEAD", ".gitignore", "docs/hooks.md"] {
+        let d = common::decide(
+            &common::engine(ApprovalMode::AutoRun),
+            &manifest,
+            "writeFile",
+            &json!({"path": path, "content": "x"}),
+            &ToolContext::new(),
+        );
+        assert_eq!(d.action, Action::Run, "{path}: {d:?}");
+    }
+}

@@ -266,6 +266,9 @@ pub(super) fn find_roots(view: &[String]) -> Vec<&str> {
 /// A function whose body calls itself twice, or in a pipeline or the
 /// background: `:(){ :|:& };:`, `f(){ f & f; }`, `f() ( f | f & )`.
 pub(super) fn fork_bomb(text: &str) -> bool {
+    if !may_define_function(text) {
+        return false;
+    }
     let squeezed: String = text.chars().filter(|c| !c.is_whitespace()).collect();
     let mut defs: Vec<(String, &str)> = Vec::new();
     for (at, _) in squeezed.match_indices("()") {
@@ -297,6 +300,30 @@ pub(super) fn fork_bomb(text: &str) -> bool {
     }
     defs.iter()
         .any(|(name, body)| !name.is_empty() && calls_itself_to_fork(body, name))
+}
+
+/// Whether `text` can hold a function definition as [`fork_bomb`] reads
+/// it: a `(`, or `function` once whitespace is removed. Allocates nothing.
+fn may_define_function(text: &str) -> bool {
+    if text.contains('(') {
+        return true;
+    }
+    const WORD: &[char] = &['f', 'u', 'n', 'c', 't', 'i', 'o', 'n'];
+    let mut matched = 0;
+    // The same whitespace `fork_bomb` squeezes out (Unicode's).
+    for c in text.chars().filter(|c| !c.is_whitespace()) {
+        // No prefix of `function` is also its suffix: a mismatch restarts
+        // the match at this character.
+        matched = if WORD.get(matched) == Some(&c) {
+            matched + 1
+        } else {
+            usize::from(c == 'f')
+        };
+        if matched == WORD.len() {
+            return true;
+        }
+    }
+    false
 }
 
 fn is_separator(c: char) -> bool {
@@ -667,5 +694,33 @@ pub(super) fn remove_core_package(view: &[String]) -> bool {
         }
         "rpm" => has_flag(view, &['e'], &["erase"]) && ops.iter().any(|p| is_core_package(p)),
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_function_prefilter_misses_no_definition() {
+        for text in [
+            "f(){ f|f& };f",
+            "function f { f|f& }; f",
+            "func tion f { f|f& }; f",
+            "func\u{2003}tion f { f|f& }; f",
+            "ffunction",
+        ] {
+            assert!(may_define_function(text), "{text}");
+        }
+        for text in ["ls -la", "git status -s # 3", "fun ction-less", "functio n"] {
+            assert_eq!(
+                may_define_function(text),
+                text.contains("functio n"),
+                "{text}"
+            );
+        }
+        assert!(fork_bomb("function\u{2003}f { f|f& }; f"));
+        assert!(fork_bomb("func\u{a0}tion f { f|f& }; f"));
+        assert!(!fork_bomb("git status && ls"));
     }
 }

@@ -46,7 +46,6 @@ use serde_json::Value;
 use tool_core::{ArgMatcher, InterventionPolicy};
 
 use crate::audit::{AuditHit, AuditInput, GlobalAudit};
-use crate::call::arguments::ENV_NAMES;
 use crate::call::facts::{CallFacts, command_text};
 use crate::error::Error;
 use crate::path_view::real_path;
@@ -60,7 +59,9 @@ mod paths;
 mod persistence;
 mod setuid;
 
-use context::{Dir, env_names, is_dangerous_env, part_dirs, start_dir};
+use context::{
+    Dir, env_names, is_dangerous_env, may_run_xargs, may_set_env, part_dirs, start_dir,
+};
 
 use commands::*;
 use paths::*;
@@ -324,6 +325,20 @@ struct Facts<'c> {
     dirs: Vec<Vec<Dir>>,
     /// Environment variables the call sets.
     env: Vec<String>,
+    /// The path arguments (of file tools), as written and resolved.
+    arg_paths: Vec<String>,
+}
+
+/// Where a part that runs in an unknown directory (`cd "$X"`) may be: the
+/// directories where the path entries care about particular names
+/// (`/etc/passwd`, `~/.bashrc`). Directories where every
+/// name matters (`/etc/sudoers.d`, `/etc/cron.d`, `~/.ssh`) are left out, or every
+/// relative word would match.
+const UNKNOWN_DIR_CANDIDATES: &[&str] = &["", "/etc", "/root", "~"];
+
+/// A word that names a file relative to where the part runs.
+fn is_relative_word(word: &str) -> bool {
+    !word.is_empty() && !word.starts_with(['-', '/', '~', '$']) && !word.contains(['=', ':'])
 }
 
 impl Blacklist {
@@ -427,6 +442,7 @@ impl Blacklist {
             paths: Vec::new(),
             dirs: Vec::new(),
             env: Vec::new(),
+            arg_paths: Vec::new(),
         };
         let start = start_dir(args, cwd_real.as_deref(), home);
         let mut seen = std::collections::HashSet::new();
@@ -466,6 +482,14 @@ impl Blacklist {
                     {
                         add_path(&mut facts.paths, word, here, home);
                     }
+                    if *dir == Dir::Unknown && is_relative_word(word) {
+                        // `cd "$X" && echo x >> passwd`: the part runs
+                        // somewhere unknown, so a relative word may name
+                        // the file of that name in any sensitive directory.
+                        for base in UNKNOWN_DIR_CANDIDATES {
+                            add_path(&mut facts.paths, &format!("{base}/{word}"), None, home);
+                        }
+                    }
                 }
             }
             facts.dirs.push(dirs);
@@ -475,7 +499,11 @@ impl Blacklist {
         facts.env = env_names(args, &shells);
         for found in &call.paths {
             if let Some(raw) = found.as_str() {
+                let from = facts.paths.len();
                 add_path(&mut facts.paths, raw, cwd_real.as_deref(), home);
+                facts
+                    .arg_paths
+                    .extend(facts.paths.get(from..).unwrap_or_default().iter().cloned());
             }
         }
         let mut best: Option<AuditHit> = None;
@@ -511,16 +539,6 @@ impl Blacklist {
             }
         }
     }
-}
-
-/// Whether the arguments may set environment variables (an `env`-named
-/// object or array at the top level): a cheap superset of what
-/// `context::env_names` reads from the arguments.
-fn may_set_env(args: &Value) -> bool {
-    args.as_object().is_some_and(|map| {
-        map.iter()
-            .any(|(k, v)| ENV_NAMES.contains(&k.as_str()) && (v.is_object() || v.is_array()))
-    })
 }
 
 impl GlobalAudit for Blacklist {
@@ -571,9 +589,10 @@ fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>) -> bool {
             in_dirs(facts, ctx, &|v, ctx| rm_recursive_root(v, ctx))
                 // `… | xargs rm -rf`: the targets come from standard input.
                 || parts().any(|p| {
-                    stdin_argument_commands(&p.words)
-                        .iter()
-                        .any(|v| is_recursive_rm(v))
+                    may_run_xargs(&p.words)
+                        && stdin_argument_commands(&p.words)
+                            .iter()
+                            .any(|v| is_recursive_rm(v))
                 })
         }
         Builtin::SystemAccounts => {
@@ -646,7 +665,10 @@ fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>) -> bool {
                 })
         }
         Builtin::CodeExecutionFile => {
-            any_view(&|v, part| writes_matching(v, part, is_code_execution_file))
+            // A file tool's path argument: the tool may write it (no tool
+            // says whether it only reads).
+            facts.arg_paths.iter().any(|p| is_code_execution_file(p))
+                || any_view(&|v, part| writes_matching(v, part, is_code_execution_file))
         }
     }
 }
