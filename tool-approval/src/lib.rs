@@ -89,6 +89,25 @@
 //! shadow's reading is the more cautious one. The crashing inputs are
 //! regression tests, and the cargo-fuzz target runs the full evaluation.
 //!
+//! # What a command is read as
+//!
+//! Deny rules, `always` rules and the blacklist judge every spelling of a
+//! command that can be read; where a spelling cannot be read, the call asks
+//! (in every mode; headless blocks) under a `limits/…` rule id, never runs:
+//!
+//! | spelling | read as |
+//! |---|---|
+//! | wrappers (`sudo`, `timeout`, `env`, `setpriv`, … and the host's, see [`ShellSyntax`]) | the command they run |
+//! | `bash -c`, `eval`, `su -c`, `watch`, `trap 'CMD'`, `git submodule foreach`, `git rebase -x`, `git bisect run`, `find -exec`, `git -c alias.x='!…'` | the script, parsed like the line |
+//! | `echo '…' \| sh`, `cat <<EOF \| sh`, `cat <<< '…' \| sh`, `sh <<EOF`, `. /dev/stdin <<< '…'` | the text fed to the shell |
+//! | `git -c alias.x=…` (any case, chains) | the expanded command |
+//! | `cat x.sh \| sh`, `curl … \| bash`, `. /dev/stdin`, `xargs sh -c`, `… \| xargs git`, `git --config-env=alias.x=V` | a script not on the line: every deny rule *might* apply (`limits/unread-script`) |
+//! | `$X args`, `$(…) args`, `/bin/r[m]` | a computed command word (`limits/computed-command-word`); deny rules match a glob word against what it could name |
+//! | text that does not parse, is longer than [`MAX_COMMAND_BYTES`] or nests too deep | `limits/unparsed-text`, `limits/command-too-long`, `limits/too-deep` |
+//! | `ln -s / r && rm -rf r/*`, `cd /etc && …`, `cd "$X" && …` | later parts read through the link, in the directory, or in any sensitive directory |
+//! | `git diff --output=F`, `sort -o F`, `mv -t DIR`, `git -c core.pager=CMD`, `rg --pre CMD`, `git -C DIR` … ([`shell::options`], extended by the host) | files written, scripts run; no prefix rule approves them ([`Hazard::OptionEffect`]) |
+//! | `VAR=value cmd`, `env VAR=…`, `export VAR=…`, an `env` argument | the variables set (the blacklist's `dangerous-env`), values as paths |
+//!
 //! With an [`Invoker`](tool_core::Invoker), build the call from the prepared
 //! call: `CallRef::from_prepared(&prepared, &offered)`; an identifier missing
 //! from `offered` gives `manifest: None`, which asks in manual and allow-list modes.
