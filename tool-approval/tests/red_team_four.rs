@@ -102,8 +102,18 @@ fn computed_command_words_are_never_run_unread() {
     ] {
         never_runs(command);
     }
-    // An expansion among the arguments is fine.
-    for command in ["echo $HOME", "ls \"$PWD\"", "cat \"${HOME}/notes.txt\""] {
+    // After an escaped space the parser and Bash may disagree on where a
+    // command starts: the glob that Bash would run as a command word counts
+    // (found by the property test).
+    never_runs("ls -la\n\\ ?''");
+    // An expansion among the arguments is fine, and so is a line continuation.
+    for command in [
+        "echo $HOME",
+        "ls \"$PWD\"",
+        "cat \"${HOME}/notes.txt\"",
+        "ls \\\n  *.rs",
+        "cp \\\n  src/*.rs \\\n  out/",
+    ] {
         runs_in_auto_run(command);
     }
 }

@@ -222,10 +222,14 @@ impl ShellCommand {
             // readings for deny rules, approve neither.
             self.hazards.push(Hazard::EscapedWhitespace);
             self.fallback(level, &source.replace("\\\n", ""), false);
-            let mut split = String::with_capacity(source.len());
-            let mut chars = source.chars().peekable();
+            // The other reading: a backslash before a space or tab does not
+            // join anything (`a\n\\ b` runs `a`, then ` b`); a backslash
+            // before a newline always joins the lines in Bash.
+            let joined = source.replace("\\\n", "");
+            let mut split = String::with_capacity(joined.len());
+            let mut chars = joined.chars().peekable();
             while let Some(c) = chars.next() {
-                if c == '\\' && chars.peek().is_some_and(|n| n.is_whitespace()) {
+                if c == '\\' && chars.peek().is_some_and(|n| matches!(n, ' ' | '\t')) {
                     continue;
                 }
                 split.push(c);
@@ -293,6 +297,11 @@ impl ShellCommand {
         for segment in source.split(['\n', ';', '&', '|', '(', ')', '`', '{', '}', '<', '>']) {
             let segment = segment.trim_start_matches('$');
             let words = tokenize(segment);
+            if words.first().is_some_and(|w| w.contains(['*', '?', '['])) {
+                // A segment that starts with a glob runs a computed command
+                // word in this reading.
+                self.hazards.push(Hazard::DynamicCommandWord);
+            }
             // Where the parser and Bash may disagree, any word could start a
             // command: add every suffix (bounded), so deny rules see them all.
             for start in 0..words.len().min(MAX_RECOVERED_STARTS) {
