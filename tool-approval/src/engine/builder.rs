@@ -128,6 +128,9 @@ impl PolicyEngineBuilder {
             self.host_rules.insert(key.clone(), rules.clone());
         }
         self.blacklist = file.blacklist.clone();
+        if !file.shell.is_empty() {
+            self.shell_syntax = file.shell.clone();
+        }
         self
     }
 

@@ -18,6 +18,7 @@ use crate::shell::{Hazard, MAX_COMMAND_BYTES, ShellSyntax};
 
 mod builder;
 mod policy_file;
+pub mod policy_shell;
 
 pub use builder::PolicyEngineBuilder;
 pub use policy_file::{MAX_POLICY_FILE_BYTES, PolicyFile};

@@ -28,6 +28,8 @@
 //!   `{"base": "default"|"none", "remove": [ids], "add": [entries]}` where an
 //!   entry is `{"id", "policy", "command": matcher}` or `{"id", "policy",
 //!   "path": glob}`, with an optional `"message"`.
+//! - `shell`: the host's wrappers and command options, see
+//!   [`policy_shell`](super::policy_shell) and [`ShellSyntax`].
 //!
 //! Unknown fields, unknown policies or modes, bad keys, bad regexes and
 //! failing examples are errors that name the place as a JSON pointer.
@@ -42,6 +44,7 @@ use crate::audit::{Blacklist, BlacklistEntry};
 use crate::error::{Error, push_pointer};
 use crate::mode::ApprovalMode;
 use crate::policy::{Matcher, RuleSet};
+use crate::shell::ShellSyntax;
 
 /// The largest policy file [`PolicyFile::load`] reads.
 pub const MAX_POLICY_FILE_BYTES: u64 = 4 * 1024 * 1024;
@@ -57,6 +60,8 @@ pub struct PolicyFile {
     pub rules: BTreeMap<String, Vec<InterventionRule>>,
     /// The blacklist (`None` for `"none"`).
     pub blacklist: Option<Blacklist>,
+    /// The host's wrappers and command options.
+    pub shell: ShellSyntax,
 }
 
 impl Default for PolicyFile {
@@ -66,6 +71,7 @@ impl Default for PolicyFile {
             allow_list: Vec::new(),
             rules: BTreeMap::new(),
             blacklist: Some(Blacklist::builtin()),
+            shell: ShellSyntax::new(),
         }
     }
 }
@@ -120,7 +126,7 @@ impl PolicyFile {
         known_keys(
             map,
             "",
-            &["mode", "allowList", "rules", "blacklist"],
+            &["mode", "allowList", "rules", "blacklist", "shell"],
             &mut problems,
         );
         let mut file = Self::default();
@@ -168,6 +174,9 @@ impl PolicyFile {
                 Ok(list) => file.blacklist = list,
                 Err(e) => problems.extend(e.into_problems()),
             }
+        }
+        if let Some(shell) = map.get("shell") {
+            file.shell = super::policy_shell::parse_shell(shell, &mut problems);
         }
         Error::from_list(problems)?;
         Ok(file)

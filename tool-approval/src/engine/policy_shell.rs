@@ -1,0 +1,314 @@
+//! The `shell` section of the policy file: a host's wrappers and command
+//! options (see [`ShellSyntax`]).
+//!
+//! ```json
+//! "shell": {
+//!   "wrappers": [{"name": "with-vpn", "valuedOptions": ["--profile"], "positional": 0}],
+//!   "options": [{"program": "deploy", "subcommand": "run", "names": ["--hook"],
+//!                "value": "required", "effect": "runsCode"}]
+//! }
+//! ```
+//!
+//! `value` is `required` (`-o F`, `-oF`, `--out F`, `--out=F`), `attached`
+//! (`--out=F` only) or `flag`; `effect` is `writesFile`, `runsCode` or
+//! `changesConfig`.
+
+use serde_json::Value;
+
+use crate::error::{Error, push_pointer};
+use crate::shell::{CommandOption, OptionEffect, OptionValue, ShellSyntax};
+
+/// Parses the `shell` section; every problem is pushed with its pointer.
+pub(super) fn parse_shell(value: &Value, problems: &mut Vec<Error>) -> ShellSyntax {
+    let mut syntax = ShellSyntax::new();
+    let Some(map) = value.as_object() else {
+        problems.push(Error::invalid("/shell", value, "expected an object"));
+        return syntax;
+    };
+    known(map, "/shell", &["wrappers", "options"], problems);
+    if let Some(list) = map.get("wrappers") {
+        for (_, item, at) in items(list, "/shell/wrappers", problems) {
+            match wrapper(item, &at) {
+                Ok((name, valued, positional)) => {
+                    let valued: Vec<&str> = valued.iter().map(String::as_str).collect();
+                    syntax = syntax.with_wrapper(name, &valued, positional);
+                }
+                Err(e) => problems.extend(e.into_problems()),
+            }
+        }
+    }
+    if let Some(list) = map.get("options") {
+        for (_, item, at) in items(list, "/shell/options", problems) {
+            match option(item, &at) {
+                Ok(option) => syntax = syntax.with_option(option),
+                Err(e) => problems.extend(e.into_problems()),
+            }
+        }
+    }
+    syntax
+}
+
+fn items<'v>(
+    list: &'v Value,
+    at: &str,
+    problems: &mut Vec<Error>,
+) -> Vec<(usize, &'v Value, String)> {
+    match list.as_array() {
+        Some(items) => items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| (i, item, push_pointer(at, i)))
+            .collect(),
+        None => {
+            problems.push(Error::invalid(at, list, "expected an array"));
+            Vec::new()
+        }
+    }
+}
+
+fn known(map: &serde_json::Map<String, Value>, at: &str, keys: &[&str], problems: &mut Vec<Error>) {
+    for (key, value) in map {
+        if !keys.contains(&key.as_str()) {
+            problems.push(Error::invalid(
+                &push_pointer(at, key),
+                value,
+                format!("unknown field `{key}`, expected one of {}", keys.join(", ")),
+            ));
+        }
+    }
+}
+
+/// A command or option name: one word, no shell syntax.
+fn name<'v>(value: Option<&'v Value>, at: &str, what: &str) -> Result<&'v str, Error> {
+    let Some(value) = value else {
+        return Err(Error::invalid(
+            at,
+            &Value::Null,
+            format!("`{what}` is required"),
+        ));
+    };
+    let text = value
+        .as_str()
+        .ok_or_else(|| Error::invalid(at, value, "expected a string"))?;
+    if text.is_empty()
+        || text
+            .chars()
+            .any(|c| c.is_whitespace() || "'\"`$;&|<>()\\".contains(c))
+    {
+        return Err(Error::invalid(
+            at,
+            value,
+            format!("`{what}` must be one word without shell syntax"),
+        ));
+    }
+    Ok(text)
+}
+
+fn names(value: Option<&Value>, at: &str, what: &str, options: bool) -> Result<Vec<String>, Error> {
+    let Some(value) = value else {
+        return Ok(Vec::new());
+    };
+    let list = value
+        .as_array()
+        .ok_or_else(|| Error::invalid(at, value, "expected an array"))?;
+    let mut out = Vec::new();
+    let mut problems = Vec::new();
+    for (i, item) in list.iter().enumerate() {
+        let here = push_pointer(at, i);
+        match name(Some(item), &here, what) {
+            Ok(n) if options && !n.starts_with('-') => {
+                problems.push(Error::invalid(
+                    &here,
+                    item,
+                    "an option name starts with `-`",
+                ));
+            }
+            Ok(n) => out.push(n.to_owned()),
+            Err(e) => problems.push(e),
+        }
+    }
+    Error::from_list(problems)?;
+    Ok(out)
+}
+
+fn wrapper(item: &Value, at: &str) -> Result<(String, Vec<String>, usize), Error> {
+    let map = item
+        .as_object()
+        .ok_or_else(|| Error::invalid(at, item, "expected an object"))?;
+    let mut problems = Vec::new();
+    known(
+        map,
+        at,
+        &["name", "valuedOptions", "positional"],
+        &mut problems,
+    );
+    let program = name(map.get("name"), &push_pointer(at, "name"), "name");
+    let valued = names(
+        map.get("valuedOptions"),
+        &push_pointer(at, "valuedOptions"),
+        "option",
+        true,
+    );
+    let positional = match map.get("positional") {
+        None => Ok(0),
+        Some(v) => v
+            .as_u64()
+            .filter(|n| *n <= 16)
+            .and_then(|n| usize::try_from(n).ok())
+            .ok_or_else(|| {
+                Error::invalid(
+                    &push_pointer(at, "positional"),
+                    v,
+                    "expected a count from 0 to 16",
+                )
+            }),
+    };
+    match (program, valued, positional) {
+        (Ok(p), Ok(v), Ok(n)) if problems.is_empty() => Ok((p.to_owned(), v, n)),
+        (p, v, n) => {
+            problems.extend(p.err());
+            problems.extend(v.err());
+            problems.extend(n.err());
+            Err(Error::from_list(problems)
+                .err()
+                .unwrap_or_else(|| Error::invalid(at, item, "invalid wrapper")))
+        }
+    }
+}
+
+fn option(item: &Value, at: &str) -> Result<CommandOption, Error> {
+    let map = item
+        .as_object()
+        .ok_or_else(|| Error::invalid(at, item, "expected an object"))?;
+    let mut problems = Vec::new();
+    known(
+        map,
+        at,
+        &["program", "subcommand", "names", "value", "effect"],
+        &mut problems,
+    );
+    let program = name(map.get("program"), &push_pointer(at, "program"), "program");
+    let subcommand = map
+        .get("subcommand")
+        .map(|s| name(Some(s), &push_pointer(at, "subcommand"), "subcommand"))
+        .transpose();
+    let option_names = names(map.get("names"), &push_pointer(at, "names"), "option", true);
+    let value = match map.get("value").map(|v| (v, v.as_str())) {
+        None | Some((_, Some("required"))) => Ok(OptionValue::Required),
+        Some((_, Some("attached"))) => Ok(OptionValue::Attached),
+        Some((_, Some("flag"))) => Ok(OptionValue::Flag),
+        Some((v, _)) => Err(Error::invalid(
+            &push_pointer(at, "value"),
+            v,
+            "expected `required`, `attached` or `flag`",
+        )),
+    };
+    let effect = match map.get("effect").map(|v| (v, v.as_str())) {
+        Some((_, Some("writesFile"))) => Ok(OptionEffect::WritesFile),
+        Some((_, Some("runsCode"))) => Ok(OptionEffect::RunsCode),
+        Some((_, Some("changesConfig"))) => Ok(OptionEffect::ChangesConfig),
+        Some((v, _)) => Err(Error::invalid(
+            &push_pointer(at, "effect"),
+            v,
+            "expected `writesFile`, `runsCode` or `changesConfig`",
+        )),
+        None => Err(Error::invalid(
+            &push_pointer(at, "effect"),
+            &Value::Null,
+            "`effect` is required",
+        )),
+    };
+    let option_names = option_names.and_then(|n| {
+        if n.is_empty() {
+            Err(Error::invalid(
+                &push_pointer(at, "names"),
+                map.get("names").unwrap_or(&Value::Null),
+                "at least one option name is required",
+            ))
+        } else {
+            Ok(n)
+        }
+    });
+    match (program, subcommand, option_names, value, effect) {
+        (Ok(p), Ok(sub), Ok(n), Ok(v), Ok(e)) if problems.is_empty() => {
+            let refs: Vec<&str> = n.iter().map(String::as_str).collect();
+            let mut option = CommandOption::new(p, &refs, v, e);
+            if let Some(sub) = sub {
+                option = option.subcommand(sub);
+            }
+            Ok(option)
+        }
+        (p, sub, n, v, e) => {
+            problems.extend(p.err());
+            problems.extend(sub.err());
+            problems.extend(n.err());
+            problems.extend(v.err());
+            problems.extend(e.err());
+            Err(Error::from_list(problems)
+                .err()
+                .unwrap_or_else(|| Error::invalid(at, item, "invalid option")))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::PolicyFile;
+
+    fn pointers(text: &str) -> Vec<String> {
+        let err = PolicyFile::from_json(text).unwrap_err();
+        err.problems()
+            .iter()
+            .filter_map(|p| p.pointer().map(str::to_owned))
+            .collect()
+    }
+
+    #[test]
+    fn a_shell_section_extends_the_tables() {
+        let file = PolicyFile::from_json(
+            r#"{"shell": {
+                "wrappers": [{"name": "with-vpn", "valuedOptions": ["--profile"]}],
+                "options": [{"program": "deploy", "subcommand": "run", "names": ["--hook"], "effect": "runsCode"}]
+            }}"#,
+        )
+        .unwrap();
+        let cmd = crate::ShellCommand::parse_with(
+            "with-vpn --profile x deploy run --hook 'rm -rf /'",
+            &file.shell,
+        );
+        assert!(
+            cmd.parts().iter().any(|p| p.words == ["rm", "-rf", "/"]),
+            "{:?}",
+            cmd.parts()
+        );
+        assert!(cmd.hazards().contains(&crate::Hazard::OptionEffect));
+    }
+
+    #[test]
+    fn every_problem_is_named_by_its_pointer() {
+        assert_eq!(pointers(r#"{"shell": []}"#), ["/shell"]);
+        assert_eq!(
+            pointers(
+                r#"{"shell": {"wrapers": [], "wrappers": [{"name": "a b", "valuedOptions": ["p"], "positional": 99}]}}"#
+            ),
+            [
+                "/shell/wrapers",
+                "/shell/wrappers/0/name",
+                "/shell/wrappers/0/valuedOptions/0",
+                "/shell/wrappers/0/positional"
+            ]
+        );
+        assert_eq!(
+            pointers(
+                r#"{"shell": {"options": [{"program": "x;y", "names": [], "value": "maybe", "effect": "explodes"}, {"program": "z", "names": ["--a"]}]}}"#
+            ),
+            [
+                "/shell/options/0/program",
+                "/shell/options/0/names",
+                "/shell/options/0/value",
+                "/shell/options/0/effect",
+                "/shell/options/1/effect"
+            ]
+        );
+    }
+}
