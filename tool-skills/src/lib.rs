@@ -68,6 +68,7 @@ mod error;
 mod finding;
 mod frontmatter;
 pub mod maintain;
+mod open;
 mod reference;
 mod registry;
 #[cfg(feature = "scripts")]

@@ -16,11 +16,12 @@
 //! 4. a unique file of that name (with or without `.md`) anywhere in the
 //!    skill; several are returned as candidates.
 //!
-//! Only regular files are read, up to a size cap.
+//! Only regular files are read, up to a size cap, through one open that
+//! follows no link (see [`crate::open`]), so a path swapped for a link
+//! after this check is refused rather than followed.
 
 use std::collections::{BTreeMap, HashSet};
 use std::fs;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -409,27 +410,6 @@ fn walk(
         }
     }
     false
-}
-
-/// Reads a resolved disk file up to the cap: `Ok(bytes)` or `Err(size)`
-/// when it is larger than the cap.
-pub(crate) fn read_capped(path: &Path, cap: u64) -> Result<Result<Vec<u8>, u64>, RefError> {
-    let file = fs::File::open(path).map_err(|e| RefError::Io(e.to_string()))?;
-    let meta = file.metadata().map_err(|e| RefError::Io(e.to_string()))?;
-    if !meta.is_file() {
-        return Err(RefError::NotAFile(path.display().to_string()));
-    }
-    if meta.len() > cap {
-        return Ok(Err(meta.len()));
-    }
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    file.take(cap + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| RefError::Io(e.to_string()))?;
-    if bytes.len() as u64 > cap {
-        return Ok(Err(bytes.len() as u64));
-    }
-    Ok(Ok(bytes))
 }
 
 // -------------------------------------------------------------- memory

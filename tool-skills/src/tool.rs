@@ -14,8 +14,8 @@ use tool_core::{
 
 use crate::catalog::{CatalogFormat, CatalogOptions, xml_escape};
 use crate::reference::{
-    RefError, ReferenceLimits, Resolved, is_binary, list_disk, media_type, read_capped,
-    resolve_disk, resolve_memory,
+    RefError, ReferenceLimits, Resolved, is_binary, list_disk, media_type, resolve_disk,
+    resolve_memory,
 };
 use crate::registry::{Lookup, SkillRegistry};
 use crate::skill::{Origin, Skill};
@@ -330,7 +330,8 @@ fn read_resolved(
     cap: u64,
 ) -> Result<Result<Vec<u8>, u64>, RefError> {
     match (&skill.origin, &resolved.abs) {
-        (_, Some(abs)) => read_capped(abs, cap),
+        (Origin::Disk { dir, .. }, Some(abs)) => crate::open::read_inside(dir, abs, cap),
+        (Origin::Builtin { .. }, Some(_)) => Err(RefError::NotFound),
         (Origin::Builtin { resources, .. }, None) => {
             let bytes = resources.get(&resolved.rel).cloned().unwrap_or_default();
             Ok(if bytes.len() as u64 > cap {
