@@ -172,7 +172,7 @@ fn through(word: &str, name: &str, target: &str) -> Option<String> {
 /// copy with the link's target in place of its name.
 pub(crate) fn follow_links(
     parts: &mut Vec<SimpleCommand>,
-    views: impl Fn(&SimpleCommand) -> Vec<Vec<String>>,
+    views: impl Fn(&SimpleCommand) -> &[Vec<String>],
 ) {
     let mut links: Vec<(String, String)> = Vec::new();
     let mut out: Vec<SimpleCommand> = Vec::with_capacity(parts.len());

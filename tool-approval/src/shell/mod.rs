@@ -129,8 +129,9 @@ impl ShellCommand {
                 let found: Vec<(Hazard, String)> =
                     views.iter().skip(1).flat_map(|v| scripts_of(v)).collect();
                 if let Some(part) = self.parts.get_mut(index) {
-                    // First use of the views: every later reader sees the host's wrappers.
-                    let _ = part.views.set(views);
+                    // Replaces the built-in views (the fast path may have set
+                    // them): every later reader sees the host's wrappers.
+                    part.views = std::sync::OnceLock::from(views);
                 }
                 for (hazard, script) in found {
                     self.hazards.push(hazard);
@@ -158,7 +159,7 @@ impl ShellCommand {
                     writes.extend(links::target_directory_writes(view));
                 }
             }
-            if scripts::unread_script(&part.words) {
+            if scripts::unread_script_views(wrappers::views(part), &part.words) {
                 self.hazards.push(Hazard::UnreadScript);
             }
             if let Some(part) = self.parts.get_mut(index) {
@@ -179,7 +180,7 @@ impl ShellCommand {
             }
             index += 1;
         }
-        links::follow_links(&mut self.parts, |p| wrappers::views(p).to_vec());
+        links::follow_links(&mut self.parts, wrappers::views);
     }
 
     /// The simple commands, in source order (nested ones after their host).

@@ -12,9 +12,9 @@
 //! property test checks that both paths agree on every line the fast path
 //! accepts.
 
-use super::scripts::{reads_stdin_script, scripts_of};
+use super::scripts::{reads_stdin_script_views, scripts_of_views};
 use super::types::SimpleCommand;
-use super::wrappers::too_many_wrappers;
+use super::wrappers::{too_many_wrappers, word_views};
 
 /// Lines longer than this always take the full parser.
 const MAX_PLAIN_BYTES: usize = 4096;
@@ -58,14 +58,18 @@ pub(crate) fn split(source: &str) -> Option<Vec<SimpleCommand>> {
         if first.contains('=') || RESERVED.contains(&first.as_str()) || name_then_plus(first) {
             return None;
         }
-        if !scripts_of(words).is_empty()
+        // The views are computed once here and kept on the part, where
+        // every later reader (effects, rules, the blacklist) finds them.
+        let views = word_views(words);
+        if !scripts_of_views(&views).is_empty()
             || too_many_wrappers(words)
-            || ((*piped || next_piped) && reads_stdin_script(words))
+            || ((*piped || next_piped) && reads_stdin_script_views(&views))
         {
             return None;
         }
         parts.push(SimpleCommand {
             words: std::mem::take(words),
+            views: std::sync::OnceLock::from(views),
             ..SimpleCommand::default()
         });
         *piped = next_piped;

@@ -11,8 +11,13 @@ use super::wrappers::{git_alias_from_env, git_aliases, stdin_argument_commands, 
 
 /// The scripts a command's words run, each with the hazard it brings.
 pub(crate) fn scripts_of(words: &[String]) -> Vec<(Hazard, String)> {
+    scripts_of_views(&word_views(words))
+}
+
+/// [`scripts_of`] from the words' views, already computed (`word_views`).
+pub(crate) fn scripts_of_views(views: &[Vec<String>]) -> Vec<(Hazard, String)> {
     let mut out: Vec<(Hazard, String)> = Vec::new();
-    for view in word_views(words) {
+    for view in views {
         let Some((first, args)) = view.split_first() else {
             continue;
         };
@@ -175,7 +180,12 @@ pub(crate) fn literal_output(words: &[String]) -> Option<String> {
 
 /// Whether the command (through wrappers) reads a script on standard input.
 pub(crate) fn reads_stdin_script(words: &[String]) -> bool {
-    word_views(words).iter().any(|view| {
+    reads_stdin_script_views(&word_views(words))
+}
+
+/// [`reads_stdin_script`] from the words' views, already computed.
+pub(crate) fn reads_stdin_script_views(views: &[Vec<String>]) -> bool {
+    views.iter().any(|view| {
         let Some((first, args)) = view.split_first() else {
             return false;
         };
@@ -222,8 +232,9 @@ pub(crate) fn reads_stdin_script(words: &[String]) -> bool {
 /// Whether the command runs a script whose text is not on the line:
 /// `. /dev/stdin`, a shell or `eval` run by `xargs`/`parallel` (its script
 /// comes from the input), a git alias defined from the environment.
-pub(crate) fn unread_script(words: &[String]) -> bool {
-    let views = word_views(words);
+///
+/// `views` are the words' views (`word_views`), already computed.
+pub(crate) fn unread_script_views(views: &[Vec<String>], words: &[String]) -> bool {
     views.iter().any(|view| {
         let Some((first, args)) = view.split_first() else {
             return false;

@@ -79,7 +79,8 @@ impl Hazard {
 }
 
 /// One simple command: assignments, words, redirection targets.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// Equality compares what was parsed, not the cached views.
+#[derive(Debug, Clone, Default, Eq)]
 pub struct SimpleCommand {
     /// Leading `VAR=value` assignments, as written.
     pub assignments: Vec<String>,
@@ -100,6 +101,17 @@ pub struct SimpleCommand {
     /// The command and what each wrapper runs (see `wrappers::views`),
     /// computed on first use.
     pub(crate) views: std::sync::OnceLock<Vec<Vec<String>>>,
+}
+
+impl PartialEq for SimpleCommand {
+    fn eq(&self, other: &Self) -> bool {
+        self.assignments == other.assignments
+            && self.words == other.words
+            && self.redirects == other.redirects
+            && self.nested == other.nested
+            && self.recovered == other.recovered
+            && self.fed == other.fed
+    }
 }
 
 impl SimpleCommand {

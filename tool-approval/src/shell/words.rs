@@ -43,7 +43,11 @@ pub(crate) fn unescape_double(text: &str) -> String {
 
 /// The last path component of a command word (`/usr/bin/rm` → `rm`).
 pub(crate) fn basename(word: &str) -> &str {
-    word.rsplit('/').next().unwrap_or(word)
+    // A plain scan: words are short, and this runs for every view of every part.
+    match word.bytes().rposition(|b| b == b'/') {
+        Some(slash) => word.get(slash + 1..).unwrap_or_default(),
+        None => word,
+    }
 }
 
 pub(crate) fn is_shell(name: &str) -> bool {

@@ -397,6 +397,10 @@ pub(crate) fn word_views(words: &[String]) -> Vec<Vec<String>> {
 /// [`word_views`] with a host's wrappers added to the built-in ones.
 pub(crate) fn word_views_with(words: &[String], host: &[HostWrapper]) -> Vec<Vec<String>> {
     let mut out = unwrapped_views(words, host);
+    // Every reading below needs `IFS` in some word.
+    if !words.iter().any(|w| w.contains("IFS")) {
+        return out;
+    }
     // The parser may cut `$IFS/` into `$` and `IFS/`: glue such words first.
     let mut glued: Vec<String> = Vec::with_capacity(words.len());
     for word in words {
@@ -431,14 +435,15 @@ fn unwrapped_views(words: &[String], host: &[HostWrapper]) -> Vec<Vec<String>> {
         if current.is_empty() {
             break;
         }
-        let mut normal = current.clone();
+        let mut normal = std::mem::take(&mut current);
         if let Some(first) = normal.first_mut() {
             *first = basename(first).to_owned();
         }
         out.extend(find_exec(&normal));
         out.extend(git_views(&normal));
-        out.push(normal.clone());
-        match unwrap_once(&normal, host) {
+        let inner = unwrap_once(&normal, host);
+        out.push(normal);
+        match inner {
             Some(inner) => current = inner,
             None => break,
         }

@@ -59,9 +59,7 @@ mod paths;
 mod persistence;
 mod setuid;
 
-use context::{
-    Dir, env_names, is_dangerous_env, may_run_xargs, may_set_env, part_dirs, start_dir,
-};
+use context::{Dir, env_names, is_dangerous_env, may_run_xargs, may_set_env, part_dirs, start_dir};
 
 use commands::*;
 use paths::*;
