@@ -24,7 +24,9 @@
 //! - [`RegistryServer`]: the other direction — a [`tool_core::ToolRegistry`]
 //!   served over MCP, each call through the [`tool_core::Invoker`] pipeline
 //!   and the host's [`ApprovalGate`], `ask`s put to the client by elicitation,
-//!   `tools/list` in pages of [`DEFAULT_PAGE_SIZE`] (cursor-linked).
+//!   `tools/list` in pages of [`DEFAULT_PAGE_SIZE`] (cursor-linked);
+//!   [`RegistryServer::live`] serves a [`tool_core::LiveRegistry`] and tells
+//!   clients when it changes ([`RegistryServer::notify_tools_changed`]).
 //!
 //! # Example
 //!

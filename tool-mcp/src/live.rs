@@ -3,7 +3,6 @@
 //! `notifications/tools/list_changed`.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::sync::broadcast::error::RecvError;
@@ -26,11 +25,10 @@ pub struct LiveLoad {
     pub sync: LiveSync,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct SyncState {
-    rebuilds: AtomicU64,
+    rebuilds: tokio::sync::watch::Sender<u64>,
     errors: Mutex<BTreeMap<String, String>>,
-    changed: tokio::sync::Notify,
 }
 
 /// The task that rebuilds servers' tools in a [`LiveRegistry`] on
@@ -58,7 +56,14 @@ impl Drop for LiveSync {
 impl LiveSync {
     /// Rebuilds done so far (successful or not).
     pub fn rebuilds(&self) -> u64 {
-        self.state.rebuilds.load(Ordering::SeqCst)
+        *self.state.rebuilds.borrow()
+    }
+
+    /// The rebuild count, watched: changes after each rebuild (e.g. to call
+    /// [`RegistryServer::notify_tools_changed`](crate::RegistryServer::notify_tools_changed)
+    /// when the registry is also served over MCP).
+    pub fn subscribe(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.state.rebuilds.subscribe()
     }
 
     /// Per server id, what went wrong in its last rebuild (nothing for a clean one).
@@ -72,13 +77,9 @@ impl LiveSync {
 
     /// Waits until [`rebuilds`](Self::rebuilds) exceeds `seen`.
     pub async fn rebuilt_after(&self, seen: u64) {
-        loop {
-            let changed = self.state.changed.notified();
-            if self.rebuilds() > seen {
-                return;
-            }
-            changed.await;
-        }
+        let mut rebuilds = self.subscribe();
+        // The sender lives as long as `self`, so this only returns once reached.
+        let _ = rebuilds.wait_for(|n| *n > seen).await;
     }
 }
 
@@ -104,7 +105,10 @@ impl McpProvider {
                 Err(error) => not_registered.push((id, error)),
             }
         }
-        let state = Arc::new(SyncState::default());
+        let state = Arc::new(SyncState {
+            rebuilds: tokio::sync::watch::Sender::new(0),
+            errors: Mutex::new(BTreeMap::new()),
+        });
         let task = tokio::spawn(follow(
             Arc::clone(self.manager()),
             live.clone(),
@@ -147,8 +151,7 @@ async fn follow(
                 Err(message) => errors.insert(id, message),
             };
             drop(errors);
-            state.rebuilds.fetch_add(1, Ordering::SeqCst);
-            state.changed.notify_waiters();
+            state.rebuilds.send_modify(|n| *n += 1);
         }
     }
 }

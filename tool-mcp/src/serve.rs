@@ -13,14 +13,14 @@
 //! fails with an MCP error saying why.
 
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequestParams,
     ElicitationAction, ElicitationSchema, Implementation, ListToolsResult, PaginatedRequestParams,
     ServerCapabilities, ServerConfig, ToolAnnotations,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, Peer, RequestContext};
 use rmcp::transport::streamable_http_server::{
     StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
 };
@@ -28,8 +28,8 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 use tool_core::{
-    HumanIntervention, InterventionPolicy, Invoker, OfferedTools, ToolCall, ToolContext,
-    ToolOutput, ToolRegistry,
+    HumanIntervention, InterventionPolicy, Invoker, LiveRegistry, OfferedTools, ToolCall,
+    ToolContext, ToolOutput, ToolRegistry,
 };
 
 use crate::content::ERROR_META_KEY;
@@ -42,8 +42,33 @@ pub const STATE_META_KEY: &str = "toolLayer/state";
 /// Tools per `tools/list` page unless [`RegistryServer::with_page_size`] says otherwise.
 pub const DEFAULT_PAGE_SIZE: usize = 100;
 
+/// What is served: a fixed registry, or one that changes while serving.
+#[derive(Clone)]
+enum Source {
+    Fixed(Arc<ToolRegistry>),
+    Live(LiveRegistry),
+}
+
+impl Source {
+    fn offer(&self, ctx: &ToolContext) -> OfferedTools {
+        match self {
+            Self::Fixed(registry) => registry.offer(ctx),
+            Self::Live(live) => live.offer(ctx),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Self::Fixed(registry) => registry.len(),
+            Self::Live(live) => live.read(ToolRegistry::len),
+        }
+    }
+}
+
 struct Inner {
-    registry: Arc<ToolRegistry>,
+    registry: Source,
+    /// Clients that completed the handshake (told of list changes).
+    peers: Mutex<Vec<Peer<RoleServer>>>,
     invoker: Invoker,
     ctx: ToolContext,
     gate: Arc<dyn ApprovalGate>,
@@ -71,9 +96,24 @@ impl RegistryServer {
     /// Serves `registry` with `gate` deciding each call; `ctx` is the
     /// context every call runs in (its working directory, ids…).
     pub fn new(registry: Arc<ToolRegistry>, gate: Arc<dyn ApprovalGate>, ctx: ToolContext) -> Self {
+        Self::from_source(Source::Fixed(registry), gate, ctx)
+    }
+
+    /// Serves a registry that may change while serving (e.g. MCP servers'
+    /// tools kept in step by [`McpProvider::load_live`](crate::McpProvider::load_live)):
+    /// every `tools/list` and call sees the registry as it is then, the
+    /// server declares `tools.listChanged`, and
+    /// [`notify_tools_changed`](Self::notify_tools_changed) tells the
+    /// connected clients to list again.
+    pub fn live(registry: LiveRegistry, gate: Arc<dyn ApprovalGate>, ctx: ToolContext) -> Self {
+        Self::from_source(Source::Live(registry), gate, ctx)
+    }
+
+    fn from_source(registry: Source, gate: Arc<dyn ApprovalGate>, ctx: ToolContext) -> Self {
         Self {
             inner: Arc::new(Inner {
                 registry,
+                peers: Mutex::new(Vec::new()),
                 invoker: Invoker::default(),
                 ctx,
                 gate,
@@ -86,7 +126,8 @@ impl RegistryServer {
 
     fn edit(self, f: impl FnOnce(&mut Inner)) -> Self {
         let mut inner = Arc::try_unwrap(self.inner).unwrap_or_else(|shared| Inner {
-            registry: Arc::clone(&shared.registry),
+            registry: shared.registry.clone(),
+            peers: Mutex::new(Vec::new()),
             invoker: shared.invoker,
             ctx: shared.ctx.clone(),
             gate: Arc::clone(&shared.gate),
@@ -122,6 +163,28 @@ impl RegistryServer {
     /// before the registry changed is an `invalid_params` error.
     pub fn with_page_size(self, size: usize) -> Self {
         self.edit(|i| i.page_size = size.max(1))
+    }
+
+    /// Sends `notifications/tools/list_changed` to every connected client
+    /// that completed the handshake; returns how many were told (clients
+    /// that left are forgotten).
+    pub async fn notify_tools_changed(&self) -> usize {
+        let peers: Vec<Peer<RoleServer>> = {
+            let mut peers = self
+                .inner
+                .peers
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            peers.retain(|p| !p.is_transport_closed());
+            peers.clone()
+        };
+        let mut told = 0;
+        for peer in peers {
+            if peer.notify_tool_list_changed().await.is_ok() {
+                told += 1;
+            }
+        }
+        told
     }
 
     /// Serves over this process's stdin/stdout until the client leaves.
@@ -354,9 +417,27 @@ pub fn to_result(output: ToolOutput) -> CallToolResult {
 
 impl ServerHandler for RegistryServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_server_info(
-            Implementation::new(self.inner.name.clone(), env!("CARGO_PKG_VERSION")),
-        )
+        let capabilities = match self.inner.registry {
+            Source::Fixed(_) => ServerCapabilities::builder().enable_tools().build(),
+            Source::Live(_) => ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build(),
+        };
+        ServerConfig::new(capabilities).with_server_info(Implementation::new(
+            self.inner.name.clone(),
+            env!("CARGO_PKG_VERSION"),
+        ))
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        let mut peers = self
+            .inner
+            .peers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        peers.retain(|p| !p.is_transport_closed());
+        peers.push(context.peer);
     }
 
     async fn list_tools(

@@ -12,7 +12,8 @@ use clap::Subcommand;
 use serde_json::{Value, json};
 use tool_approval::{CallRef, PolicyEngine};
 use tool_core::{
-    ErrorCode, OfferedTools, PreparedCall, ToolContext, ToolError, ToolOutput, ToolRegistry,
+    ErrorCode, LiveRegistry, OfferedTools, PreparedCall, ToolContext, ToolError, ToolOutput,
+    ToolRegistry,
 };
 use tool_mcp::{
     ApprovalGate, ElicitationHandler, Elicited, GateDecision, HttpGuard, ManagerOptions,
@@ -310,13 +311,36 @@ pub async fn run(
             Ok(json!({ "servers": servers }))
         }
         McpCommand::Serve { http } => {
-            let mut host = Host::new(cwd, policy)?;
-            let reports = attach(&mut host, options).await?;
-            for report in reports.iter().filter(|r| r["status"] != "loaded") {
-                eprintln!("{}", json!({"warning": {"mcp": report}}));
+            let (registry, engine, ctx) = Host::new(cwd, policy)?.into_parts();
+            // A live registry: the `--mcp-*` servers' tools follow their
+            // lists, and this server's clients are told when they change.
+            let live = LiveRegistry::from(registry);
+            let server = serving(live.clone(), engine, ctx);
+            let mut follower = None;
+            if !options.is_empty() {
+                let manager = manager_for(options.configs()?, guarded(options)?)?;
+                let load = McpProvider::new(manager).load_live(&live).await;
+                for report in load.reports.iter().map(report_json) {
+                    if report["status"] != "loaded" {
+                        eprintln!("{}", json!({"warning": {"mcp": report}}));
+                    }
+                }
+                for (id, problem) in &load.not_registered {
+                    let report =
+                        json!({"id": id, "status": "not registered", "error": problem.to_string()});
+                    eprintln!("{}", json!({"warning": {"mcp": report}}));
+                }
+                let mut rebuilds = load.sync.subscribe();
+                let notifier = server.clone();
+                follower = Some((
+                    load.sync,
+                    tokio::spawn(async move {
+                        while rebuilds.changed().await.is_ok() {
+                            notifier.notify_tools_changed().await;
+                        }
+                    }),
+                ));
             }
-            let (registry, engine, ctx) = host.into_parts();
-            let server = serving(registry, engine, ctx);
             match http {
                 None => server
                     .serve_stdio()
@@ -334,15 +358,18 @@ pub async fn run(
                     let _ = task.await;
                 }
             }
+            if let Some((sync, task)) = follower {
+                drop(sync);
+                task.abort();
+            }
             Ok(Value::String(String::new()))
         }
     }
 }
 
 /// The host's registry as an MCP server gated by its policy engine.
-pub fn serving(registry: ToolRegistry, engine: PolicyEngine, ctx: ToolContext) -> RegistryServer {
-    RegistryServer::new(Arc::new(registry), Arc::new(PolicyGate { engine }), ctx)
-        .with_name("toolhost")
+pub fn serving(registry: LiveRegistry, engine: PolicyEngine, ctx: ToolContext) -> RegistryServer {
+    RegistryServer::live(registry, Arc::new(PolicyGate { engine }), ctx).with_name("toolhost")
 }
 
 /// tool-approval's engine as tool-mcp's gate: run → run, block → the
