@@ -163,15 +163,25 @@ fn wrapper(item: &Value, at: &str) -> Result<(String, Vec<String>, usize), Error
                 )
             }),
     };
+    let (program, valued, positional) = (
+        take(program, &mut problems),
+        take(valued, &mut problems),
+        take(positional, &mut problems),
+    );
+    Error::from_list(problems)?;
     match (program, valued, positional) {
-        (Ok(p), Ok(v), Ok(n)) if problems.is_empty() => Ok((p.to_owned(), v, n)),
-        (p, v, n) => {
-            problems.extend(p.err());
-            problems.extend(v.err());
-            problems.extend(n.err());
-            Err(Error::from_list(problems)
-                .err()
-                .unwrap_or_else(|| Error::invalid(at, item, "invalid wrapper")))
+        (Some(p), Some(v), Some(n)) => Ok((p.to_owned(), v, n)),
+        _ => Err(Error::invalid(at, item, "invalid wrapper")),
+    }
+}
+
+/// The value of `result`, or `None` with its problems recorded.
+fn take<T>(result: Result<T, Error>, problems: &mut Vec<Error>) -> Option<T> {
+    match result {
+        Ok(value) => Some(value),
+        Err(e) => {
+            problems.extend(e.into_problems());
+            None
         }
     }
 }
@@ -229,26 +239,23 @@ fn option(item: &Value, at: &str) -> Result<CommandOption, Error> {
             Ok(n)
         }
     });
-    match (program, subcommand, option_names, value, effect) {
-        (Ok(p), Ok(sub), Ok(n), Ok(v), Ok(e)) if problems.is_empty() => {
-            let refs: Vec<&str> = n.iter().map(String::as_str).collect();
-            let mut option = CommandOption::new(p, &refs, v, e);
-            if let Some(sub) = sub {
-                option = option.subcommand(sub);
-            }
-            Ok(option)
-        }
-        (p, sub, n, v, e) => {
-            problems.extend(p.err());
-            problems.extend(sub.err());
-            problems.extend(n.err());
-            problems.extend(v.err());
-            problems.extend(e.err());
-            Err(Error::from_list(problems)
-                .err()
-                .unwrap_or_else(|| Error::invalid(at, item, "invalid option")))
-        }
+    let parts = (
+        take(program, &mut problems),
+        take(subcommand, &mut problems),
+        take(option_names, &mut problems),
+        take(value, &mut problems),
+        take(effect, &mut problems),
+    );
+    Error::from_list(problems)?;
+    let (Some(program), Some(subcommand), Some(names), Some(value), Some(effect)) = parts else {
+        return Err(Error::invalid(at, item, "invalid option"));
+    };
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let mut option = CommandOption::new(program, &refs, value, effect);
+    if let Some(sub) = subcommand {
+        option = option.subcommand(sub);
     }
+    Ok(option)
 }
 
 #[cfg(test)]

@@ -472,16 +472,7 @@ pub(crate) fn option_effects(view: &[String], extra: &[CommandOption]) -> Vec<Fo
 /// `args`: git's subcommand (`git -C x diff` → `diff`).
 fn first_operand(program: &str, args: &[String]) -> Option<(usize, String)> {
     let valued: &[&str] = match program {
-        "git" => &[
-            "-C",
-            "-c",
-            "--git-dir",
-            "--work-tree",
-            "--namespace",
-            "--exec-path",
-            "--config-env",
-            "--super-prefix",
-        ],
+        "git" => super::scripts::GIT_VALUED,
         "cargo" => &["--config", "-Z", "--color", "--manifest-path"],
         "npm" | "pnpm" | "npx" | "yarn" => &["--prefix", "-C", "--dir", "--cwd"],
         _ => &[],

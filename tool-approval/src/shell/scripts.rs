@@ -69,7 +69,7 @@ pub(crate) fn scripts_of_views(views: &[Vec<String>]) -> Vec<(Hazard, String)> {
 }
 
 /// git's own options that take a separate value before the subcommand.
-const GIT_VALUED: &[&str] = &[
+pub(crate) const GIT_VALUED: &[&str] = &[
     "-C",
     "-c",
     "--git-dir",
