@@ -344,17 +344,39 @@ impl Drop for Responder {
     }
 }
 
+/// Pauses before each new try of a put the store could not take (a Redis
+/// restart, a dropped connection). Together 375 ms: inside the
+/// [`EXECUTOR_SAFETY_MARGIN`] the executor keeps before the dispatcher's
+/// deadline, so a retried result still arrives in time. A put is
+/// first-wins, so a try whose reply was lost and is repeated stores
+/// nothing twice.
+const PUT_RETRY_DELAYS: [Duration; 4] = [
+    Duration::from_millis(25),
+    Duration::from_millis(50),
+    Duration::from_millis(100),
+    Duration::from_millis(200),
+];
+
 async fn put_logged(store: &dyn ResultStore, id: &str, output: &ToolOutput) -> bool {
-    match store.put(id, output).await {
-        Ok(taken) => {
-            if !taken {
-                tracing::debug!(dispatch_id = %id, "result dropped: duplicate, late or unknown id");
+    let mut delays = PUT_RETRY_DELAYS.iter();
+    loop {
+        match store.put(id, output).await {
+            Ok(taken) => {
+                if !taken {
+                    tracing::debug!(dispatch_id = %id, "result dropped: duplicate, late or unknown id");
+                }
+                return taken;
             }
-            taken
-        }
-        Err(error) => {
-            tracing::warn!(dispatch_id = %id, %error, "could not put a dispatch result");
-            false
+            Err(error) => match delays.next() {
+                Some(delay) => {
+                    tracing::debug!(dispatch_id = %id, %error, "could not put a dispatch result; trying again");
+                    tokio::time::sleep(*delay).await;
+                }
+                None => {
+                    tracing::warn!(dispatch_id = %id, %error, "could not put a dispatch result");
+                    return false;
+                }
+            },
         }
     }
 }
@@ -419,5 +441,65 @@ impl<'a> RunningGuard<'a> {
 impl Drop for RunningGuard<'_> {
     fn drop(&mut self) {
         self.client.running().remove(&self.id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+    use crate::error::{Error, Result};
+
+    /// A store that cannot be reached for its first `failures` puts.
+    struct Flaky {
+        failures: usize,
+        puts: AtomicUsize,
+    }
+
+    #[async_trait::async_trait]
+    impl ResultStore for Flaky {
+        async fn expect(&self, _: &str, _: Duration) -> Result<()> {
+            Ok(())
+        }
+        async fn put(&self, _: &str, _: &ToolOutput) -> Result<bool> {
+            let n = self.puts.fetch_add(1, Ordering::SeqCst);
+            if n < self.failures {
+                Err(Error::StoreUnavailable {
+                    message: "connection refused".into(),
+                })
+            } else {
+                Ok(true)
+            }
+        }
+        async fn wait(&self, _: &str, _: tokio::time::Instant) -> Result<Option<ToolOutput>> {
+            Ok(None)
+        }
+        async fn discard(&self, _: &str) -> Result<()> {
+            Ok(())
+        }
+    }
+
+    #[tokio::test]
+    async fn a_put_the_store_could_not_take_is_tried_again_within_the_margin() {
+        let store = Flaky {
+            failures: 3,
+            puts: AtomicUsize::new(0),
+        };
+        assert!(put_logged(&store, "d1", &ToolOutput::text("ok")).await);
+        assert_eq!(store.puts.load(Ordering::SeqCst), 4);
+        // All the pauses together stay inside the executor's margin.
+        let total: Duration = PUT_RETRY_DELAYS.iter().sum();
+        assert!(total < EXECUTOR_SAFETY_MARGIN);
+    }
+
+    #[tokio::test]
+    async fn a_store_that_stays_away_gets_five_tries_then_the_put_is_given_up() {
+        let store = Flaky {
+            failures: usize::MAX,
+            puts: AtomicUsize::new(0),
+        };
+        assert!(!put_logged(&store, "d1", &ToolOutput::text("ok")).await);
+        assert_eq!(store.puts.load(Ordering::SeqCst), 5);
     }
 }
