@@ -30,6 +30,8 @@ pub struct Host {
     ctx: ToolContext,
     invoker: Invoker,
     engine: PolicyEngine,
+    /// The computer behind `local-system` (same sandbox for skill scripts).
+    computer: LocalComputer,
 }
 
 /// What `call` did: the decision, and the output when there is one.
@@ -52,10 +54,9 @@ impl Host {
         registry
             .register(builtin::clock::tool().map_err(internal)?)
             .map_err(internal)?;
+        let computer = LocalComputer::new(crate::sandbox::local_config(policy)?);
         registry
-            .register(local_system_tool(LocalComputer::new(
-                crate::sandbox::local_config(policy)?,
-            )))
+            .register(local_system_tool(computer.clone()))
             .map_err(internal)?;
         let file = match &policy.file {
             Some(path) => PolicyFile::load(path)
@@ -66,6 +67,9 @@ impl Host {
         if let Some(mode) = policy.mode {
             builder = builder.mode(mode);
         }
+        if policy.mode.or(file.mode).unwrap_or_default() == ApprovalMode::Headless {
+            builder = builder.global_audit(crate::skills::headless_scripts_audit());
+        }
         let engine = builder
             .build()
             .map_err(|e| Failure::Source(format!("policy: {e}")))?;
@@ -74,7 +78,14 @@ impl Host {
             ctx: ToolContext::new().with_cwd(cwd),
             invoker: Invoker::default(),
             engine,
+            computer,
         })
+    }
+
+    /// The local computer of `local-system` (one process manager, one
+    /// sandbox policy), for other tools that run commands on it.
+    pub fn computer(&self) -> &LocalComputer {
+        &self.computer
     }
 
     /// Registers more tools (e.g. from MCP servers); returns what failed to register.

@@ -1,5 +1,7 @@
 //! Agent Skills in the reference host: `--skills DIR` (repeatable, highest
-//! precedence first) offers the `skills` tool; `toolhost skills validate`
+//! precedence first) offers the `skills` tool (`activateSkill`,
+//! `readReference`, and `runScript` on the local computer, in the sandbox of
+//! `local-system____runCommand`); `toolhost skills validate`
 //! and `toolhost skills catalog` check and render a folder of skills.
 
 use std::path::{Path, PathBuf};
@@ -8,9 +10,13 @@ use std::sync::Arc;
 use clap::{Subcommand, ValueEnum};
 use serde_json::{Value, json};
 use tool_skills::{
-    CatalogFormat, CatalogOptions, Finding, LoadOptions, SkillRegistry, SkillSource, SkillsTool,
-    ValidationMode,
+    CatalogFormat, CatalogOptions, Finding, LoadOptions, SKILLS_IDENTIFIER, SkillRegistry,
+    SkillSource, SkillsTool, ValidationMode,
 };
+
+use tool_approval::{AuditHit, AuditInput, GlobalAudit};
+use tool_core::InterventionPolicy;
+use tool_runtime::ComputerRuntime;
 
 use crate::Failure;
 use crate::host::Host;
@@ -117,19 +123,57 @@ pub fn run(command: SkillsCommand) -> Result<Value, Failure> {
 }
 
 /// Loads `dirs` (highest precedence first, labelled by their position:
-/// `skills[0]`, `skills[1]`…) and offers them as the `skills` tool.
-/// Returns the load findings; no directories means no tool.
+/// `skills[0]`, `skills[1]`…) and offers them as the `skills` tool, with
+/// `runScript` over the skills' `scripts/` folders run on the host's
+/// computer (humanIntervention: required). Returns the load findings; no
+/// directories means no tool.
 pub fn attach(host: &mut Host, dirs: &[PathBuf]) -> Result<Vec<Finding>, Failure> {
     if dirs.is_empty() {
         return Ok(Vec::new());
     }
     let registry = load(dirs);
     let findings = registry.findings().to_vec();
-    let failed = host.add_tools(vec![Arc::new(SkillsTool::new(registry))]);
+    // Scripts run on the host's local computer: the same process manager
+    // and the same OS sandbox policy as `local-system____runCommand`.
+    let computer: Arc<dyn ComputerRuntime> = Arc::new(host.computer().clone());
+    let tool = SkillsTool::new(registry).with_computer(computer);
+    let failed = host.add_tools(vec![Arc::new(tool)]);
     if let Some(problem) = failed.into_iter().next() {
         return Err(Failure::Source(format!("skills tool: {problem}")));
     }
     Ok(findings)
+}
+
+/// Skill scripts are code from a skill folder, run at a model's request:
+/// `runScript` carries `humanIntervention: required`, which the approval
+/// modes that trust static policies (auto-run, headless) skip. A headless
+/// host has nobody to ask, so toolhost adds this audit in headless mode
+/// only: it turns every `skills____runScript` call into a finding that
+/// needs a human, which headless mode blocks (manual still asks, auto-run
+/// still runs).
+#[derive(Debug)]
+struct HeadlessScripts;
+
+impl GlobalAudit for HeadlessScripts {
+    fn name(&self) -> &str {
+        "headlessSkillScripts"
+    }
+
+    fn audit(&self, input: &AuditInput<'_>) -> Option<AuditHit> {
+        (input.call.identifier == SKILLS_IDENTIFIER && input.call.api == "runScript").then(|| {
+            AuditHit {
+                policy: InterventionPolicy::Required,
+                rule: "skills/runScript".into(),
+                message: "a skill script runs code from a skill folder; a person approves each run"
+                    .into(),
+            }
+        })
+    }
+}
+
+/// The audit toolhost adds in headless mode (see [`HeadlessScripts`]).
+pub fn headless_scripts_audit() -> Arc<dyn GlobalAudit> {
+    Arc::new(HeadlessScripts)
 }
 
 fn load(dirs: &[PathBuf]) -> SkillRegistry {
