@@ -113,13 +113,62 @@ impl ToolRegistry {
                 identifier: identifier.clone(),
             });
         }
-        let entry = self.checked_entry(tool, None)?;
+        let entry = self.checked_entry(tool, None, None)?;
+        self.push_entry(entry);
+        Ok(())
+    }
+
+    /// [`register_arc`](Self::register_arc) for a tool whose manifest and
+    /// parameters schemas were prepared beforehand: the same checks, errors
+    /// and result, without redoing that work.
+    ///
+    /// - `manifest` is shared instead of copied when it is the very manifest
+    ///   `tool.manifest()` returns (for a tool that keeps its manifest in an
+    ///   `Arc`); otherwise the registry copies the tool's manifest as usual.
+    /// - `compiled[i]` is reused for API `i` when it was compiled from
+    ///   parameters equal to that API's
+    ///   ([`CompiledSchema::try_compile_kept`]); every other API is compiled
+    ///   here (see [`CompiledSchema::for_manifest`]).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use tool_core::{ApiDefinition, CompiledSchema, Tool, ToolBuilder, ToolOutput, ToolRegistry};
+    /// let schema = serde_json::json!({"type": "object", "properties": {"q": {"type": "string"}}});
+    /// let tool = ToolBuilder::new("search")
+    ///     .api(ApiDefinition::new("find", "Finds.").with_parameters(schema.clone()), |_, _| async {
+    ///         Ok(ToolOutput::text("found"))
+    ///     })
+    ///     .build()?;
+    /// let manifest = Arc::new(tool.manifest().clone()); // not the tool's own: copied as usual
+    /// let kept = CompiledSchema::try_compile_kept(schema)?;
+    /// let mut registry = ToolRegistry::new();
+    /// registry.register_compiled(Arc::new(tool), manifest, vec![Some(kept)])?;
+    /// assert_eq!(registry.len(), 1);
+    /// # Ok::<(), tool_core::Error>(())
+    /// ```
+    pub fn register_compiled(
+        &mut self,
+        tool: Arc<dyn Tool>,
+        manifest: Arc<ToolManifest>,
+        compiled: Vec<Option<CompiledSchema>>,
+    ) -> Result<(), Error> {
+        let identifier = &tool.manifest().identifier;
+        if self.by_id.contains_key(identifier) {
+            return Err(Error::DuplicateTool {
+                identifier: identifier.clone(),
+            });
+        }
+        let entry = self.checked_entry(tool, None, Some((manifest, compiled)))?;
+        self.push_entry(entry);
+        Ok(())
+    }
+
+    fn push_entry(&mut self, entry: Entry) {
         self.insert_wire_names(&entry);
         self.by_id
             .insert(entry.manifest.identifier.clone(), self.entries.len());
         self.entries.push(entry);
         self.changed();
-        Ok(())
     }
 
     /// Registers a tool, or replaces the one with the same identifier (keeping
@@ -135,7 +184,7 @@ impl ToolRegistry {
             self.register_arc(tool)?;
             return Ok(None);
         };
-        let entry = self.checked_entry(tool, Some(index))?;
+        let entry = self.checked_entry(tool, Some(index), None)?;
         for name in self.entries[index].wire_names.iter() {
             self.wire.remove(name);
         }
@@ -202,11 +251,23 @@ impl ToolRegistry {
     }
 
     /// Validates `tool` and checks its wire names against every other tool
-    /// (`replacing`: the entry it would replace, whose names do not count).
-    fn checked_entry(&self, tool: Arc<dyn Tool>, replacing: Option<usize>) -> Result<Entry, Error> {
+    /// (`replacing`: the entry it would replace, whose names do not count;
+    /// `prepared`: see [`register_compiled`](Self::register_compiled)).
+    fn checked_entry(
+        &self,
+        tool: Arc<dyn Tool>,
+        replacing: Option<usize>,
+        prepared: Option<(Arc<ToolManifest>, Vec<Option<CompiledSchema>>)>,
+    ) -> Result<Entry, Error> {
         let rules = self.rules.loosest(tool.name_rules());
         let manifest = tool.manifest();
-        let schemas = validate_manifest_with(manifest, rules)?;
+        let (schemas, shared) = match prepared {
+            Some((shared, compiled)) => (
+                CompiledSchema::for_manifest(manifest, rules, compiled)?,
+                std::ptr::eq(manifest, shared.as_ref()).then_some(shared),
+            ),
+            None => (validate_manifest_with(manifest, rules)?, None),
+        };
         let own: &[String] = replacing.map_or(&[], |i| &self.entries[i].wire_names);
         let mut wire_names = Vec::with_capacity(manifest.api.len());
         for api in &manifest.api {
@@ -220,7 +281,7 @@ impl ToolRegistry {
             }
             wire_names.push(name);
         }
-        let manifest = Arc::new(manifest.clone());
+        let manifest = shared.unwrap_or_else(|| Arc::new(manifest.clone()));
         Ok(Entry {
             tool,
             manifest,
@@ -367,4 +428,100 @@ fn reuse_or_compile(entry: &Entry, resolved: &ToolManifest) -> Result<Vec<Compil
             entry.schemas.get(index).cloned()
         })
         .collect())
+}
+
+#[cfg(test)]
+mod compiled_tests {
+    use super::*;
+    use crate::manifest::ApiDefinition;
+    use crate::output::{ToolError, ToolOutput};
+    use serde_json::{Value, json};
+
+    /// A tool keeping its manifest in an `Arc`, as a compiled tool does.
+    struct Shared(Arc<ToolManifest>);
+
+    #[async_trait::async_trait]
+    impl Tool for Shared {
+        fn manifest(&self) -> &ToolManifest {
+            &self.0
+        }
+        async fn call(
+            &self,
+            _api: &str,
+            _args: Value,
+            _ctx: &ToolContext,
+        ) -> Result<ToolOutput, ToolError> {
+            Ok(ToolOutput::text("ok"))
+        }
+    }
+
+    fn shared(identifier: &str, schema: Value) -> Arc<ToolManifest> {
+        let mut manifest = ToolManifest::new(identifier);
+        manifest
+            .api
+            .push(ApiDefinition::new("run", "Runs.").with_parameters(schema));
+        Arc::new(manifest)
+    }
+
+    #[test]
+    fn a_prepared_tool_shares_its_manifest_and_compilation() {
+        let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}});
+        let manifest = shared("t", schema.clone());
+        let kept = CompiledSchema::try_compile_kept(schema).unwrap();
+        let mut registry = ToolRegistry::new();
+        registry
+            .register_compiled(
+                Arc::new(Shared(Arc::clone(&manifest))),
+                Arc::clone(&manifest),
+                vec![Some(kept)],
+            )
+            .unwrap();
+        assert!(Arc::ptr_eq(&registry.entries[0].manifest, &manifest));
+        let offered = registry.offer(&ToolContext::new());
+        let api = offered.resolve("t____run").unwrap();
+        assert!(!api.schema.is_valid(&json!({"n": "x"})));
+        assert!(
+            api.schema.source().is_none(),
+            "the kept source is not stored"
+        );
+    }
+
+    #[test]
+    fn a_prepared_tool_is_refused_like_any_other() {
+        let bad = json!({"type": "object", "properties": {"n": {"minimum": "zero"}}});
+        let manifest = shared("t", bad);
+        let prepared = registry_error(|r| {
+            r.register_compiled(
+                Arc::new(Shared(Arc::clone(&manifest))),
+                Arc::clone(&manifest),
+                vec![None],
+            )
+        });
+        let plain = registry_error(|r| r.register_arc(Arc::new(Shared(Arc::clone(&manifest)))));
+        assert_eq!(prepared, plain);
+
+        let good = shared("t", json!({"type": "object", "properties": {}}));
+        let mut registry = ToolRegistry::new();
+        registry
+            .register_compiled(
+                Arc::new(Shared(Arc::clone(&good))),
+                Arc::clone(&good),
+                vec![],
+            )
+            .unwrap();
+        let duplicate = registry
+            .register_compiled(Arc::new(Shared(Arc::clone(&good))), good, vec![])
+            .unwrap_err();
+        assert!(
+            matches!(duplicate, Error::DuplicateTool { .. }),
+            "{duplicate}"
+        );
+    }
+
+    fn registry_error(register: impl FnOnce(&mut ToolRegistry) -> Result<(), Error>) -> String {
+        let mut registry = ToolRegistry::new();
+        let error = register(&mut registry).unwrap_err().to_string();
+        assert!(registry.is_empty());
+        error
+    }
 }

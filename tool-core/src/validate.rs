@@ -12,6 +12,9 @@ use crate::manifest::ToolManifest;
 #[derive(Clone)]
 pub struct CompiledSchema {
     validator: Arc<jsonschema::Validator>,
+    /// The schema it was compiled from, when kept
+    /// ([`try_compile_kept`](Self::try_compile_kept)).
+    source: Option<Arc<Value>>,
 }
 
 impl std::fmt::Debug for CompiledSchema {
@@ -48,11 +51,84 @@ impl CompiledSchema {
         jsonschema::validator_for(schema)
             .map(|validator| Self {
                 validator: Arc::new(validator),
+                source: None,
             })
             .map_err(|e| Error::InvalidSchema {
                 pointer: e.instance_path().to_string(),
                 message: e.to_string(),
             })
+    }
+
+    /// [`try_compile`](Self::try_compile), keeping `schema` beside the
+    /// validator ([`source`](Self::source)), so that a later validation of a
+    /// manifest whose API has exactly these parameters reuses this
+    /// compilation instead of compiling again (see [`for_manifest`](Self::for_manifest)).
+    ///
+    /// ```
+    /// use tool_core::CompiledSchema;
+    /// let schema = serde_json::json!({"type": "object", "properties": {"n": {"type": "integer"}}});
+    /// let compiled = CompiledSchema::try_compile_kept(schema.clone())?;
+    /// assert_eq!(compiled.source(), Some(&schema));
+    /// assert!(!compiled.is_valid(&serde_json::json!({"n": "x"})));
+    /// # Ok::<(), tool_core::Error>(())
+    /// ```
+    pub fn try_compile_kept(schema: Value) -> Result<Self, Error> {
+        let mut compiled = Self::try_compile(&schema)?;
+        compiled.source = Some(Arc::new(schema));
+        Ok(compiled)
+    }
+
+    /// The schema this was compiled from, when it was kept
+    /// ([`try_compile_kept`](Self::try_compile_kept)).
+    pub fn source(&self) -> Option<&Value> {
+        self.source.as_deref()
+    }
+
+    /// Whether this was compiled from a schema equal to `schema`, as far as
+    /// its kept [`source`](Self::source) tells (no source: `false`).
+    fn compiled_from(&self, schema: &Value) -> bool {
+        self.source
+            .as_deref()
+            .is_some_and(|source| same_json(source, schema))
+    }
+
+    /// The same validator without the kept source (which is freed when no
+    /// other copy holds it).
+    pub(crate) fn without_source(&self) -> Self {
+        Self {
+            validator: Arc::clone(&self.validator),
+            source: None,
+        }
+    }
+
+    /// Validates `manifest` exactly as [`validate_manifest_with`] does (same
+    /// checks, same errors) and returns its compiled parameters in API order,
+    /// reusing `compiled[i]` for API `i` when it was compiled from parameters
+    /// equal to that API's ([`try_compile_kept`](Self::try_compile_kept));
+    /// anything else (`None`, no source, different parameters, missing) is
+    /// compiled here. The returned schemas keep no source.
+    ///
+    /// ```
+    /// use tool_core::{ApiDefinition, CompiledSchema, NameRules, ToolManifest};
+    /// let schema = serde_json::json!({"type": "object", "properties": {"q": {"type": "string"}}});
+    /// let mut manifest = ToolManifest::new("search");
+    /// manifest.api.push(ApiDefinition::new("find", "Finds.").with_parameters(schema.clone()));
+    /// let kept = CompiledSchema::try_compile_kept(schema)?;
+    /// let schemas = CompiledSchema::for_manifest(&manifest, NameRules::Strict, vec![Some(kept)])?;
+    /// assert_eq!(schemas.len(), 1);
+    /// assert!(schemas[0].source().is_none());
+    /// # Ok::<(), tool_core::Error>(())
+    /// ```
+    pub fn for_manifest(
+        manifest: &ToolManifest,
+        rules: NameRules,
+        compiled: Vec<Option<CompiledSchema>>,
+    ) -> Result<Vec<CompiledSchema>, Error> {
+        let (schemas, problems) = check_reusing(manifest, rules, &compiled);
+        match problems_error(&manifest.identifier, problems) {
+            None => Ok(schemas),
+            Some(error) => Err(error),
+        }
     }
 
     /// Every violation of `instance`, each with its JSON pointer. Empty means valid.
@@ -199,6 +275,16 @@ impl std::fmt::Display for ManifestProblem {
 }
 
 fn check(manifest: &ToolManifest, rules: NameRules) -> (Vec<CompiledSchema>, Vec<ManifestProblem>) {
+    check_reusing(manifest, rules, &[])
+}
+
+/// [`check`], reusing `compiled[i]` for API `i` when it was compiled from
+/// equal parameters.
+fn check_reusing(
+    manifest: &ToolManifest,
+    rules: NameRules,
+    compiled_before: &[Option<CompiledSchema>],
+) -> (Vec<CompiledSchema>, Vec<ManifestProblem>) {
     let mut problems = Vec::new();
     let mut problem = |pointer: String, api: Option<&str>, message: String| {
         problems.push(ManifestProblem {
@@ -249,6 +335,14 @@ fn check(manifest: &ToolManifest, rules: NameRules) -> (Vec<CompiledSchema>, Vec
                 ),
             ),
         }
+        let reused = compiled_before
+            .get(index)
+            .and_then(Option::as_ref)
+            .filter(|before| before.compiled_from(&api.parameters));
+        if let Some(before) = reused {
+            compiled.push(before.without_source());
+            continue;
+        }
         match CompiledSchema::try_compile(&api.parameters) {
             Ok(schema) => compiled.push(schema),
             Err(Error::InvalidSchema { pointer, message }) => {
@@ -262,4 +356,95 @@ fn check(manifest: &ToolManifest, rules: NameRules) -> (Vec<CompiledSchema>, Vec
         }
     }
     (compiled, problems)
+}
+
+/// `a == b` for JSON, comparing objects entry by entry in order: cheaper
+/// than `Value`'s `==` (no key lookups) and never true when they differ;
+/// equal objects in a different order count as different.
+fn same_json(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(a), Value::Object(b)) => {
+            a.len() == b.len()
+                && a.iter()
+                    .zip(b.iter())
+                    .all(|((ka, va), (kb, vb))| ka == kb && same_json(va, vb))
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_json(a, b))
+        }
+        (a, b) => a == b,
+    }
+}
+
+#[cfg(test)]
+mod reuse_tests {
+    use super::*;
+    use crate::manifest::ApiDefinition;
+    use serde_json::json;
+
+    fn manifest(schemas: &[Value]) -> ToolManifest {
+        let mut manifest = ToolManifest::new("t");
+        for (i, schema) in schemas.iter().enumerate() {
+            manifest
+                .api
+                .push(ApiDefinition::new(format!("a{i}"), "d").with_parameters(schema.clone()));
+        }
+        manifest
+    }
+
+    #[test]
+    fn a_kept_compilation_is_reused_only_for_equal_parameters() {
+        let int = json!({"type": "object", "properties": {"n": {"type": "integer"}}});
+        let string = json!({"type": "object", "properties": {"n": {"type": "string"}}});
+        let kept = CompiledSchema::try_compile_kept(int.clone()).unwrap();
+        // API 0 has the kept parameters; API 1 got the same compilation
+        // offered for different parameters: it is compiled afresh.
+        let m = manifest(&[int, string]);
+        let offered = vec![Some(kept.clone()), Some(kept.clone())];
+        let schemas = CompiledSchema::for_manifest(&m, NameRules::Strict, offered).unwrap();
+        assert!(Arc::ptr_eq(&schemas[0].validator, &kept.validator));
+        assert!(!Arc::ptr_eq(&schemas[1].validator, &kept.validator));
+        assert!(!schemas[0].is_valid(&json!({"n": "x"})));
+        assert!(
+            schemas[1].is_valid(&json!({"n": "x"})),
+            "not the integer schema"
+        );
+        assert!(!schemas[1].is_valid(&json!({"n": 1})));
+        assert!(schemas.iter().all(|s| s.source().is_none()));
+    }
+
+    #[test]
+    fn reuse_reports_the_same_problems() {
+        let bad =
+            json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": "zero"}}});
+        let good = json!({"type": "object", "properties": {}});
+        let mut m = manifest(&[
+            good.clone(),
+            bad,
+            json!({"properties": {}, "type": "array"}),
+        ]);
+        m.api[0].name = "bad name".into();
+        let kept = CompiledSchema::try_compile_kept(good).unwrap();
+        let reused = CompiledSchema::for_manifest(&m, NameRules::Strict, vec![Some(kept)])
+            .unwrap_err()
+            .to_string();
+        let plain = validate_manifest_with(&m, NameRules::Strict)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(reused, plain);
+    }
+
+    #[test]
+    fn same_json_is_equality_in_order() {
+        assert!(same_json(
+            &json!({"a": [1, {"b": null}]}),
+            &json!({"a": [1, {"b": null}]})
+        ));
+        assert!(!same_json(
+            &json!({"a": 1, "b": 2}),
+            &json!({"b": 2, "a": 1})
+        ));
+        assert!(!same_json(&json!({"a": 1}), &json!({"a": 1.0})));
+        assert!(!same_json(&json!([1, 2]), &json!([1])));
+    }
 }

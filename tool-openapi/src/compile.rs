@@ -8,8 +8,8 @@
 //! the operation's override, else from the method (`get`/`head` →
 //! `never`, everything else → `required`).
 
-use serde_json::{Map, Value, json};
-use tool_core::{ApiDefinition, NameRules, ToolManifest, validate_manifest_with};
+use serde_json::{Map, Value};
+use tool_core::{ApiDefinition, CompiledSchema, NameRules, ToolManifest};
 
 use crate::document::{ApiDocument, Operation};
 use crate::error::Error;
@@ -36,14 +36,17 @@ pub fn parameters_schema(operation: &Operation) -> Value {
         }
         properties.insert(name, schema);
     }
-    let mut schema = json!({ "type": "object", "properties": properties });
+    // Built by hand: `json!` would copy `properties` through `Serialize`.
+    let mut schema = Map::with_capacity(4);
+    schema.insert("type".into(), Value::String("object".into()));
+    schema.insert("properties".into(), Value::Object(properties));
     if !required.is_empty() {
-        schema["required"] = Value::Array(required);
+        schema.insert("required".into(), Value::Array(required));
     }
     if !operation.definitions.is_empty() {
-        schema["$defs"] = Value::Object(operation.definitions.clone());
+        schema.insert("$defs".into(), Value::Object(operation.definitions.clone()));
     }
-    schema
+    Value::Object(schema)
 }
 
 /// The API definition of one operation.
@@ -65,20 +68,39 @@ pub fn api_definition(operation: &Operation) -> ApiDefinition {
 /// The manifest of the tool `identifier` compiled from `document`: one API
 /// per operation, validated under [`NameRules::Foreign`] (operation ids
 /// are foreign names; the registry gives them safe wire names).
+///
+/// An imported document's operations carry the schemas compiled while
+/// importing; those still matching are reused, not compiled again.
 pub fn compile_manifest(document: &ApiDocument, identifier: &str) -> Result<ToolManifest, Error> {
+    let manifest = unchecked_manifest(document, identifier);
+    CompiledSchema::for_manifest(&manifest, NameRules::Foreign, compiled(document))?;
+    Ok(manifest)
+}
+
+/// The manifest of [`compile_manifest`], not yet validated.
+pub(crate) fn unchecked_manifest(document: &ApiDocument, identifier: &str) -> ToolManifest {
     let mut manifest = ToolManifest::new(identifier);
     manifest.meta.title = document.title.clone();
     manifest.meta.description = Some(document.description.clone());
     manifest.kind = Some(MANIFEST_KIND.to_owned());
     manifest.api = document.operations.iter().map(api_definition).collect();
-    validate_manifest_with(&manifest, NameRules::Foreign)?;
-    Ok(manifest)
+    manifest
+}
+
+/// Each operation's import-time compilation, in operation order.
+pub(crate) fn compiled(document: &ApiDocument) -> Vec<Option<CompiledSchema>> {
+    document
+        .operations
+        .iter()
+        .map(|op| op.compiled.0.clone())
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::narrow::parse_narrow;
+    use serde_json::json;
     use tool_core::{HumanIntervention, InterventionPolicy};
 
     #[test]

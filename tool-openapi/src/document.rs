@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use tool_core::HumanIntervention;
+use tool_core::{CompiledSchema, HumanIntervention};
 
 use crate::method::Method;
 
@@ -70,6 +70,29 @@ pub struct Operation {
     /// into (`#/$defs/<name>`); placed at the root of the arguments schema.
     #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
     pub definitions: serde_json::Map<String, Value>,
+    /// The arguments schema as compiled while importing (with the schema it
+    /// was compiled from), so building a tool does not compile it again.
+    /// Not serialised, not compared; reused only while the operation still
+    /// yields exactly that schema.
+    #[serde(skip)]
+    pub(crate) compiled: Compiled,
+}
+
+/// An operation's import-time compilation (see [`Operation`]).
+#[derive(Clone, Default)]
+pub(crate) struct Compiled(pub(crate) Option<CompiledSchema>);
+
+impl PartialEq for Compiled {
+    /// A cache: never part of what an operation is.
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for Compiled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() { "Compiled" } else { "None" })
+    }
 }
 
 impl Operation {

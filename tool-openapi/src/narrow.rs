@@ -431,6 +431,7 @@ impl Validator {
             human_intervention: None,
             security: Vec::new(),
             definitions: Map::new(),
+            compiled: Default::default(),
         })
     }
 

@@ -6,9 +6,9 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use http::{HeaderName, HeaderValue};
 use serde_json::Value;
-use tool_core::{ErrorCode, Tool, ToolContext, ToolError, ToolManifest, ToolOutput};
+use tool_core::{ErrorCode, Tool, ToolContext, ToolError, ToolManifest, ToolOutput, ToolRegistry};
 
-use crate::compile::compile_manifest;
+use crate::compile::{compile_manifest, compiled, unchecked_manifest};
 use crate::credentials::Credentials;
 use crate::document::ApiDocument;
 use crate::error::Error;
@@ -30,7 +30,7 @@ use crate::ssrf::SsrfGuard;
 /// ```
 #[derive(Debug, Clone)]
 pub struct OpenApiTool {
-    manifest: ToolManifest,
+    manifest: Arc<ToolManifest>,
     document: Arc<ApiDocument>,
     by_name: HashMap<String, usize>,
     settings: Arc<HttpSettings>,
@@ -126,6 +126,41 @@ impl OpenApiToolBuilder {
     /// Compiles the manifest and builds the tool.
     pub fn build(self) -> Result<OpenApiTool, Error> {
         let manifest = compile_manifest(&self.document, &self.identifier)?;
+        self.finish(Arc::new(manifest))
+    }
+
+    /// Builds the tool and registers it in `registry`: the same result and
+    /// errors as [`build`](Self::build) followed by
+    /// [`ToolRegistry::register`], but each operation's arguments schema is
+    /// compiled once, not once for the build and again for the registry
+    /// (not at all here for a document just imported with its schemas
+    /// checked: that compilation is reused), and the registry shares the
+    /// tool's manifest instead of copying it.
+    ///
+    /// ```
+    /// use tool_core::{NameRules, ToolRegistry};
+    /// use tool_openapi::{OpenApiTool, parse_narrow};
+    /// let (doc, _) = parse_narrow(r#"{"server": "https://api.example.com", "description": "Echo.",
+    ///   "paths": {"/echo": {"get": {"operationId": "echo", "description": "Echoes."}}}}"#)?;
+    /// let mut registry = ToolRegistry::new().with_name_rules(NameRules::Foreign);
+    /// OpenApiTool::builder(doc, "echo").register(&mut registry)?;
+    /// assert_eq!(registry.identifiers().collect::<Vec<_>>(), ["echo"]);
+    /// # Ok::<(), tool_openapi::Error>(())
+    /// ```
+    pub fn register(self, registry: &mut ToolRegistry) -> Result<(), Error> {
+        let manifest = Arc::new(unchecked_manifest(&self.document, &self.identifier));
+        let compiled = compiled(&self.document);
+        let tool = self.finish(Arc::clone(&manifest))?;
+        registry.register_compiled(Arc::new(tool), manifest, compiled)?;
+        Ok(())
+    }
+
+    fn finish(mut self, manifest: Arc<ToolManifest>) -> Result<OpenApiTool, Error> {
+        // The tool keeps the document to send requests, not the import's
+        // compilations (the registry holds what it needs).
+        for operation in &mut self.document.operations {
+            operation.compiled = Default::default();
+        }
         let guard = self.guard.unwrap_or_default();
         let client = match self.client {
             Some(client) => client,

@@ -31,6 +31,7 @@
 //! rest still imports. [`import_batch`] returns what loaded and what failed.
 
 mod names;
+mod node;
 mod operation;
 mod refs;
 mod schema;
@@ -38,7 +39,7 @@ mod security;
 
 use std::collections::HashSet;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 use tool_core::{CompiledSchema, Violation};
 
 use crate::compile::parameters_schema;
@@ -49,6 +50,7 @@ use crate::narrow::{check_server, validate_narrow_value};
 use crate::pointer;
 
 use names::UniqueIds;
+use node::{Node, Object};
 use refs::Refs;
 
 /// The largest document text accepted by default: 64 MiB.
@@ -185,6 +187,21 @@ pub struct Loaded {
 /// Parses JSON (text starting with `{` or `[`) or YAML into a value,
 /// refusing texts larger than `max_bytes`.
 pub fn parse_text(text: &str, max_bytes: usize) -> Result<Value, Error> {
+    match split_text(text, max_bytes)? {
+        Text::Json(json) => serde_json::from_str(json).map_err(json_error),
+        Text::Yaml(yaml) => parse_yaml(yaml),
+    }
+}
+
+/// A document text, trimmed, by format.
+enum Text<'a> {
+    Json(&'a str),
+    Yaml(&'a str),
+}
+
+/// Refuses texts larger than `max_bytes`; JSON is text starting with `{`
+/// or `[` (after a byte-order mark and white space), anything else YAML.
+fn split_text(text: &str, max_bytes: usize) -> Result<Text<'_>, Error> {
     if text.len() > max_bytes {
         return Err(Error::TooLarge {
             size: text.len(),
@@ -193,13 +210,28 @@ pub fn parse_text(text: &str, max_bytes: usize) -> Result<Value, Error> {
     }
     let trimmed = text.trim_start_matches('\u{feff}').trim_start();
     if trimmed.starts_with(['{', '[']) {
-        serde_json::from_str(trimmed).map_err(|e| Error::Syntax {
-            format: "JSON",
-            line: e.line(),
-            column: e.column(),
-            message: e.to_string(),
-        })
+        Ok(Text::Json(trimmed))
     } else {
+        Ok(Text::Yaml(trimmed))
+    }
+}
+
+fn json_error(e: serde_json::Error) -> Error {
+    Error::Syntax {
+        format: "JSON",
+        line: e.line(),
+        column: e.column(),
+        message: e.to_string(),
+    }
+}
+
+/// JSON text as a tree borrowing from it (see the node module).
+fn parse_json_node(json: &str) -> Result<Node<'_>, Error> {
+    serde_json::from_str(json).map_err(json_error)
+}
+
+fn parse_yaml(trimmed: &str) -> Result<Value, Error> {
+    {
         yaml_serde::from_str(trimmed).map_err(|e| {
             let (line, column) = e.location().map_or((0, 0), |l| (l.line(), l.column()));
             Error::Syntax {
@@ -215,20 +247,43 @@ pub fn parse_text(text: &str, max_bytes: usize) -> Result<Value, Error> {
 /// Loads a narrow or OpenAPI 3 document (JSON or YAML), detected by its
 /// content: an `openapi` field means OpenAPI, otherwise narrow.
 pub fn load_document(text: &str, options: &ImportOptions) -> Result<Loaded, Error> {
-    let value = parse_text(text, options.max_bytes)?;
-    load_value(&value, options)
+    match split_text(text, options.max_bytes)? {
+        Text::Json(json) => {
+            let root = parse_json_node(json)?;
+            if is_openapi(&root) {
+                load_openapi(&root, options)
+            } else {
+                load_narrow(&root.to_value())
+            }
+        }
+        Text::Yaml(yaml) => load_value(&parse_yaml(yaml)?, options),
+    }
 }
 
 /// [`load_document`] for a parsed value.
 pub fn load_value(value: &Value, options: &ImportOptions) -> Result<Loaded, Error> {
-    if value.get("openapi").is_some() || value.get("swagger").is_some() {
-        let import = import_value(value, options)?;
-        let kind = match value.get("openapi").and_then(Value::as_str) {
-            Some(v) if v.starts_with("3.1") => DocumentKind::OpenApi31,
-            _ => DocumentKind::OpenApi30,
-        };
-        return Ok(Loaded { kind, import });
+    let root = Node::from_value(value);
+    if is_openapi(&root) {
+        return load_openapi(&root, options);
     }
+    load_narrow(value)
+}
+
+/// An `openapi` (or `swagger`) field means OpenAPI, otherwise narrow.
+fn is_openapi(root: &Node<'_>) -> bool {
+    root.get("openapi").is_some() || root.get("swagger").is_some()
+}
+
+fn load_openapi(root: &Node<'_>, options: &ImportOptions) -> Result<Loaded, Error> {
+    let import = import_node(root, options)?;
+    let kind = match root.get("openapi").and_then(Node::as_str) {
+        Some(v) if v.starts_with("3.1") => DocumentKind::OpenApi31,
+        _ => DocumentKind::OpenApi30,
+    };
+    Ok(Loaded { kind, import })
+}
+
+fn load_narrow(value: &Value) -> Result<Loaded, Error> {
     let (document, warnings) = validate_narrow_value(value).into_result()?;
     Ok(Loaded {
         kind: DocumentKind::Narrow,
@@ -243,8 +298,10 @@ pub fn load_value(value: &Value, options: &ImportOptions) -> Result<Loaded, Erro
 
 /// Imports an OpenAPI 3.0/3.1 text (JSON or YAML).
 pub fn import_openapi(text: &str, options: &ImportOptions) -> Result<Import, Error> {
-    let value = parse_text(text, options.max_bytes)?;
-    import_value(&value, options)
+    match split_text(text, options.max_bytes)? {
+        Text::Json(json) => import_node(&parse_json_node(json)?, options),
+        Text::Yaml(yaml) => import_value(&parse_yaml(yaml)?, options),
+    }
 }
 
 /// What a batch import produced: every document that loaded, and every
@@ -283,7 +340,11 @@ fn invalid(pointer: &str, message: impl Into<String>) -> Error {
 
 /// Imports a parsed OpenAPI 3.0/3.1 document.
 pub fn import_value(root: &Value, options: &ImportOptions) -> Result<Import, Error> {
-    let Value::Object(object) = root else {
+    import_node(&Node::from_value(root), options)
+}
+
+fn import_node(root: &Node<'_>, options: &ImportOptions) -> Result<Import, Error> {
+    let Some(object) = root.as_object() else {
         return Err(invalid("", "an OpenAPI document must be an object"));
     };
     if object.contains_key("swagger") {
@@ -292,7 +353,7 @@ pub fn import_value(root: &Value, options: &ImportOptions) -> Result<Import, Err
             "Swagger 2.0 is not supported: convert it to OpenAPI 3 first",
         ));
     }
-    let version = object.get("openapi").and_then(Value::as_str).unwrap_or("");
+    let version = object.get("openapi").and_then(Node::as_str).unwrap_or("");
     let openapi30 = version.starts_with("3.0");
     if !openapi30 && !version.starts_with("3.1") {
         return Err(invalid(
@@ -310,7 +371,7 @@ pub fn import_value(root: &Value, options: &ImportOptions) -> Result<Import, Err
         root_security: object.get("security"),
         schemes: &schemes,
     };
-    let Some(Value::Object(paths)) = object.get("paths") else {
+    let Some(Node::Object(paths)) = object.get("paths") else {
         return Err(invalid("/paths", "missing `paths` (an object)"));
     };
     let wanted: HashSet<&str> = options.operations.iter().map(String::as_str).collect();
@@ -318,27 +379,29 @@ pub fn import_value(root: &Value, options: &ImportOptions) -> Result<Import, Err
     let mut converted_ops: Vec<(String, String, crate::document::Operation)> = Vec::new();
     let mut failures = Vec::new();
     let mut filtered_out = 0;
-    for (path, item) in paths {
+    for (path, item) in paths.iter() {
         let item_at = pointer::join("/paths", path);
         let (item, _) = match refs.follow(item) {
             Ok(found) => found,
             Err(message) => {
                 failures.push(OperationFailure {
                     pointer: item_at,
-                    operation: path.clone(),
+                    operation: path.to_owned(),
                     message,
                 });
                 continue;
             }
         };
-        let Value::Object(item) = item else { continue };
+        let Some(item) = item.as_object() else {
+            continue;
+        };
         for method in Method::ALL {
             let Some(op) = item.get(method.as_str()) else {
                 continue;
             };
             let at = pointer::join(&item_at, method.as_str());
             let label = format!("{} {path}", method.as_str().to_ascii_uppercase());
-            let Value::Object(op) = op else {
+            let Some(op) = op.as_object() else {
                 failures.push(OperationFailure {
                     pointer: at,
                     operation: label,
@@ -346,7 +409,7 @@ pub fn import_value(root: &Value, options: &ImportOptions) -> Result<Import, Err
                 });
                 continue;
             };
-            let original = op.get("operationId").and_then(Value::as_str);
+            let original = op.get("operationId").and_then(Node::as_str);
             if options.filtering() && !selected(op, original, &label, &options.tags, &wanted) {
                 filtered_out += 1;
                 continue;
@@ -380,21 +443,22 @@ pub fn import_value(root: &Value, options: &ImportOptions) -> Result<Import, Err
             }
         }
     }
-    let checks = if options.check_schemas {
-        compile_checks(&converted_ops)
-    } else {
-        vec![None; converted_ops.len()]
-    };
     let mut operations = Vec::with_capacity(converted_ops.len());
-    for ((at, label, converted), problem) in converted_ops.into_iter().zip(checks) {
-        match problem {
-            None => operations.push(converted),
-            Some(message) => failures.push(OperationFailure {
-                pointer: at,
-                operation: label,
-                message: format!("its arguments schema does not compile: {message}"),
-            }),
+    for (at, label, mut converted) in converted_ops {
+        if options.check_schemas {
+            match compile_check(&converted) {
+                Ok(compiled) => converted.compiled.0 = Some(compiled),
+                Err(message) => {
+                    failures.push(OperationFailure {
+                        pointer: at,
+                        operation: label,
+                        message: format!("its arguments schema does not compile: {message}"),
+                    });
+                    continue;
+                }
+            }
         }
+        operations.push(converted);
     }
     if operations.is_empty() {
         let reason = if filtered_out > 0 && failures.is_empty() {
@@ -422,11 +486,11 @@ pub fn import_value(root: &Value, options: &ImportOptions) -> Result<Import, Err
     let info = object.get("info");
     let title = info
         .and_then(|i| i.get("title"))
-        .and_then(Value::as_str)
+        .and_then(Node::as_str)
         .map(str::to_owned);
     let description = info
         .and_then(|i| i.get("description").or_else(|| i.get("title")))
-        .and_then(Value::as_str)
+        .and_then(Node::as_str)
         .unwrap_or("")
         .chars()
         .take(1_000)
@@ -445,17 +509,19 @@ pub fn import_value(root: &Value, options: &ImportOptions) -> Result<Import, Err
     })
 }
 
-/// Compiles every operation's arguments schema: `Some(message)` for each
-/// one `tool-core` would refuse. (Sequential: on a loaded two-core machine
+/// Compiles an operation's arguments schema, keeping the schema so that
+/// building the tool reuses this compilation; `Err(message)` when
+/// `tool-core` would refuse it. (Sequential: on a loaded two-core machine
 /// a threaded version measured slower.)
-fn compile_checks(ops: &[(String, String, crate::document::Operation)]) -> Vec<Option<String>> {
-    ops.iter()
-        .map(|(_, _, op)| CompiledSchema::compile(&parameters_schema(op)).err())
-        .collect()
+fn compile_check(op: &crate::document::Operation) -> Result<CompiledSchema, String> {
+    CompiledSchema::try_compile_kept(parameters_schema(op)).map_err(|e| match e {
+        tool_core::Error::InvalidSchema { message, .. } => message,
+        other => other.to_string(),
+    })
 }
 
 fn selected(
-    op: &Map<String, Value>,
+    op: &Object<'_>,
     original: Option<&str>,
     label: &str,
     tags: &[String],
@@ -469,36 +535,36 @@ fn selected(
     if wanted.contains(label) {
         return true;
     }
-    op.get("tags")
-        .and_then(Value::as_array)
-        .is_some_and(|list| {
-            list.iter()
-                .filter_map(Value::as_str)
-                .any(|t| tags.iter().any(|w| w == t))
-        })
+    op.get("tags").and_then(Node::as_array).is_some_and(|list| {
+        list.iter()
+            .filter_map(Node::as_str)
+            .any(|t| tags.iter().any(|w| w == t))
+    })
 }
 
-fn server_url(root: &Value, options: &ImportOptions) -> Result<String, Error> {
+fn server_url(root: &Node<'_>, options: &ImportOptions) -> Result<String, Error> {
     if let Some(server) = &options.server {
         check_server(server).map_err(|m| invalid("/servers", m))?;
         return Ok(server.trim_end_matches('/').to_owned());
     }
-    let Some(first) = root.pointer("/servers/0") else {
+    let first = match root.get("servers") {
+        Some(Node::Array(servers)) => servers.first(),
+        Some(Node::Object(servers)) => servers.get("0"),
+        _ => None,
+    };
+    let Some(first) = first else {
         return Err(invalid(
             "/servers",
             "no `servers`: give the base URL with ImportOptions::server",
         ));
     };
-    let Some(template) = first.get("url").and_then(Value::as_str) else {
+    let Some(template) = first.get("url").and_then(Node::as_str) else {
         return Err(invalid("/servers/0/url", "missing `url`"));
     };
     let mut url = template.to_owned();
-    if let Some(Value::Object(variables)) = first.get("variables") {
-        for (name, variable) in variables {
-            let default = variable
-                .get("default")
-                .and_then(Value::as_str)
-                .unwrap_or("");
+    if let Some(Node::Object(variables)) = first.get("variables") {
+        for (name, variable) in variables.iter() {
+            let default = variable.get("default").and_then(Node::as_str).unwrap_or("");
             url = url.replace(&format!("{{{name}}}"), default);
         }
     }

@@ -1,12 +1,13 @@
 //! One OpenAPI operation → one normalised [`Operation`].
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use tool_core::Violation;
 
 use crate::document::{Location, Operation, Parameter, SecurityScheme};
 use crate::method::Method;
 use crate::pointer;
 
+use super::node::{Node, Object};
 use super::refs::Refs;
 use super::schema::{SchemaConverter, object_properties};
 use super::security::requirement_names;
@@ -20,17 +21,17 @@ const IGNORED_HEADERS: [&str; 3] = ["accept", "content-type", "authorization"];
 pub(crate) struct Context<'a> {
     pub refs: Refs<'a>,
     pub openapi30: bool,
-    pub root_security: Option<&'a Value>,
+    pub root_security: Option<&'a Node<'a>>,
     pub schemes: &'a [SecurityScheme],
 }
 
 /// Converts the operation at `at`; `Err` says why it cannot be represented.
-pub(crate) fn convert(
-    cx: &Context<'_>,
+pub(crate) fn convert<'a>(
+    cx: &Context<'a>,
     path: &str,
     method: Method,
-    path_item: &Map<String, Value>,
-    op: &Map<String, Value>,
+    path_item: &'a Object<'a>,
+    op: &'a Object<'a>,
     at: &str,
     warnings: &mut Vec<Violation>,
 ) -> Result<Operation, String> {
@@ -38,7 +39,7 @@ pub(crate) fn convert(
     let mut warn = |pointer: String, message: String| warnings.push(Violation { pointer, message });
 
     // Path-level parameters, then operation-level ones replacing them by (name, in).
-    let mut raw: Vec<(String, &Map<String, Value>)> = Vec::new();
+    let mut raw: Vec<(String, &Object<'_>)> = Vec::new();
     for (base, list) in [
         (
             pointer::join(&pointer::join("/paths", path), "parameters"),
@@ -47,7 +48,7 @@ pub(crate) fn convert(
         (pointer::join(at, "parameters"), op.get("parameters")),
     ] {
         let Some(list) = list else { continue };
-        let Value::Array(list) = list else {
+        let Some(list) = list.as_array() else {
             return Err(format!("{base}: `parameters` must be a list"));
         };
         for (index, item) in list.iter().enumerate() {
@@ -56,16 +57,16 @@ pub(crate) fn convert(
                 .refs
                 .follow(item)
                 .map_err(|e| format!("{item_at}: {e}"))?;
-            let Value::Object(param) = resolved else {
+            let Some(param) = resolved.as_object() else {
                 return Err(format!("{item_at}: a parameter must be an object"));
             };
-            let key = |p: &Map<String, Value>| {
+            let key = |p: &Object<'_>| {
                 (
                     p.get("name")
-                        .and_then(Value::as_str)
+                        .and_then(Node::as_str)
                         .unwrap_or("")
                         .to_owned(),
-                    p.get("in").and_then(Value::as_str).unwrap_or("").to_owned(),
+                    p.get("in").and_then(Node::as_str).unwrap_or("").to_owned(),
                 )
             };
             let this = key(param);
@@ -78,10 +79,10 @@ pub(crate) fn convert(
     for (item_at, param) in raw {
         let name = param
             .get("name")
-            .and_then(Value::as_str)
+            .and_then(Node::as_str)
             .filter(|n| !n.is_empty())
             .ok_or_else(|| format!("{item_at}: parameter without a `name`"))?;
-        let location = match param.get("in").and_then(Value::as_str) {
+        let location = match param.get("in").and_then(Node::as_str) {
             Some("path") => Location::Path,
             Some("query") => Location::Query,
             Some("header") => Location::Header,
@@ -107,7 +108,7 @@ pub(crate) fn convert(
         }
         let schema = match (param.get("schema"), param.get("content")) {
             (Some(schema), _) => converter.convert(schema),
-            (None, Some(Value::Object(content))) => {
+            (None, Some(Node::Object(content))) => {
                 match content.values().next().and_then(|m| m.get("schema")) {
                     Some(schema) => converter.convert(schema),
                     None => json!({}),
@@ -118,13 +119,13 @@ pub(crate) fn convert(
         let required = location == Location::Path
             || param
                 .get("required")
-                .and_then(Value::as_bool)
+                .and_then(Node::as_bool)
                 .unwrap_or(false);
         parameters.push(Parameter {
             name: name.to_owned(),
             argument: None,
             location,
-            description: param.get("description").and_then(Value::as_str).map(short),
+            description: param.get("description").and_then(Node::as_str).map(short),
             required,
             schema,
         });
@@ -162,9 +163,9 @@ pub(crate) fn convert(
 
     for (code, response) in op
         .get("responses")
-        .and_then(Value::as_object)
+        .and_then(Node::as_object)
         .into_iter()
-        .flatten()
+        .flat_map(Object::iter)
     {
         if let Err(e) = cx.refs.follow(response) {
             warn(pointer::join(&pointer::join(at, "responses"), code), e);
@@ -192,8 +193,8 @@ pub(crate) fn convert(
         return Err(problem.clone());
     }
     let mut description = match (
-        op.get("summary").and_then(Value::as_str),
-        op.get("description").and_then(Value::as_str),
+        op.get("summary").and_then(Node::as_str),
+        op.get("description").and_then(Node::as_str),
     ) {
         (Some(s), Some(d)) if !d.trim().is_empty() && d.trim() != s.trim() => {
             format!("{}\n\n{}", s.trim(), d.trim())
@@ -203,7 +204,7 @@ pub(crate) fn convert(
         (None, None) => String::new(),
     };
     description = short(&description);
-    if op.get("deprecated") == Some(&Value::Bool(true)) {
+    if op.get("deprecated").and_then(Node::as_bool) == Some(true) {
         description.insert_str(0, "(Deprecated) ");
     }
     Ok(Operation {
@@ -215,6 +216,7 @@ pub(crate) fn convert(
         human_intervention: None,
         security,
         definitions,
+        compiled: Default::default(),
     })
 }
 
@@ -223,7 +225,7 @@ pub(crate) fn convert(
 /// already an argument is renamed `body_<name>` (then `body_<name>_2`, …).
 fn request_body<'a>(
     converter: &mut SchemaConverter<'a>,
-    body: &'a Value,
+    body: &'a Node<'a>,
     at: &str,
     method: Method,
     parameters: &mut Vec<Parameter>,
@@ -231,17 +233,17 @@ fn request_body<'a>(
 ) -> Result<(), String> {
     let required = body
         .get("required")
-        .and_then(Value::as_bool)
+        .and_then(Node::as_bool)
         .unwrap_or(false);
-    let Some(Value::Object(content)) = body.get("content") else {
+    let Some(Node::Object(content)) = body.get("content") else {
         return Err(format!("{at}: a request body without `content`"));
     };
     let json = content
         .iter()
         .find(|(media, _)| is_json(media))
-        .or_else(|| content.iter().find(|(media, _)| media.as_str() == "*/*"));
+        .or_else(|| content.iter().find(|(media, _)| *media == "*/*"));
     let Some((_, media)) = json else {
-        let types: Vec<&str> = content.keys().map(String::as_str).collect();
+        let types: Vec<&str> = content.keys().collect();
         let message = format!(
             "request body types {} are not supported (only JSON bodies are)",
             types.join(", ")
@@ -271,8 +273,8 @@ fn request_body<'a>(
     };
     let taken =
         |name: &str, parameters: &[Parameter]| parameters.iter().any(|p| p.argument_name() == name);
-    match object_properties(&schema) {
-        Some((properties, required_props)) => {
+    match object_properties(schema) {
+        Ok((properties, required_props)) => {
             for (name, property) in properties {
                 let mut argument = None;
                 if taken(&name, parameters) {
@@ -299,7 +301,7 @@ fn request_body<'a>(
                 });
             }
         }
-        None => {
+        Err(schema) => {
             let mut argument = None;
             if taken("body", parameters) {
                 argument = Some("request_body".to_owned());
@@ -308,7 +310,7 @@ fn request_body<'a>(
                 name: "body".into(),
                 argument,
                 location: Location::Body,
-                description: body.get("description").and_then(Value::as_str).map(short),
+                description: body.get("description").and_then(Node::as_str).map(short),
                 required,
                 schema,
             });

@@ -1,8 +1,10 @@
 //! Local `$ref` resolution (`#/components/...`), cycle-safe.
 
-use serde_json::Value;
+use std::borrow::Cow;
 
 use crate::pointer;
+
+use super::node::Node;
 
 /// How many `$ref` → `$ref` hops are followed before giving up.
 const MAX_HOPS: usize = 32;
@@ -10,16 +12,16 @@ const MAX_HOPS: usize = 32;
 /// Resolves local references inside one document.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Refs<'a> {
-    root: &'a Value,
+    root: &'a Node<'a>,
 }
 
 impl<'a> Refs<'a> {
-    pub(crate) fn new(root: &'a Value) -> Self {
+    pub(crate) fn new(root: &'a Node<'a>) -> Self {
         Self { root }
     }
 
     /// The value at a local reference (`#/components/schemas/Pet`).
-    pub(crate) fn get(&self, reference: &str) -> Result<&'a Value, String> {
+    pub(crate) fn get(&self, reference: &str) -> Result<&'a Node<'a>, String> {
         let Some(path) = reference.strip_prefix('#') else {
             return Err(format!(
                 "`$ref: {reference}` points outside this document (only local `#/...` references are supported)"
@@ -34,10 +36,14 @@ impl<'a> Refs<'a> {
         let decoded = percent_encoding::percent_decode_str(path).decode_utf8_lossy();
         let mut current = self.root;
         for token in decoded[1..].split('/') {
-            let token = pointer::unescape(token);
+            let token: Cow<'_, str> = if token.contains('~') {
+                Cow::Owned(pointer::unescape(token))
+            } else {
+                Cow::Borrowed(token)
+            };
             current = match current {
-                Value::Object(map) => map.get(&token),
-                Value::Array(items) => token.parse::<usize>().ok().and_then(|i| items.get(i)),
+                Node::Object(map) => map.get(&token),
+                Node::Array(items) => token.parse::<usize>().ok().and_then(|i| items.get(i)),
                 _ => None,
             }
             .ok_or_else(|| format!("`$ref: {reference}` points at nothing"))?;
@@ -47,11 +53,14 @@ impl<'a> Refs<'a> {
 
     /// Follows `value` while it is a `{"$ref": …}` object; returns the
     /// target and the last reference followed.
-    pub(crate) fn follow(&self, value: &'a Value) -> Result<(&'a Value, Option<&'a str>), String> {
+    pub(crate) fn follow(
+        &self,
+        value: &'a Node<'a>,
+    ) -> Result<(&'a Node<'a>, Option<&'a str>), String> {
         let mut current = value;
         let mut last = None;
         for _ in 0..MAX_HOPS {
-            match current.get("$ref").and_then(Value::as_str) {
+            match current.get("$ref").and_then(Node::as_str) {
                 Some(reference) => {
                     last = Some(reference);
                     current = self.get(reference)?;

@@ -16,6 +16,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde_json::{Map, Value};
 
+use super::node::{Node, Object};
 use super::refs::Refs;
 
 /// Values copied before further references go to `$defs`.
@@ -108,13 +109,13 @@ impl<'a> SchemaConverter<'a> {
     }
 
     /// Converts one schema.
-    pub(crate) fn convert(&mut self, schema: &'a Value) -> Value {
+    pub(crate) fn convert(&mut self, schema: &'a Node<'a>) -> Value {
         self.emitted += 1;
-        let Value::Object(object) = schema else {
+        let Node::Object(object) = schema else {
             // `true`/`false` schemas and anything odd pass through.
-            return schema.clone();
+            return schema.to_value();
         };
-        if let Some(reference) = object.get("$ref").and_then(Value::as_str) {
+        if let Some(reference) = object.get("$ref").and_then(Node::as_str) {
             return self.reference(reference, object);
         }
         if self.depth >= MAX_DEPTH {
@@ -125,18 +126,19 @@ impl<'a> SchemaConverter<'a> {
         }
         self.depth += 1;
         let mut out = Map::with_capacity(object.len());
-        for (key, value) in object {
-            match key.as_str() {
+        for (key, value) in object.iter() {
+            match key {
                 "discriminator" | "xml" | "externalDocs" | "example" | "examples" | "nullable" => {}
                 k if k.starts_with("x-") => {}
                 "properties" | "patternProperties" | "$defs" | "definitions"
                 | "dependentSchemas" => {
-                    if let Value::Object(props) = value {
-                        let converted: Map<String, Value> = props
-                            .iter()
-                            .map(|(name, s)| (name.clone(), self.convert(s)))
-                            .collect();
-                        out.insert(key.clone(), Value::Object(converted));
+                    if let Node::Object(props) = value {
+                        let mut converted = Map::with_capacity(props.len());
+                        for (name, s) in props.iter() {
+                            let s = self.convert(s);
+                            converted.insert(name.to_owned(), s);
+                        }
+                        out.insert(key.to_owned(), Value::Object(converted));
                     }
                 }
                 "items"
@@ -151,19 +153,17 @@ impl<'a> SchemaConverter<'a> {
                 | "unevaluatedItems"
                 | "additionalItems" => {
                     let converted = match value {
-                        Value::Array(list) => {
+                        Node::Array(list) => {
                             Value::Array(list.iter().map(|s| self.convert(s)).collect())
                         }
                         other => self.convert(other),
                     };
-                    out.insert(key.clone(), converted);
+                    out.insert(key.to_owned(), converted);
                 }
                 "allOf" | "anyOf" | "oneOf" | "prefixItems" => {
-                    if let Value::Array(list) = value {
-                        out.insert(
-                            key.clone(),
-                            Value::Array(list.iter().map(|s| self.convert(s)).collect()),
-                        );
+                    if let Node::Array(list) = value {
+                        let converted = list.iter().map(|s| self.convert(s)).collect();
+                        out.insert(key.to_owned(), Value::Array(converted));
                     }
                 }
                 "exclusiveMinimum" | "exclusiveMaximum" if value.is_boolean() => {
@@ -172,36 +172,39 @@ impl<'a> SchemaConverter<'a> {
                     } else {
                         "maximum"
                     };
-                    if value == &Value::Bool(true)
+                    if value.as_bool() == Some(true)
                         && let Some(limit) = object.get(bound)
                     {
-                        out.insert(key.clone(), limit.clone());
+                        out.insert(key.to_owned(), limit.to_value());
                     }
                 }
                 "minimum" | "maximum"
-                    if object.get(if key == "minimum" {
-                        "exclusiveMinimum"
-                    } else {
-                        "exclusiveMaximum"
-                    }) == Some(&Value::Bool(true)) => {}
+                    if object
+                        .get(if key == "minimum" {
+                            "exclusiveMinimum"
+                        } else {
+                            "exclusiveMaximum"
+                        })
+                        .and_then(Node::as_bool)
+                        == Some(true) => {}
                 _ => {
                     self.emitted += 1;
-                    out.insert(key.clone(), value.clone());
+                    out.insert(key.to_owned(), value.to_value());
                 }
             }
         }
-        if self.openapi30 && object.get("nullable") == Some(&Value::Bool(true)) {
+        if self.openapi30 && object.get("nullable").and_then(Node::as_bool) == Some(true) {
             add_null(&mut out);
         }
         self.depth -= 1;
         Value::Object(out)
     }
 
-    fn reference(&mut self, reference: &'a str, object: &'a Map<String, Value>) -> Value {
+    fn reference(&mut self, reference: &'a str, object: &'a Object<'a>) -> Value {
         let mut siblings = Map::new();
         for key in ["description", "title", "default"] {
             if let Some(value) = object.get(key) {
-                siblings.insert(key.to_owned(), value.clone());
+                siblings.insert(key.to_owned(), value.to_value());
             }
         }
         let inline = !self.stack.contains(&reference) && self.emitted < INLINE_BUDGET;
@@ -262,36 +265,68 @@ fn add_null(schema: &mut Map<String, Value>) {
 }
 
 /// The object properties of a (converted) body schema, merging `allOf`
-/// parts that are objects; `None` when the body is not a plain object.
-pub(crate) fn object_properties(schema: &Value) -> Option<(Map<String, Value>, Vec<String>)> {
-    let object = schema.as_object()?;
-    let mut properties = Map::new();
-    let mut required = Vec::new();
+/// parts that are objects, taken out of it; the schema back when the body
+/// is not a plain object.
+pub(crate) fn object_properties(schema: Value) -> Result<(Map<String, Value>, Vec<String>), Value> {
+    if mergeable(&schema) {
+        Ok(take_properties(schema))
+    } else {
+        Err(schema)
+    }
+}
+
+/// Whether `schema` is an object schema (no `oneOf`/`anyOf`) whose `allOf`
+/// parts all are, with at least one property in all.
+fn mergeable(schema: &Value) -> bool {
+    let Some(object) = schema.as_object() else {
+        return false;
+    };
     let is_object = match object.get("type") {
         Some(Value::String(t)) => t == "object",
         None => object.contains_key("properties") || object.contains_key("allOf"),
         _ => false,
     };
     if !is_object || object.contains_key("oneOf") || object.contains_key("anyOf") {
-        return None;
+        return false;
     }
+    let mut any = false;
     if let Some(Value::Array(parts)) = object.get("allOf") {
         for part in parts {
-            let (p, r) = object_properties(part)?;
+            if !mergeable(part) {
+                return false;
+            }
+            any = true;
+        }
+    }
+    if let Some(Value::Object(own)) = object.get("properties") {
+        any |= !own.is_empty();
+    }
+    any
+}
+
+/// The properties and required names of a [`mergeable`] schema: `allOf`
+/// parts first, in order, then its own (a later one replacing an earlier
+/// one of the same name in its place).
+fn take_properties(schema: Value) -> (Map<String, Value>, Vec<String>) {
+    let mut properties = Map::new();
+    let mut required = Vec::new();
+    let Value::Object(mut object) = schema else {
+        return (properties, required);
+    };
+    if let Some(Value::Array(parts)) = object.get_mut("allOf") {
+        for part in std::mem::take(parts) {
+            let (p, r) = take_properties(part);
             properties.extend(p);
             required.extend(r);
         }
     }
-    if let Some(Value::Object(own)) = object.get("properties") {
-        properties.extend(own.iter().map(|(k, v)| (k.clone(), v.clone())));
+    if let Some(Value::Object(own)) = object.get_mut("properties") {
+        properties.extend(std::mem::take(own));
     }
     if let Some(Value::Array(list)) = object.get("required") {
         required.extend(list.iter().filter_map(Value::as_str).map(str::to_owned));
     }
-    if properties.is_empty() {
-        return None;
-    }
-    Some((properties, required))
+    (properties, required)
 }
 
 #[cfg(test)]
@@ -309,10 +344,12 @@ mod tests {
             "A": {"type": "object", "properties": {"b": {"$ref": "#/components/schemas/B"}}},
             "B": {"type": "object", "properties": {"a": {"$ref": "#/components/schemas/A"}}}
         }}});
+        let doc = Node::from_value(&doc);
         let refs = Refs::new(&doc);
         let mut converter = SchemaConverter::new(refs, false);
         let node = json!({"$ref": "#/components/schemas/Node"});
         let a = json!({"$ref": "#/components/schemas/A"});
+        let (node, a) = (Node::from_value(&node), Node::from_value(&a));
         let node_out = converter.convert(&node);
         let a_out = converter.convert(&a);
         let (defs, problems) = converter.finish();
@@ -338,10 +375,11 @@ mod tests {
 
     #[test]
     fn openapi30_dialect_is_rewritten() {
-        let doc = json!({});
+        let doc = Node::from_value(&Value::Null);
         let mut c = SchemaConverter::new(Refs::new(&doc), true);
         let schema = json!({"type": "integer", "nullable": true, "minimum": 0,
             "exclusiveMinimum": true, "example": 3, "x-internal": 1});
+        let schema = Node::from_value(&schema);
         assert_eq!(
             c.convert(&schema),
             json!({"type": ["integer", "null"], "exclusiveMinimum": 0})
@@ -351,8 +389,10 @@ mod tests {
     #[test]
     fn missing_and_external_refs_are_reported() {
         let doc = json!({});
+        let doc = Node::from_value(&doc);
         let missing = json!({"$ref": "#/components/schemas/Nope"});
         let external = json!({"$ref": "other.yaml#/Pet"});
+        let (missing, external) = (Node::from_value(&missing), Node::from_value(&external));
         let mut c = SchemaConverter::new(Refs::new(&doc), false);
         c.convert(&missing);
         c.convert(&external);

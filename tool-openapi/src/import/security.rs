@@ -1,24 +1,28 @@
 //! `components.securitySchemes` → the schemes a provider's credentials fill.
 
-use serde_json::Value;
 use tool_core::Violation;
 
 use crate::document::{KeyLocation, SchemeKind, SecurityScheme};
 use crate::pointer;
 
+use super::node::Node;
 use super::refs::Refs;
 
 /// Every scheme that can be represented; the others are warnings.
 pub(crate) fn schemes(
-    root: &Value,
+    root: &Node<'_>,
     refs: Refs<'_>,
     warnings: &mut Vec<Violation>,
 ) -> Vec<SecurityScheme> {
-    let Some(Value::Object(map)) = root.pointer("/components/securitySchemes") else {
+    let Some(map) = root
+        .get("components")
+        .and_then(|c| c.get("securitySchemes"))
+        .and_then(Node::as_object)
+    else {
         return Vec::new();
     };
     let mut out = Vec::new();
-    for (name, scheme) in map {
+    for (name, scheme) in map.iter() {
         let at = pointer::join("/components/securitySchemes", name);
         let warn = |warnings: &mut Vec<Violation>, message: String| {
             warnings.push(Violation {
@@ -33,10 +37,10 @@ pub(crate) fn schemes(
                 continue;
             }
         };
-        let kind = scheme.get("type").and_then(Value::as_str).unwrap_or("");
+        let kind = scheme.get("type").and_then(Node::as_str).unwrap_or("");
         let kind = match kind {
             "apiKey" => {
-                let location = match scheme.get("in").and_then(Value::as_str) {
+                let location = match scheme.get("in").and_then(Node::as_str) {
                     Some("header") => KeyLocation::Header,
                     Some("query") => KeyLocation::Query,
                     Some("cookie") => KeyLocation::Cookie,
@@ -50,7 +54,7 @@ pub(crate) fn schemes(
                         continue;
                     }
                 };
-                let Some(parameter) = scheme.get("name").and_then(Value::as_str) else {
+                let Some(parameter) = scheme.get("name").and_then(Node::as_str) else {
                     warn(warnings, "apiKey scheme without `name`; skipped".into());
                     continue;
                 };
@@ -61,7 +65,7 @@ pub(crate) fn schemes(
             }
             "http" => match scheme
                 .get("scheme")
-                .and_then(Value::as_str)
+                .and_then(Node::as_str)
                 .map(str::to_ascii_lowercase)
                 .as_deref()
             {
@@ -95,7 +99,7 @@ pub(crate) fn schemes(
             }
         };
         out.push(SecurityScheme {
-            name: name.clone(),
+            name: name.to_owned(),
             kind,
         });
     }
@@ -103,14 +107,14 @@ pub(crate) fn schemes(
 }
 
 /// The scheme names of a `security` requirement list (every alternative).
-pub(crate) fn requirement_names(requirements: &Value) -> Vec<String> {
-    let mut names = Vec::new();
-    if let Value::Array(list) = requirements {
+pub(crate) fn requirement_names(requirements: &Node<'_>) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    if let Some(list) = requirements.as_array() {
         for requirement in list {
-            if let Value::Object(map) = requirement {
+            if let Some(map) = requirement.as_object() {
                 for name in map.keys() {
-                    if !names.contains(name) {
-                        names.push(name.clone());
+                    if !names.iter().any(|n| n == name) {
+                        names.push(name.to_owned());
                     }
                 }
             }

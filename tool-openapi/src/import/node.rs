@@ -1,0 +1,375 @@
+//! The document being imported, as a tree that borrows from its text.
+//!
+//! A 13 MB description parsed into a `serde_json::Value` costs one
+//! allocation per string, key and object (an ordered hash map each), and
+//! freeing that tree costs about as much as building it. The import only
+//! reads the document and copies out the parts it keeps, so it parses JSON
+//! text into a [`Node`] instead: strings without escapes point into the
+//! text, an object is one vector of entries. A document that is already a
+//! `Value` (YAML, [`import_value`](crate::import_value)) is viewed the same
+//! way with [`Node::from_value`], borrowing its strings.
+//!
+//! Objects behave exactly like `serde_json::Map` with `preserve_order`:
+//! entries keep the order of the text, and a repeated key keeps its first
+//! position and its last value.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Number, Value};
+
+/// Objects with more entries than this are looked up by binary search
+/// over a sorted index instead of a linear scan.
+const LINEAR_LOOKUP_MAX: usize = 16;
+
+/// One JSON value of the document.
+#[derive(Debug)]
+pub(crate) enum Node<'a> {
+    Null,
+    Bool(bool),
+    Number(Number),
+    String(Cow<'a, str>),
+    Array(Vec<Node<'a>>),
+    Object(Object<'a>),
+}
+
+/// A JSON object: entries in document order, keys unique.
+#[derive(Debug, Default)]
+pub(crate) struct Object<'a> {
+    entries: Vec<(Cow<'a, str>, Node<'a>)>,
+    /// Entry positions sorted by key (empty for small objects).
+    sorted: Box<[u32]>,
+}
+
+impl<'a> Node<'a> {
+    /// A view of `value` borrowing its strings.
+    pub(crate) fn from_value(value: &'a Value) -> Self {
+        match value {
+            Value::Null => Self::Null,
+            Value::Bool(b) => Self::Bool(*b),
+            Value::Number(n) => Self::Number(n.clone()),
+            Value::String(s) => Self::String(Cow::Borrowed(s)),
+            Value::Array(items) => Self::Array(items.iter().map(Self::from_value).collect()),
+            Value::Object(map) => Self::Object(Object::new(
+                map.iter()
+                    .map(|(k, v)| (Cow::Borrowed(k.as_str()), Self::from_value(v)))
+                    .collect(),
+            )),
+        }
+    }
+
+    /// An owned copy as a `serde_json::Value`.
+    pub(crate) fn to_value(&self) -> Value {
+        match self {
+            Self::Null => Value::Null,
+            Self::Bool(b) => Value::Bool(*b),
+            Self::Number(n) => Value::Number(n.clone()),
+            Self::String(s) => Value::String(s.as_ref().to_owned()),
+            Self::Array(items) => Value::Array(items.iter().map(Self::to_value).collect()),
+            Self::Object(object) => Value::Object(object.to_map()),
+        }
+    }
+
+    /// The member `key` of an object (`None` for anything else).
+    pub(crate) fn get(&self, key: &str) -> Option<&Self> {
+        self.as_object()?.get(key)
+    }
+
+    pub(crate) fn as_object(&self) -> Option<&Object<'a>> {
+        match self {
+            Self::Object(object) => Some(object),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn as_array(&self) -> Option<&[Self]> {
+        match self {
+            Self::Array(items) => Some(items),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn as_str(&self) -> Option<&str> {
+        match self {
+            Self::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn as_bool(&self) -> Option<bool> {
+        match self {
+            Self::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn is_boolean(&self) -> bool {
+        matches!(self, Self::Bool(_))
+    }
+}
+
+impl<'a> Object<'a> {
+    /// An object from entries in order; a repeated key keeps its first
+    /// position and its last value.
+    fn new(mut entries: Vec<(Cow<'a, str>, Node<'a>)>) -> Self {
+        if entries.len() <= LINEAR_LOOKUP_MAX {
+            let repeated = (1..entries.len())
+                .any(|i| entries[..i].iter().any(|(key, _)| *key == entries[i].0));
+            if repeated {
+                entries = merge_repeated(entries);
+            }
+            return Self {
+                entries,
+                sorted: Box::default(),
+            };
+        }
+        let mut sorted = sorted_positions(&entries);
+        if sorted
+            .windows(2)
+            .any(|w| entries[w[0] as usize].0 == entries[w[1] as usize].0)
+        {
+            entries = merge_repeated(entries);
+            sorted = sorted_positions(&entries);
+        }
+        Self {
+            entries,
+            sorted: sorted.into(),
+        }
+    }
+
+    pub(crate) fn get(&self, key: &str) -> Option<&Node<'a>> {
+        if self.sorted.is_empty() {
+            return self
+                .entries
+                .iter()
+                .find(|(k, _)| k.as_ref() == key)
+                .map(|(_, v)| v);
+        }
+        let found = self
+            .sorted
+            .binary_search_by(|&i| self.entries[i as usize].0.as_ref().cmp(key))
+            .ok()?;
+        Some(&self.entries[self.sorted[found] as usize].1)
+    }
+
+    pub(crate) fn contains_key(&self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Entries in document order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, &Node<'a>)> {
+        self.entries.iter().map(|(k, v)| (k.as_ref(), v))
+    }
+
+    pub(crate) fn keys(&self) -> impl Iterator<Item = &str> {
+        self.entries.iter().map(|(k, _)| k.as_ref())
+    }
+
+    pub(crate) fn values(&self) -> impl Iterator<Item = &Node<'a>> {
+        self.entries.iter().map(|(_, v)| v)
+    }
+
+    /// An owned copy as a `serde_json::Map`.
+    pub(crate) fn to_map(&self) -> Map<String, Value> {
+        let mut map = Map::with_capacity(self.entries.len());
+        for (key, value) in &self.entries {
+            map.insert(key.as_ref().to_owned(), value.to_value());
+        }
+        map
+    }
+}
+
+fn sorted_positions(entries: &[(Cow<'_, str>, Node<'_>)]) -> Vec<u32> {
+    // Positions fit: a document is at most a few hundred MB of text.
+    let mut sorted: Vec<u32> = (0..entries.len() as u32).collect();
+    sorted.sort_by(|&a, &b| entries[a as usize].0.cmp(&entries[b as usize].0));
+    sorted
+}
+
+/// `serde_json::Map::insert` semantics for a list with repeated keys.
+fn merge_repeated<'a>(entries: Vec<(Cow<'a, str>, Node<'a>)>) -> Vec<(Cow<'a, str>, Node<'a>)> {
+    let mut out: Vec<(Cow<'a, str>, Node<'a>)> = Vec::with_capacity(entries.len());
+    for (key, value) in entries {
+        match out.iter_mut().find(|(k, _)| *k == key) {
+            Some(slot) => slot.1 = value,
+            None => out.push((key, value)),
+        }
+    }
+    out
+}
+
+/// An object key: borrowed when the text has no escapes.
+struct Key<'a>(Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl<'de> Visitor<'de> for KeyVisitor {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string key")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Key(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Key(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+                Ok(Key(Cow::Owned(v)))
+            }
+        }
+        deserializer.deserialize_str(KeyVisitor)
+    }
+}
+
+impl<'de> Deserialize<'de> for Node<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(NodeVisitor)
+    }
+}
+
+/// Accepts what `serde_json::Value`'s visitor accepts, the same way.
+struct NodeVisitor;
+
+impl<'de> Visitor<'de> for NodeVisitor {
+    type Value = Node<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any valid JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(Node::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(Node::Number(v.into()))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(Node::Number(v.into()))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+        Ok(Number::from_f64(v).map_or(Node::Null, Node::Number))
+    }
+
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Node::String(Cow::Borrowed(v)))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Node::String(Cow::Owned(v.to_owned())))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Node::String(Cow::Owned(v)))
+    }
+
+    fn visit_none<E>(self) -> Result<Self::Value, E> {
+        Ok(Node::Null)
+    }
+
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(Node::Null)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        Deserialize::deserialize(deserializer)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(item) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Node::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut entries = Vec::new();
+        while let Some(Key(key)) = map.next_key()? {
+            let value = map.next_value()?;
+            entries.push((key, value));
+        }
+        Ok(Node::Object(Object::new(entries)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn round_trip(text: &str) -> Value {
+        let node: Node<'_> = serde_json::from_str(text).unwrap();
+        node.to_value()
+    }
+
+    #[test]
+    fn parses_like_serde_json_value() {
+        let mut text = String::from(
+            r#"{"a": [1, -2, 3.5, 1e400000, true, null, "x\"y", "\u00e9"], "b": {}, "big": {"#,
+        );
+        for i in 0..40 {
+            text.push_str(&format!("\"k{i}\": {i},"));
+        }
+        text.push_str(r#""k3": "again", "k0": "first"}, "a": "last", "c": 18446744073709551615}"#);
+        let ours: Result<Node<'_>, _> = serde_json::from_str(&text);
+        let theirs: Result<Value, _> = serde_json::from_str(&text);
+        // 1e400000 is out of range for both.
+        assert_eq!(
+            ours.unwrap_err().to_string(),
+            theirs.unwrap_err().to_string()
+        );
+        let text = text.replace("1e400000", "1e40");
+        let theirs: Value = serde_json::from_str(&text).unwrap();
+        let ours = round_trip(&text);
+        assert_eq!(ours, theirs);
+        assert_eq!(
+            serde_json::to_string(&ours).unwrap(),
+            serde_json::to_string(&theirs).unwrap(),
+            "same order, repeated keys in their first position with their last value"
+        );
+        let node: Node<'_> = serde_json::from_str(&text).unwrap();
+        let big = node.get("big").unwrap().as_object().unwrap();
+        assert_eq!(big.len(), 40);
+        assert_eq!(big.get("k3").unwrap().as_str(), Some("again"));
+        assert_eq!(big.get("k39").unwrap().to_value(), json!(39));
+        assert!(big.get("k40").is_none());
+        assert_eq!(node.get("a").unwrap().as_str(), Some("last"));
+    }
+
+    #[test]
+    fn syntax_errors_match_serde_json() {
+        for text in [
+            "{\"a\": [1, 2,]}",
+            "{\"a\" 1}",
+            "{\"a\": \"\\ud800\"}",
+            "[1] x",
+            "{\"a\": tru}",
+            &"[".repeat(200),
+        ] {
+            let ours = serde_json::from_str::<Node<'_>>(text).unwrap_err();
+            let theirs = serde_json::from_str::<Value>(text).unwrap_err();
+            assert_eq!(ours.to_string(), theirs.to_string(), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_value_is_viewed_without_change() {
+        let value = json!({"z": 1, "a": [null, {"k": "v"}], "m": {"x": 1.5, "y": false}});
+        let node = Node::from_value(&value);
+        assert_eq!(node.to_value(), value);
+        assert_eq!(
+            serde_json::to_string(&node.to_value()).unwrap(),
+            serde_json::to_string(&value).unwrap()
+        );
+    }
+}
