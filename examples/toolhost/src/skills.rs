@@ -16,7 +16,8 @@ use tool_skills::{
 
 use tool_approval::{AuditHit, AuditInput, GlobalAudit};
 use tool_core::InterventionPolicy;
-use tool_runtime::ComputerRuntime;
+use tool_core::{Tool, ToolContext};
+use tool_runtime::{ComputerRuntime, LocalComputer, LocalConfig, SandboxPolicy};
 
 use crate::Failure;
 use crate::host::Host;
@@ -220,5 +221,39 @@ pub async fn demo_steps() -> Vec<(String, String, Value)> {
         "Paths that climb out, absolute paths, encoded forms and links leaving the skill folder are refused.".to_owned(),
         json!({"success": escape.success, "error": escape.error}),
     ));
+    steps.push(script_step(tool).await);
     steps
+}
+
+/// Demo step: `runScript` on a computer confined by `workspace_write`,
+/// running the example skill's harmless subject checker.
+async fn script_step(tool: SkillsTool) -> (String, String, Value) {
+    let title = "Skills: runScript".to_owned();
+    let explanation = "With a computer the skills tool also offers runScript over a skill's scripts/ folder, always humanIntervention: required (manual asks, auto-run runs, toolhost's headless mode blocks it). It runs like runCommand, here under workspace_write; each argument stays one word.".to_owned();
+    let Ok(scratch) = tempfile::tempdir() else {
+        return (title, explanation, json!({"error": "no scratch directory"}));
+    };
+    let computer =
+        LocalComputer::new(LocalConfig::default().with_sandbox(SandboxPolicy::workspace_write()));
+    let tool = tool.with_computer(Arc::new(computer));
+    let policy = tool
+        .manifest()
+        .api("runScript")
+        .map(|api| api.human_intervention.clone());
+    let ctx = ToolContext::new().with_cwd(scratch.path());
+    let args = json!({"skill": "commit-messages", "script": "scripts/check-subject.sh", "args": ["toolhost: demo skill scripts"]});
+    let result = match tool.call("runScript", args.clone(), &ctx).await {
+        Ok(output) => {
+            let state = output.state.unwrap_or(Value::Null);
+            json!({
+                "humanIntervention": policy,
+                "arguments": args,
+                "stdout": state["stdout"],
+                "sandbox": state["sandbox"]["policy"],
+                "provenance": state["provenance"],
+            })
+        }
+        Err(error) => json!({"error": error}),
+    };
+    (title, explanation, result)
 }

@@ -103,6 +103,18 @@ fn auto_run(layout: &Layout, args: &str) -> Value {
     ])
 }
 
+/// Whether commands can be confined here (auto-run and the demo run
+/// scripts under `workspace_write`).
+fn sandbox_available() -> bool {
+    match tool_runtime::probe_kernel() {
+        Ok(_) => true,
+        Err(reason) => {
+            eprintln!("skipping the run: no sandbox on this kernel: {reason}");
+            false
+        }
+    }
+}
+
 fn subject_call(subject: &str) -> String {
     json!({"skill": "commit-messages", "script": "scripts/check-subject.sh", "args": [subject]})
         .to_string()
@@ -221,6 +233,9 @@ fn manual_asks_auto_run_runs_headless_blocks() {
 
 #[test]
 fn auto_run_runs_the_example_script_in_a_copy_of_the_skill() {
+    if !sandbox_available() {
+        return;
+    }
     let layout = layout();
     let subject = "tool-skills: open references once.";
     let out = auto_run(&layout, &subject_call(subject));
@@ -254,8 +269,7 @@ fn auto_run_runs_the_example_script_in_a_copy_of_the_skill() {
 #[cfg(target_os = "linux")]
 #[test]
 fn scripts_run_in_the_sandbox_of_run_command() {
-    if let Err(reason) = tool_runtime::probe_kernel() {
-        eprintln!("skipping: no sandbox on this kernel: {reason}");
+    if !sandbox_available() {
         return;
     }
     let layout = layout();
@@ -340,4 +354,22 @@ fn script_paths_leaving_scripts_are_refused() {
         assert!(output["state"].get("exitCode").is_none(), "{script:?} ran");
         assert!(!out.to_string().contains("escaped\\n"), "{script:?} ran");
     }
+}
+
+#[test]
+fn the_demo_runs_the_example_script() {
+    let out = toolhost(&["demo"]);
+    let step = out["demo"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["step"] == "Skills: runScript")
+        .unwrap();
+    let result = &step["result"];
+    assert_eq!(result["humanIntervention"], "required", "{step}");
+    if !sandbox_available() {
+        return;
+    }
+    assert_eq!(result["stdout"], "length: 28\nshape: ok\n", "{step}");
+    assert_eq!(result["provenance"]["script"], "scripts/check-subject.sh");
 }
