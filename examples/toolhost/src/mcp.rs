@@ -226,14 +226,45 @@ impl HttpGuard for SsrfHttpGuard {
     }
 }
 
+/// The most redirects an MCP request follows.
+const MCP_MAX_REDIRECTS: usize = 5;
+
 /// Manager options with the host's SSRF guard (the one HTTP tools use).
+///
+/// The client is the guard's (filtering resolver, peer check, no proxies)
+/// with a stricter redirect rule for MCP: every hop is checked by the
+/// guard, and only same-origin 307/308 are followed — another origin would
+/// be handed the session id and the configured headers, and other statuses
+/// would turn the JSON-RPC POST into a GET.
 fn guarded(options: &McpOptions) -> Result<ManagerOptions, Failure> {
     let guard = crate::openapi::guard(&crate::openapi::OpenApiOptions {
         allow_hosts: options.allow_hosts.clone(),
         ..Default::default()
     })?;
+    let check = guard.clone();
     let client = guard
-        .build_client()
+        .client_builder()
+        .redirect(reqwest::redirect::Policy::custom(move |attempt| {
+            if let Err(blocked) = check.check_parsed(attempt.url()) {
+                return attempt.error(blocked);
+            }
+            if attempt.previous().len() > MCP_MAX_REDIRECTS {
+                return attempt.error(TooManyRedirects {
+                    limit: MCP_MAX_REDIRECTS,
+                });
+            }
+            let same_origin = attempt
+                .previous()
+                .first()
+                .is_some_and(|first| first.origin() == attempt.url().origin());
+            let keeps_body = matches!(attempt.status().as_u16(), 307 | 308);
+            if same_origin && keeps_body {
+                attempt.follow()
+            } else {
+                attempt.stop()
+            }
+        }))
+        .build()
         .map_err(|e| Failure::Source(format!("the HTTP client for MCP servers: {e}")))?;
     Ok(ManagerOptions::default().http_guard(Arc::new(SsrfHttpGuard { guard, client })))
 }

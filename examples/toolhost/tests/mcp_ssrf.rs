@@ -12,8 +12,7 @@ use tokio_util::sync::CancellationToken;
 use tool_core::{ApiDefinition, ToolBuilder, ToolContext, ToolOutput, ToolRegistry};
 use tool_mcp::{RegistryServer, RunEverything};
 
-/// A real MCP server (streamable HTTP) on 127.0.0.1 with one tool.
-async fn mcp_server(stop: CancellationToken) -> String {
+fn clock_server() -> RegistryServer {
     let mut registry = ToolRegistry::new();
     registry
         .register(
@@ -25,34 +24,59 @@ async fn mcp_server(stop: CancellationToken) -> String {
                 .unwrap(),
         )
         .unwrap();
-    let server = RegistryServer::new(
+    RegistryServer::new(
         Arc::new(registry),
         Arc::new(RunEverything),
         ToolContext::new(),
-    );
-    let (addr, _task) = server
+    )
+}
+
+/// A real MCP server (streamable HTTP) on 127.0.0.1 with one tool.
+async fn mcp_server(stop: CancellationToken) -> String {
+    let (addr, _task) = clock_server()
         .serve_http("127.0.0.1:0".parse().unwrap(), stop)
         .await
         .unwrap();
     format!("http://{addr}/mcp")
 }
 
-/// An HTTP server on 127.0.0.1 answering every request with a 307 to `target`.
-async fn redirector(target: &'static str, stop: CancellationToken) -> String {
-    let app = axum::Router::new().fallback(move || async move {
-        (
-            axum::http::StatusCode::TEMPORARY_REDIRECT,
-            [(axum::http::header::LOCATION, target)],
-        )
-    });
+async fn serve_router(router: axum::Router, stop: CancellationToken) -> std::net::SocketAddr {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move {
-        let _ = axum::serve(listener, app)
+        let _ = axum::serve(listener, router)
             .with_graceful_shutdown(async move { stop.cancelled_owned().await })
             .await;
     });
-    format!("http://{addr}/mcp")
+    addr
+}
+
+/// The same server, plus `/old` answering 307 → `/mcp` (same origin).
+async fn moved_server(stop: CancellationToken) -> String {
+    let router = clock_server().http_router(stop.clone()).route(
+        "/old",
+        axum::routing::any(|| async {
+            (
+                axum::http::StatusCode::TEMPORARY_REDIRECT,
+                [(axum::http::header::LOCATION, "/mcp")],
+            )
+        }),
+    );
+    format!("http://{}/old", serve_router(router, stop).await)
+}
+
+/// An HTTP server on 127.0.0.1 answering every request with a 307 to `target`.
+async fn redirector(target: String, stop: CancellationToken) -> String {
+    let app = axum::Router::new().fallback(move || {
+        let target = target.clone();
+        async move {
+            (
+                axum::http::StatusCode::TEMPORARY_REDIRECT,
+                [(axum::http::header::LOCATION, target)],
+            )
+        }
+    });
+    format!("http://{}/mcp", serve_router(app, stop).await)
 }
 
 /// `toolhost [--allow-host A]… --mcp-http URL… mcp tools` → the `servers` list.
@@ -185,10 +209,30 @@ async fn private_link_local_and_metadata_literals_are_refused_in_every_spelling(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn redirects_to_refused_addresses_are_refused() {
     let stop = CancellationToken::new();
-    let to_metadata = redirector("http://169.254.169.254/latest/meta-data/", stop.clone()).await;
-    let to_private = redirector("http://10.1.2.3/mcp", stop.clone()).await;
+    let to_metadata = redirector(
+        "http://169.254.169.254/latest/meta-data/".into(),
+        stop.clone(),
+    )
+    .await;
+    let to_private = redirector("http://10.1.2.3/mcp".into(), stop.clone()).await;
     let reports = mcp_tools(&["127.0.0.1"], &[to_metadata.clone(), to_private.clone()]).await;
     assert_refused(&reports[0], &to_metadata, "169.254.169.254");
     assert_refused(&reports[1], &to_private, "10.1.2.3");
+    stop.cancel();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_same_origin_redirects_are_followed() {
+    let stop = CancellationToken::new();
+    let moved = moved_server(stop.clone()).await;
+    let target = mcp_server(stop.clone()).await;
+    // To an allowed address, but another origin: it would get the session
+    // id and the configured headers, so it is not followed.
+    let elsewhere = redirector(target, stop.clone()).await;
+    let reports = mcp_tools(&["127.0.0.1"], &[moved.clone(), elsewhere.clone()]).await;
+    assert_eq!(reports[0]["status"], "loaded", "{}", reports[0]);
+    assert_eq!(reports[0]["tools"][0]["name"], "clock____now");
+    assert_eq!(reports[1]["status"], "failed", "{}", reports[1]);
+    assert_ne!(reports[1]["code"], "mcp_url_refused", "{}", reports[1]);
     stop.cancel();
 }
