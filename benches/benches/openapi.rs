@@ -1,8 +1,12 @@
 //! tool-openapi: importing the GitHub REST description (parse + validate +
 //! convert + compile-check every operation's schema, then compile one
 //! manifest) next to a bare `serde_json` parse of the same bytes, in the
-//! same run. Also prints the ratio of the medians and the peak resident
-//! memory of each, measured in a fresh process (Linux `VmHWM`).
+//! same run; and the whole way into a registry (`OpenApiToolBuilder::register`:
+//! tool built, manifest validated, registered, every schema compiled once).
+//! Also prints the ratios of the medians (11 alternating runs, the parsed
+//! `Value` dropped outside the timing as criterion's `iter_with_large_drop`
+//! does in `peers_openapi`) and the peak resident memory of each, measured
+//! in a fresh process (Linux `VmHWM`).
 //!
 //! The description comes from npm `@octokit/openapi`, installed by
 //! `.ci/setup.d/20-openapi.sh` into tool-openapi/tests/fixtures/npm.
@@ -14,7 +18,8 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::Value;
-use tool_openapi::{ImportOptions, compile_manifest, import_openapi};
+use tool_core::{NameRules, ToolRegistry};
+use tool_openapi::{ImportOptions, OpenApiTool, compile_manifest, import_openapi};
 
 const PEAK_MODE: &str = "TOOL_OPENAPI_BENCH_PEAK";
 
@@ -38,6 +43,19 @@ fn import_all(text: &str) -> usize {
     let import = import_openapi(text, &ImportOptions::new()).unwrap();
     let manifest = compile_manifest(&import.document, "github").unwrap();
     manifest.api.len()
+}
+
+fn register_all(text: &str) -> ToolRegistry {
+    let import = import_openapi(text, &ImportOptions::new()).unwrap();
+    let mut registry = ToolRegistry::new().with_name_rules(NameRules::Foreign);
+    OpenApiTool::builder(import.document, "github")
+        .register(&mut registry)
+        .unwrap();
+    registry
+}
+
+fn parse_value(text: &str) -> Value {
+    serde_json::from_str(text).unwrap()
 }
 
 fn parse_only(text: &str) -> usize {
@@ -90,17 +108,28 @@ fn benches(c: &mut Criterion) {
     let ops = import_all(&text);
     assert!(ops > 1_000, "{ops}");
 
-    // Same run, alternating, so both see the same machine state.
-    let (mut parse, mut import) = (Vec::new(), Vec::new());
-    for _ in 0..7 {
+    // Same run, alternating, so all see the same machine state; what each
+    // returns is dropped outside the timing.
+    let (mut parse, mut import, mut register) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..11 {
         let t = Instant::now();
-        black_box(parse_only(&text));
+        let value = black_box(parse_value(&text));
         parse.push(t.elapsed());
+        drop(value);
         let t = Instant::now();
         black_box(import_all(&text));
         import.push(t.elapsed());
+        let t = Instant::now();
+        let registry = black_box(register_all(&text));
+        register.push(t.elapsed());
+        drop(registry);
     }
-    let (parse, import) = (median(parse), median(import));
+    let (parse, import, register) = (median(parse), median(import), median(register));
+    eprintln!(
+        "openapi: into a registry {:.1} ms, ratio {:.2}x the serde_json parse (target <= 1.5x)",
+        register.as_secs_f64() * 1e3,
+        register.as_secs_f64() / parse.as_secs_f64(),
+    );
     let (idle, parse_peak, import_peak) = (peak_kb("idle"), peak_kb("parse"), peak_kb("import"));
     eprintln!(
         "openapi: {} bytes, {ops} operations; serde_json parse {:.1} ms, import {:.1} ms, ratio {:.2}x (target <= 1.5x); peak RSS kB (fresh process): idle {:?}, parse {:?}, import {:?}",

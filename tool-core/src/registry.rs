@@ -125,10 +125,10 @@ impl ToolRegistry {
     /// - `manifest` is shared instead of copied when it is the very manifest
     ///   `tool.manifest()` returns (for a tool that keeps its manifest in an
     ///   `Arc`); otherwise the registry copies the tool's manifest as usual.
-    /// - `compiled[i]` is reused for API `i` when it was compiled from
-    ///   parameters equal to that API's
-    ///   ([`CompiledSchema::try_compile_kept`]); every other API is compiled
-    ///   here (see [`CompiledSchema::for_manifest`]).
+    /// - `compiled[i]` stands for API `i`'s compiled parameters under the
+    ///   rules of [`CompiledSchema::for_manifest`]: used when its kept source
+    ///   equals them or when it keeps none (on the caller's word); `None`
+    ///   compiles them here.
     ///
     /// ```
     /// use std::sync::Arc;

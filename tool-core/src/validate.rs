@@ -84,12 +84,38 @@ impl CompiledSchema {
         self.source.as_deref()
     }
 
-    /// Whether this was compiled from a schema equal to `schema`, as far as
-    /// its kept [`source`](Self::source) tells (no source: `false`).
-    fn compiled_from(&self, schema: &Value) -> bool {
+    /// Splits off the kept [`source`](Self::source): the same validator
+    /// without it, and the schema (moved out when nothing else holds it,
+    /// else copied). For a caller that puts the schema into a manifest and
+    /// hands the validator on as compiled from it (see
+    /// [`for_manifest`](Self::for_manifest)).
+    ///
+    /// ```
+    /// use tool_core::CompiledSchema;
+    /// let schema = serde_json::json!({"type": "object", "properties": {}});
+    /// let (compiled, source) = CompiledSchema::try_compile_kept(schema.clone())?.into_source();
+    /// assert_eq!(source, Some(schema));
+    /// assert!(compiled.source().is_none());
+    /// # Ok::<(), tool_core::Error>(())
+    /// ```
+    pub fn into_source(self) -> (Self, Option<Value>) {
+        let source = self
+            .source
+            .map(|source| Arc::try_unwrap(source).unwrap_or_else(|shared| (*shared).clone()));
+        let compiled = Self {
+            validator: self.validator,
+            source: None,
+        };
+        (compiled, source)
+    }
+
+    /// Whether this may stand for a compilation of `schema`: its kept
+    /// [`source`](Self::source) equals it, or it keeps none (the caller
+    /// vouched for it).
+    fn stands_for(&self, schema: &Value) -> bool {
         self.source
             .as_deref()
-            .is_some_and(|source| same_json(source, schema))
+            .is_none_or(|source| same_json(source, schema))
     }
 
     /// The same validator without the kept source (which is freed when no
@@ -103,10 +129,19 @@ impl CompiledSchema {
 
     /// Validates `manifest` exactly as [`validate_manifest_with`] does (same
     /// checks, same errors) and returns its compiled parameters in API order,
-    /// reusing `compiled[i]` for API `i` when it was compiled from parameters
-    /// equal to that API's ([`try_compile_kept`](Self::try_compile_kept));
-    /// anything else (`None`, no source, different parameters, missing) is
-    /// compiled here. The returned schemas keep no source.
+    /// using `compiled[i]` for API `i` instead of compiling its parameters
+    /// again:
+    ///
+    /// - a schema that kept its source ([`try_compile_kept`](Self::try_compile_kept))
+    ///   is used when that source equals the API's parameters, else the
+    ///   parameters are compiled here;
+    /// - a schema without a source is taken on the caller's word that it was
+    ///   compiled from exactly the API's parameters (as after
+    ///   [`into_source`](Self::into_source) moved them into the manifest);
+    ///   a wrong one validates that API's arguments wrongly;
+    /// - `None`, or no entry, compiles the parameters here.
+    ///
+    /// The returned schemas keep no source.
     ///
     /// ```
     /// use tool_core::{ApiDefinition, CompiledSchema, NameRules, ToolManifest};
@@ -338,7 +373,7 @@ fn check_reusing(
         let reused = compiled_before
             .get(index)
             .and_then(Option::as_ref)
-            .filter(|before| before.compiled_from(&api.parameters));
+            .filter(|before| before.stands_for(&api.parameters));
         if let Some(before) = reused {
             compiled.push(before.without_source());
             continue;
@@ -411,6 +446,25 @@ mod reuse_tests {
         );
         assert!(!schemas[1].is_valid(&json!({"n": 1})));
         assert!(schemas.iter().all(|s| s.source().is_none()));
+    }
+
+    #[test]
+    fn a_schema_without_source_is_taken_as_given() {
+        let int = json!({"type": "object", "properties": {"n": {"type": "integer"}}});
+        let (compiled, source) = CompiledSchema::try_compile_kept(int.clone())
+            .unwrap()
+            .into_source();
+        assert_eq!(source, Some(int.clone()));
+        let m = manifest(&[int]);
+        let schemas =
+            CompiledSchema::for_manifest(&m, NameRules::Strict, vec![Some(compiled.clone())])
+                .unwrap();
+        assert!(Arc::ptr_eq(&schemas[0].validator, &compiled.validator));
+        // A kept source still shared elsewhere is copied out.
+        let kept = CompiledSchema::try_compile_kept(json!({"type": "object"})).unwrap();
+        let other = kept.clone();
+        assert_eq!(kept.into_source().1, Some(json!({"type": "object"})));
+        assert_eq!(other.source(), Some(&json!({"type": "object"})));
     }
 
     #[test]

@@ -8,6 +8,9 @@
 //! the operation's override, else from the method (`get`/`head` →
 //! `never`, everything else → `required`).
 
+use std::hash::{BuildHasher, Hash, Hasher, RandomState};
+use std::sync::OnceLock;
+
 use serde_json::{Map, Value};
 use tool_core::{ApiDefinition, CompiledSchema, NameRules, ToolManifest};
 
@@ -51,6 +54,11 @@ pub fn parameters_schema(operation: &Operation) -> Value {
 
 /// The API definition of one operation.
 pub fn api_definition(operation: &Operation) -> ApiDefinition {
+    definition_with(operation, parameters_schema(operation))
+}
+
+/// [`api_definition`] with its arguments schema already built.
+fn definition_with(operation: &Operation, parameters: Value) -> ApiDefinition {
     let description = if operation.description.is_empty() {
         format!(
             "{} {}",
@@ -61,7 +69,7 @@ pub fn api_definition(operation: &Operation) -> ApiDefinition {
         operation.description.clone()
     };
     ApiDefinition::new(operation.operation_id.clone(), description)
-        .with_parameters(parameters_schema(operation))
+        .with_parameters(parameters)
         .with_intervention(operation.intervention())
 }
 
@@ -87,13 +95,108 @@ pub(crate) fn unchecked_manifest(document: &ApiDocument, identifier: &str) -> To
     manifest
 }
 
-/// Each operation's import-time compilation, in operation order.
-pub(crate) fn compiled(document: &ApiDocument) -> Vec<Option<CompiledSchema>> {
+/// Each operation's import-time compilation (with its kept schema, which
+/// the validation compares), in operation order.
+fn compiled(document: &ApiDocument) -> Vec<Option<CompiledSchema>> {
     document
         .operations
         .iter()
-        .map(|op| op.compiled.0.clone())
+        .map(|op| op.compiled.0.as_ref().map(|(_, c)| c.clone()))
         .collect()
+}
+
+/// [`compile_manifest`] before validation, taking the operations'
+/// import-time compilations out of `document`: an operation whose
+/// parameters and definitions are unchanged since (same fingerprint) lends
+/// its kept schema to the manifest and its validator to the result, taken
+/// as compiled from it; the others are built here and left to compile.
+pub(crate) fn take_manifest(
+    document: &mut ApiDocument,
+    identifier: &str,
+) -> (ToolManifest, Vec<Option<CompiledSchema>>) {
+    let mut manifest = ToolManifest::new(identifier);
+    manifest.meta.title = document.title.clone();
+    manifest.meta.description = Some(document.description.clone());
+    manifest.kind = Some(MANIFEST_KIND.to_owned());
+    let mut compiled = Vec::with_capacity(document.operations.len());
+    for op in &mut document.operations {
+        let reusable = op
+            .compiled
+            .0
+            .take()
+            .filter(|(fingerprint, _)| *fingerprint == schema_fingerprint(op));
+        let (schema, parameters) = match reusable.map(|(_, kept)| kept.into_source()) {
+            Some((schema, Some(parameters))) => (Some(schema), parameters),
+            _ => (None, parameters_schema(op)),
+        };
+        manifest.api.push(definition_with(op, parameters));
+        compiled.push(schema);
+    }
+    (manifest, compiled)
+}
+
+/// A fingerprint of everything [`parameters_schema`] reads from an
+/// operation (randomly keyed per process, so it cannot be aimed at).
+pub(crate) fn schema_fingerprint(operation: &Operation) -> u64 {
+    static KEYS: OnceLock<RandomState> = OnceLock::new();
+    let mut hasher = KEYS.get_or_init(RandomState::new).build_hasher();
+    hasher.write_usize(operation.parameters.len());
+    for parameter in &operation.parameters {
+        parameter.argument_name().hash(&mut hasher);
+        parameter.required.hash(&mut hasher);
+        parameter.description.hash(&mut hasher);
+        hash_json(&mut hasher, &parameter.schema);
+    }
+    hasher.write_usize(operation.definitions.len());
+    for (name, schema) in &operation.definitions {
+        name.hash(&mut hasher);
+        hash_json(&mut hasher, schema);
+    }
+    hasher.finish()
+}
+
+/// Hashes JSON so that values unequal as [`Value`]s (or equal objects in
+/// another order) hash apart, but for collisions.
+fn hash_json(hasher: &mut impl Hasher, value: &Value) {
+    match value {
+        Value::Null => hasher.write_u8(0),
+        Value::Bool(b) => {
+            hasher.write_u8(1);
+            b.hash(hasher);
+        }
+        Value::Number(n) => {
+            hasher.write_u8(2);
+            if let Some(u) = n.as_u64() {
+                hasher.write_u8(0);
+                hasher.write_u64(u);
+            } else if let Some(i) = n.as_i64() {
+                hasher.write_u8(1);
+                hasher.write_i64(i);
+            } else {
+                hasher.write_u8(2);
+                hasher.write_u64(n.as_f64().unwrap_or_default().to_bits());
+            }
+        }
+        Value::String(s) => {
+            hasher.write_u8(3);
+            s.hash(hasher);
+        }
+        Value::Array(items) => {
+            hasher.write_u8(4);
+            hasher.write_usize(items.len());
+            for item in items {
+                hash_json(hasher, item);
+            }
+        }
+        Value::Object(map) => {
+            hasher.write_u8(5);
+            hasher.write_usize(map.len());
+            for (key, item) in map {
+                key.hash(hasher);
+                hash_json(hasher, item);
+            }
+        }
+    }
 }
 
 #[cfg(test)]

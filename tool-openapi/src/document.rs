@@ -71,16 +71,17 @@ pub struct Operation {
     #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
     pub definitions: serde_json::Map<String, Value>,
     /// The arguments schema as compiled while importing (with the schema it
-    /// was compiled from), so building a tool does not compile it again.
-    /// Not serialised, not compared; reused only while the operation still
-    /// yields exactly that schema.
+    /// was compiled from and a fingerprint of what it was built from), so
+    /// building a tool does not build or compile it again. Not serialised,
+    /// not compared; reused only while the operation's parameters and
+    /// definitions are unchanged.
     #[serde(skip)]
     pub(crate) compiled: Compiled,
 }
 
 /// An operation's import-time compilation (see [`Operation`]).
 #[derive(Clone, Default)]
-pub(crate) struct Compiled(pub(crate) Option<CompiledSchema>);
+pub(crate) struct Compiled(pub(crate) Option<(u64, CompiledSchema)>);
 
 impl PartialEq for Compiled {
     /// A cache: never part of what an operation is.

@@ -6,9 +6,12 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use http::{HeaderName, HeaderValue};
 use serde_json::Value;
-use tool_core::{ErrorCode, Tool, ToolContext, ToolError, ToolManifest, ToolOutput, ToolRegistry};
+use tool_core::{
+    CompiledSchema, ErrorCode, NameRules, Tool, ToolContext, ToolError, ToolManifest, ToolOutput,
+    ToolRegistry,
+};
 
-use crate::compile::{compile_manifest, compiled, unchecked_manifest};
+use crate::compile::take_manifest;
 use crate::credentials::Credentials;
 use crate::document::ApiDocument;
 use crate::error::Error;
@@ -124,8 +127,9 @@ impl OpenApiToolBuilder {
     }
 
     /// Compiles the manifest and builds the tool.
-    pub fn build(self) -> Result<OpenApiTool, Error> {
-        let manifest = compile_manifest(&self.document, &self.identifier)?;
+    pub fn build(mut self) -> Result<OpenApiTool, Error> {
+        let (manifest, compiled) = take_manifest(&mut self.document, &self.identifier);
+        CompiledSchema::for_manifest(&manifest, NameRules::Foreign, compiled)?;
         self.finish(Arc::new(manifest))
     }
 
@@ -147,9 +151,9 @@ impl OpenApiToolBuilder {
     /// assert_eq!(registry.identifiers().collect::<Vec<_>>(), ["echo"]);
     /// # Ok::<(), tool_openapi::Error>(())
     /// ```
-    pub fn register(self, registry: &mut ToolRegistry) -> Result<(), Error> {
-        let manifest = Arc::new(unchecked_manifest(&self.document, &self.identifier));
-        let compiled = compiled(&self.document);
+    pub fn register(mut self, registry: &mut ToolRegistry) -> Result<(), Error> {
+        let (manifest, compiled) = take_manifest(&mut self.document, &self.identifier);
+        let manifest = Arc::new(manifest);
         let tool = self.finish(Arc::clone(&manifest))?;
         registry.register_compiled(Arc::new(tool), manifest, compiled)?;
         Ok(())

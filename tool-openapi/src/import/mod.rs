@@ -447,7 +447,10 @@ fn import_node(root: &Node<'_>, options: &ImportOptions) -> Result<Import, Error
     for (at, label, mut converted) in converted_ops {
         if options.check_schemas {
             match compile_check(&converted) {
-                Ok(compiled) => converted.compiled.0 = Some(compiled),
+                Ok(compiled) => {
+                    let fingerprint = crate::compile::schema_fingerprint(&converted);
+                    converted.compiled.0 = Some((fingerprint, compiled));
+                }
                 Err(message) => {
                     failures.push(OperationFailure {
                         pointer: at,
