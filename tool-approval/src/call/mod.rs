@@ -58,7 +58,7 @@ impl<'a> CallRef<'a> {
 
     /// The `identifier/apiName` key used by allow lists and policy files.
     pub fn key(&self) -> String {
-        format!("{}/{}", self.identifier, self.api)
+        [self.identifier, "/", self.api].concat()
     }
 
     /// The API's parameters schema, when the tool and API are known.

@@ -257,7 +257,7 @@ impl PolicyEngine {
 /// could not be read) is a limit that asks, whatever the rule's policy.
 fn rule_finding(hit: RuleHit, level: Level, key: Option<&str>, whose: &str) -> Finding {
     let rule = match key {
-        Some(key) => format!("{key}: {}", hit.detail),
+        Some(key) => [key, ": ", &hit.detail].concat(),
         None => hit.detail.clone(),
     };
     if let Some(hazard) = hit.unsure {
@@ -287,7 +287,7 @@ fn rule_finding(hit: RuleHit, level: Level, key: Option<&str>, whose: &str) -> F
         Reason::new(
             level,
             Some(rule),
-            format!("{whose} {} says `{}`", hit.detail, hit.policy),
+            [whose, " ", &hit.detail, " says `", hit.policy.as_str(), "`"].concat(),
         ),
     )
 }

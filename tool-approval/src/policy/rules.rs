@@ -32,6 +32,8 @@ pub struct RuleSet {
 struct CompiledRule {
     matchers: Vec<(String, Matcher)>,
     policy: InterventionPolicy,
+    /// [`RuleHit::detail`], written once at compile time.
+    detail: String,
 }
 
 /// The rule that decided.
@@ -64,9 +66,11 @@ impl RuleSet {
                 let at = push_pointer(&push_pointer(&here, "match"), param);
                 matchers.push((param.clone(), Matcher::compile_at(matcher, &at)?));
             }
+            let detail = describe(index, &matchers);
             compiled.push(CompiledRule {
                 matchers,
                 policy: rule.policy,
+                detail,
             });
         }
         Ok(Self { rules: compiled })
@@ -136,7 +140,7 @@ impl RuleSet {
             let hit = RuleHit {
                 index,
                 policy: rule.policy,
-                detail: rule.describe(index),
+                detail: rule.detail.clone(),
                 unsure,
             };
             if first.is_none() {
@@ -266,18 +270,18 @@ impl CompiledRule {
         }
         Some(unsure)
     }
+}
 
-    fn describe(&self, index: usize) -> String {
-        if self.matchers.is_empty() {
-            return format!("rules[{index}] (no match: always applies)");
-        }
-        let list: Vec<String> = self
-            .matchers
-            .iter()
-            .map(|(p, m)| format!("{p} ~ {:?}", m.source()))
-            .collect();
-        format!("rules[{index}] ({})", list.join(", "))
+/// `rules[2]` plus the matchers: what a hit of the rule is reported as.
+fn describe(index: usize, matchers: &[(String, Matcher)]) -> String {
+    if matchers.is_empty() {
+        return format!("rules[{index}] (no match: always applies)");
     }
+    let list: Vec<String> = matchers
+        .iter()
+        .map(|(p, m)| format!("{p} ~ {:?}", m.source()))
+        .collect();
+    format!("rules[{index}] ({})", list.join(", "))
 }
 
 /// The argument values a rule list looks at; shell-command values come with

@@ -18,6 +18,8 @@
 //! tar, rsync, ssh, sort, pytest and a few more; hosts add entries with
 //! [`ShellSyntax::with_option`](super::ShellSyntax::with_option).
 
+use std::borrow::Cow;
+
 use super::words::basename;
 
 /// What an option makes a command do.
@@ -434,11 +436,12 @@ pub(crate) fn option_effects(view: &[String], extra: &[CommandOption]) -> Vec<Fo
     let rows = BUILTIN
         .iter()
         .filter(|row| row.0 == program)
-        .map(|&(_, sub, names, value, effect)| (sub, names.to_vec(), value, effect));
+        .map(|&(_, sub, names, value, effect)| (sub, Cow::Borrowed(names), value, effect));
     let host = extra.iter().filter(|o| o.program == program).map(|o| {
+        let names: Vec<&str> = o.names.iter().map(String::as_str).collect();
         (
             o.subcommand.as_deref(),
-            o.names.iter().map(String::as_str).collect::<Vec<_>>(),
+            Cow::Owned(names),
             o.value,
             o.effect,
         )
@@ -447,7 +450,7 @@ pub(crate) fn option_effects(view: &[String], extra: &[CommandOption]) -> Vec<Fo
         let scope: &[String] = match (sub, &subcommand) {
             (None, Some((at, _))) if program == "git" => args.get(..*at).unwrap_or_default(),
             (None, _) => args,
-            (Some(want), Some((at, name))) if name == want => {
+            (Some(want), Some((at, name))) if *name == want => {
                 args.get(at + 1..).unwrap_or_default()
             }
             (Some(_), _) => continue,
@@ -470,7 +473,7 @@ pub(crate) fn option_effects(view: &[String], extra: &[CommandOption]) -> Vec<Fo
 
 /// The first word after `program`'s leading options, and its index in
 /// `args`: git's subcommand (`git -C x diff` → `diff`).
-fn first_operand(program: &str, args: &[String]) -> Option<(usize, String)> {
+fn first_operand<'a>(program: &str, args: &'a [String]) -> Option<(usize, &'a str)> {
     let valued: &[&str] = match program {
         "git" => super::scripts::GIT_VALUED,
         "cargo" => &["--config", "-Z", "--color", "--manifest-path"],
@@ -488,7 +491,7 @@ fn first_operand(program: &str, args: &[String]) -> Option<(usize, String)> {
             }
             continue;
         }
-        return Some((at, word.clone()));
+        return Some((at, word.as_str()));
     }
     None
 }

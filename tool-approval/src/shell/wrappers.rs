@@ -455,6 +455,14 @@ fn unwrapped_views(words: &[String], host: &[HostWrapper]) -> Vec<Vec<String>> {
 /// standard input, through wrappers.
 pub(crate) fn stdin_argument_commands(words: &[String]) -> Vec<Vec<String>> {
     let mut out = Vec::new();
+    // Neither a feeder nor a wrapper: nothing to unwrap (checked before
+    // copying the words, as most commands are neither).
+    if words
+        .first()
+        .is_none_or(|w| !matches!(basename(w), "xargs" | "parallel") && !is_wrapper(basename(w)))
+    {
+        return out;
+    }
     let mut current = words.to_vec();
     for _ in 0..=MAX_UNWRAP {
         if let Some(first) = current.first_mut() {
@@ -581,6 +589,9 @@ pub(crate) fn git_aliases(args: &[String]) -> Vec<(String, String)> {
 
 /// True when `words` stack more wrappers than [`views`] looks through.
 pub(crate) fn too_many_wrappers(words: &[String]) -> bool {
+    if words.first().is_none_or(|w| !is_wrapper(basename(w))) {
+        return false;
+    }
     let mut current = words.to_vec();
     for _ in 0..=MAX_UNWRAP {
         if let Some(first) = current.first_mut() {
@@ -608,9 +619,44 @@ impl Spec<'_> {
     }
 }
 
+/// Whether `name` is a built-in wrapper (what [`unwrap_once`] unwraps
+/// without the host's).
+fn is_wrapper(name: &str) -> bool {
+    builtin_wrapper(name).is_some()
+}
+
+/// The first entry of [`WRAPPERS`] named `name`. Most command words are not
+/// wrappers: a bit set of (length, first byte) pairs of the wrapper names
+/// answers those without comparing names.
+fn builtin_wrapper(name: &str) -> Option<&'static Wrapper> {
+    const LENGTHS: usize = 32;
+    fn slot(name: &str) -> usize {
+        name.len().min(LENGTHS - 1) * 256 + usize::from(name.bytes().next().unwrap_or(0))
+    }
+    static SEEN: std::sync::OnceLock<Vec<u64>> = std::sync::OnceLock::new();
+    let seen = SEEN.get_or_init(|| {
+        let mut bits = vec![0u64; LENGTHS * 256 / 64];
+        for w in WRAPPERS {
+            let at = slot(w.name);
+            if let Some(word) = bits.get_mut(at / 64) {
+                *word |= 1 << (at % 64);
+            }
+        }
+        bits
+    });
+    let at = slot(name);
+    if seen
+        .get(at / 64)
+        .is_none_or(|word| word & (1 << (at % 64)) == 0)
+    {
+        return None;
+    }
+    WRAPPERS.iter().find(|w| w.name == name)
+}
+
 fn unwrap_once(words: &[String], host: &[HostWrapper]) -> Option<Vec<String>> {
     let (first, rest) = words.split_first()?;
-    let wrapper = match WRAPPERS.iter().find(|w| w.name == first.as_str()) {
+    let wrapper = match builtin_wrapper(first) {
         Some(w) => Spec {
             name: w.name,
             builtin: Some(w.valued),
@@ -734,6 +780,16 @@ fn find_exec(words: &[String]) -> Vec<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_builtin_wrapper_is_found_by_name_and_nothing_else() {
+        for w in WRAPPERS {
+            assert_eq!(builtin_wrapper(w.name).map(|f| f.name), Some(w.name));
+        }
+        for name in ["git", "ls", "", "sudox", "xsudo", "Sudo"] {
+            assert!(builtin_wrapper(name).is_none(), "{name}");
+        }
+    }
 
     fn part(words: &[&str]) -> SimpleCommand {
         SimpleCommand {

@@ -308,6 +308,9 @@ fn may_define_function(text: &str) -> bool {
     if text.contains('(') {
         return true;
     }
+    if !text.contains('f') {
+        return false;
+    }
     const WORD: &[char] = &['f', 'u', 'n', 'c', 't', 'i', 'o', 'n'];
     let mut matched = 0;
     // The same whitespace `fork_bomb` squeezes out (Unicode's).
@@ -537,6 +540,26 @@ pub(super) fn account_admin(view: &[String]) -> bool {
 }
 
 pub(super) fn firewall_off(view: &[String]) -> bool {
+    // Only the programs matched below; checked before collecting operands.
+    if !matches!(
+        program(view),
+        "ufw"
+            | "aa-teardown"
+            | "aa-disable"
+            | "aa-complain"
+            | "systemctl"
+            | "service"
+            | "iptables"
+            | "ip6tables"
+            | "iptables-legacy"
+            | "iptables-nft"
+            | "nft"
+            | "setenforce"
+            | "pfctl"
+            | "netsh"
+    ) {
+        return false;
+    }
     let ops = operands(view);
     let first = ops.first().copied().unwrap_or_default();
     let is_firewall = |w: &str| {
@@ -659,9 +682,6 @@ pub(super) fn is_core_package(name: &str) -> bool {
 }
 
 pub(super) fn remove_core_package(view: &[String]) -> bool {
-    let ops = operands(view);
-    let first = ops.first().copied().unwrap_or_default();
-    let packages = || ops.iter().skip(1);
     if has_flag(
         view,
         &[],
@@ -669,6 +689,27 @@ pub(super) fn remove_core_package(view: &[String]) -> bool {
     ) {
         return true;
     }
+    // Only the package managers matched below; checked before collecting operands.
+    if !matches!(
+        program(view),
+        "apt"
+            | "apt-get"
+            | "aptitude"
+            | "yum"
+            | "dnf"
+            | "microdnf"
+            | "zypper"
+            | "snap"
+            | "apk"
+            | "pacman"
+            | "dpkg"
+            | "rpm"
+    ) {
+        return false;
+    }
+    let ops = operands(view);
+    let first = ops.first().copied().unwrap_or_default();
+    let packages = || ops.iter().skip(1);
     match program(view) {
         "apt" | "apt-get" | "aptitude" => {
             (matches!(first, "remove" | "purge" | "autoremove")

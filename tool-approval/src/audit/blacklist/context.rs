@@ -172,16 +172,6 @@ pub(super) fn env_names(args: &Value, shells: &[&ShellCommand]) -> Vec<String> {
     out
 }
 
-/// Whether unwrapping `words` may reach `xargs` or `parallel`: one of the
-/// words names it, or holds quotes or backslashes that the split of an
-/// `env -S` string could remove. A cheap superset of what
-/// `stdin_argument_commands` finds.
-pub(super) fn may_run_xargs(words: &[String]) -> bool {
-    words
-        .iter()
-        .any(|w| w.contains("xargs") || w.contains("parallel") || w.contains(['\'', '"', '\\']))
-}
-
 /// Whether the arguments may set environment variables (an `env`-named
 /// object or array at the top level): a cheap superset of what
 /// [`env_names`] reads from the arguments.

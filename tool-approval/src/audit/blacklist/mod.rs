@@ -59,7 +59,7 @@ mod paths;
 mod persistence;
 mod setuid;
 
-use context::{Dir, env_names, is_dangerous_env, may_run_xargs, may_set_env, part_dirs, start_dir};
+use context::{Dir, env_names, is_dangerous_env, may_set_env, part_dirs, start_dir};
 
 use commands::*;
 use paths::*;
@@ -587,10 +587,9 @@ fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>) -> bool {
             in_dirs(facts, ctx, &|v, ctx| rm_recursive_root(v, ctx))
                 // `… | xargs rm -rf`: the targets come from standard input.
                 || parts().any(|p| {
-                    may_run_xargs(&p.words)
-                        && stdin_argument_commands(&p.words)
-                            .iter()
-                            .any(|v| is_recursive_rm(v))
+                    stdin_argument_commands(&p.words)
+                        .iter()
+                        .any(|v| is_recursive_rm(v))
                 })
         }
         Builtin::SystemAccounts => {

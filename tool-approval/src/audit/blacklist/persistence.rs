@@ -172,6 +172,10 @@ pub(super) fn is_persistence_path(word: &str) -> bool {
         ".config/fish/",
         ".ssh/rc",
     ];
+    // Every entry holds a `/` (system paths) or a `.` (home files and dirs).
+    if !word.contains(['/', '.']) {
+        return false;
+    }
     let word = word.trim_matches(|c| c == '"' || c == '\'');
     if SYSTEM.iter().any(|p| word.starts_with(p)) {
         return true;
@@ -184,6 +188,10 @@ pub(super) fn is_persistence_path(word: &str) -> bool {
 /// config (aliases, `core.hooksPath`, `core.fsmonitor`, filters), direnv,
 /// editor task and settings files, commit-hook managers.
 pub(super) fn is_code_execution_file(word: &str) -> bool {
+    // Every name below holds a `.`.
+    if !word.contains('.') {
+        return false;
+    }
     let word = word.trim_matches(|c| c == '"' || c == '\'');
     let word = word.trim_end_matches('/');
     let name = word.rsplit('/').next().unwrap_or(word);
