@@ -39,6 +39,7 @@ mod security;
 
 use std::collections::HashSet;
 
+use bumpalo::Bump;
 use serde_json::Value;
 use tool_core::{CompiledSchema, Violation};
 
@@ -225,9 +226,15 @@ fn json_error(e: serde_json::Error) -> Error {
     }
 }
 
-/// JSON text as a tree borrowing from it (see the node module).
-fn parse_json_node(json: &str) -> Result<Node<'_>, Error> {
-    serde_json::from_str(json).map_err(json_error)
+/// JSON text as a tree borrowing from it, in `arena` (see the node module).
+fn parse_json_node<'a>(json: &'a str, arena: &'a Bump) -> Result<Node<'a>, Error> {
+    node::parse(json, arena).map_err(json_error)
+}
+
+/// An arena for the tree of a `len`-byte text (about as large as the text:
+/// one chunk, usually).
+fn arena_for(len: usize) -> Bump {
+    Bump::with_capacity(len)
 }
 
 fn parse_yaml(trimmed: &str) -> Result<Value, Error> {
@@ -249,7 +256,8 @@ fn parse_yaml(trimmed: &str) -> Result<Value, Error> {
 pub fn load_document(text: &str, options: &ImportOptions) -> Result<Loaded, Error> {
     match split_text(text, options.max_bytes)? {
         Text::Json(json) => {
-            let root = parse_json_node(json)?;
+            let arena = arena_for(json.len());
+            let root = parse_json_node(json, &arena)?;
             if is_openapi(&root) {
                 load_openapi(&root, options)
             } else {
@@ -262,7 +270,8 @@ pub fn load_document(text: &str, options: &ImportOptions) -> Result<Loaded, Erro
 
 /// [`load_document`] for a parsed value.
 pub fn load_value(value: &Value, options: &ImportOptions) -> Result<Loaded, Error> {
-    let root = Node::from_value(value);
+    let arena = Bump::new();
+    let root = Node::from_value(value, &arena);
     if is_openapi(&root) {
         return load_openapi(&root, options);
     }
@@ -299,7 +308,10 @@ fn load_narrow(value: &Value) -> Result<Loaded, Error> {
 /// Imports an OpenAPI 3.0/3.1 text (JSON or YAML).
 pub fn import_openapi(text: &str, options: &ImportOptions) -> Result<Import, Error> {
     match split_text(text, options.max_bytes)? {
-        Text::Json(json) => import_node(&parse_json_node(json)?, options),
+        Text::Json(json) => {
+            let arena = arena_for(json.len());
+            import_node(&parse_json_node(json, &arena)?, options)
+        }
         Text::Yaml(yaml) => import_value(&parse_yaml(yaml)?, options),
     }
 }
@@ -340,7 +352,8 @@ fn invalid(pointer: &str, message: impl Into<String>) -> Error {
 
 /// Imports a parsed OpenAPI 3.0/3.1 document.
 pub fn import_value(root: &Value, options: &ImportOptions) -> Result<Import, Error> {
-    import_node(&Node::from_value(root), options)
+    let arena = Bump::new();
+    import_node(&Node::from_value(root, &arena), options)
 }
 
 fn import_node(root: &Node<'_>, options: &ImportOptions) -> Result<Import, Error> {

@@ -5,55 +5,70 @@
 //! freeing that tree costs about as much as building it. The import only
 //! reads the document and copies out the parts it keeps, so it parses JSON
 //! text into a [`Node`] instead: strings without escapes point into the
-//! text, an object is one vector of entries. A document that is already a
-//! `Value` (YAML, [`import_value`](crate::import_value)) is viewed the same
-//! way with [`Node::from_value`], borrowing its strings.
+//! text, and every array and object is one slice in an arena ([`Bump`])
+//! that is freed as a whole; nothing in a node owns memory, so dropping the
+//! tree costs nothing. A document that is already a `Value` (YAML,
+//! [`import_value`](crate::import_value)) is viewed the same way with
+//! [`Node::from_value`], borrowing its strings.
 //!
 //! Objects behave exactly like `serde_json::Map` with `preserve_order`:
 //! entries keep the order of the text, and a repeated key keeps its first
 //! position and its last value.
 
-use std::borrow::Cow;
 use std::fmt;
 
-use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use bumpalo::Bump;
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 
 /// Objects with more entries than this are looked up by binary search
 /// over a sorted index instead of a linear scan.
 const LINEAR_LOOKUP_MAX: usize = 16;
 
-/// One JSON value of the document.
+/// One JSON value of the document. Owns no memory (a `Number` is plain
+/// data): the arena it lives in may be dropped without running anything.
 #[derive(Debug)]
 pub(crate) enum Node<'a> {
     Null,
     Bool(bool),
     Number(Number),
-    String(Cow<'a, str>),
-    Array(Vec<Node<'a>>),
+    String(&'a str),
+    Array(&'a [Node<'a>]),
     Object(Object<'a>),
 }
 
 /// A JSON object: entries in document order, keys unique.
 #[derive(Debug, Default)]
 pub(crate) struct Object<'a> {
-    entries: Vec<(Cow<'a, str>, Node<'a>)>,
+    entries: &'a [(&'a str, Node<'a>)],
     /// Entry positions sorted by key (empty for small objects).
-    sorted: Box<[u32]>,
+    sorted: &'a [u32],
+}
+
+/// Parses JSON text exactly as `serde_json::from_str::<Value>` does (same
+/// acceptance, same errors), into `arena`.
+pub(crate) fn parse<'a>(text: &'a str, arena: &'a Bump) -> Result<Node<'a>, serde_json::Error> {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let node = NodeSeed(arena).deserialize(&mut deserializer)?;
+    deserializer.end()?;
+    Ok(node)
 }
 
 impl<'a> Node<'a> {
-    /// A view of `value` borrowing its strings.
-    pub(crate) fn from_value(value: &'a Value) -> Self {
+    /// A view of `value` borrowing its strings, its slices in `arena`.
+    pub(crate) fn from_value(value: &'a Value, arena: &'a Bump) -> Self {
         match value {
             Value::Null => Self::Null,
             Value::Bool(b) => Self::Bool(*b),
             Value::Number(n) => Self::Number(n.clone()),
-            Value::String(s) => Self::String(Cow::Borrowed(s)),
-            Value::Array(items) => Self::Array(items.iter().map(Self::from_value).collect()),
+            Value::String(s) => Self::String(s),
+            Value::Array(items) => Self::Array(
+                arena.alloc_slice_fill_iter(items.iter().map(|v| Self::from_value(v, arena))),
+            ),
             Value::Object(map) => Self::Object(Object::new(
+                arena,
                 map.iter()
-                    .map(|(k, v)| (Cow::Borrowed(k.as_str()), Self::from_value(v)))
+                    .map(|(k, v)| (k.as_str(), Self::from_value(v, arena)))
                     .collect(),
             )),
         }
@@ -65,7 +80,7 @@ impl<'a> Node<'a> {
             Self::Null => Value::Null,
             Self::Bool(b) => Value::Bool(*b),
             Self::Number(n) => Value::Number(n.clone()),
-            Self::String(s) => Value::String(s.as_ref().to_owned()),
+            Self::String(s) => Value::String((*s).to_owned()),
             Self::Array(items) => Value::Array(items.iter().map(Self::to_value).collect()),
             Self::Object(object) => Value::Object(object.to_map()),
         }
@@ -83,14 +98,14 @@ impl<'a> Node<'a> {
         }
     }
 
-    pub(crate) fn as_array(&self) -> Option<&[Self]> {
+    pub(crate) fn as_array(&self) -> Option<&'a [Self]> {
         match self {
             Self::Array(items) => Some(items),
             _ => None,
         }
     }
 
-    pub(crate) fn as_str(&self) -> Option<&str> {
+    pub(crate) fn as_str(&self) -> Option<&'a str> {
         match self {
             Self::String(s) => Some(s),
             _ => None,
@@ -112,43 +127,38 @@ impl<'a> Node<'a> {
 impl<'a> Object<'a> {
     /// An object from entries in order; a repeated key keeps its first
     /// position and its last value.
-    fn new(mut entries: Vec<(Cow<'a, str>, Node<'a>)>) -> Self {
+    fn new(arena: &'a Bump, mut entries: Vec<(&'a str, Node<'a>)>) -> Self {
+        let mut sorted: &'a [u32] = &[];
         if entries.len() <= LINEAR_LOOKUP_MAX {
             let repeated = (1..entries.len())
                 .any(|i| entries[..i].iter().any(|(key, _)| *key == entries[i].0));
             if repeated {
                 entries = merge_repeated(entries);
             }
-            return Self {
-                entries,
-                sorted: Box::default(),
-            };
-        }
-        let mut sorted = sorted_positions(&entries);
-        if sorted
-            .windows(2)
-            .any(|w| entries[w[0] as usize].0 == entries[w[1] as usize].0)
-        {
-            entries = merge_repeated(entries);
-            sorted = sorted_positions(&entries);
+        } else {
+            let mut positions = sorted_positions(&entries);
+            if positions
+                .windows(2)
+                .any(|w| entries[w[0] as usize].0 == entries[w[1] as usize].0)
+            {
+                entries = merge_repeated(entries);
+                positions = sorted_positions(&entries);
+            }
+            sorted = arena.alloc_slice_copy(&positions);
         }
         Self {
-            entries,
-            sorted: sorted.into(),
+            entries: arena.alloc_slice_fill_iter(entries),
+            sorted,
         }
     }
 
     pub(crate) fn get(&self, key: &str) -> Option<&Node<'a>> {
         if self.sorted.is_empty() {
-            return self
-                .entries
-                .iter()
-                .find(|(k, _)| k.as_ref() == key)
-                .map(|(_, v)| v);
+            return self.entries.iter().find(|(k, _)| *k == key).map(|(_, v)| v);
         }
         let found = self
             .sorted
-            .binary_search_by(|&i| self.entries[i as usize].0.as_ref().cmp(key))
+            .binary_search_by(|&i| self.entries[i as usize].0.cmp(key))
             .ok()?;
         Some(&self.entries[self.sorted[found] as usize].1)
     }
@@ -162,38 +172,38 @@ impl<'a> Object<'a> {
     }
 
     /// Entries in document order.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, &Node<'a>)> {
-        self.entries.iter().map(|(k, v)| (k.as_ref(), v))
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&'a str, &'a Node<'a>)> + use<'a> {
+        self.entries.iter().map(|(k, v)| (*k, v))
     }
 
-    pub(crate) fn keys(&self) -> impl Iterator<Item = &str> {
-        self.entries.iter().map(|(k, _)| k.as_ref())
+    pub(crate) fn keys(&self) -> impl Iterator<Item = &'a str> + use<'a> {
+        self.entries.iter().map(|(k, _)| *k)
     }
 
-    pub(crate) fn values(&self) -> impl Iterator<Item = &Node<'a>> {
+    pub(crate) fn values(&self) -> impl Iterator<Item = &'a Node<'a>> + use<'a> {
         self.entries.iter().map(|(_, v)| v)
     }
 
     /// An owned copy as a `serde_json::Map`.
     pub(crate) fn to_map(&self) -> Map<String, Value> {
         let mut map = Map::with_capacity(self.entries.len());
-        for (key, value) in &self.entries {
-            map.insert(key.as_ref().to_owned(), value.to_value());
+        for (key, value) in self.entries {
+            map.insert((*key).to_owned(), value.to_value());
         }
         map
     }
 }
 
-fn sorted_positions(entries: &[(Cow<'_, str>, Node<'_>)]) -> Vec<u32> {
+fn sorted_positions(entries: &[(&str, Node<'_>)]) -> Vec<u32> {
     // Positions fit: a document is at most a few hundred MB of text.
     let mut sorted: Vec<u32> = (0..entries.len() as u32).collect();
-    sorted.sort_by(|&a, &b| entries[a as usize].0.cmp(&entries[b as usize].0));
+    sorted.sort_by(|&a, &b| entries[a as usize].0.cmp(entries[b as usize].0));
     sorted
 }
 
 /// `serde_json::Map::insert` semantics for a list with repeated keys.
-fn merge_repeated<'a>(entries: Vec<(Cow<'a, str>, Node<'a>)>) -> Vec<(Cow<'a, str>, Node<'a>)> {
-    let mut out: Vec<(Cow<'a, str>, Node<'a>)> = Vec::with_capacity(entries.len());
+fn merge_repeated<'a>(entries: Vec<(&'a str, Node<'a>)>) -> Vec<(&'a str, Node<'a>)> {
+    let mut out: Vec<(&'a str, Node<'a>)> = Vec::with_capacity(entries.len());
     for (key, value) in entries {
         match out.iter_mut().find(|(k, _)| *k == key) {
             Some(slot) => slot.1 = value,
@@ -203,42 +213,50 @@ fn merge_repeated<'a>(entries: Vec<(Cow<'a, str>, Node<'a>)>) -> Vec<(Cow<'a, st
     out
 }
 
-/// An object key: borrowed when the text has no escapes.
-struct Key<'a>(Cow<'a, str>);
+/// Deserializes one value into the arena.
+#[derive(Clone, Copy)]
+struct NodeSeed<'a>(&'a Bump);
 
-impl<'de> Deserialize<'de> for Key<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct KeyVisitor;
-        impl<'de> Visitor<'de> for KeyVisitor {
-            type Value = Key<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a string key")
-            }
-            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
-                Ok(Key(Cow::Borrowed(v)))
-            }
-            fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
-                Ok(Key(Cow::Owned(v.to_owned())))
-            }
-            fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
-                Ok(Key(Cow::Owned(v)))
-            }
-        }
-        deserializer.deserialize_str(KeyVisitor)
+impl<'de: 'a, 'a> DeserializeSeed<'de> for NodeSeed<'a> {
+    type Value = Node<'a>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
     }
 }
 
-impl<'de> Deserialize<'de> for Node<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(NodeVisitor)
+/// An object key: borrowed when the text has no escapes, else copied into
+/// the arena.
+#[derive(Clone, Copy)]
+struct KeySeed<'a>(&'a Bump);
+
+impl<'de: 'a, 'a> DeserializeSeed<'de> for KeySeed<'a> {
+    type Value = &'a str;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de: 'a, 'a> Visitor<'de> for KeySeed<'a> {
+    type Value = &'a str;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string key")
+    }
+
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(v)
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(self.0.alloc_str(v))
     }
 }
 
 /// Accepts what `serde_json::Value`'s visitor accepts, the same way.
-struct NodeVisitor;
-
-impl<'de> Visitor<'de> for NodeVisitor {
-    type Value = Node<'de>;
+impl<'de: 'a, 'a> Visitor<'de> for NodeSeed<'a> {
+    type Value = Node<'a>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("any valid JSON value")
@@ -261,15 +279,11 @@ impl<'de> Visitor<'de> for NodeVisitor {
     }
 
     fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
-        Ok(Node::String(Cow::Borrowed(v)))
+        Ok(Node::String(v))
     }
 
     fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(Node::String(Cow::Owned(v.to_owned())))
-    }
-
-    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
-        Ok(Node::String(Cow::Owned(v)))
+        Ok(Node::String(self.0.alloc_str(v)))
     }
 
     fn visit_none<E>(self) -> Result<Self::Value, E> {
@@ -281,24 +295,24 @@ impl<'de> Visitor<'de> for NodeVisitor {
     }
 
     fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        Deserialize::deserialize(deserializer)
+        self.deserialize(deserializer)
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-        while let Some(item) = seq.next_element()? {
+        while let Some(item) = seq.next_element_seed(self)? {
             items.push(item);
         }
-        Ok(Node::Array(items))
+        Ok(Node::Array(self.0.alloc_slice_fill_iter(items)))
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut entries = Vec::new();
-        while let Some(Key(key)) = map.next_key()? {
-            let value = map.next_value()?;
+        while let Some(key) = map.next_key_seed(KeySeed(self.0))? {
+            let value = map.next_value_seed(self)?;
             entries.push((key, value));
         }
-        Ok(Node::Object(Object::new(entries)))
+        Ok(Node::Object(Object::new(self.0, entries)))
     }
 }
 
@@ -308,8 +322,8 @@ mod tests {
     use serde_json::json;
 
     fn round_trip(text: &str) -> Value {
-        let node: Node<'_> = serde_json::from_str(text).unwrap();
-        node.to_value()
+        let arena = Bump::new();
+        parse(text, &arena).unwrap().to_value()
     }
 
     #[test]
@@ -320,12 +334,12 @@ mod tests {
         for i in 0..40 {
             text.push_str(&format!("\"k{i}\": {i},"));
         }
-        text.push_str(r#""k3": "again", "k0": "first"}, "a": "last", "c": 18446744073709551615}"#);
-        let ours: Result<Node<'_>, _> = serde_json::from_str(&text);
+        text.push_str(r#""k3": "again", "k0": "first"}, "a": "last", "c": 18446744073709551615, "e\u0301": 1}"#);
+        let arena = Bump::new();
         let theirs: Result<Value, _> = serde_json::from_str(&text);
         // 1e400000 is out of range for both.
         assert_eq!(
-            ours.unwrap_err().to_string(),
+            parse(&text, &arena).unwrap_err().to_string(),
             theirs.unwrap_err().to_string()
         );
         let text = text.replace("1e400000", "1e40");
@@ -337,13 +351,14 @@ mod tests {
             serde_json::to_string(&theirs).unwrap(),
             "same order, repeated keys in their first position with their last value"
         );
-        let node: Node<'_> = serde_json::from_str(&text).unwrap();
+        let node = parse(&text, &arena).unwrap();
         let big = node.get("big").unwrap().as_object().unwrap();
         assert_eq!(big.len(), 40);
         assert_eq!(big.get("k3").unwrap().as_str(), Some("again"));
         assert_eq!(big.get("k39").unwrap().to_value(), json!(39));
         assert!(big.get("k40").is_none());
         assert_eq!(node.get("a").unwrap().as_str(), Some("last"));
+        assert_eq!(node.get("e\u{301}").unwrap().to_value(), json!(1));
     }
 
     #[test]
@@ -354,9 +369,11 @@ mod tests {
             "{\"a\": \"\\ud800\"}",
             "[1] x",
             "{\"a\": tru}",
+            "",
             &"[".repeat(200),
         ] {
-            let ours = serde_json::from_str::<Node<'_>>(text).unwrap_err();
+            let arena = Bump::new();
+            let ours = parse(text, &arena).unwrap_err();
             let theirs = serde_json::from_str::<Value>(text).unwrap_err();
             assert_eq!(ours.to_string(), theirs.to_string(), "{text}");
         }
@@ -364,12 +381,20 @@ mod tests {
 
     #[test]
     fn a_value_is_viewed_without_change() {
-        let value = json!({"z": 1, "a": [null, {"k": "v"}], "m": {"x": 1.5, "y": false}});
-        let node = Node::from_value(&value);
+        let mut value = json!({"z": 1, "a": [null, {"k": "v"}], "m": {"x": 1.5, "y": false}});
+        for i in 0..30 {
+            value["wide"][format!("w{i}")] = json!(i);
+        }
+        let arena = Bump::new();
+        let node = Node::from_value(&value, &arena);
         assert_eq!(node.to_value(), value);
         assert_eq!(
             serde_json::to_string(&node.to_value()).unwrap(),
             serde_json::to_string(&value).unwrap()
+        );
+        assert_eq!(
+            node.get("wide").unwrap().get("w17").unwrap().to_value(),
+            json!(17)
         );
     }
 }

@@ -336,6 +336,7 @@ mod tests {
 
     #[test]
     fn recursive_schemas_become_defs() {
+        let arena = bumpalo::Bump::new();
         let doc = json!({"components": {"schemas": {
             "Node": {"type": "object", "properties": {
                 "value": {"type": "integer"},
@@ -344,12 +345,15 @@ mod tests {
             "A": {"type": "object", "properties": {"b": {"$ref": "#/components/schemas/B"}}},
             "B": {"type": "object", "properties": {"a": {"$ref": "#/components/schemas/A"}}}
         }}});
-        let doc = Node::from_value(&doc);
+        let doc = Node::from_value(&doc, &arena);
         let refs = Refs::new(&doc);
         let mut converter = SchemaConverter::new(refs, false);
         let node = json!({"$ref": "#/components/schemas/Node"});
         let a = json!({"$ref": "#/components/schemas/A"});
-        let (node, a) = (Node::from_value(&node), Node::from_value(&a));
+        let (node, a) = (
+            Node::from_value(&node, &arena),
+            Node::from_value(&a, &arena),
+        );
         let node_out = converter.convert(&node);
         let a_out = converter.convert(&a);
         let (defs, problems) = converter.finish();
@@ -375,11 +379,12 @@ mod tests {
 
     #[test]
     fn openapi30_dialect_is_rewritten() {
-        let doc = Node::from_value(&Value::Null);
+        let arena = bumpalo::Bump::new();
+        let doc = Node::from_value(&Value::Null, &arena);
         let mut c = SchemaConverter::new(Refs::new(&doc), true);
         let schema = json!({"type": "integer", "nullable": true, "minimum": 0,
             "exclusiveMinimum": true, "example": 3, "x-internal": 1});
-        let schema = Node::from_value(&schema);
+        let schema = Node::from_value(&schema, &arena);
         assert_eq!(
             c.convert(&schema),
             json!({"type": ["integer", "null"], "exclusiveMinimum": 0})
@@ -388,11 +393,15 @@ mod tests {
 
     #[test]
     fn missing_and_external_refs_are_reported() {
+        let arena = bumpalo::Bump::new();
         let doc = json!({});
-        let doc = Node::from_value(&doc);
+        let doc = Node::from_value(&doc, &arena);
         let missing = json!({"$ref": "#/components/schemas/Nope"});
         let external = json!({"$ref": "other.yaml#/Pet"});
-        let (missing, external) = (Node::from_value(&missing), Node::from_value(&external));
+        let (missing, external) = (
+            Node::from_value(&missing, &arena),
+            Node::from_value(&external, &arena),
+        );
         let mut c = SchemaConverter::new(Refs::new(&doc), false);
         c.convert(&missing);
         c.convert(&external);
