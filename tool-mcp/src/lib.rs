@@ -82,6 +82,7 @@ mod secret;
 mod serve;
 mod session;
 mod stderr;
+mod stdio;
 mod tool;
 
 pub use catalog::{Catalog, CatalogTool};

@@ -2,7 +2,6 @@
 //! handshake budget, and the client-side hooks.
 
 use std::collections::HashMap;
-use std::process::Stdio;
 use std::sync::Arc;
 
 use process_wrap::tokio::{CommandWrap, ProcessGroup};
@@ -11,8 +10,8 @@ use rmcp::model::{
     ElicitationCapability, FormElicitationCapability, Implementation,
 };
 use rmcp::service::{NotificationContext, Peer, RequestContext, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientCacheConfig, ClientHandler, RoleClient, ServiceExt};
 
 use crate::config::{McpServerConfig, McpTransport};
@@ -20,6 +19,7 @@ use crate::elicit::{ElicitationHandler, Elicited};
 use crate::error::Error;
 use crate::http::{HttpGuard, RefusalSlot, WatchedClient, default_client};
 use crate::stderr::{StderrTail, scrub};
+use crate::stdio::StdioTransport;
 
 /// What the client does on server notifications.
 #[derive(Clone)]
@@ -135,12 +135,10 @@ impl Session {
                 }
                 let mut wrap = CommandWrap::from(cmd);
                 wrap.wrap(ProcessGroup::leader());
-                let (transport, stderr) = TokioChildProcess::builder(wrap)
-                    .stderr(Stdio::piped())
-                    .spawn()
+                let (transport, stderr, child_pid) = StdioTransport::spawn(wrap)
                     .map_err(|e| spawn_error(format!("cannot run `{command}`: {e}")))?;
                 let tail = stderr.map(|s| StderrTail::spawn(s, options.stderr_limit));
-                pid = transport.id();
+                pid = child_pid;
                 let handshake = tokio::time::timeout(timeout, hooks.serve(transport)).await;
                 (handshake, tail)
             }
