@@ -174,6 +174,13 @@ pub(crate) fn follow_links(
     parts: &mut Vec<SimpleCommand>,
     views: impl Fn(&SimpleCommand) -> &[Vec<String>],
 ) {
+    // No part makes a link (the usual case): nothing to follow or copy.
+    if !parts
+        .iter()
+        .any(|p| views(p).iter().any(|v| link_made(v).is_some()))
+    {
+        return;
+    }
     let mut links: Vec<(String, String)> = Vec::new();
     let mut out: Vec<SimpleCommand> = Vec::with_capacity(parts.len());
     for part in parts.drain(..) {

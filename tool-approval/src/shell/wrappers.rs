@@ -626,16 +626,18 @@ fn is_wrapper(name: &str) -> bool {
 }
 
 /// The first entry of [`WRAPPERS`] named `name`. Most command words are not
-/// wrappers: a bit set of (length, first byte) pairs of the wrapper names
-/// answers those without comparing names.
+/// wrappers: a bit set keyed by a hash of (length, first byte, last byte)
+/// of the wrapper names answers those without comparing names.
 fn builtin_wrapper(name: &str) -> Option<&'static Wrapper> {
-    const LENGTHS: usize = 32;
+    const SLOTS: usize = 8192;
     fn slot(name: &str) -> usize {
-        name.len().min(LENGTHS - 1) * 256 + usize::from(name.bytes().next().unwrap_or(0))
+        let first = usize::from(name.bytes().next().unwrap_or(0));
+        let last = usize::from(name.bytes().next_back().unwrap_or(0));
+        (name.len().wrapping_mul(31) ^ first.wrapping_mul(131) ^ (last << 5)) % SLOTS
     }
     static SEEN: std::sync::OnceLock<Vec<u64>> = std::sync::OnceLock::new();
     let seen = SEEN.get_or_init(|| {
-        let mut bits = vec![0u64; LENGTHS * 256 / 64];
+        let mut bits = vec![0u64; SLOTS / 64];
         for w in WRAPPERS {
             let at = slot(w.name);
             if let Some(word) = bits.get_mut(at / 64) {
