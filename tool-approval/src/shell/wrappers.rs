@@ -436,7 +436,9 @@ fn unwrapped_views(words: &[String], host: &[HostWrapper]) -> Vec<Vec<String>> {
             break;
         }
         let mut normal = std::mem::take(&mut current);
-        if let Some(first) = normal.first_mut() {
+        if let Some(first) = normal.first_mut()
+            && first.contains('/')
+        {
             *first = basename(first).to_owned();
         }
         out.extend(find_exec(&normal));
