@@ -9,7 +9,10 @@
 //! machine: the official TypeScript client ~250 µs per sequential echo and
 //! ~70 µs per call with 100 in flight; targets ≤ 167 µs and ≤ 50 µs.
 //! Measured 2026-12 on a busy shared 2-core machine: `call_tool` 125 µs,
-//! pipeline 152 µs sequential; 89 µs per call with 100 in flight.
+//! pipeline 152 µs sequential; 89 µs per call with 100 in flight. After
+//! tool-mcp's own stdio transport (direct `CallToolResult` decoding), at
+//! load 3–6: pipeline 100 in flight 40–85 µs per call (`peers_mcp`: 49–52 µs
+//! in `benches/run mcp`); sequential figures swing 95–300 µs with the load.
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
 use std::path::Path;
