@@ -11,8 +11,10 @@
 //! Measured 2026-12 on a busy shared 2-core machine: `call_tool` 125 µs,
 //! pipeline 152 µs sequential; 89 µs per call with 100 in flight. After
 //! tool-mcp's own stdio transport (direct `CallToolResult` decoding), at
-//! load 3–6: pipeline 100 in flight 40–85 µs per call (`peers_mcp`: 49–52 µs
-//! in `benches/run mcp`); sequential figures swing 95–300 µs with the load.
+//! load ~4, this bench before → after back to back: pipeline 100 in flight
+//! 73.5 → 52.0 and 67.6 µs per call; `call_tool` 115 → 125–129 µs and
+//! pipeline 152 → 161–167 µs sequential (within this machine's noise;
+//! `peers_mcp` in `benches/run mcp`: 49–52 µs with 100 in flight).
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
 use std::path::Path;
