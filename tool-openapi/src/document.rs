@@ -1,7 +1,10 @@
 //! The normalised document: the internal serde form hosts store.
 //!
 //! Both the narrow protocol and imported OpenAPI 3 documents end up here.
-//! It is plain data (serialisable, comparable); compiling it into a tool
+//! It is plain data (serialisable, comparable; an imported operation also
+//! carries its import-time schema compilation, which is neither serialised
+//! nor compared and is reused only while the operation is unchanged);
+//! compiling it into a tool
 //! ([`compile_manifest`](crate::compile_manifest)) and calling it over HTTP
 //! ([`OpenApiTool`](crate::OpenApiTool)) read nothing else.
 

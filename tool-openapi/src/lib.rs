@@ -13,6 +13,8 @@
 //!   API per [`Operation`], approval defaults by [`Method`].
 //! - [`OpenApiTool`]: the runtime tool; sends each call over HTTP and
 //!   returns `state = {status, headers, body}` and compact content.
+//!   [`OpenApiToolBuilder::register`] builds and registers it with each
+//!   operation's schema compiled once (an import's compilation is reused).
 //! - [`SsrfGuard`]: builds a guarded `reqwest::Client` (reusable by other
 //!   crates and hosts) under an [`SsrfPolicy`].
 //! - [`OpenApiProvider`]: serves stored references of type `"api"` to a

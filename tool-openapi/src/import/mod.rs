@@ -116,7 +116,8 @@ impl ImportOptions {
 
     /// Whether each operation's arguments schema is compiled during the
     /// import, so a schema `tool-core` would refuse fails that operation
-    /// only (default `true`).
+    /// only (default `true`). The compilation is kept with the operation:
+    /// building a tool from it does not compile that schema again.
     pub fn check_schemas(mut self, check: bool) -> Self {
         self.check_schemas = check;
         self
