@@ -29,6 +29,9 @@ use tokio::process::{ChildStderr, ChildStdin, ChildStdout};
 /// Longest accepted line (as rmcp): longer ones are dropped, not buffered.
 const MAX_LINE: usize = 16 * 1024 * 1024;
 
+/// How long a closing server may take to exit by itself.
+const EXIT_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// The members a plain tool result may have; anything else (a task, an
 /// input request) goes through rmcp's full decoding.
 const CALL_RESULT_KEYS: &[&str] = &[
@@ -249,8 +252,14 @@ impl Transport<RoleClient> for StdioTransport {
         }
     }
 
+    /// Closes the server's stdin and gives it [`EXIT_GRACE`] to exit (the
+    /// MCP stdio shutdown), then kills what is left of its process group.
     async fn close(&mut self) -> Result<(), Self::Error> {
         drop(self.writer.lock().await.take());
+        if let Some(child) = self.child.as_mut() {
+            let _ = tokio::time::timeout(EXIT_GRACE, child.wait()).await;
+        }
+        // Still in `self.child` until here: a cancelled close kills on drop.
         if let Some(mut child) = self.child.take() {
             Box::into_pin(child.kill()).await?;
         }
