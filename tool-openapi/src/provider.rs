@@ -78,9 +78,14 @@ impl OpenApiProvider {
     pub fn add_with(
         &mut self,
         provider_id: impl Into<String>,
-        document: ApiDocument,
+        mut document: ApiDocument,
         credentials: Credentials,
     ) -> &mut Self {
+        // A stored document does not keep an import's compilations alive
+        // (each tool built from it compiles what it offers).
+        for operation in &mut document.operations {
+            operation.compiled = Default::default();
+        }
         self.documents.insert(
             provider_id.into(),
             Registered {
