@@ -185,19 +185,18 @@ impl PolicyFile {
 
 /// Checks an `identifier/apiName` key.
 pub(crate) fn check_key(key: &str, pointer: &str) -> Result<(), Error> {
-    let valid_name = |s: &str| {
-        !s.is_empty()
-            && s.chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-    };
-    match key.split_once('/') {
-        Some((tool, api)) if valid_name(tool) && valid_name(api) => Ok(()),
-        _ => Err(Error::invalid(
+    // One grammar for keys across the crates: tool-core's `ApiKey`.
+    tool_core::ApiKey::parse(key).map(drop).map_err(|e| {
+        let reason = match &e {
+            tool_core::Error::InvalidApiKey { message, .. } => message.clone(),
+            other => other.to_string(),
+        };
+        Error::invalid(
             pointer,
             &Value::String(key.to_owned()),
-            "expected an `identifier/apiName` key ([A-Za-z0-9_-]+/[A-Za-z0-9_-]+)",
-        )),
-    }
+            format!("expected an `identifier/apiName` key: {reason}"),
+        )
+    })
 }
 
 fn object<'v>(value: &'v Value, at: &str) -> Result<&'v Map<String, Value>, Error> {
