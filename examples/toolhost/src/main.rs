@@ -301,7 +301,13 @@ async fn run(cli: Cli) -> Result<Value, Failure> {
             let decision = host.check(&name, args.as_deref().unwrap_or(""));
             Ok(json!({ "decision": host::decision_json(&decision) }))
         }
-        Command::Mcp { command } => mcp::run(command, &cwd, &policy, &mcp_options).await,
+        Command::Mcp { command } => {
+            let sources = mcp::Sources {
+                skills: &cli.skills,
+                openapi: &openapi_options,
+            };
+            mcp::run(command, &cwd, &policy, &mcp_options, sources).await
+        }
         Command::Skills { command } => skills::run(command),
         Command::Openapi { command } => openapi::run(command, &openapi_options),
         Command::Demo { text } => demo::run(text).await,

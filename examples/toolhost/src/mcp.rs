@@ -317,11 +317,20 @@ pub async fn attach(host: &mut Host, options: &McpOptions) -> Result<Vec<Value>,
 }
 
 /// `toolhost mcp …`
+/// The host's other tool sources, which `mcp serve` serves too.
+pub struct Sources<'a> {
+    /// `--skills` folders.
+    pub skills: &'a [PathBuf],
+    /// `--openapi` documents.
+    pub openapi: &'a crate::openapi::OpenApiOptions,
+}
+
 pub async fn run(
     command: McpCommand,
     cwd: &Path,
     policy: &PolicyOptions,
     options: &McpOptions,
+    sources: Sources<'_>,
 ) -> Result<Value, Failure> {
     match command {
         McpCommand::Tools => {
@@ -342,7 +351,13 @@ pub async fn run(
             Ok(json!({ "servers": servers }))
         }
         McpCommand::Serve { http } => {
-            let (registry, engine, ctx) = Host::new(cwd, policy)?.into_parts();
+            let mut host = Host::new(cwd, policy)?;
+            // `--skills` and `--openapi` tools are served like the builtins.
+            for finding in crate::skills::attach(&mut host, sources.skills)? {
+                eprintln!("{}", json!({ "warning": { "skills": finding } }));
+            }
+            crate::openapi::attach(&mut host, sources.openapi)?;
+            let (registry, engine, ctx) = host.into_parts();
             // A live registry: the `--mcp-*` servers' tools follow their
             // lists, and this server's clients are told when they change.
             let live = LiveRegistry::from(registry);

@@ -320,3 +320,31 @@ fn sealed_secrets_in_mcp_config_open_with_the_key_and_a_wrong_key_fails() {
     assert_eq!(missing.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("TOOLHOST_MCP_KEY"));
 }
+
+#[test]
+fn mcp_serve_serves_the_skills_tool_too() {
+    let skills = concat!(env!("CARGO_MANIFEST_DIR"), "/../skills");
+    let serve = format!(
+        "{} --skills {skills} mcp serve",
+        env!("CARGO_BIN_EXE_toolhost")
+    );
+    let listed = Command::new(env!("CARGO_BIN_EXE_toolhost"))
+        .args(["--mcp-stdio", &serve, "mcp", "tools"])
+        .output()
+        .unwrap();
+    let doc: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    assert_eq!(doc["servers"][0]["status"], "loaded", "{doc}");
+    let names: Vec<&str> = doc["servers"][0]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    for name in [
+        "skills____activateSkill",
+        "skills____readReference",
+        "clock____now",
+    ] {
+        assert!(names.contains(&name), "{name} not in {names:?}");
+    }
+}
