@@ -199,25 +199,30 @@ pub(crate) fn check_key(key: &str, pointer: &str) -> Result<(), Error> {
     })
 }
 
-fn object<'v>(value: &'v Value, at: &str) -> Result<&'v Map<String, Value>, Error> {
+pub(super) fn object<'v>(value: &'v Value, at: &str) -> Result<&'v Map<String, Value>, Error> {
     value
         .as_object()
         .ok_or_else(|| Error::invalid(at, value, "expected an object"))
 }
 
-fn array<'v>(value: &'v Value, at: &str) -> Result<&'v Vec<Value>, Error> {
+pub(super) fn array<'v>(value: &'v Value, at: &str) -> Result<&'v Vec<Value>, Error> {
     value
         .as_array()
         .ok_or_else(|| Error::invalid(at, value, "expected an array"))
 }
 
-fn string<'v>(value: &'v Value, at: &str) -> Result<&'v str, Error> {
+pub(super) fn string<'v>(value: &'v Value, at: &str) -> Result<&'v str, Error> {
     value
         .as_str()
         .ok_or_else(|| Error::invalid(at, value, "expected a string"))
 }
 
-fn known_keys(map: &Map<String, Value>, at: &str, known: &[&str], problems: &mut Vec<Error>) {
+pub(super) fn known_keys(
+    map: &Map<String, Value>,
+    at: &str,
+    known: &[&str],
+    problems: &mut Vec<Error>,
+) {
     for (key, value) in map {
         if !known.contains(&key.as_str()) {
             problems.push(Error::invalid(

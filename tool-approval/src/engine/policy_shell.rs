@@ -15,19 +15,23 @@
 
 use serde_json::Value;
 
+use super::policy_file::{array, known_keys, object, string};
 use crate::error::{Error, push_pointer};
 use crate::shell::{CommandOption, OptionEffect, OptionValue, ShellSyntax};
 
 /// Parses the `shell` section; every problem is pushed with its pointer.
 pub(super) fn parse_shell(value: &Value, problems: &mut Vec<Error>) -> ShellSyntax {
     let mut syntax = ShellSyntax::new();
-    let Some(map) = value.as_object() else {
-        problems.push(Error::invalid("/shell", value, "expected an object"));
-        return syntax;
+    let map = match object(value, "/shell") {
+        Ok(map) => map,
+        Err(e) => {
+            problems.push(e);
+            return syntax;
+        }
     };
-    known(map, "/shell", &["wrappers", "options"], problems);
+    known_keys(map, "/shell", &["wrappers", "options"], problems);
     if let Some(list) = map.get("wrappers") {
-        for (_, item, at) in items(list, "/shell/wrappers", problems) {
+        for (item, at) in items(list, "/shell/wrappers", problems) {
             match wrapper(item, &at) {
                 Ok((name, valued, positional)) => {
                     let valued: Vec<&str> = valued.iter().map(String::as_str).collect();
@@ -38,7 +42,7 @@ pub(super) fn parse_shell(value: &Value, problems: &mut Vec<Error>) -> ShellSynt
         }
     }
     if let Some(list) = map.get("options") {
-        for (_, item, at) in items(list, "/shell/options", problems) {
+        for (item, at) in items(list, "/shell/options", problems) {
             match option(item, &at) {
                 Ok(option) => syntax = syntax.with_option(option),
                 Err(e) => problems.extend(e.into_problems()),
@@ -48,32 +52,17 @@ pub(super) fn parse_shell(value: &Value, problems: &mut Vec<Error>) -> ShellSynt
     syntax
 }
 
-fn items<'v>(
-    list: &'v Value,
-    at: &str,
-    problems: &mut Vec<Error>,
-) -> Vec<(usize, &'v Value, String)> {
-    match list.as_array() {
-        Some(items) => items
+/// Each item of an array with its pointer; a non-array is a problem.
+fn items<'v>(list: &'v Value, at: &str, problems: &mut Vec<Error>) -> Vec<(&'v Value, String)> {
+    match array(list, at) {
+        Ok(items) => items
             .iter()
             .enumerate()
-            .map(|(i, item)| (i, item, push_pointer(at, i)))
+            .map(|(i, item)| (item, push_pointer(at, i)))
             .collect(),
-        None => {
-            problems.push(Error::invalid(at, list, "expected an array"));
+        Err(e) => {
+            problems.push(e);
             Vec::new()
-        }
-    }
-}
-
-fn known(map: &serde_json::Map<String, Value>, at: &str, keys: &[&str], problems: &mut Vec<Error>) {
-    for (key, value) in map {
-        if !keys.contains(&key.as_str()) {
-            problems.push(Error::invalid(
-                &push_pointer(at, key),
-                value,
-                format!("unknown field `{key}`, expected one of {}", keys.join(", ")),
-            ));
         }
     }
 }
@@ -87,9 +76,7 @@ fn name<'v>(value: Option<&'v Value>, at: &str, what: &str) -> Result<&'v str, E
             format!("`{what}` is required"),
         ));
     };
-    let text = value
-        .as_str()
-        .ok_or_else(|| Error::invalid(at, value, "expected a string"))?;
+    let text = string(value, at)?;
     if text.is_empty()
         || text
             .chars()
@@ -108,9 +95,7 @@ fn names(value: Option<&Value>, at: &str, what: &str, options: bool) -> Result<V
     let Some(value) = value else {
         return Ok(Vec::new());
     };
-    let list = value
-        .as_array()
-        .ok_or_else(|| Error::invalid(at, value, "expected an array"))?;
+    let list = array(value, at)?;
     let mut out = Vec::new();
     let mut problems = Vec::new();
     for (i, item) in list.iter().enumerate() {
@@ -132,11 +117,9 @@ fn names(value: Option<&Value>, at: &str, what: &str, options: bool) -> Result<V
 }
 
 fn wrapper(item: &Value, at: &str) -> Result<(String, Vec<String>, usize), Error> {
-    let map = item
-        .as_object()
-        .ok_or_else(|| Error::invalid(at, item, "expected an object"))?;
+    let map = object(item, at)?;
     let mut problems = Vec::new();
-    known(
+    known_keys(
         map,
         at,
         &["name", "valuedOptions", "positional"],
@@ -187,11 +170,9 @@ fn take<T>(result: Result<T, Error>, problems: &mut Vec<Error>) -> Option<T> {
 }
 
 fn option(item: &Value, at: &str) -> Result<CommandOption, Error> {
-    let map = item
-        .as_object()
-        .ok_or_else(|| Error::invalid(at, item, "expected an object"))?;
+    let map = object(item, at)?;
     let mut problems = Vec::new();
-    known(
+    known_keys(
         map,
         at,
         &["program", "subcommand", "names", "value", "effect"],

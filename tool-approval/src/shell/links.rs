@@ -106,35 +106,19 @@ fn link_made(view: &[String]) -> Option<(String, String)> {
     if basename(first) != "ln" {
         return None;
     }
-    let mut symbolic = false;
-    let mut dir: Option<String> = None;
-    let mut operands: Vec<&String> = Vec::new();
-    let mut iter = args.iter();
-    while let Some(arg) = iter.next() {
-        if arg == "--symbolic" {
-            symbolic = true;
-        } else if arg == "--target-directory" {
-            dir = iter.next().cloned();
-        } else if let Some(value) = arg.strip_prefix("--target-directory=") {
-            dir = Some(value.to_owned());
-        } else if arg.starts_with("--") {
-        } else if let Some(cluster) = arg.strip_prefix('-').filter(|c| !c.is_empty()) {
-            symbolic |= cluster.contains('s');
-            if let Some(at) = cluster.find('t') {
-                let attached = cluster.get(at + 1..).unwrap_or_default();
-                dir = if attached.is_empty() {
-                    iter.next().cloned()
-                } else {
-                    Some(attached.to_owned())
-                };
-            }
-        } else {
-            operands.push(arg);
-        }
-    }
+    // `-s` alone or in a cluster before a `t` (what follows `t` is its
+    // directory), or `--symbolic`.
+    let symbolic = args.iter().take_while(|a| *a != "--").any(|a| {
+        a == "--symbolic"
+            || a.strip_prefix('-').is_some_and(|cluster| {
+                !cluster.starts_with('-')
+                    && cluster.split('t').next().is_some_and(|c| c.contains('s'))
+            })
+    });
     if !symbolic {
         return None;
     }
+    let (dir, operands) = target_and_operands(first, args);
     let leaf = |t: &str| {
         t.trim_end_matches('/')
             .rsplit('/')
@@ -146,7 +130,7 @@ fn link_made(view: &[String]) -> Option<(String, String)> {
     let name = match (&dir, operands.get(1)) {
         // `ln -s -t DIR TARGET` makes `DIR/leaf`.
         (Some(dir), _) => format!("{}/{}", dir.trim_end_matches('/'), leaf(target)),
-        (None, Some(name)) => (*name).clone(),
+        (None, Some(name)) => (*name).to_owned(),
         // `ln -s /etc/passwd` makes `passwd` here.
         (None, None) => leaf(target),
     };
@@ -154,7 +138,7 @@ fn link_made(view: &[String]) -> Option<(String, String)> {
         .trim_end_matches('/')
         .trim_start_matches("./")
         .to_owned();
-    (!name.is_empty()).then(|| (name, (*target).clone()))
+    (!name.is_empty()).then(|| (name, (*target).to_owned()))
 }
 
 /// `word` read through the link `name → target`, if it uses the name.

@@ -120,6 +120,18 @@ impl ShellCommand {
     /// options that write files or run code, target-directory writes,
     /// scripts whose text is elsewhere, links made on the line (see
     /// [`options`] and `links`).
+    /// A script found behind a host wrapper or in an option: parsed while
+    /// the line's budget lasts, a [`Hazard::TooDeep`] after that.
+    fn effect_script(&mut self, hazard: Hazard, script: &str, left: &mut usize) {
+        self.hazards.push(hazard);
+        if *left > 0 {
+            *left -= 1;
+            self.parse_into(script, 1, true);
+        } else {
+            self.hazards.push(Hazard::TooDeep);
+        }
+    }
+
     fn effects(&mut self, syntax: &ShellSyntax) {
         let mut scripts_left = MAX_OPTION_SCRIPTS;
         let mut index = 0;
@@ -134,11 +146,7 @@ impl ShellCommand {
                     part.views = std::sync::OnceLock::from(views);
                 }
                 for (hazard, script) in found {
-                    self.hazards.push(hazard);
-                    if scripts_left > 0 {
-                        scripts_left -= 1;
-                        self.parse_into(&script, 1, true);
-                    }
+                    self.effect_script(hazard, &script, &mut scripts_left);
                 }
             }
             let Some(part) = self.parts.get(index) else {
@@ -170,13 +178,7 @@ impl ShellCommand {
                 }
             }
             for script in scripts {
-                self.hazards.push(Hazard::ShellString);
-                if scripts_left > 0 {
-                    scripts_left -= 1;
-                    self.parse_into(&script, 1, true);
-                } else {
-                    self.hazards.push(Hazard::TooDeep);
-                }
+                self.effect_script(Hazard::ShellString, &script, &mut scripts_left);
             }
             index += 1;
         }

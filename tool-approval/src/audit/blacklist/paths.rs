@@ -44,8 +44,8 @@ pub(super) fn add_path(
     }
 }
 
-/// Files every blacklist path entry knows, as globs are tested against them.
-const SENSITIVE_ABSOLUTE: &[&str] = &[
+/// The system account, group and sudo files (`system-accounts`).
+const SYSTEM_ACCOUNT_FILES: &[&str] = &[
     "/etc/passwd",
     "/etc/shadow",
     "/etc/gshadow",
@@ -54,6 +54,11 @@ const SENSITIVE_ABSOLUTE: &[&str] = &[
     "/etc/group",
     "/etc/ld.so.preload",
     "/etc/security/opasswd",
+];
+
+/// Files every blacklist path entry knows besides [`SYSTEM_ACCOUNT_FILES`],
+/// as globs are tested against them.
+const SENSITIVE_ABSOLUTE: &[&str] = &[
     "/etc/ssh/sshd_config",
     "/etc/ssh/ssh_host_rsa_key",
     "/etc/ssh/ssh_host_ed25519_key",
@@ -167,8 +172,9 @@ fn glob_matches(raw: &str, cwd: Option<&Path>, home: Option<&Path>) -> Vec<Strin
     };
     let candidates = || {
         let homes = home_text.iter().map(String::as_str).chain(["/root"]);
-        SENSITIVE_ABSOLUTE
+        SYSTEM_ACCOUNT_FILES
             .iter()
+            .chain(SENSITIVE_ABSOLUTE)
             .map(|p| (*p).to_owned())
             .chain(homes.flat_map(|dir| SENSITIVE_HOME.iter().map(move |p| format!("{dir}/{p}"))))
     };
@@ -219,19 +225,10 @@ pub(super) fn looks_like_path(word: &str) -> bool {
 
 pub(super) fn system_accounts(path: &str) -> bool {
     let cleaned = path_clean::clean(path).display().to_string();
-    [
-        "/etc/passwd",
-        "/etc/shadow",
-        "/etc/gshadow",
-        "/etc/sudoers",
-        "/etc/master.passwd",
-        "/etc/group",
-        "/etc/ld.so.preload",
-        "/etc/security/opasswd",
-        "/etc/pam.d",
-    ]
-    .iter()
-    .any(|p| cleaned.starts_with(p) || path.starts_with(p))
+    SYSTEM_ACCOUNT_FILES
+        .iter()
+        .chain(&["/etc/pam.d"])
+        .any(|p| cleaned.starts_with(p) || path.starts_with(p))
 }
 
 pub(super) fn is_disk_device(path: &str) -> bool {
