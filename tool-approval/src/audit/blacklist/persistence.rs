@@ -72,27 +72,36 @@ pub(super) fn edits_crontab(view: &[String]) -> bool {
 }
 
 /// System programs and libraries, and the boot directory.
+/// The directories of system programs (setting a setuid bit on anything in
+/// them is `setuid-shell`).
+pub(super) const SYSTEM_BIN_DIRS: &[&str] = &[
+    "/bin/",
+    "/sbin/",
+    "/usr/bin/",
+    "/usr/sbin/",
+    "/usr/local/bin/",
+    "/usr/local/sbin/",
+    "/usr/libexec/",
+];
+
+/// Library and boot directories, which `system-binaries` protects too.
+const SYSTEM_LIB_DIRS: &[&str] = &[
+    "/lib/",
+    "/lib32/",
+    "/lib64/",
+    "/usr/lib/",
+    "/usr/lib32/",
+    "/usr/lib64/",
+    "/usr/local/lib/",
+    "/boot/",
+];
+
 pub(super) fn is_system_binary(path: &str) -> bool {
-    const DIRS: &[&str] = &[
-        "/bin/",
-        "/sbin/",
-        "/usr/bin/",
-        "/usr/sbin/",
-        "/usr/local/bin/",
-        "/usr/local/sbin/",
-        "/lib/",
-        "/lib32/",
-        "/lib64/",
-        "/usr/lib/",
-        "/usr/lib32/",
-        "/usr/lib64/",
-        "/usr/libexec/",
-        "/usr/local/lib/",
-        "/boot/",
-    ];
     let clean = path_clean::clean(path);
     let clean = clean.to_string_lossy();
-    DIRS.iter()
+    SYSTEM_BIN_DIRS
+        .iter()
+        .chain(SYSTEM_LIB_DIRS)
         .any(|d| clean.starts_with(d) && clean.len() > d.len())
 }
 

@@ -2,6 +2,7 @@
 //! those are a root shell away (shells, interpreters, system binaries).
 
 use super::commands::{operands, program};
+use super::persistence::SYSTEM_BIN_DIRS;
 use crate::shell::words::{basename, is_shell};
 
 /// The mode a view sets with the setuid/setgid bit, and the files it sets
@@ -119,17 +120,7 @@ pub(super) fn is_interpreter(name: &str) -> bool {
 /// System binary directories: anything there made setuid is a root shell away.
 fn in_system_bin(path: &str) -> bool {
     let cleaned = path_clean::clean(path).display().to_string();
-    [
-        "/bin/",
-        "/sbin/",
-        "/usr/bin/",
-        "/usr/sbin/",
-        "/usr/local/bin/",
-        "/usr/local/sbin/",
-        "/usr/libexec/",
-    ]
-    .iter()
-    .any(|d| cleaned.starts_with(d))
+    SYSTEM_BIN_DIRS.iter().any(|d| cleaned.starts_with(d))
 }
 
 /// Setting the setuid bit on a shell, an interpreter, a system binary, or a
