@@ -30,6 +30,7 @@ use tree_sitter::Parser;
 pub(crate) mod links;
 pub mod options;
 mod plain;
+pub(crate) mod programs;
 pub(crate) mod scripts;
 mod syntax;
 mod types;
@@ -39,11 +40,25 @@ pub(crate) mod words;
 pub(crate) mod wrappers;
 
 pub use options::{CommandOption, OptionEffect, OptionValue};
+use programs::ProgramEffect;
 use scripts::scripts_of;
 pub use syntax::ShellSyntax;
 pub use types::{Hazard, MAX_COMMAND_BYTES, SimpleCommand};
 use walk::Walker;
 pub(crate) use words::{basename, tokenize};
+
+/// Whether a command found in general code (`perl -e 'system("…")'`)
+/// reads as a clean command: a literal that only looks like one (Python's
+/// `exec("print(1)")`) is not judged as shell text.
+fn reads_clean(script: &str, syntax: &ShellSyntax, grammar_only: bool) -> bool {
+    let parsed = ShellCommand::parse_inner(script, grammar_only, syntax);
+    !parsed.hazards.iter().any(|h| {
+        matches!(
+            h,
+            Hazard::Syntax | Hazard::DynamicCommandWord | Hazard::TooLong | Hazard::TooDeep
+        )
+    })
+}
 
 /// How deep the syntax tree walk goes before it gives up (with [`Hazard::TooDeep`]).
 const MAX_TREE_DEPTH: usize = 200;
@@ -134,6 +149,7 @@ impl ShellCommand {
 
     fn effects(&mut self, syntax: &ShellSyntax) {
         let mut scripts_left = MAX_OPTION_SCRIPTS;
+        let mut may_run_left = MAX_OPTION_SCRIPTS;
         let mut index = 0;
         while let Some(part) = self.parts.get(index) {
             if !syntax.wrappers.is_empty() {
@@ -165,6 +181,33 @@ impl ShellCommand {
                         }
                     }
                     writes.extend(links::target_directory_writes(view));
+                }
+            }
+            if programs::may_have_programs(&part.words) {
+                for view in wrappers::views(part) {
+                    for effect in programs::program_effects(view) {
+                        match effect {
+                            ProgramEffect::Runs(script) => scripts.push(script),
+                            ProgramEffect::MayRun(script) => {
+                                // Each candidate is parsed to see whether it
+                                // reads as a command: past the budget, the
+                                // rest are not judged, which is a limit.
+                                if may_run_left == 0 {
+                                    self.hazards.push(Hazard::TooDeep);
+                                } else {
+                                    may_run_left -= 1;
+                                    if reads_clean(&script, syntax, self.grammar_only) {
+                                        scripts.push(script);
+                                    }
+                                }
+                            }
+                            ProgramEffect::RunsUnread => self.hazards.push(Hazard::UnreadScript),
+                            ProgramEffect::Writes(file) => {
+                                self.hazards.push(Hazard::Redirect);
+                                writes.push(file);
+                            }
+                        }
+                    }
                 }
             }
             if scripts::unread_script_views(wrappers::views(part), &part.words) {

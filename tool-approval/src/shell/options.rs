@@ -468,6 +468,14 @@ pub(crate) fn option_effects(view: &[String], extra: &[CommandOption]) -> Vec<Fo
         }
         scan(scope, &names, value, effect, &mut out);
     }
+    if program == "tar" {
+        // `--checkpoint-action=exec=CMD`: the command is after `exec=`.
+        for found in &mut out {
+            if let Some(cmd) = found.value.as_deref().and_then(|v| v.strip_prefix("exec=")) {
+                found.value = Some(cmd.to_owned());
+            }
+        }
+    }
     out
 }
 

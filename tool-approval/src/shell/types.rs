@@ -20,9 +20,13 @@ pub enum Hazard {
     Subshell,
     /// `eval …`.
     Eval,
-    /// `bash -c '…'`, `sh -c`, `env -S`, and similar strings run as scripts.
+    /// `bash -c '…'`, `sh -c`, `env -S`, and similar strings run as scripts,
+    /// among them the commands of sed, awk and interpreter one-liners
+    /// (`sed '1e CMD'`, `awk 'BEGIN{system("CMD")}'`; see `shell::programs`).
     ShellString,
-    /// Redirection to or from a file (other than `/dev/null` and fd duplication).
+    /// Redirection to or from a file (other than `/dev/null` and fd
+    /// duplication), also a file a sed or awk program writes (`w F`,
+    /// `print > "F"`).
     Redirect,
     /// A here-document or here-string.
     Heredoc,
@@ -49,7 +53,8 @@ pub enum Hazard {
     OptionEffect,
     /// A script whose text is not on the line: a shell reading a pipe from
     /// an unknown producer (`cat x.sh | sh`), `. /dev/stdin`, a shell run
-    /// by `xargs`, a git alias taken from the environment.
+    /// by `xargs`, a git alias taken from the environment, a command sed or
+    /// awk computes from its input (`s/…/…/e`, `system($0)`).
     UnreadScript,
 }
 

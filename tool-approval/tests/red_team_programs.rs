@@ -1,0 +1,222 @@
+//! Round five of the red team: commands and writes hidden in the languages
+//! of other programs — sed's `e` and `w`, awk's `system()`, pipes and
+//! `print >`, the shell-outs of perl, python, ruby and node one-liners,
+//! vim's `:!`, tar's checkpoint actions. Each class has attempts of our own
+//! (with the usual evasions: permuted options, long-option prefixes, option
+//! clusters, wrappers, nesting) and benign controls that must keep running.
+//! Every string here is only evaluated, never executed.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use tool_approval::{Action, ApprovalMode, Decision, PolicyEngine, PolicyFile};
+
+fn in_mode(mode: ApprovalMode, command: &str) -> Decision {
+    common::run_command(&common::engine(mode), command)
+}
+
+/// No mode runs it, and auto-run's reason is `rule`.
+fn never_runs_because(command: &str, rule: &str) {
+    for mode in [
+        ApprovalMode::Manual,
+        ApprovalMode::AllowList,
+        ApprovalMode::AutoRun,
+    ] {
+        let d = in_mode(mode, command);
+        assert_ne!(d.action, Action::Run, "{mode:?} ran `{command}`: {d:?}");
+    }
+    let d = in_mode(ApprovalMode::Headless, command);
+    assert_eq!(d.action, Action::Block, "headless: `{command}`: {d:?}");
+    let d = in_mode(ApprovalMode::AutoRun, command);
+    assert_eq!(d.reason.rule.as_deref(), Some(rule), "`{command}`: {d:?}");
+}
+
+fn runs_in_auto_run(command: &str) {
+    let d = in_mode(ApprovalMode::AutoRun, command);
+    assert_eq!(d.action, Action::Run, "`{command}`: {d:?}");
+}
+
+const RM_ROOT: &str = "blacklist/rm-recursive-root";
+const ACCOUNTS: &str = "blacklist/system-accounts";
+
+#[test]
+fn sed_commands_and_writes_are_judged() {
+    for command in [
+        "sed '1e rm -rf /' README.md",
+        "sed -n '$e rm -rf ~' README.md",
+        "sed -ne '1e rm -rf /' README.md",
+        "sed -e p -e '1e rm -rf /' README.md",
+        "sed README.md -e '1e rm -rf /'",
+        "sed --expression='1e rm -rf /' README.md",
+        "sed --expr '1e rm -rf /' README.md",
+        "sed -E '/x/!{e rm -rf /\n}' README.md",
+        "sed 's/[/]/x/;e rm -rf /' README.md",
+        "sed '\\%x%e rm -rf /' README.md",
+        "sed -ie '1e rm -rf /' README.md",
+        "sudo sed '1e rm -rf /' README.md",
+        "/usr/bin/gsed '1e rm -rf /' README.md",
+        "ls | sed '1e rm -rf /'",
+        "bash -c \"sed '1e rm -rf /' README.md\"",
+    ] {
+        never_runs_because(command, RM_ROOT);
+    }
+    for command in [
+        "sed 'w /etc/passwd' README.md",
+        "sed -n '/root/W /etc/shadow' README.md",
+        "sed 's/a/b/w /etc/sudoers' README.md",
+        "sed 's/a/b/gpw /etc/passwd' README.md",
+    ] {
+        never_runs_because(command, ACCOUNTS);
+    }
+    for command in [
+        "sed -n '1,5p' README.md",
+        "sed -i 's/foo/bar/g' src/main.rs",
+        "sed 's/[/]/-/g; /x/d' README.md",
+        "sed '1a appended; e rm -rf /' README.md",
+        "sed 's/a/b/w changes.txt' README.md",
+        "sed --sandbox '1e rm -rf /' README.md",
+        "sed -f edits.sed README.md",
+        "sed '1e ls -la' README.md",
+    ] {
+        runs_in_auto_run(command);
+    }
+}
+
+#[test]
+fn awk_commands_and_writes_are_judged() {
+    for command in [
+        "awk 'BEGIN { system(\"rm -rf /\") }'",
+        "gawk 'BEGIN{system(\"rm \" \"-rf /\")}'",
+        "awk -F: -v x=1 'BEGIN{system(\"rm -rf ~\")}' /etc/hosts",
+        "awk -- 'BEGIN{system(\"rm -rf /\")}'",
+        "gawk -e 'BEGIN{system(\"rm -rf /\")}'",
+        "gawk --source='BEGIN{system(\"rm -rf /\")}'",
+        "awk 'BEGIN { \"rm -rf /\" | getline x }'",
+        "awk 'BEGIN { print \"x\" | \"rm -rf /\" }'",
+        "awk 'BEGIN { print \"rm -rf /\" | \"sh\" }'",
+        "gawk 'BEGIN { print \"rm -rf /\" |& \"bash\" }'",
+        // A `"` inside a regular expression, a comment: neither hides the call.
+        "awk '/\"/ { n++ } END { system(\"rm -rf /\") }' README.md",
+        "awk '# \"\nEND { system(\"rm -rf /\") }' README.md",
+        "env awk 'BEGIN{system(\"rm -rf /\")}'",
+    ] {
+        never_runs_because(command, RM_ROOT);
+    }
+    for command in [
+        "awk '{ print > \"/etc/passwd\" }' README.md",
+        "awk '{ printf(\"%s\\n\", $0) >> \"/etc/shadow\" }' README.md",
+    ] {
+        never_runs_because(command, ACCOUNTS);
+    }
+    for command in [
+        "awk -F'|' '{ print $1 }' README.md",
+        "awk '$1 > 5 { print $2 / 2 }' README.md",
+        "awk '{ print (a > \"/etc/passwd\") }' README.md",
+        "awk '{ print > \"out.txt\" }' README.md",
+        "awk 'BEGIN { system(\"ls -la\") }'",
+        "awk -f prog.awk README.md",
+        "awk '{ print | \"sort -u\" }' README.md",
+    ] {
+        runs_in_auto_run(command);
+    }
+}
+
+#[test]
+fn interpreter_one_liners_are_read_for_literal_shell_outs() {
+    for command in [
+        "perl -e 'system(\"rm -rf /\")'",
+        "perl -le 'print `rm -rf /`'",
+        "perl -e 'qx{rm -rf ~}'",
+        "perl -e 'exec \"rm\", \"-rf\", \"/\"'",
+        "python3 -c 'import os; os.system(\"rm -rf /\")'",
+        "python3 -c \"import subprocess; subprocess.run(['rm', '-rf', '/'])\"",
+        "python3.12 -Sc 'import subprocess as s; s.check_call(\"rm -rf ~\", shell=True)'",
+        "ruby -e 'system \"rm -rf /\"'",
+        "ruby -e '%x(rm -rf /)'",
+        "node -e 'require(\"child_process\").execSync(\"rm -rf /\")'",
+        "php -r 'shell_exec(\"rm -rf /\");'",
+        "vim -c ':!rm -rf /' notes.txt",
+        "vim '+r !rm -rf ~' notes.txt",
+        "nvim --cmd 'terminal rm -rf /'",
+        "tar -cf x.tar --checkpoint=1 --checkpoint-action=exec='rm -rf /' .",
+    ] {
+        never_runs_because(command, RM_ROOT);
+    }
+    for command in [
+        "python3 -c 'print(1)'",
+        "python3 -c 'exec(\"print(1)\")'",
+        "python3 -c 'import os; os.system(\"ls\")'",
+        "node -e 'console.log(`${n} items`)'",
+        "perl -ne 'print if /x/' README.md",
+        "vim -c 'wq!' notes.txt",
+        "tar -cf x.tar --checkpoint=10 --checkpoint-action=dot .",
+    ] {
+        runs_in_auto_run(command);
+    }
+}
+
+/// A computed command (`s///e`, `system($0)`) is an unread script: a deny
+/// rule might apply to it, so it asks in every mode; a prefix rule never
+/// approves a program that writes a file or runs a command.
+#[test]
+fn computed_program_commands_meet_the_policy_limits() {
+    let policy = PolicyFile::from_json(
+        r#"{"rules": {"local-system/runCommand": [
+            {"match": {"command": "sed:*"}, "policy": "never"},
+            {"match": {"command": "awk:*"}, "policy": "never"},
+            {"match": {"command": "git push:*"}, "policy": "deny"},
+            {"policy": "required"}
+        ]}, "blacklist": "default"}"#,
+    )
+    .unwrap();
+    let engine = |mode| -> PolicyEngine {
+        PolicyEngine::builder()
+            .policy_file(&policy)
+            .mode(mode)
+            .build()
+            .unwrap()
+    };
+    for command in [
+        "sed 's/.*/git push/e' README.md",
+        "sed '1e' README.md",
+        "awk '{ system($0) }' README.md",
+        "awk -v c='git push' 'BEGIN { system(c) }'",
+        "awk '{ print | $1 }' README.md",
+        "awk '{ print $0 | \"sh\" }' README.md",
+        "sed 's/a/b' README.md",
+    ] {
+        for mode in [ApprovalMode::Manual, ApprovalMode::AutoRun] {
+            let d = common::run_command(&engine(mode), command);
+            assert_eq!(d.action, Action::Ask, "{mode:?} `{command}`: {d:?}");
+            assert_eq!(
+                d.reason.rule.as_deref(),
+                Some("limits/unread-script"),
+                "{mode:?} `{command}`: {d:?}"
+            );
+        }
+    }
+    let manual = engine(ApprovalMode::Manual);
+    // The prefix rules approve plain uses …
+    for command in ["sed -n 1p README.md", "awk '{ print $1 }' README.md"] {
+        let d = common::run_command(&manual, command);
+        assert_eq!(d.action, Action::Run, "`{command}`: {d:?}");
+    }
+    // … not a write or a command in the program, nor a deny-listed one.
+    for command in [
+        "sed 'w notes.txt' README.md",
+        "awk '{ print > \"notes.txt\" }' README.md",
+        "sed '1e ls' README.md",
+        "awk 'BEGIN { system(\"ls\") }'",
+    ] {
+        let d = common::run_command(&manual, command);
+        assert_eq!(d.action, Action::Ask, "`{command}`: {d:?}");
+    }
+    for command in [
+        "sed '1e git push origin main' README.md",
+        "awk 'BEGIN { system(\"git push --force\") }'",
+        "perl -e 'system(\"git push\")'",
+    ] {
+        let d = common::run_command(&manual, command);
+        assert_eq!(d.action, Action::Block, "`{command}`: {d:?}");
+    }
+}
