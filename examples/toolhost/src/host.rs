@@ -101,6 +101,12 @@ impl Host {
             .collect()
     }
 
+    /// The registry, to register tools that build into it directly
+    /// (`OpenApiToolBuilder::register`).
+    pub fn registry_mut(&mut self) -> &mut ToolRegistry {
+        &mut self.registry
+    }
+
     /// The registry, policy engine and context, for serving them (`toolhost mcp serve`).
     pub fn into_parts(self) -> (ToolRegistry, PolicyEngine, ToolContext) {
         (self.registry, self.engine, self.ctx)

@@ -7,16 +7,15 @@
 //! the same guard's client.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use clap::Subcommand;
 use serde_json::{Value, json};
 use tool_core::{
-    Invoker, NameRules, Tool, ToolCall, ToolContext, ToolRegistry, Violation, is_valid_name,
+    Invoker, NameRules, ToolCall, ToolContext, ToolRegistry, Violation, is_valid_name,
 };
 use tool_openapi::{
-    DocumentKind, Error, ImportOptions, OpenApiTool, SsrfGuard, SsrfPolicy, load_document,
-    validate_narrow,
+    DocumentKind, Error, ImportOptions, OpenApiTool, OpenApiToolBuilder, SsrfGuard, SsrfPolicy,
+    load_document, validate_narrow,
 };
 
 use crate::host::Host;
@@ -83,28 +82,29 @@ fn identifier(path: &Path) -> String {
     if is_valid_name(&id) { id } else { "api".into() }
 }
 
-fn build(path: &Path, guard: &SsrfGuard) -> Result<(OpenApiTool, Vec<Violation>), Failure> {
+/// The file's tool, ready to register (registering compiles each
+/// operation's schema once: the import's compilation is reused).
+fn builder(
+    path: &Path,
+    guard: &SsrfGuard,
+) -> Result<(OpenApiToolBuilder, Vec<Violation>), Failure> {
     let text = read(path)?;
     let loaded = load_document(&text, &ImportOptions::new())
         .map_err(|e| Failure::Source(format!("--openapi {}: {e}", path.display())))?;
-    let tool = OpenApiTool::builder(loaded.import.document, identifier(path))
-        .guard(guard.clone())
-        .build()
-        .map_err(|e| Failure::Source(format!("--openapi {}: {e}", path.display())))?;
-    Ok((tool, loaded.import.warnings))
+    let builder =
+        OpenApiTool::builder(loaded.import.document, identifier(path)).guard(guard.clone());
+    Ok((builder, loaded.import.warnings))
 }
 
 /// Registers one tool per `--openapi` file; a file that does not load is a
 /// source failure (exit 1).
 pub fn attach(host: &mut Host, options: &OpenApiOptions) -> Result<(), Failure> {
     let guard = guard(options)?;
-    let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
     for path in &options.files {
-        tools.push(Arc::new(build(path, &guard)?.0));
-    }
-    let failed = host.add_tools(tools);
-    if let Some(first) = failed.first() {
-        return Err(Failure::Source(format!("--openapi: {first}")));
+        builder(path, &guard)?
+            .0
+            .register(host.registry_mut())
+            .map_err(|e| Failure::Source(format!("--openapi: {e}")))?;
     }
     Ok(())
 }
@@ -124,10 +124,10 @@ pub fn run(command: OpenapiCommand, options: &OpenApiOptions) -> Result<Value, F
             Ok(validate(&text))
         }
         OpenapiCommand::Tools { file, format } => {
-            let (tool, warnings) = build(&file, &guard(options)?)?;
+            let (builder, warnings) = builder(&file, &guard(options)?)?;
             let mut registry = ToolRegistry::new().with_name_rules(NameRules::Foreign);
-            registry
-                .register(tool)
+            builder
+                .register(&mut registry)
                 .map_err(|e| Failure::Source(format!("{}: {e}", file.display())))?;
             let offered = registry.offer(&ToolContext::new());
             let tools = match format {
