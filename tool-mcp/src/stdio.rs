@@ -8,8 +8,9 @@
 //! 2 µs decoded directly). This transport remembers the ids of the
 //! `tools/call` requests it sent and decodes their answers directly when
 //! they have exactly the shape of a tool result; every other line goes
-//! through rmcp's decoding unchanged. Unparsable lines are skipped, as
-//! rmcp does.
+//! through rmcp's decoding unchanged. An answer to a pending `tools/call`
+//! that does not decode fails that call at once (a JSON-RPC error naming
+//! what was wrong); other unparsable lines are skipped, as rmcp does.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -17,8 +18,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use process_wrap::tokio::{ChildWrapper, CommandWrap};
 use rmcp::RoleClient;
 use rmcp::model::{
-    CallToolResult, ClientJsonRpcMessage, ClientNotification, ClientRequest, JsonRpcMessage,
-    JsonRpcResponse, JsonRpcVersion2_0, RequestId, ServerJsonRpcMessage, ServerResult,
+    CallToolResult, ClientJsonRpcMessage, ClientNotification, ClientRequest, ErrorData,
+    JsonRpcError, JsonRpcMessage, JsonRpcResponse, JsonRpcVersion2_0, RequestId,
+    ServerJsonRpcMessage, ServerResult,
 };
 use rmcp::transport::Transport;
 use serde::Deserialize;
@@ -159,6 +161,41 @@ fn call_answer(calls: &Mutex<HashSet<RequestId>>, line: &[u8]) -> Option<ServerJ
     }))
 }
 
+/// An answer to a pending `tools/call` that does not decode (an `error`
+/// without a numeric code or a message, neither `result` nor `error`;
+/// rmcp takes any `result` and reports its shape itself): the call fails now,
+/// with what was wrong, instead of waiting out its timeout for an answer
+/// that already came. `None` for a line that is no answer to a pending call.
+fn broken_answer(
+    calls: &Mutex<HashSet<RequestId>>,
+    line: &[u8],
+    error: &serde_json::Error,
+) -> Option<ServerJsonRpcMessage> {
+    let Ok(Value::Object(message)) = serde_json::from_slice::<Value>(line) else {
+        return None;
+    };
+    if message.contains_key("method") {
+        return None;
+    }
+    let id: RequestId = serde_json::from_value(message.get("id")?.clone()).ok()?;
+    if !calls
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .remove(&id)
+    {
+        return None;
+    }
+    tracing::warn!(%error, "an MCP server answered a tool call with an invalid message");
+    Some(JsonRpcMessage::Error(JsonRpcError {
+        jsonrpc: JsonRpcVersion2_0,
+        id: Some(id),
+        error: ErrorData::internal_error(
+            format!("the server's answer is not a valid MCP message: {error}"),
+            None,
+        ),
+    }))
+}
+
 impl Drop for StdioTransport {
     fn drop(&mut self) {
         if let Some(mut child) = self.child.take() {
@@ -236,11 +273,11 @@ impl Transport<RoleClient> for StdioTransport {
             } else {
                 match serde_json::from_slice::<ServerJsonRpcMessage>(text) {
                     Ok(message) => Some(message),
-                    Err(error) => {
+                    Err(error) => broken_answer(&self.calls, text, &error).or_else(|| {
                         // Not a message (a server printing to stdout): skipped, as rmcp does.
                         tracing::debug!(%error, "an MCP server sent a line that is not a message");
                         None
-                    }
+                    }),
                 }
             };
             // Keep the buffer's capacity for the next line.
@@ -314,6 +351,44 @@ mod tests {
             assert!(call_answer(&calls, other.as_bytes()).is_none(), "{other}");
         }
         assert_eq!(calls.lock().unwrap().len(), 1, "still pending");
+    }
+
+    #[test]
+    fn an_undecodable_answer_to_a_pending_call_fails_it() {
+        let calls = Mutex::new(HashSet::from([RequestId::Number(3)]));
+        let error = serde_json::from_str::<Value>("{").unwrap_err();
+        for ignored in [
+            // not JSON, another id, a request from the server, no id
+            "not json",
+            r#"{"jsonrpc":"2.0","id":4,"error":{"code":"x"}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"x"}"#,
+            r#"{"jsonrpc":"2.0","error":{"code":"x"}}"#,
+        ] {
+            assert!(
+                broken_answer(&calls, ignored.as_bytes(), &error).is_none(),
+                "{ignored}"
+            );
+        }
+        for broken in [
+            r#"{"jsonrpc":"2.0","id":3,"error":{"code":"x"}}"#,
+            r#"{"jsonrpc":"2.0","id":3}"#,
+        ] {
+            let calls = Mutex::new(HashSet::from([RequestId::Number(3)]));
+            let Some(JsonRpcMessage::Error(answer)) =
+                broken_answer(&calls, broken.as_bytes(), &error)
+            else {
+                panic!("{broken} fails the call");
+            };
+            assert_eq!(answer.id, Some(RequestId::Number(3)));
+            assert!(
+                answer.error.message.contains("not a valid MCP message"),
+                "{answer:?}"
+            );
+            assert!(
+                calls.lock().unwrap().is_empty(),
+                "the call is no longer pending"
+            );
+        }
     }
 
     #[test]

@@ -331,6 +331,32 @@ async fn a_server_printing_garbage_on_stdout_is_still_usable() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_invalid_answer_fails_the_call_at_once_and_the_session_goes_on() {
+    // The server (hand-written, no SDK) answers `malformed` with a message
+    // that is not JSON-RPC (an error without a numeric code): the
+    // call fails with what was wrong, well before its 60 s timeout.
+    let manager = manager_with(vec![
+        python_stdio("py", "broken").with_call_timeout(Duration::from_secs(60)),
+    ]);
+    let registry = registry_of(&manager).await;
+    let started = std::time::Instant::now();
+    let broken = call(&registry, "py", "malformed", "{}").await;
+    assert!(!broken.success, "{broken:?}");
+    assert!(
+        broken.content.contains("not a valid MCP message"),
+        "{broken:?}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+    let echo = call(&registry, "py", "echo", r#"{"message":"still here"}"#).await;
+    assert_eq!(echo.content, "Echo: still here");
+    assert_eq!(manager.status("py").await.unwrap().sessions_started, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_missing_command_and_a_disabled_server_are_reported_not_fatal() {
     let mut disabled = python_stdio("off", "stdio");
     disabled.enabled = false;
