@@ -285,3 +285,50 @@ async fn connecting_to_nothing_is_store_unavailable() {
         .unwrap_err();
     assert_eq!(error.code(), "store_unavailable");
 }
+
+/// A Redis that requires a password: the store works with it in the URL
+/// (the pub/sub subscriber authenticates too), and without it or with a
+/// wrong one the failure is `store_unavailable`, naming the cause and never
+/// the password.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_password_protected_redis_needs_the_password_and_never_shows_it() {
+    let server = RedisServer::start_with_password("s3cret-pass-Ob7").await;
+    suite::round_trip(Arc::new(store(&server).await)).await;
+    no_leftover_keys(&server).await;
+
+    for (url, secret) in [
+        (server.url_with(""), None),
+        (server.url_with(":wrong-pass-Qx2@"), Some("wrong-pass-Qx2")),
+        (
+            server.url_with("default:wrong-pass-Qx2@"),
+            Some("wrong-pass-Qx2"),
+        ),
+    ] {
+        let config = RedisStoreConfig::new(url.clone()).connect_timeout(Duration::from_millis(500));
+        let error = match RedisResultStore::connect(config).await {
+            Err(error) => error,
+            Ok(store) => {
+                let rig = suite::rig(Arc::new(store));
+                let out = rig
+                    .dispatcher
+                    .dispatch(
+                        call("echo", r#"{"n": 1}"#),
+                        Duration::from_secs(2),
+                        &CancellationToken::new(),
+                    )
+                    .await;
+                panic!("{url}: connected without the password: {out:?}");
+            }
+        };
+        assert_eq!(error.code(), "store_unavailable", "{url}: {error}");
+        let message = error.to_string();
+        assert!(
+            message.contains("NOAUTH") || message.contains("WRONGPASS"),
+            "{url}: the cause is named: {message}"
+        );
+        assert!(!message.contains("s3cret-pass-Ob7"), "{message}");
+        if let Some(secret) = secret {
+            assert!(!message.contains(secret), "{url}: {message}");
+        }
+    }
+}

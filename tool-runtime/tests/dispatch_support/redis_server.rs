@@ -10,6 +10,8 @@ use tokio::process::{Child, Command};
 pub struct RedisServer {
     pub port: u16,
     child: Option<Child>,
+    /// `--requirepass`, when set.
+    password: Option<String>,
 }
 
 impl RedisServer {
@@ -19,13 +21,41 @@ impl RedisServer {
             .and_then(|l| l.local_addr())
             .expect("a free port")
             .port();
-        let mut server = Self { port, child: None };
+        let mut server = Self {
+            port,
+            child: None,
+            password: None,
+        };
         server.restart().await;
         server
     }
 
+    /// Starts a server that requires `password` (`--requirepass`).
+    pub async fn start_with_password(password: &str) -> Self {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let mut server = Self {
+            port,
+            child: None,
+            password: Some(password.to_owned()),
+        };
+        server.restart().await;
+        server
+    }
+
+    /// The URL, with the password when the server requires one.
     pub fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/", self.port)
+        match &self.password {
+            Some(password) => self.url_with(&format!(":{password}@")),
+            None => self.url_with(""),
+        }
+    }
+
+    /// The URL with `userinfo` (`""`, `":pass@"`, `"user:pass@"`) before the host.
+    pub fn url_with(&self, userinfo: &str) -> String {
+        format!("redis://{userinfo}127.0.0.1:{}/", self.port)
     }
 
     /// Starts (again) on the same port; the data is gone.
@@ -36,6 +66,12 @@ impl RedisServer {
             .args(["--bind", "127.0.0.1"])
             .args(["--save", "", "--appendonly", "no"])
             .args(["--protected-mode", "yes", "--loglevel", "warning"])
+            .args(
+                self.password
+                    .as_deref()
+                    .map(|p| vec!["--requirepass", p])
+                    .unwrap_or_default(),
+            )
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .kill_on_drop(true)
