@@ -428,6 +428,31 @@ fn hosts_extend_the_wrapper_and_option_tables() {
         let d = common::run_command(&manual, command);
         assert_eq!(d.action, Action::Block, "{command}: {d:?}");
     }
+    // `xargs` and inline programs behind a host wrapper are read too.
+    for command in [
+        "echo / | with-vpn xargs rm -rf",
+        "with-vpn in-container box sed '1e rm -rf /' README.md",
+        "with-vpn awk 'BEGIN { system(\"rm -rf ~\") }'",
+    ] {
+        let d = common::run_command(&auto, command);
+        assert_eq!(
+            d.reason.rule.as_deref(),
+            Some("blacklist/rm-recursive-root"),
+            "{command}: {d:?}"
+        );
+    }
+    for command in [
+        "echo push | with-vpn xargs git",
+        "cat list | in-container box xargs sh",
+    ] {
+        let d = common::run_command(&manual, command);
+        assert_eq!(d.action, Action::Ask, "{command}: {d:?}");
+        assert_eq!(
+            d.reason.rule.as_deref(),
+            Some("limits/unread-script"),
+            "{command}: {d:?}"
+        );
+    }
     let d = common::run_command(&auto, "deploy run --hook 'rm -rf /'");
     assert_eq!(
         d.reason.rule.as_deref(),

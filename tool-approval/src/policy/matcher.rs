@@ -296,7 +296,7 @@ fn triggers(shell: &ShellCommand, prefix: &[String]) -> Option<Option<Hazard>> {
         // `echo push | xargs git`: `git` runs with words read from the
         // input, which may complete the prefix.
         if unsure.is_none()
-            && stdin_argument_commands(&part.words)
+            && stdin_argument_commands(views(part))
                 .iter()
                 .any(|view| could_complete(view, prefix))
         {

@@ -210,7 +210,7 @@ impl ShellCommand {
                     }
                 }
             }
-            if scripts::unread_script_views(wrappers::views(part), &part.words) {
+            if scripts::unread_script_views(wrappers::views(part)) {
                 self.hazards.push(Hazard::UnreadScript);
             }
             if let Some(part) = self.parts.get_mut(index) {

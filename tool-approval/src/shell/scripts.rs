@@ -234,7 +234,7 @@ pub(crate) fn reads_stdin_script_views(views: &[Vec<String>]) -> bool {
 /// comes from the input), a git alias defined from the environment.
 ///
 /// `views` are the words' views (`word_views`), already computed.
-pub(crate) fn unread_script_views(views: &[Vec<String>], words: &[String]) -> bool {
+pub(crate) fn unread_script_views(views: &[Vec<String>]) -> bool {
     views.iter().any(|view| {
         let Some((first, args)) = view.split_first() else {
             return false;
@@ -242,7 +242,7 @@ pub(crate) fn unread_script_views(views: &[Vec<String>], words: &[String]) -> bo
         let name = basename(first);
         (matches!(name, "." | "source") && args.first().is_some_and(|f| is_stdin_file(f)))
             || (name == "git" && git_alias_from_env(args))
-    }) || stdin_argument_commands(words).iter().any(|view| {
+    }) || stdin_argument_commands(views).iter().any(|view| {
         view.first().is_some_and(|p| {
             is_shell(basename(p)) || matches!(basename(p), "eval" | "." | "source")
         })

@@ -454,37 +454,28 @@ fn unwrapped_views(words: &[String], host: &[HostWrapper]) -> Vec<Vec<String>> {
 }
 
 /// The commands `xargs` (or `parallel`) runs with arguments read from
-/// standard input, through wrappers.
-pub(crate) fn stdin_argument_commands(words: &[String]) -> Vec<Vec<String>> {
+/// standard input, through wrappers: `views` are a part's views
+/// ([`views`]), so the host's wrappers are seen through too.
+pub(crate) fn stdin_argument_commands(views: &[Vec<String>]) -> Vec<Vec<String>> {
     let mut out = Vec::new();
-    // Neither a feeder nor a wrapper: nothing to unwrap (checked before
-    // copying the words, as most commands are neither).
-    if words
-        .first()
-        .is_none_or(|w| !matches!(basename(w), "xargs" | "parallel") && !is_wrapper(basename(w)))
-    {
-        return out;
-    }
-    let mut current = words.to_vec();
-    for _ in 0..=MAX_UNWRAP {
+    for view in views {
+        let feeds = view
+            .first()
+            .is_some_and(|w| matches!(basename(w), "xargs" | "parallel"));
+        if !feeds {
+            continue;
+        }
+        let mut current = view.clone();
         if let Some(first) = current.first_mut() {
             *first = basename(first).to_owned();
         }
-        let feeds = matches!(
-            current.first().map(String::as_str),
-            Some("xargs" | "parallel")
-        );
-        match unwrap_once(&current, &[]) {
-            Some(mut inner) => {
-                if feeds {
-                    if let Some(first) = inner.first_mut() {
-                        *first = basename(first).to_owned();
-                    }
-                    out.push(inner.clone());
-                }
-                current = inner;
+        if let Some(mut inner) = unwrap_once(&current, &[]) {
+            if let Some(first) = inner.first_mut() {
+                *first = basename(first).to_owned();
             }
-            None => break,
+            if !out.contains(&inner) {
+                out.push(inner);
+            }
         }
     }
     out

@@ -587,7 +587,7 @@ fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>) -> bool {
             in_dirs(facts, ctx, &|v, ctx| rm_recursive_root(v, ctx))
                 // `… | xargs rm -rf`: the targets come from standard input.
                 || parts().any(|p| {
-                    stdin_argument_commands(&p.words)
+                    stdin_argument_commands(views(p))
                         .iter()
                         .any(|v| is_recursive_rm(v))
                 })
