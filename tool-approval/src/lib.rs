@@ -97,8 +97,8 @@
 //!
 //! | spelling | read as |
 //! |---|---|
-//! | wrappers (`sudo`, `timeout`, `env`, `setpriv`, … and the host's, see [`ShellSyntax`]) | the command they run |
-//! | `bash -c`, `eval`, `su -c`, `watch`, `trap 'CMD'`, `git submodule foreach`, `git rebase -x`, `git bisect run`, `find -exec`, `git -c alias.x='!…'` | the script, parsed like the line |
+//! | wrappers (`sudo`, `timeout`, `env`, `setpriv`, `npx`, `npm exec`, `pnpm dlx`, … and the host's, see [`ShellSyntax`]) | the command they run |
+//! | `bash -c`, `eval`, `su -c`, `npx -c`, `ssh HOST CMD`, `watch`, `trap 'CMD'`, `git submodule foreach`, `git rebase -x`, `git bisect run`, `find -exec`, `git -c alias.x='!…'` | the script, parsed like the line |
 //! | `echo '…' \| sh`, `cat <<EOF \| sh`, `cat <<< '…' \| sh`, `sh <<EOF`, `. /dev/stdin <<< '…'` | the text fed to the shell |
 //! | `git -c alias.x=…` (any case, chains) | the expanded command |
 //! | `cat x.sh \| sh`, `curl … \| bash`, `. /dev/stdin`, `xargs sh -c`, `… \| xargs git`, `git --config-env=alias.x=V` | a script not on the line: every deny rule *might* apply (`limits/unread-script`) |
@@ -106,7 +106,7 @@
 //! | text that does not parse, is longer than [`MAX_COMMAND_BYTES`] or nests too deep | `limits/unparsed-text`, `limits/command-too-long`, `limits/too-deep` |
 //! | `ln -s / r && rm -rf r/*`, `cd /etc && …`, `cd "$X" && …` | later parts read through the link, in the directory, or in any sensitive directory |
 //! | `git diff --output=F`, `sort -o F`, `mv -t DIR`, `git -c core.pager=CMD`, `rg --pre CMD`, `git -C DIR` … ([`shell::options`], extended by the host) | files written, scripts run; no prefix rule approves them ([`Hazard::OptionEffect`]) |
-//! | `sed '1e CMD'`, `sed 'w F'`, `awk 'BEGIN{system("CMD")}'`, `awk '{print > "F"}'`, `print … \| "sh"`, `perl -e 'system("CMD")'`, `python -c 'os.system("CMD")'`, `vim -c ':!CMD'`, `tar --checkpoint-action=exec=CMD` | the command run (parsed like the line) and the file written (a redirection); a command computed at run time (`s///e`, `system($0)`) is a script not on the line |
+//! | `sed '1e CMD'`, `sed 'w F'`, `awk 'BEGIN{system("CMD")}'`, `awk '{print > "F"}'`, `print … \| "sh"`, `perl -e 'system("CMD")'`, `python -c 'os.system("CMD")'`, `vim -c ':!CMD'`, `expect -c 'spawn CMD'`, `make --eval='x:;CMD'`, `tar --checkpoint-action=exec=CMD` | the command run (parsed like the line) and the file written (a redirection); a command computed at run time (`s///e`, `system($0)`) is a script not on the line |
 //! | `VAR=value cmd`, `env VAR=…`, `export VAR=…`, an `env` argument | the variables set (the blacklist's `dangerous-env`), values as paths |
 //!
 //! With an [`Invoker`](tool_core::Invoker), build the call from the prepared

@@ -57,6 +57,8 @@ enum Kind {
     Awk,
     Interpreter,
     Vim,
+    Expect,
+    Make,
 }
 
 fn kind(name: &str) -> Option<Kind> {
@@ -69,6 +71,8 @@ fn kind(name: &str) -> Option<Kind> {
         "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk" => Some(Kind::Awk),
         "vim" | "vi" | "nvim" | "gvim" | "ex" | "view" | "vimdiff" | "rvim" => Some(Kind::Vim),
         "node" | "nodejs" | "bun" | "deno" => Some(Kind::Interpreter),
+        "expect" => Some(Kind::Expect),
+        "make" | "gmake" => Some(Kind::Make),
         _ if versioned("perl")
             || versioned("python")
             || versioned("pypy")
@@ -117,6 +121,34 @@ pub(crate) fn program_effects(view: &[String]) -> Vec<ProgramEffect> {
                 };
                 if let Some(command) = command {
                     vim_effects(command, &mut out);
+                }
+            }
+        }
+        Some(Kind::Expect) => {
+            // `expect -c 'spawn CMD; …'`: Tcl's `spawn`, `exec` and `system`.
+            let mut iter = args.iter();
+            while let Some(arg) = iter.next() {
+                if arg == "-c" {
+                    if let Some(script) = iter.next() {
+                        tcl_effects(script, &mut out);
+                    }
+                } else if let Some(script) = arg.strip_prefix("-c").filter(|s| !s.is_empty()) {
+                    tcl_effects(script, &mut out);
+                }
+            }
+        }
+        Some(Kind::Make) => {
+            // `make --eval='x:; CMD'`: the recipes of makefile text on the line.
+            let mut iter = args.iter();
+            while let Some(arg) = iter.next() {
+                let text = if arg == "--eval" || arg == "-E" {
+                    iter.next().map(String::as_str)
+                } else {
+                    arg.strip_prefix("--eval=")
+                        .or_else(|| arg.strip_prefix("-E").filter(|s| !s.is_empty()))
+                };
+                if let Some(text) = text {
+                    make_recipes(text, &mut out);
                 }
             }
         }
@@ -940,6 +972,52 @@ fn quote(word: &str) -> String {
     }
 }
 
+// ---------------------------------------------------------------- expect, make
+
+/// `spawn CMD`, `exec CMD`, `system CMD` in Tcl text (commands split at
+/// `;`, line breaks and brackets; braces and quotes dropped).
+fn tcl_effects(script: &str, out: &mut Vec<ProgramEffect>) {
+    for command in script.split([';', '\n', '[', ']']) {
+        let words: Vec<&str> = command
+            .split_whitespace()
+            .map(|w| w.trim_matches(['{', '}', '"']))
+            .filter(|w| !w.is_empty())
+            .collect();
+        let Some((first, rest)) = words.split_first() else {
+            continue;
+        };
+        if matches!(*first, "spawn" | "exec" | "system") {
+            let rest: Vec<&str> = rest
+                .iter()
+                .copied()
+                .skip_while(|w| w.starts_with('-'))
+                .collect();
+            if !rest.is_empty() {
+                out.push(ProgramEffect::MayRun(rest.join(" ")));
+            }
+        }
+    }
+}
+
+/// Recipe lines of makefile text: lines starting with a tab, and what
+/// follows `;` on a rule line (`target: prereqs; CMD`).
+fn make_recipes(text: &str, out: &mut Vec<ProgramEffect>) {
+    for line in text.lines() {
+        let recipe = if let Some(recipe) = line.strip_prefix('\t') {
+            Some(recipe)
+        } else {
+            line.split_once(':')
+                .and_then(|(_, rest)| rest.split_once(';'))
+                .map(|(_, recipe)| recipe)
+        };
+        if let Some(recipe) = recipe.map(|r| r.trim_start_matches(['@', '-', '+', ' ']))
+            && !recipe.trim().is_empty()
+        {
+            out.push(ProgramEffect::MayRun(recipe.trim().to_owned()));
+        }
+    }
+}
+
 // ---------------------------------------------------------------- vim
 
 fn vim_effects(command: &str, out: &mut Vec<ProgramEffect>) {
@@ -1111,6 +1189,27 @@ mod tests {
         assert_eq!(effects(&["ruby", "-e", "system 'id'"]), vec![may("id")]);
         assert_eq!(effects(&["python3", "-c", "print(1)"]), vec![]);
         assert_eq!(effects(&["python3", "-c", "os.system(cmd)"]), vec![]);
+    }
+
+    #[test]
+    fn reads_expect_and_make_commands() {
+        assert_eq!(
+            effects(&["expect", "-c", "spawn rm -rf /; interact"]),
+            vec![may("rm -rf /")]
+        );
+        assert_eq!(
+            effects(&["expect", "-c", "set x [exec {id}]"]),
+            vec![may("id")]
+        );
+        assert_eq!(
+            effects(&["make", "--eval=x:;rm -rf /", "x"]),
+            vec![may("rm -rf /")]
+        );
+        assert_eq!(
+            effects(&["make", "-E", "x:\n\t@rm -rf ~", "x"]),
+            vec![may("rm -rf ~")]
+        );
+        assert_eq!(effects(&["make", "-j4", "test"]), vec![]);
     }
 
     #[test]

@@ -51,6 +51,11 @@ pub(crate) fn scripts_of_views(views: &[Vec<String>]) -> Vec<(Hazard, String)> {
                 option_value(args, 'c', "--command").map(|s| (Hazard::ShellString, s))
             }
             "watch" => watch_command(args).map(|s| (Hazard::ShellString, s)),
+            // `npx -c 'CMD'` (also `npm exec -c`, read as `npx`).
+            "npx" | "pnpx" => option_value(args, 'c', "--call").map(|s| (Hazard::ShellString, s)),
+            // `ssh HOST CMD…`: the remote shell runs CMD; judged like a local
+            // script (a remote `rm -rf /` is no better).
+            "ssh" => ssh_command(args).map(|s| (Hazard::ShellString, s)),
             // `alias x='rm -rf /'`: the value runs wherever `x` is used.
             "alias" => {
                 let values: Vec<&str> = args
@@ -138,6 +143,31 @@ fn git_subcommand_scripts(args: &[String]) -> Vec<String> {
         },
         _ => Vec::new(),
     }
+}
+
+/// The remote command of `ssh [OPTIONS] DESTINATION COMMAND…`.
+fn ssh_command(args: &[String]) -> Option<String> {
+    const VALUED: &str = "BbcDEeFIiJLlmOopQRSWw";
+    let mut iter = args.iter();
+    while let Some(word) = iter.next() {
+        if word == "--" {
+            iter.next()?;
+            break;
+        }
+        match word.strip_prefix('-') {
+            Some(cluster) if !cluster.is_empty() => {
+                // `-vp 22`: the first valued letter takes the rest or the next word.
+                if let Some(at) = cluster.find(|c| VALUED.contains(c))
+                    && cluster.len() == at + 1
+                {
+                    iter.next();
+                }
+            }
+            _ => break,
+        }
+    }
+    let command: Vec<&str> = iter.map(String::as_str).collect();
+    (!command.is_empty()).then(|| command.join(" "))
 }
 
 /// The action of `trap ACTION SIGNAL…` (not `trap -p`, `trap -l`,

@@ -158,6 +158,33 @@ const WRAPPERS: &[Wrapper] = &[
         valued: &["-u", "-C", "--unset", "--chdir"],
         positional: 0,
     },
+    // Package runners: `npx rimraf /`, `npx -p pkg cmd`; `npm exec`,
+    // `pnpm exec`/`dlx`, `yarn exec`/`dlx` and `bun x` read as `npx`
+    // (see `package_runner`). `-c CMD` is a script (`scripts_of`).
+    Wrapper {
+        name: "npx",
+        valued: &[
+            "-p",
+            "--package",
+            "-c",
+            "--call",
+            "--cache",
+            "--userconfig",
+            "-w",
+            "--workspace",
+        ],
+        positional: 0,
+    },
+    Wrapper {
+        name: "pnpx",
+        valued: &["-p", "--package", "-c", "--call"],
+        positional: 0,
+    },
+    Wrapper {
+        name: "bunx",
+        valued: &["-p", "--package"],
+        positional: 0,
+    },
     Wrapper {
         name: "sudo",
         valued: &[
@@ -443,6 +470,9 @@ fn unwrapped_views(words: &[String], host: &[HostWrapper]) -> Vec<Vec<String>> {
         }
         out.extend(find_exec(&normal));
         out.extend(git_views(&normal));
+        if let Some(runner) = package_runner(&normal) {
+            normal = runner;
+        }
         let inner = unwrap_once(&normal, host);
         out.push(normal);
         match inner {
@@ -451,6 +481,24 @@ fn unwrapped_views(words: &[String], host: &[HostWrapper]) -> Vec<Vec<String>> {
         }
     }
     out
+}
+
+/// `npm exec ARGS`, `npm x`, `pnpm exec`/`dlx`, `yarn exec`/`dlx`, `bun x`
+/// as `npx ARGS`: each runs a package's (or any) program with the rest.
+fn package_runner(words: &[String]) -> Option<Vec<String>> {
+    let (first, rest) = words.split_first()?;
+    let (sub, args) = rest.split_first()?;
+    let runs = match first.as_str() {
+        "npm" => matches!(sub.as_str(), "exec" | "x"),
+        "pnpm" | "yarn" => matches!(sub.as_str(), "exec" | "dlx"),
+        "bun" => sub == "x",
+        _ => false,
+    };
+    runs.then(|| {
+        std::iter::once("npx".to_owned())
+            .chain(args.iter().cloned())
+            .collect()
+    })
 }
 
 /// The commands `xargs` (or `parallel`) runs with arguments read from

@@ -228,6 +228,11 @@ pub(super) fn rm_recursive_root(view: &[String], ctx: &Ctx<'_>) -> bool {
                 }
             }
         }
+        // `rimraf` and kin (npm packages, often through `npx`) remove recursively.
+        "rimraf" | "del-cli" | "trash" | "rmrf" => {
+            operands(view).iter().any(|t| is_precious_tree(t, ctx))
+        }
+        "git" => git_clean_root(view, ctx),
         "find" => {
             let deletes = view.iter().any(|w| w == "-delete") || view.windows(2).any(|w| {
                 matches!(w, [a, b] if matches!(a.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir")
@@ -237,6 +242,63 @@ pub(super) fn rm_recursive_root(view: &[String], ctx: &Ctx<'_>) -> bool {
         }
         _ => false,
     }
+}
+
+/// `git [-C DIR] clean -f…` whose work tree or pathspec is the root, a home
+/// or a system directory: it deletes every untracked (with `-x`, also
+/// ignored) file there, as `rm -rf` would (a dotfiles repository in `~`).
+fn git_clean_root(view: &[String], ctx: &Ctx<'_>) -> bool {
+    let mut dir: Option<&str> = None;
+    let mut at = 1;
+    while let Some(word) = view.get(at) {
+        if word == "-C" {
+            dir = view.get(at + 1).map(String::as_str);
+            at += 2;
+        } else if crate::shell::scripts::GIT_VALUED.contains(&word.as_str()) {
+            at += 2;
+        } else if word.starts_with('-') {
+            at += 1;
+        } else {
+            break;
+        }
+    }
+    if view.get(at).map(String::as_str) != Some("clean") {
+        return false;
+    }
+    let args = view.get(at + 1..).unwrap_or_default();
+    let forced = args
+        .iter()
+        .take_while(|w| *w != "--")
+        .any(|w| w == "--force" || (w.starts_with('-') && !w.starts_with("--") && w.contains('f')));
+    if !forced {
+        return false;
+    }
+    let paths: Vec<&str> = {
+        let mut out = Vec::new();
+        let mut iter = args.iter();
+        let mut options_done = false;
+        while let Some(w) = iter.next() {
+            if !options_done && w == "--" {
+                options_done = true;
+            } else if !options_done && (w == "-e" || w == "--exclude") {
+                iter.next();
+            } else if options_done || !w.starts_with('-') {
+                out.push(w.as_str());
+            }
+        }
+        out
+    };
+    let base = dir.unwrap_or(".");
+    if paths.is_empty() {
+        return is_precious_tree(base, ctx);
+    }
+    paths.iter().any(|p| {
+        if p.starts_with('/') || p.starts_with('~') || p.starts_with('$') || base == "." {
+            is_precious_tree(p, ctx)
+        } else {
+            is_precious_tree(&format!("{}/{p}", base.trim_end_matches('/')), ctx)
+        }
+    })
 }
 
 /// The starting points of `find [-H|-L|-P|-O3|-D x] [--] PATH… EXPRESSION`.

@@ -15,7 +15,7 @@
 //!
 //! | id | policy | what |
 //! |---|---|---|
-//! | `rm-recursive-root` | always | recursive `rm` (or `find -delete`) of `/`, `~`, `$HOME`, home or system directories, also as `*`, `.`, `..` in such a directory (a `cwd` argument, `cd X` before) |
+//! | `rm-recursive-root` | always | recursive `rm` (or `find -delete`, `git clean -f`, `rimraf`) of `/`, `~`, `$HOME`, home or system directories, also as `*`, `.`, `..` in such a directory (a `cwd` argument, `cd X` before) |
 //! | `system-accounts` | always | `/etc/passwd`, `/etc/shadow`, `/etc/gshadow`, `/etc/sudoers`; `vipw`, `visudo`, `usermod`, `passwd`, `chpasswd`… |
 //! | `fork-bomb` | always | `:(){ :\|:& };:` and renamed variants |
 //! | `raw-device-write` | always | `dd of=/dev/…`, `cp`/`tee`/`shred`… onto a disk device, redirection onto one |
@@ -27,6 +27,10 @@
 //! | `kernel-modules` | always | `insmod`, `rmmod`, `modprobe` (not its dry runs), `kexec` |
 //! | `file-capabilities` | always | `setcap` (not `setcap -v`) |
 //! | `system-binaries` | always | overwriting, truncating or replacing system programs and libraries (`/bin`, `/usr/bin`, `/usr/local/bin`, `/lib`, `/usr/lib`, `/boot`…) by redirection, `cp`/`mv`/`install`/`ln` destination, `tee`, `truncate`, `shred`, `dd of=` |
+//! | `reverse-shell` | always | redirection to `/dev/tcp/…`/`/dev/udp/…`, `nc -e`/`-c`, `ncat --sh-exec`, `socat … EXEC:`, a shell and a network client on one line (`sh -i \| nc host port`) |
+//! | `downloaded-script` | always | a download run as a script: `curl URL \| sh`, `wget -O- URL \| bash -s`, `sh -c "$(curl URL)"`, `bash <(curl URL)`, `curl URL \| python3 -` |
+//! | `container-host-access` | always | `docker`/`podman`/`nerdctl` `run`/`create` mounting `/`, a home or system directory or the container socket; `--privileged`, `--pid=host`, `--cap-add=ALL`/`SYS_ADMIN` |
+//! | `power-off` | always | `shutdown` (not `-c`), `poweroff`, `reboot`, `halt`, `systemctl poweroff`/`reboot`/`suspend`…, `init 0`/`6` |
 //! | `kill-all` | always | `kill -9 -1` in any spelling of the signal, `killall5`, `pkill .`, `killall -u USER` |
 //! | `firewall-off` | required | `ufw disable`, stopping firewalld/ufw/nftables, flushing iptables, `setenforce 0` |
 //! | `sshd-config` | required | changing `sshd_config` |
@@ -55,6 +59,7 @@ use crate::shell::{ShellCommand, SimpleCommand, basename};
 
 mod commands;
 mod context;
+mod escapes;
 mod paths;
 mod persistence;
 mod setuid;
@@ -111,6 +116,10 @@ enum Builtin {
     SystemBinaries,
     Persistence,
     CodeExecutionFile,
+    ReverseShell,
+    DownloadedScript,
+    ContainerHostAccess,
+    PowerOff,
 }
 
 const BUILTINS: &[(Builtin, &str, InterventionPolicy, &str)] = &[
@@ -180,6 +189,30 @@ const BUILTINS: &[(Builtin, &str, InterventionPolicy, &str)] = &[
         "kill-all",
         Always,
         "signals every process (kill -1, killall5, pkill of every name)",
+    ),
+    (
+        Builtin::ReverseShell,
+        "reverse-shell",
+        Always,
+        "wires a shell to a network connection (a reverse shell)",
+    ),
+    (
+        Builtin::DownloadedScript,
+        "downloaded-script",
+        Always,
+        "runs a script straight from the network (curl … | sh)",
+    ),
+    (
+        Builtin::ContainerHostAccess,
+        "container-host-access",
+        Always,
+        "runs a container with the host's root, a home or system directory, the container socket or host privileges",
+    ),
+    (
+        Builtin::PowerOff,
+        "power-off",
+        Always,
+        "shuts down, reboots or suspends the machine",
     ),
     (
         Builtin::SystemBinaries,
@@ -647,6 +680,18 @@ fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>) -> bool {
         Builtin::KernelModules => any_view(&|v, _| kernel_modules(v)),
         Builtin::Capabilities => any_view(&|v, _| sets_capabilities(v)),
         Builtin::KillAll => any_view(&|v, _| kills_everything(v)),
+        Builtin::ReverseShell => facts
+            .commands
+            .iter()
+            .any(|(_, shell)| escapes::reverse_shell(shell.parts())),
+        Builtin::DownloadedScript => facts
+            .commands
+            .iter()
+            .any(|(_, shell)| escapes::runs_downloaded_script(shell.parts())),
+        Builtin::ContainerHostAccess => in_dirs(facts, ctx, &|v, ctx| {
+            escapes::container_host_access(v, &|source| is_precious_tree(source, ctx))
+        }),
+        Builtin::PowerOff => any_view(&|v, _| escapes::power_off(v)),
         Builtin::Persistence => {
             any_view(&|v, part| edits_crontab(v) || writes_matching(v, part, is_persistence_path))
         }
