@@ -705,6 +705,10 @@ def report(run, pairs):
     )
     notes = "\n".join(f"- {n}".replace("READ_ONLY", baseline) for p in pairs for n in p.notes)
     steps = "\n".join(f"- {name}: {secs:.0f} s" for name, secs in run.steps)
+    # The reading of the figures (what is missed and why) is written by hand
+    # in ANALYSIS.md and kept across runs; a full run only replaces the tables.
+    analysis_file = BENCHES / "ANALYSIS.md"
+    analysis = analysis_file.read_text().strip() if analysis_file.exists() else ""
     text = f"""# Bench results: ours against peers
 
 Produced by `benches/run{' --quick' if run.quick else ''}` ({mode} run) on {now}:
@@ -728,7 +732,7 @@ figure is its own median. **ratio = ours / peer: below 1 means ours is faster.**
 Total {total:.0f} s (including builds).
 
 {steps}
-"""
+""" + (f"\n{analysis}\n" if analysis else "")
     return text
 
 
