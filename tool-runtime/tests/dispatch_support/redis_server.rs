@@ -17,21 +17,15 @@ pub struct RedisServer {
 impl RedisServer {
     /// Starts a server on a free port.
     pub async fn start() -> Self {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
-        let mut server = Self {
-            port,
-            child: None,
-            password: None,
-        };
-        server.restart().await;
-        server
+        Self::start_on_free_port(None).await
     }
 
     /// Starts a server that requires `password` (`--requirepass`).
     pub async fn start_with_password(password: &str) -> Self {
+        Self::start_on_free_port(Some(password.to_owned())).await
+    }
+
+    async fn start_on_free_port(password: Option<String>) -> Self {
         let port = TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .expect("a free port")
@@ -39,7 +33,7 @@ impl RedisServer {
         let mut server = Self {
             port,
             child: None,
-            password: Some(password.to_owned()),
+            password,
         };
         server.restart().await;
         server
