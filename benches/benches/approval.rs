@@ -113,8 +113,13 @@ fn bench(c: &mut Criterion) {
     let chain = json!({"command": vec!["git status"; 1000].join(" && ")});
     let nested = json!({"command": format!("{}ls{}", "(".repeat(300), ")".repeat(300))});
     let braces = json!({"command": format!("echo {}", "{\u{10ffff}".repeat(2000))});
+    let many_e: String = (0..100).map(|i| format!("{i}e ls -{i}\n")).collect();
+    let sed = json!({"command": format!("sed '{many_e}' README.md")});
+    let qx = json!({"command": format!("perl -e '{}'", "qx{ ".repeat(20_000))});
     for (name, args) in [
         ("ls_3000_globs", &globs),
+        ("sed_100_e_commands", &sed),
+        ("perl_20000_open_qx", &qx),
         ("chain_1000_parts", &chain),
         ("nested_300_subshells", &nested),
         ("braces_high_code_points", &braces),

@@ -117,3 +117,45 @@ fn text_that_does_not_parse_never_runs_in_any_mode() {
         }
     }
 }
+
+/// Commands found inside programs (sed's `e`, a one-liner's `system(…)`)
+/// are parsed within the line's budget; past it, the rest cannot be judged,
+/// which is a limit that asks in every mode, and a huge program is read in
+/// bounded time.
+#[test]
+fn commands_inside_programs_are_read_within_a_budget() {
+    let many_sed: String = (0..100).map(|i| format!("{i}e ls -{i}\n")).collect();
+    let many_perl: String = (0..100).map(|i| format!("system(\"ls -{i}\");")).collect();
+    for command in [
+        format!("sed '{many_sed}' README.md"),
+        format!("perl -e '{many_perl}'"),
+    ] {
+        for mode in [ApprovalMode::Manual, ApprovalMode::AutoRun] {
+            let d = common::run_command(&common::engine(mode), &command);
+            assert_eq!(d.action, Action::Ask, "{mode:?}: {d:?}");
+            assert_eq!(d.reason.rule.as_deref(), Some("limits/too-deep"), "{d:?}");
+        }
+    }
+    // Within the budget, every command is judged.
+    let few: String = (0..10).map(|i| format!("{i}e ls -{i}\n")).collect();
+    let d = common::run_command(
+        &common::engine(ApprovalMode::AutoRun),
+        &format!("sed '{few}1e rm -rf /' README.md"),
+    );
+    assert_eq!(
+        d.reason.rule.as_deref(),
+        Some("blacklist/rm-recursive-root"),
+        "{d:?}"
+    );
+    // Scans of unterminated literals stay bounded (not asserted on time:
+    // this must simply finish, and read nothing that is not there).
+    for command in [
+        format!("perl -e '{}'", "qx{ ".repeat(20_000)),
+        format!("python3 -c '{}'", "system(\"run(\", ".repeat(5_000)),
+        format!("awk '{}'", "print | \"a\" ".repeat(8_000)),
+        format!("sed '{}'", "s/[[:a/".repeat(10_000)),
+    ] {
+        let d = common::run_command(&common::engine(ApprovalMode::AutoRun), &command);
+        assert_ne!(d.action, Action::Block, "{d:?}");
+    }
+}
