@@ -797,12 +797,33 @@ const SHELL_OUT_CALLS: &[&str] = &[
 const MAX_LITERAL_CHARS: usize = 1024;
 
 /// The offset of `close` in `chars[from..]`, within [`MAX_LITERAL_CHARS`].
-fn find_close(chars: &[char], from: usize, close: char) -> Option<usize> {
-    chars
-        .get(from..)?
-        .iter()
-        .take(MAX_LITERAL_CHARS)
-        .position(|x| *x == close)
+///
+/// `known` remembers the last failed search (`close`, and a range holding
+/// none of it), so repeated starts (`qx{ qx{ qx{ …`) scan each character
+/// once, not once per start.
+fn find_close(
+    chars: &[char],
+    from: usize,
+    close: char,
+    known: &mut Option<(char, usize, usize)>,
+) -> Option<usize> {
+    let limit = from.saturating_add(MAX_LITERAL_CHARS).min(chars.len());
+    let start = match *known {
+        Some((c, free_from, free_to)) if c == close && free_from <= from && from <= free_to => {
+            free_to
+        }
+        _ => from,
+    };
+    let found = chars
+        .get(start..limit.max(start))
+        .and_then(|window| window.iter().position(|x| *x == close));
+    match found {
+        Some(at) => Some(start + at - from),
+        None => {
+            *known = Some((close, from, limit.max(start)));
+            None
+        }
+    }
 }
 
 /// Shell commands that inline code passes, as literals, to a shell-out call.
@@ -811,11 +832,12 @@ fn inline_code_effects(code: &str, out: &mut Vec<ProgramEffect>) {
         return;
     }
     let chars: Vec<char> = code.chars().collect();
+    let mut known = None;
     let mut at = 0;
     while let Some(&c) = chars.get(at) {
         if c == '`' {
             // Backticks (perl, ruby, php, a shell in a template literal).
-            if let Some(end) = find_close(&chars, at + 1, '`') {
+            if let Some(end) = find_close(&chars, at + 1, '`', &mut known) {
                 let text: String = chars
                     .get(at + 1..at + 1 + end)
                     .unwrap_or_default()
@@ -850,7 +872,7 @@ fn inline_code_effects(code: &str, out: &mut Vec<ProgramEffect>) {
                     .filter(|o| !o.is_alphanumeric() && !o.is_whitespace())
                 {
                     let close = closing(open);
-                    if let Some(end) = find_close(&chars, at + 1, close) {
+                    if let Some(end) = find_close(&chars, at + 1, close, &mut known) {
                         let text: String = chars
                             .get(at + 1..at + 1 + end)
                             .unwrap_or_default()
@@ -1192,6 +1214,28 @@ mod tests {
     }
 
     #[test]
+    fn a_remembered_failed_search_gives_the_same_answers() {
+        let chars: Vec<char> = "qx{ qx{ a } qx{ b".chars().collect();
+        for close in ['}', ')'] {
+            let mut known = None;
+            for from in 0..chars.len() {
+                let plain = chars
+                    .get(from..)
+                    .and_then(|r| r.iter().take(MAX_LITERAL_CHARS).position(|x| *x == close));
+                assert_eq!(
+                    find_close(&chars, from, close, &mut known),
+                    plain,
+                    "{close} from {from}"
+                );
+            }
+        }
+        assert_eq!(
+            effects(&["perl", "-e", "qx{ qx{ id }"]),
+            vec![may(" qx{ id ")]
+        );
+    }
+
+    #[test]
     fn reads_expect_and_make_commands() {
         assert_eq!(
             effects(&["expect", "-c", "spawn rm -rf /; interact"]),
@@ -1269,6 +1313,26 @@ mod tests {
 
         proptest! {
             #![proptest_config(ProptestConfig::with_cases(cases()))]
+
+            /// The remembered failed search never changes an answer, in any
+            /// order of queries.
+            #[test]
+            fn remembered_searches_agree_with_plain_ones(
+                // Long runs without a closer, so searches fail and are remembered.
+                text in "[{( qx]{0,2500}([}`][{( qx]{0,1500}){0,3}",
+                froms in proptest::collection::vec(0usize..3100, 1..40),
+            ) {
+                let chars: Vec<char> = text.chars().collect();
+                let mut known = None;
+                for from in froms {
+                    for close in ['}', '`'] {
+                        let plain = chars.get(from..).and_then(|r| {
+                            r.iter().take(MAX_LITERAL_CHARS).position(|x| *x == close)
+                        });
+                        prop_assert_eq!(find_close(&chars, from, close, &mut known), plain);
+                    }
+                }
+            }
 
             /// Any text, as any of the programs read here: no panic.
             #[test]
