@@ -9,6 +9,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::arguments::{FoundArgument, context_overrides, paths_and_commands};
+use crate::shell::words::shell_quote;
 use crate::shell::{Hazard, ShellCommand, ShellSyntax};
 
 /// One shell-command argument and its parse.
@@ -114,7 +115,3 @@ pub(crate) fn command_text(value: &Value) -> Option<Cow<'_, str>> {
 
 /// Characters that make an argv element mean something else to a shell.
 const SHELL_SYNTAX: &[char] = &[';', '&', '|', '<', '>', '$', '`', '(', ')', '\n', '{', '}'];
-
-fn shell_quote(word: &str) -> String {
-    format!("'{}'", word.replace('\'', r"'\''"))
-}

@@ -30,7 +30,7 @@
 //! blacklist judge them; files found join the command's redirection targets.
 
 use super::scripts::reads_stdin_script;
-use super::words::{basename, tokenize};
+use super::words::{basename, shell_quote, tokenize};
 
 /// What an inline program does beyond reading its input.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -716,7 +716,7 @@ fn awk_effects(program: &str, out: &mut Vec<ProgramEffect>) {
                 }
             }
             Tok::Punct(p @ ("|" | "|&")) => {
-                if toks.get(at + 1) == Some(&Tok::Word("getline".to_owned())) {
+                if matches!(toks.get(at + 1), Some(Tok::Word(w)) if w == "getline") {
                     // `"cmd" | getline`: the strings just before the pipe.
                     let mut start = at;
                     while start > 0 && matches!(toks.get(start - 1), Some(Tok::Str(_))) {
@@ -990,7 +990,7 @@ fn quote(word: &str) -> String {
     if plain {
         word.to_owned()
     } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
+        shell_quote(word)
     }
 }
 

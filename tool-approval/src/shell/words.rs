@@ -126,6 +126,11 @@ pub(crate) fn tokenize(text: &str) -> Vec<String> {
     words
 }
 
+/// `word` as one single-quoted shell word (`'it'\''s'`).
+pub(crate) fn shell_quote(word: &str) -> String {
+    format!("'{}'", word.replace('\'', r"'\''"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

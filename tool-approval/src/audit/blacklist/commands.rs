@@ -7,6 +7,7 @@ use super::paths::{is_disk_device, is_kernel_path};
 use crate::path_view::{real_path, resolve_path};
 use crate::shell::basename;
 use crate::shell::links::target_directory;
+use crate::shell::scripts::git_subcommand;
 
 pub(super) fn program(view: &[String]) -> &str {
     view.first().map(|w| basename(w)).unwrap_or_default()
@@ -248,24 +249,19 @@ pub(super) fn rm_recursive_root(view: &[String], ctx: &Ctx<'_>) -> bool {
 /// or a system directory: it deletes every untracked (with `-x`, also
 /// ignored) file there, as `rm -rf` would (a dotfiles repository in `~`).
 fn git_clean_root(view: &[String], ctx: &Ctx<'_>) -> bool {
-    let mut dir: Option<&str> = None;
-    let mut at = 1;
-    while let Some(word) = view.get(at) {
-        if word == "-C" {
-            dir = view.get(at + 1).map(String::as_str);
-            at += 2;
-        } else if crate::shell::scripts::GIT_VALUED.contains(&word.as_str()) {
-            at += 2;
-        } else if word.starts_with('-') {
-            at += 1;
-        } else {
-            break;
-        }
-    }
-    if view.get(at).map(String::as_str) != Some("clean") {
+    let global = view.get(1..).unwrap_or_default();
+    let Some(("clean", args)) = git_subcommand(global) else {
         return false;
-    }
-    let args = view.get(at + 1..).unwrap_or_default();
+    };
+    // `-C DIR` among git's own options, before the subcommand.
+    let options = global
+        .get(..global.len().saturating_sub(args.len() + 1))
+        .unwrap_or_default();
+    let dir = options
+        .windows(2)
+        .rev()
+        .find(|w| w[0] == "-C")
+        .map(|w| w[1].as_str());
     let forced = args
         .iter()
         .take_while(|w| *w != "--")
