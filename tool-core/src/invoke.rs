@@ -13,7 +13,9 @@ use tokio::time::Instant;
 use tracing::Instrument;
 
 use crate::arguments::parse_arguments;
+use crate::confine::Confinement;
 use crate::context::ToolContext;
+use crate::gate::{Asker, Gate, Verdict};
 use crate::manifest::ApiDefinition;
 use crate::offered::OfferedTools;
 use crate::output::{ErrorCode, ToolError, ToolOutput};
@@ -214,15 +216,58 @@ impl std::fmt::Debug for PreparedCall {
 /// # Ok::<(), tool_core::Error>(())
 /// # }).unwrap();
 /// ```
-#[derive(Debug, Clone, Copy, Default)]
+///
+/// # With a gate
+///
+/// [`with_gate`](Self::with_gate) and [`with_asker`](Self::with_asker) make
+/// approval a step of [`invoke`](Self::invoke) and
+/// [`invoke_batch`](Self::invoke_batch): decide, ask, run under the
+/// decision's confinement, one output per call (see the [`gate`](crate::Gate)
+/// flow). Without a gate every prepared call runs, as before.
+/// [`execute`](Self::execute) is the raw step and never consults the gate.
+#[derive(Clone, Default)]
 pub struct Invoker {
     config: InvokeConfig,
+    gate: Option<Arc<dyn Gate>>,
+    asker: Option<Arc<dyn Asker>>,
+}
+
+impl std::fmt::Debug for Invoker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Invoker")
+            .field("config", &self.config)
+            .field("gate", &self.gate.is_some())
+            .field("asker", &self.asker.is_some())
+            .finish()
+    }
 }
 
 impl Invoker {
     /// A pipeline with `config`.
     pub fn new(config: InvokeConfig) -> Self {
-        Self { config }
+        Self {
+            config,
+            gate: None,
+            asker: None,
+        }
+    }
+
+    /// The same pipeline deciding every call with `gate` before it runs.
+    pub fn with_gate(mut self, gate: Arc<dyn Gate>) -> Self {
+        self.gate = Some(gate);
+        self
+    }
+
+    /// The same pipeline putting the gate's asks to `asker`. Without one, an
+    /// ask does not run and gets [`ToolOutput::approval_required`].
+    pub fn with_asker(mut self, asker: Arc<dyn Asker>) -> Self {
+        self.asker = Some(asker);
+        self
+    }
+
+    /// The gate, when there is one.
+    pub fn gate(&self) -> Option<&Arc<dyn Gate>> {
+        self.gate.as_ref()
     }
 
     /// The settings.
@@ -379,6 +424,14 @@ impl Invoker {
         call: &ToolCall,
         ctx: &ToolContext,
     ) -> ToolOutput {
+        if self.gate.is_some() {
+            let mut outputs = self
+                .invoke_batch(offered, std::slice::from_ref(call), ctx)
+                .await;
+            return outputs.pop().unwrap_or_else(|| {
+                ToolOutput::failure(ToolError::execution_failed("the pipeline lost the call"))
+            });
+        }
         match self.prepare(offered, call) {
             Ok(prepared) => self.execute(prepared, ctx).await,
             Err(refused) => cap_content(refused, self.config.max_content_chars),
@@ -420,6 +473,11 @@ impl Invoker {
         #[allow(clippy::result_large_err)]
         let prepare = |call| self.prepare(offered, call);
         let prepared: Vec<Result<PreparedCall, ToolOutput>> = calls.iter().map(prepare).collect();
+        if let Some(gate) = &self.gate {
+            return self
+                .gated_batch(gate.as_ref(), offered, prepared, ctx)
+                .await;
+        }
         let now = Instant::now();
         let latest = prepared
             .iter()
@@ -436,6 +494,63 @@ impl Invoker {
             match prepared {
                 Ok(prepared) => self.execute(prepared, batch_ctx).await,
                 Err(refused) => cap_content(refused, self.config.max_content_chars),
+            }
+        }))
+        .await
+    }
+}
+
+impl Invoker {
+    /// The gated batch: decide, ask, then run what may run under its
+    /// confinement (see the [`Gate`] flow).
+    async fn gated_batch(
+        &self,
+        gate: &dyn Gate,
+        offered: &OfferedTools,
+        prepared: Vec<Result<PreparedCall, ToolOutput>>,
+        ctx: &ToolContext,
+    ) -> Vec<ToolOutput> {
+        let ready: Vec<PreparedCall> = prepared
+            .iter()
+            .filter_map(|p| p.as_ref().ok().cloned())
+            .collect();
+        let verdicts = crate::gate::judge(gate, self.asker.as_deref(), &ready, offered, ctx).await;
+        let mut verdicts = ready.into_iter().zip(verdicts);
+        // Every slot: a refusal, a ready output, or a call to run.
+        let slots: Vec<Result<(PreparedCall, Option<Confinement>), ToolOutput>> = prepared
+            .into_iter()
+            .map(|p| match p {
+                Err(refused) => Err(refused),
+                Ok(_) => match verdicts.next() {
+                    Some((call, Verdict::Run(confinement))) => Ok((call, confinement)),
+                    Some((_, Verdict::Done(output))) => Err(output),
+                    None => Err(ToolOutput::blocked(
+                        "the approval step lost this call",
+                        Value::Null,
+                    )),
+                },
+            })
+            .collect();
+        let now = Instant::now();
+        let latest = slots
+            .iter()
+            .filter_map(|s| s.as_ref().ok())
+            .map(|(p, _)| now + p.timeout)
+            .max();
+        let batch_ctx = match (latest, ctx.deadline()) {
+            (Some(latest), Some(outer)) => ctx.clone().with_batch_deadline(latest.min(outer)),
+            (Some(latest), None) => ctx.clone().with_batch_deadline(latest),
+            (None, _) => ctx.clone(),
+        };
+        let batch_ctx = &batch_ctx;
+        futures::future::join_all(slots.into_iter().map(|slot| async move {
+            match slot {
+                Ok((call, Some(confinement))) => {
+                    let ctx = batch_ctx.clone().with_extension(confinement);
+                    self.execute(call, &ctx).await
+                }
+                Ok((call, None)) => self.execute(call, batch_ctx).await,
+                Err(done) => cap_content(done, self.config.max_content_chars),
             }
         }))
         .await

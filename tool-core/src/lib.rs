@@ -89,11 +89,13 @@ mod api_key;
 mod arguments;
 mod assembly;
 mod batch;
+mod confine;
 mod content;
 mod context;
 mod error;
 mod export;
 mod extensions;
+mod gate;
 mod invoke;
 mod kinds;
 mod live;
@@ -101,6 +103,7 @@ mod manifest;
 mod naming;
 mod offered;
 mod output;
+mod path_class;
 mod provide_error;
 mod provider;
 mod registry;
@@ -116,10 +119,15 @@ pub use assembly::{
     Assembler, Assembly, BUILTIN_KIND, BuiltinProvider, ToolProvider, ToolReference,
 };
 pub use batch::BatchOutcome;
+pub use confine::{Confinement, ConfinementSupport};
 pub use content::{CONTENT_PARTS_KEY, ChatAttachments, ContentPart};
 pub use context::ToolContext;
 pub use error::{Error, Violation};
 pub use extensions::Extensions;
+pub use gate::{
+    APPROVAL_REQUIRED_CONTENT, Answer, ApproveAll, Ask, Asker, BLOCKED_CONTENT, DECLINED_CONTENT,
+    DeclineAll, Gate, GateAction, GateDecision,
+};
 pub use invoke::{
     DEFAULT_MAX_CONTENT_CHARS, DEFAULT_TIMEOUT_MS, InvokeConfig, Invoker, MAX_TIMEOUT_MS,
     MIN_TIMEOUT_MS, PreparedCall, ToolCall, cap_content, mint_call_id,
@@ -134,6 +142,7 @@ pub use manifest::{
 pub use naming::{MAX_WIRE_NAME_LEN, WIRE_SEPARATOR, is_provider_safe, split_wire_name, wire_name};
 pub use offered::{OfferedTool, OfferedTools, ResolvedApi};
 pub use output::{ErrorCode, ToolError, ToolOutput};
+pub use path_class::{EXAMPLE_HOME, PathClass, PathRole};
 pub use provide_error::{ErrorSource, ProvideError};
 pub use provider::{ProviderFormat, ResultOptions};
 pub use registry::ToolRegistry;

@@ -113,6 +113,12 @@ pub struct ApiDefinition {
     /// API-level approval config.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub human_intervention: Option<HumanIntervention>,
+    /// The API reads or writes the host's files or starts processes on it
+    /// (a local computer, a script runner). A gate gives its calls a
+    /// [`Confinement`](crate::Confinement) and the tool applies it; where the
+    /// host cannot confine, unattended calls ask or are blocked instead.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub touches_host: bool,
 }
 
 impl ApiDefinition {
@@ -125,6 +131,7 @@ impl ApiDefinition {
             default_timeout_ms: None,
             render_display_control: None,
             human_intervention: None,
+            touches_host: false,
         }
     }
 
@@ -149,6 +156,12 @@ impl ApiDefinition {
     /// Sets the API-level approval config.
     pub fn with_intervention(mut self, intervention: HumanIntervention) -> Self {
         self.human_intervention = Some(intervention);
+        self
+    }
+
+    /// Marks the API as touching the host (see [`ApiDefinition::touches_host`]).
+    pub fn touching_host(mut self) -> Self {
+        self.touches_host = true;
         self
     }
 }

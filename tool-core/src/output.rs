@@ -178,7 +178,10 @@ impl ToolError {
 /// | `cancelled` | the host cancelled the call |
 /// | `executor_panic` | the tool panicked |
 /// | `execution_failed` | the tool ran and reported a failure |
-/// | `blocked_by_security_privacy` | approval blocked the call; it never ran (from `tool-approval`) |
+/// | `blocked_by_security_privacy` | approval blocked the call; it never ran ([`ToolOutput::blocked`]) |
+/// | `declined_by_user` | a person declined the call; it never ran ([`ToolOutput::declined`]) |
+/// | `approval_required` | the call needs a person and none could be asked ([`ToolOutput::approval_required`]) |
+/// | `confinement_refused` | the call's confinement refused an operation |
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct ErrorCode(Cow<'static, str>);
@@ -207,6 +210,14 @@ impl ErrorCode {
     /// Approval blocked the call (headless mode, a `deny` policy, the
     /// blacklist); the call never ran. Produced by `tool-approval`.
     pub const BLOCKED_BY_SECURITY_PRIVACY: Self = Self::from_static("blocked_by_security_privacy");
+    /// A person was asked and declined the call; it never ran.
+    pub const DECLINED_BY_USER: Self = Self::from_static("declined_by_user");
+    /// The call needs a person's approval and no one could be asked (no
+    /// asker, or no answer before the deadline); it never ran.
+    pub const APPROVAL_REQUIRED: Self = Self::from_static("approval_required");
+    /// The call's confinement refused an operation (a write outside the
+    /// writable roots, a protected or secret path).
+    pub const CONFINEMENT_REFUSED: Self = Self::from_static("confinement_refused");
 
     /// A code known at compile time.
     pub const fn from_static(code: &'static str) -> Self {

@@ -1,0 +1,388 @@
+//! Named path classes shared by both walls: which entries are *protected*
+//! (read-only even where writes are allowed, because writing them makes a
+//! later program run code) and which are *secret* (never read by a call
+//! that runs confined).
+//!
+//! Each class is one row: a name, its role, the patterns, and examples that
+//! must match and must not, checked by [`PathClass::check_examples`] (the
+//! crate's tests run it over every row). A new protected or secret location
+//! is one row here, and both the approval engine and the sandbox see it.
+//!
+//! # Patterns
+//!
+//! A pattern is a `/`-separated list of component globs (`*` stands for any
+//! run of characters inside one component):
+//!
+//! - `~/…` is anchored at the home directory, `/…` at the root;
+//! - anything else matches at **any depth**: `.github/workflows` matches
+//!   `ci/.github/workflows/x.yml` as well as `.github/workflows`.
+//!
+//! A path is in a class when the pattern matches the path itself or one of
+//! its ancestors (so `.git` covers `.git/hooks/pre-commit`). Paths are
+//! cleaned lexically first (`.`, `..`, `//`), a leading `~` is expanded
+//! against the home given, and components compare ASCII case-insensitively
+//! on every system (so `.GIT/config` is protected on a case-insensitive file
+//! system, and, harmlessly, on a case-sensitive one too).
+//!
+//! ```
+//! use std::path::Path;
+//! use tool_core::{PathClass, PathRole};
+//!
+//! let home = Path::new("/home/ada");
+//! let hit = PathClass::find(PathRole::Protected, Path::new("repo/.git/hooks/pre-commit"), Some(home));
+//! assert_eq!(hit.map(|c| c.name), Some("vcs-metadata"));
+//! assert!(PathClass::find(PathRole::Secret, Path::new("~/.ssh/id_ed25519"), Some(home)).is_some());
+//! assert!(PathClass::find(PathRole::Secret, Path::new("app/.env.example"), Some(home)).is_none());
+//! assert!(PathClass::find(PathRole::Protected, Path::new("src/main.rs"), Some(home)).is_none());
+//! ```
+
+use std::path::{Component, Path, PathBuf};
+
+/// What a [`PathClass`] means to a call that runs confined.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum PathRole {
+    /// Readable, never written, created, renamed or deleted under
+    /// confinement: writing it makes a later program run code.
+    Protected,
+    /// Neither read nor written under confinement.
+    Secret,
+}
+
+/// One named class of paths. See the [module guide](self).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PathClass {
+    /// Stable name (`vcs-metadata`, `env-files`), used in reasons.
+    pub name: &'static str,
+    /// Protected or secret.
+    pub role: PathRole,
+    /// One line for people.
+    pub description: &'static str,
+    /// The patterns (any one matching puts a path in the class).
+    pub patterns: &'static [&'static str],
+    /// Last-component globs that take a path back out (`.env.example`).
+    pub except: &'static [&'static str],
+    /// Paths that must be in the class (checked at load by the tests).
+    pub examples: &'static [&'static str],
+    /// Paths that must not be.
+    pub counter_examples: &'static [&'static str],
+}
+
+/// The home directory the examples are checked against.
+pub const EXAMPLE_HOME: &str = "/home/user";
+
+macro_rules! class {
+    ($name:literal, $role:ident, $description:literal, [$($p:literal),* $(,)?], except [$($e:literal),* $(,)?], yes [$($y:literal),* $(,)?], no [$($n:literal),* $(,)?]) => {
+        PathClass {
+            name: $name,
+            role: PathRole::$role,
+            description: $description,
+            patterns: &[$($p),*],
+            except: &[$($e),*],
+            examples: &[$($y),*],
+            counter_examples: &[$($n),*],
+        }
+    };
+}
+
+const CLASSES: &[PathClass] = &[
+    // ---- protected: writing these makes a later program run code ----
+    class!("vcs-metadata", Protected, "version-control metadata (hooks, config with aliases and filters)",
+        [".git", ".hg", ".svn", ".jj"], except [],
+        yes [".git", ".git/config", "repo/.git/hooks/pre-commit", "vendor/lib/.git/HEAD", ".GIT/config", "a/b/../.git/hooks/x"],
+        no [".gitignore", ".gitattributes", "src/git.rs", ".github/ISSUE_TEMPLATE.md"]),
+    class!("shell-environment", Protected, "files a shell loads on entering a directory",
+        [".envrc", ".env.sh", ".autoenv", ".autoenv.zsh"], except [],
+        yes [".envrc", "sub/.envrc"],
+        no ["envrc.md", "src/.envrc.d.ts.bak/x"]),
+    class!("editor-config", Protected, "editor and dev-container settings that name tasks, launchers and extensions",
+        [".vscode", ".idea", ".zed", ".fleet", ".devcontainer", ".devcontainer.json", "*.code-workspace"], except [],
+        yes [".vscode/tasks.json", ".idea/workspace.xml", ".devcontainer/devcontainer.json", "team.code-workspace", ".zed/tasks.json"],
+        no ["vscode.md", "src/idea.rs"]),
+    class!("git-hooks", Protected, "hook managers that run programs on commit or push",
+        [".husky", ".githooks", ".pre-commit-config.yaml", "lefthook.yml", "lefthook.yaml", ".lefthook.yml", ".lintstagedrc*", ".overcommit.yml"], except [],
+        yes [".husky/pre-commit", ".githooks/pre-push", ".pre-commit-config.yaml", "lefthook.yml"],
+        no ["docs/hooks.md", "src/husky.rs"]),
+    class!("ci-config", Protected, "CI pipelines that run with the repository's credentials",
+        [".github/workflows", ".github/actions", ".gitlab-ci.yml", ".gitlab", ".circleci", ".buildkite", ".travis.yml", "azure-pipelines.yml", ".azure-pipelines", "bitbucket-pipelines.yml", ".woodpecker", ".woodpecker.yml", ".drone.yml", "Jenkinsfile"], except [],
+        yes [".github/workflows/ci.yml", ".github/actions/setup/action.yml", ".gitlab-ci.yml", ".circleci/config.yml", "Jenkinsfile"],
+        no [".github/CODEOWNERS", ".github/ISSUE_TEMPLATE/bug.md", "docs/ci.md"]),
+    class!("build-tool-config", Protected, "build-tool and package-manager settings that name programs to run",
+        [".cargo/config.toml", ".cargo/config", ".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs", ".mvn", ".bazelrc", "gradle/wrapper", ".pip/pip.conf", "pip.conf", ".pdbrc", ".gdbinit"], except [],
+        yes [".cargo/config.toml", "crates/a/.cargo/config.toml", ".npmrc", ".mvn/wrapper/maven-wrapper.properties", "gradle/wrapper/gradle-wrapper.properties", ".gdbinit"],
+        no ["Cargo.toml", "package.json", ".cargo-ok", "gradle/libs.versions.toml"]),
+    class!("test-bootstrap", Protected, "files an interpreter or test runner loads before any test",
+        ["conftest.py", "sitecustomize.py", "usercustomize.py", "*.pth"], except [],
+        yes ["conftest.py", "tests/conftest.py", "site-packages/evil.pth"],
+        no ["tests/test_conf.py", "src/path.rs"]),
+    // ---- secret: never read by a confined call ----
+    class!("env-files", Secret, "environment files holding keys and passwords",
+        [".env", ".env.*", "*.env"], except [".env.example", ".env.sample", ".env.template", ".env.dist", ".env.defaults", "*.example", "*.sample", "*.template"],
+        yes [".env", "app/.env.local", ".env.production", "prod.env", ".ENV"],
+        no [".env.example", "app/.env.sample", ".envrc", "src/env.rs", "environment.yml"]),
+    class!("infrastructure-state", Secret, "infrastructure state and variables (hold every resource's secrets)",
+        ["*.tfstate", "*.tfstate.*", "*.tfvars", ".terraform", ".pulumi"], except ["*.example"],
+        yes ["terraform.tfstate", "infra/prod/terraform.tfstate.backup", "prod.tfvars", ".terraform/providers/x"],
+        no ["main.tf", "variables.tf", "prod.tfvars.example"]),
+    class!("private-keys", Secret, "private keys and key stores",
+        ["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk", "*.key", "*.p12", "*.pfx", "*.jks", "*.keystore", "*.ppk"], except [],
+        yes ["id_rsa", "deploy/id_ed25519", "certs/server.key", "release.keystore"],
+        no ["id_rsa.pub", "keys.md", "src/key.rs", "certs/server.crt"]),
+    class!("ssh-and-gpg", Secret, "SSH and GnuPG homes", ["~/.ssh", "~/.gnupg"], except [],
+        yes ["~/.ssh/id_rsa", "~/.ssh/config", "/home/user/.gnupg/private-keys-v1.d/x", "~/.SSH/known_hosts"],
+        no ["/srv/.ssh-docs/x", "~/ssh/notes"]),
+    class!("cloud-cli-credentials", Secret, "cloud and cluster CLIs' credentials",
+        ["~/.aws", "~/.azure", "~/.kube", "~/.docker/config.json", "~/.config/gcloud", "~/.oci", "~/.config/doctl", "~/.terraform.d/credentials.tfrc.json", "~/.vault-token", "~/.config/gh", "~/.config/hub", "~/.fly", "~/.config/heroku", "~/.netlify", "~/.vercel"], except [],
+        yes ["~/.aws/credentials", "~/.kube/config", "~/.config/gcloud/application_default_credentials.json", "~/.docker/config.json", "~/.config/gh/hosts.yml"],
+        no ["~/.docker/cli-plugins/x", "~/projects/aws/readme.md"]),
+    class!("package-registry-credentials", Secret, "tokens of package registries and git hosts",
+        ["~/.netrc", "~/.git-credentials", "~/.npmrc", "~/.pypirc", "~/.cargo/credentials.toml", "~/.cargo/credentials", "~/.gem/credentials", "~/.m2/settings.xml", "~/.gradle/gradle.properties", "~/.config/pip/pip.conf", "~/.password-store", "~/.local/share/keyrings"], except [],
+        yes ["~/.netrc", "~/.cargo/credentials.toml", "~/.npmrc", "~/.password-store/work/db.gpg"],
+        no ["~/.cargo/registry/cache/x", "~/.cargo/bin/rg"]),
+    class!("coding-agent-credentials", Secret, "coding agents' and AI CLIs' login tokens",
+        ["~/.codex/auth.json", "~/.claude/.credentials.json", "~/.claude.json", "~/.config/github-copilot", "~/.gemini/oauth_creds.json", "~/.config/goose/secrets.yaml", "~/.config/openai", "~/.aider.conf.yml", "~/.continue/config.json"], except [],
+        yes ["~/.codex/auth.json", "~/.claude/.credentials.json", "~/.config/github-copilot/apps.json"],
+        no ["~/.codex/sessions/x.jsonl", "~/.claude/projects/x"]),
+    class!("system-secrets", Secret, "secrets mounted or kept by the system",
+        ["/run/secrets", "/var/run/secrets", "/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/ssh/ssh_host_*_key"], except [],
+        yes ["/run/secrets/db", "/var/run/secrets/kubernetes.io/serviceaccount/token", "/etc/shadow", "/etc/ssh/ssh_host_ed25519_key"],
+        no ["/etc/passwd", "/etc/ssh/ssh_host_ed25519_key.pub"]),
+];
+
+impl PathClass {
+    /// Every class, protected ones first.
+    pub fn all() -> &'static [PathClass] {
+        CLASSES
+    }
+
+    /// The classes of one role.
+    pub fn of_role(role: PathRole) -> impl Iterator<Item = &'static PathClass> {
+        CLASSES.iter().filter(move |c| c.role == role)
+    }
+
+    /// The first class of `role` that `path` is in (see the
+    /// [module guide](self) for the matching rules). `home` expands a
+    /// leading `~` and anchors `~/` patterns; without it those patterns
+    /// never match.
+    pub fn find(role: PathRole, path: &Path, home: Option<&Path>) -> Option<&'static PathClass> {
+        let path = clean(path, home);
+        let home = home.map(|h| clean(h, None));
+        Self::of_role(role).find(|c| c.matches_clean(&path, home.as_deref()))
+    }
+
+    /// Whether `path` is in this class.
+    pub fn matches(&self, path: &Path, home: Option<&Path>) -> bool {
+        let path = clean(path, home);
+        let home = home.map(|h| clean(h, None));
+        self.matches_clean(&path, home.as_deref())
+    }
+
+    /// The patterns of this class that name one fixed location (anchored at
+    /// `home` or the root, no `*`), expanded: what a sandbox can exclude up
+    /// front. Patterns that match at any depth or hold a `*` are left to a
+    /// walk (see [`PathClass::matches`]).
+    pub fn fixed_locations(&self, home: Option<&Path>) -> Vec<PathBuf> {
+        self.patterns
+            .iter()
+            .filter(|p| !p.contains('*'))
+            .filter_map(|p| {
+                if let Some(rest) = p.strip_prefix("~/") {
+                    home.map(|h| h.join(rest))
+                } else if p.starts_with('/') {
+                    Some(PathBuf::from(p))
+                } else {
+                    None
+                }
+            })
+            .collect()
+    }
+
+    /// Checks the class's own examples: every example matches, no counter
+    /// example does (against [`EXAMPLE_HOME`]). The message names the
+    /// class and the example that failed.
+    pub fn check_examples(&self) -> Result<(), String> {
+        let home = Path::new(EXAMPLE_HOME);
+        for example in self.examples {
+            if !self.matches(Path::new(example), Some(home)) {
+                return Err(format!(
+                    "path class `{}`: example `{example}` does not match",
+                    self.name
+                ));
+            }
+        }
+        for example in self.counter_examples {
+            if self.matches(Path::new(example), Some(home)) {
+                return Err(format!(
+                    "path class `{}`: counter example `{example}` matches",
+                    self.name
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn matches_clean(&self, path: &[String], home: Option<&[String]>) -> bool {
+        self.patterns.iter().any(|pattern| {
+            let (anchor, rest): (Option<&[String]>, &str) =
+                if let Some(rest) = pattern.strip_prefix("~/") {
+                    match home {
+                        Some(home) => (Some(home), rest),
+                        None => return false,
+                    }
+                } else if let Some(rest) = pattern.strip_prefix('/') {
+                    (Some(&[][..]), rest)
+                } else {
+                    (None, pattern)
+                };
+            let globs: Vec<&str> = rest.split('/').filter(|s| !s.is_empty()).collect();
+            match anchor {
+                Some(anchor) => {
+                    path.len() >= anchor.len() + globs.len()
+                        && path[..anchor.len()]
+                            .iter()
+                            .zip(anchor)
+                            .all(|(a, b)| a.eq_ignore_ascii_case(b))
+                        && self.window_matches(&path[anchor.len()..], &globs)
+                }
+                None => (0..path.len()).any(|start| self.window_matches(&path[start..], &globs)),
+            }
+        })
+    }
+
+    /// Whether `globs` match the first components of `path`, and the last
+    /// matched component is not an exception.
+    fn window_matches(&self, path: &[String], globs: &[&str]) -> bool {
+        if globs.is_empty() || path.len() < globs.len() {
+            return false;
+        }
+        let matched = globs
+            .iter()
+            .zip(path)
+            .all(|(glob, component)| glob_matches(glob, component));
+        matched
+            && !self
+                .except
+                .iter()
+                .any(|e| glob_matches(e, &path[globs.len() - 1]))
+    }
+}
+
+/// A component glob: `*` matches any run of characters; ASCII case folded.
+fn glob_matches(glob: &str, text: &str) -> bool {
+    let glob = glob.to_ascii_lowercase();
+    let text = text.to_ascii_lowercase();
+    let mut pieces = glob.split('*');
+    let first = pieces.next().unwrap_or_default();
+    let Some(mut rest) = text.strip_prefix(first) else {
+        return false;
+    };
+    let pieces: Vec<&str> = pieces.collect();
+    let Some((last, middle)) = pieces.split_last() else {
+        return rest.is_empty();
+    };
+    for piece in middle {
+        match rest.find(piece) {
+            Some(at) => rest = &rest[at + piece.len()..],
+            None => return false,
+        }
+    }
+    rest.len() >= last.len() && rest.ends_with(last)
+}
+
+/// The path's normal components after lexical cleaning; a leading `~`
+/// becomes `home`'s components. A `..` above the start is dropped (it
+/// cannot climb out of `/`, and a relative path's parent is unknown here).
+fn clean(path: &Path, home: Option<&Path>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut components = path.components().peekable();
+    if let (Some(Component::Normal(first)), Some(home)) = (components.peek(), home)
+        && *first == "~"
+    {
+        components.next();
+        out = clean(home, None);
+    }
+    for component in components {
+        match component {
+            Component::Normal(part) => out.push(part.to_string_lossy().into_owned()),
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir | Component::RootDir | Component::Prefix(_) => {}
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_class_meets_its_examples() {
+        for class in PathClass::all() {
+            class.check_examples().unwrap_or_else(|e| panic!("{e}"));
+            assert!(!class.examples.is_empty(), "{} has no examples", class.name);
+        }
+    }
+
+    #[test]
+    fn class_names_are_unique() {
+        let mut names: Vec<_> = PathClass::all().iter().map(|c| c.name).collect();
+        names.sort_unstable();
+        let before = names.len();
+        names.dedup();
+        assert_eq!(before, names.len());
+    }
+
+    #[test]
+    fn globs_match_by_component() {
+        assert!(glob_matches(".env.*", ".env.local"));
+        assert!(!glob_matches(".env.*", ".env"));
+        assert!(glob_matches("*.tfstate", "terraform.tfstate"));
+        assert!(glob_matches("ssh_host_*_key", "ssh_host_rsa_key"));
+        assert!(!glob_matches("ssh_host_*_key", "ssh_host_rsa_key.pub"));
+        assert!(glob_matches("a*b*c", "abc"));
+        assert!(!glob_matches("a*b*c", "acb"));
+    }
+
+    #[test]
+    fn dot_dot_cannot_hide_a_protected_entry() {
+        let hit = PathClass::find(PathRole::Protected, Path::new("src/../.git/./config"), None);
+        assert_eq!(hit.map(|c| c.name), Some("vcs-metadata"));
+        let hit = PathClass::find(PathRole::Protected, Path::new(".git/../src/lib.rs"), None);
+        assert!(hit.is_none());
+    }
+
+    #[test]
+    fn home_patterns_need_a_home() {
+        assert!(PathClass::find(PathRole::Secret, Path::new("~/.aws/credentials"), None).is_none());
+        let home = Path::new("/home/ada");
+        assert!(
+            PathClass::find(
+                PathRole::Secret,
+                Path::new("/home/ada/.aws/credentials"),
+                Some(home)
+            )
+            .is_some()
+        );
+        assert!(
+            PathClass::find(
+                PathRole::Secret,
+                Path::new("/home/bob/.aws/credentials"),
+                Some(home)
+            )
+            .is_none()
+        );
+    }
+
+    #[test]
+    fn fixed_locations_expand_home_and_skip_globs() {
+        let home = Path::new("/home/ada");
+        let all: Vec<PathBuf> = PathClass::of_role(PathRole::Secret)
+            .flat_map(|c| c.fixed_locations(Some(home)))
+            .collect();
+        assert!(all.contains(&PathBuf::from("/home/ada/.ssh")));
+        assert!(all.contains(&PathBuf::from("/run/secrets")));
+        assert!(!all.iter().any(|p| p.to_string_lossy().contains('*')));
+    }
+}
