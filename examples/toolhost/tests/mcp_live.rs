@@ -11,13 +11,17 @@ use std::time::Duration;
 use serde_json::json;
 use tool_mcp::{McpManager, McpServerConfig, McpTransport, map_call_result};
 
+#[path = "../../../.ci/fixtures.rs"]
+mod setup;
+
 fn python_fixture() -> (PathBuf, PathBuf) {
+    setup::ensure("30-mcp.sh");
     let dir =
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tool-mcp/tests/fixtures/python");
     let python = dir.join(".venv/bin/python");
     assert!(
         python.exists(),
-        "{} is missing: run `bash .ci/setup.d/30-mcp.sh` first",
+        "{} is missing after `.ci/setup.d/30-mcp.sh` ran",
         python.display()
     );
     (python, dir.join("server.py"))

@@ -9,17 +9,21 @@ use std::time::Duration;
 use tool_core::{Invoker, ToolCall, ToolContext, ToolOutput, ToolRegistry};
 use tool_mcp::{McpManager, McpProvider, McpServerConfig, McpTransport};
 
+#[path = "../../../.ci/fixtures.rs"]
+mod setup;
+
 pub fn fixtures() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
 }
 
 /// server-everything's entry point; installed by `.ci/setup.d/30-mcp.sh`.
 pub fn everything_js() -> PathBuf {
+    setup::ensure("30-mcp.sh");
     let path =
         fixtures().join("npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
     assert!(
         path.exists(),
-        "{} is missing: run `bash .ci/setup.d/30-mcp.sh` first",
+        "{} is missing after `.ci/setup.d/30-mcp.sh` ran",
         path.display()
     );
     path
@@ -27,10 +31,11 @@ pub fn everything_js() -> PathBuf {
 
 /// The venv's python with the pinned `mcp` SDK; installed by `.ci/setup.d/30-mcp.sh`.
 pub fn python() -> PathBuf {
+    setup::ensure("30-mcp.sh");
     let path = fixtures().join("python/.venv/bin/python");
     assert!(
         path.exists(),
-        "{} is missing: run `bash .ci/setup.d/30-mcp.sh` first",
+        "{} is missing after `.ci/setup.d/30-mcp.sh` ran",
         path.display()
     );
     path

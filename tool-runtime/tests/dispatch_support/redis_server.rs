@@ -7,6 +7,9 @@ use std::time::Duration;
 
 use tokio::process::{Child, Command};
 
+#[path = "../../../.ci/fixtures.rs"]
+mod setup;
+
 pub struct RedisServer {
     pub port: u16,
     child: Option<Child>,
@@ -26,6 +29,7 @@ impl RedisServer {
     }
 
     async fn start_on_free_port(password: Option<String>) -> Self {
+        setup::ensure("10-redis.sh");
         let port = TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .expect("a free port")
@@ -70,7 +74,7 @@ impl RedisServer {
             .stderr(Stdio::null())
             .kill_on_drop(true)
             .spawn()
-            .expect("redis-server is not installed: run .ci/setup.d/10-redis.sh (Debian package redis-server)");
+            .expect("redis-server is missing after .ci/setup.d/10-redis.sh ran (Debian package redis-server)");
         self.child = Some(child);
         for _ in 0..200 {
             if self.ping().await {
