@@ -22,3 +22,12 @@ pub const SSRF_BLOCKED: ErrorCode = ErrorCode::from_static("ssrf_blocked");
 pub const INVALID_ARGUMENTS: ErrorCode = ErrorCode::INVALID_ARGUMENTS;
 /// Any other transport failure (TLS, a reset connection…).
 pub const REQUEST_FAILED: ErrorCode = ErrorCode::from_static("request_failed");
+/// The API has no absolute base URL (its `servers` are missing or
+/// relative and the host gave none); nothing was sent.
+pub const NO_BASE_URL: ErrorCode = ErrorCode::from_static("no_base_url");
+/// A file argument names a path outside the workspace, or there is no
+/// workspace to read it from; nothing was sent.
+pub const FILE_REFUSED: ErrorCode = ErrorCode::from_static("file_refused");
+/// A file argument names a file that is missing, not a regular file,
+/// larger than the upload cap, or unreadable; nothing was sent.
+pub const FILE_UNREADABLE: ErrorCode = ErrorCode::from_static("file_unreadable");

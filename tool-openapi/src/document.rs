@@ -18,7 +18,11 @@ use crate::method::Method;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ApiDocument {
-    /// Absolute http(s) base URL; operation paths are appended to it.
+    /// The http(s) base URL operation paths are appended to. Normally
+    /// absolute; an import without a usable base leaves it empty or
+    /// relative (`/v1`), and calls then fail with
+    /// [`codes::NO_BASE_URL`](crate::codes::NO_BASE_URL) until
+    /// [`resolve_server`](Self::resolve_server) gives it one.
     pub server: String,
     /// What the API is for, as the model reads it.
     pub description: String,
@@ -37,6 +41,35 @@ impl ApiDocument {
     /// The operation whose id is `id`.
     pub fn operation(&self, id: &str) -> Option<&Operation> {
         self.operations.iter().find(|op| op.operation_id == id)
+    }
+
+    /// Whether [`server`](Self::server) is an absolute http(s) URL a call
+    /// can be sent to.
+    pub fn has_base_url(&self) -> bool {
+        crate::narrow::check_server(&self.server).is_ok()
+    }
+
+    /// Gives a document without an absolute server one: an empty or
+    /// relative [`server`](Self::server) (`/v1`, `//host/v1`) is resolved
+    /// against `base` (an absolute http(s) URL: where the document was
+    /// fetched, or the host's choice); an absolute server is kept.
+    ///
+    /// ```
+    /// use tool_openapi::{ImportOptions, import_openapi};
+    /// let text = r#"{"openapi": "3.0.3", "info": {"title": "T", "version": "1"}, "servers": [{"url": "/v1"}],
+    ///   "paths": {"/pets": {"get": {"operationId": "list", "responses": {"200": {"description": "ok"}}}}}}"#;
+    /// let mut import = import_openapi(text, &ImportOptions::new())?;
+    /// assert!(!import.document.has_base_url()); // reported as a warning at /servers
+    /// import.document.resolve_server("https://api.example.com/docs/openapi.json")?;
+    /// assert_eq!(import.document.server, "https://api.example.com/v1");
+    /// # Ok::<(), tool_openapi::Error>(())
+    /// ```
+    pub fn resolve_server(&mut self, base: &str) -> Result<(), crate::Error> {
+        if self.has_base_url() {
+            return Ok(());
+        }
+        self.server = crate::server::resolve(&self.server, base)?;
+        Ok(())
     }
 
     /// The operation whose id is `id`, to change (for example its approval).
@@ -69,6 +102,10 @@ pub struct Operation {
     /// Names of the security schemes that apply (empty: none).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub security: Vec<String>,
+    /// How the request body is encoded; `None` is JSON (the narrow
+    /// protocol's only kind).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body_format: Option<BodyFormat>,
     /// Shared and recursive schema definitions the parameter schemas point
     /// into (`#/$defs/<name>`); placed at the root of the arguments schema.
     #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
@@ -121,9 +158,11 @@ pub enum Location {
     Header,
     /// A cookie in the `Cookie` header.
     Cookie,
-    /// A property of the JSON request body.
+    /// A property of the request body (a JSON property, a form field or a
+    /// multipart part, by the operation's [`BodyFormat`]).
     RequestBody,
-    /// The whole JSON request body (for bodies that are not objects).
+    /// The whole request body (a JSON body that is not an object, a text
+    /// body, or a workspace file sent as a binary body).
     Body,
 }
 
@@ -162,6 +201,11 @@ pub struct Parameter {
     pub required: bool,
     /// Its JSON Schema (narrow types map to `string`, `integer`, `number`, `boolean`).
     pub schema: Value,
+    /// Whether the argument names workspace files (a path, or a list of
+    /// paths, with `"format": "path"` in its schema) whose bytes are sent:
+    /// multipart file parts and binary bodies.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub file: bool,
 }
 
 impl Parameter {
@@ -169,6 +213,55 @@ impl Parameter {
     pub fn argument_name(&self) -> &str {
         self.argument.as_deref().unwrap_or(&self.name)
     }
+}
+
+/// How a request body is encoded (see [`Operation::body_format`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BodyFormat {
+    /// The encoding.
+    pub kind: BodyKind,
+    /// The `Content-Type` sent (`application/x-www-form-urlencoded`,
+    /// `application/xml`, `image/png`…; for multipart the boundary is added).
+    pub media_type: String,
+    /// Per-field encodings of form and multipart bodies (OpenAPI
+    /// `encoding`), by wire name.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub encoding: std::collections::BTreeMap<String, FieldEncoding>,
+}
+
+/// The encodings of a request body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum BodyKind {
+    /// JSON (`application/json`, `*+json`).
+    Json,
+    /// `application/x-www-form-urlencoded`: one pair per field.
+    Form,
+    /// `multipart/form-data`: one part per field; file fields read
+    /// workspace files.
+    Multipart,
+    /// Text sent as given (`text/*`, XML, YAML…): one string argument.
+    Text,
+    /// Bytes of one workspace file (`application/octet-stream`, images…).
+    Binary,
+}
+
+/// How one form or multipart field is encoded (OpenAPI `encoding` entry).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FieldEncoding {
+    /// The part's (or an object field's) content type: `application/json`
+    /// sends an object or array as JSON text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_type: Option<String>,
+    /// `form` (default), `spaceDelimited`, `pipeDelimited` or `deepObject`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub style: Option<String>,
+    /// Whether arrays and objects are exploded (default: `true` for `form`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explode: Option<bool>,
 }
 
 /// An authentication scheme (OpenAPI `securitySchemes` entry).

@@ -24,7 +24,8 @@
 //!
 //! A failed call carries one of the [`codes`]: `http_status`,
 //! `connection_refused`, `dns_failure`, `timeout`, `too_many_redirects`,
-//! `body_too_large`, `ssrf_blocked`, `invalid_arguments`, `request_failed`.
+//! `body_too_large`, `ssrf_blocked`, `invalid_arguments`, `request_failed`,
+//! `no_base_url`, `file_refused`, `file_unreadable`.
 //!
 //! # Example
 //!
@@ -65,13 +66,15 @@ mod method;
 mod narrow;
 mod pointer;
 mod provider;
+mod server;
 mod ssrf;
 mod tool;
 
 pub use compile::{MANIFEST_KIND, api_definition, compile_manifest, parameters_schema};
 pub use credentials::{Credentials, Secret};
 pub use document::{
-    ApiDocument, KeyLocation, Location, Operation, Parameter, SchemeKind, SecurityScheme,
+    ApiDocument, BodyFormat, BodyKind, FieldEncoding, KeyLocation, Location, Operation, Parameter,
+    SchemeKind, SecurityScheme,
 };
 pub use error::Error;
 pub use execute::coerce;
@@ -87,4 +90,4 @@ pub use ssrf::{
     AddressClass, BodyError, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_REDIRECTS, DnsFailure,
     SsrfBlocked, SsrfGuard, SsrfPolicy, TooManyRedirects, classify, read_body,
 };
-pub use tool::{OpenApiTool, OpenApiToolBuilder};
+pub use tool::{DEFAULT_MAX_UPLOAD_BYTES, OpenApiTool, OpenApiToolBuilder};

@@ -362,7 +362,11 @@ impl Validator {
         let params_at = pointer::join(at, "parameters");
         let mut parameters = Vec::new();
         match op.get("parameters") {
-            None | Some(Value::Null) => {}
+            None => {}
+            Some(Value::Null) => self.error(
+                params_at.clone(),
+                "`parameters` must be a list (leave it out when there are none), got null",
+            ),
             Some(Value::Array(items)) => {
                 let mut seen: HashMap<&str, usize> = HashMap::new();
                 for (index, item) in items.iter().enumerate() {
@@ -430,6 +434,7 @@ impl Validator {
             parameters: parameters.into_iter().map(|(_, p)| p).collect(),
             human_intervention: None,
             security: Vec::new(),
+            body_format: None,
             definitions: Map::new(),
             compiled: Default::default(),
         })
@@ -541,6 +546,7 @@ impl Validator {
             description,
             required: required.unwrap_or(location == Location::Path),
             schema: json!({ "type": schema_type? }),
+            file: false,
         })
     }
 }

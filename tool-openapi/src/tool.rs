@@ -1,6 +1,7 @@
 //! The runtime tool: one document, one API per operation, calls over HTTP.
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -50,6 +51,8 @@ impl OpenApiTool {
             credentials: Credentials::new(),
             guard: None,
             client: None,
+            workspace: None,
+            max_upload_bytes: DEFAULT_MAX_UPLOAD_BYTES,
         }
     }
 
@@ -62,7 +65,9 @@ impl OpenApiTool {
 /// Configures an [`OpenApiTool`].
 ///
 /// Defaults: no provider headers, no credentials, the default
-/// [`SsrfGuard`] and a client built from it. A host that shares one client
+/// [`SsrfGuard`] and a client built from it; file arguments (multipart
+/// uploads, binary bodies) read from the call's `cwd`, at most
+/// [`DEFAULT_MAX_UPLOAD_BYTES`] per file. A host that shares one client
 /// (and its connection pool) across tools passes it with
 /// [`client`](Self::client); it should come from the same guard's
 /// [`build_client`](SsrfGuard::build_client).
@@ -75,7 +80,12 @@ pub struct OpenApiToolBuilder {
     credentials: Credentials,
     guard: Option<SsrfGuard>,
     client: Option<reqwest::Client>,
+    workspace: Option<PathBuf>,
+    max_upload_bytes: u64,
 }
+
+/// The largest file one call uploads by default: 32 MiB.
+pub const DEFAULT_MAX_UPLOAD_BYTES: u64 = 32 * 1024 * 1024;
 
 impl OpenApiToolBuilder {
     fn push_header(mut self, name: &str, value: &str, secret: bool) -> Result<Self, Error> {
@@ -124,6 +134,29 @@ impl OpenApiToolBuilder {
     pub fn client(mut self, client: reqwest::Client) -> Self {
         self.client = Some(client);
         self
+    }
+
+    /// The folder file arguments are read from (default: the call's
+    /// [`cwd`](ToolContext::cwd); with neither, a call with a file
+    /// argument fails with `file_refused`). Paths resolving outside it,
+    /// through `..` or symbolic links, are refused.
+    pub fn workspace(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.workspace = Some(dir.into());
+        self
+    }
+
+    /// The largest file one call uploads (default [`DEFAULT_MAX_UPLOAD_BYTES`]);
+    /// a larger one fails the call with `file_unreadable`.
+    pub fn max_upload_bytes(mut self, limit: u64) -> Self {
+        self.max_upload_bytes = limit;
+        self
+    }
+
+    /// Gives the document a base URL when it has none: see
+    /// [`ApiDocument::resolve_server`] (an absolute server is kept).
+    pub fn base_url(mut self, base: &str) -> Result<Self, Error> {
+        self.document.resolve_server(base)?;
+        Ok(self)
     }
 
     /// Compiles the manifest and builds the tool.
@@ -187,6 +220,8 @@ impl OpenApiToolBuilder {
                 headers: self.headers,
                 credentials: self.credentials,
                 secret_texts: self.secret_texts,
+                workspace: self.workspace,
+                max_upload_bytes: self.max_upload_bytes,
             }),
         })
     }

@@ -3,9 +3,12 @@
 //! See [`request`] for how arguments are placed, and the crate docs for
 //! what the state and the failure codes are.
 
+mod body;
 mod coerce;
 mod request;
 mod response;
+
+use std::path::PathBuf;
 
 use http::{HeaderName, HeaderValue};
 use serde_json::{Value, json};
@@ -16,8 +19,9 @@ use crate::credentials::Credentials;
 use crate::document::ApiDocument;
 use crate::ssrf::{SsrfGuard, read_body};
 
+use body::{FileProblem, Part, PartSource, multipart_body, read_workspace_file};
 pub use coerce::coerce;
-use request::{RequestParts, plan};
+use request::{PlannedBody, RequestParts, plan};
 use response::Redactor;
 
 /// Everything a call needs besides the document.
@@ -29,6 +33,10 @@ pub(crate) struct HttpSettings {
     pub credentials: Credentials,
     /// Extra texts to redact (secret provider headers).
     pub secret_texts: Vec<String>,
+    /// Where file arguments are read (else the call's `cwd`).
+    pub workspace: Option<PathBuf>,
+    /// The largest file a call uploads, in bytes.
+    pub max_upload_bytes: u64,
 }
 
 impl HttpSettings {
@@ -63,6 +71,21 @@ pub(crate) async fn run(
             ));
         }
     };
+    if !document.has_base_url() {
+        let shown = if document.server.is_empty() {
+            "none".to_owned()
+        } else {
+            format!("`{}`, relative", document.server)
+        };
+        return Err(ToolError::new(
+            codes::NO_BASE_URL,
+            format!(
+                "{what}: the API has no base URL (its server: {shown}); the host must give one \
+                 (ImportOptions::base_url or server, ApiDocument::resolve_server). Nothing was sent."
+            ),
+        )
+        .with_details(json!({"server": document.server})));
+    }
     let parts = RequestParts {
         server: &document.server,
         operation,
@@ -103,8 +126,8 @@ pub(crate) async fn run(
         .client
         .request(planned.method.to_reqwest(), planned.url.clone())
         .headers(planned.headers);
-    if let Some(body) = &planned.body {
-        request = request.json(body);
+    if let Some(body) = planned.body {
+        request = attach_body(request, body, settings, ctx, &what).await?;
     }
     if let Some(remaining) = ctx.remaining() {
         if remaining.is_zero() {
@@ -125,11 +148,124 @@ pub(crate) async fn run(
     };
     let status = response.status();
     let headers = response::headers_state(response.headers(), &redactor);
+    let content_type = response
+        .headers()
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
     tracing::debug!(status = status.as_u16(), path = %planned.url.path(), "API response");
     let limit = settings.guard.policy().body_limit();
     let bytes = read_body(response, limit)
         .await
         .map_err(|e| response::body_failure(&e, &what, &redactor))?;
-    let body = response::body_value(&bytes, &redactor);
+    let body = response::body_value(&bytes, content_type.as_deref(), &redactor);
     Ok(response::output(status, headers, body, &what))
+}
+
+/// Puts the planned body on `request`, reading workspace files.
+async fn attach_body(
+    request: reqwest::RequestBuilder,
+    body: PlannedBody,
+    settings: &HttpSettings,
+    ctx: &ToolContext,
+    what: &str,
+) -> Result<reqwest::RequestBuilder, ToolError> {
+    let content_type = |request: reqwest::RequestBuilder, value: &str| {
+        let value = if value.contains('*') || value.trim().is_empty() {
+            "application/octet-stream"
+        } else {
+            value
+        };
+        request.header(http::header::CONTENT_TYPE, value)
+    };
+    Ok(match body {
+        PlannedBody::Json(value) => request.json(&value),
+        PlannedBody::Form(text) => {
+            content_type(request, "application/x-www-form-urlencoded").body(text)
+        }
+        PlannedBody::Text(text, media) => content_type(request, &media).body(text),
+        PlannedBody::File(path, media) => {
+            let mut files = read_files(vec![path], settings, ctx, what).await?;
+            let bytes = files.pop().map(|(_, bytes)| bytes).unwrap_or_default();
+            content_type(request, &media).body(bytes)
+        }
+        PlannedBody::Multipart(plans) => {
+            let paths: Vec<String> = plans
+                .iter()
+                .filter_map(|p| match &p.source {
+                    PartSource::File(path) => Some(path.clone()),
+                    PartSource::Text(_) => None,
+                })
+                .collect();
+            let mut files = read_files(paths, settings, ctx, what).await?.into_iter();
+            let mut parts = Vec::with_capacity(plans.len());
+            for plan in plans {
+                let (filename, bytes) = match plan.source {
+                    PartSource::Text(text) => (None, text.into_bytes()),
+                    PartSource::File(_) => match files.next() {
+                        Some((filename, bytes)) => (Some(filename), bytes),
+                        None => (Some("file".to_owned()), Vec::new()),
+                    },
+                };
+                parts.push(Part {
+                    name: plan.name,
+                    filename,
+                    content_type: plan.content_type,
+                    bytes,
+                });
+            }
+            let (boundary, bytes) = multipart_body(&parts);
+            content_type(
+                request,
+                &format!("multipart/form-data; boundary={boundary}"),
+            )
+            .body(bytes)
+        }
+    })
+}
+
+/// Reads workspace files in order (off the async threads); the first
+/// problem fails the call before anything is sent.
+async fn read_files(
+    paths: Vec<String>,
+    settings: &HttpSettings,
+    ctx: &ToolContext,
+    what: &str,
+) -> Result<Vec<(String, Vec<u8>)>, ToolError> {
+    let Some(root) = settings
+        .workspace
+        .clone()
+        .or_else(|| ctx.cwd().map(PathBuf::from))
+    else {
+        return Err(ToolError::new(
+            codes::FILE_REFUSED,
+            format!(
+                "{what}: a file argument needs a workspace (the tool's workspace or the call's cwd), and there is none. Nothing was sent."
+            ),
+        ));
+    };
+    let limit = settings.max_upload_bytes;
+    let read = tokio::task::spawn_blocking(move || {
+        paths
+            .iter()
+            .map(|path| read_workspace_file(&root, path, limit))
+            .collect::<Result<Vec<_>, FileProblem>>()
+    })
+    .await
+    .map_err(|e| {
+        ToolError::new(
+            codes::FILE_UNREADABLE,
+            format!("{what}: reading files failed: {e}"),
+        )
+    })?;
+    read.map_err(|problem| match problem {
+        FileProblem::Refused(message) => ToolError::new(
+            codes::FILE_REFUSED,
+            format!("{what}: {message}. Nothing was sent."),
+        ),
+        FileProblem::Unreadable(message) => ToolError::new(
+            codes::FILE_UNREADABLE,
+            format!("{what}: {message}. Nothing was sent."),
+        ),
+    })
 }

@@ -11,17 +11,23 @@
 //! - **Headers**: provider headers first, then header parameters (which
 //!   replace a provider header of the same name), then credentials.
 //! - **Body**: `request_body` arguments form a JSON object (a `body`
-//!   argument is the whole body), sent only when at least one was given
-//!   and only for methods that carry a body.
+//!   argument is the whole body), or form pairs, or multipart parts, by
+//!   the operation's [`BodyFormat`](crate::BodyFormat) (see the body
+//!   module); sent only when at least one was given and only for methods
+//!   that carry a body. Text bodies are sent as given; file parts and
+//!   binary bodies name workspace files, read when the call is sent.
 //! - Optional arguments not given (or `null`) are not sent at all.
 
 use http::{HeaderMap, HeaderName, HeaderValue};
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::{Map, Value};
 
+use super::body::{PartPlan, form_pairs, form_text, multipart_parts};
 use super::coerce::coerce;
 use crate::credentials::{Credentials, Secret, base64};
-use crate::document::{KeyLocation, Location, Operation, SchemeKind, SecurityScheme};
+use crate::document::{
+    BodyKind, KeyLocation, Location, Operation, Parameter, SchemeKind, SecurityScheme,
+};
 use crate::method::Method;
 
 /// Bytes left as they are in a path segment or cookie value: RFC 3986 unreserved.
@@ -37,7 +43,20 @@ pub(crate) struct PlannedRequest {
     pub method: Method,
     pub url: url::Url,
     pub headers: HeaderMap,
-    pub body: Option<Value>,
+    pub body: Option<PlannedBody>,
+}
+
+/// A request body before files are read.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum PlannedBody {
+    Json(Value),
+    /// Form-encoded text.
+    Form(String),
+    Multipart(Vec<PartPlan>),
+    /// Text with its media type.
+    Text(String, String),
+    /// A workspace path whose bytes are the body, with the media type.
+    File(String, String),
 }
 
 /// Why the arguments cannot be sent: the argument and the reason.
@@ -65,7 +84,7 @@ pub(crate) fn plan(
     let mut query: Vec<(String, String)> = Vec::new();
     let mut cookies: Vec<(String, String)> = Vec::new();
     let mut header_params: Vec<(HeaderName, HeaderValue)> = Vec::new();
-    let mut body: Option<Map<String, Value>> = None;
+    let mut fields: Vec<(&Parameter, Value)> = Vec::new();
     let mut whole_body: Option<Value> = None;
 
     for param in &op.parameters {
@@ -133,10 +152,7 @@ pub(crate) fn plan(
                 }
             }
             Location::Cookie => cookies.push((param.name.clone(), scalar_text(&value, ","))),
-            Location::RequestBody => {
-                body.get_or_insert_with(Map::new)
-                    .insert(param.name.clone(), value);
-            }
+            Location::RequestBody => fields.push((param, value)),
             Location::Body => whole_body = Some(value),
         }
     }
@@ -189,7 +205,7 @@ pub(crate) fn plan(
         }
     }
     let body = if op.method.allows_body() {
-        whole_body.or(body.map(Value::Object))
+        planned_body(op, whole_body, fields)
     } else {
         None
     };
@@ -198,6 +214,56 @@ pub(crate) fn plan(
         url,
         headers,
         body,
+    })
+}
+
+/// The body of the arguments given, by the operation's body format.
+fn planned_body(
+    op: &Operation,
+    whole: Option<Value>,
+    fields: Vec<(&Parameter, Value)>,
+) -> Option<PlannedBody> {
+    let format = op.body_format.as_ref();
+    let kind = format.map_or(BodyKind::Json, |f| f.kind);
+    let media = || format.map(|f| f.media_type.clone()).unwrap_or_default();
+    let encoding = |name: &str| format.and_then(|f| f.encoding.get(name));
+    if let Some(value) = whole {
+        return Some(match kind {
+            BodyKind::Text => PlannedBody::Text(scalar_text(&value, ","), media()),
+            BodyKind::Binary => PlannedBody::File(scalar_text(&value, ","), media()),
+            _ => PlannedBody::Json(value),
+        });
+    }
+    if fields.is_empty() {
+        return None;
+    }
+    Some(match kind {
+        BodyKind::Form => {
+            let mut pairs = Vec::new();
+            for (param, value) in &fields {
+                form_pairs(&param.name, value, encoding(&param.name), &mut pairs);
+            }
+            PlannedBody::Form(form_text(&pairs))
+        }
+        BodyKind::Multipart => {
+            let mut parts = Vec::new();
+            for (param, value) in &fields {
+                multipart_parts(
+                    &param.name,
+                    value,
+                    param.file,
+                    encoding(&param.name),
+                    &mut parts,
+                );
+            }
+            PlannedBody::Multipart(parts)
+        }
+        _ => PlannedBody::Json(Value::Object(
+            fields
+                .into_iter()
+                .map(|(param, value)| (param.name.clone(), value))
+                .collect::<Map<String, Value>>(),
+        )),
     })
 }
 
@@ -249,7 +315,7 @@ fn apply_secret(
 /// The text of a value in a URL, header or cookie: strings as they are,
 /// numbers and booleans in JSON spelling, arrays joined with `sep`,
 /// objects as compact JSON.
-fn scalar_text(value: &Value, sep: &str) -> String {
+pub(crate) fn scalar_text(value: &Value, sep: &str) -> String {
     match value {
         Value::String(s) => s.clone(),
         Value::Array(items) => items
@@ -319,7 +385,7 @@ mod tests {
         assert_eq!(r.url.query(), Some("n=5"));
         assert_eq!(r.headers["x-mode"], "param");
         assert_eq!(r.headers["cookie"], "sid=a%20b%3Bc");
-        assert_eq!(r.body, Some(json!({"flag": false})));
+        assert_eq!(r.body, Some(PlannedBody::Json(json!({"flag": false}))));
         let e = planned(json!({"name": "x", "n": "five"})).unwrap_err();
         assert_eq!(e[0].argument, "n");
         let e = planned(json!({})).unwrap_err();

@@ -68,13 +68,61 @@ pub(crate) fn headers_state(headers: &HeaderMap, redactor: &Redactor) -> Value {
     Value::Object(map)
 }
 
-/// The body as JSON when it parses, else as text (lossy UTF-8), redacted.
-pub(crate) fn body_value(bytes: &[u8], redactor: &Redactor) -> Value {
-    let text = redactor.text(&String::from_utf8_lossy(bytes));
-    if text.trim().is_empty() {
-        return Value::Null;
+/// A response body as kept in state, and the line the model reads
+/// instead when the body is not text.
+pub(crate) struct Body {
+    pub value: Value,
+    pub summary: Option<String>,
+}
+
+/// The body by its `Content-Type`: JSON (or no type) when it parses, else
+/// text; text types as text (lossy UTF-8); any other type as text when it
+/// is UTF-8 without NUL bytes, else binary: the state keeps
+/// `{contentType, bytes, base64}` and the model reads one line saying what
+/// it was. Text is redacted.
+pub(crate) fn body_value(bytes: &[u8], content_type: Option<&str>, redactor: &Redactor) -> Body {
+    let essence = content_type
+        .and_then(|t| t.split(';').next())
+        .map(|t| t.trim().to_ascii_lowercase())
+        .unwrap_or_default();
+    let jsonish = essence.is_empty() || essence == "application/json" || essence.ends_with("+json");
+    let textual = jsonish
+        || essence.starts_with("text/")
+        || essence.ends_with("+xml")
+        || essence.ends_with("/xml")
+        || essence.contains("yaml")
+        || essence == "application/javascript"
+        || essence == "application/x-www-form-urlencoded";
+    if !textual && (bytes.contains(&0) || std::str::from_utf8(bytes).is_err()) {
+        let shown = if essence.is_empty() {
+            "application/octet-stream"
+        } else {
+            essence.as_str()
+        };
+        return Body {
+            value: json!({
+                "contentType": shown,
+                "bytes": bytes.len(),
+                "base64": crate::credentials::base64(bytes),
+            }),
+            summary: Some(format!(
+                "{} bytes of {shown} (binary; not shown as text, kept in the state as base64)",
+                bytes.len()
+            )),
+        };
     }
-    serde_json::from_str(&text).unwrap_or(Value::String(text))
+    let text = redactor.text(&String::from_utf8_lossy(bytes));
+    let value = if text.trim().is_empty() {
+        Value::Null
+    } else if jsonish {
+        serde_json::from_str(&text).unwrap_or(Value::String(text))
+    } else {
+        Value::String(text)
+    };
+    Body {
+        value,
+        summary: None,
+    }
 }
 
 /// `{status, headers, body}` → the output: content is the body for 2xx,
@@ -82,13 +130,18 @@ pub(crate) fn body_value(bytes: &[u8], redactor: &Redactor) -> Value {
 pub(crate) fn output(
     status: http::StatusCode,
     headers: Value,
-    body: Value,
+    body: Body,
     what: &str,
 ) -> ToolOutput {
-    let rendered = match &body {
-        Value::Null => String::new(),
-        Value::String(text) => text.clone(),
-        other => other.to_string(),
+    let Body {
+        value: body,
+        summary,
+    } = body;
+    let rendered = match (&summary, &body) {
+        (Some(summary), _) => summary.clone(),
+        (None, Value::Null) => String::new(),
+        (None, Value::String(text)) => text.clone(),
+        (None, other) => other.to_string(),
     };
     let state = json!({ "status": status.as_u16(), "headers": headers, "body": body });
     let status_line = format!(

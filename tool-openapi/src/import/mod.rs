@@ -3,8 +3,11 @@
 //!
 //! What is imported, and how:
 //!
-//! 1. The base URL is `servers[0].url` with its variables' defaults (or
-//!    [`ImportOptions::server`]); a relative server URL needs that option.
+//! 1. The base URL is `servers[0].url` with its variables' values (or
+//!    [`ImportOptions::server`]); a relative or missing one is resolved
+//!    against [`ImportOptions::base_url`], and without a base it is
+//!    reported as "needs a base URL" while the tools still compile (see
+//!    the servers module for the steps).
 //! 2. Every method of every path item; path-level parameters apply to each
 //!    operation unless the operation redefines them (same `name` and `in`).
 //! 3. Parameters keep their real schemas (arrays, enums, formats, defaults);
@@ -30,12 +33,14 @@
 //! An operation that cannot be represented is an [`OperationFailure`]; the
 //! rest still imports. [`import_batch`] returns what loaded and what failed.
 
+mod body;
 mod names;
 mod node;
 mod operation;
 mod refs;
 mod schema;
 mod security;
+mod servers;
 
 use std::collections::HashSet;
 
@@ -47,7 +52,7 @@ use crate::compile::parameters_schema;
 use crate::document::ApiDocument;
 use crate::error::Error;
 use crate::method::Method;
-use crate::narrow::{check_server, validate_narrow_value};
+use crate::narrow::validate_narrow_value;
 use crate::pointer;
 
 use names::UniqueIds;
@@ -66,6 +71,8 @@ pub struct ImportOptions {
     tags: Vec<String>,
     operations: Vec<String>,
     server: Option<String>,
+    base_url: Option<String>,
+    server_variables: Vec<(String, String)>,
     check_schemas: bool,
     max_bytes: usize,
 }
@@ -76,6 +83,8 @@ impl Default for ImportOptions {
             tags: Vec::new(),
             operations: Vec::new(),
             server: None,
+            base_url: None,
+            server_variables: Vec::new(),
             check_schemas: true,
             max_bytes: DEFAULT_MAX_DOCUMENT_BYTES,
         }
@@ -108,9 +117,26 @@ impl ImportOptions {
         self
     }
 
-    /// The base URL, replacing `servers` (needed when they are relative).
+    /// The base URL, replacing `servers` (an absolute http(s) URL).
     pub fn server(mut self, url: impl Into<String>) -> Self {
         self.server = Some(url.into());
+        self
+    }
+
+    /// The URL relative `servers` resolve against (RFC 3986): where the
+    /// document was fetched, or a base the host gives. An absolute server
+    /// in the document is kept; a missing `servers` is `/` against it.
+    pub fn base_url(mut self, url: impl Into<String>) -> Self {
+        self.base_url = Some(url.into());
+        self
+    }
+
+    /// The value of server variable `name` (checked against its `enum`);
+    /// variables not given take their `default`.
+    pub fn server_variable(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        let name = name.into();
+        self.server_variables.retain(|(n, _)| *n != name);
+        self.server_variables.push((name, value.into()));
         self
     }
 
@@ -375,8 +401,8 @@ fn import_node(root: &Node<'_>, options: &ImportOptions) -> Result<Import, Error
             format!("unsupported OpenAPI version `{version}` (3.0.x and 3.1.x are)"),
         ));
     }
-    let server = server_url(root, options)?;
     let mut warnings = Vec::new();
+    let server = servers::choose(root, options, &mut warnings)?;
     let refs = Refs::new(root);
     let schemes = security::schemes(root, refs, &mut warnings);
     let cx = operation::Context {
@@ -557,45 +583,4 @@ fn selected(
             .filter_map(Node::as_str)
             .any(|t| tags.iter().any(|w| w == t))
     })
-}
-
-fn server_url(root: &Node<'_>, options: &ImportOptions) -> Result<String, Error> {
-    if let Some(server) = &options.server {
-        check_server(server).map_err(|m| invalid("/servers", m))?;
-        return Ok(server.trim_end_matches('/').to_owned());
-    }
-    let first = match root.get("servers") {
-        Some(Node::Array(servers)) => servers.first(),
-        Some(Node::Object(servers)) => servers.get("0"),
-        _ => None,
-    };
-    let Some(first) = first else {
-        return Err(invalid(
-            "/servers",
-            "no `servers`: give the base URL with ImportOptions::server",
-        ));
-    };
-    let Some(template) = first.get("url").and_then(Node::as_str) else {
-        return Err(invalid("/servers/0/url", "missing `url`"));
-    };
-    let mut url = template.to_owned();
-    if let Some(Node::Object(variables)) = first.get("variables") {
-        for (name, variable) in variables.iter() {
-            let default = variable.get("default").and_then(Node::as_str).unwrap_or("");
-            url = url.replace(&format!("{{{name}}}"), default);
-        }
-    }
-    if url.contains('{') {
-        return Err(invalid(
-            "/servers/0/url",
-            format!("`{template}` has a variable without a default"),
-        ));
-    }
-    check_server(&url).map_err(|m| {
-        invalid(
-            "/servers/0/url",
-            format!("{m}; a relative server URL needs ImportOptions::server"),
-        )
-    })?;
-    Ok(url.trim_end_matches('/').to_owned())
 }

@@ -1,6 +1,6 @@
 //! One OpenAPI operation → one normalised [`Operation`].
 
-use serde_json::{Value, json};
+use serde_json::json;
 use tool_core::Violation;
 
 use crate::document::{Location, Operation, Parameter, SecurityScheme};
@@ -9,7 +9,7 @@ use crate::pointer;
 
 use super::node::{Node, Object};
 use super::refs::Refs;
-use super::schema::{SchemaConverter, object_properties};
+use super::schema::SchemaConverter;
 use super::security::requirement_names;
 
 /// The longest description kept for the model.
@@ -128,6 +128,7 @@ pub(crate) fn convert<'a>(
             description: param.get("description").and_then(Node::as_str).map(short),
             required,
             schema,
+            file: false,
         });
     }
 
@@ -145,13 +146,14 @@ pub(crate) fn convert<'a>(
     }
     parameters.retain(|p| p.location != Location::Path || placeholders.contains(&p.name.as_str()));
 
+    let mut body_format = None;
     if let Some(body) = op.get("requestBody") {
         let body_at = pointer::join(at, "requestBody");
         let (body, _) = cx
             .refs
             .follow(body)
             .map_err(|e| format!("{body_at}: {e}"))?;
-        request_body(
+        body_format = super::body::request_body(
             &mut converter,
             body,
             &body_at,
@@ -215,121 +217,13 @@ pub(crate) fn convert<'a>(
         parameters,
         human_intervention: None,
         security,
+        body_format,
         definitions,
         compiled: Default::default(),
     })
 }
 
-/// `requestBody` → arguments: the properties of a JSON object body, or one
-/// `body` argument for any other JSON body. A property whose name is
-/// already an argument is renamed `body_<name>` (then `body_<name>_2`, …).
-fn request_body<'a>(
-    converter: &mut SchemaConverter<'a>,
-    body: &'a Node<'a>,
-    at: &str,
-    method: Method,
-    parameters: &mut Vec<Parameter>,
-    warn: &mut impl FnMut(String, String),
-) -> Result<(), String> {
-    let required = body
-        .get("required")
-        .and_then(Node::as_bool)
-        .unwrap_or(false);
-    let Some(Node::Object(content)) = body.get("content") else {
-        return Err(format!("{at}: a request body without `content`"));
-    };
-    let json = content
-        .iter()
-        .find(|(media, _)| is_json(media))
-        .or_else(|| content.iter().find(|(media, _)| *media == "*/*"));
-    let Some((_, media)) = json else {
-        let types: Vec<&str> = content.keys().collect();
-        let message = format!(
-            "request body types {} are not supported (only JSON bodies are)",
-            types.join(", ")
-        );
-        if required {
-            return Err(format!("{at}: {message}"));
-        }
-        warn(
-            at.to_owned(),
-            format!("{message}; the optional body is left out"),
-        );
-        return Ok(());
-    };
-    if !method.allows_body() {
-        warn(
-            at.to_owned(),
-            format!(
-                "a {} request sends no body; the body is left out",
-                method.as_str().to_ascii_uppercase()
-            ),
-        );
-        return Ok(());
-    }
-    let schema = match media.get("schema") {
-        Some(schema) => converter.convert(schema),
-        None => json!({}),
-    };
-    let taken =
-        |name: &str, parameters: &[Parameter]| parameters.iter().any(|p| p.argument_name() == name);
-    match object_properties(schema) {
-        Ok((properties, required_props)) => {
-            for (name, property) in properties {
-                let mut argument = None;
-                if taken(&name, parameters) {
-                    let base = format!("body_{name}");
-                    let mut candidate = base.clone();
-                    let mut n = 2;
-                    while taken(&candidate, parameters) {
-                        candidate = format!("{base}_{n}");
-                        n += 1;
-                    }
-                    argument = Some(candidate);
-                }
-                let description = property
-                    .get("description")
-                    .and_then(Value::as_str)
-                    .map(short);
-                parameters.push(Parameter {
-                    required: required && required_props.contains(&name),
-                    name,
-                    argument,
-                    location: Location::RequestBody,
-                    description,
-                    schema: property,
-                });
-            }
-        }
-        Err(schema) => {
-            let mut argument = None;
-            if taken("body", parameters) {
-                argument = Some("request_body".to_owned());
-            }
-            parameters.push(Parameter {
-                name: "body".into(),
-                argument,
-                location: Location::Body,
-                description: body.get("description").and_then(Node::as_str).map(short),
-                required,
-                schema,
-            });
-        }
-    }
-    Ok(())
-}
-
-fn is_json(media: &str) -> bool {
-    let essence = media
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
-    essence == "application/json" || essence.ends_with("+json")
-}
-
-fn short(text: &str) -> String {
+pub(crate) fn short(text: &str) -> String {
     if text.chars().count() <= MAX_DESCRIPTION_CHARS {
         return text.to_owned();
     }

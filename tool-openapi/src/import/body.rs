@@ -1,0 +1,345 @@
+//! `requestBody` → arguments and a [`BodyFormat`].
+//!
+//! One media type is chosen, in this order: JSON (`application/json`,
+//! `*+json`, then `*/*`), `application/x-www-form-urlencoded`,
+//! `multipart/form-data`, text (`text/*`, XML, YAML, JWT…), then any other
+//! type as binary.
+//!
+//! - **JSON, form, multipart** with an object schema: one argument per
+//!   property (a name already taken becomes `body_<name>`); form and
+//!   multipart keep the media type's `encoding` per field. Any other JSON
+//!   body is one `body` argument.
+//! - **Files**: a multipart property that is binary (`format: binary`, or a
+//!   3.1 `contentMediaType` without `contentEncoding`), or a list of them,
+//!   becomes a *workspace path* argument (`"format": "path"`, so the
+//!   approval layer audits it as a path); the call reads the file from the
+//!   workspace and uploads its bytes. Base64 text (`format: byte`,
+//!   `contentEncoding: base64`) stays a string sent as given. Paths, not
+//!   base64 content, because a model cannot be trusted to copy megabytes
+//!   of base64 faithfully, and a path is something a person approving the
+//!   call can read.
+//! - **Text** (and form or multipart without an object schema): one `body`
+//!   string, sent as it is with the media type.
+//! - **Binary** (`application/octet-stream`, images, PDF…): one `body`
+//!   workspace path whose bytes are the body.
+
+use serde_json::{Map, Value, json};
+
+use crate::document::{BodyFormat, BodyKind, FieldEncoding, Location, Parameter};
+use crate::method::Method;
+
+use super::node::Node;
+use super::operation::short;
+use super::schema::{SchemaConverter, object_properties};
+
+/// Adds the body's arguments to `parameters`; the body's format (`None`
+/// for JSON, the narrow protocol's default).
+pub(crate) fn request_body<'a>(
+    converter: &mut SchemaConverter<'a>,
+    body: &'a Node<'a>,
+    at: &str,
+    method: Method,
+    parameters: &mut Vec<Parameter>,
+    warn: &mut impl FnMut(String, String),
+) -> Result<Option<BodyFormat>, String> {
+    let required = body
+        .get("required")
+        .and_then(Node::as_bool)
+        .unwrap_or(false);
+    let Some(Node::Object(content)) = body.get("content") else {
+        return Err(format!("{at}: a request body without `content`"));
+    };
+    let chosen = [
+        BodyKind::Json,
+        BodyKind::Form,
+        BodyKind::Multipart,
+        BodyKind::Text,
+        BodyKind::Binary,
+    ]
+    .into_iter()
+    .find_map(|kind| {
+        content
+            .iter()
+            .find(|(media, _)| kind_of(media) == kind)
+            .map(|found| (kind, found))
+    });
+    let Some((mut kind, (media_type, media))) = chosen else {
+        return Err(format!("{at}: a request body with an empty `content`"));
+    };
+    if !method.allows_body() {
+        warn(
+            at.to_owned(),
+            format!(
+                "a {} request sends no body; the body is left out",
+                method.as_str().to_ascii_uppercase()
+            ),
+        );
+        return Ok(None);
+    }
+    let media_at = crate::pointer::join(&crate::pointer::join(at, "content"), media_type);
+    let schema = match media.get("schema") {
+        Some(schema) => converter.convert(schema),
+        None => json!({}),
+    };
+    let description = body.get("description").and_then(Node::as_str).map(short);
+    if matches!(kind, BodyKind::Text | BodyKind::Binary) {
+        parameters.push(whole_body(
+            kind,
+            media_type,
+            schema,
+            description,
+            required,
+            parameters,
+        ));
+        return Ok(Some(format(kind, media_type, media)));
+    }
+    let schema = match object_properties(schema) {
+        Ok((properties, required_props)) => {
+            for (name, property) in properties {
+                let argument = free_name(&name, parameters);
+                let file = kind == BodyKind::Multipart && is_file(&property);
+                let property = if file {
+                    file_schema(property)
+                } else {
+                    property
+                };
+                let description = property
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .map(short);
+                parameters.push(Parameter {
+                    required: required && required_props.contains(&name),
+                    name,
+                    argument,
+                    location: Location::RequestBody,
+                    description,
+                    schema: property,
+                    file,
+                });
+            }
+            return Ok((kind != BodyKind::Json).then(|| format(kind, media_type, media)));
+        }
+        Err(schema) => schema,
+    };
+    if kind != BodyKind::Json {
+        warn(
+            media_at,
+            format!(
+                "the {media_type} body has no object schema: it is one `body` string sent as it is"
+            ),
+        );
+        kind = BodyKind::Text;
+    }
+    parameters.push(whole_body(
+        kind,
+        media_type,
+        schema,
+        description,
+        required,
+        parameters,
+    ));
+    Ok((kind != BodyKind::Json).then(|| format(kind, media_type, media)))
+}
+
+/// The one argument of a whole body: JSON as its schema says, text as a
+/// string, binary as a workspace path.
+fn whole_body(
+    kind: BodyKind,
+    media_type: &str,
+    schema: Value,
+    description: Option<String>,
+    required: bool,
+    parameters: &[Parameter],
+) -> Parameter {
+    let (schema, file) = match kind {
+        BodyKind::Binary => {
+            let mut schema = path_schema();
+            schema.insert(
+                "description".into(),
+                Value::String(format!(
+                    "A path to a file in the workspace; its bytes are the request body ({media_type})."
+                )),
+            );
+            (Value::Object(schema), true)
+        }
+        BodyKind::Text => {
+            let keep = schema.get("type").and_then(Value::as_str) == Some("string");
+            let mut schema = if keep {
+                schema
+            } else {
+                json!({"type": "string"})
+            };
+            if let Value::Object(object) = &mut schema {
+                object.remove("format");
+                object.entry("description").or_insert_with(|| {
+                    Value::String(format!("The request body as {media_type} text."))
+                });
+            }
+            (schema, false)
+        }
+        _ => (schema, false),
+    };
+    Parameter {
+        name: "body".into(),
+        argument: parameters
+            .iter()
+            .any(|p| p.argument_name() == "body")
+            .then(|| "request_body".to_owned()),
+        location: Location::Body,
+        description,
+        required,
+        schema,
+        file,
+    }
+}
+
+fn format(kind: BodyKind, media_type: &str, media: &Node<'_>) -> BodyFormat {
+    let mut encoding = std::collections::BTreeMap::new();
+    if let Some(Node::Object(fields)) = media.get("encoding") {
+        for (name, field) in fields.iter() {
+            let text = |key: &str| field.get(key).and_then(Node::as_str).map(str::to_owned);
+            encoding.insert(
+                name.to_owned(),
+                FieldEncoding {
+                    content_type: text("contentType"),
+                    style: text("style"),
+                    explode: field.get("explode").and_then(Node::as_bool),
+                },
+            );
+        }
+    }
+    BodyFormat {
+        kind,
+        media_type: media_type.to_owned(),
+        encoding,
+    }
+}
+
+/// `name`, or `body_<name>` (then `body_<name>_2`, …) when an argument
+/// already has it.
+fn free_name(name: &str, parameters: &[Parameter]) -> Option<String> {
+    let taken = |candidate: &str| parameters.iter().any(|p| p.argument_name() == candidate);
+    if !taken(name) {
+        return None;
+    }
+    let base = format!("body_{name}");
+    let mut candidate = base.clone();
+    let mut n = 2;
+    while taken(&candidate) {
+        candidate = format!("{base}_{n}");
+        n += 1;
+    }
+    Some(candidate)
+}
+
+/// How a media type is sent.
+pub(crate) fn kind_of(media: &str) -> BodyKind {
+    let essence = media
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    match essence.as_str() {
+        "application/json" | "*/*" => BodyKind::Json,
+        e if e.ends_with("+json") => BodyKind::Json,
+        "application/x-www-form-urlencoded" => BodyKind::Form,
+        "multipart/form-data" | "multipart/mixed" => BodyKind::Multipart,
+        "application/xml"
+        | "application/yaml"
+        | "application/x-yaml"
+        | "application/jwt"
+        | "application/javascript"
+        | "application/graphql"
+        | "application/sql"
+        | "application/x-ndjson"
+        | "application/csv" => BodyKind::Text,
+        e if e.starts_with("text/") || e.ends_with("+xml") || e.ends_with("+yaml") => {
+            BodyKind::Text
+        }
+        _ => BodyKind::Binary,
+    }
+}
+
+/// Whether a (converted) property schema is a file: binary content, or a
+/// list of it.
+fn is_file(schema: &Value) -> bool {
+    let Some(object) = schema.as_object() else {
+        return false;
+    };
+    if object.get("type").and_then(Value::as_str) == Some("array") {
+        return object.get("items").is_some_and(is_file);
+    }
+    object.get("format").and_then(Value::as_str) == Some("binary")
+        || (object.contains_key("contentMediaType") && !object.contains_key("contentEncoding"))
+}
+
+fn path_schema() -> Map<String, Value> {
+    let mut schema = Map::new();
+    schema.insert("type".into(), Value::String("string".into()));
+    schema.insert("format".into(), Value::String("path".into()));
+    schema
+}
+
+/// A file property's schema as the model sees it: a workspace path (or a
+/// list of them), its description kept.
+fn file_schema(schema: Value) -> Value {
+    let Value::Object(mut object) = schema else {
+        return schema;
+    };
+    if object.get("type").and_then(Value::as_str) == Some("array") {
+        let items = object.remove("items").unwrap_or(Value::Null);
+        object.insert("items".into(), file_schema(items));
+        return Value::Object(object);
+    }
+    let mut path = path_schema();
+    let note = "A path to a file in the workspace; its bytes are uploaded.";
+    let description = match object.get("description").and_then(Value::as_str) {
+        Some(text) if !text.trim().is_empty() => format!("{} ({note})", text.trim()),
+        _ => note.to_owned(),
+    };
+    path.insert("description".into(), Value::String(description));
+    Value::Object(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn media_types_map_to_body_kinds() {
+        for (media, kind) in [
+            ("application/json; charset=utf-8", BodyKind::Json),
+            ("application/vnd.api+json", BodyKind::Json),
+            ("*/*", BodyKind::Json),
+            ("application/x-www-form-urlencoded", BodyKind::Form),
+            ("multipart/form-data", BodyKind::Multipart),
+            ("text/plain", BodyKind::Text),
+            ("application/xml", BodyKind::Text),
+            ("application/atom+xml", BodyKind::Text),
+            ("application/jwt", BodyKind::Text),
+            ("application/octet-stream", BodyKind::Binary),
+            ("image/png", BodyKind::Binary),
+        ] {
+            assert_eq!(kind_of(media), kind, "{media}");
+        }
+    }
+
+    #[test]
+    fn binary_properties_and_lists_of_them_are_files() {
+        assert!(is_file(&json!({"type": "string", "format": "binary"})));
+        assert!(is_file(
+            &json!({"type": "array", "items": {"format": "binary"}})
+        ));
+        assert!(is_file(
+            &json!({"type": "string", "contentMediaType": "image/png"})
+        ));
+        assert!(!is_file(
+            &json!({"type": "string", "contentEncoding": "base64", "contentMediaType": "image/png"})
+        ));
+        assert!(!is_file(&json!({"type": "string", "format": "byte"})));
+        let list =
+            file_schema(json!({"type": "array", "items": {"type": "string", "format": "binary"}}));
+        assert_eq!(list["items"]["format"], "path");
+    }
+}

@@ -1,0 +1,330 @@
+//! Request bodies other than JSON, and responses that are not JSON,
+//! against a real HTTP server on 127.0.0.1 (axum, started here).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::net::SocketAddr;
+
+use axum::Router;
+use axum::body::{Bytes, to_bytes};
+use axum::extract::Request;
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde_json::{Value, json};
+use tool_core::{Invoker, NameRules, ToolCall, ToolContext, ToolOutput, ToolRegistry};
+use tool_openapi::{ImportOptions, OpenApiTool, SsrfGuard, SsrfPolicy, import_value};
+
+async fn start() -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let router = Router::new()
+        .route("/form", post(form))
+        .route("/upload", post(upload))
+        .route("/raw", post(raw))
+        .route("/raw-file", post(raw))
+        .route("/redirect-upload", post(redirect_upload))
+        .route("/image", get(image))
+        .route("/xml", get(xml))
+        .route("/text", get(text));
+    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+    addr
+}
+
+/// The pairs as the server's form decoder reads them.
+async fn form(
+    headers: HeaderMap,
+    axum::Form(pairs): axum::Form<Vec<(String, String)>>,
+) -> Response {
+    axum::Json(json!({"contentType": content_type(&headers), "pairs": pairs})).into_response()
+}
+
+/// The parts of a multipart body, split by the boundary its header names.
+async fn upload(headers: HeaderMap, body: Bytes) -> Response {
+    let content_type = content_type(&headers);
+    let Some(boundary) = content_type.split("boundary=").nth(1) else {
+        return (StatusCode::BAD_REQUEST, "no boundary").into_response();
+    };
+    let delimiter = format!("--{boundary}");
+    let text = String::from_utf8_lossy(&body).into_owned();
+    let Some(rest) = text.strip_suffix(&format!("{delimiter}--\r\n")) else {
+        return (StatusCode::BAD_REQUEST, "no closing delimiter").into_response();
+    };
+    let mut parts = Vec::new();
+    for chunk in rest.split(&format!("{delimiter}\r\n")).skip(1) {
+        let (head, content) = chunk.split_once("\r\n\r\n").unwrap();
+        let content = content.strip_suffix("\r\n").unwrap();
+        let field = |key: &str| {
+            head.split(&format!("{key}=\""))
+                .nth(1)
+                .and_then(|v| v.split('"').next())
+        };
+        let part_type = head.lines().find_map(|l| l.strip_prefix("Content-Type: "));
+        parts.push(
+            json!({"name": field("; name"), "filename": field("filename"),
+            "contentType": part_type, "content": content}),
+        );
+    }
+    axum::Json(json!({"parts": parts})).into_response()
+}
+
+async fn raw(headers: HeaderMap, body: Bytes) -> Response {
+    axum::Json(json!({"contentType": content_type(&headers), "bytes": body.to_vec()}))
+        .into_response()
+}
+
+async fn redirect_upload(request: Request) -> Response {
+    let _ = to_bytes(request.into_body(), 1 << 20).await;
+    (
+        StatusCode::TEMPORARY_REDIRECT,
+        [(header::LOCATION, "http://10.0.0.1/upload")],
+    )
+        .into_response()
+}
+
+async fn image() -> Response {
+    (
+        [(header::CONTENT_TYPE, "image/png")],
+        vec![0x89, b'P', b'N', b'G', 0, 0, 0xff],
+    )
+        .into_response()
+}
+
+async fn xml() -> Response {
+    (
+        [(header::CONTENT_TYPE, "application/xml")],
+        "<ok>{\"not\": \"json\"}</ok>",
+    )
+        .into_response()
+}
+
+async fn text() -> Response {
+    ([(header::CONTENT_TYPE, "text/plain")], "42").into_response()
+}
+
+fn content_type(headers: &HeaderMap) -> String {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_owned()
+}
+
+fn document(addr: SocketAddr) -> Value {
+    let binary = json!({"type": "string", "format": "binary"});
+    json!({
+        "openapi": "3.0.3",
+        "info": {"title": "Bodies", "version": "1"},
+        "servers": [{"url": format!("http://{addr}")}],
+        "paths": {
+            "/form": {"post": {"operationId": "form", "requestBody": {"required": true, "content": {
+                "application/x-www-form-urlencoded": {
+                    "schema": {"type": "object", "required": ["amount"], "properties": {
+                        "amount": {"type": "integer"},
+                        "currency": {"type": "string"},
+                        "tags": {"type": "array", "items": {"type": "string"}},
+                        "metadata": {"type": "object", "additionalProperties": {"type": "string"}},
+                        "ids": {"type": "array", "items": {"type": "integer"}}}},
+                    "encoding": {"metadata": {"style": "deepObject"}, "ids": {"explode": false}}}}}}},
+            "/upload": {"post": {"operationId": "upload", "requestBody": {"content": {
+                "multipart/form-data": {
+                    "schema": {"type": "object", "properties": {
+                        "title": {"type": "string"},
+                        "meta": {"type": "object", "properties": {"k": {"type": "string"}}},
+                        "file": binary,
+                        "extra": {"type": "array", "items": binary}}},
+                    "encoding": {"file": {"contentType": "text/csv"}}}}}}},
+            "/raw": {"post": {"operationId": "sendXml", "requestBody": {"required": true, "content": {
+                "application/xml": {"schema": {"type": "object", "properties": {"a": {"type": "string"}}}}}}}},
+            "/raw-file": {"post": {"operationId": "sendFile", "requestBody": {"required": true, "content": {
+                "application/octet-stream": {"schema": binary}}}}},
+            "/redirect-upload": {"post": {"operationId": "redirected", "requestBody": {"content": {
+                "multipart/form-data": {"schema": {"type": "object", "properties": {"file": binary}}}}}}},
+            "/image": {"get": {"operationId": "image"}},
+            "/xml": {"get": {"operationId": "xml"}},
+            "/text": {"get": {"operationId": "text"}}
+        }
+    })
+}
+
+struct Fixture {
+    registry: ToolRegistry,
+    workspace: tempfile::TempDir,
+}
+
+async fn setup() -> Fixture {
+    let addr = start().await;
+    let import = import_value(&document(addr), &ImportOptions::new()).unwrap();
+    assert!(import.failures.is_empty(), "{:?}", import.failures);
+    let workspace = tempfile::tempdir().unwrap();
+    std::fs::write(workspace.path().join("report.csv"), "a,b\n1,2\n").unwrap();
+    std::fs::write(workspace.path().join("blob.bin"), [0u8, 1, 2, 255, 13, 10]).unwrap();
+    let guard = SsrfGuard::new(SsrfPolicy::default().allow("127.0.0.1").unwrap());
+    let mut registry = ToolRegistry::new().with_name_rules(NameRules::Foreign);
+    OpenApiTool::builder(import.document, "bodies")
+        .guard(guard)
+        .workspace(workspace.path())
+        .max_upload_bytes(1024)
+        .register(&mut registry)
+        .unwrap();
+    Fixture {
+        registry,
+        workspace,
+    }
+}
+
+async fn call(fixture: &Fixture, api: &str, args: Value) -> ToolOutput {
+    Invoker::default()
+        .invoke_in(
+            &fixture.registry,
+            &ToolCall::new(format!("bodies____{api}"), args.to_string()),
+            &ToolContext::new(),
+        )
+        .await
+}
+
+fn body(out: &ToolOutput) -> &Value {
+    assert!(out.success, "{out:?}");
+    &out.state.as_ref().unwrap()["body"]
+}
+
+#[tokio::test]
+async fn form_bodies_are_decoded_by_the_server_with_their_encoding_styles() {
+    let fixture = setup().await;
+    let out = call(
+        &fixture,
+        "form",
+        json!({"amount": 500, "currency": "eur & co", "tags": ["a", "b"],
+               "metadata": {"order": "7"}, "ids": [1, 2]}),
+    )
+    .await;
+    let body = body(&out);
+    assert_eq!(body["contentType"], "application/x-www-form-urlencoded");
+    assert_eq!(
+        body["pairs"],
+        json!([
+            ["amount", "500"],
+            ["currency", "eur & co"],
+            ["tags", "a"],
+            ["tags", "b"],
+            ["metadata[order]", "7"],
+            ["ids", "1,2"]
+        ])
+    );
+}
+
+#[tokio::test]
+async fn multipart_uploads_workspace_files_beside_text_and_json_parts() {
+    let fixture = setup().await;
+    let manifest = fixture.registry.get("bodies").unwrap().manifest().clone();
+    let upload = manifest.api.iter().find(|a| a.name == "upload").unwrap();
+    assert_eq!(upload.parameters["properties"]["file"]["format"], "path");
+    assert_eq!(
+        upload.parameters["properties"]["extra"]["items"]["format"],
+        "path"
+    );
+    let out = call(
+        &fixture,
+        "upload",
+        json!({"title": "Q3", "meta": {"k": "v"}, "file": "report.csv", "extra": ["blob.bin", "report.csv"]}),
+    )
+    .await;
+    let parts = &body(&out)["parts"];
+    assert_eq!(
+        parts[0],
+        json!({"name": "title", "filename": null, "contentType": null, "content": "Q3"})
+    );
+    assert_eq!(parts[1]["contentType"], "application/json");
+    assert_eq!(parts[1]["content"], r#"{"k":"v"}"#);
+    assert_eq!(
+        parts[2],
+        json!({"name": "file", "filename": "report.csv", "contentType": "text/csv", "content": "a,b\n1,2\n"})
+    );
+    assert_eq!(parts[3]["filename"], "blob.bin");
+    assert_eq!(parts[3]["contentType"], "application/octet-stream");
+    assert_eq!(parts[4]["filename"], "report.csv");
+    assert_eq!(parts.as_array().unwrap().len(), 5);
+}
+
+#[tokio::test]
+async fn file_arguments_outside_the_workspace_missing_or_too_large_send_nothing() {
+    let fixture = setup().await;
+    let outside = fixture.workspace.path().parent().unwrap().join("x");
+    for (path, code) in [
+        ("../escape.txt", "file_unreadable"),
+        (outside.to_str().unwrap(), "file_unreadable"),
+        ("missing.csv", "file_unreadable"),
+    ] {
+        let out = call(&fixture, "upload", json!({"file": path})).await;
+        assert_eq!(out.error_code().unwrap(), code, "{path}: {out:?}");
+    }
+    std::fs::write(
+        fixture
+            .workspace
+            .path()
+            .parent()
+            .unwrap()
+            .join("secret-upload"),
+        "s",
+    )
+    .unwrap();
+    let out = call(&fixture, "upload", json!({"file": "../secret-upload"})).await;
+    assert_eq!(out.error_code().unwrap(), "file_refused", "{out:?}");
+    assert!(
+        out.content.contains("outside the workspace"),
+        "{}",
+        out.content
+    );
+    std::fs::write(fixture.workspace.path().join("big.bin"), vec![7u8; 2048]).unwrap();
+    let out = call(&fixture, "sendFile", json!({"body": "big.bin"})).await;
+    assert_eq!(out.error_code().unwrap(), "file_unreadable");
+    assert!(
+        out.content.contains("upload limit of 1024"),
+        "{}",
+        out.content
+    );
+}
+
+#[tokio::test]
+async fn text_and_binary_bodies_are_sent_as_given_with_their_media_type() {
+    let fixture = setup().await;
+    let out = call(&fixture, "sendXml", json!({"body": "<a>1 &amp; 2</a>"})).await;
+    let xml = body(&out);
+    assert_eq!(xml["contentType"], "application/xml");
+    assert_eq!(xml["bytes"], json!(b"<a>1 &amp; 2</a>".to_vec()));
+    let out = call(&fixture, "sendFile", json!({"body": "blob.bin"})).await;
+    let file = body(&out);
+    assert_eq!(file["contentType"], "application/octet-stream");
+    assert_eq!(file["bytes"], json!([0, 1, 2, 255, 13, 10]));
+}
+
+#[tokio::test]
+async fn an_upload_redirected_to_a_private_address_is_blocked() {
+    let fixture = setup().await;
+    let out = call(&fixture, "redirected", json!({"file": "report.csv"})).await;
+    assert_eq!(out.error_code().unwrap(), "ssrf_blocked", "{out:?}");
+    assert!(out.content.contains("10.0.0.1"), "{}", out.content);
+}
+
+#[tokio::test]
+async fn responses_that_are_not_json_come_back_as_text_or_a_binary_summary() {
+    let fixture = setup().await;
+    let out = call(&fixture, "xml", json!({})).await;
+    assert_eq!(body(&out), &json!("<ok>{\"not\": \"json\"}</ok>"));
+    assert_eq!(out.content, "<ok>{\"not\": \"json\"}</ok>");
+    let out = call(&fixture, "text", json!({})).await;
+    assert_eq!(
+        body(&out),
+        &json!("42"),
+        "text/plain stays text, not the number 42"
+    );
+    let out = call(&fixture, "image", json!({})).await;
+    let image = body(&out);
+    assert_eq!(image["contentType"], "image/png");
+    assert_eq!(image["bytes"], 7);
+    assert_eq!(image["base64"], "iVBORwAA/w==");
+    assert!(
+        out.content.contains("7 bytes of image/png (binary"),
+        "{}",
+        out.content
+    );
+}
