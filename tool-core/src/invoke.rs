@@ -517,14 +517,14 @@ impl Invoker {
         let verdicts = crate::gate::judge(gate, self.asker.as_deref(), &ready, offered, ctx).await;
         let mut verdicts = ready.into_iter().zip(verdicts);
         // Every slot: a refusal, a ready output, or a call to run.
-        let slots: Vec<Result<(PreparedCall, Option<Confinement>), ToolOutput>> = prepared
+        let slots: Vec<Slot> = prepared
             .into_iter()
             .map(|p| match p {
-                Err(refused) => Err(refused),
+                Err(refused) => Slot::Done(refused),
                 Ok(_) => match verdicts.next() {
-                    Some((call, Verdict::Run(confinement))) => Ok((call, confinement)),
-                    Some((_, Verdict::Done(output))) => Err(output),
-                    None => Err(ToolOutput::blocked(
+                    Some((call, Verdict::Run(confinement))) => Slot::Run(call, confinement),
+                    Some((_, Verdict::Done(output))) => Slot::Done(output),
+                    None => Slot::Done(ToolOutput::blocked(
                         "the approval step lost this call",
                         Value::Null,
                     )),
@@ -534,8 +534,10 @@ impl Invoker {
         let now = Instant::now();
         let latest = slots
             .iter()
-            .filter_map(|s| s.as_ref().ok())
-            .map(|(p, _)| now + p.timeout)
+            .filter_map(|s| match s {
+                Slot::Run(call, _) => Some(now + call.timeout),
+                Slot::Done(_) => None,
+            })
             .max();
         let batch_ctx = match (latest, ctx.deadline()) {
             (Some(latest), Some(outer)) => ctx.clone().with_batch_deadline(latest.min(outer)),
@@ -545,16 +547,23 @@ impl Invoker {
         let batch_ctx = &batch_ctx;
         futures::future::join_all(slots.into_iter().map(|slot| async move {
             match slot {
-                Ok((call, Some(confinement))) => {
+                Slot::Run(call, Some(confinement)) => {
                     let ctx = batch_ctx.clone().with_extension(confinement);
                     self.execute(call, &ctx).await
                 }
-                Ok((call, None)) => self.execute(call, batch_ctx).await,
-                Err(done) => cap_content(done, self.config.max_content_chars),
+                Slot::Run(call, None) => self.execute(call, batch_ctx).await,
+                Slot::Done(done) => cap_content(done, self.config.max_content_chars),
             }
         }))
         .await
     }
+}
+
+/// One call of a gated batch once decided: to run (under its
+/// confinement), or done with a ready output.
+enum Slot {
+    Run(PreparedCall, Option<Confinement>),
+    Done(ToolOutput),
 }
 
 enum Outcome {
