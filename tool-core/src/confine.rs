@@ -40,8 +40,8 @@ pub enum Confinement {
     FullAccess,
     /// Writes only inside the context's working directory, the
     /// `writable_roots` and a private temp dir; protected entries
-    /// ([`PathClass::PROTECTED`]) stay read-only; secrets
-    /// ([`PathClass::SECRET`]) unreadable; network off unless `network`.
+    /// ([`PathRole::Protected`](crate::PathRole::Protected)) stay read-only; secrets
+    /// ([`PathRole::Secret`](crate::PathRole::Secret)) unreadable; network off unless `network`.
     WorkspaceWrite {
         /// Directories the host adds to the writable set (absolute paths).
         #[serde(default)]

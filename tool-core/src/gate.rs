@@ -1,95 +1,4 @@
-//! The approval step of the pipeline: a [`Gate`] decides every prepared
-//! call (run, ask, block), an [`Asker`] puts the asks to a person, and the
-//! [`Invoker`](crate::Invoker) built with them returns exactly one output
-//! per call, ready blocked and declined outputs included.
-//!
-//! # The flow of a batch through a gated invoker
-//!
-//! 1. Every call is prepared (name, arguments, schema, time budget); a call
-//!    the pipeline refuses gets its refusal and is never shown to the gate.
-//! 2. The gate decides the prepared calls in one go
-//!    ([`Gate::decide`]): one [`GateDecision`] per call, in order. A
-//!    missing decision counts as a block (a gate that loses a call never
-//!    lets it run).
-//! 3. The `ask`s of the batch go to the asker together ([`Asker::ask`]),
-//!    bounded by the context's deadline. Without an asker an ask is not run
-//!    and gets [`ToolOutput::approval_required`]; a missing or late answer
-//!    counts as a decline.
-//! 4. An approval with `remember` is reported back to the gate
-//!    ([`Gate::remember`]) before anything runs, so the gate can record its
-//!    "always".
-//! 5. Calls that run, run concurrently, each with its
-//!    [`Confinement`](crate::Confinement) in its context
-//!    (`ctx.extension::<Confinement>()`): the decision's, or the one the
-//!    person's answer gave. The batch deadline is the latest deadline of the
-//!    calls that run, counted from when they start.
-//! 6. Blocked calls get [`ToolOutput::blocked`], declined ones
-//!    [`ToolOutput::declined`]; outputs come back in input order.
-//!
-//! # Widening
-//!
-//! Only a person's answer can widen a confinement: an
-//! [`Answer::approve`] may carry another confinement
-//! ([`Answer::with_confinement`]), and the call runs under it. A gate's
-//! `run` is never widened by the invoker.
-//!
-//! # The wrong way and the right way
-//!
-//! The wrong way: every host writing prepare → evaluate → run itself, and
-//! each forgetting a case (a declined call with no output, a batch that
-//! loses its shared deadline, a run without its confinement).
-//!
-//! The right way: build the invoker with the gate and the asker once.
-//!
-//! ```
-//! use std::sync::Arc;
-//! use async_trait::async_trait;
-//! use tool_core::{
-//!     Answer, ApiDefinition, Ask, Asker, Gate, GateDecision, Invoker, OfferedTools,
-//!     PreparedCall, ToolBuilder, ToolCall, ToolContext, ToolOutput, ToolRegistry,
-//! };
-//!
-//! /// Asks before every `delete`, blocks `format`, runs the rest.
-//! struct ByName;
-//! #[async_trait]
-//! impl Gate for ByName {
-//!     async fn decide(&self, calls: &[PreparedCall], _: &OfferedTools, _: &ToolContext) -> Vec<GateDecision> {
-//!         calls.iter().map(|c| match c.api.as_str() {
-//!             "delete" => GateDecision::ask("deleting needs a yes"),
-//!             "format" => GateDecision::block("formatting is never allowed"),
-//!             _ => GateDecision::run(),
-//!         }).collect()
-//!     }
-//! }
-//!
-//! /// A person who says no.
-//! struct No;
-//! #[async_trait]
-//! impl Asker for No {
-//!     async fn ask(&self, asks: &[Ask<'_>], _: &ToolContext) -> Vec<Answer> {
-//!         asks.iter().map(|_| Answer::decline()).collect()
-//!     }
-//! }
-//!
-//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-//! let mut registry = ToolRegistry::new();
-//! let mut tool = ToolBuilder::new("disk");
-//! for api in ["list", "delete", "format"] {
-//!     tool = tool.api(ApiDefinition::new(api, "A disk operation."), |_, _| async { Ok(ToolOutput::text("done")) });
-//! }
-//! registry.register(tool.build()?)?;
-//! let ctx = ToolContext::new();
-//! let offered = registry.offer(&ctx);
-//!
-//! let invoker = Invoker::default().with_gate(Arc::new(ByName)).with_asker(Arc::new(No));
-//! let calls = [ToolCall::new("disk____list", ""), ToolCall::new("disk____delete", ""), ToolCall::new("disk____format", "")];
-//! let outputs = invoker.invoke_batch(&offered, &calls, &ctx).await;
-//! assert_eq!(outputs[0].content, "done");
-//! assert_eq!(outputs[1].error_code().unwrap(), "declined_by_user");
-//! assert_eq!(outputs[2].error_code().unwrap(), "blocked_by_security_privacy");
-//! # Ok::<(), tool_core::Error>(())
-//! # }).unwrap();
-//! ```
+//! The approval step of the pipeline: the gate, the asker, ready outputs.
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
@@ -203,8 +112,100 @@ impl GateDecision {
     }
 }
 
-/// Decides, for each prepared call, whether it runs, needs a person, or is
-/// blocked, and under what it runs.
+/// The approval step of the pipeline: a [`Gate`] decides every prepared
+/// call (run, ask, block), an [`Asker`] puts the asks to a person, and the
+/// [`Invoker`](crate::Invoker) built with them returns exactly one output
+/// per call, ready blocked and declined outputs included.
+///
+/// # The flow of a batch through a gated invoker
+///
+/// 1. Every call is prepared (name, arguments, schema, time budget); a call
+///    the pipeline refuses gets its refusal and is never shown to the gate.
+/// 2. The gate decides the prepared calls in one go
+///    ([`Gate::decide`]): one [`GateDecision`] per call, in order. A
+///    missing decision counts as a block (a gate that loses a call never
+///    lets it run).
+/// 3. The `ask`s of the batch go to the asker together ([`Asker::ask`]),
+///    bounded by the context's deadline. Without an asker an ask is not run
+///    and gets [`ToolOutput::approval_required`]; a missing or late answer
+///    counts as a decline.
+/// 4. An approval with `remember` is reported back to the gate
+///    ([`Gate::remember`]) before anything runs, so the gate can record its
+///    "always".
+/// 5. Calls that run, run concurrently, each with its
+///    [`Confinement`](crate::Confinement) in its context
+///    (`ctx.extension::<Confinement>()`): the decision's, or the one the
+///    person's answer gave. The batch deadline is the latest deadline of the
+///    calls that run, counted from when they start.
+/// 6. Blocked calls get [`ToolOutput::blocked`], declined ones
+///    [`ToolOutput::declined`]; outputs come back in input order.
+///
+/// # Widening
+///
+/// Only a person's answer can widen a confinement: an
+/// [`Answer::approve`] may carry another confinement
+/// ([`Answer::with_confinement`]), and the call runs under it. A gate's
+/// `run` is never widened by the invoker.
+///
+/// # The wrong way and the right way
+///
+/// The wrong way: every host writing prepare → evaluate → run itself, and
+/// each forgetting a case (a declined call with no output, a batch that
+/// loses its shared deadline, a run without its confinement).
+///
+/// The right way: build the invoker with the gate and the asker once.
+///
+/// ```
+/// use std::sync::Arc;
+/// use async_trait::async_trait;
+/// use tool_core::{
+///     Answer, ApiDefinition, Ask, Asker, Gate, GateDecision, Invoker, OfferedTools,
+///     PreparedCall, ToolBuilder, ToolCall, ToolContext, ToolOutput, ToolRegistry,
+/// };
+///
+/// /// Asks before every `delete`, blocks `format`, runs the rest.
+/// struct ByName;
+/// #[async_trait]
+/// impl Gate for ByName {
+///     async fn decide(&self, calls: &[PreparedCall], _: &OfferedTools, _: &ToolContext) -> Vec<GateDecision> {
+///         calls.iter().map(|c| match c.api.as_str() {
+///             "delete" => GateDecision::ask("deleting needs a yes"),
+///             "format" => GateDecision::block("formatting is never allowed"),
+///             _ => GateDecision::run(),
+///         }).collect()
+///     }
+/// }
+///
+/// /// A person who says no.
+/// struct No;
+/// #[async_trait]
+/// impl Asker for No {
+///     async fn ask(&self, asks: &[Ask<'_>], _: &ToolContext) -> Vec<Answer> {
+///         asks.iter().map(|_| Answer::decline()).collect()
+///     }
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let mut registry = ToolRegistry::new();
+/// let mut tool = ToolBuilder::new("disk");
+/// for api in ["list", "delete", "format"] {
+///     tool = tool.api(ApiDefinition::new(api, "A disk operation."), |_, _| async { Ok(ToolOutput::text("done")) });
+/// }
+/// registry.register(tool.build()?)?;
+/// let ctx = ToolContext::new();
+/// let offered = registry.offer(&ctx);
+///
+/// let invoker = Invoker::default().with_gate(Arc::new(ByName)).with_asker(Arc::new(No));
+/// let calls = [ToolCall::new("disk____list", ""), ToolCall::new("disk____delete", ""), ToolCall::new("disk____format", "")];
+/// let outputs = invoker.invoke_batch(&offered, &calls, &ctx).await;
+/// assert_eq!(outputs[0].content, "done");
+/// assert_eq!(outputs[1].error_code().unwrap(), "declined_by_user");
+/// assert_eq!(outputs[2].error_code().unwrap(), "blocked_by_security_privacy");
+/// # Ok::<(), tool_core::Error>(())
+/// # }).unwrap();
+/// ```
+///
+/// # The contract
 ///
 /// The wrong way: a gate that decides from the call's raw text (the
 /// pipeline has already parsed and validated it: use
@@ -251,7 +252,7 @@ pub enum Answer {
     /// Run it.
     Approve {
         /// Run under this instead of the decision's confinement (a person
-        /// may widen; see the [module guide](self)).
+        /// may widen; see the [`Gate`] flow).
         confinement: Option<Confinement>,
         /// Tell the gate to remember ("always").
         remember: bool,

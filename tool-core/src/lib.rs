@@ -18,6 +18,16 @@
 //!   parse (diagnosing cut-off JSON), validate, resolve the deadline, run with
 //!   cancellation, normalise, cap content. The tool sees a [`ToolContext`]
 //!   carrying the call id, its deadlines and the host's typed [`Extensions`].
+//! - [`Gate`] and [`Asker`]: approval as a step of the pipeline. An invoker
+//!   built [`with_gate`](Invoker::with_gate) decides every prepared call
+//!   (run / ask / block, with the reason and the [`Confinement`] it runs
+//!   under), puts the asks of a batch to the host's asker together, and
+//!   returns ready [blocked](ToolOutput::blocked) and
+//!   [declined](ToolOutput::declined) outputs; tool-approval's
+//!   `PolicyEngine` is the full gate.
+//! - [`Confinement`] and [`PathClass`]: what a call that runs may touch on
+//!   the host, and the named protected and secret path classes both walls
+//!   (approval and the OS sandbox) read.
 //! - [`ToolOutput`]: text for the model, state for a UI, a typed error; typed
 //!   [`ContentPart`]s (images, files…) beside the text.
 //! - [`ProviderFormat`]: OpenAI Chat, OpenAI Responses and Anthropic messages
@@ -26,6 +36,7 @@
 //!   [`ToolProvider`]s, keyed by [`ToolKind`].
 //! - [`SurfaceTable`]: `identifier → api → T` lookups for host UI surfaces.
 //! - Shared contracts: [`ApiKey`] (`identifier/apiName`), [`ToolKind`],
+//!   [`ConfinementSupport`],
 //!   [`PATH_SCOPE_AUDIT`], the [`ErrorCode`] constants.
 //!
 //! # Example

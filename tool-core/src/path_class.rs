@@ -1,40 +1,4 @@
-//! Named path classes shared by both walls: which entries are *protected*
-//! (read-only even where writes are allowed, because writing them makes a
-//! later program run code) and which are *secret* (never read by a call
-//! that runs confined).
-//!
-//! Each class is one row: a name, its role, the patterns, and examples that
-//! must match and must not, checked by [`PathClass::check_examples`] (the
-//! crate's tests run it over every row). A new protected or secret location
-//! is one row here, and both the approval engine and the sandbox see it.
-//!
-//! # Patterns
-//!
-//! A pattern is a `/`-separated list of component globs (`*` stands for any
-//! run of characters inside one component):
-//!
-//! - `~/…` is anchored at the home directory, `/…` at the root;
-//! - anything else matches at **any depth**: `.github/workflows` matches
-//!   `ci/.github/workflows/x.yml` as well as `.github/workflows`.
-//!
-//! A path is in a class when the pattern matches the path itself or one of
-//! its ancestors (so `.git` covers `.git/hooks/pre-commit`). Paths are
-//! cleaned lexically first (`.`, `..`, `//`), a leading `~` is expanded
-//! against the home given, and components compare ASCII case-insensitively
-//! on every system (so `.GIT/config` is protected on a case-insensitive file
-//! system, and, harmlessly, on a case-sensitive one too).
-//!
-//! ```
-//! use std::path::Path;
-//! use tool_core::{PathClass, PathRole};
-//!
-//! let home = Path::new("/home/ada");
-//! let hit = PathClass::find(PathRole::Protected, Path::new("repo/.git/hooks/pre-commit"), Some(home));
-//! assert_eq!(hit.map(|c| c.name), Some("vcs-metadata"));
-//! assert!(PathClass::find(PathRole::Secret, Path::new("~/.ssh/id_ed25519"), Some(home)).is_some());
-//! assert!(PathClass::find(PathRole::Secret, Path::new("app/.env.example"), Some(home)).is_none());
-//! assert!(PathClass::find(PathRole::Protected, Path::new("src/main.rs"), Some(home)).is_none());
-//! ```
+//! Named path classes shared by the approval engine and the sandbox.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -49,7 +13,43 @@ pub enum PathRole {
     Secret,
 }
 
-/// One named class of paths. See the [module guide](self).
+/// A named path class shared by both walls: which entries are *protected*
+/// (read-only even where writes are allowed, because writing them makes a
+/// later program run code) and which are *secret* (never read by a call
+/// that runs confined).
+///
+/// Each class is one row: a name, its role, the patterns, and examples that
+/// must match and must not, checked by [`PathClass::check_examples`] (the
+/// crate's tests run it over every row). A new protected or secret location
+/// is one row here, and both the approval engine and the sandbox see it.
+///
+/// # Patterns
+///
+/// A pattern is a `/`-separated list of component globs (`*` stands for any
+/// run of characters inside one component):
+///
+/// - `~/…` is anchored at the home directory, `/…` at the root;
+/// - anything else matches at **any depth**: `.github/workflows` matches
+///   `ci/.github/workflows/x.yml` as well as `.github/workflows`.
+///
+/// A path is in a class when the pattern matches the path itself or one of
+/// its ancestors (so `.git` covers `.git/hooks/pre-commit`). Paths are
+/// cleaned lexically first (`.`, `..`, `//`), a leading `~` is expanded
+/// against the home given, and components compare ASCII case-insensitively
+/// on every system (so `.GIT/config` is protected on a case-insensitive file
+/// system, and, harmlessly, on a case-sensitive one too).
+///
+/// ```
+/// use std::path::Path;
+/// use tool_core::{PathClass, PathRole};
+///
+/// let home = Path::new("/home/ada");
+/// let hit = PathClass::find(PathRole::Protected, Path::new("repo/.git/hooks/pre-commit"), Some(home));
+/// assert_eq!(hit.map(|c| c.name), Some("vcs-metadata"));
+/// assert!(PathClass::find(PathRole::Secret, Path::new("~/.ssh/id_ed25519"), Some(home)).is_some());
+/// assert!(PathClass::find(PathRole::Secret, Path::new("app/.env.example"), Some(home)).is_none());
+/// assert!(PathClass::find(PathRole::Protected, Path::new("src/main.rs"), Some(home)).is_none());
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PathClass {
     /// Stable name (`vcs-metadata`, `env-files`), used in reasons.
@@ -161,7 +161,7 @@ impl PathClass {
     }
 
     /// The first class of `role` that `path` is in (see the
-    /// [module guide](self) for the matching rules). `home` expands a
+    /// [`PathClass`] guide for the matching rules). `home` expands a
     /// leading `~` and anchors `~/` patterns; without it those patterns
     /// never match.
     pub fn find(role: PathRole, path: &Path, home: Option<&Path>) -> Option<&'static PathClass> {
