@@ -513,3 +513,47 @@ fn the_github_description_imports_every_operation_or_reports_it() {
     assert!(repos.document.operations.len() < 100);
     assert!(repos.filtered_out > 1_000);
 }
+
+#[test]
+fn ecma_patterns_that_do_not_compile_are_repaired_and_reported() {
+    let doc = json!({"openapi": "3.0.3", "info": {"title": "AWS-like", "version": "1"},
+        "servers": [{"url": "https://api.example.com"}],
+        "paths": {"/tag": {"post": {"operationId": "tag", "requestBody": {"content": {"application/json": {
+            "schema": {"type": "object", "properties": {
+                "value": {"type": "string", "pattern": "^[^\\p\\{C\\}]*\\+$"},
+                "odd": {"type": "string", "pattern": "a{\\e"}}}}}}}}}});
+    let import = tool_openapi::import_value(&doc, &ImportOptions::new()).unwrap();
+    assert!(import.failures.is_empty(), "{:?}", import.failures);
+    let messages: Vec<&str> = import.warnings.iter().map(|w| w.message.as_str()).collect();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains(r"checked as `^[^\p{C}]*\+$`")
+                && m.contains("/properties/value/pattern")),
+        "{messages:#?}"
+    );
+    assert!(
+        messages.iter().any(|m| m.contains(r"checked as `a\{e`")),
+        "{messages:#?}"
+    );
+    // The repaired pattern means what the document meant.
+    let tool = tool_openapi::OpenApiTool::builder(import.document, "aws")
+        .build()
+        .unwrap();
+    let schema =
+        tool_core::CompiledSchema::compile(&tool_core::Tool::manifest(&tool).api[0].parameters)
+            .unwrap();
+    assert!(schema.is_valid(&json!({"value": "apple+"})));
+    assert!(!schema.is_valid(&json!({"value": "a\u{7}+"})));
+}
+
+#[test]
+fn unknown_top_level_keys_are_warnings_but_extensions_are_not() {
+    let doc = json!({"openapi": "3.0.3", "info": {"title": "T", "version": "1"}, "source": "x",
+        "x-origin": [], "webhooks": {},
+        "servers": [{"url": "https://api.example.com"}],
+        "paths": {"/a": {"get": {"operationId": "a", "responses": {}}}}});
+    let import = tool_openapi::import_value(&doc, &ImportOptions::new()).unwrap();
+    let pointers: Vec<&str> = import.warnings.iter().map(|w| w.pointer.as_str()).collect();
+    assert_eq!(pointers, ["/source", "/webhooks"], "webhooks is 3.1 only");
+}

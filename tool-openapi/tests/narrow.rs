@@ -313,3 +313,14 @@ fn normalisation_drops_unknown_fields_with_warnings_and_keeps_both_methods() {
         json!(["id"])
     );
 }
+
+#[test]
+fn null_parameters_are_refused_at_their_pointer() {
+    let v = validate_narrow(
+        r#"{"server": "https://x.test", "description": "d", "paths": {"/a": {"get": {
+            "operationId": "a", "description": "A.", "parameters": null}}}}"#,
+    );
+    assert!(!v.is_ok());
+    assert_eq!(v.errors[0].pointer, "/paths/~1a/get/parameters");
+    assert!(v.errors[0].message.contains("got null"), "{:?}", v.errors);
+}

@@ -37,6 +37,7 @@ mod body;
 mod names;
 mod node;
 mod operation;
+mod pattern;
 mod refs;
 mod schema;
 mod security;
@@ -61,6 +62,31 @@ use refs::Refs;
 
 /// The largest document text accepted by default: 64 MiB.
 pub const DEFAULT_MAX_DOCUMENT_BYTES: usize = 64 * 1024 * 1024;
+
+/// The top-level keys of an OpenAPI 3.0 document.
+const TOP_LEVEL_30: [&str; 8] = [
+    "openapi",
+    "info",
+    "servers",
+    "paths",
+    "components",
+    "security",
+    "tags",
+    "externalDocs",
+];
+/// The top-level keys of an OpenAPI 3.1 document.
+const TOP_LEVEL_31: [&str; 10] = [
+    "openapi",
+    "info",
+    "jsonSchemaDialect",
+    "servers",
+    "paths",
+    "webhooks",
+    "components",
+    "security",
+    "tags",
+    "externalDocs",
+];
 
 /// What to import and how.
 ///
@@ -402,6 +428,21 @@ fn import_node(root: &Node<'_>, options: &ImportOptions) -> Result<Import, Error
         ));
     }
     let mut warnings = Vec::new();
+    let known: &[&str] = if openapi30 {
+        &TOP_LEVEL_30
+    } else {
+        &TOP_LEVEL_31
+    };
+    for key in object.keys() {
+        if !known.contains(&key) && !key.starts_with("x-") {
+            warnings.push(Violation {
+                pointer: pointer::join("", key),
+                message: format!(
+                    "unknown top-level key `{key}` in OpenAPI {version} (ignored; extensions start with `x-`)"
+                ),
+            });
+        }
+    }
     let server = servers::choose(root, options, &mut warnings)?;
     let refs = Refs::new(root);
     let schemes = security::schemes(root, refs, &mut warnings);
@@ -486,7 +527,7 @@ fn import_node(root: &Node<'_>, options: &ImportOptions) -> Result<Import, Error
     let mut operations = Vec::with_capacity(converted_ops.len());
     for (at, label, mut converted) in converted_ops {
         if options.check_schemas {
-            match compile_check(&converted) {
+            match compile_check(&mut converted, &at, &mut warnings) {
                 Ok(compiled) => {
                     let fingerprint = crate::compile::schema_fingerprint(&converted);
                     converted.compiled.0 = Some((fingerprint, compiled));
@@ -554,13 +595,64 @@ fn import_node(root: &Node<'_>, options: &ImportOptions) -> Result<Import, Error
 
 /// Compiles an operation's arguments schema, keeping the schema so that
 /// building the tool reuses this compilation; `Err(message)` when
-/// `tool-core` would refuse it. (Sequential: on a loaded two-core machine
-/// a threaded version measured slower.)
-fn compile_check(op: &crate::document::Operation) -> Result<CompiledSchema, String> {
-    CompiledSchema::try_compile_kept(parameters_schema(op)).map_err(|e| match e {
+/// `tool-core` would refuse it. A schema that does not compile has its
+/// ECMA-262 patterns repaired (see the pattern module; each repair is a
+/// warning at `at`) and is compiled again; the repairs go into the
+/// operation's parameters and definitions. (Sequential: on a loaded
+/// two-core machine a threaded version measured slower.)
+fn compile_check(
+    op: &mut crate::document::Operation,
+    at: &str,
+    warnings: &mut Vec<Violation>,
+) -> Result<CompiledSchema, String> {
+    let message = |e: tool_core::Error| match e {
         tool_core::Error::InvalidSchema { message, .. } => message,
         other => other.to_string(),
-    })
+    };
+    let first = match CompiledSchema::try_compile_kept(parameters_schema(op)) {
+        Ok(compiled) => return Ok(compiled),
+        Err(e) => message(e),
+    };
+    let mut fixed = 0;
+    for parameter in &mut op.parameters {
+        let arg = parameter.argument_name().to_owned();
+        for fix in pattern::repair(&mut parameter.schema) {
+            fixed += 1;
+            warnings.push(pattern_warning(
+                at,
+                &format!("/properties/{}{}", pointer::escape(&arg), fix.pointer),
+                &fix,
+            ));
+        }
+    }
+    for (name, schema) in &mut op.definitions {
+        for fix in pattern::repair(schema) {
+            fixed += 1;
+            warnings.push(pattern_warning(
+                at,
+                &format!("/$defs/{}{}", pointer::escape(name), fix.pointer),
+                &fix,
+            ));
+        }
+    }
+    if fixed == 0 {
+        return Err(first);
+    }
+    CompiledSchema::try_compile_kept(parameters_schema(op)).map_err(message)
+}
+
+fn pattern_warning(at: &str, inner: &str, fix: &pattern::PatternFix) -> Violation {
+    let outcome = match &fix.replacement {
+        Some(replacement) => format!("checked as `{replacement}`"),
+        None => "dropped (the server still checks it)".to_owned(),
+    };
+    Violation {
+        pointer: at.to_owned(),
+        message: format!(
+            "the ECMA-262 pattern `{}` (arguments schema {inner}) does not compile as written: {outcome}",
+            fix.original
+        ),
+    }
 }
 
 fn selected(
