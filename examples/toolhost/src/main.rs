@@ -73,6 +73,11 @@ struct Cli {
     #[arg(long = "openapi", global = true, value_name = "FILE")]
     openapi: Vec<PathBuf>,
 
+    /// The base URL of the API documents (`--openapi`, `openapi validate|tools`),
+    /// replacing their `servers`: needed when those are relative or missing.
+    #[arg(long = "server", global = true, value_name = "URL")]
+    server: Option<String>,
+
     /// A host name, IP address or CIDR the SSRF guard lets HTTP tools and
     /// streamable HTTP MCP servers reach (repeatable; by default only public
     /// addresses are reachable).
@@ -260,6 +265,7 @@ async fn run(cli: Cli) -> Result<Value, Failure> {
     let openapi_options = openapi::OpenApiOptions {
         files: cli.openapi,
         allow_hosts: cli.allow_host,
+        server: cli.server,
     };
     match cli.command {
         Command::Tools { format } => {

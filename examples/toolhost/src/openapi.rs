@@ -1,6 +1,8 @@
 //! API tools in the reference host: `--openapi FILE` (narrow protocol or
-//! OpenAPI 3, JSON or YAML), `--allow-host HOST_OR_CIDR`, `toolhost openapi
-//! validate|tools`, and the demo step.
+//! OpenAPI 3, JSON or YAML), `--allow-host HOST_OR_CIDR`, `--server URL`
+//! (the base URL, replacing an OpenAPI document's `servers`), `toolhost
+//! openapi validate|tools`, and the demo step. File arguments of API tools
+//! (multipart uploads, binary bodies) are read from the host's workspace.
 //!
 //! The host owns one SSRF guard ([`guard`]); every HTTP tool sends through
 //! clients built from it, and other transports (MCP over HTTP) can be handed
@@ -28,6 +30,18 @@ pub struct OpenApiOptions {
     pub files: Vec<PathBuf>,
     /// Hosts, addresses or CIDRs the SSRF guard lets through.
     pub allow_hosts: Vec<String>,
+    /// `--server`: the base URL replacing the documents' `servers`.
+    pub server: Option<String>,
+}
+
+impl OpenApiOptions {
+    /// The import options these command-line options mean.
+    fn import(&self) -> ImportOptions {
+        match &self.server {
+            Some(server) => ImportOptions::new().server(server.clone()),
+            None => ImportOptions::new(),
+        }
+    }
 }
 
 /// `toolhost openapi …`.
@@ -87,9 +101,10 @@ fn identifier(path: &Path) -> String {
 fn builder(
     path: &Path,
     guard: &SsrfGuard,
+    options: &OpenApiOptions,
 ) -> Result<(OpenApiToolBuilder, Vec<Violation>), Failure> {
     let text = read(path)?;
-    let loaded = load_document(&text, &ImportOptions::new())
+    let loaded = load_document(&text, &options.import())
         .map_err(|e| Failure::Source(format!("--openapi {}: {e}", path.display())))?;
     let builder =
         OpenApiTool::builder(loaded.import.document, identifier(path)).guard(guard.clone());
@@ -101,8 +116,20 @@ fn builder(
 pub fn attach(host: &mut Host, options: &OpenApiOptions) -> Result<(), Failure> {
     let guard = guard(options)?;
     for path in &options.files {
-        builder(path, &guard)?
-            .0
+        let (builder, warnings) = builder(path, &guard, options)?;
+        // The tools compile without a base URL; say so, or their calls
+        // fail (`no_base_url`) with nobody having been told.
+        for warning in warnings
+            .iter()
+            .filter(|w| w.message.contains("needs a base URL"))
+        {
+            eprintln!(
+                "--openapi {}: {} (give --server URL)",
+                path.display(),
+                warning.message
+            );
+        }
+        builder
             .register(host.registry_mut())
             .map_err(|e| Failure::Source(format!("--openapi: {e}")))?;
     }
@@ -121,10 +148,10 @@ pub fn run(command: OpenapiCommand, options: &OpenApiOptions) -> Result<Value, F
     match command {
         OpenapiCommand::Validate { file } => {
             let text = read(&file)?;
-            Ok(validate(&text))
+            Ok(validate(&text, &options.import()))
         }
         OpenapiCommand::Tools { file, format } => {
-            let (builder, warnings) = builder(&file, &guard(options)?)?;
+            let (builder, warnings) = builder(&file, &guard(options)?, options)?;
             let mut registry = ToolRegistry::new().with_name_rules(NameRules::Foreign);
             builder
                 .register(&mut registry)
@@ -146,7 +173,7 @@ pub fn run(command: OpenapiCommand, options: &OpenApiOptions) -> Result<Value, F
 
 /// `{"ok", "errors", "warnings"}` for a narrow or OpenAPI document; an
 /// OpenAPI operation that cannot be imported is an error at its pointer.
-fn validate(text: &str) -> Value {
+fn validate(text: &str, options: &ImportOptions) -> Value {
     let parsed = tool_openapi::parse_text(text, tool_openapi::DEFAULT_MAX_DOCUMENT_BYTES);
     let standard = parsed
         .as_ref()
@@ -167,7 +194,7 @@ fn validate(text: &str) -> Value {
             "warnings": problems_json(&validation.warnings),
         });
     }
-    match load_document(text, &ImportOptions::new()) {
+    match load_document(text, options) {
         Ok(loaded) => {
             let errors: Vec<Value> = loaded
                 .import
@@ -303,4 +330,56 @@ async fn demo() -> Result<Vec<(String, String, Value)>, String> {
     }
     server.abort();
     Ok(steps)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    const RELATIVE: &str = r#"{"openapi": "3.0.3", "info": {"title": "T", "version": "1"},
+        "servers": [{"url": "/v1"}],
+        "paths": {"/items": {"get": {"operationId": "list", "responses": {"200": {"description": "ok"}}}}}}"#;
+
+    #[test]
+    fn server_option_gives_a_relative_document_its_base_url() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("relative.json");
+        std::fs::write(&file, RELATIVE).unwrap();
+        let without = OpenApiOptions::default();
+        let out = run(OpenapiCommand::Validate { file: file.clone() }, &without).unwrap();
+        assert_eq!(out["ok"], true, "{out}");
+        assert!(
+            out["warnings"].to_string().contains("needs a base URL"),
+            "{out}"
+        );
+        let with = OpenApiOptions {
+            server: Some("https://api.example.com/v1".into()),
+            ..Default::default()
+        };
+        let out = run(OpenapiCommand::Validate { file: file.clone() }, &with).unwrap();
+        assert!(
+            !out["warnings"].to_string().contains("needs a base URL"),
+            "{out}"
+        );
+        let tools = OpenapiCommand::Tools {
+            file,
+            format: Format::Manifest,
+        };
+        let out = run(tools, &with).unwrap();
+        assert_eq!(out["tools"][0]["api"][0]["name"], "list", "{out}");
+        let bad = OpenApiOptions {
+            server: Some("/v1".into()),
+            ..Default::default()
+        };
+        let out = run(
+            OpenapiCommand::Validate {
+                file: dir.path().join("relative.json"),
+            },
+            &bad,
+        )
+        .unwrap();
+        assert_eq!(out["ok"], false, "{out}");
+        assert_eq!(out["errors"][0]["path"], "/servers", "{out}");
+    }
 }

@@ -69,7 +69,8 @@ fn validate_reports_errors_and_exits_zero() {
     let (code, out, _) = toolhost(&["openapi", "validate", &petstore()]);
     assert_eq!(code, 0);
     assert_eq!(out["kind"], "openapi-3.0");
-    assert_eq!(out["errors"].as_array().unwrap().len(), 2);
+    // One operation has a broken $ref; the multipart upload imports.
+    assert_eq!(out["errors"].as_array().unwrap().len(), 1, "{out}");
 }
 
 #[test]
