@@ -34,7 +34,9 @@ pub fn repo_root() -> PathBuf {
 pub fn ensure(script: &str) {
     static DONE: OnceLock<Mutex<HashMap<String, Result<(), String>>>> = OnceLock::new();
     let done = DONE.get_or_init(|| Mutex::new(HashMap::new()));
-    let mut done = done.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut done = done
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let result = done
         .entry(script.to_owned())
         .or_insert_with(|| run(script))
@@ -50,7 +52,10 @@ fn run(script: &str) -> Result<(), String> {
     let path = root.join(".ci/setup.d").join(script);
     let by_hand = format!("run `bash .ci/setup.d/{script}` in the repository to see the details");
     if !path.is_file() {
-        return Err(format!("test fixture setup: {} does not exist", path.display()));
+        return Err(format!(
+            "test fixture setup: {} does not exist",
+            path.display()
+        ));
     }
     let lock_path = root.join(".ci/.setup.lock");
     let lock = OpenOptions::new()
@@ -58,9 +63,18 @@ fn run(script: &str) -> Result<(), String> {
         .truncate(false)
         .write(true)
         .open(&lock_path)
-        .map_err(|e| format!("test fixture setup: cannot open {}: {e}", lock_path.display()))?;
-    lock.lock()
-        .map_err(|e| format!("test fixture setup: cannot lock {}: {e}", lock_path.display()))?;
+        .map_err(|e| {
+            format!(
+                "test fixture setup: cannot open {}: {e}",
+                lock_path.display()
+            )
+        })?;
+    lock.lock().map_err(|e| {
+        format!(
+            "test fixture setup: cannot lock {}: {e}",
+            lock_path.display()
+        )
+    })?;
     let output = Command::new("bash").arg(&path).current_dir(&root).output();
     let _ = lock.unlock();
     match output {

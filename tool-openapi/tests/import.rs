@@ -3,6 +3,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
+#[path = "../../.ci/fixtures.rs"]
+mod setup;
 
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -430,27 +432,21 @@ async fn the_provider_assembles_api_references() {
 }
 
 /// The installed GitHub description (see `.ci/setup.d/20-openapi.sh`).
-fn github_description() -> Option<String> {
+fn github_description() -> String {
+    setup::ensure("20-openapi.sh");
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/npm/node_modules/@octokit/openapi/generated/api.github.com.json");
-    match std::fs::read_to_string(&path) {
-        Ok(text) => Some(text),
-        Err(_) if std::env::var_os("CI").is_none() => {
-            eprintln!(
-                "skipped: {} is not installed (run .ci/setup.d/20-openapi.sh)",
-                path.display()
-            );
-            None
-        }
-        Err(e) => panic!("{}: {e} (run .ci/setup.d/20-openapi.sh)", path.display()),
-    }
+    std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (after .ci/setup.d/20-openapi.sh ran)",
+            path.display()
+        )
+    })
 }
 
 #[test]
 fn the_github_description_imports_every_operation_or_reports_it() {
-    let Some(text) = github_description() else {
-        return;
-    };
+    let text = github_description();
     let value: Value = serde_json::from_str(&text).unwrap();
     let total: usize = value["paths"]
         .as_object()
