@@ -11,8 +11,11 @@
 //!   ([`ImportOptions`]).
 //! - [`compile_manifest`]: an [`ApiDocument`] → a `tool-core` manifest, one
 //!   API per [`Operation`], approval defaults by [`Method`].
-//! - [`OpenApiTool`]: the runtime tool; sends each call over HTTP and
-//!   returns `state = {status, headers, body}` and compact content.
+//! - [`OpenApiTool`]: the runtime tool; sends each call over HTTP (JSON,
+//!   form, multipart with workspace files, text or binary bodies, by the
+//!   operation's [`BodyFormat`]) and returns `state = {status, headers,
+//!   body}` and compact content (non-JSON responses as text, binary ones
+//!   as a one-line summary with the bytes in state as base64).
 //!   [`OpenApiToolBuilder::register`] builds and registers it with each
 //!   operation's schema compiled once (an import's compilation is reused).
 //! - [`SsrfGuard`]: builds a guarded `reqwest::Client` (reusable by other

@@ -1,9 +1,9 @@
 //! `requestBody` → arguments and a [`BodyFormat`].
 //!
 //! One media type is chosen, in this order: JSON (`application/json`,
-//! `*+json`, then `*/*`), `application/x-www-form-urlencoded`,
-//! `multipart/form-data`, text (`text/*`, XML, YAML, JWT…), then any other
-//! type as binary.
+//! `*+json`), `application/x-www-form-urlencoded`, `multipart/form-data`,
+//! text (`text/*`, XML, YAML, JWT…), any other named type as binary, and
+//! last `*/*`, read as JSON.
 //!
 //! - **JSON, form, multipart** with an object schema: one argument per
 //!   property (a name already taken becomes `body_<name>`); form and
@@ -58,10 +58,17 @@ pub(crate) fn request_body<'a>(
     ]
     .into_iter()
     .find_map(|kind| {
+        // `*/*` (read as JSON) only when no type is named.
         content
             .iter()
-            .find(|(media, _)| kind_of(media) == kind)
+            .find(|(media, _)| kind_of(media) == kind && media.trim() != "*/*")
             .map(|found| (kind, found))
+    })
+    .or_else(|| {
+        content
+            .iter()
+            .find(|(media, _)| media.trim() == "*/*")
+            .map(|found| (BodyKind::Json, found))
     });
     let Some((mut kind, (media_type, media))) = chosen else {
         return Err(format!("{at}: a request body with an empty `content`"));

@@ -13,11 +13,13 @@
 //! 3. Parameters keep their real schemas (arrays, enums, formats, defaults);
 //!    `Accept`, `Content-Type` and `Authorization` header parameters are
 //!    ignored, as OpenAPI says.
-//! 4. A JSON `requestBody` (`application/json` or `*+json`) that is an
-//!    object contributes one argument per property; a property whose name
-//!    is already a parameter's becomes `body_<name>`. Any other JSON body
-//!    is one `body` argument. A required non-JSON body makes the operation
-//!    fail; an optional one is left out with a warning.
+//! 4. A `requestBody` picks one media type (JSON, form, multipart, text,
+//!    binary; see the body module): an object body contributes one
+//!    argument per property (a name already a parameter's becomes
+//!    `body_<name>`), any other body is one `body` argument; multipart
+//!    files and binary bodies are workspace paths (`"format": "path"`)
+//!    read when the call is sent. The choice is kept in
+//!    [`Operation::body_format`](crate::Operation::body_format).
 //! 5. Local `$ref`s of every kind are followed (schemas, parameters,
 //!    request bodies, responses, path items, security schemes); recursive
 //!    schemas go to `$defs` (see the schema module).
@@ -29,6 +31,10 @@
 //! 8. `securitySchemes` (apiKey in header/query/cookie, http bearer/basic;
 //!    oauth2/openIdConnect as bearer) become the document's schemes; their
 //!    secrets come from [`Credentials`](crate::Credentials).
+//!
+//! 9. An operation whose arguments schema does not compile only because of
+//!    ECMA-262 patterns has them repaired (see the pattern module); unknown
+//!    top-level keys are warnings.
 //!
 //! An operation that cannot be represented is an [`OperationFailure`]; the
 //! rest still imports. [`import_batch`] returns what loaded and what failed.
