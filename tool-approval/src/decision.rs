@@ -2,14 +2,14 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use tool_core::{ErrorCode, InterventionPolicy, ToolError, ToolOutput};
+use tool_core::{Confinement, InterventionPolicy, ToolOutput};
 
 /// The error code of a blocked call's output, as text (the output carries
 /// tool-core's `ErrorCode::BLOCKED_BY_SECURITY_PRIVACY`).
 pub const BLOCKED_ERROR_CODE: &str = "blocked_by_security_privacy";
 
-/// The content of a blocked call's output.
-pub const BLOCKED_CONTENT: &str = "Blocked by security/privacy.";
+/// The content of a blocked call's output (tool-core's, one shape for both).
+pub const BLOCKED_CONTENT: &str = tool_core::BLOCKED_CONTENT;
 
 /// What the host does with a call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -48,6 +48,13 @@ pub enum Level {
     Limits,
     /// The tool is not in the registry.
     UnknownTool,
+    /// A person approved calls like this one before ("always"), for the
+    /// engine's lifetime ([`Gate::remember`](tool_core::Gate::remember)).
+    Remembered,
+    /// The call would run confined, and the host cannot confine it: it
+    /// asks (blocked in headless mode) instead of running unconfined. The
+    /// rule id is `confinement/unavailable`.
+    Confinement,
     /// Nothing is configured for this API.
     Default,
 }
@@ -76,6 +83,22 @@ impl Reason {
 }
 
 /// The decision for one call.
+///
+/// Serialised (the shape `toolhost check` prints) as
+///
+/// ```json
+/// {"action": "run", "policy": "never",
+///  "reason": {"level": "host_policy", "rule": "…", "message": "…"},
+///  "confinement": {"mode": "workspace_write", "writable_roots": [], "network": false}}
+/// ```
+///
+/// `confinement` is always present: `null` for a call to an API that does
+/// not touch the host ([`ApiDefinition::touches_host`](tool_core::ApiDefinition::touches_host)
+/// false: an HTTP API, a remote MCP tool) and for every blocked call;
+/// otherwise a [`Confinement`] (`mode` is `full_access`, `workspace_write`
+/// or `read_only`): for `run`, what it runs under now; for `ask`, what it
+/// runs under once a person approves it (see the confinement column in
+/// [`crate::mode`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Decision {
     /// What to do.
@@ -84,6 +107,9 @@ pub struct Decision {
     pub policy: InterventionPolicy,
     /// Why.
     pub reason: Reason,
+    /// What the call runs under (see above); `None`: nothing to confine.
+    #[serde(default)]
+    pub confinement: Option<Confinement>,
 }
 
 impl Decision {
@@ -111,17 +137,11 @@ impl Decision {
             return None;
         }
         let reason = serde_json::to_value(&self.reason).unwrap_or_default();
-        let error = ToolError::new(
-            ErrorCode::BLOCKED_BY_SECURITY_PRIVACY,
-            self.reason.message.clone(),
-        )
-        .with_details(json!({ "reason": reason.clone(), "policy": self.policy }));
-        Some(ToolOutput {
-            content: BLOCKED_CONTENT.to_owned(),
-            state: Some(json!({ "type": "blocked", "reason": reason })),
-            success: false,
-            error: Some(error),
-        })
+        let mut out = ToolOutput::blocked(self.reason.message.clone(), reason.clone());
+        if let Some(error) = out.error.as_mut() {
+            error.details = Some(json!({ "reason": reason, "policy": self.policy }));
+        }
+        Some(out)
     }
 }
 
@@ -194,6 +214,7 @@ impl Evaluation {
                             None,
                             "no decision was made for this call",
                         ),
+                        confinement: None,
                     },
                 )),
             }

@@ -130,9 +130,9 @@ pub use audit::{
 };
 pub use call::CallRef;
 pub use decision::{Action, Decision, Evaluation, Level, Partition, Reason};
-pub use engine::{PolicyEngine, PolicyEngineBuilder, PolicyFile};
+pub use engine::{HostRule, PolicyEngine, PolicyEngineBuilder, PolicyFile};
 pub use error::Error;
-pub use mode::ApprovalMode;
+pub use mode::{ApprovalMode, CONFINEMENT_UNAVAILABLE};
 pub use policy::{MatchMode, Matcher};
 pub use shell::{
     CommandOption, Hazard, MAX_COMMAND_BYTES, OptionEffect, OptionValue, ShellCommand, ShellSyntax,

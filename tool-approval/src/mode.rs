@@ -25,10 +25,38 @@
 //! | global, `required` | ask | ask | ask | ask | block |
 //! | dynamic, `required` | ask | ask | ask | ask | block |
 //! | limit (`required`) | ask | ask | ask | ask | block |
-//! | static, `required` | ask | ask | run | run | run |
-//! | static, `never` | run | run | run | run | run |
-//! | unknown tool or API | ask | ask | ask | run | run |
-//! | none | run | run | run | run | run |
+//! | static, `required` | ask | ask | run ◆ | run ◆ | run ◆ |
+//! | static, `never` | run ◆ | run ◆ | run ◆ | run ◆ | run ◆ |
+//! | remembered ("always" from a person) | run ◆ | run ◆ | run ◆ | run ◆ | run ◆ |
+//! | unknown tool or API | ask | ask | ask | run ◆ | run ◆ |
+//! | none | run ◆ | run ◆ | run ◆ | run ◆ | run ◆ |
+//!
+//! A remembered approval ranks like a listed key: audits, limits, `always`
+//! and `deny` still come first.
+//!
+//! # The confinement column
+//!
+//! Every `run` happens without a person having seen the call (◆). For a
+//! call to an API that [touches the host](tool_core::ApiDefinition::touches_host)
+//! (an unknown tool or API counts as touching it), the decision carries a
+//! [`Confinement`]:
+//!
+//! | action | confinement of a `touches_host` call | where the host cannot confine |
+//! |---|---|---|
+//! | run ◆ | the engine's default ([`Confinement::workspace_write`], no network; [`PolicyEngineBuilder::confinement`](crate::PolicyEngineBuilder::confinement)), or the deciding host rule's own `confinement` | ask (`confinement/unavailable`); headless: block |
+//! | ask | once approved: full access, since a person saw exactly this call ([`PolicyEngineBuilder::confine_approved`](crate::PolicyEngineBuilder::confine_approved) keeps it at the default), or the deciding host rule's own `confinement` | full access once approved |
+//! | block | none (`null`) | none |
+//!
+//! A call to an API that does not touch the host gets none (`null`) in
+//! every cell. Only a host rule (a policy file or
+//! [`PolicyEngineBuilder::rules`](crate::PolicyEngineBuilder::rules)) can
+//! take its calls out of confinement, explicitly (`"confinement":
+//! "full_access"`, or a full confinement object); a tool's manifest cannot.
+//! Where [`ConfinementSupport`] is not available (the default,
+//! `Unknown`, counts as unavailable), a `run` that would be confined asks
+//! instead, or is blocked in headless mode, with a reason naming the
+//! confinement it lacks; a host rule's explicit `full_access` still runs.
+//! Audits keep their place: confinement is the second wall behind them.
 //!
 //! Headless does better than the reference design (whose headless mode
 //! lets a non-`always` global finding through): whatever would need a human
@@ -37,7 +65,7 @@
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
-use tool_core::InterventionPolicy;
+use tool_core::{Confinement, ConfinementSupport, InterventionPolicy};
 
 use crate::decision::{Action, Decision, Level, Reason};
 use crate::error::Error;
@@ -121,6 +149,9 @@ pub(crate) struct Finding {
     pub(crate) policy: InterventionPolicy,
     pub(crate) source: Source,
     pub(crate) reason: Reason,
+    /// The confinement a host rule sets explicitly for its calls; never set
+    /// from a manifest.
+    pub(crate) confinement: Option<Confinement>,
 }
 
 impl Finding {
@@ -129,7 +160,14 @@ impl Finding {
             policy,
             source,
             reason,
+            confinement: None,
         }
+    }
+
+    /// The same finding with a host rule's explicit confinement.
+    pub(crate) fn with_confinement(mut self, confinement: Option<Confinement>) -> Self {
+        self.confinement = confinement;
+        self
     }
 
     /// The stricter of two findings; on equal policies the one a mode cannot
@@ -153,14 +191,137 @@ pub(crate) struct Standing<'a> {
     pub(crate) known: Result<(), &'a str>,
     /// The `identifier/apiName` key is on the allow list (allow-list mode).
     pub(crate) listed: Option<&'a str>,
+    /// A person approved calls like this one ("always"): what was remembered.
+    pub(crate) remembered: Option<&'a str>,
 }
 
-/// Applies `mode` to the strictest finding (see the table in the module docs).
-pub(crate) fn decide(mode: ApprovalMode, top: Option<Finding>, standing: Standing<'_>) -> Decision {
+/// What the engine knows about confining the call (the confinement column).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Wall<'a> {
+    /// The API touches the host (or is unknown).
+    pub(crate) touches_host: bool,
+    /// What an unattended `run` gets by default.
+    pub(crate) unattended: &'a Confinement,
+    /// Whether an approved ask keeps the default confinement.
+    pub(crate) confine_approved: bool,
+    /// Whether the host can confine at all.
+    pub(crate) support: &'a ConfinementSupport,
+}
+
+impl Wall<'_> {
+    /// What an ask runs under once approved, without a host rule's say.
+    fn approved(&self) -> Confinement {
+        if self.confine_approved && self.support.is_available() {
+            self.unattended.clone()
+        } else {
+            Confinement::FullAccess
+        }
+    }
+}
+
+/// The decision for the strictest finding: the action from the mode table,
+/// then the confinement column (see the module docs).
+pub(crate) fn decide(
+    mode: ApprovalMode,
+    top: Option<Finding>,
+    standing: Standing<'_>,
+    wall: Wall<'_>,
+) -> Decision {
+    let explicit = top.as_ref().and_then(|f| f.confinement.clone());
+    confine(mode, action(mode, top, standing), explicit, wall)
+}
+
+/// The confinement column: `decision` as the mode table made it, with what
+/// it runs under; an unattended run the host cannot confine asks instead
+/// (headless: is blocked).
+fn confine(
+    mode: ApprovalMode,
+    mut decision: Decision,
+    explicit: Option<Confinement>,
+    wall: Wall<'_>,
+) -> Decision {
+    if !wall.touches_host {
+        return decision;
+    }
+    match decision.action {
+        Action::Block => {}
+        Action::Ask => decision.confinement = Some(explicit.unwrap_or_else(|| wall.approved())),
+        Action::Run => {
+            let confinement = explicit.unwrap_or_else(|| wall.unattended.clone());
+            match wall.support.missing_reason() {
+                Some(missing) if confinement.is_confined() => {
+                    let message = format!(
+                        "{} — it would run confined ({}) without a person seeing it, and this host cannot confine calls: {missing}",
+                        decision.reason.message,
+                        describe(&confinement),
+                    );
+                    let reason = Reason::new(
+                        Level::Confinement,
+                        Some(CONFINEMENT_UNAVAILABLE.to_owned()),
+                        message,
+                    );
+                    decision = if mode == ApprovalMode::Headless {
+                        Decision {
+                            action: Action::Block,
+                            reason: headless(reason),
+                            ..decision
+                        }
+                    } else {
+                        Decision {
+                            action: Action::Ask,
+                            reason,
+                            confinement: Some(Confinement::FullAccess),
+                            ..decision
+                        }
+                    };
+                }
+                _ => decision.confinement = Some(confinement),
+            }
+        }
+    }
+    decision
+}
+
+/// The rule id of a run turned into an ask (or a block) because the host
+/// cannot confine it.
+pub const CONFINEMENT_UNAVAILABLE: &str = "confinement/unavailable";
+
+/// `workspace_write (no network, extra writable roots: /a, /b)`.
+fn describe(confinement: &Confinement) -> String {
+    let network = if confinement.network() {
+        "network allowed"
+    } else {
+        "no network"
+    };
+    let roots = confinement.writable_roots();
+    if roots.is_empty() {
+        format!("{}, {network}", confinement.name())
+    } else {
+        let roots: Vec<String> = roots.iter().map(|r| r.display().to_string()).collect();
+        format!(
+            "{}, {network}, extra writable roots: {}",
+            confinement.name(),
+            roots.join(", ")
+        )
+    }
+}
+
+/// `reason`, saying that headless mode has nobody to ask.
+fn headless(mut reason: Reason) -> Reason {
+    reason.message = format!(
+        "{} (needs a human; nobody is there in headless mode)",
+        reason.message
+    );
+    reason
+}
+
+/// The mode table: the action for the strictest finding.
+fn action(mode: ApprovalMode, top: Option<Finding>, standing: Standing<'_>) -> Decision {
     let decision = |action, policy, reason| Decision {
         action,
         policy,
         reason,
+        confinement: None,
     };
     let policy = top.as_ref().map_or(Never, |f| f.policy);
     if let Some(finding) = &top {
@@ -172,17 +333,20 @@ pub(crate) fn decide(mode: ApprovalMode, top: Option<Finding>, standing: Standin
         };
         if needs_human {
             if mode == ApprovalMode::Headless {
-                let mut reason = finding.reason.clone();
-                reason.message = format!(
-                    "{} (needs a human; nobody is there in headless mode)",
-                    reason.message
-                );
-                return decision(Action::Block, policy, reason);
+                return decision(Action::Block, policy, headless(finding.reason.clone()));
             }
             return decision(Action::Ask, policy, finding.reason.clone());
         }
     }
     // What is left: a static `required` or `never`, an unknown tool, nothing.
+    if let (Some(what), Ok(())) = (standing.remembered, standing.known) {
+        let reason = Reason::new(
+            Level::Remembered,
+            Some(what.to_owned()),
+            "a person approved calls like this one (\"always\")",
+        );
+        return decision(Action::Run, policy, reason);
+    }
     if let (Some(key), Ok(())) = (standing.listed, standing.known) {
         let reason = Reason::new(
             Level::AllowList,

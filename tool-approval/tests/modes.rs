@@ -248,9 +248,14 @@ fn a_listed_key_with_no_policy_runs_by_the_allow_list() {
 fn unknown_tools_ask_in_manual_and_allow_list_and_run_in_trusting_modes() {
     let args = json!({});
     for mode in MODES {
+        // An unknown tool counts as touching the host: it runs confined,
+        // so only where the host can confine (see `confinement.rs`).
         let engine = PolicyEngine::builder()
             .mode(mode)
             .allow(["ghost/x"])
+            .confinement_support(tool_core::ConfinementSupport::Available {
+                mechanism: "test".into(),
+            })
             .build()
             .unwrap();
         let d = engine.evaluate_one(&CallRef::new("ghost", "x", &args), &ToolContext::new());

@@ -3,32 +3,39 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 
-use tool_core::InterventionRule;
+use tool_core::{Confinement, ConfinementSupport};
 
 use super::PolicyEngine;
+use super::host_rule::{HostRule, HostRules};
 use super::policy_file::{PolicyFile, check_key};
+use super::remember::Memory;
 use crate::audit::{Blacklist, DynamicAudit, GlobalAudit, PathScopeAudit};
 use crate::error::{Error, push_pointer};
 use crate::mode::ApprovalMode;
-use crate::policy::RuleSet;
 use crate::shell::ShellSyntax;
 
 /// Builds a [`PolicyEngine`].
 ///
 /// Defaults: [`ApprovalMode::Manual`], empty allow list, no host rules, the
-/// built-in [`Blacklist`] as the only global audit, and [`PathScopeAudit`]
-/// registered as `pathScopeAudit`. Later calls override earlier ones
-/// (e.g. [`mode`](Self::mode) after [`policy_file`](Self::policy_file) wins
-/// over the file's mode).
+/// built-in [`Blacklist`] as the only global audit, [`PathScopeAudit`]
+/// registered as `pathScopeAudit`; unattended runs of calls that touch the
+/// host confined to [`Confinement::workspace_write`] (no network), approved
+/// asks at full access, and [`ConfinementSupport::Unknown`] (so, until the
+/// host says it can confine, such runs ask, or are blocked in headless
+/// mode). Later calls override earlier ones (e.g. [`mode`](Self::mode)
+/// after [`policy_file`](Self::policy_file) wins over the file's mode).
 #[derive(Debug)]
 pub struct PolicyEngineBuilder {
     mode: ApprovalMode,
     allow_list: BTreeSet<String>,
-    host_rules: BTreeMap<String, Vec<InterventionRule>>,
+    host_rules: BTreeMap<String, Vec<HostRule>>,
     blacklist: Option<Blacklist>,
     global_audits: Vec<Arc<dyn GlobalAudit>>,
     dynamic_audits: BTreeMap<String, Arc<dyn DynamicAudit>>,
     shell_syntax: ShellSyntax,
+    confinement: Confinement,
+    confine_approved: bool,
+    support: ConfinementSupport,
 }
 
 impl PolicyEngine {
@@ -65,6 +72,9 @@ impl Default for PolicyEngineBuilder {
             global_audits: Vec::new(),
             dynamic_audits,
             shell_syntax: ShellSyntax::new(),
+            confinement: Confinement::workspace_write(),
+            confine_approved: false,
+            support: ConfinementSupport::Unknown,
         }
     }
 }
@@ -86,9 +96,43 @@ impl PolicyEngineBuilder {
         self
     }
 
-    /// Sets the host rules for one `identifier/apiName` (replacing earlier ones).
-    pub fn rules(mut self, key: impl Into<String>, rules: Vec<InterventionRule>) -> Self {
-        self.host_rules.insert(key.into(), rules);
+    /// Sets the host rules for one `identifier/apiName` (replacing earlier
+    /// ones): [`InterventionRule`](tool_core::InterventionRule)s, or
+    /// [`HostRule`]s carrying their own confinement.
+    pub fn rules<I, R>(mut self, key: impl Into<String>, rules: I) -> Self
+    where
+        I: IntoIterator<Item = R>,
+        R: Into<HostRule>,
+    {
+        self.host_rules
+            .insert(key.into(), rules.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// What a call to an API that touches the host runs under when it runs
+    /// without a person having seen it (default
+    /// [`Confinement::workspace_write`], no network). A host rule's own
+    /// confinement replaces it for the calls that rule decides.
+    pub fn confinement(mut self, confinement: Confinement) -> Self {
+        self.confinement = confinement;
+        self
+    }
+
+    /// Whether an approved ask keeps the default confinement (`true`) or
+    /// runs at full access, since a person saw exactly that call (`false`,
+    /// the default). Without confinement support, approved asks run at full
+    /// access either way.
+    pub fn confine_approved(mut self, keep: bool) -> Self {
+        self.confine_approved = keep;
+        self
+    }
+
+    /// Whether the host can enforce a confinement (default
+    /// [`ConfinementSupport::Unknown`], counted as unavailable): where it
+    /// cannot, a call that would run confined asks instead (headless: is
+    /// blocked). tool-runtime's sandbox probe tells the host.
+    pub fn confinement_support(mut self, support: ConfinementSupport) -> Self {
+        self.support = support;
         self
     }
 
@@ -143,7 +187,7 @@ impl PolicyEngineBuilder {
         for (key, rules) in &self.host_rules {
             let at = push_pointer("/rules", key);
             check_key(key, &at)?;
-            host_rules.insert(key.clone(), RuleSet::compile_at(rules, &at)?);
+            host_rules.insert(key.clone(), HostRules::compile_at(rules, &at)?);
         }
         Ok(self.finish(host_rules))
     }
@@ -152,12 +196,12 @@ impl PolicyEngineBuilder {
         let host_rules = self
             .host_rules
             .iter()
-            .filter_map(|(k, r)| RuleSet::compile(r).ok().map(|s| (k.clone(), s)))
+            .filter_map(|(k, r)| HostRules::compile_at(r, "").ok().map(|s| (k.clone(), s)))
             .collect();
         self.finish(host_rules)
     }
 
-    fn finish(self, host_rules: BTreeMap<String, RuleSet>) -> PolicyEngine {
+    fn finish(self, host_rules: BTreeMap<String, HostRules>) -> PolicyEngine {
         let mut global_audits: Vec<Arc<dyn GlobalAudit>> = Vec::new();
         if let Some(blacklist) = self.blacklist {
             global_audits.push(Arc::new(blacklist));
@@ -171,6 +215,10 @@ impl PolicyEngineBuilder {
             dynamic_audits: self.dynamic_audits,
             manifest_rules: Mutex::new(HashMap::new()),
             shell_syntax: self.shell_syntax,
+            confinement: self.confinement,
+            confine_approved: self.confine_approved,
+            support: self.support,
+            memory: Memory::default(),
         }
     }
 }

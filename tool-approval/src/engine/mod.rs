@@ -5,23 +5,30 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 
 use tool_core::{
-    DynamicIntervention, HumanIntervention, InterventionPolicy, InterventionRule, ToolContext,
+    Confinement, ConfinementSupport, DynamicIntervention, HumanIntervention, InterventionPolicy,
+    InterventionRule, ToolContext,
 };
 
 use crate::audit::{AuditInput, AuditVerdict, DynamicAudit, GlobalAudit};
 use crate::call::CallRef;
 use crate::call::facts::CallFacts;
 use crate::decision::{Decision, Evaluation, Level, Reason};
-use crate::mode::{self, ApprovalMode, Finding, Source, Standing};
+use crate::mode::{self, ApprovalMode, Finding, Source, Standing, Wall};
 use crate::policy::{RuleHit, RuleSet};
 use crate::shell::{Hazard, MAX_COMMAND_BYTES, ShellSyntax};
 
 mod builder;
+mod gate;
+mod host_rule;
 mod policy_file;
 pub mod policy_shell;
+pub mod remember;
 
 pub use builder::PolicyEngineBuilder;
+pub use host_rule::HostRule;
+use host_rule::HostRules;
 pub use policy_file::{MAX_POLICY_FILE_BYTES, PolicyFile};
+use remember::Memory;
 
 use InterventionPolicy::Required;
 
@@ -46,19 +53,78 @@ use InterventionPolicy::Required;
 ///    matches asks (`required`). A deny or `always` rule that only *might*
 ///    match text the parser could not read gives a `limits/unparsed-text`
 ///    finding (ask) instead of blocking.
-/// 4. The strictest finding applies, and **the mode** decides what to do
+/// 4. **Remembered approvals** ("always" from a person, see
+///    [`remember`]) rank like a listed key: they let a static `required` or
+///    an unknown-tool ask run, never an audit finding, a limit, `always` or
+///    `deny`.
+/// 5. The strictest finding applies, and **the mode** decides what to do
 ///    with it: see the table in [`ApprovalMode`]'s module docs
 ///    ([`crate::mode`]). Modes exempt only static `required` policies,
 ///    never an audit finding or a limit.
+/// 6. **Confinement**: every `run` of a call to an API that touches the
+///    host (or is unknown) gets the engine's default confinement
+///    ([`PolicyEngineBuilder::confinement`], workspace-write without
+///    network) unless the deciding host rule sets its own; an `ask` carries
+///    what it runs under once approved (full access, or the default with
+///    [`PolicyEngineBuilder::confine_approved`]). Where the host's
+///    [`ConfinementSupport`] is not available, a confined `run` asks
+///    instead (headless: is blocked) under `confinement/unavailable`. See
+///    the confinement column in [`crate::mode`].
+///
+/// # As a gate
+///
+/// `PolicyEngine` implements [`tool_core::Gate`]: build the invoker with
+/// `Invoker::default().with_gate(Arc::new(engine)).with_asker(asker)` and
+/// every batch is decided as [`evaluate`](Self::evaluate) decides it, each
+/// [`Decision`] mapped to a [`GateDecision`](tool_core::GateDecision)
+/// (`rule` and `message` from its reason, `confinement` as decided,
+/// `details` the decision serialised). An approval with "always"
+/// ([`Gate::remember`](tool_core::Gate::remember)) is remembered for the
+/// engine's lifetime (see [`remember`]).
+///
+/// ```
+/// use std::sync::Arc;
+/// use tool_approval::{ApprovalMode, PolicyEngine};
+/// use tool_core::{
+///     ApiDefinition, Confinement, ConfinementSupport, Invoker, ToolBuilder, ToolCall,
+///     ToolContext, ToolOutput, ToolRegistry,
+/// };
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let mut registry = ToolRegistry::new();
+/// registry.register(ToolBuilder::new("disk")
+///     .api(ApiDefinition::new("clean", "Clean the build.").touching_host(), |_, ctx| async move {
+///         // The tool applies what it is given.
+///         let under = ctx.extension::<Confinement>().map_or("none", |c| c.name());
+///         Ok(ToolOutput::text(format!("cleaned under {under}")))
+///     })
+///     .build()?)?;
+/// let ctx = ToolContext::new();
+/// let offered = registry.offer(&ctx);
+///
+/// let engine = PolicyEngine::builder()
+///     .mode(ApprovalMode::AutoRun)
+///     .confinement_support(ConfinementSupport::Available { mechanism: "landlock+seccomp".into() })
+///     .build()?;
+/// let invoker = Invoker::default().with_gate(Arc::new(engine));
+/// let out = invoker.invoke(&offered, &ToolCall::new("disk____clean", ""), &ctx).await;
+/// assert_eq!(out.content, "cleaned under workspace_write");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # }).unwrap();
+/// ```
 #[derive(Debug)]
 pub struct PolicyEngine {
     mode: ApprovalMode,
     allow_list: BTreeSet<String>,
-    host_rules: BTreeMap<String, RuleSet>,
+    host_rules: BTreeMap<String, HostRules>,
     global_audits: Vec<Arc<dyn GlobalAudit>>,
     dynamic_audits: BTreeMap<String, Arc<dyn DynamicAudit>>,
     manifest_rules: Mutex<RuleCache>,
     shell_syntax: ShellSyntax,
+    confinement: Confinement,
+    confine_approved: bool,
+    support: ConfinementSupport,
+    memory: Memory,
 }
 
 /// Compiled manifest rule lists, keyed by where the list lives and checked
@@ -73,6 +139,16 @@ impl PolicyEngine {
     /// The approval mode.
     pub fn mode(&self) -> ApprovalMode {
         self.mode
+    }
+
+    /// What a call that runs without a person having seen it runs under.
+    pub fn confinement(&self) -> &Confinement {
+        &self.confinement
+    }
+
+    /// Whether the host said it can confine calls.
+    pub fn confinement_support(&self) -> &ConfinementSupport {
+        &self.support
     }
 
     /// Evaluates a batch; decisions come back in input order.
@@ -114,11 +190,35 @@ impl PolicyEngine {
         };
         let listed = (self.mode == ApprovalMode::AllowList && self.allow_list.contains(&key))
             .then_some(key.as_str());
+        let remembered = if self.memory.is_empty() {
+            None
+        } else {
+            self.memory.recall(&key, call.arguments, &facts)
+        };
         let standing = Standing {
             known: unknown.as_deref().map_or(Ok(()), Err),
             listed,
+            remembered: remembered.as_deref(),
         };
-        mode::decide(self.mode, top, standing)
+        // An unknown tool or API counts as touching the host: fail closed.
+        let touches_host = call
+            .manifest
+            .and_then(|m| m.api(call.api))
+            .is_none_or(|a| a.touches_host);
+        let wall = Wall {
+            touches_host,
+            unattended: &self.confinement,
+            confine_approved: self.confine_approved,
+            support: &self.support,
+        };
+        mode::decide(self.mode, top, standing, wall)
+    }
+
+    /// Records a person's "always" for this call (see [`remember`]).
+    pub fn remember_call(&self, call: &CallRef<'_>, ctx: &ToolContext) {
+        let facts =
+            CallFacts::build_with(call.arguments, call.schema(), ctx.cwd(), &self.shell_syntax);
+        self.memory.record(&call.key(), &facts);
     }
 
     /// The call's own policy: dynamic audit, host rules, static config.
@@ -145,9 +245,19 @@ impl PolicyEngine {
         }
         if !self.host_rules.is_empty()
             && let Some(rules) = self.host_rules.get(key)
-            && let Some(hit) = rules.evaluate_facts(call.arguments, call.schema(), input.facts())
+            && let Some(hit) =
+                rules
+                    .set
+                    .evaluate_facts(call.arguments, call.schema(), input.facts())
         {
+            // Only a sure hit of the host's own rule carries its confinement.
+            let confinement = rules.confinement_of(&hit);
             let host = rule_finding(hit, Level::HostPolicy, Some(key), "the host policy rule");
+            let host = if host.source == Source::Static {
+                host.with_confinement(confinement)
+            } else {
+                host
+            };
             return Finding::strictest(result, Some(host));
         }
         let static_result = match config {

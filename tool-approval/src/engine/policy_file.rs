@@ -8,6 +8,7 @@
 //!     "local-system/runCommand": [
 //!       {"match": {"command": "git status:*"}, "policy": "never",
 //!        "examples": {"match": ["git status -s"], "notMatch": ["git status && rm -rf ~"]}},
+//!       {"match": {"command": "cargo build:*"}, "policy": "never", "confinement": "full_access"},
 //!       {"match": {"command": "git push:*"}, "policy": "deny"},
 //!       {"policy": "required"}
 //!     ]
@@ -20,10 +21,17 @@
 //!   host's command-line flag may override it).
 //! - `allowList`: `identifier/apiName` keys (used in allow-list mode).
 //! - `rules`: `identifier/apiName` → rule list. A rule is `{match?, policy,
-//!   examples?}`; `match` maps a parameter to a matcher (see
+//!   examples?, confinement?}`; `match` maps a parameter to a matcher (see
 //!   [`Matcher`](crate::Matcher)); `examples.match` / `examples.notMatch`
 //!   list argument objects (or bare values, for one-parameter rules) the rule
-//!   must / must not match, checked at load time.
+//!   must / must not match, checked at load time. `confinement` is what the
+//!   calls this rule decides run under instead of the engine's default:
+//!   `"full_access"` (explicitly out of confinement), `"workspace_write"`,
+//!   `"read_only"` (both without network), or a full object
+//!   `{"mode": "workspace_write", "writable_roots": ["/srv/cache"], "network": true}`
+//!   (see [`Confinement`](tool_core::Confinement) and the confinement column
+//!   in [`crate::mode`]). Only the host's rules have it; a tool's manifest
+//!   rules do not.
 //! - `blacklist`: `"default"` (the built-ins, also when absent), `"none"`, or
 //!   `{"base": "default"|"none", "remove": [ids], "add": [entries]}` where an
 //!   entry is `{"id", "policy", "command": matcher}` or `{"id", "policy",
@@ -38,7 +46,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde_json::{Map, Value};
-use tool_core::{ArgMatcher, InterventionPolicy, InterventionRule, RuleExamples};
+use tool_core::{ArgMatcher, Confinement, InterventionPolicy, InterventionRule, RuleExamples};
+
+use super::host_rule::HostRule;
 
 use crate::audit::{Blacklist, BlacklistEntry};
 use crate::error::{Error, push_pointer};
@@ -57,7 +67,7 @@ pub struct PolicyFile {
     /// `identifier/apiName` keys that run in allow-list mode.
     pub allow_list: Vec<String>,
     /// Host rules per `identifier/apiName`.
-    pub rules: BTreeMap<String, Vec<InterventionRule>>,
+    pub rules: BTreeMap<String, Vec<HostRule>>,
     /// The blacklist (`None` for `"none"`).
     pub blacklist: Option<Blacklist>,
     /// The host's wrappers and command options.
@@ -275,17 +285,18 @@ fn matcher(value: &Value, at: &str) -> Result<ArgMatcher, Error> {
 
 /// Parses, compiles and self-checks a rule list at `at`, reporting every
 /// problem of every rule.
-pub(crate) fn parse_rules(value: &Value, at: &str) -> Result<Vec<InterventionRule>, Error> {
-    let mut rules = Vec::new();
+pub(crate) fn parse_rules(value: &Value, at: &str) -> Result<Vec<HostRule>, Error> {
+    let mut host_rules = Vec::new();
     let mut problems = Vec::new();
     for (i, item) in array(value, at)?.iter().enumerate() {
         let here = push_pointer(at, i);
         match parse_rule(item, &here) {
-            Ok(rule) => rules.push(rule),
+            Ok(rule) => host_rules.push(rule),
             Err(e) => problems.extend(e.into_problems()),
         }
     }
     Error::from_list(problems)?;
+    let rules: Vec<InterventionRule> = host_rules.iter().map(|r| r.rule.clone()).collect();
     let compiled = RuleSet::compile_at(&rules, at)?;
     let mut problems = Vec::new();
     for (i, rule) in rules.iter().enumerate() {
@@ -318,14 +329,46 @@ pub(crate) fn parse_rules(value: &Value, at: &str) -> Result<Vec<InterventionRul
         }
     }
     Error::from_list(problems)?;
-    Ok(rules)
+    Ok(host_rules)
+}
+
+/// A rule's `confinement`: a mode name (no network, no extra roots) or a
+/// full [`Confinement`] object.
+fn confinement(value: &Value, at: &str) -> Result<Confinement, Error> {
+    match value.as_str() {
+        Some("full_access") => Ok(Confinement::FullAccess),
+        Some("workspace_write") => Ok(Confinement::workspace_write()),
+        Some("read_only") => Ok(Confinement::read_only()),
+        Some(_) => Err(Error::invalid(
+            at,
+            value,
+            "unknown confinement, expected one of full_access, workspace_write, read_only, or an object with `mode`",
+        )),
+        None => serde_json::from_value(value.clone()).map_err(|e| {
+            Error::invalid(
+                at,
+                value,
+                format!("expected a confinement (`{{\"mode\": …}}`): {e}"),
+            )
+        }),
+    }
 }
 
 /// One rule at `here`: every field checked, every problem kept.
-fn parse_rule(item: &Value, here: &str) -> Result<InterventionRule, Error> {
+fn parse_rule(item: &Value, here: &str) -> Result<HostRule, Error> {
     let map = object(item, here)?;
     let mut problems = Vec::new();
-    known_keys(map, here, &["match", "policy", "examples"], &mut problems);
+    known_keys(
+        map,
+        here,
+        &["match", "policy", "examples", "confinement"],
+        &mut problems,
+    );
+    let confinement = map.get("confinement").and_then(|v| {
+        confinement(v, &push_pointer(here, "confinement"))
+            .map_err(|e| problems.push(e))
+            .ok()
+    });
     let policy = match map.get("policy") {
         None => {
             problems.push(Error::invalid(here, item, "a rule needs a `policy`"));
@@ -381,10 +424,13 @@ fn parse_rule(item: &Value, here: &str) -> Result<InterventionRule, Error> {
         }
     }
     Error::from_list(problems)?;
-    Ok(InterventionRule {
-        matches,
-        policy: policy.unwrap_or(InterventionPolicy::Required),
-        examples,
+    Ok(HostRule {
+        rule: InterventionRule {
+            matches,
+            policy: policy.unwrap_or(InterventionPolicy::Required),
+            examples,
+        },
+        confinement,
     })
 }
 

@@ -49,6 +49,9 @@ pub struct RuleHit {
     /// not be read whole (see [`Hazard`]); the engine asks instead of
     /// applying the rule's policy.
     pub unsure: Option<Hazard>,
+    /// For a compound command approved part by part by several `never`
+    /// rules together, their indices (in order); empty otherwise.
+    pub approved_by: Vec<usize>,
 }
 
 impl RuleSet {
@@ -120,7 +123,7 @@ impl RuleSet {
         let mut strongest: Option<RuleHit> = None;
         for (index, rule) in self.rules.iter().enumerate() {
             if first.is_none()
-                && let Some((at, detail)) = &composite
+                && let Some((at, detail, used)) = &composite
                 && *at == index
             {
                 first = Some(RuleHit {
@@ -128,6 +131,7 @@ impl RuleSet {
                     policy: InterventionPolicy::Never,
                     detail: detail.clone(),
                     unsure: None,
+                    approved_by: used.clone(),
                 });
             }
             let is_strong = rule.policy >= InterventionPolicy::Always;
@@ -142,6 +146,7 @@ impl RuleSet {
                 policy: rule.policy,
                 detail: rule.detail.clone(),
                 unsure,
+                approved_by: Vec::new(),
             };
             if first.is_none() {
                 first = Some(hit.clone());
@@ -165,7 +170,7 @@ impl RuleSet {
     /// (`ls && git status` under `ls:*` and `git status:*`). The combined
     /// approval sits at the position of the last rule it needs, so an
     /// earlier non-`never` rule that matches still comes first.
-    fn composite_approval(&self, subjects: &Subjects<'_>) -> Option<(usize, String)> {
+    fn composite_approval(&self, subjects: &Subjects<'_>) -> Option<(usize, String, Vec<usize>)> {
         let mut param: Option<&str> = None;
         let mut candidates: Vec<(usize, &[String])> = Vec::new();
         for (index, rule) in self.rules.iter().enumerate() {
@@ -209,6 +214,7 @@ impl RuleSet {
                 list.join(" + "),
                 param.unwrap_or_default()
             ),
+            used.into_iter().collect(),
         ))
     }
 
