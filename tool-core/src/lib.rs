@@ -120,6 +120,7 @@ mod provider;
 mod registry;
 mod schema;
 mod strict;
+mod suggest;
 mod surface;
 mod tool;
 mod validate;
@@ -159,6 +160,7 @@ pub use provider::{ProviderFormat, ResultOptions};
 pub use registry::ToolRegistry;
 pub use schema::schema_for_args;
 pub use strict::{StrictExport, strict_schema};
+pub use suggest::nearest_candidates;
 pub use surface::SurfaceTable;
 pub use tool::{FnTool, Tool, ToolBuilder, TypedApi, deserialize_args};
 pub use validate::{

@@ -170,9 +170,27 @@ impl CompiledSchema {
     pub fn violations(&self, instance: &Value) -> Vec<Violation> {
         self.validator
             .iter_errors(instance)
-            .map(|error| Violation {
-                pointer: error.instance_path().to_string(),
-                message: error.to_string(),
+            .map(|error| {
+                let mut message = error.to_string();
+                if let (
+                    jsonschema::error::ValidationErrorKind::Enum { options },
+                    Value::String(given),
+                ) = (error.kind(), error.instance().as_ref())
+                {
+                    let options: Vec<&str> = options
+                        .as_array()
+                        .map(|o| o.iter().filter_map(Value::as_str).collect())
+                        .unwrap_or_default();
+                    let near = crate::suggest::nearest_candidates(given, options);
+                    if !near.is_empty() {
+                        let list: Vec<String> = near.iter().map(|c| format!("`{c}`")).collect();
+                        message.push_str(&format!("; did you mean {}?", list.join(" or ")));
+                    }
+                }
+                Violation {
+                    pointer: error.instance_path().to_string(),
+                    message,
+                }
             })
             .collect()
     }

@@ -376,3 +376,39 @@ fn outputs_serialise_with_their_error_code() {
     let back: ToolOutput = serde_json::from_value(serde_json::to_value(&failed).unwrap()).unwrap();
     assert_eq!(back, failed);
 }
+
+#[tokio::test]
+async fn a_value_outside_an_enum_names_the_nearest_candidates() {
+    let tool = ToolBuilder::new("export")
+        .api(
+            ApiDefinition::new("save", "Saves a document.").with_parameters(json!({
+                "type": "object",
+                "properties": {"format": {"type": "string", "enum": ["pdf", "png", "html"]}},
+                "required": ["format"]
+            })),
+            |_, _| async { Ok(ToolOutput::text("saved")) },
+        )
+        .build()
+        .unwrap();
+    let mut registry = ToolRegistry::new();
+    registry.register(tool).unwrap();
+    let ctx = ToolContext::new();
+    let offered = registry.offer(&ctx);
+    for (given, want) in [("PDF", "`pdf`"), ("pfd", "`pdf`"), ("htm", "`html`")] {
+        let args = json!({ "format": given }).to_string();
+        let out = Invoker::default()
+            .invoke(&offered, &ToolCall::new("export____save", args), &ctx)
+            .await;
+        assert_eq!(out.error_code().unwrap(), "invalid_arguments");
+        assert!(
+            out.content.contains(&format!("did you mean {want}?")),
+            "{}",
+            out.content
+        );
+    }
+    let args = json!({ "format": "spreadsheet" }).to_string();
+    let out = Invoker::default()
+        .invoke(&offered, &ToolCall::new("export____save", args), &ctx)
+        .await;
+    assert!(!out.content.contains("did you mean"), "{}", out.content);
+}
