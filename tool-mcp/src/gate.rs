@@ -1,51 +1,164 @@
-//! The approval seam of the serving side. tool-mcp does not depend on a
-//! policy engine: the host implements [`ApprovalGate`] (e.g. with
-//! tool-approval's `PolicyEngine`) and, optionally, an [`Approver`].
+//! The approval seam of the serving side: tool-core's [`Gate`] decides,
+//! tool-core's [`Asker`] answers. tool-mcp depends on no policy engine: the
+//! host hands [`RegistryServer`](crate::RegistryServer) its gate (e.g.
+//! tool-approval's `PolicyEngine`) and, optionally, a fallback asker.
+//!
+//! Asking the MCP client's user is one more [`Asker`]: [`ClientAsker`] turns
+//! each ask into an `elicitation/create` request (form mode) when the client
+//! declared elicitation, and hands the asks to the host's fallback asker
+//! otherwise.
+
+use std::fmt::Write as _;
+use std::sync::Arc;
 
 use async_trait::async_trait;
-use tool_core::{OfferedTools, PreparedCall, ToolContext, ToolOutput};
+use rmcp::RoleServer;
+use rmcp::model::{ElicitRequestParams, ElicitationAction, ElicitationSchema};
+use rmcp::service::Peer;
+use tool_core::{
+    Answer, Ask, Asker, Gate, GateAction, GateDecision, OfferedTools, PreparedCall, ToolContext,
+};
 
-/// What the gate decided for one prepared call.
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub enum GateDecision {
-    /// Run it.
-    Run,
-    /// A human must say yes first. `declined` is the output when they don't.
-    Ask {
-        /// The question put to the human (names the tool and why).
-        message: String,
-        /// The blocked output returned when the human declines.
-        declined: ToolOutput,
-    },
-    /// Never run; this is the output.
-    Block(ToolOutput),
-}
-
-/// Decides, for each call served over MCP, whether it runs.
-pub trait ApprovalGate: Send + Sync {
-    /// The decision for `call` (already parsed and validated by the pipeline).
-    fn decide(
-        &self,
-        call: &PreparedCall,
-        offered: &OfferedTools,
-        ctx: &ToolContext,
-    ) -> GateDecision;
-}
-
-/// A gate that runs everything (for trusted, local use only).
+/// A gate that runs everything, with nothing confined (for trusted, local
+/// use only: tests, a registry of pure functions).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct RunEverything;
 
-impl ApprovalGate for RunEverything {
-    fn decide(&self, _: &PreparedCall, _: &OfferedTools, _: &ToolContext) -> GateDecision {
-        GateDecision::Run
+#[async_trait]
+impl Gate for RunEverything {
+    async fn decide(
+        &self,
+        calls: &[PreparedCall],
+        _: &OfferedTools,
+        _: &ToolContext,
+    ) -> Vec<GateDecision> {
+        calls.iter().map(|_| GateDecision::run()).collect()
     }
 }
 
-/// Answers an `ask` when the MCP client cannot (it declared no elicitation).
+/// The most characters of a call's arguments shown in an elicitation.
+const MAX_SHOWN_ARGUMENTS: usize = 2_000;
+
+/// The question put to the client's user for one ask: the tool, its
+/// arguments (capped), the gate's reason and what an approval runs under.
+pub(crate) fn question(ask: &Ask<'_>) -> String {
+    let arguments = ask.call.arguments.to_string();
+    let mut shown: String = arguments.chars().take(MAX_SHOWN_ARGUMENTS).collect();
+    if shown.len() < arguments.len() {
+        shown.push('…');
+    }
+    let mut question = format!(
+        "Allow `{}` with {shown}? ({})",
+        ask.call.wire_name, ask.decision.message
+    );
+    if let Some(confinement) = &ask.decision.confinement
+        && confinement.is_confined()
+    {
+        let _ = write!(
+            question,
+            " It would run confined ({}, network {}).",
+            confinement.name(),
+            if confinement.network() { "on" } else { "off" }
+        );
+    }
+    question
+}
+
+/// Puts the asks of one served call to the MCP client's user by
+/// elicitation (accept → approve, decline → decline, cancel → decline
+/// saying it was dismissed), or to the host's fallback asker when the
+/// client declared no elicitation.
+pub(crate) struct ClientAsker {
+    /// The client, when it declared form elicitation.
+    pub(crate) peer: Option<Peer<RoleServer>>,
+    /// The host's asker for clients without elicitation.
+    pub(crate) fallback: Option<Arc<dyn Asker>>,
+}
+
+impl ClientAsker {
+    /// Whether anyone can be asked.
+    pub(crate) fn can_ask(&self) -> bool {
+        self.peer.is_some() || self.fallback.is_some()
+    }
+
+    async fn elicit(peer: &Peer<RoleServer>, ask: &Ask<'_>, ctx: &ToolContext) -> Answer {
+        let request = peer.create_elicitation(ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message: question(ask),
+            requested_schema: ElicitationSchema::new(Default::default()),
+        });
+        let answer = tokio::select! {
+            biased;
+            () = ctx.cancellation().cancelled() => {
+                return Answer::decline_because("the call was cancelled while its approval was asked");
+            }
+            answer = request => answer,
+        };
+        match answer {
+            Ok(result) => match result.action {
+                ElicitationAction::Accept => Answer::approve(),
+                ElicitationAction::Decline => Answer::decline(),
+                ElicitationAction::Cancel => {
+                    Answer::decline_because("the user dismissed the question")
+                }
+                other => Answer::decline_because(format!(
+                    "the MCP client answered the question with `{other:?}`, which is not an approval"
+                )),
+            },
+            Err(e) => Answer::decline_because(format!(
+                "asking the MCP client's user failed ({e}), so the call did not run"
+            )),
+        }
+    }
+}
+
 #[async_trait]
-pub trait Approver: Send + Sync {
-    /// Whether the human approves `call`.
-    async fn approve(&self, call: &PreparedCall, message: &str) -> bool;
+impl Asker for ClientAsker {
+    async fn ask(&self, asks: &[Ask<'_>], ctx: &ToolContext) -> Vec<Answer> {
+        match (&self.peer, &self.fallback) {
+            (Some(peer), _) => {
+                let mut answers = Vec::with_capacity(asks.len());
+                for ask in asks {
+                    answers.push(Self::elicit(peer, ask, ctx).await);
+                }
+                answers
+            }
+            (None, Some(fallback)) => fallback.ask(asks, ctx).await,
+            (None, None) => asks
+                .iter()
+                .map(|_| Answer::decline_because("no one can be asked"))
+                .collect(),
+        }
+    }
+}
+
+/// The host's gate, with a note on every `ask` saying why no one will be
+/// asked: used when the client declared no elicitation and the host gave
+/// no fallback asker, so the `approval_required` output tells the model
+/// (and the person reading the log) what to change.
+pub(crate) struct NoOneToAsk(pub(crate) Arc<dyn Gate>);
+
+#[async_trait]
+impl Gate for NoOneToAsk {
+    async fn decide(
+        &self,
+        calls: &[PreparedCall],
+        offered: &OfferedTools,
+        ctx: &ToolContext,
+    ) -> Vec<GateDecision> {
+        let mut decisions = self.0.decide(calls, offered, ctx).await;
+        for decision in &mut decisions {
+            if decision.action == GateAction::Ask {
+                decision.message = format!(
+                    "{}; this MCP client did not declare elicitation and the server has no fallback asker: allow the tool in the server's policy or use a client with elicitation",
+                    decision.message
+                );
+            }
+        }
+        decisions
+    }
+
+    fn remember(&self, call: &PreparedCall, decision: &GateDecision) {
+        self.0.remember(call, decision);
+    }
 }

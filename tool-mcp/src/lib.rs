@@ -23,7 +23,8 @@
 //!   fails with `mcp_tool_removed`.
 //! - [`RegistryServer`]: the other direction — a [`tool_core::ToolRegistry`]
 //!   served over MCP, each call through the [`tool_core::Invoker`] pipeline
-//!   and the host's [`ApprovalGate`], `ask`s put to the client by elicitation,
+//!   gated by the host's [`tool_core::Gate`], `ask`s put to the client by
+//!   elicitation (an [`tool_core::Asker`]) or to the host's fallback asker,
 //!   `tools/list` in pages of [`DEFAULT_PAGE_SIZE`] (cursor-linked);
 //!   [`RegistryServer::live`] serves a [`tool_core::LiveRegistry`] and tells
 //!   clients when it changes ([`RegistryServer::notify_tools_changed`]).
@@ -93,7 +94,7 @@ pub use config::{
 pub use content::{ERROR_META_KEY, MCP_TOOL_ERROR, map_call_result};
 pub use elicit::{ElicitationHandler, Elicited};
 pub use error::Error;
-pub use gate::{ApprovalGate, Approver, GateDecision, RunEverything};
+pub use gate::RunEverything;
 pub use http::HttpGuard;
 pub use live::{LiveLoad, LiveSync};
 pub use manager::{MAX_LIST_PAGES, ManagerOptions, McpManager, ServerStatus};

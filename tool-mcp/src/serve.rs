@@ -2,23 +2,31 @@
 //!
 //! Every `tools/call` goes through the same [`Invoker`] pipeline as a direct
 //! call (name resolution, argument parsing with truncation diagnosis, schema
-//! validation, timeout, cancellation, content cap) and through the host's
-//! [`ApprovalGate`]. Pipeline refusals come back as `isError` results the
-//! model can act on; the [`ToolOutput`]'s error and state ride along in
-//! `_meta` / `structuredContent` so a tool-mcp client gets them back whole.
+//! validation, the host's [`Gate`], timeout, cancellation, content cap):
+//! the invoker is built with [`Invoker::with_gate`] and
+//! [`Invoker::with_asker`], so a call that runs gets the decision's
+//! [`Confinement`](tool_core::Confinement) in its context, and blocked,
+//! declined and unanswerable calls get tool-core's ready outputs. Every
+//! output, refusals included, comes back as an MCP result (`isError` when it
+//! failed); the [`ToolOutput`]'s error and state ride along in `_meta` /
+//! `structuredContent` so a tool-mcp client gets them back whole.
 //!
-//! An `ask` is put to the client's user through MCP elicitation when the
-//! client declared it (accept → run, decline or cancel → the declined
-//! output); otherwise the host's [`Approver`] decides; with neither, the call
-//! fails with an MCP error saying why.
+//! Who answers an `ask`:
+//!
+//! 1. the client's user, through MCP elicitation, when the client declared
+//!    it (accept → run; decline → `declined_by_user`; cancel → declined,
+//!    saying it was dismissed);
+//! 2. else the host's fallback [`Asker`]
+//!    ([`RegistryServer::with_asker`]);
+//! 3. else no one: the call does not run and gets `approval_required`,
+//!    saying the client declared no elicitation.
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequestParams,
-    ElicitationAction, ElicitationSchema, Implementation, ListToolsResult, PaginatedRequestParams,
-    ServerCapabilities, ServerConfig, ToolAnnotations,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, ToolAnnotations,
 };
 use rmcp::service::{NotificationContext, Peer, RequestContext};
 use rmcp::transport::streamable_http_server::{
@@ -28,13 +36,13 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 use tool_core::{
-    HumanIntervention, InterventionPolicy, Invoker, LiveRegistry, OfferedTools, ToolCall,
-    ToolContext, ToolOutput, ToolRegistry,
+    Asker, Gate, HumanIntervention, InterventionPolicy, Invoker, LiveRegistry, OfferedTools,
+    ToolCall, ToolContext, ToolOutput, ToolRegistry,
 };
 
 use crate::content::ERROR_META_KEY;
 use crate::error::Error;
-use crate::gate::{ApprovalGate, Approver, GateDecision};
+use crate::gate::{ClientAsker, NoOneToAsk};
 
 /// The `_meta` key carrying a served output's `state` when it is not an object.
 pub const STATE_META_KEY: &str = "toolLayer/state";
@@ -71,8 +79,8 @@ struct Inner {
     peers: Mutex<Vec<Peer<RoleServer>>>,
     invoker: Invoker,
     ctx: ToolContext,
-    gate: Arc<dyn ApprovalGate>,
-    approver: Option<Arc<dyn Approver>>,
+    gate: Arc<dyn Gate>,
+    fallback: Option<Arc<dyn Asker>>,
     name: String,
     page_size: usize,
 }
@@ -95,7 +103,7 @@ impl std::fmt::Debug for RegistryServer {
 impl RegistryServer {
     /// Serves `registry` with `gate` deciding each call; `ctx` is the
     /// context every call runs in (its working directory, ids…).
-    pub fn new(registry: Arc<ToolRegistry>, gate: Arc<dyn ApprovalGate>, ctx: ToolContext) -> Self {
+    pub fn new(registry: Arc<ToolRegistry>, gate: Arc<dyn Gate>, ctx: ToolContext) -> Self {
         Self::from_source(Source::Fixed(registry), gate, ctx)
     }
 
@@ -105,11 +113,11 @@ impl RegistryServer {
     /// server declares `tools.listChanged`, and
     /// [`notify_tools_changed`](Self::notify_tools_changed) tells the
     /// connected clients to list again.
-    pub fn live(registry: LiveRegistry, gate: Arc<dyn ApprovalGate>, ctx: ToolContext) -> Self {
+    pub fn live(registry: LiveRegistry, gate: Arc<dyn Gate>, ctx: ToolContext) -> Self {
         Self::from_source(Source::Live(registry), gate, ctx)
     }
 
-    fn from_source(registry: Source, gate: Arc<dyn ApprovalGate>, ctx: ToolContext) -> Self {
+    fn from_source(registry: Source, gate: Arc<dyn Gate>, ctx: ToolContext) -> Self {
         Self {
             inner: Arc::new(Inner {
                 registry,
@@ -117,7 +125,7 @@ impl RegistryServer {
                 invoker: Invoker::default(),
                 ctx,
                 gate,
-                approver: None,
+                fallback: None,
                 name: "tool-layer".into(),
                 page_size: DEFAULT_PAGE_SIZE,
             }),
@@ -128,10 +136,10 @@ impl RegistryServer {
         let mut inner = Arc::try_unwrap(self.inner).unwrap_or_else(|shared| Inner {
             registry: shared.registry.clone(),
             peers: Mutex::new(Vec::new()),
-            invoker: shared.invoker,
+            invoker: shared.invoker.clone(),
             ctx: shared.ctx.clone(),
             gate: Arc::clone(&shared.gate),
-            approver: shared.approver.clone(),
+            fallback: shared.fallback.clone(),
             name: shared.name.clone(),
             page_size: shared.page_size,
         });
@@ -141,14 +149,20 @@ impl RegistryServer {
         }
     }
 
-    /// Uses this pipeline configuration.
+    /// Uses this pipeline configuration (content cap, timeouts). Give it no
+    /// gate or asker of its own: the server builds every call's invoker
+    /// from it with the gate given to [`new`](Self::new) /
+    /// [`live`](Self::live) and the asker chosen per call (see the
+    /// [module guide](self)).
     pub fn with_invoker(self, invoker: Invoker) -> Self {
         self.edit(|i| i.invoker = invoker)
     }
 
-    /// Answers `ask`s for clients without elicitation.
-    pub fn with_approver(self, approver: Arc<dyn Approver>) -> Self {
-        self.edit(|i| i.approver = Some(approver))
+    /// Puts the asks of clients that declared no elicitation to `asker`
+    /// (a terminal prompt, a host UI). Without one, such asks get
+    /// `approval_required`.
+    pub fn with_asker(self, asker: Arc<dyn Asker>) -> Self {
+        self.edit(|i| i.fallback = Some(asker))
     }
 
     /// The server name announced in the handshake.
@@ -264,59 +278,29 @@ impl RegistryServer {
             .map(|a| Value::Object(a).to_string())
             .unwrap_or_default();
         let call = ToolCall::new(request.name.to_string(), arguments);
-        let prepared = match inner.invoker.prepare(&offered, &call) {
-            Ok(prepared) => prepared,
-            Err(refused) => {
-                return Ok(to_result(tool_core::cap_content(
-                    refused,
-                    inner.invoker.config().max_content_chars,
-                )));
-            }
+        let can_elicit = context.peer.peer_info().is_some_and(|info| {
+            info.capabilities
+                .elicitation
+                .as_ref()
+                .is_some_and(|e| e.form.is_some() || e.url.is_none())
+        });
+        let asker = ClientAsker {
+            peer: can_elicit.then(|| context.peer.clone()),
+            fallback: inner.fallback.clone(),
         };
-        let output = match inner.gate.decide(&prepared, &offered, &ctx) {
-            GateDecision::Run => inner.invoker.execute(prepared, &ctx).await,
-            GateDecision::Block(blocked) => blocked,
-            GateDecision::Ask { message, declined } => {
-                let can_elicit = context.peer.peer_info().is_some_and(|info| {
-                    info.capabilities
-                        .elicitation
-                        .as_ref()
-                        .is_some_and(|e| e.form.is_some() || e.url.is_none())
-                });
-                let approved = if can_elicit {
-                    let answer = context
-                        .peer
-                        .create_elicitation(ElicitRequestParams::FormElicitationParams {
-                            meta: None,
-                            message: message.clone(),
-                            requested_schema: ElicitationSchema::new(Default::default()),
-                        })
-                        .await
-                        .map_err(|e| {
-                            ErrorData::internal_error(
-                                format!("asking the client's user failed: {e}"),
-                                None,
-                            )
-                        })?;
-                    answer.action == ElicitationAction::Accept
-                } else if let Some(approver) = &inner.approver {
-                    approver.approve(&prepared, &message).await
-                } else {
-                    return Err(ErrorData::invalid_request(
-                        format!(
-                            "`{}` needs a human's approval ({message}), and this client did not declare MCP elicitation to ask one; allow the tool in the server's policy or use a client with elicitation",
-                            prepared.wire_name
-                        ),
-                        Some(json!({"tool": prepared.wire_name, "approval": "required"})),
-                    ));
-                };
-                if approved {
-                    inner.invoker.execute(prepared, &ctx).await
-                } else {
-                    declined
-                }
-            }
+        let invoker = if asker.can_ask() {
+            inner
+                .invoker
+                .clone()
+                .with_gate(Arc::clone(&inner.gate))
+                .with_asker(Arc::new(asker))
+        } else {
+            inner
+                .invoker
+                .clone()
+                .with_gate(Arc::new(NoOneToAsk(Arc::clone(&inner.gate))))
         };
+        let output = invoker.invoke(&offered, &call, &ctx).await;
         Ok(to_result(output))
     }
 }

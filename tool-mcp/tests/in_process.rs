@@ -23,12 +23,12 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 use tool_core::{
-    ApiDefinition, ErrorCode, OfferedTools, PreparedCall, ToolBuilder, ToolContext, ToolError,
-    ToolOutput, ToolRegistry,
+    Answer, ApiDefinition, Ask, Asker, Confinement, ErrorCode, Gate, GateDecision, OfferedTools,
+    PreparedCall, ToolBuilder, ToolContext, ToolError, ToolOutput, ToolRegistry,
 };
 use tool_mcp::{
-    ApprovalGate, ElicitationHandler, Elicited, GateDecision, ManagerOptions, McpManager,
-    McpServerConfig, McpTransport, RegistryServer,
+    ElicitationHandler, Elicited, ManagerOptions, McpManager, McpServerConfig, McpTransport,
+    RegistryServer,
 };
 
 /// Lists `total` tools, `per_page` at a time; the `grow` tool adds one and
@@ -150,25 +150,46 @@ async fn discovery_follows_every_page_and_list_changed_invalidates_the_catalog()
     stop.cancel();
 }
 
-/// Asks for `note____write`, runs the rest, blocks `note____erase`.
+/// Asks for `note____write` (confined read-only once approved), blocks
+/// `note____erase`, runs the rest under `workspace_write`.
 struct TestGate;
 
-impl ApprovalGate for TestGate {
-    fn decide(&self, call: &PreparedCall, _: &OfferedTools, _: &ToolContext) -> GateDecision {
-        match call.api.as_str() {
-            "write" => GateDecision::Ask {
-                message: format!("Allow {}?", call.wire_name),
-                declined: ToolOutput::failure(ToolError::new(
-                    ErrorCode::new("declined_by_user"),
-                    "The user said no.",
-                )),
-            },
-            "erase" => GateDecision::Block(ToolOutput::failure(ToolError::new(
-                ErrorCode::new("blocked_by_security_privacy"),
-                "Blocked by security/privacy.",
-            ))),
-            _ => GateDecision::Run,
-        }
+#[async_trait]
+impl Gate for TestGate {
+    async fn decide(
+        &self,
+        calls: &[PreparedCall],
+        _: &OfferedTools,
+        _: &ToolContext,
+    ) -> Vec<GateDecision> {
+        calls
+            .iter()
+            .map(|call| match call.api.as_str() {
+                "write" => {
+                    GateDecision::ask("notes need a yes").with_confinement(Confinement::read_only())
+                }
+                "erase" => GateDecision::block("erasing is never allowed").with_rule("no-erase"),
+                _ => GateDecision::run().with_confinement(Confinement::workspace_write()),
+            })
+            .collect()
+    }
+}
+
+/// The host's own asker, for clients without elicitation.
+struct HostAsker {
+    asked: Mutex<Vec<String>>,
+}
+
+#[async_trait]
+impl Asker for HostAsker {
+    async fn ask(&self, asks: &[Ask<'_>], _: &ToolContext) -> Vec<Answer> {
+        let mut asked = self.asked.lock().unwrap();
+        asks.iter()
+            .map(|ask| {
+                asked.push(ask.call.wire_name.clone());
+                Answer::approve()
+            })
+            .collect()
     }
 }
 
@@ -199,14 +220,22 @@ fn note_registry() -> ToolRegistry {
                 .api(
                     ApiDefinition::new("read", "Reads.")
                         .with_parameters(json!({"type":"object","properties":{}})),
-                    |_, _| async { Ok(ToolOutput::with_state("the note", json!({"lines": 1}))) },
+                    |_, ctx| async move {
+                        let confinement = ctx.extension::<Confinement>().map(Confinement::name);
+                        Ok(ToolOutput::with_state(
+                            "the note",
+                            json!({"lines": 1, "confinement": confinement}),
+                        ))
+                    },
                 )
                 .api(
                     ApiDefinition::new("write", "Writes.").with_parameters(params.clone()),
-                    |args, _| async move {
+                    |args, ctx| async move {
+                        let confinement = ctx.extension::<Confinement>().map(Confinement::name);
                         Ok(ToolOutput::text(format!(
-                            "wrote {}",
-                            args["text"].as_str().unwrap_or_default()
+                            "wrote {} ({})",
+                            args["text"].as_str().unwrap_or_default(),
+                            confinement.unwrap_or("unconfined")
                         )))
                     },
                 )
@@ -235,11 +264,21 @@ fn note_registry() -> ToolRegistry {
 async fn served(
     accept: Option<bool>,
 ) -> (Arc<McpManager>, Option<Arc<Answers>>, CancellationToken) {
-    let server = RegistryServer::new(
-        Arc::new(note_registry()),
-        Arc::new(TestGate),
-        ToolContext::new(),
-    );
+    served_by(
+        RegistryServer::new(
+            Arc::new(note_registry()),
+            Arc::new(TestGate),
+            ToolContext::new(),
+        ),
+        accept,
+    )
+    .await
+}
+
+async fn served_by(
+    server: RegistryServer,
+    accept: Option<bool>,
+) -> (Arc<McpManager>, Option<Arc<Answers>>, CancellationToken) {
     let stop = CancellationToken::new();
     let (addr, _task) = server
         .serve_http("127.0.0.1:0".parse().unwrap(), stop.clone())
@@ -271,7 +310,12 @@ async fn a_served_registry_round_trips_state_errors_and_refusals() {
     let registry = common::registry_of(&manager).await;
     let read = common::call(&registry, "host", "note____read", "{}").await;
     assert_eq!(read.content, "the note");
-    assert_eq!(read.state.unwrap()["structuredContent"]["lines"], 1);
+    let state = read.state.unwrap();
+    assert_eq!(state["structuredContent"]["lines"], 1);
+    assert_eq!(
+        state["structuredContent"]["confinement"], "workspace_write",
+        "a call that runs gets the decision's confinement in its context"
+    );
     let broken = common::call(&registry, "host", "note____broken", "{}").await;
     assert_eq!(
         broken.error_code().unwrap(),
@@ -280,6 +324,21 @@ async fn a_served_registry_round_trips_state_errors_and_refusals() {
     );
     let blocked = common::call(&registry, "host", "note____erase", "{}").await;
     assert_eq!(blocked.error_code().unwrap(), "blocked_by_security_privacy");
+    assert_eq!(blocked.content, tool_core::BLOCKED_CONTENT);
+    let result = manager
+        .call_tool("host", "note____erase", serde_json::Map::new())
+        .await
+        .unwrap();
+    assert_eq!(
+        result.is_error,
+        Some(true),
+        "a blocked call is an isError result"
+    );
+    assert_eq!(
+        result.structured_content.unwrap()["reason"]["rule"],
+        "no-erase",
+        "the blocked state names the rule"
+    );
     // Refusals of the serving pipeline come back as isError results.
     let result = manager
         .call_tool("host", "note____write", serde_json::Map::new())
@@ -302,10 +361,15 @@ async fn an_ask_goes_to_the_client_through_elicitation() {
     let (manager, answers, stop) = served(Some(true)).await;
     let registry = common::registry_of(&manager).await;
     let wrote = common::call(&registry, "host", "note____write", r#"{"text":"hello"}"#).await;
-    assert_eq!(wrote.content, "wrote hello", "{wrote:?}");
+    assert_eq!(
+        wrote.content, "wrote hello (read_only)",
+        "an approved call runs under the ask's confinement: {wrote:?}"
+    );
     assert_eq!(
         answers.unwrap().asked.lock().unwrap().as_slice(),
-        ["Allow note____write?"]
+        [
+            r#"Allow `note____write` with {"text":"hello"}? (notes need a yes) It would run confined (read_only, network off)."#
+        ]
     );
     stop.cancel();
 
@@ -313,14 +377,38 @@ async fn an_ask_goes_to_the_client_through_elicitation() {
     let registry = common::registry_of(&manager).await;
     let declined = common::call(&registry, "host", "note____write", r#"{"text":"hello"}"#).await;
     assert_eq!(declined.error_code().unwrap(), "declined_by_user");
+    assert!(declined.content.starts_with(tool_core::DECLINED_CONTENT));
+    stop.cancel();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_elicitation_the_host_asker_answers_or_no_one_can_and_nothing_runs() {
+    let host = Arc::new(HostAsker {
+        asked: Mutex::new(Vec::new()),
+    });
+    let server = RegistryServer::new(
+        Arc::new(note_registry()),
+        Arc::new(TestGate),
+        ToolContext::new(),
+    )
+    .with_asker(Arc::clone(&host) as Arc<dyn Asker>);
+    let (manager, _, stop) = served_by(server, None).await;
+    let registry = common::registry_of(&manager).await;
+    let wrote = common::call(&registry, "host", "note____write", r#"{"text":"hi"}"#).await;
+    assert_eq!(wrote.content, "wrote hi (read_only)", "{wrote:?}");
+    assert_eq!(host.asked.lock().unwrap().as_slice(), ["note____write"]);
     stop.cancel();
 
     let (manager, _, stop) = served(None).await;
     let registry = common::registry_of(&manager).await;
     let refused = common::call(&registry, "host", "note____write", r#"{"text":"hello"}"#).await;
-    assert!(!refused.success);
+    assert_eq!(
+        refused.error_code().unwrap(),
+        "approval_required",
+        "{refused:?}"
+    );
     assert!(
-        refused.content.contains("did not declare MCP elicitation"),
+        refused.content.contains("did not declare elicitation"),
         "{refused:?}"
     );
     stop.cancel();

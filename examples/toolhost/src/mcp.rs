@@ -12,13 +12,11 @@ use clap::Subcommand;
 use serde_json::{Value, json};
 use tool_approval::{CallRef, PolicyEngine};
 use tool_core::{
-    ErrorCode, LiveRegistry, OfferedTools, PreparedCall, ToolContext, ToolError, ToolOutput,
-    ToolRegistry,
+    Gate, GateDecision, LiveRegistry, OfferedTools, PreparedCall, ToolContext, ToolRegistry,
 };
 use tool_mcp::{
-    ApprovalGate, ElicitationHandler, Elicited, GateDecision, HttpGuard, ManagerOptions,
-    McpManager, McpProvider, McpServerConfig, McpTransport, RegistryServer, ServerReport,
-    parse_server_list,
+    ElicitationHandler, Elicited, HttpGuard, ManagerOptions, McpManager, McpProvider,
+    McpServerConfig, McpTransport, RegistryServer, ServerReport, parse_server_list,
 };
 use tool_openapi::{SsrfBlocked, SsrfGuard, TooManyRedirects};
 
@@ -418,48 +416,46 @@ pub fn serving(registry: LiveRegistry, engine: PolicyEngine, ctx: ToolContext) -
     RegistryServer::live(registry, Arc::new(PolicyGate { engine }), ctx).with_name("toolhost")
 }
 
-/// tool-approval's engine as tool-mcp's gate: run → run, block → the
-/// blocked output, ask → a question (the client's user answers through
-/// elicitation) with a declined output.
+/// tool-approval's engine as the pipeline's gate, until `PolicyEngine`
+/// implements `tool_core::Gate` itself: each decision's action, reason and
+/// rule, the whole decision as details.
 struct PolicyGate {
     engine: PolicyEngine,
 }
 
-impl ApprovalGate for PolicyGate {
-    fn decide(
+#[async_trait]
+impl Gate for PolicyGate {
+    async fn decide(
         &self,
-        call: &PreparedCall,
+        calls: &[PreparedCall],
         offered: &OfferedTools,
         ctx: &ToolContext,
-    ) -> GateDecision {
-        let decision = self
-            .engine
-            .evaluate_one(&CallRef::from_prepared(call, offered), ctx);
-        if let Some(blocked) = decision.blocked_output() {
-            return GateDecision::Block(blocked);
-        }
-        if decision.is_run() {
-            return GateDecision::Run;
-        }
-        let reason = serde_json::to_value(&decision.reason).unwrap_or_default();
-        GateDecision::Ask {
-            message: format!(
-                "Allow `{}` with {}? ({})",
-                call.wire_name, call.arguments, decision.reason.message
-            ),
-            declined: ToolOutput {
-                content: "The user declined this call.".into(),
-                state: Some(json!({"type": "declined", "reason": reason.clone()})),
-                success: false,
-                error: Some(
-                    ToolError::new(
-                        ErrorCode::new("declined_by_user"),
-                        "The user declined this call.",
-                    )
-                    .with_details(json!({"reason": reason})),
-                ),
-            },
-        }
+    ) -> Vec<GateDecision> {
+        let refs: Vec<CallRef<'_>> = calls
+            .iter()
+            .map(|call| CallRef::from_prepared(call, offered))
+            .collect();
+        let evaluation = self.engine.evaluate(&refs, ctx);
+        evaluation
+            .decisions()
+            .iter()
+            .map(|decision| {
+                let gate = if decision.is_run() {
+                    GateDecision::run()
+                } else if decision.is_block() {
+                    GateDecision::block(decision.reason.message.clone())
+                } else {
+                    GateDecision::ask(decision.reason.message.clone())
+                };
+                let gate = gate
+                    .with_message(decision.reason.message.clone())
+                    .with_details(serde_json::to_value(decision).unwrap_or_default());
+                match &decision.reason.rule {
+                    Some(rule) => gate.with_rule(rule.clone()),
+                    None => gate,
+                }
+            })
+            .collect()
     }
 }
 
