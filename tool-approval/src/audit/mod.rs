@@ -16,7 +16,7 @@ mod blacklist;
 mod path_scope;
 
 pub use blacklist::{Blacklist, BlacklistEntry};
-pub use path_scope::{PATH_SCOPE_AUDIT, PathScopeAudit};
+pub use path_scope::{DESTINATION_NAMES, PATH_SCOPE_AUDIT, PathScopeAudit, WRITING_API_WORDS};
 
 /// What an audit sees: the call, the host's context, and the facts the
 /// engine found once for this call (path and command arguments, each

@@ -9,6 +9,14 @@
 //! (writing through it creates that file). A path that resolves outside the
 //! (real) working directory flags the call.
 //!
+//! Inside the working directory, the same path classes the sandbox uses
+//! ([`PathClass`]) apply to the location reached: a path in a secret class
+//! (`.env`, `terraform.tfstate`, `~/.aws/…`) flags any call, a path in a
+//! protected class (`.git/…`, `.envrc`, `.github/workflows/…`) flags a call
+//! that writes it: an API whose name holds one of [`WRITING_API_WORDS`], or
+//! an argument named like a destination ([`DESTINATION_NAMES`]). So a path
+//! is protected or secret to both walls alike.
+//!
 //! No working directory in the context means the audit passes. Temp
 //! directories are not exempt unless [`PathScopeAudit::allow_temp_dirs`] is
 //! set; the exemption compares real paths, so a link into `/tmp` that points
@@ -17,11 +25,48 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use tool_core::{PathClass, PathRole};
+
 use crate::audit::{AuditInput, AuditVerdict, DynamicAudit};
 use crate::path_view::{PathView, RealFs, absolute, real_path_in, resolve_path_in};
 
 /// The dynamic audit's type string (tool-core's constant).
 pub use tool_core::PATH_SCOPE_AUDIT;
+
+/// Words in an API's name (ASCII case ignored) that mean it writes,
+/// creates, moves or deletes its path arguments.
+pub const WRITING_API_WORDS: &[&str] = &[
+    "write", "edit", "move", "rename", "delete", "remove", "create", "mkdir", "copy", "patch",
+    "append", "save", "touch", "chmod", "link", "replace", "apply", "unzip", "extract",
+];
+
+/// Argument names (ASCII case ignored) that hold a location the call writes.
+pub const DESTINATION_NAMES: &[&str] = &[
+    "destination",
+    "dest",
+    "dst",
+    "to",
+    "newpath",
+    "new_path",
+    "target",
+    "output",
+    "outputpath",
+    "output_path",
+    "newname",
+    "new_name",
+];
+
+/// Whether the call writes the path argument at `pointer`.
+fn writes(api: &str, pointer: &str) -> bool {
+    let api = api.to_ascii_lowercase();
+    let name = pointer
+        .rsplit('/')
+        .find(|s| s.parse::<usize>().is_err())
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    WRITING_API_WORDS.iter().any(|w| api.contains(w)) || DESTINATION_NAMES.contains(&name.as_str())
+}
 
 /// The path-scope dynamic audit. See the module docs.
 #[derive(Debug, Clone)]
@@ -102,21 +147,55 @@ impl PathScopeAudit {
                 r.starts_with(&root)
                     || (self.allow_temp && self.temp_roots().iter().any(|t| r.starts_with(t)))
             });
-            if !inside {
-                let shown = resolved
-                    .map(|r| r.display().to_string())
-                    .unwrap_or_else(|| "an unknown location".into());
-                return AuditVerdict::Flag {
-                    rule: format!("{PATH_SCOPE_AUDIT}:{}", found.pointer),
-                    message: format!(
-                        "`{raw}` (at {}) resolves to {shown}, outside the working directory {}",
-                        found.pointer,
-                        root.display()
-                    ),
-                };
+            let resolved = match resolved {
+                Some(resolved) if inside => resolved,
+                resolved => {
+                    let shown = resolved
+                        .map(|r| r.display().to_string())
+                        .unwrap_or_else(|| "an unknown location".into());
+                    return AuditVerdict::Flag {
+                        rule: format!("{PATH_SCOPE_AUDIT}:{}", found.pointer),
+                        message: format!(
+                            "`{raw}` (at {}) resolves to {shown}, outside the working directory {}",
+                            found.pointer,
+                            root.display()
+                        ),
+                    };
+                }
+            };
+            if let Some(flag) = self.class_flag(input.call.api, raw, &found.pointer, &resolved) {
+                return flag;
             }
         }
         AuditVerdict::Pass
+    }
+
+    /// A flag when the location reached is secret, or protected and written.
+    fn class_flag(
+        &self,
+        api: &str,
+        raw: &str,
+        pointer: &str,
+        resolved: &Path,
+    ) -> Option<AuditVerdict> {
+        let home = self.home.as_deref();
+        let (class, what) = match PathClass::find(PathRole::Secret, resolved, home) {
+            Some(class) => (class, "a secret location, never read without a person"),
+            None if writes(api, pointer) => (
+                PathClass::find(PathRole::Protected, resolved, home)?,
+                "a protected entry, never written without a person",
+            ),
+            None => return None,
+        };
+        Some(AuditVerdict::Flag {
+            rule: format!("{PATH_SCOPE_AUDIT}:{}:{}", class.name, pointer),
+            message: format!(
+                "`{raw}` (at {pointer}) resolves to {}, {what} ({}: {})",
+                resolved.display(),
+                class.name,
+                class.description
+            ),
+        })
     }
 
     fn temp_roots(&self) -> Vec<PathBuf> {

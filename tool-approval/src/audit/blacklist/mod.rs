@@ -40,7 +40,7 @@
 //! | `dangerous-env` | required | setting `PATH`, `LD_*`, `GIT_CONFIG*`, `BASH_ENV`, `ENV`, `PROMPT_COMMAND`… (environment argument, `VAR=`, `env VAR=`) |
 //! | `persistence` | required | editing a crontab (not `crontab -l`); writes to cron, systemd, init, profile and autostart locations and to shell rc files (`~/.bashrc`, `~/.profile`, `~/.zshrc`…) |
 //! | `code-execution-file` | required | writes to `.git/hooks/*`, `.git/config`, `.envrc`, `.husky/*`, `.vscode/tasks.json`/`settings.json`/`launch.json`, pre-commit and lefthook configs, also inside the working directory (hosts that trust them remove the entry with [`Blacklist::without`]) |
-//! | `read-secrets` | required | `.env*`, SSH private keys, cloud/docker/kube credentials, shell histories, browser cookie stores |
+//! | `read-secrets` | required | `.env*`, SSH private keys, cloud/docker/kube credentials, shell histories, browser cookie stores, and every secret [`PathClass`](tool_core::PathClass) (the sandbox's own list: infrastructure state, coding agents' tokens, registry credentials…) |
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -676,7 +676,10 @@ fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>) -> bool {
             }) || facts.paths.iter().any(|p| p.contains("sshd_config"))
         }
         Builtin::RemoveCorePackage => any_view(&|v, _| remove_core_package(v)),
-        Builtin::ReadSecrets => facts.paths.iter().any(|p| is_secret(p)),
+        Builtin::ReadSecrets => facts
+            .paths
+            .iter()
+            .any(|p| is_secret(p) || secret_class(p, ctx.home).is_some()),
         Builtin::KernelModules => any_view(&|v, _| kernel_modules(v)),
         Builtin::Capabilities => any_view(&|v, _| sets_capabilities(v)),
         Builtin::KillAll => any_view(&|v, _| kills_everything(v)),

@@ -2,6 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
+use tool_core::{PathClass, PathRole};
+
 use crate::path_view::resolve_path;
 use crate::shell::wildcard::wildcard_match;
 
@@ -247,6 +249,12 @@ pub(super) fn is_kernel_path(path: &str) -> bool {
     cleaned.starts_with("/proc/sys/")
         || cleaned == "/proc/sysrq-trigger"
         || cleaned.starts_with("/sys/kernel/")
+}
+
+/// The secret [`PathClass`] `path` is in (the table the sandbox shares), so
+/// a path is secret to both walls alike.
+pub(crate) fn secret_class(path: &str, home: Option<&Path>) -> Option<&'static PathClass> {
+    PathClass::find(PathRole::Secret, Path::new(path), home)
 }
 
 /// Secret files: env files, private keys, cloud/docker/kube credentials,
