@@ -42,9 +42,7 @@
 //! # Example
 //!
 //! ```
-//! use tool_core::{
-//!     ApiDefinition, Invoker, ProviderFormat, ToolBuilder, ToolCall, ToolContext, ToolOutput, ToolRegistry,
-//! };
+//! use tool_core::prelude::*;
 //!
 //! #[derive(schemars::JsonSchema, serde::Deserialize)]
 //! struct AddArgs {
@@ -114,6 +112,7 @@ mod manifest;
 mod naming;
 mod offered;
 mod output;
+mod partial;
 mod path_class;
 mod provide_error;
 mod provider;
@@ -122,6 +121,7 @@ mod schema;
 mod strict;
 mod suggest;
 mod surface;
+mod synthetic;
 mod tool;
 mod validate;
 
@@ -154,6 +154,7 @@ pub use manifest::{
 pub use naming::{MAX_WIRE_NAME_LEN, WIRE_SEPARATOR, is_provider_safe, split_wire_name, wire_name};
 pub use offered::{OfferedTool, OfferedTools, ResolvedApi};
 pub use output::{ErrorCode, ToolError, ToolOutput};
+pub use partial::{Failed, Partial};
 pub use path_class::{EXAMPLE_HOME, PathClass, PathRole};
 pub use provide_error::{ErrorSource, ProvideError};
 pub use provider::{ProviderFormat, ResultOptions};
@@ -162,11 +163,29 @@ pub use schema::schema_for_args;
 pub use strict::{StrictExport, strict_schema};
 pub use suggest::nearest_candidates;
 pub use surface::SurfaceTable;
+pub use synthetic::SyntheticCall;
 pub use tool::{FnTool, Tool, ToolBuilder, TypedApi, deserialize_args};
 pub use validate::{
     CompiledSchema, ManifestProblem, NameRules, is_valid_name, manifest_problems,
     validate_manifest, validate_manifest_with,
 };
+
+/// What a host uses, in one import: `use tool_core::prelude::*;`.
+///
+/// Declaring tools ([`ToolBuilder`], [`ApiDefinition`], [`Tool`]), holding
+/// them ([`ToolRegistry`], [`OfferedTools`]), one turn with a provider
+/// ([`ProviderFormat`], [`ToolCall`], [`Invoker`], [`ToolContext`],
+/// [`ToolOutput`], [`ToolError`]), approval in the pipeline ([`Gate`],
+/// [`Asker`], [`Answer`], [`Confinement`]) and batch loads ([`Partial`]).
+/// Everything else stays at the crate root.
+pub mod prelude {
+    #[doc(no_inline)]
+    pub use crate::{
+        Answer, ApiDefinition, Ask, Asker, Confinement, Gate, GateDecision, Invoker, OfferedTools,
+        Partial, ProviderFormat, Tool, ToolBuilder, ToolCall, ToolContext, ToolError, ToolOutput,
+        ToolRegistry,
+    };
+}
 
 /// Re-exported so hosts and tool crates share one token type.
 pub use tokio_util::sync::CancellationToken;

@@ -105,6 +105,39 @@ impl ToolRegistry {
         self.register_arc(Arc::new(tool))
     }
 
+    /// Registers every tool of a provider in one line (the tools of an MCP
+    /// server, the operations of an API document, a skills folder): each
+    /// that registers is listed by identifier, each that does not is a
+    /// failure named by its identifier. One bad tool never stops the rest.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use tool_core::{ApiDefinition, Tool, ToolBuilder, ToolOutput, ToolRegistry};
+    /// let tool = |id: &str| -> Arc<dyn Tool> {
+    ///     Arc::new(ToolBuilder::new(id)
+    ///         .api(ApiDefinition::new("run", "Runs."), |_, _| async { Ok(ToolOutput::text("ok")) })
+    ///         .build().unwrap())
+    /// };
+    /// let mut registry = ToolRegistry::new();
+    /// let loaded = registry.register_all([tool("a"), tool("b"), tool("a")]);
+    /// assert_eq!(loaded.loaded(), ["a", "b"]);
+    /// assert_eq!(loaded.failed()[0].source, "a");
+    /// ```
+    pub fn register_all(
+        &mut self,
+        tools: impl IntoIterator<Item = Arc<dyn Tool>>,
+    ) -> crate::Partial<String, Error> {
+        let mut outcome = crate::Partial::new();
+        for tool in tools {
+            let identifier = tool.manifest().identifier.clone();
+            match self.register_arc(tool) {
+                Ok(()) => outcome.push(identifier),
+                Err(e) => outcome.fail(identifier, e),
+            }
+        }
+        outcome
+    }
+
     /// Registers a shared tool.
     pub fn register_arc(&mut self, tool: Arc<dyn Tool>) -> Result<(), Error> {
         let identifier = &tool.manifest().identifier;

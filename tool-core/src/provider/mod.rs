@@ -170,7 +170,7 @@ impl ProviderFormat {
         })
     }
 
-    fn problem(self, pointer: &str, message: String) -> Error {
+    pub(crate) fn problem(self, pointer: &str, message: String) -> Error {
         Error::ProviderMessage {
             format: self.as_str().to_owned(),
             pointer: pointer.to_owned(),
