@@ -95,5 +95,6 @@ pub use response::{
 };
 pub use runtime::{ComputerRuntime, failure};
 pub use sandbox::{
-    AppliedSandbox, KernelSupport, SandboxFallback, SandboxOptions, SandboxPolicy, probe_kernel,
+    AppliedSandbox, DEFAULT_SCAN_LIMIT, KernelSupport, SandboxFallback, SandboxOptions,
+    SandboxPolicy, confinement_support, probe_kernel,
 };

@@ -50,9 +50,12 @@ fn path_audit() -> HumanIntervention {
 }
 
 fn api<T: schemars::JsonSchema>(name: &str, description: &str, timeout_ms: u64) -> ApiDefinition {
+    // Every local-system operation touches this machine, so a gate
+    // decides its confinement (and the computer enforces it).
     ApiDefinition::new(name, description)
         .with_parameters(schema_for_args::<T>())
         .with_default_timeout_ms(timeout_ms)
+        .touching_host()
 }
 
 fn file_api<T: schemars::JsonSchema>(
@@ -231,6 +234,11 @@ mod tests {
     #[test]
     fn manifest_is_valid_for_tool_core() {
         tool_core::validate_manifest(&manifest()).unwrap();
+    }
+
+    #[test]
+    fn every_api_touches_the_host() {
+        assert!(manifest().api.iter().all(|a| a.touches_host));
     }
 
     #[test]

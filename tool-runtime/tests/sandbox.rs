@@ -15,7 +15,7 @@ use std::net::{TcpListener, UdpSocket};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use common::{code, ctx, ok, state, write};
+use common::{base_outside_temp, code, ctx, ok, state, write};
 use serde_json::Value;
 use tool_core::ToolOutput;
 use tool_runtime::{
@@ -36,25 +36,6 @@ fn supported() -> bool {
             false
         }
     }
-}
-
-/// A base for test directories outside the system temp dir (which the
-/// sandbox keeps writable): the target's temp dir, or, when the checkout
-/// itself lives under the temp dir (CI clones there), `/var/tmp` or `$HOME`.
-fn base_outside_temp() -> std::path::PathBuf {
-    let real = |p: &std::path::Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    let temp = real(&std::env::temp_dir());
-    let target = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    let candidates = [
-        Some(target),
-        Some(std::path::PathBuf::from("/var/tmp")),
-        std::env::var_os("HOME").map(std::path::PathBuf::from),
-    ];
-    candidates
-        .into_iter()
-        .flatten()
-        .find(|dir| dir.is_dir() && !real(dir).starts_with(&temp))
-        .expect("a writable directory outside the system temp dir")
 }
 
 /// A workspace and an "outside" directory, neither under the system temp dir.
@@ -608,7 +589,9 @@ fn policies_round_trip_through_serde() {
             .unwrap();
     assert_eq!(options.fallback, SandboxFallback::Unconfined);
     assert_eq!(options.secret_paths, vec![PathBuf::from("~/.vault")]);
-    assert!(options.protected_names.contains(&".git".to_owned()));
+    // The classes are always there; the lists only add to them.
+    assert!(options.protected_names.is_empty());
+    assert_eq!(options.scan_limit, tool_runtime::DEFAULT_SCAN_LIMIT);
     let bad = serde_json::from_str::<SandboxOptions>(r#"{"fallback": "maybe"}"#).unwrap_err();
     assert!(bad.to_string().contains("maybe"), "{bad}");
 }

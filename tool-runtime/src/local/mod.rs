@@ -201,6 +201,7 @@ impl LocalComputer {
             cwd,
             workspace: paths.cwd().to_path_buf(),
             env: params.env.unwrap_or_default(),
+            confinement: ctx.extension::<tool_core::Confinement>().cloned(),
         };
         self.inner
             .shells

@@ -16,8 +16,8 @@
 //! | | `full_access` | `workspace_write` | `read_only` |
 //! |---|---|---|---|
 //! | write, create, delete, rename, link | anywhere the host user can | only beneath the workspace (the context's working directory), the `writable_roots` and the temp dir | nowhere |
-//! | protected entries (`.git`, `.envrc`, … at the top of a writable root) | writable | read-only, with everything beneath them (`.git/hooks`, `.git/config`) | read-only |
-//! | reads and execution | everything | everything except the contents of the secret locations (`~/.ssh`, `~/.aws`, …) | same |
+//! | protected entries ([`tool_core::PathClass`] protected classes: `.git`, `.envrc`, `.vscode`, `.github/workflows`, … at any depth of a writable root) | writable | read-only where they exist, with everything beneath them (`.git/hooks`, `.git/config`) | read-only |
+//! | reads and execution | everything | everything except the contents of the secret classes' locations (`~/.ssh`, `~/.aws`, `/etc/shadow`, …) and of the secret files inside the writable roots (`.env`, `*.tfstate`, …) | same |
 //! | `/dev/null`, `/dev/zero`, `/dev/urandom`, `/dev/tty` … | yes | read and write | read and write |
 //! | new sockets (`socket()`) | yes | none unless `network: true` (`socketpair` still works) | same |
 //! | `chown`, extended attributes, setuid/setgid mode bits | yes | refused everywhere (`EPERM`) | same |
@@ -58,7 +58,7 @@
 //!   window and kill are the only time bound); no isolation of the process
 //!   list, of `/proc` reads of other processes the user owns, or of the
 //!   environment variables the host passes.
-//! - Reads: everything not in `secret_paths` is readable, including other
+//! - Reads: everything not secret (see [`SandboxOptions`]) is readable, including other
 //!   projects and the host's configuration. Directories on the way to a
 //!   secret (`~`, `/`) can be listed, and so can the names inside a secret
 //!   directory (Landlock's listing right is inherited); the files' contents
@@ -118,6 +118,7 @@
 //! # });
 //! ```
 
+mod classes;
 #[cfg(target_os = "linux")]
 mod linux;
 mod plan;
@@ -128,7 +129,8 @@ mod syscalls;
 use std::path::Path;
 
 pub use policy::{
-    AppliedSandbox, KernelSupport, ProbeFailure, SandboxFallback, SandboxOptions, SandboxPolicy,
+    AppliedSandbox, DEFAULT_SCAN_LIMIT, KernelSupport, ProbeFailure, SandboxFallback,
+    SandboxOptions, SandboxPolicy,
 };
 
 use crate::error::{Error, Result};
@@ -163,6 +165,33 @@ pub fn probe_kernel() -> Result<KernelSupport, ProbeFailure> {
             "no sandbox mechanism is implemented on {}",
             std::env::consts::OS
         ))
+    }
+}
+
+/// Whether this machine can enforce a confining [`SandboxPolicy`] for
+/// commands, as the gate needs to know
+/// ([`tool_core::ConfinementSupport`]): `Available` with the mechanism's
+/// name when the probe of `options` finds Landlock and seccomp, else
+/// `Unavailable` with the reason. File operations are confined in-process
+/// and need no mechanism, so a host whose commands cannot be confined may
+/// still run confined file operations.
+///
+/// ```
+/// let support = tool_runtime::confinement_support(&tool_runtime::SandboxOptions::default());
+/// if let tool_core::ConfinementSupport::Available { mechanism } = &support {
+///     assert!(mechanism.contains("landlock"));
+/// }
+/// ```
+pub fn confinement_support(options: &SandboxOptions) -> tool_core::ConfinementSupport {
+    match (options.probe)() {
+        #[cfg(target_os = "linux")]
+        Ok(support) if support.seccomp => tool_core::ConfinementSupport::Available {
+            mechanism: linux::MECHANISM.to_owned(),
+        },
+        Ok(_) => tool_core::ConfinementSupport::Unavailable {
+            reason: "seccomp filters are not available in this kernel".to_owned(),
+        },
+        Err(reason) => tool_core::ConfinementSupport::Unavailable { reason },
     }
 }
 
@@ -217,6 +246,8 @@ pub(crate) fn prepare(
         writable_roots: plan.writable_roots.clone(),
         read_only_paths: plan.read_only.clone(),
         unconfined_reason: None,
+        secrets_hidden: plan.secrets_in_roots.len(),
+        scan_truncated: plan.scan_truncated,
     };
     let unavailable = |applied: AppliedSandbox, reason: String| -> Result<Prepared> {
         match options.fallback {

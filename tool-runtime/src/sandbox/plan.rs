@@ -12,6 +12,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
+use crate::sandbox::classes::{Classes, scan};
 use crate::sandbox::policy::{SandboxOptions, SandboxPolicy};
 
 /// Entries examined at most while decomposing, so a huge directory on the
@@ -45,13 +46,17 @@ pub(crate) struct Plan {
     pub(crate) writable_roots: Vec<PathBuf>,
     /// Protected entries found in the writable roots, for the report.
     pub(crate) read_only: Vec<PathBuf>,
+    /// Secret entries found inside the writable roots.
+    pub(crate) secrets_in_roots: Vec<PathBuf>,
+    /// Whether a walk of a writable root stopped at its limit.
+    pub(crate) scan_truncated: bool,
     /// Whether the network stays allowed.
     pub(crate) network: bool,
 }
 
 /// The plan for `policy` with `workspace` as the command's workspace,
-/// `home` for `~/` in secret paths and `temp` as the temp dir. `None` for
-/// full access.
+/// `home` for `~/` and the home-anchored classes, and `temp` as the temp
+/// dir. `None` for full access.
 pub(crate) fn plan(
     policy: &SandboxPolicy,
     options: &SandboxOptions,
@@ -79,12 +84,23 @@ pub(crate) fn plan(
             (roots, *network)
         }
         SandboxPolicy::ReadOnly { network } => (Vec::new(), *network),
+        other => {
+            return Err(Error::SandboxSetup {
+                path: workspace.to_path_buf(),
+                message: format!(
+                    "this runtime does not know the `{}` confinement",
+                    other.name()
+                ),
+            });
+        }
     };
-    let secrets: Vec<PathBuf> = options
-        .expanded_secrets(home)
-        .iter()
-        .filter_map(|p| canonical(p))
-        .collect();
+    let classes = Classes::new(options, home)?;
+    let mut secrets: Vec<PathBuf> = Vec::new();
+    for path in classes.fixed_secrets() {
+        if let Some(path) = canonical(&path) {
+            push_unique(&mut secrets, path);
+        }
+    }
     let mut writable_roots = Vec::new();
     for root in &roots {
         match canonical(root) {
@@ -100,20 +116,20 @@ pub(crate) fn plan(
         }
     }
     let mut read_only = Vec::new();
-    for root in &writable_roots {
-        for name in &options.protected_names {
-            if name.is_empty() || name.contains('/') || name == "." || name == ".." {
-                return Err(Error::SandboxSetup {
-                    path: PathBuf::from(name),
-                    message: "a protected name must be one plain entry name".to_owned(),
-                });
-            }
-            let entry = root.join(name);
-            // symlink_metadata: a protected name that is a symlink is itself protected
-            // (it cannot be replaced), and its target is judged by its own path.
-            if entry.symlink_metadata().is_ok() {
-                push_unique(&mut read_only, entry);
-            }
+    let mut secrets_in_roots = Vec::new();
+    let mut scan_truncated = false;
+    // The shared system temp dir is not walked: it is not the workspace,
+    // and what other programs leave there is not the command's to judge.
+    let temp = canonical(temp);
+    for root in writable_roots.iter().filter(|r| Some(*r) != temp.as_ref()) {
+        let found = scan(root, &classes, options.scan_limit);
+        scan_truncated |= found.truncated;
+        for entry in found.protected {
+            push_unique(&mut read_only, entry);
+        }
+        for entry in found.secret {
+            push_unique(&mut secrets_in_roots, entry.clone());
+            push_unique(&mut secrets, entry);
         }
     }
     let mut budget = MAX_ENTRIES;
@@ -144,6 +160,8 @@ pub(crate) fn plan(
         devices,
         writable_roots,
         read_only,
+        secrets_in_roots,
+        scan_truncated,
         network,
     }))
 }
@@ -261,7 +279,9 @@ mod tests {
         assert!(plan.write.contains(&temp));
         assert!(!plan.write.iter().any(|p| p.starts_with(ws.join(".git"))));
         assert!(!plan.write.contains(&ws), "the workspace top holds .git");
-        assert_eq!(plan.read_only, vec![ws.join(".git"), ws.join(".envrc")]);
+        let mut read_only = plan.read_only.clone();
+        read_only.sort();
+        assert_eq!(read_only, vec![ws.join(".envrc"), ws.join(".git")]);
         assert!(!plan.read.contains(&PathBuf::from("/")));
         assert!(plan.listed.contains(&PathBuf::from("/")));
         assert!(plan.listed.contains(&root.join("home")));
@@ -278,15 +298,16 @@ mod tests {
     fn a_workspace_without_protected_entries_is_one_rule() {
         let dir = tree();
         let ws = std::fs::canonicalize(dir.path().join("ws/src")).unwrap();
-        let options = SandboxOptions {
-            secret_paths: Vec::new(),
-            ..SandboxOptions::default()
-        };
-        let plan = plan(&SandboxPolicy::workspace_write(), &options, &ws, None, &ws)
-            .unwrap()
-            .unwrap();
+        let plan = plan(
+            &SandboxPolicy::workspace_write(),
+            &SandboxOptions::default(),
+            &ws,
+            None,
+            &ws,
+        )
+        .unwrap()
+        .unwrap();
         assert_eq!(plan.write, vec![ws]);
-        assert_eq!(plan.read, vec![PathBuf::from("/")]);
     }
 
     #[test]

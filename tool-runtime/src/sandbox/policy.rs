@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-/// How much of the machine a shell command may touch.
+/// How much of the machine a command (and, under a call's confinement, a
+/// file operation) may touch: the very type of [`tool_core::Confinement`],
+/// so a gate's decision and a computer's configured sandbox are one value.
 ///
 /// Serialised with a `mode` tag:
 ///
@@ -17,93 +19,13 @@ use serde::{Deserialize, Serialize};
 /// ).unwrap();
 /// assert_eq!(policy, SandboxPolicy::workspace_write().with_writable_root("/srv/cache"));
 /// assert_eq!(serde_json::to_value(SandboxPolicy::FullAccess).unwrap()["mode"], "full_access");
+/// let same: tool_core::Confinement = policy;
+/// assert!(same.is_confined());
 /// ```
 ///
 /// What each policy guarantees, and what it does not, is listed in the
 /// [module guide](crate::sandbox).
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(tag = "mode", rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum SandboxPolicy {
-    /// No confinement: the command has the host's own rights.
-    #[default]
-    FullAccess,
-    /// Writes only inside the context's working directory, the
-    /// `writable_roots` and the temp dir; protected entries (`.git`, …) stay
-    /// read-only; secrets unreadable; network off unless `network`.
-    WorkspaceWrite {
-        /// Directories the host adds to the writable set (absolute paths).
-        #[serde(default)]
-        writable_roots: Vec<PathBuf>,
-        /// Whether new network connections are allowed.
-        #[serde(default)]
-        network: bool,
-    },
-    /// No writes at all (except to `/dev/null` and its kind); secrets
-    /// unreadable; network off unless `network`.
-    ReadOnly {
-        /// Whether new network connections are allowed.
-        #[serde(default)]
-        network: bool,
-    },
-}
-
-impl SandboxPolicy {
-    /// `workspace_write` without extra roots and without network.
-    pub fn workspace_write() -> Self {
-        Self::WorkspaceWrite {
-            writable_roots: Vec::new(),
-            network: false,
-        }
-    }
-
-    /// `read_only` without network.
-    pub fn read_only() -> Self {
-        Self::ReadOnly { network: false }
-    }
-
-    /// The same policy with the network allowed (or not); no effect on
-    /// `full_access`, which always has it.
-    pub fn with_network(mut self, allowed: bool) -> Self {
-        match &mut self {
-            Self::FullAccess => {}
-            Self::WorkspaceWrite { network, .. } | Self::ReadOnly { network } => *network = allowed,
-        }
-        self
-    }
-
-    /// The same policy with one more writable root; turns `read_only` into
-    /// nothing else (a read-only policy has no writable roots, so the root is
-    /// ignored there) and leaves `full_access` as it is.
-    pub fn with_writable_root(mut self, root: impl Into<PathBuf>) -> Self {
-        if let Self::WorkspaceWrite { writable_roots, .. } = &mut self {
-            writable_roots.push(root.into());
-        }
-        self
-    }
-
-    /// The policy's name as serialised: `full_access`, `workspace_write`, `read_only`.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Self::FullAccess => "full_access",
-            Self::WorkspaceWrite { .. } => "workspace_write",
-            Self::ReadOnly { .. } => "read_only",
-        }
-    }
-
-    /// Whether commands may open new network connections.
-    pub fn network(&self) -> bool {
-        match self {
-            Self::FullAccess => true,
-            Self::WorkspaceWrite { network, .. } | Self::ReadOnly { network } => *network,
-        }
-    }
-
-    /// Whether the policy confines anything.
-    pub fn is_confined(&self) -> bool {
-        !matches!(self, Self::FullAccess)
-    }
-}
+pub type SandboxPolicy = tool_core::Confinement;
 
 /// What to do when the machine has no mechanism for a confining policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -132,26 +54,42 @@ pub type ProbeFailure = String;
 
 /// Settings around a [`SandboxPolicy`].
 ///
-/// Defaults: the secret locations below, the protected names below,
-/// [`SandboxFallback::Refuse`] and the real kernel probe.
+/// What is protected and what is secret comes from
+/// [`tool_core::PathClass`], the table the approval engine reads too, so a
+/// path is protected or secret in both walls alike; the two lists here only
+/// *add* to it.
 ///
 /// | setting | default |
 /// |---|---|
-/// | `secret_paths` | `~/.ssh`, `~/.aws`, `~/.gnupg`, `~/.azure`, `~/.kube`, `~/.docker`, `~/.config/gcloud`, `~/.config/gh`, `~/.password-store`, `~/.netrc`, `~/.git-credentials`, `~/.npmrc`, `~/.pypirc`, `~/.cargo/credentials.toml` |
-/// | `protected_names` | `.git`, `.envrc`, `.vscode`, `.idea`, `.husky`, `.githooks`, `.devcontainer` |
+/// | protected entries | every [`PathRole::Protected`](tool_core::PathRole::Protected) class, at any depth of every writable root (`.git`, `.envrc`, `.vscode`, `.github/workflows`, `.cargo/config.toml`, `conftest.py`, …) |
+/// | secret locations | every [`PathRole::Secret`](tool_core::PathRole::Secret) class: its fixed locations ([`PathClass::fixed_locations`](tool_core::PathClass::fixed_locations): `~/.ssh`, `~/.aws`, `~/.codex/auth.json`, `/etc/shadow`, …) and, inside the writable roots, the files its patterns match at any depth (`.env`, `.env.local`, `*.tfstate`, `id_rsa`, …; not `.env.example`) |
+/// | `secret_paths` | none (extra secret locations) |
+/// | `protected_names` | none (extra entry names protected at any depth) |
+/// | `scan_limit` | 20 000 entries per writable root |
 /// | `fallback` | refuse |
+///
+/// Entries inside the writable roots are found, when a command starts, by
+/// a breadth-first walk of each root that does not follow symlinks and does
+/// not enter a protected or secret directory. The walk stops after
+/// `scan_limit` entries (the shallowest levels are seen first); the
+/// command's state then says `scanTruncated: true`, and protected or secret
+/// entries deeper than the walk reached are not excluded for that command
+/// (file operations are checked per path and have no such bound).
 ///
 /// A leading `~/` in a secret path is the `HOME` of the host process when
 /// the command starts; a secret path that does not exist is skipped.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default)]
 pub struct SandboxOptions {
-    /// Locations commands may neither read nor write (Linux: by Landlock).
+    /// Extra locations commands may neither read nor write, beyond the
+    /// secret path classes.
     pub secret_paths: Vec<PathBuf>,
-    /// Entry names kept read-only at the top of the workspace and of every
-    /// writable root (with everything beneath them): `.git` covers
-    /// `.git/hooks` and `.git/config`.
+    /// Extra entry names kept read-only wherever they appear in a writable
+    /// root (with everything beneath them), beyond the protected classes.
     pub protected_names: Vec<String>,
+    /// Entries examined at most per writable root when looking for
+    /// protected and secret entries.
+    pub scan_limit: usize,
     /// What to do when no mechanism exists.
     pub fallback: SandboxFallback,
     /// Finds what the kernel offers; tests replace it to simulate a kernel
@@ -160,40 +98,19 @@ pub struct SandboxOptions {
     pub probe: fn() -> Result<KernelSupport, ProbeFailure>,
 }
 
+/// Entries examined at most per writable root by default.
+pub const DEFAULT_SCAN_LIMIT: usize = 20_000;
+
 fn default_probe() -> fn() -> Result<KernelSupport, ProbeFailure> {
     crate::sandbox::probe_kernel
 }
 
 impl Default for SandboxOptions {
     fn default() -> Self {
-        let secrets = [
-            "~/.ssh",
-            "~/.aws",
-            "~/.gnupg",
-            "~/.azure",
-            "~/.kube",
-            "~/.docker",
-            "~/.config/gcloud",
-            "~/.config/gh",
-            "~/.password-store",
-            "~/.netrc",
-            "~/.git-credentials",
-            "~/.npmrc",
-            "~/.pypirc",
-            "~/.cargo/credentials.toml",
-        ];
-        let protected = [
-            ".git",
-            ".envrc",
-            ".vscode",
-            ".idea",
-            ".husky",
-            ".githooks",
-            ".devcontainer",
-        ];
         Self {
-            secret_paths: secrets.iter().map(PathBuf::from).collect(),
-            protected_names: protected.iter().map(|s| (*s).to_owned()).collect(),
+            secret_paths: Vec::new(),
+            protected_names: Vec::new(),
+            scan_limit: DEFAULT_SCAN_LIMIT,
             fallback: SandboxFallback::Refuse,
             probe: default_probe(),
         }
@@ -201,8 +118,8 @@ impl Default for SandboxOptions {
 }
 
 impl SandboxOptions {
-    /// The secret paths with `~/` expanded against `home` (entries starting
-    /// with `~` are dropped when there is no home).
+    /// The extra secret paths with `~/` expanded against `home` (entries
+    /// starting with `~` are dropped when there is no home).
     pub(crate) fn expanded_secrets(&self, home: Option<&Path>) -> Vec<PathBuf> {
         self.secret_paths
             .iter()
@@ -238,6 +155,17 @@ pub struct AppliedSandbox {
     /// Why the command ran unconfined, when it did under a confining policy.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unconfined_reason: Option<String>,
+    /// Secret entries found inside the writable roots and kept unreadable.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub secrets_hidden: usize,
+    /// Whether the walk looking for protected and secret entries stopped at
+    /// [`SandboxOptions::scan_limit`] (deeper entries were not excluded).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub scan_truncated: bool,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl AppliedSandbox {
@@ -251,6 +179,8 @@ impl AppliedSandbox {
             writable_roots: Vec::new(),
             read_only_paths: Vec::new(),
             unconfined_reason: None,
+            secrets_hidden: 0,
+            scan_truncated: false,
         }
     }
 

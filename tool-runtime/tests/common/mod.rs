@@ -35,3 +35,22 @@ pub fn code(out: &ToolOutput) -> String {
     assert!(!out.success, "expected failure, got: {}", out.content);
     out.error_code().unwrap().as_str().to_owned()
 }
+
+/// A base for test directories outside the system temp dir (which the
+/// sandbox keeps writable): the target's temp dir, or, when the checkout
+/// itself lives under the temp dir (CI clones there), `/var/tmp` or `$HOME`.
+pub fn base_outside_temp() -> std::path::PathBuf {
+    let real = |p: &std::path::Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let temp = real(&std::env::temp_dir());
+    let target = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let candidates = [
+        Some(target),
+        Some(std::path::PathBuf::from("/var/tmp")),
+        std::env::var_os("HOME").map(std::path::PathBuf::from),
+    ];
+    candidates
+        .into_iter()
+        .flatten()
+        .find(|dir| dir.is_dir() && !real(dir).starts_with(&temp))
+        .expect("a writable directory outside the system temp dir")
+}

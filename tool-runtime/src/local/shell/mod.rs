@@ -58,6 +58,8 @@ pub struct ShellConfig {
     pub kill_grace: Duration,
     /// What commands may touch (see [`crate::sandbox`]); the workspace is
     /// the call's working directory (the context's, not a `cwd` argument).
+    /// A call whose context carries a [`tool_core::Confinement`] (a gated
+    /// invoker puts the decision's there) runs under that one instead.
     /// Under `workspace_write` each command also gets `TMPDIR` pointing at a
     /// private, writable temp dir of this computer (removed when it is
     /// dropped), unless the call sets `TMPDIR` itself.
@@ -170,6 +172,9 @@ pub(crate) struct Spawn {
     pub(crate) env: BTreeMap<String, String>,
     /// `None`: return at once (background).
     pub(crate) window: Option<Duration>,
+    /// The call's own confinement (from its context), which replaces the
+    /// configured sandbox for this command.
+    pub(crate) confinement: Option<SandboxPolicy>,
 }
 
 /// The process manager: starts, reads, kills and forgets commands.
@@ -197,8 +202,8 @@ impl ShellManager {
     /// commands get a private temp dir as one more writable root, so
     /// `mktemp` works even where the system temp dir's top is closed (a
     /// workspace with `.git` inside it).
-    fn sandbox_policy(&self) -> (SandboxPolicy, Option<PathBuf>) {
-        let policy = self.config.sandbox.clone();
+    fn sandbox_policy(&self, call: Option<&SandboxPolicy>) -> (SandboxPolicy, Option<PathBuf>) {
+        let policy = call.unwrap_or(&self.config.sandbox).clone();
         if !matches!(policy, SandboxPolicy::WorkspaceWrite { .. }) {
             return (policy, None);
         }
@@ -300,7 +305,7 @@ impl ShellManager {
             .stderr(Stdio::piped())
             .process_group(0)
             .kill_on_drop(false);
-        let (policy, tmp) = self.sandbox_policy();
+        let (policy, tmp) = self.sandbox_policy(spawn.confinement.as_ref());
         if let Some(tmp) = tmp.filter(|_| !spawn.env.contains_key("TMPDIR")) {
             cmd.env("TMPDIR", tmp);
         }
