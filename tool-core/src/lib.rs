@@ -36,6 +36,7 @@
 //!   [`ToolProvider`]s, keyed by [`ToolKind`].
 //! - [`SurfaceTable`]: `identifier → api → T` lookups for host UI surfaces.
 //! - Shared contracts: [`ApiKey`] (`identifier/apiName`), [`ToolKind`],
+//!   [`ArgRole`] (what an argument is: path, shell command…),
 //!   [`ConfinementSupport`],
 //!   [`PATH_SCOPE_AUDIT`], the [`ErrorCode`] constants.
 //!
@@ -95,6 +96,7 @@
 #![deny(missing_docs)]
 
 mod api_key;
+mod arg_role;
 mod arguments;
 mod assembly;
 mod batch;
@@ -126,6 +128,7 @@ mod tool;
 mod validate;
 
 pub use api_key::ApiKey;
+pub use arg_role::{ArgRole, ROLE_KEY};
 pub use arguments::{ArgumentsProblem, diagnose as diagnose_arguments, parse_arguments};
 pub use assembly::{
     Assembler, Assembly, BUILTIN_KIND, BuiltinProvider, ToolProvider, ToolReference,

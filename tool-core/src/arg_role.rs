@@ -1,0 +1,185 @@
+//! What an argument *is*, declared in the schema the model sees, so the
+//! approval engine and the runtime agree on it without name lists: a path,
+//! a shell command, an environment, a working directory, a URL.
+
+use serde_json::Value;
+
+/// The role of one argument, carried in its JSON Schema as
+/// `"x-role": "<name>"` (on the items of an array for lists). Tools declare
+/// it ([`ArgRole::annotate`], or `#[schemars(extend("x-role" = "path"))]`);
+/// tool-approval reads it ([`ArgRole::of`]) to find the paths to audit and
+/// the commands to parse.
+///
+/// | role | `x-role` | also read (older schemas) |
+/// |---|---|---|
+/// | [`Path`](Self::Path) | `path` | `format`: `path`, `file-path`, `directory`; `x-path: true` |
+/// | [`WorkingDirectory`](Self::WorkingDirectory) | `working-directory` | — |
+/// | [`ShellCommand`](Self::ShellCommand) | `shell-command` | `format`: `shell`, `shell-command`; `x-shell: true` |
+/// | [`Environment`](Self::Environment) | `environment` | — |
+/// | [`Url`](Self::Url) | `url` | `format`: `uri`, `url` |
+///
+/// ```
+/// use serde_json::json;
+/// use tool_core::ArgRole;
+/// let mut schema = json!({"type": "string"});
+/// ArgRole::Path.annotate(&mut schema);
+/// assert_eq!(schema["x-role"], "path");
+/// assert_eq!(ArgRole::of(&schema), Some(ArgRole::Path));
+/// assert_eq!(ArgRole::of(&json!({"type": "string", "format": "shell"})), Some(ArgRole::ShellCommand));
+/// assert_eq!(ArgRole::of(&json!({"type": "string"})), None);
+/// assert!(ArgRole::Path.is_path() && ArgRole::WorkingDirectory.is_path());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ArgRole {
+    /// A file or directory the call reads or writes.
+    Path,
+    /// The directory a command runs in (a path, too).
+    WorkingDirectory,
+    /// A shell command line.
+    ShellCommand,
+    /// Environment variables given to a process (an object of strings).
+    Environment,
+    /// A URL the call fetches.
+    Url,
+}
+
+/// The schema key that carries a role.
+pub const ROLE_KEY: &str = "x-role";
+
+struct Row {
+    role: ArgRole,
+    name: &'static str,
+    formats: &'static [&'static str],
+    flag: Option<&'static str>,
+}
+
+const ROWS: &[Row] = &[
+    Row {
+        role: ArgRole::Path,
+        name: "path",
+        formats: &["path", "file-path", "directory"],
+        flag: Some("x-path"),
+    },
+    Row {
+        role: ArgRole::WorkingDirectory,
+        name: "working-directory",
+        formats: &[],
+        flag: None,
+    },
+    Row {
+        role: ArgRole::ShellCommand,
+        name: "shell-command",
+        formats: &["shell", "shell-command"],
+        flag: Some("x-shell"),
+    },
+    Row {
+        role: ArgRole::Environment,
+        name: "environment",
+        formats: &[],
+        flag: None,
+    },
+    Row {
+        role: ArgRole::Url,
+        name: "url",
+        formats: &["uri", "url"],
+        flag: None,
+    },
+];
+
+impl ArgRole {
+    /// Every role.
+    pub const ALL: [Self; 5] = [
+        Self::Path,
+        Self::WorkingDirectory,
+        Self::ShellCommand,
+        Self::Environment,
+        Self::Url,
+    ];
+
+    fn row(self) -> &'static Row {
+        // Every role has a row (checked by the tests); Path's is the first.
+        ROWS.iter().find(|r| r.role == self).unwrap_or(&ROWS[0])
+    }
+
+    /// The `x-role` spelling.
+    pub fn as_str(self) -> &'static str {
+        self.row().name
+    }
+
+    /// The role named `name` (its `x-role` spelling).
+    pub fn parse(name: &str) -> Option<Self> {
+        ROWS.iter().find(|r| r.name == name).map(|r| r.role)
+    }
+
+    /// The role a schema declares: its `x-role`, else an older spelling
+    /// (see the table). `None` for an unannotated schema.
+    pub fn of(schema: &Value) -> Option<Self> {
+        if let Some(role) = schema
+            .get(ROLE_KEY)
+            .and_then(Value::as_str)
+            .and_then(Self::parse)
+        {
+            return Some(role);
+        }
+        let format = schema.get("format").and_then(Value::as_str);
+        ROWS.iter()
+            .find(|r| {
+                format.is_some_and(|f| r.formats.contains(&f))
+                    || r.flag
+                        .is_some_and(|flag| schema.get(flag).and_then(Value::as_bool) == Some(true))
+            })
+            .map(|r| r.role)
+    }
+
+    /// Writes the role into `schema` (an object; other values are left as
+    /// they are).
+    pub fn annotate(self, schema: &mut Value) {
+        if let Value::Object(map) = schema {
+            map.insert(ROLE_KEY.to_owned(), Value::String(self.as_str().to_owned()));
+        }
+    }
+
+    /// Whether arguments of this role name a place on the file system.
+    pub fn is_path(self) -> bool {
+        matches!(self, Self::Path | Self::WorkingDirectory)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_role_has_one_row_and_reads_back() {
+        for role in ArgRole::ALL {
+            assert_eq!(
+                ROWS.iter().filter(|r| r.role == role).count(),
+                1,
+                "{role:?}"
+            );
+            assert_eq!(ArgRole::parse(role.as_str()), Some(role));
+            let mut schema = serde_json::json!({"type": "string"});
+            role.annotate(&mut schema);
+            assert_eq!(ArgRole::of(&schema), Some(role));
+        }
+    }
+
+    #[test]
+    fn older_spellings_are_read() {
+        let cases = [
+            (serde_json::json!({"format": "file-path"}), ArgRole::Path),
+            (serde_json::json!({"x-path": true}), ArgRole::Path),
+            (serde_json::json!({"x-shell": true}), ArgRole::ShellCommand),
+            (serde_json::json!({"format": "uri"}), ArgRole::Url),
+        ];
+        for (schema, want) in cases {
+            assert_eq!(ArgRole::of(&schema), Some(want), "{schema}");
+        }
+        assert_eq!(ArgRole::of(&serde_json::json!({"x-path": false})), None);
+        assert_eq!(
+            ArgRole::of(&serde_json::json!({"x-role": "teleport"})),
+            None
+        );
+    }
+}
