@@ -58,8 +58,11 @@
 //!
 //! - `scripts` (off by default): `SkillsTool::with_computer` takes a
 //!   `tool_runtime::ComputerRuntime` and offers `runScript` over a skill's
-//!   `scripts/` folder, always with `humanIntervention: required`. Without
-//!   a computer the API is not offered at all.
+//!   `scripts/` folder, always with `humanIntervention: required` and
+//!   marked as touching the host; the script runs as the computer's
+//!   `runCommand` under the `tool_core::Confinement` of its call's context
+//!   (a gated invoker puts the decision's there). Without a computer the API
+//!   is not offered at all.
 #![deny(missing_docs)]
 
 mod catalog;

@@ -1,5 +1,15 @@
 //! `runScript`: runs a file of a skill's `scripts/` folder on a host-supplied
-//! `ComputerRuntime` (feature `scripts`). Always needs a human's approval.
+//! `ComputerRuntime` (feature `scripts`). Its policy is `required` and its
+//! API is marked [`touching_host`](tool_core::ApiDefinition::touching_host):
+//! a gate decides it like any command, and the script runs as the computer's
+//! `runCommand` with the call's own context, so the
+//! [`Confinement`](tool_core::Confinement) a gated invoker put there
+//! (`ctx.extension::<Confinement>()`) is the one the computer applies (with
+//! [`LocalComputer`](tool_runtime::LocalComputer), the OS sandbox; the
+//! workspace is the context's working directory, not the skill folder, so a
+//! confined script cannot change its own skill).
+//!
+//! tool-skills never starts a process itself: the computer does.
 
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -30,7 +40,7 @@ pub(crate) struct Prepared {
     provenance: Value,
 }
 
-/// The API definition: `humanIntervention: required`.
+/// The API definition: `humanIntervention: required`, touching the host.
 pub(crate) fn api_definition() -> ApiDefinition {
     ApiDefinition::new(
         RUN,
@@ -47,6 +57,7 @@ pub(crate) fn api_definition() -> ApiDefinition {
         "additionalProperties": false,
     }))
     .with_intervention(HumanIntervention::Policy(InterventionPolicy::Required))
+    .touching_host()
 }
 
 fn quote(word: &str) -> String {
@@ -171,7 +182,9 @@ fn is_executable(_path: &std::path::Path) -> bool {
     false
 }
 
-/// Runs the prepared script and adds provenance to the computer's state.
+/// Runs the prepared script as the computer's `runCommand` in the skill
+/// folder, with `ctx` as given (its confinement included), and adds
+/// provenance to the computer's state.
 pub(crate) async fn run(
     computer: &dyn ComputerRuntime,
     prepared: Prepared,
