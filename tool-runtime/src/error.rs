@@ -183,6 +183,22 @@ pub enum Error {
         /// What went wrong.
         message: String,
     },
+    /// The call runs confined and its confinement does not allow this
+    /// operation on this path (see the `local` file wall in the
+    /// [sandbox guide](crate::sandbox)).
+    #[error("`{}` cannot be {operation} under this call's `{policy}` confinement: {reason}. It allows {allowed}. Only the host (or a person approving the call) can widen it; do not try to work around it", path.display())]
+    ConfinementRefused {
+        /// The path as given.
+        path: PathBuf,
+        /// What was refused: `read`, `written`, `moved`…
+        operation: &'static str,
+        /// Why: the path reached and the rule or class it hit.
+        reason: String,
+        /// The confinement's name (`workspace_write`, `read_only`).
+        policy: String,
+        /// What the confinement allows, in words.
+        allowed: String,
+    },
     /// An error reported by a remote executor, code and message as sent.
     #[error("{message}")]
     Remote {
@@ -220,6 +236,7 @@ impl Error {
     /// | `store_unavailable` | [`Error::StoreUnavailable`] |
     /// | `sandbox_unavailable` | [`Error::SandboxUnavailable`] |
     /// | `sandbox_setup_failed` | [`Error::SandboxSetup`] |
+    /// | `confinement_refused` | [`Error::ConfinementRefused`] |
     /// | (as sent) | [`Error::Remote`] |
     pub fn code(&self) -> ErrorCode {
         let code = match self {
@@ -248,6 +265,7 @@ impl Error {
             Self::StoreUnavailable { .. } => "store_unavailable",
             Self::SandboxUnavailable { .. } => "sandbox_unavailable",
             Self::SandboxSetup { .. } => "sandbox_setup_failed",
+            Self::ConfinementRefused { .. } => return ErrorCode::CONFINEMENT_REFUSED,
             Self::Remote { code, .. } => return ErrorCode::new(code.clone()),
         };
         ErrorCode::from_static(code)
@@ -291,6 +309,18 @@ impl Error {
                 Some(json!({ "policy": policy, "reason": reason }))
             }
             Self::SandboxSetup { path, .. } => Some(json!({ "path": path })),
+            Self::ConfinementRefused {
+                path,
+                operation,
+                reason,
+                policy,
+                ..
+            } => Some(json!({
+                "path": path,
+                "operation": operation,
+                "reason": reason,
+                "confinement": policy,
+            })),
             _ => None,
         }
     }

@@ -50,6 +50,17 @@ fn more(out: &mut String, omitted: usize) {
     }
 }
 
+/// Says how many secret entries a confined call left out.
+fn secrets(out: &mut String, skipped: usize) {
+    if skipped > 0 {
+        let _ = writeln!(
+            out,
+            "({skipped} secret entr{} skipped: this call runs confined and may not read them)",
+            if skipped == 1 { "y" } else { "ies" }
+        );
+    }
+}
+
 fn entry_line(out: &mut String, entry: &FileEntry) {
     if entry.is_directory {
         let _ = writeln!(out, "{}/", entry.path);
@@ -83,6 +94,7 @@ pub fn list_files(r: &ListFilesResult) -> String {
     if r.total == 0 {
         out.push_str("(empty directory)\n");
     }
+    secrets(&mut out, r.secrets_skipped);
     out
 }
 
@@ -210,6 +222,7 @@ pub fn search_files(r: &SearchFilesResult) -> String {
         entry_line(&mut out, entry);
     }
     more(&mut out, r.total.saturating_sub(r.results.len()));
+    secrets(&mut out, r.secrets_skipped);
     out
 }
 
@@ -227,6 +240,7 @@ pub fn glob_files(r: &GlobFilesResult) -> String {
         out.push('\n');
     }
     more(&mut out, r.total.saturating_sub(r.files.len()));
+    secrets(&mut out, r.secrets_skipped);
     out
 }
 
@@ -269,6 +283,7 @@ pub fn grep_content(r: &GrepContentResult) -> String {
         }
     }
     more(&mut out, r.omitted);
+    secrets(&mut out, r.secrets_skipped);
     out
 }
 

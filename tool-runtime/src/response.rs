@@ -107,6 +107,9 @@ pub struct ListFilesResult {
     pub entries: Vec<FileEntry>,
     /// Entries in the directory (after the hidden filter).
     pub total: usize,
+    /// Secret entries left out because the call runs confined.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub secrets_skipped: usize,
 }
 
 /// Result of `readFile`.
@@ -240,6 +243,9 @@ pub struct SearchFilesResult {
     pub results: Vec<FileEntry>,
     /// All matches found (before the limit).
     pub total: usize,
+    /// Secret entries left out because the call runs confined.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub secrets_skipped: usize,
 }
 
 /// Result of `globFiles`.
@@ -254,6 +260,9 @@ pub struct GlobFilesResult {
     pub files: Vec<String>,
     /// All matches found (before the limit).
     pub total: usize,
+    /// Secret entries left out because the call runs confined.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub secrets_skipped: usize,
 }
 
 /// One line of `grepContent` content output.
@@ -308,6 +317,9 @@ pub struct GrepContentResult {
     pub total_files: usize,
     /// Results left out by the limit.
     pub omitted: usize,
+    /// Secret files not searched because the call runs confined.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub secrets_skipped: usize,
 }
 
 /// State of a command: `runCommand` and `getCommandOutput` both return it.
@@ -373,4 +385,8 @@ pub struct KillCommandResult {
     /// How the command ended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }

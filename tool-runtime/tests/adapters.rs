@@ -170,6 +170,7 @@ fn all_responses() -> Vec<Response> {
             path: "src".into(),
             entries: vec![entry()],
             total: 1,
+            secrets_skipped: 0,
         }),
         Response::ReadFile(read_result()),
         Response::ReadFiles(ReadFilesResult {
@@ -219,12 +220,14 @@ fn all_responses() -> Vec<Response> {
             directory: ".".into(),
             results: vec![entry()],
             total: 1,
+            secrets_skipped: 0,
         }),
         Response::GlobFiles(GlobFilesResult {
             pattern: "*".into(),
             directory: ".".into(),
             files: vec!["a".into()],
             total: 1,
+            secrets_skipped: 0,
         }),
         Response::GrepContent(GrepContentResult {
             pattern: "x".into(),
@@ -245,6 +248,7 @@ fn all_responses() -> Vec<Response> {
             total_matches: 1,
             total_files: 1,
             omitted: 0,
+            secrets_skipped: 0,
         }),
         Response::RunCommand(command_output()),
         Response::GetCommandOutput(command_output()),

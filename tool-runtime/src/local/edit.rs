@@ -87,7 +87,7 @@ pub(crate) fn edit_file_with_hook(
             "the text to replace is empty; use writeFile to create or overwrite a whole file",
         ));
     }
-    let target = paths.resolve(&p.path);
+    let target = paths.writable(&p.path)?;
     let shown = p.path.as_str();
     let before = {
         let meta = std::fs::metadata(&target).map_err(|e| Error::io(shown, e))?;

@@ -39,7 +39,7 @@ pub(crate) fn entry(path: &Path, shown: String, meta: &std::fs::Metadata) -> Fil
 
 /// `listFiles`.
 pub(crate) fn list_files(paths: &Paths, p: &ListFilesParams) -> Result<ListFilesResult> {
-    let dir = paths.resolve(&p.path);
+    let dir = paths.readable(&p.path)?;
     let meta = std::fs::metadata(&dir).map_err(|e| Error::io(&p.path, e))?;
     if !meta.is_dir() {
         return Err(Error::WrongKind {
@@ -50,6 +50,7 @@ pub(crate) fn list_files(paths: &Paths, p: &ListFilesParams) -> Result<ListFiles
     }
     let show_hidden = p.show_hidden.unwrap_or(false);
     let mut entries = Vec::new();
+    let mut secrets_skipped = 0;
     for item in std::fs::read_dir(&dir).map_err(|e| Error::io(&p.path, e))? {
         let item = item.map_err(|e| Error::io(&p.path, e))?;
         let name = item.file_name().to_string_lossy().into_owned();
@@ -57,6 +58,10 @@ pub(crate) fn list_files(paths: &Paths, p: &ListFilesParams) -> Result<ListFiles
             continue;
         }
         let path = item.path();
+        if paths.guard().is_some_and(|g| g.is_secret(&path)) {
+            secrets_skipped += 1;
+            continue;
+        }
         // Follow symlinks for the kind; fall back to the link itself when dangling.
         let Ok(meta) = std::fs::metadata(&path).or_else(|_| item.metadata()) else {
             continue;
@@ -84,6 +89,7 @@ pub(crate) fn list_files(paths: &Paths, p: &ListFilesParams) -> Result<ListFiles
         path: p.path.clone(),
         entries,
         total,
+        secrets_skipped,
     })
 }
 
@@ -128,7 +134,7 @@ pub(crate) fn atomic_write(
 
 /// `writeFile`.
 pub(crate) fn write_file(paths: &Paths, p: &WriteFileParams) -> Result<WriteFileResult> {
-    let target = paths.resolve(&p.path);
+    let target = paths.writable(&p.path)?;
     let created = match std::fs::metadata(&target) {
         Ok(meta) if meta.is_dir() => {
             return Err(Error::WrongKind {
@@ -152,6 +158,9 @@ pub(crate) fn write_file(paths: &Paths, p: &WriteFileParams) -> Result<WriteFile
 fn move_one(paths: &Paths, old: &str, new: &str, overwrite: bool) -> Result<()> {
     let from = paths.resolve(old);
     let to = paths.resolve(new);
+    if let Some(guard) = paths.guard() {
+        guard.check_move(&from, &to, old)?;
+    }
     let meta = std::fs::symlink_metadata(&from).map_err(|e| Error::io(old, e))?;
     if to.exists() && !overwrite {
         return Err(Error::AlreadyExists { path: new.into() });
@@ -212,6 +221,9 @@ pub(crate) fn rename_file(paths: &Paths, p: &RenameFileParams) -> Result<RenameF
         ));
     };
     let to = parent.join(name);
+    if let Some(guard) = paths.guard() {
+        guard.check_move(&from, &to, &p.path)?;
+    }
     std::fs::symlink_metadata(&from).map_err(|e| Error::io(&p.path, e))?;
     let new_path = match Path::new(&p.path).parent() {
         Some(given_parent) if !given_parent.as_os_str().is_empty() => {

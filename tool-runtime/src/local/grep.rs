@@ -144,7 +144,7 @@ pub(crate) fn grep_content(paths: &Paths, p: &GrepContentParams) -> Result<GrepC
         include_ignored: p.include_ignored.unwrap_or(false),
         include_hidden: p.include_hidden.unwrap_or(false),
     };
-    let mut walk = walker(&root, filter);
+    let (mut walk, skipped) = walker(&root, filter, paths.guard());
     if let Some(glob) = &p.glob {
         let overrides = OverrideBuilder::new(&root)
             .add(glob)
@@ -216,6 +216,7 @@ pub(crate) fn grep_content(paths: &Paths, p: &GrepContentParams) -> Result<GrepC
         total_matches,
         total_files,
         omitted: 0,
+        secrets_skipped: 0,
     };
     match mode {
         GrepOutputMode::FilesWithMatches => {
@@ -257,6 +258,7 @@ pub(crate) fn grep_content(paths: &Paths, p: &GrepContentParams) -> Result<GrepC
                 usize::try_from(total_matches.saturating_sub(shown_matches)).unwrap_or(usize::MAX);
         }
     }
+    result.secrets_skipped = skipped.count();
     Ok(result)
 }
 

@@ -1,5 +1,6 @@
 //! `LocalComputer`: the real filesystem and real processes of this machine.
 
+mod confine;
 mod edit;
 mod fs;
 mod grep;
@@ -149,6 +150,32 @@ impl LocalComputer {
         Paths::new(paths::normalize(&cwd))
     }
 
+    /// The call's confinement: its context's, else the configured sandbox.
+    fn confinement(&self, ctx: &ToolContext) -> SandboxPolicy {
+        ctx.extension::<tool_core::Confinement>()
+            .cloned()
+            .unwrap_or_else(|| self.inner.config.shell.sandbox.clone())
+    }
+
+    /// The paths of a file operation, with the file wall when it runs confined.
+    fn guarded_paths(&self, ctx: &ToolContext) -> Result<Paths> {
+        let paths = self.paths(ctx);
+        let policy = self.confinement(ctx);
+        let tmp = if matches!(policy, SandboxPolicy::WorkspaceWrite { .. }) {
+            self.inner.shells.private_tmp()
+        } else {
+            None
+        };
+        let guard = confine::Guard::new(
+            &policy,
+            &self.inner.config.shell.sandbox_options,
+            paths.cwd(),
+            tmp.as_deref(),
+            paths::home().as_deref(),
+        )?;
+        Ok(paths.with_guard(guard))
+    }
+
     /// Runs blocking file work on the blocking pool.
     async fn blocking<T, F>(&self, ctx: &ToolContext, work: F) -> Result<Response>
     where
@@ -156,7 +183,7 @@ impl LocalComputer {
         F: FnOnce(&Paths, &LocalConfig) -> Result<T> + Send + 'static,
         Response: From<T>,
     {
-        let paths = self.paths(ctx);
+        let paths = self.guarded_paths(ctx)?;
         let inner = Arc::clone(&self.inner);
         tokio::task::spawn_blocking(move || work(&paths, &inner.config).map(Response::from))
             .await
@@ -201,7 +228,7 @@ impl LocalComputer {
             cwd,
             workspace: paths.cwd().to_path_buf(),
             env: params.env.unwrap_or_default(),
-            confinement: ctx.extension::<tool_core::Confinement>().cloned(),
+            confinement: Some(self.confinement(ctx)),
         };
         self.inner
             .shells

@@ -2,19 +2,62 @@
 
 use std::path::{Component, Path, PathBuf};
 
-/// Resolves the paths of one call against its working directory.
+use crate::error::Result;
+use crate::local::confine::Guard;
+
+/// Resolves the paths of one call against its working directory, and
+/// checks them against the call's confinement when it has one.
 #[derive(Debug, Clone)]
 pub(crate) struct Paths {
     cwd: PathBuf,
     home: Option<PathBuf>,
+    guard: Option<Guard>,
+}
+
+/// The host's home directory (`HOME`, when set and not empty).
+pub(crate) fn home() -> Option<PathBuf> {
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
 }
 
 impl Paths {
     pub(crate) fn new(cwd: PathBuf) -> Self {
-        let home = std::env::var_os("HOME")
-            .filter(|h| !h.is_empty())
-            .map(PathBuf::from);
-        Self { cwd, home }
+        Self {
+            cwd,
+            home: home(),
+            guard: None,
+        }
+    }
+
+    /// The same resolver with the file wall of a confined call.
+    pub(crate) fn with_guard(mut self, guard: Option<Guard>) -> Self {
+        self.guard = guard;
+        self
+    }
+
+    /// The call's file wall, when it runs confined.
+    pub(crate) fn guard(&self) -> Option<&Guard> {
+        self.guard.as_ref()
+    }
+
+    /// `given` resolved, refused when the call's confinement forbids reading it.
+    pub(crate) fn readable(&self, given: &str) -> Result<PathBuf> {
+        let path = self.resolve(given);
+        if let Some(guard) = &self.guard {
+            guard.check_read(&path, given)?;
+        }
+        Ok(path)
+    }
+
+    /// `given` resolved, refused when the call's confinement forbids
+    /// writing (creating, replacing) it.
+    pub(crate) fn writable(&self, given: &str) -> Result<PathBuf> {
+        let path = self.resolve(given);
+        if let Some(guard) = &self.guard {
+            guard.check_write(&path, given, "written")?;
+        }
+        Ok(path)
     }
 
     /// The working directory.

@@ -145,7 +145,7 @@ pub(crate) fn read_file(
     config: &LocalConfig,
     p: &ReadFileParams,
 ) -> Result<ReadFileResult> {
-    let bytes = read_limited(&paths.resolve(&p.path), &p.path, config.max_file_bytes)?;
+    let bytes = read_limited(&paths.readable(&p.path)?, &p.path, config.max_file_bytes)?;
     let total_bytes = bytes.len() as u64;
     let hash = content_hash(&bytes);
     let decoded = decode(bytes).map_err(|reason| Error::Binary {

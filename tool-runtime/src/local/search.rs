@@ -6,12 +6,15 @@
 //! Results are sorted by path and capped; the total is always reported.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use globset::{GlobBuilder, GlobMatcher};
 use ignore::WalkBuilder;
 
 use crate::error::{Error, Result};
+use crate::local::confine::Guard;
 use crate::local::fs::entry;
 use crate::local::paths::Paths;
 use crate::request::{EntryKind, GlobFilesParams, SearchFilesParams};
@@ -29,9 +32,28 @@ pub(crate) struct WalkFilter {
     pub(crate) include_hidden: bool,
 }
 
-/// A walker over `root` with the filter applied.
-pub(crate) fn walker(root: &Path, filter: WalkFilter) -> WalkBuilder {
+/// Secret entries a confined walk left out, counted across its threads.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Skipped(Arc<AtomicUsize>);
+
+impl Skipped {
+    /// How many were skipped.
+    pub(crate) fn count(&self) -> usize {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// A walker over `root` with the filter applied; under confinement
+/// (`guard`), secret entries are neither yielded nor entered, and counted.
+pub(crate) fn walker(
+    root: &Path,
+    filter: WalkFilter,
+    guard: Option<&Guard>,
+) -> (WalkBuilder, Skipped) {
     let honour = !filter.include_ignored;
+    let skipped = Skipped::default();
+    let counter = skipped.clone();
+    let guard = guard.cloned();
     let mut builder = WalkBuilder::new(root);
     builder
         .hidden(!filter.include_hidden)
@@ -42,14 +64,23 @@ pub(crate) fn walker(root: &Path, filter: WalkFilter) -> WalkBuilder {
         .parents(honour)
         .require_git(false)
         .follow_links(false)
-        .filter_entry(|e| e.file_name() != ".git");
-    builder
+        .filter_entry(move |e| {
+            if e.file_name() == ".git" {
+                return false;
+            }
+            if e.depth() > 0 && guard.as_ref().is_some_and(|g| g.is_secret(e.path())) {
+                counter.0.fetch_add(1, Ordering::Relaxed);
+                return false;
+            }
+            true
+        });
+    (builder, skipped)
 }
 
 /// The directory a search starts from: the given one, or the working directory.
 pub(crate) fn search_root(paths: &Paths, given: Option<&str>) -> Result<(PathBuf, String)> {
     let (root, shown) = match given {
-        Some(dir) => (paths.resolve(dir), dir.to_owned()),
+        Some(dir) => (paths.readable(dir)?, dir.to_owned()),
         None => (paths.cwd().to_path_buf(), ".".to_owned()),
     };
     std::fs::metadata(&root).map_err(|e| Error::io(&shown, e))?;
@@ -83,7 +114,8 @@ pub(crate) fn glob_files(paths: &Paths, p: &GlobFilesParams) -> Result<GlobFiles
         include_hidden: p.include_hidden.unwrap_or(false),
     };
     let mut files = Vec::new();
-    for item in walker(&root, filter).build().flatten() {
+    let (walk, skipped) = walker(&root, filter, paths.guard());
+    for item in walk.build().flatten() {
         if !item
             .file_type()
             .is_some_and(|t| t.is_file() || t.is_symlink())
@@ -109,6 +141,7 @@ pub(crate) fn glob_files(paths: &Paths, p: &GlobFilesParams) -> Result<GlobFiles
         directory: shown,
         files,
         total,
+        secrets_skipped: skipped.count(),
     })
 }
 
@@ -211,7 +244,8 @@ pub(crate) fn search_files(paths: &Paths, p: &SearchFilesParams) -> Result<Searc
         include_hidden: p.include_hidden.unwrap_or(false),
     };
     let mut results: Vec<FileEntry> = Vec::new();
-    for item in walker(&root, filter).build().flatten() {
+    let (walk, skipped) = walker(&root, filter, paths.guard());
+    for item in walk.build().flatten() {
         if item.depth() == 0 {
             continue;
         }
@@ -254,6 +288,7 @@ pub(crate) fn search_files(paths: &Paths, p: &SearchFilesParams) -> Result<Searc
         directory: shown,
         results,
         total,
+        secrets_skipped: skipped.count(),
     })
 }
 

@@ -52,6 +52,20 @@
 //!   the network on, everything the user can reach is reachable, local
 //!   daemons included.
 //!
+//! # File operations
+//!
+//! The same policy confines [`LocalComputer`](crate::LocalComputer)'s file
+//! operations (`readFile`, `writeFile`, `editFile`, `moveFiles`,
+//! `renameFile`, `listFiles`, `globFiles`, `searchFiles`, `grepContent`)
+//! when the call runs confined, checked in-process on the path actually
+//! reached: writes only in the writable roots, protected entries never
+//! written or created (at any depth, whether or not they exist), secrets
+//! never read; searches skip secret entries and report how many
+//! (`secretsSkipped`). A refusal fails with `confinement_refused` and says
+//! what the confinement allows. The call's [`tool_core::Confinement`] (a
+//! gated invoker puts the decision's in the context) replaces the
+//! configured sandbox for that call, for commands and files alike.
+//!
 //! # What no policy guarantees
 //!
 //! - No limit on CPU, memory, disk space, processes or time (the shell's
@@ -119,6 +133,7 @@
 //! ```
 
 mod classes;
+pub(crate) use classes::Classes;
 #[cfg(target_os = "linux")]
 mod linux;
 mod plan;

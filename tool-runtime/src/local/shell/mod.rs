@@ -207,8 +207,16 @@ impl ShellManager {
         if !matches!(policy, SandboxPolicy::WorkspaceWrite { .. }) {
             return (policy, None);
         }
-        let tmp = self
-            .private_tmp
+        match self.private_tmp() {
+            Some(tmp) => (policy.with_writable_root(&tmp), Some(tmp)),
+            None => (policy, None),
+        }
+    }
+
+    /// The computer's private temp dir (created on first use, removed with
+    /// the manager): a writable root of every `workspace_write` call.
+    pub(crate) fn private_tmp(&self) -> Option<PathBuf> {
+        self.private_tmp
             .get_or_init(|| {
                 tempfile::Builder::new()
                     .prefix("tool-sandbox-")
@@ -216,11 +224,7 @@ impl ShellManager {
                     .ok()
             })
             .as_ref()
-            .map(|dir| dir.path().to_path_buf());
-        match tmp {
-            Some(tmp) => (policy.with_writable_root(&tmp), Some(tmp)),
-            None => (policy, None),
-        }
+            .map(|dir| dir.path().to_path_buf())
     }
 
     pub(crate) fn config(&self) -> &ShellConfig {

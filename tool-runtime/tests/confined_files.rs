@@ -1,0 +1,339 @@
+//! File operations under a call's confinement, on real files in temp dirs:
+//! writes stay in the writable roots, protected entries stay read-only
+//! (existing or not, at any depth, whatever the case), secrets stay
+//! unreadable, and the path actually reached is judged, not the argument.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{code, ok, write};
+use serde_json::{Value, json};
+use tool_core::{Confinement, ToolContext, ToolOutput};
+use tool_runtime::{ComputerRuntime, LocalComputer, LocalConfig, Request};
+
+struct Dirs {
+    _base: tempfile::TempDir,
+    ws: PathBuf,
+    outside: PathBuf,
+}
+
+fn dirs() -> Dirs {
+    let base = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(base.path()).unwrap();
+    let ws = root.join("ws");
+    let outside = root.join("outside");
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    write(&ws, ".git/config", "[core]\n");
+    write(&ws, ".git/hooks/README", "hooks\n");
+    write(&ws, "src/main.rs", "fn main() {}\n");
+    write(&ws, ".env", "API_KEY=s3cret\n");
+    write(&ws, ".env.example", "API_KEY=\n");
+    write(&ws, "app/.env.local", "TOKEN=s3cret\n");
+    write(&outside, "victim.txt", "original\n");
+    Dirs {
+        _base: base,
+        ws,
+        outside,
+    }
+}
+
+fn confined(ws: &Path, confinement: Confinement) -> ToolContext {
+    ToolContext::new().with_cwd(ws).with_extension(confinement)
+}
+
+async fn call(c: &LocalComputer, api: &str, args: Value, ctx: &ToolContext) -> ToolOutput {
+    c.execute(Request::from_api(api, args).unwrap(), ctx).await
+}
+
+fn assert_refused(out: &ToolOutput, what: &str) {
+    assert_eq!(code(out), "confinement_refused", "{what}: {}", out.content);
+    assert!(
+        out.content.contains("It allows"),
+        "{what}: the refusal must say what is allowed: {}",
+        out.content
+    );
+}
+
+#[tokio::test]
+async fn writes_outside_the_writable_roots_are_refused_whatever_the_spelling() {
+    let d = dirs();
+    std::os::unix::fs::symlink(&d.outside, d.ws.join("link")).unwrap();
+    std::os::unix::fs::symlink(d.outside.join("victim.txt"), d.ws.join("victim-link")).unwrap();
+    std::os::unix::fs::symlink(d.outside.join("nothing-yet"), d.ws.join("dangling")).unwrap();
+    let c = LocalComputer::new(LocalConfig::default());
+    let cx = confined(&d.ws, Confinement::workspace_write());
+    let outside = d.outside.join("planted.txt").display().to_string();
+    for (what, path) in [
+        ("absolute", outside.as_str()),
+        ("dot-dot", "../outside/planted.txt"),
+        ("dot-dot after a subdir", "src/../../outside/planted.txt"),
+        ("through a symlinked dir", "link/planted.txt"),
+        ("dangling symlink", "dangling"),
+    ] {
+        let out = call(&c, "writeFile", json!({"path": path, "content": "x"}), &cx).await;
+        assert_refused(&out, what);
+    }
+    assert!(!d.outside.join("planted.txt").exists());
+    assert!(!d.outside.join("nothing-yet").exists());
+    // Editing through a symlink to an outside file is refused too.
+    let out = call(
+        &c,
+        "editFile",
+        json!({"path": "victim-link", "oldString": "original", "newString": "changed"}),
+        &cx,
+    )
+    .await;
+    assert_refused(&out, "edit through a symlink");
+    // Moving a file out, or an outside file in, is refused.
+    let out = call(
+        &c,
+        "moveFiles",
+        json!({"items": [
+            {"oldPath": "src/main.rs", "newPath": outside},
+            {"oldPath": d.outside.join("victim.txt").display().to_string(), "newPath": "stolen.txt"},
+        ]}),
+        &cx,
+    )
+    .await;
+    let state = ok(&out);
+    assert_eq!(state["failed"], 2, "{}", out.content);
+    assert_eq!(state["results"][0]["error"]["code"], "confinement_refused");
+    assert_eq!(state["results"][1]["error"]["code"], "confinement_refused");
+    assert_eq!(
+        std::fs::read_to_string(d.outside.join("victim.txt")).unwrap(),
+        "original\n"
+    );
+    assert!(d.ws.join("src/main.rs").exists());
+}
+
+#[tokio::test]
+async fn protected_entries_cannot_be_written_created_or_moved_at_any_depth() {
+    let d = dirs();
+    write(&d.ws, "wf/workflows/ci.yml", "on: push\n");
+    write(&d.ws, "run.sh", "echo hi\n");
+    let c = LocalComputer::new(LocalConfig::default());
+    let cx = confined(&d.ws, Confinement::workspace_write());
+    for path in [
+        ".git/config",
+        ".git/hooks/pre-commit",
+        ".GIT/config",
+        ".Git/hooks/post-checkout",
+        ".envrc",
+        "sub/dir/.envrc",
+        ".vscode/tasks.json",
+        ".github/workflows/x.yml",
+        "crates/a/.cargo/config.toml",
+        "tests/conftest.py",
+        "src/../.git/config",
+    ] {
+        let out = call(&c, "writeFile", json!({"path": path, "content": "x"}), &cx).await;
+        assert_refused(&out, path);
+        assert!(out.content.contains("protected"), "{path}: {}", out.content);
+    }
+    assert_eq!(
+        std::fs::read_to_string(d.ws.join(".git/config")).unwrap(),
+        "[core]\n"
+    );
+    for missing in [
+        ".envrc", ".vscode", ".github", "sub", ".GIT", "crates", "tests",
+    ] {
+        assert!(!d.ws.join(missing).exists(), "{missing} was created");
+    }
+    for (what, args) in [
+        (
+            "a file onto a hook",
+            json!({"items": [{"oldPath": "run.sh", "newPath": ".git/hooks/pre-push"}]}),
+        ),
+        (
+            "the .git folder away",
+            json!({"items": [{"oldPath": ".git", "newPath": "git-old"}]}),
+        ),
+        (
+            "a folder that becomes a CI workflow folder",
+            json!({"items": [{"oldPath": "wf", "newPath": ".github"}]}),
+        ),
+    ] {
+        let out = call(&c, "moveFiles", args, &cx).await;
+        assert_eq!(ok(&out)["failed"], 1, "{what}: {}", out.content);
+        assert_eq!(
+            ok(&out)["results"][0]["error"]["code"],
+            "confinement_refused",
+            "{what}"
+        );
+    }
+    let out = call(
+        &c,
+        "renameFile",
+        json!({"path": "run.sh", "newName": ".envrc"}),
+        &cx,
+    )
+    .await;
+    assert_refused(&out, "rename to .envrc");
+    assert!(d.ws.join(".git/config").exists());
+    assert!(d.ws.join("run.sh").exists());
+    // Reading protected entries is fine, and so is writing ordinary files,
+    // at the root of a workspace that holds .git included.
+    let out = call(&c, "readFile", json!({"path": ".git/config"}), &cx).await;
+    ok(&out);
+    for path in [
+        "new-at-root.txt",
+        "src/lib.rs",
+        "docs/new/page.md",
+        ".gitignore",
+    ] {
+        let out = call(
+            &c,
+            "writeFile",
+            json!({"path": path, "content": "ok\n"}),
+            &cx,
+        )
+        .await;
+        ok(&out);
+    }
+    let out = call(
+        &c,
+        "moveFiles",
+        json!({"items": [{"oldPath": "new-at-root.txt", "newPath": "moved/here.txt"}]}),
+        &cx,
+    )
+    .await;
+    assert_eq!(ok(&out)["moved"], 1, "{}", out.content);
+}
+
+#[tokio::test]
+async fn secrets_are_unreadable_and_searches_skip_them_and_say_so() {
+    let d = dirs();
+    std::os::unix::fs::symlink(d.ws.join(".env"), d.ws.join("innocent.txt")).unwrap();
+    let c = LocalComputer::new(LocalConfig::default());
+    let cx = confined(&d.ws, Confinement::read_only());
+    for path in [
+        ".env",
+        "app/.env.local",
+        "innocent.txt",
+        ".ENV",
+        "src/../.env",
+    ] {
+        let out = call(&c, "readFile", json!({"path": path}), &cx).await;
+        if path == ".ENV" {
+            // Not there on a case-sensitive file system; refused before looking.
+            assert_eq!(code(&out), "confinement_refused", "{}", out.content);
+            continue;
+        }
+        assert_refused(&out, path);
+        assert!(!out.content.contains("s3cret"), "{}", out.content);
+    }
+    let out = call(&c, "readFile", json!({"path": ".env.example"}), &cx).await;
+    ok(&out);
+    let out = call(
+        &c,
+        "grepContent",
+        json!({"pattern": "API_KEY|TOKEN", "includeHidden": true, "includeIgnored": true}),
+        &cx,
+    )
+    .await;
+    let state = ok(&out);
+    assert!(!out.content.contains("s3cret"), "{}", out.content);
+    assert_eq!(state["totalFiles"], 1, "{}", out.content);
+    assert_eq!(state["secretsSkipped"], 2, "{}", out.content);
+    assert!(
+        out.content.contains("2 secret entries skipped"),
+        "{}",
+        out.content
+    );
+    let out = call(
+        &c,
+        "globFiles",
+        json!({"pattern": "**/.env*", "includeHidden": true, "includeIgnored": true}),
+        &cx,
+    )
+    .await;
+    let state = ok(&out);
+    assert_eq!(state["files"], json!([".env.example"]), "{}", out.content);
+    assert_eq!(state["secretsSkipped"], 2);
+    let out = call(
+        &c,
+        "listFiles",
+        json!({"path": ".", "showHidden": true}),
+        &cx,
+    )
+    .await;
+    assert_eq!(ok(&out)["secretsSkipped"], 1, "{}", out.content);
+    // read_only: no writes at all, not even in the workspace.
+    let out = call(
+        &c,
+        "writeFile",
+        json!({"path": "a.txt", "content": "x"}),
+        &cx,
+    )
+    .await;
+    assert_refused(&out, "write under read_only");
+    assert!(out.content.contains("no writes"), "{}", out.content);
+}
+
+#[tokio::test]
+async fn the_configured_sandbox_confines_files_and_a_calls_full_access_lifts_it() {
+    let d = dirs();
+    let c = LocalComputer::new(
+        LocalConfig::default().with_sandbox(tool_runtime::SandboxPolicy::workspace_write()),
+    );
+    let plain = ToolContext::new().with_cwd(&d.ws);
+    let out = call(&c, "readFile", json!({"path": ".env"}), &plain).await;
+    assert_refused(&out, "configured sandbox");
+    let details = out.error.as_ref().unwrap().details.as_ref().unwrap();
+    assert_eq!(details["confinement"], "workspace_write");
+    assert_eq!(details["operation"], "read");
+    let free = confined(&d.ws, Confinement::FullAccess);
+    let out = call(&c, "readFile", json!({"path": ".env"}), &free).await;
+    assert!(ok(&out)["content"].as_str().unwrap().contains("s3cret"));
+    // Without any confinement nothing is refused.
+    let unconfined = LocalComputer::new(LocalConfig::default());
+    let out = call(
+        &unconfined,
+        "writeFile",
+        json!({"path": ".git/info/note", "content": "x"}),
+        &plain,
+    )
+    .await;
+    ok(&out);
+}
+
+#[tokio::test]
+async fn host_writable_roots_are_writable_and_the_message_names_them() {
+    let d = dirs();
+    let cache = d.outside.join("cache");
+    std::fs::create_dir_all(&cache).unwrap();
+    let c = LocalComputer::new(LocalConfig::default());
+    let cx = confined(
+        &d.ws,
+        Confinement::workspace_write().with_writable_root(&cache),
+    );
+    let out = call(
+        &c,
+        "writeFile",
+        json!({"path": cache.join("f.txt").display().to_string(), "content": "x"}),
+        &cx,
+    )
+    .await;
+    ok(&out);
+    let out = call(
+        &c,
+        "writeFile",
+        json!({"path": d.outside.join("g.txt").display().to_string(), "content": "x"}),
+        &cx,
+    )
+    .await;
+    assert_refused(&out, "outside the host roots");
+    assert!(
+        out.content.contains(&cache.display().to_string()),
+        "{}",
+        out.content
+    );
+    assert!(
+        out.content.contains(&d.ws.display().to_string()),
+        "{}",
+        out.content
+    );
+}
