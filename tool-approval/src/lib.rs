@@ -8,8 +8,17 @@
 //!   allow list, host rules, global audits and dynamic audits, and
 //!   evaluates batches of [`CallRef`]s into an [`Evaluation`].
 //! - A [`Decision`] has an [`Action`], the [`InterventionPolicy`](tool_core::InterventionPolicy)
-//!   that applied and a [`Reason`] naming the [`Level`] and rule; a blocked
-//!   decision carries a ready [`ToolOutput`](tool_core::ToolOutput) via [`Decision::blocked_output`].
+//!   that applied, a [`Reason`] naming the [`Level`] and rule, and the
+//!   [`Confinement`](tool_core::Confinement) the call runs under (`null`
+//!   for APIs that do not touch the host; see [`Decision`] for the printed
+//!   shape and [`mode`] for the confinement column); a blocked decision
+//!   carries a ready [`ToolOutput`](tool_core::ToolOutput) via [`Decision::blocked_output`].
+//! - [`PolicyEngine`] is a [`tool_core::Gate`]: `Invoker::default().with_gate(Arc::new(engine)).with_asker(asker)`
+//!   decides, asks, runs under the decision's confinement and returns one
+//!   output per call; an "always" answer is remembered
+//!   ([`engine::remember`]). Tell the engine whether the host can confine
+//!   ([`PolicyEngineBuilder::confinement_support`]): until it does,
+//!   unattended runs of calls that touch the host ask (headless: are blocked).
 //! - [`PolicyFile`] loads the host's JSON policy (mode, allow list, rules, blacklist).
 //! - [`Matcher`] compiles a rule's argument matcher; [`ShellCommand`] splits
 //!   shell commands part by part; [`Blacklist`] is the default
@@ -109,9 +118,11 @@
 //! | `sed '1e CMD'`, `sed 'w F'`, `awk 'BEGIN{system("CMD")}'`, `awk '{print > "F"}'`, `print … \| "sh"`, `perl -e 'system("CMD")'`, `python -c 'os.system("CMD")'`, `vim -c ':!CMD'`, `expect -c 'spawn CMD'`, `make --eval='x:;CMD'`, `tar --checkpoint-action=exec=CMD` | the command run (parsed like the line) and the file written (a redirection); a command computed at run time (`s///e`, `system($0)`) is a script not on the line |
 //! | `VAR=value cmd`, `env VAR=…`, `export VAR=…`, an `env` argument | the variables set (the blacklist's `dangerous-env`), values as paths |
 //!
-//! With an [`Invoker`](tool_core::Invoker), build the call from the prepared
-//! call: `CallRef::from_prepared(&prepared, &offered)`; an identifier missing
-//! from `offered` gives `manifest: None`, which asks in manual and allow-list modes.
+//! With an [`Invoker`](tool_core::Invoker), give it the engine as its gate
+//! (above); to evaluate by hand, build the call from the prepared call:
+//! `CallRef::from_prepared(&prepared, &offered)`; an identifier missing
+//! from `offered` gives `manifest: None`, which asks in manual and
+//! allow-list modes and counts as touching the host.
 #![deny(missing_docs)]
 
 pub mod audit;
