@@ -10,10 +10,8 @@ use std::time::Duration;
 use async_trait::async_trait;
 use clap::Subcommand;
 use serde_json::{Value, json};
-use tool_approval::{CallRef, PolicyEngine};
-use tool_core::{
-    Gate, GateDecision, LiveRegistry, OfferedTools, PreparedCall, ToolContext, ToolRegistry,
-};
+use tool_approval::PolicyEngine;
+use tool_core::{LiveRegistry, ToolContext, ToolRegistry};
 use tool_mcp::{
     ElicitationHandler, Elicited, HttpGuard, ManagerOptions, McpManager, McpProvider,
     McpServerConfig, McpTransport, RegistryServer, ServerReport, parse_server_list,
@@ -411,52 +409,15 @@ pub async fn run(
     }
 }
 
-/// The host's registry as an MCP server gated by its policy engine.
-pub fn serving(registry: LiveRegistry, engine: PolicyEngine, ctx: ToolContext) -> RegistryServer {
-    RegistryServer::live(registry, Arc::new(PolicyGate { engine }), ctx).with_name("toolhost")
-}
-
-/// tool-approval's engine as the pipeline's gate, until `PolicyEngine`
-/// implements `tool_core::Gate` itself: each decision's action, reason and
-/// rule, the whole decision as details.
-struct PolicyGate {
-    engine: PolicyEngine,
-}
-
-#[async_trait]
-impl Gate for PolicyGate {
-    async fn decide(
-        &self,
-        calls: &[PreparedCall],
-        offered: &OfferedTools,
-        ctx: &ToolContext,
-    ) -> Vec<GateDecision> {
-        let refs: Vec<CallRef<'_>> = calls
-            .iter()
-            .map(|call| CallRef::from_prepared(call, offered))
-            .collect();
-        let evaluation = self.engine.evaluate(&refs, ctx);
-        evaluation
-            .decisions()
-            .iter()
-            .map(|decision| {
-                let gate = if decision.is_run() {
-                    GateDecision::run()
-                } else if decision.is_block() {
-                    GateDecision::block(decision.reason.message.clone())
-                } else {
-                    GateDecision::ask(decision.reason.message.clone())
-                };
-                let gate = gate
-                    .with_message(decision.reason.message.clone())
-                    .with_details(serde_json::to_value(decision).unwrap_or_default());
-                match &decision.reason.rule {
-                    Some(rule) => gate.with_rule(rule.clone()),
-                    None => gate,
-                }
-            })
-            .collect()
-    }
+/// The host's registry as an MCP server gated by its policy engine
+/// (tool-approval's `PolicyEngine` is a `tool_core::Gate`).
+pub fn serving(
+    registry: LiveRegistry,
+    engine: impl Into<Arc<PolicyEngine>>,
+    ctx: ToolContext,
+) -> RegistryServer {
+    let gate: Arc<PolicyEngine> = engine.into();
+    RegistryServer::live(registry, gate, ctx).with_name("toolhost")
 }
 
 /// The demo's "user": says yes to every question and remembers it.
