@@ -312,7 +312,7 @@ async fn killing_a_finished_command_reports_its_exit() {
 }
 
 #[tokio::test]
-async fn cancelling_the_call_stops_the_wait_but_not_the_command() {
+async fn cancelling_the_call_stops_the_wait_and_kills_the_command() {
     let dir = tempfile::tempdir().unwrap();
     let c = computer();
     let token = CancellationToken::new();
@@ -334,13 +334,19 @@ async fn cancelling_the_call_stops_the_wait_but_not_the_command() {
         .await;
     cancel.await.unwrap();
     let s = ok(&out);
-    assert_eq!(s["running"], true);
     assert_eq!(s["stdout"], "begun\n");
     let id = s["shellId"].as_str().unwrap().to_owned();
     let plain = ctx(dir.path());
-    ok(&c
-        .kill_command(KillCommandParams { shell_id: id }, &plain)
-        .await);
+    let output = c
+        .get_command_output(
+            tool_runtime::GetCommandOutputParams {
+                shell_id: id,
+                filter: None,
+            },
+            &plain,
+        )
+        .await;
+    assert_eq!(ok(&output)["running"], false, "{}", output.content);
 }
 
 #[tokio::test]

@@ -285,10 +285,19 @@ impl ShellManager {
             return Ok(shell.snapshot(None, true));
         };
         let mut exited = shell.exited.clone();
-        let finished = tokio::select! {
-            done = tokio::time::timeout(window, exited.wait_for(|d| *d)) => done.is_ok(),
-            () = cancel.cancelled() => false,
+        // Dropped while waiting (the caller's future was dropped at its
+        // deadline): the command goes with its whole group.
+        let mut on_drop = KillOnDrop(Some(shell.pgid));
+        let (finished, cancelled) = tokio::select! {
+            done = tokio::time::timeout(window, exited.wait_for(|d| *d)) => (done.is_ok(), false),
+            () = cancel.cancelled() => (false, true),
         };
+        on_drop.0 = None;
+        if cancelled {
+            // The caller gave up (cancelled, or its time budget ran out):
+            // nobody will poll this command, so it goes with its whole tree.
+            self.kill_group(&shell).await;
+        }
         if finished {
             // Give the readers a moment to drain what the pipes still hold.
             let mut drained = shell.drained.clone();
@@ -381,6 +390,23 @@ impl ShellManager {
     /// the grace period if anything in the group is still alive.
     pub(crate) async fn kill(&self, id: &str) -> Result<KillCommandResult> {
         let shell = self.get(id)?;
+        let (was_running, signal) = self.kill_group(&shell).await;
+        let exit_code = shell.lock().status.and_then(|s| s.code());
+        Ok(KillCommandResult {
+            shell_id: shell.id.clone(),
+            command: shell.command.clone(),
+            was_running: was_running || signal.is_some(),
+            killed: !group_alive(shell.pgid),
+            signal,
+            exit_code: if was_running { None } else { exit_code },
+        })
+    }
+
+    /// SIGTERM to the command's process group, SIGKILL after the grace
+    /// period if anything in it is still alive; waits (bounded) for the
+    /// members to go. Returns whether the command itself was running and
+    /// the last signal sent.
+    async fn kill_group(&self, shell: &Shell) -> (bool, Option<String>) {
         let was_running = shell.running();
         let mut signal = None;
         if was_running || group_alive(shell.pgid) {
@@ -400,15 +426,18 @@ impl ShellManager {
                 tokio::time::sleep(Duration::from_millis(25)).await;
             }
         }
-        let exit_code = shell.lock().status.and_then(|s| s.code());
-        Ok(KillCommandResult {
-            shell_id: shell.id.clone(),
-            command: shell.command.clone(),
-            was_running: was_running || signal.is_some(),
-            killed: !group_alive(shell.pgid),
-            signal,
-            exit_code: if was_running { None } else { exit_code },
-        })
+        (was_running, signal)
+    }
+}
+
+/// Kills a process group when dropped while still armed.
+struct KillOnDrop(Option<i32>);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        if let Some(pgid) = self.0.take() {
+            process::signal_group(pgid, nix::sys::signal::Signal::SIGKILL);
+        }
     }
 }
 
