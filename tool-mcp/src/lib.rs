@@ -104,5 +104,6 @@ pub use provider::{ALL_TOOLS, MCP_REFERENCE_KIND, McpLoad, McpProvider, ServerRe
 pub use secret::XChaChaCipher;
 pub use secret::{SEALED_PREFIX, SecretCipher};
 pub use serve::{DEFAULT_PAGE_SIZE, RegistryServer, STATE_META_KEY, to_result};
+pub use session::PROTOCOL_VERSION;
 pub use stderr::DEFAULT_STDERR_LIMIT;
 pub use tool::{MCP_TOOL_KIND, McpTool};

@@ -114,6 +114,9 @@ pub struct ServerStatus {
     pub catalog_cached: bool,
     /// The stdio server's stderr tail, scrubbed of secrets.
     pub stderr: String,
+    /// The protocol version the live session's handshake settled on (the
+    /// client proposes [`PROTOCOL_VERSION`](crate::PROTOCOL_VERSION)).
+    pub protocol_version: Option<String>,
 }
 
 struct Slot {
@@ -471,7 +474,8 @@ impl McpManager {
             sessions_started: slot.sessions_started.load(Ordering::SeqCst),
             list_changes: slot.list_changes.load(Ordering::SeqCst),
             catalog_cached: slot.cached_catalog().is_some(),
-            stderr: session.map(|s| s.stderr()).unwrap_or_default(),
+            stderr: session.as_ref().map(|s| s.stderr()).unwrap_or_default(),
+            protocol_version: session.and_then(|s| s.protocol_version()),
         })
     }
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use process_wrap::tokio::{CommandWrap, ProcessGroup};
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
-    ElicitationCapability, FormElicitationCapability, Implementation,
+    ElicitationCapability, FormElicitationCapability, Implementation, ProtocolVersion,
 };
 use rmcp::service::{NotificationContext, Peer, RequestContext, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
@@ -20,6 +20,15 @@ use crate::error::Error;
 use crate::http::{HttpGuard, RefusalSlot, WatchedClient, default_client};
 use crate::stderr::{StderrTail, scrub};
 use crate::stdio::StdioTransport;
+
+/// The protocol version the client proposes in the `initialize` handshake:
+/// the newest one that has a handshake. (rmcp's default, `LATEST`, is
+/// `2026-07-28`, a version without `initialize`, which a server answering
+/// `initialize` must not be offered.)
+pub const PROTOCOL_VERSION: &str = "2025-11-25";
+
+/// [`PROTOCOL_VERSION`] as rmcp's type (a unit test keeps them equal).
+const PROPOSED_PROTOCOL_VERSION: ProtocolVersion = ProtocolVersion::LATEST_WITH_INITIALIZE;
 
 /// What the client does on server notifications.
 #[derive(Clone)]
@@ -73,6 +82,7 @@ impl ClientHandler for Hooks {
             capabilities,
             Implementation::new("tool-mcp", env!("CARGO_PKG_VERSION")),
         )
+        .with_protocol_version(PROPOSED_PROTOCOL_VERSION)
     }
 }
 
@@ -263,9 +273,27 @@ impl Session {
             .and_then(|info| info.server_info.as_ref().map(|i| i.name.clone()))
     }
 
+    /// The protocol version the handshake settled on.
+    pub(crate) fn protocol_version(&self) -> Option<String> {
+        self.peer()
+            .peer_info()
+            .map(|info| info.protocol_version.to_string())
+    }
+
     pub(crate) fn instructions(&self) -> Option<String> {
         self.peer()
             .peer_info()
             .and_then(|info| info.instructions.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{PROPOSED_PROTOCOL_VERSION, PROTOCOL_VERSION};
+
+    #[test]
+    fn the_proposed_version_is_the_newest_with_an_initialize_handshake() {
+        assert_eq!(PROPOSED_PROTOCOL_VERSION.as_str(), PROTOCOL_VERSION);
+        assert!(PROPOSED_PROTOCOL_VERSION.has_initialize());
     }
 }
