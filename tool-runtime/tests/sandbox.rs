@@ -69,6 +69,14 @@ async fn sh(c: &LocalComputer, dir: &Path, command: &str) -> ToolOutput {
         .await
 }
 
+/// The mechanisms a confined command may run under here.
+const MECHANISMS: [&str; 2] = ["namespaces+landlock+seccomp", "landlock+seccomp"];
+
+/// Landlock says EACCES, the namespace's read-only mounts EROFS.
+fn refused_by_os(stderr: &str) -> bool {
+    stderr.contains("Permission denied") || stderr.contains("Read-only file system")
+}
+
 fn exit_code(out: &ToolOutput) -> i64 {
     ok(out)["exitCode"].as_i64().unwrap()
 }
@@ -109,12 +117,11 @@ async fn writes_inside_the_workspace_work_and_the_state_names_the_sandbox() {
     assert!(d.ws.join("sub/a.txt").exists());
     let sandbox = &state(&out)["sandbox"];
     assert_eq!(sandbox["policy"], "workspace_write");
-    assert_eq!(sandbox["mechanism"], "landlock+seccomp");
+    assert!(MECHANISMS.contains(&sandbox["mechanism"].as_str().unwrap()));
     assert_eq!(sandbox["network"], false);
     assert!(sandbox["landlockAbi"].as_u64().unwrap() >= 1);
     assert!(
-        out.content
-            .contains("(sandbox: workspace_write via landlock+seccomp, network off)"),
+        out.content.contains("landlock+seccomp, network off)"),
         "{}",
         out.content
     );
@@ -131,11 +138,7 @@ async fn a_write_outside_the_workspace_is_refused_with_the_commands_own_error() 
     let target = d.outside.join("escaped.txt");
     let out = sh(&c, &d.ws, &format!("echo bad > '{}'", target.display())).await;
     assert_refused(&out, "write outside");
-    assert!(
-        stderr(&out).contains("Permission denied"),
-        "{}",
-        out.content
-    );
+    assert!(refused_by_os(&stderr(&out)), "{}", out.content);
     assert!(!target.exists());
     // The hint names what is allowed and who can widen it.
     assert!(out.content.contains(&d.ws.display().to_string()));
@@ -204,9 +207,14 @@ async fn git_and_code_execution_files_stay_read_only() {
         .map(|v| v.as_str().unwrap())
         .collect();
     assert!(read_only.contains(&d.ws.join(".git").to_str().unwrap()));
-    // Documented limit: a top directory holding protected entries takes no new entries.
+    // With the namespace the top takes new entries; the Landlock-only
+    // fallback keeps it closed (tests/sandbox_git.rs pins both).
     let out = sh(&c, &d.ws, "echo x > new-at-top.txt").await;
-    assert_refused(&out, "new entry at the top");
+    if state(&out)["sandbox"]["mechanism"] == "landlock+seccomp" {
+        assert_refused(&out, "new entry at the top");
+    } else {
+        assert_eq!(exit_code(&out), 0, "{}", out.content);
+    }
 }
 
 #[tokio::test]
@@ -237,11 +245,7 @@ async fn a_grandchild_process_inherits_the_sandbox() {
     );
     let out = sh(&c, &d.ws, &command).await;
     assert!(!ok(&out)["stdout"].as_str().unwrap().contains("wrote"));
-    assert!(
-        stderr(&out).contains("Permission denied"),
-        "{}",
-        out.content
-    );
+    assert!(refused_by_os(&stderr(&out)), "{}", out.content);
     assert!(!target.exists());
 }
 
@@ -291,7 +295,12 @@ async fn a_hard_link_to_an_outside_file_is_refused() {
     )
     .await;
     assert_refused(&out, "hard link");
-    assert!(stderr(&out).contains("cross-device"), "{}", out.content);
+    let err = stderr(&out);
+    assert!(
+        err.contains("cross-device") || err.contains("Read-only"),
+        "{}",
+        out.content
+    );
     assert!(!d.ws.join("hard.txt").exists());
     assert_eq!(
         std::fs::read_to_string(d.outside.join("target.txt")).unwrap(),
@@ -430,7 +439,7 @@ async fn loopback_connections_are_refused_with_network_off_and_work_with_it_on()
     let on = sandboxed(SandboxPolicy::workspace_write().with_network(true));
     let out = sh(&on, &d.ws, &connect_command(port)).await;
     assert_eq!(exit_code(&out), 0, "{}", out.content);
-    assert_eq!(state(&out)["sandbox"]["mechanism"], "landlock+seccomp");
+    assert!(MECHANISMS.contains(&state(&out)["sandbox"]["mechanism"].as_str().unwrap()));
     assert_eq!(state(&out)["sandbox"]["network"], true);
     assert!(accepted.join().unwrap(), "no connection arrived");
     // Writes stay confined with the network on.
@@ -719,6 +728,11 @@ async fn mktemp_works_in_a_repository_under_the_system_temp_dir() {
     let stdout = ok(&out)["stdout"].as_str().unwrap().to_owned();
     assert!(stdout.starts_with("scratch\n"), "{stdout}");
     let tmpdir = stdout.lines().nth(1).unwrap().to_owned();
+    if state(&out)["sandbox"]["privateTmp"] == true {
+        // Its own /tmp: the computer's private dir mounted over it.
+        assert_eq!(tmpdir, "/tmp");
+        return;
+    }
     assert!(tmpdir.contains("tool-sandbox-"), "{tmpdir}");
     let roots = state(&out)["sandbox"]["writableRoots"].to_string();
     assert!(roots.contains("tool-sandbox-"), "{roots}");

@@ -15,6 +15,7 @@ use seccompiler::{
 };
 
 use crate::error::{Error, Result};
+use crate::sandbox::namespace::Mounts;
 use crate::sandbox::plan::Plan;
 use crate::sandbox::policy::KernelSupport;
 
@@ -25,13 +26,19 @@ pub(crate) struct Confinement {
     pub(crate) ruleset: OwnedFd,
     /// The seccomp filter (metadata, and the network when it must go).
     pub(crate) filter: Option<BpfProgram>,
+    /// The private mount namespace, when the machine allows one.
+    pub(crate) mounts: Option<Mounts>,
 }
 
 /// The mechanism's name for the report.
 pub(crate) const MECHANISM: &str = "landlock+seccomp";
 
 /// Builds the ruleset and the filter for `plan` on a kernel with `support`.
-pub(crate) fn build(plan: &Plan, support: KernelSupport) -> Result<Confinement> {
+pub(crate) fn build(
+    plan: &Plan,
+    support: KernelSupport,
+    mounts: Option<Mounts>,
+) -> Result<Confinement> {
     let abi = ABI::from(i32::from(support.landlock_abi));
     let setup = |path: &Path, what: &str, e: &dyn std::fmt::Display| Error::SandboxSetup {
         path: path.to_path_buf(),
@@ -83,7 +90,11 @@ pub(crate) fn build(plan: &Plan, support: KernelSupport) -> Result<Confinement> 
         });
     }
     let filter = Some(seccomp_filter(plan.network)?);
-    Ok(Confinement { ruleset, filter })
+    Ok(Confinement {
+        ruleset,
+        filter,
+        mounts,
+    })
 }
 
 /// One rule: `access` beneath `path`, trimmed to file rights for a file.
@@ -155,6 +166,18 @@ fn seccomp_filter(network: bool) -> Result<BpfProgram> {
     };
     // (syscall, rules); no rules: refused whatever the arguments.
     let mut calls: Vec<(i64, Vec<SeccompRule>)> = vec![
+        // The mount namespace must stay as the sandbox built it (Landlock
+        // refuses these too; root without a user namespace would not be).
+        (libc::SYS_mount, Vec::new()),
+        (libc::SYS_umount2, Vec::new()),
+        (libc::SYS_open_tree, Vec::new()),
+        (libc::SYS_move_mount, Vec::new()),
+        (libc::SYS_mount_setattr, Vec::new()),
+        (libc::SYS_fsopen, Vec::new()),
+        (libc::SYS_fsmount, Vec::new()),
+        (libc::SYS_fspick, Vec::new()),
+        (libc::SYS_pivot_root, Vec::new()),
+        (libc::SYS_setns, Vec::new()),
         (libc::SYS_fchown, Vec::new()),
         (libc::SYS_fchownat, Vec::new()),
         (libc::SYS_setxattr, Vec::new()),

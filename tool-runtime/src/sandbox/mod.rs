@@ -13,20 +13,32 @@
 //!
 //! # What each policy guarantees (Linux)
 //!
+//! Two mechanisms, named in the command's state (`mechanism`):
+//! `namespaces+landlock+seccomp` where the machine lets a child make a
+//! private mount namespace (a user namespace too when the host is not
+//! root), else the named fallback `landlock+seccomp` (also forced by
+//! [`SandboxOptions::namespaces`] `= false`). The differences are marked.
+//!
 //! | | `full_access` | `workspace_write` | `read_only` |
 //! |---|---|---|---|
-//! | write, create, delete, rename, link | anywhere the host user can | only beneath the workspace (the context's working directory), the `writable_roots` and the temp dir | nowhere |
-//! | protected entries ([`tool_core::PathClass`] protected classes: `.git`, `.envrc`, `.vscode`, `.github/workflows`, … at any depth of a writable root) | writable | read-only where they exist, with everything beneath them (`.git/hooks`, `.git/config`) | read-only |
-//! | reads and execution | everything | everything except the contents of the secret classes' locations (`~/.ssh`, `~/.aws`, `/etc/shadow`, …) and of the secret files inside the writable roots (`.env`, `*.tfstate`, …) | same |
+//! | write, create, delete, rename, link | anywhere the host user can | only beneath the workspace (the context's working directory), the `writable_roots` and the computer's private temp dir (Landlock; with namespaces also a read-only mount of everything else) | nowhere |
+//! | new entries at the top of a root that holds `.git` or other protected entries | yes | yes with namespaces; refused by the fallback (Landlock cannot say "writable except that subtree") | no |
+//! | protected entries ([`tool_core::PathClass`] protected classes: `.git`, `.envrc`, `.vscode`, `.github/workflows`, … at any depth of a writable root, found by a bounded walk) | writable | read-only where they exist, with everything beneath them (namespaces: read-only bind mounts, which also cannot be renamed or removed; fallback: Landlock) | read-only |
+//! | protected entries that do not exist yet | creatable | **creatable by commands** (no mechanism here refuses a name that has no inode yet; file operations do refuse them) | not creatable |
+//! | reads and execution | everything | everything except the secret classes' locations (`~/.ssh`, `~/.aws`, `/etc/shadow`, …: Landlock) and the secret files inside the roots (`.env`, `*.tfstate`, …: masked by `/dev/null` or an empty tmpfs with namespaces, Landlock otherwise) | same |
+//! | `/tmp` | the host's | with namespaces: the computer's private temp dir mounted over it (the host's `/tmp` never sees the command's files; `TMPDIR=/tmp`); fallback: the host's `/tmp` writable, `TMPDIR` the private dir | same as `workspace_write` without writes |
+//! | permission bits and times outside the roots (`chmod`, `touch -d`) | yes | refused with namespaces (read-only mounts); **allowed by the fallback** (Landlock up to ABI 7 does not govern them) | same |
 //! | `/dev/null`, `/dev/zero`, `/dev/urandom`, `/dev/tty` … | yes | read and write | read and write |
-//! | new sockets (`socket()`) | yes | none unless `network: true` (`socketpair` still works) | same |
-//! | `chown`, extended attributes, setuid/setgid mode bits | yes | refused everywhere (`EPERM`) | same |
+//! | new sockets (`socket()`) | yes | none unless `network: true` (`socketpair` still works): no TCP/UDP, no Unix socket to a daemon (tmux, a container engine, the user's service manager) | same |
+//! | `chown`, extended attributes, setuid/setgid mode bits, mount changes (`mount`, `umount2`, `open_tree`, `move_mount`, `setns`…) | yes | refused everywhere (`EPERM`, seccomp) | same |
 //! | signals to processes outside the sandbox (ABI ≥ 6) | yes | refused | refused |
 //!
-//! - Under `workspace_write` the shell also sets `TMPDIR` to a private
-//!   temp dir of the computer (a writable root, removed when the computer
-//!   is dropped) unless the call sets it, so `mktemp` works even where the
-//!   system temp dir's top is closed.
+//! - Under `workspace_write` the shell also sets `TMPDIR` (to `/tmp` with
+//!   namespaces, to the computer's private temp dir otherwise; removed when
+//!   the computer is dropped) unless the call sets it.
+//! - With namespaces, protected entries are protected by path: a command
+//!   that renames the directory holding `sub/.envrc` can then create a new
+//!   `sub/.envrc`. `.git` at a root's top cannot be renamed (a mount point).
 //! - The confinement is applied in the child between `fork` and `exec`,
 //!   never to the host process, and every process the command starts
 //!   inherits it (children, grandchildren, daemons it forks off). It cannot
@@ -80,18 +92,19 @@
 //!   starts; entries that appear later in a directory split around a secret
 //!   (such as `~`) are not readable by that command (the split lists the
 //!   entries that existed).
-//! - Protected names are protected where they exist when the command
-//!   starts: a workspace without `.envrc` can get one. A writable root that
-//!   holds protected entries keeps its top directory closed to new entries
-//!   (Landlock cannot grant "create here" without granting it beneath, i.e.
-//!   in `.git/hooks`): files and directories already at the top stay
-//!   writable, new ones go in subdirectories.
-//! - File metadata outside the writable roots: Landlock (up to ABI 7) does
-//!   not govern it, so plain permission bits (`chmod 600`) and timestamps
-//!   (`touch -d`) of any file the user owns can still be changed. Ownership,
-//!   extended attributes (file capabilities) and set-id bits are refused
-//!   everywhere by the seccomp filter instead, inside the workspace too
-//!   (`tar` or `cp -a` restoring owners report errors).
+//! - Protected entries are protected where they exist when the command
+//!   starts (within the walk's bound, [`SandboxOptions::scan_limit`]): a
+//!   command can create `.envrc` or `.vscode/` where none exists (the file
+//!   operations refuse it). Only the fallback keeps a root's top closed to
+//!   new entries.
+//! - Fallback only: plain permission bits (`chmod 600`) and timestamps
+//!   (`touch -d`) of any file the user owns can still be changed outside
+//!   the roots. Ownership, extended attributes (file capabilities) and
+//!   set-id bits are refused everywhere by the seccomp filter, inside the
+//!   workspace too (`tar` or `cp -a` restoring owners report errors).
+//! - A cancelled call (or one whose future is dropped at its deadline)
+//!   kills the command's process group; a process that leaves the group
+//!   (`setsid`) survives it.
 //! - 32-bit (`i386`) programs are killed by the seccomp filter's
 //!   architecture check.
 //!
@@ -133,6 +146,8 @@
 //! ```
 
 mod classes;
+#[cfg(target_os = "linux")]
+mod namespace;
 pub(crate) use classes::Classes;
 #[cfg(target_os = "linux")]
 mod linux;
@@ -237,14 +252,27 @@ pub(crate) fn prepare(
     policy: &SandboxPolicy,
     options: &SandboxOptions,
     workspace: &Path,
+    cwd: &Path,
+    private_tmp: Option<&Path>,
 ) -> Result<Prepared> {
     let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    #[cfg(target_os = "linux")]
+    let namespaces = options.namespaces
+        && private_tmp.is_some()
+        && policy.is_confined()
+        && namespace::available().is_ok();
+    #[cfg(not(target_os = "linux"))]
+    let namespaces = {
+        let _ = (private_tmp, cwd);
+        false
+    };
     let Some(plan) = plan::plan(
         policy,
         options,
         workspace,
         home.as_deref(),
         &std::env::temp_dir(),
+        namespaces,
     )?
     else {
         return Ok(Prepared {
@@ -263,6 +291,7 @@ pub(crate) fn prepare(
         unconfined_reason: None,
         secrets_hidden: plan.secrets_in_roots.len(),
         scan_truncated: plan.scan_truncated,
+        private_tmp: false,
     };
     let unavailable = |applied: AppliedSandbox, reason: String| -> Result<Prepared> {
         match options.fallback {
@@ -294,8 +323,18 @@ pub(crate) fn prepare(
                 "seccomp filters are not available in this kernel".to_owned(),
             );
         }
-        let confinement = linux::build(&plan, support)?;
-        applied.mechanism = linux::MECHANISM.to_owned();
+        let mounts = if namespaces {
+            Some(namespace::mounts(&plan, private_tmp, cwd)?)
+        } else {
+            None
+        };
+        let confinement = linux::build(&plan, support, mounts)?;
+        applied.mechanism = if namespaces {
+            namespace::MECHANISM.to_owned()
+        } else {
+            linux::MECHANISM.to_owned()
+        };
+        applied.private_tmp = namespaces;
         applied.landlock_abi = Some(support.landlock_abi);
         Ok(Prepared {
             applied,

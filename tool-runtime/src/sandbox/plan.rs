@@ -63,6 +63,7 @@ pub(crate) fn plan(
     workspace: &Path,
     home: Option<&Path>,
     temp: &Path,
+    namespaces: bool,
 ) -> Result<Option<Plan>> {
     let (roots, network) = match policy {
         SandboxPolicy::FullAccess => return Ok(None),
@@ -80,7 +81,10 @@ pub(crate) fn plan(
                 }
                 roots.push(root.clone());
             }
-            roots.push(temp.to_path_buf());
+            // With a private /tmp (the namespace), the shared one is not a root.
+            if !namespaces {
+                roots.push(temp.to_path_buf());
+            }
             (roots, *network)
         }
         SandboxPolicy::ReadOnly { network } => (Vec::new(), *network),
@@ -129,7 +133,15 @@ pub(crate) fn plan(
         }
         for entry in found.secret {
             push_unique(&mut secrets_in_roots, entry.clone());
-            push_unique(&mut secrets, entry);
+            // The namespace masks plain files and directories by mounts;
+            // Landlock keeps the rest (and everything without a namespace).
+            let masked = namespaces
+                && entry
+                    .symlink_metadata()
+                    .is_ok_and(|m| m.is_file() || m.is_dir());
+            if !masked {
+                push_unique(&mut secrets, entry);
+            }
         }
     }
     let mut budget = MAX_ENTRIES;
@@ -144,7 +156,16 @@ pub(crate) fn plan(
     )?;
     let mut write = Vec::new();
     let mut excluded_from_write = secrets.clone();
-    excluded_from_write.extend(read_only.iter().cloned());
+    // With the namespace, protected entries are read-only mounts, so the
+    // roots stay whole (new entries next to `.git` work); without it,
+    // Landlock splits the roots around them. Protected symlinks are never
+    // bound, so Landlock keeps them in both cases.
+    excluded_from_write.extend(
+        read_only
+            .iter()
+            .filter(|p| !namespaces || p.is_symlink())
+            .cloned(),
+    );
     for root in &writable_roots {
         decompose(root, &excluded_from_write, &mut write, None, &mut budget)?;
     }
@@ -250,6 +271,7 @@ mod tests {
             dir.path(),
             None,
             dir.path(),
+            false,
         )
         .unwrap();
         assert!(plan.is_none());
@@ -271,6 +293,7 @@ mod tests {
             &ws,
             Some(&root.join("home")),
             &temp,
+            false,
         )
         .unwrap()
         .unwrap();
@@ -304,6 +327,7 @@ mod tests {
             &ws,
             None,
             &ws,
+            false,
         )
         .unwrap()
         .unwrap();
@@ -320,6 +344,7 @@ mod tests {
             &ws,
             None,
             dir.path(),
+            false,
         )
         .unwrap_err();
         assert_eq!(err.code(), "sandbox_setup_failed");
@@ -333,6 +358,7 @@ mod tests {
             &ws,
             None,
             dir.path(),
+            false,
         )
         .unwrap_err();
         assert!(err.to_string().contains("a/b"), "{err}");
@@ -347,6 +373,7 @@ mod tests {
             dir.path(),
             None,
             dir.path(),
+            false,
         )
         .unwrap()
         .unwrap();

@@ -90,6 +90,11 @@ pub struct SandboxOptions {
     /// Entries examined at most per writable root when looking for
     /// protected and secret entries.
     pub scan_limit: usize,
+    /// Whether commands get a private mount namespace when the machine
+    /// allows one (protected entries as read-only mounts, a private `/tmp`,
+    /// everything outside the writable roots read-only). `false` forces the
+    /// Landlock-only fallback (`mechanism: "landlock+seccomp"`).
+    pub namespaces: bool,
     /// What to do when no mechanism exists.
     pub fallback: SandboxFallback,
     /// Finds what the kernel offers; tests replace it to simulate a kernel
@@ -111,6 +116,7 @@ impl Default for SandboxOptions {
             secret_paths: Vec::new(),
             protected_names: Vec::new(),
             scan_limit: DEFAULT_SCAN_LIMIT,
+            namespaces: true,
             fallback: SandboxFallback::Refuse,
             probe: default_probe(),
         }
@@ -162,6 +168,10 @@ pub struct AppliedSandbox {
     /// [`SandboxOptions::scan_limit`] (deeper entries were not excluded).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub scan_truncated: bool,
+    /// Whether the command had its own `/tmp` (the computer's private temp
+    /// dir, mounted over it in a private mount namespace).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub private_tmp: bool,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -181,6 +191,7 @@ impl AppliedSandbox {
             unconfined_reason: None,
             secrets_hidden: 0,
             scan_truncated: false,
+            private_tmp: false,
         }
     }
 
@@ -218,7 +229,8 @@ impl AppliedSandbox {
         if !self.is_confined() {
             return None;
         }
-        const SIGNS: [&str; 5] = [
+        const SIGNS: [&str; 6] = [
+            "Device or resource busy",
             "Permission denied",
             "Operation not permitted",
             "Invalid cross-device link",
@@ -254,12 +266,17 @@ impl AppliedSandbox {
             String::new()
         } else {
             format!(
-                " ({} read-only, and no new entries next to them)",
+                " ({} read-only{})",
                 self.read_only_paths
                     .iter()
                     .map(|p| p.display().to_string())
                     .collect::<Vec<_>>()
-                    .join(", ")
+                    .join(", "),
+                if self.mechanism == "landlock+seccomp" {
+                    ", and no new entries next to them"
+                } else {
+                    ""
+                }
             )
         };
         let network = if self.network { "" } else { ", network is off" };

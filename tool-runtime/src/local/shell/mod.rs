@@ -319,11 +319,24 @@ impl ShellManager {
             .process_group(0)
             .kill_on_drop(false);
         let (policy, tmp) = self.sandbox_policy(spawn.confinement.as_ref());
-        if let Some(tmp) = tmp.filter(|_| !spawn.env.contains_key("TMPDIR")) {
-            cmd.env("TMPDIR", tmp);
+        let applied = sandbox::prepare(
+            &policy,
+            &self.config.sandbox_options,
+            &spawn.workspace,
+            &spawn.cwd,
+            tmp.as_deref(),
+        )?
+        .install(&mut cmd);
+        // The private temp dir is the command's /tmp when it has its own
+        // mount namespace, and its TMPDIR otherwise.
+        let tmpdir = if applied.private_tmp {
+            Some(PathBuf::from("/tmp"))
+        } else {
+            tmp
+        };
+        if let Some(tmpdir) = tmpdir.filter(|_| !spawn.env.contains_key("TMPDIR")) {
+            cmd.env("TMPDIR", tmpdir);
         }
-        let applied = sandbox::prepare(&policy, &self.config.sandbox_options, &spawn.workspace)?
-            .install(&mut cmd);
         let mut child = cmd.spawn().map_err(|source| Error::Spawn {
             command: spawn.command.clone(),
             source,

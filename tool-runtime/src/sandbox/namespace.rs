@@ -1,0 +1,151 @@
+//! Linux: the private mount namespace of a confined command, planned in
+//! the host and carried out in the child by
+//! [`syscalls`](super::syscalls) before Landlock.
+//!
+//! Landlock only adds rights beneath a directory, so "the workspace is
+//! writable except `.git`" cannot be one Landlock rule set: splitting the
+//! workspace around `.git` closes its top to new entries. The namespace
+//! does what Landlock cannot, and Landlock stays on top of it (a write
+//! must pass both):
+//!
+//! 1. a new user namespace (when the host is not root; the command keeps
+//!    the host's uid and gid inside, so it has no capabilities after
+//!    `exec`) and a new mount namespace, every mount made private;
+//! 2. the writable roots and the computer's private temp dir cloned as
+//!    they are (`open_tree`), then every mount made read-only
+//!    (`mount_setattr`, recursive): outside the roots nothing can be
+//!    written, chmod-ed or touched, whatever Landlock's ABI governs;
+//! 3. the private temp dir moved over `/tmp` (a file a command writes
+//!    to `/tmp` is not in the host's `/tmp`), then the writable roots
+//!    moved back in place, writable;
+//! 4. every protected entry found in the roots bound over itself
+//!    read-only (`.git`, `.envrc`, `sub/.vscode`…: a read-only mount
+//!    point can be neither written, renamed nor removed), and every
+//!    secret entry found in the roots masked (`/dev/null` over a file, an
+//!    empty read-only tmpfs over a directory).
+//!
+//! Mount-changing syscalls are then refused by Landlock and by the seccomp
+//! filter, so the command cannot undo any of it.
+
+use std::ffi::CString;
+use std::os::unix::ffi::OsStrExt as _;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use crate::error::{Error, Result};
+use crate::sandbox::plan::Plan;
+
+/// The mechanism's name when the namespace is used.
+pub(crate) const MECHANISM: &str = "namespaces+landlock+seccomp";
+
+/// What the child does to its mount namespace, every path ready as a C
+/// string (the child may not allocate).
+#[derive(Debug)]
+pub(crate) struct Mounts {
+    /// Whether a user namespace is needed (the host is not root).
+    pub(crate) user_namespace: bool,
+    /// `"<uid> <uid> 1"`, for `/proc/self/uid_map`.
+    pub(crate) uid_map: Vec<u8>,
+    /// `"<gid> <gid> 1"`, for `/proc/self/gid_map`.
+    pub(crate) gid_map: Vec<u8>,
+    /// The computer's private temp dir, moved over `/tmp`.
+    pub(crate) private_tmp: Option<CString>,
+    /// Writable roots, moved back writable (outside `/tmp` first, then
+    /// those under it, shallowest first).
+    pub(crate) roots: Vec<CString>,
+    /// Directories to create in the private `/tmp` so the roots under
+    /// `/tmp` have a place (parents first).
+    pub(crate) mkdirs: Vec<CString>,
+    /// Protected entries, bound read-only.
+    pub(crate) protected: Vec<CString>,
+    /// Secret files, masked with `/dev/null`.
+    pub(crate) secret_files: Vec<CString>,
+    /// Secret directories, masked with an empty read-only tmpfs.
+    pub(crate) secret_dirs: Vec<CString>,
+    /// The command's working directory, entered again at the end: the one
+    /// entered before the namespace was built is the old, read-only mount.
+    pub(crate) cwd: CString,
+}
+
+fn c_path(path: &Path) -> Result<CString> {
+    CString::new(path.as_os_str().as_bytes()).map_err(|_| Error::SandboxSetup {
+        path: path.to_path_buf(),
+        message: "the path holds a NUL byte".to_owned(),
+    })
+}
+
+/// Whether this machine lets a child make a private mount namespace (and a
+/// user namespace when not root): probed once, by a child that tries.
+pub(crate) fn available() -> std::result::Result<(), String> {
+    static PROBE: OnceLock<std::result::Result<(), String>> = OnceLock::new();
+    PROBE
+        .get_or_init(|| {
+            let user_namespace = !super::syscalls::is_root();
+            super::syscalls::probe_namespace(user_namespace)
+                .map_err(|e| format!("cannot make a private mount namespace here: {e}"))
+        })
+        .clone()
+}
+
+/// The namespace of a command whose plan is `plan`; `private_tmp` is the
+/// computer's temp dir (moved over `/tmp`).
+pub(crate) fn mounts(plan: &Plan, private_tmp: Option<&Path>, cwd: &Path) -> Result<Mounts> {
+    let uid = super::syscalls::ids();
+    let tmp = Path::new("/tmp");
+    let private_tmp = private_tmp.and_then(|p| std::fs::canonicalize(p).ok());
+    let mut outside_tmp = Vec::new();
+    let mut under_tmp: Vec<PathBuf> = Vec::new();
+    for root in &plan.writable_roots {
+        if Some(root) == private_tmp.as_ref() {
+            continue;
+        }
+        if private_tmp.is_some() && root.starts_with(tmp) {
+            if root != tmp {
+                under_tmp.push(root.clone());
+            }
+        } else {
+            outside_tmp.push(root.clone());
+        }
+    }
+    under_tmp.sort_by_key(|p| p.components().count());
+    let mut mkdirs: Vec<PathBuf> = Vec::new();
+    for root in &under_tmp {
+        let mut dir = tmp.to_path_buf();
+        if let Ok(rest) = root.strip_prefix(tmp) {
+            for part in rest.components() {
+                dir.push(part);
+                if !mkdirs.contains(&dir) {
+                    mkdirs.push(dir.clone());
+                }
+            }
+        }
+    }
+    let roots: Vec<PathBuf> = outside_tmp.into_iter().chain(under_tmp).collect();
+    let (mut secret_files, mut secret_dirs) = (Vec::new(), Vec::new());
+    for secret in &plan.secrets_in_roots {
+        match secret.symlink_metadata() {
+            Ok(meta) if meta.is_dir() => secret_dirs.push(c_path(secret)?),
+            Ok(meta) if meta.is_file() => secret_files.push(c_path(secret)?),
+            // A symlink or a special file: Landlock keeps it (the plan
+            // excludes it when the namespace is not used); skip here.
+            _ => {}
+        }
+    }
+    Ok(Mounts {
+        user_namespace: !super::syscalls::is_root(),
+        uid_map: format!("{0} {0} 1", uid.0).into_bytes(),
+        gid_map: format!("{0} {0} 1", uid.1).into_bytes(),
+        private_tmp: private_tmp.as_deref().map(c_path).transpose()?,
+        roots: roots.iter().map(|p| c_path(p)).collect::<Result<_>>()?,
+        mkdirs: mkdirs.iter().map(|p| c_path(p)).collect::<Result<_>>()?,
+        protected: plan
+            .read_only
+            .iter()
+            .filter(|p| !p.is_symlink())
+            .map(|p| c_path(p))
+            .collect::<Result<_>>()?,
+        secret_files,
+        secret_dirs,
+        cwd: c_path(cwd)?,
+    })
+}
