@@ -1,20 +1,45 @@
-//! MCP call results → [`ToolOutput`]: text for the model, everything whole in state.
+//! MCP content ⇄ tool-core content, both ways.
+//!
+//! # An MCP result as a [`ToolOutput`] ([`map_call_result`])
 //!
 //! - text blocks → `content` (joined by blank lines);
-//! - image, audio, embedded resource and resource link blocks → a one-line
-//!   summary in `content`, the whole block in `state.content`;
+//! - image, audio, embedded resource and resource link blocks → tool-core
+//!   [`ContentPart`]s in `state.contentParts` ([`CONTENT_PARTS_KEY`]), so
+//!   every provider export sends them the way that provider takes them
+//!   (see [`ContentPart`]), and a one-line summary of each in `content`
+//!   (the text stays the complete answer as text);
+//!
+//!   | MCP block | content part |
+//!   |---|---|
+//!   | `image` | [`ContentPart::Image`] (base64) |
+//!   | `audio` | [`ContentPart::Audio`] |
+//!   | `resource` with a PDF blob | [`ContentPart::File`] (named after the URI) |
+//!   | other `resource` | [`ContentPart::Resource`] with its text or blob |
+//!   | `resource_link` | [`ContentPart::Resource`] with the URI only |
+//!
+//!   a block of a kind this crate does not know is kept whole in
+//!   `state.otherContent`;
 //! - `structuredContent` → `state.structuredContent`, and into `content`
 //!   (compact JSON) only when there is no text;
 //! - `isError: true` → a failed output, code [`MCP_TOOL_ERROR`], with the
 //!   server's text as message (an error the serving side of this crate
 //!   attached in `_meta` keeps its own code).
 //!
-//! `state` is `{"type": "mcp", "server", "tool", "content": [blocks],
-//! "structuredContent"?}`, present unless the result was text only.
+//! `state` is `{"type": "mcp", "server", "tool", "contentParts"?,
+//! "structuredContent"?, "otherContent"?}`, present unless the result was
+//! text only.
+//!
+//! # A [`ToolOutput`] as an MCP result ([`to_result`])
+//!
+//! `content` is the first text block; each content part follows as the
+//! matching MCP block (the table above read right to left; an image or file
+//! given by URL becomes a `resource_link`, a file given by bytes an
+//! embedded blob resource under an `attachment:` URI). The state, without
+//! its content parts, is `structuredContent`.
 
-use rmcp::model::CallToolResult;
+use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
 use serde_json::{Map, Value, json};
-use tool_core::{ErrorCode, ToolError, ToolOutput};
+use tool_core::{CONTENT_PARTS_KEY, ContentPart, ErrorCode, ToolError, ToolOutput};
 
 /// Error code of a result the server flagged with `isError: true`.
 pub const MCP_TOOL_ERROR: &str = "mcp_tool_error";
@@ -22,34 +47,42 @@ pub const MCP_TOOL_ERROR: &str = "mcp_tool_error";
 /// The `_meta` key under which the serving side carries a pipeline error.
 pub const ERROR_META_KEY: &str = "toolLayer/error";
 
+/// The `_meta` key carrying a served output's `state` when it is not an object.
+pub const STATE_META_KEY: &str = "toolLayer/state";
+
+/// The URI scheme of a served file given by bytes (`attachment:NAME`).
+const ATTACHMENT_SCHEME: &str = "attachment:";
+
+/// What one MCP block becomes.
+enum Mapped {
+    Text(String),
+    Part(ContentPart, String),
+    Other(Value, String),
+}
+
 /// Maps one result of `server`'s tool `tool`.
 pub fn map_call_result(server: &str, tool: &str, result: CallToolResult) -> ToolOutput {
-    let blocks: Vec<Value> = result
-        .content
-        .iter()
-        .filter_map(|b| serde_json::to_value(b).ok())
-        .collect();
-    let mut texts = Vec::new();
-    let mut only_text = true;
-    for block in &blocks {
-        match block.get("type").and_then(Value::as_str) {
-            Some("text") => texts.push(
-                block
-                    .get("text")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_owned(),
-            ),
-            _ => {
-                only_text = false;
-                texts.push(summarise(block));
+    let mut texts = Vec::with_capacity(result.content.len());
+    let mut parts = Vec::new();
+    let mut others = Vec::new();
+    let mut has_text = false;
+    for block in &result.content {
+        match map_block(block) {
+            Mapped::Text(text) => {
+                has_text = true;
+                texts.push(text);
+            }
+            Mapped::Part(part, summary) => {
+                parts.push(part);
+                texts.push(summary);
+            }
+            Mapped::Other(raw, summary) => {
+                others.push(raw);
+                texts.push(summary);
             }
         }
     }
-    let has_text = blocks
-        .iter()
-        .any(|b| b.get("type").and_then(Value::as_str) == Some("text"));
-    let structured = result.structured_content.clone();
+    let structured = result.structured_content;
     let mut content = texts.join("\n\n");
     if !has_text && let Some(value) = &structured {
         let json = value.to_string();
@@ -59,20 +92,22 @@ pub fn map_call_result(server: &str, tool: &str, result: CallToolResult) -> Tool
             format!("{json}\n\n{content}")
         };
     }
-    let state = if only_text && structured.is_none() {
+    let state = if parts.is_empty() && others.is_empty() && structured.is_none() {
         None
     } else {
         let mut state = Map::new();
         state.insert("type".into(), json!("mcp"));
         state.insert("server".into(), json!(server));
         state.insert("tool".into(), json!(tool));
-        state.insert("content".into(), Value::Array(blocks));
         if let Some(value) = structured {
             state.insert("structuredContent".into(), value);
         }
+        if !others.is_empty() {
+            state.insert("otherContent".into(), Value::Array(others));
+        }
         Some(Value::Object(state))
     };
-    if result.is_error == Some(true) {
+    let mut output = if result.is_error == Some(true) {
         let carried: Option<ToolError> = result
             .meta
             .as_ref()
@@ -93,20 +128,267 @@ pub fn map_call_result(server: &str, tool: &str, result: CallToolResult) -> Tool
             output.content = content;
         }
         output.state = state;
-        return output;
+        output
+    } else {
+        ToolOutput {
+            content,
+            state,
+            success: true,
+            error: None,
+        }
+    };
+    if !parts.is_empty() {
+        output = output.with_parts(parts);
     }
-    ToolOutput {
-        content,
-        state,
-        success: true,
-        error: None,
+    output
+}
+
+fn map_block(block: &ContentBlock) -> Mapped {
+    match block {
+        ContentBlock::Text(text) => Mapped::Text(text.text.clone()),
+        ContentBlock::Image(image) => Mapped::Part(
+            ContentPart::image_base64(&image.mime_type, &image.data),
+            format!(
+                "[image: {}, {}]",
+                image.mime_type,
+                size_of_base64(&image.data)
+            ),
+        ),
+        ContentBlock::Audio(audio) => Mapped::Part(
+            ContentPart::audio_base64(&audio.mime_type, &audio.data),
+            format!(
+                "[audio: {}, {}]",
+                audio.mime_type,
+                size_of_base64(&audio.data)
+            ),
+        ),
+        ContentBlock::Resource(embedded) => resource_part(&embedded.resource),
+        ContentBlock::ResourceLink(link) => {
+            let description = link
+                .description
+                .as_deref()
+                .map(|d| format!(" — {d}"))
+                .unwrap_or_default();
+            Mapped::Part(
+                ContentPart::Resource {
+                    uri: link.uri.clone(),
+                    mime_type: link.mime_type.clone(),
+                    text: None,
+                    blob: None,
+                },
+                format!(
+                    "[resource link {} <{}> ({}){description}]",
+                    link.name,
+                    link.uri,
+                    link.mime_type.as_deref().unwrap_or("unknown type")
+                ),
+            )
+        }
+        other => {
+            let raw = serde_json::to_value(other).unwrap_or(Value::Null);
+            let kind = raw
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or("unknown")
+                .to_owned();
+            Mapped::Other(raw, format!("[{kind} block; kept in state.otherContent]"))
+        }
     }
 }
 
-fn size_of_base64(data: Option<&str>) -> String {
-    let Some(data) = data else {
-        return "empty".into();
+fn resource_part(resource: &ResourceContents) -> Mapped {
+    match resource {
+        ResourceContents::TextResourceContents {
+            uri,
+            mime_type,
+            text,
+            ..
+        } => Mapped::Part(
+            ContentPart::Resource {
+                uri: uri.clone(),
+                mime_type: mime_type.clone(),
+                text: Some(text.clone()),
+                blob: None,
+            },
+            format!(
+                "[resource {uri}: {}, {} characters of text]",
+                mime_type.as_deref().unwrap_or("unknown type"),
+                text.chars().count()
+            ),
+        ),
+        ResourceContents::BlobResourceContents {
+            uri,
+            mime_type,
+            blob,
+            ..
+        } => {
+            let summary = format!(
+                "[resource {uri}: {}, {}]",
+                mime_type.as_deref().unwrap_or("unknown type"),
+                size_of_base64(blob)
+            );
+            let part = match mime_type.as_deref() {
+                Some("application/pdf") => {
+                    let name = uri
+                        .strip_prefix(ATTACHMENT_SCHEME)
+                        .or_else(|| uri.rsplit('/').next())
+                        .filter(|n| !n.is_empty())
+                        .map(str::to_owned);
+                    ContentPart::file_base64("application/pdf", name, blob)
+                }
+                _ => ContentPart::Resource {
+                    uri: uri.clone(),
+                    mime_type: mime_type.clone(),
+                    text: None,
+                    blob: Some(blob.clone()),
+                },
+            };
+            Mapped::Part(part, summary)
+        }
+        other => {
+            let raw = serde_json::to_value(other).unwrap_or(Value::Null);
+            Mapped::Other(
+                json!({"type": "resource", "resource": raw}),
+                "[resource of an unknown kind; kept in state.otherContent]".into(),
+            )
+        }
+    }
+}
+
+/// A [`ToolOutput`] as an MCP result: `content` as the first text block,
+/// each content part as its MCP block (see the [module guide](self)),
+/// `isError` when it failed, `state` without its content parts as
+/// `structuredContent` when it is an object (else under
+/// `_meta["toolLayer/state"]`; an MCP proxy's state gives the remote
+/// server's own `structuredContent`), the error under
+/// `_meta["toolLayer/error"]`.
+pub fn to_result(output: ToolOutput) -> CallToolResult {
+    let parts = output.parts();
+    let mut blocks = Vec::with_capacity(parts.len() + 1);
+    if !output.content.is_empty() || parts.is_empty() {
+        blocks.push(ContentBlock::text(output.content));
+    }
+    blocks.extend(
+        parts
+            .iter()
+            .enumerate()
+            .map(|(i, part)| part_block(i, part)),
+    );
+    let mut result = if output.success {
+        CallToolResult::success(blocks)
+    } else {
+        CallToolResult::error(blocks)
     };
+    let mut meta = Map::new();
+    match output.state {
+        Some(Value::Object(mut state)) => {
+            state.remove(CONTENT_PARTS_KEY);
+            let structured = if state.get("type").and_then(Value::as_str) == Some("mcp") {
+                state.remove("structuredContent")
+            } else if state.is_empty() {
+                None
+            } else {
+                Some(Value::Object(state))
+            };
+            result.structured_content = structured;
+        }
+        Some(other) => {
+            meta.insert(STATE_META_KEY.into(), other);
+        }
+        None => {}
+    }
+    if let Some(error) = output.error
+        && let Ok(value) = serde_json::to_value(&error)
+    {
+        meta.insert(ERROR_META_KEY.into(), value);
+    }
+    if !meta.is_empty() {
+        result.meta = serde_json::from_value(Value::Object(meta)).ok();
+    }
+    result
+}
+
+/// The MCP block of the `index`th content part.
+fn part_block(index: usize, part: &ContentPart) -> ContentBlock {
+    let link = |uri: &str, name: &str, mime_type: &str| {
+        let mut resource = rmcp::model::Resource::new(uri, name);
+        resource.mime_type = Some(mime_type.to_owned());
+        ContentBlock::resource_link(resource)
+    };
+    match part {
+        ContentPart::Text { text } => ContentBlock::text(text.clone()),
+        ContentPart::Image {
+            mime_type,
+            data: Some(data),
+            ..
+        } => ContentBlock::image(data.clone(), mime_type.clone()),
+        ContentPart::Image {
+            mime_type,
+            url: Some(url),
+            ..
+        } => link(url, &format!("image-{index}"), mime_type),
+        ContentPart::Audio { mime_type, data } => {
+            ContentBlock::audio(data.clone(), mime_type.clone())
+        }
+        ContentPart::File {
+            mime_type,
+            name,
+            data: Some(data),
+            ..
+        } => {
+            let name = name.clone().unwrap_or_else(|| format!("file-{index}"));
+            ContentBlock::resource(
+                ResourceContents::blob(data.clone(), format!("{ATTACHMENT_SCHEME}{name}"))
+                    .with_mime_type(mime_type.clone()),
+            )
+        }
+        ContentPart::File {
+            mime_type,
+            name,
+            url: Some(url),
+            ..
+        } => link(
+            url,
+            name.as_deref().unwrap_or(&format!("file-{index}")),
+            mime_type,
+        ),
+        ContentPart::Resource {
+            uri,
+            mime_type,
+            text,
+            blob,
+        } => {
+            let contents = match (text, blob) {
+                (Some(text), _) => ResourceContents::TextResourceContents {
+                    uri: uri.clone(),
+                    mime_type: mime_type.clone(),
+                    text: text.clone(),
+                    meta: None,
+                },
+                (None, Some(blob)) => ResourceContents::BlobResourceContents {
+                    uri: uri.clone(),
+                    mime_type: mime_type.clone(),
+                    blob: blob.clone(),
+                    meta: None,
+                },
+                (None, None) => {
+                    let mut resource = rmcp::model::Resource::new(uri.clone(), uri.clone());
+                    resource.mime_type = mime_type.clone();
+                    return ContentBlock::resource_link(resource);
+                }
+            };
+            ContentBlock::resource(contents)
+        }
+        // A part with neither bytes nor a URL, or a kind added to tool-core
+        // later: say what it was rather than drop it.
+        other => ContentBlock::text(format!("[{} part without content]", other.kind())),
+    }
+}
+
+fn size_of_base64(data: &str) -> String {
+    if data.is_empty() {
+        return "empty".into();
+    }
     let padding = data.bytes().rev().take_while(|b| *b == b'=').count();
     let bytes = (data.len() / 4) * 3
         + match data.len() % 4 {
@@ -127,59 +409,62 @@ fn human_bytes(bytes: usize) -> String {
     }
 }
 
-fn summarise(block: &Value) -> String {
-    let field = |name: &str| block.get(name).and_then(Value::as_str);
-    let mime = |v: Option<&str>| v.unwrap_or("unknown type").to_owned();
-    match field("type") {
-        Some("image") => format!(
-            "[image: {}, {}; kept in state]",
-            mime(field("mimeType")),
-            size_of_base64(field("data"))
-        ),
-        Some("audio") => format!(
-            "[audio: {}, {}; kept in state]",
-            mime(field("mimeType")),
-            size_of_base64(field("data"))
-        ),
-        Some("resource") => {
-            let resource = block.get("resource").cloned().unwrap_or(Value::Null);
-            let uri = resource.get("uri").and_then(Value::as_str).unwrap_or("?");
-            let mime_type = resource.get("mimeType").and_then(Value::as_str);
-            let size = match (
-                resource.get("text").and_then(Value::as_str),
-                resource.get("blob").and_then(Value::as_str),
-            ) {
-                (Some(text), _) => format!("{} characters of text", text.chars().count()),
-                (None, Some(blob)) => size_of_base64(Some(blob)),
-                (None, None) => "empty".into(),
-            };
-            format!(
-                "[resource {uri}: {}, {size}; kept in state]",
-                mime(mime_type)
-            )
-        }
-        Some("resource_link") => {
-            let name = field("name").unwrap_or("");
-            let uri = field("uri").unwrap_or("?");
-            let description = field("description")
-                .map(|d| format!(" — {d}"))
-                .unwrap_or_default();
-            format!(
-                "[resource link {name} <{uri}> ({}){description}]",
-                mime(field("mimeType"))
-            )
-        }
-        other => format!("[{} block; kept in state]", other.unwrap_or("unknown")),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn base64_sizes() {
-        assert_eq!(size_of_base64(Some("UklGRiQAAABXQVZFZm10IA==")), "16 bytes");
-        assert_eq!(size_of_base64(Some("YQ")), "1 bytes");
+        assert_eq!(size_of_base64("UklGRiQAAABXQVZFZm10IA=="), "16 bytes");
+        assert_eq!(size_of_base64("YQ"), "1 bytes");
+        assert_eq!(size_of_base64(""), "empty");
+    }
+
+    #[test]
+    fn every_part_round_trips_through_mcp_blocks() {
+        let parts = vec![
+            ContentPart::image_base64("image/png", "iVBORw0KGgo="),
+            ContentPart::audio_base64("audio/wav", "UklGRiQAAABXQVZFZm10IA=="),
+            ContentPart::Resource {
+                uri: "memo://1".into(),
+                mime_type: Some("text/markdown".into()),
+                text: Some("# One".into()),
+                blob: None,
+            },
+            ContentPart::Resource {
+                uri: "memo://2".into(),
+                mime_type: Some("application/octet-stream".into()),
+                text: None,
+                blob: Some("AAEC".into()),
+            },
+            ContentPart::Resource {
+                uri: "https://example.org/big.csv".into(),
+                mime_type: Some("text/csv".into()),
+                text: None,
+                blob: None,
+            },
+            ContentPart::file_base64("application/pdf", Some("report.pdf".into()), "JVBERi0="),
+        ];
+        let out = ToolOutput::with_state("Here.", json!({"rows": 3})).with_parts(parts.clone());
+        let result = to_result(out);
+        assert_eq!(result.content.len(), 7);
+        assert_eq!(result.structured_content, Some(json!({"rows": 3})));
+        let back = map_call_result("s", "t", result);
+        assert!(back.content.starts_with("Here.\n\n[image: image/png"));
+        // A PDF travels as an embedded blob and comes back as the same file.
+        assert_eq!(back.parts(), parts);
+        assert_eq!(back.state.unwrap()["structuredContent"]["rows"], 3);
+    }
+
+    #[test]
+    fn an_mcp_proxy_state_serves_the_remote_structured_content() {
+        let out = ToolOutput::with_state(
+            "22 °C",
+            json!({"type": "mcp", "server": "w", "tool": "t", "structuredContent": {"c": 22}}),
+        );
+        assert_eq!(to_result(out).structured_content, Some(json!({"c": 22})));
+        let plain = to_result(ToolOutput::text("x"));
+        assert_eq!(plain.structured_content, None);
+        assert_eq!(plain.content.len(), 1);
     }
 }

@@ -91,7 +91,7 @@ pub use config::{
     ApprovalOverrides, DEFAULT_STARTUP_TIMEOUT_MS, MAX_STARTUP_TIMEOUT_MS, MIN_STARTUP_TIMEOUT_MS,
     McpServerConfig, McpTransport, RESERVED_HEADERS, Secret, parse_server_list,
 };
-pub use content::{ERROR_META_KEY, MCP_TOOL_ERROR, map_call_result};
+pub use content::{ERROR_META_KEY, MCP_TOOL_ERROR, STATE_META_KEY, map_call_result, to_result};
 pub use elicit::{ElicitationHandler, Elicited};
 pub use error::Error;
 pub use gate::RunEverything;
@@ -103,7 +103,7 @@ pub use provider::{ALL_TOOLS, MCP_REFERENCE_KIND, McpLoad, McpProvider, ServerRe
 #[cfg(feature = "encryption")]
 pub use secret::XChaChaCipher;
 pub use secret::{SEALED_PREFIX, SecretCipher};
-pub use serve::{DEFAULT_PAGE_SIZE, RegistryServer, STATE_META_KEY, to_result};
+pub use serve::{DEFAULT_PAGE_SIZE, RegistryServer};
 pub use session::PROTOCOL_VERSION;
 pub use stderr::DEFAULT_STDERR_LIMIT;
 pub use tool::{MCP_TOOL_KIND, McpTool};

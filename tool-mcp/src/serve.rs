@@ -25,8 +25,8 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, ToolAnnotations,
+    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, ToolAnnotations,
 };
 use rmcp::service::{NotificationContext, Peer, RequestContext};
 use rmcp::transport::streamable_http_server::{
@@ -37,15 +37,12 @@ use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 use tool_core::{
     Asker, Gate, HumanIntervention, InterventionPolicy, Invoker, LiveRegistry, OfferedTools,
-    ToolCall, ToolContext, ToolOutput, ToolRegistry,
+    ToolCall, ToolContext, ToolRegistry,
 };
 
-use crate::content::ERROR_META_KEY;
+use crate::content::to_result;
 use crate::error::Error;
 use crate::gate::{ClientAsker, NoOneToAsk};
-
-/// The `_meta` key carrying a served output's `state` when it is not an object.
-pub const STATE_META_KEY: &str = "toolLayer/state";
 
 /// Tools per `tools/list` page unless [`RegistryServer::with_page_size`] says otherwise.
 pub const DEFAULT_PAGE_SIZE: usize = 100;
@@ -368,35 +365,6 @@ fn parse_cursor(cursor: &str, generation: u64, total: usize) -> Result<usize, Er
         return Err(invalid("is past the end of the tool list"));
     }
     Ok(offset)
-}
-
-/// A [`ToolOutput`] as an MCP result: `content` as one text block,
-/// `isError` when it failed, `state` as `structuredContent` when it is an
-/// object (else under `_meta["toolLayer/state"]`), the error under
-/// `_meta["toolLayer/error"]`.
-pub fn to_result(output: ToolOutput) -> CallToolResult {
-    let mut result = if output.success {
-        CallToolResult::success(vec![ContentBlock::text(output.content)])
-    } else {
-        CallToolResult::error(vec![ContentBlock::text(output.content)])
-    };
-    let mut meta = Map::new();
-    match output.state {
-        Some(Value::Object(state)) => result.structured_content = Some(Value::Object(state)),
-        Some(other) => {
-            meta.insert(STATE_META_KEY.into(), other);
-        }
-        None => {}
-    }
-    if let Some(error) = output.error
-        && let Ok(value) = serde_json::to_value(&error)
-    {
-        meta.insert(ERROR_META_KEY.into(), value);
-    }
-    if !meta.is_empty() {
-        result.meta = serde_json::from_value(Value::Object(meta)).ok();
-    }
-    result
 }
 
 impl ServerHandler for RegistryServer {

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use serde_json::json;
-use tool_core::{HumanIntervention, InterventionPolicy, ToolContext};
+use tool_core::{ContentPart, HumanIntervention, InterventionPolicy, ProviderFormat, ToolContext};
 use tool_mcp::{Error, McpManager, McpServerConfig, McpTransport, ServerReport};
 
 fn manager_with(configs: Vec<McpServerConfig>) -> Arc<McpManager> {
@@ -104,14 +104,59 @@ async fn every_content_type_maps_to_content_and_state() {
         "{}",
         image.content
     );
-    let state = image.state.unwrap();
-    let blocks = state["content"].as_array().unwrap();
-    let png = blocks.iter().find(|b| b["type"] == "image").unwrap();
     assert!(
-        png["data"].as_str().unwrap().len() > 100,
-        "image kept whole in state"
+        !image.content.contains("kept in state"),
+        "{}",
+        image.content
     );
-    assert!(!image.content.contains(png["data"].as_str().unwrap()));
+    let png = image
+        .parts()
+        .into_iter()
+        .find_map(|part| match part {
+            ContentPart::Image {
+                mime_type,
+                data: Some(data),
+                ..
+            } => Some((mime_type, data)),
+            _ => None,
+        })
+        .expect("the image is a content part");
+    assert_eq!(png.0, "image/png");
+    assert!(png.1.len() > 100, "image kept whole");
+    assert!(!image.content.contains(&png.1));
+    // Every provider export sends it as that provider's image.
+    let exported = exports(&image);
+    let anthropic = &exported["anthropic"][0]["content"][0]["content"];
+    assert!(
+        anthropic
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|b| b["type"] == "image"
+                && b["source"]["media_type"] == "image/png"
+                && b["source"]["data"] == png.1.as_str()),
+        "{anthropic}"
+    );
+    let responses = &exported["openai-responses"][0]["output"];
+    assert!(
+        responses
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|item| item["type"] == "input_image"
+                && item["image_url"] == format!("data:image/png;base64,{}", png.1)),
+        "{responses}"
+    );
+    let chat = exported["openai-chat"].as_array().unwrap();
+    assert_eq!(chat[0]["role"], "tool");
+    assert!(
+        chat[1]["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["type"] == "image_url"),
+        "the image follows the tool message in a user message: {chat:?}"
+    );
 
     let links = call(
         &registry,
@@ -126,14 +171,20 @@ async fn every_content_type_maps_to_content_and_state() {
         "{}",
         links.content
     );
-    let link_blocks = links.state.unwrap()["content"].as_array().unwrap().clone();
-    assert!(
-        link_blocks
-            .iter()
-            .filter(|b| b["type"] == "resource_link")
-            .count()
-            >= 2
-    );
+    let linked: Vec<String> = links
+        .parts()
+        .into_iter()
+        .filter_map(|part| match part {
+            ContentPart::Resource {
+                uri,
+                text: None,
+                blob: None,
+                ..
+            } => Some(uri),
+            _ => None,
+        })
+        .collect();
+    assert!(linked.len() >= 2, "{:?}", links.parts());
 
     let reference = call(
         &registry,
@@ -148,14 +199,44 @@ async fn every_content_type_maps_to_content_and_state() {
         "{}",
         reference.content
     );
-    let resource = reference.state.unwrap()["content"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|b| b["type"] == "resource")
-        .cloned()
-        .unwrap();
-    assert!(resource["resource"]["uri"].as_str().unwrap().contains('3'));
+    let (uri, text, blob) = reference
+        .parts()
+        .into_iter()
+        .find_map(|part| match part {
+            ContentPart::Resource {
+                uri, text, blob, ..
+            } => Some((uri, text, blob)),
+            _ => None,
+        })
+        .expect("the embedded resource is a content part");
+    assert!(uri.contains('3'), "{uri}");
+    assert!(text.is_some() || blob.is_some(), "embedded, not a link");
+    if let Some(text) = text {
+        // A text resource reaches the model as text in every export.
+        let exported = exports(&reference);
+        for format in ["anthropic", "openai-responses", "openai-chat"] {
+            assert!(
+                has_string_containing(&exported[format], &text),
+                "{format}: {}",
+                exported[format]
+            );
+        }
+    }
+
+    let blob = call(
+        &registry,
+        "everything",
+        "get-resource-reference",
+        r#"{"resourceId":4,"resourceType":"Blob"}"#,
+    )
+    .await;
+    assert!(
+        blob.parts().iter().any(|part| matches!(
+            part,
+            ContentPart::Resource { blob: Some(b), text: None, .. } if !b.is_empty()
+        )),
+        "{blob:?}"
+    );
 
     let structured = call(
         &registry,
@@ -175,12 +256,46 @@ async fn every_content_type_maps_to_content_and_state() {
     assert!(audio.success, "{audio:?}");
     assert!(audio.content.contains("a short clip"));
     assert!(
-        audio.content.contains("[audio: audio/wav, 16 bytes"),
+        audio.content.contains("[audio: audio/wav, 16 bytes]"),
         "{}",
         audio.content
     );
-    let state = audio.state.unwrap();
-    assert_eq!(state["content"][1]["data"], "UklGRiQAAABXQVZFZm10IA==");
+    assert_eq!(
+        audio.parts(),
+        vec![ContentPart::audio_base64(
+            "audio/wav",
+            "UklGRiQAAABXQVZFZm10IA=="
+        )]
+    );
+    let chat = exports(&audio)["openai-chat"].clone();
+    assert_eq!(
+        chat[1]["content"][1]["input_audio"],
+        json!({"data": "UklGRiQAAABXQVZFZm10IA==", "format": "wav"}),
+        "{chat}"
+    );
+}
+
+/// Whether a string somewhere in `value` contains `needle`.
+fn has_string_containing(value: &serde_json::Value, needle: &str) -> bool {
+    match value {
+        serde_json::Value::String(s) => s.contains(needle),
+        serde_json::Value::Array(items) => items.iter().any(|v| has_string_containing(v, needle)),
+        serde_json::Value::Object(map) => map.values().any(|v| has_string_containing(v, needle)),
+        _ => false,
+    }
+}
+
+/// `output` as each provider's result messages (for a call `call_1`).
+fn exports(output: &tool_core::ToolOutput) -> serde_json::Value {
+    let calls = [tool_core::ToolCall::new("x____y", "{}").with_id("call_1")];
+    let mut all = serde_json::Map::new();
+    for format in ProviderFormat::ALL {
+        let messages = format
+            .tool_results(&calls, std::slice::from_ref(output))
+            .unwrap();
+        all.insert(format.as_str().into(), serde_json::Value::Array(messages));
+    }
+    serde_json::Value::Object(all)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
