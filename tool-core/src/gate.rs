@@ -49,7 +49,8 @@ pub struct GateDecision {
     /// What the call runs under.
     pub confinement: Option<Confinement>,
     /// The gate's own full record of the decision (tool-approval puts its
-    /// whole decision here); carried into blocked and declined states.
+    /// whole decision here). A `reason` object in it becomes the `reason`
+    /// of the blocked and declined states.
     pub details: Value,
 }
 
@@ -103,12 +104,15 @@ impl GateDecision {
         self
     }
 
+    /// The `reason` of the blocked, declined and approval-required states:
+    /// the `reason` object of [`details`](Self::details) when the gate put
+    /// one there (tool-approval does: `{level, rule, message}`), else
+    /// `{message, rule}`.
     fn reason(&self) -> Value {
-        json!({
-            "message": self.message,
-            "rule": self.rule,
-            "decision": self.details,
-        })
+        match self.details.get("reason") {
+            Some(reason) if reason.is_object() => reason.clone(),
+            _ => json!({ "message": self.message, "rule": self.rule }),
+        }
     }
 }
 

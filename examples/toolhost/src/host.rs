@@ -2,12 +2,13 @@
 //! engine, one pipeline. Every command goes through the same path.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 use tool_approval::{ApprovalMode, CallRef, Decision, PolicyEngine, PolicyFile};
 use tool_core::{
-    Invoker, OfferedTools, ToolCall, ToolContext, ToolOutput, ToolRegistry, parse_arguments,
-    split_wire_name,
+    ApproveAll, Invoker, OfferedTools, ToolCall, ToolContext, ToolOutput, ToolRegistry,
+    parse_arguments, split_wire_name,
 };
 use tool_runtime::{LocalComputer, local_system_tool};
 
@@ -29,7 +30,7 @@ pub struct Host {
     registry: ToolRegistry,
     ctx: ToolContext,
     invoker: Invoker,
-    engine: PolicyEngine,
+    engine: Arc<PolicyEngine>,
     /// The computer behind `local-system` (same sandbox for skill scripts).
     computer: LocalComputer,
 }
@@ -54,7 +55,7 @@ impl Host {
         registry
             .register(builtin::clock::tool().map_err(internal)?)
             .map_err(internal)?;
-        let computer = LocalComputer::new(crate::sandbox::local_config(policy)?);
+        let computer = LocalComputer::new(crate::sandbox::local_config(policy.sandbox));
         registry
             .register(local_system_tool(computer.clone()))
             .map_err(internal)?;
@@ -63,20 +64,28 @@ impl Host {
                 .map_err(|e| Failure::Source(format!("--policy {}: {e}", path.display())))?,
             None => PolicyFile::default(),
         };
-        let mut builder = PolicyEngine::builder().policy_file(&file);
+        let mut builder = PolicyEngine::builder()
+            .policy_file(&file)
+            .confinement(policy.sandbox.unattended())
+            .confine_approved(policy.sandbox.confine_approved())
+            .confinement_support(crate::sandbox::support());
         if let Some(mode) = policy.mode {
             builder = builder.mode(mode);
         }
         if policy.mode.or(file.mode).unwrap_or_default() == ApprovalMode::Headless {
             builder = builder.global_audit(crate::skills::headless_scripts_audit());
         }
-        let engine = builder
-            .build()
-            .map_err(|e| Failure::Source(format!("policy: {e}")))?;
+        let engine = Arc::new(
+            builder
+                .build()
+                .map_err(|e| Failure::Source(format!("policy: {e}")))?,
+        );
         Ok(Self {
             registry,
             ctx: ToolContext::new().with_cwd(cwd),
-            invoker: Invoker::default(),
+            // The engine is the pipeline's gate: every call is decided, and
+            // runs under the confinement its decision names.
+            invoker: Invoker::default().with_gate(engine.clone()),
             engine,
             computer,
         })
@@ -108,7 +117,7 @@ impl Host {
     }
 
     /// The registry, policy engine and context, for serving them (`toolhost mcp serve`).
-    pub fn into_parts(self) -> (ToolRegistry, PolicyEngine, ToolContext) {
+    pub fn into_parts(self) -> (ToolRegistry, Arc<PolicyEngine>, ToolContext) {
         (self.registry, self.engine, self.ctx)
     }
 
@@ -139,8 +148,10 @@ impl Host {
     }
 
     /// Decides, then runs the call when the decision allows it (or when it
-    /// asks and `approve` is set). A blocked call gets its blocked output; a
-    /// call the pipeline refuses (bad name or arguments) gets the refusal.
+    /// asks and `approve` is set: `--approve` is the person's answer). The
+    /// run goes through the gated pipeline, so it gets the confinement its
+    /// decision names. A blocked call gets its blocked output; a call the
+    /// pipeline refuses (bad name or arguments) gets the refusal.
     pub async fn call(&self, name: &str, args: &str, approve: bool) -> Called {
         let offered = self.registry.offer(&self.ctx);
         let call = ToolCall::new(name, args);
@@ -161,7 +172,8 @@ impl Host {
         let output = if let Some(blocked) = decision.blocked_output() {
             Some(blocked)
         } else if decision.is_run() || approve {
-            Some(self.invoker.execute(prepared, &self.ctx).await)
+            let invoker = self.invoker.clone().with_asker(Arc::new(ApproveAll));
+            Some(invoker.invoke(&offered, &call, &self.ctx).await)
         } else {
             None
         };

@@ -207,18 +207,33 @@ fn main() -> ExitCode {
         }
     };
     match runtime.block_on(run(cli)) {
-        Ok(Value::String(text)) => {
-            print!("{text}");
-            ExitCode::SUCCESS
-        }
+        Ok(Value::String(text)) => emit(&text),
         Ok(value) => {
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&value).unwrap_or_else(|_| value.to_string())
-            );
-            ExitCode::SUCCESS
+            let text = serde_json::to_string_pretty(&value).unwrap_or_else(|_| value.to_string());
+            emit(&format!("{text}\n"))
         }
         Err(failure) => fail(&failure),
+    }
+}
+
+/// Writes the command's document to stdout. A reader that went away
+/// (`toolhost … | head`) ends the command quietly, as other Unix tools do.
+fn emit(text: &str) -> ExitCode {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!(
+                "{}",
+                json!({"error": {"kind": "io", "message": format!("cannot write stdout: {e}")}})
+            );
+            ExitCode::from(1)
+        }
     }
 }
 

@@ -1,20 +1,25 @@
-//! The OS sandbox of `local-system____runCommand`: `--sandbox` and
-//! `--allow-network`, their defaults by approval mode, and the demo step.
+//! Confinement: `--sandbox` and `--allow-network`, and what they mean for
+//! the approval engine and the local computer.
 //!
-//! Defaults: `auto-run`, `headless` and `allow-list` run commands nobody
-//! looked at, so they get `workspace-write` without network; `manual` (a
-//! human approves each command) gets `full-access`. `--sandbox` overrides
-//! the default; `--allow-network` turns the network on for the confining
-//! policies.
+//! Every `run` decision of a call that touches the host (local-system,
+//! skill scripts) carries the confinement it runs under, and the computer
+//! applies it per call:
+//!
+//! - Without `--sandbox`, calls no person has seen (auto-run and headless
+//!   for `required` calls, allow-list approvals, `never` rules in every
+//!   mode) run under `workspace-write` without network (`--allow-network`
+//!   turns it on); a call a person approved (`call --approve` on an `ask`)
+//!   runs with full access.
+//! - With `--sandbox POLICY`, every run gets exactly that policy, approved
+//!   or not: the host's explicit choice (`full-access` included).
+//! - Where the kernel cannot confine, unattended calls that would run
+//!   confined ask instead (blocked in headless), naming the missing
+//!   confinement.
 
 use clap::ValueEnum;
 use serde_json::{Value, json};
-use tool_approval::{ApprovalMode, PolicyFile};
-use tool_core::{Invoker, ToolCall, ToolContext, ToolRegistry};
-use tool_runtime::{LocalComputer, LocalConfig, SandboxPolicy, local_system_tool};
-
-use crate::Failure;
-use crate::host::PolicyOptions;
+use tool_core::{Confinement, ConfinementSupport, Invoker, ToolCall, ToolContext, ToolRegistry};
+use tool_runtime::{LocalComputer, LocalConfig, SandboxOptions, SandboxPolicy, local_system_tool};
 
 /// `--sandbox`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -36,34 +41,41 @@ pub struct SandboxChoice {
     pub allow_network: bool,
 }
 
-/// The policy for `choice` under approval `mode`.
-pub fn policy(choice: SandboxChoice, mode: ApprovalMode) -> SandboxPolicy {
-    let arg = choice.arg.unwrap_or(match mode {
-        ApprovalMode::Manual => SandboxArg::FullAccess,
-        _ => SandboxArg::WorkspaceWrite,
-    });
-    match arg {
-        SandboxArg::FullAccess => SandboxPolicy::FullAccess,
-        SandboxArg::WorkspaceWrite => {
-            SandboxPolicy::workspace_write().with_network(choice.allow_network)
+impl SandboxChoice {
+    /// The confinement of a run no person has seen: the `--sandbox` policy,
+    /// else `workspace-write` (network as `--allow-network` says).
+    pub fn unattended(self) -> Confinement {
+        match self.arg.unwrap_or(SandboxArg::WorkspaceWrite) {
+            SandboxArg::FullAccess => Confinement::FullAccess,
+            SandboxArg::WorkspaceWrite => {
+                Confinement::workspace_write().with_network(self.allow_network)
+            }
+            SandboxArg::ReadOnly => Confinement::read_only().with_network(self.allow_network),
         }
-        SandboxArg::ReadOnly => SandboxPolicy::read_only().with_network(choice.allow_network),
+    }
+
+    /// Whether approved asks keep the unattended confinement: yes when the
+    /// host chose a policy with `--sandbox`.
+    pub fn confine_approved(self) -> bool {
+        self.arg.is_some()
     }
 }
 
-/// The local computer's settings for this command line: the sandbox from
-/// `--sandbox`/`--allow-network` and the effective approval mode (`--mode`,
-/// else the policy file's, else manual).
-pub fn local_config(options: &PolicyOptions) -> Result<LocalConfig, Failure> {
-    let mode = match (options.mode, &options.file) {
-        (Some(mode), _) => mode,
-        (None, Some(path)) => PolicyFile::load(path)
-            .map_err(|e| Failure::Source(format!("--policy {}: {e}", path.display())))?
-            .mode
-            .unwrap_or_default(),
-        (None, None) => ApprovalMode::default(),
+/// Whether this machine can confine commands (Landlock + seccomp).
+pub fn support() -> ConfinementSupport {
+    tool_runtime::confinement_support(&SandboxOptions::default())
+}
+
+/// The local computer's settings: the `--sandbox` policy when given (the
+/// floor for calls that come without a decided confinement), else full
+/// access; the gate's decision confines each call.
+pub fn local_config(choice: SandboxChoice) -> LocalConfig {
+    let base = if choice.arg.is_some() {
+        choice.unattended()
+    } else {
+        SandboxPolicy::FullAccess
     };
-    Ok(LocalConfig::default().with_sandbox(policy(options.sandbox, mode)))
+    LocalConfig::default().with_sandbox(base)
 }
 
 /// The demo step: commands under `workspace_write` in a scratch repository,
@@ -137,27 +149,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn unattended_modes_default_to_workspace_write_without_network() {
+    fn unattended_runs_default_to_workspace_write_without_network() {
         let none = SandboxChoice::default();
-        assert_eq!(
-            policy(none, ApprovalMode::AutoRun),
-            SandboxPolicy::workspace_write()
-        );
-        assert_eq!(
-            policy(none, ApprovalMode::Headless),
-            SandboxPolicy::workspace_write()
-        );
-        assert_eq!(
-            policy(none, ApprovalMode::Manual),
-            SandboxPolicy::FullAccess
-        );
+        assert_eq!(none.unattended(), Confinement::workspace_write());
+        assert!(!none.confine_approved());
         let open = SandboxChoice {
             arg: Some(SandboxArg::ReadOnly),
             allow_network: true,
         };
         assert_eq!(
-            policy(open, ApprovalMode::Manual),
-            SandboxPolicy::read_only().with_network(true)
+            open.unattended(),
+            Confinement::read_only().with_network(true)
         );
+        assert!(open.confine_approved());
+        let full = SandboxChoice {
+            arg: Some(SandboxArg::FullAccess),
+            allow_network: false,
+        };
+        assert_eq!(full.unattended(), Confinement::FullAccess);
     }
 }

@@ -437,3 +437,119 @@ fn the_path_audit_and_the_computer_agree_on_dot_dot_after_a_symlink() {
     ]));
     assert!(unapproved["output"].is_null());
 }
+
+/// Whether this kernel can confine commands (the decisions below depend on it).
+fn can_confine() -> bool {
+    let probe = stdout_json(&toolhost(&[
+        "--mode",
+        "auto-run",
+        "check",
+        "local-system____runCommand",
+        r#"{"command":"ls"}"#,
+    ]));
+    probe["decision"]["action"] == "run"
+}
+
+#[test]
+fn check_says_under_what_a_run_would_happen() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path().to_str().unwrap();
+    let check = |extra: &[&str], name: &str, args: &str| {
+        let mut all = vec!["--cwd", cwd];
+        all.extend_from_slice(extra);
+        all.extend_from_slice(&["check", name, args]);
+        stdout_json(&toolhost(&all))["decision"].clone()
+    };
+    let ls = r#"{"command":"ls"}"#;
+    // A tool that touches nothing on the machine: nothing to confine.
+    let pure = check(&[], "calculator____evaluate", r#"{"expression":"1+1"}"#);
+    assert!(pure.get("confinement").is_some(), "{pure}");
+    assert!(pure["confinement"].is_null(), "{pure}");
+    // Manual mode asks; once approved, a person saw it: full access.
+    let manual = check(&[], "local-system____runCommand", ls);
+    assert_eq!(manual["action"], "ask", "{manual}");
+    assert_eq!(manual["confinement"]["mode"], "full_access", "{manual}");
+    let confined = can_confine();
+    for mode in ["auto-run", "headless"] {
+        let d = check(&["--mode", mode], "local-system____runCommand", ls);
+        if confined {
+            assert_eq!(d["action"], "run", "{mode}: {d}");
+            assert_eq!(d["confinement"]["mode"], "workspace_write", "{mode}: {d}");
+            assert_eq!(d["confinement"]["network"], false, "{mode}: {d}");
+        } else {
+            // Never an unconfined run nobody saw: ask, or block in headless.
+            assert_ne!(d["action"], "run", "{mode}: {d}");
+        }
+    }
+    // The host's explicit choices are honoured, and said.
+    let open = check(
+        &["--mode", "auto-run", "--allow-network"],
+        "local-system____runCommand",
+        ls,
+    );
+    if confined {
+        assert_eq!(open["confinement"]["network"], true, "{open}");
+    }
+    let full = check(
+        &["--mode", "auto-run", "--sandbox", "full-access"],
+        "local-system____runCommand",
+        ls,
+    );
+    assert_eq!(full["confinement"]["mode"], "full_access", "{full}");
+    let kept = check(
+        &["--sandbox", "read-only"],
+        "local-system____runCommand",
+        ls,
+    );
+    assert_eq!(kept["action"], "ask", "{kept}");
+    assert_eq!(kept["confinement"]["mode"], "read_only", "{kept}");
+}
+
+#[test]
+fn an_unattended_command_runs_confined_and_says_so() {
+    if !can_confine() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".git")).unwrap();
+    std::fs::write(dir.path().join(".git/config"), "[core]\n").unwrap();
+    // What the engine cannot see (a script file's contents) meets the
+    // second wall: the script's write to .git/config is refused by the
+    // kernel, while a new file at the root of the repository is fine.
+    std::fs::write(dir.path().join("w.sh"), "echo x >> .git/config\n").unwrap();
+    let cwd = dir.path().to_str().unwrap();
+    let out = stdout_json(&toolhost(&[
+        "--cwd",
+        cwd,
+        "--mode",
+        "auto-run",
+        "call",
+        "local-system____runCommand",
+        r#"{"command":"echo hi > new.txt && sh w.sh; echo done"}"#,
+    ]));
+    assert_eq!(out["decision"]["action"], "run", "{out}");
+    assert_eq!(out["decision"]["confinement"]["mode"], "workspace_write");
+    assert_eq!(
+        out["output"]["state"]["sandbox"]["policy"], "workspace_write",
+        "{out}"
+    );
+    let config = std::fs::read_to_string(dir.path().join(".git/config")).unwrap();
+    assert_eq!(config, "[core]\n", "the confined command wrote .git/config");
+    let created = std::fs::read_to_string(dir.path().join("new.txt")).unwrap();
+    assert_eq!(created, "hi\n", "{out}");
+}
+
+#[test]
+fn output_to_a_closed_pipe_ends_quietly() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolhost"))
+        .args(["tools", "--format", "openai"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Close the pipe before toolhost writes, as `| head -c 0` would.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

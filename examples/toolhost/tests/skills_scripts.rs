@@ -296,7 +296,15 @@ fn scripts_run_in_the_sandbox_of_run_command() {
         toolhost(&all)["output"]["state"]["sandbox"].clone()
     };
 
-    for mode in ["auto-run", "allow-list"] {
+    // Allow-list mode asks for a script that is not on the list; approved
+    // by a person (`--approve`), it runs as in manual mode: full access,
+    // the same as runCommand.
+    let output = run(&["--mode", "allow-list"]);
+    assert_eq!(output["state"]["sandbox"]["policy"], "full_access", "{output}");
+    assert_eq!(command(&["--mode", "allow-list"])["policy"], "full_access");
+    fs::remove_file(&note).unwrap();
+
+    for mode in ["auto-run"] {
         let output = run(&["--mode", mode]);
         let sandbox = &output["state"]["sandbox"];
         assert_eq!(sandbox["policy"], "workspace_write", "{output}");
