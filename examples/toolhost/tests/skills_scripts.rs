@@ -300,7 +300,10 @@ fn scripts_run_in_the_sandbox_of_run_command() {
     // by a person (`--approve`), it runs as in manual mode: full access,
     // the same as runCommand.
     let output = run(&["--mode", "allow-list"]);
-    assert_eq!(output["state"]["sandbox"]["policy"], "full_access", "{output}");
+    assert_eq!(
+        output["state"]["sandbox"]["policy"], "full_access",
+        "{output}"
+    );
     assert_eq!(command(&["--mode", "allow-list"])["policy"], "full_access");
     fs::remove_file(&note).unwrap();
 
