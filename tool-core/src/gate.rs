@@ -9,6 +9,7 @@ use crate::context::ToolContext;
 use crate::invoke::PreparedCall;
 use crate::offered::OfferedTools;
 use crate::output::{ErrorCode, ToolError, ToolOutput};
+use crate::talk::{Elicitation, Elicited};
 
 /// The content of a blocked call's output.
 pub const BLOCKED_CONTENT: &str = "Blocked by security/privacy.";
@@ -323,6 +324,14 @@ impl Answer {
 pub trait Asker: Send + Sync {
     /// One answer per ask, in order.
     async fn ask(&self, asks: &[Ask<'_>], ctx: &ToolContext) -> Vec<Answer>;
+
+    /// A question a running tool puts to the user
+    /// ([`ToolContext::elicit`]); `ctx` is the asking call's. Answers
+    /// [`Elicited::Unsupported`] by default.
+    async fn elicit(&self, question: &Elicitation, ctx: &ToolContext) -> Elicited {
+        let _ = (question, ctx);
+        Elicited::Unsupported
+    }
 }
 
 /// An asker that approves everything (for tests and trusted local use).

@@ -331,8 +331,17 @@ impl Invoker {
     /// The budget starts now: the call's deadline is the earlier of now +
     /// [`PreparedCall::timeout`] and `ctx`'s own [`deadline`](ToolContext::deadline).
     /// The tool sees a child context carrying the call id and the deadlines
-    /// (see [`ToolContext`]).
+    /// (see [`ToolContext`]). With an [asker](Self::with_asker), the call's
+    /// questions ([`ToolContext::elicit`]) go to it.
     pub async fn execute(&self, call: PreparedCall, ctx: &ToolContext) -> ToolOutput {
+        if let Some(asker) = &self.asker {
+            let ctx = ctx.clone().with_asker(Arc::clone(asker));
+            return self.execute_in(call, &ctx).await;
+        }
+        self.execute_in(call, ctx).await
+    }
+
+    async fn execute_in(&self, call: PreparedCall, ctx: &ToolContext) -> ToolOutput {
         let span = tracing::info_span!(
             "tool_call",
             tool = %call.identifier,

@@ -124,6 +124,7 @@ mod strict;
 mod suggest;
 mod surface;
 mod synthetic;
+mod talk;
 mod tool;
 mod validate;
 
@@ -167,6 +168,7 @@ pub use strict::{StrictExport, strict_schema};
 pub use suggest::nearest_candidates;
 pub use surface::SurfaceTable;
 pub use synthetic::SyntheticCall;
+pub use talk::{CallEvents, Elicitation, Elicited, LogLevel, Progress};
 pub use tool::{FnTool, Tool, ToolBuilder, TypedApi, deserialize_args};
 pub use validate::{
     CompiledSchema, ManifestProblem, NameRules, is_valid_name, manifest_problems,
@@ -184,9 +186,9 @@ pub use validate::{
 pub mod prelude {
     #[doc(no_inline)]
     pub use crate::{
-        Answer, ApiDefinition, Ask, Asker, Confinement, Gate, GateDecision, Invoker, OfferedTools,
-        Partial, ProviderFormat, Tool, ToolBuilder, ToolCall, ToolContext, ToolError, ToolOutput,
-        ToolRegistry,
+        Answer, ApiDefinition, Ask, Asker, Confinement, Elicitation, Elicited, Gate, GateDecision,
+        Invoker, OfferedTools, Partial, ProviderFormat, Tool, ToolBuilder, ToolCall, ToolContext,
+        ToolError, ToolOutput, ToolRegistry,
     };
 }
 

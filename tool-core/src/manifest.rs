@@ -119,6 +119,11 @@ pub struct ApiDefinition {
     /// host cannot confine, unattended calls ask or are blocked instead.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub touches_host: bool,
+    /// JSON Schema of the result's `state`, when the API promises one (MCP
+    /// serves it as the tool's `outputSchema`, with the state as
+    /// `structuredContent`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<Value>,
 }
 
 impl ApiDefinition {
@@ -132,6 +137,7 @@ impl ApiDefinition {
             render_display_control: None,
             human_intervention: None,
             touches_host: false,
+            output_schema: None,
         }
     }
 
@@ -156,6 +162,12 @@ impl ApiDefinition {
     /// Sets the API-level approval config.
     pub fn with_intervention(mut self, intervention: HumanIntervention) -> Self {
         self.human_intervention = Some(intervention);
+        self
+    }
+
+    /// Declares the schema of the result's `state`.
+    pub fn with_output_schema(mut self, schema: Value) -> Self {
+        self.output_schema = Some(schema);
         self
     }
 
