@@ -28,6 +28,10 @@ pub(crate) struct Confinement {
     pub(crate) filter: Option<BpfProgram>,
     /// The private mount namespace, when the machine allows one.
     pub(crate) mounts: Option<Mounts>,
+    /// The Landlock rights the child grants beneath its `/tmp` when that
+    /// is an overlay: Landlock ignores rules on a directory a mount covers,
+    /// so the rule must name the overlay's root, which only the child sees.
+    pub(crate) tmp_access: u64,
 }
 
 /// The mechanism's name for the report.
@@ -94,6 +98,7 @@ pub(crate) fn build(
         ruleset,
         filter,
         mounts,
+        tmp_access: all.bits(),
     })
 }
 

@@ -26,7 +26,7 @@
 //! | protected entries ([`tool_core::PathClass`] protected classes: `.git`, `.envrc`, `.vscode`, `.github/workflows`, … at any depth of a writable root, found by a bounded walk) | writable | read-only where they exist, with everything beneath them (namespaces: read-only bind mounts, which also cannot be renamed or removed; fallback: Landlock) | read-only |
 //! | protected entries that do not exist yet | creatable | **creatable by commands** (no mechanism here refuses a name that has no inode yet; file operations do refuse them) | not creatable |
 //! | reads and execution | everything | everything except the secret classes' locations (`~/.ssh`, `~/.aws`, `/etc/shadow`, …: Landlock) and the secret files inside the roots (`.env`, `*.tfstate`, …: masked by `/dev/null` or an empty tmpfs with namespaces, Landlock otherwise) | same |
-//! | `/tmp` | the host's | with namespaces: the computer's private temp dir mounted over it (the host's `/tmp` never sees the command's files; `TMPDIR=/tmp`); fallback: the host's `/tmp` writable, `TMPDIR` the private dir | same as `workspace_write` without writes |
+//! | `/tmp` | the host's | with namespaces: an overlay whose lower layer is the host's `/tmp` (readable, never changed: a skill folder or an input under `/tmp` works as the working directory or as a file to read) and whose upper layer is the computer's private temp dir (what the command writes, changes or removes there stays private, and later commands of the same computer see it; `TMPDIR=/tmp`; state `hostTmpReadable: true`). Where the kernel has no such overlay (or [`SandboxOptions::tmp_overlay`] is off, or a secret only Landlock keeps out lies under `/tmp`): the private temp dir replaces `/tmp` and only the command's working directory there is bound back, read-only; other host files under `/tmp` are then out of sight. Writable roots under `/tmp` are the host's, writable, in both cases. Fallback: the host's `/tmp` writable, `TMPDIR` the private dir | same as `workspace_write`; the overlay's upper layer is read-only too |
 //! | permission bits and times outside the roots (`chmod`, `touch -d`) | yes | refused with namespaces (read-only mounts); **allowed by the fallback** (Landlock up to ABI 7 does not govern them) | same |
 //! | `/dev/null`, `/dev/zero`, `/dev/urandom`, `/dev/tty` … | yes | read and write | read and write |
 //! | new sockets (`socket()`) | yes | none unless `network: true` (`socketpair` still works): no TCP/UDP, no Unix socket to a daemon (tmux, a container engine, the user's service manager) | same |
@@ -36,6 +36,13 @@
 //! - Under `workspace_write` the shell also sets `TMPDIR` (to `/tmp` with
 //!   namespaces, to the computer's private temp dir otherwise; removed when
 //!   the computer is dropped) unless the call sets it.
+//! - The overlay over `/tmp`: commands of one computer running at once
+//!   share its upper layer (mounted with `index=off`); overlayfs leaves
+//!   changes to a lower layer while it is mounted undefined, so a host
+//!   file under `/tmp` changed during a command may show late or not at
+//!   all to that command (the host's files themselves are never changed).
+//!   A host file the command removes is hidden by a whiteout in the upper
+//!   layer, for later commands of the computer too.
 //! - With namespaces, protected entries are protected by path: a command
 //!   that renames the directory holding `sub/.envrc` can then create a new
 //!   `sub/.envrc`. `.git` at a root's top cannot be renamed (a mount point).
@@ -153,6 +160,19 @@ pub(crate) use classes::Classes;
 mod linux;
 mod plan;
 mod policy;
+
+/// Which mount namespace a command gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+enum Namespaces {
+    /// None: Landlock and seccomp only.
+    Off,
+    /// A private mount namespace with the private temp dir over `/tmp`.
+    PrivateTmp,
+    /// A private mount namespace with an overlay over `/tmp`: the host's
+    /// `/tmp` read-only beneath, the private temp dir as the upper layer.
+    TmpOverlay,
+}
 #[cfg(target_os = "linux")]
 mod syscalls;
 
@@ -257,14 +277,23 @@ pub(crate) fn prepare(
 ) -> Result<Prepared> {
     let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
     #[cfg(target_os = "linux")]
-    let namespaces = options.namespaces
+    let namespaces = if options.namespaces
         && private_tmp.is_some()
         && policy.is_confined()
-        && namespace::available().is_ok();
+        && namespace::available().is_ok()
+    {
+        if options.tmp_overlay && namespace::overlay_available().is_ok() {
+            Namespaces::TmpOverlay
+        } else {
+            Namespaces::PrivateTmp
+        }
+    } else {
+        Namespaces::Off
+    };
     #[cfg(not(target_os = "linux"))]
     let namespaces = {
         let _ = (private_tmp, cwd);
-        false
+        Namespaces::Off
     };
     let Some(plan) = plan::plan(
         policy,
@@ -272,7 +301,7 @@ pub(crate) fn prepare(
         workspace,
         home.as_deref(),
         &std::env::temp_dir(),
-        namespaces,
+        namespaces != Namespaces::Off,
     )?
     else {
         return Ok(Prepared {
@@ -292,6 +321,7 @@ pub(crate) fn prepare(
         secrets_hidden: plan.secrets_in_roots.len(),
         scan_truncated: plan.scan_truncated,
         private_tmp: false,
+        host_tmp_readable: false,
     };
     let unavailable = |applied: AppliedSandbox, reason: String| -> Result<Prepared> {
         match options.fallback {
@@ -323,18 +353,27 @@ pub(crate) fn prepare(
                 "seccomp filters are not available in this kernel".to_owned(),
             );
         }
-        let mounts = if namespaces {
-            Some(namespace::mounts(&plan, private_tmp, cwd)?)
+        // The overlay's rule covers all of /tmp: not when a secret that
+        // only Landlock keeps out lies there.
+        let overlay = namespaces == Namespaces::TmpOverlay
+            && !plan
+                .excluded
+                .iter()
+                .any(|p| p.starts_with(std::path::Path::new("/tmp")));
+        let mounts = if namespaces != Namespaces::Off {
+            Some(namespace::mounts(&plan, private_tmp, cwd, overlay)?)
         } else {
             None
         };
+        let overlay = mounts.as_ref().is_some_and(|m| m.tmp_overlay.is_some());
         let confinement = linux::build(&plan, support, mounts)?;
-        applied.mechanism = if namespaces {
+        applied.mechanism = if namespaces != Namespaces::Off {
             namespace::MECHANISM.to_owned()
         } else {
             linux::MECHANISM.to_owned()
         };
-        applied.private_tmp = namespaces;
+        applied.private_tmp = namespaces != Namespaces::Off;
+        applied.host_tmp_readable = overlay;
         applied.landlock_abi = Some(support.landlock_abi);
         Ok(Prepared {
             applied,

@@ -15,9 +15,17 @@
 //!    they are (`open_tree`), then every mount made read-only
 //!    (`mount_setattr`, recursive): outside the roots nothing can be
 //!    written, chmod-ed or touched, whatever Landlock's ABI governs;
-//! 3. the private temp dir moved over `/tmp` (a file a command writes
-//!    to `/tmp` is not in the host's `/tmp`), then the writable roots
-//!    moved back in place, writable;
+//! 3. `/tmp` replaced, so that a file a command writes to `/tmp` is not
+//!    in the host's `/tmp`: by an overlay (lower layer the host's `/tmp`,
+//!    read-only, so host paths under `/tmp` stay readable; upper layer
+//!    `upper/` of the computer's private temp dir, shared by its commands)
+//!    where the kernel allows one (probed once, mounted before the
+//!    read-only pass, then made writable alone), else by the private temp
+//!    dir itself, with the command's working directory under `/tmp` (when
+//!    outside the roots) bound back read-only; then the writable roots
+//!    moved back in place, writable. Landlock ignores rules on a directory
+//!    a mount covers, so the child adds the overlay's rule itself (on its
+//!    `/tmp` after the mount) before it restricts itself;
 //! 4. every protected entry found in the roots bound over itself
 //!    read-only (`.git`, `.envrc`, `sub/.vscode`…: a read-only mount
 //!    point can be neither written, renamed nor removed), and every
@@ -48,8 +56,16 @@ pub(crate) struct Mounts {
     pub(crate) uid_map: Vec<u8>,
     /// `"<gid> <gid> 1"`, for `/proc/self/gid_map`.
     pub(crate) gid_map: Vec<u8>,
-    /// The computer's private temp dir, moved over `/tmp`.
+    /// The computer's private temp dir: moved over `/tmp` when there is no
+    /// overlay, else the home of the overlay's upper and work layers.
     pub(crate) private_tmp: Option<CString>,
+    /// Mount options of the overlay over `/tmp` (lower: the host's `/tmp`,
+    /// read-only; upper: the private temp dir), when the kernel allows it.
+    pub(crate) tmp_overlay: Option<CString>,
+    /// Without the overlay: host paths under `/tmp` bound back read-only
+    /// over the private `/tmp` (the command's working directory when it
+    /// lies there outside the writable roots).
+    pub(crate) tmp_read: Vec<CString>,
     /// Writable roots, moved back writable (outside `/tmp` first, then
     /// those under it, shallowest first).
     pub(crate) roots: Vec<CString>,
@@ -81,18 +97,80 @@ pub(crate) fn available() -> std::result::Result<(), String> {
     PROBE
         .get_or_init(|| {
             let user_namespace = !super::syscalls::is_root();
-            super::syscalls::probe_namespace(user_namespace)
+            super::syscalls::probe_namespace(user_namespace, None)
                 .map_err(|e| format!("cannot make a private mount namespace here: {e}"))
         })
         .clone()
 }
 
+/// Whether a child in such a namespace can mount an overlay over `/tmp`
+/// (lower: the host's `/tmp`; upper: a directory in the system temp dir):
+/// probed once, by a child that tries with a scratch upper layer.
+pub(crate) fn overlay_available() -> std::result::Result<(), String> {
+    static PROBE: OnceLock<std::result::Result<(), String>> = OnceLock::new();
+    PROBE
+        .get_or_init(|| {
+            available()?;
+            let scratch = tempfile::Builder::new()
+                .prefix("tool-sandbox-probe-")
+                .tempdir()
+                .map_err(|e| format!("cannot make a scratch dir for the overlay probe: {e}"))?;
+            let user_namespace = !super::syscalls::is_root();
+            let options = overlay_options(scratch.path(), user_namespace)
+                .map_err(|e| e.to_string())?
+                .ok_or_else(|| {
+                    "the system temp dir's path cannot be given to an overlay".to_owned()
+                })?;
+            super::syscalls::probe_namespace(user_namespace, Some(options))
+                .map_err(|e| format!("cannot mount an overlay over /tmp here: {e}"))
+        })
+        .clone()
+}
+
+/// The overlay's mount options with its layers in `dir` (`upper/`,
+/// `work/`, created here), or `None` when the path holds a character
+/// the option syntax reserves (a comma, a colon, a backslash, `=`).
+fn overlay_options(dir: &Path, user_namespace: bool) -> Result<Option<CString>> {
+    let text = dir.to_string_lossy();
+    if dir.to_str().is_none() || text.contains([',', ':', '\\', '=']) {
+        return Ok(None);
+    }
+    for layer in ["upper", "work"] {
+        let path = dir.join(layer);
+        std::fs::create_dir_all(&path).map_err(|e| Error::SandboxSetup {
+            path: path.clone(),
+            message: format!("cannot create the private /tmp's {layer} layer: {e}"),
+        })?;
+    }
+    // `index=off`: concurrent commands of one computer share the upper
+    // layer, which an index would refuse (EBUSY).
+    let mut options = format!("lowerdir=/tmp,upperdir={text}/upper,workdir={text}/work,index=off");
+    if user_namespace {
+        options.push_str(",userxattr");
+    }
+    c_path(Path::new(&options)).map(Some)
+}
+
 /// The namespace of a command whose plan is `plan`; `private_tmp` is the
 /// computer's temp dir (moved over `/tmp`).
-pub(crate) fn mounts(plan: &Plan, private_tmp: Option<&Path>, cwd: &Path) -> Result<Mounts> {
+/// With `overlay`, the host's `/tmp` stays readable beneath an overlay
+/// whose upper layer is in the private temp dir; without it, the private
+/// temp dir replaces `/tmp` and `cwd`, when it lies there outside the
+/// roots, is bound back read-only.
+pub(crate) fn mounts(
+    plan: &Plan,
+    private_tmp: Option<&Path>,
+    cwd: &Path,
+    overlay: bool,
+) -> Result<Mounts> {
     let uid = super::syscalls::ids();
     let tmp = Path::new("/tmp");
     let private_tmp = private_tmp.and_then(|p| std::fs::canonicalize(p).ok());
+    let user_namespace = !super::syscalls::is_root();
+    let tmp_overlay = match (&private_tmp, overlay) {
+        (Some(dir), true) => overlay_options(dir, user_namespace)?,
+        _ => None,
+    };
     let mut outside_tmp = Vec::new();
     let mut under_tmp: Vec<PathBuf> = Vec::new();
     for root in &plan.writable_roots {
@@ -108,8 +186,21 @@ pub(crate) fn mounts(plan: &Plan, private_tmp: Option<&Path>, cwd: &Path) -> Res
         }
     }
     under_tmp.sort_by_key(|p| p.components().count());
+    // Without the overlay, the working directory under /tmp would vanish
+    // behind the private /tmp: bind it back, read-only.
+    let cwd_real = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+    let tmp_read: Vec<PathBuf> = if tmp_overlay.is_none()
+        && private_tmp.is_some()
+        && cwd_real.starts_with(tmp)
+        && cwd_real != tmp
+        && !plan.writable_roots.iter().any(|r| cwd_real.starts_with(r))
+    {
+        vec![cwd_real]
+    } else {
+        Vec::new()
+    };
     let mut mkdirs: Vec<PathBuf> = Vec::new();
-    for root in &under_tmp {
+    for root in under_tmp.iter().chain(&tmp_read) {
         let mut dir = tmp.to_path_buf();
         if let Ok(rest) = root.strip_prefix(tmp) {
             for part in rest.components() {
@@ -132,10 +223,12 @@ pub(crate) fn mounts(plan: &Plan, private_tmp: Option<&Path>, cwd: &Path) -> Res
         }
     }
     Ok(Mounts {
-        user_namespace: !super::syscalls::is_root(),
+        user_namespace,
         uid_map: format!("{0} {0} 1", uid.0).into_bytes(),
         gid_map: format!("{0} {0} 1", uid.1).into_bytes(),
         private_tmp: private_tmp.as_deref().map(c_path).transpose()?,
+        tmp_overlay,
+        tmp_read: tmp_read.iter().map(|p| c_path(p)).collect::<Result<_>>()?,
         roots: roots.iter().map(|p| c_path(p)).collect::<Result<_>>()?,
         mkdirs: mkdirs.iter().map(|p| c_path(p)).collect::<Result<_>>()?,
         protected: plan

@@ -52,6 +52,8 @@ pub(crate) struct Plan {
     pub(crate) scan_truncated: bool,
     /// Whether the network stays allowed.
     pub(crate) network: bool,
+    /// Paths no rule grants anything (the secrets Landlock keeps out).
+    pub(crate) excluded: Vec<PathBuf>,
 }
 
 /// The plan for `policy` with `workspace` as the command's workspace,
@@ -184,6 +186,7 @@ pub(crate) fn plan(
         secrets_in_roots,
         scan_truncated,
         network,
+        excluded: secrets,
     }))
 }
 

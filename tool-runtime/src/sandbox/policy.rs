@@ -66,6 +66,8 @@ pub type ProbeFailure = String;
 /// | `secret_paths` | none (extra secret locations) |
 /// | `protected_names` | none (extra entry names protected at any depth) |
 /// | `scan_limit` | 20 000 entries per writable root |
+/// | `namespaces` | on (where the machine allows them) |
+/// | `tmp_overlay` | on (where the kernel allows an overlay over `/tmp`) |
 /// | `fallback` | refuse |
 ///
 /// Entries inside the writable roots are found, when a command starts, by
@@ -95,6 +97,12 @@ pub struct SandboxOptions {
     /// everything outside the writable roots read-only). `false` forces the
     /// Landlock-only fallback (`mechanism: "landlock+seccomp"`).
     pub namespaces: bool,
+    /// With namespaces: whether the private `/tmp` is an overlay over the
+    /// host's (host files under `/tmp` readable, writes private) when the
+    /// kernel allows one. `false`, or a kernel without it: the private
+    /// temp dir replaces `/tmp`, and only the command's working directory
+    /// under `/tmp` is bound back (read-only).
+    pub tmp_overlay: bool,
     /// What to do when no mechanism exists.
     pub fallback: SandboxFallback,
     /// Finds what the kernel offers; tests replace it to simulate a kernel
@@ -117,6 +125,7 @@ impl Default for SandboxOptions {
             protected_names: Vec::new(),
             scan_limit: DEFAULT_SCAN_LIMIT,
             namespaces: true,
+            tmp_overlay: true,
             fallback: SandboxFallback::Refuse,
             probe: default_probe(),
         }
@@ -172,6 +181,10 @@ pub struct AppliedSandbox {
     /// dir, mounted over it in a private mount namespace).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub private_tmp: bool,
+    /// Whether that private `/tmp` was an overlay over the host's: the
+    /// host's files under `/tmp` readable, the command's writes private.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub host_tmp_readable: bool,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -192,6 +205,7 @@ impl AppliedSandbox {
             secrets_hidden: 0,
             scan_truncated: false,
             private_tmp: false,
+            host_tmp_readable: false,
         }
     }
 

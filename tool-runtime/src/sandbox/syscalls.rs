@@ -1,6 +1,7 @@
 //! The crate's only `unsafe` code: the Landlock version probe, the
-//! namespace probe, and the hook that confines a child between `fork` and
-//! `exec` (mount namespace, then Landlock, then seccomp).
+//! namespace (and overlay) probe, and the hook that confines a child
+//! between `fork` and `exec` (mount namespace, then Landlock, then
+//! seccomp).
 //!
 //! The host is a multi-threaded tokio process. After `fork`, the child is a
 //! copy with one thread, and any lock another thread held at the fork (the
@@ -125,13 +126,38 @@ fn clone_tree(path: &CStr) -> std::io::Result<libc::c_int> {
 /// Sets (or clears) read-only on the mount tree at `fd` (with an empty
 /// path) or at `path`, recursively.
 fn set_read_only(fd: libc::c_int, path: &CStr, read_only: bool) -> std::io::Result<()> {
+    set_attr(fd, path, read_only, true)
+}
+
+/// Mounts an overlay over `/tmp` with `options` (`lowerdir=/tmp,…`, built
+/// before the fork).
+fn overlay(options: &CStr) -> std::io::Result<()> {
+    // SAFETY: constant source, target and type; `options` a valid C string.
+    let mounted = unsafe {
+        libc::mount(
+            c"overlay".as_ptr(),
+            c"/tmp".as_ptr(),
+            c"overlay".as_ptr(),
+            libc::MS_NOSUID | libc::MS_NODEV,
+            options.as_ptr().cast(),
+        )
+    };
+    if mounted != 0 {
+        return Err(errno());
+    }
+    Ok(())
+}
+
+/// Sets (or clears) read-only on the mount at `fd` / `path`, recursively
+/// when `recursive`.
+fn set_attr(fd: libc::c_int, path: &CStr, read_only: bool, recursive: bool) -> std::io::Result<()> {
     let attr = MountAttr {
         attr_set: if read_only { MOUNT_ATTR_RDONLY } else { 0 },
         attr_clr: if read_only { 0 } else { MOUNT_ATTR_RDONLY },
         propagation: 0,
         userns_fd: 0,
     };
-    let flags = AT_RECURSIVE
+    let flags = if recursive { AT_RECURSIVE } else { 0 }
         | if path.is_empty() {
             libc::AT_EMPTY_PATH as libc::c_uint
         } else {
@@ -200,11 +226,30 @@ fn setup_namespace(mounts: &Mounts) -> std::io::Result<()> {
     for (slot, root) in root_fds.iter_mut().zip(&mounts.roots) {
         *slot = clone_tree(root)?;
     }
-    let tmp_fd = match &mounts.private_tmp {
-        Some(tmp) => Some(clone_tree(tmp)?),
-        None => None,
+    let mut read_fds = [-1 as libc::c_int; MAX_ROOTS];
+    if mounts.tmp_read.len() > MAX_ROOTS {
+        return Err(std::io::Error::from_raw_os_error(libc::E2BIG));
+    }
+    for (slot, path) in read_fds.iter_mut().zip(&mounts.tmp_read) {
+        let fd = clone_tree(path)?;
+        set_read_only(fd, c"", true)?;
+        *slot = fd;
+    }
+    // The overlay goes on before everything turns read-only: its upper
+    // layer must be writable when it is mounted (the overlay keeps its own
+    // private handle on it, which the read-only pass below does not reach).
+    if let Some(options) = &mounts.tmp_overlay {
+        overlay(options)?;
+    }
+    let tmp_fd = match (&mounts.private_tmp, &mounts.tmp_overlay) {
+        (Some(tmp), None) => Some(clone_tree(tmp)?),
+        _ => None,
     };
     set_read_only(libc::AT_FDCWD, c"/", true)?;
+    if mounts.tmp_overlay.is_some() {
+        // Only the overlay itself, not what is mounted beneath it.
+        set_attr(libc::AT_FDCWD, c"/tmp", false, false)?;
+    }
     if let Some(fd) = tmp_fd {
         attach(fd, c"/tmp")?;
     }
@@ -215,6 +260,9 @@ fn setup_namespace(mounts: &Mounts) -> std::io::Result<()> {
         {
             return Err(errno());
         }
+    }
+    for (fd, path) in read_fds.iter().zip(&mounts.tmp_read) {
+        attach(*fd, path)?;
     }
     for (fd, root) in root_fds.iter().zip(&mounts.roots) {
         attach(*fd, root)?;
@@ -249,7 +297,12 @@ fn setup_namespace(mounts: &Mounts) -> std::io::Result<()> {
 
 /// Runs `true` in a child that makes a private mount namespace, to learn
 /// whether the kernel (and its policy) allows it here.
-pub(crate) fn probe_namespace(user_namespace: bool) -> std::io::Result<()> {
+/// With `overlay` (mount options), the child also mounts that overlay over
+/// its `/tmp`.
+pub(crate) fn probe_namespace(
+    user_namespace: bool,
+    overlay_options: Option<std::ffi::CString>,
+) -> std::io::Result<()> {
     let (uid, gid) = ids();
     let uid_map = format!("{uid} {uid} 1").into_bytes();
     let gid_map = format!("{gid} {gid} 1").into_bytes();
@@ -257,7 +310,13 @@ pub(crate) fn probe_namespace(user_namespace: bool) -> std::io::Result<()> {
     cmd.stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null());
-    let hook = move || enter(user_namespace, &uid_map, &gid_map);
+    let hook = move || {
+        enter(user_namespace, &uid_map, &gid_map)?;
+        match &overlay_options {
+            Some(options) => overlay(options),
+            None => Ok(()),
+        }
+    };
     // SAFETY: the hook runs in the forked child before exec and makes only
     // async-signal-safe syscalls (unshare, open/write/close, mount) on data
     // built before the fork.
@@ -297,6 +356,52 @@ pub(crate) fn landlock_abi() -> Result<i32, std::io::Error> {
     }
 }
 
+/// `LANDLOCK_RULE_PATH_BENEATH` from the kernel's uapi.
+const LANDLOCK_RULE_PATH_BENEATH: libc::c_uint = 1;
+
+/// `struct landlock_path_beneath_attr` (packed in the uapi).
+#[repr(C, packed)]
+struct PathBeneathAttr {
+    allowed_access: u64,
+    parent_fd: i32,
+}
+
+/// Adds to `ruleset` a rule granting `access` beneath `path` (as the child
+/// sees it, after its mounts): open with `O_PATH`, add, close.
+fn allow_beneath(ruleset: libc::c_int, path: &CStr, access: u64) -> std::io::Result<()> {
+    // SAFETY: `path` is a valid C string; flags are constants.
+    let fd = unsafe {
+        libc::open(
+            path.as_ptr(),
+            libc::O_PATH | libc::O_CLOEXEC | libc::O_DIRECTORY,
+        )
+    };
+    if fd < 0 {
+        return Err(errno());
+    }
+    let attr = PathBeneathAttr {
+        allowed_access: access,
+        parent_fd: fd,
+    };
+    // SAFETY: `attr` lives for the call; the kernel copies it.
+    let added = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_add_rule,
+            ruleset,
+            LANDLOCK_RULE_PATH_BENEATH,
+            &attr as *const PathBeneathAttr,
+            0u32,
+        )
+    };
+    let failure = errno();
+    // SAFETY: closing the fd opened above.
+    unsafe { libc::close(fd) };
+    if added != 0 {
+        return Err(failure);
+    }
+    Ok(())
+}
+
 /// The `struct sock_fprog` the `seccomp` syscall takes.
 #[repr(C)]
 struct SockFprog {
@@ -313,6 +418,7 @@ pub(crate) fn confine_child(cmd: &mut tokio::process::Command, confinement: Conf
         ruleset,
         filter,
         mounts,
+        tmp_access,
     } = confinement;
     let filter_len = filter
         .as_ref()
@@ -320,6 +426,9 @@ pub(crate) fn confine_child(cmd: &mut tokio::process::Command, confinement: Conf
     let hook = move || -> std::io::Result<()> {
         if let Some(mounts) = &mounts {
             setup_namespace(mounts)?;
+            if mounts.tmp_overlay.is_some() {
+                allow_beneath(ruleset.as_raw_fd(), c"/tmp", tmp_access)?;
+            }
         }
         // SAFETY: plain prctl with integer arguments; async-signal-safe.
         if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {

@@ -1,0 +1,227 @@
+//! `/tmp` under confinement: a confined command's writes to `/tmp` never
+//! reach the host's `/tmp`, yet host paths under `/tmp` outside the
+//! writable roots (a skill folder used as the working directory, a
+//! read-only input) stay readable.
+//!
+//! Every command is a harmless read or write of files the test creates in
+//! its own temp dirs.
+#![cfg(target_os = "linux")]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{base_outside_temp, ok, state, write};
+use serde_json::Value;
+use tool_core::{ToolContext, ToolOutput};
+use tool_runtime::{
+    ComputerRuntime, LocalComputer, LocalConfig, RunCommandParams, SandboxOptions, SandboxPolicy,
+    ShellConfig, confinement_support,
+};
+
+fn computer(tmp_overlay: bool) -> LocalComputer {
+    LocalComputer::new(LocalConfig {
+        shell: ShellConfig {
+            sandbox: SandboxPolicy::workspace_write(),
+            sandbox_options: SandboxOptions {
+                tmp_overlay,
+                ..SandboxOptions::default()
+            },
+            ..ShellConfig::default()
+        },
+        ..LocalConfig::default()
+    })
+}
+
+/// Runs `command` in `cwd` with `ws` as the workspace.
+async fn sh_in(c: &LocalComputer, ws: &Path, cwd: &Path, command: &str) -> ToolOutput {
+    let mut params = RunCommandParams::new(command);
+    params.cwd = Some(cwd.display().to_string());
+    c.run_command(params, &ToolContext::new().with_cwd(ws))
+        .await
+}
+
+fn exit_code(out: &ToolOutput) -> i64 {
+    ok(out)["exitCode"].as_i64().unwrap()
+}
+
+/// A workspace outside the system temp dir, and a skill folder plus an
+/// input file in a directory under `/tmp` (the host's).
+struct Dirs {
+    _base: tempfile::TempDir,
+    ws: PathBuf,
+    _host_tmp: tempfile::TempDir,
+    skills: PathBuf,
+    input: PathBuf,
+}
+
+fn dirs() -> Option<Dirs> {
+    if !confinement_support(&SandboxOptions::default()).is_available() {
+        eprintln!("skipping: no sandbox here");
+        return None;
+    }
+    let base = tempfile::tempdir_in(base_outside_temp()).unwrap();
+    let ws = std::fs::canonicalize(base.path()).unwrap().join("ws");
+    write(&ws, "src/lib.rs", "");
+    let host_tmp = tempfile::Builder::new()
+        .prefix("sandbox-tmp-test-")
+        .tempdir_in("/tmp")
+        .unwrap();
+    let root = std::fs::canonicalize(host_tmp.path()).unwrap();
+    let skills = root.join("sk/skills/demo");
+    write(
+        &skills,
+        "SKILL.md",
+        "---\nname: demo\n---\nhello from the skill\n",
+    );
+    let input = root.join("input.txt");
+    std::fs::write(&input, "host input\n").unwrap();
+    Some(Dirs {
+        _base: base,
+        ws,
+        _host_tmp: host_tmp,
+        skills,
+        input,
+    })
+}
+
+/// Whether the command ran in the namespace (else the test has nothing to pin).
+fn namespaced(out: &ToolOutput) -> bool {
+    let mechanism = state(out)["sandbox"]["mechanism"].as_str().unwrap_or("");
+    if mechanism != "namespaces+landlock+seccomp" {
+        eprintln!("skipping: namespaces unavailable here (mechanism {mechanism})");
+        return false;
+    }
+    true
+}
+
+#[tokio::test]
+async fn a_cwd_and_inputs_under_the_hosts_tmp_are_readable_and_writes_stay_private() {
+    let Some(d) = dirs() else { return };
+    let c = computer(true);
+    let name = format!("overlay-planted-{}", std::process::id());
+    let command = format!(
+        "pwd && cat SKILL.md && cat '{input}' && echo mine > /tmp/{name} && cat /tmp/{name}",
+        input = d.input.display()
+    );
+    let out = sh_in(&c, &d.ws, &d.skills, &command).await;
+    if !namespaced(&out) {
+        return;
+    }
+    if state(&out)["sandbox"]["hostTmpReadable"] != true {
+        eprintln!("skipping: this kernel gives no overlay over /tmp");
+        return;
+    }
+    assert_eq!(exit_code(&out), 0, "{}", out.content);
+    assert_eq!(
+        ok(&out)["stdout"],
+        format!(
+            "{}\n---\nname: demo\n---\nhello from the skill\nhost input\nmine\n",
+            d.skills.display()
+        )
+    );
+    assert!(
+        !Path::new("/tmp").join(&name).exists(),
+        "the host's /tmp got the file"
+    );
+    // The command's own /tmp file is there for its next command.
+    let out = sh_in(&c, &d.ws, &d.ws, &format!("cat /tmp/{name}")).await;
+    assert_eq!(ok(&out)["stdout"], "mine\n", "{}", out.content);
+    // Changing, removing or adding host files under /tmp changes nothing on
+    // the host: the command sees its own copy.
+    let out = sh_in(
+        &c,
+        &d.ws,
+        &d.skills,
+        &format!(
+            "echo changed > '{input}' && rm SKILL.md && echo new > added.txt && cat '{input}'",
+            input = d.input.display()
+        ),
+    )
+    .await;
+    assert_eq!(exit_code(&out), 0, "{}", out.content);
+    assert_eq!(ok(&out)["stdout"], "changed\n");
+    assert_eq!(std::fs::read_to_string(&d.input).unwrap(), "host input\n");
+    assert!(d.skills.join("SKILL.md").exists());
+    assert!(!d.skills.join("added.txt").exists());
+    // Two commands at once share the private /tmp.
+    let mut bg = RunCommandParams::new(format!("sleep 1; cat /tmp/{name}"));
+    bg.run_in_background = Some(true);
+    let started = c.run_command(bg, &ToolContext::new().with_cwd(&d.ws)).await;
+    let id = ok(&started)["shellId"].as_str().unwrap().to_owned();
+    let out = sh_in(&c, &d.ws, &d.ws, &format!("echo again > /tmp/{name}")).await;
+    assert_eq!(exit_code(&out), 0, "{}", out.content);
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    let later = c
+        .get_command_output(
+            tool_runtime::GetCommandOutputParams {
+                shell_id: id,
+                filter: None,
+            },
+            &ToolContext::new().with_cwd(&d.ws),
+        )
+        .await;
+    assert_eq!(
+        ok(&later)["stdout"],
+        "again
+",
+        "{}",
+        later.content
+    );
+    // The workspace itself is still the host's, writable.
+    let out = sh_in(&c, &d.ws, &d.ws, "echo ok > src/new.rs").await;
+    assert_eq!(exit_code(&out), 0, "{}", out.content);
+    assert!(d.ws.join("src/new.rs").exists());
+}
+
+#[tokio::test]
+async fn a_workspace_under_tmp_is_the_hosts_beneath_the_overlay() {
+    let Some(d) = dirs() else { return };
+    // The workspace itself under /tmp: writes reach the host's files.
+    let ws = d.skills.parent().unwrap().to_path_buf();
+    let c = computer(true);
+    let out = sh_in(&c, &ws, &ws, "echo x > written.txt && cat demo/SKILL.md").await;
+    if !namespaced(&out) {
+        return;
+    }
+    assert_eq!(exit_code(&out), 0, "{}", out.content);
+    assert_eq!(
+        std::fs::read_to_string(ws.join("written.txt")).unwrap(),
+        "x\n"
+    );
+}
+
+#[tokio::test]
+async fn without_the_overlay_the_cwd_under_tmp_is_bound_back_read_only() {
+    let Some(d) = dirs() else { return };
+    let c = computer(false);
+    let name = format!("private-planted-{}", std::process::id());
+    let out = sh_in(
+        &c,
+        &d.ws,
+        &d.skills,
+        &format!("pwd && cat SKILL.md && echo mine > /tmp/{name}"),
+    )
+    .await;
+    if !namespaced(&out) {
+        return;
+    }
+    assert_eq!(exit_code(&out), 0, "{}", out.content);
+    assert_eq!(state(&out)["sandbox"]["hostTmpReadable"], Value::Null);
+    assert!(
+        ok(&out)["stdout"]
+            .as_str()
+            .unwrap()
+            .contains("hello from the skill")
+    );
+    assert!(!Path::new("/tmp").join(&name).exists());
+    // Read-only: the skill folder cannot be changed from inside.
+    let out = sh_in(&c, &d.ws, &d.skills, "echo x > SKILL.md").await;
+    assert_ne!(exit_code(&out), 0, "{}", out.content);
+    assert!(
+        std::fs::read_to_string(d.skills.join("SKILL.md"))
+            .unwrap()
+            .contains("hello")
+    );
+}
