@@ -122,6 +122,7 @@ pub async fn run(text: bool) -> Result<Value, Failure> {
     }
 
     approval_steps(&mut walk)?;
+    gated_step(&mut walk).await?;
     computer_steps(&mut walk).await?;
     let (title, explanation, result) = crate::sandbox::demo_step().await;
     walk.step(&title, &explanation, result);
@@ -225,6 +226,70 @@ fn approval_steps(walk: &mut Walk) -> Result<(), Failure> {
         "Approval: run, ask or block, with reasons",
         "A policy file (mode, allow list, rules with self-checking examples, blacklist) over the tool author's config. Each decision names the level and rule that decided.",
         json!({"policy": serde_json::from_str::<Value>(DEMO_POLICY).unwrap_or(Value::Null), "decisions": results}),
+    );
+    Ok(())
+}
+
+/// Approval as a step of the pipeline: one gated invoker decides a batch,
+/// asks, and runs what may run under its decision's confinement.
+async fn gated_step(walk: &mut Walk) -> Result<(), Failure> {
+    use std::sync::Arc;
+    let dir =
+        tempfile::tempdir().map_err(|e| Failure::Source(format!("demo scratch directory: {e}")))?;
+    std::fs::create_dir_all(dir.path().join(".git"))
+        .map_err(|e| Failure::Source(format!("demo setup: {e}")))?;
+    let internal = |e: tool_core::Error| Failure::Source(format!("demo setup: {e}"));
+    let mut registry = ToolRegistry::new();
+    registry
+        .register(builtin::calculator::tool().map_err(internal)?)
+        .map_err(internal)?;
+    registry
+        .register(local_system_tool(
+            LocalComputer::new(LocalConfig::default()),
+        ))
+        .map_err(internal)?;
+    let engine = tool_approval::PolicyEngine::builder()
+        .mode(tool_approval::ApprovalMode::AutoRun)
+        .confinement_support(crate::sandbox::support())
+        .build()
+        .map_err(|e| Failure::Source(format!("demo policy: {e}")))?;
+    let invoker = Invoker::default()
+        .with_gate(Arc::new(engine))
+        .with_asker(Arc::new(tool_core::DeclineAll));
+    let ctx = ToolContext::new().with_cwd(dir.path());
+    let offered = registry.offer(&ctx);
+    let calls = [
+        ToolCall::new("calculator____evaluate", r#"{"expression": "6 * 7"}"#),
+        ToolCall::new(
+            "local-system____runCommand",
+            r#"{"command": "echo notes > notes.txt && cat notes.txt"}"#,
+        ),
+        ToolCall::new(
+            "local-system____runCommand",
+            r#"{"command": "echo '[core]' >> .git/config"}"#,
+        ),
+        ToolCall::new(
+            "local-system____readFile",
+            r#"{"path": "~/.ssh/id_ed25519"}"#,
+        ),
+    ];
+    let outputs = invoker.invoke_batch(&offered, &calls, &ctx).await;
+    let results: Vec<Value> = calls
+        .iter()
+        .zip(&outputs)
+        .map(|(call, output)| {
+            json!({
+                "call": call,
+                "content": output.content,
+                "errorCode": output.error_code(),
+                "sandbox": output.state.as_ref().and_then(|s| s.get("sandbox")).cloned(),
+            })
+        })
+        .collect();
+    walk.step(
+        "Approval in the pipeline: decide, ask, run confined",
+        "One invoker built with the policy engine as its gate (auto-run here) and the host's asker (one that declines). The calculator runs; the command runs confined to the workspace without network (state.sandbox says so); a write to .git/config and a read of a secret are findings, so even auto-run asks, and this asker declines both (ready declined outputs, nothing ran). One output per call, in order; every command here is harmless in its scratch directory.",
+        json!(results),
     );
     Ok(())
 }
