@@ -487,18 +487,7 @@ impl Invoker {
                 .gated_batch(gate.as_ref(), offered, prepared, ctx)
                 .await;
         }
-        let now = Instant::now();
-        let latest = prepared
-            .iter()
-            .filter_map(|p| p.as_ref().ok())
-            .map(|p| now + p.timeout)
-            .max();
-        let batch_ctx = match (latest, ctx.deadline()) {
-            (Some(latest), Some(outer)) => ctx.clone().with_batch_deadline(latest.min(outer)),
-            (Some(latest), None) => ctx.clone().with_batch_deadline(latest),
-            (None, _) => ctx.clone(),
-        };
-        let batch_ctx = &batch_ctx;
+        let batch_ctx = &batch_context(ctx, prepared.iter().filter_map(|p| p.as_ref().ok()));
         futures::future::join_all(prepared.into_iter().map(|prepared| async move {
             match prepared {
                 Ok(prepared) => self.execute(prepared, batch_ctx).await,
@@ -540,20 +529,11 @@ impl Invoker {
                 },
             })
             .collect();
-        let now = Instant::now();
-        let latest = slots
-            .iter()
-            .filter_map(|s| match s {
-                Slot::Run(call, _) => Some(now + call.timeout),
-                Slot::Done(_) => None,
-            })
-            .max();
-        let batch_ctx = match (latest, ctx.deadline()) {
-            (Some(latest), Some(outer)) => ctx.clone().with_batch_deadline(latest.min(outer)),
-            (Some(latest), None) => ctx.clone().with_batch_deadline(latest),
-            (None, _) => ctx.clone(),
-        };
-        let batch_ctx = &batch_ctx;
+        let running = slots.iter().filter_map(|s| match s {
+            Slot::Run(call, _) => Some(call),
+            Slot::Done(_) => None,
+        });
+        let batch_ctx = &batch_context(ctx, running);
         futures::future::join_all(slots.into_iter().map(|slot| async move {
             match slot {
                 Slot::Run(call, Some(confinement)) => {
@@ -565,6 +545,20 @@ impl Invoker {
             }
         }))
         .await
+    }
+}
+
+/// `ctx` with the batch deadline of `calls` starting now: the latest of
+/// their deadlines, bounded by `ctx`'s own; `ctx` as it is for no calls.
+fn batch_context<'a>(
+    ctx: &ToolContext,
+    calls: impl Iterator<Item = &'a PreparedCall>,
+) -> ToolContext {
+    let now = Instant::now();
+    match (calls.map(|c| now + c.timeout).max(), ctx.deadline()) {
+        (Some(latest), Some(outer)) => ctx.clone().with_batch_deadline(latest.min(outer)),
+        (Some(latest), None) => ctx.clone().with_batch_deadline(latest),
+        (None, _) => ctx.clone(),
     }
 }
 
