@@ -322,6 +322,25 @@ pub fn command_output(r: &CommandOutput) -> String {
     if let Some(line) = r.sandbox.as_ref().and_then(|s| s.summary()) {
         let _ = writeln!(out, "{line}");
     }
+    if !r.protected_created.is_empty() {
+        let moves: Vec<String> = r
+            .protected_created
+            .iter()
+            .map(|p| match &p.moved_to {
+                Some(to) => format!("{} -> {}", p.path.display(), to.display()),
+                None => format!(
+                    "{} (NOT moved: {})",
+                    p.path.display(),
+                    p.error.as_deref().unwrap_or("unknown error")
+                ),
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "(sandbox: the command created protected entries, moved to quarantine: {}; only the host can allow them)",
+            moves.join(", ")
+        );
+    }
     if r.dropped_bytes > 0 {
         let _ = writeln!(
             out,

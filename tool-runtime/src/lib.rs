@@ -95,6 +95,6 @@ pub use response::{
 };
 pub use runtime::{ComputerRuntime, failure};
 pub use sandbox::{
-    AppliedSandbox, DEFAULT_SCAN_LIMIT, KernelSupport, SandboxFallback, SandboxOptions,
-    SandboxPolicy, confinement_support, probe_kernel,
+    AppliedSandbox, DEFAULT_SCAN_LIMIT, KernelSupport, ProtectedCreated, SandboxFallback,
+    SandboxOptions, SandboxPolicy, confinement_support, probe_kernel,
 };

@@ -365,6 +365,12 @@ pub struct CommandOutput {
     /// [`LocalComputer`](crate::LocalComputer); other executors may omit it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<crate::sandbox::AppliedSandbox>,
+    /// Protected entries (`.envrc`, `.vscode/`, `.github/workflows`…) the
+    /// confined command created where none existed, each moved out of the
+    /// workspace into the computer's quarantine folder once the command's
+    /// process group ended (or when it was killed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub protected_created: Vec<crate::sandbox::ProtectedCreated>,
 }
 
 /// Result of `killCommand`.

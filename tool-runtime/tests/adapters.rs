@@ -157,6 +157,7 @@ fn command_output() -> CommandOutput {
         background: true,
         filter: Some("a".into()),
         sandbox: None,
+        protected_created: Vec::new(),
     }
 }
 

@@ -24,7 +24,7 @@
 //! | write, create, delete, rename, link | anywhere the host user can | only beneath the workspace (the context's working directory), the `writable_roots` and the computer's private temp dir (Landlock; with namespaces also a read-only mount of everything else) | nowhere |
 //! | new entries at the top of a root that holds `.git` or other protected entries | yes | yes with namespaces; refused by the fallback (Landlock cannot say "writable except that subtree") | no |
 //! | protected entries ([`tool_core::PathClass`] protected classes: `.git`, `.envrc`, `.vscode`, `.github/workflows`, … at any depth of a writable root, found by a bounded walk) | writable | read-only where they exist, with everything beneath them (namespaces: read-only bind mounts, which also cannot be renamed or removed; fallback: Landlock) | read-only |
-//! | protected entries that do not exist yet | creatable | **creatable by commands** (no mechanism here refuses a name that has no inode yet; file operations do refuse them) | not creatable |
+//! | protected entries that do not exist yet | creatable | **creatable by a command, then moved out**: when the command's process group has ended (and when it is killed) the writable roots are walked again and every protected entry not found before the spawn is moved (never deleted) into the computer's quarantine folder ([`ShellConfig::quarantine_dir`](crate::ShellConfig::quarantine_dir)), listed in the state as `protectedCreated: [{path, movedTo}]` and in one content line; file operations refuse them outright | not creatable |
 //! | reads and execution | everything | everything except the secret classes' locations (`~/.ssh`, `~/.aws`, `/etc/shadow`, …: Landlock) and the secret files inside the roots (`.env`, `*.tfstate`, …: masked by `/dev/null` or an empty tmpfs with namespaces, Landlock otherwise) | same |
 //! | `/tmp` | the host's | with namespaces: an overlay whose lower layer is the host's `/tmp` (readable, never changed: a skill folder or an input under `/tmp` works as the working directory or as a file to read) and whose upper layer is the computer's private temp dir (what the command writes, changes or removes there stays private, and later commands of the same computer see it; `TMPDIR=/tmp`; state `hostTmpReadable: true`). Where the kernel has no such overlay (or [`SandboxOptions::tmp_overlay`] is off, or a secret only Landlock keeps out lies under `/tmp`): the private temp dir replaces `/tmp` and only the command's working directory there is bound back, read-only; other host files under `/tmp` are then out of sight. Writable roots under `/tmp` are the host's, writable, in both cases. Fallback: the host's `/tmp` writable, `TMPDIR` the private dir | same as `workspace_write`; the overlay's upper layer is read-only too |
 //! | permission bits and times outside the roots (`chmod`, `touch -d`) | yes | refused with namespaces (read-only mounts); **allowed by the fallback** (Landlock up to ABI 7 does not govern them) | same |
@@ -99,11 +99,30 @@
 //!   starts; entries that appear later in a directory split around a secret
 //!   (such as `~`) are not readable by that command (the split lists the
 //!   entries that existed).
-//! - Protected entries are protected where they exist when the command
-//!   starts (within the walk's bound, [`SandboxOptions::scan_limit`]): a
-//!   command can create `.envrc` or `.vscode/` where none exists (the file
-//!   operations refuse it). Only the fallback keeps a root's top closed to
-//!   new entries.
+//! - Protected entries are read-only where they exist when the command
+//!   starts (within the walk's bound, [`SandboxOptions::scan_limit`]). One
+//!   that a command creates where none existed (`.envrc`, `.vscode/`,
+//!   `.github/workflows/ci.yml`) exists **until the sweep**: while the
+//!   command's group runs, a program that reads it (direnv, an editor, a
+//!   CI runner watching the tree) may already see it, and the command
+//!   itself can use it. The sweep runs when the shell exits, again once
+//!   every member of its group has gone, and at a kill; a member that
+//!   leaves the group (`setsid`) is not waited for, and an entry deeper
+//!   than the walk's bound is not found. A move that fails (the
+//!   quarantine folder unwritable) leaves the entry and says so
+//!   (`movedTo: null`, `error`). Only the fallback keeps a root's top
+//!   closed to new entries.
+//! - Why a sweep and not a refusal: Landlock and read-only mounts need an
+//!   inode to attach to, and a name that does not exist has none (bind
+//!   mounting placeholders would write files into the user's workspace);
+//!   a seccomp user-notification supervisor that judged `openat`/`mkdirat`
+//!   /`renameat2` paths would read them from the command's memory, which
+//!   another thread of the command can change between the check and the
+//!   kernel's own read (the kernel documentation says it must not be used
+//!   as a security policy for pointer arguments); fanotify has no
+//!   permission event for creation. The last sweep cannot be raced: it
+//!   runs after every process of the group that could recreate the entry
+//!   has gone.
 //! - Fallback only: plain permission bits (`chmod 600`) and timestamps
 //!   (`touch -d`) of any file the user owns can still be changed outside
 //!   the roots. Ownership, extended attributes (file capabilities) and
@@ -160,6 +179,9 @@ pub(crate) use classes::Classes;
 mod linux;
 mod plan;
 mod policy;
+mod quarantine;
+pub use quarantine::ProtectedCreated;
+pub(crate) use quarantine::Watch;
 
 /// Which mount namespace a command gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -250,20 +272,27 @@ pub fn confinement_support(options: &SandboxOptions) -> tool_core::ConfinementSu
 pub(crate) struct Prepared {
     /// What the command runs under, for its state.
     pub(crate) applied: AppliedSandbox,
+    /// The protected entries before it ran, for the sweeps after it.
+    watch: Option<Watch>,
     #[cfg(target_os = "linux")]
     confinement: Option<linux::Confinement>,
 }
 
 impl Prepared {
-    /// Makes `cmd`'s child confine itself before `exec` (no-op when unconfined).
-    pub(crate) fn install(self, cmd: &mut tokio::process::Command) -> AppliedSandbox {
+    /// Makes `cmd`'s child confine itself before `exec` (no-op when
+    /// unconfined); returns the report and, for a confined command with
+    /// writable roots, the watch its sweeps use.
+    pub(crate) fn install(
+        self,
+        cmd: &mut tokio::process::Command,
+    ) -> (AppliedSandbox, Option<Watch>) {
         #[cfg(target_os = "linux")]
         if let Some(confinement) = self.confinement {
             syscalls::confine_child(cmd, confinement);
         }
         #[cfg(not(target_os = "linux"))]
         let _ = cmd;
-        self.applied
+        (self.applied, self.watch)
     }
 }
 
@@ -306,6 +335,7 @@ pub(crate) fn prepare(
     else {
         return Ok(Prepared {
             applied: AppliedSandbox::full_access(),
+            watch: None,
             #[cfg(target_os = "linux")]
             confinement: None,
         });
@@ -336,6 +366,7 @@ pub(crate) fn prepare(
                     unconfined_reason: Some(reason),
                     ..applied
                 },
+                watch: None,
                 #[cfg(target_os = "linux")]
                 confinement: None,
             }),
@@ -375,8 +406,28 @@ pub(crate) fn prepare(
         applied.private_tmp = namespaces != Namespaces::Off;
         applied.host_tmp_readable = overlay;
         applied.landlock_abi = Some(support.landlock_abi);
+        // The shared and the private temp dirs are not the workspace: what
+        // appears there is not swept.
+        let temps: Vec<std::path::PathBuf> = [
+            Some(std::env::temp_dir()),
+            private_tmp.map(Path::to_path_buf),
+        ]
+        .into_iter()
+        .flatten()
+        .filter_map(|p| std::fs::canonicalize(p).ok())
+        .collect();
+        let roots: Vec<std::path::PathBuf> = plan
+            .writable_roots
+            .iter()
+            .filter(|r| !temps.contains(r))
+            .cloned()
+            .collect();
+        let classes = Classes::new(options, home.as_deref())?;
+        let watch = (!roots.is_empty())
+            .then(|| Watch::new(roots, &plan.read_only, classes, options.scan_limit));
         Ok(Prepared {
             applied,
+            watch,
             confinement: Some(confinement),
         })
     }

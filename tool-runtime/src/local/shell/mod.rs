@@ -24,7 +24,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::error::{Error, Result};
 use crate::response::{CommandOutput, KillCommandResult};
-use crate::sandbox::{self, AppliedSandbox, SandboxOptions, SandboxPolicy};
+use crate::sandbox::{
+    self, AppliedSandbox, ProtectedCreated, SandboxOptions, SandboxPolicy, Watch,
+};
 use buffer::StreamBuffer;
 
 pub(crate) use process::{group_alive, signal_name};
@@ -35,7 +37,8 @@ pub(crate) use process::{group_alive, signal_name};
 /// KiB of head and 64 KiB of tail kept per stream; 16 commands running at
 /// once; finished commands forgotten 10 minutes after they end (and at most
 /// 64 remembered); 2 s between SIGTERM and SIGKILL; sandbox
-/// [`SandboxPolicy::FullAccess`] with the default [`SandboxOptions`].
+/// [`SandboxPolicy::FullAccess`] with the default [`SandboxOptions`]; the
+/// quarantine folder made on first need in the system temp dir.
 #[derive(Debug, Clone)]
 pub struct ShellConfig {
     /// The shell run as `<program> -c <command>`.
@@ -66,6 +69,12 @@ pub struct ShellConfig {
     pub sandbox: SandboxPolicy,
     /// Secret locations, protected names and what to do without a mechanism.
     pub sandbox_options: SandboxOptions,
+    /// Where protected entries a confined command created are moved
+    /// (`<folder>/<shellId>/<path below the root>`). `None`: a folder
+    /// `tool-quarantine-*` made in the system temp dir the first time
+    /// something must move. Never removed by the computer: what it holds
+    /// is the user's to look at.
+    pub quarantine_dir: Option<PathBuf>,
 }
 
 impl Default for ShellConfig {
@@ -82,6 +91,7 @@ impl Default for ShellConfig {
             kill_grace: Duration::from_secs(2),
             sandbox: SandboxPolicy::FullAccess,
             sandbox_options: SandboxOptions::default(),
+            quarantine_dir: None,
         }
     }
 }
@@ -92,6 +102,7 @@ struct ShellState {
     stderr: StreamBuffer,
     status: Option<ExitStatus>,
     finished_at: Option<Instant>,
+    protected_created: Vec<ProtectedCreated>,
 }
 
 #[derive(Debug)]
@@ -104,6 +115,10 @@ struct Shell {
     exited: watch::Receiver<bool>,
     drained: watch::Receiver<u8>,
     sandbox: AppliedSandbox,
+    /// The protected entries before the command, when it ran confined.
+    watch: Option<Arc<Watch>>,
+    /// The computer's quarantine folder.
+    quarantine: Arc<Quarantine>,
 }
 
 impl Shell {
@@ -151,6 +166,23 @@ impl Shell {
             background: background && status.is_none(),
             filter: filter.map(|re| re.as_str().to_owned()),
             sandbox: Some(self.sandbox.clone()),
+            protected_created: state.protected_created.clone(),
+        }
+    }
+
+    /// Moves the protected entries the command created since it started
+    /// into the quarantine folder and records them (no-op unconfined).
+    async fn sweep(self: &Arc<Self>) {
+        let Some(watch) = self.watch.clone() else {
+            return;
+        };
+        let quarantine = Arc::clone(&self.quarantine);
+        let tag = self.id.clone();
+        let moved = tokio::task::spawn_blocking(move || watch.sweep(&|| quarantine.dir(), &tag))
+            .await
+            .unwrap_or_default();
+        if !moved.is_empty() {
+            self.lock().protected_created.extend(moved);
         }
     }
 
@@ -177,6 +209,30 @@ pub(crate) struct Spawn {
     pub(crate) confinement: Option<SandboxPolicy>,
 }
 
+/// The computer's quarantine folder, made on first need.
+#[derive(Debug)]
+struct Quarantine {
+    configured: Option<PathBuf>,
+    made: std::sync::OnceLock<std::result::Result<PathBuf, String>>,
+}
+
+impl Quarantine {
+    fn dir(&self) -> std::result::Result<PathBuf, String> {
+        if let Some(dir) = &self.configured {
+            return Ok(dir.clone());
+        }
+        self.made
+            .get_or_init(|| {
+                tempfile::Builder::new()
+                    .prefix("tool-quarantine-")
+                    .tempdir()
+                    .map(tempfile::TempDir::keep)
+                    .map_err(|e| format!("cannot create a quarantine folder: {e}"))
+            })
+            .clone()
+    }
+}
+
 /// The process manager: starts, reads, kills and forgets commands.
 #[derive(Debug)]
 pub(crate) struct ShellManager {
@@ -186,11 +242,16 @@ pub(crate) struct ShellManager {
     /// The private temp dir of `workspace_write` commands (their `TMPDIR`),
     /// created on first use and removed with the manager.
     private_tmp: std::sync::OnceLock<Option<tempfile::TempDir>>,
+    quarantine: Arc<Quarantine>,
 }
 
 impl ShellManager {
     pub(crate) fn new(config: ShellConfig) -> Self {
         Self {
+            quarantine: Arc::new(Quarantine {
+                configured: config.quarantine_dir.clone(),
+                made: std::sync::OnceLock::new(),
+            }),
             config,
             next_id: AtomicU64::new(1),
             shells: Mutex::new(BTreeMap::new()),
@@ -319,7 +380,7 @@ impl ShellManager {
             .process_group(0)
             .kill_on_drop(false);
         let (policy, tmp) = self.sandbox_policy(spawn.confinement.as_ref());
-        let applied = sandbox::prepare(
+        let (applied, watch) = sandbox::prepare(
             &policy,
             &self.config.sandbox_options,
             &spawn.workspace,
@@ -361,10 +422,13 @@ impl ShellManager {
                 stderr: StreamBuffer::new(self.config.head_bytes, self.config.tail_bytes),
                 status: None,
                 finished_at: None,
+                protected_created: Vec::new(),
             }),
             exited: exit_rx,
             drained: drain_rx,
             sandbox: applied,
+            watch: watch.map(Arc::new),
+            quarantine: Arc::clone(&self.quarantine),
         });
         let drain_tx = Arc::new(drain_tx);
         if let Some(out) = child.stdout.take() {
@@ -376,12 +440,22 @@ impl ShellManager {
         let waiter_shell = Arc::clone(&shell);
         tokio::spawn(async move {
             let status = child.wait().await;
+            // What the command created is swept before anyone sees it end.
+            waiter_shell.sweep().await;
             {
                 let mut state = waiter_shell.lock();
                 state.status = Some(status.unwrap_or_else(|_| ExitStatus::from_raw(-1 << 8)));
                 state.finished_at = Some(Instant::now());
             }
             let _ = exit_tx.send(true);
+            // Members that outlive the shell may still create entries:
+            // sweep again once the whole group has gone.
+            if waiter_shell.watch.is_some() && group_alive(waiter_shell.pgid) {
+                while group_alive(waiter_shell.pgid) {
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                }
+                waiter_shell.sweep().await;
+            }
         });
         self.shells().insert(number, Arc::clone(&shell));
         Ok(shell)
@@ -419,7 +493,7 @@ impl ShellManager {
     /// period if anything in it is still alive; waits (bounded) for the
     /// members to go. Returns whether the command itself was running and
     /// the last signal sent.
-    async fn kill_group(&self, shell: &Shell) -> (bool, Option<String>) {
+    async fn kill_group(&self, shell: &Arc<Shell>) -> (bool, Option<String>) {
         let was_running = shell.running();
         let mut signal = None;
         if was_running || group_alive(shell.pgid) {
@@ -438,6 +512,7 @@ impl ShellManager {
                 }
                 tokio::time::sleep(Duration::from_millis(25)).await;
             }
+            shell.sweep().await;
         }
         (was_running, signal)
     }

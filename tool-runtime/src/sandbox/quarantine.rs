@@ -1,0 +1,246 @@
+//! Protected entries a confined command created: found after the command
+//! by the same walk that found the existing ones before it, and moved (never
+//! deleted) into the computer's quarantine folder.
+//!
+//! No mechanism refuses a name that has no inode yet: Landlock rules and
+//! read-only mounts need an existing path, and seccomp cannot judge a path
+//! argument safely (see the sandbox guide). So a command can create
+//! `.envrc` or `.github/workflows/ci.yml` where none existed; the sweep
+//! takes each such entry out of the workspace as soon as the command's
+//! process group has ended (and when it is killed), and the command's state
+//! says where it went (`protectedCreated: [{path, movedTo}]`).
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+
+use crate::sandbox::classes::{Classes, scan};
+
+/// Entries copied at most when a move must copy (the quarantine on another
+/// file system); a bigger entry stays where it is and the report says so.
+const MAX_COPY_ENTRIES: usize = 10_000;
+
+/// A protected entry a command created, and where the sweep put it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProtectedCreated {
+    /// Where the command created it.
+    pub path: PathBuf,
+    /// Where it is now, in the computer's quarantine folder; `None` when it
+    /// could not be moved (then `error` says why, and it is still there).
+    #[serde(default)]
+    pub moved_to: Option<PathBuf>,
+    /// Why it could not be moved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// What one command's sweeps compare with: the protected entries in its
+/// writable roots before it started.
+#[derive(Debug)]
+pub(crate) struct Watch {
+    roots: Vec<PathBuf>,
+    before: HashSet<PathBuf>,
+    classes: Classes,
+    limit: usize,
+    /// Entries that could not be moved, already reported (not twice).
+    reported: Mutex<HashSet<PathBuf>>,
+}
+
+impl Watch {
+    /// A watch over `roots` whose protected entries were `before`.
+    pub(crate) fn new(
+        roots: Vec<PathBuf>,
+        before: &[PathBuf],
+        classes: Classes,
+        limit: usize,
+    ) -> Self {
+        Self {
+            roots,
+            before: before.iter().cloned().collect(),
+            classes,
+            limit,
+            reported: Mutex::new(HashSet::new()),
+        }
+    }
+
+    /// Walks the roots again and moves every protected entry that was not
+    /// there before into `<quarantine>/<tag>/` (keeping its path below its
+    /// root); `quarantine` is asked for the folder only when something must
+    /// move. Blocking file-system work: call it off the async threads.
+    pub(crate) fn sweep(
+        &self,
+        quarantine: &dyn Fn() -> Result<PathBuf, String>,
+        tag: &str,
+    ) -> Vec<ProtectedCreated> {
+        let mut out = Vec::new();
+        let mut reported = self.reported.lock().unwrap_or_else(|p| p.into_inner());
+        for (index, root) in self.roots.iter().enumerate() {
+            let found = scan(root, &self.classes, self.limit);
+            let mut new: Vec<PathBuf> = found
+                .protected
+                .into_iter()
+                .filter(|p| !self.before.contains(p) && !reported.contains(p))
+                .collect();
+            new.sort();
+            for path in new {
+                let Ok(rel) = path.strip_prefix(root) else {
+                    continue;
+                };
+                let moved = quarantine().and_then(|folder| {
+                    let mut dest = folder.join(tag);
+                    if self.roots.len() > 1 {
+                        dest.push(format!("root-{index}"));
+                    }
+                    dest.push(rel);
+                    move_entry(&path, &dest)
+                });
+                let entry = match moved {
+                    Ok(moved_to) => ProtectedCreated {
+                        path: path.clone(),
+                        moved_to: Some(moved_to),
+                        error: None,
+                    },
+                    Err(error) => ProtectedCreated {
+                        path: path.clone(),
+                        moved_to: None,
+                        error: Some(error),
+                    },
+                };
+                tracing::warn!(path = %path.display(), moved_to = ?entry.moved_to, "a confined command created a protected entry");
+                if entry.moved_to.is_none() {
+                    reported.insert(path);
+                }
+                out.push(entry);
+            }
+        }
+        out
+    }
+}
+
+/// Moves `from` to `to` (or `to.1`, `to.2`… when taken): a rename, or a
+/// copy then removal across file systems. Never removes before the copy
+/// is complete.
+fn move_entry(from: &Path, to: &Path) -> Result<PathBuf, String> {
+    let parent = to
+        .parent()
+        .ok_or_else(|| format!("no folder for {}", to.display()))?;
+    std::fs::create_dir_all(parent).map_err(|e| {
+        format!(
+            "cannot create the quarantine folder {}: {e}",
+            parent.display()
+        )
+    })?;
+    let mut dest = to.to_path_buf();
+    let mut n = 0u32;
+    while dest.symlink_metadata().is_ok() {
+        n += 1;
+        if n > 1000 {
+            return Err(format!("{} and 1000 variants are taken", to.display()));
+        }
+        let mut name = to.as_os_str().to_owned();
+        name.push(format!(".{n}"));
+        dest = PathBuf::from(name);
+    }
+    match std::fs::rename(from, &dest) {
+        Ok(()) => Ok(dest),
+        Err(e) if e.kind() == std::io::ErrorKind::CrossesDevices => {
+            let mut budget = MAX_COPY_ENTRIES;
+            if let Err(err) = copy_tree(from, &dest, &mut budget) {
+                let _ = std::fs::remove_dir_all(&dest).or_else(|_| std::fs::remove_file(&dest));
+                return Err(format!(
+                    "cannot copy it to {} (left in place): {err}",
+                    dest.display()
+                ));
+            }
+            let removed = if from.symlink_metadata().is_ok_and(|m| m.is_dir()) {
+                std::fs::remove_dir_all(from)
+            } else {
+                std::fs::remove_file(from)
+            };
+            removed
+                .map_err(|e| format!("copied to {} but cannot remove it: {e}", dest.display()))?;
+            Ok(dest)
+        }
+        Err(e) => Err(format!("cannot move it to {}: {e}", dest.display())),
+    }
+}
+
+/// Copies a file, a symlink (as a symlink) or a directory tree.
+fn copy_tree(from: &Path, to: &Path, budget: &mut usize) -> std::io::Result<()> {
+    *budget = budget
+        .checked_sub(1)
+        .ok_or_else(|| std::io::Error::other(format!("more than {MAX_COPY_ENTRIES} entries")))?;
+    let meta = from.symlink_metadata()?;
+    if meta.file_type().is_symlink() {
+        std::os::unix::fs::symlink(std::fs::read_link(from)?, to)
+    } else if meta.is_dir() {
+        std::fs::create_dir(to)?;
+        for entry in std::fs::read_dir(from)? {
+            let entry = entry?;
+            copy_tree(&entry.path(), &to.join(entry.file_name()), budget)?;
+        }
+        Ok(())
+    } else if meta.is_file() {
+        std::fs::copy(from, to).map(|_| ())
+    } else {
+        Err(std::io::Error::other(format!(
+            "{} is neither a file, a directory nor a symlink",
+            from.display()
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::policy::SandboxOptions;
+
+    #[test]
+    fn new_protected_entries_move_and_old_ones_and_plain_files_stay() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap().join("ws");
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        let classes = Classes::new(&SandboxOptions::default(), None).unwrap();
+        let watch = Watch::new(vec![root.clone()], &[root.join(".git")], classes, 1000);
+        std::fs::write(root.join(".envrc"), "x").unwrap();
+        std::fs::create_dir_all(root.join("app/.vscode")).unwrap();
+        std::fs::write(root.join("app/.vscode/tasks.json"), "{}").unwrap();
+        std::fs::write(root.join("README.md"), "x").unwrap();
+        let quarantine = dir.path().join("q");
+        let folder = || Ok(quarantine.clone());
+        let moved = watch.sweep(&folder, "sh-1");
+        assert_eq!(moved.len(), 2, "{moved:?}");
+        assert!(!root.join(".envrc").exists());
+        assert!(!root.join("app/.vscode").exists());
+        assert!(root.join(".git").exists() && root.join("README.md").exists());
+        assert_eq!(
+            std::fs::read_to_string(quarantine.join("sh-1/app/.vscode/tasks.json")).unwrap(),
+            "{}"
+        );
+        assert_eq!(moved[0].moved_to, Some(quarantine.join("sh-1/.envrc")));
+        // A second sweep finds nothing new; a name taken gets a suffix.
+        assert!(watch.sweep(&folder, "sh-1").is_empty());
+        std::fs::write(root.join(".envrc"), "y").unwrap();
+        let again = watch.sweep(&folder, "sh-1");
+        assert_eq!(again[0].moved_to, Some(quarantine.join("sh-1/.envrc.1")));
+    }
+
+    #[test]
+    fn a_copy_keeps_files_dirs_and_symlinks() {
+        let dir = tempfile::tempdir().unwrap();
+        let from = dir.path().join("a");
+        std::fs::create_dir_all(from.join("b")).unwrap();
+        std::fs::write(from.join("b/f"), "x").unwrap();
+        std::os::unix::fs::symlink("b/f", from.join("l")).unwrap();
+        let to = dir.path().join("copy");
+        let mut budget = 10;
+        copy_tree(&from, &to, &mut budget).unwrap();
+        assert_eq!(std::fs::read_to_string(to.join("b/f")).unwrap(), "x");
+        assert_eq!(std::fs::read_link(to.join("l")).unwrap(), Path::new("b/f"));
+        let mut small = 1;
+        assert!(copy_tree(&from, &dir.path().join("c2"), &mut small).is_err());
+    }
+}

@@ -1,0 +1,242 @@
+//! Protected entries that did not exist before a confined command: no
+//! kernel mechanism refuses a name without an inode, so the runtime sweeps
+//! the writable roots when the command's process group ends (and when it
+//! is killed) and moves every new protected entry into the computer's
+//! quarantine folder, never deleting it; the state and the content say so.
+//! Ordinary new files are untouched.
+//!
+//! Every command is a harmless `mkdir`, `echo` or `touch` inside the
+//! test's own temp dirs.
+#![cfg(target_os = "linux")]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use common::{base_outside_temp, ctx, ok, state, write};
+use serde_json::Value;
+use tool_core::ToolOutput;
+use tool_runtime::{
+    ComputerRuntime, GetCommandOutputParams, KillCommandParams, LocalComputer, LocalConfig,
+    RunCommandParams, SandboxOptions, SandboxPolicy, ShellConfig, confinement_support,
+};
+
+struct Setup {
+    _base: tempfile::TempDir,
+    ws: PathBuf,
+    quarantine: PathBuf,
+}
+
+fn setup(with_git: bool) -> Option<Setup> {
+    if !confinement_support(&SandboxOptions::default()).is_available() {
+        eprintln!("skipping: no sandbox here");
+        return None;
+    }
+    let base = tempfile::tempdir_in(base_outside_temp()).unwrap();
+    let root = std::fs::canonicalize(base.path()).unwrap();
+    let ws = root.join("ws");
+    write(&ws, "src/lib.rs", "");
+    if with_git {
+        write(&ws, ".git/config", "[core]\n");
+    }
+    Some(Setup {
+        _base: base,
+        ws,
+        quarantine: root.join("quarantine"),
+    })
+}
+
+fn computer(s: &Setup, namespaces: bool) -> LocalComputer {
+    LocalComputer::new(LocalConfig {
+        shell: ShellConfig {
+            sandbox: SandboxPolicy::workspace_write(),
+            sandbox_options: SandboxOptions {
+                namespaces,
+                ..SandboxOptions::default()
+            },
+            quarantine_dir: Some(s.quarantine.clone()),
+            ..ShellConfig::default()
+        },
+        ..LocalConfig::default()
+    })
+}
+
+async fn sh(c: &LocalComputer, dir: &Path, command: &str) -> ToolOutput {
+    c.run_command(RunCommandParams::new(command), &ctx(dir))
+        .await
+}
+
+fn created(out: &ToolOutput) -> Vec<(String, String)> {
+    state(out)["protectedCreated"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .map(|e| {
+            (
+                e["path"].as_str().unwrap().to_owned(),
+                e["movedTo"].as_str().unwrap_or("").to_owned(),
+            )
+        })
+        .collect()
+}
+
+async fn new_protected_entries_are_quarantined(namespaces: bool, with_git: bool) {
+    let Some(s) = setup(with_git) else { return };
+    let c = computer(&s, namespaces);
+    let out = sh(
+        &c,
+        &s.ws,
+        "mkdir .vscode && echo x > .vscode/tasks.json && echo x > .envrc && mkdir -p .github/workflows && touch .github/workflows/ci.yml && mkdir -p app && echo y > app/.envrc && echo notes > NOTES.md && mkdir docs && echo d > docs/a.md",
+    )
+    .await;
+    let mechanism = state(&out)["sandbox"]["mechanism"]
+        .as_str()
+        .unwrap_or("")
+        .to_owned();
+    if namespaces && mechanism != "namespaces+landlock+seccomp" {
+        eprintln!("skipping: namespaces unavailable here ({mechanism})");
+        return;
+    }
+    assert_eq!(ok(&out)["exitCode"], 0, "{}", out.content);
+    let ws = s.ws.display().to_string();
+    let q = s.quarantine.display().to_string();
+    let mut got = created(&out);
+    got.sort();
+    let expected: Vec<(String, String)> = [".envrc", ".github/workflows", ".vscode", "app/.envrc"]
+        .iter()
+        .map(|rel| (format!("{ws}/{rel}"), format!("{q}/sh-1/{rel}")))
+        .collect();
+    assert_eq!(got, expected, "{}", out.content);
+    for rel in [".envrc", ".vscode", ".github/workflows", "app/.envrc"] {
+        assert!(!s.ws.join(rel).exists(), "{rel} is still in the workspace");
+    }
+    // Moved, not deleted.
+    assert_eq!(
+        std::fs::read_to_string(s.quarantine.join("sh-1/.vscode/tasks.json")).unwrap(),
+        "x\n"
+    );
+    assert!(s.quarantine.join("sh-1/.github/workflows/ci.yml").is_file());
+    assert_eq!(
+        std::fs::read_to_string(s.quarantine.join("sh-1/app/.envrc")).unwrap(),
+        "y\n"
+    );
+    // Ordinary new files and folders stay; so does what existed.
+    assert_eq!(
+        std::fs::read_to_string(s.ws.join("NOTES.md")).unwrap(),
+        "notes\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(s.ws.join("docs/a.md")).unwrap(),
+        "d\n"
+    );
+    assert!(
+        s.ws.join(".github").is_dir(),
+        "the plain parent folder stays"
+    );
+    assert_eq!(s.ws.join(".git/config").exists(), with_git);
+    // One content line names every move.
+    let line = out
+        .content
+        .lines()
+        .find(|l| l.contains("moved to quarantine"))
+        .unwrap_or_else(|| panic!("no quarantine line: {}", out.content));
+    assert!(
+        line.contains(&format!("{ws}/.envrc -> {q}/sh-1/.envrc")),
+        "{line}"
+    );
+    // A later command that finds nothing new reports nothing.
+    let out = sh(&c, &s.ws, "echo more >> NOTES.md").await;
+    assert_eq!(
+        state(&out)["protectedCreated"],
+        Value::Null,
+        "{}",
+        out.content
+    );
+}
+
+#[tokio::test]
+async fn protected_entries_a_command_creates_in_a_git_workspace_are_moved_to_quarantine() {
+    new_protected_entries_are_quarantined(true, true).await;
+}
+
+#[tokio::test]
+async fn protected_entries_a_command_creates_in_a_plain_workspace_are_moved_to_quarantine() {
+    new_protected_entries_are_quarantined(true, false).await;
+}
+
+#[tokio::test]
+async fn the_landlock_fallback_sweeps_too() {
+    // Without namespaces the top of a root with .git is closed; without
+    // .git it is open, and the sweep is what keeps .envrc out.
+    new_protected_entries_are_quarantined(false, false).await;
+}
+
+#[tokio::test]
+async fn a_killed_command_and_a_member_outliving_the_shell_are_swept() {
+    let Some(s) = setup(true) else { return };
+    let c = computer(&s, true);
+    // Killed while running: swept at the kill.
+    let mut params = RunCommandParams::new("echo x > .envrc && sleep 30");
+    params.run_in_background = Some(true);
+    let started = c.run_command(params, &ctx(&s.ws)).await;
+    let id = ok(&started)["shellId"].as_str().unwrap().to_owned();
+    for _ in 0..100 {
+        if s.ws.join(".envrc").exists() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let killed = c
+        .kill_command(
+            KillCommandParams {
+                shell_id: id.clone(),
+            },
+            &ctx(&s.ws),
+        )
+        .await;
+    assert!(killed.success, "{}", killed.content);
+    assert!(!s.ws.join(".envrc").exists());
+    let out = c
+        .get_command_output(
+            GetCommandOutputParams {
+                shell_id: id.clone(),
+                filter: None,
+            },
+            &ctx(&s.ws),
+        )
+        .await;
+    assert_eq!(created(&out).len(), 1, "{}", out.content);
+    assert!(s.quarantine.join(&id).join(".envrc").is_file());
+    // A child that outlives the shell creates the entry later: swept when
+    // the whole group has ended.
+    let out = sh(
+        &c,
+        &s.ws,
+        "(sleep 0.5; mkdir -p .vscode; echo t > .vscode/tasks.json) > /dev/null 2>&1 &",
+    )
+    .await;
+    let id = ok(&out)["shellId"].as_str().unwrap().to_owned();
+    let mut swept = Vec::new();
+    for _ in 0..50 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let later = c
+            .get_command_output(
+                GetCommandOutputParams {
+                    shell_id: id.clone(),
+                    filter: None,
+                },
+                &ctx(&s.ws),
+            )
+            .await;
+        swept = created(&later);
+        if !swept.is_empty() {
+            break;
+        }
+    }
+    assert_eq!(swept.len(), 1, "{swept:?}");
+    assert!(!s.ws.join(".vscode").exists());
+    assert!(s.quarantine.join(&id).join(".vscode/tasks.json").is_file());
+}
