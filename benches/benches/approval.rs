@@ -1,17 +1,21 @@
 //! Approval engine: decisions per second for a static (non-shell) call, a
-//! simple command, a 5-part compound and a path-scope audit, and the time
-//! of worst-case inputs (the largest commands the engine still analyses).
+//! simple command, a 5-part compound and a path-scope audit, the time of
+//! worst-case inputs (the largest commands the engine still analyses), and
+//! the cost of the gate: one call with a static decision through the full
+//! pipeline (`Invoker::with_gate(PolicyEngine)`) against the same pipeline
+//! without a gate (target: within 2×).
 #![allow(clippy::panic)] // a bench with a broken fixture should stop loudly
 
 use std::hint::black_box;
+use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::json;
 use tool_approval::{CallRef, PolicyEngine, PolicyFile};
 use tool_core::{
-    ApiDefinition, DynamicIntervention, HumanIntervention, InterventionPolicy, ToolContext,
-    ToolManifest,
+    ApiDefinition, DynamicIntervention, HumanIntervention, InterventionPolicy, Invoker,
+    ToolBuilder, ToolCall, ToolContext, ToolManifest, ToolOutput, ToolRegistry,
 };
 
 fn manifest() -> ToolManifest {
@@ -135,5 +139,48 @@ fn bench(c: &mut Criterion) {
     worst.finish();
 }
 
-criterion_group!(benches, bench);
+/// One call with a static `never` decision through the pipeline (name,
+/// parse, validate, timeout, run, output), without and with the gate.
+fn bench_gated_pipeline(c: &mut Criterion) {
+    let mut registry = ToolRegistry::new();
+    let tool = ToolBuilder::new("calculator")
+        .api(
+            ApiDefinition::new("evaluate", "calculate")
+                .with_parameters(json!({"type": "object", "properties": {"expression": {"type": "string"}}, "required": ["expression"]}))
+                .with_intervention(HumanIntervention::Policy(InterventionPolicy::Never)),
+            |_, _| async { Ok(ToolOutput::text("7")) },
+        )
+        .build();
+    let registered = tool
+        .map_err(|e| e.to_string())
+        .and_then(|t| registry.register(t).map_err(|e| e.to_string()));
+    if let Err(e) = registered {
+        panic!("bench tool: {e}");
+    }
+    let ctx = ToolContext::new();
+    let offered = registry.offer(&ctx);
+    let call = ToolCall::new("calculator____evaluate", r#"{"expression": "1 + 2 * 3"}"#);
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => panic!("bench runtime: {e}"),
+    };
+    let plain = Invoker::default();
+    let gated = Invoker::default().with_gate(Arc::new(engine()));
+    let mut group = c.benchmark_group("approval_pipeline");
+    group.throughput(Throughput::Elements(1));
+    for (name, invoker) in [("invoke_no_gate", &plain), ("invoke_gated_static", &gated)] {
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                let out = runtime.block_on(invoker.invoke(&offered, black_box(&call), &ctx));
+                black_box(out)
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_gated_pipeline);
 criterion_main!(benches);
