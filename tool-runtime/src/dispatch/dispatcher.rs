@@ -15,6 +15,10 @@ use super::message::{
 use super::store::ResultStore;
 use crate::error::Error;
 
+/// How long a failed dispatch waits at most for the store to forget its id
+/// before returning (the rest of the clean-up runs detached).
+pub const CLEANUP_MARGIN: Duration = Duration::from_millis(25);
+
 /// How long an expected id outlives its deadline in the store by default.
 pub const DEFAULT_SLOT_GRACE: Duration = Duration::from_secs(10);
 
@@ -66,7 +70,20 @@ impl DispatchCall {
 /// | no store configured, or it cannot be reached | `store_unavailable` |
 /// | the channel failed to send | `dispatch_failed` |
 /// | nothing arrived by the deadline | `timeout` (the executor is told to abort) |
+/// | the store (opening the slot) or the channel (taking the call) did not answer by the deadline | `timeout`, `details.step` `expect` or `send`: the call never reached an executor |
 /// | the cancellation token fired | `cancelled` at once (the executor is told to abort) |
+///
+/// # Deadline
+///
+/// Every step (opening the slot, sending, waiting) runs under the call's
+/// deadline, so the output comes back by the deadline plus a margin of at
+/// most 50 ms (timer and scheduling delay; measured at a few milliseconds
+/// on a loaded 2-core machine against a stalled redis-server and a full
+/// channel), whatever the store or the channel do. After a failure the
+/// slot is forgotten for at most [`CLEANUP_MARGIN`] (25 ms) before the
+/// output returns, so a late result is dropped; what is not done by then,
+/// and telling the executor to stop, continues in a task of its own (a
+/// second at most each). The margin is thus timer delay + 25 ms.
 ///
 /// Each dispatch gets its own id (`<prefix>-<n>`, the prefix random per
 /// dispatcher), so two dispatchers sharing a store never see each other's
@@ -198,6 +215,7 @@ impl Dispatcher {
         let budget_ms = deadline
             .saturating_duration_since(Instant::now())
             .as_millis() as u64;
+        let message_id = id.clone();
         let message = ChannelMessage::ToolExecute(ToolExecute {
             id: id.clone(),
             tool_call_id: call.tool_call_id,
@@ -214,31 +232,51 @@ impl Dispatcher {
             id: id.clone(),
             armed: true,
         };
+        // Which step the dispatch is at, for the failure's message.
+        let mut step = Step::Expect;
         let attempt = async {
             store
                 .expect(&id, Duration::from_millis(budget_ms) + self.slot_grace)
                 .await
                 .map_err(Stage::Store)?;
+            step = Step::Send;
             channel.send(message).await.map_err(Stage::Channel)?;
+            step = Step::Wait;
             store.wait(&id, deadline).await.map_err(Stage::Store)
         };
+        // Every step is bounded by the deadline, whatever the store or the
+        // channel do (a full channel nobody reads, a stalled Redis).
         let outcome = tokio::select! {
             biased;
             () = cancel.cancelled() => Outcome::Cancelled,
-            result = attempt => match result {
-                Ok(Some(output)) => {
+            result = tokio::time::timeout_at(deadline, attempt) => match result {
+                Ok(Ok(Some(output))) => {
                     guard.disarm();
                     return output;
                 }
-                Ok(None) => Outcome::TimedOut,
-                Err(stage) => Outcome::Failed(stage),
+                Ok(Ok(None)) | Err(_) => Outcome::TimedOut,
+                Ok(Err(stage)) => Outcome::Failed(stage),
             },
         };
         // Nobody will collect this id any more: forget it (late results are
-        // dropped) and tell the executor to stop, both best effort.
+        // dropped), for at most CLEANUP_MARGIN here, and tell the executor
+        // to stop from a task of its own, so a store or a channel slow to
+        // answer does not hold the output up.
         guard.disarm();
-        let tell_abort = !matches!(outcome, Outcome::Failed(Stage::Channel(_)));
-        clean_up(store.as_ref(), channel.as_ref(), &id, tell_abort).await;
+        let tell_abort = step == Step::Wait;
+        let discarded = tokio::time::timeout(CLEANUP_MARGIN, store.discard(&id))
+            .await
+            .is_ok_and(|done| done.is_ok());
+        tokio::spawn(async move {
+            if !discarded {
+                let _ = tokio::time::timeout(Duration::from_secs(1), store.discard(&id)).await;
+            }
+            if tell_abort {
+                let abort = ChannelMessage::ToolAbort { id: id.clone() };
+                let _ = tokio::time::timeout(Duration::from_secs(1), channel.send(abort)).await;
+            }
+        });
+        let id = &message_id;
         match outcome {
             Outcome::Cancelled => failure(
                 ErrorCode::CANCELLED,
@@ -246,11 +284,19 @@ impl Dispatcher {
             ),
             Outcome::TimedOut => ToolError::new(
                 ErrorCode::TIMEOUT,
-                format!(
-                    "{label} ran on a remote executor and no result arrived within {budget_ms} ms; the executor was told to stop."
-                ),
+                match step {
+                    Step::Wait => format!(
+                        "{label} ran on a remote executor and no result arrived within {budget_ms} ms; the executor was told to stop."
+                    ),
+                    Step::Send => format!(
+                        "{label} could not be handed to its executor within {budget_ms} ms: the dispatch channel did not take it (nobody reading?). It never ran."
+                    ),
+                    Step::Expect => format!(
+                        "{label} could not be dispatched within {budget_ms} ms: the result store did not answer. It never ran."
+                    ),
+                },
             )
-            .with_details(json!({ "timeoutMs": budget_ms, "dispatchId": id }))
+            .with_details(json!({ "timeoutMs": budget_ms, "dispatchId": id, "step": step.name() }))
             .into(),
             Outcome::Failed(Stage::Store(error)) => {
                 let code = match error {
@@ -274,7 +320,8 @@ impl Dispatcher {
 }
 
 /// Forgets `id` in the store and (when `tell_abort`) tells the executor to
-/// stop; best effort, a second at most each.
+/// stop; best effort, a second at most each (run detached after a failed
+/// dispatch: it never delays the output).
 async fn clean_up(
     store: &dyn ResultStore,
     channel: &dyn DispatchChannel,
@@ -320,6 +367,27 @@ impl Drop for Cleanup {
 enum Stage {
     Store(Error),
     Channel(Error),
+}
+
+/// The step a dispatch reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step {
+    /// Opening the result slot in the store.
+    Expect,
+    /// Handing the call to the channel.
+    Send,
+    /// Waiting for the result.
+    Wait,
+}
+
+impl Step {
+    fn name(self) -> &'static str {
+        match self {
+            Step::Expect => "expect",
+            Step::Send => "send",
+            Step::Wait => "wait",
+        }
+    }
 }
 
 enum Outcome {

@@ -28,10 +28,20 @@ redis.call('PUBLISH', channel, ARGV[3])
 return 1
 ";
 
+/// The check script: takes the result if it is there, else says whether
+/// the slot still exists (a slot gone without a result was lost: a Redis
+/// restart without persistence, an eviction).
+const CHECK_SCRIPT: &str = r"
+local result = redis.call('GETDEL', KEYS[1])
+if result then return {1, result} end
+return {0, redis.call('EXISTS', KEYS[2])}
+";
+
 /// Settings of a [`RedisResultStore`].
 ///
 /// Defaults: namespace `tool-dispatch`, uncollected results expire after
-/// 10 minutes, one command connection, 2 s to connect and 5 s for a reply.
+/// 10 minutes, one command connection, 2 s to connect and 5 s for a reply,
+/// 3 s to recover a lost subscriber or store before a wait fails.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct RedisStoreConfig {
@@ -50,6 +60,11 @@ pub struct RedisStoreConfig {
     pub connect_timeout: Duration,
     /// How long to wait for one command's reply.
     pub response_timeout: Duration,
+    /// How long a wait keeps trying when the subscriber connection was lost
+    /// or the store does not answer (resubscribing, re-checking the stored
+    /// result) before it fails with `store_unavailable`; never past the
+    /// call's deadline.
+    pub recovery_timeout: Duration,
 }
 
 impl RedisStoreConfig {
@@ -62,7 +77,14 @@ impl RedisStoreConfig {
             command_connections: 1,
             connect_timeout: Duration::from_secs(2),
             response_timeout: Duration::from_secs(5),
+            recovery_timeout: Duration::from_secs(3),
         }
+    }
+
+    /// Sets how long a wait tries to recover before failing.
+    pub fn recovery_timeout(mut self, timeout: Duration) -> Self {
+        self.recovery_timeout = timeout;
+        self
     }
 
     /// Sets the namespace.
@@ -119,17 +141,24 @@ impl RedisStoreConfig {
 ///    deleted, `SET <ns>:result:<id> <json> PX <result ttl>` and the id is
 ///    published on the wake channel named by the pending key; otherwise the
 ///    result is dropped (a duplicate, a late result, an unknown id);
-/// 3. `wait` registers the id with the subscriber, checks with `GETDEL`
-///    (so a result stored before the wait began is not missed), then
-///    sleeps until the subscriber wakes it and takes the result with
-///    `GETDEL`;
+/// 3. `wait` registers the id with the subscriber, checks with one script
+///    (`GETDEL` of the result, else `EXISTS` of the slot) so a result
+///    stored before the wait began is not missed, then sleeps until the
+///    subscriber wakes it and checks again;
 /// 4. `discard`: `DEL` of both keys.
 ///
 /// Nothing is left behind: a collected result is deleted as it is read, a
 /// pending key is deleted by the first result or the discard, and whatever
-/// a crash leaves expires. Losing the subscriber connection (a Redis
-/// restart) fails every current wait at once with `store_unavailable`; the
-/// subscriber reconnects with back-off for later waits.
+/// a crash leaves expires.
+///
+/// # Faults
+///
+/// | fault | what a wait does |
+/// |---|---|
+/// | the subscriber connection alone is lost (`CLIENT KILL TYPE pubsub`, a proxy's idle timeout, an output-buffer limit) | the subscriber reconnects with back-off (50 ms doubling to 1 s); every wait, once it is subscribed again, re-checks its slot, so results published while nobody listened are still delivered |
+/// | Redis restarted and lost the data | the re-check finds neither result nor slot: `store_unavailable` ("the result slot is gone") at once |
+/// | Redis unreachable | waits retry for [`RedisStoreConfig::recovery_timeout`] (3 s), then `store_unavailable` |
+/// | Redis stalled (`CLIENT PAUSE`, `DEBUG SLEEP`) | commands wait for the reply (up to `response_timeout`); the dispatcher's deadline bounds the call |
 #[derive(Clone)]
 pub struct RedisResultStore {
     inner: Arc<Inner>,
@@ -141,6 +170,7 @@ struct Inner {
     commands: Vec<ConnectionManager>,
     next: AtomicUsize,
     put_script: Script,
+    check_script: Script,
     wake_channel: String,
     shared: Arc<Shared>,
     subscriber: OnceLock<()>,
@@ -216,6 +246,7 @@ impl RedisResultStore {
                 commands,
                 next: AtomicUsize::new(0),
                 put_script: Script::new(PUT_SCRIPT),
+                check_script: Script::new(CHECK_SCRIPT),
                 wake_channel,
                 shared: Arc::new(Shared {
                     waiters: Mutex::new(HashMap::new()),
@@ -285,15 +316,22 @@ impl RedisResultStore {
         });
     }
 
-    /// Waits until the subscriber is subscribed; returns its epoch.
+    /// Waits until the subscriber is subscribed (on its current
+    /// connection); returns its epoch.
     async fn subscribed(&self, limit: Instant) -> Result<u64> {
         let mut state = self.inner.shared.state.subscribe();
         loop {
-            if let SubState::Up(epoch) = *state.borrow_and_update() {
+            if let SubState::Up(epoch) = *state.borrow_and_update()
+                && epoch == self.inner.shared.epoch.load(Ordering::SeqCst)
+            {
                 return Ok(epoch);
             }
-            match tokio::time::timeout_at(limit, state.changed()).await {
+            // Re-read at least every 50 ms: a loss bumps the epoch before
+            // the state says so.
+            let step = limit.min(Instant::now() + Duration::from_millis(50));
+            match tokio::time::timeout_at(step, state.changed()).await {
                 Ok(Ok(())) => {}
+                Err(_) if step < limit => {}
                 _ => {
                     let reason = self
                         .inner
@@ -354,28 +392,57 @@ impl ResultStore for RedisResultStore {
         self.ensure_subscriber();
         let notify = Arc::new(Notify::new());
         let _registered = Registration::new(&self.inner.shared, id, Arc::clone(&notify));
+        let recovery = self.inner.config.recovery_timeout;
         let limit = deadline.min(Instant::now() + self.inner.config.connect_timeout);
-        let epoch = self.subscribed(limit).await?;
-        let key = self.result_key(id);
+        let mut epoch = self.subscribed(limit).await?;
+        let (result_key, pending_key) = (self.result_key(id), self.pending_key(id));
+        // Since when the store has not answered, while it keeps failing.
+        let mut failing_since: Option<Instant> = None;
+        let mut backoff = Duration::from_millis(25);
         loop {
             // Checked after subscribing and registering: a result stored
             // before this point is found here, one stored after wakes us.
-            let text: Option<String> = redis::cmd("GETDEL")
-                .arg(&key)
-                .query_async(&mut self.connection())
-                .await
-                .map_err(|e| unavailable("cannot read the result from Redis", &e))?;
-            if let Some(text) = text {
-                return serde_json::from_str(&text)
-                    .map(Some)
-                    .map_err(|e| Error::Protocol {
-                        message: format!("the stored result is not a tool output: {e}"),
+            match self.check(&result_key, &pending_key).await {
+                Ok(Check::Result(text)) => {
+                    return serde_json::from_str(&text)
+                        .map(Some)
+                        .map_err(|e| Error::Protocol {
+                            message: format!("the stored result is not a tool output: {e}"),
+                        });
+                }
+                Ok(Check::Pending) => {
+                    failing_since = None;
+                    backoff = Duration::from_millis(25);
+                }
+                Ok(Check::Lost) => {
+                    return Err(Error::StoreUnavailable {
+                        message: "the result slot is gone from Redis (the server restarted without its data, or the key was evicted); the result is lost".into(),
                     });
+                }
+                Err(error) => {
+                    let since = *failing_since.get_or_insert_with(Instant::now);
+                    if since.elapsed() >= recovery {
+                        return Err(error);
+                    }
+                    tokio::time::sleep_until(deadline.min(Instant::now() + backoff)).await;
+                    backoff = (backoff * 2).min(Duration::from_millis(500));
+                    if Instant::now() >= deadline {
+                        return Ok(None);
+                    }
+                    continue;
+                }
             }
             if self.inner.shared.epoch.load(Ordering::SeqCst) != epoch {
-                return Err(Error::StoreUnavailable {
-                    message: "the connection to Redis was lost while waiting (the server restarted or went away); the result may be lost".into(),
-                });
+                // Only the subscriber was lost, perhaps: wait for it to be
+                // back, then check again (a wake-up published meanwhile
+                // reached nobody).
+                let limit = deadline.min(Instant::now() + recovery);
+                epoch = match self.subscribed(limit).await {
+                    Ok(epoch) => epoch,
+                    Err(_) if Instant::now() >= deadline => return Ok(None),
+                    Err(error) => return Err(error),
+                };
+                continue;
             }
             if tokio::time::timeout_at(deadline, notify.notified())
                 .await
@@ -393,6 +460,42 @@ impl ResultStore for RedisResultStore {
             .query_async::<()>(&mut self.connection())
             .await
             .map_err(|e| unavailable("cannot discard the result slot in Redis", &e))
+    }
+}
+
+/// What the check script found.
+enum Check {
+    Result(String),
+    Pending,
+    Lost,
+}
+
+impl RedisResultStore {
+    /// Takes the result of a slot, or says whether the slot still exists.
+    async fn check(&self, result_key: &str, pending_key: &str) -> Result<Check> {
+        let reply: Vec<redis::Value> = self
+            .inner
+            .check_script
+            .key(result_key)
+            .key(pending_key)
+            .invoke_async(&mut self.connection())
+            .await
+            .map_err(|e| unavailable("cannot read the result from Redis", &e))?;
+        let odd = || Error::Protocol {
+            message: format!("the result check returned an unexpected reply: {reply:?}"),
+        };
+        match reply.as_slice() {
+            [redis::Value::Int(1), redis::Value::BulkString(bytes)] => {
+                String::from_utf8(bytes.clone())
+                    .map(Check::Result)
+                    .map_err(|_| Error::Protocol {
+                        message: "the stored result is not UTF-8".into(),
+                    })
+            }
+            [redis::Value::Int(0), redis::Value::Int(0)] => Ok(Check::Lost),
+            [redis::Value::Int(0), redis::Value::Int(_)] => Ok(Check::Pending),
+            _ => Err(odd()),
+        }
     }
 }
 

@@ -64,6 +64,8 @@ impl RedisServer {
             .args(["--bind", "127.0.0.1"])
             .args(["--save", "", "--appendonly", "no"])
             .args(["--protected-mode", "yes", "--loglevel", "warning"])
+            // DEBUG SLEEP stalls the server in the fault tests (loopback only).
+            .args(["--enable-debug-command", "local"])
             .args(
                 self.password
                     .as_deref()
@@ -110,6 +112,19 @@ impl RedisServer {
         redis::Client::open(self.url())
             .unwrap()
             .get_multiplexed_async_connection()
+            .await
+            .unwrap()
+    }
+
+    /// Runs an admin command (`CLIENT PAUSE 500 ALL`, `CLIENT KILL TYPE
+    /// pubsub`…) and returns its reply.
+    pub async fn command(&self, args: &[&str]) -> redis::Value {
+        let mut command = redis::cmd(args[0]);
+        for arg in &args[1..] {
+            command.arg(*arg);
+        }
+        command
+            .query_async::<redis::Value>(&mut self.admin().await)
             .await
             .unwrap()
     }
