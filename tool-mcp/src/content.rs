@@ -256,7 +256,7 @@ fn resource_part(resource: &ResourceContents) -> Mapped {
 }
 
 /// A [`ToolOutput`] as an MCP result: `content` as the first text block,
-/// each content part as its MCP block (see the [module guide](self)),
+/// each content part as its MCP block (see the crate guide),
 /// `isError` when it failed, `state` without its content parts as
 /// `structuredContent` when it is an object (else under
 /// `_meta["toolLayer/state"]`; an MCP proxy's state gives the remote
