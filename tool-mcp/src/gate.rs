@@ -6,7 +6,11 @@
 //! Asking the MCP client's user is one more [`Asker`]: [`ClientAsker`] turns
 //! each ask into an `elicitation/create` request (form mode) when the client
 //! declared elicitation, and hands the asks to the host's fallback asker
-//! otherwise.
+//! otherwise. A running tool's own question
+//! ([`ToolContext::elicit`]) takes the same way: `elicitation/create` with
+//! the tool's schema as it is (the enum, titled-enum, multi-select and
+//! default forms of SEP-1330 and SEP-1034 pass through), or the fallback's
+//! [`Asker::elicit`].
 
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -16,7 +20,8 @@ use rmcp::RoleServer;
 use rmcp::model::{ElicitRequestParams, ElicitationAction, ElicitationSchema};
 use rmcp::service::Peer;
 use tool_core::{
-    Answer, Ask, Asker, Gate, GateAction, GateDecision, OfferedTools, PreparedCall, ToolContext,
+    Answer, Ask, Asker, Elicitation, Elicited, Gate, GateAction, GateDecision, OfferedTools,
+    PreparedCall, ToolContext,
 };
 
 /// A gate that runs everything, with nothing confined (for trusted, local
@@ -112,8 +117,57 @@ impl ClientAsker {
     }
 }
 
+/// Puts a running tool's question to the client's user. A schema MCP form
+/// elicitation cannot carry (not an object of flat properties) is
+/// [`Elicited::Unsupported`], never sent.
+async fn ask_client(
+    peer: &Peer<RoleServer>,
+    question: &Elicitation,
+    ctx: &ToolContext,
+) -> Elicited {
+    let schema: ElicitationSchema = match serde_json::from_value(question.requested_schema.clone())
+    {
+        Ok(schema) => schema,
+        Err(error) => {
+            tracing::warn!(%error, "a tool's elicitation schema is not an MCP form schema; not asked");
+            return Elicited::Unsupported;
+        }
+    };
+    let request = peer.create_elicitation(ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message: question.message.clone(),
+        requested_schema: schema,
+    });
+    let answer = tokio::select! {
+        biased;
+        () = ctx.cancellation().cancelled() => return Elicited::Cancel,
+        answer = request => answer,
+    };
+    match answer {
+        Ok(result) => match result.action {
+            ElicitationAction::Accept => {
+                Elicited::Accept(result.content.unwrap_or_else(|| serde_json::json!({})))
+            }
+            ElicitationAction::Decline => Elicited::Decline,
+            _ => Elicited::Cancel,
+        },
+        Err(error) => {
+            tracing::debug!(%error, "elicitation/create failed; counted as dismissed");
+            Elicited::Cancel
+        }
+    }
+}
+
 #[async_trait]
 impl Asker for ClientAsker {
+    async fn elicit(&self, question: &Elicitation, ctx: &ToolContext) -> Elicited {
+        match (&self.peer, &self.fallback) {
+            (Some(peer), _) => ask_client(peer, question, ctx).await,
+            (None, Some(fallback)) => fallback.elicit(question, ctx).await,
+            (None, None) => Elicited::Unsupported,
+        }
+    }
+
     async fn ask(&self, asks: &[Ask<'_>], ctx: &ToolContext) -> Vec<Answer> {
         match (&self.peer, &self.fallback) {
             (Some(peer), _) => {

@@ -15,6 +15,7 @@ use crate::config::McpServerConfig;
 use crate::elicit::ElicitationHandler;
 use crate::error::Error;
 use crate::http::HttpGuard;
+use crate::remote_talk::{InFlight, call_tool_with_events};
 use crate::session::{ConnectOptions, Hooks, Session};
 use crate::stderr::DEFAULT_STDERR_LIMIT;
 
@@ -130,6 +131,8 @@ struct Slot {
     catalog: Arc<Mutex<Option<Arc<Catalog>>>>,
     sessions_started: AtomicU64,
     list_changes: Arc<AtomicU64>,
+    /// Calls with events in flight, across sessions.
+    in_flight: Arc<InFlight>,
 }
 
 impl Slot {
@@ -142,6 +145,7 @@ impl Slot {
             catalog: Arc::new(Mutex::new(None)),
             sessions_started: AtomicU64::new(0),
             list_changes: Arc::new(AtomicU64::new(0)),
+            in_flight: Arc::default(),
         }
     }
 
@@ -311,6 +315,7 @@ impl McpManager {
         let hooks = Hooks {
             server: slot.config.id.clone(),
             elicitation: self.options.elicitation.clone(),
+            in_flight: Arc::clone(&slot.in_flight),
             on_tools_changed: Arc::new(move || {
                 changes.fetch_add(1, Ordering::SeqCst);
                 *catalog.lock().unwrap_or_else(PoisonError::into_inner) = None;
@@ -434,6 +439,32 @@ impl McpManager {
         self.with_session(&slot, "tools/call", |session| {
             let params = params.clone();
             async move { session.peer().call_tool(params).await }
+        })
+        .await
+    }
+
+    /// [`call_tool`](Self::call_tool), with what the server reports while
+    /// the call runs handed to `events`: its `notifications/progress` for
+    /// this call (its request's `progressToken`), and
+    /// its `notifications/message` log lines while the call is in flight
+    /// (MCP does not tie log lines to a request: every call with events in
+    /// flight on the server gets them). A long call can drive a progress
+    /// bar this way; [`McpTool`](crate::McpTool) calls hand them to their
+    /// context's events ([`ToolContext::with_events`](tool_core::ToolContext::with_events)).
+    pub async fn call_tool_with_events(
+        &self,
+        id: &str,
+        name: &str,
+        arguments: Map<String, Value>,
+        events: Arc<dyn tool_core::CallEvents>,
+    ) -> Result<CallToolResult, Error> {
+        let slot = self.enabled_slot(id)?;
+        let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
+        let in_flight = Arc::clone(&slot.in_flight);
+        self.with_session(&slot, "tools/call", |session| {
+            let (params, in_flight, events) =
+                (params.clone(), Arc::clone(&in_flight), Arc::clone(&events));
+            async move { call_tool_with_events(session.peer(), &in_flight, params, events).await }
         })
         .await
     }

@@ -20,13 +20,32 @@
 //!    ([`RegistryServer::with_asker`]);
 //! 3. else no one: the call does not run and gets `approval_required`,
 //!    saying the client declared no elicitation.
+//!
+//! A running tool talks to the client through its context (see
+//! tool-core's `talk` guide): [`ToolContext::elicit`] becomes
+//! `elicitation/create` by the same way (1. client, 2. fallback asker,
+//! 3. [`Elicited::Unsupported`](tool_core::Elicited::Unsupported));
+//! [`ToolContext::progress`] becomes `notifications/progress` when the
+//! request carried a `progressToken`; [`ToolContext::log`] becomes
+//! `notifications/message` at or above the session's `logging/setLevel`
+//! (the server declares `logging`). Every note of a call reaches the
+//! client before its result.
+//!
+//! `tools/list` gives each API's `outputSchema` when its
+//! [`ApiDefinition`](tool_core::ApiDefinition) declares one (the output's
+//! state is the `structuredContent`). Tools are listed under their wire
+//! names (`identifier____api`), or under their bare API names where those
+//! resolve to the same API ([`RegistryServer::with_bare_names`]).
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, PoisonError};
 
+#[allow(deprecated)]
+// MCP logging: deprecated by rmcp for a later revision, current in 2025-11-25.
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, ToolAnnotations,
+    PaginatedRequestParams, RequestParamsMeta, ServerCapabilities, ServerConfig,
+    SetLevelRequestParams, ToolAnnotations,
 };
 use rmcp::service::{NotificationContext, Peer, RequestContext};
 use rmcp::transport::streamable_http_server::{
@@ -43,6 +62,7 @@ use tool_core::{
 use crate::content::to_result;
 use crate::error::Error;
 use crate::gate::{ClientAsker, NoOneToAsk};
+use crate::serve_talk::{SessionLog, served_events};
 
 /// Tools per `tools/list` page unless [`RegistryServer::with_page_size`] says otherwise.
 pub const DEFAULT_PAGE_SIZE: usize = 100;
@@ -80,12 +100,15 @@ struct Inner {
     fallback: Option<Arc<dyn Asker>>,
     name: String,
     page_size: usize,
+    bare_names: bool,
 }
 
 /// An MCP server over a registry. Cheap to clone (one per HTTP session).
 #[derive(Clone)]
 pub struct RegistryServer {
     inner: Arc<Inner>,
+    /// This MCP session's `logging/setLevel` (a new one per HTTP session).
+    log: Arc<SessionLog>,
 }
 
 impl std::fmt::Debug for RegistryServer {
@@ -125,7 +148,9 @@ impl RegistryServer {
                 fallback: None,
                 name: "tool-layer".into(),
                 page_size: DEFAULT_PAGE_SIZE,
+                bare_names: false,
             }),
+            log: Arc::default(),
         }
     }
 
@@ -139,10 +164,20 @@ impl RegistryServer {
             fallback: shared.fallback.clone(),
             name: shared.name.clone(),
             page_size: shared.page_size,
+            bare_names: shared.bare_names,
         });
         f(&mut inner);
         Self {
             inner: Arc::new(inner),
+            log: self.log,
+        }
+    }
+
+    /// The same server for a new MCP session (its own logging level).
+    fn for_new_session(&self) -> Self {
+        Self {
+            inner: Arc::clone(&self.inner),
+            log: Arc::default(),
         }
     }
 
@@ -174,6 +209,15 @@ impl RegistryServer {
     /// before the registry changed is an `invalid_params` error.
     pub fn with_page_size(self, size: usize) -> Self {
         self.edit(|i| i.page_size = size.max(1))
+    }
+
+    /// Lists each tool under its bare API name (`evaluate` rather than
+    /// `calculator____evaluate`) when that name resolves to the same API,
+    /// i.e. no other offered tool has an API of that name and it is no
+    /// other tool's wire name; the others keep their wire names. Calls
+    /// accept both names either way. Off by default.
+    pub fn with_bare_names(self, bare: bool) -> Self {
+        self.edit(|i| i.bare_names = bare)
     }
 
     /// Sends `notifications/tools/list_changed` to every connected client
@@ -216,7 +260,11 @@ impl RegistryServer {
         let mut config = StreamableHttpServerConfig::default();
         config.cancellation_token = shutdown;
         let service: StreamableHttpService<RegistryServer, LocalSessionManager> =
-            StreamableHttpService::new(move || Ok(self.clone()), Default::default(), config);
+            StreamableHttpService::new(
+                move || Ok(self.for_new_session()),
+                Default::default(),
+                config,
+            );
         axum::Router::new().nest_service("/mcp", service)
     }
 
@@ -252,7 +300,8 @@ impl RegistryServer {
             Some(cursor) => parse_cursor(cursor, generation, total)?,
         };
         let end = start.saturating_add(self.inner.page_size).min(total);
-        let mut result = ListToolsResult::with_all_items(tools(&offered, start, end));
+        let mut result =
+            ListToolsResult::with_all_items(tools(&offered, start, end, self.inner.bare_names));
         if end < total {
             result.next_cursor = Some(format!("{generation}:{end}"));
         }
@@ -265,10 +314,20 @@ impl RegistryServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let inner = &self.inner;
+        let token = request
+            .progress_token()
+            .or_else(|| context.meta.get_progress_token());
+        let (events, forwarder) = served_events(
+            context.peer.clone(),
+            token,
+            Arc::clone(&self.log),
+            &request.name,
+        );
         let ctx = inner
             .ctx
             .clone()
-            .with_cancellation(context.ct.child_token());
+            .with_cancellation(context.ct.child_token())
+            .with_events(events);
         let offered = inner.registry.offer(&ctx);
         let arguments = request
             .arguments
@@ -298,12 +357,14 @@ impl RegistryServer {
                 .with_gate(Arc::new(NoOneToAsk(Arc::clone(&inner.gate))))
         };
         let output = invoker.invoke(&offered, &call, &ctx).await;
+        drop(ctx);
+        forwarder.finish().await;
         Ok(to_result(output))
     }
 }
 
 /// The served tools `start..end` (in offer order, one per API).
-fn tools(offered: &OfferedTools, start: usize, end: usize) -> Vec<rmcp::model::Tool> {
+fn tools(offered: &OfferedTools, start: usize, end: usize, bare: bool) -> Vec<rmcp::model::Tool> {
     let mut tools = Vec::with_capacity(end.saturating_sub(start));
     let mut index = 0;
     for tool in offered.tools() {
@@ -321,8 +382,20 @@ fn tools(offered: &OfferedTools, start: usize, end: usize) -> Vec<rmcp::model::T
                 Value::Object(map) => map.clone(),
                 _ => Map::new(),
             };
+            let name = if bare
+                && offered
+                    .resolve(&api.name)
+                    .is_ok_and(|resolved| resolved.wire_name == wire)
+            {
+                api.name.clone()
+            } else {
+                wire.to_owned()
+            };
             let mut remote =
-                rmcp::model::Tool::new(wire.to_owned(), api.description.clone(), Arc::new(schema));
+                rmcp::model::Tool::new(name, api.description.clone(), Arc::new(schema));
+            if let Some(Value::Object(output)) = &api.output_schema {
+                remote = remote.with_raw_output_schema(Arc::new(output.clone()));
+            }
             if let Some(title) = &manifest.meta.title {
                 remote = remote.with_title(format!("{title}: {}", api.name));
             }
@@ -368,10 +441,15 @@ fn parse_cursor(cursor: &str, generation: u64, total: usize) -> Result<usize, Er
 }
 
 impl ServerHandler for RegistryServer {
+    #[allow(deprecated)] // `logging`: see the import.
     fn get_info(&self) -> ServerConfig {
         let capabilities = match self.inner.registry {
-            Source::Fixed(_) => ServerCapabilities::builder().enable_tools().build(),
+            Source::Fixed(_) => ServerCapabilities::builder()
+                .enable_logging()
+                .enable_tools()
+                .build(),
             Source::Live(_) => ServerCapabilities::builder()
+                .enable_logging()
                 .enable_tools()
                 .enable_tool_list_changed()
                 .build(),
@@ -398,6 +476,16 @@ impl ServerHandler for RegistryServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         self.page(request.as_ref().and_then(|r| r.cursor.as_deref()))
+    }
+
+    #[allow(deprecated)] // `logging/setLevel`: see the import.
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.log.set(request.level);
+        Ok(())
     }
 
     async fn call_tool(

@@ -5,9 +5,12 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use process_wrap::tokio::{CommandWrap, ProcessGroup};
+#[allow(deprecated)]
+// MCP logging: deprecated by rmcp for a later revision, current in 2025-11-25.
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
-    ElicitationCapability, FormElicitationCapability, Implementation, ProtocolVersion,
+    ElicitationCapability, FormElicitationCapability, Implementation,
+    LoggingMessageNotificationParam, ProgressNotificationParam, ProtocolVersion,
 };
 use rmcp::service::{NotificationContext, Peer, RequestContext, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
@@ -18,6 +21,7 @@ use crate::config::{McpServerConfig, McpTransport};
 use crate::elicit::{ElicitationHandler, Elicited};
 use crate::error::Error;
 use crate::http::{HttpGuard, RefusalSlot, WatchedClient, default_client};
+use crate::remote_talk::{InFlight, with_defaults};
 use crate::stderr::{StderrTail, scrub};
 use crate::stdio::StdioTransport;
 
@@ -36,11 +40,30 @@ pub(crate) struct Hooks {
     pub(crate) server: String,
     pub(crate) on_tools_changed: Arc<dyn Fn() + Send + Sync>,
     pub(crate) elicitation: Option<Arc<dyn ElicitationHandler>>,
+    /// The calls with events in flight (progress and log lines go there).
+    pub(crate) in_flight: Arc<InFlight>,
 }
 
 impl ClientHandler for Hooks {
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         (self.on_tools_changed)();
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.in_flight.progress(&params);
+    }
+
+    #[allow(deprecated)] // see the import.
+    async fn on_logging_message(
+        &self,
+        params: LoggingMessageNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.in_flight.log(&params);
     }
 
     async fn create_elicitation(
@@ -62,11 +85,10 @@ impl ClientHandler for Hooks {
         let schema = serde_json::to_value(&requested_schema).unwrap_or_default();
         Ok(
             match handler.elicit(&self.server, &message, &schema).await {
-                Elicited::Accept(content) => {
-                    ElicitResult::new(ElicitationAction::Accept).with_content(content)
-                }
-                Elicited::Decline => ElicitResult::new(ElicitationAction::Decline),
+                Elicited::Accept(content) => ElicitResult::new(ElicitationAction::Accept)
+                    .with_content(with_defaults(content, &schema)),
                 Elicited::Cancel => ElicitResult::new(ElicitationAction::Cancel),
+                _ => ElicitResult::new(ElicitationAction::Decline),
             },
         )
     }

@@ -122,7 +122,7 @@ impl Tool for McpTool {
         &self,
         api: &str,
         args: Value,
-        _ctx: &ToolContext,
+        ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
         if self.manifest.api(api).is_none() {
             return Err(ToolError::new(
@@ -159,9 +159,36 @@ impl Tool for McpTool {
         }
         // The pipeline drops this future on timeout or cancellation; rmcp then
         // sends the server `notifications/cancelled` for the request.
-        match self.manager.call_tool(&self.server, api, arguments).await {
+        // The server's progress and log lines go to this call's context, so
+        // the host's events (a progress bar) see a remote call like a local one.
+        let events = Arc::new(ToContext(ctx.clone()));
+        match self
+            .manager
+            .call_tool_with_events(&self.server, api, arguments, events)
+            .await
+        {
             Ok(result) => Ok(map_call_result(&self.server, api, result)),
             Err(error) => Err(self.error(api, &error)),
         }
+    }
+}
+
+/// A remote call's progress and log lines, reported through the calling
+/// tool's context.
+struct ToContext(ToolContext);
+
+impl tool_core::CallEvents for ToContext {
+    fn progress(&self, _call_id: Option<&str>, progress: &tool_core::Progress) {
+        self.0.progress(progress.clone());
+    }
+
+    fn log(
+        &self,
+        _call_id: Option<&str>,
+        level: tool_core::LogLevel,
+        message: &str,
+        _data: Option<&Value>,
+    ) {
+        self.0.log(level, message);
     }
 }
