@@ -22,6 +22,14 @@ pub const MANIFEST_KIND: &str = "api";
 
 /// The arguments schema of one operation, as the model receives it.
 pub fn parameters_schema(operation: &Operation) -> Value {
+    parameters_schema_with(operation, operation.definitions.clone())
+}
+
+/// [`parameters_schema`] with `definitions` as its `$defs`.
+pub(crate) fn parameters_schema_with(
+    operation: &Operation,
+    definitions: Map<String, Value>,
+) -> Value {
     let mut properties = Map::new();
     let mut required = Vec::new();
     for parameter in &operation.parameters {
@@ -46,8 +54,8 @@ pub fn parameters_schema(operation: &Operation) -> Value {
     if !required.is_empty() {
         schema.insert("required".into(), Value::Array(required));
     }
-    if !operation.definitions.is_empty() {
-        schema.insert("$defs".into(), Value::Object(operation.definitions.clone()));
+    if !definitions.is_empty() {
+        schema.insert("$defs".into(), Value::Object(definitions));
     }
     Value::Object(schema)
 }

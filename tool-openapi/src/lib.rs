@@ -82,9 +82,10 @@ pub use document::{
 pub use error::Error;
 pub use execute::coerce;
 pub use import::{
-    BatchImport, DEFAULT_MAX_DOCUMENT_BYTES, DocumentKind, Import, ImportOptions, Loaded,
-    OperationFailure, import_batch, import_openapi, import_value, load_document, load_value,
-    parse_text,
+    ARGUMENT_DESCRIPTION, BatchImport, DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_DOCUMENT_CHARS,
+    DEFAULT_MAX_TOOL_CHARS, DocumentKind, Import, ImportOptions, Loaded, NESTED_DESCRIPTION,
+    OperationFailure, Shortened, TOOL_DESCRIPTION, import_batch, import_openapi, import_value,
+    load_document, load_value, parse_text,
 };
 pub use method::Method;
 pub use narrow::{Validation, parse_narrow, validate_narrow, validate_narrow_value};

@@ -35,7 +35,7 @@ use super::schema::{SchemaConverter, object_properties};
 /// Adds the body's arguments to `parameters`; the body's format (`None`
 /// for JSON, the narrow protocol's default).
 pub(crate) fn request_body<'a>(
-    converter: &mut SchemaConverter<'a>,
+    converter: &mut SchemaConverter<'_, 'a>,
     body: &'a Node<'a>,
     at: &str,
     method: Method,
@@ -85,7 +85,7 @@ pub(crate) fn request_body<'a>(
     }
     let media_at = crate::pointer::join(&crate::pointer::join(at, "content"), media_type);
     let schema = match media.get("schema") {
-        Some(schema) => converter.convert(schema),
+        Some(schema) => converter.argument(schema),
         None => json!({}),
     };
     let description = body.get("description").and_then(Node::as_str).map(short);
@@ -103,6 +103,7 @@ pub(crate) fn request_body<'a>(
     let schema = match object_properties(schema) {
         Ok((properties, required_props)) => {
             for (name, property) in properties {
+                let property = converter.top(property);
                 let argument = free_name(&name, parameters);
                 let file = kind == BodyKind::Multipart && is_file(&property);
                 let property = if file {

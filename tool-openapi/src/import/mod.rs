@@ -21,41 +21,52 @@
 //!    read when the call is sent. The choice is kept in
 //!    [`Operation::body_format`](crate::Operation::body_format).
 //! 5. Local `$ref`s of every kind are followed (schemas, parameters,
-//!    request bodies, responses, path items, security schemes); recursive
-//!    schemas go to `$defs` (see the schema module).
+//!    request bodies, responses, path items, security schemes). Each
+//!    argument's own schema is written out; deeper schemas are `$defs`
+//!    converted once per document and shared, each operation carrying only
+//!    those its arguments reach (see the shared module); nesting cut at a
+//!    depth limit is reported, never silently lost.
 //! 6. A missing `operationId` is generated from method and path
 //!    (`get_pets_petId`); ids are sanitised to `[A-Za-z0-9_-]` and made
 //!    unique with `_2`, `_3`…; renames are warnings.
-//! 7. [`ImportOptions::tags`] and [`ImportOptions::operations`] select
-//!    what to import, before anything is converted.
-//! 8. `securitySchemes` (apiKey in header/query/cookie, http bearer/basic;
+//! 7. The operation filter of [`ImportOptions`] (tags, operation ids, path
+//!    globs, methods) selects what to import before any of its schemas is
+//!    read.
+//! 8. Each tool is fitted to the tool size budget
+//!    ([`ImportOptions::max_tool_chars`]), reported in
+//!    [`Import::shortened`]; a document over its budget is a warning.
+//! 9. `securitySchemes` (apiKey in header/query/cookie, http bearer/basic;
 //!    oauth2/openIdConnect as bearer) become the document's schemes; their
 //!    secrets come from [`Credentials`](crate::Credentials).
-//!
-//! 9. An operation whose arguments schema does not compile only because of
-//!    ECMA-262 patterns has them repaired (see the pattern module); unknown
-//!    top-level keys are warnings.
+//! 10. An operation whose arguments schema does not compile only because
+//!     of ECMA-262 patterns has them repaired (see the pattern module);
+//!     unknown top-level keys are warnings.
 //!
 //! An operation that cannot be represented is an [`OperationFailure`]; the
 //! rest still imports. [`import_batch`] returns what loaded and what failed.
 
 mod body;
+mod budget;
+mod check;
+mod filter;
 mod names;
 mod node;
 mod operation;
+mod options;
 mod pattern;
 mod refs;
 mod schema;
 mod security;
 mod servers;
+mod shared;
 
-use std::collections::HashSet;
+pub use budget::{ARGUMENT_DESCRIPTION, NESTED_DESCRIPTION, Shortened, TOOL_DESCRIPTION};
+pub use options::{DEFAULT_MAX_DOCUMENT_CHARS, DEFAULT_MAX_TOOL_CHARS, ImportOptions};
 
 use bumpalo::Bump;
 use serde_json::Value;
-use tool_core::{CompiledSchema, Violation};
+use tool_core::Violation;
 
-use crate::compile::parameters_schema;
 use crate::document::ApiDocument;
 use crate::error::Error;
 use crate::method::Method;
@@ -63,7 +74,7 @@ use crate::narrow::validate_narrow_value;
 use crate::pointer;
 
 use names::UniqueIds;
-use node::{Node, Object};
+use node::Node;
 use refs::Refs;
 
 /// The largest document text accepted by default: 64 MiB.
@@ -94,104 +105,6 @@ const TOP_LEVEL_31: [&str; 10] = [
     "externalDocs",
 ];
 
-/// What to import and how.
-///
-/// Defaults: every operation; the first server; schemas checked to
-/// compile; documents up to [`DEFAULT_MAX_DOCUMENT_BYTES`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ImportOptions {
-    tags: Vec<String>,
-    operations: Vec<String>,
-    server: Option<String>,
-    base_url: Option<String>,
-    server_variables: Vec<(String, String)>,
-    check_schemas: bool,
-    max_bytes: usize,
-}
-
-impl Default for ImportOptions {
-    fn default() -> Self {
-        Self {
-            tags: Vec::new(),
-            operations: Vec::new(),
-            server: None,
-            base_url: None,
-            server_variables: Vec::new(),
-            check_schemas: true,
-            max_bytes: DEFAULT_MAX_DOCUMENT_BYTES,
-        }
-    }
-}
-
-impl ImportOptions {
-    /// Every operation, first server.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Only operations carrying one of these tags (repeatable; combined
-    /// with [`operations`](Self::operations) as a union).
-    pub fn tag(mut self, tag: impl Into<String>) -> Self {
-        self.tags.push(tag.into());
-        self
-    }
-
-    /// Several tags at once.
-    pub fn tags(mut self, tags: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.tags.extend(tags.into_iter().map(Into::into));
-        self
-    }
-
-    /// Only these operations: by `operationId` as the document spells it,
-    /// by the sanitised id, or as `METHOD /path`.
-    pub fn operations(mut self, ids: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.operations.extend(ids.into_iter().map(Into::into));
-        self
-    }
-
-    /// The base URL, replacing `servers` (an absolute http(s) URL).
-    pub fn server(mut self, url: impl Into<String>) -> Self {
-        self.server = Some(url.into());
-        self
-    }
-
-    /// The URL relative `servers` resolve against (RFC 3986): where the
-    /// document was fetched, or a base the host gives. An absolute server
-    /// in the document is kept; a missing `servers` is `/` against it.
-    pub fn base_url(mut self, url: impl Into<String>) -> Self {
-        self.base_url = Some(url.into());
-        self
-    }
-
-    /// The value of server variable `name` (checked against its `enum`);
-    /// variables not given take their `default`.
-    pub fn server_variable(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
-        let name = name.into();
-        self.server_variables.retain(|(n, _)| *n != name);
-        self.server_variables.push((name, value.into()));
-        self
-    }
-
-    /// Whether each operation's arguments schema is compiled during the
-    /// import, so a schema `tool-core` would refuse fails that operation
-    /// only (default `true`). The compilation is kept with the operation:
-    /// building a tool from it does not compile that schema again.
-    pub fn check_schemas(mut self, check: bool) -> Self {
-        self.check_schemas = check;
-        self
-    }
-
-    /// The largest text accepted.
-    pub fn max_bytes(mut self, max: usize) -> Self {
-        self.max_bytes = max;
-        self
-    }
-
-    fn filtering(&self) -> bool {
-        !self.tags.is_empty() || !self.operations.is_empty()
-    }
-}
-
 /// An operation that could not be imported.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct OperationFailure {
@@ -221,6 +134,8 @@ pub struct Import {
     pub failures: Vec<OperationFailure>,
     /// Operations left out by the filters.
     pub filtered_out: usize,
+    /// Tools shortened to fit the tool size budget (each also a warning).
+    pub shortened: Vec<Shortened>,
 }
 
 /// A text's format and protocol, as detected by [`load_document`].
@@ -360,6 +275,7 @@ fn load_narrow(value: &Value) -> Result<Loaded, Error> {
             warnings,
             failures: Vec::new(),
             filtered_out: 0,
+            shortened: Vec::new(),
         },
     })
 }
@@ -452,20 +368,21 @@ fn import_node(root: &Node<'_>, options: &ImportOptions) -> Result<Import, Error
     let server = servers::choose(root, options, &mut warnings)?;
     let refs = Refs::new(root);
     let schemes = security::schemes(root, refs, &mut warnings);
+    let mut defs = shared::SharedDefs::new(refs, openapi30);
+    let filter = filter::Filter::new(options);
     let cx = operation::Context {
         refs,
-        openapi30,
         root_security: object.get("security"),
         schemes: &schemes,
     };
     let Some(Node::Object(paths)) = object.get("paths") else {
         return Err(invalid("/paths", "missing `paths` (an object)"));
     };
-    let wanted: HashSet<&str> = options.operations.iter().map(String::as_str).collect();
     let mut ids = UniqueIds::default();
     let mut converted_ops: Vec<(String, String, crate::document::Operation)> = Vec::new();
     let mut failures = Vec::new();
     let mut filtered_out = 0;
+    let mut shortened = Vec::new();
     for (path, item) in paths.iter() {
         let item_at = pointer::join("/paths", path);
         let (item, _) = match refs.follow(item) {
@@ -497,12 +414,23 @@ fn import_node(root: &Node<'_>, options: &ImportOptions) -> Result<Import, Error
                 continue;
             };
             let original = op.get("operationId").and_then(Node::as_str);
-            if options.filtering() && !selected(op, original, &label, &options.tags, &wanted) {
+            if options.filtering() && !filter.keeps(op, method, path, &label) {
                 filtered_out += 1;
                 continue;
             }
-            match operation::convert(&cx, path, method, item, op, &at, &mut warnings) {
-                Ok(mut converted) => {
+            let converted = operation::convert(
+                &cx,
+                &mut defs,
+                path,
+                method,
+                item,
+                op,
+                &at,
+                options.max_tool_chars,
+                &mut warnings,
+            );
+            match converted {
+                Ok((mut converted, cost)) => {
                     let base = match original {
                         Some(id) if !id.trim().is_empty() => names::sanitise(id),
                         _ => names::generated(method, path),
@@ -519,6 +447,15 @@ fn import_node(root: &Node<'_>, options: &ImportOptions) -> Result<Import, Error
                             message: format!("no operationId: generated `{id}`"),
                         }),
                     }
+                    if let Some(mut cost) = cost {
+                        cost.operation_id = id.clone();
+                        cost.pointer = at.clone();
+                        warnings.push(Violation {
+                            pointer: at.clone(),
+                            message: cost.summary(),
+                        });
+                        shortened.push(cost);
+                    }
                     converted.operation_id = id;
                     converted_ops.push((at, label, converted));
                 }
@@ -530,14 +467,16 @@ fn import_node(root: &Node<'_>, options: &ImportOptions) -> Result<Import, Error
             }
         }
     }
+    warnings.append(&mut defs.findings);
     let mut operations = Vec::with_capacity(converted_ops.len());
     for (at, label, mut converted) in converted_ops {
         if options.check_schemas {
-            match compile_check(&mut converted, &at, &mut warnings) {
-                Ok(compiled) => {
+            match check::check(&mut defs, &mut converted, &at, &mut warnings) {
+                Ok(Some(compiled)) => {
                     let fingerprint = crate::compile::schema_fingerprint(&converted);
                     converted.compiled.0 = Some((fingerprint, compiled));
                 }
+                Ok(None) => {}
                 Err(message) => {
                     failures.push(OperationFailure {
                         pointer: at,
@@ -564,6 +503,7 @@ fn import_node(root: &Node<'_>, options: &ImportOptions) -> Result<Import, Error
         };
         return Err(Error::NothingImported { reason });
     }
+    budget::document(&operations, options, &mut warnings);
     if operations.len() > 128 && !options.filtering() {
         warnings.push(Violation {
             pointer: "/paths".into(),
@@ -596,89 +536,6 @@ fn import_node(root: &Node<'_>, options: &ImportOptions) -> Result<Import, Error
         warnings,
         failures,
         filtered_out,
-    })
-}
-
-/// Compiles an operation's arguments schema, keeping the schema so that
-/// building the tool reuses this compilation; `Err(message)` when
-/// `tool-core` would refuse it. A schema that does not compile has its
-/// ECMA-262 patterns repaired (see the pattern module; each repair is a
-/// warning at `at`) and is compiled again; the repairs go into the
-/// operation's parameters and definitions. (Sequential: on a loaded
-/// two-core machine a threaded version measured slower.)
-fn compile_check(
-    op: &mut crate::document::Operation,
-    at: &str,
-    warnings: &mut Vec<Violation>,
-) -> Result<CompiledSchema, String> {
-    let message = |e: tool_core::Error| match e {
-        tool_core::Error::InvalidSchema { message, .. } => message,
-        other => other.to_string(),
-    };
-    let first = match CompiledSchema::try_compile_kept(parameters_schema(op)) {
-        Ok(compiled) => return Ok(compiled),
-        Err(e) => message(e),
-    };
-    let mut fixed = 0;
-    for parameter in &mut op.parameters {
-        let arg = parameter.argument_name().to_owned();
-        for fix in pattern::repair(&mut parameter.schema) {
-            fixed += 1;
-            warnings.push(pattern_warning(
-                at,
-                &format!("/properties/{}{}", pointer::escape(&arg), fix.pointer),
-                &fix,
-            ));
-        }
-    }
-    for (name, schema) in &mut op.definitions {
-        for fix in pattern::repair(schema) {
-            fixed += 1;
-            warnings.push(pattern_warning(
-                at,
-                &format!("/$defs/{}{}", pointer::escape(name), fix.pointer),
-                &fix,
-            ));
-        }
-    }
-    if fixed == 0 {
-        return Err(first);
-    }
-    CompiledSchema::try_compile_kept(parameters_schema(op)).map_err(message)
-}
-
-fn pattern_warning(at: &str, inner: &str, fix: &pattern::PatternFix) -> Violation {
-    let outcome = match &fix.replacement {
-        Some(replacement) => format!("checked as `{replacement}`"),
-        None => "dropped (the server still checks it)".to_owned(),
-    };
-    Violation {
-        pointer: at.to_owned(),
-        message: format!(
-            "the ECMA-262 pattern `{}` (arguments schema {inner}) does not compile as written: {outcome}",
-            fix.original
-        ),
-    }
-}
-
-fn selected(
-    op: &Object<'_>,
-    original: Option<&str>,
-    label: &str,
-    tags: &[String],
-    wanted: &HashSet<&str>,
-) -> bool {
-    if let Some(id) = original
-        && (wanted.contains(id) || wanted.contains(names::sanitise(id).as_str()))
-    {
-        return true;
-    }
-    if wanted.contains(label) {
-        return true;
-    }
-    op.get("tags").and_then(Node::as_array).is_some_and(|list| {
-        list.iter()
-            .filter_map(Node::as_str)
-            .any(|t| tags.iter().any(|w| w == t))
+        shortened,
     })
 }

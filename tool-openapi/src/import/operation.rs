@@ -11,6 +11,7 @@ use super::node::{Node, Object};
 use super::refs::Refs;
 use super::schema::SchemaConverter;
 use super::security::requirement_names;
+use super::shared::SharedDefs;
 
 /// The longest description kept for the model.
 const MAX_DESCRIPTION_CHARS: usize = 1_000;
@@ -20,22 +21,26 @@ const IGNORED_HEADERS: [&str; 3] = ["accept", "content-type", "authorization"];
 
 pub(crate) struct Context<'a> {
     pub refs: Refs<'a>,
-    pub openapi30: bool,
     pub root_security: Option<&'a Node<'a>>,
     pub schemes: &'a [SecurityScheme],
 }
 
-/// Converts the operation at `at`; `Err` says why it cannot be represented.
+/// Converts the operation at `at`, fitted to `budget` (see the budget
+/// module; what that cost is the second value); `Err` says why it cannot
+/// be represented.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn convert<'a>(
     cx: &Context<'a>,
+    defs: &mut SharedDefs<'a>,
     path: &str,
     method: Method,
     path_item: &'a Object<'a>,
     op: &'a Object<'a>,
     at: &str,
+    budget: usize,
     warnings: &mut Vec<Violation>,
-) -> Result<Operation, String> {
-    let mut converter = SchemaConverter::new(cx.refs, cx.openapi30);
+) -> Result<(Operation, Option<super::budget::Shortened>), String> {
+    let mut converter = SchemaConverter::new(defs);
     let mut warn = |pointer: String, message: String| warnings.push(Violation { pointer, message });
 
     // Path-level parameters, then operation-level ones replacing them by (name, in).
@@ -107,10 +112,10 @@ pub(crate) fn convert<'a>(
             return Err(format!("{item_at}: `{name}` is not a valid header name"));
         }
         let schema = match (param.get("schema"), param.get("content")) {
-            (Some(schema), _) => converter.convert(schema),
+            (Some(schema), _) => converter.argument(schema),
             (None, Some(Node::Object(content))) => {
                 match content.values().next().and_then(|m| m.get("schema")) {
-                    Some(schema) => converter.convert(schema),
+                    Some(schema) => converter.argument(schema),
                     None => json!({}),
                 }
             }
@@ -190,9 +195,15 @@ pub(crate) fn convert<'a>(
         None => Vec::new(),
     };
 
-    let (definitions, problems) = converter.finish();
-    if let Some(problem) = problems.first() {
-        return Err(problem.clone());
+    let (reached, cut, defs) = converter.finish(parameters.iter().map(|p| &p.schema))?;
+    if cut {
+        warn(
+            at.to_owned(),
+            format!(
+                "an argument schema nested deeper than {} levels was cut to {{}} (accepts anything there)",
+                super::schema::MAX_DEPTH
+            ),
+        );
     }
     let mut description = match (
         op.get("summary").and_then(Node::as_str),
@@ -209,7 +220,9 @@ pub(crate) fn convert<'a>(
     if op.get("deprecated").and_then(Node::as_bool) == Some(true) {
         description.insert_str(0, "(Deprecated) ");
     }
-    Ok(Operation {
+    let (definitions, shortened) =
+        super::budget::fit(defs, reached, &mut parameters, &mut description, budget);
+    let operation = Operation {
         operation_id: String::new(),
         method,
         path: path.to_owned(),
@@ -220,7 +233,8 @@ pub(crate) fn convert<'a>(
         body_format,
         definitions,
         compiled: Default::default(),
-    })
+    };
+    Ok((operation, shortened))
 }
 
 pub(crate) fn short(text: &str) -> String {

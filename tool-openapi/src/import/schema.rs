@@ -1,246 +1,151 @@
 //! OpenAPI schema objects → JSON Schema the model sees.
 //!
-//! - Local `$ref`s are inlined, so the model reads one self-contained schema.
-//! - A reference met again while it is being inlined (a recursive schema)
-//!   becomes `{"$ref": "#/$defs/<Name>"}`, and `<Name>` is converted once
-//!   into the operation's definitions: no stack overflow, no blow-up.
-//! - Past a size budget, further references also go to `$defs` instead of
-//!   being copied again, so a schema shared a thousand times is stored once.
+//! - Each argument's own schema is written out (its `$ref` followed, and the
+//!   `$ref`s of its top `allOf` parts, so object bodies split into
+//!   arguments); deeper local `$ref`s become `{"$ref": "#/$defs/<Name>"}`
+//!   into definitions converted once per document and shared by every
+//!   operation reaching them (see the shared module). Small leaf schemas
+//!   (no references of their own) are copied in place instead.
+//! - Recursion is therefore safe by construction: a reference is never
+//!   followed while converting, only named.
+//! - Nesting deeper than [`MAX_DEPTH`] is cut (to `{}`, which accepts
+//!   anything there) and reported as a finding naming the schema: never a
+//!   silent loss, never a failed operation.
 //! - OpenAPI 3.0 dialect is rewritten to JSON Schema: `nullable: true` adds
 //!   `"null"` to the type, boolean `exclusiveMinimum`/`exclusiveMaximum`
 //!   become numbers; `discriminator`, `xml`, `externalDocs`, `example`,
 //!   `examples` and `x-*` extensions are dropped (they tell the model nothing
 //!   it can send).
 
-use std::collections::{BTreeMap, HashMap};
-
 use serde_json::{Map, Value};
 
 use super::node::{Node, Object};
-use super::refs::Refs;
+use super::shared::SharedDefs;
 
-/// Values copied before further references go to `$defs`.
-const INLINE_BUDGET: usize = 4_000;
-/// Nesting deeper than this is cut (with `{}`) and reported.
-const MAX_DEPTH: usize = 64;
+/// Nesting deeper than this (inside one schema object) is cut (with `{}`)
+/// and reported.
+pub(crate) const MAX_DEPTH: usize = 64;
 
-pub(crate) struct SchemaConverter<'a> {
-    refs: Refs<'a>,
-    openapi30: bool,
-    stack: Vec<&'a str>,
-    names: HashMap<&'a str, String>,
-    taken: HashMap<String, &'a str>,
-    pending: Vec<&'a str>,
-    defs: BTreeMap<String, Value>,
-    emitted: usize,
-    depth: usize,
-    pub(crate) problems: Vec<String>,
+/// Converts one schema into pointer form: every local `$ref` becomes a
+/// `#/$defs/<Name>` pointer registered in `defs` (converted later, once).
+/// `cut` is set when nesting went past [`MAX_DEPTH`].
+pub(crate) fn convert<'a>(
+    defs: &mut SharedDefs<'a>,
+    schema: &'a Node<'a>,
+    cut: &mut bool,
+) -> Value {
+    convert_at(defs, schema, 0, cut)
 }
 
-impl<'a> SchemaConverter<'a> {
-    pub(crate) fn new(refs: Refs<'a>, openapi30: bool) -> Self {
-        Self {
-            refs,
-            openapi30,
-            stack: Vec::new(),
-            names: HashMap::new(),
-            taken: HashMap::new(),
-            pending: Vec::new(),
-            defs: BTreeMap::new(),
-            emitted: 0,
-            depth: 0,
-            problems: Vec::new(),
-        }
+fn convert_at<'a>(
+    defs: &mut SharedDefs<'a>,
+    schema: &'a Node<'a>,
+    depth: usize,
+    cut: &mut bool,
+) -> Value {
+    let Node::Object(object) = schema else {
+        // `true`/`false` schemas and anything odd pass through.
+        return schema.to_value();
+    };
+    if let Some(reference) = object.get("$ref").and_then(Node::as_str) {
+        return self::reference(defs, reference, object);
     }
-
-    /// The definitions every converted schema may point into; call once,
-    /// after the last [`convert`](Self::convert).
-    pub(crate) fn finish(mut self) -> (Map<String, Value>, Vec<String>) {
-        while let Some(target) = self.pending.pop() {
-            let name = self.def_name(target);
-            if self.defs.contains_key(&name) {
-                continue;
+    if depth >= MAX_DEPTH {
+        *cut = true;
+        return Value::Object(Map::new());
+    }
+    let depth = depth + 1;
+    let mut out = Map::with_capacity(object.len());
+    for (key, value) in object.iter() {
+        match key {
+            "discriminator" | "xml" | "externalDocs" | "example" | "examples" | "nullable" => {}
+            k if k.starts_with("x-") => {}
+            "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => {
+                if let Node::Object(props) = value {
+                    let mut converted = Map::with_capacity(props.len());
+                    for (name, s) in props.iter() {
+                        let s = convert_at(defs, s, depth, cut);
+                        converted.insert(name.to_owned(), s);
+                    }
+                    out.insert(key.to_owned(), Value::Object(converted));
+                }
             }
-            self.defs.insert(name.clone(), Value::Bool(true));
-            let converted = match self.refs.get(target) {
-                Ok(node) => {
-                    self.stack.push(target);
-                    let converted = self.convert(node);
-                    self.stack.pop();
-                    converted
+            "items"
+            | "additionalProperties"
+            | "not"
+            | "contains"
+            | "propertyNames"
+            | "if"
+            | "then"
+            | "else"
+            | "unevaluatedProperties"
+            | "unevaluatedItems"
+            | "additionalItems" => {
+                let converted = match value {
+                    Node::Array(list) => Value::Array(
+                        list.iter()
+                            .map(|s| convert_at(defs, s, depth, cut))
+                            .collect(),
+                    ),
+                    other => convert_at(defs, other, depth, cut),
+                };
+                out.insert(key.to_owned(), converted);
+            }
+            "allOf" | "anyOf" | "oneOf" | "prefixItems" => {
+                if let Node::Array(list) = value {
+                    let converted = list
+                        .iter()
+                        .map(|s| convert_at(defs, s, depth, cut))
+                        .collect();
+                    out.insert(key.to_owned(), Value::Array(converted));
                 }
-                Err(message) => {
-                    self.problems.push(message);
-                    Value::Object(Map::new())
-                }
-            };
-            self.defs.insert(name, converted);
-        }
-        (self.defs.into_iter().collect(), self.problems)
-    }
-
-    fn def_name(&mut self, target: &'a str) -> String {
-        if let Some(name) = self.names.get(target) {
-            return name.clone();
-        }
-        let last = target.rsplit('/').next().unwrap_or("def");
-        let mut base: String = last
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                    c
+            }
+            "exclusiveMinimum" | "exclusiveMaximum" if value.is_boolean() => {
+                let bound = if key == "exclusiveMinimum" {
+                    "minimum"
                 } else {
-                    '_'
+                    "maximum"
+                };
+                if value.as_bool() == Some(true)
+                    && let Some(limit) = object.get(bound)
+                {
+                    out.insert(key.to_owned(), limit.to_value());
                 }
-            })
-            .collect();
-        if base.is_empty() {
-            base.push_str("def");
-        }
-        let mut name = base.clone();
-        let mut n = 2;
-        while self.taken.get(&name).is_some_and(|t| *t != target) {
-            name = format!("{base}_{n}");
-            n += 1;
-        }
-        self.taken.insert(name.clone(), target);
-        self.names.insert(target, name.clone());
-        name
-    }
-
-    /// Converts one schema.
-    pub(crate) fn convert(&mut self, schema: &'a Node<'a>) -> Value {
-        self.emitted += 1;
-        let Node::Object(object) = schema else {
-            // `true`/`false` schemas and anything odd pass through.
-            return schema.to_value();
-        };
-        if let Some(reference) = object.get("$ref").and_then(Node::as_str) {
-            return self.reference(reference, object);
-        }
-        if self.depth >= MAX_DEPTH {
-            self.problems.push(format!(
-                "schema nested deeper than {MAX_DEPTH} levels was cut"
-            ));
-            return Value::Object(Map::new());
-        }
-        self.depth += 1;
-        let mut out = Map::with_capacity(object.len());
-        for (key, value) in object.iter() {
-            match key {
-                "discriminator" | "xml" | "externalDocs" | "example" | "examples" | "nullable" => {}
-                k if k.starts_with("x-") => {}
-                "properties" | "patternProperties" | "$defs" | "definitions"
-                | "dependentSchemas" => {
-                    if let Node::Object(props) = value {
-                        let mut converted = Map::with_capacity(props.len());
-                        for (name, s) in props.iter() {
-                            let s = self.convert(s);
-                            converted.insert(name.to_owned(), s);
-                        }
-                        out.insert(key.to_owned(), Value::Object(converted));
-                    }
-                }
-                "items"
-                | "additionalProperties"
-                | "not"
-                | "contains"
-                | "propertyNames"
-                | "if"
-                | "then"
-                | "else"
-                | "unevaluatedProperties"
-                | "unevaluatedItems"
-                | "additionalItems" => {
-                    let converted = match value {
-                        Node::Array(list) => {
-                            Value::Array(list.iter().map(|s| self.convert(s)).collect())
-                        }
-                        other => self.convert(other),
-                    };
-                    out.insert(key.to_owned(), converted);
-                }
-                "allOf" | "anyOf" | "oneOf" | "prefixItems" => {
-                    if let Node::Array(list) = value {
-                        let converted = list.iter().map(|s| self.convert(s)).collect();
-                        out.insert(key.to_owned(), Value::Array(converted));
-                    }
-                }
-                "exclusiveMinimum" | "exclusiveMaximum" if value.is_boolean() => {
-                    let bound = if key == "exclusiveMinimum" {
-                        "minimum"
+            }
+            "minimum" | "maximum"
+                if object
+                    .get(if key == "minimum" {
+                        "exclusiveMinimum"
                     } else {
-                        "maximum"
-                    };
-                    if value.as_bool() == Some(true)
-                        && let Some(limit) = object.get(bound)
-                    {
-                        out.insert(key.to_owned(), limit.to_value());
-                    }
-                }
-                "minimum" | "maximum"
-                    if object
-                        .get(if key == "minimum" {
-                            "exclusiveMinimum"
-                        } else {
-                            "exclusiveMaximum"
-                        })
-                        .and_then(Node::as_bool)
-                        == Some(true) => {}
-                _ => {
-                    self.emitted += 1;
-                    out.insert(key.to_owned(), value.to_value());
-                }
+                        "exclusiveMaximum"
+                    })
+                    .and_then(Node::as_bool)
+                    == Some(true) => {}
+            _ => {
+                out.insert(key.to_owned(), value.to_value());
             }
         }
-        if self.openapi30 && object.get("nullable").and_then(Node::as_bool) == Some(true) {
-            add_null(&mut out);
-        }
-        self.depth -= 1;
-        Value::Object(out)
     }
+    if defs.openapi30() && object.get("nullable").and_then(Node::as_bool) == Some(true) {
+        add_null(&mut out);
+    }
+    Value::Object(out)
+}
 
-    fn reference(&mut self, reference: &'a str, object: &'a Object<'a>) -> Value {
-        let mut siblings = Map::new();
-        for key in ["description", "title", "default"] {
-            if let Some(value) = object.get(key) {
-                siblings.insert(key.to_owned(), value.to_value());
-            }
+/// A `$ref` as a pointer into the shared definitions, with the siblings a
+/// model reads (`description`, `title`, `default`).
+fn reference<'a>(defs: &mut SharedDefs<'a>, reference: &'a str, object: &'a Object<'a>) -> Value {
+    let mut out = Map::new();
+    out.insert(
+        "$ref".into(),
+        Value::String(format!("#/$defs/{}", defs.name(reference))),
+    );
+    for key in ["description", "title", "default"] {
+        if let Some(value) = object.get(key) {
+            out.insert(key.to_owned(), value.to_value());
         }
-        let inline = !self.stack.contains(&reference) && self.emitted < INLINE_BUDGET;
-        let mut converted = if inline {
-            match self.refs.get(reference) {
-                Ok(target) => {
-                    self.stack.push(reference);
-                    let converted = self.convert(target);
-                    self.stack.pop();
-                    converted
-                }
-                Err(message) => {
-                    self.problems.push(message);
-                    return Value::Object(Map::new());
-                }
-            }
-        } else {
-            if let Err(message) = self.refs.get(reference) {
-                self.problems.push(message);
-                return Value::Object(Map::new());
-            }
-            let name = self.def_name(reference);
-            if !self.defs.contains_key(&name) && !self.pending.contains(&reference) {
-                self.pending.push(reference);
-            }
-            let mut pointer = Map::new();
-            pointer.insert("$ref".into(), Value::String(format!("#/$defs/{name}")));
-            Value::Object(pointer)
-        };
-        if let Value::Object(out) = &mut converted {
-            for (key, value) in siblings {
-                out.insert(key, value);
-            }
-        }
-        converted
     }
+    Value::Object(out)
 }
 
 fn add_null(schema: &mut Map<String, Value>) {
@@ -261,6 +166,55 @@ fn add_null(schema: &mut Map<String, Value>) {
         && !values.contains(&Value::Null)
     {
         values.push(Value::Null);
+    }
+}
+
+/// What [`SchemaConverter::finish`] gives: the reached definitions with
+/// their distance, whether nesting was cut, the shared definitions.
+pub(crate) type Finished<'s, 'a> = (Vec<(usize, usize)>, bool, &'s mut SharedDefs<'a>);
+
+/// Converts one operation's schemas against the document's shared
+/// definitions, collecting what fails it.
+pub(crate) struct SchemaConverter<'s, 'a> {
+    defs: &'s mut SharedDefs<'a>,
+    problems: Vec<String>,
+    cut: bool,
+}
+
+impl<'s, 'a> SchemaConverter<'s, 'a> {
+    pub(crate) fn new(defs: &'s mut SharedDefs<'a>) -> Self {
+        Self {
+            defs,
+            problems: Vec::new(),
+            cut: false,
+        }
+    }
+
+    /// One argument's schema: converted, its own `$ref`s written out.
+    pub(crate) fn argument(&mut self, node: &'a Node<'a>) -> Value {
+        let value = convert(self.defs, node, &mut self.cut);
+        self.top(value)
+    }
+
+    /// A converted schema that becomes an argument (a body property):
+    /// its own `$ref`s written out.
+    pub(crate) fn top(&mut self, value: Value) -> Value {
+        self.defs.inline_top(value, &mut self.problems)
+    }
+
+    /// The definitions the argument schemas reach (with their distance,
+    /// see [`SharedDefs::reach`]), whether nesting was cut in the
+    /// operation's own schemas, and the shared definitions; `Err` names the
+    /// first problem.
+    pub(crate) fn finish<'v>(
+        self,
+        schemas: impl IntoIterator<Item = &'v Value>,
+    ) -> Result<Finished<'s, 'a>, String> {
+        if let Some(problem) = self.problems.first() {
+            return Err(problem.clone());
+        }
+        let reached = self.defs.reach(schemas)?;
+        Ok((reached, self.cut, self.defs))
     }
 }
 
@@ -332,10 +286,20 @@ fn take_properties(schema: Value) -> (Map<String, Value>, Vec<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::import::refs::Refs;
     use serde_json::json;
 
+    /// Every reachable definition, uncut.
+    fn all_defs<'v>(
+        c: SchemaConverter<'_, '_>,
+        schemas: impl IntoIterator<Item = &'v Value>,
+    ) -> Result<(Map<String, Value>, bool), String> {
+        let (reached, cut, defs) = c.finish(schemas)?;
+        Ok((defs.materialize(&reached, usize::MAX, false), cut))
+    }
+
     #[test]
-    fn recursive_schemas_become_defs() {
+    fn recursive_schemas_become_shared_defs() {
         let arena = bumpalo::Bump::new();
         let doc = json!({"components": {"schemas": {
             "Node": {"type": "object", "properties": {
@@ -346,18 +310,18 @@ mod tests {
             "B": {"type": "object", "properties": {"a": {"$ref": "#/components/schemas/A"}}}
         }}});
         let doc = Node::from_value(&doc, &arena);
-        let refs = Refs::new(&doc);
-        let mut converter = SchemaConverter::new(refs, false);
+        let mut defs = SharedDefs::new(Refs::new(&doc), false);
+        let mut converter = SchemaConverter::new(&mut defs);
         let node = json!({"$ref": "#/components/schemas/Node"});
         let a = json!({"$ref": "#/components/schemas/A"});
         let (node, a) = (
             Node::from_value(&node, &arena),
             Node::from_value(&a, &arena),
         );
-        let node_out = converter.convert(&node);
-        let a_out = converter.convert(&a);
-        let (defs, problems) = converter.finish();
-        assert!(problems.is_empty());
+        let node_out = converter.argument(&node);
+        let a_out = converter.argument(&a);
+        let (defs, cut) = all_defs(converter, [&node_out, &a_out]).unwrap();
+        assert!(!cut);
         assert_eq!(
             node_out["properties"]["children"]["items"],
             json!({"$ref": "#/$defs/Node"})
@@ -366,10 +330,8 @@ mod tests {
             defs["Node"]["properties"]["children"]["items"],
             json!({"$ref": "#/$defs/Node"})
         );
-        assert_eq!(
-            a_out["properties"]["b"]["properties"]["a"],
-            json!({"$ref": "#/$defs/A"})
-        );
+        assert_eq!(a_out["properties"]["b"], json!({"$ref": "#/$defs/B"}));
+        assert_eq!(defs["B"]["properties"]["a"], json!({"$ref": "#/$defs/A"}));
         assert!(defs.contains_key("A"));
         // The whole thing compiles as a JSON Schema.
         let mut schema = json!({"type": "object", "properties": {"n": node_out, "a": a_out}});
@@ -378,15 +340,45 @@ mod tests {
     }
 
     #[test]
+    fn small_leaves_are_copied_in_place_and_big_ones_shared() {
+        let arena = bumpalo::Bump::new();
+        let long = "x".repeat(crate::import::shared::INLINE_LEAF_CHARS);
+        let doc = json!({"components": {"schemas": {
+            "Colour": {"type": "string", "enum": ["red", "green"]},
+            "Long": {"type": "string", "description": long},
+            "Body": {"type": "object", "properties": {
+                "colour": {"$ref": "#/components/schemas/Colour", "description": "Which."},
+                "long": {"$ref": "#/components/schemas/Long"}}}
+        }}});
+        let doc = Node::from_value(&doc, &arena);
+        let mut defs = SharedDefs::new(Refs::new(&doc), false);
+        let mut converter = SchemaConverter::new(&mut defs);
+        let body = json!({"type": "object", "properties": {"inner": {"$ref": "#/components/schemas/Body"}}});
+        let body = Node::from_value(&body, &arena);
+        let out = converter.argument(&body);
+        let (defs, _) = all_defs(converter, [&out]).unwrap();
+        assert_eq!(
+            defs["Body"]["properties"]["colour"],
+            json!({"type": "string", "enum": ["red", "green"], "description": "Which."})
+        );
+        assert_eq!(
+            defs["Body"]["properties"]["long"],
+            json!({"$ref": "#/$defs/Long"})
+        );
+        let names: Vec<&String> = defs.keys().collect();
+        assert_eq!(names, ["Body", "Long"]);
+    }
+
+    #[test]
     fn openapi30_dialect_is_rewritten() {
         let arena = bumpalo::Bump::new();
         let doc = Node::from_value(&Value::Null, &arena);
-        let mut c = SchemaConverter::new(Refs::new(&doc), true);
+        let mut defs = SharedDefs::new(Refs::new(&doc), true);
         let schema = json!({"type": "integer", "nullable": true, "minimum": 0,
             "exclusiveMinimum": true, "example": 3, "x-internal": 1});
         let schema = Node::from_value(&schema, &arena);
         assert_eq!(
-            c.convert(&schema),
+            convert(&mut defs, &schema, &mut false),
             json!({"type": ["integer", "null"], "exclusiveMinimum": 0})
         );
     }
@@ -396,17 +388,51 @@ mod tests {
         let arena = bumpalo::Bump::new();
         let doc = json!({});
         let doc = Node::from_value(&doc, &arena);
-        let missing = json!({"$ref": "#/components/schemas/Nope"});
+        let missing =
+            json!({"type": "object", "properties": {"a": {"$ref": "#/components/schemas/Nope"}}});
         let external = json!({"$ref": "other.yaml#/Pet"});
         let (missing, external) = (
             Node::from_value(&missing, &arena),
             Node::from_value(&external, &arena),
         );
-        let mut c = SchemaConverter::new(Refs::new(&doc), false);
-        c.convert(&missing);
-        c.convert(&external);
-        let (_, problems) = c.finish();
-        assert_eq!(problems.len(), 2, "{problems:?}");
-        assert!(problems[1].contains("outside this document"));
+        let mut defs = SharedDefs::new(Refs::new(&doc), false);
+        let mut c = SchemaConverter::new(&mut defs);
+        let out = c.argument(&missing);
+        let problem = all_defs(c, [&out]).unwrap_err();
+        assert!(problem.contains("points at nothing"), "{problem}");
+        let mut c = SchemaConverter::new(&mut defs);
+        let out = c.argument(&external);
+        let problem = all_defs(c, [&out]).unwrap_err();
+        assert!(problem.contains("outside this document"), "{problem}");
+    }
+
+    #[test]
+    fn nesting_past_the_limit_is_cut_and_reported() {
+        let arena = bumpalo::Bump::new();
+        let mut deep = json!({"type": "string"});
+        for _ in 0..(MAX_DEPTH + 5) {
+            deep = json!({"type": "object", "properties": {"next": deep}});
+        }
+        let doc = json!({"components": {"schemas": {"Deep": deep.clone()}}});
+        let doc = Node::from_value(&doc, &arena);
+        let mut defs = SharedDefs::new(Refs::new(&doc), false);
+        // In an operation's own schema: the converter says so.
+        let own = Node::from_value(&deep, &arena);
+        let mut c = SchemaConverter::new(&mut defs);
+        let out = c.argument(&own);
+        let (_, cut) = all_defs(c, [&out]).unwrap();
+        assert!(cut);
+        // In a shared definition: one finding at the component.
+        let shared =
+            json!({"type": "object", "properties": {"d": {"$ref": "#/components/schemas/Deep"}}});
+        let shared = Node::from_value(&shared, &arena);
+        let mut c = SchemaConverter::new(&mut defs);
+        let out = c.argument(&shared);
+        let (found, cut) = all_defs(c, [&out]).unwrap();
+        assert!(!cut);
+        assert!(found.contains_key("Deep"));
+        assert_eq!(defs.findings.len(), 1);
+        assert_eq!(defs.findings[0].pointer, "/components/schemas/Deep");
+        assert!(defs.findings[0].message.contains("was cut"));
     }
 }

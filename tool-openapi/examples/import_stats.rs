@@ -1,0 +1,70 @@
+//! Imports one OpenAPI document and prints what came out: operations,
+//! failures, warnings, tool sizes, time. For measuring (`/usr/bin/time -v`).
+//!
+//! ```text
+//! cargo run --release -p tool-openapi --example import_stats -- FILE [--register] [--no-check]
+//! cargo run --release -p tool-openapi --example import_stats -- --write docusign|graph OUT
+//! ```
+#![allow(clippy::print_stdout, clippy::unwrap_used)]
+
+#[path = "../tests/common/synthetic.rs"]
+mod synthetic;
+
+use std::time::Instant;
+
+use tool_core::{NameRules, ToolRegistry};
+use tool_openapi::{ImportOptions, OpenApiTool, api_definition, import_openapi};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--write") {
+        let shape = match args.get(1).map(String::as_str) {
+            Some("graph") => synthetic::Shape::graph_like(),
+            _ => synthetic::Shape::docusign_like(),
+        };
+        let out = args.get(2).ok_or("--write SHAPE OUT")?;
+        std::fs::write(out, shape.text())?;
+        return Ok(());
+    }
+    let file = args.first().ok_or("FILE")?;
+    let register = args.iter().any(|a| a == "--register");
+    let check = !args.iter().any(|a| a == "--no-check");
+    let text = std::fs::read_to_string(file)?;
+    let start = Instant::now();
+    let import = import_openapi(&text, &ImportOptions::new().check_schemas(check))?;
+    let imported = start.elapsed();
+    let mut total = 0usize;
+    let mut largest = (0usize, String::new());
+    let mut most_defs = 0usize;
+    for op in &import.document.operations {
+        let size = serde_json::to_string(&api_definition(op))?.len();
+        total += size;
+        most_defs = most_defs.max(op.definitions.len());
+        if size > largest.0 {
+            largest = (size, op.operation_id.clone());
+        }
+    }
+    let operations = import.document.operations.len();
+    println!(
+        "{} bytes: {operations} operations, {} failures, {} warnings; import {:.1} ms; tool JSON {total} chars, largest {} ({} chars), most $defs {most_defs}",
+        text.len(),
+        import.failures.len(),
+        import.warnings.len(),
+        imported.as_secs_f64() * 1e3,
+        largest.1,
+        largest.0,
+    );
+    if let Some(f) = import.failures.first() {
+        println!("first failure: {f}");
+    }
+    if register {
+        let start = Instant::now();
+        let mut registry = ToolRegistry::new().with_name_rules(NameRules::Foreign);
+        OpenApiTool::builder(import.document, "api").register(&mut registry)?;
+        println!(
+            "registered in {:.1} ms",
+            start.elapsed().as_secs_f64() * 1e3
+        );
+    }
+    Ok(())
+}

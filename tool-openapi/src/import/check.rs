@@ -1,0 +1,115 @@
+//! The import-time check that an operation's arguments schema compiles,
+//! shared across the document.
+//!
+//! 1. An operation whose `$defs` are small (at most [`KEEP_DEFS_CHARS`] of
+//!    JSON, the usual case) is compiled whole and the compilation is kept:
+//!    building a tool from it reuses it.
+//! 2. A larger one is checked in parts: each shared definition it reaches
+//!    once per document ([`SharedDefs::check`]), then its own schema with
+//!    its `$defs` stubbed. Nothing is kept: the registry compiles what it
+//!    offers, and a document of thousands of operations sharing one web of
+//!    definitions is checked in time proportional to its size.
+//! 3. When a part fails, the operation goes through step 1 after all, so
+//!    its ECMA-262 patterns are repaired (see the pattern module) or the
+//!    message names the fault.
+
+use serde_json::{Map, Value};
+use tool_core::{CompiledSchema, Violation};
+
+use crate::compile::{parameters_schema, parameters_schema_with};
+use crate::pointer;
+
+use super::pattern;
+use super::shared::{SharedDefs, json_len};
+
+/// `$defs` up to this many bytes of JSON are compiled with the operation
+/// and kept.
+pub(crate) const KEEP_DEFS_CHARS: usize = 16_000;
+
+/// Checks `op` (see the module docs): `Ok(Some)` is a compilation to keep.
+pub(crate) fn check(
+    defs: &mut SharedDefs<'_>,
+    op: &mut crate::document::Operation,
+    at: &str,
+    warnings: &mut Vec<Violation>,
+) -> Result<Option<CompiledSchema>, String> {
+    if op.definitions.is_empty() || json_len(&op.definitions) <= KEEP_DEFS_CHARS {
+        return compile_check(op, at, warnings).map(Some);
+    }
+    let shared_ok = op.definitions.iter().all(|(name, value)| {
+        value.as_object().is_some_and(Map::is_empty) || defs.check(name).is_ok()
+    });
+    if shared_ok {
+        let stubs: Map<String, Value> = op
+            .definitions
+            .keys()
+            .map(|name| (name.clone(), Value::Bool(true)))
+            .collect();
+        if CompiledSchema::try_compile(&parameters_schema_with(op, stubs)).is_ok() {
+            return Ok(None);
+        }
+    }
+    compile_check(op, at, warnings).map(|_| None)
+}
+
+/// Compiles an operation's arguments schema, keeping the schema so that
+/// building the tool reuses this compilation; `Err(message)` when
+/// `tool-core` would refuse it. A schema that does not compile has its
+/// ECMA-262 patterns repaired (see the pattern module; each repair is a
+/// warning at `at`) and is compiled again; the repairs go into the
+/// operation's parameters and definitions. (Sequential: on a loaded
+/// two-core machine a threaded version measured slower.)
+pub(crate) fn compile_check(
+    op: &mut crate::document::Operation,
+    at: &str,
+    warnings: &mut Vec<Violation>,
+) -> Result<CompiledSchema, String> {
+    let message = |e: tool_core::Error| match e {
+        tool_core::Error::InvalidSchema { message, .. } => message,
+        other => other.to_string(),
+    };
+    let first = match CompiledSchema::try_compile_kept(parameters_schema(op)) {
+        Ok(compiled) => return Ok(compiled),
+        Err(e) => message(e),
+    };
+    let mut fixed = 0;
+    for parameter in &mut op.parameters {
+        let arg = parameter.argument_name().to_owned();
+        for fix in pattern::repair(&mut parameter.schema) {
+            fixed += 1;
+            warnings.push(pattern_warning(
+                at,
+                &format!("/properties/{}{}", pointer::escape(&arg), fix.pointer),
+                &fix,
+            ));
+        }
+    }
+    for (name, schema) in &mut op.definitions {
+        for fix in pattern::repair(schema) {
+            fixed += 1;
+            warnings.push(pattern_warning(
+                at,
+                &format!("/$defs/{}{}", pointer::escape(name), fix.pointer),
+                &fix,
+            ));
+        }
+    }
+    if fixed == 0 {
+        return Err(first);
+    }
+    CompiledSchema::try_compile_kept(parameters_schema(op)).map_err(message)
+}
+
+fn pattern_warning(at: &str, inner: &str, fix: &pattern::PatternFix) -> Violation {
+    let outcome = match &fix.replacement {
+        Some(replacement) => format!("checked as `{replacement}`"),
+        None => "dropped (the server still checks it)".to_owned(),
+    };
+    Violation {
+        pointer: at.to_owned(),
+        message: format!(
+            "the ECMA-262 pattern `{}` (arguments schema {inner}) does not compile as written: {outcome}",
+            fix.original
+        ),
+    }
+}

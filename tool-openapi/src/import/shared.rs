@@ -1,0 +1,497 @@
+//! The document's shared definitions: every component schema an operation
+//! reaches is converted once per import, under one name, and each
+//! operation's `$defs` holds exactly the definitions its arguments reach.
+//!
+//! How a definition is made:
+//!
+//! 1. A `$ref` met while converting is only *named* (`#/$defs/<Name>`, the
+//!    last segment of the reference made `[A-Za-z0-9_-]`, `_2`, `_3`… on a
+//!    clash); nothing is followed, so recursion cannot overflow or blow up.
+//! 2. When an operation first needs it, the target is converted in that
+//!    pointer form, once for the whole document.
+//! 3. Its pointers to *small leaves* (definitions without references of
+//!    their own, at most [`INLINE_LEAF_CHARS`] of JSON) are replaced by a
+//!    copy: an enum or a two-field object reads better in place.
+//! 4. An operation's `$defs` are the definitions reachable from its
+//!    arguments, in name order; a reference that points at nothing (or
+//!    outside the document) fails the operations reaching it.
+//!
+//! Checking that schemas compile follows the same sharing: each definition
+//! is compiled once, alone, with its own references stubbed (see
+//! [`SharedDefs::check`]).
+
+use std::collections::{HashMap, VecDeque};
+
+use serde_json::{Map, Value};
+use tool_core::{CompiledSchema, Violation};
+
+use super::refs::Refs;
+use super::schema;
+
+/// A leaf definition at most this long (as JSON) is copied in place.
+pub(crate) const INLINE_LEAF_CHARS: usize = 600;
+
+/// How many `$ref`/`allOf` levels an argument's own schema is written out.
+const MAX_TOP_INLINE: usize = 8;
+
+struct Entry<'a> {
+    reference: &'a str,
+    name: String,
+    /// Converted (pointer form, then expanded once `expanded`).
+    value: Option<Value>,
+    expanded: bool,
+    leaf: bool,
+    /// JSON length (pointer form; once expanded, as expanded).
+    size: usize,
+    /// JSON length once expanded, without descriptions.
+    plain: usize,
+    /// Descriptions the plain form lacks.
+    descriptions: usize,
+    problem: Option<String>,
+    deps: Vec<usize>,
+    checked: Option<Result<(), String>>,
+}
+
+/// The definitions of one document (see the module docs).
+pub(crate) struct SharedDefs<'a> {
+    refs: Refs<'a>,
+    openapi30: bool,
+    by_ref: HashMap<&'a str, usize>,
+    by_name: HashMap<String, usize>,
+    entries: Vec<Entry<'a>>,
+    /// Cuts inside definitions, each reported once at its component.
+    pub(crate) findings: Vec<Violation>,
+}
+
+impl<'a> SharedDefs<'a> {
+    pub(crate) fn new(refs: Refs<'a>, openapi30: bool) -> Self {
+        Self {
+            refs,
+            openapi30,
+            by_ref: HashMap::new(),
+            by_name: HashMap::new(),
+            entries: Vec::new(),
+            findings: Vec::new(),
+        }
+    }
+
+    pub(crate) fn openapi30(&self) -> bool {
+        self.openapi30
+    }
+
+    /// The definition name of `reference` (registered on first use).
+    pub(crate) fn name(&mut self, reference: &'a str) -> &str {
+        let id = self.id(reference);
+        &self.entries[id].name
+    }
+
+    fn id(&mut self, reference: &'a str) -> usize {
+        if let Some(&id) = self.by_ref.get(reference) {
+            return id;
+        }
+        let last = reference.rsplit('/').next().unwrap_or("def");
+        let mut base: String = last
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        if base.is_empty() {
+            base.push_str("def");
+        }
+        let mut name = base.clone();
+        let mut n = 2;
+        while self.by_name.contains_key(&name) {
+            name = format!("{base}_{n}");
+            n += 1;
+        }
+        let id = self.entries.len();
+        self.entries.push(Entry {
+            reference,
+            name: name.clone(),
+            value: None,
+            expanded: false,
+            leaf: false,
+            size: 0,
+            plain: 0,
+            descriptions: 0,
+            problem: None,
+            deps: Vec::new(),
+            checked: None,
+        });
+        self.by_ref.insert(reference, id);
+        self.by_name.insert(name, id);
+        id
+    }
+
+    /// The id a `{"$ref": "#/$defs/<Name>"}` object points at.
+    fn pointer_id(&self, value: &Value) -> Option<usize> {
+        let name = value.get("$ref")?.as_str()?.strip_prefix("#/$defs/")?;
+        self.by_name.get(name).copied()
+    }
+
+    /// Step 2: the target converted in pointer form, once.
+    fn convert(&mut self, id: usize) {
+        if self.entries[id].value.is_some() {
+            return;
+        }
+        // Mark first: a definition pointing at itself finds itself in progress.
+        self.entries[id].value = Some(Value::Bool(true));
+        let reference = self.entries[id].reference;
+        let (value, problem) = match self.refs.get(reference) {
+            Ok(node) => {
+                let mut cut = false;
+                let value = schema::convert(self, node, &mut cut);
+                if cut {
+                    self.findings.push(Violation {
+                        pointer: reference.trim_start_matches('#').to_owned(),
+                        message: format!(
+                            "schema nested deeper than {} levels was cut to {{}} (accepts anything there)",
+                            schema::MAX_DEPTH
+                        ),
+                    });
+                }
+                (value, None)
+            }
+            Err(message) => (Value::Object(Map::new()), Some(message)),
+        };
+        let entry = &mut self.entries[id];
+        entry.leaf = problem.is_none() && value.is_object() && !has_pointer(&value);
+        entry.size = json_len(&value);
+        entry.problem = problem;
+        entry.value = Some(value);
+    }
+
+    /// Step 3, once: the definition with its small leaves in place.
+    fn expanded(&mut self, id: usize) -> &Value {
+        self.convert(id);
+        if !self.entries[id].expanded {
+            self.entries[id].expanded = true;
+            // A placeholder keeps the entry converted while it is expanded.
+            let mut value = self.entries[id]
+                .value
+                .replace(Value::Bool(true))
+                .unwrap_or(Value::Bool(true));
+            self.expand(&mut value);
+            let mut deps = Vec::new();
+            self.pointers(&value, &mut deps);
+            let entry = &mut self.entries[id];
+            entry.deps = deps;
+            entry.size = json_len(&value);
+            let mut plain = value.clone();
+            entry.descriptions = strip_descriptions(&mut plain);
+            entry.plain = json_len(&plain);
+            entry.value = Some(value);
+        }
+        self.entries[id]
+            .value
+            .as_ref()
+            .unwrap_or(&Value::Bool(true))
+    }
+
+    /// Replaces pointers to small leaves in `value` by copies of them.
+    pub(crate) fn expand(&mut self, value: &mut Value) {
+        match value {
+            Value::Object(object) => {
+                if let Some(id) = self.pointer_id_in(object) {
+                    self.convert(id);
+                    let entry = &self.entries[id];
+                    if entry.leaf
+                        && entry.size <= INLINE_LEAF_CHARS
+                        && let Some(Value::Object(target)) = &entry.value
+                    {
+                        let mut copy = target.clone();
+                        for (key, sibling) in std::mem::take(object) {
+                            if key != "$ref" {
+                                copy.insert(key, sibling);
+                            }
+                        }
+                        *object = copy;
+                    }
+                    return;
+                }
+                for (key, child) in object.iter_mut() {
+                    if !is_data(key) {
+                        self.expand(child);
+                    }
+                }
+            }
+            Value::Array(items) => {
+                for item in items {
+                    self.expand(item);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn pointer_id_in(&self, object: &Map<String, Value>) -> Option<usize> {
+        let name = object.get("$ref")?.as_str()?.strip_prefix("#/$defs/")?;
+        self.by_name.get(name).copied()
+    }
+
+    /// The ids of the pointers in `value` (not looking into data keywords).
+    fn pointers(&self, value: &Value, out: &mut Vec<usize>) {
+        match value {
+            Value::Object(object) => {
+                if let Some(id) = self.pointer_id_in(object) {
+                    if !out.contains(&id) {
+                        out.push(id);
+                    }
+                    return;
+                }
+                for (key, child) in object {
+                    if !is_data(key) {
+                        self.pointers(child, out);
+                    }
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|i| self.pointers(i, out)),
+            _ => {}
+        }
+    }
+
+    /// An argument's own schema written out: its `$ref` (and those of its
+    /// top `allOf` parts) replaced by the definition, then small leaves put
+    /// in place. A reference that points at nothing is a problem.
+    pub(crate) fn inline_top(&mut self, value: Value, problems: &mut Vec<String>) -> Value {
+        let mut value = self.inline_level(value, 0, problems);
+        self.expand(&mut value);
+        value
+    }
+
+    fn inline_level(
+        &mut self,
+        mut value: Value,
+        depth: usize,
+        problems: &mut Vec<String>,
+    ) -> Value {
+        if depth >= MAX_TOP_INLINE {
+            return value;
+        }
+        if let Some(id) = self.pointer_id(&value) {
+            let target = self.expanded(id).clone();
+            if let Some(problem) = &self.entries[id].problem {
+                problems.push(problem.clone());
+                return Value::Object(Map::new());
+            }
+            if let (Value::Object(mut target), Value::Object(siblings)) = (target, value.clone()) {
+                for (key, sibling) in siblings {
+                    if key != "$ref" {
+                        target.insert(key, sibling);
+                    }
+                }
+                value = self.inline_level(Value::Object(target), depth + 1, problems);
+            }
+        }
+        if let Some(Value::Array(parts)) = value.get_mut("allOf") {
+            let taken = std::mem::take(parts);
+            let inlined: Vec<Value> = taken
+                .into_iter()
+                .map(|part| self.inline_level(part, depth + 1, problems))
+                .collect();
+            if let Some(Value::Array(parts)) = value.get_mut("allOf") {
+                *parts = inlined;
+            }
+        }
+        value
+    }
+
+    /// Step 4: the definitions reachable from `roots` with their distance
+    /// (1: pointed at by an argument), nearest first; the first problem of
+    /// one of them fails the operation.
+    pub(crate) fn reach<'v>(
+        &mut self,
+        roots: impl IntoIterator<Item = &'v Value>,
+    ) -> Result<Vec<(usize, usize)>, String> {
+        let mut first = Vec::new();
+        for root in roots {
+            self.pointers(root, &mut first);
+        }
+        let mut seen: std::collections::HashSet<usize> = first.iter().copied().collect();
+        let mut queue: VecDeque<(usize, usize)> = first.into_iter().map(|id| (id, 1)).collect();
+        let mut out = Vec::new();
+        while let Some((id, distance)) = queue.pop_front() {
+            self.expanded(id);
+            if let Some(problem) = &self.entries[id].problem {
+                return Err(problem.clone());
+            }
+            out.push((id, distance));
+            for &dep in &self.entries[id].deps {
+                if seen.insert(dep) {
+                    queue.push_back((dep, distance + 1));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// What definition `id` adds to a `$defs` object, as JSON.
+    pub(crate) fn entry_len(&self, id: usize, plain: bool) -> usize {
+        let entry = &self.entries[id];
+        entry.name.len() + 4 + if plain { entry.plain } else { entry.size }
+    }
+
+    /// How many descriptions definition `id` loses in its plain form.
+    pub(crate) fn description_count(&self, id: usize) -> usize {
+        self.entries[id].descriptions
+    }
+
+    /// The name of definition `id`.
+    pub(crate) fn entry_name(&self, id: usize) -> &str {
+        &self.entries[id].name
+    }
+
+    /// The `$defs` of `reached`, by name: definitions at distance `cut_at`
+    /// become `{}` (accepting anything), farther ones are left out (only
+    /// those point at them), `plain` ones lose their descriptions.
+    pub(crate) fn materialize(
+        &self,
+        reached: &[(usize, usize)],
+        cut_at: usize,
+        plain: bool,
+    ) -> Map<String, Value> {
+        let mut ids: Vec<(usize, usize)> = reached.to_vec();
+        ids.sort_by(|a, b| self.entries[a.0].name.cmp(&self.entries[b.0].name));
+        let mut out = Map::with_capacity(ids.len());
+        for (id, distance) in ids {
+            if distance > cut_at {
+                continue;
+            }
+            let entry = &self.entries[id];
+            let value = if distance == cut_at {
+                Value::Object(Map::new())
+            } else {
+                let mut value = entry.value.clone().unwrap_or(Value::Bool(true));
+                if plain {
+                    strip_descriptions(&mut value);
+                }
+                value
+            };
+            out.insert(entry.name.clone(), value);
+        }
+        out
+    }
+
+    /// Whether definition `name` compiles, checked once per document: the
+    /// definition alone, its references stubbed with `true` (each is
+    /// checked on its own). Unknown names pass (nothing shared to check).
+    pub(crate) fn check(&mut self, name: &str) -> Result<(), String> {
+        let Some(&id) = self.by_name.get(name) else {
+            return Ok(());
+        };
+        if let Some(result) = &self.entries[id].checked {
+            return result.clone();
+        }
+        let value = self.expanded(id).clone();
+        let mut stubs = Map::new();
+        for &dep in &self.entries[id].deps {
+            stubs.insert(self.entries[dep].name.clone(), Value::Bool(true));
+        }
+        let mut schema = Map::new();
+        schema.insert("$defs".into(), Value::Object(stubs));
+        schema.insert("allOf".into(), Value::Array(vec![value]));
+        let result = CompiledSchema::try_compile(&Value::Object(schema))
+            .map(|_| ())
+            .map_err(|e| match e {
+                tool_core::Error::InvalidSchema { message, .. } => message,
+                other => other.to_string(),
+            });
+        self.entries[id].checked = Some(result.clone());
+        result
+    }
+}
+
+/// Removes `description` from a schema and every schema inside it;
+/// returns how many.
+pub(crate) fn strip_descriptions(schema: &mut Value) -> usize {
+    let mut removed = 0;
+    each_schema(schema, &mut |object| {
+        if object.get("description").is_some_and(Value::is_string) {
+            object.remove("description");
+            removed += 1;
+        }
+    });
+    removed
+}
+
+/// Calls `f` on `schema` (when an object) and every subschema inside it,
+/// outermost first.
+pub(crate) fn each_schema(schema: &mut Value, f: &mut impl FnMut(&mut Map<String, Value>)) {
+    let Value::Object(object) = schema else {
+        return;
+    };
+    f(object);
+    for (key, child) in object.iter_mut() {
+        match key.as_str() {
+            "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => {
+                if let Value::Object(map) = child {
+                    map.values_mut().for_each(|s| each_schema(s, f));
+                }
+            }
+            "items"
+            | "additionalProperties"
+            | "not"
+            | "contains"
+            | "propertyNames"
+            | "if"
+            | "then"
+            | "else"
+            | "unevaluatedProperties"
+            | "unevaluatedItems"
+            | "additionalItems"
+            | "allOf"
+            | "anyOf"
+            | "oneOf"
+            | "prefixItems" => match child {
+                Value::Array(list) => list.iter_mut().for_each(|s| each_schema(s, f)),
+                other => each_schema(other, f),
+            },
+            _ => {}
+        }
+    }
+}
+
+/// Keywords whose values are data, not schemas.
+fn is_data(key: &str) -> bool {
+    matches!(key, "enum" | "const" | "default" | "examples" | "example")
+}
+
+fn has_pointer(value: &Value) -> bool {
+    match value {
+        Value::Object(object) => {
+            object
+                .get("$ref")
+                .and_then(Value::as_str)
+                .is_some_and(|r| r.starts_with("#/$defs/"))
+                || object
+                    .iter()
+                    .any(|(key, child)| !is_data(key) && has_pointer(child))
+        }
+        Value::Array(items) => items.iter().any(has_pointer),
+        _ => false,
+    }
+}
+
+/// The length of `value` as compact JSON, without writing it anywhere.
+pub(crate) fn json_len<T: serde::Serialize + ?Sized>(value: &T) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    match serde_json::to_writer(&mut count, value) {
+        Ok(()) => count.0,
+        Err(_) => 0,
+    }
+}
