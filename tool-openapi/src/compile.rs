@@ -6,7 +6,9 @@
 //! `boolean`) with its description is the property's schema, and
 //! `required` lists exactly the required arguments. Approval comes from
 //! the operation's override, else from the method (`get`/`head` →
-//! `never`, everything else → `required`).
+//! `never`, everything else → `required`). An operation with a file
+//! argument (a multipart upload, a binary body) reads host files, so its
+//! API is marked [`touching_host`](tool_core::ApiDefinition::touching_host).
 
 use std::hash::{BuildHasher, Hash, Hasher, RandomState};
 use std::sync::OnceLock;
@@ -76,9 +78,15 @@ fn definition_with(operation: &Operation, parameters: Value) -> ApiDefinition {
     } else {
         operation.description.clone()
     };
-    ApiDefinition::new(operation.operation_id.clone(), description)
+    let definition = ApiDefinition::new(operation.operation_id.clone(), description)
         .with_parameters(parameters)
-        .with_intervention(operation.intervention())
+        .with_intervention(operation.intervention());
+    // File arguments read host files: the gate confines such calls or asks.
+    if operation.parameters.iter().any(|p| p.file) {
+        definition.touching_host()
+    } else {
+        definition
+    }
 }
 
 /// The manifest of the tool `identifier` compiled from `document`: one API

@@ -28,7 +28,8 @@
 //! A failed call carries one of the [`codes`]: `http_status`,
 //! `connection_refused`, `dns_failure`, `timeout`, `too_many_redirects`,
 //! `body_too_large`, `ssrf_blocked`, `invalid_arguments`, `request_failed`,
-//! `no_base_url`, `file_refused`, `file_unreadable`.
+//! `no_base_url`, `file_refused`, `file_unreadable`, and tool-core's
+//! `confinement_refused` for a secret file argument of a confined call.
 //!
 //! # Example
 //!

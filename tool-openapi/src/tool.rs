@@ -52,6 +52,7 @@ impl OpenApiTool {
             guard: None,
             client: None,
             workspace: None,
+            home: None,
             max_upload_bytes: DEFAULT_MAX_UPLOAD_BYTES,
         }
     }
@@ -67,7 +68,20 @@ impl OpenApiTool {
 /// Defaults: no provider headers, no credentials, the default
 /// [`SsrfGuard`] and a client built from it; file arguments (multipart
 /// uploads, binary bodies) read from the call's `cwd`, at most
-/// [`DEFAULT_MAX_UPLOAD_BYTES`] per file. A host that shares one client
+/// [`DEFAULT_MAX_UPLOAD_BYTES`] per file.
+///
+/// # File arguments and confinement
+///
+/// An operation with a file argument reads host files, so its API is
+/// marked [`touches_host`](tool_core::ApiDefinition::touches_host): the
+/// approval gate confines it or asks. When the call's context carries a
+/// [`Confinement`](tool_core::Confinement) of `read_only` or
+/// `workspace_write`, a file in a secret class
+/// ([`PathClass`](tool_core::PathClass) with
+/// [`PathRole::Secret`](tool_core::PathRole::Secret): `.env`, private keys,
+/// `~/.ssh`…), named directly or reached through a link, is refused with
+/// [`ErrorCode::CONFINEMENT_REFUSED`] and nothing is sent; under
+/// `full_access` (or no confinement) the workspace rule alone applies. A host that shares one client
 /// (and its connection pool) across tools passes it with
 /// [`client`](Self::client); it should come from the same guard's
 /// [`build_client`](SsrfGuard::build_client).
@@ -81,6 +95,7 @@ pub struct OpenApiToolBuilder {
     guard: Option<SsrfGuard>,
     client: Option<reqwest::Client>,
     workspace: Option<PathBuf>,
+    home: Option<PathBuf>,
     max_upload_bytes: u64,
 }
 
@@ -142,6 +157,13 @@ impl OpenApiToolBuilder {
     /// through `..` or symbolic links, are refused.
     pub fn workspace(mut self, dir: impl Into<PathBuf>) -> Self {
         self.workspace = Some(dir.into());
+        self
+    }
+
+    /// The home directory that secret classes anchored at `~` resolve
+    /// against (default: `HOME`).
+    pub fn home(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.home = Some(dir.into());
         self
     }
 
@@ -222,6 +244,7 @@ impl OpenApiToolBuilder {
                 secret_texts: self.secret_texts,
                 workspace: self.workspace,
                 max_upload_bytes: self.max_upload_bytes,
+                home: self.home,
             }),
         })
     }

@@ -11,7 +11,7 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde_json::{Value, json};
-use tool_core::{Invoker, NameRules, ToolCall, ToolContext, ToolOutput, ToolRegistry};
+use tool_core::{Confinement, Invoker, NameRules, ToolCall, ToolContext, ToolOutput, ToolRegistry};
 use tool_openapi::{ImportOptions, OpenApiTool, SsrfGuard, SsrfPolicy, import_value};
 
 async fn start() -> SocketAddr {
@@ -173,11 +173,15 @@ async fn setup() -> Fixture {
 }
 
 async fn call(fixture: &Fixture, api: &str, args: Value) -> ToolOutput {
+    call_in(fixture, api, args, &ToolContext::new()).await
+}
+
+async fn call_in(fixture: &Fixture, api: &str, args: Value, ctx: &ToolContext) -> ToolOutput {
     Invoker::default()
         .invoke_in(
             &fixture.registry,
             &ToolCall::new(format!("bodies____{api}"), args.to_string()),
-            &ToolContext::new(),
+            ctx,
         )
         .await
 }
@@ -327,4 +331,61 @@ async fn responses_that_are_not_json_come_back_as_text_or_a_binary_summary() {
         "{}",
         out.content
     );
+}
+
+#[tokio::test]
+async fn file_operations_touch_the_host_and_confined_calls_never_read_secrets() {
+    let fixture = setup().await;
+    let manifest = fixture.registry.get("bodies").unwrap().manifest().clone();
+    let touching: Vec<&str> = manifest
+        .api
+        .iter()
+        .filter(|a| a.touches_host)
+        .map(|a| a.name.as_str())
+        .collect();
+    assert_eq!(touching, ["upload", "sendFile", "redirected"]);
+
+    let dir = fixture.workspace.path();
+    std::fs::write(dir.join(".env"), "TOKEN=s3cr3t\n").unwrap();
+    std::fs::write(dir.join("deploy.key"), "-----BEGIN KEY-----").unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(dir.join(".env"), dir.join("notes.txt")).unwrap();
+    for confinement in [Confinement::read_only(), Confinement::workspace_write()] {
+        let ctx = ToolContext::new().with_extension(confinement.clone());
+        let mut cases = vec![
+            ("upload", json!({"file": ".env"})),
+            (
+                "upload",
+                json!({"file": "report.csv", "extra": ["deploy.key"]}),
+            ),
+            ("sendFile", json!({"body": ".env"})),
+        ];
+        if cfg!(unix) {
+            // Reached through a link: judged on what is read.
+            cases.push(("sendFile", json!({"body": "notes.txt"})));
+        }
+        for (api, args) in cases {
+            let out = call_in(&fixture, api, args.clone(), &ctx).await;
+            assert_eq!(
+                out.error_code().unwrap(),
+                "confinement_refused",
+                "{api} {args} under {confinement:?}: {out:?}"
+            );
+            assert!(out.content.contains("secret"), "{}", out.content);
+            assert!(out.content.contains("Nothing was sent"), "{}", out.content);
+            assert!(!out.content.contains("s3cr3t"));
+        }
+        // Ordinary workspace files still go.
+        let out = call_in(&fixture, "upload", json!({"file": "report.csv"}), &ctx).await;
+        assert!(out.success, "{out:?}");
+    }
+    // Unconfined (full access, or no confinement at all): the workspace
+    // rule alone applies.
+    for ctx in [
+        ToolContext::new(),
+        ToolContext::new().with_extension(Confinement::FullAccess),
+    ] {
+        let out = call_in(&fixture, "sendFile", json!({"body": ".env"}), &ctx).await;
+        assert!(out.success, "{out:?}");
+    }
 }

@@ -20,6 +20,7 @@ use std::hash::{BuildHasher, Hasher, RandomState};
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
+use tool_core::{PathClass, PathRole};
 
 use super::request::scalar_text;
 use crate::document::FieldEncoding;
@@ -220,14 +221,20 @@ pub(crate) enum FileProblem {
     Refused(String),
     /// Missing, not a regular file, too large, or unreadable.
     Unreadable(String),
+    /// A secret path (a [`PathRole::Secret`] class) while the call runs
+    /// confined.
+    Secret(String),
 }
 
 /// Reads the workspace file `given` (relative to `root`, or absolute
-/// inside it), at most `limit` bytes.
+/// inside it), at most `limit` bytes. With `secrets` (the call runs
+/// confined; the home directory secret classes anchor at), a path in a
+/// secret class, as given or as reached through links, is refused.
 pub(crate) fn read_workspace_file(
     root: &Path,
     given: &str,
     limit: u64,
+    secrets: Option<Option<&Path>>,
 ) -> Result<(String, Vec<u8>), FileProblem> {
     let root = std::fs::canonicalize(root).map_err(|e| {
         FileProblem::Refused(format!(
@@ -249,6 +256,16 @@ pub(crate) fn read_workspace_file(
         return Err(FileProblem::Refused(format!(
             "`{given}` is outside the workspace"
         )));
+    }
+    if let Some(home) = secrets {
+        let found = PathClass::find(PathRole::Secret, &candidate, home)
+            .or_else(|| PathClass::find(PathRole::Secret, &real, home));
+        if let Some(class) = found {
+            return Err(FileProblem::Secret(format!(
+                "`{given}` is a secret ({}: {}), not read by a confined call",
+                class.name, class.description
+            )));
+        }
     }
     let metadata =
         std::fs::metadata(&real).map_err(|e| FileProblem::Unreadable(format!("`{given}`: {e}")))?;
@@ -360,36 +377,36 @@ mod tests {
         std::fs::write(inside.join("a.txt"), b"abc").unwrap();
         std::fs::write(dir.path().join("secret"), b"s").unwrap();
         assert_eq!(
-            read_workspace_file(&inside, "a.txt", 10).unwrap(),
+            read_workspace_file(&inside, "a.txt", 10, None).unwrap(),
             ("a.txt".into(), b"abc".to_vec())
         );
         assert!(matches!(
-            read_workspace_file(&inside, "../secret", 10),
+            read_workspace_file(&inside, "../secret", 10, None),
             Err(FileProblem::Refused(_))
         ));
         let absolute = dir.path().join("secret");
         assert!(matches!(
-            read_workspace_file(&inside, &absolute.to_string_lossy(), 10),
+            read_workspace_file(&inside, &absolute.to_string_lossy(), 10, None),
             Err(FileProblem::Refused(_))
         ));
         #[cfg(unix)]
         {
             std::os::unix::fs::symlink(&absolute, inside.join("link")).unwrap();
             assert!(matches!(
-                read_workspace_file(&inside, "link", 10),
+                read_workspace_file(&inside, "link", 10, None),
                 Err(FileProblem::Refused(_))
             ));
         }
         assert!(matches!(
-            read_workspace_file(&inside, "a.txt", 2),
+            read_workspace_file(&inside, "a.txt", 2, None),
             Err(FileProblem::Unreadable(m)) if m.contains("upload limit")
         ));
         assert!(matches!(
-            read_workspace_file(&inside, "nope", 10),
+            read_workspace_file(&inside, "nope", 10, None),
             Err(FileProblem::Unreadable(_))
         ));
         assert!(matches!(
-            read_workspace_file(&inside, ".", 10),
+            read_workspace_file(&inside, ".", 10, None),
             Err(FileProblem::Unreadable(m)) if m.contains("regular file")
         ));
     }

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 use http::{HeaderName, HeaderValue};
 use serde_json::{Value, json};
-use tool_core::{ToolContext, ToolError, ToolOutput};
+use tool_core::{Confinement, ErrorCode, ToolContext, ToolError, ToolOutput};
 
 use crate::codes;
 use crate::credentials::Credentials;
@@ -37,6 +37,8 @@ pub(crate) struct HttpSettings {
     pub workspace: Option<PathBuf>,
     /// The largest file a call uploads, in bytes.
     pub max_upload_bytes: u64,
+    /// The home directory secret classes anchor at (else `HOME`).
+    pub home: Option<PathBuf>,
 }
 
 impl HttpSettings {
@@ -245,10 +247,20 @@ async fn read_files(
         ));
     };
     let limit = settings.max_upload_bytes;
+    // Under a confinement that keeps secrets unreadable, so do file
+    // arguments (the same classes the runtime and the approval layer use).
+    let confinement = ctx.extension::<Confinement>();
+    let confined = matches!(
+        confinement,
+        Some(Confinement::ReadOnly { .. } | Confinement::WorkspaceWrite { .. })
+    );
+    let mode = confinement.map(confinement_name).unwrap_or("full_access");
+    let home = settings.home.clone().or_else(home_dir);
     let read = tokio::task::spawn_blocking(move || {
+        let secrets = confined.then_some(home.as_deref());
         paths
             .iter()
-            .map(|path| read_workspace_file(&root, path, limit))
+            .map(|path| read_workspace_file(&root, path, limit, secrets))
             .collect::<Result<Vec<_>, FileProblem>>()
     })
     .await
@@ -267,5 +279,24 @@ async fn read_files(
             codes::FILE_UNREADABLE,
             format!("{what}: {message}. Nothing was sent."),
         ),
+        FileProblem::Secret(message) => ToolError::new(
+            ErrorCode::CONFINEMENT_REFUSED,
+            format!("{what}: {message} (this call runs under {mode}). Nothing was sent."),
+        ),
     })
+}
+
+/// The host's home directory (`HOME`, when set and not empty).
+fn home_dir() -> Option<PathBuf> {
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+}
+
+fn confinement_name(confinement: &Confinement) -> &'static str {
+    match confinement {
+        Confinement::ReadOnly { .. } => "read_only",
+        Confinement::WorkspaceWrite { .. } => "workspace_write",
+        _ => "full_access",
+    }
 }
