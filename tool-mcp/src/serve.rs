@@ -185,7 +185,7 @@ impl RegistryServer {
     /// gate or asker of its own: the server builds every call's invoker
     /// from it with the gate given to [`new`](Self::new) /
     /// [`live`](Self::live) and the asker chosen per call (see the
-    /// [module guide](self)).
+    /// crate guide).
     pub fn with_invoker(self, invoker: Invoker) -> Self {
         self.edit(|i| i.invoker = invoker)
     }
