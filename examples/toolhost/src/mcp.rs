@@ -1,14 +1,19 @@
 //! toolhost's MCP side: `--mcp-stdio` / `--mcp-http` / `--mcp-config`
 //! servers loaded as tools through tool-mcp, `toolhost mcp serve` (the
 //! host's registry served over MCP, each call through the pipeline and the
-//! host's approval policy), `toolhost mcp tools`, and the demo steps.
+//! host's approval policy), `toolhost mcp tools`, `toolhost mcp call`
+//! (a call with the servers' elicitation answered from the command line),
+//! and the demo steps. `mcp serve --conformance-fixtures` serves the tools
+//! of the official conformance suite's server scenarios ([`conformance`]).
+
+mod conformance;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use clap::Subcommand;
+use clap::{Subcommand, ValueEnum};
 use serde_json::{Value, json};
 use tool_approval::PolicyEngine;
 use tool_core::{LiveRegistry, ToolContext, ToolRegistry};
@@ -29,9 +34,60 @@ pub enum McpCommand {
         /// Listen on ADDR (e.g. 127.0.0.1:8931) instead of stdio.
         #[arg(long, value_name = "ADDR")]
         http: Option<std::net::SocketAddr>,
+        /// List tools under their bare API names (`evaluate`, not
+        /// `calculator____evaluate`) where no other tool has that name.
+        #[arg(long)]
+        bare_names: bool,
+        /// Also serve the tools the official MCP conformance suite calls
+        /// (`test_simple_text`, `test_elicitation`, …; use with `--bare-names`).
+        #[arg(long)]
+        conformance_fixtures: bool,
+    },
+    /// Decide, then run one call, answering MCP servers' questions
+    /// (elicitation) as `--elicitation` says: `{"decision", "output"}`.
+    Call {
+        /// The tool's wire name, e.g. `mcp1____add_numbers`.
+        name: String,
+        /// The raw arguments JSON (default `{}`).
+        args: Option<String>,
+        /// Run a call whose decision is `ask` (a human said yes).
+        #[arg(long)]
+        approve: bool,
+        /// How to answer a server's `elicitation/create` (declared only when given):
+        /// accept with the schema's defaults, or decline.
+        #[arg(long, value_enum)]
+        elicitation: Option<ElicitationAnswer>,
     },
     /// What the configured MCP servers offer: `{"servers": [{"id", "status", "tools"|"error"}]}`.
     Tools,
+}
+
+/// How `toolhost mcp call` answers servers' questions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ElicitationAnswer {
+    /// Accept, with the schema's `default` for every field that has one.
+    AcceptDefaults,
+    /// Decline every question.
+    Decline,
+}
+
+/// Answers every elicitation the same way, and notes each question on
+/// stderr (`{"elicitation": {"server", "message", "answer"}}`).
+struct CommandLineAnswer(ElicitationAnswer);
+
+#[async_trait]
+impl ElicitationHandler for CommandLineAnswer {
+    async fn elicit(&self, server: &str, message: &str, _schema: &Value) -> Elicited {
+        let (answer, name) = match self.0 {
+            ElicitationAnswer::AcceptDefaults => (Elicited::Accept(json!({})), "accept-defaults"),
+            ElicitationAnswer::Decline => (Elicited::Decline, "decline"),
+        };
+        eprintln!(
+            "{}",
+            json!({"elicitation": {"server": server, "message": message, "answer": name}})
+        );
+        answer
+    }
 }
 
 /// The MCP servers given on the command line.
@@ -300,10 +356,24 @@ fn report_json(report: &ServerReport) -> Value {
 /// server (empty when none were given). A server that fails is reported and
 /// the others still load.
 pub async fn attach(host: &mut Host, options: &McpOptions) -> Result<Vec<Value>, Failure> {
+    attach_with(host, options, None).await
+}
+
+/// [`attach`], with the servers' elicitation requests answered by
+/// `elicitation` (and the capability declared only then).
+async fn attach_with(
+    host: &mut Host,
+    options: &McpOptions,
+    elicitation: Option<Arc<dyn ElicitationHandler>>,
+) -> Result<Vec<Value>, Failure> {
     if options.is_empty() {
         return Ok(Vec::new());
     }
-    let manager = manager_for(options.configs()?, guarded(options)?)?;
+    let mut manager_options = guarded(options)?;
+    if let Some(handler) = elicitation {
+        manager_options = manager_options.elicitation(handler);
+    }
+    let manager = manager_for(options.configs()?, manager_options)?;
     let load = McpProvider::new(manager).load_all().await;
     let mut reports: Vec<Value> = load.reports.iter().map(report_json).collect();
     for problem in host.add_tools(load.tools) {
@@ -346,8 +416,38 @@ pub async fn run(
             manager.shutdown().await;
             Ok(json!({ "servers": servers }))
         }
-        McpCommand::Serve { http } => {
+        McpCommand::Call {
+            name,
+            args,
+            approve,
+            elicitation,
+        } => {
             let mut host = Host::new(cwd, policy)?;
+            let handler = elicitation
+                .map(|answer| Arc::new(CommandLineAnswer(answer)) as Arc<dyn ElicitationHandler>);
+            let reports = attach_with(&mut host, options, handler).await?;
+            let called = host
+                .call(&name, args.as_deref().unwrap_or(""), approve)
+                .await;
+            Ok(json!({
+                "decision": crate::host::decision_json(&called.decision),
+                "output": called.output,
+                "mcp": reports,
+            }))
+        }
+        McpCommand::Serve {
+            http,
+            bare_names,
+            conformance_fixtures,
+        } => {
+            let mut host = Host::new(cwd, policy)?;
+            if conformance_fixtures {
+                let tool = conformance::fixture_tool()
+                    .map_err(|e| Failure::Source(format!("conformance fixtures: {e}")))?;
+                if let Some(problem) = host.add_tools(vec![tool]).into_iter().next() {
+                    return Err(Failure::Source(format!("conformance fixtures: {problem}")));
+                }
+            }
             // `--skills` and `--openapi` tools are served like the builtins.
             for finding in crate::skills::attach(&mut host, sources.skills)? {
                 eprintln!("{}", json!({ "warning": { "skills": finding } }));
@@ -357,7 +457,7 @@ pub async fn run(
             // A live registry: the `--mcp-*` servers' tools follow their
             // lists, and this server's clients are told when they change.
             let live = LiveRegistry::from(registry);
-            let server = serving(live.clone(), engine, ctx);
+            let server = serving(live.clone(), engine, ctx).with_bare_names(bare_names);
             let mut follower = None;
             if !options.is_empty() {
                 let manager = manager_for(options.configs()?, guarded(options)?)?;
