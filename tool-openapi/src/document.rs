@@ -35,6 +35,36 @@ pub struct ApiDocument {
     /// `securitySchemes`); their secrets live in [`Credentials`](crate::Credentials), never here.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub security_schemes: Vec<SecurityScheme>,
+    /// The server URL template [`server`](Self::server) was made from, when
+    /// it has variables (OpenAPI `servers[0]`), so a host can choose other
+    /// values later ([`with_server_variables`](Self::with_server_variables)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_template: Option<ServerTemplate>,
+}
+
+/// A server URL with `{variables}` (OpenAPI server object).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerTemplate {
+    /// `https://{region}.api.example.com/{version}`.
+    pub url: String,
+    /// The variables, by name.
+    pub variables: std::collections::BTreeMap<String, ServerVariable>,
+    /// The base a relative URL was resolved against at import, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
+}
+
+/// One server variable: its default and allowed values.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerVariable {
+    /// The value used when none is chosen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<String>,
+    /// The allowed values (empty: any).
+    #[serde(default, rename = "enum", skip_serializing_if = "Vec::is_empty")]
+    pub allowed: Vec<String>,
 }
 
 impl ApiDocument {
@@ -69,6 +99,78 @@ impl ApiDocument {
             return Ok(());
         }
         self.server = crate::server::resolve(&self.server, base)?;
+        Ok(())
+    }
+
+    /// Chooses server variable values (`name → value`, each checked against
+    /// its `enum`; the others keep their default) and rebuilds
+    /// [`server`](Self::server) from [`server_template`](Self::server_template),
+    /// resolving a relative result against `base` (else the import's base).
+    ///
+    /// ```
+    /// use tool_openapi::{ImportOptions, import_openapi};
+    /// let text = r#"{"openapi": "3.0.3", "info": {"title": "T", "version": "1"},
+    ///   "servers": [{"url": "https://{region}.api.example.com", "variables": {"region": {"default": "eu", "enum": ["eu", "us"]}}}],
+    ///   "paths": {"/pets": {"get": {"operationId": "list", "responses": {}}}}}"#;
+    /// let mut doc = import_openapi(text, &ImportOptions::new())?.document;
+    /// assert_eq!(doc.server, "https://eu.api.example.com");
+    /// doc.with_server_variables(&[("region", "us")], None)?;
+    /// assert_eq!(doc.server, "https://us.api.example.com");
+    /// assert!(doc.with_server_variables(&[("region", "mars")], None).is_err());
+    /// # Ok::<(), tool_openapi::Error>(())
+    /// ```
+    pub fn with_server_variables(
+        &mut self,
+        values: &[(&str, &str)],
+        base: Option<&str>,
+    ) -> Result<(), crate::Error> {
+        let invalid =
+            |field: String, message: String| crate::Error::InvalidConfig { field, message };
+        let Some(template) = &self.server_template else {
+            return Err(invalid(
+                "server_variables".into(),
+                "the document's server has no variables".into(),
+            ));
+        };
+        for (name, value) in values {
+            let Some(variable) = template.variables.get(*name) else {
+                let known: Vec<&str> = template.variables.keys().map(String::as_str).collect();
+                return Err(invalid(
+                    format!("server_variables.{name}"),
+                    format!("no server variable `{name}` (known: {})", known.join(", ")),
+                ));
+            };
+            if !variable.allowed.is_empty() && !variable.allowed.iter().any(|a| a == value) {
+                return Err(invalid(
+                    format!("server_variables.{name}"),
+                    format!(
+                        "server variable `{name}` cannot be `{value}` (one of: {})",
+                        variable.allowed.join(", ")
+                    ),
+                ));
+            }
+        }
+        let mut url = template.url.clone();
+        for (name, variable) in &template.variables {
+            let value = values
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| *v)
+                .or(variable.default.as_deref())
+                .or(variable.allowed.first().map(String::as_str))
+                .unwrap_or("");
+            url = url.replace(&format!("{{{name}}}"), value);
+        }
+        let base = base.or(template.base_url.as_deref());
+        self.server = if crate::server::is_relative(&url) {
+            match base {
+                Some(base) => crate::server::resolve(&url, base)?,
+                None => url,
+            }
+        } else {
+            crate::narrow::check_server(&url).map_err(|m| invalid("server_variables".into(), m))?;
+            url.trim_end_matches('/').to_owned()
+        };
         Ok(())
     }
 

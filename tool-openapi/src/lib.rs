@@ -78,7 +78,7 @@ pub use compile::{MANIFEST_KIND, api_definition, compile_manifest, parameters_sc
 pub use credentials::{Credentials, Secret};
 pub use document::{
     ApiDocument, BodyFormat, BodyKind, FieldEncoding, KeyLocation, Location, Operation, Parameter,
-    SchemeKind, SecurityScheme,
+    SchemeKind, SecurityScheme, ServerTemplate, ServerVariable,
 };
 pub use error::Error;
 pub use execute::coerce;

@@ -258,6 +258,7 @@ impl Validator {
             title: None,
             operations,
             security_schemes: Vec::new(),
+            server_template: None,
         })
     }
 

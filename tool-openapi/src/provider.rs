@@ -32,8 +32,21 @@ struct Registered {
 /// - `tool_id` is [`ALL_OPERATIONS`] (`"*"`: one tool with every
 ///   operation, identifier = `provider_id`) or one operation id (a tool
 ///   with that operation only, identifier = `provider_id.operationId`);
-/// - `params` may hold `{"approval": {"<operationId>": <humanIntervention>}}`
-///   to override approval per operation; anything else is refused.
+/// - `params` may hold, each optional (anything else is refused, every
+///   problem an `InvalidParams` with its pointer):
+///   - `"approval": {"<operationId>": <humanIntervention>}` overrides
+///     approval per operation;
+///   - `"server": "https://…"` replaces the document's base URL;
+///   - `"server_variables": {"<name>": "<value>"}` chooses server variables
+///     (each checked against its `enum`; see
+///     [`ApiDocument::with_server_variables`]);
+///   - `"base_url": "https://…"` resolves a relative or missing server
+///     against it (see [`ApiDocument::resolve_server`]; an absolute server
+///     is kept).
+///
+///   They apply in this order: `server` (then `server_variables` is
+///   refused), else `server_variables`, then `base_url`. The SSRF guard
+///   still judges every address the tool sends to.
 ///
 /// Every tool shares the provider's guard and client (one connection pool).
 ///
@@ -167,6 +180,80 @@ impl OpenApiProvider {
     }
 }
 
+/// The params a reference may carry.
+const PARAMS: [&str; 4] = ["approval", "server", "server_variables", "base_url"];
+
+fn invalid_param(pointer: &str, message: String) -> ProvideError {
+    ProvideError::InvalidParams(vec![Violation {
+        pointer: pointer.to_owned(),
+        message,
+    }])
+}
+
+/// `server`, `server_variables` and `base_url`, in that order.
+fn apply_server(
+    document: &mut ApiDocument,
+    params: &serde_json::Map<String, Value>,
+) -> Result<(), ProvideError> {
+    let text = |key: &str| -> Result<Option<&str>, ProvideError> {
+        match params.get(key) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.as_str())),
+            Some(_) => Err(invalid_param(&format!("/{key}"), "must be a string".into())),
+        }
+    };
+    let server = text("server")?;
+    let base = text("base_url")?;
+    if let Some(server) = server {
+        if params.contains_key("server_variables") {
+            return Err(invalid_param(
+                "/server_variables",
+                "`server` replaces the server: its variables cannot be chosen too".into(),
+            ));
+        }
+        crate::narrow::check_server(server).map_err(|m| invalid_param("/server", m))?;
+        document.server = server.trim_end_matches('/').to_owned();
+    }
+    if let Some(variables) = params.get("server_variables") {
+        let Value::Object(variables) = variables else {
+            return Err(invalid_param(
+                "/server_variables",
+                "must map variable names to string values".into(),
+            ));
+        };
+        let mut values = Vec::with_capacity(variables.len());
+        for (name, value) in variables {
+            let Value::String(value) = value else {
+                return Err(invalid_param(
+                    &format!("/server_variables/{}", crate::pointer::escape(name)),
+                    "must be a string".into(),
+                ));
+            };
+            values.push((name.as_str(), value.as_str()));
+        }
+        document
+            .with_server_variables(&values, base)
+            .map_err(|e| match e {
+                Error::InvalidConfig { field, message } => {
+                    let name = field.strip_prefix("server_variables.").unwrap_or("");
+                    let pointer = if name.is_empty() {
+                        "/server_variables".to_owned()
+                    } else {
+                        format!("/server_variables/{}", crate::pointer::escape(name))
+                    };
+                    invalid_param(&pointer, message)
+                }
+                other => invalid_param("/server_variables", other.to_string()),
+            })?;
+    }
+    if let Some(base) = base {
+        document
+            .resolve_server(base)
+            .map_err(|e| invalid_param("/base_url", e.to_string()))?;
+    }
+    Ok(())
+}
+
 fn apply_params(document: &mut ApiDocument, params: &Value) -> Result<(), ProvideError> {
     let invalid = |pointer: &str, message: String| {
         ProvideError::InvalidParams(vec![Violation {
@@ -180,13 +267,14 @@ fn apply_params(document: &mut ApiDocument, params: &Value) -> Result<(), Provid
         _ => return Err(invalid("", "params must be an object".into())),
     };
     for key in object.keys() {
-        if key != "approval" {
+        if !PARAMS.contains(&key.as_str()) {
             return Err(invalid(
-                &format!("/{key}"),
-                format!("unknown param `{key}` (only `approval` is accepted)"),
+                &format!("/{}", crate::pointer::escape(key)),
+                format!("unknown param `{key}` (accepted: {})", PARAMS.join(", ")),
             ));
         }
     }
+    apply_server(document, object)?;
     let Some(approval) = object.get("approval") else {
         return Ok(());
     };

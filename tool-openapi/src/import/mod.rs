@@ -366,6 +366,7 @@ fn import_node(root: &Node<'_>, options: &ImportOptions) -> Result<Import, Error
         }
     }
     let server = servers::choose(root, options, &mut warnings)?;
+    let server_template = servers::template(root, options);
     let refs = Refs::new(root);
     let schemes = security::schemes(root, refs, &mut warnings);
     let mut defs = shared::SharedDefs::new(refs, openapi30);
@@ -532,6 +533,7 @@ fn import_node(root: &Node<'_>, options: &ImportOptions) -> Result<Import, Error
             title,
             operations,
             security_schemes: schemes,
+            server_template,
         },
         warnings,
         failures,

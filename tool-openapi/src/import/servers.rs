@@ -17,9 +17,55 @@ use tool_core::Violation;
 
 use super::node::Node;
 use super::{ImportOptions, invalid};
+use crate::document::{ServerTemplate, ServerVariable};
 use crate::error::Error;
 use crate::narrow::check_server;
 use crate::server::{is_relative, resolve};
+
+/// The server template of `servers[0]` when it has variables (and the
+/// host did not replace `servers`).
+pub(crate) fn template(root: &Node<'_>, options: &ImportOptions) -> Option<ServerTemplate> {
+    if options.server.is_some() {
+        return None;
+    }
+    let first = match root.get("servers") {
+        Some(Node::Array(servers)) => servers.first(),
+        Some(Node::Object(servers)) => servers.get("0"),
+        _ => None,
+    }?;
+    let url = first.get("url").and_then(Node::as_str)?;
+    let Some(Node::Object(variables)) = first.get("variables") else {
+        return None;
+    };
+    let variables = variables
+        .iter()
+        .map(|(name, variable)| {
+            let allowed = variable
+                .get("enum")
+                .and_then(Node::as_array)
+                .map(|list| {
+                    list.iter()
+                        .filter_map(Node::as_str)
+                        .map(str::to_owned)
+                        .collect()
+                })
+                .unwrap_or_default();
+            let default = variable
+                .get("default")
+                .and_then(Node::as_str)
+                .map(str::to_owned);
+            (name.to_owned(), ServerVariable { default, allowed })
+        })
+        .collect::<std::collections::BTreeMap<_, _>>();
+    if variables.is_empty() {
+        return None;
+    }
+    Some(ServerTemplate {
+        url: url.to_owned(),
+        variables,
+        base_url: options.base_url.clone(),
+    })
+}
 
 /// The document's base URL (possibly still relative, with a warning).
 pub(crate) fn choose(
