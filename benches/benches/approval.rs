@@ -120,6 +120,11 @@ fn bench(c: &mut Criterion) {
     let many_e: String = (0..100).map(|i| format!("{i}e ls -{i}\n")).collect();
     let sed = json!({"command": format!("sed '{many_e}' README.md")});
     let qx = json!({"command": format!("perl -e '{}'", "qx{ ".repeat(20_000))});
+    // Multiplying constructs (each `watch` is a wrapper and runs a script;
+    // each wrapper level copied the line): exponential and quadratic
+    // before the step budget, now ending in a named limit.
+    let watch = json!({"command": format!("{}ls", "watch ".repeat(64))});
+    let wrappers = json!({"command": format!("{}ls", "xargs ".repeat(16_384))});
     for (name, args) in [
         ("ls_3000_globs", &globs),
         ("sed_100_e_commands", &sed),
@@ -127,6 +132,8 @@ fn bench(c: &mut Criterion) {
         ("chain_1000_parts", &chain),
         ("nested_300_subshells", &nested),
         ("braces_high_code_points", &braces),
+        ("watch_64_deep", &watch),
+        ("xargs_16384_deep", &wrappers),
     ] {
         worst.bench_function(name, |b| {
             b.iter(|| {

@@ -159,3 +159,42 @@ fn commands_inside_programs_are_read_within_a_budget() {
         assert_ne!(d.action, Action::Block, "{d:?}");
     }
 }
+
+/// Constructs that multiply the work (`watch` runs its arguments as a
+/// script, and each `watch` inside is a wrapper too; a wrapper stacked
+/// thousands deep copies the line once per level) end in a named limit
+/// that asks, never in `run`; the approval bench times them.
+#[test]
+fn multiplying_constructs_end_in_a_named_limit_that_asks() {
+    let cases = [
+        format!("{}ls", "watch ".repeat(64)),
+        format!("{}ls", "watch ".repeat(4096)),
+        format!("{}ls", "sudo ".repeat(16_384)),
+        format!("{}ls", "xargs ".repeat(16_384)),
+        format!("{}ls", "ssh h ".repeat(4096)),
+    ];
+    for mode in [ApprovalMode::Manual, ApprovalMode::AutoRun] {
+        let engine = common::engine(mode);
+        for text in &cases {
+            let d = common::run_command(&engine, text);
+            let shown = text.get(..24).unwrap_or(text);
+            assert_eq!(d.action, Action::Ask, "{mode:?}: `{shown}…` {d:?}");
+            assert_eq!(d.reason.level, Level::Limits, "{mode:?}: `{shown}…` {d:?}");
+            let rule = d.reason.rule.as_deref().unwrap_or_default();
+            assert!(
+                ["limits/too-deep", "limits/step-budget"].contains(&rule),
+                "{mode:?}: `{shown}…` {d:?}"
+            );
+        }
+    }
+    // A short stack is read through, and judged as what it runs.
+    let d = common::run_command(
+        &common::engine(ApprovalMode::AutoRun),
+        "watch watch rm -rf /",
+    );
+    assert_eq!(
+        d.reason.rule.as_deref(),
+        Some("blacklist/rm-recursive-root"),
+        "{d:?}"
+    );
+}

@@ -81,6 +81,7 @@ impl<'v> CallFacts<'v> {
             [
                 Hazard::TooLong,
                 Hazard::TooDeep,
+                Hazard::OverBudget,
                 Hazard::Syntax,
                 Hazard::DynamicCommandWord,
             ]

@@ -374,6 +374,7 @@ fn rule_finding(hit: RuleHit, level: Level, key: Option<&str>, whose: &str) -> F
         let id = match hazard {
             Hazard::TooDeep => "limits/too-deep",
             Hazard::TooLong => "limits/command-too-long",
+            Hazard::OverBudget => "limits/step-budget",
             Hazard::UnreadScript => "limits/unread-script",
             _ => "limits/unparsed-text",
         };
@@ -419,6 +420,13 @@ fn limit_finding(facts: &CallFacts<'_>) -> Option<Finding> {
             "limits/too-deep",
             format!(
                 "the shell command at {} nests too deeply to be fully analysed",
+                command.pointer
+            ),
+        ),
+        Hazard::OverBudget => (
+            "limits/step-budget",
+            format!(
+                "the shell command at {} needs more analysis than its step budget (proportional to its length) allows; the rest is not read",
                 command.pointer
             ),
         ),

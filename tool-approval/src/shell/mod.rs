@@ -27,6 +27,9 @@ use std::cell::RefCell;
 
 use tree_sitter::Parser;
 
+use budget::StepBudget;
+
+mod budget;
 pub(crate) mod links;
 pub mod options;
 mod plain;
@@ -85,6 +88,8 @@ pub struct ShellCommand {
     hazards: Vec<Hazard>,
     /// Skip the fast path for plain lines (tests compare both paths).
     grammar_only: bool,
+    /// What is left of the line's step budget.
+    budget: StepBudget,
 }
 
 thread_local! {
@@ -122,6 +127,7 @@ impl ShellCommand {
     fn parse_inner(source: &str, grammar_only: bool, syntax: &ShellSyntax) -> Self {
         let mut out = Self {
             grammar_only,
+            budget: StepBudget::for_input(source.len()),
             ..Self::default()
         };
         out.parse_into(source, 0, false);
@@ -168,6 +174,12 @@ impl ShellCommand {
             let Some(part) = self.parts.get(index) else {
                 break;
             };
+            // Reading a part through its wrappers costs its views' words.
+            let cost: usize = wrappers::views(part).iter().map(Vec::len).sum();
+            if !self.budget.charge(cost) {
+                self.hazards.push(Hazard::OverBudget);
+                break;
+            }
             let mut writes = Vec::new();
             let mut scripts = Vec::new();
             if options::may_have_effects(&part.words, &syntax.options) {
@@ -246,6 +258,10 @@ impl ShellCommand {
     fn parse_into(&mut self, source: &str, level: usize, nested: bool) {
         if source.len() > MAX_COMMAND_BYTES {
             self.hazards.push(Hazard::TooLong);
+            return;
+        }
+        if !self.budget.charge(source.len().saturating_add(1)) {
+            self.hazards.push(Hazard::OverBudget);
             return;
         }
         if !self.grammar_only
@@ -352,6 +368,13 @@ impl ShellCommand {
             // command: add every suffix (bounded), so deny rules see them all.
             for start in 0..words.len().min(MAX_RECOVERED_STARTS) {
                 if self.parts.len() >= MAX_RECOVERED_PARTS {
+                    return;
+                }
+                if !self
+                    .budget
+                    .charge(words.len().saturating_sub(start).saturating_add(1))
+                {
+                    self.hazards.push(Hazard::OverBudget);
                     return;
                 }
                 let suffix = words.get(start..).unwrap_or_default().to_vec();

@@ -56,6 +56,9 @@ pub enum Hazard {
     /// by `xargs`, a git alias taken from the environment, a command sed or
     /// awk computes from its input (`s/…/…/e`, `system($0)`).
     UnreadScript,
+    /// The analysis used up the line's step budget (proportional to its
+    /// length, see `shell::budget`): what is left is not read.
+    OverBudget,
 }
 
 impl Hazard {
@@ -79,6 +82,7 @@ impl Hazard {
             Self::EscapedWhitespace => "an escaped space or line continuation",
             Self::OptionEffect => "an option that writes a file or runs code",
             Self::UnreadScript => "a script whose text is not on the line",
+            Self::OverBudget => "more to analyse than the step budget allows",
         }
     }
 }

@@ -2,9 +2,10 @@
 
 use tree_sitter::Node;
 
-use super::scripts::{literal_output, reads_stdin_script, scripts_of};
+use super::scripts::{literal_output, reads_stdin_script, scripts_of_views};
 use super::words::{unescape_bare, unescape_double};
 use super::wrappers::too_many_wrappers;
+use super::wrappers::word_views;
 use super::{Hazard, MAX_NESTED_SCRIPTS, MAX_TREE_DEPTH, ShellCommand, SimpleCommand};
 
 /// What the redirections of one command say.
@@ -435,7 +436,16 @@ impl Walker<'_, '_> {
         }
         part.redirects = std::mem::take(&mut redirects.targets);
         part.fed.clone_from(&redirects.stdin);
-        let scripts = scripts_of(&part.words);
+        // The views are paid for from the line's budget: past it, the
+        // scripts of the part are not read (`limits/step-budget`). They are
+        // not kept: words split by a redirection join the part later.
+        let views = word_views(&part.words);
+        let scripts = if self.out.budget.charge(views.iter().map(Vec::len).sum()) {
+            scripts_of_views(&views)
+        } else {
+            self.hazard(Hazard::OverBudget);
+            Vec::new()
+        };
         let host = part.words.clone();
         self.out.parts.push(part);
         for (hazard, script) in scripts {

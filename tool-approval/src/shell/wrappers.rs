@@ -11,6 +11,12 @@ use super::words::{basename, tokenize};
 /// [`Hazard::TooDeep`](super::Hazard::TooDeep) (see [`too_many_wrappers`]).
 const MAX_UNWRAP: usize = 64;
 
+/// How many words all of a part's views may hold together: each wrapper
+/// removed copies the rest of the line, so `sudo sudo … ls` would cost the
+/// square of its length. Past this, the views stop and the part carries
+/// [`Hazard::TooDeep`](super::Hazard::TooDeep) (see [`too_many_wrappers`]).
+const MAX_VIEW_WORDS: usize = 128 * 1024;
+
 /// A wrapper: its name, the options that take a separate value, and how many
 /// positional words (a duration, a directory) come before the wrapped command.
 struct Wrapper {
@@ -458,6 +464,7 @@ pub(crate) fn word_views_with(words: &[String], host: &[HostWrapper]) -> Vec<Vec
 fn unwrapped_views(words: &[String], host: &[HostWrapper]) -> Vec<Vec<String>> {
     let mut out = Vec::new();
     let mut current = words.to_vec();
+    let mut copied = 0usize;
     for _ in 0..=MAX_UNWRAP {
         if current.is_empty() {
             break;
@@ -474,10 +481,11 @@ fn unwrapped_views(words: &[String], host: &[HostWrapper]) -> Vec<Vec<String>> {
             normal = runner;
         }
         let inner = unwrap_once(&normal, host);
+        copied = copied.saturating_add(normal.len());
         out.push(normal);
         match inner {
-            Some(inner) => current = inner,
-            None => break,
+            Some(inner) if copied.saturating_add(inner.len()) <= MAX_VIEW_WORDS => current = inner,
+            _ => break,
         }
     }
     out
@@ -634,12 +642,19 @@ pub(crate) fn too_many_wrappers(words: &[String]) -> bool {
         return false;
     }
     let mut current = words.to_vec();
+    let mut copied = current.len();
     for _ in 0..=MAX_UNWRAP {
         if let Some(first) = current.first_mut() {
             *first = basename(first).to_owned();
         }
         match unwrap_once(&current, &[]) {
-            Some(inner) => current = inner,
+            Some(inner) => {
+                copied = copied.saturating_add(inner.len());
+                if copied > MAX_VIEW_WORDS {
+                    return true;
+                }
+                current = inner;
+            }
             None => return false,
         }
     }
