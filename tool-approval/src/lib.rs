@@ -113,6 +113,20 @@
 //! | `cat x.sh \| sh`, `curl … \| bash`, `. /dev/stdin`, `xargs sh -c`, `… \| xargs git`, `git --config-env=alias.x=V` | a script not on the line: every deny rule *might* apply (`limits/unread-script`) |
 //! | `$X args`, `$(…) args`, `/bin/r[m]` | a computed command word (`limits/computed-command-word`); deny rules match a glob word against what it could name |
 //! | text that does not parse, is longer than [`MAX_COMMAND_BYTES`] or nests too deep | `limits/unparsed-text`, `limits/command-too-long`, `limits/too-deep` |
+//! | more to analyse than the line's step budget (proportional to its length: each script parsed, each part recovered, each reading through wrappers costs steps; `watch watch … CMD`, wrappers stacked thousands deep) | `limits/step-budget` (asks, never runs) |
+//! | `python -c …`, `node -e …`, `ruby build.rb`, `perl x.pl`, `python3 - <<EOF`, `… \| python3` (an interpreter given a program inline, from a file or on standard input) | code the engine does not read: `limits/unread-code`, asks where a person is present (manual, allow-list), runs only confined in auto-run and headless (and, where the host cannot confine, asks / is blocked) |
+//!
+//! Which languages are read, and how deep: shell text fully (scripts in
+//! `-c` strings, `eval`, here-documents and pipes into a shell, up to three
+//! levels and the step budget); sed and awk programs for the commands they
+//! run and the files they write; perl, python, ruby, node and php
+//! one-liners only for literal shell commands (`system("…")`, backticks),
+//! vim `-c` and tar checkpoint actions for their commands. Everything else
+//! an interpreter runs (python, perl, ruby, node, deno, bun, php, lua,
+//! Rscript, julia, pwsh, osascript, … in `shell::unread_code`) is not read.
+//!
+//! | spelling | read as |
+//! |---|---|
 //! | `ln -s / r && rm -rf r/*`, `cd /etc && …`, `cd "$X" && …` | later parts read through the link, in the directory, or in any sensitive directory |
 //! | `git diff --output=F`, `sort -o F`, `mv -t DIR`, `git -c core.pager=CMD`, `rg --pre CMD`, `git -C DIR` … ([`shell::options`], extended by the host) | files written, scripts run; no prefix rule approves them ([`Hazard::OptionEffect`]) |
 //! | `sed '1e CMD'`, `sed 'w F'`, `awk 'BEGIN{system("CMD")}'`, `awk '{print > "F"}'`, `print … \| "sh"`, `perl -e 'system("CMD")'`, `python -c 'os.system("CMD")'`, `vim -c ':!CMD'`, `expect -c 'spawn CMD'`, `make --eval='x:;CMD'`, `tar --checkpoint-action=exec=CMD` | the command run (parsed like the line) and the file written (a redirection); a command computed at run time (`s///e`, `system($0)`) is a script not on the line |

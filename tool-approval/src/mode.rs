@@ -25,6 +25,7 @@
 //! | global, `required` | ask | ask | ask | ask | block |
 //! | dynamic, `required` | ask | ask | ask | ask | block |
 //! | limit (`required`) | ask | ask | ask | ask | block |
+//! | unread code (`limits/unread-code`, `required`) | ask | ask | ask | run ◆, confined | run ◆, confined |
 //! | static, `required` | ask | ask | run ◆ | run ◆ | run ◆ |
 //! | static, `never` | run ◆ | run ◆ | run ◆ | run ◆ | run ◆ |
 //! | remembered ("always" from a person) | run ◆ | run ◆ | run ◆ | run ◆ | run ◆ |
@@ -135,6 +136,9 @@ impl FromStr for ApprovalMode {
 pub(crate) enum Source {
     /// Configured: manifest, policy file, a dynamic audit's `default`.
     Static,
+    /// The call runs code the engine does not read (`limits/unread-code`):
+    /// asks where a person is present, runs only confined where nobody is.
+    Unread,
     /// The call could not be analysed.
     Limit,
     /// A dynamic audit flagged the call.
@@ -228,7 +232,19 @@ pub(crate) fn decide(
     wall: Wall<'_>,
 ) -> Decision {
     let explicit = top.as_ref().and_then(|f| f.confinement.clone());
-    confine(mode, action(mode, top, standing), explicit, wall)
+    let unread = top.as_ref().is_some_and(|f| f.source == Source::Unread);
+    // A program nobody read runs on the host, whatever the API claims.
+    let wall = Wall {
+        touches_host: wall.touches_host || unread,
+        ..wall
+    };
+    let mut decision = action(mode, top, standing);
+    if unread && decision.action == Action::Run && !wall.unattended.is_confined() {
+        // Unread code runs only confined, whatever the default says.
+        decision.confinement = None;
+        return confine(mode, decision, Some(Confinement::workspace_write()), wall);
+    }
+    confine(mode, decision, explicit, wall)
 }
 
 /// The confinement column: `decision` as the mode table made it, with what
@@ -328,7 +344,13 @@ fn action(mode: ApprovalMode, top: Option<Finding>, standing: Standing<'_>) -> D
         let needs_human = match finding.policy {
             Deny => return decision(Action::Block, Deny, finding.reason.clone()),
             Always => true,
-            Required => finding.source != Source::Static,
+            Required => match finding.source {
+                Source::Static => false,
+                // Nobody reads the code: a person is asked where one is
+                // present; unattended modes run it confined (below).
+                Source::Unread => !mode.trusting(),
+                _ => true,
+            },
             Never => false,
         };
         if needs_human {

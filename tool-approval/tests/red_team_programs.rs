@@ -36,6 +36,27 @@ fn runs_in_auto_run(command: &str) {
     assert_eq!(d.action, Action::Run, "`{command}`: {d:?}");
 }
 
+/// Auto-run runs it, confined, as code it does not read.
+fn runs_confined_in_auto_run(command: &str) {
+    let engine = tool_approval::PolicyEngine::builder()
+        .policy_file(&common::policy_file())
+        .mode(ApprovalMode::AutoRun)
+        .confinement_support(tool_core::ConfinementSupport::Available {
+            mechanism: "test".into(),
+        })
+        .build()
+        .unwrap();
+    let d = common::run_command(&engine, command);
+    assert_eq!(d.action, Action::Run, "`{command}`: {d:?}");
+    assert_eq!(d.reason.rule.as_deref(), Some("limits/unread-code"));
+    assert!(
+        d.confinement
+            .as_ref()
+            .is_some_and(tool_core::Confinement::is_confined),
+        "`{command}`: {d:?}"
+    );
+}
+
 const RM_ROOT: &str = "blacklist/rm-recursive-root";
 const ACCOUNTS: &str = "blacklist/system-accounts";
 
@@ -142,12 +163,19 @@ fn interpreter_one_liners_are_read_for_literal_shell_outs() {
     ] {
         never_runs_because(command, RM_ROOT);
     }
+    // Issue 17 §2: the rest of such a program is not read, so it runs in
+    // auto-run only confined (`limits/unread-code`), where it used to run
+    // unconfined.
     for command in [
         "python3 -c 'print(1)'",
         "python3 -c 'exec(\"print(1)\")'",
         "python3 -c 'import os; os.system(\"ls\")'",
         "node -e 'console.log(`${n} items`)'",
         "perl -ne 'print if /x/' README.md",
+    ] {
+        runs_confined_in_auto_run(command);
+    }
+    for command in [
         "vim -c 'wq!' notes.txt",
         "tar -cf x.tar --checkpoint=10 --checkpoint-action=dot .",
     ] {

@@ -178,6 +178,7 @@ impl PolicyEngine {
         // Last, so that on a tie the finding that names a rule which might
         // apply is the one reported.
         let top = Finding::strictest(top, limit_finding(&facts));
+        let top = Finding::strictest(top, unread_code_finding(&facts));
         let unknown = match call.manifest {
             None => Some(format!("`{}` is not in the registry", call.identifier)),
             // A known tool, an API it does not define (`runcommand` for
@@ -449,5 +450,28 @@ fn limit_finding(facts: &CallFacts<'_>) -> Option<Finding> {
         Required,
         Source::Limit,
         Reason::new(Level::Limits, Some(id.to_owned()), message),
+    ))
+}
+
+/// Code the engine does not read (an interpreter's program, see
+/// `shell::unread_code`): its own finding, which asks where a person is
+/// present and runs only confined in unattended modes (see [`crate::mode`]).
+fn unread_code_finding(facts: &CallFacts<'_>) -> Option<Finding> {
+    let command = facts.commands.iter().find(|c| {
+        c.shell
+            .as_deref()
+            .is_some_and(|s| s.hazards().contains(&Hazard::UnreadCode))
+    })?;
+    Some(Finding::new(
+        Required,
+        Source::Unread,
+        Reason::new(
+            Level::Limits,
+            Some("limits/unread-code".to_owned()),
+            format!(
+                "the shell command at {} runs a program in a language the engine does not read (inline, from a file or on standard input)",
+                command.pointer
+            ),
+        ),
     ))
 }

@@ -37,6 +37,7 @@ pub(crate) mod programs;
 pub(crate) mod scripts;
 mod syntax;
 mod types;
+mod unread_code;
 mod walk;
 pub(crate) mod wildcard;
 pub(crate) mod words;
@@ -221,6 +222,12 @@ impl ShellCommand {
                         }
                     }
                 }
+            }
+            if wrappers::views(part)
+                .iter()
+                .any(|v| unread_code::runs_unread_code(v))
+            {
+                self.hazards.push(Hazard::UnreadCode);
             }
             if scripts::unread_script_views(wrappers::views(part)) {
                 self.hazards.push(Hazard::UnreadScript);

@@ -59,6 +59,9 @@ pub enum Hazard {
     /// The analysis used up the line's step budget (proportional to its
     /// length, see `shell::budget`): what is left is not read.
     OverBudget,
+    /// A program the engine does not read: an interpreter given code
+    /// inline, from a file or on standard input (see `shell::unread_code`).
+    UnreadCode,
 }
 
 impl Hazard {
@@ -83,6 +86,7 @@ impl Hazard {
             Self::OptionEffect => "an option that writes a file or runs code",
             Self::UnreadScript => "a script whose text is not on the line",
             Self::OverBudget => "more to analyse than the step budget allows",
+            Self::UnreadCode => "a program in a language the engine does not read",
         }
     }
 }

@@ -1,0 +1,106 @@
+//! Code the engine does not read: a general-purpose interpreter given a
+//! program inline (`python -c …`, `node -e …`), from a file
+//! (`python build.py`) or on standard input (`python - <<EOF`, `… | ruby`).
+//! The engine reads shell text (to the nesting and step budgets), sed and
+//! awk programs (their commands and the files they write), and searches
+//! one-liners of the languages below only for literal shell commands
+//! (`os.system("…")`); what else such a program does is not read, so it is
+//! [`Hazard::UnreadCode`](super::Hazard::UnreadCode): `limits/unread-code`
+//! asks where a person is present and runs only confined when nobody is.
+
+use super::words::basename;
+
+/// Interpreters whose programs the engine does not read, as data: a name,
+/// with any version suffix (`python3.12`, `ruby3`, `node22`).
+const INTERPRETERS: &[&str] = &[
+    "python",
+    "pypy",
+    "perl",
+    "ruby",
+    "node",
+    "nodejs",
+    "deno",
+    "bun",
+    "php",
+    "lua",
+    "luajit",
+    "rscript",
+    "julia",
+    "tclsh",
+    "wish",
+    "osascript",
+    "pwsh",
+    "powershell",
+    "groovy",
+    "jshell",
+    "scala",
+    "kotlin",
+    "elixir",
+    "erl",
+    "escript",
+    "guile",
+    "racket",
+    "sbcl",
+    "ts-node",
+    "tsx",
+];
+
+/// Arguments that only print information: no program runs.
+const INFO_ONLY: &[&str] = &["--version", "-V", "-v", "--help", "-h", "-version"];
+
+/// Whether `name` (a basename) is one of [`INTERPRETERS`], version suffix
+/// and case aside.
+fn is_interpreter(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    let stem = lower.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    INTERPRETERS.contains(&stem)
+}
+
+/// Whether `view` (a command's words, wrappers removed) runs a program the
+/// engine does not read: an interpreter with anything but information
+/// options (no arguments at all reads the program from standard input).
+pub(crate) fn runs_unread_code(view: &[String]) -> bool {
+    let Some((first, args)) = view.split_first() else {
+        return false;
+    };
+    let info_only = !args.is_empty() && args.iter().all(|a| INFO_ONLY.contains(&a.as_str()));
+    is_interpreter(basename(first)) && !info_only
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(line: &str) -> Vec<String> {
+        line.split_whitespace().map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn interpreters_running_a_program_are_unread_code() {
+        for line in [
+            "python3 -c print(1)",
+            "python3.12 build.py",
+            "/usr/bin/node -e x",
+            "ruby",
+            "perl script.pl",
+            "Rscript a.R",
+            "deno run x.ts",
+        ] {
+            assert!(runs_unread_code(&words(line)), "{line}");
+        }
+    }
+
+    #[test]
+    fn information_options_and_other_programs_are_not() {
+        for line in [
+            "python3 --version",
+            "node -v",
+            "ruby -h",
+            "ls -la",
+            "sed -n 1p f",
+            "",
+        ] {
+            assert!(!runs_unread_code(&words(line)), "{line}");
+        }
+    }
+}
