@@ -2,7 +2,7 @@
 //! failures, warnings, tool sizes, time. For measuring (`/usr/bin/time -v`).
 //!
 //! ```text
-//! cargo run --release -p tool-openapi --example import_stats -- FILE [--register] [--no-check]
+//! cargo run --release -p tool-openapi --example import_stats -- FILE [--register] [--no-check] [--validate (check, keep nothing)]
 //! cargo run --release -p tool-openapi --example import_stats -- --write docusign|graph OUT
 //! ```
 #![allow(clippy::print_stdout, clippy::unwrap_used)]
@@ -29,9 +29,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let file = args.first().ok_or("FILE")?;
     let register = args.iter().any(|a| a == "--register");
     let check = !args.iter().any(|a| a == "--no-check");
+    let keep = !args.iter().any(|a| a == "--validate");
     let text = std::fs::read_to_string(file)?;
     let start = Instant::now();
-    let import = import_openapi(&text, &ImportOptions::new().check_schemas(check))?;
+    let import = import_openapi(
+        &text,
+        &ImportOptions::new()
+            .check_schemas(check)
+            .keep_compiled(keep),
+    )?;
     let imported = start.elapsed();
     let mut total = 0usize;
     let mut largest = (0usize, String::new());

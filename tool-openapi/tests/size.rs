@@ -274,3 +274,17 @@ fn every_github_tool_fits_the_default_budget_and_path_filters_select() {
             .all(|o| o.method == Method::Get && o.path.starts_with("/repos/{owner}/{repo}/issues/"))
     );
 }
+
+#[test]
+fn validating_without_kept_compilations_gives_the_same_document_and_tools() {
+    let mut shape = synthetic::Shape::docusign_like();
+    shape.paths = 15;
+    let document = shape.document();
+    let kept = import_value(&document, &ImportOptions::new()).unwrap();
+    let validated = import_value(&document, &ImportOptions::new().keep_compiled(false)).unwrap();
+    assert_eq!(kept.document, validated.document);
+    assert_eq!(kept.warnings, validated.warnings);
+    assert_eq!(kept.shortened, validated.shortened);
+    let manifest = |doc: &tool_openapi::ApiDocument| compile_manifest(doc, "d").unwrap();
+    assert_eq!(manifest(&kept.document), manifest(&validated.document));
+}

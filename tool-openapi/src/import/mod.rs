@@ -473,11 +473,11 @@ fn import_node(root: &Node<'_>, options: &ImportOptions) -> Result<Import, Error
     for (at, label, mut converted) in converted_ops {
         if options.check_schemas {
             match check::check(&mut defs, &mut converted, &at, &mut warnings) {
-                Ok(Some(compiled)) => {
+                Ok(Some(compiled)) if options.keep_compiled => {
                     let fingerprint = crate::compile::schema_fingerprint(&converted);
                     converted.compiled.0 = Some((fingerprint, compiled));
                 }
-                Ok(None) => {}
+                Ok(_) => {}
                 Err(message) => {
                     failures.push(OperationFailure {
                         pointer: at,

@@ -54,6 +54,7 @@ pub struct ImportOptions {
     pub(crate) base_url: Option<String>,
     pub(crate) server_variables: Vec<(String, String)>,
     pub(crate) check_schemas: bool,
+    pub(crate) keep_compiled: bool,
     pub(crate) max_bytes: usize,
     pub(crate) max_tool_chars: usize,
     pub(crate) max_document_chars: usize,
@@ -70,6 +71,7 @@ impl Default for ImportOptions {
             base_url: None,
             server_variables: Vec::new(),
             check_schemas: true,
+            keep_compiled: true,
             max_bytes: DEFAULT_MAX_DOCUMENT_BYTES,
             max_tool_chars: DEFAULT_MAX_TOOL_CHARS,
             max_document_chars: DEFAULT_MAX_DOCUMENT_CHARS,
@@ -149,6 +151,15 @@ impl ImportOptions {
     /// schema again.
     pub fn check_schemas(mut self, check: bool) -> Self {
         self.check_schemas = check;
+        self
+    }
+
+    /// Whether the checked compilations are kept with the operations for
+    /// building tools (default `true`). A host that only validates (or
+    /// registers a few of thousands of operations) sets `false`: the check
+    /// is the same, and memory holds no compiled validators.
+    pub fn keep_compiled(mut self, keep: bool) -> Self {
+        self.keep_compiled = keep;
         self
     }
 

@@ -355,13 +355,12 @@ impl<'a> SharedDefs<'a> {
         cut_at: usize,
         plain: bool,
     ) -> Map<String, Value> {
-        let mut ids: Vec<(usize, usize)> = reached.to_vec();
-        ids.sort_by(|a, b| self.entries[a.0].name.cmp(&self.entries[b.0].name));
+        // Left-out ones first: a cut operation may reach thousands.
+        let mut ids: Vec<(usize, usize)> =
+            reached.iter().copied().filter(|r| r.1 <= cut_at).collect();
+        ids.sort_unstable_by(|a, b| self.entries[a.0].name.cmp(&self.entries[b.0].name));
         let mut out = Map::with_capacity(ids.len());
         for (id, distance) in ids {
-            if distance > cut_at {
-                continue;
-            }
             let entry = &self.entries[id];
             let value = if distance == cut_at {
                 Value::Object(Map::new())
