@@ -10,7 +10,18 @@
 //!
 //! The description comes from npm `@octokit/openapi`, installed by
 //! `.ci/setup.d/20-openapi.sh` into tool-openapi/tests/fixtures/npm.
+//!
+//! Group `openapi_synthetic`: generated documents shaped like the worst
+//! public ones (tool-openapi/tests/common/synthetic.rs): docusign-like
+//! (3.2 MB, a wide web of described schemas) and graph-like (17 MB, 11 317
+//! operations). Prints, per document, the median of 3 runs of the
+//! `serde_json` parse, of the import (checked, compilations kept) and of a
+//! validation (checked, nothing kept), with their ratios, and the peak RSS
+//! of each in a fresh process.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+#[path = "../../tool-openapi/tests/common/synthetic.rs"]
+mod synthetic;
 
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -73,11 +84,39 @@ fn peak_kb(mode: &str) -> Option<u64> {
     String::from_utf8_lossy(&out.stdout).trim().parse().ok()
 }
 
+/// The synthetic document called `name`.
+fn synthetic_text(name: &str) -> String {
+    match name {
+        "graph" => synthetic::Shape::graph_like().text(),
+        _ => synthetic::Shape::docusign_like().text(),
+    }
+}
+
 /// In a child started by [`peak_kb`]: do the work once, print `VmHWM`, exit.
 fn peak_child(text: &str) {
     let Ok(mode) = std::env::var(PEAK_MODE) else {
         return;
     };
+    // `synthetic-<doc>-<work>`: the generated text is made first, so the
+    // peak is the larger of generating and the work.
+    if let Some(rest) = mode.strip_prefix("synthetic-") {
+        let (name, work) = rest.split_once('-').unwrap_or((rest, "idle"));
+        let text = synthetic_text(name);
+        match work {
+            "parse" => {
+                black_box(parse_only(&text));
+            }
+            "import" => {
+                black_box(import_openapi(&text, &ImportOptions::new()).unwrap());
+            }
+            "validate" => {
+                let options = ImportOptions::new().keep_compiled(false);
+                black_box(import_openapi(&text, &options).unwrap());
+            }
+            _ => {}
+        }
+        print_peak();
+    }
     match mode.as_str() {
         "parse" => {
             black_box(parse_only(text));
@@ -87,6 +126,10 @@ fn peak_child(text: &str) {
         }
         _ => {}
     }
+    print_peak();
+}
+
+fn print_peak() {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     let kb = status
         .lines()
@@ -103,6 +146,9 @@ fn median(mut runs: Vec<Duration>) -> Duration {
 }
 
 fn benches(c: &mut Criterion) {
+    if std::env::var(PEAK_MODE).is_ok_and(|m| m.starts_with("synthetic-")) {
+        peak_child("");
+    }
     let Some(text) = description() else { return };
     peak_child(&text);
     let ops = import_all(&text);
@@ -162,5 +208,61 @@ fn benches(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(openapi, benches);
+fn median_of(runs: usize, mut f: impl FnMut()) -> Duration {
+    median(
+        (0..runs)
+            .map(|_| {
+                let t = Instant::now();
+                f();
+                t.elapsed()
+            })
+            .collect(),
+    )
+}
+
+fn synthetic_benches(c: &mut Criterion) {
+    if std::env::var(PEAK_MODE).is_ok() {
+        return;
+    }
+    for name in ["docusign", "graph"] {
+        let text = synthetic_text(name);
+        let parse = median_of(3, || drop(black_box(parse_value(&text))));
+        let import = median_of(3, || {
+            drop(black_box(
+                import_openapi(&text, &ImportOptions::new()).unwrap(),
+            ))
+        });
+        let validate = median_of(3, || {
+            let options = ImportOptions::new().keep_compiled(false);
+            drop(black_box(import_openapi(&text, &options).unwrap()))
+        });
+        let outcome = import_openapi(&text, &ImportOptions::new()).unwrap();
+        let peak = |work: &str| peak_kb(&format!("synthetic-{name}-{work}"));
+        eprintln!(
+            "openapi synthetic {name}: {} bytes, {} operations, {} shortened to the tool budget; serde_json parse {:.1} ms; import {:.1} ms ({:.2}x); validate {:.1} ms ({:.2}x); peak RSS kB (fresh process, generating included): idle {:?}, parse {:?}, import {:?}, validate {:?}",
+            text.len(),
+            outcome.document.operations.len(),
+            outcome.shortened.len(),
+            parse.as_secs_f64() * 1e3,
+            import.as_secs_f64() * 1e3,
+            import.as_secs_f64() / parse.as_secs_f64(),
+            validate.as_secs_f64() * 1e3,
+            validate.as_secs_f64() / parse.as_secs_f64(),
+            peak("idle"),
+            peak("parse"),
+            peak("import"),
+            peak("validate"),
+        );
+    }
+    let text = synthetic_text("docusign");
+    let mut group = c.benchmark_group("openapi_synthetic");
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(10));
+    group.bench_function("docusign_import", |b| {
+        b.iter(|| black_box(import_openapi(&text, &ImportOptions::new()).unwrap()))
+    });
+    group.finish();
+}
+
+criterion_group!(openapi, benches, synthetic_benches);
 criterion_main!(openapi);
