@@ -26,6 +26,24 @@ use super::shared::SharedDefs;
 /// and reported.
 pub(crate) const MAX_DEPTH: usize = 64;
 
+/// Keywords whose value is one schema (or, in older drafts, a list of them).
+pub(crate) const SUBSCHEMA_KEYWORDS: &[&str] = &[
+    "items",
+    "additionalProperties",
+    "not",
+    "contains",
+    "propertyNames",
+    "if",
+    "then",
+    "else",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "additionalItems",
+];
+
+/// Keywords whose value is a list of schemas.
+pub(crate) const SCHEMA_LIST_KEYWORDS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
+
 /// Converts one schema into pointer form: every local `$ref` becomes a
 /// `#/$defs/<Name>` pointer registered in `defs` (converted later, once).
 /// `cut` is set when nesting went past [`MAX_DEPTH`].
@@ -70,17 +88,7 @@ fn convert_at<'a>(
                     out.insert(key.to_owned(), Value::Object(converted));
                 }
             }
-            "items"
-            | "additionalProperties"
-            | "not"
-            | "contains"
-            | "propertyNames"
-            | "if"
-            | "then"
-            | "else"
-            | "unevaluatedProperties"
-            | "unevaluatedItems"
-            | "additionalItems" => {
+            key if SUBSCHEMA_KEYWORDS.contains(&key) => {
                 let converted = match value {
                     Node::Array(list) => Value::Array(
                         list.iter()
@@ -91,7 +99,7 @@ fn convert_at<'a>(
                 };
                 out.insert(key.to_owned(), converted);
             }
-            "allOf" | "anyOf" | "oneOf" | "prefixItems" => {
+            key if SCHEMA_LIST_KEYWORDS.contains(&key) => {
                 if let Node::Array(list) = value {
                     let converted = list
                         .iter()

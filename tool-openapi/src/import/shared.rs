@@ -432,24 +432,14 @@ pub(crate) fn each_schema(schema: &mut Value, f: &mut impl FnMut(&mut Map<String
                     map.values_mut().for_each(|s| each_schema(s, f));
                 }
             }
-            "items"
-            | "additionalProperties"
-            | "not"
-            | "contains"
-            | "propertyNames"
-            | "if"
-            | "then"
-            | "else"
-            | "unevaluatedProperties"
-            | "unevaluatedItems"
-            | "additionalItems"
-            | "allOf"
-            | "anyOf"
-            | "oneOf"
-            | "prefixItems" => match child {
-                Value::Array(list) => list.iter_mut().for_each(|s| each_schema(s, f)),
-                other => each_schema(other, f),
-            },
+            key if schema::SUBSCHEMA_KEYWORDS.contains(&key)
+                || schema::SCHEMA_LIST_KEYWORDS.contains(&key) =>
+            {
+                match child {
+                    Value::Array(list) => list.iter_mut().for_each(|s| each_schema(s, f)),
+                    other => each_schema(other, f),
+                }
+            }
             _ => {}
         }
     }
