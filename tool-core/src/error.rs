@@ -155,6 +155,21 @@ pub enum Error {
         /// The provider's explanation.
         message: String,
     },
+    /// A network allow-list entry ([`SsrfPolicy::allow`](crate::net::SsrfPolicy::allow),
+    /// feature `net`) is neither a host name, an IP address nor a CIDR.
+    #[error("invalid allow-list entry `{entry}`: {message}")]
+    InvalidAllowEntry {
+        /// The entry as given.
+        entry: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A guarded HTTP client could not be built (feature `net`).
+    #[error("cannot build the HTTP client: {message}")]
+    HttpClient {
+        /// reqwest's message.
+        message: String,
+    },
 }
 
 impl Error {

@@ -91,9 +91,15 @@
 //!
 //! # Crate features
 //!
-//! None. `tool-core` has no I/O and does not depend on an HTTP client, an
-//! MCP SDK or a process spawner.
+//! - `net` (off by default): [`net`], the network guard, an SSRF-guarded
+//!   `reqwest` client (resolver filter, peer check, redirect rule, no
+//!   proxies, capped bodies) that tool-openapi and tool-mcp both build
+//!   their clients from. Pulls reqwest, hyper-util, url and ipnet.
+//!
+//! Without features `tool-core` has no I/O and does not depend on an HTTP
+//! client, an MCP SDK or a process spawner.
 #![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod api_key;
 mod arg_role;
@@ -112,6 +118,9 @@ mod kinds;
 mod live;
 mod manifest;
 mod naming;
+#[cfg(feature = "net")]
+#[cfg_attr(docsrs, doc(cfg(feature = "net")))]
+pub mod net;
 mod offered;
 mod output;
 mod partial;

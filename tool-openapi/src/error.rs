@@ -42,7 +42,7 @@ pub enum Error {
     },
     /// The compiled manifest was refused by `tool-core`.
     #[error(transparent)]
-    Manifest(#[from] tool_core::Error),
+    Manifest(tool_core::Error),
     /// An allow-list entry is neither a host name, an IP address nor a CIDR.
     #[error("invalid allow-list entry `{entry}`: {message}")]
     InvalidAllowEntry {
@@ -70,6 +70,20 @@ pub enum Error {
         /// The OS message.
         message: String,
     },
+}
+
+/// tool-core's errors; the network guard's own (an allow-list entry, the
+/// client) keep this crate's variants.
+impl From<tool_core::Error> for Error {
+    fn from(error: tool_core::Error) -> Self {
+        match error {
+            tool_core::Error::InvalidAllowEntry { entry, message } => {
+                Self::InvalidAllowEntry { entry, message }
+            }
+            tool_core::Error::HttpClient { message } => Self::Client(message),
+            other => Self::Manifest(other),
+        }
+    }
 }
 
 impl Error {

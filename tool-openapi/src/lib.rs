@@ -18,8 +18,9 @@
 //!   as a one-line summary with the bytes in state as base64).
 //!   [`OpenApiToolBuilder::register`] builds and registers it with each
 //!   operation's schema compiled once (an import's compilation is reused).
-//! - [`SsrfGuard`]: builds a guarded `reqwest::Client` (reusable by other
-//!   crates and hosts) under an [`SsrfPolicy`].
+//! - [`SsrfGuard`]: builds a guarded `reqwest::Client` under an
+//!   [`SsrfPolicy`]; it lives in `tool_core::net` (feature `net`) so
+//!   tool-mcp's HTTP transport uses the same guard, and is re-exported here.
 //! - [`OpenApiProvider`]: serves stored references of type `"api"` to a
 //!   `tool-core` [`Assembler`](tool_core::Assembler).
 //!
@@ -71,7 +72,6 @@ mod narrow;
 mod pointer;
 mod provider;
 mod server;
-mod ssrf;
 mod tool;
 
 pub use compile::{MANIFEST_KIND, api_definition, compile_manifest, parameters_schema};
@@ -91,8 +91,12 @@ pub use import::{
 pub use method::Method;
 pub use narrow::{Validation, parse_narrow, validate_narrow, validate_narrow_value};
 pub use provider::{ALL_OPERATIONS, API_KIND, OpenApiProvider};
-pub use ssrf::{
-    AddressClass, BodyError, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_REDIRECTS, DnsFailure,
-    SsrfBlocked, SsrfGuard, SsrfPolicy, TooManyRedirects, classify, read_body,
-};
 pub use tool::{DEFAULT_MAX_UPLOAD_BYTES, OpenApiTool, OpenApiToolBuilder};
+/// The network guard, from tool-core's `net` module (one guard for every
+/// crate that sends HTTP for a model); re-exported under the names this
+/// crate has always had.
+#[doc(no_inline)]
+pub use tool_core::net::{
+    AddressClass, BodyError, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_REDIRECTS, DnsFailure,
+    RedirectRule, SsrfBlocked, SsrfGuard, SsrfPolicy, TooManyRedirects, classify, read_body,
+};

@@ -10,8 +10,8 @@ use tool_core::{HumanIntervention, ProvideError, Tool, ToolProvider, ToolReferen
 use crate::credentials::Credentials;
 use crate::document::ApiDocument;
 use crate::error::Error;
-use crate::ssrf::SsrfGuard;
 use crate::tool::OpenApiTool;
+use tool_core::net::SsrfGuard;
 
 /// The reference `type` this provider serves.
 pub const API_KIND: &str = "api";

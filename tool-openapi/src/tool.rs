@@ -17,7 +17,7 @@ use crate::credentials::Credentials;
 use crate::document::ApiDocument;
 use crate::error::Error;
 use crate::execute::{HttpSettings, run};
-use crate::ssrf::SsrfGuard;
+use tool_core::net::SsrfGuard;
 
 /// A compiled API document as a [`Tool`].
 ///

@@ -17,7 +17,7 @@ use tool_core::{Confinement, ErrorCode, ToolContext, ToolError, ToolOutput};
 use crate::codes;
 use crate::credentials::Credentials;
 use crate::document::ApiDocument;
-use crate::ssrf::{SsrfGuard, read_body};
+use tool_core::net::{SsrfGuard, read_body};
 
 use body::{FileProblem, Part, PartSource, multipart_body, read_workspace_file};
 pub use coerce::coerce;

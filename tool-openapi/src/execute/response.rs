@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 use tool_core::{ToolError, ToolOutput};
 
 use crate::codes;
-use crate::ssrf::{BodyError, DnsFailure, SsrfBlocked, TooManyRedirects};
+use tool_core::net::{BodyError, DnsFailure, SsrfBlocked, TooManyRedirects, find_source};
 
 /// The most characters of a failed response's body quoted in its message.
 const QUOTED_BODY_CHARS: usize = 2_000;
@@ -186,11 +186,11 @@ pub(crate) fn send_failure(error: &reqwest::Error, what: &str, redactor: &Redact
             }),
         );
     }
-    if let Some(too_many) = crate::ssrf::find_in_chain::<TooManyRedirects>(root) {
+    if let Some(too_many) = find_source::<TooManyRedirects>(root) {
         return ToolError::new(codes::TOO_MANY_REDIRECTS, format!("{what}: {too_many}"))
             .with_details(json!({ "limit": too_many.limit }));
     }
-    if let Some(dns) = crate::ssrf::find_in_chain::<DnsFailure>(root) {
+    if let Some(dns) = find_source::<DnsFailure>(root) {
         return ToolError::new(codes::DNS_FAILURE, format!("{what}: {dns}"))
             .with_details(json!({ "host": dns.host }));
     }
@@ -200,7 +200,7 @@ pub(crate) fn send_failure(error: &reqwest::Error, what: &str, redactor: &Redact
             format!("{what} did not answer within the call's time budget."),
         );
     }
-    if let Some(io) = crate::ssrf::find_in_chain::<std::io::Error>(root)
+    if let Some(io) = find_source::<std::io::Error>(root)
         && io.kind() == std::io::ErrorKind::ConnectionRefused
     {
         return ToolError::new(
@@ -229,6 +229,10 @@ pub(crate) fn body_failure(error: &BodyError, what: &str, redactor: &Redactor) -
         BodyError::Transport(e) => ToolError::new(
             codes::REQUEST_FAILED,
             redactor.text(&format!("{what}: reading the body failed: {}", causes(e))),
+        ),
+        other => ToolError::new(
+            codes::REQUEST_FAILED,
+            redactor.text(&format!("{what}: {other}")),
         ),
     }
 }

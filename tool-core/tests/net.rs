@@ -1,10 +1,21 @@
-//! The SSRF guard: every address class in every spelling, real requests
-//! through the guarded client, names that resolve to loopback.
+//! The network guard (feature `net`): every address class in every
+//! spelling, real requests through the guarded client to a server on
+//! 127.0.0.1, names that resolve to loopback, redirect hops under each
+//! rule, and the refusal found in the error chain.
+#![cfg(feature = "net")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use std::net::SocketAddr;
 
-use tool_openapi::{AddressClass, SsrfBlocked, SsrfGuard, SsrfPolicy};
+use axum::Router;
+use axum::extract::{Path, Request};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{any, get};
+use tool_core::net::{
+    AddressClass, RedirectRule, Refusal, SsrfBlocked, SsrfGuard, SsrfPolicy, TooManyRedirects,
+    refusal_in,
+};
 
 use AddressClass::*;
 
@@ -253,7 +264,7 @@ fn blocked_in(error: &reqwest::Error) -> Option<SsrfBlocked> {
 
 #[tokio::test]
 async fn the_guarded_client_refuses_literals_by_itself() {
-    let addr = common::start().await;
+    let addr = start().await;
     let port = addr.port();
     let client = SsrfGuard::default().build_client().unwrap();
     for host in [
@@ -283,7 +294,7 @@ async fn the_guarded_client_refuses_literals_by_itself() {
 
 #[tokio::test]
 async fn a_host_name_resolving_to_loopback_is_refused() {
-    let addr = common::start().await;
+    let addr = start().await;
     let client = SsrfGuard::default().build_client().unwrap();
     let url = format!("http://localhost:{}/ping", addr.port());
     let error = client.get(&url).send().await.unwrap_err();
@@ -302,7 +313,7 @@ async fn a_host_name_resolving_to_loopback_is_refused() {
 
 #[tokio::test]
 async fn redirects_into_refused_addresses_stop_at_the_hop() {
-    let addr = common::start().await;
+    let addr = start().await;
     let guard = SsrfGuard::new(SsrfPolicy::default().allow("127.0.0.1").unwrap());
     let client = guard.build_client().unwrap();
     for target in [
@@ -316,4 +327,193 @@ async fn redirects_into_refused_addresses_stop_at_the_hop() {
         let error = client.get(&url).send().await.expect_err(&url);
         assert!(blocked_in(&error).is_some(), "{url}: {error:?}");
     }
+}
+
+/// A real HTTP server on 127.0.0.1: `/ping`, `/to/{target}` (302 to
+/// `http://{target}`), `/hop/{status}/{n}` (`n` same-origin redirects with
+/// that status, then the method that arrived), `/away/{status}/{target}`
+/// (one redirect with that status to `http://{target}`).
+async fn start() -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let router = Router::new()
+        .route("/ping", get(|| async { "pong" }))
+        .route("/to/{*target}", get(to))
+        .route("/hop/{status}/{n}", any(hop))
+        .route("/away/{status}/{*target}", any(away));
+    tokio::spawn(async move {
+        axum::serve(listener, router).await.unwrap();
+    });
+    addr
+}
+
+fn redirect(status: u16, location: String) -> Response {
+    let status = StatusCode::from_u16(status).unwrap();
+    (status, [(header::LOCATION, location)]).into_response()
+}
+
+async fn to(Path(target): Path<String>) -> Response {
+    redirect(302, format!("http://{target}"))
+}
+
+async fn hop(Path((status, n)): Path<(u16, u32)>, request: Request) -> Response {
+    if n == 0 {
+        return format!("arrived by {}", request.method()).into_response();
+    }
+    redirect(status, format!("/hop/{status}/{}", n - 1))
+}
+
+async fn away(Path((status, target)): Path<(u16, String)>) -> Response {
+    redirect(status, format!("http://{target}"))
+}
+
+fn local(rule: RedirectRule) -> SsrfGuard {
+    SsrfGuard::new(
+        SsrfPolicy::default()
+            .allow("127.0.0.1")
+            .unwrap()
+            .allow("localhost")
+            .unwrap()
+            .redirect_rule(rule),
+    )
+}
+
+#[tokio::test]
+async fn any_rule_follows_up_to_five_hops_and_names_the_cap_past_them() {
+    let addr = start().await;
+    let client = local(RedirectRule::Any).build_client().unwrap();
+    for status in [301, 302, 303, 307, 308] {
+        let url = format!("http://{addr}/hop/{status}/5");
+        let response = client.get(&url).send().await.unwrap();
+        assert_eq!(response.status(), 200, "{url}");
+        assert_eq!(response.text().await.unwrap(), "arrived by GET");
+    }
+    let error = client
+        .get(format!("http://{addr}/hop/302/6"))
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(
+        TooManyRedirects::find_in(&error),
+        Some(&TooManyRedirects { limit: 5 })
+    );
+    match refusal_in(&error) {
+        Some(Refusal::TooManyRedirects(too_many)) => assert_eq!(too_many.limit, 5),
+        other => panic!("{other:?}: {error:?}"),
+    }
+    // A lower cap is the cap.
+    let two = SsrfGuard::new(
+        SsrfPolicy::default()
+            .allow("127.0.0.1")
+            .unwrap()
+            .max_redirects(2),
+    )
+    .build_client()
+    .unwrap();
+    assert!(
+        two.get(format!("http://{addr}/hop/302/2"))
+            .send()
+            .await
+            .is_ok()
+    );
+    let error = two
+        .get(format!("http://{addr}/hop/302/3"))
+        .send()
+        .await
+        .unwrap_err();
+    assert!(
+        refusal_in(&error)
+            .unwrap()
+            .to_string()
+            .contains("more than 2 redirects"),
+        "{error:?}"
+    );
+}
+
+#[tokio::test]
+async fn same_origin_rule_follows_only_307_and_308_on_the_same_origin() {
+    let addr = start().await;
+    let guard = local(RedirectRule::Any).with_redirect_rule(RedirectRule::SameOriginKeepMethod);
+    assert_eq!(
+        guard.policy().redirects(),
+        RedirectRule::SameOriginKeepMethod
+    );
+    let client = guard.build_client().unwrap();
+    // 307/308 keep the POST and its body, up to the cap.
+    for status in [307, 308] {
+        let url = format!("http://{addr}/hop/{status}/5");
+        let response = client.post(&url).body("{}").send().await.unwrap();
+        assert_eq!(response.status(), 200, "{url}");
+        assert_eq!(response.text().await.unwrap(), "arrived by POST");
+        let error = client
+            .post(format!("http://{addr}/hop/{status}/6"))
+            .body("{}")
+            .send()
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(refusal_in(&error), Some(Refusal::TooManyRedirects(_))),
+            "{error:?}"
+        );
+    }
+    // Statuses that would turn the POST into a GET are not followed: the
+    // redirect itself comes back.
+    for status in [301, 302, 303] {
+        let url = format!("http://{addr}/hop/{status}/1");
+        let response = client.post(&url).body("{}").send().await.unwrap();
+        assert_eq!(response.status().as_u16(), status, "{url}");
+    }
+    // Another origin (another port, or another host name for the same
+    // address) is not followed either, even with 307.
+    let other = start().await;
+    for target in [
+        format!("{other}/ping"),
+        format!("localhost:{}/hop/307/0", addr.port()),
+    ] {
+        let url = format!("http://{addr}/away/307/{target}");
+        let response = client.post(&url).body("{}").send().await.unwrap();
+        assert_eq!(response.status(), 307, "{url}");
+    }
+    // The same host under the any rule does follow it.
+    let any = local(RedirectRule::Any).build_client().unwrap();
+    let url = format!("http://{addr}/away/307/{other}/ping");
+    assert_eq!(any.get(&url).send().await.unwrap().status(), 200);
+}
+
+#[tokio::test]
+async fn every_rule_checks_a_hop_before_following_it() {
+    let addr = start().await;
+    for rule in [RedirectRule::Any, RedirectRule::SameOriginKeepMethod] {
+        let client = local(rule).build_client().unwrap();
+        for target in ["169.254.169.254/", "10.0.0.1/", "[fd00::1]/"] {
+            let url = format!("http://{addr}/away/307/{target}");
+            let error = client.get(&url).send().await.expect_err(&url);
+            match refusal_in(&error) {
+                Some(Refusal::Blocked(blocked)) => {
+                    assert!(blocked.class().is_some(), "{blocked}");
+                    assert!(blocked.to_string().contains("refused"), "{blocked}");
+                }
+                other => panic!("{rule:?} {url}: {other:?} in {error:?}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn refusal_in_ignores_errors_the_guard_did_not_cause() {
+    let io = std::io::Error::other("connection reset");
+    assert!(refusal_in(&io).is_none());
+    let blocked = SsrfGuard::default()
+        .check_url("http://10.0.0.1/")
+        .unwrap_err();
+    assert!(matches!(refusal_in(&blocked), Some(Refusal::Blocked(b)) if b.address() == "10.0.0.1"));
+}
+
+#[test]
+fn a_bad_allow_entry_is_a_typed_error_naming_it() {
+    let error = SsrfPolicy::default().allow("10.0.0.0/33").unwrap_err();
+    assert!(
+        matches!(&error, tool_core::Error::InvalidAllowEntry { entry, .. } if entry == "10.0.0.0/33")
+    );
+    assert!(error.to_string().contains("10.0.0.0/33"), "{error}");
 }

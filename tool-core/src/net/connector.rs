@@ -7,7 +7,7 @@ use std::task::{Context, Poll};
 
 use hyper_util::client::legacy::connect::{Connection, HttpInfo};
 
-use super::SsrfGuard;
+use super::guard::SsrfGuard;
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 

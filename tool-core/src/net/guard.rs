@@ -1,60 +1,11 @@
-//! The SSRF guard: a `reqwest::Client` that only reaches public unicast
-//! addresses, unless a host allows more.
-//!
-//! A model can steer what an HTTP tool requests, so the client itself
-//! refuses, in four places:
-//!
-//! 1. **Names** are resolved by the guard's resolver and every address is
-//!    checked ([`classify`]); only the allowed ones are handed to the
-//!    connector, so a name resolving to `127.0.0.1` or `169.254.169.254`
-//!    never connects.
-//! 2. **IP literals** skip resolvers. [`SsrfGuard::check_url`] reads a URL's
-//!    host the way the URL parser does (decimal `2130706433`, octal
-//!    `0177.0.0.1`, hex `0x7f.1`, short `127.1`, percent-encoded, bracketed
-//!    IPv6 with a zone) and checks it before sending; behind it, the
-//!    client's connector checks the peer address of every new connection,
-//!    so a literal still cannot get through a client used directly.
-//! 3. **Redirects** are re-checked hop by hop and capped
-//!    ([`SsrfPolicy::max_redirects`], default 5).
-//! 4. **Proxies** from the environment are not used (a proxy would make
-//!    the checks meaningless).
-//!
-//! Bodies are read through [`read_body`] with a cap
-//! ([`SsrfPolicy::max_body_bytes`], default 4 MiB); a cut is an error,
-//! never a silent truncation. A refusal is an [`SsrfBlocked`] somewhere in
-//! the error's source chain ([`SsrfBlocked::find_in`]), naming the address.
-//!
-//! ```
-//! use tool_openapi::{SsrfGuard, SsrfPolicy};
-//! let guard = SsrfGuard::new(SsrfPolicy::default());
-//! let blocked = guard.check_url("http://0x7f.1:8080/").unwrap_err();
-//! assert_eq!(blocked.address(), "127.0.0.1");
-//! assert!(guard.check_url("http://[fe80::1%25eth0]/").is_err());
-//! assert!(guard.check_url("https://example.com/").is_ok()); // resolved (and checked) at connect time
-//!
-//! let local = SsrfGuard::new(SsrfPolicy::default().allow("127.0.0.0/8").unwrap());
-//! assert!(local.check_url("http://127.0.0.1:3000/").is_ok());
-//! let client: reqwest::Client = local.build_client().unwrap();
-//! # let _ = client;
-//! ```
-
-mod address;
-mod blocked;
-mod body;
-mod connector;
-mod policy;
-mod resolver;
+//! The guard: checks URLs and addresses, and builds guarded clients.
 
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 
-pub use address::{AddressClass, classify};
-pub(crate) use blocked::find_in_chain;
-pub use blocked::{DnsFailure, SsrfBlocked, TooManyRedirects};
-pub use body::{BodyError, read_body};
-pub use policy::{DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_REDIRECTS, SsrfPolicy};
-
-use crate::error::Error;
+use super::address::classify;
+use super::blocked::SsrfBlocked;
+use super::policy::{RedirectRule, SsrfPolicy};
 
 /// Builds guarded HTTP clients and checks URLs and addresses against an
 /// [`SsrfPolicy`]. Cheap to clone; clones share the policy.
@@ -91,6 +42,12 @@ impl SsrfGuard {
     /// The policy.
     pub fn policy(&self) -> &SsrfPolicy {
         &self.inner.policy
+    }
+
+    /// A guard with this one's policy but `rule` for redirects (for
+    /// example an MCP client's guard made from the host's HTTP-tool guard).
+    pub fn with_redirect_rule(&self, rule: RedirectRule) -> Self {
+        Self::new(self.inner.policy.clone().redirect_rule(rule))
     }
 
     /// Whether a request may go to `ip` (reached through `host`, for the message).
@@ -130,44 +87,6 @@ impl SsrfGuard {
             Some(url::Host::Domain(_)) => Ok(()),
             None => Err(SsrfBlocked::unparsable(url.as_str(), "no host")),
         }
-    }
-
-    /// A `reqwest::ClientBuilder` with the guard installed: the filtering
-    /// resolver, the peer check on every connection, the redirect policy,
-    /// no proxies, and the policy's connect timeout. Add your own settings
-    /// (user agent, default headers), but do not set another resolver,
-    /// redirect policy or proxy: they would replace the guard's.
-    pub fn client_builder(&self) -> reqwest::ClientBuilder {
-        let mut builder = reqwest::Client::builder().no_proxy();
-        if self.inner.policy.enabled {
-            builder = builder
-                .dns_resolver(Arc::new(resolver::GuardedResolver::new(self.clone())))
-                .connector_layer(connector::PeerCheckLayer::new(self.clone()));
-        }
-        let guard = self.clone();
-        let max = self.inner.policy.max_redirects;
-        builder = builder.redirect(reqwest::redirect::Policy::custom(move |attempt| {
-            if attempt.previous().len() > max {
-                return attempt.error(TooManyRedirects { limit: max });
-            }
-            if guard.inner.policy.enabled
-                && let Err(blocked) = guard.check_parsed(attempt.url())
-            {
-                return attempt.error(blocked);
-            }
-            attempt.follow()
-        }));
-        if let Some(timeout) = self.inner.policy.connect_timeout {
-            builder = builder.connect_timeout(timeout);
-        }
-        builder
-    }
-
-    /// [`client_builder`](Self::client_builder), built.
-    pub fn build_client(&self) -> Result<reqwest::Client, Error> {
-        self.client_builder()
-            .build()
-            .map_err(|e| Error::Client(e.to_string()))
     }
 
     pub(crate) fn host_allowed(&self, host: &str) -> bool {

@@ -62,7 +62,7 @@ impl SsrfBlocked {
     /// The first `SsrfBlocked` in `error`'s source chain (for example
     /// inside a `reqwest::Error`).
     pub fn find_in<'a>(error: &'a (dyn StdError + 'static)) -> Option<&'a SsrfBlocked> {
-        find_in_chain(error)
+        find_source(error)
     }
 }
 
@@ -120,8 +120,62 @@ impl fmt::Display for TooManyRedirects {
 
 impl StdError for TooManyRedirects {}
 
-/// The first `T` in `error`'s source chain.
-pub(crate) fn find_in_chain<'a, T: StdError + 'static>(
+impl TooManyRedirects {
+    /// The first `TooManyRedirects` in `error`'s source chain.
+    pub fn find_in<'a>(error: &'a (dyn StdError + 'static)) -> Option<&'a TooManyRedirects> {
+        find_source(error)
+    }
+}
+
+impl DnsFailure {
+    /// The first `DnsFailure` in `error`'s source chain.
+    pub fn find_in<'a>(error: &'a (dyn StdError + 'static)) -> Option<&'a DnsFailure> {
+        find_source(error)
+    }
+}
+
+/// What the guard refused, found in an error chain by [`refusal_in`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Refusal<'a> {
+    /// An address or URL the policy does not allow (on the URL, behind a
+    /// name, or at a redirect hop).
+    Blocked(&'a SsrfBlocked),
+    /// A redirect chain past the policy's cap.
+    TooManyRedirects(&'a TooManyRedirects),
+}
+
+impl fmt::Display for Refusal<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Blocked(blocked) => blocked.fmt(f),
+            Self::TooManyRedirects(too_many) => too_many.fmt(f),
+        }
+    }
+}
+
+/// The guard's refusal in `error`'s source chain (for example inside the
+/// `reqwest::Error` of a send through a guarded client, or inside a
+/// transport error wrapping it): the first [`SsrfBlocked`] or
+/// [`TooManyRedirects`], whichever comes first walking from `error` to
+/// its sources. `None` for failures the guard did not cause.
+pub fn refusal_in<'a>(error: &'a (dyn StdError + 'static)) -> Option<Refusal<'a>> {
+    let mut current = Some(error);
+    while let Some(e) = current {
+        if let Some(blocked) = e.downcast_ref::<SsrfBlocked>() {
+            return Some(Refusal::Blocked(blocked));
+        }
+        if let Some(too_many) = e.downcast_ref::<TooManyRedirects>() {
+            return Some(Refusal::TooManyRedirects(too_many));
+        }
+        current = e.source();
+    }
+    None
+}
+
+/// The first `T` in `error`'s source chain, `error` itself included (for
+/// a guarded request: a [`DnsFailure`], an `std::io::Error`…).
+pub fn find_source<'a, T: StdError + 'static>(
     error: &'a (dyn StdError + 'static),
 ) -> Option<&'a T> {
     let mut current = Some(error);

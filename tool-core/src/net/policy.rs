@@ -15,7 +15,8 @@ pub const DEFAULT_MAX_REDIRECTS: usize = 5;
 /// What a guarded client may reach.
 ///
 /// Defaults: on; only public unicast addresses; at most
-/// [`DEFAULT_MAX_REDIRECTS`] redirects, each re-checked; bodies up to
+/// [`DEFAULT_MAX_REDIRECTS`] redirects, each re-checked, of any status and
+/// origin ([`RedirectRule::Any`]); bodies up to
 /// [`DEFAULT_MAX_BODY_BYTES`]; a 10 s connect timeout. Allowed hosts and
 /// networks ([`allow`](Self::allow)) are exceptions a host makes on purpose
 /// (tests use `127.0.0.1`); they never come from a model.
@@ -27,6 +28,7 @@ pub struct SsrfPolicy {
     pub(crate) max_redirects: usize,
     pub(crate) max_body_bytes: usize,
     pub(crate) connect_timeout: Option<Duration>,
+    pub(crate) redirect_rule: RedirectRule,
 }
 
 impl Default for SsrfPolicy {
@@ -38,6 +40,7 @@ impl Default for SsrfPolicy {
             max_redirects: DEFAULT_MAX_REDIRECTS,
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             connect_timeout: Some(Duration::from_secs(10)),
+            redirect_rule: RedirectRule::Any,
         }
     }
 }
@@ -102,6 +105,18 @@ impl SsrfPolicy {
         self.max_body_bytes
     }
 
+    /// Which redirects are followed (default [`RedirectRule::Any`]; MCP
+    /// clients want [`RedirectRule::SameOriginKeepMethod`]).
+    pub fn redirect_rule(mut self, rule: RedirectRule) -> Self {
+        self.redirect_rule = rule;
+        self
+    }
+
+    /// The redirect rule.
+    pub fn redirects(&self) -> RedirectRule {
+        self.redirect_rule
+    }
+
     /// Sets (or with `None` removes) the connect timeout.
     pub fn connect_timeout(mut self, timeout: Option<Duration>) -> Self {
         self.connect_timeout = timeout;
@@ -125,4 +140,26 @@ impl SsrfPolicy {
         };
         self.nets.iter().any(|net| net.contains(&ip))
     }
+}
+
+/// Which redirects a guarded client follows ([`SsrfPolicy::redirect_rule`]).
+///
+/// Under every rule, each hop is checked by the guard before it is
+/// followed (a refused address is an [`SsrfBlocked`](super::SsrfBlocked)
+/// in the error chain) and the chain is capped at
+/// [`max_redirects`](SsrfPolicy::max_redirects) hops
+/// ([`TooManyRedirects`](super::TooManyRedirects) past it). A redirect the rule does not follow is
+/// not an error: the 3xx response itself comes back to the caller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum RedirectRule {
+    /// Every redirect (any status, any origin). The default, for HTTP
+    /// tools whose calls are mostly GETs.
+    #[default]
+    Any,
+    /// Only `307` and `308` to the origin (scheme, host, port) of the first
+    /// request. For JSON-RPC over HTTP (MCP's streamable HTTP): another
+    /// origin would be handed the session id and the configured headers,
+    /// and `301`/`302`/`303` would turn the POST into a GET.
+    SameOriginKeepMethod,
 }

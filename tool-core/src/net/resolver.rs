@@ -4,8 +4,8 @@ use std::net::SocketAddr;
 
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 
-use super::SsrfGuard;
 use super::blocked::DnsFailure;
+use super::guard::SsrfGuard;
 
 pub(super) struct GuardedResolver {
     guard: SsrfGuard,
