@@ -13,7 +13,7 @@
 //! 3. if that is not enough, skills are left out from the end of the list,
 //!    and a note says how many.
 //!
-//! The [`Catalog`] says exactly which skills were shortened, reduced to a
+//! The [`SkillCatalog`] says exactly which skills were shortened, reduced to a
 //! name or omitted. The list is sorted by name.
 
 use std::borrow::Cow;
@@ -44,8 +44,10 @@ pub struct CatalogOptions {
     pub format: CatalogFormat,
     /// The largest catalog, in characters; `None` for no limit (default).
     pub budget: Option<usize>,
-    /// Whether each entry gives the skill's location (default false: the
-    /// activation result names the folder).
+    /// Whether each entry gives the skill's location, the path of its
+    /// `SKILL.md` as the format's client guide defines it (`builtin:<id>`
+    /// for a builtin skill). Default false: `activateSkill`'s result names
+    /// the skill folder, so a model using the `skills` tool needs no path.
     pub include_location: bool,
     /// Descriptions are never cut shorter than this (default 48); below it
     /// skills lose their description instead.
@@ -71,6 +73,12 @@ impl CatalogOptions {
             budget,
             ..Self::default()
         }
+    }
+
+    /// Sets [`include_location`](Self::include_location).
+    pub fn with_location(mut self, include: bool) -> Self {
+        self.include_location = include;
+        self
     }
 }
 
@@ -104,11 +112,11 @@ pub struct CatalogEntry {
     pub status: EntryStatus,
 }
 
-/// A rendered catalog and a report of what the budget cost.
+/// A rendered catalog of skills and a report of what the budget cost.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
-pub struct Catalog {
+pub struct SkillCatalog {
     /// The text for the prompt (empty when no skill is enabled or nothing fits).
     pub text: String,
     /// The rendering.
@@ -121,7 +129,14 @@ pub struct Catalog {
     pub entries: Vec<CatalogEntry>,
 }
 
-impl Catalog {
+/// The old name of [`SkillCatalog`].
+#[deprecated(
+    since = "0.1.0",
+    note = "renamed `SkillCatalog` (unique across the tool-* crates)"
+)]
+pub type Catalog = SkillCatalog;
+
+impl SkillCatalog {
     fn names(&self, pick: impl Fn(&EntryStatus) -> bool) -> Vec<&str> {
         self.entries
             .iter()
@@ -304,13 +319,13 @@ fn md_escape(text: &str) -> String {
 }
 
 /// Renders the catalog of `skills` (already sorted) under `options`.
-pub(crate) fn render_catalog(skills: &[&Skill], options: &CatalogOptions) -> Catalog {
+pub(crate) fn render_catalog(skills: &[&Skill], options: &CatalogOptions) -> SkillCatalog {
     let items: Vec<Item> = skills
         .iter()
         .map(|s| Item {
             name: s.name().to_owned(),
             description: collapse(s.description()),
-            location: options.include_location.then(|| s.location()),
+            location: options.include_location.then(|| s.file()),
         })
         .collect();
     let r = Renderer {
@@ -366,7 +381,7 @@ pub(crate) fn render_catalog(skills: &[&Skill], options: &CatalogOptions) -> Cat
         }
         format!("{}{}{}", r.header(), parts.join(r.separator()), r.footer())
     };
-    Catalog {
+    SkillCatalog {
         chars: len(&text),
         text,
         format: options.format,

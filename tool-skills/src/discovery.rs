@@ -69,6 +69,8 @@ pub(crate) struct FoundSkill {
     pub file: PathBuf,
     /// The folder's name as it appears in its parent (a link's own name).
     pub folder_name: String,
+    /// Whether the file's name is `SKILL.md` only ignoring case (`skill.md`).
+    pub misnamed: bool,
 }
 
 struct Walk<'a> {
@@ -165,21 +167,10 @@ impl Walk<'_> {
             );
             return;
         }
-        if let Some(file) = self.skill_file(dir) {
-            if self.found.len() >= self.options.max_skills {
-                let max = self.options.max_skills;
-                self.limit(
-                    dir,
-                    format!("stopped after finding {max} skills (max_skills)"),
-                );
-                return;
-            }
-            self.found.push(FoundSkill {
-                dir: dir.to_path_buf(),
-                file,
-                folder_name,
-            });
-            return;
+        match self.skill_file(dir) {
+            SkillFile::Found(file) => return self.found(dir, file, folder_name, false),
+            SkillFile::Broken => return,
+            SkillFile::Absent => {}
         }
         if depth >= self.options.max_depth {
             if !self.depth_reported {
@@ -211,6 +202,15 @@ impl Walk<'_> {
             .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
             .collect();
         children.sort();
+        // No `SKILL.md`, but `skill.md` (or another case): a skill file
+        // written in the wrong case, reported where it is loaded.
+        if let Some((_, path)) = children.iter().find(|(name, path)| {
+            name.eq_ignore_ascii_case(SKILL_FILE)
+                && fs::symlink_metadata(path).is_ok_and(|m| m.is_file())
+        }) {
+            let path = path.clone();
+            return self.found(dir, path, folder_name, true);
+        }
         for (name, path) in children {
             if self.stopped {
                 return;
@@ -232,6 +232,24 @@ impl Walk<'_> {
                 self.visit(&target, name, depth + 1);
             }
         }
+    }
+
+    /// Records a skill folder, within the `max_skills` bound.
+    fn found(&mut self, dir: &Path, file: PathBuf, folder_name: String, misnamed: bool) {
+        if self.found.len() >= self.options.max_skills {
+            let max = self.options.max_skills;
+            self.limit(
+                dir,
+                format!("stopped after finding {max} skills (max_skills)"),
+            );
+            return;
+        }
+        self.found.push(FoundSkill {
+            dir: dir.to_path_buf(),
+            file,
+            folder_name,
+            misnamed,
+        });
     }
 
     /// The canonical target of a link when the policy allows following it.
@@ -275,29 +293,67 @@ impl Walk<'_> {
         }
     }
 
-    /// The folder's `SKILL.md` if it has one the policy accepts.
-    fn skill_file(&mut self, dir: &Path) -> Option<PathBuf> {
+    /// The folder's `SKILL.md` if it has one the policy accepts; `Broken`
+    /// (with a finding) when it is a folder or a special file.
+    fn skill_file(&mut self, dir: &Path) -> SkillFile {
         let file = dir.join(SKILL_FILE);
-        let meta = fs::symlink_metadata(&file).ok()?;
+        let Ok(meta) = fs::symlink_metadata(&file) else {
+            return SkillFile::Absent;
+        };
         if meta.is_file() {
-            return Some(file);
+            return SkillFile::Found(file);
         }
-        if meta.file_type().is_symlink() {
-            let target = self.follow(&file)?;
-            if target.is_file()
-                && (self.options.symlinks == SymlinkPolicy::Follow || target.starts_with(dir))
-            {
-                return Some(file);
-            }
-            if target.is_file() {
-                self.note(
-                    FindingCode::SymlinkSkipped,
-                    Severity::Warning,
-                    &file,
-                    "SKILL.md links outside its skill folder; not followed".into(),
-                );
-            }
+        if !meta.file_type().is_symlink() {
+            let what = if meta.is_dir() {
+                "a folder"
+            } else {
+                "a special file"
+            };
+            self.not_a_file(&file, what);
+            return SkillFile::Broken;
         }
-        None
+        let Some(target) = self.follow(&file) else {
+            return SkillFile::Absent;
+        };
+        if !target.is_file() {
+            let what = if target.is_dir() {
+                "a link to a folder"
+            } else {
+                "a link to a special file"
+            };
+            self.not_a_file(&file, what);
+            return SkillFile::Broken;
+        }
+        if self.options.symlinks == SymlinkPolicy::Follow || target.starts_with(dir) {
+            return SkillFile::Found(file);
+        }
+        self.note(
+            FindingCode::SymlinkSkipped,
+            Severity::Warning,
+            &file,
+            "SKILL.md links outside its skill folder; not followed".into(),
+        );
+        SkillFile::Absent
     }
+
+    fn not_a_file(&mut self, file: &Path, what: &str) {
+        self.note(
+            FindingCode::SkillFileNotAFile,
+            Severity::Error,
+            file,
+            format!(
+                "SKILL.md is {what}, not a file: the folder is not loaded as a skill and not searched further"
+            ),
+        );
+    }
+}
+
+/// What a folder's `SKILL.md` is.
+enum SkillFile {
+    /// A file (or a link to one the policy follows).
+    Found(PathBuf),
+    /// A folder, a special file, or a link to one (reported).
+    Broken,
+    /// Not there (or a link not followed).
+    Absent,
 }

@@ -71,8 +71,14 @@ codes! {
     InvalidYaml => "invalid_yaml",
     /// The frontmatter is YAML, but not a mapping of keys to values.
     FrontmatterNotMapping => "frontmatter_not_mapping",
+    /// A mapping of the frontmatter has the same key twice; the line is the
+    /// second occurrence's.
+    DuplicateKey => "duplicate_key",
     /// A value with an unquoted `: ` was quoted so the YAML could be read.
     ColonRepaired => "colon_repaired",
+    /// `name` was written in another Unicode form than NFKC (a decomposed
+    /// `é`, a full-width letter); the normalised name is used.
+    NameNormalized => "name_normalized",
     /// `name` is missing (lenient mode uses the folder name).
     MissingName => "missing_name",
     /// `name` has characters or hyphens the format does not allow.
@@ -105,6 +111,13 @@ codes! {
     SymlinkSkipped => "symlink_skipped",
     /// Discovery stopped at a bound (depth, folders or skills).
     DiscoveryLimit => "discovery_limit",
+    /// A folder has no `SKILL.md` but a file whose name differs only in case
+    /// (`skill.md`, `Skill.md`): lenient mode loads it with a warning (as the
+    /// reference validator does), strict mode does not.
+    MisnamedSkillFile => "misnamed_skill_file",
+    /// A folder's `SKILL.md` is a folder or a special file (or a link to
+    /// one): the folder is a broken skill, not searched further.
+    SkillFileNotAFile => "skill_file_not_a_file",
     /// A source folder does not exist or is not a folder.
     SourceNotFound => "source_not_found",
     /// A file or folder could not be read.

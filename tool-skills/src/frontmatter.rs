@@ -175,6 +175,10 @@ pub(crate) fn read_yaml(yaml: &str, file: &str) -> Result<ReadYaml, Finding> {
             findings,
         });
     }
+    let message = first_error.to_string();
+    if let Some(finding) = duplicate_key(yaml, file, &message, first_error.location()) {
+        return Err(finding);
+    }
     let line = first_error
         .location()
         .map(|l| l.line() + YAML_FIRST_LINE - 1);
@@ -202,6 +206,106 @@ fn into_mapping(value: Yaml, file: &str) -> Result<Mapping, Finding> {
             ),
         )),
     }
+}
+
+/// The parser's words for a key defined twice in one mapping.
+const DUPLICATE_MARKER: &str = "duplicate entry with key ";
+
+/// A [`FindingCode::DuplicateKey`] finding when the parser's error is a
+/// duplicate key: the parser names the key and where its mapping starts
+/// (nothing for the top-level mapping); the duplicate's own line is found by
+/// reading that mapping's keys at its indentation.
+fn duplicate_key(
+    yaml: &str,
+    file: &str,
+    message: &str,
+    location: Option<yaml_serde::Location>,
+) -> Option<Finding> {
+    let rest = &message[message.find(DUPLICATE_MARKER)? + DUPLICATE_MARKER.len()..];
+    let written = rest.split(" at line ").next().unwrap_or(rest);
+    let key = match serde_json::from_str::<String>(written) {
+        Ok(key) => key,
+        Err(_) => written.trim_matches(['"', '`']).to_owned(),
+    };
+    let start = location.map_or((1, 1), |l| (l.line(), l.column()));
+    let lines = mapping_key_lines(yaml, &key, start);
+    let to_file = |line: usize| line + YAML_FIRST_LINE - 1;
+    let (line, first) = match lines.as_slice() {
+        [first, second, ..] => (to_file(*second), Some(to_file(*first))),
+        _ => (to_file(start.0), None),
+    };
+    let parent = message[..message.find(DUPLICATE_MARKER)?]
+        .trim_end()
+        .trim_end_matches(':');
+    let place = if parent.is_empty() {
+        "the frontmatter".to_owned()
+    } else {
+        format!("`{parent}`")
+    };
+    let first = first.map_or_else(String::new, |l| format!(" (first on line {l})"));
+    Some(Finding::new(
+        FindingCode::DuplicateKey,
+        Severity::Error,
+        file,
+        Some(line),
+        format!("`{key}` is defined twice in {place}{first}; keep one"),
+    ))
+}
+
+/// The 1-based YAML lines where `key` is a key of the block mapping that
+/// starts at `(line, column)` (both 1-based): the first line from that
+/// column, then every line at the same indentation until one less indented.
+fn mapping_key_lines(yaml: &str, key: &str, (line, column): (usize, usize)) -> Vec<usize> {
+    let indent = column.saturating_sub(1);
+    let mut found = Vec::new();
+    for (index, text) in yaml.lines().enumerate().skip(line.saturating_sub(1)) {
+        let content: &str = if index + 1 == line {
+            let offset = text
+                .char_indices()
+                .nth(indent)
+                .map_or(text.len(), |(i, _)| i);
+            &text[offset..]
+        } else {
+            let trimmed = text.trim_start_matches(' ');
+            if trimmed.is_empty() || trimmed.starts_with('#') {
+                continue;
+            }
+            let lead = text.len() - trimmed.len();
+            if lead < indent {
+                break;
+            }
+            if lead > indent {
+                continue;
+            }
+            trimmed
+        };
+        if starts_with_key(content, key) {
+            found.push(index + 1);
+        }
+    }
+    found
+}
+
+/// Whether a line's content defines `key` (plain, `"key"` or `'key'`).
+fn starts_with_key(content: &str, key: &str) -> bool {
+    let rest = content
+        .strip_prefix(key)
+        .or_else(|| {
+            content
+                .strip_prefix('"')
+                .and_then(|c| c.strip_prefix(key))
+                .and_then(|c| c.strip_prefix('"'))
+        })
+        .or_else(|| {
+            content
+                .strip_prefix('\'')
+                .and_then(|c| c.strip_prefix(key))
+                .and_then(|c| c.strip_prefix('\''))
+        });
+    rest.is_some_and(|rest| {
+        let rest = rest.trim_start_matches([' ', '\t']);
+        rest == ":" || rest.starts_with(": ") || rest.starts_with(":\t")
+    })
 }
 
 /// A short name of a YAML value's kind.
@@ -335,6 +439,25 @@ mod tests {
             read.mapping.get("description").and_then(|v| v.as_str()),
             Some("Use when: the user asks")
         );
+    }
+
+    #[test]
+    fn a_duplicate_key_points_at_its_second_line() {
+        let top = read_yaml("name: a\ndescription: x\nlicense: MIT\nname: b\n", "f").unwrap_err();
+        assert_eq!(top.code, FindingCode::DuplicateKey);
+        assert_eq!(top.line, Some(5), "{top}");
+        assert!(top.message.contains("first on line 2"), "{top}");
+        let nested = read_yaml(
+            "name: a\nmetadata:\n  a: b\n  # note\n  'a': c\nlicense: MIT\n",
+            "f",
+        )
+        .unwrap_err();
+        assert_eq!(nested.code, FindingCode::DuplicateKey);
+        assert_eq!(nested.line, Some(6), "{nested}");
+        assert!(nested.message.contains("`metadata`"), "{nested}");
+        let flow = read_yaml("name: a\nmetadata: {a: 1, a: 2}\n", "f").unwrap_err();
+        assert_eq!(flow.code, FindingCode::DuplicateKey);
+        assert_eq!(flow.line, Some(3), "{flow}");
     }
 
     #[test]

@@ -1,31 +1,38 @@
 //! Agent Skills for the tool layer: `SKILL.md` folders (and skills compiled
-//! into a host) validated against the public Agent Skills format, gathered
-//! from ordered sources, shown to a model as a compact catalog and opened
-//! on demand through the builtin `skills` tool, without path escapes.
+//! into a host) validated against the public Agent Skills format, shown to
+//! a model as a compact catalog, and opened on demand through the builtin
+//! `skills` tool, without path escapes.
 //!
-//! # Overview of the roles
+//! A host needs one import, [`prelude`], and three steps:
 //!
-//! - [`parse_skill_md`]: one `SKILL.md` text → a [`SkillDocument`] and
-//!   [`Finding`]s (stable [`FindingCode`], file, line), in
-//!   [`ValidationMode::Strict`] (the public format) or
-//!   [`ValidationMode::Lenient`] (what clients accept in practice).
-//! - [`SkillSource`] / [`SkillRegistry`]: folders and [`BuiltinSkill`]s in
-//!   precedence order; discovery is bounded and sorted
-//!   ([`DiscoveryOptions`], [`SymlinkPolicy`]); shadowed skills are listed;
-//!   enable/disable; [`SkillRegistry::reload`] returns a [`ReloadDiff`].
-//! - [`Catalog`]: the prompt listing (`<available_skills>` XML, Markdown,
-//!   JSON) under a character budget with a defined degradation.
-//! - [`SkillsTool`]: the builtin `skills` tool: `activateSkill` and
-//!   `readReference` (and `runScript` with the `scripts` feature); its
-//!   `systemRole` carries the catalog.
-//! - [`maintain`]: create, rename, replace the body of and delete skills on
-//!   disk, validated first, written atomically.
+//! 1. **Load**: [`SkillRegistry::load`] reads [`SkillSource`]s (folders,
+//!    [`BuiltinSkill`]s) in precedence order; every problem is a
+//!    [`Finding`] with a stable code, file and line
+//!    ([`SkillRegistry::findings`]; [`SkillRegistry::outcome`] gives the
+//!    load as tool-core's `Partial`: loaded skills plus what failed, by file).
+//! 2. **Register**: `registry.register_all(SkillsTool::new(skills).into_tools())`
+//!    (or [`SkillsTool::load`] in one step) adds the `skills` tool:
+//!    `activateSkill`, `readReference` and, with the `scripts` feature and a
+//!    computer, `runScript`.
+//! 3. **Prompt**: the catalog ([`SkillCatalog`], `<available_skills>` XML by
+//!    default, under a character budget) is the tool's `systemRole`; it
+//!    reaches the model through `OfferedTools::system_prompt()` of
+//!    tool-core, which the host puts in its system prompt. Without that
+//!    step the model never learns which skills exist.
+//!
+//! Beyond the prelude: [`parse_skill_md`] checks one `SKILL.md` text
+//! without I/O, in [`ValidationMode::Strict`] (the public format) or
+//! [`ValidationMode::Lenient`] (what clients accept, the default); names
+//! are compared in NFKC form ([`normalize_name`]);
+//! [`SkillDocument::properties`] gives the frontmatter fields flat
+//! ([`SkillProperties`]); [`maintain`] creates, renames, edits and deletes
+//! skills on disk.
 //!
 //! # Example
 //!
 //! ```
-//! use tool_skills::{BuiltinSkill, CatalogOptions, LoadOptions, SkillRegistry, SkillSource, SkillsTool};
-//! use tool_core::{Invoker, ToolCall, ToolContext, ToolRegistry};
+//! use tool_skills::prelude::*;
+//! use tool_core::prelude::*;
 //!
 //! let skills = SkillRegistry::load(
 //!     [SkillSource::builtin("builtin", [
@@ -38,9 +45,12 @@
 //! assert!(catalog.text.contains("<name>greeting</name>"));
 //!
 //! let mut registry = ToolRegistry::new();
-//! registry.register(SkillsTool::new(skills))?;
+//! registry.register_all(SkillsTool::new(skills).into_tools());
 //! let ctx = ToolContext::new();
 //! let offered = registry.offer(&ctx);
+//! // The catalog reaches the model through the system prompt.
+//! let system = offered.system_prompt().unwrap();
+//! assert!(system.contains("<name>greeting</name>"));
 //!
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 //! let invoker = Invoker::default();
@@ -66,33 +76,58 @@
 #![deny(missing_docs)]
 
 mod catalog;
+pub mod codes;
 mod discovery;
 mod error;
 mod finding;
 mod frontmatter;
 pub mod maintain;
+mod name;
 mod open;
+mod properties;
 mod reference;
 mod registry;
 #[cfg(feature = "scripts")]
 mod scripts;
 mod skill;
+mod skill_lookup;
 mod source;
 mod tool;
 mod validate;
 
-pub use catalog::{Catalog, CatalogEntry, CatalogFormat, CatalogOptions, EntryStatus, xml_escape};
+#[allow(deprecated)]
+pub use catalog::Catalog;
+pub use catalog::{
+    CatalogEntry, CatalogFormat, CatalogOptions, EntryStatus, SkillCatalog, xml_escape,
+};
 pub use discovery::{DiscoveryOptions, SKILL_FILE, SymlinkPolicy};
 pub use error::{Error, Result};
 pub use finding::{Finding, FindingCode, Severity};
 pub use frontmatter::ParseLimits;
+pub use name::{MAX_NAME_CHARS, is_valid_skill_name, normalize_name};
+pub use properties::SkillProperties;
 pub use reference::{ReferenceLimits, Resolution};
 pub use registry::{Lookup, ReloadDiff, Shadowed, SkillRegistry, close_matches};
 pub use skill::{BuiltinSkill, Origin, Provenance, Skill};
 pub use source::{LoadOptions, SkillSource, SourceKind};
-pub use tool::{SKILLS_IDENTIFIER, SharedSkills, SkillsTool, SkillsToolConfig, codes};
+pub use tool::{SKILLS_IDENTIFIER, SharedSkills, SkillsTool, SkillsToolConfig};
 pub use validate::{
-    Frontmatter, MAX_COMPATIBILITY_CHARS, MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, ParseOptions,
-    Parsed, RECOMMENDED_MAX_BODY_LINES, SkillDocument, ValidationMode, is_valid_skill_name,
-    parse_skill_md,
+    Frontmatter, MAX_COMPATIBILITY_CHARS, MAX_DESCRIPTION_CHARS, ParseOptions, Parsed,
+    RECOMMENDED_MAX_BODY_LINES, SkillDocument, ValidationMode, parse_skill_md,
 };
+
+/// What a host uses, in one import: `use tool_skills::prelude::*;`.
+///
+/// Loading ([`SkillRegistry`], [`SkillSource`], [`BuiltinSkill`],
+/// [`LoadOptions`], [`ValidationMode`]), what loading reports ([`Finding`],
+/// [`Skill`]), the tool ([`SkillsTool`], [`SharedSkills`]) and the catalog
+/// ([`SkillCatalog`], [`CatalogOptions`], [`CatalogFormat`]). Everything
+/// else stays at the crate root. Names do not clash with
+/// `tool_core::prelude`.
+pub mod prelude {
+    #[doc(no_inline)]
+    pub use crate::{
+        BuiltinSkill, CatalogFormat, CatalogOptions, Finding, LoadOptions, SharedSkills, Skill,
+        SkillCatalog, SkillRegistry, SkillSource, SkillsTool, ValidationMode,
+    };
+}

@@ -29,10 +29,14 @@ use std::path::{Path, PathBuf};
 use crate::discovery::SKILL_FILE;
 use crate::error::{Error, Result};
 use crate::finding::{Finding, FindingCode, Severity};
-use crate::validate::{ParseOptions, ValidationMode, is_valid_skill_name, parse_skill_md};
+use crate::name::{is_valid_skill_name, normalize_name};
+use crate::validate::{ParseOptions, ValidationMode, parse_skill_md};
 
+/// A name maintenance may use as a folder name: valid, and already in its
+/// normalised form ([`normalize_name`]: no surrounding spaces, NFKC), so
+/// the folder is spelled exactly as the skill is named.
 fn check_name(name: &str, file: &str) -> Result<()> {
-    if is_valid_skill_name(name) {
+    if is_valid_skill_name(name) && normalize_name(name) == name {
         return Ok(());
     }
     Err(Error::Invalid {
@@ -43,7 +47,7 @@ fn check_name(name: &str, file: &str) -> Result<()> {
             file,
             None,
             format!(
-                "{name:?} is not a valid skill name (1-64 lowercase letters, digits and single hyphens)"
+                "{name:?} is not a valid skill name in NFKC form (1-64 lowercase letters, digits and single hyphens)"
             ),
         )],
     })

@@ -5,10 +5,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use serde::Serialize;
+use tool_core::Partial;
 
-use crate::catalog::{Catalog, CatalogOptions, render_catalog};
+use crate::catalog::{CatalogOptions, SkillCatalog, render_catalog};
 use crate::error::{Error, Result};
 use crate::finding::{Finding, FindingCode, Severity};
+use crate::name::normalize_name;
 use crate::skill::{Provenance, Skill};
 use crate::source::{LoadOptions, SkillSource, load_source};
 
@@ -235,7 +237,12 @@ impl SkillRegistry {
 
     /// Looks `name` up among the enabled skills: exact, then ignoring case
     /// when that is unambiguous, else the close matches.
+    ///
+    /// The name is compared in NFKC form ([`normalize_name`]), as skill
+    /// names are stored: `cafe\u{301}` finds `café`.
     pub fn lookup(&self, name: &str) -> Lookup {
+        let normalized = normalize_name(name);
+        let name = normalized.as_str();
         if let Some(skill) = self.skills.get(name)
             && !self.disabled.contains(name)
         {
@@ -255,8 +262,37 @@ impl SkillRegistry {
         }
     }
 
+    /// The last load in tool-core's batch shape: every loaded skill (sorted
+    /// by name, enabled or not), and one [`Failed`](tool_core::Failed) per error finding (a
+    /// `SKILL.md` that did not load, a source that could not be read), its
+    /// `source` the finding's file. Warnings and notes stay in
+    /// [`findings`](Self::findings) only.
+    ///
+    /// ```
+    /// use tool_skills::{BuiltinSkill, LoadOptions, SkillRegistry, SkillSource};
+    /// let registry = SkillRegistry::load(
+    ///     [SkillSource::builtin("builtin", [
+    ///         BuiltinSkill::new("ok", "greeting", "Greets.", "Say hello."),
+    ///         BuiltinSkill::new("bad", "no-description", "", "Body."),
+    ///     ])],
+    ///     LoadOptions::default(),
+    /// );
+    /// let outcome = registry.outcome();
+    /// assert_eq!(outcome.loaded()[0].name(), "greeting");
+    /// assert_eq!(outcome.failed()[0].source, "builtin:bad");
+    /// assert_eq!(outcome.failed()[0].error.code.as_str(), "missing_description");
+    /// ```
+    pub fn outcome(&self) -> Partial<Arc<Skill>, Finding> {
+        let mut outcome = Partial::new();
+        outcome.extend(self.skills.values().cloned());
+        for finding in self.findings.iter().filter(|f| f.is_error()) {
+            outcome.fail(finding.file.clone(), finding.clone());
+        }
+        outcome
+    }
+
     /// The catalog of the enabled skills.
-    pub fn catalog(&self, options: &CatalogOptions) -> Catalog {
+    pub fn catalog(&self, options: &CatalogOptions) -> SkillCatalog {
         let skills: Vec<&Skill> = self.enabled().map(Arc::as_ref).collect();
         render_catalog(&skills, options)
     }

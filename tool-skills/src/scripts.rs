@@ -18,10 +18,14 @@ use tool_core::{
 };
 use tool_runtime::{ComputerRuntime, RunCommandParams};
 
+use crate::codes;
 use crate::reference::{ReferenceLimits, resolve_disk};
 use crate::registry::SkillRegistry;
 use crate::skill::Origin;
-use crate::tool::{RUN, codes, find_skill};
+use crate::skill_lookup::find_skill;
+
+/// The API's name.
+pub(crate) const RUN: &str = "runScript";
 
 /// Arguments of `runScript`.
 #[derive(Debug, Deserialize)]

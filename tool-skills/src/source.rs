@@ -230,7 +230,31 @@ fn load_found(
     let parse = ParseOptions::new(file_text, options.mode)
         .folder(found.folder_name.clone())
         .limits(options.limits);
-    let parsed = parse_skill_md(&text, &parse);
+    let mut parsed = parse_skill_md(&text, &parse);
+    if found.misnamed {
+        let name = found
+            .file
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let (severity, outcome) = match options.mode {
+            ValidationMode::Strict => (Severity::Error, "it is not loaded (strict)"),
+            ValidationMode::Lenient => (Severity::Warning, "it is loaded anyway"),
+        };
+        parsed.findings.insert(
+            0,
+            Finding::new(
+                FindingCode::MisnamedSkillFile,
+                severity,
+                found.file.display().to_string(),
+                None,
+                format!("the skill file is named `{name}`, not `SKILL.md`; {outcome}: rename it"),
+            ),
+        );
+        if options.mode == ValidationMode::Strict {
+            parsed.document = None;
+        }
+    }
     let skill = parsed.document.map(|document| Skill {
         digest: digest(&[text.as_bytes(), found.dir.as_os_str().as_encoded_bytes()]),
         document,

@@ -13,43 +13,21 @@ use tool_core::{
 };
 
 use crate::catalog::{CatalogFormat, CatalogOptions, xml_escape};
+use crate::codes;
 use crate::reference::{
     RefError, ReferenceLimits, Resolved, is_binary, list_disk, media_type, resolve_disk,
     resolve_memory,
 };
-use crate::registry::{Lookup, SkillRegistry};
+use crate::registry::SkillRegistry;
 use crate::skill::{Origin, Skill};
+use crate::skill_lookup::find_skill;
+use crate::source::{LoadOptions, SkillSource};
 
 /// The tool's identifier.
 pub const SKILLS_IDENTIFIER: &str = "skills";
 
 /// A registry shared between the host (reload, enable, maintenance) and the tool.
 pub type SharedSkills = Arc<RwLock<SkillRegistry>>;
-
-/// Error codes of the `skills` tool's failed outputs.
-pub mod codes {
-    use tool_core::ErrorCode;
-
-    /// No enabled skill has that name (details: `close`, `available`).
-    pub const SKILL_NOT_FOUND: ErrorCode = ErrorCode::from_static("skill_not_found");
-    /// The name matches several skills ignoring case (details: `candidates`).
-    pub const AMBIGUOUS_SKILL: ErrorCode = ErrorCode::from_static("ambiguous_skill");
-    /// The path is absolute, climbs out, is encoded to hide either, or
-    /// leads out of the skill folder through a link.
-    pub const PATH_NOT_ALLOWED: ErrorCode = ErrorCode::from_static("path_not_allowed");
-    /// No file matches (details: `files`, the skill's files).
-    pub const REFERENCE_NOT_FOUND: ErrorCode = ErrorCode::from_static("reference_not_found");
-    /// Several files match (details: `candidates`).
-    pub const AMBIGUOUS_REFERENCE: ErrorCode = ErrorCode::from_static("ambiguous_reference");
-    /// The path is a folder or a special file.
-    pub const NOT_A_FILE: ErrorCode = ErrorCode::from_static("not_a_file");
-    /// The file is larger than the cap (details: `bytes`, `limit`).
-    pub const REFERENCE_TOO_LARGE: ErrorCode = ErrorCode::from_static("reference_too_large");
-    /// The file exists but could not be read.
-    pub const READ_FAILED: ErrorCode = ErrorCode::from_static("read_failed");
-    /// `runScript` was given something outside the skill's `scripts/`.
-    pub const NOT_A_SCRIPT: ErrorCode = ErrorCode::from_static("not_a_script");
-}
 
 /// Settings of the `skills` tool.
 ///
@@ -109,12 +87,39 @@ struct ReadArgs {
 const ACTIVATE: &str = "activateSkill";
 const READ: &str = "readReference";
 #[cfg(feature = "scripts")]
-pub(crate) const RUN: &str = "runScript";
+use crate::scripts::RUN;
 
 impl SkillsTool {
     /// A tool over `registry` with the default settings.
     pub fn new(registry: SkillRegistry) -> Self {
         Self::shared(Arc::new(RwLock::new(registry)), SkillsToolConfig::default())
+    }
+
+    /// Loads `sources` (highest precedence first) and makes the tool over
+    /// them with the default settings; the load's findings stay readable
+    /// through [`registry`](Self::registry).
+    pub fn load(sources: impl IntoIterator<Item = SkillSource>, options: LoadOptions) -> Self {
+        Self::new(SkillRegistry::load(sources, options))
+    }
+
+    /// The tool as the list [`ToolRegistry::register_all`] takes, so skill
+    /// folders register in one line like an MCP server's or an API
+    /// document's tools.
+    ///
+    /// ```
+    /// use tool_core::ToolRegistry;
+    /// use tool_skills::{BuiltinSkill, LoadOptions, SkillSource, SkillsTool};
+    /// let skills = SkillsTool::load(
+    ///     [SkillSource::builtin("builtin", [BuiltinSkill::new("g", "greeting", "Greets.", "Say hello.")])],
+    ///     LoadOptions::default(),
+    /// );
+    /// let mut registry = ToolRegistry::new();
+    /// assert_eq!(registry.register_all(skills.into_tools()).loaded(), ["skills"]);
+    /// ```
+    ///
+    /// [`ToolRegistry::register_all`]: tool_core::ToolRegistry::register_all
+    pub fn into_tools(self) -> Vec<Arc<dyn Tool>> {
+        vec![Arc::new(self)]
     }
 
     /// A tool over a registry the host keeps a handle to.
@@ -357,56 +362,14 @@ fn system_role_of(registry: &SkillRegistry, config: &SkillsToolConfig) -> Option
     Some(role)
 }
 
-/// Finds an enabled skill; the failed output explains a miss.
-pub(crate) fn find_skill(
-    registry: &SkillRegistry,
-    name: &str,
-) -> Result<(Arc<Skill>, &'static str), Box<ToolOutput>> {
-    let available: Vec<String> = registry.enabled().map(|s| s.name().to_owned()).collect();
-    match registry.lookup(name) {
-        Lookup::Exact(skill) => Ok((skill, "exact")),
-        Lookup::CaseInsensitive(skill) => Ok((skill, "caseInsensitive")),
-        Lookup::Ambiguous(candidates) => Err(Box::new(
-            ToolOutput::failure(
-                ToolError::new(
-                    codes::AMBIGUOUS_SKILL,
-                    format!(
-                        "{name:?} matches several skills ignoring case: {}; use the exact name",
-                        candidates.join(", ")
-                    ),
-                )
-                .with_details(json!({"candidates": candidates})),
-            )
-            .state(json!({"requested": name, "candidates": candidates})),
-        )),
-        Lookup::Missing { close } => {
-            let mut message = format!("No enabled skill is named {name:?}.");
-            if !close.is_empty() {
-                message.push_str(&format!(" Close matches: {}.", close.join(", ")));
-            }
-            let shown: Vec<&str> = available.iter().take(50).map(String::as_str).collect();
-            message.push_str(&format!(" Available skills: {}", shown.join(", ")));
-            if available.len() > shown.len() {
-                message.push_str(&format!(" (and {} more)", available.len() - shown.len()));
-            }
-            message.push('.');
-            Err(Box::new(
-                ToolOutput::failure(
-                    ToolError::new(codes::SKILL_NOT_FOUND, message)
-                        .with_details(json!({"close": close, "available": available})),
-                )
-                .state(json!({"requested": name, "close": close, "available": available})),
-            ))
-        }
-    }
-}
-
 /// The files of a skill for listings: `(files, truncated, hint)`.
 fn files_of(skill: &Skill, limits: &ReferenceLimits) -> (Vec<String>, bool, String) {
     match &skill.origin {
-        Origin::Disk { dir, .. } => {
+        Origin::Disk { dir, file } => {
             let (mut files, truncated) = list_disk(dir, limits, limits.max_listed + 1);
-            files.retain(|f| f != crate::discovery::SKILL_FILE);
+            // The skill's own file (`SKILL.md`, or a `skill.md` loaded leniently).
+            let own = file.file_name().map(|n| n.to_string_lossy().into_owned());
+            files.retain(|f| Some(f) != own.as_ref());
             let truncated = truncated || files.len() > limits.max_listed;
             files.truncate(limits.max_listed);
             (files, truncated, String::new())

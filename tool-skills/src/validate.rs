@@ -11,9 +11,8 @@ use yaml_serde::Value as Yaml;
 
 use crate::finding::{Finding, FindingCode, Severity};
 use crate::frontmatter::{self, ParseLimits, YAML_FIRST_LINE, key_line, yaml_kind};
+use crate::name::{name_problem, normalize_name};
 
-/// Longest `name` the format allows.
-pub const MAX_NAME_CHARS: usize = 64;
 /// Longest `description` the format allows.
 pub const MAX_DESCRIPTION_CHARS: usize = 1024;
 /// Longest `compatibility` the format allows.
@@ -63,7 +62,8 @@ pub struct Frontmatter {
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct SkillDocument {
-    /// The skill's name (in lenient mode possibly the folder name).
+    /// The skill's name, NFKC-normalised (see [`normalize_name`]); in
+    /// lenient mode possibly the folder name.
     pub name: String,
     /// What the skill does and when to use it.
     pub description: String,
@@ -191,55 +191,6 @@ fn fatal(finding: Finding) -> Parsed {
         document: None,
         findings: vec![finding],
     }
-}
-
-/// Whether `name` follows the format: 1–64 lowercase letters, digits and
-/// single hyphens, not starting or ending with a hyphen.
-///
-/// ```
-/// assert!(tool_skills::is_valid_skill_name("pdf-processing"));
-/// assert!(!tool_skills::is_valid_skill_name("PDF"));
-/// assert!(!tool_skills::is_valid_skill_name("a--b"));
-/// ```
-pub fn is_valid_skill_name(name: &str) -> bool {
-    name_problem(name).is_none()
-}
-
-fn name_problem(name: &str) -> Option<(FindingCode, String)> {
-    let count = name.chars().count();
-    if count > MAX_NAME_CHARS {
-        return Some((
-            FindingCode::NameTooLong,
-            format!("`name` is {count} characters, over {MAX_NAME_CHARS}"),
-        ));
-    }
-    if name.is_empty() {
-        return Some((FindingCode::InvalidName, "`name` is empty".into()));
-    }
-    if let Some(bad) = name
-        .chars()
-        .find(|c| !(*c == '-' || (c.is_alphanumeric() && !c.is_uppercase())))
-    {
-        return Some((
-            FindingCode::InvalidName,
-            format!(
-                "`name` {name:?} has {bad:?}; only lowercase letters, digits and hyphens are allowed"
-            ),
-        ));
-    }
-    if name.starts_with('-') || name.ends_with('-') {
-        return Some((
-            FindingCode::InvalidName,
-            format!("`name` {name:?} starts or ends with a hyphen"),
-        ));
-    }
-    if name.contains("--") {
-        return Some((
-            FindingCode::InvalidName,
-            format!("`name` {name:?} has consecutive hyphens"),
-        ));
-    }
-    None
 }
 
 #[derive(Default)]
@@ -486,12 +437,23 @@ impl Checker<'_> {
             }
         }
         let name = match fields.name.filter(|n| !n.is_empty()) {
-            Some(name) => {
+            Some(written) => {
+                let name = normalize_name(&written);
+                if name != written {
+                    self.push(
+                        FindingCode::NameNormalized,
+                        Severity::Info,
+                        "name",
+                        format!(
+                            "`name` {written:?} is read as {name:?} (NFKC normalisation); names and folders are compared in that form"
+                        ),
+                    );
+                }
                 if let Some((code, message)) = name_problem(&name) {
                     self.push(code, sev, "name", message);
                 }
                 if let Some(folder) = folder
-                    && folder != name
+                    && normalize_name(folder) != name
                 {
                     self.push(
                         FindingCode::NameFolderMismatch,
@@ -511,7 +473,7 @@ impl Checker<'_> {
                             "`name` has control characters and there is no folder name to use instead".into(),
                         );
                     }
-                    folder.map(str::to_owned)
+                    folder.map(normalize_name)
                 } else {
                     Some(name)
                 }
@@ -539,7 +501,7 @@ impl Checker<'_> {
                     Some(YAML_FIRST_LINE),
                     message,
                 ));
-                fallback.map(str::to_owned)
+                fallback.map(normalize_name)
             }
         };
         if split.body.is_empty() {

@@ -89,6 +89,20 @@ fn text_cases() -> Vec<Case> {
             Some(4),
         ),
         case(
+            "---\nname: pdf\ndescription: x\nname: pdf\n---\nbody\n",
+            FindingCode::DuplicateKey,
+            (E, false),
+            (E, false),
+            Some(4),
+        ),
+        case(
+            "---\nname: \u{ff50}df\ndescription: Handles PDFs.\n---\nbody\n",
+            FindingCode::NameNormalized,
+            (I, true),
+            (I, true),
+            Some(2),
+        ),
+        case(
             "---\n- a\n- b\n---\nbody\n",
             FindingCode::FrontmatterNotMapping,
             (E, false),
@@ -426,6 +440,24 @@ fn disk_codes() -> BTreeSet<FindingCode> {
             .contains("max_depth")
     );
     assert!(registry.get("elsewhere").is_none() && registry.get("x").is_none());
+    seen.extend(codes(&registry));
+
+    // misnamed_skill_file and skill_file_not_a_file.
+    write(root, "d/lower/skill.md", &skill_md("lower"));
+    fs::create_dir_all(root.join("d/folder/SKILL.md")).unwrap();
+    let registry = SkillRegistry::load(
+        [SkillSource::dir("d", root.join("d"))],
+        LoadOptions::default(),
+    );
+    assert_eq!(
+        find(registry.findings(), FindingCode::MisnamedSkillFile).severity,
+        Severity::Warning
+    );
+    assert!(
+        find(registry.findings(), FindingCode::SkillFileNotAFile)
+            .file
+            .ends_with("folder/SKILL.md")
+    );
     seen.extend(codes(&registry));
 
     // io_error: a SKILL.md (followed by policy) whose read fails.
