@@ -1,0 +1,130 @@
+//! A host extends or trims the engine's knowledge: its own wrappers and
+//! command options (the shell syntax table), and blacklist entries it
+//! removes. These need custom engines, so they are code, not corpus lines
+//! (see `tests/corpus.rs`). Every string here is only evaluated, never
+//! executed.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use tool_approval::{
+    Action, ApprovalMode, Blacklist, CommandOption, OptionEffect, OptionValue, PolicyEngine,
+    ShellSyntax,
+};
+
+fn fixture_engine(mode: ApprovalMode) -> PolicyEngine {
+    common::engine(mode)
+}
+
+#[test]
+fn hosts_extend_the_wrapper_and_option_tables() {
+    let syntax = ShellSyntax::new()
+        .with_wrapper("with-vpn", &["--profile"], 0)
+        .with_wrapper("in-container", &[], 1)
+        .with_option(
+            CommandOption::new(
+                "deploy",
+                &["--hook"],
+                OptionValue::Required,
+                OptionEffect::RunsCode,
+            )
+            .subcommand("run"),
+        )
+        .with_option(CommandOption::new(
+            "cargo",
+            &["--runner-script"],
+            OptionValue::Required,
+            OptionEffect::ChangesConfig,
+        ));
+    let engine = |mode| {
+        PolicyEngine::builder()
+            .policy_file(&common::policy_file())
+            .mode(mode)
+            .shell_syntax(syntax.clone())
+            .build()
+            .unwrap()
+    };
+    let manual = engine(ApprovalMode::Manual);
+    let auto = engine(ApprovalMode::AutoRun);
+    let plain_manual = fixture_engine(ApprovalMode::Manual);
+    // Without the host's table these are unknown commands; with it, the
+    // deny rule and the blacklist see what they run.
+    for command in [
+        "with-vpn --profile work git push",
+        "with-vpn in-container box git push origin",
+        "with-vpn bash -c 'git push'",
+    ] {
+        let d = common::run_command(&plain_manual, command);
+        assert_eq!(d.action, Action::Ask, "{command}: {d:?}");
+        let d = common::run_command(&manual, command);
+        assert_eq!(d.action, Action::Block, "{command}: {d:?}");
+    }
+    // `xargs` and inline programs behind a host wrapper are read too.
+    for command in [
+        "echo / | with-vpn xargs rm -rf",
+        "with-vpn in-container box sed '1e rm -rf /' README.md",
+        "with-vpn awk 'BEGIN { system(\"rm -rf ~\") }'",
+    ] {
+        let d = common::run_command(&auto, command);
+        assert_eq!(
+            d.reason.rule.as_deref(),
+            Some("blacklist/rm-recursive-root"),
+            "{command}: {d:?}"
+        );
+    }
+    for command in [
+        "echo push | with-vpn xargs git",
+        "cat list | in-container box xargs sh",
+    ] {
+        let d = common::run_command(&manual, command);
+        assert_eq!(d.action, Action::Ask, "{command}: {d:?}");
+        assert_eq!(
+            d.reason.rule.as_deref(),
+            Some("limits/unread-script"),
+            "{command}: {d:?}"
+        );
+    }
+    let d = common::run_command(&auto, "deploy run --hook 'rm -rf /'");
+    assert_eq!(
+        d.reason.rule.as_deref(),
+        Some("blacklist/rm-recursive-root"),
+        "{d:?}"
+    );
+    assert_ne!(d.action, Action::Run);
+    assert_eq!(
+        common::run_command(&auto, "deploy list --hook 'rm -rf /'").action,
+        Action::Run,
+        "only after the subcommand the host named"
+    );
+    // A host option stops a prefix rule from approving.
+    assert_eq!(
+        common::run_command(&plain_manual, "cargo test --runner-script x").action,
+        Action::Run
+    );
+    assert_eq!(
+        common::run_command(&manual, "cargo test --runner-script x").action,
+        Action::Ask
+    );
+    assert_eq!(
+        common::run_command(&manual, "cargo test -p x").action,
+        Action::Run
+    );
+}
+
+#[test]
+fn a_host_that_trusts_its_workspace_hooks_removes_the_entry() {
+    let engine = PolicyEngine::builder()
+        .policy_file(&common::policy_file())
+        .mode(ApprovalMode::AutoRun)
+        .blacklist(Some(Blacklist::builtin().without("code-execution-file")))
+        .build()
+        .unwrap();
+    let d = common::run_command(&engine, "cp hook .git/hooks/pre-commit");
+    assert_eq!(d.action, Action::Run, "{d:?}");
+    // The fixture engine, with the entry, stops the same write.
+    let d = common::run_command(
+        &fixture_engine(ApprovalMode::AutoRun),
+        "cp hook .git/hooks/pre-commit",
+    );
+    assert_ne!(d.action, Action::Run, "{d:?}");
+}
