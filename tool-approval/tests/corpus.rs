@@ -35,7 +35,8 @@
 //!
 //! A leading `gap` marks an open gap: a case the engine gets wrong today.
 //! Gaps are evaluated and printed, and do not fail the test; a gap that
-//! holds fails it, so it is promoted to an ordinary case.
+//! holds fails it, so it is promoted to an ordinary case. With
+//! `TOOL_APPROVAL_CORPUS_GAPS=FILE` the open gaps are also written to FILE.
 //!
 //! Directives set up the engine for the lines after them, in that file:
 //!
@@ -62,6 +63,9 @@ use tool_core::{ConfinementSupport, InterventionPolicy, ToolContext, ToolManifes
 
 /// Fewer cases than this means files went missing.
 const MIN_CASES: usize = 900;
+
+/// When set, the open gaps are also written to this file as Markdown.
+const GAPS_FILE_VAR: &str = "TOOL_APPROVAL_CORPUS_GAPS";
 
 const MODES: [(&str, ApprovalMode); 4] = [
     ("manual", ApprovalMode::Manual),
@@ -473,12 +477,15 @@ fn judge(cases: &[Case]) -> Outcome {
             ToolContext::new()
         };
         let mut wrong = Vec::new();
+        let mut ran = false;
         for &(name, mode) in &case.modes {
             let engine = engines.get(&case.setup, (name, mode));
             let call =
                 CallRef::new(&manifest.identifier, &case.api, &case.args).with_manifest(manifest);
             let d = engine.evaluate(&[call], &ctx).decisions()[0].clone();
             if let Some(what) = mismatch(case, mode, &d) {
+                ran |= d.action == Action::Run
+                    && matches!(case.expect, Expect::Ask | Expect::Block | Expect::Stop);
                 wrong.push(format!("[{name}] {what}; got {}", shown(&d)));
             }
         }
@@ -497,7 +504,18 @@ fn judge(cases: &[Case]) -> Outcome {
                 "{}: `{input}`: this gap now holds in every mode: promote it (remove `gap`)",
                 case.at
             )),
-            (true, false) => gaps.push(format!("{}: `{input}`: {}", case.at, wrong.join("; "))),
+            (true, false) => {
+                let kind = if ran {
+                    "RUNS"
+                } else {
+                    "wrong reason or over-asks"
+                };
+                gaps.push(format!(
+                    "{}: [{kind}] `{input}`: {}",
+                    case.at,
+                    wrong.join("; ")
+                ));
+            }
         }
     }
     Outcome {
@@ -541,6 +559,22 @@ fn every_corpus_case_gets_its_expected_decision() {
         for gap in &gaps {
             println!("  {gap}");
         }
+    }
+    // For whoever closes the gaps: the list as a Markdown file.
+    if let Some(path) = std::env::var_os(GAPS_FILE_VAR) {
+        let mut text = format!(
+            "# Open gaps of the approval corpus ({} of {} cases)\n\n\
+             Each entry: corpus file:line, whether the engine runs a case \
+             it must stop (RUNS) or stops it for another reason / asks \
+             where it should run, the case, and per mode what the corpus \
+             expects and what the engine gave.\n\n",
+            gaps.len(),
+            cases.len()
+        );
+        for gap in &gaps {
+            writeln!(text, "- {gap}").unwrap();
+        }
+        std::fs::write(&path, text).unwrap_or_else(|e| panic!("{GAPS_FILE_VAR}: {e}"));
     }
     if cases.len() < MIN_CASES {
         failures.push(format!("only {} corpus cases loaded", cases.len()));
