@@ -1,18 +1,17 @@
 //! Agent Skills in the reference host: `--skills DIR` (repeatable, highest
 //! precedence first) offers the `skills` tool (`activateSkill`,
 //! `readReference`, and `runScript` on the local computer, in the sandbox of
-//! `local-system____runCommand`); `toolhost skills validate`
-//! and `toolhost skills catalog` check and render a folder of skills.
+//! `local-system____runCommand`); `toolhost skills validate`,
+//! `toolhost skills catalog` and `toolhost skills properties` check and
+//! render a folder of skills and print one skill's frontmatter fields.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::{Subcommand, ValueEnum};
 use serde_json::{Value, json};
-use tool_skills::{
-    CatalogFormat, CatalogOptions, Finding, LoadOptions, SKILLS_IDENTIFIER, SkillRegistry,
-    SkillSource, SkillsTool, ValidationMode,
-};
+use tool_skills::prelude::*;
+use tool_skills::{SKILL_FILE, SKILLS_IDENTIFIER};
 
 use tool_approval::{AuditHit, AuditInput, GlobalAudit};
 use tool_core::InterventionPolicy;
@@ -47,6 +46,24 @@ pub enum SkillsCommand {
         /// The rendering.
         #[arg(long, value_enum, default_value_t = FormatArg::Xml)]
         format: FormatArg,
+        /// Give each skill's location, the path of its `SKILL.md`
+        /// (`<location>` in XML, `location` in JSON, a code span in Markdown).
+        #[arg(long)]
+        location: bool,
+    },
+    /// Print one skill's frontmatter fields, named as the format writes
+    /// them (the reference validator's `read-properties` shape):
+    /// `{"name", "description", "license"?, "compatibility"?,
+    /// "allowed-tools"? [list], "metadata"? {text: text}, "extra"? {…},
+    /// "file", "findings"}`; absent fields are left out. DIR is a skill
+    /// folder or its `SKILL.md`. Exits 1 when it holds no skill that loads
+    /// (or several).
+    Properties {
+        /// The skill folder (or its `SKILL.md`).
+        dir: PathBuf,
+        /// Apply the public format strictly (default: lenient, as clients load).
+        #[arg(long)]
+        strict: bool,
     },
 }
 
@@ -96,13 +113,10 @@ fn skills_json(registry: &SkillRegistry) -> Value {
 pub fn run(command: SkillsCommand) -> Result<Value, Failure> {
     match command {
         SkillsCommand::Validate { dir, strict } => {
-            let mode = if strict {
-                ValidationMode::Strict
-            } else {
-                ValidationMode::Lenient
-            };
-            let registry =
-                SkillRegistry::load([SkillSource::dir("dir", &dir)], LoadOptions::new(mode));
+            let registry = SkillRegistry::load(
+                [SkillSource::dir("dir", &dir)],
+                LoadOptions::new(mode(strict)),
+            );
             Ok(json!({
                 "skills": skills_json(&registry),
                 "findings": findings_json(registry.findings()),
@@ -112,15 +126,69 @@ pub fn run(command: SkillsCommand) -> Result<Value, Failure> {
             dir,
             budget,
             format,
+            location,
         } => {
             let registry =
                 SkillRegistry::load([SkillSource::dir("dir", &dir)], LoadOptions::default());
-            let catalog = registry.catalog(&CatalogOptions::new(format.into(), budget));
+            let options = CatalogOptions::new(format.into(), budget).with_location(location);
+            let catalog = registry.catalog(&options);
             let mut out = catalog.report();
             out["findings"] = findings_json(registry.findings());
             Ok(out)
         }
+        SkillsCommand::Properties { dir, strict } => properties(&dir, mode(strict)),
     }
+}
+
+fn mode(strict: bool) -> ValidationMode {
+    if strict {
+        ValidationMode::Strict
+    } else {
+        ValidationMode::Lenient
+    }
+}
+
+/// `toolhost skills properties DIR`: the one skill in DIR, flat.
+fn properties(dir: &Path, mode: ValidationMode) -> Result<Value, Failure> {
+    let is_skill_file = dir.is_file()
+        && dir
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().eq_ignore_ascii_case(SKILL_FILE));
+    let folder = match dir.parent() {
+        Some(parent) if is_skill_file => parent,
+        _ => dir,
+    };
+    let registry = SkillRegistry::load([SkillSource::dir("dir", folder)], LoadOptions::new(mode));
+    let skills: Vec<_> = registry.skills().collect();
+    let errors: Vec<String> = registry
+        .findings()
+        .iter()
+        .filter(|f| f.is_error())
+        .map(ToString::to_string)
+        .collect();
+    let skill = match skills.as_slice() {
+        [one] => one,
+        [] if errors.is_empty() => {
+            return Err(Failure::Source(format!(
+                "{}: no skill (no {SKILL_FILE})",
+                folder.display()
+            )));
+        }
+        [] => return Err(Failure::Source(errors.join("\n"))),
+        many => {
+            let names: Vec<&str> = many.iter().map(|s| s.name()).collect();
+            return Err(Failure::Source(format!(
+                "{} holds {} skills ({}); give one skill folder",
+                folder.display(),
+                many.len(),
+                names.join(", ")
+            )));
+        }
+    };
+    let mut out = serde_json::to_value(skill.document.properties()).unwrap_or_else(|_| json!({}));
+    out["file"] = json!(skill.file());
+    out["findings"] = findings_json(registry.findings());
+    Ok(out)
 }
 
 /// Loads `dirs` (highest precedence first, labelled by their position:
