@@ -15,12 +15,12 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::compiled::CompiledSchema;
 use crate::error::Error;
 use crate::provide_error::ProvideError;
 use crate::registry::ToolRegistry;
 use crate::schema::schema_for_args;
 use crate::tool::Tool;
-use crate::validate::CompiledSchema;
 
 /// A stored reference to a tool: which provider kind, which provider, which
 /// tool, and the instance params to build it with.

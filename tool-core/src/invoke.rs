@@ -294,6 +294,15 @@ impl Invoker {
             .map_err(|e| ToolOutput::failure(e.to_tool_error()))?;
         let mut arguments = Value::Object(parse_arguments(&call.arguments)?);
         crate::strict::drop_strict_nulls(&resolved.api.parameters, &mut arguments);
+        if let Some(error) = resolved.schema.compile_error() {
+            return Err(ToolOutput::failure(ToolError::new(
+                ErrorCode::SCHEMA_UNUSABLE,
+                format!(
+                    "`{}` cannot be called: {error}. The tool was not run.",
+                    resolved.wire_name
+                ),
+            )));
+        }
         let violations = resolved.schema.violations(&arguments);
         if !violations.is_empty() {
             let list: Vec<String> = violations.iter().map(ToString::to_string).collect();

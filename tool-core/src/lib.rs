@@ -106,6 +106,7 @@ mod arg_role;
 mod arguments;
 mod assembly;
 mod batch;
+mod compiled;
 mod confine;
 mod content;
 mod context;
@@ -144,6 +145,7 @@ pub use assembly::{
     Assembler, Assembly, BUILTIN_KIND, BuiltinProvider, ToolProvider, ToolReference,
 };
 pub use batch::BatchOutcome;
+pub use compiled::CompiledSchema;
 pub use confine::{Confinement, ConfinementSupport};
 pub use content::{CONTENT_PARTS_KEY, ChatAttachments, ContentPart};
 pub use context::ToolContext;
@@ -180,8 +182,8 @@ pub use synthetic::SyntheticCall;
 pub use talk::{CallEvents, Elicitation, Elicited, LogLevel, Progress};
 pub use tool::{FnTool, Tool, ToolBuilder, TypedApi, deserialize_args};
 pub use validate::{
-    CompiledSchema, ManifestProblem, NameRules, is_valid_name, manifest_problems,
-    validate_manifest, validate_manifest_with,
+    ManifestProblem, NameRules, is_valid_name, manifest_problems, validate_manifest,
+    validate_manifest_with,
 };
 
 /// What a host uses, in one import: `use tool_core::prelude::*;`.

@@ -3,11 +3,11 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use crate::compiled::CompiledSchema;
 use crate::error::Error;
 use crate::manifest::{ApiDefinition, RenderDisplayControl, ToolManifest};
 use crate::naming::split_wire_name;
 use crate::tool::Tool;
-use crate::validate::CompiledSchema;
 
 /// One tool as offered in a context.
 pub struct OfferedTool {

@@ -4,13 +4,14 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use crate::compiled::CompiledSchema;
 use crate::context::ToolContext;
 use crate::error::Error;
 use crate::manifest::{RenderDisplayControl, ToolManifest};
 use crate::naming::wire_name;
 use crate::offered::{OfferedTools, Snapshot};
 use crate::tool::Tool;
-use crate::validate::{CompiledSchema, NameRules, validate_manifest_with};
+use crate::validate::{NameRules, validate_manifest_with};
 
 struct Entry {
     tool: Arc<dyn Tool>,
@@ -162,6 +163,10 @@ impl ToolRegistry {
     ///   rules of [`CompiledSchema::for_manifest`]: used when its kept source
     ///   equals them or when it keeps none (on the caller's word); `None`
     ///   compiles them here.
+    /// - A [`CompiledSchema::checked`] entry (checked, nothing kept) is
+    ///   compiled the first time a call to that API is validated, from the
+    ///   registered manifest's parameters: registering thousands of APIs
+    ///   keeps no validator until they are called.
     ///
     /// ```
     /// use std::sync::Arc;
@@ -295,10 +300,15 @@ impl ToolRegistry {
         let rules = self.rules.loosest(tool.name_rules());
         let manifest = tool.manifest();
         let (schemas, shared) = match prepared {
-            Some((shared, compiled)) => (
-                CompiledSchema::for_manifest(manifest, rules, compiled)?,
-                std::ptr::eq(manifest, shared.as_ref()).then_some(shared),
-            ),
+            Some((shared, compiled)) => {
+                let shared = if std::ptr::eq(manifest, shared.as_ref()) {
+                    shared
+                } else {
+                    Arc::new(manifest.clone())
+                };
+                let schemas = CompiledSchema::for_shared_manifest(&shared, rules, compiled)?;
+                (schemas, Some(shared))
+            }
             None => (validate_manifest_with(manifest, rules)?, None),
         };
         let own: &[String] = replacing.map_or(&[], |i| &self.entries[i].wire_names);

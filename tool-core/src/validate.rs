@@ -1,132 +1,16 @@
-//! Manifest validation and compiled argument schemas.
+//! Manifest validation: names, parameters, and each API's schema compiled
+//! (or checked, see [`CompiledSchema::checked`]).
 
 use std::collections::HashSet;
 use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::error::{Error, Violation};
+use crate::compiled::{CompiledSchema, SchemaHome};
+use crate::error::Error;
 use crate::manifest::ToolManifest;
 
-/// A compiled JSON Schema. Compile once, validate many times.
-#[derive(Clone)]
-pub struct CompiledSchema {
-    validator: Arc<jsonschema::Validator>,
-    /// The schema it was compiled from, when kept
-    /// ([`try_compile_kept`](Self::try_compile_kept)).
-    source: Option<Arc<Value>>,
-}
-
-impl std::fmt::Debug for CompiledSchema {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CompiledSchema").finish_non_exhaustive()
-    }
-}
-
 impl CompiledSchema {
-    /// Compiles `schema`. Remote `$ref`s are never fetched. The error is the
-    /// message of [`try_compile`](Self::try_compile)'s.
-    pub fn compile(schema: &Value) -> Result<Self, String> {
-        Self::try_compile(schema).map_err(|e| match e {
-            Error::InvalidSchema { message, .. } => message,
-            other => other.to_string(),
-        })
-    }
-
-    /// Compiles `schema`; a schema that does not compile is an
-    /// [`Error::InvalidSchema`] with the JSON pointer of the offending part
-    /// of the schema.
-    ///
-    /// ```
-    /// use tool_core::{CompiledSchema, Error};
-    /// let error = CompiledSchema::try_compile(&serde_json::json!({
-    ///     "type": "object", "properties": {"n": {"type": "integer", "minimum": "zero"}}
-    /// })).unwrap_err();
-    /// match error {
-    ///     Error::InvalidSchema { pointer, .. } => assert_eq!(pointer, "/properties/n/minimum"),
-    ///     other => panic!("{other}"),
-    /// }
-    /// ```
-    pub fn try_compile(schema: &Value) -> Result<Self, Error> {
-        jsonschema::validator_for(schema)
-            .map(|validator| Self {
-                validator: Arc::new(validator),
-                source: None,
-            })
-            .map_err(|e| Error::InvalidSchema {
-                pointer: e.instance_path().to_string(),
-                message: e.to_string(),
-            })
-    }
-
-    /// [`try_compile`](Self::try_compile), keeping `schema` beside the
-    /// validator ([`source`](Self::source)), so that a later validation of a
-    /// manifest whose API has exactly these parameters reuses this
-    /// compilation instead of compiling again (see [`for_manifest`](Self::for_manifest)).
-    ///
-    /// ```
-    /// use tool_core::CompiledSchema;
-    /// let schema = serde_json::json!({"type": "object", "properties": {"n": {"type": "integer"}}});
-    /// let compiled = CompiledSchema::try_compile_kept(schema.clone())?;
-    /// assert_eq!(compiled.source(), Some(&schema));
-    /// assert!(!compiled.is_valid(&serde_json::json!({"n": "x"})));
-    /// # Ok::<(), tool_core::Error>(())
-    /// ```
-    pub fn try_compile_kept(schema: Value) -> Result<Self, Error> {
-        let mut compiled = Self::try_compile(&schema)?;
-        compiled.source = Some(Arc::new(schema));
-        Ok(compiled)
-    }
-
-    /// The schema this was compiled from, when it was kept
-    /// ([`try_compile_kept`](Self::try_compile_kept)).
-    pub fn source(&self) -> Option<&Value> {
-        self.source.as_deref()
-    }
-
-    /// Splits off the kept [`source`](Self::source): the same validator
-    /// without it, and the schema (moved out when nothing else holds it,
-    /// else copied). For a caller that puts the schema into a manifest and
-    /// hands the validator on as compiled from it (see
-    /// [`for_manifest`](Self::for_manifest)).
-    ///
-    /// ```
-    /// use tool_core::CompiledSchema;
-    /// let schema = serde_json::json!({"type": "object", "properties": {}});
-    /// let (compiled, source) = CompiledSchema::try_compile_kept(schema.clone())?.into_source();
-    /// assert_eq!(source, Some(schema));
-    /// assert!(compiled.source().is_none());
-    /// # Ok::<(), tool_core::Error>(())
-    /// ```
-    pub fn into_source(self) -> (Self, Option<Value>) {
-        let source = self
-            .source
-            .map(|source| Arc::try_unwrap(source).unwrap_or_else(|shared| (*shared).clone()));
-        let compiled = Self {
-            validator: self.validator,
-            source: None,
-        };
-        (compiled, source)
-    }
-
-    /// Whether this may stand for a compilation of `schema`: its kept
-    /// [`source`](Self::source) equals it, or it keeps none (the caller
-    /// vouched for it).
-    fn stands_for(&self, schema: &Value) -> bool {
-        self.source
-            .as_deref()
-            .is_none_or(|source| same_json(source, schema))
-    }
-
-    /// The same validator without the kept source (which is freed when no
-    /// other copy holds it).
-    pub(crate) fn without_source(&self) -> Self {
-        Self {
-            validator: Arc::clone(&self.validator),
-            source: None,
-        }
-    }
-
     /// Validates `manifest` exactly as [`validate_manifest_with`] does (same
     /// checks, same errors) and returns its compiled parameters in API order,
     /// using `compiled[i]` for API `i` instead of compiling its parameters
@@ -139,6 +23,10 @@ impl CompiledSchema {
     ///   compiled from exactly the API's parameters (as after
     ///   [`into_source`](Self::into_source) moved them into the manifest);
     ///   a wrong one validates that API's arguments wrongly;
+    /// - a [`checked`](Self::checked) schema (no source, nothing kept) is
+    ///   taken the same way and compiled on first use from a copy of the
+    ///   API's parameters ([`for_shared_manifest`](Self::for_shared_manifest)
+    ///   avoids the copy);
     /// - `None`, or no entry, compiles the parameters here.
     ///
     /// The returned schemas keep no source.
@@ -159,45 +47,30 @@ impl CompiledSchema {
         rules: NameRules,
         compiled: Vec<Option<CompiledSchema>>,
     ) -> Result<Vec<CompiledSchema>, Error> {
-        let (schemas, problems) = check_reusing(manifest, rules, &compiled);
+        let home = |index: usize| SchemaHome::Own(manifest.api[index].parameters.clone());
+        let (schemas, problems) = check_reusing(manifest, rules, &compiled, &home);
         match problems_error(&manifest.identifier, problems) {
             None => Ok(schemas),
             Some(error) => Err(error),
         }
     }
 
-    /// Every violation of `instance`, each with its JSON pointer. Empty means valid.
-    pub fn violations(&self, instance: &Value) -> Vec<Violation> {
-        self.validator
-            .iter_errors(instance)
-            .map(|error| {
-                let mut message = error.to_string();
-                if let (
-                    jsonschema::error::ValidationErrorKind::Enum { options },
-                    Value::String(given),
-                ) = (error.kind(), error.instance().as_ref())
-                {
-                    let options: Vec<&str> = options
-                        .as_array()
-                        .map(|o| o.iter().filter_map(Value::as_str).collect())
-                        .unwrap_or_default();
-                    let near = crate::suggest::nearest_candidates(given, options);
-                    if !near.is_empty() {
-                        let list: Vec<String> = near.iter().map(|c| format!("`{c}`")).collect();
-                        message.push_str(&format!("; did you mean {}?", list.join(" or ")));
-                    }
-                }
-                Violation {
-                    pointer: error.instance_path().to_string(),
-                    message,
-                }
-            })
-            .collect()
-    }
-
-    /// Whether `instance` is valid.
-    pub fn is_valid(&self, instance: &Value) -> bool {
-        self.validator.is_valid(instance)
+    /// [`for_manifest`](Self::for_manifest) for a manifest in an `Arc`: a
+    /// [`checked`](Self::checked) schema compiles on first use from the
+    /// manifest's own parameters (kept alive by the returned schemas), so
+    /// the schema is held once. What the registry does for
+    /// [`register_compiled`](crate::ToolRegistry::register_compiled).
+    pub fn for_shared_manifest(
+        manifest: &Arc<ToolManifest>,
+        rules: NameRules,
+        compiled: Vec<Option<CompiledSchema>>,
+    ) -> Result<Vec<CompiledSchema>, Error> {
+        let home = |index: usize| SchemaHome::Api(Arc::clone(manifest), index);
+        let (schemas, problems) = check_reusing(manifest, rules, &compiled, &home);
+        match problems_error(&manifest.identifier, problems) {
+            None => Ok(schemas),
+            Some(error) => Err(error),
+        }
     }
 }
 
@@ -328,7 +201,9 @@ impl std::fmt::Display for ManifestProblem {
 }
 
 fn check(manifest: &ToolManifest, rules: NameRules) -> (Vec<CompiledSchema>, Vec<ManifestProblem>) {
-    check_reusing(manifest, rules, &[])
+    check_reusing(manifest, rules, &[], &|index| {
+        SchemaHome::Own(manifest.api[index].parameters.clone())
+    })
 }
 
 /// [`check`], reusing `compiled[i]` for API `i` when it was compiled from
@@ -337,6 +212,7 @@ fn check_reusing(
     manifest: &ToolManifest,
     rules: NameRules,
     compiled_before: &[Option<CompiledSchema>],
+    home: &dyn Fn(usize) -> SchemaHome,
 ) -> (Vec<CompiledSchema>, Vec<ManifestProblem>) {
     let mut problems = Vec::new();
     let mut problem = |pointer: String, api: Option<&str>, message: String| {
@@ -393,7 +269,7 @@ fn check_reusing(
             .and_then(Option::as_ref)
             .filter(|before| before.stands_for(&api.parameters));
         if let Some(before) = reused {
-            compiled.push(before.without_source());
+            compiled.push(before.without_source(|| home(index)));
             continue;
         }
         match CompiledSchema::try_compile(&api.parameters) {
@@ -411,27 +287,10 @@ fn check_reusing(
     (compiled, problems)
 }
 
-/// `a == b` for JSON, comparing objects entry by entry in order: cheaper
-/// than `Value`'s `==` (no key lookups) and never true when they differ;
-/// equal objects in a different order count as different.
-fn same_json(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Object(a), Value::Object(b)) => {
-            a.len() == b.len()
-                && a.iter()
-                    .zip(b.iter())
-                    .all(|((ka, va), (kb, vb))| ka == kb && same_json(va, vb))
-        }
-        (Value::Array(a), Value::Array(b)) => {
-            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_json(a, b))
-        }
-        (a, b) => a == b,
-    }
-}
-
 #[cfg(test)]
 mod reuse_tests {
     use super::*;
+    use crate::compiled::same_json;
     use crate::manifest::ApiDefinition;
     use serde_json::json;
 
@@ -455,8 +314,8 @@ mod reuse_tests {
         let m = manifest(&[int, string]);
         let offered = vec![Some(kept.clone()), Some(kept.clone())];
         let schemas = CompiledSchema::for_manifest(&m, NameRules::Strict, offered).unwrap();
-        assert!(Arc::ptr_eq(&schemas[0].validator, &kept.validator));
-        assert!(!Arc::ptr_eq(&schemas[1].validator, &kept.validator));
+        assert!(schemas[0].same_engine(&kept));
+        assert!(!schemas[1].same_engine(&kept));
         assert!(!schemas[0].is_valid(&json!({"n": "x"})));
         assert!(
             schemas[1].is_valid(&json!({"n": "x"})),
@@ -477,7 +336,7 @@ mod reuse_tests {
         let schemas =
             CompiledSchema::for_manifest(&m, NameRules::Strict, vec![Some(compiled.clone())])
                 .unwrap();
-        assert!(Arc::ptr_eq(&schemas[0].validator, &compiled.validator));
+        assert!(schemas[0].same_engine(&compiled));
         // A kept source still shared elsewhere is copied out.
         let kept = CompiledSchema::try_compile_kept(json!({"type": "object"})).unwrap();
         let other = kept.clone();
