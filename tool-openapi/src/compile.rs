@@ -143,7 +143,9 @@ pub(crate) fn take_manifest(
             .filter(|(fingerprint, _)| *fingerprint == schema_fingerprint(op));
         let (schema, parameters) = match reusable.map(|(_, kept)| kept.into_source()) {
             Some((schema, Some(parameters))) => (Some(schema), parameters),
-            _ => (None, parameters_schema(op)),
+            // Checked, nothing kept: the same parameters, built again.
+            Some((checked, None)) => (Some(checked), parameters_schema(op)),
+            None => (None, parameters_schema(op)),
         };
         manifest.api.push(definition_with(op, parameters));
         compiled.push(schema);

@@ -184,8 +184,9 @@ impl OpenApiToolBuilder {
     /// Compiles the manifest and builds the tool.
     pub fn build(mut self) -> Result<OpenApiTool, Error> {
         let (manifest, compiled) = take_manifest(&mut self.document, &self.identifier);
-        CompiledSchema::for_manifest(&manifest, NameRules::Foreign, compiled)?;
-        self.finish(Arc::new(manifest))
+        let manifest = Arc::new(manifest);
+        CompiledSchema::for_shared_manifest(&manifest, NameRules::Foreign, compiled)?;
+        self.finish(manifest)
     }
 
     /// Builds the tool and registers it in `registry`: the same result and

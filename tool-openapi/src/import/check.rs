@@ -32,9 +32,10 @@ pub(crate) fn check(
     op: &mut crate::document::Operation,
     at: &str,
     warnings: &mut Vec<Violation>,
+    keep: bool,
 ) -> Result<Option<CompiledSchema>, String> {
     if op.definitions.is_empty() || json_len(&op.definitions) <= KEEP_DEFS_CHARS {
-        return compile_check(op, at, warnings).map(Some);
+        return compile_check(op, at, warnings, keep).map(Some);
     }
     let shared_ok = op.definitions.iter().all(|(name, value)| {
         value.as_object().is_some_and(Map::is_empty) || defs.check(name).is_ok()
@@ -49,11 +50,13 @@ pub(crate) fn check(
             return Ok(None);
         }
     }
-    compile_check(op, at, warnings).map(|_| None)
+    compile_check(op, at, warnings, false).map(Some)
 }
 
-/// Compiles an operation's arguments schema, keeping the schema so that
-/// building the tool reuses this compilation; `Err(message)` when
+/// Compiles an operation's arguments schema (`keep`: keeping the validator
+/// and the schema so that building the tool reuses this compilation; else
+/// a [`CompiledSchema::checked`] that compiles again on the tool's first
+/// call and holds nothing meanwhile); `Err(message)` when
 /// `tool-core` would refuse it. A schema that does not compile has its
 /// ECMA-262 patterns repaired (see the pattern module; each repair is a
 /// warning at `at`) and is compiled again; the repairs go into the
@@ -63,12 +66,20 @@ pub(crate) fn compile_check(
     op: &mut crate::document::Operation,
     at: &str,
     warnings: &mut Vec<Violation>,
+    keep: bool,
 ) -> Result<CompiledSchema, String> {
+    let compile = |schema: Value| {
+        if keep {
+            CompiledSchema::try_compile_kept(schema)
+        } else {
+            CompiledSchema::checked(&schema)
+        }
+    };
     let message = |e: tool_core::Error| match e {
         tool_core::Error::InvalidSchema { message, .. } => message,
         other => other.to_string(),
     };
-    let first = match CompiledSchema::try_compile_kept(parameters_schema(op)) {
+    let first = match compile(parameters_schema(op)) {
         Ok(compiled) => return Ok(compiled),
         Err(e) => message(e),
     };
@@ -97,7 +108,7 @@ pub(crate) fn compile_check(
     if fixed == 0 {
         return Err(first);
     }
-    CompiledSchema::try_compile_kept(parameters_schema(op)).map_err(message)
+    compile(parameters_schema(op)).map_err(message)
 }
 
 fn pattern_warning(at: &str, inner: &str, fix: &pattern::PatternFix) -> Violation {

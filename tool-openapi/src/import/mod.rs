@@ -472,8 +472,14 @@ fn import_node(root: &Node<'_>, options: &ImportOptions) -> Result<Import, Error
     let mut operations = Vec::with_capacity(converted_ops.len());
     for (at, label, mut converted) in converted_ops {
         if options.check_schemas {
-            match check::check(&mut defs, &mut converted, &at, &mut warnings) {
-                Ok(Some(compiled)) if options.keep_compiled => {
+            match check::check(
+                &mut defs,
+                &mut converted,
+                &at,
+                &mut warnings,
+                options.keep_compiled,
+            ) {
+                Ok(Some(compiled)) => {
                     let fingerprint = crate::compile::schema_fingerprint(&converted);
                     converted.compiled.0 = Some((fingerprint, compiled));
                 }

@@ -71,7 +71,7 @@ impl Default for ImportOptions {
             base_url: None,
             server_variables: Vec::new(),
             check_schemas: true,
-            keep_compiled: true,
+            keep_compiled: false,
             max_bytes: DEFAULT_MAX_DOCUMENT_BYTES,
             max_tool_chars: DEFAULT_MAX_TOOL_CHARS,
             max_document_chars: DEFAULT_MAX_DOCUMENT_CHARS,
@@ -155,9 +155,17 @@ impl ImportOptions {
     }
 
     /// Whether the checked compilations are kept with the operations for
-    /// building tools (default `true`). A host that only validates (or
-    /// registers a few of thousands of operations) sets `false`: the check
-    /// is the same, and memory holds no compiled validators.
+    /// building tools (default `false`).
+    ///
+    /// - `false`: every operation's arguments schema is compiled once to
+    ///   check it (the same check and the same failures), and only the
+    ///   verdict is kept ([`CompiledSchema::checked`](tool_core::CompiledSchema::checked)):
+    ///   a registered tool compiles an operation's validator on that
+    ///   operation's first call. Memory holds no validators, so a document
+    ///   of 10 000 operations imports and registers in bounded memory.
+    /// - `true`: the validators (and their schemas) are kept, and a tool
+    ///   built from the document validates its first call without
+    ///   compiling. For a few operations called at once.
     pub fn keep_compiled(mut self, keep: bool) -> Self {
         self.keep_compiled = keep;
         self
