@@ -1,9 +1,10 @@
 //! Finds the arguments that are shell commands and file paths.
 //!
-//! Two sources, both used: the API's JSON Schema (a property with
-//! `"format": "path"` or `"x-path": true` is a path, `"format": "shell"` or
-//! `"x-shell": true` a shell command, also inside arrays, nested objects and
-//! `anyOf`/`oneOf`/`allOf` branches) and the usual parameter names at any
+//! Two sources, both used: the API's JSON Schema (a property whose
+//! tool-core [`ArgRole`] is a path or working directory, `"x-role": "path"`
+//! and the older `"format": "path"` / `"x-path": true`, is a path; one whose
+//! role is `shell-command` a shell command; also inside arrays, nested
+//! objects and `anyOf`/`oneOf`/`allOf` branches) and the usual parameter names at any
 //! depth, so a tool without annotations is still covered. Names match
 //! loosely (ASCII case and surrounding spaces ignored: `Path`, `newpath`),
 //! as a lenient tool might read them.
@@ -12,6 +13,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde_json::Value;
+use tool_core::ArgRole;
 
 use crate::error::push_pointer;
 use crate::path_view::{RealFs, stays_inside};
@@ -260,24 +262,17 @@ impl Segment<'_> {
     }
 }
 
+/// Whether `schema` declares an argument of `kind`: tool-core's
+/// [`ArgRole`] (`x-role`, and the older `format` / `x-path` / `x-shell`
+/// spellings it reads).
 fn annotated(schema: &Value, kind: Kind) -> bool {
-    let format = schema.get("format").and_then(Value::as_str);
-    match kind {
-        Kind::Path => {
-            format_is(format, Kind::Path)
-                || schema.get("x-path").and_then(Value::as_bool) == Some(true)
-        }
-        Kind::Command => {
-            format_is(format, Kind::Command)
-                || schema.get("x-shell").and_then(Value::as_bool) == Some(true)
-        }
-    }
+    role_is(ArgRole::of(schema), kind)
 }
 
-fn format_is(format: Option<&str>, kind: Kind) -> bool {
+fn role_is(role: Option<ArgRole>, kind: Kind) -> bool {
     match kind {
-        Kind::Path => matches!(format, Some("path" | "file-path" | "directory")),
-        Kind::Command => matches!(format, Some("shell" | "shell-command")),
+        Kind::Path => role.is_some_and(ArgRole::is_path),
+        Kind::Command => role == Some(ArgRole::ShellCommand),
     }
 }
 
@@ -321,19 +316,15 @@ fn by_schema<'v>(
     if depth > MAX_DEPTH {
         return;
     }
+    let schema_value = schema;
     let Some(schema) = schema.as_object() else {
         return;
     };
-    let mut format = None;
-    let (mut x_path, mut x_shell) = (false, false);
     let mut properties = None;
     let mut additional = None;
     let mut items_schema = None;
     for (key, sub) in schema {
         match key.as_str() {
-            "format" => format = sub.as_str(),
-            "x-path" => x_path = sub.as_bool() == Some(true),
-            "x-shell" => x_shell = sub.as_bool() == Some(true),
             "anyOf" | "oneOf" | "allOf" => {
                 for branch in sub.as_array().into_iter().flatten() {
                     by_schema(branch, value, at, depth + 1, want, found);
@@ -345,10 +336,11 @@ fn by_schema<'v>(
             _ => {}
         }
     }
-    if want.paths && (x_path || format_is(format, Kind::Path)) {
+    let role = ArgRole::of(schema_value);
+    if want.paths && role_is(role, Kind::Path) {
         accept(value, at, Kind::Path, found);
     }
-    if want.commands && (x_shell || format_is(format, Kind::Command)) {
+    if want.commands && role_is(role, Kind::Command) {
         accept(value, at, Kind::Command, found);
     }
     match value {

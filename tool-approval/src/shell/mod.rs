@@ -305,6 +305,7 @@ impl ShellCommand {
             }
             self.fallback(level, &split, false);
         }
+        let mut budget = self.budget;
         let parsed = PARSER.with(|cell| {
             let mut slot = cell.borrow_mut();
             if slot.is_none() {
@@ -313,21 +314,56 @@ impl ShellCommand {
                     .set_language(&tree_sitter_bash::LANGUAGE.into())
                     .is_err()
                 {
-                    return None;
+                    return Parsed::Failed;
                 }
                 *slot = Some(parser);
             }
+            let Some(parser) = slot.as_mut() else {
+                return Parsed::Failed;
+            };
             // The grammar's external scanner misreads code points above
             // ASCII (it calls `isdigit` on them, out of bounds: a crash), so
             // it only ever sees an ASCII shadow of the text; word texts are
             // read from `source` by the same byte ranges.
             let shadow = ascii_shadow(source);
-            slot.as_mut().and_then(|p| p.parse(shadow.as_bytes(), None))
+            let bytes = shadow.as_bytes();
+            // The parser's own work is paid from the line's budget: it calls
+            // back every `PARSER_OPS_PER_CALLBACK` operations. Its error
+            // recovery can take work quadratic in the text (a syntax error
+            // after a long pipeline); past the budget it stops.
+            let mut over = false;
+            let mut progress = |_: &tree_sitter::ParseState| {
+                if budget.charge(PARSER_OPS_PER_CALLBACK) {
+                    std::ops::ControlFlow::Continue(())
+                } else {
+                    over = true;
+                    std::ops::ControlFlow::Break(())
+                }
+            };
+            let tree = parser.parse_with_options(
+                &mut |at, _| bytes.get(at..).unwrap_or_default(),
+                None,
+                Some(tree_sitter::ParseOptions::new().progress_callback(&mut progress)),
+            );
+            if over {
+                // A cancelled parse resumes on the next call unless reset.
+                parser.reset();
+                return Parsed::OverBudget;
+            }
+            tree.map_or(Parsed::Failed, Parsed::Tree)
         });
-        let Some(tree) = parsed else {
-            self.hazards.push(Hazard::Syntax);
-            self.fallback(level, source, true);
-            return;
+        self.budget = budget;
+        let tree = match parsed {
+            Parsed::Tree(tree) => tree,
+            Parsed::OverBudget => {
+                self.hazards.push(Hazard::OverBudget);
+                return;
+            }
+            Parsed::Failed => {
+                self.hazards.push(Hazard::Syntax);
+                self.fallback(level, source, true);
+                return;
+            }
         };
         let root = tree.root_node();
         let hazards_before = self.hazards.len();
@@ -407,6 +443,20 @@ impl ShellCommand {
         }
     }
 }
+
+/// What the grammar made of a text.
+enum Parsed {
+    Tree(tree_sitter::Tree),
+    /// The parser's work went past the line's step budget.
+    OverBudget,
+    /// The parser could not be set up or gave no tree.
+    Failed,
+}
+
+/// How many operations tree-sitter does between two progress callbacks
+/// (`OP_COUNT_PER_PARSER_CALLBACK_CHECK` in its `parser.c`); each callback
+/// costs that many steps.
+const PARSER_OPS_PER_CALLBACK: usize = 100;
 
 /// The byte that stands for every byte of a non-ASCII character in the text
 /// the parser sees. A letter: to Bash (and to the grammar) a non-ASCII
