@@ -8,9 +8,7 @@
 
 use crate::config::McpServerConfig;
 use crate::error::Error;
-
-/// Prefix of a sealed secret.
-pub const SEALED_PREFIX: &str = "enc:v1:";
+use crate::secret::SEALED_PREFIX;
 
 /// An authenticated cipher supplied by the host (it owns the key).
 ///

@@ -11,12 +11,11 @@
 //!  "approval": {"server": "required", "tools": {"read_file": "never"}}}
 //! ```
 //!
-//! `env` values and `headers` values are [`Secret`]s: their `Debug` output is
+//! `env` values and `headers` values are [`McpSecret`]s: their `Debug` output is
 //! redacted and tool-mcp never puts them in a log line, an error, a content or
 //! a state.
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
 use std::time::Duration;
@@ -26,6 +25,7 @@ use serde_json::Value;
 use tool_core::{InterventionPolicy, is_valid_name};
 
 use crate::error::Error;
+use crate::secret::McpSecret;
 
 /// Startup (handshake) budget when a configuration sets none: 30 s.
 pub const DEFAULT_STARTUP_TIMEOUT_MS: u64 = 30_000;
@@ -49,54 +49,6 @@ pub const RESERVED_HEADERS: &[&str] = &[
     "upgrade",
 ];
 
-/// A secret value (an env var or a header value). `Debug` and `Display`
-/// print `***`; serialisation writes the value itself (a configuration file
-/// must round-trip; see the `encryption` feature for sealing it at rest).
-#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct Secret(String);
-
-impl Secret {
-    /// Wraps a value.
-    pub fn new(value: impl Into<String>) -> Self {
-        Self(value.into())
-    }
-
-    /// The value itself. Only hand it to the transport.
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-
-    /// Whether the value is sealed (encrypted at rest, see [`crate::SecretCipher`]).
-    pub fn is_sealed(&self) -> bool {
-        self.0.starts_with(crate::secret::SEALED_PREFIX)
-    }
-}
-
-impl fmt::Debug for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Secret(***)")
-    }
-}
-
-impl fmt::Display for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("***")
-    }
-}
-
-impl From<&str> for Secret {
-    fn from(value: &str) -> Self {
-        Self::new(value)
-    }
-}
-
-impl From<String> for Secret {
-    fn from(value: String) -> Self {
-        Self::new(value)
-    }
-}
-
 /// How to reach a server.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
@@ -111,7 +63,7 @@ pub enum McpTransport {
         args: Vec<String>,
         /// Extra environment variables (secrets).
         #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-        env: BTreeMap<String, Secret>,
+        env: BTreeMap<String, McpSecret>,
         /// Its working directory.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cwd: Option<PathBuf>,
@@ -122,7 +74,7 @@ pub enum McpTransport {
         url: String,
         /// Extra request headers (secrets), e.g. `Authorization`.
         #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-        headers: BTreeMap<String, Secret>,
+        headers: BTreeMap<String, McpSecret>,
     },
 }
 
@@ -157,7 +109,7 @@ impl McpTransport {
     }
 
     /// Every secret with its field path, e.g. `transport.env.API_KEY`.
-    pub fn secrets(&self) -> Vec<(String, &Secret)> {
+    pub fn secrets(&self) -> Vec<(String, &McpSecret)> {
         match self {
             Self::Stdio { env, .. } => env
                 .iter()
@@ -170,7 +122,7 @@ impl McpTransport {
         }
     }
 
-    pub(crate) fn secrets_mut(&mut self) -> Vec<(String, &mut Secret)> {
+    pub(crate) fn secrets_mut(&mut self) -> Vec<(String, &mut McpSecret)> {
         match self {
             Self::Stdio { env, .. } => env
                 .iter_mut()
@@ -512,7 +464,7 @@ mod tests {
     fn secrets_are_redacted_in_debug() {
         let mut config = McpServerConfig::new("s", McpTransport::stdio("x", ["a"]));
         if let McpTransport::Stdio { env, .. } = &mut config.transport {
-            env.insert("TOKEN".into(), Secret::new("hunter2"));
+            env.insert("TOKEN".into(), McpSecret::new("hunter2"));
         }
         let debug = format!("{config:?}");
         assert!(!debug.contains("hunter2"), "{debug}");

@@ -78,6 +78,20 @@ pub enum Error {
         /// The tail of the server's stderr, scrubbed of secrets.
         stderr: String,
     },
+    /// The server's answer was longer than the host takes
+    /// ([`ManagerOptions::max_message_bytes`](crate::ManagerOptions::max_message_bytes)):
+    /// it was not kept, and the request failed at once.
+    #[error(
+        "MCP server `{server}`: {operation} failed: the answer is longer than the limit of {limit} bytes"
+    )]
+    MessageTooLarge {
+        /// The server id.
+        server: String,
+        /// `tools/list`, `tools/call`, …
+        operation: String,
+        /// The limit it went over.
+        limit: usize,
+    },
     /// A secret could not be sealed or opened (wrong key, tampered value, still sealed).
     #[error("MCP server `{server}`: secret {field}: {message}")]
     Secret {
@@ -136,6 +150,7 @@ impl Error {
             | Self::Handshake { server, .. }
             | Self::Request { server, .. }
             | Self::Disconnected { server, .. }
+            | Self::MessageTooLarge { server, .. }
             | Self::Secret { server, .. }
             | Self::UrlRefused { server, .. }
             | Self::ToolRemoved { server, .. } => Some(server),
@@ -175,6 +190,7 @@ impl Error {
             Self::HandshakeTimeout { .. } => "mcp_handshake_timeout",
             Self::Request { .. } => "mcp_request_failed",
             Self::Disconnected { .. } => "mcp_disconnected",
+            Self::MessageTooLarge { .. } => "mcp_message_too_large",
             Self::Secret { .. } => "mcp_secret",
             Self::UrlRefused { .. } => "mcp_url_refused",
             Self::ToolRemoved { .. } => "mcp_tool_removed",

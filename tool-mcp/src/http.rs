@@ -1,10 +1,13 @@
 //! The HTTP side of streamable HTTP sessions: the host's guard (an SSRF
-//! policy, for instance tool-openapi's `SsrfGuard`) and the client wrapper
-//! that notices the guard's refusals.
+//! policy: tool-core's [`SsrfGuard`] through [`SsrfHttpGuard`], or the
+//! host's own [`HttpGuard`]) and the client wrapper that notices the
+//! guard's refusals.
 //!
-//! tool-mcp does not know any SSRF policy itself. A host that lets a model,
-//! a configuration file or a remote party choose MCP URLs hands in an
-//! [`HttpGuard`] through [`ManagerOptions::http_guard`](crate::ManagerOptions::http_guard):
+//! A host that lets a model, a configuration file or a remote party choose
+//! MCP URLs hands in a guard through
+//! [`ManagerOptions::ssrf_guard`](crate::ManagerOptions::ssrf_guard) (the
+//! same [`SsrfGuard`] its HTTP tools use) or
+//! [`ManagerOptions::http_guard`](crate::ManagerOptions::http_guard):
 //! its URL check runs before anything is sent, its client (resolver,
 //! connector and redirect policy installed) carries every request, and its
 //! refusals come back as [`Error::UrlRefused`](crate::Error::UrlRefused)
@@ -21,6 +24,7 @@ use rmcp::transport::streamable_http_client::{
     StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
     StreamableHttpResponseLimits,
 };
+use tool_core::net::{RedirectRule, SsrfGuard, refusal_in};
 
 /// A host's policy for the HTTP connections of streamable HTTP MCP sessions.
 ///
@@ -35,9 +39,8 @@ use rmcp::transport::streamable_http_client::{
 ///    failed request's error chain, so they are reported as refusals
 ///    rather than as a server that is down.
 ///
-/// With tool-openapi, a host implements it over `SsrfGuard` in a few lines:
-/// `client` → `guard.build_client()`, `check_url` → `guard.check_url(url)`,
-/// `refusal` → `SsrfBlocked::find_in(error)`.
+/// [`SsrfHttpGuard`] implements it over tool-core's [`SsrfGuard`]; a host
+/// with another policy implements it itself.
 pub trait HttpGuard: Send + Sync {
     /// The client every session uses (asked once per session).
     fn client(&self) -> reqwest::Client;
@@ -48,6 +51,69 @@ pub trait HttpGuard: Send + Sync {
     /// The guard's own refusal inside `error` (a `reqwest::Error` and its
     /// sources), described; `None` when the failure is something else.
     fn refusal(&self, error: &(dyn StdError + 'static)) -> Option<String>;
+}
+
+/// tool-core's [`SsrfGuard`] as the guard of MCP sessions: the same address
+/// policy as HTTP tools (on the URL, behind names, at each connection and
+/// at each redirect hop), with MCP's redirect rule,
+/// [`RedirectRule::SameOriginKeepMethod`]: only 307/308 to the first
+/// request's origin are followed (up to the policy's redirect cap, 5 by
+/// default). Another origin would be handed the session id and the
+/// configured headers, and 301–303 would turn the JSON-RPC POST into a GET;
+/// such answers come back unfollowed. Refusals are found anywhere in a
+/// failed request's error chain ([`refusal_in`]).
+///
+/// ```
+/// use tool_core::net::{SsrfGuard, SsrfPolicy};
+/// use tool_mcp::{ManagerOptions, SsrfHttpGuard};
+/// let guard = SsrfGuard::new(SsrfPolicy::default().allow("127.0.0.1")?);
+/// let options = ManagerOptions::default().ssrf_guard(&guard)?;
+/// # let _ = (options, SsrfHttpGuard::new(&guard)?);
+/// # Ok::<(), tool_core::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct SsrfHttpGuard {
+    guard: SsrfGuard,
+    client: reqwest::Client,
+}
+
+impl SsrfHttpGuard {
+    /// `guard`'s policy with MCP's redirect rule, and its client (built
+    /// once, shared by every session). Fails only when the TLS backend
+    /// cannot start ([`tool_core::Error::HttpClient`]).
+    pub fn new(guard: &SsrfGuard) -> Result<Self, tool_core::Error> {
+        let guard = guard.with_redirect_rule(RedirectRule::SameOriginKeepMethod);
+        let client = guard
+            .client_builder()
+            .pool_max_idle_per_host(0)
+            .build()
+            .map_err(|e| tool_core::Error::HttpClient {
+                message: e.to_string(),
+            })?;
+        Ok(Self { guard, client })
+    }
+
+    /// The guard, with MCP's redirect rule.
+    pub fn guard(&self) -> &SsrfGuard {
+        &self.guard
+    }
+}
+
+impl HttpGuard for SsrfHttpGuard {
+    fn client(&self) -> reqwest::Client {
+        self.client.clone()
+    }
+
+    fn check_url(&self, url: &str) -> Result<(), String> {
+        self.guard
+            .check_url(url)
+            .map(|_| ())
+            .map_err(|blocked| blocked.to_string())
+    }
+
+    fn refusal(&self, error: &(dyn StdError + 'static)) -> Option<String> {
+        refusal_in(error).map(|refusal| refusal.to_string())
+    }
 }
 
 /// The first refusal the guard made on one session.

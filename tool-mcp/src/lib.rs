@@ -69,12 +69,14 @@
 #![deny(missing_docs)]
 
 mod catalog;
+mod cipher;
 mod config;
 mod content;
 mod elicit;
 mod error;
 mod gate;
 mod http;
+mod line_id;
 mod live;
 mod manager;
 mod policy;
@@ -89,22 +91,27 @@ mod stdio;
 mod tool;
 
 pub use catalog::{Catalog, CatalogTool};
+pub use cipher::SecretCipher;
+#[cfg(feature = "encryption")]
+pub use cipher::XChaChaCipher;
 pub use config::{
     ApprovalOverrides, DEFAULT_STARTUP_TIMEOUT_MS, MAX_STARTUP_TIMEOUT_MS, MIN_STARTUP_TIMEOUT_MS,
-    McpServerConfig, McpTransport, RESERVED_HEADERS, Secret, parse_server_list,
+    McpServerConfig, McpTransport, RESERVED_HEADERS, parse_server_list,
 };
 pub use content::{ERROR_META_KEY, MCP_TOOL_ERROR, STATE_META_KEY, map_call_result, to_result};
 pub use elicit::{ElicitationHandler, Elicited};
 pub use error::Error;
 pub use gate::RunEverything;
-pub use http::HttpGuard;
+pub use http::{HttpGuard, SsrfHttpGuard};
 pub use live::{LiveLoad, LiveSync};
-pub use manager::{MAX_LIST_PAGES, ManagerOptions, McpManager, ServerStatus};
+pub use manager::{
+    DEFAULT_MAX_MESSAGE_BYTES, MAX_LIST_PAGES, ManagerOptions, McpManager, ServerStatus,
+};
 pub use policy::{default_policy, effective_policy};
 pub use provider::{ALL_TOOLS, MCP_REFERENCE_KIND, McpLoad, McpProvider, ServerReport};
-#[cfg(feature = "encryption")]
-pub use secret::XChaChaCipher;
-pub use secret::{SEALED_PREFIX, SecretCipher};
+#[allow(deprecated)]
+pub use secret::Secret;
+pub use secret::{McpSecret, SEALED_PREFIX};
 pub use serve::{DEFAULT_PAGE_SIZE, RegistryServer};
 pub use session::PROTOCOL_VERSION;
 pub use stderr::DEFAULT_STDERR_LIMIT;

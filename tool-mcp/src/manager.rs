@@ -23,22 +23,28 @@ use crate::stderr::DEFAULT_STDERR_LIMIT;
 /// handing out cursors forever is reported, not followed forever).
 pub const MAX_LIST_PAGES: usize = 1_000;
 
+/// The longest message taken from a stdio server unless
+/// [`ManagerOptions::max_message_bytes`] says otherwise: 16 MiB.
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = crate::stdio::DEFAULT_MAX_LINE;
+
 /// Settings of a [`McpManager`].
 ///
 /// Defaults: no HTTP guard and a plain client per session (no proxies, no
-/// redirects followed), and 16 KiB of stderr kept per stdio server.
+/// redirects followed), 16 KiB of stderr kept per stdio server, and
+/// messages up to 16 MiB from stdio servers.
 ///
 /// **Hosts that do not fully trust every configured URL** (a URL from a
 /// model, a shared configuration file, a remote party) should pass an
-/// [`HttpGuard`] with [`http_guard`](Self::http_guard) — e.g. one over
-/// tool-openapi's `SsrfGuard`, so MCP servers obey the same address policy
-/// as HTTP tools. Without one, an `http` server URL may point at loopback,
+/// guard with [`ssrf_guard`](Self::ssrf_guard) — tool-core's `SsrfGuard`,
+/// so MCP servers obey the same address policy as HTTP tools — or their own
+/// [`HttpGuard`] with [`http_guard`](Self::http_guard). Without one, an `http` server URL may point at loopback,
 /// private or cloud-metadata addresses.
 #[derive(Clone)]
 pub struct ManagerOptions {
     http_client: Option<reqwest::Client>,
     http_guard: Option<Arc<dyn HttpGuard>>,
     stderr_limit: usize,
+    max_message_bytes: usize,
     elicitation: Option<Arc<dyn ElicitationHandler>>,
 }
 
@@ -48,6 +54,7 @@ impl std::fmt::Debug for ManagerOptions {
             .field("http_client", &self.http_client.is_some())
             .field("http_guard", &self.http_guard.is_some())
             .field("stderr_limit", &self.stderr_limit)
+            .field("max_message_bytes", &self.max_message_bytes)
             .field("elicitation", &self.elicitation.is_some())
             .finish()
     }
@@ -59,6 +66,7 @@ impl Default for ManagerOptions {
             http_client: None,
             http_guard: None,
             stderr_limit: DEFAULT_STDERR_LIMIT,
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             elicitation: None,
         }
     }
@@ -84,9 +92,25 @@ impl ManagerOptions {
         self
     }
 
+    /// Applies tool-core's `guard` (the one the host's HTTP tools use) to
+    /// every streamable HTTP server, with MCP's redirect rule: see
+    /// [`SsrfHttpGuard`](crate::SsrfHttpGuard). Replaces a client or guard set before.
+    pub fn ssrf_guard(self, guard: &tool_core::net::SsrfGuard) -> Result<Self, tool_core::Error> {
+        Ok(self.http_guard(Arc::new(crate::http::SsrfHttpGuard::new(guard)?)))
+    }
+
     /// Answers servers' elicitation requests (and declares the capability).
     pub fn elicitation(mut self, handler: Arc<dyn ElicitationHandler>) -> Self {
         self.elicitation = Some(handler);
+        self
+    }
+
+    /// The longest message taken from a stdio server (default
+    /// [`DEFAULT_MAX_MESSAGE_BYTES`], 16 MiB). A longer one is read to its
+    /// end without being kept, and the request it answers fails at once
+    /// with [`Error::MessageTooLarge`]; the session goes on.
+    pub fn max_message_bytes(mut self, bytes: usize) -> Self {
+        self.max_message_bytes = bytes;
         self
     }
 
@@ -181,11 +205,18 @@ impl Slot {
 ///
 /// - One live session per configuration, shared by every concurrent call;
 ///   it is opened on first use (with the configuration's startup budget).
-/// - When the session turns out dead (the process exited, the connection
-///   closed), it is re-established once, transparently, and the request
-///   sent again on the new session; other errors are returned, never
-///   retried. Streamable HTTP sessions the server expired are re-initialised
-///   by the transport the same way, once.
+/// - A session found dead before a request is sent (the process exited,
+///   the connection closed) is re-established once, transparently.
+/// - When it dies while a request is in flight, listing requests are sent
+///   again on a new session, once; a `tools/call` is **never** sent again
+///   (it may have run: a payment, a delete): it fails with
+///   [`Error::Disconnected`] (`mcp_disconnected`) and the next call
+///   reconnects. Other errors are returned, never retried. Streamable HTTP
+///   sessions the server expired (it answers 404, so it ran nothing) are
+///   re-initialised by the transport, once.
+/// - An answer longer than [`ManagerOptions::max_message_bytes`] fails the
+///   request it answers at once with [`Error::MessageTooLarge`]
+///   (`mcp_message_too_large`), and the session goes on.
 /// - Catalogs are cached per `id` + `updatedAt` ([`McpManager::catalog`]);
 ///   [`McpManager::invalidate`], [`McpManager::refresh`] and a
 ///   `notifications/tools/list_changed` from the server drop the cache.
@@ -327,6 +358,7 @@ impl McpManager {
             http_client: self.options.http_client.clone(),
             http_guard: self.options.http_guard.clone(),
             stderr_limit: self.options.stderr_limit,
+            max_message_bytes: self.options.max_message_bytes,
         };
         let session = Arc::new(Session::connect(&slot.config, &options, hooks).await?);
         slot.sessions_started.fetch_add(1, Ordering::SeqCst);
@@ -341,8 +373,18 @@ impl McpManager {
         }
     }
 
-    /// Runs `op` on the live session; a dead session is replaced once.
-    async fn with_session<T, F, Fut>(&self, slot: &Slot, operation: &str, op: F) -> Result<T, Error>
+    /// Runs `op` on the live session. A session found dead before `op`
+    /// runs is replaced first. When the session dies while `op` is in
+    /// flight, a [`Resend::Idempotent`] request is sent once more on a new
+    /// session; a [`Resend::Never`] one fails with [`Error::Disconnected`]
+    /// (it may have reached the server) and the next request reconnects.
+    async fn with_session<T, F, Fut>(
+        &self,
+        slot: &Slot,
+        operation: &str,
+        resend: Resend,
+        op: F,
+    ) -> Result<T, Error>
     where
         F: Fn(Arc<Session>) -> Fut,
         Fut: Future<Output = Result<T, ServiceError>>,
@@ -352,6 +394,19 @@ impl McpManager {
             Ok(value) => Ok(value),
             Err(error) if session.refusal().is_some() => {
                 Err(request_error(&slot.config.id, operation, &error, &session))
+            }
+            Err(error) if (is_dead(&error) || session.is_closed()) && resend == Resend::Never => {
+                tracing::debug!(server = %slot.config.id, %operation, "session lost with a request in flight; not sent again");
+                self.forget_session(slot, &session);
+                Err(Error::Disconnected {
+                    server: slot.config.id.clone(),
+                    message: format!(
+                        "the session ended while {operation} was in flight ({}); it was not \
+                         sent again, since the server may have run it; the next request reconnects",
+                        session.scrub(&error.to_string())
+                    ),
+                    stderr: session.stderr(),
+                })
             }
             Err(error) if is_dead(&error) || session.is_closed() => {
                 tracing::debug!(server = %slot.config.id, %operation, "session lost; reconnecting once");
@@ -392,10 +447,15 @@ impl McpManager {
         }
         let changes_before = slot.list_changes.load(Ordering::SeqCst);
         let (tools, pages, server_name, instructions) = self
-            .with_session(&slot, "tools/list", |session| async move {
-                let (tools, pages) = list_every_page(&session).await?;
-                Ok((tools, pages, session.server_name(), session.instructions()))
-            })
+            .with_session(
+                &slot,
+                "tools/list",
+                Resend::Idempotent,
+                |session| async move {
+                    let (tools, pages) = list_every_page(&session).await?;
+                    Ok((tools, pages, session.server_name(), session.instructions()))
+                },
+            )
             .await?;
         let catalog = Arc::new(Catalog {
             server: id.to_owned(),
@@ -436,7 +496,7 @@ impl McpManager {
     ) -> Result<CallToolResult, Error> {
         let slot = self.enabled_slot(id)?;
         let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
-        self.with_session(&slot, "tools/call", |session| {
+        self.with_session(&slot, "tools/call", Resend::Never, |session| {
             let params = params.clone();
             async move { session.peer().call_tool(params).await }
         })
@@ -461,7 +521,7 @@ impl McpManager {
         let slot = self.enabled_slot(id)?;
         let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
         let in_flight = Arc::clone(&slot.in_flight);
-        self.with_session(&slot, "tools/call", |session| {
+        self.with_session(&slot, "tools/call", Resend::Never, |session| {
             let (params, in_flight, events) =
                 (params.clone(), Arc::clone(&in_flight), Arc::clone(&events));
             async move { call_tool_with_events(session.peer(), &in_flight, params, events).await }
@@ -518,6 +578,16 @@ impl McpManager {
     }
 }
 
+/// Whether a request may be sent again on a new session when the one it
+/// was sent on died before answering.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Resend {
+    /// Listing, reading: running it twice changes nothing.
+    Idempotent,
+    /// `tools/call`: a payment or a delete must not run twice.
+    Never,
+}
+
 fn is_dead(error: &ServiceError) -> bool {
     matches!(
         error,
@@ -539,6 +609,12 @@ fn request_error(server: &str, operation: &str, error: &ServiceError, session: &
             message: session.scrub(&error.to_string()),
             stderr: session.stderr(),
         }
+    } else if let Some(limit) = too_large_limit(error) {
+        Error::MessageTooLarge {
+            server: server.to_owned(),
+            operation: operation.to_owned(),
+            limit,
+        }
     } else {
         let message = match error {
             ServiceError::McpError(data) => data.message.to_string(),
@@ -550,6 +626,18 @@ fn request_error(server: &str, operation: &str, error: &ServiceError, session: &
             message: session.scrub(&message),
         }
     }
+}
+
+/// The limit, when `error` is the transport's stand-in for an answer over it.
+fn too_large_limit(error: &ServiceError) -> Option<usize> {
+    let ServiceError::McpError(data) = error else {
+        return None;
+    };
+    let data = data.data.as_ref()?;
+    if data.get("toolMcp")?.as_str()? != crate::stdio::TOO_LARGE_MARK {
+        return None;
+    }
+    usize::try_from(data.get("limit")?.as_u64()?).ok()
 }
 
 async fn list_every_page(session: &Session) -> Result<(Vec<CatalogTool>, usize), ServiceError> {

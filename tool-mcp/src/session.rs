@@ -114,6 +114,7 @@ pub(crate) struct ConnectOptions {
     pub(crate) http_client: Option<reqwest::Client>,
     pub(crate) http_guard: Option<Arc<dyn HttpGuard>>,
     pub(crate) stderr_limit: usize,
+    pub(crate) max_message_bytes: usize,
 }
 
 /// A live session. Dropping it closes the transport; a stdio child's whole
@@ -167,8 +168,9 @@ impl Session {
                 }
                 let mut wrap = CommandWrap::from(cmd);
                 wrap.wrap(ProcessGroup::leader());
-                let (transport, stderr, child_pid) = StdioTransport::spawn(wrap)
-                    .map_err(|e| spawn_error(format!("cannot run `{command}`: {e}")))?;
+                let (transport, stderr, child_pid) =
+                    StdioTransport::spawn(wrap, options.max_message_bytes)
+                        .map_err(|e| spawn_error(format!("cannot run `{command}`: {e}")))?;
                 let tail = stderr.map(|s| StderrTail::spawn(s, options.stderr_limit));
                 pid = child_pid;
                 let handshake = tokio::time::timeout(timeout, hooks.serve(transport)).await;

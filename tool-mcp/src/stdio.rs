@@ -28,8 +28,15 @@ use serde_json::{Map, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{ChildStderr, ChildStdin, ChildStdout};
 
-/// Longest accepted line (as rmcp): longer ones are dropped, not buffered.
-const MAX_LINE: usize = 16 * 1024 * 1024;
+use crate::line_id::IdScan;
+
+/// Longest accepted line by default (as rmcp): longer ones are not
+/// buffered; the request they answer fails with `mcp_message_too_large`.
+pub(crate) const DEFAULT_MAX_LINE: usize = 16 * 1024 * 1024;
+
+/// The [`ErrorData::data`] member that marks our own answer to a request
+/// whose real answer was too long (`{"toolMcp": "message_too_large", …}`).
+pub(crate) const TOO_LARGE_MARK: &str = "message_too_large";
 
 /// How long a closing server may take to exit by itself.
 const EXIT_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
@@ -56,7 +63,10 @@ struct Answer {
 pub(crate) struct StdioTransport {
     reader: BufReader<ChildStdout>,
     line: Vec<u8>,
-    discarding: bool,
+    max_line: usize,
+    /// While a line too long to keep is read to its end: its length so far
+    /// and the scan for its `id`.
+    oversized: Option<(usize, IdScan)>,
     writer: Arc<tokio::sync::Mutex<Option<ChildStdin>>>,
     /// Ids of `tools/call` requests sent and not answered (nor cancelled).
     calls: Arc<Mutex<HashSet<RequestId>>>,
@@ -68,6 +78,7 @@ impl StdioTransport {
     /// child's stderr and its process id.
     pub(crate) fn spawn(
         mut command: CommandWrap,
+        max_line: usize,
     ) -> std::io::Result<(Self, Option<ChildStderr>, Option<u32>)> {
         command
             .command_mut()
@@ -89,7 +100,8 @@ impl StdioTransport {
             Self {
                 reader: BufReader::new(stdout),
                 line: Vec::new(),
-                discarding: false,
+                max_line,
+                oversized: None,
                 writer: Arc::new(tokio::sync::Mutex::new(Some(stdin))),
                 calls: Arc::new(Mutex::new(HashSet::new())),
                 child: Some(child),
@@ -104,8 +116,10 @@ impl StdioTransport {
     }
 
     /// One whole line into `self.line` (cancel-safe: a read dropped midway
-    /// leaves its bytes there for the next call). `None` at end of stream.
-    async fn read_line(&mut self) -> Option<()> {
+    /// leaves its bytes there for the next call). A line longer than
+    /// `max_line` is not kept: it is read to its end, scanned for its `id`,
+    /// and reported as [`Line::Oversized`]. `None` at end of stream.
+    async fn read_line(&mut self) -> Option<Line> {
         loop {
             let available = self.reader.fill_buf().await.ok()?;
             if available.is_empty() {
@@ -113,27 +127,71 @@ impl StdioTransport {
             }
             let newline = available.iter().position(|b| *b == b'\n');
             let take = newline.map_or(available.len(), |i| i + 1);
-            if !self.discarding {
-                if self.line.len().saturating_add(take) > MAX_LINE {
-                    tracing::error!(
-                        max = MAX_LINE,
-                        "an MCP server sent an oversized line; dropped"
-                    );
-                    self.line.clear();
-                    self.discarding = true;
-                } else {
-                    self.line.extend_from_slice(&available[..take]);
+            match &mut self.oversized {
+                Some((length, scan)) => {
+                    *length = length.saturating_add(take);
+                    scan.feed(&available[..take]);
                 }
+                None if self.line.len().saturating_add(take) > self.max_line => {
+                    let mut scan = IdScan::default();
+                    scan.feed(&self.line);
+                    scan.feed(&available[..take]);
+                    self.oversized = Some((self.line.len().saturating_add(take), scan));
+                    self.line.clear();
+                }
+                None => self.line.extend_from_slice(&available[..take]),
             }
             self.reader.consume(take);
             if newline.is_some() {
-                if std::mem::take(&mut self.discarding) {
-                    continue;
-                }
-                return Some(());
+                return Some(match self.oversized.take() {
+                    Some((length, scan)) => Line::Oversized {
+                        length,
+                        id: scan.id(),
+                    },
+                    None => Line::Whole,
+                });
             }
         }
     }
+
+    /// The answer standing for a line too long to keep: an error for the
+    /// request it answers, when its `id` is one rmcp waits for.
+    fn too_large(&self, length: usize, id: Option<RequestId>) -> Option<ServerJsonRpcMessage> {
+        tracing::error!(
+            length,
+            max = self.max_line,
+            ?id,
+            "an MCP server sent a message longer than the limit; dropped"
+        );
+        let id = id?;
+        self.calls().remove(&id);
+        Some(JsonRpcMessage::Error(JsonRpcError {
+            jsonrpc: JsonRpcVersion2_0,
+            id: Some(id),
+            error: ErrorData::internal_error(
+                format!(
+                    "the server's answer is {length} bytes, over the limit of {} bytes",
+                    self.max_line
+                ),
+                Some(serde_json::json!({
+                    "toolMcp": TOO_LARGE_MARK,
+                    "length": length,
+                    "limit": self.max_line,
+                })),
+            ),
+        }))
+    }
+}
+
+/// What [`StdioTransport::read_line`] read.
+enum Line {
+    /// A line, in `line`.
+    Whole,
+    /// A line over the limit: its length and top-level `id`.
+    Oversized {
+        length: usize,
+        id: Option<RequestId>,
+    },
 }
 
 /// The direct path: an answer to a `tools/call` in `calls`, shaped like a
@@ -263,7 +321,12 @@ impl Transport<RoleClient> for StdioTransport {
 
     async fn receive(&mut self) -> Option<ServerJsonRpcMessage> {
         loop {
-            self.read_line().await?;
+            if let Line::Oversized { length, id } = self.read_line().await? {
+                match self.too_large(length, id) {
+                    Some(answer) => return Some(answer),
+                    None => continue,
+                }
+            }
             let line = std::mem::take(&mut self.line);
             let text = trimmed(&line);
             let message = if text.is_empty() {

@@ -1,15 +1,16 @@
 //! Managed tools: one [`Tool`] per server, one API per remote tool.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use serde_json::{Map, Value, json};
 use tool_core::{
     ApiDefinition, ErrorCode, HumanIntervention, NameRules, Tool, ToolContext, ToolError,
-    ToolManifest, ToolOutput, validate_manifest_with,
+    ToolManifest, ToolOutput, validate_manifest_with, wire_name,
 };
 
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, CatalogTool};
 use crate::config::McpServerConfig;
 use crate::content::map_call_result;
 use crate::error::Error;
@@ -44,7 +45,10 @@ impl std::fmt::Debug for McpTool {
 impl McpTool {
     /// Builds the tool from a catalog; `only` keeps one remote tool.
     /// Remote tools that do not make a valid API (a name or a schema the
-    /// registry rejects) are left out and returned as errors, one each.
+    /// registry rejects, a name the server lists twice, a name whose
+    /// provider-safe form is an earlier tool's) are left out and returned
+    /// as errors, one each; the server's other tools stay. Linear in the
+    /// number of remote tools.
     pub fn from_catalog(
         manager: Arc<McpManager>,
         config: &McpServerConfig,
@@ -60,33 +64,45 @@ impl McpTool {
         ));
         manifest.system_role = catalog.instructions.clone();
         let mut problems = Vec::new();
-        for remote in &catalog.tools {
+        // Each remote tool is checked alone, in a manifest that holds only
+        // it (moved in and out, never copied), so loading is linear in the
+        // number of tools; names are kept unique by hand, as are their wire
+        // names, so the registry never refuses the whole server for one of them.
+        let mut probe = manifest.clone();
+        let mut names = HashSet::with_capacity(catalog.tools.len());
+        let mut wire_names = HashSet::with_capacity(catalog.tools.len());
+        for (index, remote) in catalog.tools.iter().enumerate() {
             if only.is_some_and(|name| name != remote.name) {
                 continue;
             }
-            let description = remote
-                .description
-                .clone()
-                .or_else(|| remote.title.clone())
-                .unwrap_or_default();
-            let mut parameters = remote.input_schema.clone();
-            if let Value::Object(schema) = &mut parameters
-                && !schema.contains_key("type")
+            let skipped = |message: String| tool_core::Error::InvalidManifest {
+                tool: config.id.clone(),
+                api: Some(remote.name.clone()),
+                field: format!("/tools/{index}/name"),
+                message,
+            };
+            if !names.insert(remote.name.as_str()) {
+                problems.push(skipped(
+                    "the server lists this name twice; the first one is kept".into(),
+                ));
+                continue;
+            }
+            if NameRules::Foreign.accepts(&remote.name)
+                && !wire_names.insert(wire_name(&config.id, &remote.name))
             {
-                schema.insert("type".into(), json!("object"));
-            }
-            let mut api = ApiDefinition::new(remote.name.clone(), description)
-                .with_parameters(parameters)
-                .with_intervention(HumanIntervention::Policy(effective_policy(
-                    remote,
-                    config.approval.as_ref(),
+                problems.push(skipped(format!(
+                    "its provider-safe name `{}` is that of an earlier tool; the first one is kept",
+                    wire_name(&config.id, &remote.name)
                 )));
-            if let Some(ms) = config.call_timeout_ms {
-                api = api.with_default_timeout_ms(ms);
+                continue;
             }
-            let mut single = manifest.clone();
-            single.api = vec![api.clone()];
-            match validate_manifest_with(&single, NameRules::Foreign) {
+            let api = api_of(config, remote);
+            probe.api.push(api);
+            let checked = validate_manifest_with(&probe, NameRules::Foreign);
+            let Some(api) = probe.api.pop() else {
+                continue;
+            };
+            match checked {
                 Ok(_) => manifest.api.push(api),
                 Err(error) => problems.push(error),
             }
@@ -175,6 +191,32 @@ impl Tool for McpTool {
 
 /// A remote call's progress and log lines, reported through the calling
 /// tool's context.
+/// The API a remote tool makes: its description (or title), its schema with
+/// `"type": "object"` added when missing, and its approval policy.
+fn api_of(config: &McpServerConfig, remote: &CatalogTool) -> ApiDefinition {
+    let description = remote
+        .description
+        .clone()
+        .or_else(|| remote.title.clone())
+        .unwrap_or_default();
+    let mut parameters = remote.input_schema.clone();
+    if let Value::Object(schema) = &mut parameters
+        && !schema.contains_key("type")
+    {
+        schema.insert("type".into(), json!("object"));
+    }
+    let mut api = ApiDefinition::new(remote.name.clone(), description)
+        .with_parameters(parameters)
+        .with_intervention(HumanIntervention::Policy(effective_policy(
+            remote,
+            config.approval.as_ref(),
+        )));
+    if let Some(ms) = config.call_timeout_ms {
+        api = api.with_default_timeout_ms(ms);
+    }
+    api
+}
+
 struct ToContext(ToolContext);
 
 impl tool_core::CallEvents for ToContext {
