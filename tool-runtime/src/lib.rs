@@ -60,6 +60,12 @@
 //!
 //! - `redis`: `dispatch::RedisResultStore`, a result store shared by
 //!   several server instances through one Redis (6.2 or later).
+//! - `redis-cluster`: the same store on a Redis Cluster (7 or later), with
+//!   the `redis` crate's cluster client and sharded pub/sub.
+//! - `redis-tls`: `rediss://` servers (rustls with aws-lc-rs, the provider
+//!   reqwest already brings), with a private CA or a client certificate
+//!   (`dispatch::RedisTls`).
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 
 pub mod adapter;

@@ -115,7 +115,11 @@ pub use message::{
     ARGUMENTS_PARSE_ERROR, CHANNEL_UNAVAILABLE, CLIENT_EXECUTOR_NO_RESULT, CLIENT_EXECUTOR_TIMEOUT,
     ChannelMessage, DISPATCH_FAILED, EXECUTOR_NOT_FOUND, STORE_UNAVAILABLE, ToolExecute,
 };
+#[cfg(feature = "redis-tls")]
+#[cfg_attr(docsrs, doc(cfg(feature = "redis-tls")))]
+pub use redis::RedisTls;
 #[cfg(feature = "redis")]
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub use redis::{RedisResultStore, RedisStoreConfig};
 pub use route::{Route, RoutingConfig, route};
 pub use store::ResultStore;

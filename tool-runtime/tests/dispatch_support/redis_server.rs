@@ -8,7 +8,7 @@ use std::time::Duration;
 use tokio::process::{Child, Command};
 
 #[path = "../../../.ci/fixtures.rs"]
-mod setup;
+pub mod setup;
 
 pub struct RedisServer {
     pub port: u16,

@@ -1,19 +1,26 @@
-//! The Redis result store: several server instances, one Redis, a bounded
-//! number of connections however many calls wait.
+//! The Redis result store: several server instances, one Redis or one
+//! Redis Cluster, a bounded number of connections however many calls wait.
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
+mod backend;
+mod config;
+mod subscriber;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use redis::{AsyncConnectionConfig, IntoConnectionInfo, ProtocolVersion, PushKind, Script};
-use tokio::sync::{Notify, mpsc, watch};
+use redis::Script;
+use tokio::sync::Notify;
 use tokio::time::Instant;
 use tokio_util::sync::{CancellationToken, DropGuard};
 use tool_core::ToolOutput;
 
+use self::backend::{Backend, Commands, unavailable};
+pub use self::config::RedisStoreConfig;
+#[cfg(feature = "redis-tls")]
+pub use self::config::RedisTls;
+use self::subscriber::{Registration, Shared, SubState};
 use super::dispatcher::random_prefix;
 use super::store::ResultStore;
 use crate::error::{Error, Result};
@@ -28,6 +35,17 @@ redis.call('PUBLISH', channel, ARGV[3])
 return 1
 ";
 
+/// The put script on a cluster: the same, but it returns the wake channel
+/// instead of publishing on it (the channel's slot is on another node, and
+/// a script only reaches its own keys' node); the store then `SPUBLISH`es.
+const PUT_SCRIPT_SHARDED: &str = r"
+local channel = redis.call('GET', KEYS[1])
+if not channel then return false end
+redis.call('DEL', KEYS[1])
+redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
+return channel
+";
+
 /// The check script: takes the result if it is there, else says whether
 /// the slot still exists (a slot gone without a result was lost: a Redis
 /// restart without persistence, an eviction).
@@ -36,87 +54,6 @@ local result = redis.call('GETDEL', KEYS[1])
 if result then return {1, result} end
 return {0, redis.call('EXISTS', KEYS[2])}
 ";
-
-/// Settings of a [`RedisResultStore`].
-///
-/// Defaults: namespace `tool-dispatch`, uncollected results expire after
-/// 10 minutes, one command connection, 2 s to connect and 5 s for a reply,
-/// 3 s to recover a lost subscriber or store before a wait fails.
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct RedisStoreConfig {
-    /// The server, `redis://host:port/db` (RESP3 is always used).
-    pub url: String,
-    /// Prefix of every key and channel (`<namespace>:pending:<id>`, …).
-    pub namespace: String,
-    /// How long an uncollected result stays in Redis.
-    pub result_ttl: Duration,
-    /// How many multiplexed command connections the store opens (at least
-    /// 1). With the subscriber, the store uses at most this + 1
-    /// connections whatever the number of concurrent waits.
-    pub command_connections: usize,
-    /// How long to wait for a connection (and, when a wait starts, for the
-    /// subscriber to be subscribed).
-    pub connect_timeout: Duration,
-    /// How long to wait for one command's reply.
-    pub response_timeout: Duration,
-    /// How long a wait keeps trying when the subscriber connection was lost
-    /// or the store does not answer (resubscribing, re-checking the stored
-    /// result) before it fails with `store_unavailable`; never past the
-    /// call's deadline.
-    pub recovery_timeout: Duration,
-}
-
-impl RedisStoreConfig {
-    /// The defaults for the server at `url`.
-    pub fn new(url: impl Into<String>) -> Self {
-        Self {
-            url: url.into(),
-            namespace: "tool-dispatch".into(),
-            result_ttl: Duration::from_secs(600),
-            command_connections: 1,
-            connect_timeout: Duration::from_secs(2),
-            response_timeout: Duration::from_secs(5),
-            recovery_timeout: Duration::from_secs(3),
-        }
-    }
-
-    /// Sets how long a wait tries to recover before failing.
-    pub fn recovery_timeout(mut self, timeout: Duration) -> Self {
-        self.recovery_timeout = timeout;
-        self
-    }
-
-    /// Sets the namespace.
-    pub fn namespace(mut self, namespace: impl Into<String>) -> Self {
-        self.namespace = namespace.into();
-        self
-    }
-
-    /// Sets the expiry of uncollected results.
-    pub fn result_ttl(mut self, ttl: Duration) -> Self {
-        self.result_ttl = ttl;
-        self
-    }
-
-    /// Sets the number of command connections (at least 1).
-    pub fn command_connections(mut self, count: usize) -> Self {
-        self.command_connections = count.max(1);
-        self
-    }
-
-    /// Sets the connect timeout.
-    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
-        self.connect_timeout = timeout;
-        self
-    }
-
-    /// Sets the reply timeout.
-    pub fn response_timeout(mut self, timeout: Duration) -> Self {
-        self.response_timeout = timeout;
-        self
-    }
-}
 
 /// A [`ResultStore`] in Redis, for hosts whose executors answer a
 /// different server instance than the one waiting. Needs Redis 6.2 or
@@ -166,8 +103,12 @@ pub struct RedisResultStore {
 
 struct Inner {
     config: RedisStoreConfig,
-    client: redis::Client,
-    commands: Vec<ConnectionManager>,
+    backend: Arc<Backend>,
+    commands: Vec<CommandSlot>,
+    /// How many times a stuck cluster connection was replaced.
+    renewals: AtomicUsize,
+    /// Servers one command connection reaches (masters on a cluster).
+    servers: usize,
     next: AtomicUsize,
     put_script: Script,
     check_script: Script,
@@ -176,23 +117,6 @@ struct Inner {
     subscriber: OnceLock<()>,
     _shutdown: DropGuard,
     shutdown: CancellationToken,
-}
-
-/// What the subscriber task and the waiters share.
-struct Shared {
-    waiters: Mutex<HashMap<String, Arc<Notify>>>,
-    /// Bumped each time the subscriber connection is lost.
-    epoch: AtomicU64,
-    state: watch::Sender<SubState>,
-    last_error: Mutex<Option<String>>,
-    wakeups: AtomicU64,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum SubState {
-    Connecting,
-    Up(u64),
-    Down,
 }
 
 impl std::fmt::Debug for RedisResultStore {
@@ -212,49 +136,35 @@ impl RedisResultStore {
     /// Errors: [`Error::StoreUnavailable`] when the URL is invalid or the
     /// server cannot be reached.
     pub async fn connect(config: RedisStoreConfig) -> Result<Self> {
-        let info = config
-            .url
-            .as_str()
-            .into_connection_info()
-            .map_err(|e| unavailable("the Redis URL is invalid", &e))?;
-        let redis_settings = info
-            .redis_settings()
-            .clone()
-            .set_protocol(ProtocolVersion::RESP3);
-        let client = redis::Client::open(info.set_redis_settings(redis_settings))
-            .map_err(|e| unavailable("the Redis URL is invalid", &e))?;
-        let manager_config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(config.connect_timeout))
-            .set_response_timeout(Some(config.response_timeout))
-            .set_number_of_retries(1)
-            .set_min_delay(Duration::from_millis(50))
-            .set_max_delay(Duration::from_millis(500));
+        let backend = Backend::new(&config)?;
         let mut commands = Vec::with_capacity(config.command_connections.max(1));
         for _ in 0..config.command_connections.max(1) {
-            let manager = client
-                .get_connection_manager_with_config(manager_config.clone())
-                .await
-                .map_err(|e| unavailable("cannot connect to Redis", &e))?;
-            commands.push(manager);
+            commands.push(backend.commands(&config).await?);
         }
-        let wake_channel = format!("{}:wake:{}", config.namespace, random_prefix());
-        let (state, _) = watch::channel(SubState::Connecting);
+        let servers = match commands.first_mut() {
+            Some(first) => backend.servers(first).await?,
+            None => 1,
+        };
+        let cluster = matches!(commands.first(), Some(c) if !matches!(c, Commands::Single(_)));
+        let commands = commands.into_iter().map(CommandSlot::new).collect();
+        // `{…}`: on a cluster the channel's slot is its own, not a call's.
+        let wake_channel = format!("{}:wake:{{{}}}", config.namespace, random_prefix());
         let shutdown = CancellationToken::new();
         Ok(Self {
             inner: Arc::new(Inner {
-                client,
+                backend: Arc::new(backend),
                 commands,
+                renewals: AtomicUsize::new(0),
+                servers,
                 next: AtomicUsize::new(0),
-                put_script: Script::new(PUT_SCRIPT),
+                put_script: Script::new(if cluster {
+                    PUT_SCRIPT_SHARDED
+                } else {
+                    PUT_SCRIPT
+                }),
                 check_script: Script::new(CHECK_SCRIPT),
                 wake_channel,
-                shared: Arc::new(Shared {
-                    waiters: Mutex::new(HashMap::new()),
-                    epoch: AtomicU64::new(0),
-                    state,
-                    last_error: Mutex::new(None),
-                    wakeups: AtomicU64::new(0),
-                }),
+                shared: Arc::new(Shared::new()),
                 subscriber: OnceLock::new(),
                 _shutdown: shutdown.clone().drop_guard(),
                 shutdown,
@@ -274,15 +184,30 @@ impl RedisResultStore {
     }
 
     /// How many connections this store may open: command connections + 1
-    /// subscriber.
+    /// subscriber, on each server (each master node of a cluster, counted
+    /// when the store connected).
     pub fn connection_bound(&self) -> usize {
-        self.inner.commands.len() + 1
+        (self.inner.commands.len() + 1) * self.inner.servers
+    }
+
+    /// Whether the store runs on a Redis Cluster.
+    pub fn is_cluster(&self) -> bool {
+        !matches!(
+            self.inner.commands.first().map(CommandSlot::get),
+            Some(Commands::Single(_))
+        )
+    }
+
+    /// How many times a command connection to the cluster was replaced
+    /// because it stopped answering (see the fault table).
+    pub fn renewed_connections(&self) -> usize {
+        self.inner.renewals.load(Ordering::Relaxed)
     }
 
     /// How many wake-ups the subscriber has received (only this store's
     /// own results are published on its channel).
     pub fn wakeups(&self) -> u64 {
-        self.inner.shared.wakeups.load(Ordering::Relaxed)
+        self.inner.shared.wakeups()
     }
 
     /// How many waits are registered now.
@@ -291,23 +216,57 @@ impl RedisResultStore {
     }
 
     fn pending_key(&self, id: &str) -> String {
-        format!("{}:pending:{id}", self.inner.config.namespace)
+        // `{id}`: both keys of a call hash to one cluster slot, so the
+        // scripts that touch both run on one node.
+        format!("{}:pending:{{{id}}}", self.inner.config.namespace)
     }
 
     fn result_key(&self, id: &str) -> String {
-        format!("{}:result:{id}", self.inner.config.namespace)
+        format!("{}:result:{{{id}}}", self.inner.config.namespace)
     }
 
-    fn connection(&self) -> ConnectionManager {
+    fn connection(&self) -> (usize, Commands) {
         let index = self.inner.next.fetch_add(1, Ordering::Relaxed) % self.inner.commands.len();
-        self.inner.commands[index].clone()
+        (index, self.inner.commands[index].get())
+    }
+
+    /// A cluster command that timed out or lost its connection: the
+    /// connection is replaced in the background by a fresh one, which reads
+    /// the topology anew. (The cluster client can keep a node connection
+    /// that no longer answers scripts after a failover; a new one does.)
+    fn failed(&self, index: usize, what: &str, error: &redis::RedisError) -> Error {
+        let stuck = error.is_timeout() || error.is_io_error() || error.is_connection_dropped();
+        let slot = &self.inner.commands[index];
+        if stuck && self.is_cluster() && !slot.renewing.swap(true, Ordering::SeqCst) {
+            let inner = Arc::downgrade(&self.inner);
+            tokio::spawn(async move {
+                let Some(strong) = inner.upgrade() else {
+                    return;
+                };
+                let (backend, config) = (Arc::clone(&strong.backend), strong.config.clone());
+                drop(strong);
+                let fresh = backend.commands(&config).await;
+                let Some(strong) = inner.upgrade() else {
+                    return;
+                };
+                let slot = &strong.commands[index];
+                if let Ok(fresh) = fresh {
+                    slot.set(fresh);
+                    strong.renewals.fetch_add(1, Ordering::Relaxed);
+                }
+                // At most one renewal per connection every 500 ms.
+                tokio::time::sleep(Duration::from_millis(500)).await;
+                slot.renewing.store(false, Ordering::SeqCst);
+            });
+        }
+        unavailable(what, error)
     }
 
     /// Starts the subscriber task once.
     fn ensure_subscriber(&self) {
         self.inner.subscriber.get_or_init(|| {
-            tokio::spawn(subscribe_loop(
-                self.inner.client.clone(),
+            tokio::spawn(subscriber::run(
+                Arc::clone(&self.inner.backend),
                 self.inner.wake_channel.clone(),
                 Arc::downgrade(&self.inner.shared),
                 self.inner.config.clone(),
@@ -336,10 +295,7 @@ impl RedisResultStore {
                     let reason = self
                         .inner
                         .shared
-                        .last_error
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner)
-                        .clone()
+                        .last_error()
                         .unwrap_or_else(|| "not subscribed in time".into());
                     return Err(Error::StoreUnavailable {
                         message: format!("cannot subscribe to Redis for results: {reason}"),
@@ -354,14 +310,15 @@ impl RedisResultStore {
 impl ResultStore for RedisResultStore {
     async fn expect(&self, id: &str, expires_in: Duration) -> Result<()> {
         let ms = expires_in.as_millis().clamp(1, u64::MAX as u128) as u64;
+        let (index, mut connection) = self.connection();
         redis::cmd("SET")
             .arg(self.pending_key(id))
             .arg(&self.inner.wake_channel)
             .arg("PX")
             .arg(ms)
-            .query_async::<()>(&mut self.connection())
+            .query_async::<()>(&mut connection)
             .await
-            .map_err(|e| unavailable("cannot open the result slot in Redis", &e))
+            .map_err(|e| self.failed(index, "cannot open the result slot in Redis", &e))
     }
 
     async fn put(&self, id: &str, output: &ToolOutput) -> Result<bool> {
@@ -374,18 +331,39 @@ impl ResultStore for RedisResultStore {
             .result_ttl
             .as_millis()
             .clamp(1, u64::MAX as u128) as u64;
-        let taken: i64 = self
-            .inner
-            .put_script
+        let mut invocation = self.inner.put_script.prepare_invoke();
+        invocation
             .key(self.pending_key(id))
             .key(self.result_key(id))
             .arg(json)
             .arg(ttl)
-            .arg(id)
-            .invoke_async(&mut self.connection())
+            .arg(id);
+        let (index, mut connection) = self.connection();
+        if !self.is_cluster() {
+            let taken: i64 = invocation
+                .invoke_async(&mut connection)
+                .await
+                .map_err(|e| self.failed(index, "cannot store the result in Redis", &e))?;
+            return Ok(taken == 1);
+        }
+        let channel: Option<String> = invocation
+            .invoke_async(&mut connection)
             .await
-            .map_err(|e| unavailable("cannot store the result in Redis", &e))?;
-        Ok(taken == 1)
+            .map_err(|e| self.failed(index, "cannot store the result in Redis", &e))?;
+        let Some(channel) = channel else {
+            return Ok(false);
+        };
+        // The result is stored: a lost wake-up only delays it to the
+        // waiter's next re-check (a resubscription or `recheck_interval`).
+        if let Err(error) = redis::cmd("SPUBLISH")
+            .arg(&channel)
+            .arg(id)
+            .query_async::<i64>(&mut connection)
+            .await
+        {
+            tracing::warn!(%channel, %error, "dispatch wake-up not published; the waiter re-checks");
+        }
+        Ok(true)
     }
 
     async fn wait(&self, id: &str, deadline: Instant) -> Result<Option<ToolOutput>> {
@@ -444,9 +422,14 @@ impl ResultStore for RedisResultStore {
                 };
                 continue;
             }
-            if tokio::time::timeout_at(deadline, notify.notified())
+            let wake_by = match self.inner.config.recheck_interval {
+                Some(every) => deadline.min(Instant::now() + every),
+                None => deadline,
+            };
+            if tokio::time::timeout_at(wake_by, notify.notified())
                 .await
                 .is_err()
+                && wake_by >= deadline
             {
                 return Ok(None);
             }
@@ -454,12 +437,13 @@ impl ResultStore for RedisResultStore {
     }
 
     async fn discard(&self, id: &str) -> Result<()> {
+        let (index, mut connection) = self.connection();
         redis::cmd("DEL")
             .arg(self.pending_key(id))
             .arg(self.result_key(id))
-            .query_async::<()>(&mut self.connection())
+            .query_async::<()>(&mut connection)
             .await
-            .map_err(|e| unavailable("cannot discard the result slot in Redis", &e))
+            .map_err(|e| self.failed(index, "cannot discard the result slot in Redis", &e))
     }
 }
 
@@ -473,14 +457,15 @@ enum Check {
 impl RedisResultStore {
     /// Takes the result of a slot, or says whether the slot still exists.
     async fn check(&self, result_key: &str, pending_key: &str) -> Result<Check> {
+        let (index, mut connection) = self.connection();
         let reply: Vec<redis::Value> = self
             .inner
             .check_script
             .key(result_key)
             .key(pending_key)
-            .invoke_async(&mut self.connection())
+            .invoke_async(&mut connection)
             .await
-            .map_err(|e| unavailable("cannot read the result from Redis", &e))?;
+            .map_err(|e| self.failed(index, "cannot read the result from Redis", &e))?;
         let odd = || Error::Protocol {
             message: format!("the result check returned an unexpected reply: {reply:?}"),
         };
@@ -499,147 +484,31 @@ impl RedisResultStore {
     }
 }
 
-impl Shared {
-    fn waiters(&self) -> MutexGuard<'_, HashMap<String, Arc<Notify>>> {
-        // Single map operations: a poisoned map is still consistent.
-        self.waiters
+/// One command connection, replaceable when a cluster connection is stuck.
+struct CommandSlot {
+    current: std::sync::Mutex<Commands>,
+    renewing: std::sync::atomic::AtomicBool,
+}
+
+impl CommandSlot {
+    fn new(commands: Commands) -> Self {
+        Self {
+            current: std::sync::Mutex::new(commands),
+            renewing: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    fn get(&self) -> Commands {
+        self.current
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
     }
 
-    fn wake(&self, id: &str) {
-        self.wakeups.fetch_add(1, Ordering::Relaxed);
-        if let Some(notify) = self.waiters().get(id) {
-            notify.notify_one();
-        }
-    }
-
-    /// The subscriber connection is gone: every current wait must end.
-    fn lost(&self, reason: String) {
-        self.epoch.fetch_add(1, Ordering::SeqCst);
+    fn set(&self, commands: Commands) {
         *self
-            .last_error
+            .current
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(reason);
-        self.state.send_replace(SubState::Down);
-        for notify in self.waiters().values() {
-            notify.notify_one();
-        }
-    }
-}
-
-/// A registered wait; unregisters when the wait ends or is dropped.
-struct Registration<'a> {
-    shared: &'a Shared,
-    id: String,
-}
-
-impl<'a> Registration<'a> {
-    fn new(shared: &'a Shared, id: &str, notify: Arc<Notify>) -> Self {
-        shared.waiters().insert(id.to_owned(), notify);
-        Self {
-            shared,
-            id: id.to_owned(),
-        }
-    }
-}
-
-impl Drop for Registration<'_> {
-    fn drop(&mut self) {
-        self.shared.waiters().remove(&self.id);
-    }
-}
-
-/// The subscriber: one RESP3 connection subscribed to the wake channel,
-/// reconnected with back-off until the store is dropped.
-async fn subscribe_loop(
-    client: redis::Client,
-    channel: String,
-    shared: Weak<Shared>,
-    config: RedisStoreConfig,
-    shutdown: CancellationToken,
-) {
-    let mut backoff = Duration::from_millis(50);
-    loop {
-        let (sender, mut pushes) = mpsc::unbounded_channel();
-        let connection_config = AsyncConnectionConfig::new()
-            .set_push_sender(sender)
-            .set_connection_timeout(Some(config.connect_timeout))
-            .set_response_timeout(Some(config.response_timeout));
-        let connect = async {
-            let mut connection = client
-                .get_multiplexed_async_connection_with_config(&connection_config)
-                .await?;
-            connection.subscribe(&channel).await?;
-            Ok::<_, redis::RedisError>(connection)
-        };
-        let connected = tokio::select! {
-            () = shutdown.cancelled() => return,
-            connected = connect => connected,
-        };
-        match connected {
-            Ok(connection) => {
-                backoff = Duration::from_millis(50);
-                {
-                    let Some(shared) = shared.upgrade() else {
-                        return;
-                    };
-                    let epoch = shared.epoch.load(Ordering::SeqCst);
-                    shared.state.send_replace(SubState::Up(epoch));
-                }
-                let reason = loop {
-                    let push = tokio::select! {
-                        () = shutdown.cancelled() => return,
-                        push = pushes.recv() => push,
-                    };
-                    let Some(push) = push else {
-                        break "the subscriber connection closed".to_owned();
-                    };
-                    match push.kind {
-                        PushKind::Message => {
-                            let Some(shared) = shared.upgrade() else {
-                                return;
-                            };
-                            if let Some(redis::Value::BulkString(id)) = push.data.get(1) {
-                                shared.wake(&String::from_utf8_lossy(id));
-                            }
-                        }
-                        PushKind::Disconnection => {
-                            break "the subscriber connection to Redis was lost".to_owned();
-                        }
-                        _ => {}
-                    }
-                };
-                drop(connection);
-                let Some(shared) = shared.upgrade() else {
-                    return;
-                };
-                tracing::warn!(%channel, %reason, "dispatch result subscriber disconnected");
-                shared.lost(reason);
-            }
-            Err(error) => {
-                let Some(shared) = shared.upgrade() else {
-                    return;
-                };
-                *shared
-                    .last_error
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(error.to_string());
-                if shared.state.borrow().ne(&SubState::Down) {
-                    shared.state.send_replace(SubState::Down);
-                }
-            }
-        }
-        tokio::select! {
-            () = shutdown.cancelled() => return,
-            () = tokio::time::sleep(backoff) => {}
-        }
-        backoff = (backoff * 2).min(Duration::from_secs(1));
-    }
-}
-
-fn unavailable(what: &str, error: &redis::RedisError) -> Error {
-    Error::StoreUnavailable {
-        message: format!("{what}: {error}"),
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = commands;
     }
 }

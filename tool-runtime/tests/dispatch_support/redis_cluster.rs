@@ -1,0 +1,273 @@
+//! A real Redis Cluster for the tests: `redis-server --cluster-enabled yes`
+//! nodes on free 127.0.0.1 ports in a temp dir, joined with `redis-cli
+//! --cluster create`; every node is killed when the cluster is dropped (on
+//! a panic too).
+
+use std::net::TcpListener;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use super::redis_server::setup;
+
+/// One node process; killed and reaped on drop.
+struct Node {
+    port: u16,
+    child: Option<Child>,
+}
+
+impl Node {
+    fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// A running cluster.
+pub struct RedisCluster {
+    nodes: Vec<Node>,
+    dir: tempfile::TempDir,
+    tls: Option<Tls>,
+}
+
+/// TLS files of a cluster's nodes (paths in its temp dir).
+#[derive(Clone)]
+pub struct Tls {
+    pub cert: String,
+    pub key: String,
+    pub ca: String,
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
+}
+
+impl RedisCluster {
+    /// `masters` masters with `replicas` replicas each.
+    pub async fn start(masters: usize, replicas: usize) -> Self {
+        Self::start_with(masters, replicas, None).await
+    }
+
+    /// The same, every node listening on TLS only (`tls` files made by the
+    /// test).
+    pub async fn start_with(masters: usize, replicas: usize, tls: Option<Tls>) -> Self {
+        setup::ensure("10-redis.sh");
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let mut cluster = Self {
+            nodes: Vec::new(),
+            dir,
+            tls,
+        };
+        for _ in 0..masters * (1 + replicas) {
+            let port = free_port();
+            let mut node = Node { port, child: None };
+            node.child = Some(cluster.spawn(port));
+            cluster.nodes.push(node);
+        }
+        for node in &cluster.nodes {
+            cluster.wait_until_answers(node.port).await;
+        }
+        let mut create = cluster.cli_command();
+        create.arg("--cluster").arg("create");
+        for node in &cluster.nodes {
+            create.arg(format!("127.0.0.1:{}", node.port));
+        }
+        create
+            .args(["--cluster-replicas", &replicas.to_string(), "--cluster-yes"])
+            .stdout(Stdio::null());
+        let status = create.status().expect("redis-cli runs");
+        assert!(status.success(), "redis-cli --cluster create failed");
+        cluster.wait_until_ok().await;
+        cluster.wait_until_replicas_synced().await;
+        cluster
+    }
+
+    /// Waits until every replica has its master's data: a replica that never
+    /// synced refuses to take over when its master dies.
+    async fn wait_until_replicas_synced(&self) {
+        for _ in 0..400 {
+            let synced = self.nodes.iter().filter(|n| n.child.is_some()).all(|n| {
+                let info = self.cli(n.port, &["INFO", "replication"]);
+                !info.contains("role:slave") || info.contains("master_link_status:up")
+            });
+            if synced {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        panic!("the replicas did not sync with their masters");
+    }
+
+    fn spawn(&self, port: u16) -> Child {
+        let node_dir = self.dir.path().join(port.to_string());
+        std::fs::create_dir_all(&node_dir).expect("node dir");
+        let mut command = Command::new("redis-server");
+        match &self.tls {
+            Some(tls) => command
+                .args(["--port", "0", "--tls-port", &port.to_string()])
+                .args([
+                    "--tls-cert-file",
+                    &tls.cert,
+                    "--tls-key-file",
+                    &tls.key,
+                    "--tls-ca-cert-file",
+                    &tls.ca,
+                    "--tls-auth-clients",
+                    "no",
+                    "--tls-cluster",
+                    "yes",
+                    "--tls-replication",
+                    "yes",
+                ]),
+            None => command.args(["--port", &port.to_string()]),
+        };
+        command
+            .args(["--bind", "127.0.0.1"])
+            .args(["--cluster-enabled", "yes"])
+            .arg("--cluster-config-file")
+            .arg(node_dir.join("nodes.conf"))
+            .arg("--dir")
+            .arg(&node_dir)
+            // A dead master is replaced by its replica after about 1 s.
+            .args(["--cluster-node-timeout", "1000"])
+            .args(["--save", "", "--appendonly", "no"])
+            // Replicas sync at once (the default waits 5 s for more replicas).
+            .args(["--repl-diskless-sync-delay", "0"])
+            .args(["--loglevel", "warning"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("redis-server is missing after .ci/setup.d/10-redis.sh ran (Debian package redis-server)")
+    }
+
+    fn cli_command(&self) -> Command {
+        let mut command = Command::new("redis-cli");
+        if let Some(tls) = &self.tls {
+            command.args(["--tls", "--cacert", &tls.ca]);
+        }
+        command
+    }
+
+    /// `redis-cli -p PORT ARGS…`, its standard output.
+    pub fn cli(&self, port: u16, args: &[&str]) -> String {
+        let out = self
+            .cli_command()
+            .args(["-h", "127.0.0.1", "-p", &port.to_string()])
+            .args(args)
+            .stderr(Stdio::null())
+            .output()
+            .expect("redis-cli runs");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    async fn wait_until_answers(&self, port: u16) {
+        for _ in 0..200 {
+            if self.cli(port, &["PING"]).trim() == "PONG" {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        panic!("redis-server did not answer on port {port}");
+    }
+
+    /// Waits until every live node says `cluster_state:ok`.
+    pub async fn wait_until_ok(&self) {
+        for _ in 0..300 {
+            let ok = self.nodes.iter().filter(|n| n.child.is_some()).all(|n| {
+                self.cli(n.port, &["CLUSTER", "INFO"])
+                    .contains("cluster_state:ok")
+            });
+            if ok {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let states: Vec<String> = self
+            .nodes
+            .iter()
+            .filter(|n| n.child.is_some())
+            .map(|n| {
+                format!(
+                    "node {}:\n{}",
+                    n.port,
+                    self.cli(n.port, &["CLUSTER", "NODES"])
+                )
+            })
+            .collect();
+        panic!("the cluster did not become ok:\n{}", states.join("\n"));
+    }
+
+    /// The seed node URLs (`redis://` or `rediss://`).
+    pub fn urls(&self) -> Vec<String> {
+        let scheme = if self.tls.is_some() {
+            "rediss"
+        } else {
+            "redis"
+        };
+        self.nodes
+            .iter()
+            .map(|n| format!("{scheme}://127.0.0.1:{}/", n.port))
+            .collect()
+    }
+
+    /// The ports of the nodes whose role is `role` (`master`, `slave`).
+    pub fn ports_with_role(&self, role: &str) -> Vec<u16> {
+        self.nodes
+            .iter()
+            .filter(|n| n.child.is_some())
+            .filter(|n| {
+                self.cli(n.port, &["ROLE"])
+                    .lines()
+                    .next()
+                    .is_some_and(|l| l.trim() == role)
+            })
+            .map(|n| n.port)
+            .collect()
+    }
+
+    /// Kills the node on `port` (SIGKILL: no goodbye to the cluster).
+    pub fn kill(&mut self, port: u16) {
+        if let Some(node) = self.nodes.iter_mut().find(|n| n.port == port) {
+            node.kill();
+        }
+    }
+
+    /// Client connections on every live node, minus the one asking each.
+    pub fn clients(&self) -> usize {
+        self.nodes
+            .iter()
+            .filter(|n| n.child.is_some())
+            .map(|n| {
+                self.cli(n.port, &["CLIENT", "LIST"])
+                    .lines()
+                    .filter(|l| !l.trim().is_empty())
+                    .count()
+                    .saturating_sub(1)
+            })
+            .sum()
+    }
+
+    /// Keys on every live master.
+    pub fn keys(&self) -> Vec<String> {
+        self.ports_with_role("master")
+            .into_iter()
+            .flat_map(|port| {
+                self.cli(port, &["KEYS", "*"])
+                    .lines()
+                    .filter(|l| !l.trim().is_empty())
+                    .map(str::to_owned)
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+}
