@@ -24,7 +24,9 @@ use std::time::{Duration, Instant};
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
 use tool_core::{Invoker, NameRules, ToolCall, ToolContext, ToolRegistry};
-use tool_mcp::{McpManager, McpProvider, McpServerConfig, McpTransport};
+use tool_mcp::{
+    Catalog, CatalogTool, McpManager, McpProvider, McpServerConfig, McpTool, McpTransport,
+};
 
 fn bench(c: &mut Criterion) {
     let server = Path::new(env!("CARGO_MANIFEST_DIR")).join(
@@ -114,5 +116,110 @@ fn bench(c: &mut Criterion) {
     rt.block_on(manager.shutdown());
 }
 
-criterion_group!(benches, bench);
+/// Loading a server's tools (catalog → tool → registry), 10 000 remote
+/// tools with hostile names: long, Unicode, slashes and spaces, the wire
+/// separator, control characters and duplicates (the last two skipped with
+/// a finding each).
+fn hostile_catalog(count: usize) -> Catalog {
+    let tools = (0..count)
+        .map(|i| {
+            let name = match i % 10 {
+                0 => format!("files/read {i}"),
+                1 => format!("ünïcödé-{i}-{}", "é".repeat(40)),
+                2 => format!("{}{i}", "n".repeat(240)),
+                3 => format!("a____b{i}"),
+                4 if i % 100 == 4 => format!("bell\u{7}{i}"),
+                5 if i % 100 == 5 => "duplicate".to_owned(),
+                _ => format!("tool_{i}"),
+            };
+            CatalogTool {
+                name,
+                title: None,
+                description: Some("A tool.".into()),
+                input_schema: json!({"type": "object", "properties": {"q": {"type": "string"}}}),
+                output_schema: None,
+                annotations: None,
+            }
+        })
+        .collect();
+    Catalog {
+        server: "hostile".into(),
+        updated_at: None,
+        server_name: None,
+        instructions: None,
+        pages: 1,
+        tools,
+    }
+}
+
+fn bench_faults(c: &mut Criterion) {
+    let manager = Arc::new(McpManager::default());
+    let config = McpServerConfig::new("hostile", McpTransport::stdio("true", Vec::<String>::new()));
+    let catalog = hostile_catalog(10_000);
+    let mut group = c.benchmark_group("mcp_faults");
+    group.sample_size(10);
+    group.bench_function("load_10000_hostile_tools", |b| {
+        b.iter(|| {
+            let (tool, skipped) =
+                McpTool::from_catalog(Arc::clone(&manager), &config, &catalog, None);
+            assert_eq!(
+                tool_core::Tool::manifest(&tool).api.len() + skipped.len(),
+                10_000
+            );
+            let mut registry = ToolRegistry::new().with_name_rules(NameRules::Foreign);
+            assert!(
+                registry
+                    .register_all([Arc::new(tool) as Arc<dyn tool_core::Tool>])
+                    .is_complete()
+            );
+            registry
+        })
+    });
+
+    // A flood of log notifications ahead of an answer, from the hand-written
+    // `faults` server of tool-mcp's tests (Python): 100 000 lines vs none.
+    let python = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tool-mcp/tests/fixtures/python/.venv/bin/python");
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tool-mcp/tests/fixtures/python/server.py");
+    if python.exists() {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let manager = McpManager::default();
+        manager
+            .upsert(
+                McpServerConfig::new(
+                    "faults",
+                    McpTransport::stdio(
+                        python.display().to_string(),
+                        [script.display().to_string(), "faults".into()],
+                    ),
+                )
+                .with_startup_timeout(Duration::from_secs(30)),
+            )
+            .unwrap();
+        rt.block_on(manager.connect("faults")).unwrap();
+        for count in [0, 100_000] {
+            let args = json!({"count": count}).as_object().unwrap().clone();
+            group.bench_function(format!("answer_behind_{count}_log_notifications"), |b| {
+                b.iter(|| {
+                    rt.block_on(manager.call_tool("faults", "flood", args.clone()))
+                        .unwrap()
+                })
+            });
+        }
+        rt.block_on(manager.shutdown());
+    } else {
+        eprintln!(
+            "{} is missing: run `bash .ci/setup.d/30-mcp.sh`",
+            python.display()
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_faults);
 criterion_main!(benches);
