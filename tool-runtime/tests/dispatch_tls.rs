@@ -98,10 +98,10 @@ async fn the_dispatch_suite_passes_over_tls_with_a_private_ca() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_signed_by_another_ca_is_refused_with_a_named_error() {
     let server = TlsServer::start().await;
-    let error = RedisResultStore::connect(server.config(&server.pki.other_ca_pem))
-        .await
-        .err()
-        .expect("a certificate from an unknown CA must not be trusted");
+    let Err(error) = RedisResultStore::connect(server.config(&server.pki.other_ca_pem)).await
+    else {
+        panic!("a certificate from an unknown CA must not be trusted");
+    };
     assert!(
         matches!(error, tool_runtime::Error::StoreUnavailable { .. }),
         "{error:?}"
