@@ -6,7 +6,9 @@ use serde_json::Value;
 
 /// The role of one argument, carried in its JSON Schema as
 /// `"x-role": "<name>"` (on the items of an array for lists). Tools declare
-/// it ([`ArgRole::annotate`], or `#[schemars(extend("x-role" = "path"))]`);
+/// it (on a typed API's parameters with the [`role`](crate::role) schema
+/// types, `#[schemars(with = "tool_core::role::Path")]`, or
+/// [`ArgRole::annotate`] on a hand-written schema);
 /// tool-approval reads it ([`ArgRole::of`]) to find the paths to audit and
 /// the commands to parse.
 ///
@@ -144,6 +146,98 @@ impl ArgRole {
     pub fn is_path(self) -> bool {
         matches!(self, Self::Path | Self::WorkingDirectory)
     }
+}
+
+/// Schemas of arguments with a role, for the fields of a typed API's
+/// parameters: `#[schemars(with = "tool_core::role::Path")]` on a `String`
+/// field (`Option<tool_core::role::Path>` on an `Option<String>`) makes its
+/// schema a string carrying `"x-role": "path"`, so the role is declared by
+/// a type, not spelled as a string at each field. The field keeps its own
+/// Rust type; only its schema changes.
+///
+/// ```
+/// #[derive(schemars::JsonSchema, serde::Deserialize)]
+/// struct Params {
+///     /// File to read.
+///     #[schemars(with = "tool_core::role::Path")]
+///     path: String,
+///     /// Files to compare.
+///     #[schemars(with = "tool_core::role::Paths")]
+///     others: Vec<String>,
+///     /// Directory to run in.
+///     #[schemars(with = "Option<tool_core::role::WorkingDirectory>")]
+///     cwd: Option<String>,
+/// }
+/// let schema = serde_json::to_value(schemars::schema_for!(Params)).unwrap();
+/// let roles: Vec<_> = ["path", "cwd"]
+///     .iter()
+///     .map(|p| tool_core::ArgRole::of(&schema["properties"][p]))
+///     .collect();
+/// assert_eq!(roles, [Some(tool_core::ArgRole::Path), Some(tool_core::ArgRole::WorkingDirectory)]);
+/// assert_eq!(tool_core::ArgRole::of(&schema["properties"]["others"]["items"]), Some(tool_core::ArgRole::Path));
+/// ```
+pub mod role {
+    use std::borrow::Cow;
+
+    use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+
+    use super::{ArgRole, ROLE_KEY};
+
+    fn with_role(mut schema: Schema, role: ArgRole) -> Schema {
+        schema.insert(ROLE_KEY.to_owned(), role.as_str().into());
+        schema
+    }
+
+    fn string(role: ArgRole) -> Schema {
+        with_role(json_schema!({ "type": "string" }), role)
+    }
+
+    macro_rules! role_schema {
+        ($(#[$doc:meta])* $name:ident => $schema:expr) => {
+            $(#[$doc])*
+            #[derive(Debug, Clone, Copy)]
+            pub struct $name;
+
+            impl JsonSchema for $name {
+                fn inline_schema() -> bool {
+                    true
+                }
+
+                fn schema_name() -> Cow<'static, str> {
+                    Cow::Borrowed(concat!("role::", stringify!($name)))
+                }
+
+                fn json_schema(_: &mut SchemaGenerator) -> Schema {
+                    $schema
+                }
+            }
+        };
+    }
+
+    role_schema!(
+        /// A file or directory the call reads or writes ([`ArgRole::Path`]).
+        Path => string(ArgRole::Path)
+    );
+    role_schema!(
+        /// A list of paths: an array whose items are [`Path`]s.
+        Paths => json_schema!({ "type": "array", "items": string(ArgRole::Path) })
+    );
+    role_schema!(
+        /// The directory a command runs in ([`ArgRole::WorkingDirectory`]).
+        WorkingDirectory => string(ArgRole::WorkingDirectory)
+    );
+    role_schema!(
+        /// A shell command line ([`ArgRole::ShellCommand`]).
+        ShellCommand => string(ArgRole::ShellCommand)
+    );
+    role_schema!(
+        /// Environment variables for a process: an object of strings
+        /// ([`ArgRole::Environment`]).
+        Environment => with_role(
+            json_schema!({ "type": "object", "additionalProperties": { "type": "string" } }),
+            ArgRole::Environment
+        )
+    );
 }
 
 #[cfg(test)]

@@ -5,8 +5,9 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
-use crate::error::{Error, Violation};
+use crate::error::Error;
 use crate::manifest::ToolManifest;
+use crate::violation::Violation;
 
 /// A compiled JSON Schema. Compile once, validate many times.
 ///

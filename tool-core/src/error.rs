@@ -2,9 +2,10 @@
 
 use serde_json::Value;
 
+use crate::manifest_problem::ManifestProblem;
 use crate::output::{ErrorCode, ToolError};
 use crate::provide_error::ProvideError;
-use crate::validate::ManifestProblem;
+use crate::violation::Violation;
 
 /// Everything that can go wrong while declaring, registering, naming or
 /// assembling tools. (Failures of a *call* are [`ToolOutput`](crate::ToolOutput)s,
@@ -234,25 +235,5 @@ impl Error {
             ),
         };
         ToolError::new(code, self.to_string()).with_details(details)
-    }
-}
-
-/// One schema violation: where (JSON pointer) and what.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Violation {
-    /// JSON pointer into the checked value (`""` for the root).
-    pub pointer: String,
-    /// What is wrong there.
-    pub message: String,
-}
-
-impl std::fmt::Display for Violation {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let at = if self.pointer.is_empty() {
-            "/"
-        } else {
-            &self.pointer
-        };
-        write!(f, "at {at}: {}", self.message)
     }
 }

@@ -6,9 +6,9 @@ use serde_json::{Value, json};
 
 use crate::confine::Confinement;
 use crate::context::ToolContext;
-use crate::invoke::PreparedCall;
 use crate::offered::OfferedTools;
 use crate::output::{ErrorCode, ToolError, ToolOutput};
+use crate::prepared::PreparedCall;
 use crate::talk::{Elicitation, Elicited};
 
 /// The content of a blocked call's output.

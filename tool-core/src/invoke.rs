@@ -19,8 +19,8 @@ use crate::gate::{Asker, Gate, Verdict};
 use crate::manifest::ApiDefinition;
 use crate::offered::OfferedTools;
 use crate::output::{ErrorCode, ToolError, ToolOutput};
+use crate::prepared::PreparedCall;
 use crate::registry::ToolRegistry;
-use crate::tool::Tool;
 
 /// The global default time budget of a call: 120 s.
 pub const DEFAULT_TIMEOUT_MS: u64 = 120_000;
@@ -154,47 +154,6 @@ impl InvokeConfig {
                 self.max_timeout_ms.max(self.min_timeout_ms),
             );
         Duration::from_millis(ms)
-    }
-}
-
-/// A call that passed name resolution, parsing and validation, ready to run.
-///
-/// This is the point where a host asks its approval policy: the arguments are
-/// parsed and valid, nothing has run yet.
-#[derive(Clone)]
-pub struct PreparedCall {
-    /// The provider's call id, or one minted by [`Invoker::prepare`] when the
-    /// model sent none (always `Some` after `prepare`).
-    pub call_id: Option<String>,
-    /// The tool identifier.
-    pub identifier: String,
-    /// The API name.
-    pub api: String,
-    /// The canonical wire name.
-    pub wire_name: String,
-    /// Parsed, validated arguments.
-    pub arguments: Value,
-    /// The resolved time budget.
-    pub timeout: Duration,
-    tool: Arc<dyn Tool>,
-}
-
-impl PreparedCall {
-    /// The `identifier/apiName` key of the call (for approval and policy lookups).
-    pub fn api_key(&self) -> crate::ApiKey {
-        crate::ApiKey::new(&self.identifier, &self.api)
-    }
-}
-
-impl std::fmt::Debug for PreparedCall {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PreparedCall")
-            .field("call_id", &self.call_id)
-            .field("identifier", &self.identifier)
-            .field("api", &self.api)
-            .field("arguments", &self.arguments)
-            .field("timeout", &self.timeout)
-            .finish_non_exhaustive()
     }
 }
 

@@ -60,7 +60,7 @@ impl ToolKind {
     ];
 
     /// The one spelling written by this workspace.
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             Self::Builtin => "builtin",
             Self::Api => "api",

@@ -118,6 +118,7 @@ mod invoke;
 mod kinds;
 mod live;
 mod manifest;
+mod manifest_problem;
 mod naming;
 #[cfg(feature = "net")]
 #[cfg_attr(docsrs, doc(cfg(feature = "net")))]
@@ -126,6 +127,7 @@ mod offered;
 mod output;
 mod partial;
 mod path_class;
+mod prepared;
 mod provide_error;
 mod provider;
 mod registry;
@@ -137,9 +139,10 @@ mod synthetic;
 mod talk;
 mod tool;
 mod validate;
+mod violation;
 
 pub use api_key::ApiKey;
-pub use arg_role::{ArgRole, ROLE_KEY};
+pub use arg_role::{ArgRole, ROLE_KEY, role};
 pub use arguments::{ArgumentsProblem, diagnose as diagnose_arguments, parse_arguments};
 pub use assembly::{
     Assembler, Assembly, BUILTIN_KIND, BuiltinProvider, ToolProvider, ToolReference,
@@ -149,7 +152,7 @@ pub use compiled::CompiledSchema;
 pub use confine::{Confinement, ConfinementSupport};
 pub use content::{CONTENT_PARTS_KEY, ChatAttachments, ContentPart};
 pub use context::ToolContext;
-pub use error::{Error, Violation};
+pub use error::Error;
 pub use extensions::Extensions;
 pub use gate::{
     APPROVAL_REQUIRED_CONTENT, Answer, ApproveAll, Ask, Asker, BLOCKED_CONTENT, DECLINED_CONTENT,
@@ -157,7 +160,7 @@ pub use gate::{
 };
 pub use invoke::{
     DEFAULT_MAX_CONTENT_CHARS, DEFAULT_TIMEOUT_MS, InvokeConfig, Invoker, MAX_TIMEOUT_MS,
-    MIN_TIMEOUT_MS, PreparedCall, ToolCall, cap_content, mint_call_id,
+    MIN_TIMEOUT_MS, ToolCall, cap_content, mint_call_id,
 };
 pub use kinds::{PATH_SCOPE_AUDIT, ToolKind};
 pub use live::LiveRegistry;
@@ -166,11 +169,13 @@ pub use manifest::{
     InterventionPolicy, InterventionRule, RenderDisplayControl, RuleExamples, ToolManifest,
     ToolMeta,
 };
+pub use manifest_problem::ManifestProblem;
 pub use naming::{MAX_WIRE_NAME_LEN, WIRE_SEPARATOR, is_provider_safe, split_wire_name, wire_name};
 pub use offered::{OfferedTool, OfferedTools, ResolvedApi};
 pub use output::{ErrorCode, ToolError, ToolOutput};
-pub use partial::{Failed, Partial};
+pub use partial::{Failed, Incomplete, Partial};
 pub use path_class::{EXAMPLE_HOME, PathClass, PathRole};
+pub use prepared::PreparedCall;
 pub use provide_error::{ErrorSource, ProvideError};
 pub use provider::{ProviderFormat, ResultOptions};
 pub use registry::ToolRegistry;
@@ -182,9 +187,9 @@ pub use synthetic::SyntheticCall;
 pub use talk::{CallEvents, Elicitation, Elicited, LogLevel, Progress};
 pub use tool::{FnTool, Tool, ToolBuilder, TypedApi, deserialize_args};
 pub use validate::{
-    ManifestProblem, NameRules, is_valid_name, manifest_problems, validate_manifest,
-    validate_manifest_with,
+    NameRules, is_valid_name, manifest_problems, validate_manifest, validate_manifest_with,
 };
+pub use violation::Violation;
 
 /// What a host uses, in one import: `use tool_core::prelude::*;`.
 ///

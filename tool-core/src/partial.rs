@@ -102,6 +102,29 @@ impl<T, E> Partial<T, E> {
         }
     }
 
+    /// The successes when nothing failed, else an error naming every
+    /// failure and where it came from (for `?` in a host that treats any
+    /// failure as fatal).
+    ///
+    /// ```
+    /// let mut load = tool_core::Partial::<&str, String>::new();
+    /// load.push("a");
+    /// load.fail("servers[1]", "connection refused".to_owned());
+    /// let error = load.into_complete().unwrap_err();
+    /// assert_eq!(error.to_string(), "1 of 2 failed to load: servers[1]: connection refused");
+    /// assert_eq!(error.failed()[0].source, "servers[1]");
+    /// ```
+    pub fn into_complete(self) -> Result<Vec<T>, Incomplete<E>> {
+        if self.failed.is_empty() {
+            Ok(self.loaded)
+        } else {
+            Err(Incomplete {
+                loaded: self.loaded.len(),
+                failed: self.failed,
+            })
+        }
+    }
+
     /// The same outcome with each success mapped.
     pub fn map<U>(self, f: impl FnMut(T) -> U) -> Partial<U, E> {
         Partial {
@@ -110,6 +133,41 @@ impl<T, E> Partial<T, E> {
         }
     }
 }
+
+/// A batch load that was not complete (see [`Partial::into_complete`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Incomplete<E> {
+    loaded: usize,
+    failed: Vec<Failed<E>>,
+}
+
+impl<E> Incomplete<E> {
+    /// What failed, in order.
+    pub fn failed(&self) -> &[Failed<E>] {
+        &self.failed
+    }
+
+    /// How many items did load (and were dropped).
+    pub fn loaded(&self) -> usize {
+        self.loaded
+    }
+}
+
+impl<E: fmt::Display> fmt::Display for Incomplete<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let total = self.loaded + self.failed.len();
+        write!(f, "{} of {total} failed to load: ", self.failed.len())?;
+        for (i, failed) in self.failed.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{failed}")?;
+        }
+        Ok(())
+    }
+}
+
+impl<E: fmt::Display + fmt::Debug> std::error::Error for Incomplete<E> {}
 
 impl<T, E> Extend<T> for Partial<T, E> {
     fn extend<I: IntoIterator<Item = T>>(&mut self, iter: I) {

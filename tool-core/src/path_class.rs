@@ -71,11 +71,24 @@ pub struct PathClass {
 /// The home directory the examples are checked against.
 pub const EXAMPLE_HOME: &str = "/home/user";
 
-macro_rules! class {
+/// A [`PathClass`] row: name, [`PathRole`], description, glob patterns,
+/// `except` globs, and the examples (`yes`) and counter-examples (`no`) its
+/// patterns are checked against at load. The one way a crate writes its
+/// path-class tables.
+///
+/// ```
+/// const DEPLOY_KEYS: tool_core::PathClass = tool_core::path_class!(
+///     "deploy-keys", Secret, "deploy keys",
+///     ["**/deploy/*.key"], except [], yes ["/srv/deploy/a.key"], no ["/srv/deploy/a.pub"]
+/// );
+/// assert_eq!(DEPLOY_KEYS.name, "deploy-keys");
+/// ```
+#[macro_export]
+macro_rules! path_class {
     ($name:literal, $role:ident, $description:literal, [$($p:literal),* $(,)?], except [$($e:literal),* $(,)?], yes [$($y:literal),* $(,)?], no [$($n:literal),* $(,)?]) => {
-        PathClass {
+        $crate::PathClass {
             name: $name,
-            role: PathRole::$role,
+            role: $crate::PathRole::$role,
             description: $description,
             patterns: &[$($p),*],
             except: &[$($e),*],
@@ -87,63 +100,63 @@ macro_rules! class {
 
 const CLASSES: &[PathClass] = &[
     // ---- protected: writing these makes a later program run code ----
-    class!("vcs-metadata", Protected, "version-control metadata (hooks, config with aliases and filters)",
+    path_class!("vcs-metadata", Protected, "version-control metadata (hooks, config with aliases and filters)",
         [".git", ".hg", ".svn", ".jj"], except [],
         yes [".git", ".git/config", "repo/.git/hooks/pre-commit", "vendor/lib/.git/HEAD", ".GIT/config", "a/b/../.git/hooks/x"],
         no [".gitignore", ".gitattributes", "src/git.rs", ".github/ISSUE_TEMPLATE.md"]),
-    class!("shell-environment", Protected, "files a shell loads on entering a directory",
+    path_class!("shell-environment", Protected, "files a shell loads on entering a directory",
         [".envrc", ".env.sh", ".autoenv", ".autoenv.zsh"], except [],
         yes [".envrc", "sub/.envrc"],
         no ["envrc.md", "src/.envrc.d.ts.bak/x"]),
-    class!("editor-config", Protected, "editor and dev-container settings that name tasks, launchers and extensions",
+    path_class!("editor-config", Protected, "editor and dev-container settings that name tasks, launchers and extensions",
         [".vscode", ".idea", ".zed", ".fleet", ".devcontainer", ".devcontainer.json", "*.code-workspace"], except [],
         yes [".vscode/tasks.json", ".idea/workspace.xml", ".devcontainer/devcontainer.json", "team.code-workspace", ".zed/tasks.json"],
         no ["vscode.md", "src/idea.rs"]),
-    class!("git-hooks", Protected, "hook managers that run programs on commit or push",
+    path_class!("git-hooks", Protected, "hook managers that run programs on commit or push",
         [".husky", ".githooks", ".pre-commit-config.yaml", "lefthook.yml", "lefthook.yaml", ".lefthook.yml", ".lintstagedrc*", ".overcommit.yml"], except [],
         yes [".husky/pre-commit", ".githooks/pre-push", ".pre-commit-config.yaml", "lefthook.yml"],
         no ["docs/hooks.md", "src/husky.rs"]),
-    class!("ci-config", Protected, "CI pipelines that run with the repository's credentials",
+    path_class!("ci-config", Protected, "CI pipelines that run with the repository's credentials",
         [".github/workflows", ".github/actions", ".gitlab-ci.yml", ".gitlab", ".circleci", ".buildkite", ".travis.yml", "azure-pipelines.yml", ".azure-pipelines", "bitbucket-pipelines.yml", ".woodpecker", ".woodpecker.yml", ".drone.yml", "Jenkinsfile"], except [],
         yes [".github/workflows/ci.yml", ".github/actions/setup/action.yml", ".gitlab-ci.yml", ".circleci/config.yml", "Jenkinsfile"],
         no [".github/CODEOWNERS", ".github/ISSUE_TEMPLATE/bug.md", "docs/ci.md"]),
-    class!("build-tool-config", Protected, "build-tool and package-manager settings that name programs to run",
+    path_class!("build-tool-config", Protected, "build-tool and package-manager settings that name programs to run",
         [".cargo/config.toml", ".cargo/config", ".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs", ".mvn", ".bazelrc", "gradle/wrapper", ".pip/pip.conf", "pip.conf", ".pdbrc", ".gdbinit"], except [],
         yes [".cargo/config.toml", "crates/a/.cargo/config.toml", ".npmrc", ".mvn/wrapper/maven-wrapper.properties", "gradle/wrapper/gradle-wrapper.properties", ".gdbinit"],
         no ["Cargo.toml", "package.json", ".cargo-ok", "gradle/libs.versions.toml"]),
-    class!("test-bootstrap", Protected, "files an interpreter or test runner loads before any test",
+    path_class!("test-bootstrap", Protected, "files an interpreter or test runner loads before any test",
         ["conftest.py", "sitecustomize.py", "usercustomize.py", "*.pth"], except [],
         yes ["conftest.py", "tests/conftest.py", "site-packages/evil.pth"],
         no ["tests/test_conf.py", "src/path.rs"]),
     // ---- secret: never read by a confined call ----
-    class!("env-files", Secret, "environment files holding keys and passwords",
+    path_class!("env-files", Secret, "environment files holding keys and passwords",
         [".env", ".env.*", "*.env"], except [".env.example", ".env.sample", ".env.template", ".env.dist", ".env.defaults", "*.example", "*.sample", "*.template"],
         yes [".env", "app/.env.local", ".env.production", "prod.env", ".ENV"],
         no [".env.example", "app/.env.sample", ".envrc", "src/env.rs", "environment.yml"]),
-    class!("infrastructure-state", Secret, "infrastructure state and variables (hold every resource's secrets)",
+    path_class!("infrastructure-state", Secret, "infrastructure state and variables (hold every resource's secrets)",
         ["*.tfstate", "*.tfstate.*", "*.tfvars", ".terraform", ".pulumi"], except ["*.example"],
         yes ["terraform.tfstate", "infra/prod/terraform.tfstate.backup", "prod.tfvars", ".terraform/providers/x"],
         no ["main.tf", "variables.tf", "prod.tfvars.example"]),
-    class!("private-keys", Secret, "private keys and key stores",
+    path_class!("private-keys", Secret, "private keys and key stores",
         ["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk", "*.key", "*.p12", "*.pfx", "*.jks", "*.keystore", "*.ppk"], except [],
         yes ["id_rsa", "deploy/id_ed25519", "certs/server.key", "release.keystore"],
         no ["id_rsa.pub", "keys.md", "src/key.rs", "certs/server.crt"]),
-    class!("ssh-and-gpg", Secret, "SSH and GnuPG homes", ["~/.ssh", "~/.gnupg"], except [],
+    path_class!("ssh-and-gpg", Secret, "SSH and GnuPG homes", ["~/.ssh", "~/.gnupg"], except [],
         yes ["~/.ssh/id_rsa", "~/.ssh/config", "/home/user/.gnupg/private-keys-v1.d/x", "~/.SSH/known_hosts"],
         no ["/srv/.ssh-docs/x", "~/ssh/notes"]),
-    class!("cloud-cli-credentials", Secret, "cloud and cluster CLIs' credentials",
+    path_class!("cloud-cli-credentials", Secret, "cloud and cluster CLIs' credentials",
         ["~/.aws", "~/.azure", "~/.kube", "~/.docker/config.json", "~/.config/gcloud", "~/.oci", "~/.config/doctl", "~/.terraform.d/credentials.tfrc.json", "~/.vault-token", "~/.config/gh", "~/.config/hub", "~/.fly", "~/.config/heroku", "~/.netlify", "~/.vercel"], except [],
         yes ["~/.aws/credentials", "~/.kube/config", "~/.config/gcloud/application_default_credentials.json", "~/.docker/config.json", "~/.config/gh/hosts.yml"],
         no ["~/.docker/cli-plugins/x", "~/projects/aws/readme.md"]),
-    class!("package-registry-credentials", Secret, "tokens of package registries and git hosts",
+    path_class!("package-registry-credentials", Secret, "tokens of package registries and git hosts",
         ["~/.netrc", "~/.git-credentials", "~/.npmrc", "~/.pypirc", "~/.cargo/credentials.toml", "~/.cargo/credentials", "~/.gem/credentials", "~/.m2/settings.xml", "~/.gradle/gradle.properties", "~/.config/pip/pip.conf", "~/.password-store", "~/.local/share/keyrings"], except [],
         yes ["~/.netrc", "~/.cargo/credentials.toml", "~/.npmrc", "~/.password-store/work/db.gpg"],
         no ["~/.cargo/registry/cache/x", "~/.cargo/bin/rg"]),
-    class!("coding-agent-credentials", Secret, "coding agents' and AI CLIs' login tokens",
+    path_class!("coding-agent-credentials", Secret, "coding agents' and AI CLIs' login tokens",
         ["~/.codex/auth.json", "~/.claude/.credentials.json", "~/.claude.json", "~/.config/github-copilot", "~/.gemini/oauth_creds.json", "~/.config/goose/secrets.yaml", "~/.config/openai", "~/.aider.conf.yml", "~/.continue/config.json"], except [],
         yes ["~/.codex/auth.json", "~/.claude/.credentials.json", "~/.config/github-copilot/apps.json"],
         no ["~/.codex/sessions/x.jsonl", "~/.claude/projects/x"]),
-    class!("system-secrets", Secret, "secrets mounted or kept by the system",
+    path_class!("system-secrets", Secret, "secrets mounted or kept by the system",
         ["/run/secrets", "/var/run/secrets", "/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/ssh/ssh_host_*_key"], except [],
         yes ["/run/secrets/db", "/var/run/secrets/kubernetes.io/serviceaccount/token", "/etc/shadow", "/etc/ssh/ssh_host_ed25519_key"],
         no ["/etc/passwd", "/etc/ssh/ssh_host_ed25519_key.pub"]),

@@ -3,7 +3,7 @@
 use std::error::Error as StdError;
 use std::sync::Arc;
 
-use crate::error::Violation;
+use crate::violation::Violation;
 
 /// The underlying cause of a provider failure, shared so the error stays `Clone`.
 pub type ErrorSource = Arc<dyn StdError + Send + Sync + 'static>;

@@ -11,8 +11,8 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::error::Violation;
 use crate::offered::OfferedTools;
+use crate::violation::Violation;
 
 /// Keywords strict mode does not support.
 const UNSUPPORTED: [&str; 17] = [
@@ -143,6 +143,9 @@ fn rewrite(schema: &mut Value, at: &str, problems: &mut Vec<Violation>) {
     let Value::Object(map) = schema else {
         return;
     };
+    // The argument's role is for the gate, which reads the registered
+    // schema; strict mode takes only the keywords it knows.
+    map.remove(crate::ROLE_KEY);
     for keyword in UNSUPPORTED {
         if map.contains_key(keyword) {
             problems.push(Violation {
@@ -338,6 +341,23 @@ mod tests {
         assert_eq!(
             strict["properties"]["either"]["anyOf"][2],
             json!({"type": "null"})
+        );
+    }
+
+    #[test]
+    fn argument_roles_stay_out_of_strict_schemas() {
+        let mut schema = json!({"type": "object", "properties": {
+            "path": {"type": "string"},
+            "paths": {"type": "array", "items": {"type": "string"}}
+        }});
+        crate::ArgRole::Path.annotate(&mut schema["properties"]["path"]);
+        crate::ArgRole::Path.annotate(&mut schema["properties"]["paths"]["items"]);
+        let (strict, problems) = strict_schema(&schema);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert!(!strict.to_string().contains(crate::ROLE_KEY), "{strict}");
+        assert_eq!(
+            strict["properties"]["path"]["type"],
+            json!(["string", "null"])
         );
     }
 

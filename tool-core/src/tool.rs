@@ -126,6 +126,16 @@ pub trait Tool: Send + Sync + 'static {
         NameRules::Strict
     }
 
+    /// Whether this tool can run its calls under the
+    /// [`Confinement`](crate::Confinement) a gate puts on them: a tool that
+    /// enforces it itself (tool-runtime's local system, with the OS
+    /// sandbox) says so, and a gate the host did not tell reads it for this
+    /// tool's calls. Default `None`: the tool does not say. A host's own
+    /// statement to its gate always wins.
+    fn confinement_support(&self) -> Option<&crate::ConfinementSupport> {
+        None
+    }
+
     /// Runs `api` with validated `args`.
     async fn call(
         &self,

@@ -9,6 +9,7 @@ use serde_json::Value;
 use crate::compiled::{CompiledSchema, SchemaHome};
 use crate::error::Error;
 use crate::manifest::ToolManifest;
+pub use crate::manifest_problem::ManifestProblem;
 
 impl CompiledSchema {
     /// Validates `manifest` exactly as [`validate_manifest_with`] does (same
@@ -175,29 +176,6 @@ pub(crate) fn problems_error(tool: &str, mut problems: Vec<ManifestProblem>) -> 
 /// Every problem of `manifest` under `rules` (empty when it is valid).
 pub fn manifest_problems(manifest: &ToolManifest, rules: NameRules) -> Vec<ManifestProblem> {
     check(manifest, rules).1
-}
-
-/// One problem of a manifest: where (JSON pointer into the manifest), in
-/// which API, and what.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct ManifestProblem {
-    /// JSON pointer of the field (`/api/2/parameters/type`).
-    pub pointer: String,
-    /// The API's name, when the problem is inside one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub api: Option<String>,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl std::fmt::Display for ManifestProblem {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "at {}", self.pointer)?;
-        if let Some(api) = &self.api {
-            write!(f, " (api `{api}`)")?;
-        }
-        write!(f, ": {}", self.message)
-    }
 }
 
 fn check(manifest: &ToolManifest, rules: NameRules) -> (Vec<CompiledSchema>, Vec<ManifestProblem>) {
