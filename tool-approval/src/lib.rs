@@ -16,9 +16,12 @@
 //! - [`PolicyEngine`] is a [`tool_core::Gate`]: `Invoker::default().with_gate(Arc::new(engine)).with_asker(asker)`
 //!   decides, asks, runs under the decision's confinement and returns one
 //!   output per call; an "always" answer is remembered
-//!   ([`engine::remember`]). Tell the engine whether the host can confine
-//!   ([`PolicyEngineBuilder::confinement_support`]): until it does,
-//!   unattended runs of calls that touch the host ask (headless: are blocked).
+//!   ([`engine::remember`]). Whether a call can be confined comes from the
+//!   host ([`PolicyEngineBuilder::confinement_support`]), else from the
+//!   called tool itself ([`Tool::confinement_support`](tool_core::Tool::confinement_support):
+//!   tool-runtime's local system reports its OS sandbox); where neither
+//!   says, unattended runs of calls that touch the host ask (headless: are
+//!   blocked).
 //! - [`PolicyFile`] loads the host's JSON policy (mode, allow list, rules, blacklist).
 //! - [`Matcher`] compiles a rule's argument matcher; [`ShellCommand`] splits
 //!   shell commands part by part; [`Blacklist`] is the default
@@ -110,9 +113,14 @@
 //! | `bash -c`, `eval`, `su -c`, `npx -c`, `ssh HOST CMD`, `watch`, `trap 'CMD'`, `git submodule foreach`, `git rebase -x`, `git bisect run`, `find -exec`, `git -c alias.x='!…'` | the script, parsed like the line |
 //! | `echo '…' \| sh`, `cat <<EOF \| sh`, `cat <<< '…' \| sh`, `sh <<EOF`, `. /dev/stdin <<< '…'` | the text fed to the shell |
 //! | `git -c alias.x=…` (any case, chains) | the expanded command |
+//! | `tmux new-session CMD`, `tmux send-keys 'CMD' Enter`, `screen CMD`, `screen -X stuff`, `docker`/`podman`/`kubectl exec … CMD`, `pueue add`, `tsp`, `nq`, `chronic`, `watchexec`, `entr -s`, `git difftool -x`, `git clone 'ext::CMD'`, `parallel CMD ::: ARGS` (rows of `shell::runners`) | the command they run, parsed like the line; `parallel :::: FILE` is a script not on the line |
+//! | `$'\x72m'`, `{rm,-rf,/}`, `cat /etc/{shadow,passwd}` | decoded first, as Bash does: ANSI-C escapes give literal words, brace expansion gives the words it spells (bounded; past the bound `limits/step-budget`) |
+//! | `x=${y:=$(CMD)}`, `unset 'a[$(CMD)]'`, `printf -v 'a[$(CMD)]'`, `coproc NAME { CMD; }` | the substitution or command inside, parsed like the line; `$(( a[$i] ))` (a subscript that expands a variable) is a script not on the line |
+//! | `git $SUB origin`, `git pu$1sh`, `git "$(echo push)"` | an argument computed at run time that could spell a deny or `always` rule's word: that rule *might* apply (`limits/computed-word`) |
 //! | `cat x.sh \| sh`, `curl … \| bash`, `. /dev/stdin`, `xargs sh -c`, `… \| xargs git`, `git --config-env=alias.x=V` | a script not on the line: every deny rule *might* apply (`limits/unread-script`) |
 //! | `$X args`, `$(…) args`, `/bin/r[m]` | a computed command word (`limits/computed-command-word`); deny rules match a glob word against what it could name |
 //! | text that does not parse, is longer than [`MAX_COMMAND_BYTES`] or nests too deep | `limits/unparsed-text`, `limits/command-too-long`, `limits/too-deep` |
+//! | arguments nested deeper than the search goes (32 levels), more links made on a line than are followed (16), a git alias chain longer than is expanded (8 steps, 32 readings), a salvaged reading cut short (command starts, parts, scripts) | `limits/too-deep`: nothing past a bound falls through to a lower rule |
 //! | more to analyse than the line's step budget (proportional to its length: each script parsed, each part recovered, each reading through wrappers costs steps; `watch watch … CMD`, wrappers stacked thousands deep) | `limits/step-budget` (asks, never runs) |
 //! | `python -c …`, `node -e …`, `ruby build.rb`, `perl x.pl`, `python3 - <<EOF`, `… \| python3` (an interpreter given a program inline, from a file or on standard input) | code the engine does not read: `limits/unread-code`, asks where a person is present (manual, allow-list), runs only confined in auto-run and headless (and, where the host cannot confine, asks / is blocked) |
 //!
@@ -130,7 +138,7 @@
 //! | `ln -s / r && rm -rf r/*`, `cd /etc && …`, `cd "$X" && …` | later parts read through the link, in the directory, or in any sensitive directory |
 //! | `git diff --output=F`, `sort -o F`, `mv -t DIR`, `git -c core.pager=CMD`, `rg --pre CMD`, `git -C DIR` … ([`shell::options`], extended by the host) | files written, scripts run; no prefix rule approves them ([`Hazard::OptionEffect`]) |
 //! | `sed '1e CMD'`, `sed 'w F'`, `awk 'BEGIN{system("CMD")}'`, `awk '{print > "F"}'`, `print … \| "sh"`, `perl -e 'system("CMD")'`, `python -c 'os.system("CMD")'`, `vim -c ':!CMD'`, `expect -c 'spawn CMD'`, `make --eval='x:;CMD'`, `tar --checkpoint-action=exec=CMD` | the command run (parsed like the line) and the file written (a redirection); a command computed at run time (`s///e`, `system($0)`) is a script not on the line |
-//! | `VAR=value cmd`, `env VAR=…`, `export VAR=…`, an `env` argument | the variables set (the blacklist's `dangerous-env`), values as paths |
+//! | `VAR=value cmd`, `VAR=value` alone, `for VAR in …`, `env`/`sudo`/`make VAR=…`, `export`/`declare VAR=…`, `read VAR`, `printf -v VAR`, an `env` argument | the variables set (the blacklist's `dangerous-env`, rows of `audit::blacklist::env_rows`), values of a command's assignments as paths |
 //!
 //! With an [`Invoker`](tool_core::Invoker), give it the engine as its gate
 //! (above); to evaluate by hand, build the call from the prepared call:
@@ -162,3 +170,23 @@ pub use policy::{MatchMode, Matcher};
 pub use shell::{
     CommandOption, Hazard, MAX_COMMAND_BYTES, OptionEffect, OptionValue, ShellCommand, ShellSyntax,
 };
+
+/// What a host uses, in one import: `use tool_approval::prelude::*;` — the
+/// engine and its builder ([`PolicyEngine`], [`PolicyEngineBuilder`]), the
+/// policy file ([`PolicyFile`]), the modes ([`ApprovalMode`]), a decision
+/// ([`Decision`], [`Action`]) and a host's own rules and audits
+/// ([`HostRule`], [`GlobalAudit`]). The engine is a `tool_core::Gate`: give
+/// it to `Invoker::with_gate`. Names do not clash with `tool_core::prelude`.
+///
+/// ```
+/// use tool_approval::prelude::*;
+/// let engine = PolicyEngine::builder().mode(ApprovalMode::Manual).build().unwrap();
+/// # let _ = engine;
+/// ```
+pub mod prelude {
+    #[doc(no_inline)]
+    pub use crate::{
+        Action, ApprovalMode, Decision, GlobalAudit, HostRule, PolicyEngine, PolicyEngineBuilder,
+        PolicyFile,
+    };
+}

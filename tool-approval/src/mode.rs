@@ -53,6 +53,10 @@
 //! [`PolicyEngineBuilder::rules`](crate::PolicyEngineBuilder::rules)) can
 //! take its calls out of confinement, explicitly (`"confinement":
 //! "full_access"`, or a full confinement object); a tool's manifest cannot.
+//! The support is the host's
+//! ([`PolicyEngineBuilder::confinement_support`](crate::PolicyEngineBuilder::confinement_support))
+//! when it gave one, else what the called tool reports
+//! ([`Tool::confinement_support`](tool_core::Tool::confinement_support)).
 //! Where [`ConfinementSupport`] is not available (the default,
 //! `Unknown`, counts as unavailable), a `run` that would be confined asks
 //! instead, or is blocked in headless mode, with a reason naming the

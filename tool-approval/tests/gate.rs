@@ -346,3 +346,104 @@ fn the_engine_is_a_shareable_gate() {
     fn assert_gate<T: Gate + Send + Sync + 'static>() {}
     assert_gate::<PolicyEngine>();
 }
+
+/// `offered()`'s tool, saying `support` about confining its calls (as
+/// tool-runtime's local system does for its OS sandbox).
+struct Reporting {
+    inner: Arc<dyn tool_core::Tool>,
+    support: Option<ConfinementSupport>,
+}
+
+#[async_trait]
+impl tool_core::Tool for Reporting {
+    fn manifest(&self) -> &tool_core::ToolManifest {
+        self.inner.manifest()
+    }
+
+    fn confinement_support(&self) -> Option<&ConfinementSupport> {
+        self.support.as_ref()
+    }
+
+    async fn call(
+        &self,
+        api: &str,
+        args: serde_json::Value,
+        ctx: &ToolContext,
+    ) -> Result<ToolOutput, tool_core::ToolError> {
+        self.inner.call(api, args, ctx).await
+    }
+}
+
+fn offered_saying(support: Option<ConfinementSupport>) -> OfferedTools {
+    let inner = Arc::clone(offered().get("local-system").unwrap().tool());
+    let mut registry = ToolRegistry::new();
+    registry
+        .register_arc(Arc::new(Reporting { inner, support }))
+        .unwrap();
+    registry.offer(&ToolContext::new())
+}
+
+#[test]
+fn a_tool_that_confines_its_calls_needs_no_word_from_the_host() {
+    runtime().block_on(async {
+        let ctx = ToolContext::new();
+        let auto_run = || {
+            PolicyEngine::builder()
+                .mode(ApprovalMode::AutoRun)
+                .build()
+                .unwrap()
+        };
+        // The host said nothing, the tool says it confines: runs confined, no ask.
+        let asker = Scripted::new(vec![Answer::approve()]);
+        let invoker = Invoker::default()
+            .with_gate(Arc::new(auto_run()))
+            .with_asker(asker.clone());
+        let offered = offered_saying(Some(available()));
+        let out = invoker.invoke(&offered, &call("ls"), &ctx).await;
+        assert_eq!(out.content, "would run `ls` under workspace_write");
+        assert!(asker.seen.lock().unwrap().is_empty());
+        // The tool says nothing (or that it cannot): the run asks.
+        for support in [
+            None,
+            Some(ConfinementSupport::Unavailable {
+                reason: "no Landlock".into(),
+            }),
+        ] {
+            let asker = Scripted::new(vec![Answer::decline_because("no")]);
+            let invoker = Invoker::default()
+                .with_gate(Arc::new(auto_run()))
+                .with_asker(asker.clone());
+            let out = invoker
+                .invoke(&offered_saying(support.clone()), &call("ls"), &ctx)
+                .await;
+            assert_eq!(out.error_code().unwrap(), "declined_by_user", "{support:?}");
+            assert_eq!(asker.seen.lock().unwrap().len(), 1, "{support:?}");
+        }
+        // The host's word wins over the tool's: it says nothing confines here.
+        let engine = PolicyEngine::builder()
+            .mode(ApprovalMode::Headless)
+            .confinement_support(ConfinementSupport::Unavailable {
+                reason: "the host runs these calls elsewhere".into(),
+            })
+            .build()
+            .unwrap();
+        let invoker = Invoker::default().with_gate(Arc::new(engine));
+        let out = invoker.invoke(&offered, &call("ls"), &ctx).await;
+        assert_eq!(out.error_code().unwrap(), "blocked_by_security_privacy");
+        // And a tool's claim never lifts an audit: a denied command stays denied.
+        let file = PolicyFile::from_value(&json!({"rules": {"local-system/runCommand": [
+            {"match": {"command": "git push:*"}, "policy": "deny"}
+        ]}}))
+        .unwrap();
+        let engine = PolicyEngine::builder()
+            .mode(ApprovalMode::AutoRun)
+            .policy_file(&file)
+            .build()
+            .unwrap();
+        let invoker = Invoker::default().with_gate(Arc::new(engine));
+        let out = invoker
+            .invoke(&offered, &call("git push --force"), &ctx)
+            .await;
+        assert_eq!(out.error_code().unwrap(), "blocked_by_security_privacy");
+    });
+}

@@ -198,3 +198,104 @@ fn multiplying_constructs_end_in_a_named_limit_that_asks() {
         "{d:?}"
     );
 }
+
+/// Issue 17 §2: every limit reached is a named `limits/…` finding; none
+/// lets the call fall through to a lower rule. Each case below reaches one
+/// bound with something dangerous past it, in auto-run mode (where a call
+/// that falls through would run).
+fn asks_under(d: &tool_approval::Decision, id: &str) {
+    assert_ne!(d.action, Action::Run, "{d:?}");
+    assert_eq!(d.reason.level, Level::Limits, "{d:?}");
+    assert_eq!(d.reason.rule.as_deref(), Some(id), "{d:?}");
+}
+
+#[test]
+fn arguments_nested_past_the_search_depth_are_a_named_limit() {
+    let engine = common::engine(ApprovalMode::AutoRun);
+    let manifest = common::local_system();
+    let mut args = serde_json::json!({ "command": "rm -rf ~" });
+    for _ in 0..40 {
+        args = serde_json::json!({ "wrapped": args });
+    }
+    let d = common::decide(
+        &engine,
+        &manifest,
+        "runCommand",
+        &serde_json::json!({ "command": "ls", "options": args }),
+        &tool_core::ToolContext::new(),
+    );
+    asks_under(&d, "limits/too-deep");
+    assert!(d.reason.message.contains("/options/wrapped"), "{d:?}");
+    // Nesting within the bound is searched as before.
+    let d = common::decide(
+        &engine,
+        &manifest,
+        "runCommand",
+        &serde_json::json!({ "command": "ls", "options": {"a": {"b": "x"}} }),
+        &tool_core::ToolContext::new(),
+    );
+    assert_eq!(d.action, Action::Run, "{d:?}");
+}
+
+#[test]
+fn links_past_the_followed_count_are_a_named_limit() {
+    let engine = common::engine(ApprovalMode::AutoRun);
+    let mut line: Vec<String> = (0..20).map(|i| format!("ln -s /tmp/t{i} l{i}")).collect();
+    line.push("ln -s / last".into());
+    line.push("rm -rf last/*".into());
+    let d = common::run_command(&engine, &line.join(" && "));
+    asks_under(&d, "limits/too-deep");
+    // Within the bound the link is followed and the removal found.
+    let d = common::run_command(&engine, "ln -s / r && rm -rf r/*");
+    assert_eq!(d.reason.level, Level::GlobalAudit, "{d:?}");
+}
+
+#[test]
+fn git_alias_chains_past_the_expanded_length_are_a_named_limit() {
+    let engine = common::engine(ApprovalMode::AutoRun);
+    let mut line = vec!["git".to_owned()];
+    for i in 0..12 {
+        line.push("-c".into());
+        line.push(format!("alias.a{i}=a{}", i + 1));
+    }
+    line.push("-c".into());
+    line.push("alias.a12=push".into());
+    line.push("a0".into());
+    let d = common::run_command(&engine, &line.join(" "));
+    asks_under(&d, "limits/too-deep");
+    // A short chain is expanded and judged (`git push` is denied).
+    let d = common::run_command(&engine, "git -c alias.a=b -c alias.b=push a");
+    assert_eq!(d.action, Action::Block, "{d:?}");
+}
+
+#[test]
+fn brace_expansion_past_its_bound_is_a_named_limit() {
+    let engine = common::engine(ApprovalMode::AutoRun);
+    let line = format!("echo {} && rm -rf ~", "{a,b}".repeat(30));
+    let started = std::time::Instant::now();
+    let d = common::run_command(&engine, &line);
+    assert_ne!(d.action, Action::Run, "{d:?}");
+    // The removal is still found on the line as written.
+    let d2 = common::run_command(&engine, &format!("echo {}", "{a,b}".repeat(30)));
+    asks_under(&d2, "limits/step-budget");
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+    // Small expansions are read: `{rm,-rf,~}` is `rm -rf ~`.
+    let d = common::run_command(&engine, "{rm,-rf,~}");
+    assert_eq!(
+        d.reason.rule.as_deref(),
+        Some("blacklist/rm-recursive-root"),
+        "{d:?}"
+    );
+}
+
+#[test]
+fn a_computed_argument_that_could_spell_a_denied_word_is_a_named_limit() {
+    let engine = common::engine(ApprovalMode::AutoRun);
+    for line in ["git $SUB origin", "git pu${X}sh", "git \"$(echo push)\""] {
+        let d = common::run_command(&engine, line);
+        asks_under(&d, "limits/computed-word");
+    }
+    // A computed word where the rule has none is not a limit.
+    let d = common::run_command(&engine, "git commit -m \"$MSG\"");
+    assert_ne!(d.reason.level, Level::Limits, "{d:?}");
+}

@@ -171,3 +171,62 @@ fn every_problem_of_a_policy_file_is_reported_with_its_pointer() {
     assert!(err.is_example_failure());
     assert!(err.to_string().contains("problems in the policy"), "{err}");
 }
+
+// The `shell` section (engine/policy_shell.rs), through the public API.
+
+fn shell_pointers(text: &str) -> Vec<String> {
+    let err = PolicyFile::from_json(text).unwrap_err();
+    err.problems()
+        .iter()
+        .filter_map(|p| p.pointer().map(str::to_owned))
+        .collect()
+}
+
+#[test]
+fn a_shell_section_extends_the_tables() {
+    let file = PolicyFile::from_json(
+        r#"{"shell": {
+            "wrappers": [{"name": "with-vpn", "valuedOptions": ["--profile"]}],
+            "options": [{"program": "deploy", "subcommand": "run", "names": ["--hook"], "effect": "runsCode"}]
+        }}"#,
+    )
+    .unwrap();
+    let cmd = tool_approval::ShellCommand::parse_with(
+        "with-vpn --profile x deploy run --hook 'rm -rf /'",
+        &file.shell,
+    );
+    assert!(
+        cmd.parts().iter().any(|p| p.words == ["rm", "-rf", "/"]),
+        "{:?}",
+        cmd.parts()
+    );
+    assert!(cmd.hazards().contains(&tool_approval::Hazard::OptionEffect));
+}
+
+#[test]
+fn every_problem_is_named_by_its_pointer() {
+    assert_eq!(shell_pointers(r#"{"shell": []}"#), ["/shell"]);
+    assert_eq!(
+        shell_pointers(
+            r#"{"shell": {"wrapers": [], "wrappers": [{"name": "a b", "valuedOptions": ["p"], "positional": 99}]}}"#
+        ),
+        [
+            "/shell/wrapers",
+            "/shell/wrappers/0/name",
+            "/shell/wrappers/0/valuedOptions/0",
+            "/shell/wrappers/0/positional"
+        ]
+    );
+    assert_eq!(
+        shell_pointers(
+            r#"{"shell": {"options": [{"program": "x;y", "names": [], "value": "maybe", "effect": "explodes"}, {"program": "z", "names": ["--a"]}]}}"#
+        ),
+        [
+            "/shell/options/0/program",
+            "/shell/options/0/names",
+            "/shell/options/0/value",
+            "/shell/options/0/effect",
+            "/shell/options/1/effect"
+        ]
+    );
+}

@@ -169,6 +169,9 @@ pub(crate) fn paths_and_commands<'v>(args: &'v Value, schema: Option<&Value>) ->
 pub(crate) struct Found<'v> {
     pub(crate) paths: Vec<FoundArgument<'v>>,
     pub(crate) commands: Vec<FoundArgument<'v>>,
+    /// The pointer where the arguments nest deeper than the search goes
+    /// (`limits/too-deep`): what is below it is not read.
+    pub(crate) too_deep: Option<String>,
 }
 
 fn search<'v>(args: &'v Value, schema: Option<&Value>, want: Want) -> Found<'v> {
@@ -180,6 +183,7 @@ fn search<'v>(args: &'v Value, schema: Option<&Value>, want: Want) -> Found<'v> 
     Found {
         paths: into_list(found.paths),
         commands: into_list(found.commands),
+        too_deep: found.too_deep,
     }
 }
 
@@ -233,6 +237,8 @@ impl Want {
 struct Maps<'v> {
     paths: BTreeMap<String, &'v Value>,
     commands: BTreeMap<String, &'v Value>,
+    /// Where the arguments nest deeper than [`MAX_DEPTH`] (not searched).
+    too_deep: Option<String>,
 }
 
 impl<'v> Maps<'v> {
@@ -314,6 +320,7 @@ fn by_schema<'v>(
     found: &mut Maps<'v>,
 ) {
     if depth > MAX_DEPTH {
+        found.too_deep.get_or_insert_with(|| at.pointer());
         return;
     }
     let schema_value = schema;
@@ -368,6 +375,10 @@ fn by_schema<'v>(
 
 fn by_name<'v>(value: &'v Value, at: &Segment<'_>, depth: usize, want: Want, found: &mut Maps<'v>) {
     if depth > MAX_DEPTH {
+        // Only containers go deeper: a string this deep is still a leaf.
+        if value.is_object() || value.is_array() {
+            found.too_deep.get_or_insert_with(|| at.pointer());
+        }
         return;
     }
     match value {

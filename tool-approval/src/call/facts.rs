@@ -31,6 +31,8 @@ pub(crate) struct CallFacts<'v> {
     /// Top-level arguments that change how a command runs (a non-empty
     /// environment, a working directory outside the host's).
     pub(crate) overrides: Vec<&'v str>,
+    /// Where the arguments nest deeper than they are searched.
+    pub(crate) args_too_deep: Option<String>,
 }
 
 impl<'v> CallFacts<'v> {
@@ -47,6 +49,7 @@ impl<'v> CallFacts<'v> {
         syntax: &ShellSyntax,
     ) -> Self {
         let found = paths_and_commands(args, schema);
+        let args_too_deep = found.too_deep.clone();
         let commands = found
             .commands
             .into_iter()
@@ -61,6 +64,7 @@ impl<'v> CallFacts<'v> {
             commands,
             paths: found.paths,
             overrides: context_overrides(args, cwd),
+            args_too_deep,
         }
     }
 

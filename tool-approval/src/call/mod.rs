@@ -3,7 +3,7 @@
 //! from them once per evaluation, which every audit and rule list reads.
 
 use serde_json::Value;
-use tool_core::{OfferedTools, PreparedCall, ToolManifest};
+use tool_core::{ConfinementSupport, OfferedTools, PreparedCall, ToolManifest};
 
 pub mod arguments;
 pub(crate) mod facts;
@@ -21,6 +21,10 @@ pub struct CallRef<'a> {
     pub arguments: &'a Value,
     /// The tool's manifest as offered, `None` for an unknown tool.
     pub manifest: Option<&'a ToolManifest>,
+    /// What the tool says about confining its calls
+    /// ([`Tool::confinement_support`](tool_core::Tool::confinement_support)),
+    /// read when the host did not tell the engine.
+    pub confinement_support: Option<&'a ConfinementSupport>,
 }
 
 impl<'a> CallRef<'a> {
@@ -31,6 +35,7 @@ impl<'a> CallRef<'a> {
             api,
             arguments,
             manifest: None,
+            confinement_support: None,
         }
     }
 
@@ -47,12 +52,15 @@ impl<'a> CallRef<'a> {
             api: &call.api,
             arguments: &call.arguments,
             manifest: offered.get(&call.identifier).map(|t| t.manifest()),
+            confinement_support: call.confinement_support(),
         }
     }
 
     /// Looks the manifest up in `offered` (unknown identifiers stay `None`).
     pub fn offered_in(mut self, offered: &'a OfferedTools) -> Self {
-        self.manifest = offered.get(self.identifier).map(|t| t.manifest());
+        let tool = offered.get(self.identifier);
+        self.manifest = tool.map(|t| t.manifest());
+        self.confinement_support = tool.and_then(|t| t.tool().confinement_support());
         self
     }
 

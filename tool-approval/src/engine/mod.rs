@@ -20,6 +20,7 @@ use crate::shell::{Hazard, MAX_COMMAND_BYTES, ShellSyntax};
 mod builder;
 mod gate;
 mod host_rule;
+mod json_fields;
 mod policy_file;
 pub mod policy_shell;
 pub mod remember;
@@ -210,7 +211,11 @@ impl PolicyEngine {
             touches_host,
             unattended: &self.confinement,
             confine_approved: self.confine_approved,
-            support: &self.support,
+            // The host's statement wins; unsaid, the tool's own.
+            support: match (&self.support, call.confinement_support) {
+                (ConfinementSupport::Unknown, Some(tool)) => tool,
+                (host, _) => host,
+            },
         };
         mode::decide(self.mode, top, standing, wall)
     }
@@ -377,6 +382,7 @@ fn rule_finding(hit: RuleHit, level: Level, key: Option<&str>, whose: &str) -> F
             Hazard::TooLong => "limits/command-too-long",
             Hazard::OverBudget => "limits/step-budget",
             Hazard::UnreadScript => "limits/unread-script",
+            Hazard::DynamicCommandWord => "limits/computed-word",
             _ => "limits/unparsed-text",
         };
         return Finding::new(
@@ -408,6 +414,21 @@ fn rule_finding(hit: RuleHit, level: Level, key: Option<&str>, whose: &str) -> F
 /// valid Bash cannot be fully analysed, so it asks (blocked in headless
 /// mode) whatever audits and modes say; a sure finding still wins.
 fn limit_finding(facts: &CallFacts<'_>) -> Option<Finding> {
+    if let Some(pointer) = &facts.args_too_deep {
+        // A command or path hidden deeper than the search goes is not read.
+        return Some(Finding::new(
+            Required,
+            Source::Limit,
+            Reason::new(
+                Level::Limits,
+                Some("limits/too-deep".to_owned()),
+                format!(
+                    "the arguments nest deeper than the engine searches at {}; what is below is not analysed",
+                    if pointer.is_empty() { "/" } else { pointer }
+                ),
+            ),
+        ));
+    }
     let (command, hazard) = facts.limit()?;
     let (id, message) = match hazard {
         Hazard::TooLong => (

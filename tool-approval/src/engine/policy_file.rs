@@ -45,10 +45,11 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 use tool_core::{ArgMatcher, Confinement, InterventionPolicy, InterventionRule, RuleExamples};
 
 use super::host_rule::HostRule;
+use super::json_fields::{array, known_keys, object, string};
 
 use crate::audit::{Blacklist, BlacklistEntry};
 use crate::error::{Error, push_pointer};
@@ -207,44 +208,6 @@ pub(crate) fn check_key(key: &str, pointer: &str) -> Result<(), Error> {
             format!("expected an `identifier/apiName` key: {reason}"),
         )
     })
-}
-
-pub(super) fn object<'v>(value: &'v Value, at: &str) -> Result<&'v Map<String, Value>, Error> {
-    value
-        .as_object()
-        .ok_or_else(|| Error::invalid(at, value, "expected an object"))
-}
-
-pub(super) fn array<'v>(value: &'v Value, at: &str) -> Result<&'v Vec<Value>, Error> {
-    value
-        .as_array()
-        .ok_or_else(|| Error::invalid(at, value, "expected an array"))
-}
-
-pub(super) fn string<'v>(value: &'v Value, at: &str) -> Result<&'v str, Error> {
-    value
-        .as_str()
-        .ok_or_else(|| Error::invalid(at, value, "expected a string"))
-}
-
-pub(super) fn known_keys(
-    map: &Map<String, Value>,
-    at: &str,
-    known: &[&str],
-    problems: &mut Vec<Error>,
-) {
-    for (key, value) in map {
-        if !known.contains(&key.as_str()) {
-            problems.push(Error::invalid(
-                &push_pointer(at, key),
-                value,
-                format!(
-                    "unknown field `{key}`, expected one of {}",
-                    known.join(", ")
-                ),
-            ));
-        }
-    }
 }
 
 fn policy(value: &Value, at: &str) -> Result<InterventionPolicy, Error> {

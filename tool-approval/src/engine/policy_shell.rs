@@ -15,7 +15,7 @@
 
 use serde_json::Value;
 
-use super::policy_file::{array, known_keys, object, string};
+use super::json_fields::{array, known_keys, object, string};
 use crate::error::{Error, push_pointer};
 use crate::shell::{CommandOption, OptionEffect, OptionValue, ShellSyntax};
 
@@ -237,66 +237,4 @@ fn option(item: &Value, at: &str) -> Result<CommandOption, Error> {
         option = option.subcommand(sub);
     }
     Ok(option)
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::PolicyFile;
-
-    fn pointers(text: &str) -> Vec<String> {
-        let err = PolicyFile::from_json(text).unwrap_err();
-        err.problems()
-            .iter()
-            .filter_map(|p| p.pointer().map(str::to_owned))
-            .collect()
-    }
-
-    #[test]
-    fn a_shell_section_extends_the_tables() {
-        let file = PolicyFile::from_json(
-            r#"{"shell": {
-                "wrappers": [{"name": "with-vpn", "valuedOptions": ["--profile"]}],
-                "options": [{"program": "deploy", "subcommand": "run", "names": ["--hook"], "effect": "runsCode"}]
-            }}"#,
-        )
-        .unwrap();
-        let cmd = crate::ShellCommand::parse_with(
-            "with-vpn --profile x deploy run --hook 'rm -rf /'",
-            &file.shell,
-        );
-        assert!(
-            cmd.parts().iter().any(|p| p.words == ["rm", "-rf", "/"]),
-            "{:?}",
-            cmd.parts()
-        );
-        assert!(cmd.hazards().contains(&crate::Hazard::OptionEffect));
-    }
-
-    #[test]
-    fn every_problem_is_named_by_its_pointer() {
-        assert_eq!(pointers(r#"{"shell": []}"#), ["/shell"]);
-        assert_eq!(
-            pointers(
-                r#"{"shell": {"wrapers": [], "wrappers": [{"name": "a b", "valuedOptions": ["p"], "positional": 99}]}}"#
-            ),
-            [
-                "/shell/wrapers",
-                "/shell/wrappers/0/name",
-                "/shell/wrappers/0/valuedOptions/0",
-                "/shell/wrappers/0/positional"
-            ]
-        );
-        assert_eq!(
-            pointers(
-                r#"{"shell": {"options": [{"program": "x;y", "names": [], "value": "maybe", "effect": "explodes"}, {"program": "z", "names": ["--a"]}]}}"#
-            ),
-            [
-                "/shell/options/0/program",
-                "/shell/options/0/names",
-                "/shell/options/0/value",
-                "/shell/options/0/effect",
-                "/shell/options/1/effect"
-            ]
-        );
-    }
 }

@@ -293,6 +293,15 @@ fn triggers(shell: &ShellCommand, prefix: &[String]) -> Option<Option<Hazard>> {
             }
             unsure = Some(Hazard::Syntax);
         }
+        // `git $SUB origin`, `git pu$1sh`: a computed argument may spell
+        // the rule's word.
+        if unsure.is_none()
+            && views(part)
+                .iter()
+                .any(|view| starts_with_through_options_as(view, prefix, word_could_be))
+        {
+            unsure = Some(Hazard::DynamicCommandWord);
+        }
         // `echo push | xargs git`: `git` runs with words read from the
         // input, which may complete the prefix.
         if unsure.is_none()
@@ -349,6 +358,73 @@ const GLOBAL_VALUED_OPTIONS: &[&str] = &[
 /// `view` starts with `prefix`, where options between the program and the
 /// next prefix word are skipped (`git -C dir push` starts with `git push`).
 fn starts_with_through_options(view: &[String], prefix: &[String]) -> bool {
+    starts_with_through_options_as(view, prefix, word_matches)
+}
+
+/// A word holding an expansion (`$X`, `${X:-y}`, `$(…)`, backquotes) read
+/// as a glob with each expansion a `*`: what it could name at run time.
+fn word_could_be(word: &str, want: &str) -> bool {
+    if word_matches(word, want) {
+        return true;
+    }
+    if !word.contains(['$', '`']) {
+        return false;
+    }
+    let mut pattern = String::with_capacity(word.len());
+    let mut chars = word.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '$' => {
+                match chars.peek().copied() {
+                    Some(open @ ('{' | '(')) => {
+                        let close = if open == '{' { '}' } else { ')' };
+                        let mut depth = 0usize;
+                        for n in chars.by_ref() {
+                            if n == open {
+                                depth += 1;
+                            } else if n == close {
+                                depth = depth.saturating_sub(1);
+                                if depth == 0 {
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                    _ => {
+                        while chars.peek().is_some_and(|n| {
+                            n.is_ascii_alphanumeric()
+                                || matches!(n, '_' | '@' | '*' | '#' | '?' | '!' | '-')
+                        }) {
+                            chars.next();
+                        }
+                    }
+                }
+                pattern.push('*');
+            }
+            '`' => {
+                for n in chars.by_ref() {
+                    if n == '`' {
+                        break;
+                    }
+                }
+                pattern.push('*');
+            }
+            '*' | '?' | '[' | ']' => {
+                pattern.push('\\');
+                pattern.push(c);
+            }
+            other => pattern.push(other),
+        }
+    }
+    wildcard_match(&pattern, want)
+}
+
+/// [`starts_with_through_options`] with the word comparison given.
+fn starts_with_through_options_as(
+    view: &[String],
+    prefix: &[String],
+    word_matches: fn(&str, &str) -> bool,
+) -> bool {
     let (Some(first), Some(want)) = (view.first(), prefix.first()) else {
         return false;
     };

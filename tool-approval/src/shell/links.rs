@@ -157,14 +157,15 @@ fn through(word: &str, name: &str, target: &str) -> Option<String> {
 pub(crate) fn follow_links(
     parts: &mut Vec<SimpleCommand>,
     views: impl Fn(&SimpleCommand) -> &[Vec<String>],
-) {
+) -> bool {
     // No part makes a link (the usual case): nothing to follow or copy.
     if !parts
         .iter()
         .any(|p| views(p).iter().any(|v| link_made(v).is_some()))
     {
-        return;
+        return false;
     }
+    let mut cut = false;
     let mut links: Vec<(String, String)> = Vec::new();
     let mut out: Vec<SimpleCommand> = Vec::with_capacity(parts.len());
     for part in parts.drain(..) {
@@ -205,6 +206,8 @@ pub(crate) fn follow_links(
             for link in made {
                 if links.len() < MAX_LINKS {
                     links.push(link);
+                } else {
+                    cut = true;
                 }
             }
             continue;
@@ -212,9 +215,11 @@ pub(crate) fn follow_links(
         let made: Vec<(String, String)> =
             views(&part).iter().filter_map(|v| link_made(v)).collect();
         out.push(part);
+        cut |= made.len() > MAX_LINKS;
         links.extend(made.into_iter().take(MAX_LINKS));
     }
     *parts = out;
+    cut
 }
 
 #[cfg(test)]

@@ -29,15 +29,17 @@ use tree_sitter::Parser;
 
 use budget::StepBudget;
 
+mod braces;
 mod budget;
 pub(crate) mod links;
 pub mod options;
 mod plain;
 pub(crate) mod programs;
+mod runners;
 pub(crate) mod scripts;
 mod syntax;
 mod types;
-mod unread_code;
+pub(crate) mod unread_code;
 mod walk;
 pub(crate) mod wildcard;
 pub(crate) mod words;
@@ -244,7 +246,18 @@ impl ShellCommand {
             }
             index += 1;
         }
-        links::follow_links(&mut self.parts, wrappers::views);
+        if links::follow_links(&mut self.parts, wrappers::views) {
+            // More links made on the line than are followed.
+            self.hazards.push(Hazard::TooDeep);
+        }
+        if self
+            .parts
+            .iter()
+            .any(|p| wrappers::git_alias_chain_cut(&p.words))
+        {
+            // A git alias chain longer than is expanded.
+            self.hazards.push(Hazard::TooDeep);
+        }
     }
 
     /// The simple commands, in source order (nested ones after their host).
@@ -271,6 +284,17 @@ impl ShellCommand {
             self.hazards.push(Hazard::OverBudget);
             return;
         }
+        // Brace expansion comes first in Bash: `{rm,-rf,/}` is `rm -rf /`.
+        // Past its bound the limit is named and the text read as written.
+        let expanded = match braces::expand(source) {
+            Ok(Some(text)) if self.budget.charge(text.len()) => Some(text),
+            Ok(None) => None,
+            Ok(Some(_)) | Err(braces::TooLarge) => {
+                self.hazards.push(Hazard::OverBudget);
+                None
+            }
+        };
+        let source = expanded.as_deref().unwrap_or(source);
         if !self.grammar_only
             && let Some(parts) = plain::split(source)
         {
@@ -409,8 +433,17 @@ impl ShellCommand {
             }
             // Where the parser and Bash may disagree, any word could start a
             // command: add every suffix (bounded), so deny rules see them all.
+            // Past a bound, later words are not tried as command starts: a
+            // named limit, unless the text does not parse at all (then it
+            // already asks as `limits/unparsed-text`, the better name).
+            if words.len() > MAX_RECOVERED_STARTS && !guess {
+                self.hazards.push(Hazard::TooDeep);
+            }
             for start in 0..words.len().min(MAX_RECOVERED_STARTS) {
                 if self.parts.len() >= MAX_RECOVERED_PARTS {
+                    if !guess {
+                        self.hazards.push(Hazard::TooDeep);
+                    }
                     return;
                 }
                 if !self
@@ -421,10 +454,16 @@ impl ShellCommand {
                     return;
                 }
                 let suffix = words.get(start..).unwrap_or_default().to_vec();
+                let found = scripts_of(&suffix);
+                if !guess
+                    && (found.len() > MAX_RECOVERED_SCRIPTS
+                        || (!found.is_empty() && level >= MAX_NESTED_SCRIPTS))
+                {
+                    // Scripts of the salvaged text left unread.
+                    self.hazards.push(Hazard::TooDeep);
+                }
                 if level < MAX_NESTED_SCRIPTS {
-                    for (hazard, script) in
-                        scripts_of(&suffix).into_iter().take(MAX_RECOVERED_SCRIPTS)
-                    {
+                    for (hazard, script) in found.into_iter().take(MAX_RECOVERED_SCRIPTS) {
                         self.hazards.push(hazard);
                         let from = self.parts.len();
                         self.parse_into(&script, level + 1, true);

@@ -364,6 +364,9 @@ const GIT_CODE_KEYS: &[&str] = &[
     "uploadpack.packobjectshook",
     "sendemail.smtpserver",
     "web.browser",
+    // `ext::CMD` remotes run CMD once allowed.
+    "protocol.allow",
+    "protocol.ext.allow",
 ];
 
 /// Key patterns (`pager.*`, `filter.*.clean`) whose value git runs.
@@ -479,11 +482,23 @@ pub(crate) fn option_effects(view: &[String], extra: &[CommandOption]) -> Vec<Fo
     out
 }
 
+/// git's own options that take a separate value before the subcommand.
+pub(crate) const GIT_VALUED: &[&str] = &[
+    "-C",
+    "-c",
+    "--git-dir",
+    "--work-tree",
+    "--namespace",
+    "--exec-path",
+    "--config-env",
+    "--super-prefix",
+];
+
 /// The first word after `program`'s leading options, and its index in
 /// `args`: git's subcommand (`git -C x diff` → `diff`).
 fn first_operand<'a>(program: &str, args: &'a [String]) -> Option<(usize, &'a str)> {
     let valued: &[&str] = match program {
-        "git" => super::scripts::GIT_VALUED,
+        "git" => GIT_VALUED,
         "cargo" => &["--config", "-Z", "--color", "--manifest-path"],
         "npm" | "pnpm" | "npx" | "yarn" => &["--prefix", "-C", "--dir", "--cwd"],
         _ => &[],

@@ -5,8 +5,9 @@
 //! input (`sh`, `bash -s`, `at now`), so a pipe or a here-string into it is
 //! judged as a script.
 
+use super::options::GIT_VALUED;
 use super::types::Hazard;
-use super::words::{basename, is_shell, tokenize};
+use super::words::{basename, is_shell, substitutions_in, tokenize};
 use super::wrappers::{git_alias_from_env, git_aliases, stdin_argument_commands, word_views};
 
 /// The scripts a command's words run, each with the hazard it brings.
@@ -22,6 +23,38 @@ pub(crate) fn scripts_of_views(views: &[Vec<String>]) -> Vec<(Hazard, String)> {
             continue;
         };
         let name = basename(first);
+        for found in super::runners::runner_scripts(first, args) {
+            push(&mut out, found);
+        }
+        // `unset 'a[$(cmd)]'`, `printf -v 'a[$(cmd)]'`, `test -v 'a[…]'`:
+        // these builtins evaluate an array subscript, quoted or not.
+        if SUBSCRIPT_EVALUATORS.contains(&name) {
+            for arg in args.iter().filter(|a| a.contains('[')) {
+                for inner in substitutions_in(arg) {
+                    push(&mut out, (Hazard::CommandSubstitution, inner));
+                }
+            }
+        }
+        // `coproc NAME { CMD; }`, `coproc ( CMD )`: the grammar reads the
+        // braces as words; the command inside runs.
+        if name == "coproc" {
+            let at = match args.get(1).map(String::as_str) {
+                Some("{" | "(") => 2,
+                _ => usize::from(matches!(args.first().map(String::as_str), Some("{" | "("))),
+            };
+            if at > 0 {
+                let words: Vec<&str> = args
+                    .get(at..)
+                    .unwrap_or_default()
+                    .iter()
+                    .map(String::as_str)
+                    .filter(|w| !matches!(*w, "}" | ")"))
+                    .collect();
+                if !words.is_empty() {
+                    push(&mut out, (Hazard::ShellString, words.join(" ")));
+                }
+            }
+        }
         let found = match name {
             "eval" => {
                 let text = args.join(" ");
@@ -73,16 +106,23 @@ pub(crate) fn scripts_of_views(views: &[Vec<String>]) -> Vec<(Hazard, String)> {
     out
 }
 
-/// git's own options that take a separate value before the subcommand.
-pub(crate) const GIT_VALUED: &[&str] = &[
-    "-C",
-    "-c",
-    "--git-dir",
-    "--work-tree",
-    "--namespace",
-    "--exec-path",
-    "--config-env",
-    "--super-prefix",
+/// Builtins that evaluate an array subscript in their arguments.
+const SUBSCRIPT_EVALUATORS: &[&str] = &[
+    "unset",
+    "printf",
+    "read",
+    "test",
+    "[",
+    "[[",
+    "declare",
+    "typeset",
+    "local",
+    "export",
+    "readonly",
+    "let",
+    "mapfile",
+    "readarray",
+    "wait",
 ];
 
 /// git's subcommand and the words after it.

@@ -111,6 +111,9 @@ pub struct SimpleCommand {
     pub recovered: bool,
     /// Here-document and here-string texts fed to the command.
     pub(crate) fed: Vec<String>,
+    /// Files redirected onto its standard input (`< F`, `0< F`); they are
+    /// in `redirects` too.
+    pub(crate) inputs: Vec<String>,
     /// The command and what each wrapper runs (see `wrappers::views`),
     /// computed on first use.
     pub(crate) views: std::sync::OnceLock<Vec<Vec<String>>>,
@@ -124,6 +127,7 @@ impl PartialEq for SimpleCommand {
             && self.nested == other.nested
             && self.recovered == other.recovered
             && self.fed == other.fed
+            && self.inputs == other.inputs
     }
 }
 

@@ -50,7 +50,7 @@ const INFO_ONLY: &[&str] = &["--version", "-V", "-v", "--help", "-h", "-version"
 
 /// Whether `name` (a basename) is one of [`INTERPRETERS`], version suffix
 /// and case aside.
-fn is_interpreter(name: &str) -> bool {
+pub(crate) fn is_interpreter(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
     let stem = lower.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
     INTERPRETERS.contains(&stem)

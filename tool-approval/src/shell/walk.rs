@@ -17,6 +17,8 @@ struct Redirects {
     extra_words: Vec<String>,
     /// Here-string and here-document texts, fed on standard input.
     stdin: Vec<String>,
+    /// Files opened on standard input (`< F`).
+    inputs: Vec<String>,
     /// `&>` or `&>>` was used: dash reads `&` as "run in the background".
     dash_background: bool,
     /// `cat <<EOF | sh`: the command's output goes to a shell reading a
@@ -96,6 +98,7 @@ impl Walker<'_, '_> {
                 }
                 if let Some(part) = self.out.parts.get_mut(start) {
                     part.fed.extend(redirects.stdin.iter().cloned());
+                    part.inputs.extend(redirects.inputs.iter().cloned());
                 }
                 // Words after a redirection belong to the command before it.
                 let host = self.out.parts.get(start).map(|p| p.words.clone());
@@ -111,8 +114,45 @@ impl Walker<'_, '_> {
                 self.visit_children(node, depth, nested);
             }
             "declaration_command" | "unset_command" => self.declaration(node, depth, nested),
-            "variable_assignment" | "variable_assignments" => {
+            "variable_assignment" => {
+                // `X=1` alone: a part with the assignment and no words, so
+                // what reads the variables a line sets sees it.
                 self.hazard(Hazard::Assignment);
+                let text = self.text(node);
+                self.expansion_substitutions(&text);
+                self.out.parts.push(SimpleCommand {
+                    assignments: vec![text],
+                    nested,
+                    ..SimpleCommand::default()
+                });
+                self.visit_children(node, depth, nested);
+            }
+            "variable_assignments" => {
+                self.hazard(Hazard::Assignment);
+                self.visit_children(node, depth, nested);
+            }
+            "for_statement" => {
+                // `for X in a b; do …`: X is set to each value in turn (to
+                // the positional parameters without `in`).
+                self.hazard(Hazard::Compound);
+                if let Some(variable) = node.child_by_field_name("variable") {
+                    let name = self.text(variable);
+                    let mut cursor = node.walk();
+                    let values: Vec<String> = node
+                        .children_by_field_name("value", &mut cursor)
+                        .map(|v| self.text(v))
+                        .collect();
+                    let value = if values.is_empty() {
+                        "$@".to_owned()
+                    } else {
+                        values.join(" ")
+                    };
+                    self.out.parts.push(SimpleCommand {
+                        assignments: vec![format!("{name}={value}")],
+                        nested,
+                        ..SimpleCommand::default()
+                    });
+                }
                 self.visit_children(node, depth, nested);
             }
             "file_redirect" | "heredoc_redirect" | "herestring_redirect" => {
@@ -139,6 +179,9 @@ impl Walker<'_, '_> {
                 // A word or string outside a command: look inside for substitutions.
                 self.visit_children(node, depth, nested);
             }
+            // Punctuation inside an expansion (`$`, `${`, `:-`, `}`): no construct.
+            _ if !node.is_named()
+                && node.parent().is_some_and(|p| is_expression_leaf(p.kind())) => {}
             _ => {
                 self.hazard(Hazard::Compound);
                 self.visit_children(node, depth, nested);
@@ -208,7 +251,19 @@ impl Walker<'_, '_> {
             let (word, _) = self.word(child, depth + 1);
             part.words.push(word);
         }
+        // `unset 'a[$(cmd)]'`, `declare 'a[$(cmd)]=x'`: the subscript is
+        // evaluated, quoted or not.
+        let subscripts: Vec<String> = part
+            .words
+            .iter()
+            .filter(|w| w.contains('['))
+            .flat_map(|w| super::words::substitutions_in(w))
+            .collect();
         self.out.parts.push(part);
+        for inner in subscripts {
+            self.hazard(Hazard::CommandSubstitution);
+            self.nested_script(&inner);
+        }
     }
 
     /// A pipeline: a shell at a later stage runs what an earlier stage prints.
@@ -338,6 +393,7 @@ impl Walker<'_, '_> {
             _ => {}
         }
         let mut duplicating = false;
+        let mut reading = false;
         let mut have_target = false;
         let mut cursor = node.walk();
         let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
@@ -348,6 +404,7 @@ impl Walker<'_, '_> {
             if !child.is_named() {
                 let op = self.text(*child);
                 duplicating = op == ">&" || op == "<&" || op == ">&-" || op == "<&-";
+                reading = op == "<" || op == "<>";
                 out.dash_background |= op == "&>" || op == "&>>";
                 continue;
             }
@@ -365,6 +422,9 @@ impl Walker<'_, '_> {
                 || (duplicating && (target == "-" || target.chars().all(|c| c.is_ascii_digit())));
             if !harmless {
                 self.hazard(Hazard::Redirect);
+                if reading {
+                    out.inputs.push(target.clone());
+                }
                 out.targets.push(target);
             }
         }
@@ -383,7 +443,9 @@ impl Walker<'_, '_> {
             match child.kind() {
                 "variable_assignment" => {
                     self.hazard(Hazard::Assignment);
-                    part.assignments.push(self.text(child));
+                    let text = self.text(child);
+                    self.expansion_substitutions(&text);
+                    part.assignments.push(text);
                     self.visit_children(child, depth + 1, true);
                 }
                 "file_redirect" | "herestring_redirect" | "heredoc_redirect" => {
@@ -435,6 +497,7 @@ impl Walker<'_, '_> {
             self.hazard(Hazard::TooDeep);
         }
         part.redirects = std::mem::take(&mut redirects.targets);
+        part.inputs = std::mem::take(&mut redirects.inputs);
         part.fed.clone_from(&redirects.stdin);
         // The views are paid for from the line's budget: past it, the
         // scripts of the part are not read (`limits/step-budget`). They are
@@ -450,7 +513,10 @@ impl Walker<'_, '_> {
         self.out.parts.push(part);
         for (hazard, script) in scripts {
             self.hazard(hazard);
-            self.nested_script(&script);
+            // An empty text is a script not on the line (`parallel :::: F`).
+            if !script.is_empty() {
+                self.nested_script(&script);
+            }
         }
         redirects.targets = self
             .out
@@ -459,6 +525,19 @@ impl Walker<'_, '_> {
             .map(|p| p.redirects.clone())
             .unwrap_or_default();
         self.after_redirects(host, redirects);
+    }
+
+    /// `${y:=$(cmd)}`, ``${b#`cmd`}``: the grammar gives no substitution
+    /// node inside some parameter expansions, so their commands are read
+    /// from the text (a substitution read twice adds the same parts).
+    fn expansion_substitutions(&mut self, text: &str) {
+        if !text.contains("${") {
+            return;
+        }
+        for inner in super::words::substitutions_in(text) {
+            self.hazard(Hazard::CommandSubstitution);
+            self.nested_script(&inner);
+        }
     }
 
     /// The text of a word with quoting removed, and whether it is computed.
@@ -489,6 +568,8 @@ impl Walker<'_, '_> {
                 (inner.to_owned(), false)
             }
             "string_content" => (unescape_double(&self.text(node)), false),
+            // `$'\x72m'` is the literal `rm`.
+            "ansi_c_string" => (super::words::decode_ansi_c(&self.text(node)), false),
             "string" | "concatenation" | "command_name" => {
                 let mut out = String::new();
                 let mut dynamic = false;
@@ -517,6 +598,14 @@ impl Walker<'_, '_> {
                 // Expansions, ANSI-C strings, arithmetic, brace expressions:
                 // computed. Keep the source text and look inside.
                 let text = self.text(node);
+                if node.kind() == "expansion" {
+                    self.expansion_substitutions(&text);
+                }
+                // `$(( a[$i] ))`: the subscript is evaluated, and `$i` may
+                // hold a substitution the line does not show.
+                if node.kind() == "arithmetic_expansion" && super::words::subscript_expands(&text) {
+                    self.hazard(Hazard::UnreadScript);
+                }
                 self.visit_children(node, depth, true);
                 (text, true)
             }
@@ -574,5 +663,12 @@ fn is_expression_leaf(kind: &str) -> bool {
             | "translated_string"
             | "arithmetic_expansion"
             | "variable_name"
+            // Inside `$(( … ))` (a test command or a loop is compound
+            // by its own node).
+            | "binary_expression"
+            | "unary_expression"
+            | "ternary_expression"
+            | "parenthesized_expression"
+            | "postfix_expression"
     )
 }

@@ -131,6 +131,146 @@ pub(crate) fn shell_quote(word: &str) -> String {
     format!("'{}'", word.replace('\'', r"'\''"))
 }
 
+/// The text of an ANSI-C quoted word (`$'…'`) with its escapes decoded:
+/// `\n`, `\t`, `\e`, `\\`, `\'`, octal `\NNN`, hex `\xHH`, `\uHHHH`,
+/// `\UHHHHHHHH`, `\cX`. Text that is not `$'…'` is returned as is.
+pub(crate) fn decode_ansi_c(text: &str) -> String {
+    let Some(inner) = text.strip_prefix("$'").and_then(|t| t.strip_suffix('\'')) else {
+        return text.to_owned();
+    };
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars().peekable();
+    let digits = |chars: &mut std::iter::Peekable<std::str::Chars<'_>>, radix: u32, max: usize| {
+        let mut value = 0u32;
+        let mut n = 0;
+        while n < max {
+            match chars.peek().and_then(|c| c.to_digit(radix)) {
+                Some(d) => {
+                    value = value * radix + d;
+                    chars.next();
+                    n += 1;
+                }
+                None => break,
+            }
+        }
+        (n > 0).then_some(value)
+    };
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(e) = chars.next() else {
+            out.push('\\');
+            break;
+        };
+        let decoded = match e {
+            'a' => Some('\u{7}'),
+            'b' => Some('\u{8}'),
+            'e' | 'E' => Some('\u{1b}'),
+            'f' => Some('\u{c}'),
+            'n' => Some('\n'),
+            'r' => Some('\r'),
+            't' => Some('\t'),
+            'v' => Some('\u{b}'),
+            '\\' | '\'' | '"' | '?' => Some(e),
+            '0'..='7' => {
+                // Up to three octal digits in all.
+                let mut value = e.to_digit(8).unwrap_or(0);
+                for _ in 0..2 {
+                    match chars.peek().and_then(|c| c.to_digit(8)) {
+                        Some(d) => {
+                            value = value * 8 + d;
+                            chars.next();
+                        }
+                        None => break,
+                    }
+                }
+                char::from_u32(value)
+            }
+            'x' => digits(&mut chars, 16, 2).and_then(char::from_u32),
+            'u' => digits(&mut chars, 16, 4).and_then(char::from_u32),
+            'U' => digits(&mut chars, 16, 8).and_then(char::from_u32),
+            'c' => chars
+                .next()
+                .and_then(|x| char::from_u32(u32::from(x.to_ascii_uppercase()) ^ 0x40)),
+            other => {
+                out.push('\\');
+                Some(other)
+            }
+        };
+        if let Some(d) = decoded {
+            out.push(d);
+        }
+    }
+    out
+}
+
+/// The commands of the `$(…)` and backquoted substitutions in `text`, by
+/// their text (outermost only), for readers where the grammar gives no
+/// substitution node: inside `${y:=…}`, in an array subscript Bash
+/// evaluates (`unset 'a[$(…)]'`).
+pub(crate) fn substitutions_in(text: &str) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(&c) = chars.get(i) {
+        if c == '$' && chars.get(i + 1) == Some(&'(') && chars.get(i + 2) != Some(&'(') {
+            let mut depth = 0usize;
+            let mut j = i + 1;
+            while let Some(&n) = chars.get(j) {
+                if n == '(' {
+                    depth += 1;
+                } else if n == ')' {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                j += 1;
+            }
+            out.push(
+                chars
+                    .get(i + 2..j.min(chars.len()))
+                    .unwrap_or_default()
+                    .iter()
+                    .collect(),
+            );
+            i = j + 1;
+        } else if c == '`' {
+            let end = chars
+                .get(i + 1..)
+                .and_then(|rest| rest.iter().position(|n| *n == '`'))
+                .map_or(chars.len(), |p| i + 1 + p);
+            out.push(chars.get(i + 1..end).unwrap_or_default().iter().collect());
+            i = end + 1;
+        } else {
+            i += 1;
+        }
+    }
+    out.retain(|s: &String| !s.trim().is_empty());
+    out
+}
+
+/// Whether `text` holds an array subscript with an expansion in it
+/// (`a[$i]`, `a[$(…)]`): Bash evaluates the subscript as arithmetic, and
+/// the value of `$i` may itself hold a substitution.
+pub(crate) fn subscript_expands(text: &str) -> bool {
+    let mut rest = text;
+    while let Some(open) = rest.find('[') {
+        let after = rest.get(open + 1..).unwrap_or_default();
+        let close = after.find(']').unwrap_or(after.len());
+        if after
+            .get(..close)
+            .is_some_and(|inner| inner.contains(['$', '`']))
+        {
+            return true;
+        }
+        rest = after.get(close..).unwrap_or_default();
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -141,5 +281,23 @@ mod tests {
             tokenize(r#"git commit -m "a b" 'c d'"#),
             ["git", "commit", "-m", "a b", "c d"]
         );
+    }
+
+    #[test]
+    fn ansi_c_strings_decode() {
+        assert_eq!(decode_ansi_c(r"$'\x72\x6d'"), "rm");
+        assert_eq!(decode_ansi_c(r"$'\162\155'"), "rm");
+        assert_eq!(decode_ansi_c(r"$'\u0070ush'"), "push");
+        assert_eq!(decode_ansi_c(r"$'a\tb\\'"), "a\tb\\");
+        assert_eq!(decode_ansi_c("plain"), "plain");
+    }
+
+    #[test]
+    fn substitutions_are_found_in_text() {
+        assert_eq!(substitutions_in("${y:=`rm -rf ~`}"), ["rm -rf ~"]);
+        assert_eq!(substitutions_in("${b#$(rm $(x))}"), ["rm $(x)"]);
+        assert!(substitutions_in("$(( 1 + 2 ))").is_empty());
+        assert!(subscript_expands("a[$i]"));
+        assert!(!subscript_expands("a[1]"));
     }
 }

@@ -364,16 +364,7 @@ const WRAPPERS: &[Wrapper] = &[
     },
     Wrapper {
         name: "parallel",
-        valued: &[
-            "-j",
-            "--jobs",
-            "-S",
-            "--sshlogin",
-            "-a",
-            "--arg-file",
-            "-d",
-            "--delimiter",
-        ],
+        valued: super::runners::PARALLEL_VALUED,
         positional: 0,
     },
     Wrapper {
@@ -590,6 +581,52 @@ fn git_views(view: &[String]) -> Vec<Vec<String>> {
         frontier = next;
     }
     out
+}
+
+/// Whether git's alias definitions on the line chain further than
+/// [`git_views`] expands (more than [`MAX_ALIAS_CHAIN`] steps, or more
+/// than [`MAX_ALIAS_VIEWS`] readings): the last expansions are not read.
+pub(crate) fn git_alias_chain_cut(words: &[String]) -> bool {
+    let Some((first, rest)) = words.split_first() else {
+        return false;
+    };
+    if basename(first) != "git" {
+        return false;
+    }
+    let aliases = git_aliases(rest);
+    if aliases.len() <= 1 {
+        return false;
+    }
+    // The longest chain of alias names, each value starting with another.
+    let next = |name: &str| {
+        aliases.iter().find_map(|(n, v)| {
+            (n == name)
+                .then(|| tokenize(v).into_iter().next())
+                .flatten()
+                .map(|w| w.to_ascii_lowercase())
+        })
+    };
+    let views = git_views(
+        &words
+            .iter()
+            .map(|w| basename(w).to_owned())
+            .collect::<Vec<_>>(),
+    );
+    if views.len() >= MAX_ALIAS_VIEWS {
+        return true;
+    }
+    aliases.iter().any(|(start, _)| {
+        let mut name = start.clone();
+        let mut steps = 0;
+        while let Some(n) = next(&name) {
+            steps += 1;
+            if steps > MAX_ALIAS_CHAIN {
+                return true;
+            }
+            name = n;
+        }
+        false
+    })
 }
 
 /// How many alias-to-alias steps are followed, and how many readings kept.

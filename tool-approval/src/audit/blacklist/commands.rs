@@ -529,8 +529,10 @@ pub(super) fn recursive_chown_system(view: &[String], ctx: &Ctx<'_>) -> bool {
 
 /// A recursive read or archive of the whole home directory or `/`
 /// (`grep -r x ~`, `tar czf x ~`, `rg x ~`).
-pub(super) fn reads_whole_home(view: &[String], ctx: &Ctx<'_>) -> bool {
-    let recursive = match program(view) {
+/// Whether the command reads directories recursively (searches, archives,
+/// recursive copies).
+fn reads_recursively(view: &[String]) -> bool {
+    match program(view) {
         "grep" | "egrep" | "fgrep" => {
             has_flag(view, &['r', 'R'], &["recursive", "dereference-recursive"])
         }
@@ -538,8 +540,37 @@ pub(super) fn reads_whole_home(view: &[String], ctx: &Ctx<'_>) -> bool {
         "zip" | "cp" | "scp" => has_flag(view, &['r', 'R', 'a'], &["recursive", "archive"]),
         "rsync" => has_flag(view, &['r', 'a'], &["recursive", "archive"]),
         _ => false,
-    };
-    recursive
+    }
+}
+
+/// A recursive reader of a directory that holds a fixed secret location
+/// (`tar cf - ~/.claude`, `zip -r x.zip ~/.config`), other than a whole
+/// home or `/` (`read-home`).
+pub(super) fn reads_secret_tree(view: &[String], ctx: &Ctx<'_>) -> bool {
+    if !reads_recursively(view) {
+        return false;
+    }
+    let base = ctx.cwd.unwrap_or(Path::new("/"));
+    let secrets = super::path_rows::fixed_secret_locations(ctx.home);
+    operands(view).iter().any(|t| {
+        if t.contains(['*', '?']) || !(t.starts_with(['/', '~', '$']) || ctx.cwd.is_some()) {
+            return false;
+        }
+        let Some(dir) = resolve_path(t, base, ctx.home) else {
+            return false;
+        };
+        let lexical = ctx.home.map(|h| h.join(t.trim_start_matches("~/")));
+        let whole = |d: &Path| d == Path::new("/") || ctx.home.is_some_and(|h| h == d);
+        [Some(dir), lexical.filter(|_| t.starts_with("~/"))]
+            .into_iter()
+            .flatten()
+            .filter(|d| !whole(d))
+            .any(|d| secrets.iter().any(|s| s != &d && s.starts_with(&d)))
+    })
+}
+
+pub(super) fn reads_whole_home(view: &[String], ctx: &Ctx<'_>) -> bool {
+    reads_recursively(view)
         && operands(view).iter().any(|t| {
             let home_like = matches!(
                 *t,

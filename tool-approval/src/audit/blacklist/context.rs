@@ -79,66 +79,104 @@ pub(super) fn part_dirs(shell: &ShellCommand, start: &Dir, home: Option<&Path>) 
     out
 }
 
-/// Environment variables that change which code a command runs.
-pub(super) fn is_dangerous_env(name: &str) -> bool {
-    let name = name.trim();
-    matches!(
-        name,
-        "PATH"
-            | "BASH_ENV"
-            | "ENV"
-            | "PROMPT_COMMAND"
-            | "SHELLOPTS"
-            | "BASHOPTS"
-            | "PS4"
-            | "IFS"
-            | "CDPATH"
-            | "GLOBIGNORE"
-            | "PYTHONPATH"
-            | "PYTHONSTARTUP"
-            | "PYTHONHOME"
-            | "PERL5LIB"
-            | "PERL5OPT"
-            | "PERLLIB"
-            | "NODE_OPTIONS"
-            | "NODE_PATH"
-            | "RUBYOPT"
-            | "RUBYLIB"
-            | "JAVA_TOOL_OPTIONS"
-            | "_JAVA_OPTIONS"
-            | "GIT_DIR"
-            | "GIT_EXEC_PATH"
-            | "GIT_ASKPASS"
-            | "GIT_EDITOR"
-            | "GIT_PAGER"
-            | "GIT_PROXY_COMMAND"
-            | "GIT_EXTERNAL_DIFF"
-            | "EDITOR"
-            | "VISUAL"
-            | "PAGER"
-            | "SSH_ASKPASS"
-            | "HOME"
-            | "ZDOTDIR"
-            | "XDG_CONFIG_HOME"
-    ) || ["LD_", "DYLD_", "GIT_CONFIG", "GIT_SSH", "BASH_FUNC_"]
-        .iter()
-        .any(|p| name.starts_with(p))
+/// Environment variables that change which code a command runs, set to
+/// `value` (`None`: not known): the rows of [`super::env_rows::ENV_ROWS`].
+pub(super) fn is_dangerous_env(name: &str, value: Option<&str>) -> bool {
+    super::env_rows::dangerous_env(name, value).is_some()
 }
 
-/// The names of the environment variables a call sets: its environment
-/// arguments, `VAR=value` before a command, and `env VAR=value`.
-pub(super) fn env_names(args: &Value, shells: &[&ShellCommand]) -> Vec<String> {
+/// One variable a call sets: its name and, when the line says it, its value.
+pub(super) type EnvSet = (String, Option<String>);
+
+fn split_assignment(text: &str) -> Option<EnvSet> {
+    let (name, value) = text.split_once('=')?;
+    let name = name.strip_suffix('+').unwrap_or(name);
+    // `a[$(cmd)]=x` and other subscripts set an array element.
+    let name = name.split('[').next().unwrap_or(name);
+    is_identifier(name).then(|| (name.to_owned(), Some(value.to_owned())))
+}
+
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// The names `read` sets (`read -r A B`, `read -a ARR`): its operands and
+/// the value of `-a`, after options that take a value (`-p PROMPT`).
+fn read_names(view: &[String]) -> Vec<EnvSet> {
+    let mut out = Vec::new();
+    let mut words = view.iter().skip(1);
+    while let Some(word) = words.next() {
+        if word == "--" {
+            out.extend(words.by_ref().map(|w| (w.clone(), None)));
+            break;
+        }
+        if let Some(flags) = word.strip_prefix('-').filter(|f| !f.is_empty()) {
+            for (i, c) in flags.char_indices() {
+                if "adinNptu".contains(c) {
+                    let rest = &flags[i + c.len_utf8()..];
+                    let value = if rest.is_empty() {
+                        words.next().cloned()
+                    } else {
+                        Some(rest.to_owned())
+                    };
+                    if c == 'a'
+                        && let Some(name) = value
+                    {
+                        out.push((name, None));
+                    }
+                    break;
+                }
+            }
+            continue;
+        }
+        out.push((word.clone(), None));
+    }
+    out
+}
+
+/// The name `printf -v NAME` sets, with the value unknown.
+fn printf_name(view: &[String]) -> Option<EnvSet> {
+    let mut words = view.iter().skip(1);
+    while let Some(word) = words.next() {
+        if word == "-v" {
+            return words.next().map(|n| (n.clone(), None));
+        }
+        if let Some(name) = word.strip_prefix("-v") {
+            return Some((name.to_owned(), None));
+        }
+        if !word.starts_with('-') {
+            return None;
+        }
+    }
+    None
+}
+
+/// The names of the environment variables a call sets, with their values
+/// where the line gives them: its environment arguments, assignments (before
+/// a command, alone, in a `for` loop), `env`/`sudo`/`doas` and `make`
+/// operands `VAR=value`, `export`/`declare`/`typeset`/`local`/`readonly`,
+/// `read` and `printf -v`.
+pub(super) fn env_names(args: &Value, shells: &[&ShellCommand]) -> Vec<EnvSet> {
     let mut out = Vec::new();
     if let Some(map) = args.as_object() {
         for name in ENV_NAMES {
             match map.get(*name) {
-                Some(Value::Object(vars)) => out.extend(vars.keys().cloned()),
-                Some(Value::Array(items)) => out.extend(
-                    items
-                        .iter()
-                        .filter_map(Value::as_str)
-                        .map(|s| s.split('=').next().unwrap_or(s).to_owned()),
+                Some(Value::Object(vars)) => out.extend(
+                    vars.iter()
+                        .map(|(k, v)| (k.clone(), v.as_str().map(str::to_owned))),
                 ),
+                Some(Value::Array(items)) => {
+                    out.extend(items.iter().filter_map(Value::as_str).map(|s| {
+                        match s.split_once('=') {
+                            Some((k, v)) => (k.to_owned(), Some(v.to_owned())),
+                            None => (s.to_owned(), None),
+                        }
+                    }))
+                }
                 _ => {}
             }
         }
@@ -146,25 +184,23 @@ pub(super) fn env_names(args: &Value, shells: &[&ShellCommand]) -> Vec<String> {
     for shell in shells {
         for part in shell.parts() {
             for a in &part.assignments {
-                out.push(a.split(['=', '+']).next().unwrap_or(a).to_owned());
+                match split_assignment(a) {
+                    Some(set) => out.push(set),
+                    None => out.push((a.split(['=', '+']).next().unwrap_or(a).to_owned(), None)),
+                }
             }
             for view in views(part) {
-                if view.first().map(String::as_str) == Some("env") {
-                    out.extend(
-                        view.iter()
-                            .skip(1)
-                            .filter_map(|w| w.split_once('=').map(|(k, _)| k.to_owned())),
-                    );
-                }
-                if matches!(
-                    view.first().map(String::as_str),
-                    Some("export" | "declare" | "typeset" | "local" | "readonly")
-                ) {
-                    out.extend(
-                        view.iter()
-                            .skip(1)
-                            .filter_map(|w| w.split_once('=').map(|(k, _)| k.to_owned())),
-                    );
+                let Some(first) = view.first().map(|w| basename(w)) else {
+                    continue;
+                };
+                match first {
+                    "env" | "sudo" | "doas" | "run0" | "make" | "gmake" | "export" | "declare"
+                    | "typeset" | "local" | "readonly" => {
+                        out.extend(view.iter().skip(1).filter_map(|w| split_assignment(w)));
+                    }
+                    "read" => out.extend(read_names(view)),
+                    "printf" => out.extend(printf_name(view)),
+                    _ => {}
                 }
             }
         }

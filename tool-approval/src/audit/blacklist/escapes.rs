@@ -68,7 +68,12 @@ pub(super) fn reverse_shell(parts: &[SimpleCommand]) -> bool {
 
 /// Programs that print what they download.
 fn is_downloader(view: &[String]) -> bool {
-    match program(view) {
+    is_downloader_name(program(view))
+}
+
+/// [`is_downloader`] by the program's basename.
+pub(super) fn is_downloader_name(name: &str) -> bool {
+    match name {
         "curl" | "wget" | "fetch" | "http" | "https" | "xh" | "aria2c" | "lynx" | "links" => true,
         // `git archive --remote`, `gh api`… are left to the policy.
         _ => false,

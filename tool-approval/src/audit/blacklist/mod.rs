@@ -1,6 +1,9 @@
 //! The default global audit: a blacklist of dangerous commands and paths.
 //!
-//! Each entry has a stable id, a policy and a message. Built-in entries
+//! Each entry has a stable id, a policy and a message. The paths the
+//! built-in entries know are rows of path classes (`path_rows.rs` and the
+//! shared [`PathClass`](tool_core::PathClass) table) with examples checked
+//! by the tests. Built-in entries
 //! (see [`Blacklist::builtin`]) are code, because judging `rm -r -f /` takes
 //! more than a pattern; hosts add their own with [`BlacklistEntry::command`]
 //! (a matcher, applied in trigger mode to every shell-command argument) or
@@ -28,7 +31,7 @@
 //! | `file-capabilities` | always | `setcap` (not `setcap -v`) |
 //! | `system-binaries` | always | overwriting, truncating or replacing system programs and libraries (`/bin`, `/usr/bin`, `/usr/local/bin`, `/lib`, `/usr/lib`, `/boot`…) by redirection, `cp`/`mv`/`install`/`ln` destination, `tee`, `truncate`, `shred`, `dd of=` |
 //! | `reverse-shell` | always | redirection to `/dev/tcp/…`/`/dev/udp/…`, `nc -e`/`-c`, `ncat --sh-exec`, `socat … EXEC:`, a shell and a network client on one line (`sh -i \| nc host port`) |
-//! | `downloaded-script` | always | a download run as a script: `curl URL \| sh`, `wget -O- URL \| bash -s`, `sh -c "$(curl URL)"`, `bash <(curl URL)`, `curl URL \| python3 -` |
+//! | `downloaded-script` | always | a download run as a script: `curl URL \| sh`, `wget -O- URL \| bash -s`, `sh -c "$(curl URL)"`, `bash <(curl URL)`, `curl URL \| python3 -`; a download run on a later part (`wget -O i.sh URL && sh i.sh`, `curl URL > a.sh; bash a.sh`, `./x` after `wget -O x`), `source <(curl URL)` |
 //! | `container-host-access` | always | `docker`/`podman`/`nerdctl` `run`/`create` mounting `/`, a home or system directory or the container socket; `--privileged`, `--pid=host`, `--cap-add=ALL`/`SYS_ADMIN` |
 //! | `power-off` | always | `shutdown` (not `-c`), `poweroff`, `reboot`, `halt`, `systemctl poweroff`/`reboot`/`suspend`…, `init 0`/`6` |
 //! | `kill-all` | always | `kill -9 -1` in any spelling of the signal, `killall5`, `pkill .`, `killall -u USER` |
@@ -37,10 +40,11 @@
 //! | `remove-core-package` | required | removing systemd, bash, coreutils, libc, sudo, ssh server, kernel… |
 //! | `setuid-bit` | required | setting the setuid/setgid bit on any file (`chmod u+s`, `chmod 4755`, `install -m 4755`) |
 //! | `read-home` | required | recursive `grep`/`rg`/`tar`/`zip`/`cp -r`/`rsync` of a whole home directory or `/` |
-//! | `dangerous-env` | required | setting `PATH`, `LD_*`, `GIT_CONFIG*`, `BASH_ENV`, `ENV`, `PROMPT_COMMAND`… (environment argument, `VAR=`, `env VAR=`) |
-//! | `persistence` | required | editing a crontab (not `crontab -l`); writes to cron, systemd, init, profile and autostart locations and to shell rc files (`~/.bashrc`, `~/.profile`, `~/.zshrc`…) |
-//! | `code-execution-file` | required | writes to `.git/hooks/*`, `.git/config`, `.envrc`, `.husky/*`, `.vscode/tasks.json`/`settings.json`/`launch.json`, pre-commit and lefthook configs, also inside the working directory (hosts that trust them remove the entry with [`Blacklist::without`]) |
-//! | `read-secrets` | required | `.env*`, SSH private keys, cloud/docker/kube credentials, shell histories, browser cookie stores, and every secret [`PathClass`](tool_core::PathClass) (the sandbox's own list: infrastructure state, coding agents' tokens, registry credentials…) |
+//! | `dangerous-env` | required | setting a variable of the rows of `env_rows::ENV_ROWS` (dynamic loader, shell start-up and `PATH`, interpreter load paths and options, git's programs and dirs, pagers/editors/openers/askpass, build wrappers and compilers, build flags that name a program or plugin, package-manager script shells and config files) in any form: environment argument, `VAR=` alone, before a command or in a `for`, `env`/`sudo`/`doas`/`make VAR=`, `export`/`declare`/`typeset`/`local`/`readonly`, `read`, `printf -v`; a plain pager or editor (`GIT_PAGER=cat`) and literal harmless flags (`CFLAGS=-O2`) are not |
+//! | `upload` | required | a network client of `network::CLIENTS` given a file (`curl -T`, `-F f=@F`, `--data-binary @F`, `wget --post-file`, `http … < F`, `nc … < F`, `scp F host:`), standard input on a line that dumps the environment (`env \| curl -d @- …`), a body or credential header built from an expansion (`-d "$(env)"`, `-H "Authorization: Bearer $TOKEN"`) |
+//! | `persistence` | required | editing a crontab (not `crontab -l`); writes (also a file tool's path) to the rows of `path_rows::PERSISTENCE`: shell start-up files (per user and system-wide), cron and at, systemd/init/launchd units, desktop autostart, editors' start-up files and plugin folders, git's global config, per-user package-manager and runtime start-up files, `~/.ssh/rc` |
+//! | `code-execution-file` | required | writes to the rows of `path_rows::CODE_EXECUTION` (git hooks and config, also of submodules and worktrees; `.exrc`/`.nvim.lua`; editor task and settings files; `.envrc`) and the shared protected classes `shell-environment`, `git-hooks`, `build-tool-config`, `test-bootstrap`, also inside the working directory (hosts that trust them remove the entry with [`Blacklist::without`]) |
+//! | `read-secrets` | required | `.env*`, SSH private keys, cloud/docker/kube credentials, shell histories, browser cookie stores, every secret [`PathClass`](tool_core::PathClass) (the sandbox's own list: infrastructure state, coding agents' tokens, registry credentials…) and the rows of `path_rows::SECRETS`, named as a bare word, a path, `$HOME/…`, a redirection, or a directory holding one given to a recursive reader (`tar cf - ~/.claude`) |
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -59,7 +63,10 @@ use crate::shell::{ShellCommand, SimpleCommand, basename};
 
 mod commands;
 mod context;
+mod env_rows;
 mod escapes;
+mod network;
+mod path_rows;
 mod paths;
 mod persistence;
 mod setuid;
@@ -120,6 +127,7 @@ enum Builtin {
     DownloadedScript,
     ContainerHostAccess,
     PowerOff,
+    Upload,
 }
 
 const BUILTINS: &[(Builtin, &str, InterventionPolicy, &str)] = &[
@@ -274,6 +282,12 @@ const BUILTINS: &[(Builtin, &str, InterventionPolicy, &str)] = &[
         Required,
         "sets an environment variable that changes which code runs (PATH, LD_PRELOAD, GIT_CONFIG_*, BASH_ENV…)",
     ),
+    (
+        Builtin::Upload,
+        "upload",
+        Required,
+        "sends a file, standard input or the environment to the network (an upload)",
+    ),
 ];
 
 impl BlacklistEntry {
@@ -354,8 +368,8 @@ struct Facts<'c> {
     paths: Vec<String>,
     /// For each command, the directory each of its parts runs in.
     dirs: Vec<Vec<Dir>>,
-    /// Environment variables the call sets.
-    env: Vec<String>,
+    /// Environment variables the call sets, with their values where known.
+    env: Vec<context::EnvSet>,
     /// The path arguments (of file tools), as written and resolved.
     arg_paths: Vec<String>,
 }
@@ -366,6 +380,39 @@ struct Facts<'c> {
 /// name matters (`/etc/sudoers.d`, `/etc/cron.d`, `~/.ssh`) are left out, or every
 /// relative word would match.
 const UNKNOWN_DIR_CANDIDATES: &[&str] = &["", "/etc", "/root", "~"];
+
+/// The destination of `cp`/`install`/`mv` when every source is an example
+/// env file (`.env.example`, `config/.env.sample`, `.env.template`…).
+fn example_env_copy_destination(part: &SimpleCommand) -> Option<String> {
+    let view = part.words.as_slice();
+    if !matches!(
+        view.first().map(|w| basename(w)),
+        Some("cp" | "install" | "mv")
+    ) {
+        return None;
+    }
+    let ops = commands::operands(view);
+    let (dest, sources) = ops.split_last()?;
+    let example = |w: &str| {
+        let name = w.rsplit('/').next().unwrap_or(w);
+        name.starts_with(".env.")
+            && matches!(
+                name.rsplit('.').next(),
+                Some("example" | "sample" | "template" | "dist" | "defaults")
+            )
+    };
+    // The destination is an env file too (or a directory keeping the name).
+    let dest_name = dest
+        .trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap_or(dest);
+    let env_file =
+        dest_name == ".env" || dest_name.starts_with(".env.") || dest_name.ends_with(".env");
+    let into_dir = dest.ends_with('/') || (!dest_name.contains('.') && !is_secret(dest));
+    (!sources.is_empty() && sources.iter().all(|s| example(s)) && (env_file || into_dir))
+        .then(|| (*dest).to_owned())
+}
 
 /// A word that names a file relative to where the part runs.
 fn is_relative_word(word: &str) -> bool {
@@ -495,12 +542,17 @@ impl Blacklist {
                     .program()
                     .is_some_and(|p| matches!(basename(p), "echo" | "printf"));
                 let skip = if prints { part.words.len() } else { 1 };
-                // `GIT_TRACE=/etc/passwd git status` writes to the value.
+                // `GIT_TRACE=/etc/passwd git status` writes to the value;
+                // an assignment alone (`x=${HOME:-/tmp}`) opens nothing.
                 let values = part
                     .assignments
                     .iter()
+                    .filter(|_| !part.words.is_empty())
                     .filter_map(|a| a.split_once('=').map(|(_, v)| v.to_owned()));
                 let values: Vec<String> = values.collect();
+                // `cp .env.example .env`: setting up an env file from its
+                // example writes the file and reads no secret.
+                let example_copy = example_env_copy_destination(part);
                 for word in part
                     .words
                     .iter()
@@ -508,7 +560,14 @@ impl Blacklist {
                     .chain(&part.redirects)
                     .chain(&values)
                 {
-                    if (looks_like_path(word) || (moved && !word.starts_with('-')))
+                    if example_copy.as_deref() == Some(word.as_str()) {
+                        continue;
+                    }
+                    if (looks_like_path(word)
+                        || (moved && !word.starts_with('-'))
+                        // A bare secret name (`terraform.tfstate`); those
+                        // without a dot are `looks_like_path` already.
+                        || (word.contains('.') && path_rows::secret_row(word, home).is_some()))
                         && seen.insert((word.clone(), here.map(Path::to_path_buf)))
                     {
                         add_path(&mut facts.paths, word, here, home);
@@ -543,10 +602,23 @@ impl Blacklist {
                 continue;
             }
             if self.entry_hits(entry, &facts, cwd_real.as_deref()) {
+                let message = match entry.check {
+                    // Name the variable and what setting it does.
+                    Check::Builtin(Builtin::DangerousEnv) => facts
+                        .env
+                        .iter()
+                        .find_map(|(n, v)| {
+                            env_rows::dangerous_env(n, v.as_deref()).map(|row| {
+                                format!("{}: {n} {} (`{}`)", entry.message, row.what, row.name)
+                            })
+                        })
+                        .unwrap_or_else(|| entry.message.clone()),
+                    _ => entry.message.clone(),
+                };
                 best = Some(AuditHit {
                     policy: entry.policy,
                     rule: entry.id.clone(),
-                    message: entry.message.clone(),
+                    message,
                 });
             }
         }
@@ -655,7 +727,10 @@ fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>) -> bool {
         Builtin::RecursiveChownSystem => {
             in_dirs(facts, ctx, &|v, ctx| recursive_chown_system(v, ctx))
         }
-        Builtin::DangerousEnv => facts.env.iter().any(|n| is_dangerous_env(n)),
+        Builtin::DangerousEnv => facts
+            .env
+            .iter()
+            .any(|(n, v)| is_dangerous_env(n, v.as_deref())),
         Builtin::SetuidShell => {
             let mut copies = Vec::new();
             for part in parts() {
@@ -676,10 +751,18 @@ fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>) -> bool {
             }) || facts.paths.iter().any(|p| p.contains("sshd_config"))
         }
         Builtin::RemoveCorePackage => any_view(&|v, _| remove_core_package(v)),
-        Builtin::ReadSecrets => facts
+        Builtin::ReadSecrets => {
+            facts
             .paths
             .iter()
-            .any(|p| is_secret(p) || secret_class(p, ctx.home).is_some()),
+            .any(|p| {
+                // The rows hold the shared secret classes too.
+                is_secret(p) || path_rows::secret_row(p, ctx.home).is_some()
+            })
+            // `tar cf - ~/.claude`: a recursive reader of a directory that
+            // holds a secret location reads the secret too.
+            || in_dirs(facts, ctx, &|v, ctx| reads_secret_tree(v, ctx))
+        }
         Builtin::KernelModules => any_view(&|v, _| kernel_modules(v)),
         Builtin::Capabilities => any_view(&|v, _| sets_capabilities(v)),
         Builtin::KillAll => any_view(&|v, _| kills_everything(v)),
@@ -687,16 +770,25 @@ fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>) -> bool {
             .commands
             .iter()
             .any(|(_, shell)| escapes::reverse_shell(shell.parts())),
-        Builtin::DownloadedScript => facts
+        Builtin::DownloadedScript => facts.commands.iter().any(|(_, shell)| {
+            escapes::runs_downloaded_script(shell.parts())
+                || network::runs_download_later(shell.parts())
+        }),
+        Builtin::Upload => facts
             .commands
             .iter()
-            .any(|(_, shell)| escapes::runs_downloaded_script(shell.parts())),
+            .any(|(_, shell)| network::uploads_data(shell.parts())),
         Builtin::ContainerHostAccess => in_dirs(facts, ctx, &|v, ctx| {
             escapes::container_host_access(v, &|source| is_precious_tree(source, ctx))
         }),
         Builtin::PowerOff => any_view(&|v, _| escapes::power_off(v)),
         Builtin::Persistence => {
-            any_view(&|v, part| edits_crontab(v) || writes_matching(v, part, is_persistence_path))
+            // A file tool's path argument counts as a write (as for
+            // code-execution files).
+            facts.arg_paths.iter().any(|p| is_persistence_path(p))
+                || any_view(&|v, part| {
+                    edits_crontab(v) || writes_matching(v, part, is_persistence_path)
+                })
         }
         Builtin::SystemBinaries => {
             parts().any(|p| p.redirects.iter().any(|r| is_system_binary(r)))

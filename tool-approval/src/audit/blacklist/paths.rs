@@ -2,8 +2,6 @@
 
 use std::path::{Path, PathBuf};
 
-use tool_core::{PathClass, PathRole};
-
 use crate::path_view::resolve_path;
 use crate::shell::wildcard::wildcard_match;
 
@@ -36,7 +34,11 @@ pub(super) fn add_path(
     let base = cwd
         .map(Path::to_path_buf)
         .unwrap_or_else(|| PathBuf::from("/"));
-    if (cwd.is_some() || raw.starts_with('/') || raw.starts_with('~'))
+    if (cwd.is_some()
+        || raw.starts_with('/')
+        || raw.starts_with('~')
+        || raw.starts_with("$HOME")
+        || raw.starts_with("${HOME}"))
         && let Some(resolved) = resolve_path(raw, &base, home)
     {
         let resolved = resolved.display().to_string();
@@ -249,12 +251,6 @@ pub(super) fn is_kernel_path(path: &str) -> bool {
     cleaned.starts_with("/proc/sys/")
         || cleaned == "/proc/sysrq-trigger"
         || cleaned.starts_with("/sys/kernel/")
-}
-
-/// The secret [`PathClass`] `path` is in (the table the sandbox shares), so
-/// a path is secret to both walls alike.
-pub(crate) fn secret_class(path: &str, home: Option<&Path>) -> Option<&'static PathClass> {
-    PathClass::find(PathRole::Secret, Path::new(path), home)
 }
 
 /// Secret files: env files, private keys, cloud/docker/kube credentials,

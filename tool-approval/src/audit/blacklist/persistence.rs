@@ -138,83 +138,19 @@ pub(super) fn written_operands(view: &[String]) -> Vec<String> {
     }
 }
 
-/// Login scripts and scheduler or service directories: code that runs later.
+/// Login scripts, scheduler and service directories, editor, git, package
+/// manager and runtime start-up files: code that runs later (the rows of
+/// [`super::path_rows::PERSISTENCE`]).
 pub(super) fn is_persistence_path(word: &str) -> bool {
-    const SYSTEM: &[&str] = &[
-        "/etc/cron",
-        "/var/spool/cron",
-        "/etc/anacrontab",
-        "/etc/systemd/",
-        "/lib/systemd/system/",
-        "/usr/lib/systemd/system/",
-        "/etc/init.d/",
-        "/etc/rc.local",
-        "/etc/profile",
-        "/etc/bash.bashrc",
-        "/etc/bashrc",
-        "/etc/zsh/",
-        "/etc/environment",
-        "/etc/xdg/autostart/",
-        "/etc/update-motd.d/",
-        "/etc/ld.so.conf",
-    ];
-    const HOME_FILES: &[&str] = &[
-        ".bashrc",
-        ".bash_profile",
-        ".bash_login",
-        ".bash_logout",
-        ".profile",
-        ".zshrc",
-        ".zprofile",
-        ".zshenv",
-        ".zlogin",
-        ".kshrc",
-        ".cshrc",
-        ".tcshrc",
-        ".xinitrc",
-        ".xprofile",
-        ".inputrc",
-    ];
-    const HOME_DIRS: &[&str] = &[
-        ".config/systemd/user/",
-        ".config/autostart/",
-        ".config/fish/",
-        ".ssh/rc",
-    ];
-    // Every entry holds a `/` (system paths) or a `.` (home files and dirs).
-    if !word.contains(['/', '.']) {
-        return false;
-    }
-    let word = word.trim_matches(|c| c == '"' || c == '\'');
-    if SYSTEM.iter().any(|p| word.starts_with(p)) {
-        return true;
-    }
-    let name = word.rsplit('/').next().unwrap_or(word);
-    HOME_FILES.contains(&name) || HOME_DIRS.iter().any(|d| word.contains(d))
+    super::path_rows::persistence_row(word).is_some()
 }
 
 /// Files inside a workspace whose contents tools execute: git hooks and
-/// config (aliases, `core.hooksPath`, `core.fsmonitor`, filters), direnv,
-/// editor task and settings files, commit-hook managers.
+/// config (also of submodules), direnv, editor start-up, task and settings
+/// files, commit-hook managers, build-tool settings (the rows of
+/// [`super::path_rows::CODE_EXECUTION`] and the shared protected classes).
 pub(super) fn is_code_execution_file(word: &str) -> bool {
-    // Every name below holds a `.`.
-    if !word.contains('.') {
-        return false;
-    }
-    let word = word.trim_matches(|c| c == '"' || c == '\'');
-    let word = word.trim_end_matches('/');
-    let name = word.rsplit('/').next().unwrap_or(word);
-    word.contains(".git/hooks")
-        || word.ends_with(".git/config")
-        || word == ".git/config"
-        || word.contains(".husky/")
-        || word.ends_with(".vscode/tasks.json")
-        || word.ends_with(".vscode/settings.json")
-        || word.ends_with(".vscode/launch.json")
-        || matches!(
-            name,
-            ".envrc" | ".env.rc" | ".pre-commit-config.yaml" | ".lefthook.yml" | "lefthook.yml"
-        )
+    super::path_rows::code_execution_row(word).is_some()
 }
 
 /// A part writes a file `is_target` recognises: a redirection onto it, or a

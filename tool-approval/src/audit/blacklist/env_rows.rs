@@ -1,0 +1,273 @@
+//! Environment variables that make a later program run code
+//! (`dangerous-env`), as rows.
+//!
+//! Each row names variables by pattern (an exact name, or one `*` standing
+//! for any run of characters: `LD_*`, `CARGO_TARGET_*_RUNNER`), says
+//! whether names compare case-insensitively (npm reads `npm_config_*` in
+//! any case), lists values that are known to run nothing new (`GIT_PAGER=cat`),
+//! and carries examples and counter examples checked by [`check_rows`] (the
+//! crate's tests run it). A new variable is one pattern in a row, or a new
+//! row with its examples.
+
+/// One group of variables.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct EnvRow {
+    /// Stable name, for people and tests.
+    pub(crate) name: &'static str,
+    /// What setting one of them does.
+    pub(crate) what: &'static str,
+    /// Name patterns (`*` matches any run of characters).
+    pub(crate) patterns: &'static [&'static str],
+    /// Whether names compare ASCII case-insensitively.
+    pub(crate) any_case: bool,
+    /// Values that run nothing new (compared after unquoting).
+    pub(crate) safe_values: &'static [&'static str],
+    /// The value is a list of compiler or tool flags: it is safe when it is
+    /// literal and no flag names a program, plugin or script
+    /// ([`RUNNING_FLAG_MARKERS`]): `CFLAGS=-O2` is, `CFLAGS=-fplugin=x.so`
+    /// is not.
+    pub(crate) flags: bool,
+    /// Names that must match.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) examples: &'static [&'static str],
+    /// Names that must not.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) counter_examples: &'static [&'static str],
+}
+
+/// Pagers and editors that are plain programs on every system.
+const PLAIN_PAGERS_AND_EDITORS: &[&str] = &[
+    "cat",
+    "less",
+    "less -R",
+    "less -r",
+    "less -FRX",
+    "less -FRSX",
+    "less -FX",
+    "more",
+    "most",
+    "vi",
+    "vim",
+    "nvim",
+    "nano",
+    "emacs",
+    "true",
+    "",
+];
+
+/// Pieces of a flag that make a build run or load another program:
+/// plugins, linkers and wrappers, tool-exec hooks, spec files, make's
+/// `--eval` and `SHELL`.
+pub(crate) const RUNNING_FLAG_MARKERS: &[&str] = &[
+    "plugin",
+    "linker",
+    "link-arg",
+    "wrapper",
+    "toolexec",
+    "specs",
+    "eval",
+    "exec",
+    "overlay",
+    "load",
+    "fuse-ld",
+    "SHELL",
+    "modfile",
+    "-B",
+    "-Z",
+    "-Xclang",
+    "--file",
+    "--makefile",
+];
+
+macro_rules! env_row {
+    ($name:literal, $what:literal, [$($p:literal),* $(,)?], any_case $case:literal, safe $safe:expr, FLAGS yes [$($y:literal),* $(,)?], no [$($n:literal),* $(,)?]) => {
+        env_row!(@row true, $name, $what, [$($p),*], $case, $safe, [$($y),*], [$($n),*])
+    };
+    ($name:literal, $what:literal, [$($p:literal),* $(,)?], any_case $case:literal, safe $safe:expr, yes [$($y:literal),* $(,)?], no [$($n:literal),* $(,)?]) => {
+        env_row!(@row false, $name, $what, [$($p),*], $case, $safe, [$($y),*], [$($n),*])
+    };
+    (@row $flags:literal, $name:literal, $what:literal, [$($p:literal),*], $case:literal, $safe:expr, [$($y:literal),*], [$($n:literal),*]) => {
+        EnvRow {
+            name: $name,
+            what: $what,
+            patterns: &[$($p),*],
+            any_case: $case,
+            safe_values: $safe,
+            flags: $flags,
+            examples: &[$($y),*],
+            counter_examples: &[$($n),*],
+        }
+    };
+}
+
+/// The rows.
+pub(crate) const ENV_ROWS: &[EnvRow] = &[
+    env_row!("dynamic-loader", "loads a library into every program", ["LD_*", "DYLD_*"],
+        any_case false, safe &[], yes ["LD_PRELOAD", "LD_LIBRARY_PATH", "DYLD_INSERT_LIBRARIES"], no ["OLD_PATH", "LDFLAGS_EXTRA"]),
+    env_row!("shell-start", "changes what a shell runs or where it looks for programs and start-up files",
+        ["PATH", "BASH_ENV", "ENV", "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS", "PS4", "IFS", "CDPATH",
+         "GLOBIGNORE", "BASH_FUNC_*", "ZDOTDIR", "HOME", "XDG_CONFIG_HOME", "XDG_DATA_DIRS", "XDG_CONFIG_DIRS"],
+        any_case false, safe &[], yes ["PATH", "BASH_ENV", "BASH_FUNC_ls%%", "ZDOTDIR"], no ["MYPATH", "PATH_INFO", "ENVIRONMENT"]),
+    env_row!("interpreter-load", "makes an interpreter load code before the program",
+        ["PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "PYTHONBREAKPOINT", "PYTHONUSERBASE", "PERL5LIB",
+         "PERL5OPT", "PERLLIB", "PERL5DB", "NODE_OPTIONS", "NODE_PATH", "RUBYOPT", "RUBYLIB",
+         "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "LUA_INIT", "LUA_INIT_*", "LUA_PATH",
+         "PHPRC", "PHP_INI_SCAN_DIR", "R_PROFILE", "R_PROFILE_USER", "R_ENVIRON_USER", "BUNDLE_GEMFILE",
+         "GEM_HOME", "GEM_PATH"],
+        any_case false, safe &[], yes ["PYTHONPATH", "NODE_OPTIONS", "LUA_INIT_5_4", "JDK_JAVA_OPTIONS"], no ["PYTHONUNBUFFERED", "NODE_ENV"]),
+    env_row!("git-programs", "makes git run a program or read another configuration or repository",
+        ["GIT_DIR", "GIT_COMMON_DIR", "GIT_EXEC_PATH", "GIT_ASKPASS", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR",
+         "GIT_PAGER", "GIT_PROXY_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_TEMPLATE_DIR", "GIT_CONFIG*",
+         "GIT_SSH*", "GIT_ALTERNATE_OBJECT_DIRECTORIES"],
+        any_case false, safe PLAIN_PAGERS_AND_EDITORS, yes ["GIT_DIR", "GIT_TEMPLATE_DIR", "GIT_CONFIG_COUNT", "GIT_SSH_COMMAND"], no ["GIT_AUTHOR_NAME", "GIT_TRACE"]),
+    env_row!("pagers-editors-openers", "names the program a tool runs to page, edit, open a URL or ask for a password",
+        ["EDITOR", "VISUAL", "PAGER", "MANPAGER", "SYSTEMD_PAGER", "GH_PAGER", "GH_EDITOR", "GH_BROWSER",
+         "BROWSER", "KUBE_EDITOR", "SVN_EDITOR", "HGEDITOR", "BAT_PAGER", "DELTA_PAGER", "PSQL_PAGER",
+         "LESSOPEN", "LESSCLOSE", "SSH_ASKPASS", "SUDO_ASKPASS", "SUDO_EDITOR", "SHELL"],
+        any_case false, safe PLAIN_PAGERS_AND_EDITORS, yes ["MANPAGER", "BROWSER", "LESSOPEN", "SUDO_ASKPASS"], no ["EDITOR_THEME", "PAGE"]),
+    env_row!("build-wrappers", "names the compiler, linker, wrapper or runner a build runs",
+        ["RUSTC", "RUSTC_WRAPPER", "RUSTC_WORKSPACE_WRAPPER", "RUSTDOC", "RUSTDOC_WRAPPER",
+         "CARGO_BUILD_RUSTC", "CARGO_BUILD_RUSTC_WRAPPER", "CARGO_BUILD_RUSTC_WORKSPACE_WRAPPER",
+         "CARGO_BUILD_RUSTDOC", "CARGO_TARGET_*_RUNNER", "CARGO_TARGET_*_LINKER", "CARGO_ALIAS_*",
+         "CC", "CXX", "CPP", "LD", "AR", "AS", "FC", "CC_*", "CXX_*", "MAKE", "MAKEFILES",
+         "CMAKE_*_COMPILER", "CMAKE_*_COMPILER_LAUNCHER", "CMAKE_*_LINKER_LAUNCHER",
+         "CMAKE_TOOLCHAIN_FILE", "CCACHE_PREFIX", "GOENV", "GOTOOLCHAIN"],
+        any_case false, safe &[], yes ["RUSTC_WRAPPER", "CARGO_BUILD_RUSTC_WRAPPER", "CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER", "CC", "CXX", "CMAKE_C_COMPILER_LAUNCHER"],
+        no ["CARGO_TERM_COLOR", "RUST_LOG", "RUST_BACKTRACE", "CCC", "GOOS", "GOARCH", "CARGO_INCREMENTAL", "CARGO_BUILD_JOBS", "CARGO_PROFILE_RELEASE_DEBUG", "JAVA_HOME"]),
+    env_row!("build-flags", "flags a build passes to its compiler, linker or tools (dangerous when a flag names a program or plugin)",
+        ["RUSTFLAGS", "RUSTDOCFLAGS", "CARGO_ENCODED_RUSTFLAGS", "CARGO_ENCODED_RUSTDOCFLAGS",
+         "CARGO_BUILD_RUSTFLAGS", "CARGO_BUILD_RUSTDOCFLAGS", "CARGO_TARGET_*_RUSTFLAGS", "CFLAGS",
+         "CXXFLAGS", "CPPFLAGS", "LDFLAGS", "MAKEFLAGS", "MFLAGS", "GNUMAKEFLAGS", "GOFLAGS",
+         "CGO_*FLAGS", "MAVEN_OPTS", "GRADLE_OPTS"],
+        any_case false, safe &[], FLAGS yes ["RUSTFLAGS", "CFLAGS", "MAKEFLAGS", "GOFLAGS", "CGO_LDFLAGS"], no ["RUST_LOG", "GOOS"]),
+    env_row!("package-manager-scripts", "names the shell, config file or node options a package manager runs scripts with",
+        ["NPM_CONFIG_SCRIPT_SHELL", "NPM_CONFIG_USERCONFIG", "NPM_CONFIG_GLOBALCONFIG", "NPM_CONFIG_NODE_OPTIONS",
+         "NPM_CONFIG_ONLOAD_SCRIPT", "NPM_CONFIG_SHELL", "NPM_CONFIG_PREFIX", "NPM_CONFIG_GIT",
+         "YARN_RC_FILENAME", "YARN_YARN_PATH", "YARN_PLUGINS", "PNPM_HOME", "PIP_CONFIG_FILE",
+         "PIP_BUILD", "UV_CONFIG_FILE", "POETRY_CONFIG_DIR", "COMPOSER_HOME"],
+        any_case true, safe &[], yes ["npm_config_script_shell", "NPM_CONFIG_SCRIPT_SHELL", "Npm_Config_Userconfig", "YARN_YARN_PATH"],
+        no ["npm_config_loglevel", "NPM_TOKEN", "YARN_CACHE_FOLDER"]),
+];
+
+/// Whether `pattern` (at most one `*`) matches `name`.
+fn pattern_matches(pattern: &str, name: &str, any_case: bool) -> bool {
+    let fold = |s: &str| {
+        if any_case {
+            s.to_ascii_uppercase()
+        } else {
+            s.to_owned()
+        }
+    };
+    let (pattern, name) = (fold(pattern), fold(name));
+    match pattern.split_once('*') {
+        None => pattern == name,
+        Some((head, tail)) => {
+            name.len() >= head.len() + tail.len() && name.starts_with(head) && name.ends_with(tail)
+        }
+    }
+}
+
+impl EnvRow {
+    fn matches(&self, name: &str) -> bool {
+        self.patterns
+            .iter()
+            .any(|p| pattern_matches(p, name, self.any_case))
+    }
+}
+
+/// The row a variable set to `value` (`None`: not known) is dangerous by:
+/// its name is in the row and the value is not one of the row's safe ones.
+pub(crate) fn dangerous_env(name: &str, value: Option<&str>) -> Option<&'static EnvRow> {
+    let name = name.trim();
+    let value = value.map(unquote);
+    ENV_ROWS.iter().find(|r| r.matches(name)).filter(|r| {
+        let Some(v) = value.as_deref() else {
+            return true;
+        };
+        if r.safe_values.contains(&v) {
+            return false;
+        }
+        !(r.flags && !v.contains(['$', '`']) && !runs_a_program(v))
+    })
+}
+
+/// Whether a literal list of flags names a program, plugin or script.
+fn runs_a_program(flags: &str) -> bool {
+    flags.split_whitespace().any(|flag| {
+        RUNNING_FLAG_MARKERS.iter().any(|m| {
+            if m.starts_with('-') {
+                flag.starts_with(m)
+            } else {
+                flag.contains(m)
+            }
+        })
+    })
+}
+
+/// A value with one layer of matching quotes taken off.
+fn unquote(value: &str) -> String {
+    let v = value.trim();
+    for q in ['\'', '"'] {
+        if let Some(inner) = v.strip_prefix(q).and_then(|r| r.strip_suffix(q)) {
+            return inner.to_owned();
+        }
+    }
+    v.to_owned()
+}
+
+/// Checks every row's examples; the message names the row and the name.
+#[cfg(test)]
+pub(crate) fn check_rows() -> Result<(), String> {
+    for row in ENV_ROWS {
+        if let Some(n) = row.examples.iter().find(|n| !row.matches(n)) {
+            return Err(format!(
+                "env row `{}`: example `{n}` does not match",
+                row.name
+            ));
+        }
+        if let Some(n) = row.counter_examples.iter().find(|n| row.matches(n)) {
+            return Err(format!(
+                "env row `{}`: counter example `{n}` matches",
+                row.name
+            ));
+        }
+        if let Some(n) = row
+            .counter_examples
+            .iter()
+            .find(|n| ENV_ROWS.iter().any(|r| r.matches(n)))
+        {
+            return Err(format!(
+                "env row `{}`: counter example `{n}` is in another row",
+                row.name
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_row_holds_its_examples() {
+        assert_eq!(check_rows(), Ok(()));
+    }
+
+    #[test]
+    fn safe_values_run_nothing_new() {
+        assert!(dangerous_env("GIT_PAGER", Some("cat")).is_none());
+        assert!(dangerous_env("GIT_PAGER", Some("'less -R'")).is_none());
+        assert!(dangerous_env("GIT_PAGER", Some("'sh -c id'")).is_some());
+        assert!(dangerous_env("GIT_PAGER", None).is_some());
+        assert!(dangerous_env("CC", Some("cat")).is_some());
+        assert!(dangerous_env("RUST_LOG", Some("debug")).is_none());
+        assert!(dangerous_env("CFLAGS", Some("'-O2 -g'")).is_none());
+        assert!(dangerous_env("RUSTFLAGS", Some("'-D warnings'")).is_none());
+        assert!(dangerous_env("RUSTFLAGS", Some("'-C linker=./x'")).is_some());
+        assert!(dangerous_env("GOFLAGS", Some("-toolexec=./x")).is_some());
+        assert!(dangerous_env("MAKEFLAGS", Some("'--eval=x:;id'")).is_some());
+        assert!(dangerous_env("CFLAGS", Some("$X")).is_some());
+        assert!(dangerous_env("CFLAGS", None).is_some());
+    }
+}

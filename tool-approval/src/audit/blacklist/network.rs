@@ -1,0 +1,455 @@
+//! What a line sends to the network (`upload`) and downloads it then runs
+//! on a later part (`downloaded-script`).
+//!
+//! The network clients are rows of [`CLIENTS`]: which options carry a file
+//! to send, a body (`@FILE`, `@-` for standard input, or text), a form
+//! field (`f=@FILE`) or a header, whether the client sends its standard
+//! input, whether its request items name files (`field@FILE`) and headers
+//! (`Name:value`), and whether the last operand may be a remote
+//! destination (`scp F host:`). A new client is one row.
+//!
+//! An upload is: a file option; a body from a file or standard input, or
+//! one that expands a variable or a command (`-d "$(env)"`,
+//! `-d "k=$SECRET"`); a credential header built from an expansion
+//! (`-H "Authorization: Bearer $TOKEN"`); standard input redirected from a
+//! file into a client that sends it (`nc host port < F`); a client that
+//! sends its input on a line that also dumps the environment
+//! (`env | nc host 80`); a copy to a remote destination. Literal bodies
+//! and headers, downloads and copies from a remote host are not.
+
+use super::commands::{operands, program};
+use crate::shell::{SimpleCommand, wrappers::views};
+
+/// One network client.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Client {
+    /// Program names.
+    pub(crate) programs: &'static [&'static str],
+    /// Options whose value is a file sent as is (`-T F`, `--post-file=F`).
+    pub(crate) file_options: &'static [&'static str],
+    /// Options whose value is a body (`@F`, `@-`, or text).
+    pub(crate) body_options: &'static [&'static str],
+    /// Options whose value is a form field (`name=@F`, `name=<F`).
+    pub(crate) form_options: &'static [&'static str],
+    /// Options whose value is a header (`Name: value`).
+    pub(crate) header_options: &'static [&'static str],
+    /// Sends its standard input (`nc`, `socat`).
+    pub(crate) sends_stdin: bool,
+    /// Standard input redirected from a file is the request body (`http`).
+    pub(crate) stdin_is_body: bool,
+    /// Request items on the command line (`field@F`, `Name:value`).
+    pub(crate) items: bool,
+    /// The last operand may be a remote destination (`scp F host:`).
+    pub(crate) remote_copy: bool,
+}
+
+const NONE: &[&str] = &[];
+
+/// The rows.
+pub(crate) const CLIENTS: &[Client] = &[
+    Client {
+        programs: &["curl"],
+        file_options: &["-T", "--upload-file"],
+        body_options: &[
+            "-d",
+            "--data",
+            "--data-binary",
+            "--data-raw",
+            "--data-ascii",
+            "--data-urlencode",
+            "--json",
+        ],
+        form_options: &["-F", "--form", "--form-string"],
+        header_options: &["-H", "--header", "--proxy-header"],
+        sends_stdin: false,
+        stdin_is_body: false,
+        items: false,
+        remote_copy: false,
+    },
+    Client {
+        programs: &["wget", "wget2"],
+        file_options: &["--post-file", "--body-file"],
+        body_options: &["--post-data", "--body-data"],
+        form_options: NONE,
+        header_options: &["--header"],
+        sends_stdin: false,
+        stdin_is_body: false,
+        items: false,
+        remote_copy: false,
+    },
+    Client {
+        programs: &["http", "https", "xh", "xhs"],
+        file_options: NONE,
+        body_options: &["--raw"],
+        form_options: NONE,
+        header_options: NONE,
+        sends_stdin: false,
+        stdin_is_body: true,
+        items: true,
+        remote_copy: false,
+    },
+    Client {
+        programs: &[
+            "nc",
+            "ncat",
+            "netcat",
+            "nc.openbsd",
+            "nc.traditional",
+            "socat",
+            "telnet",
+        ],
+        file_options: &["--send-only"],
+        body_options: NONE,
+        form_options: NONE,
+        header_options: NONE,
+        sends_stdin: true,
+        stdin_is_body: true,
+        items: false,
+        remote_copy: false,
+    },
+    Client {
+        programs: &["scp", "rsync", "sftp", "rclone"],
+        file_options: NONE,
+        body_options: NONE,
+        form_options: NONE,
+        header_options: NONE,
+        sends_stdin: false,
+        stdin_is_body: false,
+        items: false,
+        remote_copy: true,
+    },
+];
+
+/// Headers that carry a credential.
+const CREDENTIAL_HEADERS: &[&str] = &[
+    "authorization",
+    "proxy-authorization",
+    "x-api-key",
+    "api-key",
+    "x-auth-token",
+    "private-token",
+    "x-access-token",
+    "cookie",
+];
+
+fn client(view: &[String]) -> Option<&'static Client> {
+    let name = program(view);
+    CLIENTS.iter().find(|c| c.programs.contains(&name))
+}
+
+/// The values of `options` in a view: `--opt=V`, `--opt V`, `-oV`, `-o V`.
+fn option_values<'v>(view: &'v [String], options: &[&str]) -> Vec<&'v str> {
+    let mut out = Vec::new();
+    let mut words = view.iter().skip(1);
+    while let Some(word) = words.next() {
+        if word == "--" {
+            break;
+        }
+        for option in options {
+            if word == option {
+                if let Some(v) = words.next() {
+                    out.push(v.as_str());
+                }
+                break;
+            }
+            if option.starts_with("--") {
+                if let Some(v) = word.strip_prefix(option).and_then(|r| r.strip_prefix('=')) {
+                    out.push(v);
+                    break;
+                }
+            } else if let Some(v) = word.strip_prefix(option).filter(|v| !v.is_empty()) {
+                out.push(v);
+                break;
+            }
+        }
+    }
+    out
+}
+
+fn expands(text: &str) -> bool {
+    text.contains('$') || text.contains('`')
+}
+
+fn credential_header_from_expansion(header: &str) -> bool {
+    let Some((name, value)) = header.split_once(':') else {
+        return false;
+    };
+    let name = name.trim().to_ascii_lowercase();
+    CREDENTIAL_HEADERS.contains(&name.as_str()) && expands(value)
+}
+
+/// Whether the last operand is a remote destination (`host:`, `u@h:/p`)
+/// and another operand is local.
+fn copies_to_remote(view: &[String]) -> bool {
+    let ops = operands(view);
+    let remote = |w: &str| {
+        let head = w.split('/').next().unwrap_or(w);
+        head.contains(':') && !w.contains("://") && !w.starts_with(':')
+    };
+    match ops.split_last() {
+        Some((last, rest)) => remote(last) && rest.iter().any(|o| !remote(o)),
+        None => false,
+    }
+}
+
+/// Programs that print the whole environment.
+fn dumps_environment(view: &[String]) -> bool {
+    let rest: Vec<&str> = view.iter().skip(1).map(String::as_str).collect();
+    match program(view) {
+        "env" | "printenv" => rest.iter().all(|w| w.starts_with('-')),
+        "export" | "declare" | "typeset" => {
+            rest.is_empty()
+                || rest
+                    .iter()
+                    .all(|w| matches!(*w, "-p" | "-x" | "-px" | "-xp"))
+        }
+        "set" => rest.is_empty(),
+        "compgen" => rest.iter().any(|w| matches!(*w, "-e" | "-v")),
+        _ => false,
+    }
+}
+
+/// A view of a part that sends something to the network by itself.
+fn uploads(view: &[String], part: &SimpleCommand) -> bool {
+    let Some(c) = client(view) else {
+        return false;
+    };
+    if !option_values(view, c.file_options).is_empty() {
+        return true;
+    }
+    let body = |v: &str| v.starts_with('@') || expands(v);
+    if option_values(view, c.body_options).into_iter().any(body) {
+        return true;
+    }
+    let form = |v: &str| {
+        v.split_once('=').is_some_and(|(_, rest)| {
+            rest.starts_with('@') || rest.starts_with('<') || expands(rest)
+        })
+    };
+    if option_values(view, c.form_options).into_iter().any(form) {
+        return true;
+    }
+    if option_values(view, c.header_options)
+        .into_iter()
+        .any(credential_header_from_expansion)
+    {
+        return true;
+    }
+    if c.items
+        && view.iter().skip(1).any(|w| {
+            // `field@F`, `field=@F`: a file; `field=$X`: the environment;
+            // `Name:$X`: a header (`q==$X` is a query parameter).
+            !w.starts_with('-')
+                && !w.contains("://")
+                && !w.contains("==")
+                && (w.contains('@')
+                    || credential_header_from_expansion(w)
+                    || w.split_once('=').is_some_and(|(_, v)| expands(v)))
+        })
+    {
+        return true;
+    }
+    if c.stdin_is_body && !part.inputs.is_empty() {
+        return true;
+    }
+    c.remote_copy && copies_to_remote(view)
+}
+
+/// Whether a line uploads a file, standard input or the environment.
+pub(super) fn uploads_data(parts: &[SimpleCommand]) -> bool {
+    let mut sends_input = false;
+    let mut dumps = false;
+    for part in parts {
+        for view in views(part) {
+            if uploads(view, part) {
+                return true;
+            }
+            dumps |= dumps_environment(view);
+            sends_input |= client(view).is_some_and(|c| {
+                c.sends_stdin
+                    || option_values(view, c.body_options)
+                        .iter()
+                        .chain(&option_values(view, c.file_options))
+                        .any(|v| matches!(*v, "@-" | "-" | "/dev/stdin"))
+            });
+        }
+    }
+    dumps && sends_input
+}
+
+/// The files a downloader writes: `-o F`/`-O F`/`--output F` (curl, wget),
+/// the URL's last segment (`wget URL`, `curl -O URL`), a redirection.
+fn downloaded_files(view: &[String], part: &SimpleCommand) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let name = program(view);
+    let url_names = || {
+        view.iter()
+            .filter(|w| w.contains("://"))
+            .filter_map(|u| {
+                let path = u.split(['?', '#']).next().unwrap_or(u);
+                let last = path.rsplit('/').next().unwrap_or_default();
+                (!last.is_empty() && !path.ends_with("//")).then(|| last.to_owned())
+            })
+            .collect::<Vec<_>>()
+    };
+    match name {
+        "curl" => {
+            out.extend(
+                option_values(view, &["-o", "--output"])
+                    .into_iter()
+                    .map(str::to_owned),
+            );
+            // `-fsSLo F`: a bundle of short flags ending in `o`.
+            let mut words = view.iter().skip(1);
+            while let Some(w) = words.next() {
+                if w.len() > 2 && w.starts_with('-') && !w.starts_with("--") && w.ends_with('o') {
+                    out.extend(words.next().cloned());
+                }
+            }
+            let remote_name = view.iter().skip(1).any(|w| {
+                w == "--remote-name"
+                    || (w.starts_with('-') && !w.starts_with("--") && w.contains('O'))
+            });
+            if remote_name {
+                out.extend(url_names());
+            }
+        }
+        "wget" | "wget2" => {
+            let mut named = false;
+            let mut words = view.iter().skip(1);
+            while let Some(w) = words.next() {
+                if let Some(v) = w.strip_prefix("--output-document=") {
+                    out.push(v.to_owned());
+                    named = true;
+                } else if w == "--output-document" {
+                    out.extend(words.next().cloned());
+                    named = true;
+                } else if w.starts_with('-') && !w.starts_with("--") && w.contains('O') {
+                    // `-O F`, `-qO F`, `-OF`.
+                    let after = w.split_once('O').map_or("", |(_, r)| r);
+                    if after.is_empty() {
+                        out.extend(words.next().cloned());
+                    } else {
+                        out.push(after.to_owned());
+                    }
+                    named = true;
+                }
+            }
+            if !named {
+                out.extend(url_names());
+            }
+        }
+        _ => {}
+    }
+    if super::escapes::is_downloader_name(name) {
+        out.extend(part.redirects.iter().cloned());
+    }
+    out.retain(|f| f != "-" && f != "/dev/stdout");
+    out
+}
+
+fn same_file(a: &str, b: &str) -> bool {
+    let clean = |s: &str| {
+        let s = s.trim_matches(|c| c == '"' || c == '\'');
+        s.strip_prefix("./").unwrap_or(s).to_owned()
+    };
+    clean(a) == clean(b)
+}
+
+/// A view that runs `file` as a program or a script: `sh F`, `python3 F`,
+/// `source F`, `. F`, `./F`.
+fn runs_file(view: &[String], file: &str) -> bool {
+    let Some(first) = view.first() else {
+        return false;
+    };
+    if same_file(first, file) && (first.contains('/') || file.contains('/')) {
+        return true;
+    }
+    let name = program(view);
+    let runner = crate::shell::words::is_shell(name)
+        || matches!(name, "source" | "." | "exec")
+        || crate::shell::unread_code::is_interpreter(name);
+    runner && operands(view).first().is_some_and(|o| same_file(o, file))
+}
+
+/// `source <(curl …)`, `. <(wget -qO- …)`, `source /dev/stdin <<< "$(curl …)"`.
+fn sources_a_stream(view: &[String]) -> bool {
+    matches!(program(view), "source" | ".")
+        && view.iter().skip(1).any(|w| {
+            w.contains("<(")
+                || w.contains("$(")
+                || w == "/dev/stdin"
+                || w.starts_with("/dev/fd/")
+                || w == "-"
+        })
+}
+
+/// A download run on a later part of the line (`wget -O i.sh URL && sh
+/// i.sh`, `curl URL > a.sh; bash a.sh`, `wget URL && chmod +x x && ./x`),
+/// or a download sourced by the shell.
+pub(super) fn runs_download_later(parts: &[SimpleCommand]) -> bool {
+    let mut downloading = false;
+    let mut files: Vec<String> = Vec::new();
+    for part in parts {
+        // `./x`: views hold the command word's basename, the part as written.
+        if let Some(word) = part.program()
+            && word.contains('/')
+            && files.iter().any(|f| same_file(word, f))
+        {
+            return true;
+        }
+        for view in views(part) {
+            if files.iter().any(|f| runs_file(view, f)) {
+                return true;
+            }
+            if downloading && sources_a_stream(view) {
+                return true;
+            }
+        }
+        for view in views(part) {
+            if super::escapes::is_downloader_name(program(view)) {
+                downloading = true;
+                files.extend(downloaded_files(view, part));
+            }
+        }
+    }
+    downloading
+        && parts
+            .iter()
+            .any(|p| views(p).iter().any(|v| sources_a_stream(v)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(words: &[&str]) -> Vec<String> {
+        words.iter().map(|w| (*w).to_owned()).collect()
+    }
+
+    #[test]
+    fn option_values_in_every_spelling() {
+        let view = v(&[
+            "curl",
+            "-d",
+            "@a",
+            "--data=@b",
+            "-d@c",
+            "--data-binary",
+            "@d",
+        ]);
+        assert_eq!(
+            option_values(&view, &["-d", "--data", "--data-binary"]),
+            ["@a", "@b", "@c", "@d"]
+        );
+    }
+
+    #[test]
+    fn remote_destinations() {
+        assert!(copies_to_remote(&v(&["scp", "a", "u@h:"])));
+        assert!(copies_to_remote(&v(&["rsync", "-a", "src/", "u@h:/tmp/"])));
+        assert!(!copies_to_remote(&v(&["scp", "u@h:report.txt", "."])));
+        assert!(!copies_to_remote(&v(&["rsync", "-a", "u@h:/d/", "d/"])));
+        assert!(!copies_to_remote(&v(&["rsync", "-a", "a/", "b/"])));
+    }
+}

@@ -1,0 +1,474 @@
+//! The blacklist's own path classes, as rows: persistence locations, files
+//! inside a workspace whose contents tools execute, and secrets beyond the
+//! list the sandbox shares ([`tool_core::PathClass`]).
+//!
+//! Each row is a [`PathClass`] in the shared pattern language: component
+//! globs over **cleaned** paths (`.`, `..` and `//` resolved, `~` expanded,
+//! ASCII case folded), anchored at the root (`/…`) or the home (`~/…`), or
+//! matching at any depth. A path is in a row when the row matches it or one
+//! of its ancestors, so `.config/autostart` covers the directory given as a
+//! copy's destination (with or without a trailing slash) and every file in
+//! it. Every row carries examples and counter examples, checked by
+//! [`check_rows`] (the crate's tests run it over every row).
+//!
+//! A new location is one row here plus its examples.
+
+use std::path::Path;
+
+use tool_core::{PathClass, PathRole};
+
+use tool_core::path_class as row;
+
+/// Locations whose contents run later, at login or when a program starts
+/// (`persistence`). Per-user files match at any depth (a home is anywhere:
+/// `/root`, `/home/ada`, `~`, `$HOME`), system-wide ones at the root.
+/// Files a project may hold as well (`.cargo/config.toml`, `.npmrc`,
+/// `*.pth`, `.gdbinit`) are code-execution files wherever they are, so
+/// they are not repeated here.
+pub(crate) const PERSISTENCE: &[PathClass] = &[
+    row!("shell-startup", Protected, "shell start-up and login files",
+        [".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".bashrc.d", ".profile",
+         ".zshrc", ".zprofile", ".zshenv", ".zlogin", ".zlogout", ".kshrc", ".mkshrc", ".cshrc",
+         ".tcshrc", ".login", ".logout", ".inputrc", ".config/fish", ".config/nushell",
+         ".config/powershell", ".oh-my-zsh/custom"],
+        except [],
+        yes ["~/.bashrc", "/root/.profile", "~//.zshenv", "~/src/../.zshrc", "$HOME//.profile",
+             "~/.config/fish/conf.d/x.fish", "/home/ada/.BASHRC"],
+        no ["docs/bashrc.md", "src/profile.rs", ".bashrc.md", "~/.config/fishing/x"]),
+    row!("system-shell-startup", Protected, "system-wide shell start-up files and environment",
+        ["/etc/profile", "/etc/profile.d", "/etc/bash.bashrc", "/etc/bashrc", "/etc/zsh",
+         "/etc/zshrc", "/etc/zprofile", "/etc/zshenv", "/etc/zlogin", "/etc/fish",
+         "/etc/environment", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/update-motd.d",
+         "/etc/rc.local", "/etc/init.d", "/etc/init", "/etc/ssh/sshrc"],
+        except [],
+        yes ["/etc/profile", "/etc/profile.d/x.sh", "/etc/zsh/zshrc", "/etc//bash.bashrc",
+             "/etc/ld.so.conf.d/x.conf", "/etc/ssh/sshrc"],
+        no ["/etc/hosts", "/srv/etc/profile"]),
+    row!("scheduler", Protected, "cron and at jobs",
+        ["/etc/cron*", "/var/spool/cron", "/var/spool/cron*", "/etc/anacrontab", "/var/spool/at"],
+        except [],
+        yes ["/etc/cron.d/job", "/etc/crontab", "/etc/cron.daily/x", "/var/spool/cron/crontabs/root"],
+        no ["/etc/chrony.conf", "cron.d/job"]),
+    row!("service-manager", Protected, "systemd, init and launchd units (system and per user)",
+        ["/etc/systemd", "/lib/systemd/system", "/lib/systemd/user", "/usr/lib/systemd/system",
+         "/usr/lib/systemd/user", "/usr/local/lib/systemd", ".config/systemd",
+         ".local/share/systemd", "Library/LaunchAgents", "/Library/LaunchDaemons",
+         "/Library/LaunchAgents"],
+        except [],
+        yes ["/etc/systemd/system/x.service", "~/.config/systemd/user", "~/.config/systemd/user/",
+             "/home/u/.config/systemd/user/default.target.wants/x.service",
+             "~/.local/share/systemd/user/x.timer", "~/Library/LaunchAgents/x.plist"],
+        no ["src/systemd.rs", "~/.config/systemdx/y", "/usr/lib/os-release"]),
+    row!("desktop-autostart", Protected, "programs the desktop session starts",
+        ["/etc/xdg/autostart", ".config/autostart", ".xinitrc", ".xprofile", ".xsession",
+         ".xsessionrc", ".config/plasma-workspace/env", ".config/plasma-workspace/shutdown"],
+        except [],
+        yes ["~/.config//autostart/", "~/.config/autostart/x.desktop", "/etc/xdg/autostart/x.desktop",
+             "~/.xsessionrc", "~/.xprofile"],
+        no ["~/.config/autostarter/x", "assets/autostart.png"]),
+    row!("editor-startup", Protected, "editors' start-up files and plugin folders",
+        [".vimrc", ".gvimrc", ".vim", ".config/nvim", ".local/share/nvim/site", ".emacs",
+         ".emacs.el", ".emacs.d", ".config/emacs", ".doom.d", "/etc/vim", "/etc/vimrc",
+         "/etc/xdg/nvim", "/usr/share/vim/vimfiles", ".config/Code/User",
+         ".config/Code - OSS/User", ".config/VSCodium/User", ".config/Cursor/User",
+         "Library/Application Support/Code/User", ".config/helix/config.toml",
+         ".config/zed/settings.json", ".config/zed/tasks.json"],
+        except [],
+        yes ["~/.vimrc", "~/.config/nvim/init.lua", "~/.vim/plugin/x.vim", "~/.emacs",
+             "~/.emacs.d/init.el", "/etc/vim/vimrc", "~/.config/Code/User/settings.json"],
+        no ["docs/vimrc.md", "src/vim.rs", "~/.config/Code/logs/x", "~/.vimrc.md"]),
+    row!("git-global-config", Protected, "git's per-user and system configuration (aliases, pagers, hooks paths)",
+        [".gitconfig", ".config/git", "/etc/gitconfig"],
+        except [],
+        yes ["~/.gitconfig", "~/.config/git/config", "/etc/gitconfig", "/root/.config/git/attributes"],
+        no [".gitignore", "docs/gitconfig.md", ".github/x"]),
+    row!("package-manager-user-config", Protected, "per-user package-manager and build-tool settings that name programs to run",
+        [".gradle/init.d", ".gradle/init.gradle", ".gradle/init.gradle.kts", ".m2/extensions.xml",
+         ".condarc", ".config/pip", ".config/yarn", ".bunfig.toml", ".config/pnpm/rc",
+         ".config/direnv", ".direnvrc"],
+        except [],
+        yes ["~/.gradle/init.d/evil.gradle", "~/.config/direnv/direnvrc",
+             "~/.config/pip/pip.conf", "/root/.condarc"],
+        no ["~/.cargo/registry/cache/x", "~/.gradle/caches/x", "Cargo.toml"]),
+    row!("runtime-startup", Protected, "files a language runtime or REPL loads at start",
+        [".irbrc", ".pryrc", ".Rprofile",
+         ".Renviron", ".pythonrc", ".pythonrc.py", ".ipython/profile_*/startup",
+         ".ipython/profile_*/ipython_config.py", ".config/ipython", ".psqlrc", ".sqliterc",
+         ".lldbinit", ".perldb", ".ghci", ".sbclrc", ".julia/config"],
+        except [],
+        yes ["~/.irbrc", "~/.Rprofile",
+             "~/.ipython/profile_default/startup/x.py", "~/.julia/config/startup.jl"],
+        no ["src/path.rs", "docs/irbrc.md", "tests/test_site.py"]),
+    row!("terminal-multiplexer-config", Protected, "tmux and screen start-up files (they run commands)",
+        [".tmux.conf", ".config/tmux", ".screenrc", "/etc/tmux.conf", "/etc/screenrc"], except [],
+        yes ["~/.tmux.conf", "~/.config/tmux/tmux.conf", "/etc/screenrc"],
+        no ["docs/tmux.conf.md", "~/.config/tmuxinator-notes/x"]),
+    row!("ssh-session", Protected, "commands sshd runs at every login",
+        [".ssh/rc"],
+        except [],
+        yes ["~/.ssh/rc", "/home/u/.ssh/rc"],
+        no ["~/.ssh/rc.md", "docs/ssh/rcfile"]),
+];
+
+/// Files inside a workspace whose contents tools execute
+/// (`code-execution-file`), besides the shared protected classes other than
+/// version-control metadata (of which only hooks and config run code).
+pub(crate) const CODE_EXECUTION: &[PathClass] = &[
+    row!("git-hooks-and-config", Protected, "git hooks and repository config, also of submodules and worktrees",
+        [".git/hooks", ".git/config", ".git/config.worktree", ".git/info/attributes",
+         ".git/modules/*/hooks", ".git/modules/*/config",
+         ".git/modules/*/modules/*/hooks", ".git/modules/*/modules/*/config",
+         ".git/modules/*/modules/*/modules/*/hooks", ".git/modules/*/modules/*/modules/*/config",
+         ".git/worktrees/*/config.worktree"],
+        except [],
+        yes [".git/hooks/pre-commit", "./.git/./hooks/pre-commit", ".git//hooks/pre-commit",
+             ".GIT/hooks/pre-commit", ".git/HOOKS/pre-push", ".Git/Config",
+             ".git/modules/lib/hooks/pre-commit", ".git/modules/a/modules/b/hooks/post-checkout",
+             ".git/modules/lib/config", "vendor/dep/.git/hooks/pre-commit", ".git/hooks/"],
+        no [".git/HEAD", ".gitignore", ".git/modules/lib/HEAD", "src/modules/auth/hooks/use.ts",
+            "docs/hooks.md", ".git"]),
+    row!("project-editor-startup", Protected, "per-project editor start-up files (exrc, nvim, emacs dir-locals)",
+        [".exrc", ".nvimrc", ".nvim.lua", ".lvimrc", ".dir-locals.el", ".dir-locals-2.el"],
+        except [],
+        yes [".exrc", "sub/.nvim.lua", ".nvimrc"],
+        no ["docs/exrc.md", "nvim.lua"]),
+    row!("project-editor-tasks", Protected, "editor task, launch and settings files, dev containers, workspaces",
+        [".vscode/tasks.json", ".vscode/settings.json", ".vscode/launch.json",
+         ".vscode/extensions.json", ".devcontainer", ".devcontainer.json", "*.code-workspace",
+         ".zed/tasks.json", ".zed/settings.json", ".idea/runConfigurations",
+         ".idea/workspace.xml"],
+        except [],
+        yes [".vscode/tasks.json", "app/.vscode/settings.json", ".devcontainer/devcontainer.json",
+             "team.code-workspace"],
+        no [".vscode/notes.md", "vscode.md", "src/idea.rs"]),
+    row!("project-shell-environment", Protected, "files a shell or direnv loads in a directory",
+        [".envrc", ".env.rc", ".env.sh", ".autoenv", ".autoenv.zsh"],
+        except [],
+        yes [".envrc", "sub/.envrc", ".env.rc"],
+        no ["envrc.md", ".env.example"]),
+];
+
+/// The shared protected classes the blacklist reads as code-execution
+/// files too (version-control metadata and CI are left to the sandbox:
+/// `.git/HEAD` runs nothing, and CI runs elsewhere).
+const SHARED_CODE_EXECUTION: &[&str] = &[
+    "shell-environment",
+    "git-hooks",
+    "build-tool-config",
+    "test-bootstrap",
+];
+
+/// Secrets the sandbox's list does not hold yet (`read-secrets`).
+pub(crate) const SECRETS: &[PathClass] = &[
+    row!("coding-agent-tokens", Secret, "coding agents' and AI CLIs' login tokens (beyond the shared list)",
+        ["~/.local/share/opencode/auth.json", "~/.config/claude/.credentials.json",
+         "~/.qwen/oauth_creds.json", "~/.config/crush/crush.json", "~/.cursor/mcp.json",
+         "~/.codeium/config.json", "~/.config/amp/secrets.json"],
+        except [],
+        yes ["~/.local/share/opencode/auth.json", "/home/user/.qwen/oauth_creds.json"],
+        no ["~/.local/share/opencode/log/x", "~/.qwen/settings.json"]),
+    row!("cloud-tool-credentials", Secret, "credentials of cloud, data and deploy CLIs (beyond the shared list)",
+        ["~/.boto", "~/.s3cfg", "~/.config/rclone/rclone.conf", "~/.databrickscfg",
+         "~/.config/op", "~/.config/ngrok/ngrok.yml", "~/.ngrok2", "~/.snowflake",
+         "~/.dbt/profiles.yml", "~/.config/configstore/firebase-tools.json", "~/.supabase",
+         "~/.config/stripe", "~/.railway", "~/.wrangler", "~/.config/.wrangler",
+         "~/.composer/auth.json", "~/.config/composer/auth.json", "~/.microsoft/usersecrets",
+         "~/.pulumi/credentials.json", "~/.config/hcloud/cli.toml", "~/.config/scw"],
+        except [],
+        yes ["~/.s3cfg", "~/.config/rclone/rclone.conf", "~/.dbt/profiles.yml",
+             "~/.microsoft/usersecrets/x/secrets.json"],
+        no ["~/.config/rclone/x.log", "dbt/profiles.yml.md"]),
+    row!("dev-secret-files", Secret, "local development secret files (wrangler, Azure Functions, service-account keys, act)",
+        [".dev.vars", ".dev.vars.*", "local.settings.json", "serviceAccountKey.json",
+         "service-account.json", "service-account-key.json", "*-service-account.json",
+         ".secrets", "secrets.auto.tfvars", ".htpasswd", ".vault-token"],
+        except ["*.example", "*.sample", "*.template", ".dev.vars.example"],
+        yes [".dev.vars", "worker/.dev.vars.staging", "local.settings.json",
+             "app/serviceAccountKey.json", "deploy/ci-service-account.json", ".secrets"],
+        no ["local.settings.json.example", ".dev.vars.example", "settings.json", "src/secrets.rs"]),
+];
+
+/// Where a compiled pattern is anchored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Anchor {
+    Root,
+    Home,
+    Any,
+}
+
+/// A row compiled once: its patterns split into lower-cased component
+/// globs, so matching a word allocates only the word's own components (the
+/// same rules as [`PathClass::matches`], which the tests compare against).
+#[derive(Debug)]
+struct CompiledRow {
+    class: &'static PathClass,
+    patterns: Vec<(Anchor, Vec<String>)>,
+    except: Vec<String>,
+}
+
+fn compile(classes: impl Iterator<Item = &'static PathClass>) -> Vec<CompiledRow> {
+    classes
+        .map(|class| CompiledRow {
+            class,
+            patterns: class
+                .patterns
+                .iter()
+                .map(|p| {
+                    let (anchor, rest) = if let Some(rest) = p.strip_prefix("~/") {
+                        (Anchor::Home, rest)
+                    } else if let Some(rest) = p.strip_prefix('/') {
+                        (Anchor::Root, rest)
+                    } else {
+                        (Anchor::Any, *p)
+                    };
+                    let globs = rest
+                        .split('/')
+                        .filter(|g| !g.is_empty())
+                        .map(str::to_ascii_lowercase)
+                        .collect();
+                    (anchor, globs)
+                })
+                .collect(),
+            except: class
+                .except
+                .iter()
+                .map(|e| e.to_ascii_lowercase())
+                .collect(),
+        })
+        .collect()
+}
+
+fn persistence_rows() -> &'static [CompiledRow] {
+    static ROWS: std::sync::OnceLock<Vec<CompiledRow>> = std::sync::OnceLock::new();
+    ROWS.get_or_init(|| compile(PERSISTENCE.iter()))
+}
+
+fn code_execution_rows() -> &'static [CompiledRow] {
+    static ROWS: std::sync::OnceLock<Vec<CompiledRow>> = std::sync::OnceLock::new();
+    ROWS.get_or_init(|| {
+        compile(
+            CODE_EXECUTION.iter().chain(
+                PathClass::of_role(PathRole::Protected)
+                    .filter(|c| SHARED_CODE_EXECUTION.contains(&c.name)),
+            ),
+        )
+    })
+}
+
+fn secret_rows() -> &'static [CompiledRow] {
+    static ROWS: std::sync::OnceLock<Vec<CompiledRow>> = std::sync::OnceLock::new();
+    ROWS.get_or_init(|| compile(SECRETS.iter().chain(PathClass::of_role(PathRole::Secret))))
+}
+
+/// The lower-cased normal components of `path` after lexical cleaning, a
+/// leading `~` expanded to `home` (as [`PathClass`] cleans).
+fn components(path: &Path, home: Option<&Path>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut parts = path.components().peekable();
+    if let (Some(std::path::Component::Normal(first)), Some(home)) = (parts.peek(), home)
+        && *first == "~"
+    {
+        parts.next();
+        out = components(home, None);
+    }
+    for part in parts {
+        match part {
+            std::path::Component::Normal(p) => out.push(p.to_string_lossy().to_ascii_lowercase()),
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A component glob over lower-cased text: `*` is any run of characters.
+fn glob(glob: &str, text: &str) -> bool {
+    let mut pieces = glob.split('*');
+    let first = pieces.next().unwrap_or_default();
+    let Some(mut rest) = text.strip_prefix(first) else {
+        return false;
+    };
+    let mut pieces = pieces.peekable();
+    if pieces.peek().is_none() {
+        return rest.is_empty();
+    }
+    while let Some(piece) = pieces.next() {
+        if pieces.peek().is_none() {
+            return rest.len() >= piece.len() && rest.ends_with(piece);
+        }
+        match rest.find(piece) {
+            Some(at) => rest = &rest[at + piece.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+impl CompiledRow {
+    fn window(&self, path: &[String], globs: &[String]) -> bool {
+        !globs.is_empty()
+            && path.len() >= globs.len()
+            && globs.iter().zip(path).all(|(g, c)| glob(g, c))
+            && !self.except.iter().any(|e| glob(e, &path[globs.len() - 1]))
+    }
+
+    fn matches(&self, path: &[String], home: Option<&[String]>) -> bool {
+        self.patterns.iter().any(|(anchor, globs)| match anchor {
+            Anchor::Home => home.is_some_and(|h| {
+                path.len() >= h.len() + globs.len()
+                    && path[..h.len()] == *h
+                    && self.window(&path[h.len()..], globs)
+            }),
+            Anchor::Root => self.window(path, globs),
+            Anchor::Any => (0..path.len()).any(|start| self.window(&path[start..], globs)),
+        })
+    }
+}
+
+/// The row of `rows` that `path` is in.
+fn find(
+    rows: &'static [CompiledRow],
+    path: &str,
+    home: Option<&Path>,
+) -> Option<&'static PathClass> {
+    let path = with_home(path);
+    let comps = components(Path::new(&*path), home);
+    let home = home.map(|h| components(h, None));
+    rows.iter()
+        .find(|r| r.matches(&comps, home.as_deref()))
+        .map(|r| r.class)
+}
+
+/// `$HOME/x` and `${HOME}/x` read as `~/x`, quotes taken off.
+fn with_home(path: &str) -> std::borrow::Cow<'_, str> {
+    let path = path.trim_matches(|c| c == '"' || c == '\'');
+    for prefix in ["${HOME}", "$HOME"] {
+        if let Some(rest) = path.strip_prefix(prefix)
+            && (rest.is_empty() || rest.starts_with('/'))
+        {
+            return format!("~{rest}").into();
+        }
+    }
+    path.into()
+}
+
+/// Whether a word could name a file of one of the rows at all: a cheap
+/// filter (every pattern holds a `.` or a `/`).
+fn may_match(word: &str) -> bool {
+    !word.starts_with('-') && word.contains(['.', '/'])
+}
+
+/// A persistence location (per-user patterns match at any depth, so no
+/// home is needed).
+pub(crate) fn persistence_row(word: &str) -> Option<&'static PathClass> {
+    if !may_match(word) {
+        return None;
+    }
+    find(persistence_rows(), word, None)
+}
+
+/// A file inside a workspace whose contents tools execute.
+pub(crate) fn code_execution_row(word: &str) -> Option<&'static PathClass> {
+    if !may_match(word) {
+        return None;
+    }
+    find(code_execution_rows(), word, None)
+}
+
+/// A secret of the blacklist's own rows or of the shared list.
+pub(crate) fn secret_row(word: &str, home: Option<&Path>) -> Option<&'static PathClass> {
+    // Shared patterns name bare files too (`id_rsa`).
+    if word.is_empty() || word.starts_with('-') {
+        return None;
+    }
+    find(secret_rows(), word, home)
+}
+
+/// The fixed secret locations (anchored, no `*`) of the shared list and of
+/// [`SECRETS`], expanded against `home`: what a recursive reader of one of
+/// their ancestors reads too.
+pub(crate) fn fixed_secret_locations(home: Option<&Path>) -> Vec<std::path::PathBuf> {
+    PathClass::of_role(PathRole::Secret)
+        .chain(SECRETS)
+        .flat_map(|c| c.fixed_locations(home))
+        .collect()
+}
+
+/// Checks every row's examples; the message names the row and the example
+/// (the crate's tests run it).
+#[cfg(test)]
+pub(crate) fn check_rows() -> Result<(), String> {
+    let shared: Vec<&str> = PathClass::all().iter().map(|c| c.name).collect();
+    for name in SHARED_CODE_EXECUTION {
+        if !shared.contains(name) {
+            return Err(format!("shared path class `{name}` does not exist"));
+        }
+    }
+    for row in PERSISTENCE.iter().chain(CODE_EXECUTION).chain(SECRETS) {
+        // Examples spelled with `$HOME` are read as the blacklist reads words.
+        let home = Path::new(tool_core::EXAMPLE_HOME);
+        for example in row.examples {
+            if !row.matches(Path::new(&*with_home(example)), Some(home)) {
+                return Err(format!(
+                    "path row `{}`: example `{example}` does not match",
+                    row.name
+                ));
+            }
+        }
+        for example in row.counter_examples {
+            if row.matches(Path::new(&*with_home(example)), Some(home)) {
+                return Err(format!(
+                    "path row `{}`: counter example `{example}` matches",
+                    row.name
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_row_holds_its_examples() {
+        assert_eq!(check_rows(), Ok(()));
+    }
+
+    #[test]
+    fn compiled_rows_agree_with_the_shared_matcher() {
+        let home = Path::new(tool_core::EXAMPLE_HOME);
+        for rows in [persistence_rows(), code_execution_rows(), secret_rows()] {
+            for row in rows {
+                for example in row.class.examples.iter().chain(row.class.counter_examples) {
+                    let path = with_home(example);
+                    let comps = components(Path::new(&*path), Some(home));
+                    let h = components(home, None);
+                    assert_eq!(
+                        row.matches(&comps, Some(&h)),
+                        row.class.matches(Path::new(&*path), Some(home)),
+                        "{} {example}",
+                        row.class.name
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn row_names_are_unique() {
+        let mut names: Vec<&str> = PERSISTENCE
+            .iter()
+            .chain(CODE_EXECUTION)
+            .chain(SECRETS)
+            .map(|r| r.name)
+            .collect();
+        let all = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), all);
+    }
+}
