@@ -74,6 +74,7 @@ mod error;
 pub mod format;
 mod local;
 mod local_system;
+mod operation;
 mod request;
 mod response;
 mod runtime;
@@ -104,3 +105,26 @@ pub use sandbox::{
     AppliedSandbox, DEFAULT_SCAN_LIMIT, KernelSupport, ProtectedCreated, SandboxFallback,
     SandboxOptions, SandboxPolicy, confinement_support, probe_kernel,
 };
+
+/// What a host uses, in one import: `use tool_runtime::prelude::*;` — the
+/// local computer and its tool ([`LocalComputer`], [`LocalConfig`],
+/// [`local_system_tool`], [`LocalSystemTool`]), the OS sandbox
+/// ([`SandboxPolicy`], [`SandboxOptions`], [`confinement_support`] for the
+/// approval engine) and the trait other computers implement
+/// ([`ComputerRuntime`]). Remote dispatch stays in [`dispatch`]. Names do
+/// not clash with `tool_core::prelude`.
+///
+/// ```
+/// use tool_runtime::prelude::*;
+/// let computer = LocalComputer::new(LocalConfig::default());
+/// let tool = local_system_tool(computer);
+/// let support = confinement_support(&SandboxOptions::default());
+/// # let _ = (tool, support, SandboxPolicy::default());
+/// ```
+pub mod prelude {
+    #[doc(no_inline)]
+    pub use crate::{
+        ComputerRuntime, LocalComputer, LocalConfig, LocalSystemTool, SandboxOptions,
+        SandboxPolicy, confinement_support, local_system_tool,
+    };
+}

@@ -71,8 +71,10 @@ fn file_api<T: schemars::JsonSchema>(
 /// File APIs carry the dynamic `pathScopeAudit` intervention (`policy:
 /// required` when a path leaves the allowed scope, `default: never`);
 /// `runCommand` is `required`; reading or killing a command the user
-/// already allowed is `never`. Every path parameter's schema has
-/// `"format": "path"`, which is how the audit finds them.
+/// already allowed is `never`. Every argument declares its
+/// [`ArgRole`](tool_core::ArgRole) in its schema (`"x-role": "path"` on each
+/// path, `working-directory`, `shell-command`, `environment`), which is how
+/// the audit finds the paths and the commands.
 pub fn manifest() -> ToolManifest {
     let mut manifest = ToolManifest::new(IDENTIFIER);
     manifest.meta = ToolMeta {
@@ -84,7 +86,7 @@ pub fn manifest() -> ToolManifest {
     };
     manifest.executors = Some(vec![Executor::Client, Executor::Server]);
     manifest.system_role = Some(SYSTEM_ROLE.into());
-    manifest.kind = Some("builtin".into());
+    manifest.kind = Some(tool_core::ToolKind::Builtin.as_str().into());
     manifest.api = vec![
         file_api::<ListFilesParams>(
             "listFiles",
@@ -167,14 +169,18 @@ pub fn manifest() -> ToolManifest {
 pub struct LocalSystemTool<R> {
     runtime: R,
     manifest: ToolManifest,
+    /// The runtime's confinement support, read once.
+    support: tool_core::ConfinementSupport,
 }
 
 impl<R: ComputerRuntime + 'static> LocalSystemTool<R> {
     /// The tool over `runtime`, with the standard [`manifest`].
     pub fn new(runtime: R) -> Self {
+        let support = runtime.confinement_support();
         Self {
             runtime,
             manifest: manifest(),
+            support,
         }
     }
 
@@ -200,6 +206,12 @@ pub fn local_system_tool(computer: LocalComputer) -> LocalSystemTool<LocalComput
 impl<R: ComputerRuntime + 'static> Tool for LocalSystemTool<R> {
     fn manifest(&self) -> &ToolManifest {
         &self.manifest
+    }
+
+    /// What the runtime's OS sandbox can do, so an approval gate the host
+    /// did not tell still confines these calls instead of asking.
+    fn confinement_support(&self) -> Option<&tool_core::ConfinementSupport> {
+        Some(&self.support)
     }
 
     async fn call(

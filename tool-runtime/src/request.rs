@@ -1,92 +1,44 @@
 //! Typed requests: one variant per operation, one parameter struct per variant.
 //!
 //! The parameter structs are also what the model sees: their JSON Schemas
-//! (camelCase names, doc comments as descriptions, `"format": "path"` on
-//! every path) are the local-system tool's API parameters.
+//! (camelCase names, doc comments as descriptions, and each argument's role
+//! declared by a [`tool_core::role`] type: `"x-role": "path"` on every path,
+//! `working-directory`, `shell-command`, `environment`) are the
+//! local-system tool's API parameters.
 
 use std::collections::BTreeMap;
 
-use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use tool_core::role;
 
-/// Schema of a list of paths: every item carries `"format": "path"`.
-fn path_list(_: &mut SchemaGenerator) -> Schema {
-    json_schema!({
-        "type": "array",
-        "items": { "type": "string", "format": "path" }
-    })
+macro_rules! request_enum {
+    ($($(#[$doc:meta])* $variant:ident($params:ty) -> $result:ty = $name:literal;)*) => {
+        /// One operation, with its typed parameters, sent to whatever executes it.
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        #[serde(tag = "op", content = "params", rename_all = "camelCase")]
+        #[non_exhaustive]
+        pub enum Request {
+            $($(#[$doc])* $variant($params),)*
+        }
+
+        /// The API names of every operation, in manifest order.
+        pub const OPERATIONS: [&str; [$($name),*].len()] = [$($name),*];
+
+        impl Request {
+            /// The operation's API name (`readFile`, `runCommand`, …).
+            pub fn operation(&self) -> &'static str {
+                match self {
+                    $(Self::$variant(_) => $name,)*
+                }
+            }
+        }
+    };
 }
 
-/// One operation, with its typed parameters, sent to whatever executes it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "op", content = "params", rename_all = "camelCase")]
-#[non_exhaustive]
-pub enum Request {
-    /// List a directory.
-    ListFiles(ListFilesParams),
-    /// Read one file (a line range).
-    ReadFile(ReadFileParams),
-    /// Read several files.
-    ReadFiles(ReadFilesParams),
-    /// Write a whole file.
-    WriteFile(WriteFileParams),
-    /// Replace text in a file.
-    EditFile(EditFileParams),
-    /// Move files or directories.
-    MoveFiles(MoveFilesParams),
-    /// Rename one file in place.
-    RenameFile(RenameFileParams),
-    /// Find files by name.
-    SearchFiles(SearchFilesParams),
-    /// Find files by glob.
-    GlobFiles(GlobFilesParams),
-    /// Search file contents.
-    GrepContent(GrepContentParams),
-    /// Run a shell command.
-    RunCommand(RunCommandParams),
-    /// Read new output of a command.
-    GetCommandOutput(GetCommandOutputParams),
-    /// Kill a command and its children.
-    KillCommand(KillCommandParams),
-}
-
-/// The API names of every operation, in manifest order.
-pub const OPERATIONS: [&str; 13] = [
-    "listFiles",
-    "readFile",
-    "readFiles",
-    "writeFile",
-    "editFile",
-    "moveFiles",
-    "renameFile",
-    "searchFiles",
-    "globFiles",
-    "grepContent",
-    "runCommand",
-    "getCommandOutput",
-    "killCommand",
-];
+crate::operation::for_each_operation!(request_enum);
 
 impl Request {
-    /// The operation's API name (`readFile`, `runCommand`, …).
-    pub fn operation(&self) -> &'static str {
-        match self {
-            Self::ListFiles(_) => "listFiles",
-            Self::ReadFile(_) => "readFile",
-            Self::ReadFiles(_) => "readFiles",
-            Self::WriteFile(_) => "writeFile",
-            Self::EditFile(_) => "editFile",
-            Self::MoveFiles(_) => "moveFiles",
-            Self::RenameFile(_) => "renameFile",
-            Self::SearchFiles(_) => "searchFiles",
-            Self::GlobFiles(_) => "globFiles",
-            Self::GrepContent(_) => "grepContent",
-            Self::RunCommand(_) => "runCommand",
-            Self::GetCommandOutput(_) => "getCommandOutput",
-            Self::KillCommand(_) => "killCommand",
-        }
-    }
-
     /// Builds the request for API `operation` from its JSON arguments.
     pub fn from_api(operation: &str, args: serde_json::Value) -> Result<Self, serde_json::Error> {
         serde_json::from_value(serde_json::json!({ "op": operation, "params": args }))
@@ -121,7 +73,7 @@ pub enum SortBy {
 #[serde(rename_all = "camelCase")]
 pub struct ListFilesParams {
     /// Directory to list (absolute, relative to the working directory, or starting with ~).
-    #[schemars(extend("format" = "path"))]
+    #[schemars(with = "role::Path")]
     pub path: String,
     /// Include entries whose name starts with a dot. Default false.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -140,7 +92,7 @@ pub struct ListFilesParams {
 #[serde(rename_all = "camelCase")]
 pub struct ReadFileParams {
     /// File to read.
-    #[schemars(extend("format" = "path"))]
+    #[schemars(with = "role::Path")]
     pub path: String,
     /// First line to return, 0-based. Default 0.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -170,7 +122,7 @@ impl ReadFileParams {
 #[serde(rename_all = "camelCase")]
 pub struct ReadFilesParams {
     /// Files to read (the first 200 lines of each).
-    #[schemars(schema_with = "path_list")]
+    #[schemars(with = "role::Paths")]
     pub paths: Vec<String>,
 }
 
@@ -179,7 +131,7 @@ pub struct ReadFilesParams {
 #[serde(rename_all = "camelCase")]
 pub struct WriteFileParams {
     /// File to create or overwrite. Missing parent directories are created.
-    #[schemars(extend("format" = "path"))]
+    #[schemars(with = "role::Path")]
     pub path: String,
     /// The complete new content of the file.
     pub content: String,
@@ -190,7 +142,7 @@ pub struct WriteFileParams {
 #[serde(rename_all = "camelCase")]
 pub struct EditFileParams {
     /// File to edit.
-    #[schemars(extend("format" = "path"))]
+    #[schemars(with = "role::Path")]
     pub path: String,
     /// Exact text to replace (literal, not a regex), including whitespace. Must occur exactly once unless replaceAll is set.
     pub old_string: String,
@@ -209,10 +161,10 @@ pub struct EditFileParams {
 #[serde(rename_all = "camelCase")]
 pub struct MoveItem {
     /// Current path.
-    #[schemars(extend("format" = "path"))]
+    #[schemars(with = "role::Path")]
     pub old_path: String,
     /// New path (its parent directories are created).
-    #[schemars(extend("format" = "path"))]
+    #[schemars(with = "role::Path")]
     pub new_path: String,
 }
 
@@ -232,7 +184,7 @@ pub struct MoveFilesParams {
 #[serde(rename_all = "camelCase")]
 pub struct RenameFileParams {
     /// File or directory to rename.
-    #[schemars(extend("format" = "path"))]
+    #[schemars(with = "role::Path")]
     pub path: String,
     /// New name (a bare name, no directory separators); it stays in the same directory.
     pub new_name: String,
@@ -259,7 +211,7 @@ pub struct SearchFilesParams {
     pub keyword: String,
     /// Directory to search. Default: the working directory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(extend("format" = "path"))]
+    #[schemars(with = "Option<role::Path>")]
     pub directory: Option<String>,
     /// Only files with these extensions (without the dot), e.g. ["rs", "md"].
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -293,7 +245,7 @@ pub struct GlobFilesParams {
     pub pattern: String,
     /// Directory to search. Default: the working directory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(extend("format" = "path"))]
+    #[schemars(with = "Option<role::Path>")]
     pub path: Option<String>,
     /// Include files ignored by .gitignore and similar. Default false.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -328,7 +280,7 @@ pub struct GrepContentParams {
     pub pattern: String,
     /// File or directory to search. Default: the working directory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(extend("format" = "path"))]
+    #[schemars(with = "Option<role::Path>")]
     pub path: Option<String>,
     /// content, filesWithMatches or count. Default filesWithMatches.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -396,16 +348,18 @@ impl GrepContentParams {
 #[serde(rename_all = "camelCase")]
 pub struct RunCommandParams {
     /// The shell command line (run with sh -c).
+    #[schemars(with = "role::ShellCommand")]
     pub command: String,
     /// One short sentence saying what the command does, for the user.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// Working directory. Default: the working directory of the session.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(extend("format" = "path"))]
+    #[schemars(with = "Option<role::WorkingDirectory>")]
     pub cwd: Option<String>,
     /// Extra environment variables.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<role::Environment>")]
     pub env: Option<BTreeMap<String, String>>,
     /// How long to wait for the command, in milliseconds (default 30000, max 120000). A command still running afterwards keeps running in the background.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -447,4 +401,24 @@ pub struct GetCommandOutputParams {
 pub struct KillCommandParams {
     /// The id runCommand returned, e.g. sh-1.
     pub shell_id: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{OPERATIONS, Request};
+
+    /// Each row's API name is the one serde reads for its variant (a row
+    /// whose name and variant disagree would build requests nobody decodes).
+    #[test]
+    fn every_row_name_is_the_serde_name_of_its_variant() {
+        for name in OPERATIONS {
+            let error = Request::from_api(name, serde_json::json!({"__": 1}))
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
+            assert!(!error.contains("unknown variant"), "{name}: {error}");
+        }
+        let error = Request::from_api("formatDisk", serde_json::json!({})).unwrap_err();
+        assert!(error.to_string().contains("unknown variant"), "{error}");
+    }
 }

@@ -8,59 +8,28 @@ use serde::{Deserialize, Serialize};
 
 use crate::request::GrepOutputMode;
 
-/// The result of one operation, variant for variant with [`Request`](crate::Request).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "op", content = "result", rename_all = "camelCase")]
-#[non_exhaustive]
-pub enum Response {
-    /// Result of `listFiles`.
-    ListFiles(ListFilesResult),
-    /// Result of `readFile`.
-    ReadFile(ReadFileResult),
-    /// Result of `readFiles`.
-    ReadFiles(ReadFilesResult),
-    /// Result of `writeFile`.
-    WriteFile(WriteFileResult),
-    /// Result of `editFile`.
-    EditFile(EditFileResult),
-    /// Result of `moveFiles`.
-    MoveFiles(MoveFilesResult),
-    /// Result of `renameFile`.
-    RenameFile(RenameFileResult),
-    /// Result of `searchFiles`.
-    SearchFiles(SearchFilesResult),
-    /// Result of `globFiles`.
-    GlobFiles(GlobFilesResult),
-    /// Result of `grepContent`.
-    GrepContent(GrepContentResult),
-    /// Result of `runCommand`.
-    RunCommand(CommandOutput),
-    /// Result of `getCommandOutput`.
-    GetCommandOutput(CommandOutput),
-    /// Result of `killCommand`.
-    KillCommand(KillCommandResult),
+macro_rules! response_enum {
+    ($($(#[$doc:meta])* $variant:ident($params:ty) -> $result:ty = $name:literal;)*) => {
+        /// The result of one operation, variant for variant with [`Request`](crate::Request).
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        #[serde(tag = "op", content = "result", rename_all = "camelCase")]
+        #[non_exhaustive]
+        pub enum Response {
+            $(#[doc = concat!("Result of `", $name, "`.")] $variant($result),)*
+        }
+
+        impl Response {
+            /// The operation's API name.
+            pub fn operation(&self) -> &'static str {
+                match self {
+                    $(Self::$variant(_) => $name,)*
+                }
+            }
+        }
+    };
 }
 
-impl Response {
-    /// The operation's API name.
-    pub fn operation(&self) -> &'static str {
-        match self {
-            Self::ListFiles(_) => "listFiles",
-            Self::ReadFile(_) => "readFile",
-            Self::ReadFiles(_) => "readFiles",
-            Self::WriteFile(_) => "writeFile",
-            Self::EditFile(_) => "editFile",
-            Self::MoveFiles(_) => "moveFiles",
-            Self::RenameFile(_) => "renameFile",
-            Self::SearchFiles(_) => "searchFiles",
-            Self::GlobFiles(_) => "globFiles",
-            Self::GrepContent(_) => "grepContent",
-            Self::RunCommand(_) => "runCommand",
-            Self::GetCommandOutput(_) => "getCommandOutput",
-            Self::KillCommand(_) => "killCommand",
-        }
-    }
-}
+crate::operation::for_each_operation!(response_enum);
 
 /// A per-item failure inside a batch result.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -94,6 +94,12 @@ pub trait ComputerRuntime: Send + Sync {
     /// else is reported as a `protocol_error`.
     async fn call_service(&self, request: Request, ctx: &ToolContext) -> Result<Response>;
 
+    /// Whether this computer confines the commands it runs (its OS
+    /// sandbox); `Unknown` by default (a remote or foreign computer).
+    fn confinement_support(&self) -> tool_core::ConfinementSupport {
+        tool_core::ConfinementSupport::Unknown
+    }
+
     /// Runs any request through the template and returns its output.
     async fn execute(&self, request: Request, ctx: &ToolContext) -> ToolOutput {
         let operation = request.operation();

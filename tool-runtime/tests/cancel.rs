@@ -4,54 +4,20 @@
 
 mod common;
 
-use std::path::Path;
+#[path = "../../.ci/process_tree.rs"]
+mod process_tree;
+
 use std::time::Duration;
+
+use process_tree::{alive, gone, read_pids};
 
 use common::computer;
 use tokio_util::sync::CancellationToken;
 use tool_core::ToolContext;
 use tool_runtime::{ComputerRuntime, RunCommandParams};
 
-/// Whether a process is alive (a zombie counts as gone).
-fn alive(pid: i32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => stat
-            .rsplit(')')
-            .next()
-            .and_then(|rest| rest.split_whitespace().next())
-            .is_some_and(|state| state != "Z" && state != "X"),
-        Err(_) => false,
-    }
-}
-
-async fn pids(dir: &Path) -> Vec<i32> {
-    for _ in 0..100 {
-        if let Ok(text) = std::fs::read_to_string(dir.join("pids")) {
-            let pids: Vec<i32> = text
-                .split_whitespace()
-                .filter_map(|p| p.parse().ok())
-                .collect();
-            if pids.len() == 2 {
-                return pids;
-            }
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    panic!("the command did not write its pids");
-}
-
 /// A shell that starts a child `sleep` and waits itself; both pids end up in `pids`.
 const TREE: &str = "sleep 60 & child=$!; echo $$ $child > pids.tmp && mv pids.tmp pids; wait";
-
-async fn gone(pids: &[i32]) -> bool {
-    for _ in 0..200 {
-        if pids.iter().all(|p| !alive(*p)) {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    false
-}
 
 #[tokio::test]
 async fn a_cancelled_command_and_its_children_are_killed() {
@@ -65,7 +31,7 @@ async fn a_cancelled_command_and_its_children_are_killed() {
         let c = c.clone();
         async move { c.run_command(RunCommandParams::new(TREE), &ctx).await }
     });
-    let pids = pids(dir.path()).await;
+    let pids = read_pids(dir.path()).await;
     assert!(pids.iter().all(|p| alive(*p)), "{pids:?} not running");
     token.cancel();
     let out = tokio::time::timeout(Duration::from_secs(10), run)
@@ -87,6 +53,6 @@ async fn a_call_dropped_at_its_deadline_takes_its_command_tree_with_it() {
     let call = c.run_command(RunCommandParams::new(TREE), &ctx);
     // The pipeline's deadline drops the call's future.
     let _ = tokio::time::timeout(Duration::from_millis(600), call).await;
-    let pids = pids(dir.path()).await;
+    let pids = read_pids(dir.path()).await;
     assert!(gone(&pids).await, "{pids:?} still running after the drop");
 }

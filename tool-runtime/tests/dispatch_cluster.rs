@@ -202,6 +202,23 @@ async fn two_thousand_dispatches_over_a_cluster_each_get_their_own_result() {
     no_leftover_keys(&cluster).await;
 }
 
+/// 10 000 dispatches started at once over the cluster with the defaults:
+/// each gets its own result. Commands beyond `max_in_flight` wait for
+/// their turn in the store; without that bound (or with 1 000) they queued
+/// behind the cluster connections past the 1 s reply timeout and calls
+/// failed with `store_unavailable` ("cannot open the result slot").
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ten_thousand_dispatches_at_once_over_a_cluster_all_succeed() {
+    let cluster = RedisCluster::start(3, 0).await;
+    let (server, executor) = (store(&cluster).await, store(&cluster).await);
+    assert_eq!(server.config().max_in_flight, 256);
+    let dispatcher = side(&server, &executor);
+    let tally = load_run(&dispatcher, 10_000, 1, Duration::from_secs(60), async {}).await;
+    assert_eq!(tally.codes.get("success"), Some(&10_000), "{tally:?}");
+    assert_eq!(tally.wrong, 0);
+    no_leftover_keys(&cluster).await;
+}
+
 /// A manual failover (`CLUSTER FAILOVER` on a replica) in the middle of
 /// 2 000 waits: the old master drops the sharded subscription, the store
 /// subscribes again on the new one and re-checks; every result arrives.

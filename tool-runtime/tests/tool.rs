@@ -5,48 +5,60 @@ mod common;
 use common::{ok, write};
 use serde_json::{Value, json};
 use tool_core::{
-    Executor, HumanIntervention, InterventionPolicy, Invoker, Tool, ToolCall, ToolContext,
+    ArgRole, Executor, HumanIntervention, InterventionPolicy, Invoker, Tool, ToolCall, ToolContext,
     ToolRegistry,
 };
 use tool_runtime::{LocalComputer, LocalConfig, OPERATIONS, local_system_tool, manifest};
 
-/// JSON pointers of every string schema annotated `"format": "path"`.
-fn path_params(schema: &Value, at: String, out: &mut Vec<String>) {
-    if schema.get("format") == Some(&json!("path")) {
-        out.push(at.clone());
+/// Every schema below `schema` that declares an [`ArgRole`]: its place
+/// (`api/property/[]/…`) and the role's `x-role` name; fails on a schema
+/// that still spells a role as a `format`.
+fn roles(schema: &Value, at: String, out: &mut Vec<(String, &'static str)>) {
+    assert!(
+        !matches!(
+            schema.get("format").and_then(Value::as_str),
+            Some("path" | "shell")
+        ),
+        "{at} spells its role as a format: {schema}"
+    );
+    if let Some(role) = ArgRole::of(schema) {
+        out.push((at.clone(), role.as_str()));
     }
     if let Some(props) = schema.get("properties").and_then(Value::as_object) {
         for (name, sub) in props {
-            path_params(sub, format!("{at}/{name}"), out);
+            roles(sub, format!("{at}/{name}"), out);
         }
     }
     if let Some(items) = schema.get("items") {
-        path_params(items, format!("{at}/[]"), out);
+        roles(items, format!("{at}/[]"), out);
     }
 }
 
 #[test]
-fn every_path_parameter_carries_the_path_format() {
+fn every_argument_declares_its_role() {
     let m = manifest();
     let mut found = Vec::new();
     for api in &m.api {
-        path_params(&api.parameters, api.name.clone(), &mut found);
+        roles(&api.parameters, api.name.clone(), &mut found);
     }
+    let found: Vec<(&str, &str)> = found.iter().map(|(at, r)| (at.as_str(), *r)).collect();
     assert_eq!(
         found,
         [
-            "listFiles/path",
-            "readFile/path",
-            "readFiles/paths/[]",
-            "writeFile/path",
-            "editFile/path",
-            "moveFiles/items/[]/oldPath",
-            "moveFiles/items/[]/newPath",
-            "renameFile/path",
-            "searchFiles/directory",
-            "globFiles/path",
-            "grepContent/path",
-            "runCommand/cwd",
+            ("listFiles/path", "path"),
+            ("readFile/path", "path"),
+            ("readFiles/paths/[]", "path"),
+            ("writeFile/path", "path"),
+            ("editFile/path", "path"),
+            ("moveFiles/items/[]/oldPath", "path"),
+            ("moveFiles/items/[]/newPath", "path"),
+            ("renameFile/path", "path"),
+            ("searchFiles/directory", "path"),
+            ("globFiles/path", "path"),
+            ("grepContent/path", "path"),
+            ("runCommand/command", "shell-command"),
+            ("runCommand/cwd", "working-directory"),
+            ("runCommand/env", "environment"),
         ]
     );
 }
@@ -185,4 +197,12 @@ async fn the_tool_refuses_unknown_apis() {
         .unwrap_err();
     assert_eq!(err.code, "unknown_api");
     assert_eq!(tool.manifest().api.len(), OPERATIONS.len());
+}
+
+#[test]
+fn the_tool_says_what_its_sandbox_can_confine() {
+    // What the approval engine reads when the host did not tell it.
+    let tool = tool_runtime::local_system_tool(LocalComputer::new(LocalConfig::default()));
+    let expected = tool_runtime::confinement_support(&tool_runtime::SandboxOptions::default());
+    assert_eq!(tool.confinement_support(), Some(&expected));
 }

@@ -264,6 +264,12 @@ response_from! {
 
 #[async_trait]
 impl ComputerRuntime for LocalComputer {
+    /// The OS sandbox of this machine as its shell's sandbox options find
+    /// it ([`confinement_support`](crate::confinement_support)).
+    fn confinement_support(&self) -> tool_core::ConfinementSupport {
+        crate::sandbox::confinement_support(&self.inner.config.shell.sandbox_options)
+    }
+
     async fn call_service(&self, request: Request, ctx: &ToolContext) -> Result<Response> {
         match request {
             Request::ListFiles(p) => {

@@ -15,24 +15,9 @@ use seccompiler::{
 };
 
 use crate::error::{Error, Result};
-use crate::sandbox::namespace::Mounts;
+use crate::sandbox::child::{Confinement, Mounts};
 use crate::sandbox::plan::Plan;
 use crate::sandbox::policy::KernelSupport;
-
-/// What the child installs before it runs the command.
-#[derive(Debug)]
-pub(crate) struct Confinement {
-    /// The Landlock ruleset, ready to enforce.
-    pub(crate) ruleset: OwnedFd,
-    /// The seccomp filter (metadata, and the network when it must go).
-    pub(crate) filter: Option<BpfProgram>,
-    /// The private mount namespace, when the machine allows one.
-    pub(crate) mounts: Option<Mounts>,
-    /// The Landlock rights the child grants beneath its `/tmp` when that
-    /// is an overlay: Landlock ignores rules on a directory a mount covers,
-    /// so the rule must name the overlay's root, which only the child sees.
-    pub(crate) tmp_access: u64,
-}
 
 /// The mechanism's name for the report.
 pub(crate) const MECHANISM: &str = "landlock+seccomp";

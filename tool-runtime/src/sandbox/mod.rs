@@ -171,6 +171,8 @@
 //! # });
 //! ```
 
+#[cfg(target_os = "linux")]
+mod child;
 mod classes;
 #[cfg(target_os = "linux")]
 mod namespace;
@@ -275,7 +277,7 @@ pub(crate) struct Prepared {
     /// The protected entries before it ran, for the sweeps after it.
     watch: Option<Watch>,
     #[cfg(target_os = "linux")]
-    confinement: Option<linux::Confinement>,
+    confinement: Option<child::Confinement>,
 }
 
 impl Prepared {

@@ -41,47 +41,11 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use crate::error::{Error, Result};
+use crate::sandbox::child::Mounts;
 use crate::sandbox::plan::Plan;
 
 /// The mechanism's name when the namespace is used.
 pub(crate) const MECHANISM: &str = "namespaces+landlock+seccomp";
-
-/// What the child does to its mount namespace, every path ready as a C
-/// string (the child may not allocate).
-#[derive(Debug)]
-pub(crate) struct Mounts {
-    /// Whether a user namespace is needed (the host is not root).
-    pub(crate) user_namespace: bool,
-    /// `"<uid> <uid> 1"`, for `/proc/self/uid_map`.
-    pub(crate) uid_map: Vec<u8>,
-    /// `"<gid> <gid> 1"`, for `/proc/self/gid_map`.
-    pub(crate) gid_map: Vec<u8>,
-    /// The computer's private temp dir: moved over `/tmp` when there is no
-    /// overlay, else the home of the overlay's upper and work layers.
-    pub(crate) private_tmp: Option<CString>,
-    /// Mount options of the overlay over `/tmp` (lower: the host's `/tmp`,
-    /// read-only; upper: the private temp dir), when the kernel allows it.
-    pub(crate) tmp_overlay: Option<CString>,
-    /// Without the overlay: host paths under `/tmp` bound back read-only
-    /// over the private `/tmp` (the command's working directory when it
-    /// lies there outside the writable roots).
-    pub(crate) tmp_read: Vec<CString>,
-    /// Writable roots, moved back writable (outside `/tmp` first, then
-    /// those under it, shallowest first).
-    pub(crate) roots: Vec<CString>,
-    /// Directories to create in the private `/tmp` so the roots under
-    /// `/tmp` have a place (parents first).
-    pub(crate) mkdirs: Vec<CString>,
-    /// Protected entries, bound read-only.
-    pub(crate) protected: Vec<CString>,
-    /// Secret files, masked with `/dev/null`.
-    pub(crate) secret_files: Vec<CString>,
-    /// Secret directories, masked with an empty read-only tmpfs.
-    pub(crate) secret_dirs: Vec<CString>,
-    /// The command's working directory, entered again at the end: the one
-    /// entered before the namespace was built is the old, read-only mount.
-    pub(crate) cwd: CString,
-}
 
 fn c_path(path: &Path) -> Result<CString> {
     CString::new(path.as_os_str().as_bytes()).map_err(|_| Error::SandboxSetup {

@@ -16,8 +16,7 @@ use std::os::fd::AsRawFd as _;
 
 use std::ffi::CStr;
 
-use crate::sandbox::linux::Confinement;
-use crate::sandbox::namespace::Mounts;
+use crate::sandbox::child::{Confinement, Mounts};
 
 /// `OPEN_TREE_CLONE` from the kernel's uapi (`linux/mount.h`).
 const OPEN_TREE_CLONE: libc::c_uint = 1;

@@ -7,6 +7,7 @@ use std::time::Duration;
 ///
 /// Defaults: namespace `tool-dispatch`, uncollected results expire after
 /// 10 minutes, one command connection, 2 s to connect and 5 s for a reply,
+/// at most 256 commands awaiting a reply,
 /// 3 s to recover a lost subscriber or store before a wait fails; on a
 /// cluster, 1 s for a reply, 20 s of recovery (a failover lasts the
 /// cluster's node timeout plus an election) and waits also re-check their
@@ -48,6 +49,13 @@ pub struct RedisStoreConfig {
     pub connect_timeout: Duration,
     /// How long to wait for one command's reply.
     pub response_timeout: Duration,
+    /// How many commands the store has awaiting a reply at once (at least
+    /// 1; 256 by default). More wait for their turn before being sent, so a
+    /// burst of dispatches queues in the store, bounded by each call's
+    /// deadline, instead of behind the connection, where the wait would
+    /// count against `response_timeout` (10 000 calls at once on a cluster
+    /// timed out that way with 1 000 or no bound).
+    pub max_in_flight: usize,
     /// How long a wait keeps trying when the subscriber connection was lost
     /// or the store does not answer (resubscribing, re-checking the stored
     /// result) before it fails with `store_unavailable`; never past the
@@ -74,6 +82,7 @@ impl RedisStoreConfig {
             command_connections: 1,
             connect_timeout: Duration::from_secs(2),
             response_timeout: Duration::from_secs(5),
+            max_in_flight: 256,
             recovery_timeout: Duration::from_secs(3),
             recheck_interval: None,
         }
@@ -162,6 +171,12 @@ impl RedisStoreConfig {
     /// Sets the reply timeout.
     pub fn response_timeout(mut self, timeout: Duration) -> Self {
         self.response_timeout = timeout;
+        self
+    }
+
+    /// Sets how many commands may await a reply at once (at least 1).
+    pub fn max_in_flight(mut self, count: usize) -> Self {
+        self.max_in_flight = count.max(1);
         self
     }
 

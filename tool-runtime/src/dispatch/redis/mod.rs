@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use redis::Script;
-use tokio::sync::Notify;
+use tokio::sync::{Notify, Semaphore, SemaphorePermit};
 use tokio::time::Instant;
 use tokio_util::sync::{CancellationToken, DropGuard};
 use tool_core::ToolOutput;
@@ -96,6 +96,7 @@ return {0, redis.call('EXISTS', KEYS[2])}
 /// | Redis restarted and lost the data | the re-check finds neither result nor slot: `store_unavailable` ("the result slot is gone") at once |
 /// | Redis unreachable | waits retry for [`RedisStoreConfig::recovery_timeout`] (3 s), then `store_unavailable` |
 /// | Redis stalled (`CLIENT PAUSE`, `DEBUG SLEEP`) | commands wait for the reply (up to `response_timeout`); the dispatcher's deadline bounds the call |
+/// | a burst: more commands at once than [`RedisStoreConfig::max_in_flight`] (256) | the rest wait for their turn in the store before being sent, bounded by the call's deadline (10 000 calls at once on a 3-master cluster: all succeed; without the bound most timed out) |
 #[derive(Clone)]
 pub struct RedisResultStore {
     inner: Arc<Inner>,
@@ -110,6 +111,8 @@ struct Inner {
     /// Servers one command connection reaches (masters on a cluster).
     servers: usize,
     next: AtomicUsize,
+    /// Turns for commands awaiting a reply (`max_in_flight`).
+    in_flight: Semaphore,
     put_script: Script,
     check_script: Script,
     wake_channel: String,
@@ -157,6 +160,7 @@ impl RedisResultStore {
                 renewals: AtomicUsize::new(0),
                 servers,
                 next: AtomicUsize::new(0),
+                in_flight: Semaphore::new(config.max_in_flight.clamp(1, Semaphore::MAX_PERMITS)),
                 put_script: Script::new(if cluster {
                     PUT_SCRIPT_SHARDED
                 } else {
@@ -225,9 +229,22 @@ impl RedisResultStore {
         format!("{}:result:{{{id}}}", self.inner.config.namespace)
     }
 
-    fn connection(&self) -> (usize, Commands) {
+    /// A command connection, and this command's turn among at most
+    /// [`max_in_flight`](RedisStoreConfig::max_in_flight) awaiting a reply:
+    /// a burst waits here (bounded by the call's deadline, which the
+    /// dispatcher puts on every step) instead of queueing behind the
+    /// connection, where the wait would count against `response_timeout`.
+    async fn connection(&self) -> Result<(usize, Commands, SemaphorePermit<'_>)> {
+        let turn = self
+            .inner
+            .in_flight
+            .acquire()
+            .await
+            .map_err(|_| Error::StoreUnavailable {
+                message: "the Redis store is shutting down".into(),
+            })?;
         let index = self.inner.next.fetch_add(1, Ordering::Relaxed) % self.inner.commands.len();
-        (index, self.inner.commands[index].get())
+        Ok((index, self.inner.commands[index].get(), turn))
     }
 
     /// A cluster command that timed out or lost its connection: the
@@ -310,7 +327,7 @@ impl RedisResultStore {
 impl ResultStore for RedisResultStore {
     async fn expect(&self, id: &str, expires_in: Duration) -> Result<()> {
         let ms = expires_in.as_millis().clamp(1, u64::MAX as u128) as u64;
-        let (index, mut connection) = self.connection();
+        let (index, mut connection, _turn) = self.connection().await?;
         redis::cmd("SET")
             .arg(self.pending_key(id))
             .arg(&self.inner.wake_channel)
@@ -338,7 +355,7 @@ impl ResultStore for RedisResultStore {
             .arg(json)
             .arg(ttl)
             .arg(id);
-        let (index, mut connection) = self.connection();
+        let (index, mut connection, _turn) = self.connection().await?;
         if !self.is_cluster() {
             let taken: i64 = invocation
                 .invoke_async(&mut connection)
@@ -437,7 +454,7 @@ impl ResultStore for RedisResultStore {
     }
 
     async fn discard(&self, id: &str) -> Result<()> {
-        let (index, mut connection) = self.connection();
+        let (index, mut connection, _turn) = self.connection().await?;
         redis::cmd("DEL")
             .arg(self.pending_key(id))
             .arg(self.result_key(id))
@@ -457,7 +474,7 @@ enum Check {
 impl RedisResultStore {
     /// Takes the result of a slot, or says whether the slot still exists.
     async fn check(&self, result_key: &str, pending_key: &str) -> Result<Check> {
-        let (index, mut connection) = self.connection();
+        let (index, mut connection, _turn) = self.connection().await?;
         let reply: Vec<redis::Value> = self
             .inner
             .check_script
