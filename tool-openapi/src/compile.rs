@@ -20,7 +20,7 @@ use crate::document::{ApiDocument, Operation};
 use crate::error::Error;
 
 /// The manifest `kind` of compiled API tools.
-pub const MANIFEST_KIND: &str = "api";
+pub const MANIFEST_KIND: &str = tool_core::ToolKind::Api.as_str();
 
 /// The arguments schema of one operation, as the model receives it.
 pub fn parameters_schema(operation: &Operation) -> Value {

@@ -76,7 +76,7 @@ impl ApiDocument {
     /// Whether [`server`](Self::server) is an absolute http(s) URL a call
     /// can be sent to.
     pub fn has_base_url(&self) -> bool {
-        crate::narrow::check_server(&self.server).is_ok()
+        crate::server::check_server(&self.server).is_ok()
     }
 
     /// Gives a document without an absolute server one: an empty or
@@ -168,7 +168,7 @@ impl ApiDocument {
                 None => url,
             }
         } else {
-            crate::narrow::check_server(&url).map_err(|m| invalid("server_variables".into(), m))?;
+            crate::server::check_server(&url).map_err(|m| invalid("server_variables".into(), m))?;
             url.trim_end_matches('/').to_owned()
         };
         Ok(())

@@ -92,6 +92,27 @@ pub use method::Method;
 pub use narrow::{Validation, parse_narrow, validate_narrow, validate_narrow_value};
 pub use provider::{ALL_OPERATIONS, API_KIND, OpenApiProvider};
 pub use tool::{DEFAULT_MAX_UPLOAD_BYTES, OpenApiTool, OpenApiToolBuilder};
+
+/// What a host uses, in one import: `use tool_openapi::prelude::*;` —
+/// loading a document ([`load_document`], [`ImportOptions`]), the tool and
+/// its builder ([`OpenApiTool`]), credentials ([`Credentials`]), the
+/// network guard ([`SsrfGuard`], [`SsrfPolicy`]) and references resolved
+/// by the assembler ([`OpenApiProvider`]). Names do not clash with
+/// `tool_core::prelude`.
+///
+/// ```
+/// use tool_openapi::prelude::*;
+/// let options = ImportOptions::new().server("https://api.example.com");
+/// let guard = SsrfGuard::new(SsrfPolicy::default());
+/// # let _ = (options, guard);
+/// ```
+pub mod prelude {
+    #[doc(no_inline)]
+    pub use crate::{
+        Credentials, ImportOptions, OpenApiProvider, OpenApiTool, SsrfGuard, SsrfPolicy,
+        load_document,
+    };
+}
 /// The network guard, from tool-core's `net` module (one guard for every
 /// crate that sends HTTP for a model); re-exported under the names this
 /// crate has always had.

@@ -35,6 +35,7 @@ use crate::document::{ApiDocument, Location, Operation, Parameter};
 use crate::error::Error;
 use crate::method::Method;
 use crate::pointer;
+use crate::server::check_server;
 
 /// The outcome of validating a narrow document: the normalised document
 /// when there were no errors, every error, and the warnings (dropped
@@ -550,21 +551,4 @@ impl Validator {
             file: false,
         })
     }
-}
-
-/// Checks that `server` is an absolute http(s) URL with a host.
-pub(crate) fn check_server(server: &str) -> Result<(), String> {
-    let bad =
-        |why: &str| format!("`server` must be an absolute http(s) URL ({why}), got `{server}`");
-    let url = url::Url::parse(server).map_err(|e| bad(&e.to_string()))?;
-    if !matches!(url.scheme(), "http" | "https") {
-        return Err(bad(&format!("scheme `{}`", url.scheme())));
-    }
-    if url.host_str().is_none_or(str::is_empty) {
-        return Err(bad("no host"));
-    }
-    if url.query().is_some() || url.fragment().is_some() {
-        return Err(bad("a base URL takes no query or fragment"));
-    }
-    Ok(())
 }

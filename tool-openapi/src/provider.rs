@@ -211,7 +211,7 @@ fn apply_server(
                 "`server` replaces the server: its variables cannot be chosen too".into(),
             ));
         }
-        crate::narrow::check_server(server).map_err(|m| invalid_param("/server", m))?;
+        crate::server::check_server(server).map_err(|m| invalid_param("/server", m))?;
         document.server = server.trim_end_matches('/').to_owned();
     }
     if let Some(variables) = params.get("server_variables") {

@@ -7,7 +7,6 @@
 //! document was fetched, or the API's own base.
 
 use crate::error::Error;
-use crate::narrow::check_server;
 
 /// `server` resolved against `base`: an absolute http(s) URL without a
 /// trailing `/`. An empty `server` counts as `/`.
@@ -47,6 +46,23 @@ pub(crate) fn is_relative(server: &str) -> bool {
     server.is_empty()
         || server.starts_with('/')
         || url::Url::parse(server).is_err_and(|e| e == url::ParseError::RelativeUrlWithoutBase)
+}
+
+/// Checks that `server` is an absolute http(s) URL with a host.
+pub(crate) fn check_server(server: &str) -> Result<(), String> {
+    let bad =
+        |why: &str| format!("`server` must be an absolute http(s) URL ({why}), got `{server}`");
+    let url = url::Url::parse(server).map_err(|e| bad(&e.to_string()))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(bad(&format!("scheme `{}`", url.scheme())));
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err(bad("no host"));
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(bad("a base URL takes no query or fragment"));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -389,6 +389,64 @@ async fn imported_credentials_are_sent_and_never_shown() {
 }
 
 #[tokio::test]
+async fn parameters_sharing_a_name_in_different_places_are_distinct_arguments() {
+    // Trello's /tokens/{token} takes the path `token` and a query `token`;
+    // SendGrid's lists do the same. Both are sent, each where it belongs.
+    let addr = common::start().await;
+    let spec = json!({
+        "openapi": "3.0.3",
+        "info": {"title": "T", "version": "1"},
+        "servers": [{"url": "https://api.example.com"}],
+        "paths": {"/tokens/{token}": {
+            "parameters": [{"name": "token", "in": "path", "required": true, "schema": {"type": "string"}}],
+            "get": {"operationId": "read", "responses": {"200": {"description": "ok"}},
+                "parameters": [
+                    {"name": "token", "in": "query", "required": true, "schema": {"type": "string"}},
+                    {"name": "token", "in": "header", "schema": {"type": "string"}}
+                ]}
+        }}
+    })
+    .to_string();
+    let import = import_openapi(
+        &spec,
+        &ImportOptions::new().server(format!("http://{addr}")),
+    )
+    .unwrap();
+    assert!(import.failures.is_empty(), "{:?}", import.failures);
+    let op = import.document.operation("read").unwrap();
+    let arguments: Vec<&str> = op.parameters.iter().map(|p| p.argument_name()).collect();
+    assert_eq!(arguments, ["token", "query_token", "header_token"]);
+    assert!(
+        import
+            .warnings
+            .iter()
+            .any(|w| w.message.contains("its argument is `query_token`")),
+        "{:?}",
+        import.warnings
+    );
+    let guard = SsrfGuard::new(SsrfPolicy::default().allow("127.0.0.1").unwrap());
+    let tool = OpenApiTool::builder(import.document, "t")
+        .guard(guard)
+        .build()
+        .unwrap();
+    let out = tool
+        .call(
+            "read",
+            json!({"token": "in-path", "query_token": "in-query", "header_token": "in-header"}),
+            &ToolContext::new(),
+        )
+        .await
+        .unwrap();
+    let echo = common::body_of(&out);
+    assert_eq!(echo["path"], "/tokens/in-path");
+    assert_eq!(echo["query"], "token=in-query");
+    assert_eq!(echo["headers"]["token"], "in-header");
+    // Each is required as its parameter says.
+    let required = &tool.manifest().api("read").unwrap().parameters["required"];
+    assert_eq!(required, &json!(["token", "query_token"]));
+}
+
+#[tokio::test]
 async fn the_provider_assembles_api_references() {
     let addr = common::start().await;
     let (doc, _) = tool_openapi::parse_narrow(&common::narrow_doc(addr)).unwrap();

@@ -92,6 +92,54 @@ fn without_a_budget_nothing_is_shortened_and_definitions_are_shared_by_name() {
 }
 
 #[test]
+fn properties_named_like_data_keywords_keep_their_definitions() {
+    // Microsoft Graph's crossTenantAccessPolicy has a property `default`
+    // pointing at a definition; it was left out of the operation's $defs
+    // (the walk took the property name for the `default` keyword) and the
+    // operation failed to compile.
+    let large = |tag: &str| {
+        let mut properties = serde_json::Map::new();
+        for n in 0..40 {
+            properties.insert(
+                format!("{tag}{n}"),
+                json!({"type": "string", "description": "Long enough not to be copied in place."}),
+            );
+        }
+        json!({"type": "object", "properties": properties})
+    };
+    let document = json!({
+        "openapi": "3.0.3",
+        "info": {"title": "t", "version": "1"},
+        "servers": [{"url": "https://api.example.com"}],
+        "paths": {"/policies": {"patch": {
+            "operationId": "update",
+            "requestBody": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Root"}}}},
+            "responses": {"204": {"description": "ok"}}
+        }}},
+        "components": {"schemas": {
+            "Root": {"type": "object", "properties": {"policy": {"$ref": "#/components/schemas/Policy"}}},
+            "Policy": {"type": "object", "properties": {
+                "default": {"$ref": "#/components/schemas/Default"},
+                "enum": {"type": "array", "items": {"$ref": "#/components/schemas/Other"}},
+                "example": {"$ref": "#/components/schemas/Third"}
+            }},
+            "Default": large("d"),
+            "Other": large("o"),
+            "Third": large("t")
+        }}
+    });
+    let import = import_value(&document, &ImportOptions::new().max_tool_chars(usize::MAX)).unwrap();
+    assert!(import.failures.is_empty(), "{:?}", import.failures);
+    let op = import.document.operation("update").unwrap();
+    let names: Vec<&str> = op.definitions.keys().map(String::as_str).collect();
+    assert_eq!(names, ["Default", "Other", "Third"]);
+    assert_eq!(
+        op.parameters[0].schema["properties"]["default"],
+        json!({"$ref": "#/$defs/Default"})
+    );
+}
+
+#[test]
 fn the_budget_cuts_deepest_definitions_first_then_arguments() {
     // A chain A -> B -> C of described objects, under a tiny budget.
     let described = |next: Option<&str>| {

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use tool_core::{PathClass, PathRole};
 
-use super::request::scalar_text;
+use super::scalar::scalar_text;
 use crate::document::FieldEncoding;
 
 /// One multipart part, before files are read.

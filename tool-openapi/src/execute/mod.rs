@@ -7,6 +7,7 @@ mod body;
 mod coerce;
 mod request;
 mod response;
+mod scalar;
 
 use std::path::PathBuf;
 

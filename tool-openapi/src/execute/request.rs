@@ -24,6 +24,7 @@ use serde_json::{Map, Value};
 
 use super::body::{PartPlan, form_pairs, form_text, multipart_parts};
 use super::coerce::coerce;
+use super::scalar::scalar_text;
 use crate::credentials::{Credentials, Secret, base64};
 use crate::document::{
     BodyKind, KeyLocation, Location, Operation, Parameter, SchemeKind, SecurityScheme,
@@ -309,22 +310,6 @@ fn apply_secret(
                 headers.insert(http::header::AUTHORIZATION, value);
             }
         }
-    }
-}
-
-/// The text of a value in a URL, header or cookie: strings as they are,
-/// numbers and booleans in JSON spelling, arrays joined with `sep`,
-/// objects as compact JSON.
-pub(crate) fn scalar_text(value: &Value, sep: &str) -> String {
-    match value {
-        Value::String(s) => s.clone(),
-        Value::Array(items) => items
-            .iter()
-            .map(|item| scalar_text(item, sep))
-            .collect::<Vec<_>>()
-            .join(sep),
-        Value::Null => String::new(),
-        other => other.to_string(),
     }
 }
 

@@ -28,8 +28,8 @@ use serde_json::{Map, Value, json};
 use crate::document::{BodyFormat, BodyKind, FieldEncoding, Location, Parameter};
 use crate::method::Method;
 
+use super::description::short;
 use super::node::Node;
-use super::operation::short;
 use super::schema::{SchemaConverter, object_properties};
 
 /// Adds the body's arguments to `parameters`; the body's format (`None`

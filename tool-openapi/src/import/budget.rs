@@ -24,7 +24,7 @@ use serde_json::{Map, Value};
 
 use crate::document::Parameter;
 
-use super::shared::{SharedDefs, each_schema, json_len};
+use super::schema::shared::{SharedDefs, each_schema, json_len};
 
 /// Nested descriptions are shortened to this many characters (step 2).
 pub const NESTED_DESCRIPTION: usize = 120;

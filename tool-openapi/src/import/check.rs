@@ -20,7 +20,7 @@ use crate::compile::{parameters_schema, parameters_schema_with};
 use crate::pointer;
 
 use super::pattern;
-use super::shared::{SharedDefs, json_len};
+use super::schema::shared::{SharedDefs, json_len};
 
 /// `$defs` up to this many bytes of JSON are compiled with the operation
 /// and kept.

@@ -48,6 +48,7 @@
 mod body;
 mod budget;
 mod check;
+mod description;
 mod filter;
 mod names;
 mod node;
@@ -58,7 +59,6 @@ mod refs;
 mod schema;
 mod security;
 mod servers;
-mod shared;
 
 pub use budget::{ARGUMENT_DESCRIPTION, NESTED_DESCRIPTION, Shortened, TOOL_DESCRIPTION};
 pub use options::{DEFAULT_MAX_DOCUMENT_CHARS, DEFAULT_MAX_TOOL_CHARS, ImportOptions};
@@ -369,7 +369,7 @@ fn import_node(root: &Node<'_>, options: &ImportOptions) -> Result<Import, Error
     let server_template = servers::template(root, options);
     let refs = Refs::new(root);
     let schemes = security::schemes(root, refs, &mut warnings);
-    let mut defs = shared::SharedDefs::new(refs, openapi30);
+    let mut defs = schema::shared::SharedDefs::new(refs, openapi30);
     let filter = filter::Filter::new(options);
     let cx = operation::Context {
         refs,

@@ -7,14 +7,12 @@ use crate::document::{Location, Operation, Parameter, SecurityScheme};
 use crate::method::Method;
 use crate::pointer;
 
+use super::description::short;
 use super::node::{Node, Object};
 use super::refs::Refs;
 use super::schema::SchemaConverter;
+use super::schema::shared::SharedDefs;
 use super::security::requirement_names;
-use super::shared::SharedDefs;
-
-/// The longest description kept for the model.
-const MAX_DESCRIPTION_CHARS: usize = 1_000;
 
 /// Header parameters OpenAPI says to ignore (the client sets them).
 const IGNORED_HEADERS: [&str; 3] = ["accept", "content-type", "authorization"];
@@ -150,6 +148,7 @@ pub(crate) fn convert<'a>(
         }
     }
     parameters.retain(|p| p.location != Location::Path || placeholders.contains(&p.name.as_str()));
+    distinct_arguments(&mut parameters, at, &mut warn);
 
     let mut body_format = None;
     if let Some(body) = op.get("requestBody") {
@@ -237,11 +236,36 @@ pub(crate) fn convert<'a>(
     Ok((operation, shortened))
 }
 
-pub(crate) fn short(text: &str) -> String {
-    if text.chars().count() <= MAX_DESCRIPTION_CHARS {
-        return text.to_owned();
+/// Parameters are unique by `name` and `in`, arguments by name alone: a
+/// parameter whose name an earlier one has (a path `token` and a query
+/// `token`) becomes the argument `<in>_<name>` (then `_2`, …), a warning.
+fn distinct_arguments(
+    parameters: &mut [Parameter],
+    at: &str,
+    warn: &mut impl FnMut(String, String),
+) {
+    for index in 1..parameters.len() {
+        let (earlier, rest) = parameters.split_at_mut(index);
+        let parameter = &mut rest[0];
+        let taken = |candidate: &str| earlier.iter().any(|p| p.argument_name() == candidate);
+        if !taken(parameter.argument_name()) {
+            continue;
+        }
+        let base = format!("{}_{}", parameter.location.as_str(), parameter.name);
+        let mut candidate = base.clone();
+        let mut n = 2;
+        while taken(&candidate) {
+            candidate = format!("{base}_{n}");
+            n += 1;
+        }
+        warn(
+            pointer::join(at, "parameters"),
+            format!(
+                "the {} parameter `{}` shares its name with another parameter: its argument is `{candidate}`",
+                parameter.location.as_str(),
+                parameter.name
+            ),
+        );
+        parameter.argument = Some(candidate);
     }
-    let mut out: String = text.chars().take(MAX_DESCRIPTION_CHARS - 1).collect();
-    out.push('…');
-    out
 }

@@ -21,6 +21,8 @@
 use serde_json::{Map, Value};
 use tool_core::CompiledSchema;
 
+use super::schema::{DATA_KEYWORDS, SCHEMA_MAP_KEYWORDS};
+
 /// One pattern that was replaced: where in the arguments schema, what it
 /// was, and what it became (`None`: dropped).
 pub(crate) struct PatternFix {
@@ -28,9 +30,6 @@ pub(crate) struct PatternFix {
     pub original: String,
     pub replacement: Option<String>,
 }
-
-/// Keys whose values are data, not schemas: never rewritten.
-const DATA_KEYS: [&str; 5] = ["enum", "const", "default", "examples", "example"];
 
 /// Replaces, in `schema`, every pattern that does not compile.
 pub(crate) fn repair(schema: &mut Value) -> Vec<PatternFix> {
@@ -65,8 +64,16 @@ fn walk(value: &mut Value, at: String, fixes: &mut Vec<PatternFix>) {
                 repair_keys(properties, &format!("{at}/patternProperties"), fixes);
             }
             for (key, child) in object.iter_mut() {
-                if !DATA_KEYS.contains(&key.as_str()) {
-                    walk(child, crate::pointer::join(&at, key), fixes);
+                let key_at = crate::pointer::join(&at, key);
+                match child {
+                    // Names of properties are data, even `default` or `enum`.
+                    Value::Object(map) if SCHEMA_MAP_KEYWORDS.contains(&key.as_str()) => {
+                        for (name, schema) in map.iter_mut() {
+                            walk(schema, crate::pointer::join(&key_at, name), fixes);
+                        }
+                    }
+                    _ if DATA_KEYWORDS.contains(&key.as_str()) => {}
+                    _ => walk(child, key_at, fixes),
                 }
             }
         }
@@ -312,14 +319,22 @@ mod tests {
     fn repair_rewrites_schemas_but_never_data() {
         let mut schema = json!({"type": "object", "properties": {
             "name": {"type": "string", "pattern": r"[^\p\{C\}]*\+"},
-            "ok": {"type": "string", "pattern": "^a+$", "default": {"pattern": "a{"}}
+            "ok": {"type": "string", "pattern": "^a+$", "default": {"pattern": "a{"}},
+            // Properties named like data keywords are schemas all the same.
+            "default": {"type": "string", "pattern": r"\p\{L\}+"}
         }, "patternProperties": {r"^\p\{L\}$": {"type": "string"}}});
         let fixes = repair(&mut schema);
-        let pointers: Vec<&str> = fixes.iter().map(|f| f.pointer.as_str()).collect();
+        let mut pointers: Vec<&str> = fixes.iter().map(|f| f.pointer.as_str()).collect();
+        pointers.sort_unstable();
         assert_eq!(
             pointers,
-            [r"/patternProperties/^\p\{L\}$", "/properties/name/pattern"]
+            [
+                r"/patternProperties/^\p\{L\}$",
+                "/properties/default/pattern",
+                "/properties/name/pattern"
+            ]
         );
+        assert_eq!(schema["properties"]["default"]["pattern"], r"\p{L}+");
         assert_eq!(schema["properties"]["name"]["pattern"], r"[^\p{C}]*\+");
         assert_eq!(schema["properties"]["ok"]["default"]["pattern"], "a{");
         assert!(schema["patternProperties"].get(r"^\p{L}$").is_some());

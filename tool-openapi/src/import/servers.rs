@@ -19,7 +19,7 @@ use super::node::Node;
 use super::{ImportOptions, invalid};
 use crate::document::{ServerTemplate, ServerVariable};
 use crate::error::Error;
-use crate::narrow::check_server;
+use crate::server::check_server;
 use crate::server::{is_relative, resolve};
 
 /// The server template of `servers[0]` when it has variables (and the

@@ -25,8 +25,7 @@ use std::collections::{HashMap, VecDeque};
 use serde_json::{Map, Value};
 use tool_core::{CompiledSchema, Violation};
 
-use super::refs::Refs;
-use super::schema;
+use crate::import::refs::Refs;
 
 /// A leaf definition at most this long (as JSON) is copied in place.
 pub(crate) const INLINE_LEAF_CHARS: usize = 600;
@@ -145,13 +144,13 @@ impl<'a> SharedDefs<'a> {
         let (value, problem) = match self.refs.get(reference) {
             Ok(node) => {
                 let mut cut = false;
-                let value = schema::convert(self, node, &mut cut);
+                let value = super::convert(self, node, &mut cut);
                 if cut {
                     self.findings.push(Violation {
                         pointer: reference.trim_start_matches('#').to_owned(),
                         message: format!(
                             "schema nested deeper than {} levels was cut to {{}} (accepts anything there)",
-                            schema::MAX_DEPTH
+                            super::MAX_DEPTH
                         ),
                     });
                 }
@@ -215,8 +214,12 @@ impl<'a> SharedDefs<'a> {
                     return;
                 }
                 for (key, child) in object.iter_mut() {
-                    if !is_data(key) {
-                        self.expand(child);
+                    match child {
+                        Value::Object(map) if is_schema_map(key) => {
+                            map.values_mut().for_each(|s| self.expand(s));
+                        }
+                        _ if is_data(key) => {}
+                        _ => self.expand(child),
                     }
                 }
             }
@@ -245,8 +248,12 @@ impl<'a> SharedDefs<'a> {
                     return;
                 }
                 for (key, child) in object {
-                    if !is_data(key) {
-                        self.pointers(child, out);
+                    match child {
+                        Value::Object(map) if is_schema_map(key) => {
+                            map.values().for_each(|s| self.pointers(s, out));
+                        }
+                        _ if is_data(key) => {}
+                        _ => self.pointers(child, out),
                     }
                 }
             }
@@ -427,13 +434,13 @@ pub(crate) fn each_schema(schema: &mut Value, f: &mut impl FnMut(&mut Map<String
     f(object);
     for (key, child) in object.iter_mut() {
         match key.as_str() {
-            "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => {
+            key if super::SCHEMA_MAP_KEYWORDS.contains(&key) => {
                 if let Value::Object(map) = child {
                     map.values_mut().for_each(|s| each_schema(s, f));
                 }
             }
-            key if schema::SUBSCHEMA_KEYWORDS.contains(&key)
-                || schema::SCHEMA_LIST_KEYWORDS.contains(&key) =>
+            key if super::SUBSCHEMA_KEYWORDS.contains(&key)
+                || super::SCHEMA_LIST_KEYWORDS.contains(&key) =>
             {
                 match child {
                     Value::Array(list) => list.iter_mut().for_each(|s| each_schema(s, f)),
@@ -447,7 +454,12 @@ pub(crate) fn each_schema(schema: &mut Value, f: &mut impl FnMut(&mut Map<String
 
 /// Keywords whose values are data, not schemas.
 fn is_data(key: &str) -> bool {
-    matches!(key, "enum" | "const" | "default" | "examples" | "example")
+    super::DATA_KEYWORDS.contains(&key)
+}
+
+/// Keywords whose values map names (data) to schemas.
+fn is_schema_map(key: &str) -> bool {
+    super::SCHEMA_MAP_KEYWORDS.contains(&key)
 }
 
 fn has_pointer(value: &Value) -> bool {
@@ -457,9 +469,10 @@ fn has_pointer(value: &Value) -> bool {
                 .get("$ref")
                 .and_then(Value::as_str)
                 .is_some_and(|r| r.starts_with("#/$defs/"))
-                || object
-                    .iter()
-                    .any(|(key, child)| !is_data(key) && has_pointer(child))
+                || object.iter().any(|(key, child)| match child {
+                    Value::Object(map) if is_schema_map(key) => map.values().any(has_pointer),
+                    _ => !is_data(key) && has_pointer(child),
+                })
         }
         Value::Array(items) => items.iter().any(has_pointer),
         _ => false,

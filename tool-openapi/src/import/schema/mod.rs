@@ -20,7 +20,9 @@
 use serde_json::{Map, Value};
 
 use super::node::{Node, Object};
-use super::shared::SharedDefs;
+pub(crate) mod shared;
+
+use self::shared::SharedDefs;
 
 /// Nesting deeper than this (inside one schema object) is cut (with `{}`)
 /// and reported.
@@ -43,6 +45,20 @@ pub(crate) const SUBSCHEMA_KEYWORDS: &[&str] = &[
 
 /// Keywords whose value is a list of schemas.
 pub(crate) const SCHEMA_LIST_KEYWORDS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
+
+/// Keywords whose value maps names to schemas: the names are data (a
+/// property may be called `default` or `enum`), every value a schema.
+pub(crate) const SCHEMA_MAP_KEYWORDS: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+];
+
+/// Keywords whose value is data, not a schema (never searched for `$ref`s
+/// or patterns).
+pub(crate) const DATA_KEYWORDS: &[&str] = &["enum", "const", "default", "examples", "example"];
 
 /// Converts one schema into pointer form: every local `$ref` becomes a
 /// `#/$defs/<Name>` pointer registered in `defs` (converted later, once).
@@ -78,7 +94,7 @@ fn convert_at<'a>(
         match key {
             "discriminator" | "xml" | "externalDocs" | "example" | "examples" | "nullable" => {}
             k if k.starts_with("x-") => {}
-            "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => {
+            key if SCHEMA_MAP_KEYWORDS.contains(&key) => {
                 if let Node::Object(props) = value {
                     let mut converted = Map::with_capacity(props.len());
                     for (name, s) in props.iter() {
@@ -350,7 +366,7 @@ mod tests {
     #[test]
     fn small_leaves_are_copied_in_place_and_big_ones_shared() {
         let arena = bumpalo::Bump::new();
-        let long = "x".repeat(crate::import::shared::INLINE_LEAF_CHARS);
+        let long = "x".repeat(crate::import::schema::shared::INLINE_LEAF_CHARS);
         let doc = json!({"components": {"schemas": {
             "Colour": {"type": "string", "enum": ["red", "green"]},
             "Long": {"type": "string", "description": long},
