@@ -124,6 +124,25 @@ pub enum Error {
         /// The remote tool name.
         tool: String,
     },
+    /// The server does not offer what was asked of it: it declared no
+    /// `resources` (or `prompts`) capability in its handshake.
+    #[error("MCP server `{server}` does not offer {feature} (not declared in its capabilities)")]
+    NotOffered {
+        /// The server id.
+        server: String,
+        /// `resources` or `prompts`.
+        feature: String,
+    },
+    /// The server asked for OAuth authorization (`401`) and it could not
+    /// be had: no [`OAuthOptions`](crate::OAuthOptions) were given, or
+    /// discovery, registration, the user's step or the token exchange failed.
+    #[error("MCP server `{server}` needs authorization: {message}")]
+    Unauthorized {
+        /// The server id.
+        server: String,
+        /// What failed.
+        message: String,
+    },
     /// Serving a registry over MCP failed (bind, transport).
     #[error("serving over MCP: {0}")]
     Serve(String),
@@ -153,7 +172,9 @@ impl Error {
             | Self::MessageTooLarge { server, .. }
             | Self::Secret { server, .. }
             | Self::UrlRefused { server, .. }
-            | Self::ToolRemoved { server, .. } => Some(server),
+            | Self::ToolRemoved { server, .. }
+            | Self::NotOffered { server, .. }
+            | Self::Unauthorized { server, .. } => Some(server),
             Self::Serve(_) => None,
         }
     }
@@ -194,6 +215,8 @@ impl Error {
             Self::Secret { .. } => "mcp_secret",
             Self::UrlRefused { .. } => "mcp_url_refused",
             Self::ToolRemoved { .. } => "mcp_tool_removed",
+            Self::NotOffered { .. } => "mcp_not_offered",
+            Self::Unauthorized { .. } => "mcp_unauthorized",
             Self::Serve(_) => "mcp_serve",
         }
     }

@@ -143,6 +143,8 @@ pub(crate) struct WatchedClient {
     client: reqwest::Client,
     guard: Option<Arc<dyn HttpGuard>>,
     refusals: RefusalSlot,
+    /// The first `WWW-Authenticate` of a 401 (OAuth needed).
+    challenges: RefusalSlot,
 }
 
 impl WatchedClient {
@@ -155,13 +157,29 @@ impl WatchedClient {
             client,
             guard,
             refusals,
+            challenges: RefusalSlot::default(),
         }
+    }
+
+    /// Notes 401 challenges in `slot`.
+    pub(crate) fn with_challenges(mut self, slot: RefusalSlot) -> Self {
+        self.challenges = slot;
+        self
     }
 
     fn watch<T>(
         &self,
         result: Result<T, StreamableHttpError<reqwest::Error>>,
     ) -> Result<T, StreamableHttpError<reqwest::Error>> {
+        match &result {
+            Err(StreamableHttpError::AuthRequired(challenge)) => self
+                .challenges
+                .note(challenge.www_authenticate_header.clone()),
+            Err(StreamableHttpError::InsufficientScope(challenge)) => self
+                .challenges
+                .note(challenge.www_authenticate_header.clone()),
+            _ => {}
+        }
         if let (Err(StreamableHttpError::Client(error)), Some(guard)) = (&result, &self.guard)
             && let Some(reason) = guard.refusal(error)
         {

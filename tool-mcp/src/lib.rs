@@ -58,9 +58,12 @@
 //! # }).unwrap();
 //! ```
 //!
-//! Registries holding MCP tools need [`tool_core::NameRules::Foreign`]
-//! (`ToolRegistry::new().with_name_rules(NameRules::Foreign)`): remote names
-//! such as `files/read` are kept and made provider-safe by wire naming.
+//! MCP tools declare [`tool_core::NameRules::Foreign`] themselves
+//! ([`McpTool`]'s `Tool::name_rules`), so any registry takes them: remote
+//! names such as `files/read` are kept and made provider-safe by wire
+//! naming. Loading every configured server is one line:
+//! `registry.register_all(McpProvider::new(manager).load_all().await.into_partial().into_complete()?)`
+//! (or keep the [`tool_core::Partial`] to report failed servers and go on).
 //!
 //! # Crate features
 //!
@@ -79,12 +82,15 @@ mod http;
 mod line_id;
 mod live;
 mod manager;
+mod oauth;
 mod policy;
 mod provider;
+mod remote_library;
 mod remote_talk;
 mod secret;
 mod serve;
 mod serve_talk;
+mod served;
 mod session;
 mod stderr;
 mod stdio;
@@ -107,12 +113,40 @@ pub use live::{LiveLoad, LiveSync};
 pub use manager::{
     DEFAULT_MAX_MESSAGE_BYTES, MAX_LIST_PAGES, ManagerOptions, McpManager, ServerStatus,
 };
+pub use oauth::{Authorizer, InMemoryTokenStore, OAuthOptions, TokenStore};
 pub use policy::{default_policy, effective_policy};
 pub use provider::{ALL_TOOLS, MCP_REFERENCE_KIND, McpLoad, McpProvider, ServerReport};
+/// The rmcp this crate speaks: its model types (`CallToolResult`,
+/// `Resource`, `Prompt`…) appear in this crate's API.
+pub use rmcp;
 #[allow(deprecated)]
 pub use secret::Secret;
 pub use secret::{McpSecret, SEALED_PREFIX};
 pub use serve::{DEFAULT_PAGE_SIZE, RegistryServer};
+pub use served::{PromptSource, RESOURCE_NOT_FOUND, ResourceSource, SourceError};
 pub use session::PROTOCOL_VERSION;
 pub use stderr::DEFAULT_STDERR_LIMIT;
 pub use tool::{MCP_TOOL_KIND, McpTool};
+
+/// What a host uses, in one import: `use tool_mcp::prelude::*;` — servers
+/// and their manager ([`McpServerConfig`], [`McpTransport`],
+/// [`McpManager`], [`ManagerOptions`]), loading their tools
+/// ([`McpProvider`], whose [`McpLoad`] becomes a `tool_core::Partial`),
+/// serving a registry over MCP ([`RegistryServer`]) and OAuth
+/// ([`OAuthOptions`]). Names do not clash with `tool_core::prelude`.
+///
+/// ```
+/// use tool_mcp::prelude::*;
+/// let manager = McpManager::default();
+/// let server = McpServerConfig::new("files", McpTransport::stdio("mcp-files", ["--root", "."]));
+/// manager.upsert(server).unwrap();
+/// let provider = McpProvider::new(std::sync::Arc::new(manager));
+/// # let _ = provider;
+/// ```
+pub mod prelude {
+    #[doc(no_inline)]
+    pub use crate::{
+        ManagerOptions, McpLoad, McpManager, McpProvider, McpServerConfig, McpTransport,
+        OAuthOptions, RegistryServer,
+    };
+}

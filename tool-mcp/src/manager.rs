@@ -46,6 +46,7 @@ pub struct ManagerOptions {
     stderr_limit: usize,
     max_message_bytes: usize,
     elicitation: Option<Arc<dyn ElicitationHandler>>,
+    oauth: Option<crate::oauth::OAuthOptions>,
 }
 
 impl std::fmt::Debug for ManagerOptions {
@@ -56,6 +57,7 @@ impl std::fmt::Debug for ManagerOptions {
             .field("stderr_limit", &self.stderr_limit)
             .field("max_message_bytes", &self.max_message_bytes)
             .field("elicitation", &self.elicitation.is_some())
+            .field("oauth", &self.oauth)
             .finish()
     }
 }
@@ -68,6 +70,7 @@ impl Default for ManagerOptions {
             stderr_limit: DEFAULT_STDERR_LIMIT,
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             elicitation: None,
+            oauth: None,
         }
     }
 }
@@ -97,6 +100,15 @@ impl ManagerOptions {
     /// [`SsrfHttpGuard`](crate::SsrfHttpGuard). Replaces a client or guard set before.
     pub fn ssrf_guard(self, guard: &tool_core::net::SsrfGuard) -> Result<Self, tool_core::Error> {
         Ok(self.http_guard(Arc::new(crate::http::SsrfHttpGuard::new(guard)?)))
+    }
+
+    /// Authorizes streamable HTTP servers that ask for OAuth 2.1 (a `401`
+    /// to the handshake) as [`OAuthOptions`](crate::OAuthOptions) say; see
+    /// the `oauth` guide in [`Authorizer`](crate::Authorizer). Without it
+    /// such a server fails with [`Error::Unauthorized`].
+    pub fn oauth(mut self, oauth: crate::oauth::OAuthOptions) -> Self {
+        self.oauth = Some(oauth);
+        self
     }
 
     /// Answers servers' elicitation requests (and declares the capability).
@@ -331,6 +343,16 @@ impl McpManager {
     }
 
     async fn session(&self, slot: &Slot) -> Result<Arc<Session>, Error> {
+        self.session_after(slot, None).await
+    }
+
+    /// The live session, or a new one; after `challenge` (a 401 or 403
+    /// mid-session) the new one is authorized first.
+    async fn session_after(
+        &self,
+        slot: &Slot,
+        challenge: Option<&str>,
+    ) -> Result<Arc<Session>, Error> {
         if let Some(session) = slot.live_session() {
             return Ok(session);
         }
@@ -359,8 +381,9 @@ impl McpManager {
             http_guard: self.options.http_guard.clone(),
             stderr_limit: self.options.stderr_limit,
             max_message_bytes: self.options.max_message_bytes,
+            oauth: self.options.oauth.clone(),
         };
-        let session = Arc::new(Session::connect(&slot.config, &options, hooks).await?);
+        let session = Arc::new(Session::connect(&slot.config, &options, hooks, challenge).await?);
         slot.sessions_started.fetch_add(1, Ordering::SeqCst);
         slot.set_live(Some(Arc::clone(&session)));
         Ok(session)
@@ -392,6 +415,26 @@ impl McpManager {
         let session = self.session(slot).await?;
         match op(Arc::clone(&session)).await {
             Ok(value) => Ok(value),
+            // A 401 or 403 (a scope the token lacks) mid-session: the server
+            // refused the request, so it did not run; authorize (once) on a
+            // new session and send it there.
+            Err(_) if self.options.oauth.is_some() && session.challenge().is_some() => {
+                let challenge = session.challenge().unwrap_or_default();
+                tracing::debug!(server = %slot.config.id, %operation, "authorization asked mid-session");
+                self.forget_session(slot, &session);
+                let fresh = self.session_after(slot, Some(&challenge)).await?;
+                op(Arc::clone(&fresh)).await.map_err(|e| {
+                    match fresh.challenge() {
+                        Some(again) => Error::Unauthorized {
+                            server: slot.config.id.clone(),
+                            message: format!(
+                                "{operation} was refused again after authorizing ({again}); not retried"
+                            ),
+                        },
+                        None => request_error(&slot.config.id, operation, &e, &fresh),
+                    }
+                })
+            }
             Err(error) if session.refusal().is_some() => {
                 Err(request_error(&slot.config.id, operation, &error, &session))
             }
@@ -432,6 +475,23 @@ impl McpManager {
             }
             Err(error) => Err(request_error(&slot.config.id, operation, &error, &session)),
         }
+    }
+
+    /// Runs a request that may be sent again on a new session (listing,
+    /// reading) on `id`'s session, with errors named for `operation`.
+    pub(crate) async fn idempotent<T, F, Fut>(
+        &self,
+        id: &str,
+        operation: &str,
+        op: F,
+    ) -> Result<T, Error>
+    where
+        F: Fn(Arc<Session>) -> Fut,
+        Fut: Future<Output = Result<T, ServiceError>>,
+    {
+        let slot = self.enabled_slot(id)?;
+        self.with_session(&slot, operation, Resend::Idempotent, op)
+            .await
     }
 
     /// The catalog of `id`: cached per `id` + `updatedAt`, else listed now,

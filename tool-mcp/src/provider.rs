@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use tool_core::{ProvideError, Tool, ToolProvider, ToolReference};
+use tool_core::{Partial, ProvideError, Tool, ToolProvider, ToolReference};
 
 use crate::error::Error;
 use crate::manager::McpManager;
@@ -79,6 +79,22 @@ impl std::fmt::Debug for McpLoad {
 }
 
 impl McpLoad {
+    /// The load as tool-core's one batch shape: the tools, and each failed
+    /// server with its id as the source (disabled servers are neither).
+    /// `registry.register_all(load.into_partial().into_complete()?)` is the
+    /// one line for a host that wants every server or none.
+    pub fn into_partial(self) -> Partial<Arc<dyn Tool>, Error> {
+        let mut out = Partial::new();
+        out.extend(self.tools);
+        for report in self.reports {
+            if let ServerReport::Failed(error) = report {
+                let source = error.server().unwrap_or("mcp").to_owned();
+                out.fail(source, error);
+            }
+        }
+        out
+    }
+
     /// The failures (disabled servers are not failures).
     pub fn failures(&self) -> impl Iterator<Item = &Error> {
         self.reports.iter().filter_map(|r| match r {

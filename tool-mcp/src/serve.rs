@@ -43,8 +43,12 @@ use std::sync::{Arc, Mutex, PoisonError};
 #[allow(deprecated)]
 // MCP logging: deprecated by rmcp for a later revision, current in 2025-11-25.
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
-    PaginatedRequestParams, RequestParamsMeta, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, GetPromptRequestMethod,
+    GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsRequestMethod,
+    ListPromptsResult, ListResourceTemplatesRequestMethod, ListResourceTemplatesResult,
+    ListResourcesRequestMethod, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    PromptsCapability, ReadResourceRequestMethod, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, RequestParamsMeta, ResourcesCapability, ServerCapabilities, ServerConfig,
     SetLevelRequestParams, ToolAnnotations,
 };
 use rmcp::service::{NotificationContext, Peer, RequestContext};
@@ -63,6 +67,7 @@ use crate::content::to_result;
 use crate::error::Error;
 use crate::gate::{ClientAsker, NoOneToAsk};
 use crate::serve_talk::{SessionLog, served_events};
+use crate::served::{PromptSource, ResourceSource, SourceError, page_of};
 
 /// Tools per `tools/list` page unless [`RegistryServer::with_page_size`] says otherwise.
 pub const DEFAULT_PAGE_SIZE: usize = 100;
@@ -101,6 +106,8 @@ struct Inner {
     name: String,
     page_size: usize,
     bare_names: bool,
+    resources: Option<Arc<dyn ResourceSource>>,
+    prompts: Option<Arc<dyn PromptSource>>,
 }
 
 /// An MCP server over a registry. Cheap to clone (one per HTTP session).
@@ -149,6 +156,8 @@ impl RegistryServer {
                 name: "tool-layer".into(),
                 page_size: DEFAULT_PAGE_SIZE,
                 bare_names: false,
+                resources: None,
+                prompts: None,
             }),
             log: Arc::default(),
         }
@@ -165,6 +174,8 @@ impl RegistryServer {
             name: shared.name.clone(),
             page_size: shared.page_size,
             bare_names: shared.bare_names,
+            resources: shared.resources.clone(),
+            prompts: shared.prompts.clone(),
         });
         f(&mut inner);
         Self {
@@ -218,6 +229,21 @@ impl RegistryServer {
     /// accept both names either way. Off by default.
     pub fn with_bare_names(self, bare: bool) -> Self {
         self.edit(|i| i.bare_names = bare)
+    }
+
+    /// Serves `source`'s resources next to the tools: the server declares
+    /// `resources`, pages `resources/list` (the page size of
+    /// [`with_page_size`](Self::with_page_size)) and answers
+    /// `resources/read` from it (see [`ResourceSource`]).
+    pub fn with_resources(self, source: Arc<dyn ResourceSource>) -> Self {
+        self.edit(|i| i.resources = Some(source))
+    }
+
+    /// Serves `source`'s prompts next to the tools: the server declares
+    /// `prompts`, pages `prompts/list` and answers `prompts/get` from it
+    /// (see [`PromptSource`]).
+    pub fn with_prompts(self, source: Arc<dyn PromptSource>) -> Self {
+        self.edit(|i| i.prompts = Some(source))
     }
 
     /// Sends `notifications/tools/list_changed` to every connected client
@@ -443,7 +469,7 @@ fn parse_cursor(cursor: &str, generation: u64, total: usize) -> Result<usize, Er
 impl ServerHandler for RegistryServer {
     #[allow(deprecated)] // `logging`: see the import.
     fn get_info(&self) -> ServerConfig {
-        let capabilities = match self.inner.registry {
+        let mut capabilities = match self.inner.registry {
             Source::Fixed(_) => ServerCapabilities::builder()
                 .enable_logging()
                 .enable_tools()
@@ -454,6 +480,12 @@ impl ServerHandler for RegistryServer {
                 .enable_tool_list_changed()
                 .build(),
         };
+        if self.inner.resources.is_some() {
+            capabilities.resources = Some(ResourcesCapability::default());
+        }
+        if self.inner.prompts.is_some() {
+            capabilities.prompts = Some(PromptsCapability::default());
+        }
         ServerConfig::new(capabilities).with_server_info(Implementation::new(
             self.inner.name.clone(),
             env!("CARGO_PKG_VERSION"),
@@ -494,6 +526,92 @@ impl ServerHandler for RegistryServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         self.run_call(request, context).await.map(Into::into)
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let Some(source) = &self.inner.resources else {
+            return Err(ErrorData::method_not_found::<ListResourcesRequestMethod>());
+        };
+        let all = source.list().await.map_err(SourceError::into_mcp)?;
+        let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
+        let (items, next) = page_of("resources/list", all, cursor, self.inner.page_size)?;
+        let mut result = ListResourcesResult::with_all_items(items);
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    async fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let Some(source) = &self.inner.resources else {
+            return Err(ErrorData::method_not_found::<
+                ListResourceTemplatesRequestMethod,
+            >());
+        };
+        let all = source.templates().await.map_err(SourceError::into_mcp)?;
+        let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
+        let (items, next) = page_of(
+            "resources/templates/list",
+            all,
+            cursor,
+            self.inner.page_size,
+        )?;
+        let mut result = ListResourceTemplatesResult::with_all_items(items);
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let Some(source) = &self.inner.resources else {
+            return Err(ErrorData::method_not_found::<ReadResourceRequestMethod>());
+        };
+        let contents = source
+            .read(&request.uri)
+            .await
+            .map_err(SourceError::into_mcp)?;
+        Ok(ReadResourceResult::new(contents).into())
+    }
+
+    async fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let Some(source) = &self.inner.prompts else {
+            return Err(ErrorData::method_not_found::<ListPromptsRequestMethod>());
+        };
+        let all = source.list().await.map_err(SourceError::into_mcp)?;
+        let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
+        let (items, next) = page_of("prompts/list", all, cursor, self.inner.page_size)?;
+        let mut result = ListPromptsResult::with_all_items(items);
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let Some(source) = &self.inner.prompts else {
+            return Err(ErrorData::method_not_found::<GetPromptRequestMethod>());
+        };
+        let arguments = request.arguments.unwrap_or_default();
+        source
+            .get(&request.name, &arguments)
+            .await
+            .map(Into::into)
+            .map_err(SourceError::into_mcp)
     }
 }
 

@@ -115,6 +115,7 @@ pub(crate) struct ConnectOptions {
     pub(crate) http_guard: Option<Arc<dyn HttpGuard>>,
     pub(crate) stderr_limit: usize,
     pub(crate) max_message_bytes: usize,
+    pub(crate) oauth: Option<crate::oauth::OAuthOptions>,
 }
 
 /// A live session. Dropping it closes the transport; a stdio child's whole
@@ -126,6 +127,8 @@ pub(crate) struct Session {
     pid: Option<u32>,
     /// The configured URL and the guard's first refusal (HTTP sessions).
     refusals: Option<(String, RefusalSlot)>,
+    /// The first 401/403 challenge of an HTTP session.
+    challenges: Option<RefusalSlot>,
 }
 
 impl Session {
@@ -133,6 +136,7 @@ impl Session {
         config: &McpServerConfig,
         options: &ConnectOptions,
         hooks: Hooks,
+        challenge: Option<&str>,
     ) -> Result<Self, Error> {
         config.ensure_open()?;
         let server = config.id.clone();
@@ -152,6 +156,7 @@ impl Session {
         let timeout = config.startup_timeout();
         let mut pid = None;
         let mut refusals = None;
+        let mut challenge_slot = None;
         let (handshake, stderr) = match &config.transport {
             McpTransport::Stdio {
                 command,
@@ -205,16 +210,77 @@ impl Session {
                         .map_err(|e| spawn_error(format!("cannot build the HTTP client: {e}")))?,
                 };
                 let slot = RefusalSlot::default();
-                let client = WatchedClient::new(client, options.http_guard.clone(), slot.clone());
-                let transport =
-                    StreamableHttpClientTransport::with_client(client, transport_config);
-                let handshake = tokio::time::timeout(timeout, hooks.serve(transport)).await;
+                let mut challenges = RefusalSlot::default();
+                let watched =
+                    WatchedClient::new(client.clone(), options.http_guard.clone(), slot.clone())
+                        .with_challenges(challenges.clone());
+                let unauthorized = |message: String| Error::Unauthorized {
+                    server: server.clone(),
+                    message,
+                };
+                // A token from an earlier session: start with it.
+                let stored = match (&options.oauth, challenge) {
+                    // Asked mid-session: authorize again (a new scope).
+                    (Some(oauth), Some(challenge)) => Some(
+                        crate::oauth::authorize(&server, url, client.clone(), oauth, challenge)
+                            .await
+                            .map_err(&unauthorized)?,
+                    ),
+                    (Some(oauth), None) => {
+                        crate::oauth::stored(&server, url, client.clone(), oauth)
+                            .await
+                            .map_err(&unauthorized)?
+                    }
+                    (None, _) => None,
+                };
+                let mut handshake = match stored {
+                    Some(manager) => {
+                        let transport = StreamableHttpClientTransport::with_client(
+                            rmcp::transport::auth::AuthClient::new(watched.clone(), manager),
+                            transport_config.clone(),
+                        );
+                        tokio::time::timeout(timeout, hooks.clone().serve(transport)).await
+                    }
+                    None => {
+                        let transport = StreamableHttpClientTransport::with_client(
+                            watched.clone(),
+                            transport_config.clone(),
+                        );
+                        tokio::time::timeout(timeout, hooks.clone().serve(transport)).await
+                    }
+                };
                 if !matches!(handshake, Ok(Ok(_)))
                     && let Some(reason) = slot.get()
                 {
                     return Err(refused(reason));
                 }
+                if !matches!(handshake, Ok(Ok(_)))
+                    && let Some(challenge) = challenges.get()
+                {
+                    let Some(oauth) = &options.oauth else {
+                        return Err(unauthorized(format!(
+                            "it answered 401 ({challenge}) and the host configured no OAuth"
+                        )));
+                    };
+                    let manager =
+                        crate::oauth::authorize(&server, url, client.clone(), oauth, &challenge)
+                            .await
+                            .map_err(&unauthorized)?;
+                    let transport = StreamableHttpClientTransport::with_client(
+                        // A fresh slot: the 401 just answered is not this session's.
+                        rmcp::transport::auth::AuthClient::new(
+                            {
+                                challenges = RefusalSlot::default();
+                                watched.with_challenges(challenges.clone())
+                            },
+                            manager,
+                        ),
+                        transport_config,
+                    );
+                    handshake = tokio::time::timeout(timeout, hooks.serve(transport)).await;
+                }
                 refusals = Some((url.clone(), slot));
+                challenge_slot = Some(challenges);
                 (handshake, None)
             }
         };
@@ -255,6 +321,7 @@ impl Session {
             secrets,
             pid,
             refusals,
+            challenges: challenge_slot,
         })
     }
 
@@ -263,6 +330,11 @@ impl Session {
     pub(crate) fn refusal(&self) -> Option<(String, String)> {
         let (url, slot) = self.refusals.as_ref()?;
         slot.get().map(|reason| (url.clone(), reason))
+    }
+
+    /// The first 401/403 challenge this session met.
+    pub(crate) fn challenge(&self) -> Option<String> {
+        self.challenges.as_ref().and_then(RefusalSlot::get)
     }
 
     pub(crate) fn process_id(&self) -> Option<u32> {

@@ -18,7 +18,7 @@ use crate::manager::McpManager;
 use crate::policy::effective_policy;
 
 /// The manifest `type` of managed MCP tools.
-pub const MCP_TOOL_KIND: &str = "mcp";
+pub const MCP_TOOL_KIND: &str = tool_core::ToolKind::Mcp.as_str();
 
 /// A server's tools as one runtime tool: identifier = the server id, one
 /// API per remote tool (remote names kept as they are, under
@@ -132,6 +132,12 @@ impl McpTool {
 impl Tool for McpTool {
     fn manifest(&self) -> &ToolManifest {
         &self.manifest
+    }
+
+    /// A remote server names its tools: the registry takes them under the
+    /// foreign rules without the host having to know.
+    fn name_rules(&self) -> tool_core::NameRules {
+        tool_core::NameRules::Foreign
     }
 
     async fn call(

@@ -494,6 +494,26 @@ async fn a_missing_command_and_a_disabled_server_are_reported_not_fatal() {
         matches!(failure, Error::Spawn { server, .. } if server == "missing"),
         "{failure}"
     );
+    // The same load as tool-core's batch shape: the good server's tool, the
+    // missing one as a failure named by its id (the disabled one neither);
+    // into_complete makes it one error naming the server.
+    let partial = load.into_partial();
+    assert_eq!(partial.loaded().len(), 1);
+    let sources: Vec<&str> = partial.failed().iter().map(|f| f.source.as_str()).collect();
+    assert_eq!(sources, ["missing"]);
+    let mut registry =
+        tool_core::ToolRegistry::new().with_name_rules(tool_core::NameRules::Foreign);
+    let registered = registry.register_all(partial.loaded().iter().cloned());
+    assert!(registered.is_complete(), "{:?}", registered.failed());
+    let Err(error) = partial.into_complete() else {
+        panic!("a failed server makes the load incomplete");
+    };
+    assert!(
+        error
+            .to_string()
+            .starts_with("1 of 2 failed to load: missing: "),
+        "{error}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,0 +1,263 @@
+//! OAuth 2.1 for streamable HTTP servers, through rmcp's auth support.
+//!
+//! With [`ManagerOptions::oauth`](crate::ManagerOptions::oauth), a server
+//! that answers the handshake with `401` and a `WWW-Authenticate`
+//! challenge is authorized, then connected again with its token:
+//! protected-resource and authorization-server metadata are discovered
+//! (seeded from the challenge), the client registers itself (dynamic
+//! client registration) unless the host gave a pre-registered client or a
+//! client metadata document URL the server takes (SEP-991), the
+//! authorization request carries PKCE (S256), the resource indicator and
+//! the scopes the challenge or the metadata name; the host's
+//! [`Authorizer`] takes the user to the authorization URL and hands back
+//! the URL the browser was redirected to; the code is exchanged for a
+//! token, kept in the host's [`TokenStore`] per server (in memory by
+//! default, [`InMemoryTokenStore`]) and refreshed when it expires or a
+//! server rejects it. A session opened later starts with the stored token.
+//!
+//! The discovery, registration and token requests go through the same
+//! HTTP client as the session (the host's guard when it gave one).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use async_trait::async_trait;
+use rmcp::transport::auth::{
+    AuthError, AuthorizationManager, AuthorizationRequest, CredentialStore, OAuthState,
+    StoredCredentials,
+};
+
+/// How the host takes the user through the authorization step.
+#[async_trait]
+pub trait Authorizer: Send + Sync {
+    /// Where the authorization server sends the browser back (registered
+    /// with the client), e.g. `http://127.0.0.1:PORT/callback`.
+    fn redirect_uri(&self) -> String;
+
+    /// Takes the user to `url` (prints it, opens a browser) and returns the
+    /// URL the browser was redirected to, with its `code` and `state`;
+    /// `Err` says why there is none (the user gave up, a timeout).
+    async fn authorize(&self, server: &str, url: &str) -> Result<String, String>;
+}
+
+/// Where tokens are kept between sessions (and processes, for a host that
+/// writes them down), per server id.
+#[async_trait]
+pub trait TokenStore: Send + Sync {
+    /// The credentials stored for `server`.
+    async fn load(&self, server: &str) -> Result<Option<StoredCredentials>, String>;
+    /// Stores `credentials` for `server`.
+    async fn save(&self, server: &str, credentials: StoredCredentials) -> Result<(), String>;
+    /// Forgets `server`'s credentials (its refresh token was refused).
+    async fn clear(&self, server: &str) -> Result<(), String>;
+}
+
+/// Tokens kept in memory for the life of the process.
+#[derive(Debug, Default)]
+pub struct InMemoryTokenStore(Mutex<HashMap<String, StoredCredentials>>);
+
+#[async_trait]
+impl TokenStore for InMemoryTokenStore {
+    async fn load(&self, server: &str) -> Result<Option<StoredCredentials>, String> {
+        Ok(self
+            .0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(server)
+            .cloned())
+    }
+
+    async fn save(&self, server: &str, credentials: StoredCredentials) -> Result<(), String> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(server.to_owned(), credentials);
+        Ok(())
+    }
+
+    async fn clear(&self, server: &str) -> Result<(), String> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(server);
+        Ok(())
+    }
+}
+
+/// The OAuth side of a manager: who authorizes, where tokens live, how the
+/// client names itself.
+#[derive(Clone)]
+pub struct OAuthOptions {
+    authorizer: Arc<dyn Authorizer>,
+    store: Arc<dyn TokenStore>,
+    client_name: String,
+    client_id: Option<(String, Option<String>)>,
+    client_metadata_url: Option<String>,
+}
+
+impl std::fmt::Debug for OAuthOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuthOptions")
+            .field("client_name", &self.client_name)
+            .field("preregistered", &self.client_id.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl OAuthOptions {
+    /// `authorizer` takes the user through authorization; tokens are kept
+    /// in memory; the client registers itself as `tool-mcp`.
+    pub fn new(authorizer: Arc<dyn Authorizer>) -> Self {
+        Self {
+            authorizer,
+            store: Arc::new(InMemoryTokenStore::default()),
+            client_name: "tool-mcp".into(),
+            client_id: None,
+            client_metadata_url: None,
+        }
+    }
+
+    /// The HTTPS URL of the host's Client ID Metadata Document (SEP-991):
+    /// used as the client id by authorization servers that advertise
+    /// `client_id_metadata_document_supported`, instead of registering.
+    pub fn client_metadata_url(mut self, url: impl Into<String>) -> Self {
+        self.client_metadata_url = Some(url.into());
+        self
+    }
+
+    /// Keeps tokens in `store`.
+    pub fn token_store(mut self, store: Arc<dyn TokenStore>) -> Self {
+        self.store = store;
+        self
+    }
+
+    /// The name sent with dynamic client registration.
+    pub fn client_name(mut self, name: impl Into<String>) -> Self {
+        self.client_name = name.into();
+        self
+    }
+
+    /// A client registered out of band (no dynamic registration), with its
+    /// secret for a confidential client.
+    pub fn preregistered(mut self, client_id: impl Into<String>, secret: Option<String>) -> Self {
+        self.client_id = Some((client_id.into(), secret));
+        self
+    }
+}
+
+/// One server's slice of the host's token store, as rmcp's credential store.
+struct ServerTokens {
+    server: String,
+    store: Arc<dyn TokenStore>,
+}
+
+fn store_error(message: String) -> AuthError {
+    AuthError::InternalError(format!("token store: {message}"))
+}
+
+#[async_trait]
+impl CredentialStore for ServerTokens {
+    async fn load(&self) -> Result<Option<StoredCredentials>, AuthError> {
+        self.store.load(&self.server).await.map_err(store_error)
+    }
+
+    async fn save(&self, credentials: StoredCredentials) -> Result<(), AuthError> {
+        self.store
+            .save(&self.server, credentials)
+            .await
+            .map_err(store_error)
+    }
+
+    async fn clear(&self) -> Result<(), AuthError> {
+        self.store.clear(&self.server).await.map_err(store_error)
+    }
+}
+
+async fn manager(
+    server: &str,
+    url: &str,
+    client: reqwest::Client,
+    options: &OAuthOptions,
+) -> Result<AuthorizationManager, AuthError> {
+    // The host's HTTP client (its guard) decides which addresses are reached.
+    let mut manager = AuthorizationManager::new_allowing_private_addresses(url).await?;
+    manager.with_client(client)?;
+    manager.set_credential_store(ServerTokens {
+        server: server.to_owned(),
+        store: Arc::clone(&options.store),
+    });
+    Ok(manager)
+}
+
+/// The manager of a server whose token is in the store already.
+pub(crate) async fn stored(
+    server: &str,
+    url: &str,
+    client: reqwest::Client,
+    options: &OAuthOptions,
+) -> Result<Option<AuthorizationManager>, String> {
+    let mut manager = manager(server, url, client, options)
+        .await
+        .map_err(|e| e.to_string())?;
+    match manager.initialize_from_store().await {
+        Ok(true) => Ok(Some(manager)),
+        Ok(false) => Ok(None),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// Authorizes at `url`'s authorization server after `challenge` (the
+/// 401's `WWW-Authenticate`): the whole flow, the user's step through the
+/// host's authorizer; the token ends up in the store.
+pub(crate) async fn authorize(
+    server: &str,
+    url: &str,
+    client: reqwest::Client,
+    options: &OAuthOptions,
+    challenge: &str,
+) -> Result<AuthorizationManager, String> {
+    let manager = manager(server, url, client, options)
+        .await
+        .map_err(|e| format!("preparing authorization: {e}"))?;
+    let mut state = OAuthState::Unauthorized(manager);
+    let mut request = AuthorizationRequest::new(options.authorizer.redirect_uri())
+        .with_client_name(options.client_name.clone())
+        .with_initial_scope_selection()
+        .with_challenge(challenge);
+    if let Some(url) = &options.client_metadata_url {
+        request = request.with_client_metadata_url(url.clone());
+    }
+    if let Some((id, secret)) = &options.client_id {
+        request = request.with_preregistered_client(id.clone());
+        if let Some(secret) = secret {
+            request = request.with_client_secret(secret.clone());
+        }
+    }
+    state
+        .start_authorization(request)
+        .await
+        .map_err(|e| format!("discovery or registration: {e}"))?;
+    let authorization_url = state
+        .get_authorization_url()
+        .await
+        .map_err(|e| format!("authorization URL: {e}"))?;
+    let callback = options
+        .authorizer
+        .authorize(server, &authorization_url)
+        .await
+        .map_err(|e| format!("the user's authorization: {e}"))?;
+    state
+        .handle_callback_url(&callback)
+        .await
+        .map_err(|e| format!("token exchange: {e}"))?;
+    if matches!(state, OAuthState::Session(_)) {
+        state
+            .complete_authorization()
+            .await
+            .map_err(|e| format!("completing authorization: {e}"))?;
+    }
+    match state {
+        OAuthState::Authorized(manager) => Ok(manager),
+        _ => Err("authorization did not complete".into()),
+    }
+}
