@@ -73,7 +73,7 @@ impl Host {
             builder = builder.mode(mode);
         }
         if policy.mode.or(file.mode).unwrap_or_default() == ApprovalMode::Headless {
-            builder = builder.global_audit(crate::skills::headless_scripts_audit());
+            builder = builder.global_audit(crate::script_audit::headless_scripts_audit());
         }
         let engine = Arc::new(
             builder

@@ -16,6 +16,7 @@ mod host;
 mod mcp;
 mod openapi;
 mod sandbox;
+mod script_audit;
 mod skills;
 
 use std::path::PathBuf;
@@ -58,6 +59,24 @@ struct Cli {
     /// A streamable HTTP MCP server to load tools from (repeatable).
     #[arg(long = "mcp-http", global = true, value_name = "URL")]
     mcp_http: Vec<String>,
+    /// How MCP servers that ask for OAuth 2.1 are authorized: `browser`
+    /// prints the URL and waits for the redirect on 127.0.0.1, `follow`
+    /// takes the authorization server's redirect itself.
+    #[arg(long = "mcp-oauth", global = true, value_enum, value_name = "MODE")]
+    mcp_oauth: Option<mcp::OAuthMode>,
+    /// A client id registered with the servers' authorization server out of
+    /// band (no dynamic registration); its secret, for a confidential
+    /// client, comes from the environment variable TOOLHOST_MCP_OAUTH_CLIENT_SECRET.
+    #[arg(long = "mcp-oauth-client-id", global = true, value_name = "ID")]
+    mcp_oauth_client_id: Option<String>,
+    /// The HTTPS URL of this host's OAuth Client ID Metadata Document, used
+    /// as the client id where the authorization server supports it.
+    #[arg(
+        long = "mcp-oauth-client-metadata-url",
+        global = true,
+        value_name = "URL"
+    )]
+    mcp_oauth_client_metadata_url: Option<String>,
 
     /// A JSON file with a list of MCP server configurations.
     #[arg(long = "mcp-config", global = true, value_name = "FILE")]
@@ -228,10 +247,8 @@ fn emit(text: &str) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!(
-                "{}",
-                json!({"error": {"kind": "io", "message": format!("cannot write stdout: {e}")}})
-            );
+            let message = format!("cannot write stdout: {e}");
+            report(&json!({"error": {"kind": "io", "message": message}}));
             ExitCode::from(1)
         }
     }
@@ -242,11 +259,16 @@ fn fail(failure: &Failure) -> ExitCode {
         Failure::Usage(message) => ("usage", message, 2),
         Failure::Source(message) => ("source", message, 1),
     };
-    eprintln!(
-        "{}",
-        json!({"error": {"kind": kind, "message": message.trim_end()}})
-    );
+    report(&json!({"error": {"kind": kind, "message": message.trim_end()}}));
     ExitCode::from(code)
+}
+
+/// Writes one JSON line to stderr. Unlike `eprintln!`, which panics when
+/// stderr is a pipe nobody reads any more (`toolhost … 2>&1 | head`), a
+/// failed write is ignored: the exit code still says what happened.
+pub fn report(line: &Value) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
 async fn run(cli: Cli) -> Result<Value, Failure> {
@@ -276,6 +298,9 @@ async fn run(cli: Cli) -> Result<Value, Failure> {
         http: cli.mcp_http,
         config: cli.mcp_config,
         allow_hosts: cli.allow_host.clone(),
+        oauth: cli.mcp_oauth,
+        oauth_client_id: cli.mcp_oauth_client_id,
+        oauth_client_metadata_url: cli.mcp_oauth_client_metadata_url,
     };
     let openapi_options = openapi::OpenApiOptions {
         files: cli.openapi,

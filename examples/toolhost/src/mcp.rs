@@ -5,8 +5,12 @@
 //! (a call with the servers' elicitation answered from the command line),
 //! and the demo steps. `mcp serve --conformance-fixtures` serves the tools
 //! of the official conformance suite's server scenarios ([`conformance`]).
+//! `--skills` folders are served as MCP resources (each `SKILL.md`) and
+//! prompts as well as through the `skills` tool ([`skills`]).
 
 mod conformance;
+mod oauth;
+mod skills;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -18,10 +22,11 @@ use serde_json::{Value, json};
 use tool_approval::PolicyEngine;
 use tool_core::{LiveRegistry, ToolContext, ToolRegistry};
 use tool_mcp::{
-    ElicitationHandler, Elicited, HttpGuard, ManagerOptions, McpManager, McpProvider,
-    McpServerConfig, McpTransport, RegistryServer, ServerReport, parse_server_list,
+    ElicitationHandler, Elicited, ManagerOptions, McpManager, McpProvider, McpServerConfig,
+    McpTransport, RegistryServer, ServerReport, parse_server_list,
 };
-use tool_openapi::{SsrfBlocked, SsrfGuard, TooManyRedirects};
+
+pub use oauth::OAuthMode;
 
 use crate::Failure;
 use crate::host::{Host, PolicyOptions};
@@ -39,7 +44,8 @@ pub enum McpCommand {
         #[arg(long)]
         bare_names: bool,
         /// Also serve the tools the official MCP conformance suite calls
-        /// (`test_simple_text`, `test_elicitation`, …; use with `--bare-names`).
+        /// (`test_simple_text`, `test_elicitation`, …; use with `--bare-names`)
+        /// and its resources and prompts (in place of the skills' ones).
         #[arg(long)]
         conformance_fixtures: bool,
     },
@@ -60,6 +66,28 @@ pub enum McpCommand {
     },
     /// What the configured MCP servers offer: `{"servers": [{"id", "status", "tools"|"error"}]}`.
     Tools,
+    /// The configured servers' resources, resource templates and prompts:
+    /// `{"servers": [{"id", "resources", "templates", "prompts"}]}`, each
+    /// list or `{"code", "error"}` (`mcp_not_offered` when the server
+    /// declared no such feature).
+    Library,
+    /// Reads resource URI of server SERVER: `{"contents": [{"uri", "mimeType", "text"|"blob"}]}`.
+    Read {
+        /// The server's id (`mcp1`, or its `--mcp-config` id).
+        server: String,
+        /// The resource's URI, as the server lists it.
+        uri: String,
+    },
+    /// Renders prompt NAME of server SERVER with ARGS (a JSON object of
+    /// strings, default `{}`): `{"description"?, "messages": [{"role", "content"}]}`.
+    Prompt {
+        /// The server's id.
+        server: String,
+        /// The prompt's name.
+        name: String,
+        /// The arguments JSON.
+        args: Option<String>,
+    },
 }
 
 /// How `toolhost mcp call` answers servers' questions.
@@ -102,6 +130,14 @@ pub struct McpOptions {
     /// `--allow-host` entries: streamable HTTP servers obey the same SSRF
     /// guard as HTTP tools.
     pub allow_hosts: Vec<String>,
+    /// `--mcp-oauth`: how servers that ask for OAuth are authorized
+    /// (without it they fail with `mcp_unauthorized`).
+    pub oauth: Option<OAuthMode>,
+    /// `--mcp-oauth-client-id`: a pre-registered client (its secret from
+    /// `TOOLHOST_MCP_OAUTH_CLIENT_SECRET`).
+    pub oauth_client_id: Option<String>,
+    /// `--mcp-oauth-client-metadata-url`: the host's client metadata document.
+    pub oauth_client_metadata_url: Option<String>,
 }
 
 impl McpOptions {
@@ -243,82 +279,52 @@ fn split_command(line: &str) -> Result<Vec<String>, String> {
     Ok(words)
 }
 
-/// tool-openapi's SSRF guard as tool-mcp's HTTP guard: the same policy
-/// (public addresses only, plus `--allow-host`) for MCP servers as for HTTP
-/// tools, on the URL, behind names and behind redirects.
-struct SsrfHttpGuard {
-    guard: SsrfGuard,
-    client: reqwest::Client,
-}
+/// Where a pre-registered OAuth client's secret is read from (never argv).
+const CLIENT_SECRET_VAR: &str = "TOOLHOST_MCP_OAUTH_CLIENT_SECRET";
 
-impl HttpGuard for SsrfHttpGuard {
-    fn client(&self) -> reqwest::Client {
-        self.client.clone()
-    }
-
-    fn check_url(&self, url: &str) -> Result<(), String> {
-        self.guard
-            .check_url(url)
-            .map(|_| ())
-            .map_err(|blocked| blocked.to_string())
-    }
-
-    fn refusal(&self, error: &(dyn std::error::Error + 'static)) -> Option<String> {
-        let mut current = Some(error);
-        while let Some(e) = current {
-            if let Some(blocked) = e.downcast_ref::<SsrfBlocked>() {
-                return Some(blocked.to_string());
-            }
-            if let Some(redirects) = e.downcast_ref::<TooManyRedirects>() {
-                return Some(redirects.to_string());
-            }
-            current = e.source();
-        }
-        None
-    }
-}
-
-/// The most redirects an MCP request follows.
-const MCP_MAX_REDIRECTS: usize = 5;
-
-/// Manager options with the host's SSRF guard (the one HTTP tools use).
-///
-/// The client is the guard's (filtering resolver, peer check, no proxies)
-/// with a stricter redirect rule for MCP: every hop is checked by the
-/// guard, and only same-origin 307/308 are followed — another origin would
-/// be handed the session id and the configured headers, and other statuses
-/// would turn the JSON-RPC POST into a GET.
+/// Manager options with the host's SSRF guard (the one HTTP tools use,
+/// public addresses only plus `--allow-host`), applied by tool-mcp with
+/// MCP's redirect rule: every hop checked, only same-origin 307/308
+/// followed ([`tool_mcp::SsrfHttpGuard`]).
 fn guarded(options: &McpOptions) -> Result<ManagerOptions, Failure> {
     let guard = crate::openapi::guard(&crate::openapi::OpenApiOptions {
         allow_hosts: options.allow_hosts.clone(),
         ..Default::default()
     })?;
-    let check = guard.clone();
-    let client = guard
-        .client_builder()
-        .redirect(reqwest::redirect::Policy::custom(move |attempt| {
-            if let Err(blocked) = check.check_parsed(attempt.url()) {
-                return attempt.error(blocked);
-            }
-            if attempt.previous().len() > MCP_MAX_REDIRECTS {
-                return attempt.error(TooManyRedirects {
-                    limit: MCP_MAX_REDIRECTS,
-                });
-            }
-            let same_origin = attempt
-                .previous()
-                .first()
-                .is_some_and(|first| first.origin() == attempt.url().origin());
-            let keeps_body = matches!(attempt.status().as_u16(), 307 | 308);
-            if same_origin && keeps_body {
-                attempt.follow()
-            } else {
-                attempt.stop()
-            }
-        }))
-        .build()
+    let mut manager = ManagerOptions::default()
+        .ssrf_guard(&guard)
         .map_err(|e| Failure::Source(format!("the HTTP client for MCP servers: {e}")))?;
-    Ok(ManagerOptions::default().http_guard(Arc::new(SsrfHttpGuard { guard, client })))
+    let authorizer: Option<Arc<dyn tool_mcp::Authorizer>> = match options.oauth {
+        None => None,
+        Some(OAuthMode::Browser) => {
+            Some(Arc::new(oauth::BrowserAuthorizer::bind().map_err(|e| {
+                Failure::Source(format!("--mcp-oauth browser: the callback listener: {e}"))
+            })?))
+        }
+        Some(OAuthMode::Follow) => Some(Arc::new(
+            oauth::FollowAuthorizer::new(&guard)
+                .map_err(|e| Failure::Source(format!("--mcp-oauth follow: {e}")))?,
+        )),
+    };
+    if let Some(authorizer) = authorizer {
+        let mut oauth = tool_mcp::OAuthOptions::new(authorizer).client_name("toolhost");
+        if let Some(id) = &options.oauth_client_id {
+            let secret = std::env::var(CLIENT_SECRET_VAR)
+                .ok()
+                .filter(|s| !s.is_empty());
+            oauth = oauth.preregistered(id.clone(), secret);
+        }
+        if let Some(url) = &options.oauth_client_metadata_url {
+            oauth = oauth.client_metadata_url(url.clone());
+        }
+        manager = manager.oauth(oauth);
+    } else if options.oauth_client_id.is_some() || options.oauth_client_metadata_url.is_some() {
+        return Err(Failure::Usage(
+            "--mcp-oauth-client-id and --mcp-oauth-client-metadata-url need --mcp-oauth browser|follow"
+                .into(),
+        ));
+    }
+    Ok(manager)
 }
 
 fn manager_for(
@@ -416,6 +422,52 @@ pub async fn run(
             manager.shutdown().await;
             Ok(json!({ "servers": servers }))
         }
+        McpCommand::Library => {
+            let manager = manager_for(options.configs()?, guarded(options)?)?;
+            let part = |listed: Result<Value, tool_mcp::Error>| {
+                listed.unwrap_or_else(
+                    |error| json!({"code": error.code(), "error": error.to_string()}),
+                )
+            };
+            let mut servers = Vec::new();
+            for id in manager.ids() {
+                if !manager.config(&id).is_some_and(|c| c.enabled) {
+                    servers.push(json!({"id": id, "status": "disabled"}));
+                    continue;
+                }
+                let resources = manager.list_resources(&id).await.map(|r| json!(r));
+                let templates = manager.list_resource_templates(&id).await.map(|t| json!(t));
+                let prompts = manager.list_prompts(&id).await.map(|p| json!(p));
+                servers.push(json!({
+                    "id": id,
+                    "resources": part(resources),
+                    "templates": part(templates),
+                    "prompts": part(prompts),
+                }));
+            }
+            manager.shutdown().await;
+            Ok(json!({ "servers": servers }))
+        }
+        McpCommand::Read { server, uri } => {
+            let manager = manager_for(options.configs()?, guarded(options)?)?;
+            let read = manager.read_resource(&server, &uri).await;
+            manager.shutdown().await;
+            read.map(|r| json!(r))
+                .map_err(|e| Failure::Source(e.to_string()))
+        }
+        McpCommand::Prompt { server, name, args } => {
+            let arguments: serde_json::Map<String, Value> = match args.as_deref() {
+                None | Some("") => serde_json::Map::new(),
+                Some(text) => serde_json::from_str(text).map_err(|e| {
+                    Failure::Usage(format!("prompt arguments: not a JSON object: {e}"))
+                })?,
+            };
+            let manager = manager_for(options.configs()?, guarded(options)?)?;
+            let got = manager.get_prompt(&server, &name, arguments).await;
+            manager.shutdown().await;
+            got.map(|p| json!(p))
+                .map_err(|e| Failure::Source(e.to_string()))
+        }
         McpCommand::Call {
             name,
             args,
@@ -457,7 +509,25 @@ pub async fn run(
             // A live registry: the `--mcp-*` servers' tools follow their
             // lists, and this server's clients are told when they change.
             let live = LiveRegistry::from(registry);
-            let server = serving(live.clone(), engine, ctx).with_bare_names(bare_names);
+            let mut server = serving(live.clone(), engine, ctx).with_bare_names(bare_names);
+            // The skills as MCP resources (their SKILL.md) and prompts too.
+            let library = Arc::new(skills::SkillLibrary::new(
+                &tool_skills::SkillRegistry::load(
+                    sources.skills.iter().enumerate().map(|(index, dir)| {
+                        tool_skills::SkillSource::dir(format!("skills[{index}]"), dir)
+                    }),
+                    tool_skills::LoadOptions::default(),
+                ),
+            ));
+            if conformance_fixtures {
+                // The suite's resources and prompts, by the names it expects.
+                let fixtures = Arc::new(conformance::FixtureLibrary);
+                server = server
+                    .with_resources(fixtures.clone())
+                    .with_prompts(fixtures);
+            } else if !library.is_empty() {
+                server = server.with_resources(library.clone()).with_prompts(library);
+            }
             let mut follower = None;
             if !options.is_empty() {
                 let manager = manager_for(options.configs()?, guarded(options)?)?;

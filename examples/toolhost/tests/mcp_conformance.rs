@@ -17,7 +17,10 @@ use std::process::{Child, Command, Stdio};
 
 /// Server scenarios we claim: lifecycle, logging, tools (every content
 /// kind, errors, progress, logging, elicitation with the SEP-1034 and
-/// SEP-1330 forms, JSON Schema 2020-12 kept), SSE streams, DNS rebinding.
+/// SEP-1330 forms, JSON Schema 2020-12 kept), SSE streams, DNS rebinding,
+/// resources (list, text, binary, template) and prompts (list, simple,
+/// arguments, embedded resource, image). Not offered: completion,
+/// sampling, resource subscriptions, SSE polling.
 const CLAIMED_SERVER: &[&str] = &[
     "server-initialize",
     "logging-set-level",
@@ -37,6 +40,69 @@ const CLAIMED_SERVER: &[&str] = &[
     "elicitation-sep1330-enums",
     "server-sse-multiple-streams",
     "dns-rebinding-protection",
+    "resources-list",
+    "resources-read-text",
+    "resources-read-binary",
+    "resources-templates-read",
+    "prompts-list",
+    "prompts-get-simple",
+    "prompts-get-with-args",
+    "prompts-get-embedded-resource",
+    "prompts-get-with-image",
+];
+
+/// OAuth client scenarios we claim: metadata discovery (PRM path-based,
+/// root, custom location from the challenge; OAuth and OpenID metadata,
+/// tenant paths), scope selection (from the challenge, from
+/// `scopes_supported`, omitted, stepped up on a 403 at a call, a bounded
+/// retry), token endpoint authentication (basic,
+/// post, none), the 2025-03-26 endpoint fallback, a resource mismatch, a
+/// pre-registered confidential client (no dynamic registration),
+/// `offline_access`, a client metadata document URL as client id (CIMD).
+/// Not claimed: the 2025-03-26 metadata back-compat (its metadata's issuer
+/// is not the URL it was fetched for, which rmcp refuses), the extension
+/// grants.
+/// Each with whether the server then accepts a token (a resource mismatch
+/// must stop the client before it sends one; the retry-limit server never
+/// accepts one and the client must stop asking) and whether the client is the
+/// suite's pre-registered one (its id and secret are the scenario's) or
+/// calls a tool.
+/// How the toolhost client of an auth scenario is run.
+#[derive(Clone, Copy)]
+enum AuthClient {
+    /// `mcp tools` (handshake and `tools/list`).
+    Tools,
+    /// `mcp call` of the scenario's tool (a scope asked for at the call).
+    Call,
+    /// `mcp tools` as the suite's pre-registered client.
+    Preregistered,
+    /// `mcp tools` with the client metadata document URL the suite expects.
+    MetadataDocument,
+}
+
+const CLAIMED_AUTH: &[(&str, bool, AuthClient)] = &[
+    ("auth/metadata-default", true, AuthClient::Tools),
+    ("auth/metadata-var1", true, AuthClient::Tools),
+    ("auth/metadata-var2", true, AuthClient::Tools),
+    ("auth/metadata-var3", true, AuthClient::Tools),
+    ("auth/scope-from-www-authenticate", true, AuthClient::Tools),
+    ("auth/scope-from-scopes-supported", true, AuthClient::Tools),
+    ("auth/scope-omitted-when-undefined", true, AuthClient::Tools),
+    ("auth/token-endpoint-auth-basic", true, AuthClient::Tools),
+    ("auth/token-endpoint-auth-post", true, AuthClient::Tools),
+    ("auth/token-endpoint-auth-none", true, AuthClient::Tools),
+    (
+        "auth/2025-03-26-oauth-endpoint-fallback",
+        true,
+        AuthClient::Tools,
+    ),
+    ("auth/resource-mismatch", false, AuthClient::Tools),
+    ("auth/offline-access-scope", true, AuthClient::Tools),
+    ("auth/offline-access-not-supported", true, AuthClient::Tools),
+    ("auth/pre-registration", true, AuthClient::Preregistered),
+    ("auth/scope-step-up", true, AuthClient::Call),
+    ("auth/basic-cimd", true, AuthClient::MetadataDocument),
+    ("auth/scope-retry-limit", false, AuthClient::Tools),
 ];
 
 /// Client scenarios we claim, with the toolhost command run for each (the
@@ -47,7 +113,7 @@ fn claimed_client(toolhost: &str) -> Vec<(&'static str, String)> {
             "{toolhost} --mode auto-run --allow-host localhost mcp call mcp1____{tool} {rest} --mcp-http"
         )
     };
-    vec![
+    let mut claimed = vec![
         (
             "initialize",
             format!("{toolhost} --allow-host localhost mcp tools --mcp-http"),
@@ -61,7 +127,33 @@ fn claimed_client(toolhost: &str) -> Vec<(&'static str, String)> {
             ),
         ),
         ("sse-retry", call("test_reconnection", "")),
-    ]
+    ];
+    // OAuth 2.1: the suite's authorization server grants without a person,
+    // so toolhost follows its redirect itself (`--mcp-oauth follow`).
+    let authorized =
+        format!("{toolhost} --allow-host localhost --mcp-oauth follow mcp tools --mcp-http");
+    let preregistered = format!(
+        "TOOLHOST_MCP_OAUTH_CLIENT_SECRET=pre-registered-secret {toolhost} --allow-host localhost \
+         --mcp-oauth follow --mcp-oauth-client-id pre-registered-client mcp tools --mcp-http"
+    );
+    let calling = format!(
+        "{toolhost} --allow-host localhost --mode auto-run --mcp-oauth follow \
+         mcp call mcp1____test-tool --mcp-http"
+    );
+    claimed.extend(CLAIMED_AUTH.iter().map(|(s, _, client)| {
+        let command = match client {
+            AuthClient::Tools => authorized.clone(),
+            AuthClient::Call => calling.clone(),
+            AuthClient::Preregistered => preregistered.clone(),
+            AuthClient::MetadataDocument => format!(
+                "{toolhost} --allow-host localhost --mcp-oauth follow \
+                 --mcp-oauth-client-metadata-url https://conformance-test.local/client-metadata.json \
+                 mcp tools --mcp-http"
+            ),
+        };
+        (*s, command)
+    }));
+    claimed
 }
 
 struct Suite {
@@ -228,7 +320,15 @@ fn the_official_suite_passes_every_client_scenario_we_claim() {
     let mut outputs = String::new();
     for (scenario, command) in claimed_client(toolhost) {
         let output = suite.run(&["client", "--command", &command, "--scenario", scenario]);
-        let ok = output.contains("OVERALL: PASSED") && output.contains(", 0 failed, 0 warnings");
+        // An auth scenario checks the flow; the token must then be used
+        // (or, on a resource mismatch, never sent).
+        let used_token = match CLAIMED_AUTH.iter().find(|(s, _, _)| *s == scenario) {
+            Some((_, uses, _)) => output.contains("Client provided valid bearer token") == *uses,
+            None => true,
+        };
+        let ok = output.contains("OVERALL: PASSED")
+            && output.contains(", 0 failed, 0 warnings")
+            && used_token;
         results.insert(scenario.to_owned(), ok);
         if !ok {
             outputs.push_str(&format!("--- {scenario}\n{output}\n"));

@@ -4,15 +4,22 @@
 //! `ToolContext` like any tool: content parts for images, audio and
 //! resources, `ctx.log` / `ctx.progress` for the logging and progress
 //! scenarios, `ctx.elicit` for the elicitation ones. Served with
-//! `--bare-names` the suite finds them under the names it expects.
+//! `--bare-names` the suite finds them under the names it expects. The
+//! resources and prompts of the `resources-*` / `prompts-*` scenarios are
+//! [`FixtureLibrary`], served through tool-mcp's resource and prompt sources.
 
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use tool_core::{
     ApiDefinition, ContentPart, Elicitation, Elicited, HumanIntervention, InterventionPolicy,
     LogLevel, Progress, Tool, ToolBuilder, ToolContext, ToolError, ToolOutput,
 };
+use tool_mcp::rmcp::model::{
+    ContentBlock, GetPromptResult, Prompt, PromptArgument, PromptMessage, Resource,
+    ResourceContents, ResourceTemplate, Role,
+};
+use tool_mcp::{PromptSource, ResourceSource, SourceError};
 
 /// The fixture tool's identifier.
 pub const IDENTIFIER: &str = "conformance";
@@ -202,6 +209,200 @@ pub fn fixture_tool() -> Result<std::sync::Arc<dyn Tool>, tool_core::Error> {
     Ok(std::sync::Arc::new(tool))
 }
 
+/// The resources and prompts of the suite's `resources-*` and `prompts-*`
+/// server scenarios, served with `--conformance-fixtures`.
+pub struct FixtureLibrary;
+
+/// One listed fixture resource: URI, name, MIME type, text or base64 blob.
+struct FixtureResource {
+    uri: &'static str,
+    name: &'static str,
+    mime_type: &'static str,
+    text: Option<&'static str>,
+    blob: Option<&'static str>,
+}
+
+const FIXTURE_RESOURCES: &[FixtureResource] = &[
+    FixtureResource {
+        uri: "test://static-text",
+        name: "static-text",
+        mime_type: "text/plain",
+        text: Some("This is the content of the static text resource."),
+        blob: None,
+    },
+    FixtureResource {
+        uri: "test://static-binary",
+        name: "static-binary",
+        mime_type: "image/png",
+        text: None,
+        blob: Some(IMAGE_PNG),
+    },
+];
+
+/// The fixture template: `test://template/{id}/data`.
+const TEMPLATE_PREFIX: &str = "test://template/";
+const TEMPLATE_SUFFIX: &str = "/data";
+
+/// One fixture prompt: name, description, its (required) arguments.
+struct FixturePrompt {
+    name: &'static str,
+    description: &'static str,
+    arguments: &'static [(&'static str, &'static str)],
+}
+
+const FIXTURE_PROMPTS: &[FixturePrompt] = &[
+    FixturePrompt {
+        name: "test_simple_prompt",
+        description: "A simple prompt without arguments",
+        arguments: &[],
+    },
+    FixturePrompt {
+        name: "test_prompt_with_arguments",
+        description: "A prompt with two required arguments",
+        arguments: &[
+            ("arg1", "First test argument"),
+            ("arg2", "Second test argument"),
+        ],
+    },
+    FixturePrompt {
+        name: "test_prompt_with_embedded_resource",
+        description: "A prompt that embeds a resource",
+        arguments: &[("resourceUri", "URI of the resource to embed")],
+    },
+    FixturePrompt {
+        name: "test_prompt_with_image",
+        description: "A prompt with an image",
+        arguments: &[],
+    },
+];
+
+#[async_trait::async_trait]
+impl ResourceSource for FixtureLibrary {
+    async fn list(&self) -> Result<Vec<Resource>, SourceError> {
+        Ok(FIXTURE_RESOURCES
+            .iter()
+            .map(|r| {
+                Resource::new(r.uri, r.name)
+                    .with_description(format!("Conformance fixture {}", r.name))
+                    .with_mime_type(r.mime_type)
+            })
+            .collect())
+    }
+
+    async fn read(&self, uri: &str) -> Result<Vec<ResourceContents>, SourceError> {
+        if let Some(r) = FIXTURE_RESOURCES.iter().find(|r| r.uri == uri) {
+            let contents = match (r.text, r.blob) {
+                (Some(text), _) => ResourceContents::TextResourceContents {
+                    uri: uri.to_owned(),
+                    mime_type: Some(r.mime_type.into()),
+                    text: text.into(),
+                    meta: None,
+                },
+                (None, blob) => ResourceContents::BlobResourceContents {
+                    uri: uri.to_owned(),
+                    mime_type: Some(r.mime_type.into()),
+                    blob: blob.unwrap_or_default().into(),
+                    meta: None,
+                },
+            };
+            return Ok(vec![contents]);
+        }
+        let id = uri
+            .strip_prefix(TEMPLATE_PREFIX)
+            .and_then(|rest| rest.strip_suffix(TEMPLATE_SUFFIX))
+            .filter(|id| !id.is_empty() && !id.contains('/'))
+            .ok_or_else(|| SourceError::no_resource(uri))?;
+        Ok(vec![ResourceContents::TextResourceContents {
+            uri: uri.to_owned(),
+            mime_type: Some("application/json".into()),
+            text: json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")})
+                .to_string(),
+            meta: None,
+        }])
+    }
+
+    async fn templates(&self) -> Result<Vec<ResourceTemplate>, SourceError> {
+        Ok(vec![
+            ResourceTemplate::new(
+                format!("{TEMPLATE_PREFIX}{{id}}{TEMPLATE_SUFFIX}"),
+                "template-data",
+            )
+            .with_description("Data for an id")
+            .with_mime_type("application/json"),
+        ])
+    }
+}
+
+#[async_trait::async_trait]
+impl PromptSource for FixtureLibrary {
+    async fn list(&self) -> Result<Vec<Prompt>, SourceError> {
+        Ok(FIXTURE_PROMPTS
+            .iter()
+            .map(|p| {
+                let arguments = p
+                    .arguments
+                    .iter()
+                    .map(|(name, description)| {
+                        PromptArgument::new(*name)
+                            .with_description(*description)
+                            .with_required(true)
+                    })
+                    .collect();
+                Prompt::new(p.name, Some(p.description), Some(arguments))
+            })
+            .collect())
+    }
+
+    async fn get(
+        &self,
+        name: &str,
+        arguments: &Map<String, Value>,
+    ) -> Result<GetPromptResult, SourceError> {
+        let prompt = FIXTURE_PROMPTS
+            .iter()
+            .find(|p| p.name == name)
+            .ok_or_else(|| SourceError::no_prompt(name))?;
+        let mut values = Vec::new();
+        for (argument, _) in prompt.arguments {
+            let value = arguments
+                .get(*argument)
+                .and_then(Value::as_str)
+                .ok_or_else(|| SourceError::InvalidArguments {
+                    prompt: name.to_owned(),
+                    message: format!("`{argument}` (a string) is required"),
+                })?;
+            values.push(value.to_owned());
+        }
+        let user = |content: ContentBlock| PromptMessage::new(Role::User, content);
+        let messages = match (name, values.as_slice()) {
+            ("test_prompt_with_arguments", [arg1, arg2]) => vec![user(ContentBlock::text(
+                format!("Prompt with arguments: arg1='{arg1}', arg2='{arg2}'"),
+            ))],
+            ("test_prompt_with_embedded_resource", [uri]) => vec![
+                user(ContentBlock::resource(
+                    ResourceContents::TextResourceContents {
+                        uri: uri.clone(),
+                        mime_type: Some("text/plain".into()),
+                        text: "Embedded resource content for testing.".into(),
+                        meta: None,
+                    },
+                )),
+                user(ContentBlock::text(
+                    "Please process the embedded resource above.",
+                )),
+            ],
+            ("test_prompt_with_image", []) => vec![
+                user(ContentBlock::image(IMAGE_PNG, "image/png")),
+                user(ContentBlock::text("Please analyze the image above.")),
+            ],
+            _ => vec![user(ContentBlock::text(
+                "This is a simple prompt for testing.",
+            ))],
+        };
+        Ok(GetPromptResult::new(messages))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -218,6 +419,36 @@ mod tests {
         ] {
             assert!(tool.manifest().api(name).is_some(), "{name}");
         }
+    }
+
+    #[tokio::test]
+    async fn fixture_resources_are_read_by_uri_and_template() {
+        let text = ResourceSource::read(&FixtureLibrary, "test://template/123/data")
+            .await
+            .unwrap();
+        let ResourceContents::TextResourceContents { text, .. } = &text[0] else {
+            panic!("{text:?}");
+        };
+        assert_eq!(
+            serde_json::from_str::<Value>(text).unwrap(),
+            json!({"id": "123", "templateTest": true, "data": "Data for ID: 123"})
+        );
+        for uri in [
+            "test://template//data",
+            "test://template/1/2/data",
+            "test://nothing",
+        ] {
+            assert_eq!(
+                ResourceSource::read(&FixtureLibrary, uri)
+                    .await
+                    .unwrap_err(),
+                SourceError::no_resource(uri)
+            );
+        }
+        let missing = PromptSource::get(&FixtureLibrary, "test_prompt_with_arguments", &Map::new())
+            .await
+            .unwrap_err();
+        assert!(missing.to_string().contains("`arg1`"), "{missing}");
     }
 
     #[test]

@@ -1,0 +1,264 @@
+//! `toolhost --skills DIR mcp serve` serves the skills as MCP resources
+//! (each `SKILL.md`) and prompts, next to the `skills` tool. The client is
+//! tool-mcp's manager (rmcp) talking to a real `toolhost` process over
+//! stdio; the skills are the repository's examples and one written by the
+//! test.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+use tool_mcp::rmcp::model::{ContentBlock, ResourceContents};
+use tool_mcp::{Error, McpManager, McpServerConfig, McpTransport};
+
+fn examples() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../skills")
+}
+
+const OWN_SKILL: &str = "---\nname: tea-brewing\ndescription: Brews tea at the right temperature. Use when asked about tea.\n---\n# Tea\n\nGreen tea at 80 °C for two minutes.\n";
+
+/// `toolhost [--skills DIR]… mcp serve` over stdio, as server `host`.
+fn host(cwd: &Path, skills: &[&Path]) -> McpManager {
+    let mut args = vec![
+        "--cwd".to_owned(),
+        cwd.display().to_string(),
+        "--mode".into(),
+        "auto-run".into(),
+    ];
+    for dir in skills {
+        args.push("--skills".into());
+        args.push(dir.display().to_string());
+    }
+    args.extend(["mcp".into(), "serve".into()]);
+    let manager = McpManager::default();
+    manager
+        .upsert(
+            McpServerConfig::new(
+                "host",
+                McpTransport::stdio(env!("CARGO_BIN_EXE_toolhost"), args),
+            )
+            .with_startup_timeout(Duration::from_secs(30)),
+        )
+        .unwrap();
+    manager
+}
+
+fn args(value: Value) -> Map<String, Value> {
+    serde_json::from_value(value).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn skills_are_served_as_mcp_resources_and_prompts() {
+    let cwd = tempfile::tempdir().unwrap();
+    let own = cwd.path().join("skills/tea-brewing");
+    std::fs::create_dir_all(&own).unwrap();
+    std::fs::write(own.join("SKILL.md"), OWN_SKILL).unwrap();
+    let manager = host(cwd.path(), &[&examples(), &cwd.path().join("skills")]);
+
+    let resources = manager.list_resources("host").await.unwrap();
+    let uris: Vec<&str> = resources.iter().map(|r| r.uri.as_str()).collect();
+    assert_eq!(
+        uris,
+        [
+            "skill://commit-messages/SKILL.md",
+            "skill://release-notes/SKILL.md",
+            "skill://tea-brewing/SKILL.md",
+            "skill://unit-conversion/SKILL.md",
+        ]
+    );
+    let tea = &resources[2];
+    assert_eq!(tea.mime_type.as_deref(), Some("text/markdown"));
+    assert_eq!(
+        tea.description.as_deref(),
+        Some("Brews tea at the right temperature. Use when asked about tea.")
+    );
+
+    // The contents are the SKILL.md files, whole.
+    for (uri, file) in [
+        ("skill://tea-brewing/SKILL.md", own.join("SKILL.md")),
+        (
+            "skill://unit-conversion/SKILL.md",
+            examples().join("unit-conversion/SKILL.md"),
+        ),
+    ] {
+        let read = manager.read_resource("host", uri).await.unwrap();
+        let [
+            ResourceContents::TextResourceContents {
+                text, mime_type, ..
+            },
+        ] = read.contents.as_slice()
+        else {
+            panic!("{read:?}");
+        };
+        assert_eq!(text, &std::fs::read_to_string(&file).unwrap(), "{uri}");
+        assert_eq!(mime_type.as_deref(), Some("text/markdown"));
+    }
+
+    // URIs name loaded skills, never paths.
+    for uri in [
+        "skill://no-such-skill/SKILL.md",
+        "skill://../unit-conversion/SKILL.md",
+        "skill://unit-conversion/references/table.md",
+        "file:///etc/passwd",
+    ] {
+        let error = manager.read_resource("host", uri).await.unwrap_err();
+        assert!(
+            matches!(&error, Error::Request { server, message, .. }
+                if server == "host" && message.contains("does not exist")),
+            "{uri}: {error:?}"
+        );
+    }
+
+    let prompts = manager.list_prompts("host").await.unwrap();
+    let names: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "commit-messages",
+            "release-notes",
+            "tea-brewing",
+            "unit-conversion"
+        ]
+    );
+    let task = prompts[2].arguments.as_deref().unwrap();
+    assert_eq!(
+        (task[0].name.as_str(), task[0].required),
+        ("task", Some(false))
+    );
+
+    let rendered = manager
+        .get_prompt(
+            "host",
+            "tea-brewing",
+            args(json!({"task": "a cup of sencha"})),
+        )
+        .await
+        .unwrap();
+    let ContentBlock::Text(text) = &rendered.messages[0].content else {
+        panic!("{rendered:?}");
+    };
+    assert_eq!(
+        text.text,
+        "# Tea\n\nGreen tea at 80 °C for two minutes.\n\nTask: a cup of sencha"
+    );
+    let plain = manager
+        .get_prompt("host", "tea-brewing", Map::new())
+        .await
+        .unwrap();
+    let ContentBlock::Text(text) = &plain.messages[0].content else {
+        panic!("{plain:?}");
+    };
+    assert_eq!(text.text, "# Tea\n\nGreen tea at 80 °C for two minutes.");
+
+    for (name, arguments, says) in [
+        ("tea-brewing", json!({"cups": 2}), "no argument `cups`"),
+        ("tea-brewing", json!({"task": 3}), "`task` is a string"),
+        ("coffee", json!({}), "prompt `coffee` does not exist"),
+    ] {
+        let error = manager
+            .get_prompt("host", name, args(arguments))
+            .await
+            .unwrap_err();
+        assert!(error.to_string().contains(says), "{name}: {error}");
+    }
+
+    // The skills tool is still served.
+    let catalog = manager.catalog("host").await.unwrap();
+    assert!(
+        catalog
+            .tools
+            .iter()
+            .any(|t| t.name.starts_with("skills____")),
+        "{:?}",
+        catalog.tools
+    );
+    manager.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_skills_no_resources_or_prompts_are_offered() {
+    let cwd = tempfile::tempdir().unwrap();
+    let manager = host(cwd.path(), &[]);
+    let error = manager.list_resources("host").await.unwrap_err();
+    assert_eq!(error.code(), "mcp_not_offered", "{error}");
+    let error = manager.list_prompts("host").await.unwrap_err();
+    assert_eq!(error.code(), "mcp_not_offered", "{error}");
+    manager.shutdown().await;
+}
+
+/// `toolhost --mcp-stdio "toolhost --skills DIR mcp serve" mcp ARGS…`: one
+/// toolhost as the client of another; stdout as JSON, and the exit code.
+fn client(cwd: &Path, skills: &Path, args: &[&str]) -> (Value, Option<i32>) {
+    let toolhost = env!("CARGO_BIN_EXE_toolhost");
+    let served = format!(
+        "{toolhost} --cwd {} --skills {} mcp serve",
+        cwd.display(),
+        skills.display()
+    );
+    let out = std::process::Command::new(toolhost)
+        .args([
+            "--cwd",
+            &cwd.display().to_string(),
+            "--mcp-stdio",
+            &served,
+            "mcp",
+        ])
+        .args(args)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let value = serde_json::from_str(&stdout).unwrap_or_else(
+        |_| json!({"stdout": stdout, "stderr": String::from_utf8_lossy(&out.stderr)}),
+    );
+    (value, out.status.code())
+}
+
+#[test]
+fn toolhost_lists_reads_and_renders_a_servers_resources_and_prompts() {
+    let cwd = tempfile::tempdir().unwrap();
+    let (library, code) = client(cwd.path(), &examples(), &["library"]);
+    assert_eq!(code, Some(0), "{library}");
+    let server = &library["servers"][0];
+    assert_eq!(server["id"], "mcp1", "{library}");
+    assert_eq!(
+        server["resources"][2]["uri"], "skill://unit-conversion/SKILL.md",
+        "{library}"
+    );
+    assert_eq!(server["templates"], json!([]), "{library}");
+    assert_eq!(server["prompts"][0]["name"], "commit-messages", "{library}");
+
+    let (read, code) = client(
+        cwd.path(),
+        &examples(),
+        &["read", "mcp1", "skill://unit-conversion/SKILL.md"],
+    );
+    assert_eq!(code, Some(0), "{read}");
+    assert_eq!(
+        read["contents"][0]["text"],
+        std::fs::read_to_string(examples().join("unit-conversion/SKILL.md")).unwrap()
+    );
+
+    let (prompt, code) = client(
+        cwd.path(),
+        &examples(),
+        &[
+            "prompt",
+            "mcp1",
+            "unit-conversion",
+            r#"{"task": "5 miles in km"}"#,
+        ],
+    );
+    assert_eq!(code, Some(0), "{prompt}");
+    let text = prompt["messages"][0]["content"]["text"].as_str().unwrap();
+    assert!(text.ends_with("\n\nTask: 5 miles in km"), "{text}");
+
+    let (missing, code) = client(
+        cwd.path(),
+        &examples(),
+        &["read", "mcp1", "skill://nothing/SKILL.md"],
+    );
+    assert_eq!(code, Some(1), "{missing}");
+    let (bad, code) = client(cwd.path(), &examples(), &["prompt", "mcp1", "x", "[1]"]);
+    assert_eq!(code, Some(2), "{bad}");
+}
