@@ -59,6 +59,10 @@ def fmt_kib(kib):
     return f"{kib / 1024:.1f} MiB"
 
 
+def fmt_count(n):
+    return f"{n:.0f}"
+
+
 def fmt_ratio(r):
     if r >= 100:
         return f"{r:.0f}"
@@ -128,7 +132,7 @@ class Row:
         self.target, self.unit, self.peer_note = target, unit, peer_note
 
     def render(self, run):
-        fmt = fmt_time if self.unit == "time" else fmt_kib
+        fmt = {"time": fmt_time, "count": fmt_count}.get(self.unit, fmt_kib)
         cells = [self.label]
         ours = peer_v = None
         try:
@@ -395,8 +399,11 @@ PAIRS = [
         notes=[
             "dispatch: the `dispatch` bench of issue 12 (benches/benches/dispatch.rs): a `Dispatcher` "
             "sending to an `ExecutorClient` over the in-process channel, results through "
-            "`MemoryResultStore` or `RedisResultStore` (a redis-server it starts on 127.0.0.1; "
-            "skipped when `redis-server` is missing). No peer.",
+            "`MemoryResultStore` or `RedisResultStore` (a redis-server and a 3-master Redis Cluster "
+            "it starts on 127.0.0.1 with tool-runtime's test support). The 10 000-in-flight rows "
+            "time one batch of 10 000 calls started at once (median of 5 batches by total time): "
+            "per call, and when the median, 99th-percentile and last call completed from the "
+            "batch's start. No peer.",
         ],
         rows=[
             Row("dispatch: in memory, one at a time", crit("dispatch/memory/one at a time")),
@@ -405,6 +412,29 @@ PAIRS = [
             Row("dispatch: Redis, one at a time", crit("dispatch/redis/one at a time")),
             Row("dispatch: Redis, 1 000 in flight, per call",
                 per(crit("dispatch/redis/1000 in flight"), 1000)),
+            Row("dispatch: Redis Cluster (3 masters), one at a time",
+                crit("dispatch/cluster/one at a time")),
+            Row("dispatch: Redis Cluster, 1 000 in flight, per call",
+                per(crit("dispatch/cluster/1000 in flight"), 1000)),
+        ] + [
+            row
+            for store, label in [("memory", "in memory"), ("redis", "Redis"),
+                                 ("cluster", "Redis Cluster")]
+            for row in [
+                Row(f"dispatch: {label}, 10 000 in flight, per call",
+                    memory(f"dispatch/{store}/10000 in flight/per call")),
+                Row(f"dispatch: {label}, 10 000 in flight, median call done after",
+                    memory(f"dispatch/{store}/10000 in flight/p50")),
+                Row(f"dispatch: {label}, 10 000 in flight, 99th percentile done after",
+                    memory(f"dispatch/{store}/10000 in flight/p99")),
+                Row(f"dispatch: {label}, 10 000 in flight, last call done after",
+                    memory(f"dispatch/{store}/10000 in flight/last")),
+            ]
+        ] + [
+            Row("dispatch: Redis connections after the benches (both stores)",
+                memory("dispatch/redis/connections"), unit="count"),
+            Row("dispatch: Redis Cluster connections on all nodes after the benches",
+                memory("dispatch/cluster/connections"), unit="count"),
         ],
     ),
 ]

@@ -1,14 +1,20 @@
 //! tool-runtime remote dispatch: dispatch → execute → result round trips,
-//! one at a time and 1 000 in flight, over the in-memory store and over a
-//! real redis-server (started here on a free 127.0.0.1 port, skipped with a
-//! note when `redis-server` is not installed).
+//! one at a time and 1 000 in flight, over the in-memory store, over a real
+//! redis-server and over a real 3-master Redis Cluster (both started here on
+//! free 127.0.0.1 ports by tool-runtime's own test support, which installs
+//! redis-server through `.ci/setup.d/10-redis.sh` when it is missing).
+//!
+//! Then 10 000 calls in flight at once over one Redis and over the cluster,
+//! timed as one batch (not by criterion: the figure of interest is the
+//! spread of completion times within the batch): per-call time, the
+//! completion time of the median, 99th percentile and last call from the
+//! batch's start, and the Redis connections open after it. They are printed
+//! and written as JSON to `TOOL_BENCHES_MEMORY_OUT` when that is set.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
+use std::collections::BTreeMap;
 use std::hint::black_box;
-use std::net::TcpListener;
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::json;
@@ -18,7 +24,21 @@ use tool_runtime::dispatch::{
     RedisStoreConfig, ResultStore, in_process_channel,
 };
 
+#[allow(dead_code)]
+#[path = "../../tool-runtime/tests/dispatch_support/redis_server.rs"]
+mod redis_server;
+
+#[allow(dead_code)]
+#[path = "../../tool-runtime/tests/dispatch_support/redis_cluster.rs"]
+mod redis_cluster;
+
+use redis_cluster::RedisCluster;
+use redis_server::RedisServer;
+
 const IN_FLIGHT: usize = 1_000;
+const BATCH: usize = 10_000;
+/// Batches of 10 000 per store; the figures are those of the median batch.
+const BATCHES: usize = 5;
 
 /// A dispatcher waiting on `waits_on`, an executor task answering through
 /// `answers_through`, joined by an in-process channel.
@@ -30,7 +50,7 @@ fn pair(waits_on: Arc<dyn ResultStore>, answers_through: Arc<dyn ResultStore>) -
         )
         .build()
         .unwrap();
-    let (channel, inbox) = in_process_channel(IN_FLIGHT * 2);
+    let (channel, inbox) = in_process_channel(BATCH * 2);
     let executor = ExecutorClient::builder(answers_through)
         .tool(Arc::new(echo))
         .build();
@@ -41,9 +61,11 @@ fn pair(waits_on: Arc<dyn ResultStore>, answers_through: Arc<dyn ResultStore>) -
 async fn one(dispatcher: &Dispatcher, n: usize, never: &CancellationToken) {
     let call = DispatchCall::new("device", "echo", format!(r#"{{"n": {n}}}"#));
     let out = dispatcher
-        .dispatch(call, Duration::from_secs(30), never)
+        .dispatch(call, Duration::from_secs(60), never)
         .await;
     assert!(out.success, "{out:?}");
+    let got = out.state.as_ref().and_then(|state| state["n"].as_u64());
+    assert_eq!(got, Some(n as u64), "call {n} got another call's result");
     black_box(out);
 }
 
@@ -71,42 +93,59 @@ fn bench_pair(
     group.finish();
 }
 
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
+/// One batch of `BATCH` calls started at once: each call's completion time
+/// from the batch's start, sorted.
+async fn batch(dispatcher: &Dispatcher) -> Vec<Duration> {
+    let never = CancellationToken::new();
+    let start = Instant::now();
+    let mut done = futures::future::join_all((0..BATCH).map(|n| {
+        let never = &never;
+        async move {
+            one(dispatcher, n, never).await;
+            start.elapsed()
+        }
+    }))
+    .await;
+    done.sort();
+    done
 }
 
-fn redis_server() -> Option<(Server, String)> {
-    let port = TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .ok()?
-        .port();
-    let child = Command::new("redis-server")
-        .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-        .args(["--save", "", "--appendonly", "no", "--loglevel", "warning"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    Some((Server(child), format!("redis://127.0.0.1:{port}/")))
+/// The spread figures of the median of `BATCHES` batches (by total time),
+/// under `dispatch/{name}/10000 in flight/…`.
+fn spread(
+    rt: &tokio::runtime::Runtime,
+    name: &str,
+    dispatcher: &Dispatcher,
+    figures: &mut BTreeMap<String, f64>,
+) {
+    rt.block_on(batch(dispatcher)); // warm-up
+    let mut runs: Vec<Vec<Duration>> = (0..BATCHES)
+        .map(|_| rt.block_on(batch(dispatcher)))
+        .collect();
+    runs.sort_by_key(|done| done[BATCH - 1]);
+    let median = &runs[BATCHES / 2];
+    let at = |q: f64| median[((BATCH as f64 * q) as usize).min(BATCH - 1)].as_nanos() as f64;
+    let key = |what: &str| format!("dispatch/{name}/10000 in flight/{what}");
+    let total = median[BATCH - 1].as_nanos() as f64;
+    figures.insert(key("per call"), total / BATCH as f64);
+    figures.insert(key("p50"), at(0.5));
+    figures.insert(key("p99"), at(0.99));
+    figures.insert(key("last"), total);
+    eprintln!(
+        "dispatch/{name}: {BATCH} in flight: {:.1} µs per call; completions from the start: p50 {:.0} ms, p99 {:.0} ms, last {:.0} ms",
+        total / BATCH as f64 / 1e3,
+        at(0.5) / 1e6,
+        at(0.99) / 1e6,
+        total / 1e6
+    );
 }
 
-async fn client_count(url: &str) -> usize {
-    let mut admin = redis::Client::open(url)
-        .unwrap()
-        .get_multiplexed_async_connection()
-        .await
-        .unwrap();
-    let list: String = redis::cmd("CLIENT")
-        .arg("LIST")
-        .query_async(&mut admin)
-        .await
-        .unwrap();
-    list.lines().filter(|l| !l.trim().is_empty()).count() - 1
+/// Two stores on `config`: the dispatcher's (it waits) and the executor's
+/// (it only puts), as two processes would have.
+async fn stores(config: impl Fn() -> RedisStoreConfig) -> (RedisResultStore, RedisResultStore) {
+    let waits_on = RedisResultStore::connect(config()).await.unwrap();
+    let answers_through = RedisResultStore::connect(config()).await.unwrap();
+    (waits_on, answers_through)
 }
 
 fn benches(c: &mut Criterion) {
@@ -115,39 +154,45 @@ fn benches(c: &mut Criterion) {
         .enable_all()
         .build()
         .unwrap();
+    let mut figures = BTreeMap::new();
 
     let memory: Arc<dyn ResultStore> = Arc::new(MemoryResultStore::new());
     let dispatcher = rt.block_on(async { pair(Arc::clone(&memory), memory) });
     bench_pair(c, &rt, "memory", &dispatcher);
+    spread(&rt, "memory", &dispatcher, &mut figures);
 
-    let Some((_server, url)) = redis_server() else {
-        eprintln!("redis-server is not installed: the Redis benches are skipped");
-        return;
-    };
-    let (dispatcher, waits_on) = rt.block_on(async {
-        let mut connected = None;
-        for _ in 0..100 {
-            if let Ok(store) = RedisResultStore::connect(RedisStoreConfig::new(url.clone())).await {
-                connected = Some(store);
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        let waits_on = connected.expect("redis-server did not start");
-        // The executor answers through a store of its own, as a separate
-        // process would (it only puts: one connection, no subscriber).
-        let answers_through = RedisResultStore::connect(RedisStoreConfig::new(url.clone()))
-            .await
-            .unwrap();
-        let dispatcher = pair(Arc::new(waits_on.clone()), Arc::new(answers_through));
-        (dispatcher, waits_on)
-    });
+    let server = rt.block_on(RedisServer::start());
+    let url = server.url();
+    let (waits_on, answers_through) = rt.block_on(stores(|| RedisStoreConfig::new(url.clone())));
+    let bound = waits_on.connection_bound();
+    let dispatcher = rt.block_on(async { pair(Arc::new(waits_on), Arc::new(answers_through)) });
     bench_pair(c, &rt, "redis", &dispatcher);
-    let clients = rt.block_on(client_count(&url));
+    spread(&rt, "redis", &dispatcher, &mut figures);
+    let clients = rt.block_on(server.clients());
+    figures.insert("dispatch/redis/connections".into(), clients as f64);
     eprintln!(
-        "redis: {clients} connections after the benches (dispatcher store bound {}, executor store 1)",
-        waits_on.connection_bound()
+        "redis: {clients} connections after the benches (dispatcher store bound {bound} + subscriber, executor store 1)"
     );
+    drop(dispatcher);
+
+    let cluster = rt.block_on(RedisCluster::start(3, 0));
+    let urls = cluster.urls();
+    let (waits_on, answers_through) =
+        rt.block_on(stores(|| RedisStoreConfig::cluster(urls.clone())));
+    assert!(waits_on.is_cluster());
+    let bound = waits_on.connection_bound();
+    let dispatcher = rt.block_on(async { pair(Arc::new(waits_on), Arc::new(answers_through)) });
+    bench_pair(c, &rt, "cluster", &dispatcher);
+    spread(&rt, "cluster", &dispatcher, &mut figures);
+    let clients = cluster.clients();
+    figures.insert("dispatch/cluster/connections".into(), clients as f64);
+    eprintln!(
+        "cluster (3 masters): {clients} connections on all nodes after the benches (dispatcher store bound {bound}: a command connection and a subscriber per master; executor store: a command connection per master)"
+    );
+
+    if let Some(out) = std::env::var_os("TOOL_BENCHES_MEMORY_OUT") {
+        std::fs::write(out, serde_json::to_string(&figures).unwrap()).unwrap();
+    }
 }
 
 criterion_group!(dispatch, benches);

