@@ -2,9 +2,11 @@
 //! pinned with the Node 22 it needs by `.ci/setup.d/40-conformance.sh`):
 //! its server scenarios against `toolhost mcp serve --http` with the
 //! conformance fixtures under bare names, its client scenarios against the
-//! toolhost client. Every scenario we claim must pass; the others are
-//! printed as not offered, never asserted. Everything listens on 127.0.0.1
-//! (the suite's client-scenario servers on localhost).
+//! toolhost client. Every scenario the suite lists (`conformance list`) is
+//! either claimed, and must pass, or named in a not-offered list with why,
+//! and reported as such: a scenario a new suite adds, or one it drops,
+//! fails the test until it is placed. Everything listens on 127.0.0.1 (the
+//! suite's client-scenario servers on localhost).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 #[path = "../../../.ci/fixtures.rs"]
@@ -19,8 +21,7 @@ use std::process::{Child, Command, Stdio};
 /// kind, errors, progress, logging, elicitation with the SEP-1034 and
 /// SEP-1330 forms, JSON Schema 2020-12 kept), SSE streams, DNS rebinding,
 /// resources (list, text, binary, template) and prompts (list, simple,
-/// arguments, embedded resource, image). Not offered: completion,
-/// sampling, resource subscriptions, SSE polling.
+/// arguments, embedded resource, image). The rest: [`NOT_OFFERED_SERVER`].
 const CLAIMED_SERVER: &[&str] = &[
     "server-initialize",
     "logging-set-level",
@@ -51,6 +52,51 @@ const CLAIMED_SERVER: &[&str] = &[
     "prompts-get-with-image",
 ];
 
+/// Server scenarios of the suite we do not offer, with why (the suite runs
+/// them and they fail; reported, never asserted).
+const NOT_OFFERED_SERVER: &[(&str, &str)] = &[
+    (
+        "completion-complete",
+        "argument completion (completion/complete) is not served",
+    ),
+    (
+        "tools-call-sampling",
+        "a served tool cannot ask the client's model (sampling/createMessage)",
+    ),
+    (
+        "server-sse-polling",
+        "a call's SSE stream is not closed early for the client to resume by Last-Event-ID (SEP-1699)",
+    ),
+    (
+        "resources-subscribe",
+        "resource subscriptions (resources/subscribe, updated notifications) are not offered",
+    ),
+    (
+        "resources-unsubscribe",
+        "resource subscriptions (resources/unsubscribe) are not offered",
+    ),
+];
+
+/// Client scenarios of the suite we do not offer, with why (not run).
+const NOT_OFFERED_CLIENT: &[(&str, &str)] = &[
+    (
+        "auth/2025-03-26-oauth-metadata-backcompat",
+        "its metadata's issuer is not the URL it was fetched for, which rmcp refuses",
+    ),
+    (
+        "auth/client-credentials-jwt",
+        "extension grant: client credentials with private_key_jwt (SEP-1046)",
+    ),
+    (
+        "auth/client-credentials-basic",
+        "extension grant: client credentials with client_secret_basic",
+    ),
+    (
+        "auth/cross-app-access-complete-flow",
+        "extension: enterprise-managed token exchange and JWT bearer grant (SEP-990)",
+    ),
+];
+
 /// OAuth client scenarios we claim: metadata discovery (PRM path-based,
 /// root, custom location from the challenge; OAuth and OpenID metadata,
 /// tenant paths), scope selection (from the challenge, from
@@ -59,9 +105,7 @@ const CLAIMED_SERVER: &[&str] = &[
 /// post, none), the 2025-03-26 endpoint fallback, a resource mismatch, a
 /// pre-registered confidential client (no dynamic registration),
 /// `offline_access`, a client metadata document URL as client id (CIMD).
-/// Not claimed: the 2025-03-26 metadata back-compat (its metadata's issuer
-/// is not the URL it was fetched for, which rmcp refuses), the extension
-/// grants.
+/// The rest: [`NOT_OFFERED_CLIENT`].
 /// Each with whether the server then accepts a token (a resource mismatch
 /// must stop the client before it sends one; the retry-limit server never
 /// accepts one and the client must stop asking) and whether the client is the
@@ -174,6 +218,22 @@ impl Suite {
         }
     }
 
+    /// The scenarios the suite lists for `side` (`--server` or `--client`).
+    fn scenarios(&self, side: &str) -> Vec<String> {
+        let out = Command::new(&self.node)
+            .arg(&self.cli)
+            .args(["list", side])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "conformance list {side} failed: {out:?}"
+        );
+        let listed = listed_scenarios(&String::from_utf8_lossy(&out.stdout));
+        assert!(!listed.is_empty(), "conformance list {side} listed nothing");
+        listed
+    }
+
     /// Runs the suite with `args`; its whole output (it exits non-zero when
     /// any scenario fails, claimed or not: judged by scenario below).
     fn run(&self, args: &[&str]) -> String {
@@ -277,27 +337,103 @@ fn server_results(output: &str) -> BTreeMap<String, bool> {
         .collect()
 }
 
-fn report(side: &str, results: &BTreeMap<String, bool>, claimed: &[&str]) {
-    for (name, ok) in results {
-        let claim = if claimed.contains(&name.as_str()) {
-            "claimed"
+/// `  - name [versions]` lines of `conformance list` → names.
+fn listed_scenarios(output: &str) -> Vec<String> {
+    output
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix("- "))
+        .filter_map(|rest| rest.split_whitespace().next())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Checks that every scenario the suite lists is claimed or not offered,
+/// and that both lists name only listed scenarios, once.
+fn place_every_scenario(
+    side: &str,
+    listed: &[String],
+    claimed: &[&str],
+    not_offered: &[(&str, &str)],
+) {
+    let unplaced: Vec<&String> = listed
+        .iter()
+        .filter(|name| {
+            !claimed.contains(&name.as_str()) && !not_offered.iter().any(|(n, _)| n == name)
+        })
+        .collect();
+    assert!(
+        unplaced.is_empty(),
+        "the suite lists {side} scenarios neither claimed nor not offered: {unplaced:?} \
+         (claim each and make it pass, or add it to NOT_OFFERED_{} with why)",
+        side.to_uppercase()
+    );
+    let stale: Vec<&str> = claimed
+        .iter()
+        .copied()
+        .chain(not_offered.iter().map(|(n, _)| *n))
+        .filter(|name| !listed.iter().any(|l| l == name))
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "{side} scenarios we place that the suite no longer lists: {stale:?}"
+    );
+    let both: Vec<&str> = claimed
+        .iter()
+        .copied()
+        .filter(|name| not_offered.iter().any(|(n, _)| n == name))
+        .collect();
+    assert!(
+        both.is_empty(),
+        "{side} scenarios both claimed and not offered: {both:?}"
+    );
+}
+
+/// Prints one line per listed scenario (claimed with its verdict, or not
+/// offered with why) and a summary.
+fn report(
+    side: &str,
+    listed: &[String],
+    results: &BTreeMap<String, bool>,
+    claimed: &[&str],
+    not_offered: &[(&str, &str)],
+) {
+    for name in listed {
+        let ran = results.get(name);
+        if let Some((_, why)) = not_offered.iter().find(|(n, _)| n == name) {
+            let note = if ran == Some(&true) {
+                "; passes anyway: claim it"
+            } else {
+                ""
+            };
+            eprintln!("conformance {side} {name}: not offered ({why}{note})");
         } else {
-            "not offered"
-        };
-        let verdict = if *ok { "PASS" } else { "FAIL" };
-        eprintln!("conformance {side} {name} ({claim}) {verdict}");
+            let verdict = match ran {
+                Some(true) => "PASS",
+                Some(false) => "FAIL",
+                None => "NOT RUN",
+            };
+            eprintln!("conformance {side} {name}: claimed, {verdict}");
+        }
     }
-    let passing = results.values().filter(|ok| **ok).count();
+    let passing = claimed
+        .iter()
+        .filter(|name| results.get(**name) == Some(&true))
+        .count();
+    let names: Vec<&str> = not_offered.iter().map(|(n, _)| *n).collect();
     eprintln!(
-        "conformance {side}: {passing} of {} scenarios pass; all {} claimed are among them",
-        results.len(),
-        claimed.len()
+        "conformance {side}: {passing} of {} claimed pass ({} scenarios listed); not offered ({}): {}",
+        claimed.len(),
+        listed.len(),
+        names.len(),
+        names.join(", ")
     );
 }
 
 #[test]
 fn the_official_suite_passes_every_server_scenario_we_claim() {
     let suite = Suite::new();
+    let listed = suite.scenarios("--server");
+    place_every_scenario("server", &listed, CLAIMED_SERVER, NOT_OFFERED_SERVER);
     let (_served, url) = serve();
     let output = suite.run(&["server", "--url", &url, "--suite", "all"]);
     let results = server_results(&output);
@@ -305,7 +441,13 @@ fn the_official_suite_passes_every_server_scenario_we_claim() {
         .iter()
         .filter(|name| results.get(**name) != Some(&true))
         .collect();
-    report("server", &results, CLAIMED_SERVER);
+    report(
+        "server",
+        &listed,
+        &results,
+        CLAIMED_SERVER,
+        NOT_OFFERED_SERVER,
+    );
     assert!(
         failed.is_empty(),
         "claimed server scenarios that did not pass: {failed:?}\n{output}"
@@ -316,6 +458,9 @@ fn the_official_suite_passes_every_server_scenario_we_claim() {
 fn the_official_suite_passes_every_client_scenario_we_claim() {
     let suite = Suite::new();
     let toolhost = env!("CARGO_BIN_EXE_toolhost");
+    let claimed: Vec<&str> = claimed_client(toolhost).iter().map(|(s, _)| *s).collect();
+    let listed = suite.scenarios("--client");
+    place_every_scenario("client", &listed, &claimed, NOT_OFFERED_CLIENT);
     let mut results = BTreeMap::new();
     let mut outputs = String::new();
     for (scenario, command) in claimed_client(toolhost) {
@@ -334,8 +479,7 @@ fn the_official_suite_passes_every_client_scenario_we_claim() {
             outputs.push_str(&format!("--- {scenario}\n{output}\n"));
         }
     }
-    let claimed: Vec<&str> = claimed_client(toolhost).iter().map(|(s, _)| *s).collect();
-    report("client", &results, &claimed);
+    report("client", &listed, &results, &claimed, NOT_OFFERED_CLIENT);
     assert!(
         results.values().all(|ok| *ok),
         "claimed client scenarios that did not pass: {:?}\n{outputs}",
@@ -359,4 +503,26 @@ fn summary_lines_parse_into_scenario_verdicts() {
             ("resources-list".to_owned(), false)
         ]
     );
+}
+
+#[test]
+fn list_lines_parse_into_scenario_names() {
+    let listed = listed_scenarios(
+        "Server scenarios (test against a server):\n  - server-initialize [2025-06-18,2025-11-25]\n  - dns-rebinding-protection [2025-11-25]\n\nClient scenarios (test against a client):\n  - auth/metadata-default [2025-11-25]\n",
+    );
+    assert_eq!(
+        listed,
+        [
+            "server-initialize",
+            "dns-rebinding-protection",
+            "auth/metadata-default"
+        ]
+    );
+}
+
+#[test]
+#[should_panic(expected = "neither claimed nor not offered: [\"new-scenario\"]")]
+fn a_scenario_the_suite_adds_is_noticed() {
+    let listed = ["ping".to_owned(), "new-scenario".to_owned()];
+    place_every_scenario("server", &listed, &["ping"], &[]);
 }
