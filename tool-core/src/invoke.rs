@@ -358,7 +358,10 @@ impl Invoker {
             () = ctx.cancellation().cancelled() => Outcome::Cancelled,
             result = tokio::time::timeout_at(deadline, work) => match result {
                 Err(_) => Outcome::TimedOut,
-                Ok(Err(panic)) => Outcome::Panicked(panic_message(panic.as_ref())),
+                Ok(Err(panic)) => Outcome::Panicked(ToolError::from_panic(
+                    format_args!("`{identifier}/{api}` crashed"),
+                    panic.as_ref(),
+                )),
                 Ok(Ok(result)) => Outcome::Done(result),
             },
         };
@@ -383,12 +386,7 @@ impl Invoker {
                 )
                 .with_details(json!({ "timeoutMs": timeout.as_millis() as u64 })),
             ),
-            Outcome::Panicked(message) => ToolOutput::failure(
-                ToolError::new(
-                    ErrorCode::EXECUTOR_PANIC,
-                    format!("`{identifier}/{api}` crashed: {message}"),
-                ),
-            ),
+            Outcome::Panicked(error) => ToolOutput::failure(error),
         };
         cap_content(output, self.config.max_content_chars)
     }
@@ -541,17 +539,7 @@ enum Outcome {
     Done(Result<ToolOutput, ToolError>),
     Cancelled,
     TimedOut,
-    Panicked(String),
-}
-
-fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = panic.downcast_ref::<&str>() {
-        (*s).to_owned()
-    } else if let Some(s) = panic.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "the tool panicked".to_owned()
-    }
+    Panicked(ToolError),
 }
 
 /// Caps `content` at `max_chars` characters, keeping the head and the tail

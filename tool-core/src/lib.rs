@@ -164,6 +164,7 @@ pub use invoke::{
 };
 pub use kinds::{PATH_SCOPE_AUDIT, ToolKind};
 pub use live::LiveRegistry;
+pub use manifest::json_kind;
 pub use manifest::{
     ApiDefinition, ArgMatcher, DynamicIntervention, Executor, HumanIntervention,
     InterventionPolicy, InterventionRule, RenderDisplayControl, RuleExamples, ToolManifest,

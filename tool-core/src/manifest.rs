@@ -61,6 +61,54 @@ impl ToolManifest {
         self.api.iter().find(|api| api.name == name)
     }
 
+    /// The API called `name`, or the [`unknown_api`](Self::unknown_api)
+    /// error: the one check a [`Tool::call`](crate::Tool::call) makes when
+    /// it is called directly, outside the [`Invoker`](crate::Invoker)
+    /// (which resolves the API before any tool runs).
+    ///
+    /// ```
+    /// use tool_core::{ApiDefinition, ErrorCode, ToolManifest};
+    /// let mut manifest = ToolManifest::new("files");
+    /// manifest.api.push(ApiDefinition::new("readFile", "Reads a file."));
+    /// assert!(manifest.require_api("readFile").is_ok());
+    /// let error = manifest.require_api("readfile").unwrap_err();
+    /// assert_eq!(error.code, ErrorCode::UNKNOWN_API);
+    /// assert!(error.message.contains("did you mean `readFile`?"), "{}", error.message);
+    /// ```
+    #[allow(clippy::result_large_err)] // handed straight to the model as the call's error
+    pub fn require_api(&self, name: &str) -> Result<&ApiDefinition, crate::ToolError> {
+        self.api(name).ok_or_else(|| self.unknown_api(name))
+    }
+
+    /// The error for a call of an API this tool does not have: names the
+    /// tool, the nearest API names (a model's slip such as `readfile`) or
+    /// else every API, with code [`UNKNOWN_API`](crate::ErrorCode::UNKNOWN_API)
+    /// and details `{tool, api, available}`.
+    pub fn unknown_api(&self, name: &str) -> crate::ToolError {
+        let names = self.api.iter().map(|api| api.name.as_str());
+        let nearest = crate::nearest_candidates(name, names.clone());
+        let hint = if nearest.is_empty() {
+            let all: Vec<&str> = names.clone().collect();
+            if all.is_empty() {
+                "it has no APIs".to_owned()
+            } else {
+                format!("its APIs: {}", all.join(", "))
+            }
+        } else {
+            let quoted: Vec<String> = nearest.iter().map(|n| format!("`{n}`")).collect();
+            format!("did you mean {}?", quoted.join(" or "))
+        };
+        crate::ToolError::new(
+            crate::ErrorCode::UNKNOWN_API,
+            format!("tool `{}` has no API `{name}`; {hint}", self.identifier),
+        )
+        .with_details(serde_json::json!({
+            "tool": self.identifier,
+            "api": name,
+            "available": names.collect::<Vec<_>>(),
+        }))
+    }
+
     /// The executors this tool can run on; an absent list means server only.
     pub fn executors(&self) -> &[Executor] {
         match &self.executors {
@@ -386,8 +434,15 @@ impl<'de> Deserialize<'de> for HumanIntervention {
     }
 }
 
-/// A short name of a JSON value's kind, for error messages.
-pub(crate) fn json_kind(value: &Value) -> &'static str {
+/// A short name of a JSON value's kind for error messages (`"a string"`,
+/// `"an array"`, `"null"`…), so every crate says "expected an object, got
+/// an array" the same way.
+///
+/// ```
+/// assert_eq!(tool_core::json_kind(&serde_json::json!([1])), "an array");
+/// assert_eq!(tool_core::json_kind(&serde_json::Value::Null), "null");
+/// ```
+pub fn json_kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -158,6 +158,27 @@ impl ToolError {
         self.details = Some(details);
         self
     }
+
+    /// An `executor_panic` error for a panic caught while `what` ran (the
+    /// payload of `catch_unwind` or of a panicked task's `JoinError`): the
+    /// message is `"{what}: {the panic's text}"`.
+    ///
+    /// ```
+    /// let payload = std::panic::catch_unwind(|| panic!("index out of range")).unwrap_err();
+    /// let error = tool_core::ToolError::from_panic("`files/read` crashed", payload.as_ref());
+    /// assert_eq!(error.code, tool_core::ErrorCode::EXECUTOR_PANIC);
+    /// assert_eq!(error.message, "`files/read` crashed: index out of range");
+    /// ```
+    pub fn from_panic(what: impl std::fmt::Display, payload: &(dyn std::any::Any + Send)) -> Self {
+        let text = if let Some(s) = payload.downcast_ref::<&str>() {
+            s
+        } else if let Some(s) = payload.downcast_ref::<String>() {
+            s.as_str()
+        } else {
+            "the tool panicked"
+        };
+        Self::new(ErrorCode::EXECUTOR_PANIC, format!("{what}: {text}"))
+    }
 }
 
 /// A stable, machine-readable error code (`snake_case`).

@@ -243,12 +243,10 @@ impl Tool for FnTool {
         args: Value,
         ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
-        let handler = self.handlers.get(api).ok_or_else(|| {
-            ToolError::new(
-                ErrorCode::UNKNOWN_API,
-                format!("tool `{}` has no API `{api}`", self.manifest.identifier),
-            )
-        })?;
+        let handler = self
+            .handlers
+            .get(api)
+            .ok_or_else(|| self.manifest.unknown_api(api))?;
         handler(args, ctx.clone()).await
     }
 }

@@ -99,3 +99,29 @@ fn audit_kind_and_blocked_code_are_constants() {
         "blocked_by_security_privacy"
     );
 }
+
+#[tokio::test]
+async fn a_tool_called_directly_with_an_unknown_api_names_the_nearest() {
+    let tool = clock();
+    let error = tool
+        .call("nwo", json!({}), &ToolContext::new())
+        .await
+        .unwrap_err();
+    assert_eq!(error.code, ErrorCode::UNKNOWN_API);
+    assert!(
+        error.message.contains("did you mean `now`?"),
+        "{}",
+        error.message
+    );
+    let details = error.details.unwrap();
+    assert_eq!(details["available"], json!(["now"]));
+    let error = tool
+        .call("teleport", json!({}), &ToolContext::new())
+        .await
+        .unwrap_err();
+    assert!(
+        error.message.ends_with("its APIs: now"),
+        "{}",
+        error.message
+    );
+}

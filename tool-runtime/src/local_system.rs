@@ -12,8 +12,8 @@ use tool_core::{
 use crate::local::LocalComputer;
 use crate::request::{
     EditFileParams, GetCommandOutputParams, GlobFilesParams, GrepContentParams, KillCommandParams,
-    ListFilesParams, MoveFilesParams, OPERATIONS, ReadFileParams, ReadFilesParams,
-    RenameFileParams, Request, RunCommandParams, SearchFilesParams, WriteFileParams,
+    ListFilesParams, MoveFilesParams, ReadFileParams, ReadFilesParams, RenameFileParams, Request,
+    RunCommandParams, SearchFilesParams, WriteFileParams,
 };
 use crate::runtime::ComputerRuntime;
 
@@ -220,15 +220,7 @@ impl<R: ComputerRuntime + 'static> Tool for LocalSystemTool<R> {
         args: Value,
         ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
-        if !OPERATIONS.contains(&api) {
-            return Err(ToolError::new(
-                ErrorCode::UNKNOWN_API,
-                format!(
-                    "local-system has no API `{api}`; available: {}",
-                    OPERATIONS.join(", ")
-                ),
-            ));
-        }
+        self.manifest.require_api(api)?;
         let request = Request::from_api(api, args).map_err(|e| {
             ToolError::new(
                 ErrorCode::INVALID_ARGUMENTS,
@@ -257,6 +249,6 @@ mod tests {
     fn every_operation_has_an_api() {
         let m = manifest();
         let names: Vec<&str> = m.api.iter().map(|a| a.name.as_str()).collect();
-        assert_eq!(names, OPERATIONS);
+        assert_eq!(names, crate::OPERATIONS);
     }
 }

@@ -196,7 +196,18 @@ async fn the_tool_refuses_unknown_apis() {
         .await
         .unwrap_err();
     assert_eq!(err.code, "unknown_api");
+    assert!(err.message.contains("runCommand"), "{}", err.message);
     assert_eq!(tool.manifest().api.len(), OPERATIONS.len());
+    // A slip of case is answered with the API meant.
+    let err = tool
+        .call("readfile", json!({}), &ToolContext::new())
+        .await
+        .unwrap_err();
+    assert!(
+        err.message.contains("did you mean `readFile`?"),
+        "{}",
+        err.message
+    );
 }
 
 #[test]

@@ -8,8 +8,8 @@ use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tool_core::{
-    ApiDefinition, ErrorCode, RenderDisplayControl, Tool, ToolContext, ToolError, ToolManifest,
-    ToolOutput, deserialize_args,
+    ApiDefinition, RenderDisplayControl, Tool, ToolContext, ToolError, ToolManifest, ToolOutput,
+    deserialize_args,
 };
 
 use crate::catalog::{CatalogFormat, CatalogOptions, xml_escape};
@@ -474,19 +474,12 @@ impl Tool for SkillsTool {
                         Err(output) => *output,
                     })
                 }
-                None => Err(unknown(api)),
+                None => Err(self.manifest.unknown_api(api)),
             },
             _ => {
                 let _ = ctx;
-                Err(unknown(api))
+                Err(self.manifest.unknown_api(api))
             }
         }
     }
-}
-
-fn unknown(api: &str) -> ToolError {
-    ToolError::new(
-        ErrorCode::UNKNOWN_API,
-        format!("the skills tool has no API `{api}`"),
-    )
 }

@@ -269,12 +269,9 @@ impl ExecutorClient {
             ),
             Some(Ok(Ok(Ok(output)))) => output,
             Some(Ok(Ok(Err(error)))) => ToolOutput::failure(error),
-            Some(Ok(Err(join))) if join.is_panic() => ToolOutput::failure(ToolError::new(
-                ErrorCode::EXECUTOR_PANIC,
-                format!(
-                    "{label} crashed on the executor: {}",
-                    panic_message(join.into_panic())
-                ),
+            Some(Ok(Err(join))) if join.is_panic() => ToolOutput::failure(ToolError::from_panic(
+                format_args!("{label} crashed on the executor"),
+                join.into_panic().as_ref(),
             )),
             Some(Ok(Err(_aborted))) => no_result(&call.id),
         }
@@ -389,16 +386,6 @@ fn no_result(id: &str) -> ToolOutput {
         )
         .with_details(json!({ "dispatchId": id })),
     )
-}
-
-fn panic_message(panic: Box<dyn std::any::Any + Send>) -> String {
-    if let Some(s) = panic.downcast_ref::<&str>() {
-        (*s).to_owned()
-    } else if let Some(s) = panic.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "the tool panicked".to_owned()
-    }
 }
 
 /// How long a stopped tool may take to wind down after its cancellation
