@@ -119,8 +119,21 @@
 //! | `git $SUB origin`, `git pu$1sh`, `git "$(echo push)"` | an argument computed at run time that could spell a deny or `always` rule's word: that rule *might* apply (`limits/computed-word`) |
 //! | `cat x.sh \| sh`, `curl … \| bash`, `. /dev/stdin`, `xargs sh -c`, `… \| xargs git`, `git --config-env=alias.x=V` | a script not on the line: every deny rule *might* apply (`limits/unread-script`) |
 //! | `$X args`, `$(…) args`, `/bin/r[m]` | a computed command word (`limits/computed-command-word`); deny rules match a glob word against what it could name |
-//! | text that does not parse, is longer than [`MAX_COMMAND_BYTES`] or nests too deep | `limits/unparsed-text`, `limits/command-too-long`, `limits/too-deep` |
-//! | arguments nested deeper than the search goes (32 levels), more links made on a line than are followed (16), a git alias chain longer than is expanded (8 steps, 32 readings), a salvaged reading cut short (command starts, parts, scripts) | `limits/too-deep`: nothing past a bound falls through to a lower rule |
+//! | text that does not parse, or is longer than [`MAX_COMMAND_BYTES`] | `limits/unparsed-text`, `limits/command-too-long` |
+//!
+//! Every bound of the analysis has its own id ([`Hazard::limit_id`]); a
+//! call that reaches one asks (headless: is blocked) whatever lower rules
+//! say, and nothing past a bound falls through to a lower rule:
+//!
+//! | bound | id |
+//! |---|---|
+//! | nesting: the syntax tree (200 levels), scripts inside scripts (`bash -c "bash -c …"`, 3 levels), a call's arguments (32 levels) | `limits/too-deep` |
+//! | wrappers stacked deeper than are looked through (64, or 128 Ki words of views) | `limits/wrapper-chain` |
+//! | more links made on a line than are followed (16) | `limits/link-chain` |
+//! | a git alias chain longer than is expanded (8 steps, 32 readings) | `limits/alias-chain` |
+//! | a salvaged reading of text read two ways cut short (32 command starts, 1 024 parts) | `limits/part-count` |
+//! | more scripts than are parsed: in options and behind host wrappers (16 a line), commands found in programs (16), scripts of a salvaged segment (4) | `limits/script-count` |
+//! | more work than the line's step budget (below) | `limits/step-budget` |
 //! | more to analyse than the line's step budget (proportional to its length: each script parsed, each part recovered, each reading through wrappers costs steps; `watch watch … CMD`, wrappers stacked thousands deep) | `limits/step-budget` (asks, never runs) |
 //! | `python -c …`, `node -e …`, `ruby build.rb`, `perl x.pl`, `python3 - <<EOF`, `… \| python3` (an interpreter given a program inline, from a file or on standard input) | code the engine does not read: `limits/unread-code`, asks where a person is present (manual, allow-list), runs only confined in auto-run and headless (and, where the host cannot confine, asks / is blocked) |
 //!

@@ -133,7 +133,11 @@ fn commands_inside_programs_are_read_within_a_budget() {
         for mode in [ApprovalMode::Manual, ApprovalMode::AutoRun] {
             let d = common::run_command(&common::engine(mode), &command);
             assert_eq!(d.action, Action::Ask, "{mode:?}: {d:?}");
-            assert_eq!(d.reason.rule.as_deref(), Some("limits/too-deep"), "{d:?}");
+            assert_eq!(
+                d.reason.rule.as_deref(),
+                Some("limits/script-count"),
+                "{d:?}"
+            );
         }
     }
     // Within the budget, every command is judged.
@@ -182,7 +186,12 @@ fn multiplying_constructs_end_in_a_named_limit_that_asks() {
             assert_eq!(d.reason.level, Level::Limits, "{mode:?}: `{shown}…` {d:?}");
             let rule = d.reason.rule.as_deref().unwrap_or_default();
             assert!(
-                ["limits/too-deep", "limits/step-budget"].contains(&rule),
+                [
+                    "limits/too-deep",
+                    "limits/wrapper-chain",
+                    "limits/step-budget"
+                ]
+                .contains(&rule),
                 "{mode:?}: `{shown}…` {d:?}"
             );
         }
@@ -244,7 +253,7 @@ fn links_past_the_followed_count_are_a_named_limit() {
     line.push("ln -s / last".into());
     line.push("rm -rf last/*".into());
     let d = common::run_command(&engine, &line.join(" && "));
-    asks_under(&d, "limits/too-deep");
+    asks_under(&d, "limits/link-chain");
     // Within the bound the link is followed and the removal found.
     let d = common::run_command(&engine, "ln -s / r && rm -rf r/*");
     assert_eq!(d.reason.level, Level::GlobalAudit, "{d:?}");
@@ -262,7 +271,7 @@ fn git_alias_chains_past_the_expanded_length_are_a_named_limit() {
     line.push("alias.a12=push".into());
     line.push("a0".into());
     let d = common::run_command(&engine, &line.join(" "));
-    asks_under(&d, "limits/too-deep");
+    asks_under(&d, "limits/alias-chain");
     // A short chain is expanded and judged (`git push` is denied).
     let d = common::run_command(&engine, "git -c alias.a=b -c alias.b=push a");
     assert_eq!(d.action, Action::Block, "{d:?}");
@@ -298,4 +307,35 @@ fn a_computed_argument_that_could_spell_a_denied_word_is_a_named_limit() {
     // A computed word where the rule has none is not a limit.
     let d = common::run_command(&engine, "git commit -m \"$MSG\"");
     assert_ne!(d.reason.level, Level::Limits, "{d:?}");
+}
+
+#[test]
+fn wrappers_stacked_past_the_unwrapped_depth_are_a_named_limit() {
+    let engine = common::engine(ApprovalMode::AutoRun);
+    let d = common::run_command(&engine, &format!("{}rm -rf ~", "sudo ".repeat(100)));
+    assert_ne!(d.action, Action::Run, "{d:?}");
+    let d = common::run_command(&engine, &format!("{}ls", "sudo ".repeat(100)));
+    asks_under(&d, "limits/wrapper-chain");
+    // A short stack is looked through.
+    let d = common::run_command(&engine, "sudo sudo rm -rf ~");
+    assert_eq!(d.reason.level, Level::GlobalAudit, "{d:?}");
+}
+
+#[test]
+fn a_salvaged_reading_cut_short_is_a_named_limit() {
+    // An escaped space is read two ways; each word of each reading may
+    // start a command, up to 32 starts.
+    let engine = common::engine(ApprovalMode::AutoRun);
+    let words: Vec<String> = (0..40).map(|i| format!("w{i}")).collect();
+    let d = common::run_command(&engine, &format!("echo a\\ b {}", words.join(" ")));
+    asks_under(&d, "limits/part-count");
+    let d = common::run_command(&engine, "echo a\\ b w1 w2");
+    assert_ne!(d.reason.level, Level::Limits, "{d:?}");
+}
+
+#[test]
+fn scripts_nested_past_the_read_depth_are_too_deep() {
+    let engine = common::engine(ApprovalMode::AutoRun);
+    let d = common::run_command(&engine, "bash -c \"bash -c 'bash -c \\\"bash -c ls\\\"'\"");
+    asks_under(&d, "limits/too-deep");
 }

@@ -82,16 +82,11 @@ impl<'v> CallFacts<'v> {
     pub(crate) fn limit(&self) -> Option<(&CommandFact<'v>, Hazard)> {
         self.commands.iter().find_map(|c| {
             let shell = c.shell.as_deref()?;
-            [
-                Hazard::TooLong,
-                Hazard::TooDeep,
-                Hazard::OverBudget,
-                Hazard::Syntax,
-                Hazard::DynamicCommandWord,
-            ]
-            .into_iter()
-            .find(|h| shell.hazards().contains(h))
-            .map(|h| (c, h))
+            Hazard::BOUNDS
+                .into_iter()
+                .chain([Hazard::Syntax, Hazard::DynamicCommandWord])
+                .find(|h| shell.hazards().contains(h))
+                .map(|h| (c, h))
         })
     }
 }

@@ -378,12 +378,8 @@ fn rule_finding(hit: RuleHit, level: Level, key: Option<&str>, whose: &str) -> F
     };
     if let Some(hazard) = hit.unsure {
         let id = match hazard {
-            Hazard::TooDeep => "limits/too-deep",
-            Hazard::TooLong => "limits/command-too-long",
-            Hazard::OverBudget => "limits/step-budget",
-            Hazard::UnreadScript => "limits/unread-script",
             Hazard::DynamicCommandWord => "limits/computed-word",
-            _ => "limits/unparsed-text",
+            other => other.limit_id().unwrap_or("limits/unparsed-text"),
         };
         return Finding::new(
             Required,
@@ -450,6 +446,18 @@ fn limit_finding(facts: &CallFacts<'_>) -> Option<Finding> {
             format!(
                 "the shell command at {} needs more analysis than its step budget (proportional to its length) allows; the rest is not read",
                 command.pointer
+            ),
+        ),
+        Hazard::WrapperChain
+        | Hazard::LinkChain
+        | Hazard::AliasChain
+        | Hazard::PartCount
+        | Hazard::ScriptCount => (
+            hazard.limit_id().unwrap_or("limits/too-deep"),
+            format!(
+                "the shell command at {} has {}; what is past that bound is not analysed",
+                command.pointer,
+                hazard.describe()
             ),
         ),
         Hazard::DynamicCommandWord => (

@@ -314,14 +314,10 @@ fn triggers(shell: &ShellCommand, prefix: &[String]) -> Option<Option<Hazard>> {
     }
     // Text too long or deep to read whole, or a script whose text is
     // elsewhere (`cat x.sh | sh`, `. /dev/stdin`), may hide a match.
-    let limit = [
-        Hazard::TooLong,
-        Hazard::TooDeep,
-        Hazard::OverBudget,
-        Hazard::UnreadScript,
-    ]
-    .into_iter()
-    .find(|h| shell.hazards().contains(h));
+    let limit = Hazard::BOUNDS
+        .into_iter()
+        .chain([Hazard::UnreadScript])
+        .find(|h| shell.hazards().contains(h));
     match (unsure, limit) {
         (_, Some(limit)) => Some(Some(limit)),
         (Some(h), None) => Some(Some(h)),

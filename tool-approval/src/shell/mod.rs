@@ -16,8 +16,9 @@
 //!   syntax error…). A command with any hazard is never approved by a prefix
 //!   rule, but its parts are still checked by deny and `always` rules.
 //!
-//! The parser sees an ASCII shadow of the text (see `ascii_shadow` and the
-//! crate docs): its external scanner crashes on some non-ASCII input.
+//! The parser sees a shadow of the text (see `shadow` and the crate docs):
+//! its external scanner crashes on some non-ASCII input, and it does not
+//! read every valid spelling (`coproc NAME (CMD)`).
 //!
 //! Parsing never panics: inputs over [`MAX_COMMAND_BYTES`] are not parsed at
 //! all (they carry [`Hazard::TooLong`]), and the tree walk stops at a fixed
@@ -37,6 +38,7 @@ mod plain;
 pub(crate) mod programs;
 mod runners;
 pub(crate) mod scripts;
+mod shadow;
 mod syntax;
 mod types;
 pub(crate) mod unread_code;
@@ -59,10 +61,8 @@ pub(crate) use words::{basename, tokenize};
 fn reads_clean(script: &str, syntax: &ShellSyntax, grammar_only: bool) -> bool {
     let parsed = ShellCommand::parse_inner(script, grammar_only, syntax);
     !parsed.hazards.iter().any(|h| {
-        matches!(
-            h,
-            Hazard::Syntax | Hazard::DynamicCommandWord | Hazard::TooLong | Hazard::TooDeep
-        )
+        matches!(h, Hazard::Syntax | Hazard::DynamicCommandWord)
+            || (*h != Hazard::OverBudget && Hazard::BOUNDS.contains(h))
     })
 }
 
@@ -145,14 +145,14 @@ impl ShellCommand {
     /// scripts whose text is elsewhere, links made on the line (see
     /// [`options`] and `links`).
     /// A script found behind a host wrapper or in an option: parsed while
-    /// the line's budget lasts, a [`Hazard::TooDeep`] after that.
+    /// the line's budget lasts, a [`Hazard::ScriptCount`] after that.
     fn effect_script(&mut self, hazard: Hazard, script: &str, left: &mut usize) {
         self.hazards.push(hazard);
         if *left > 0 {
             *left -= 1;
             self.parse_into(script, 1, true);
         } else {
-            self.hazards.push(Hazard::TooDeep);
+            self.hazards.push(Hazard::ScriptCount);
         }
     }
 
@@ -189,6 +189,9 @@ impl ShellCommand {
                 for view in wrappers::views(part) {
                     for found in options::option_effects(view, &syntax.options) {
                         self.hazards.push(Hazard::OptionEffect);
+                        if found.unread {
+                            self.hazards.push(Hazard::UnreadScript);
+                        }
                         match (found.effect, found.value) {
                             (OptionEffect::WritesFile, Some(file)) => writes.push(file),
                             (OptionEffect::RunsCode, Some(script)) => scripts.push(script),
@@ -208,7 +211,7 @@ impl ShellCommand {
                                 // reads as a command: past the budget, the
                                 // rest are not judged, which is a limit.
                                 if may_run_left == 0 {
-                                    self.hazards.push(Hazard::TooDeep);
+                                    self.hazards.push(Hazard::ScriptCount);
                                 } else {
                                     may_run_left -= 1;
                                     if reads_clean(&script, syntax, self.grammar_only) {
@@ -248,7 +251,7 @@ impl ShellCommand {
         }
         if links::follow_links(&mut self.parts, wrappers::views) {
             // More links made on the line than are followed.
-            self.hazards.push(Hazard::TooDeep);
+            self.hazards.push(Hazard::LinkChain);
         }
         if self
             .parts
@@ -256,7 +259,7 @@ impl ShellCommand {
             .any(|p| wrappers::git_alias_chain_cut(&p.words))
         {
             // A git alias chain longer than is expanded.
-            self.hazards.push(Hazard::TooDeep);
+            self.hazards.push(Hazard::AliasChain);
         }
     }
 
@@ -347,9 +350,9 @@ impl ShellCommand {
             };
             // The grammar's external scanner misreads code points above
             // ASCII (it calls `isdigit` on them, out of bounds: a crash), so
-            // it only ever sees an ASCII shadow of the text; word texts are
+            // it only ever sees a shadow of the text (`shadow`); word texts are
             // read from `source` by the same byte ranges.
-            let shadow = ascii_shadow(source);
+            let shadow = shadow::grammar_shadow(source);
             let bytes = shadow.as_bytes();
             // The parser's own work is paid from the line's budget: it calls
             // back every `PARSER_OPS_PER_CALLBACK` operations. Its error
@@ -437,12 +440,12 @@ impl ShellCommand {
             // named limit, unless the text does not parse at all (then it
             // already asks as `limits/unparsed-text`, the better name).
             if words.len() > MAX_RECOVERED_STARTS && !guess {
-                self.hazards.push(Hazard::TooDeep);
+                self.hazards.push(Hazard::PartCount);
             }
             for start in 0..words.len().min(MAX_RECOVERED_STARTS) {
                 if self.parts.len() >= MAX_RECOVERED_PARTS {
                     if !guess {
-                        self.hazards.push(Hazard::TooDeep);
+                        self.hazards.push(Hazard::PartCount);
                     }
                     return;
                 }
@@ -455,11 +458,12 @@ impl ShellCommand {
                 }
                 let suffix = words.get(start..).unwrap_or_default().to_vec();
                 let found = scripts_of(&suffix);
-                if !guess
-                    && (found.len() > MAX_RECOVERED_SCRIPTS
-                        || (!found.is_empty() && level >= MAX_NESTED_SCRIPTS))
-                {
-                    // Scripts of the salvaged text left unread.
+                // Scripts of the salvaged text left unread: too many, or
+                // nested too deep.
+                if !guess && found.len() > MAX_RECOVERED_SCRIPTS {
+                    self.hazards.push(Hazard::ScriptCount);
+                }
+                if !guess && !found.is_empty() && level >= MAX_NESTED_SCRIPTS {
                     self.hazards.push(Hazard::TooDeep);
                 }
                 if level < MAX_NESTED_SCRIPTS {
@@ -496,33 +500,6 @@ enum Parsed {
 /// (`OP_COUNT_PER_PARSER_CALLBACK_CHECK` in its `parser.c`); each callback
 /// costs that many steps.
 const PARSER_OPS_PER_CALLBACK: usize = 100;
-
-/// The byte that stands for every byte of a non-ASCII character in the text
-/// the parser sees. A letter: to Bash (and to the grammar) a non-ASCII
-/// character is a word character, so the shadow splits into the same words,
-/// operators and quotes as the original. No run of `x`s is a keyword.
-const SHADOW_BYTE: u8 = b'x';
-
-/// `source` with every byte of every non-ASCII character replaced by
-/// [`SHADOW_BYTE`]: the same length and the same byte offsets, so a node's
-/// byte range in the shadow's tree is the same text's range in `source`.
-///
-/// Where the shadow reads differently from the original, it reads less
-/// literally: `$é` (literal text to Bash) is an expansion in the shadow
-/// (`$xx`), which only makes the command less approvable; two different
-/// non-ASCII here-document delimiters of the same length end the body at the
-/// same place or earlier (the body lines are then judged as commands).
-fn ascii_shadow(source: &str) -> std::borrow::Cow<'_, str> {
-    if source.is_ascii() {
-        return std::borrow::Cow::Borrowed(source);
-    }
-    let bytes: Vec<u8> = source
-        .bytes()
-        .map(|b| if b.is_ascii() { b } else { SHADOW_BYTE })
-        .collect();
-    // Every byte is ASCII now, so the bytes are UTF-8.
-    std::borrow::Cow::Owned(String::from_utf8(bytes).unwrap_or_default())
-}
 
 #[cfg(test)]
 mod tests {

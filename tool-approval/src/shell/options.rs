@@ -364,9 +364,6 @@ const GIT_CODE_KEYS: &[&str] = &[
     "uploadpack.packobjectshook",
     "sendemail.smtpserver",
     "web.browser",
-    // `ext::CMD` remotes run CMD once allowed.
-    "protocol.allow",
-    "protocol.ext.allow",
 ];
 
 /// Key patterns (`pager.*`, `filter.*.clean`) whose value git runs.
@@ -410,6 +407,10 @@ pub(crate) struct Found {
     /// The value: the file written or the command run (none for a flag or
     /// a configuration change).
     pub(crate) value: Option<String>,
+    /// The option makes the command run commands that are not on the line
+    /// (`git -c protocol.ext.allow=always`: any `ext::` remote in the
+    /// repository's configuration or its submodules).
+    pub(crate) unread: bool,
 }
 
 /// A cheap first look: whether `words` name a program of the tables (or
@@ -465,6 +466,7 @@ pub(crate) fn option_effects(view: &[String], extra: &[CommandOption]) -> Vec<Fo
                 out.push(Found {
                     effect,
                     value: None,
+                    unread: false,
                 });
             }
             continue;
@@ -567,7 +569,11 @@ fn scan(
 /// that run a command (`ProxyCommand=…`, `LocalCommand=…`).
 fn ssh_command(effect: OptionEffect, value: Option<String>) -> Found {
     if effect != OptionEffect::ChangesConfig {
-        return Found { effect, value };
+        return Found {
+            effect,
+            value,
+            unread: false,
+        };
     }
     let command = value.as_deref().and_then(|v| {
         let (key, rest) = v.split_once(['=', ' '])?;
@@ -581,10 +587,12 @@ fn ssh_command(effect: OptionEffect, value: Option<String>) -> Found {
         Some(command) => Found {
             effect: OptionEffect::RunsCode,
             value: Some(command),
+            unread: false,
         },
         None => Found {
             effect,
             value: None,
+            unread: false,
         },
     }
 }
@@ -603,15 +611,27 @@ fn git_config(args: &[String], out: &mut Vec<Found>) {
         let Some(def) = def else { continue };
         let (key, value) = def.split_once('=').unwrap_or((def, ""));
         let key = key.to_ascii_lowercase();
-        if git_code_key(&key) {
+        if matches!(key.as_str(), "protocol.allow" | "protocol.ext.allow")
+            && !value.eq_ignore_ascii_case("never")
+        {
+            // `ext::CMD` remotes run CMD once allowed, from the line or from
+            // the repository's own configuration and `.gitmodules`.
+            out.push(Found {
+                effect: OptionEffect::RunsCode,
+                value: None,
+                unread: true,
+            });
+        } else if git_code_key(&key) {
             out.push(Found {
                 effect: OptionEffect::RunsCode,
                 value: (!value.is_empty()).then(|| value.trim_start_matches('!').to_owned()),
+                unread: false,
             });
         } else if !git_harmless_key(&key) && !key.starts_with("alias.") {
             out.push(Found {
                 effect: OptionEffect::ChangesConfig,
                 value: None,
+                unread: false,
             });
         }
     }

@@ -41,8 +41,23 @@ pub enum Hazard {
     Syntax,
     /// The text is longer than [`MAX_COMMAND_BYTES`].
     TooLong,
-    /// The syntax tree is nested deeper than the walker follows.
+    /// Nesting deeper than the engine follows: the syntax tree (200
+    /// levels), scripts inside scripts (`bash -c "bash -c …"`, 3 levels).
     TooDeep,
+    /// Wrappers stacked deeper than are looked through (`sudo sudo … CMD`:
+    /// 64 wrappers, or their views past 128 Ki words).
+    WrapperChain,
+    /// More links made on the line than are followed (16).
+    LinkChain,
+    /// A git alias chain longer than is expanded (8 steps, 32 readings).
+    AliasChain,
+    /// A reading of text the parser could not read cut short: more command
+    /// starts (32) or parts (1 024) than are tried.
+    PartCount,
+    /// More scripts found in one place than are parsed: scripts in options
+    /// and behind host wrappers (16 a line), commands found in programs
+    /// (16 a line), scripts of a salvaged segment (4).
+    ScriptCount,
     /// The text is empty or only comments.
     Empty,
     /// A backslash before whitespace (`\ `, a line continuation): the parser
@@ -81,6 +96,11 @@ impl Hazard {
             Self::Syntax => "a syntax error",
             Self::TooLong => "a command too long to analyse",
             Self::TooDeep => "nesting too deep to analyse",
+            Self::WrapperChain => "wrappers stacked too deep to look through",
+            Self::LinkChain => "more links than are followed",
+            Self::AliasChain => "an alias chain longer than is expanded",
+            Self::PartCount => "more salvaged parts than are read",
+            Self::ScriptCount => "more scripts than are parsed",
             Self::Empty => "an empty command",
             Self::EscapedWhitespace => "an escaped space or line continuation",
             Self::OptionEffect => "an option that writes a file or runs code",
@@ -88,6 +108,42 @@ impl Hazard {
             Self::OverBudget => "more to analyse than the step budget allows",
             Self::UnreadCode => "a program in a language the engine does not read",
         }
+    }
+}
+
+impl Hazard {
+    /// The bounds of the analysis, most specific first: a hazard here means
+    /// part of the command was not read, so the call asks under the bound's
+    /// `limits/…` id ([`Hazard::limit_id`]) whatever lower rules say.
+    pub(crate) const BOUNDS: [Hazard; 8] = [
+        Self::TooLong,
+        Self::WrapperChain,
+        Self::LinkChain,
+        Self::AliasChain,
+        Self::PartCount,
+        Self::ScriptCount,
+        Self::TooDeep,
+        Self::OverBudget,
+    ];
+
+    /// The `limits/…` rule id of a hazard that stops the analysis (a bound,
+    /// text that does not parse, a computed command word, a script not on
+    /// the line), as decisions name it.
+    pub fn limit_id(self) -> Option<&'static str> {
+        Some(match self {
+            Self::TooLong => "limits/command-too-long",
+            Self::TooDeep => "limits/too-deep",
+            Self::WrapperChain => "limits/wrapper-chain",
+            Self::LinkChain => "limits/link-chain",
+            Self::AliasChain => "limits/alias-chain",
+            Self::PartCount => "limits/part-count",
+            Self::ScriptCount => "limits/script-count",
+            Self::OverBudget => "limits/step-budget",
+            Self::Syntax => "limits/unparsed-text",
+            Self::UnreadScript => "limits/unread-script",
+            Self::UnreadCode => "limits/unread-code",
+            _ => return None,
+        })
     }
 }
 

@@ -494,7 +494,7 @@ impl Walker<'_, '_> {
             part.words.remove(0);
         }
         if too_many_wrappers(&part.words) {
-            self.hazard(Hazard::TooDeep);
+            self.hazard(Hazard::WrapperChain);
         }
         part.redirects = std::mem::take(&mut redirects.targets);
         part.inputs = std::mem::take(&mut redirects.inputs);

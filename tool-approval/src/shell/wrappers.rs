@@ -8,13 +8,13 @@ use super::types::SimpleCommand;
 use super::words::{basename, tokenize};
 
 /// How many wrappers deep [`views`] looks; a command stacked deeper carries
-/// [`Hazard::TooDeep`](super::Hazard::TooDeep) (see [`too_many_wrappers`]).
+/// [`Hazard::WrapperChain`](super::Hazard::WrapperChain) (see [`too_many_wrappers`]).
 const MAX_UNWRAP: usize = 64;
 
 /// How many words all of a part's views may hold together: each wrapper
 /// removed copies the rest of the line, so `sudo sudo … ls` would cost the
 /// square of its length. Past this, the views stop and the part carries
-/// [`Hazard::TooDeep`](super::Hazard::TooDeep) (see [`too_many_wrappers`]).
+/// [`Hazard::WrapperChain`](super::Hazard::WrapperChain) (see [`too_many_wrappers`]).
 const MAX_VIEW_WORDS: usize = 128 * 1024;
 
 /// A wrapper: its name, the options that take a separate value, and how many
