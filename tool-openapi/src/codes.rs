@@ -31,3 +31,8 @@ pub const FILE_REFUSED: ErrorCode = ErrorCode::from_static("file_refused");
 /// A file argument names a file that is missing, not a regular file,
 /// larger than the upload cap, or unreadable; nothing was sent.
 pub const FILE_UNREADABLE: ErrorCode = ErrorCode::from_static("file_unreadable");
+/// Not a failure: the code a successful call's summary starts with when
+/// the response was binary of a type no model takes (not an image or a
+/// PDF); the state keeps the bytes as base64 under `body.base64`, with
+/// `body.code` set to this code (see the crate docs, "Responses").
+pub const BINARY_RESPONSE: ErrorCode = ErrorCode::from_static("binary_response");

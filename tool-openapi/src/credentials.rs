@@ -4,10 +4,11 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-/// One secret for one security scheme.
+/// One secret for one security scheme. Named `ApiSecret` so it does not
+/// clash with tool-mcp's `McpSecret` in a host that imports both.
 #[derive(Clone, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum Secret {
+pub enum ApiSecret {
     /// An API key or a bearer token.
     Token(String),
     /// HTTP basic credentials.
@@ -19,7 +20,11 @@ pub enum Secret {
     },
 }
 
-impl fmt::Debug for Secret {
+/// The old name of [`ApiSecret`].
+#[deprecated(note = "renamed `ApiSecret` (a name unique across the tool-* crates)")]
+pub type Secret = ApiSecret;
+
+impl fmt::Debug for ApiSecret {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Token(_) => f.write_str("Token([redacted])"),
@@ -46,7 +51,7 @@ impl fmt::Debug for Secret {
 /// ```
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct Credentials {
-    secrets: BTreeMap<String, Secret>,
+    secrets: BTreeMap<String, ApiSecret>,
 }
 
 impl fmt::Debug for Credentials {
@@ -64,7 +69,7 @@ impl Credentials {
     /// An API key or bearer token for `scheme`.
     pub fn token(mut self, scheme: impl Into<String>, token: impl Into<String>) -> Self {
         self.secrets
-            .insert(scheme.into(), Secret::Token(token.into()));
+            .insert(scheme.into(), ApiSecret::Token(token.into()));
         self
     }
 
@@ -77,7 +82,7 @@ impl Credentials {
     ) -> Self {
         self.secrets.insert(
             scheme.into(),
-            Secret::Basic {
+            ApiSecret::Basic {
                 username: username.into(),
                 password: password.into(),
             },
@@ -86,7 +91,7 @@ impl Credentials {
     }
 
     /// The secret for `scheme`.
-    pub fn get(&self, scheme: &str) -> Option<&Secret> {
+    pub fn get(&self, scheme: &str) -> Option<&ApiSecret> {
         self.secrets.get(scheme)
     }
 
@@ -100,8 +105,8 @@ impl Credentials {
         let mut texts = Vec::new();
         for secret in self.secrets.values() {
             match secret {
-                Secret::Token(token) => texts.push(token.clone()),
-                Secret::Basic { username, password } => {
+                ApiSecret::Token(token) => texts.push(token.clone()),
+                ApiSecret::Basic { username, password } => {
                     texts.push(password.clone());
                     texts.push(base64(format!("{username}:{password}").as_bytes()));
                 }

@@ -304,7 +304,8 @@ pub struct Parameter {
     /// Its JSON Schema (narrow types map to `string`, `integer`, `number`, `boolean`).
     pub schema: Value,
     /// Whether the argument names workspace files (a path, or a list of
-    /// paths, with `"format": "path"` in its schema) whose bytes are sent:
+    /// paths, with the role [`ArgRole::Path`](tool_core::ArgRole::Path),
+    /// `"x-role": "path"`, in its schema) whose bytes are sent:
     /// multipart file parts and binary bodies.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub file: bool,

@@ -14,8 +14,7 @@
 //! - [`OpenApiTool`]: the runtime tool; sends each call over HTTP (JSON,
 //!   form, multipart with workspace files, text or binary bodies, by the
 //!   operation's [`BodyFormat`]) and returns `state = {status, headers,
-//!   body}` and compact content (non-JSON responses as text, binary ones
-//!   as a one-line summary with the bytes in state as base64).
+//!   body}` and compact content (see "Responses" below).
 //!   [`OpenApiToolBuilder::register`] builds and registers it with each
 //!   operation's schema compiled once (an import's compilation is reused).
 //! - [`SsrfGuard`]: builds a guarded `reqwest::Client` under an
@@ -23,6 +22,21 @@
 //!   tool-mcp's HTTP transport uses the same guard, and is re-exported here.
 //! - [`OpenApiProvider`]: serves stored references of type `"api"` to a
 //!   `tool-core` [`Assembler`](tool_core::Assembler).
+//!
+//! # Responses
+//!
+//! A 2xx answer's body is the content: JSON as JSON, text types (and any
+//! UTF-8 body) as text. A binary body reaches the model as itself where
+//! providers take it, and as a named summary where they do not:
+//!
+//! | response type | content | content part ([`tool_core::ContentPart`]) |
+//! |---|---|---|
+//! | `image/png`, `jpeg`, `gif`, `webp` | `[image: image/png, 12.0 KiB]` | `Image` (base64) |
+//! | `application/pdf` | `[file: report.pdf, application/pdf, 80.0 KiB]` | `File` (named from `Content-Disposition`) |
+//! | any other binary | `binary_response: 2.0 MiB of application/zip (…)` | none; `state.body` keeps `{code, contentType, bytes, base64}` |
+//!
+//! `binary_response` ([`codes::BINARY_RESPONSE`]) is a stable code, not a
+//! failure: the request was sent and answered.
 //!
 //! # Failure codes
 //!
@@ -60,6 +74,7 @@
 //! None.
 #![deny(missing_docs)]
 
+mod client;
 pub mod codes;
 mod compile;
 mod credentials;
@@ -75,7 +90,9 @@ mod server;
 mod tool;
 
 pub use compile::{MANIFEST_KIND, api_definition, compile_manifest, parameters_schema};
-pub use credentials::{Credentials, Secret};
+#[allow(deprecated)]
+pub use credentials::Secret;
+pub use credentials::{ApiSecret, Credentials};
 pub use document::{
     ApiDocument, BodyFormat, BodyKind, FieldEncoding, KeyLocation, Location, Operation, Parameter,
     SchemeKind, SecurityScheme, ServerTemplate, ServerVariable,

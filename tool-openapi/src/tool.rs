@@ -66,7 +66,10 @@ impl OpenApiTool {
 /// Configures an [`OpenApiTool`].
 ///
 /// Defaults: no provider headers, no credentials, the default
-/// [`SsrfGuard`] and a client built from it; file arguments (multipart
+/// [`SsrfGuard`] and a client built from it, shared with every other tool
+/// of the process whose guard has an equal policy (the client and its
+/// guard are built once per policy: root certificates load once and
+/// connections are pooled across tools and documents); file arguments (multipart
 /// uploads, binary bodies) read from the call's `cwd`, at most
 /// [`DEFAULT_MAX_UPLOAD_BYTES`] per file.
 ///
@@ -145,7 +148,8 @@ impl OpenApiToolBuilder {
         self
     }
 
-    /// A client to send with (default: the guard's).
+    /// A client to send with (default: the one shared by the tools whose
+    /// guard has this tool's policy, built from that guard).
     pub fn client(mut self, client: reqwest::Client) -> Self {
         self.client = Some(client);
         self
@@ -222,9 +226,9 @@ impl OpenApiToolBuilder {
             operation.compiled = Default::default();
         }
         let guard = self.guard.unwrap_or_default();
-        let client = match self.client {
-            Some(client) => client,
-            None => guard.build_client()?,
+        let (guard, client) = match self.client {
+            Some(client) => (guard, client),
+            None => crate::client::shared(guard)?,
         };
         let by_name = self
             .document

@@ -11,7 +11,10 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde_json::{Value, json};
-use tool_core::{Confinement, Invoker, NameRules, ToolCall, ToolContext, ToolOutput, ToolRegistry};
+use tool_core::{
+    Confinement, ContentPart, Invoker, NameRules, ProviderFormat, ToolCall, ToolContext,
+    ToolOutput, ToolRegistry,
+};
 use tool_openapi::{ImportOptions, OpenApiTool, SsrfGuard, SsrfPolicy, import_value};
 
 async fn start() -> SocketAddr {
@@ -24,6 +27,8 @@ async fn start() -> SocketAddr {
         .route("/raw-file", post(raw))
         .route("/redirect-upload", post(redirect_upload))
         .route("/image", get(image))
+        .route("/pdf", get(pdf))
+        .route("/zip", get(zip))
         .route("/xml", get(xml))
         .route("/text", get(text));
     tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
@@ -89,6 +94,28 @@ async fn image() -> Response {
         .into_response()
 }
 
+async fn pdf() -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "application/pdf"),
+            (
+                header::CONTENT_DISPOSITION,
+                "attachment; filename=\"invoice-7.pdf\"",
+            ),
+        ],
+        b"%PDF-1.7\n\x00\xff".to_vec(),
+    )
+        .into_response()
+}
+
+async fn zip() -> Response {
+    (
+        [(header::CONTENT_TYPE, "application/zip")],
+        vec![b'P', b'K', 3, 4, 0, 0xff],
+    )
+        .into_response()
+}
+
 async fn xml() -> Response {
     (
         [(header::CONTENT_TYPE, "application/xml")],
@@ -140,6 +167,8 @@ fn document(addr: SocketAddr) -> Value {
             "/redirect-upload": {"post": {"operationId": "redirected", "requestBody": {"content": {
                 "multipart/form-data": {"schema": {"type": "object", "properties": {"file": binary}}}}}}},
             "/image": {"get": {"operationId": "image"}},
+            "/pdf": {"get": {"operationId": "pdf"}},
+            "/zip": {"get": {"operationId": "zip"}},
             "/xml": {"get": {"operationId": "xml"}},
             "/text": {"get": {"operationId": "text"}}
         }
@@ -221,11 +250,16 @@ async fn multipart_uploads_workspace_files_beside_text_and_json_parts() {
     let fixture = setup().await;
     let manifest = fixture.registry.get("bodies").unwrap().manifest().clone();
     let upload = manifest.api.iter().find(|a| a.name == "upload").unwrap();
-    assert_eq!(upload.parameters["properties"]["file"]["format"], "path");
+    let role = |schema: &Value| tool_core::ArgRole::of(schema);
     assert_eq!(
-        upload.parameters["properties"]["extra"]["items"]["format"],
-        "path"
+        role(&upload.parameters["properties"]["file"]),
+        Some(tool_core::ArgRole::Path)
     );
+    assert_eq!(
+        role(&upload.parameters["properties"]["extra"]["items"]),
+        Some(tool_core::ArgRole::Path)
+    );
+    assert_eq!(upload.parameters["properties"]["file"]["x-role"], "path");
     let out = call(
         &fixture,
         "upload",
@@ -310,7 +344,7 @@ async fn an_upload_redirected_to_a_private_address_is_blocked() {
 }
 
 #[tokio::test]
-async fn responses_that_are_not_json_come_back_as_text_or_a_binary_summary() {
+async fn text_responses_that_are_not_json_come_back_as_text() {
     let fixture = setup().await;
     let out = call(&fixture, "xml", json!({})).await;
     assert_eq!(body(&out), &json!("<ok>{\"not\": \"json\"}</ok>"));
@@ -321,16 +355,66 @@ async fn responses_that_are_not_json_come_back_as_text_or_a_binary_summary() {
         &json!("42"),
         "text/plain stays text, not the number 42"
     );
+}
+
+#[tokio::test]
+async fn an_image_response_reaches_the_model_as_an_image_part() {
+    let fixture = setup().await;
     let out = call(&fixture, "image", json!({})).await;
     let image = body(&out);
+    assert_eq!(image["kind"], "image");
     assert_eq!(image["contentType"], "image/png");
     assert_eq!(image["bytes"], 7);
-    assert_eq!(image["base64"], "iVBORwAA/w==");
+    assert_eq!(out.content, "[image: image/png, 7 bytes]");
+    assert_eq!(
+        out.parts(),
+        vec![ContentPart::image_base64("image/png", "iVBORwAA/w==")]
+    );
+    // The provider exports carry it to the model.
+    let mut call = ToolCall::new("bodies____image", "{}");
+    call.ensure_id();
+    for format in [ProviderFormat::Anthropic, ProviderFormat::OpenAiChat] {
+        let messages = format
+            .tool_results(std::slice::from_ref(&call), std::slice::from_ref(&out))
+            .unwrap();
+        let text = serde_json::to_string(&messages).unwrap();
+        assert!(text.contains("iVBORwAA/w=="), "{format:?}: {text}");
+    }
+}
+
+#[tokio::test]
+async fn a_pdf_response_is_a_file_part_named_by_its_disposition() {
+    let fixture = setup().await;
+    let out = call(&fixture, "pdf", json!({})).await;
+    assert_eq!(body(&out)["name"], "invoice-7.pdf");
+    assert_eq!(
+        out.content,
+        "[file: invoice-7.pdf, application/pdf, 11 bytes]"
+    );
+    let parts = out.parts();
     assert!(
-        out.content.contains("7 bytes of image/png (binary"),
+        matches!(&parts[..], [ContentPart::File { mime_type, name: Some(name), data: Some(_), .. }]
+            if mime_type == "application/pdf" && name == "invoice-7.pdf"),
+        "{parts:?}"
+    );
+}
+
+#[tokio::test]
+async fn other_binary_responses_are_a_summary_with_the_binary_response_code() {
+    let fixture = setup().await;
+    let out = call(&fixture, "zip", json!({})).await;
+    assert!(out.success, "a binary answer is not a failure: {out:?}");
+    assert!(
+        out.content
+            .starts_with("binary_response: 6 bytes of application/zip"),
         "{}",
         out.content
     );
+    assert!(!out.has_parts());
+    let zip = body(&out);
+    assert_eq!(zip["code"], tool_openapi::codes::BINARY_RESPONSE.as_str());
+    assert_eq!(zip["base64"], "UEsDBAD/");
+    assert_eq!(zip["bytes"], 6);
 }
 
 #[tokio::test]

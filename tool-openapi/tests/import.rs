@@ -62,7 +62,10 @@ fn petstore_30_yaml_imports_with_every_kind_of_ref() {
     );
     let file = upload.parameters.iter().find(|p| p.name == "file").unwrap();
     assert!(file.file);
-    assert_eq!(file.schema["format"], "path");
+    assert_eq!(
+        tool_core::ArgRole::of(&file.schema),
+        Some(tool_core::ArgRole::Path)
+    );
 
     // Failures are per operation, with pointers; the rest imported.
     let failed: Vec<(&str, &str)> = import
@@ -610,4 +613,83 @@ fn unknown_top_level_keys_are_warnings_but_extensions_are_not() {
     let import = tool_openapi::import_value(&doc, &ImportOptions::new()).unwrap();
     let pointers: Vec<&str> = import.warnings.iter().map(|w| w.pointer.as_str()).collect();
     assert_eq!(pointers, ["/source", "/webhooks"], "webhooks is 3.1 only");
+}
+
+#[test]
+fn unknown_keys_below_the_top_level_are_warnings_with_their_pointers() {
+    let doc = json!({"openapi": "3.0.3", "info": {"title": "T", "version": "1"},
+        "servers": [{"url": "https://api.example.com"}],
+        "components": {
+            "pathItems": {},
+            "x-kept": {},
+            "parameters": {"Page": {"name": "page", "in": "query", "type": "integer", "x-ok": 1}},
+            "requestBodies": {"Pet": {"content": {"application/json": {"schema": {"type": "object"}}}, "requird": true}},
+            "responses": {"Gone": {"description": "gone", "schema": {}}}},
+        "paths": {"/pets/{id}": {
+            "parametres": [],
+            "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}, "enum": ["a"]}],
+            "get": {"operationId": "get", "consumes": ["application/json"], "x-internal": true,
+                "parameters": [{"$ref": "#/components/parameters/Page"},
+                               {"name": "q", "in": "query", "schema": {"type": "string"}, "format": "x"}],
+                "responses": {"200": {"description": "ok", "examples": {}}, "410": {"$ref": "#/components/responses/Gone"}}},
+            "post": {"operationId": "post",
+                "requestBody": {"$ref": "#/components/requestBodies/Pet"},
+                "responses": {}},
+            "put": {"operationId": "put",
+                "requestBody": {"content": {"text/plain": {"schema": {"type": "string"}}}, "mediaType": "text/plain"},
+                "responses": {}}}}});
+    let import = tool_openapi::import_value(&doc, &ImportOptions::new()).unwrap();
+    assert!(import.failures.is_empty(), "{:?}", import.failures);
+    let unknown: Vec<(&str, &str)> = import
+        .warnings
+        .iter()
+        .filter(|w| w.message.starts_with("unknown "))
+        .map(|w| (w.pointer.as_str(), w.message.split(" key ").next().unwrap()))
+        .collect();
+    assert_eq!(
+        unknown,
+        [
+            ("/components/pathItems", "unknown components"),
+            ("/components/parameters/Page/type", "unknown parameter"),
+            (
+                "/components/requestBodies/Pet/requird",
+                "unknown request body"
+            ),
+            ("/components/responses/Gone/schema", "unknown response"),
+            ("/paths/~1pets~1{id}/parametres", "unknown path item"),
+            ("/paths/~1pets~1{id}/parameters/0/enum", "unknown parameter"),
+            ("/paths/~1pets~1{id}/get/consumes", "unknown operation"),
+            (
+                "/paths/~1pets~1{id}/get/parameters/1/format",
+                "unknown parameter"
+            ),
+            (
+                "/paths/~1pets~1{id}/get/responses/200/examples",
+                "unknown response"
+            ),
+            (
+                "/paths/~1pets~1{id}/put/requestBody/mediaType",
+                "unknown request body"
+            ),
+        ],
+        "each once, at its own pointer; x- keys and $ref objects are not flagged; pathItems is 3.1 only"
+    );
+    // In 3.1, `pathItems` is a components key.
+    let mut doc31 = doc.clone();
+    doc31["openapi"] = json!("3.1.0");
+    let import = tool_openapi::import_value(&doc31, &ImportOptions::new()).unwrap();
+    assert!(
+        !import
+            .warnings
+            .iter()
+            .any(|w| w.pointer == "/components/pathItems")
+    );
+    // An operation left out by the filter is not read, nor warned about.
+    let import =
+        tool_openapi::import_value(&doc, &ImportOptions::new().operations(["post"])).unwrap();
+    assert!(
+        !import.warnings.iter().any(|w| w.pointer.contains("/get/")),
+        "{:?}",
+        import.warnings
+    );
 }

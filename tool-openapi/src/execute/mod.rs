@@ -3,6 +3,7 @@
 //! See [`request`] for how arguments are placed, and the crate docs for
 //! what the state and the failure codes are.
 
+mod binary;
 mod body;
 mod coerce;
 mod request;
@@ -156,12 +157,22 @@ pub(crate) async fn run(
         .get(http::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
+    let disposition = response
+        .headers()
+        .get(http::header::CONTENT_DISPOSITION)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
     tracing::debug!(status = status.as_u16(), path = %planned.url.path(), "API response");
     let limit = settings.guard.policy().body_limit();
     let bytes = read_body(response, limit)
         .await
         .map_err(|e| response::body_failure(&e, &what, &redactor))?;
-    let body = response::body_value(&bytes, content_type.as_deref(), &redactor);
+    let body = response::body_value(
+        &bytes,
+        content_type.as_deref(),
+        disposition.as_deref(),
+        &redactor,
+    );
     Ok(response::output(status, headers, body, &what))
 }
 

@@ -25,7 +25,7 @@ use serde_json::{Map, Value};
 use super::body::{PartPlan, form_pairs, form_text, multipart_parts};
 use super::coerce::coerce;
 use super::scalar::scalar_text;
-use crate::credentials::{Credentials, Secret, base64};
+use crate::credentials::{ApiSecret, Credentials, base64};
 use crate::document::{
     BodyKind, KeyLocation, Location, Operation, Parameter, SchemeKind, SecurityScheme,
 };
@@ -270,14 +270,14 @@ fn planned_body(
 
 fn apply_secret(
     scheme: &SecurityScheme,
-    secret: &Secret,
+    secret: &ApiSecret,
     headers: &mut HeaderMap,
     query: &mut Vec<(String, String)>,
     cookies: &mut Vec<(String, String)>,
 ) {
     let token = match secret {
-        Secret::Token(token) => token.clone(),
-        Secret::Basic { username, password } => format!("{username}:{password}"),
+        ApiSecret::Token(token) => token.clone(),
+        ApiSecret::Basic { username, password } => format!("{username}:{password}"),
     };
     match &scheme.kind {
         SchemeKind::ApiKey {

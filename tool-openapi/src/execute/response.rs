@@ -4,8 +4,9 @@ use std::error::Error as StdError;
 
 use http::HeaderMap;
 use serde_json::{Map, Value, json};
-use tool_core::{ToolError, ToolOutput};
+use tool_core::{ContentPart, ToolError, ToolOutput};
 
+use super::binary::{Binary, binary};
 use crate::codes;
 use tool_core::net::{BodyError, DnsFailure, SsrfBlocked, TooManyRedirects, find_source};
 
@@ -68,19 +69,25 @@ pub(crate) fn headers_state(headers: &HeaderMap, redactor: &Redactor) -> Value {
     Value::Object(map)
 }
 
-/// A response body as kept in state, and the line the model reads
-/// instead when the body is not text.
+/// A response body as kept in state, the line the model reads instead
+/// when the body is not text, and the content part a binary body becomes.
 pub(crate) struct Body {
     pub value: Value,
     pub summary: Option<String>,
+    pub part: Option<ContentPart>,
 }
 
 /// The body by its `Content-Type`: JSON (or no type) when it parses, else
 /// text; text types as text (lossy UTF-8); any other type as text when it
-/// is UTF-8 without NUL bytes, else binary: the state keeps
-/// `{contentType, bytes, base64}` and the model reads one line saying what
-/// it was. Text is redacted.
-pub(crate) fn body_value(bytes: &[u8], content_type: Option<&str>, redactor: &Redactor) -> Body {
+/// is UTF-8 without NUL bytes, else binary (see the binary module: an
+/// image or a PDF becomes a content part, anything else a summary with
+/// the code `binary_response`). Text is redacted.
+pub(crate) fn body_value(
+    bytes: &[u8],
+    content_type: Option<&str>,
+    disposition: Option<&str>,
+    redactor: &Redactor,
+) -> Body {
     let essence = content_type
         .and_then(|t| t.split(';').next())
         .map(|t| t.trim().to_ascii_lowercase())
@@ -94,21 +101,15 @@ pub(crate) fn body_value(bytes: &[u8], content_type: Option<&str>, redactor: &Re
         || essence == "application/javascript"
         || essence == "application/x-www-form-urlencoded";
     if !textual && (bytes.contains(&0) || std::str::from_utf8(bytes).is_err()) {
-        let shown = if essence.is_empty() {
-            "application/octet-stream"
-        } else {
-            essence.as_str()
-        };
+        let Binary {
+            value,
+            summary,
+            part,
+        } = binary(bytes, &essence, disposition);
         return Body {
-            value: json!({
-                "contentType": shown,
-                "bytes": bytes.len(),
-                "base64": crate::credentials::base64(bytes),
-            }),
-            summary: Some(format!(
-                "{} bytes of {shown} (binary; not shown as text, kept in the state as base64)",
-                bytes.len()
-            )),
+            value,
+            summary: Some(summary),
+            part,
         };
     }
     let text = redactor.text(&String::from_utf8_lossy(bytes));
@@ -122,6 +123,7 @@ pub(crate) fn body_value(bytes: &[u8], content_type: Option<&str>, redactor: &Re
     Body {
         value,
         summary: None,
+        part: None,
     }
 }
 
@@ -136,6 +138,7 @@ pub(crate) fn output(
     let Body {
         value: body,
         summary,
+        part,
     } = body;
     let rendered = match (&summary, &body) {
         (Some(summary), _) => summary.clone(),
@@ -158,7 +161,11 @@ pub(crate) fn output(
         } else {
             rendered
         };
-        return ToolOutput::with_state(content, state);
+        let output = ToolOutput::with_state(content, state);
+        return match part {
+            Some(part) => output.with_parts([part]),
+            None => output,
+        };
     }
     let quoted: String = rendered.chars().take(QUOTED_BODY_CHARS).collect();
     let message = if quoted.is_empty() {

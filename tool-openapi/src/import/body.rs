@@ -11,9 +11,9 @@
 //!   body is one `body` argument.
 //! - **Files**: a multipart property that is binary (`format: binary`, or a
 //!   3.1 `contentMediaType` without `contentEncoding`), or a list of them,
-//!   becomes a *workspace path* argument (`"format": "path"`, so the
-//!   approval layer audits it as a path); the call reads the file from the
-//!   workspace and uploads its bytes. Base64 text (`format: byte`,
+//!   becomes a *workspace path* argument (its role [`ArgRole::Path`],
+//!   `"x-role": "path"`, so the approval layer audits it as a path); the
+//!   call reads the file from the workspace and uploads its bytes. Base64 text (`format: byte`,
 //!   `contentEncoding: base64`) stays a string sent as given. Paths, not
 //!   base64 content, because a model cannot be trusted to copy megabytes
 //!   of base64 faithfully, and a path is something a person approving the
@@ -24,6 +24,7 @@
 //!   workspace path whose bytes are the body.
 
 use serde_json::{Map, Value, json};
+use tool_core::ArgRole;
 
 use crate::document::{BodyFormat, BodyKind, FieldEncoding, Location, Parameter};
 use crate::method::Method;
@@ -282,11 +283,15 @@ fn is_file(schema: &Value) -> bool {
         || (object.contains_key("contentMediaType") && !object.contains_key("contentEncoding"))
 }
 
+/// A workspace path argument: a string whose role is [`ArgRole::Path`]
+/// (`"x-role": "path"`), so the approval layer audits it as a path.
 fn path_schema() -> Map<String, Value> {
-    let mut schema = Map::new();
-    schema.insert("type".into(), Value::String("string".into()));
-    schema.insert("format".into(), Value::String("path".into()));
-    schema
+    let mut schema = json!({"type": "string"});
+    ArgRole::Path.annotate(&mut schema);
+    match schema {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    }
 }
 
 /// A file property's schema as the model sees it: a workspace path (or a
@@ -348,6 +353,7 @@ mod tests {
         assert!(!is_file(&json!({"type": "string", "format": "byte"})));
         let list =
             file_schema(json!({"type": "array", "items": {"type": "string", "format": "binary"}}));
-        assert_eq!(list["items"]["format"], "path");
+        assert_eq!(ArgRole::of(&list["items"]), Some(ArgRole::Path));
+        assert!(list["items"].get("format").is_none());
     }
 }

@@ -17,7 +17,7 @@
 //!    binary; see the body module): an object body contributes one
 //!    argument per property (a name already a parameter's becomes
 //!    `body_<name>`), any other body is one `body` argument; multipart
-//!    files and binary bodies are workspace paths (`"format": "path"`)
+//!    files and binary bodies are workspace paths (`"x-role": "path"`)
 //!    read when the call is sent. The choice is kept in
 //!    [`Operation::body_format`](crate::Operation::body_format).
 //! 5. Local `$ref`s of every kind are followed (schemas, parameters,
@@ -39,8 +39,11 @@
 //!    oauth2/openIdConnect as bearer) become the document's schemes; their
 //!    secrets come from [`Credentials`](crate::Credentials).
 //! 10. An operation whose arguments schema does not compile only because
-//!     of ECMA-262 patterns has them repaired (see the pattern module);
-//!     unknown top-level keys are warnings.
+//!     of ECMA-262 patterns has them repaired (see the pattern module).
+//! 11. Unknown keys (not `x-`) are warnings with their pointer: at the top
+//!     level, in `components`, and in the path items, operations,
+//!     parameters, request bodies and responses read (see the keys
+//!     module).
 //!
 //! An operation that cannot be represented is an [`OperationFailure`]; the
 //! rest still imports. [`import_batch`] returns what loaded and what failed.
@@ -50,6 +53,7 @@ mod budget;
 mod check;
 mod description;
 mod filter;
+mod keys;
 mod names;
 mod node;
 mod operation;
@@ -79,31 +83,6 @@ use refs::Refs;
 
 /// The largest document text accepted by default: 64 MiB.
 pub const DEFAULT_MAX_DOCUMENT_BYTES: usize = 64 * 1024 * 1024;
-
-/// The top-level keys of an OpenAPI 3.0 document.
-const TOP_LEVEL_30: [&str; 8] = [
-    "openapi",
-    "info",
-    "servers",
-    "paths",
-    "components",
-    "security",
-    "tags",
-    "externalDocs",
-];
-/// The top-level keys of an OpenAPI 3.1 document.
-const TOP_LEVEL_31: [&str; 10] = [
-    "openapi",
-    "info",
-    "jsonSchemaDialect",
-    "servers",
-    "paths",
-    "webhooks",
-    "components",
-    "security",
-    "tags",
-    "externalDocs",
-];
 
 /// An operation that could not be imported.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -350,20 +329,11 @@ fn import_node(root: &Node<'_>, options: &ImportOptions) -> Result<Import, Error
         ));
     }
     let mut warnings = Vec::new();
-    let known: &[&str] = if openapi30 {
-        &TOP_LEVEL_30
-    } else {
-        &TOP_LEVEL_31
-    };
-    for key in object.keys() {
-        if !known.contains(&key) && !key.starts_with("x-") {
-            warnings.push(Violation {
-                pointer: pointer::join("", key),
-                message: format!(
-                    "unknown top-level key `{key}` in OpenAPI {version} (ignored; extensions start with `x-`)"
-                ),
-            });
-        }
+    {
+        let mut warn =
+            |pointer: String, message: String| warnings.push(Violation { pointer, message });
+        keys::check(object, keys::Kind::Document, "", version, &mut warn);
+        keys::components(object, version, &mut warn);
     }
     let server = servers::choose(root, options, &mut warnings)?;
     let server_template = servers::template(root, options);
@@ -375,6 +345,7 @@ fn import_node(root: &Node<'_>, options: &ImportOptions) -> Result<Import, Error
         refs,
         root_security: object.get("security"),
         schemes: &schemes,
+        version,
     };
     let Some(Node::Object(paths)) = object.get("paths") else {
         return Err(invalid("/paths", "missing `paths` (an object)"));
@@ -400,6 +371,7 @@ fn import_node(root: &Node<'_>, options: &ImportOptions) -> Result<Import, Error
         let Some(item) = item.as_object() else {
             continue;
         };
+        let mut item_checked = false;
         for method in Method::ALL {
             let Some(op) = item.get(method.as_str()) else {
                 continue;
@@ -419,6 +391,26 @@ fn import_node(root: &Node<'_>, options: &ImportOptions) -> Result<Import, Error
                 filtered_out += 1;
                 continue;
             }
+            let mut warn =
+                |pointer: String, message: String| warnings.push(Violation { pointer, message });
+            if !item_checked {
+                // The path item (and its shared parameters) once, when one
+                // of its operations is imported.
+                item_checked = true;
+                keys::check(item, keys::Kind::PathItem, &item_at, version, &mut warn);
+                let shared = item.get("parameters").and_then(Node::as_array);
+                for (index, parameter) in shared.into_iter().flatten().enumerate() {
+                    let parameter_at = format!("{}/{index}", pointer::join(&item_at, "parameters"));
+                    keys::check_node(
+                        parameter,
+                        keys::Kind::Parameter,
+                        &parameter_at,
+                        version,
+                        &mut warn,
+                    );
+                }
+            }
+            keys::check(op, keys::Kind::Operation, &at, version, &mut warn);
             let converted = operation::convert(
                 &cx,
                 &mut defs,

@@ -8,6 +8,7 @@ use crate::method::Method;
 use crate::pointer;
 
 use super::description::short;
+use super::keys::{Kind, check_node};
 use super::node::{Node, Object};
 use super::refs::Refs;
 use super::schema::SchemaConverter;
@@ -21,6 +22,8 @@ pub(crate) struct Context<'a> {
     pub refs: Refs<'a>,
     pub root_security: Option<&'a Node<'a>>,
     pub schemes: &'a [SecurityScheme],
+    /// The document's `openapi` version (for the unknown-key tables).
+    pub version: &'a str,
 }
 
 /// Converts the operation at `at`, fitted to `budget` (see the budget
@@ -43,19 +46,26 @@ pub(crate) fn convert<'a>(
 
     // Path-level parameters, then operation-level ones replacing them by (name, in).
     let mut raw: Vec<(String, &Object<'_>)> = Vec::new();
-    for (base, list) in [
+    for (level, (base, list)) in [
         (
             pointer::join(&pointer::join("/paths", path), "parameters"),
             path_item.get("parameters"),
         ),
         (pointer::join(at, "parameters"), op.get("parameters")),
-    ] {
+    ]
+    .into_iter()
+    .enumerate()
+    {
         let Some(list) = list else { continue };
         let Some(list) = list.as_array() else {
             return Err(format!("{base}: `parameters` must be a list"));
         };
         for (index, item) in list.iter().enumerate() {
             let item_at = format!("{base}/{index}");
+            if level == 1 {
+                // Path-level parameters are checked once with their path item.
+                check_node(item, Kind::Parameter, &item_at, cx.version, &mut warn);
+            }
             let (resolved, _) = cx
                 .refs
                 .follow(item)
@@ -153,6 +163,7 @@ pub(crate) fn convert<'a>(
     let mut body_format = None;
     if let Some(body) = op.get("requestBody") {
         let body_at = pointer::join(at, "requestBody");
+        check_node(body, Kind::RequestBody, &body_at, cx.version, &mut warn);
         let (body, _) = cx
             .refs
             .follow(body)
@@ -173,8 +184,16 @@ pub(crate) fn convert<'a>(
         .into_iter()
         .flat_map(Object::iter)
     {
+        let response_at = pointer::join(&pointer::join(at, "responses"), code);
+        check_node(
+            response,
+            Kind::Response,
+            &response_at,
+            cx.version,
+            &mut warn,
+        );
         if let Err(e) = cx.refs.follow(response) {
-            warn(pointer::join(&pointer::join(at, "responses"), code), e);
+            warn(response_at, e);
         }
     }
 
