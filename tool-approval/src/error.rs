@@ -72,6 +72,14 @@ pub enum Error {
         /// Whether the rule matched it.
         matched: bool,
     },
+    /// A row of the crate's built-in knowledge (a path class of the
+    /// blacklist) disagrees with its own examples: a defect of this crate,
+    /// found when an engine is built, never silently ignored.
+    #[error("built-in row disagrees with its examples: {message}")]
+    BuiltinRow {
+        /// Which row and which example.
+        message: String,
+    },
 }
 
 impl Error {
@@ -110,7 +118,7 @@ impl Error {
             | Self::Regex { pointer, .. }
             | Self::Glob { pointer, .. }
             | Self::Example { pointer, .. } => Some(pointer),
-            Self::Io { .. } | Self::Json { .. } => None,
+            Self::Io { .. } | Self::Json { .. } | Self::BuiltinRow { .. } => None,
         }
     }
 

@@ -15,6 +15,7 @@ use crate::shell::ShellCommand;
 mod blacklist;
 mod path_scope;
 
+pub(crate) use blacklist::builtin_rows_checked;
 pub use blacklist::{Blacklist, BlacklistEntry};
 pub use path_scope::{DESTINATION_NAMES, PATH_SCOPE_AUDIT, PathScopeAudit, WRITING_API_WORDS};
 

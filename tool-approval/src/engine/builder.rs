@@ -180,6 +180,12 @@ impl PolicyEngineBuilder {
 
     /// Compiles the host rules and checks the keys.
     pub fn build(self) -> Result<PolicyEngine, Error> {
+        if self.blacklist.is_some() {
+            // The built-in rows' examples, checked once per process.
+            crate::audit::builtin_rows_checked().map_err(|message| Error::BuiltinRow {
+                message: message.to_owned(),
+            })?;
+        }
         for (i, key) in self.allow_list.iter().enumerate() {
             check_key(key, &push_pointer("/allowList", i))?;
         }

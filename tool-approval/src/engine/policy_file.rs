@@ -35,7 +35,10 @@
 //! - `blacklist`: `"default"` (the built-ins, also when absent), `"none"`, or
 //!   `{"base": "default"|"none", "remove": [ids], "add": [entries]}` where an
 //!   entry is `{"id", "policy", "command": matcher}` or `{"id", "policy",
-//!   "path": glob}`, with an optional `"message"`.
+//!   "path": glob}`, with an optional `"message"` and optional `"examples":
+//!   {"match": [...], "notMatch": [...]}` (commands or paths the entry must
+//!   and must not flag, checked at load: a wrong example is an error at its
+//!   pointer, `/blacklist/add/0/examples/match/1`).
 //! - `shell`: the host's wrappers and command options, see
 //!   [`policy_shell`](super::policy_shell) and [`ShellSyntax`].
 //!
@@ -455,7 +458,7 @@ fn blacklist_entry(entry: &Value, here: &str) -> Result<BlacklistEntry, Error> {
     known_keys(
         e,
         &here,
-        &["id", "policy", "command", "path", "message"],
+        &["id", "policy", "command", "path", "message", "examples"],
         &mut problems,
     );
     Error::from_list(problems)?;
@@ -511,7 +514,53 @@ fn blacklist_entry(entry: &Value, here: &str) -> Result<BlacklistEntry, Error> {
             ));
         }
     };
+    if let Some(examples) = e.get("examples") {
+        check_entry_examples(&built, e.contains_key("path"), examples, &here)?;
+    }
     Ok(built)
+}
+
+/// A blacklist entry's `examples` (`{"match": […], "notMatch": […]}`, each
+/// a command or a path as the entry reads it), checked by running the entry
+/// alone over each; a disagreeing example is an error at its pointer.
+fn check_entry_examples(
+    entry: &BlacklistEntry,
+    is_path: bool,
+    examples: &Value,
+    here: &str,
+) -> Result<(), Error> {
+    let at = push_pointer(here, "examples");
+    let map = object(examples, &at)?;
+    let mut problems = Vec::new();
+    known_keys(map, &at, &["match", "notMatch"], &mut problems);
+    let alone = Blacklist::empty().home(None).with(entry.clone());
+    for (key, want) in [("match", true), ("notMatch", false)] {
+        let Some(list) = map.get(key) else { continue };
+        let list_at = push_pointer(&at, key);
+        for (i, example) in array(list, &list_at)?.iter().enumerate() {
+            let example_at = push_pointer(&list_at, i);
+            let text = match string(example, &example_at) {
+                Ok(text) => text,
+                Err(e) => {
+                    problems.push(e);
+                    continue;
+                }
+            };
+            let hit = if is_path {
+                alone.check_path(text, None)
+            } else {
+                alone.check_command(text, None)
+            };
+            if hit.is_some() != want {
+                problems.push(Error::Example {
+                    pointer: example_at,
+                    example: example.to_string(),
+                    matched: !want,
+                });
+            }
+        }
+    }
+    Error::from_list(problems)
 }
 
 #[cfg(test)]
@@ -584,5 +633,28 @@ mod tests {
         let list = f.blacklist.unwrap();
         assert!(list.entries().iter().all(|e| e.id() != "read-secrets"));
         assert_eq!(list.entries().last().map(|e| e.id()), Some("p"));
+    }
+
+    #[test]
+    fn blacklist_entry_examples_are_checked_at_load() {
+        let good = r#"{"blacklist": {"add": [
+            {"id": "p", "policy": "deny", "path": "/srv/**",
+             "examples": {"match": ["/srv/data/x", "/srv/../srv/y"], "notMatch": ["/srv2/x"]}},
+            {"id": "c", "policy": "deny", "command": "deploy:*",
+             "examples": {"match": ["ls && deploy prod"], "notMatch": ["echo deploy"]}}]}}"#;
+        assert!(PolicyFile::from_json(good).is_ok());
+        let bad = r#"{"blacklist": {"add": [
+            {"id": "p", "policy": "deny", "path": "/srv/**",
+             "examples": {"match": ["/srv/x", "/opt/x"], "notMatch": ["/srv/y"]}}]}}"#;
+        let e = PolicyFile::from_json(bad).unwrap_err();
+        assert!(e.is_example_failure(), "{e}");
+        let pointers: Vec<_> = e.problems().iter().filter_map(Error::pointer).collect();
+        assert_eq!(
+            pointers,
+            [
+                "/blacklist/add/0/examples/match/1",
+                "/blacklist/add/0/examples/notMatch/0"
+            ]
+        );
     }
 }

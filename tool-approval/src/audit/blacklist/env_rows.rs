@@ -216,7 +216,6 @@ fn unquote(value: &str) -> String {
 }
 
 /// Checks every row's examples; the message names the row and the name.
-#[cfg(test)]
 pub(crate) fn check_rows() -> Result<(), String> {
     for row in ENV_ROWS {
         if let Some(n) = row.examples.iter().find(|n| !row.matches(n)) {

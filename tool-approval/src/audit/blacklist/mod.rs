@@ -409,7 +409,7 @@ fn example_env_copy_destination(part: &SimpleCommand) -> Option<String> {
         .unwrap_or(dest);
     let env_file =
         dest_name == ".env" || dest_name.starts_with(".env.") || dest_name.ends_with(".env");
-    let into_dir = dest.ends_with('/') || (!dest_name.contains('.') && !is_secret(dest));
+    let into_dir = dest.ends_with('/') || (!dest_name.contains('.') && !is_secret(dest, None));
     (!sources.is_empty() && sources.iter().all(|s| example(s)) && (env_file || into_dir))
         .then(|| (*dest).to_owned())
 }
@@ -417,6 +417,18 @@ fn example_env_copy_destination(part: &SimpleCommand) -> Option<String> {
 /// A word that names a file relative to where the part runs.
 fn is_relative_word(word: &str) -> bool {
     !word.is_empty() && !word.starts_with(['-', '/', '~', '$']) && !word.contains(['=', ':'])
+}
+
+/// The built-in rows of the blacklist's tables (path classes, dangerous
+/// environment) checked against their examples, once per process; the
+/// message names the row and the example that disagrees.
+pub(crate) fn builtin_rows_checked() -> Result<(), &'static str> {
+    static CHECKED: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+    CHECKED
+        .get_or_init(|| path_rows::check_rows().and_then(|()| env_rows::check_rows()))
+        .as_ref()
+        .map(|_| ())
+        .map_err(String::as_str)
 }
 
 impl Blacklist {
@@ -757,7 +769,7 @@ fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>) -> bool {
             .iter()
             .any(|p| {
                 // The rows hold the shared secret classes too.
-                is_secret(p) || path_rows::secret_row(p, ctx.home).is_some()
+                is_secret(p, ctx.home)
             })
             // `tar cf - ~/.claude`: a recursive reader of a directory that
             // holds a secret location reads the secret too.
@@ -870,7 +882,7 @@ mod tests {
             "/home/me/.docker/config.json",
             "~/.kube/config",
         ] {
-            assert!(is_secret(p), "{p}");
+            assert!(is_secret(p, None), "{p}");
         }
         for p in [
             ".env.example",
@@ -878,7 +890,7 @@ mod tests {
             "~/.ssh/id_ed25519.pub",
             "README.md",
         ] {
-            assert!(!is_secret(p), "{p}");
+            assert!(!is_secret(p, None), "{p}");
         }
     }
 

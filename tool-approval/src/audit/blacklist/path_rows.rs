@@ -188,6 +188,117 @@ pub(crate) const SECRETS: &[PathClass] = &[
         no ["local.settings.json.example", ".dev.vars.example", "settings.json", "src/secrets.rs"]),
 ];
 
+/// Secret files the shared list anchors at the home or does not hold,
+/// wherever they are (`read-secrets`): another user's home (`/root/.aws`),
+/// a mounted home, a backup. Bare names that are also common folder names
+/// (`credentials`, `identity`) are the named check `secret_file_name` in
+/// `paths.rs`, since a row also covers everything below a match.
+pub(crate) const SECRETS_ANYWHERE: &[PathClass] = &[
+    row!("private-key-files", Secret, "private keys by name (not their `.pub` halves), certificates with keys",
+        ["id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*", "ssh_host_*_key", "*.pem", "master.key",
+         "authorized_keys"],
+        except ["*.pub"],
+        yes ["id_rsa", "/root/.ssh/id_ed25519_work", "backup/id_rsa.old", "certs/server.pem",
+             "config/master.key", "/etc/ssh/ssh_host_ecdsa_key", "/home/x/.ssh/authorized_keys"],
+        no ["id_rsa.pub", "/root/.ssh/id_ed25519_work.pub", "src/pem.rs", "docs/keys.md"]),
+    row!("ssh-folder-files", Secret, "files in any `.ssh` folder but public keys and client settings",
+        [".ssh/*"],
+        except ["*.pub", "known_hosts", "known_hosts.old", "config"],
+        yes ["/root/.ssh/id_rsa", "/home/bob/.ssh/identity", "mnt/home/.ssh/work_key"],
+        no ["/root/.ssh/known_hosts", "/root/.ssh/config", "/root/.ssh/work.pub", "docs/ssh.md"]),
+    row!("credential-folders", Secret, "cloud, GnuPG and password-store folders in any home",
+        [".aws", ".azure", ".gnupg", ".password-store", ".config/gcloud", ".config/gh/hosts*",
+         ".kube/config", ".docker/config.json"],
+        except [],
+        yes ["/root/.aws/credentials", "/mnt/home/ada/.azure/accessTokens.json",
+             "/root/.gnupg/private-keys-v1.d/x.key", "/root/.config/gcloud/credentials.db",
+             "/root/.config/gh/hosts.yml", "/root/.kube/config", "/root/.docker/config.json"],
+        no ["/root/.docker/cli-plugins/x", "src/aws.rs", "/root/.kube/cache/x"]),
+    row!("credential-files", Secret, "credential files by name (with a data extension), tokens and database logins",
+        ["credentials.json", "credentials.csv", "credentials.db", "credentials.yml",
+         "credentials.yaml", "credentials.toml", "credentials.ini", "credentials.xml",
+         "credentials.txt", "*.p12", "*.pfx", ".envrc", ".vault-token", ".netrc", ".pgpass",
+         ".git-credentials", ".npmrc", ".pypirc", ".my.cnf", ".mylogin.cnf"],
+        except [],
+        yes ["credentials.json", "app/credentials.yml", "/root/.netrc", "db/.pgpass",
+             "/root/.my.cnf", "keys/me.p12"],
+        no ["credentials.rs", "src/credentials_test.go", "netrc.md"]),
+    row!("mounted-and-system-secrets", Secret, "secrets mounted into containers, TLS private keys, password backups, a process's environment",
+        ["run/secrets", "serviceaccount/token", "etc/ssl/private", "var/backups/*shadow*",
+         "etc/security/opasswd", "/proc/*/environ"],
+        except [],
+        yes ["/run/secrets/db", "/var/run/secrets/kubernetes.io/serviceaccount/token",
+             "/etc/ssl/private/site.key", "/var/backups/shadow.bak", "/proc/self/environ",
+             "/proc/1/environ", "/etc/security/opasswd"],
+        no ["/etc/ssl/certs/ca.pem.crt", "/var/backups/dpkg.status", "/proc/self/status"]),
+    row!("histories", Secret, "shell, REPL and editor histories (commands with tokens in them)",
+        [".bash_history", ".zsh_history", ".sh_history", ".history", "fish_history",
+         ".python_history", ".node_repl_history", ".psql_history", ".mysql_history", ".lesshst",
+         ".viminfo"],
+        except [],
+        yes ["~/.bash_history", "/root/.zsh_history", "~/.local/share/fish/fish_history",
+             "/home/x/.viminfo"],
+        no ["docs/history.md", "src/history.rs"]),
+    row!("browser-stores", Secret, "browser cookie and login stores",
+        ["Cookies", "cookies.sqlite", "Cookies.binarycookies", "Login Data", "logins.json",
+         "key4.db", "Web Data"],
+        except [],
+        yes ["~/.config/google-chrome/Default/Cookies", "profile/logins.json",
+             "~/.mozilla/firefox/x.default/key4.db", "~/.config/chromium/Default/Login Data"],
+        no ["src/cookies.rs", "docs/login-data.md"]),
+];
+
+/// The system's account, group, sudo and PAM files, and the loader's
+/// preload list (`system-accounts`): as written or cleaned, with any suffix
+/// (`/etc/passwd-`, `/etc/sudoers.d/x`).
+pub(crate) const SYSTEM_ACCOUNTS: &[PathClass] = &[row!(
+    "account-files", Protected, "account, group, sudo and PAM files, the loader's preload list",
+    ["/etc/passwd*", "/etc/shadow*", "/etc/gshadow*", "/etc/sudoers*", "/etc/master.passwd*",
+     "/etc/group*", "/etc/ld.so.preload*", "/etc/security/opasswd*", "/etc/pam.d*"],
+    except [],
+    yes ["/etc/passwd", "/etc//shadow", "/etc/../etc/sudoers.d/x", "/etc/passwd-", "/etc/pam.d/sshd",
+         "/etc/ld.so.preload"],
+    no ["/etc/hosts", "/srv/etc/passwd.md", "/etc/ssh/sshd_config"]
+)];
+
+/// Disks and partitions as devices (`raw-device-write`).
+pub(crate) const DISK_DEVICES: &[PathClass] = &[row!(
+    "disk-devices", Protected, "disks, partitions, RAID, device-mapper and loop devices",
+    ["/dev/sd*", "/dev/hd*", "/dev/vd*", "/dev/xvd*", "/dev/nvme*", "/dev/mmcblk*", "/dev/disk*",
+     "/dev/rdisk*", "/dev/md*", "/dev/dm-*", "/dev/loop*", "/dev/mapper/*"],
+    except [],
+    yes ["/dev/sda", "/dev/sda1", "/dev/nvme0n1p2", "/dev/mapper/root", "/dev/disk/by-id/x",
+         "/dev//sdb"],
+    no ["/dev/null", "/dev/tty", "/dev/stdout", "/srv/dev/sda.img"]
+)];
+
+/// Kernel tunables and triggers (`kernel-write`).
+pub(crate) const KERNEL_FILES: &[PathClass] = &[row!(
+    "kernel-files", Protected, "kernel tunables and triggers",
+    ["/proc/sys/*", "/proc/sysrq-trigger", "/sys/kernel/*"],
+    except [],
+    yes ["/proc/sys/kernel/panic", "/proc/sysrq-trigger", "/sys/kernel/mm/x",
+         "/proc/./sys/vm/drop_caches"],
+    no ["/proc/sys", "/proc/self/status", "/sys/class/net"]
+)];
+
+/// System programs and libraries, and the boot directory
+/// (`system-binaries`): anything inside them, not the folders themselves.
+pub(crate) const SYSTEM_BINARIES: &[PathClass] = &[
+    row!("system-programs", Protected, "the system's program folders",
+        ["/bin/*", "/sbin/*", "/usr/bin/*", "/usr/sbin/*", "/usr/local/bin/*", "/usr/local/sbin/*",
+         "/usr/libexec/*"],
+        except [],
+        yes ["/usr/bin/ls", "/bin//sh", "/usr/local/bin/x", "/usr/../usr/sbin/sshd"],
+        no ["/usr/bin", "/usr/share/doc/x", "/home/u/bin/x"]),
+    row!("system-libraries", Protected, "the system's library and boot folders",
+        ["/lib/*", "/lib32/*", "/lib64/*", "/usr/lib/*", "/usr/lib32/*", "/usr/lib64/*",
+         "/usr/local/lib/*", "/boot/*"],
+        except [],
+        yes ["/lib/x86_64-linux-gnu/libc.so.6", "/boot/vmlinuz", "/usr/local/lib/libx.so"],
+        no ["/usr/lib", "/usr/share/x", "/srv/boot/x"]),
+];
+
 /// Where a compiled pattern is anchored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Anchor {
@@ -257,8 +368,29 @@ fn code_execution_rows() -> &'static [CompiledRow] {
 
 fn secret_rows() -> &'static [CompiledRow] {
     static ROWS: std::sync::OnceLock<Vec<CompiledRow>> = std::sync::OnceLock::new();
-    ROWS.get_or_init(|| compile(SECRETS.iter().chain(PathClass::of_role(PathRole::Secret))))
+    ROWS.get_or_init(|| {
+        compile(
+            SECRETS
+                .iter()
+                .chain(SECRETS_ANYWHERE)
+                .chain(PathClass::of_role(PathRole::Secret)),
+        )
+    })
 }
+
+/// One table compiled once, on first use.
+macro_rules! compiled {
+    ($name:ident, $table:expr) => {
+        fn $name() -> &'static [CompiledRow] {
+            static ROWS: std::sync::OnceLock<Vec<CompiledRow>> = std::sync::OnceLock::new();
+            ROWS.get_or_init(|| compile($table.iter()))
+        }
+    };
+}
+compiled!(account_rows, SYSTEM_ACCOUNTS);
+compiled!(device_rows, DISK_DEVICES);
+compiled!(kernel_rows, KERNEL_FILES);
+compiled!(binary_rows, SYSTEM_BINARIES);
 
 /// The lower-cased normal components of `path` after lexical cleaning, a
 /// leading `~` expanded to `home` (as [`PathClass`] cleans).
@@ -386,6 +518,38 @@ pub(crate) fn secret_row(word: &str, home: Option<&Path>) -> Option<&'static Pat
     find(secret_rows(), word, home)
 }
 
+/// A system account file (`/etc/shadow`, `/etc/sudoers.d/x`).
+pub(crate) fn system_account_row(word: &str) -> Option<&'static PathClass> {
+    if !word.contains('/') {
+        return None;
+    }
+    find(account_rows(), word, None)
+}
+
+/// A disk or partition device (`/dev/sda1`).
+pub(crate) fn disk_device_row(word: &str) -> Option<&'static PathClass> {
+    if !word.contains("dev/") {
+        return None;
+    }
+    find(device_rows(), word, None)
+}
+
+/// A kernel tunable or trigger (`/proc/sys/…`, `/proc/sysrq-trigger`).
+pub(crate) fn kernel_row(word: &str) -> Option<&'static PathClass> {
+    if !word.contains("sys") {
+        return None;
+    }
+    find(kernel_rows(), word, None)
+}
+
+/// A file inside the system's program, library or boot folders.
+pub(crate) fn system_binary_row(word: &str) -> Option<&'static PathClass> {
+    if !word.contains('/') {
+        return None;
+    }
+    find(binary_rows(), word, None)
+}
+
 /// The fixed secret locations (anchored, no `*`) of the shared list and of
 /// [`SECRETS`], expanded against `home`: what a recursive reader of one of
 /// their ancestors reads too.
@@ -396,9 +560,20 @@ pub(crate) fn fixed_secret_locations(home: Option<&Path>) -> Vec<std::path::Path
         .collect()
 }
 
-/// Checks every row's examples; the message names the row and the example
-/// (the crate's tests run it).
-#[cfg(test)]
+/// Every table of this file, for the checks.
+fn all_rows() -> impl Iterator<Item = &'static PathClass> {
+    PERSISTENCE
+        .iter()
+        .chain(CODE_EXECUTION)
+        .chain(SECRETS)
+        .chain(SECRETS_ANYWHERE)
+        .chain(SYSTEM_ACCOUNTS)
+        .chain(DISK_DEVICES)
+        .chain(KERNEL_FILES)
+        .chain(SYSTEM_BINARIES)
+}
+
+/// Checks every row's examples; the message names the row and the example.
 pub(crate) fn check_rows() -> Result<(), String> {
     let shared: Vec<&str> = PathClass::all().iter().map(|c| c.name).collect();
     for name in SHARED_CODE_EXECUTION {
@@ -406,7 +581,7 @@ pub(crate) fn check_rows() -> Result<(), String> {
             return Err(format!("shared path class `{name}` does not exist"));
         }
     }
-    for row in PERSISTENCE.iter().chain(CODE_EXECUTION).chain(SECRETS) {
+    for row in all_rows() {
         // Examples spelled with `$HOME` are read as the blacklist reads words.
         let home = Path::new(tool_core::EXAMPLE_HOME);
         for example in row.examples {
@@ -441,7 +616,15 @@ mod tests {
     #[test]
     fn compiled_rows_agree_with_the_shared_matcher() {
         let home = Path::new(tool_core::EXAMPLE_HOME);
-        for rows in [persistence_rows(), code_execution_rows(), secret_rows()] {
+        for rows in [
+            persistence_rows(),
+            code_execution_rows(),
+            secret_rows(),
+            account_rows(),
+            device_rows(),
+            kernel_rows(),
+            binary_rows(),
+        ] {
             for row in rows {
                 for example in row.class.examples.iter().chain(row.class.counter_examples) {
                     let path = with_home(example);
@@ -460,12 +643,7 @@ mod tests {
 
     #[test]
     fn row_names_are_unique() {
-        let mut names: Vec<&str> = PERSISTENCE
-            .iter()
-            .chain(CODE_EXECUTION)
-            .chain(SECRETS)
-            .map(|r| r.name)
-            .collect();
+        let mut names: Vec<&str> = all_rows().map(|r| r.name).collect();
         let all = names.len();
         names.sort_unstable();
         names.dedup();

@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::path_rows;
 use crate::path_view::resolve_path;
 use crate::shell::wildcard::wildcard_match;
 
@@ -227,144 +228,37 @@ pub(super) fn looks_like_path(word: &str) -> bool {
         )
 }
 
+/// A system account file (a row of `path_rows::SYSTEM_ACCOUNTS`).
 pub(super) fn system_accounts(path: &str) -> bool {
-    let cleaned = path_clean::clean(path).display().to_string();
-    SYSTEM_ACCOUNT_FILES
-        .iter()
-        .chain(&["/etc/pam.d"])
-        .any(|p| cleaned.starts_with(p) || path.starts_with(p))
+    path_rows::system_account_row(path).is_some()
 }
 
+/// A disk or partition device (a row of `path_rows::DISK_DEVICES`).
 pub(super) fn is_disk_device(path: &str) -> bool {
-    let Some(dev) = path.strip_prefix("/dev/") else {
-        return false;
-    };
-    [
-        "sd", "hd", "vd", "xvd", "nvme", "mmcblk", "disk", "rdisk", "md", "dm-", "loop", "mapper/",
-    ]
-    .iter()
-    .any(|p| dev.starts_with(p))
+    path_rows::disk_device_row(path).is_some()
 }
 
+/// A kernel tunable or trigger (a row of `path_rows::KERNEL_FILES`).
 pub(super) fn is_kernel_path(path: &str) -> bool {
-    let cleaned = path_clean::clean(path).display().to_string();
-    cleaned.starts_with("/proc/sys/")
-        || cleaned == "/proc/sysrq-trigger"
-        || cleaned.starts_with("/sys/kernel/")
+    path_rows::kernel_row(path).is_some()
 }
 
-/// Secret files: env files, private keys, cloud/docker/kube credentials,
-/// shell histories, browser cookie and login stores.
-pub(crate) fn is_secret(path: &str) -> bool {
+/// A secret: a row of the blacklist's secret tables or of the shared list
+/// (`path_rows::secret_row`), or a file named like a secret where a row
+/// would also take in a folder of that name ([`secret_file_name`]).
+pub(crate) fn is_secret(path: &str, home: Option<&Path>) -> bool {
+    secret_file_name(path) || path_rows::secret_row(path, home).is_some()
+}
+
+/// The named check behind [`is_secret`] for bare names: the file
+/// `credentials`, `identity` or `environ`, or a `.ssh` folder itself. Rows
+/// cover everything below a match, and `src/credentials/mod.rs` is no
+/// secret, so these are read on the last component only.
+fn secret_file_name(path: &str) -> bool {
     let cleaned = path.replace('\\', "/");
-    let components: Vec<&str> = cleaned
+    let name = cleaned
         .split('/')
-        .filter(|c| !c.is_empty() && *c != ".")
-        .collect();
-    let Some(name) = components.last().copied() else {
-        return false;
-    };
-    if name == ".env"
-        || (name.starts_with(".env.")
-            && !matches!(
-                name.rsplit('.').next(),
-                Some("example" | "sample" | "template" | "dist" | "defaults")
-            ))
-        || name.ends_with(".env")
-    {
-        return true;
-    }
-    let private_key = |n: &str| {
-        (["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"]
-            .iter()
-            .any(|k| n.starts_with(k))
-            && !n.ends_with(".pub"))
-            || matches!(
-                n,
-                "identity" | "ssh_host_rsa_key" | "ssh_host_ed25519_key" | "ssh_host_ecdsa_key"
-            )
-    };
-    if private_key(name) {
-        return true;
-    }
-    let credentials = name == "credentials"
-        || name.strip_prefix("credentials").is_some_and(|rest| {
-            matches!(
-                rest,
-                ".json" | ".csv" | ".db" | ".yml" | ".yaml" | ".toml" | ".ini" | ".xml" | ".txt"
-            )
-        });
-    if credentials
-        || name.ends_with(".pem")
-        || name.ends_with(".key")
-        || name.ends_with(".p12")
-        || name.ends_with(".pfx")
-        || matches!(
-            name,
-            ".envrc" | ".vault-token" | "master.key" | "authorized_keys" | "environ"
-        )
-    {
-        return true;
-    }
-    let joined_all = components.join("/");
-    if joined_all.contains("run/secrets/")
-        || joined_all.contains("serviceaccount/token")
-        || joined_all.contains("etc/ssl/private/")
-        || joined_all.contains("etc/security/opasswd")
-        || (joined_all.contains("var/backups/") && name.contains("shadow"))
-        || matches!(name, ".my.cnf" | ".mylogin.cnf")
-    {
-        return true;
-    }
-    let has = |c: &str| components.contains(&c);
-    if has(".ssh")
-        && !(name.ends_with(".pub")
-            || matches!(name, "known_hosts" | "config" | "authorized_keys" | ".ssh"))
-    {
-        return true;
-    }
-    if has(".ssh") && name == ".ssh" {
-        return true;
-    }
-    if has(".aws") || has(".azure") || has(".gnupg") || has(".password-store") {
-        return true;
-    }
-    let joined = components.join("/");
-    if joined.contains(".config/gcloud")
-        || joined.ends_with(".kube/config")
-        || joined.ends_with(".docker/config.json")
-        || joined.contains(".config/gh/hosts")
-    {
-        return true;
-    }
-    if matches!(
-        name,
-        ".netrc"
-            | ".pgpass"
-            | ".git-credentials"
-            | ".npmrc"
-            | ".pypirc"
-            | "credentials.json"
-            | ".bash_history"
-            | ".zsh_history"
-            | ".sh_history"
-            | ".history"
-            | "fish_history"
-            | ".python_history"
-            | ".node_repl_history"
-            | ".psql_history"
-            | ".mysql_history"
-            | ".lesshst"
-            | ".viminfo"
-            | "Cookies"
-            | "cookies.sqlite"
-            | "Cookies.binarycookies"
-            | "Login Data"
-            | "logins.json"
-            | "key4.db"
-            | "Web Data"
-    ) {
-        return true;
-    }
-    false
+        .rfind(|c| !c.is_empty() && *c != ".")
+        .unwrap_or_default();
+    matches!(name, "credentials" | "identity" | "environ" | ".ssh")
 }

@@ -71,38 +71,10 @@ pub(super) fn edits_crontab(view: &[String]) -> bool {
     program(view) == "crontab" && !has_flag(view, &['l'], &["list"])
 }
 
-/// System programs and libraries, and the boot directory.
-/// The directories of system programs (setting a setuid bit on anything in
-/// them is `setuid-shell`).
-pub(super) const SYSTEM_BIN_DIRS: &[&str] = &[
-    "/bin/",
-    "/sbin/",
-    "/usr/bin/",
-    "/usr/sbin/",
-    "/usr/local/bin/",
-    "/usr/local/sbin/",
-    "/usr/libexec/",
-];
-
-/// Library and boot directories, which `system-binaries` protects too.
-const SYSTEM_LIB_DIRS: &[&str] = &[
-    "/lib/",
-    "/lib32/",
-    "/lib64/",
-    "/usr/lib/",
-    "/usr/lib32/",
-    "/usr/lib64/",
-    "/usr/local/lib/",
-    "/boot/",
-];
-
+/// A file inside the system's program, library or boot folders (a row of
+/// `path_rows::SYSTEM_BINARIES`).
 pub(super) fn is_system_binary(path: &str) -> bool {
-    let clean = path_clean::clean(path);
-    let clean = clean.to_string_lossy();
-    SYSTEM_BIN_DIRS
-        .iter()
-        .chain(SYSTEM_LIB_DIRS)
-        .any(|d| clean.starts_with(d) && clean.len() > d.len())
+    super::path_rows::system_binary_row(path).is_some()
 }
 
 /// The files a command writes by position: the destination of `cp`, `mv`,

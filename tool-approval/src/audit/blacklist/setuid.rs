@@ -2,7 +2,6 @@
 //! those are a root shell away (shells, interpreters, system binaries).
 
 use super::commands::{operands, program};
-use super::persistence::SYSTEM_BIN_DIRS;
 use crate::shell::words::{basename, is_shell};
 
 /// The mode a view sets with the setuid/setgid bit, and the files it sets
@@ -119,8 +118,7 @@ pub(super) fn is_interpreter(name: &str) -> bool {
 
 /// System binary directories: anything there made setuid is a root shell away.
 fn in_system_bin(path: &str) -> bool {
-    let cleaned = path_clean::clean(path).display().to_string();
-    SYSTEM_BIN_DIRS.iter().any(|d| cleaned.starts_with(d))
+    super::path_rows::system_binary_row(path).is_some_and(|row| row.name == "system-programs")
 }
 
 /// Setting the setuid bit on a shell, an interpreter, a system binary, or a
