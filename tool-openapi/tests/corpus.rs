@@ -40,12 +40,19 @@ use tool_openapi::{Error, ImportOptions, Loaded, Location, OpenApiTool, load_doc
 const EVERY: usize = 10;
 
 /// One cause of a failed operation or a rejected document: the first row
-/// whose needle occurs in `"{pointer} {message}"` names it.
+/// (in [`CAUSES`] order) with a needle in the message, or a pointer prefix
+/// matching where it happened, names it. Needles are matched against the
+/// message only, never the pointer, so a path such as `/patterns` or a
+/// broken `$ref` under `requestBody/content` is not taken for a pattern or
+/// a media type.
 struct Cause {
     /// The name in the table.
     name: &'static str,
-    /// Substrings of the pointer and message that mean this cause.
+    /// Substrings of the message that mean this cause.
     needles: &'static [&'static str],
+    /// Prefixes of the pointer that mean this cause (a rejection at
+    /// `/servers`, `/swagger`).
+    at: &'static [&'static str],
     /// One of the causes issue 19 found rejecting documents a peer
     /// (`@apidevtools/swagger-parser`) accepts: each occurrence must be
     /// listed in [`REMAINING`] with a reason.
@@ -54,77 +61,83 @@ struct Cause {
     reason: &'static str,
 }
 
-/// Every cause, most specific first.
+/// Every cause, most specific first: a broken reference is named before
+/// what it was found under.
 const CAUSES: &[Cause] = &[
-    Cause {
-        name: "ECMA-262 pattern",
-        needles: &["pattern", "regex"],
-        peer_valid: true,
-        reason: "issue 19 §3: patterns are repaired; none may be lost",
-    },
-    Cause {
-        name: "request body media type",
-        needles: &["media type", "content type", "requestBody/content"],
-        peer_valid: true,
-        reason: "issue 19 §1: every media type has a body kind; none may be refused",
-    },
-    Cause {
-        name: "servers (relative, missing, variables)",
-        needles: &["/servers"],
-        peer_valid: true,
-        reason: "issue 19 §2: relative and missing servers import (\"needs a base URL\"); a refusal must be a bad URL",
-    },
     Cause {
         name: "$ref outside the document",
         needles: &["points outside this document"],
+        at: &[],
         peer_valid: false,
         reason: "only local references are followed (the directory's documents are bundled)",
     },
     Cause {
         name: "$ref that points at nothing (or loops)",
         needles: &["points at nothing", "is not a JSON pointer", "`$ref` hops"],
+        at: &[],
         peer_valid: false,
         reason: "the document is broken there: nothing to convert",
     },
     Cause {
-        name: "request body without content",
-        needles: &["request body without `content`", "empty `content`"],
-        peer_valid: false,
-        reason: "OpenAPI 3 requires `content` in a request body",
+        name: "ECMA-262 pattern",
+        needles: &["/pattern", "regex", "ECMA-262"],
+        at: &[],
+        peer_valid: true,
+        reason: "issue 19 §3: patterns are repaired; none may be lost",
+    },
+    Cause {
+        name: "request body media type",
+        needles: &["media type", "content type"],
+        at: &[],
+        peer_valid: true,
+        reason: "issue 19 §1: every media type has a body kind; none may be refused",
+    },
+    Cause {
+        name: "servers (relative, missing, variables)",
+        needles: &[],
+        at: &["/servers"],
+        peer_valid: true,
+        reason: "issue 19 §2: relative and missing servers import (\"needs a base URL\"); a refusal must be a bad URL",
     },
     Cause {
         name: "path placeholder",
         needles: &["path placeholder", "path `"],
+        at: &[],
         peer_valid: false,
-        reason: "OpenAPI 3 requires an `in: path` parameter for every placeholder (these put a query string in the path)",
+        reason: "OpenAPI 3 requires an `in: path` parameter for every placeholder; these put a query string template in the path (`/search?query={query}`), which a peer rejects too",
     },
     Cause {
         name: "parameter",
         needles: &["parameter"],
+        at: &[],
         peer_valid: false,
-        reason: "OpenAPI 3 requires a parameter's `name` and a valid `in`",
+        reason: "OpenAPI 3 requires a valid `in` and a header name HTTP allows",
     },
     Cause {
         name: "arguments schema does not compile",
         needles: &["does not compile"],
+        at: &[],
         peer_valid: false,
-        reason: "the schema breaks JSON Schema itself (`pattern: 0`, `type` holding a schema)",
+        reason: "the schema breaks JSON Schema itself (`pattern: 0`, a `type` holding a schema), which a peer rejects too",
     },
     Cause {
         name: "Swagger 2.0 or another version",
-        needles: &["/swagger", "/openapi"],
+        needles: &[],
+        at: &["/swagger", "/openapi"],
         peer_valid: false,
         reason: "only OpenAPI 3.0 and 3.1 are imported",
     },
     Cause {
         name: "document has no operations",
         needles: &["has no operations", "missing `paths`"],
+        at: &[],
         peer_valid: false,
-        reason: "no tools to make (webhook-only or empty `paths`)",
+        reason: "no tools to make: `paths` is empty (webhook-only or notification documents)",
     },
     Cause {
         name: "operation not an object",
         needles: &["must be an object"],
+        at: &[],
         peer_valid: false,
         reason: "OpenAPI 3 requires an operation object",
     },
@@ -150,6 +163,8 @@ struct Outcome {
     warnings: usize,
     needs_base: bool,
     patterns_repaired: usize,
+    /// Warnings about keys OpenAPI does not define.
+    unknown_keys: usize,
     shortened: usize,
     /// Operations by request body kind (`json or none` without a format).
     bodies: BTreeMap<String, usize>,
@@ -193,11 +208,14 @@ fn documents(dir: &Path) -> Vec<String> {
     out
 }
 
-/// The name of the cause of `text` (`"{pointer} {message}"`).
-fn cause_of(text: &str) -> &'static str {
+/// The name of the cause of a failure `message` found at `pointer`.
+fn cause_of(pointer: &str, message: &str) -> &'static str {
     CAUSES
         .iter()
-        .find(|c| c.needles.iter().any(|n| text.contains(n)))
+        .find(|c| {
+            c.needles.iter().any(|n| message.contains(n))
+                || c.at.iter().any(|a| pointer.starts_with(a))
+        })
         .map_or(OTHER, |c| c.name)
 }
 
@@ -207,16 +225,22 @@ fn is_peer_valid(cause: &str) -> bool {
 
 /// The cause of a rejection.
 fn rejection_cause(error: &Error) -> (&'static str, String) {
-    let text = match error {
+    let (pointer, message) = match error {
         Error::Invalid { problems } => problems
             .first()
-            .map(|p| format!("{} {}", p.pointer, p.message))
+            .map(|p| (p.pointer.clone(), p.message.clone()))
             .unwrap_or_default(),
         Error::Syntax { .. } => return ("not JSON", error.to_string()),
         Error::TooLarge { .. } => return ("too large", error.to_string()),
-        other => other.to_string(),
+        other => (String::new(), other.to_string()),
     };
-    (cause_of(&text), text)
+    let cause = cause_of(&pointer, &message);
+    let text = if pointer.is_empty() {
+        message
+    } else {
+        format!("{pointer} {message}")
+    };
+    (cause, text)
 }
 
 /// The operations a document's `paths` hold, counted from the JSON (path
@@ -288,9 +312,15 @@ fn run_one(name: &str, text: &str) -> Outcome {
         .iter()
         .filter(|w| w.message.contains("ECMA-262 pattern"))
         .count();
+    out.unknown_keys = import
+        .warnings
+        .iter()
+        .filter(|w| w.message.starts_with("unknown ") && w.message.contains(" key `"))
+        .count();
     for failure in &import.failures {
         let text = format!("{} {}", failure.pointer, failure.message);
-        out.failures.push((cause_of(&text), text));
+        out.failures
+            .push((cause_of(&failure.pointer, &failure.message), text));
     }
     // Every operation imported, reported or filtered.
     if let Ok(value) = serde_json::from_str::<Value>(text) {
@@ -377,6 +407,8 @@ struct Tally {
     needs_base: usize,
     patterns_repaired: usize,
     pattern_documents: usize,
+    unknown_keys: usize,
+    unknown_key_documents: usize,
     shortened: usize,
     /// Imported operations by request body kind.
     bodies: BTreeMap<String, usize>,
@@ -439,6 +471,8 @@ fn run(stride: usize) -> Tally {
         tally.needs_base += usize::from(outcome.needs_base);
         tally.patterns_repaired += outcome.patterns_repaired;
         tally.pattern_documents += usize::from(outcome.patterns_repaired > 0);
+        tally.unknown_keys += outcome.unknown_keys;
+        tally.unknown_key_documents += usize::from(outcome.unknown_keys > 0);
         for (kind, count) in &outcome.bodies {
             *tally.bodies.entry(kind.clone()).or_default() += count;
         }
@@ -476,7 +510,7 @@ fn report(tally: &Tally, label: &str) -> String {
     let mb = |b: usize| b as f64 / 1e6;
     let _ = writeln!(
         out,
-        "## OpenAPI corpus: {label}\n\n{} documents ({:.1} MB) in {:.1} s: {} imported clean, {} partial, {} rejected; {} operations imported, {} failed; {} documents need a base URL, {} ECMA-262 patterns repaired in {} documents, {} tools shortened to the budget\n",
+        "## OpenAPI corpus: {label}\n\n{} documents ({:.1} MB) in {:.1} s: {} imported clean, {} partial, {} rejected; {} operations imported, {} failed; {} documents need a base URL, {} ECMA-262 patterns repaired in {} documents, {} unknown keys warned in {} documents, {} tools shortened to the budget\n",
         tally.documents,
         mb(tally.bytes),
         tally.elapsed.as_secs_f64(),
@@ -488,6 +522,8 @@ fn report(tally: &Tally, label: &str) -> String {
         tally.needs_base,
         tally.patterns_repaired,
         tally.pattern_documents,
+        tally.unknown_keys,
+        tally.unknown_key_documents,
         tally.shortened,
     );
     let bodies: Vec<String> = tally
@@ -627,24 +663,40 @@ fn the_whole_public_corpus_imports() {
 fn causes_are_recognised_from_their_messages() {
     let cases = [
         (
-            "/paths/~1x/get its arguments schema does not compile: /properties/a/pattern: invalid regex",
+            "/paths/~1x/get",
+            "its arguments schema does not compile: /properties/a/pattern: invalid regex",
             "ECMA-262 pattern",
         ),
         (
-            "/servers the server `/v1` is relative",
+            "/servers",
+            "the server `/v1` is relative",
             "servers (relative, missing, variables)",
         ),
         (
+            "/paths/~1x/get",
             "/paths/~1x/get/parameters/0: `$ref: #/components/parameters/y` points at nothing",
             "$ref that points at nothing (or loops)",
         ),
+        // A broken `$ref` under a request body is a broken `$ref`, not a
+        // media type; a path named like a cause is not that cause.
         (
-            "/swagger Swagger 2.0 is not supported",
+            "/paths/~1x/post",
+            "/paths/~1x/post/requestBody/content/application~1json/schema: `$ref: #/components/schemas/Y` points at nothing",
+            "$ref that points at nothing (or loops)",
+        ),
+        (
+            "/paths/~1patterns~1media type/get",
+            "something new",
+            "other",
+        ),
+        (
+            "/swagger",
+            "Swagger 2.0 is not supported",
             "Swagger 2.0 or another version",
         ),
-        ("/paths/~1x/get something new", "other"),
+        ("/paths/~1x/get", "something new", "other"),
     ];
-    for (text, cause) in cases {
-        assert_eq!(cause_of(text), cause, "{text}");
+    for (pointer, message, cause) in cases {
+        assert_eq!(cause_of(pointer, message), cause, "{pointer} {message}");
     }
 }

@@ -693,3 +693,30 @@ fn unknown_keys_below_the_top_level_are_warnings_with_their_pointers() {
         import.warnings
     );
 }
+
+#[test]
+fn bodies_without_media_types_and_unnamed_parameters_are_warnings_not_failures() {
+    let doc = json!({"openapi": "3.0.3", "info": {"title": "T", "version": "1"},
+        "servers": [{"url": "https://api.example.com"}],
+        "paths": {
+            "/a": {"post": {"operationId": "a", "requestBody": {"content": {}}, "responses": {}}},
+            "/b": {"delete": {"operationId": "b", "requestBody": {"required": false}, "responses": {}}},
+            "/c": {"get": {"operationId": "c", "parameters": [
+                {"name": "", "in": "query", "schema": {"type": "string"}},
+                {"name": "q", "in": "query", "schema": {"type": "string"}}], "responses": {}}}}});
+    let import = tool_openapi::import_value(&doc, &ImportOptions::new()).unwrap();
+    assert!(import.failures.is_empty(), "{:?}", import.failures);
+    let ops = &import.document.operations;
+    assert_eq!(ops.len(), 3);
+    assert!(ops[0].parameters.is_empty() && ops[1].parameters.is_empty());
+    let c: Vec<&str> = ops[2].parameters.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(c, ["q"]);
+    let warned: Vec<&str> = import.warnings.iter().map(|w| w.pointer.as_str()).collect();
+    for pointer in [
+        "/paths/~1a/post/requestBody/content",
+        "/paths/~1b/delete/requestBody",
+        "/paths/~1c/get/parameters/0",
+    ] {
+        assert!(warned.contains(&pointer), "{pointer} in {warned:?}");
+    }
+}

@@ -47,8 +47,15 @@ pub(crate) fn request_body<'a>(
         .get("required")
         .and_then(Node::as_bool)
         .unwrap_or(false);
+    // A body with no media type has nothing to send: the operation
+    // imports without one (OpenAPI requires `content`; these documents
+    // describe a body-less call).
     let Some(Node::Object(content)) = body.get("content") else {
-        return Err(format!("{at}: a request body without `content`"));
+        warn(
+            at.to_owned(),
+            "a request body without `content` (no media type): no body is sent".to_owned(),
+        );
+        return Ok(None);
     };
     let chosen = [
         BodyKind::Json,
@@ -72,7 +79,11 @@ pub(crate) fn request_body<'a>(
             .map(|found| (BodyKind::Json, found))
     });
     let Some((mut kind, (media_type, media))) = chosen else {
-        return Err(format!("{at}: a request body with an empty `content`"));
+        warn(
+            crate::pointer::join(at, "content"),
+            "a request body with an empty `content` (no media type): no body is sent".to_owned(),
+        );
+        return Ok(None);
     };
     if !method.allows_body() {
         warn(

@@ -90,11 +90,19 @@ pub(crate) fn convert<'a>(
 
     let mut parameters: Vec<Parameter> = Vec::new();
     for (item_at, param) in raw {
-        let name = param
+        let Some(name) = param
             .get("name")
             .and_then(Node::as_str)
             .filter(|n| !n.is_empty())
-            .ok_or_else(|| format!("{item_at}: parameter without a `name`"))?;
+        else {
+            // Nothing can be sent for it; a path placeholder it was meant
+            // for still fails below.
+            warn(
+                item_at,
+                "a parameter without a `name` cannot be sent: left out".to_owned(),
+            );
+            continue;
+        };
         let location = match param.get("in").and_then(Node::as_str) {
             Some("path") => Location::Path,
             Some("query") => Location::Query,
