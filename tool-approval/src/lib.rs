@@ -181,7 +181,7 @@ pub use error::Error;
 pub use mode::{ApprovalMode, CONFINEMENT_UNAVAILABLE};
 pub use policy::{MatchMode, Matcher};
 pub use shell::{
-    CommandOption, Hazard, MAX_COMMAND_BYTES, OptionEffect, OptionValue, ShellCommand, ShellSyntax,
+    CommandOption, Effect, Hazard, MAX_COMMAND_BYTES, OptionValue, ShellCommand, ShellSyntax,
 };
 
 /// What a host uses, in one import: `use tool_approval::prelude::*;` — the

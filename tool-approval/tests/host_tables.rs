@@ -8,8 +8,7 @@
 mod common;
 
 use tool_approval::{
-    Action, ApprovalMode, Blacklist, CommandOption, OptionEffect, OptionValue, PolicyEngine,
-    ShellSyntax,
+    Action, ApprovalMode, Blacklist, CommandOption, Effect, OptionValue, PolicyEngine, ShellSyntax,
 };
 
 fn fixture_engine(mode: ApprovalMode) -> PolicyEngine {
@@ -26,7 +25,7 @@ fn hosts_extend_the_wrapper_and_option_tables() {
                 "deploy",
                 &["--hook"],
                 OptionValue::Required,
-                OptionEffect::RunsCode,
+                Effect::RunsCode,
             )
             .subcommand("run"),
         )
@@ -34,7 +33,7 @@ fn hosts_extend_the_wrapper_and_option_tables() {
             "cargo",
             &["--runner-script"],
             OptionValue::Required,
-            OptionEffect::ChangesConfig,
+            Effect::ChangesConfig,
         ));
     let engine = |mode| {
         PolicyEngine::builder()

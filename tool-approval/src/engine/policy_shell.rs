@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use super::json_fields::{array, known_keys, object, string};
 use crate::error::{Error, push_pointer};
-use crate::shell::{CommandOption, OptionEffect, OptionValue, ShellSyntax};
+use crate::shell::{CommandOption, Effect, OptionValue, ShellSyntax};
 
 /// Parses the `shell` section; every problem is pushed with its pointer.
 pub(super) fn parse_shell(value: &Value, problems: &mut Vec<Error>) -> ShellSyntax {
@@ -194,14 +194,15 @@ fn option(item: &Value, at: &str) -> Result<CommandOption, Error> {
             "expected `required`, `attached` or `flag`",
         )),
     };
-    let effect = match map.get("effect").map(|v| (v, v.as_str())) {
-        Some((_, Some("writesFile"))) => Ok(OptionEffect::WritesFile),
-        Some((_, Some("runsCode"))) => Ok(OptionEffect::RunsCode),
-        Some((_, Some("changesConfig"))) => Ok(OptionEffect::ChangesConfig),
-        Some((v, _)) => Err(Error::invalid(
+    let effect = match map
+        .get("effect")
+        .map(|v| (v, v.as_str().and_then(Effect::from_name)))
+    {
+        Some((_, Some(effect))) => Ok(effect),
+        Some((v, None)) => Err(Error::invalid(
             &push_pointer(at, "effect"),
             v,
-            "expected `writesFile`, `runsCode` or `changesConfig`",
+            "expected `readsFile`, `writesFile`, `runsCode`, `loadsCode`, `network` or `changesConfig`",
         )),
         None => Err(Error::invalid(
             &push_pointer(at, "effect"),

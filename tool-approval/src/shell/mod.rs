@@ -40,6 +40,7 @@ mod runners;
 pub(crate) mod scripts;
 mod shadow;
 mod syntax;
+pub mod table;
 mod types;
 pub(crate) mod unread_code;
 mod walk;
@@ -47,10 +48,10 @@ pub(crate) mod wildcard;
 pub(crate) mod words;
 pub(crate) mod wrappers;
 
-pub use options::{CommandOption, OptionEffect, OptionValue};
 use programs::ProgramEffect;
 use scripts::scripts_of;
 pub use syntax::ShellSyntax;
+pub use table::{CommandOption, Effect, OptionValue};
 pub use types::{Hazard, MAX_COMMAND_BYTES, SimpleCommand};
 use walk::Walker;
 pub(crate) use words::{basename, tokenize};
@@ -188,13 +189,15 @@ impl ShellCommand {
             if options::may_have_effects(&part.words, &syntax.options) {
                 for view in wrappers::views(part) {
                     for found in options::option_effects(view, &syntax.options) {
-                        self.hazards.push(Hazard::OptionEffect);
+                        if found.effect.blocks_prefix_approval() {
+                            self.hazards.push(Hazard::OptionEffect);
+                        }
                         if found.unread {
                             self.hazards.push(Hazard::UnreadScript);
                         }
                         match (found.effect, found.value) {
-                            (OptionEffect::WritesFile, Some(file)) => writes.push(file),
-                            (OptionEffect::RunsCode, Some(script)) => scripts.push(script),
+                            (Effect::WritesFile, Some(file)) => writes.push(file),
+                            (Effect::RunsCode, Some(script)) => scripts.push(script),
                             _ => {}
                         }
                     }

@@ -5,7 +5,7 @@
 //! input (`sh`, `bash -s`, `at now`), so a pipe or a here-string into it is
 //! judged as a script.
 
-use super::options::GIT_VALUED;
+use super::table::Invocation;
 use super::types::Hazard;
 use super::words::{basename, is_shell, substitutions_in, tokenize};
 use super::wrappers::{git_alias_from_env, git_aliases, stdin_argument_commands, word_views};
@@ -127,18 +127,13 @@ const SUBSCRIPT_EVALUATORS: &[&str] = &[
 
 /// git's subcommand and the words after it.
 pub(crate) fn git_subcommand(args: &[String]) -> Option<(&str, &[String])> {
-    let mut at = 0;
-    while let Some(word) = args.get(at) {
-        if word == "--" {
-            return None;
-        }
-        if word.starts_with('-') {
-            at += 1 + usize::from(GIT_VALUED.contains(&word.as_str()));
-            continue;
-        }
-        return Some((word.as_str(), args.get(at + 1..).unwrap_or_default()));
+    let at = Invocation::read_args("git", args, &[]).subcommand_at?;
+    let sub = args.get(at)?;
+    // After `--` there is no subcommand (`git -- x` is no command).
+    if args.get(..at).unwrap_or_default().iter().any(|w| w == "--") {
+        return None;
     }
-    None
+    Some((sub.as_str(), args.get(at + 1..).unwrap_or_default()))
 }
 
 /// Scripts git subcommands run: `submodule foreach CMD…`, `rebase -x CMD`

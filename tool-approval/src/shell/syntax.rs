@@ -2,19 +2,19 @@
 //! run their arguments as a command) and options that write files or run
 //! code. Both extend the built-in tables; nothing built in can be removed.
 
-use super::options::CommandOption;
+use super::table::CommandOption;
 
 /// A host's additions to the shell analysis, given to the engine with
 /// [`PolicyEngineBuilder::shell_syntax`](crate::PolicyEngineBuilder::shell_syntax).
 ///
 /// ```
-/// use tool_approval::{CommandOption, OptionEffect, OptionValue, ShellCommand, ShellSyntax};
+/// use tool_approval::{CommandOption, Effect, OptionValue, ShellCommand, ShellSyntax};
 /// let syntax = ShellSyntax::new()
 ///     // `with-vpn --profile work git push` runs `git push`.
 ///     .with_wrapper("with-vpn", &["--profile"], 0)
 ///     // `deploy run --hook CMD` runs CMD.
 ///     .with_option(
-///         CommandOption::new("deploy", &["--hook"], OptionValue::Required, OptionEffect::RunsCode)
+///         CommandOption::new("deploy", &["--hook"], OptionValue::Required, Effect::RunsCode)
 ///             .subcommand("run"),
 ///     );
 /// let cmd = ShellCommand::parse_with("deploy run --hook 'rm -rf /'", &syntax);

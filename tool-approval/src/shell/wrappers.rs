@@ -4,6 +4,7 @@
 //! never looks through a wrapper: `sudo git status` is not `git status`.
 
 use super::syntax::HostWrapper;
+use super::table::takes_separate_value;
 use super::types::SimpleCommand;
 use super::words::{basename, tokenize};
 
@@ -807,7 +808,7 @@ fn unwrap_once(words: &[String], host: &[HostWrapper]) -> Option<Vec<String>> {
             break;
         }
         if word.starts_with('-') && word.len() > 1 {
-            index += 1 + usize::from(takes_separate_value(wrapper, word));
+            index += 1 + usize::from(takes_separate_value(word, &|o| wrapper.valued(o)));
             continue;
         }
         if wrapper.name == "env" && word.contains('=') {
@@ -824,30 +825,6 @@ fn unwrap_once(words: &[String], host: &[HostWrapper]) -> Option<Vec<String>> {
     let mut inner = prefix;
     inner.extend(rest.get(index..).unwrap_or_default().iter().cloned());
     if inner.is_empty() { None } else { Some(inner) }
-}
-
-/// Whether option `word` of `wrapper` takes the next word as its value:
-/// `-u` (listed), or a cluster whose last letter is a listed short option
-/// (`-iu root`, `-nu`); `-uroot` and `--user=root` carry theirs.
-fn takes_separate_value(wrapper: &Spec<'_>, word: &str) -> bool {
-    if wrapper.valued(word) {
-        return true;
-    }
-    let Some(cluster) = word.strip_prefix('-') else {
-        return false;
-    };
-    if cluster.starts_with('-') {
-        return false;
-    }
-    for (at, c) in cluster.char_indices() {
-        let mut buf = [0u8; 4];
-        let letter = format!("-{}", c.encode_utf8(&mut buf));
-        if wrapper.valued(&letter) {
-            // The value is the rest of the cluster, or the next word.
-            return at + c.len_utf8() == cluster.len();
-        }
-    }
-    false
 }
 
 /// The commands run by `find … -exec CMD … ;` (also `-execdir`, `-ok`).

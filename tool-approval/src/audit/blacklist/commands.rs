@@ -8,46 +8,16 @@ use crate::path_view::{real_path, resolve_path};
 use crate::shell::basename;
 use crate::shell::links::target_directory;
 use crate::shell::scripts::git_subcommand;
+use crate::shell::table::Invocation;
 
 pub(super) fn program(view: &[String]) -> &str {
     view.first().map(|w| basename(w)).unwrap_or_default()
 }
 
-/// Short flags (`-rf`, `-r -f`) and long flags of a view, before `--`.
-pub(super) fn has_flag(view: &[String], short: &[char], long: &[&str]) -> bool {
-    for word in view.iter().skip(1) {
-        if word == "--" {
-            break;
-        }
-        if let Some(name) = word.strip_prefix("--") {
-            let name = name.split('=').next().unwrap_or(name);
-            if long.contains(&name) {
-                return true;
-            }
-        } else if let Some(flags) = word.strip_prefix('-')
-            && flags.chars().any(|c| short.contains(&c))
-        {
-            return true;
-        }
-    }
-    false
-}
-
-/// Non-option words of a view (everything after `--` counts).
-pub(super) fn operands(view: &[String]) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut options_done = false;
-    for word in view.iter().skip(1) {
-        if !options_done && word == "--" {
-            options_done = true;
-            continue;
-        }
-        if !options_done && word.starts_with('-') && word.len() > 1 {
-            continue;
-        }
-        out.push(word.as_str());
-    }
-    out
+/// A view read through the program table (built-in rows): its flags and
+/// operands, as every check here reads them.
+pub(super) fn invocation(view: &[String]) -> Invocation<'_> {
+    Invocation::read(view, &[])
 }
 
 pub(super) const SYSTEM_DIRS: &[&str] = &[
@@ -207,17 +177,23 @@ fn glob_covers_precious(target: &str, ctx: &Ctx<'_>) -> bool {
 /// Whether the view is a recursive `rm` (`-r`, `--no-preserve-root`).
 pub(super) fn is_recursive_rm(view: &[String]) -> bool {
     program(view) == "rm"
-        && (has_flag(view, &['r', 'R'], &["recursive"])
-            || has_flag(view, &[], &["no-preserve-root"]))
+        && (invocation(view).has_flag(&['r', 'R'], &["recursive"])
+            || invocation(view).has_flag(&[], &["no-preserve-root"]))
 }
 
 pub(super) fn rm_recursive_root(view: &[String], ctx: &Ctx<'_>) -> bool {
     match program(view) {
-        "rm" => is_recursive_rm(view) && operands(view).iter().any(|t| is_precious_tree(t, ctx)),
+        "rm" => {
+            is_recursive_rm(view)
+                && invocation(view)
+                    .operands
+                    .iter()
+                    .any(|t| is_precious_tree(t, ctx))
+        }
         "mv" => {
             // Moving `/etc` or `/bin` away removes it as surely. With
             // `-t DIR` every operand is a source and DIR is written into.
-            let ops = operands(view);
+            let ops = invocation(view).operands;
             match target_directory(view) {
                 Some(dir) => ops
                     .iter()
@@ -230,9 +206,10 @@ pub(super) fn rm_recursive_root(view: &[String], ctx: &Ctx<'_>) -> bool {
             }
         }
         // `rimraf` and kin (npm packages, often through `npx`) remove recursively.
-        "rimraf" | "del-cli" | "trash" | "rmrf" => {
-            operands(view).iter().any(|t| is_precious_tree(t, ctx))
-        }
+        "rimraf" | "del-cli" | "trash" | "rmrf" => invocation(view)
+            .operands
+            .iter()
+            .any(|t| is_precious_tree(t, ctx)),
         "git" => git_clean_root(view, ctx),
         "find" => {
             let deletes = view.iter().any(|w| w == "-delete") || view.windows(2).any(|w| {
@@ -455,7 +432,7 @@ pub(super) fn copy_to_device(view: &[String]) -> bool {
             | "ddrescue"
             | "dcfldd"
             | "badblocks"
-    ) && operands(view).iter().any(|w| is_disk_device(w))
+    ) && invocation(view).operands.iter().any(|w| is_disk_device(w))
 }
 
 pub(super) fn format_device(view: &[String]) -> bool {
@@ -507,8 +484,8 @@ pub(super) fn format_device(view: &[String]) -> bool {
 pub(super) fn kernel_write(view: &[String]) -> bool {
     match program(view) {
         "sysctl" => {
-            has_flag(view, &['w', 'p'], &["write", "load", "system"])
-                || operands(view).iter().any(|w| w.contains('='))
+            invocation(view).has_flag(&['w', 'p'], &["write", "load", "system"])
+                || invocation(view).operands.iter().any(|w| w.contains('='))
         }
         "tee" | "cp" | "dd" | "install" | "mv" => view
             .iter()
@@ -520,8 +497,9 @@ pub(super) fn kernel_write(view: &[String]) -> bool {
 
 pub(super) fn recursive_chown_system(view: &[String], ctx: &Ctx<'_>) -> bool {
     matches!(program(view), "chown" | "chmod" | "chgrp")
-        && has_flag(view, &['R'], &["recursive"])
-        && operands(view)
+        && invocation(view).has_flag(&['R'], &["recursive"])
+        && invocation(view)
+            .operands
             .iter()
             .skip(1)
             .any(|t| is_precious_tree(t, ctx))
@@ -534,11 +512,13 @@ pub(super) fn recursive_chown_system(view: &[String], ctx: &Ctx<'_>) -> bool {
 fn reads_recursively(view: &[String]) -> bool {
     match program(view) {
         "grep" | "egrep" | "fgrep" => {
-            has_flag(view, &['r', 'R'], &["recursive", "dereference-recursive"])
+            invocation(view).has_flag(&['r', 'R'], &["recursive", "dereference-recursive"])
         }
         "rg" | "ag" | "ack" | "tar" | "bsdtar" | "7z" | "du" | "tree" => true,
-        "zip" | "cp" | "scp" => has_flag(view, &['r', 'R', 'a'], &["recursive", "archive"]),
-        "rsync" => has_flag(view, &['r', 'a'], &["recursive", "archive"]),
+        "zip" | "cp" | "scp" => {
+            invocation(view).has_flag(&['r', 'R', 'a'], &["recursive", "archive"])
+        }
+        "rsync" => invocation(view).has_flag(&['r', 'a'], &["recursive", "archive"]),
         _ => false,
     }
 }
@@ -552,7 +532,7 @@ pub(super) fn reads_secret_tree(view: &[String], ctx: &Ctx<'_>) -> bool {
     }
     let base = ctx.cwd.unwrap_or(Path::new("/"));
     let secrets = super::path_rows::fixed_secret_locations(ctx.home);
-    operands(view).iter().any(|t| {
+    invocation(view).operands.iter().any(|t| {
         if t.contains(['*', '?']) || !(t.starts_with(['/', '~', '$']) || ctx.cwd.is_some()) {
             return false;
         }
@@ -571,7 +551,7 @@ pub(super) fn reads_secret_tree(view: &[String], ctx: &Ctx<'_>) -> bool {
 
 pub(super) fn reads_whole_home(view: &[String], ctx: &Ctx<'_>) -> bool {
     reads_recursively(view)
-        && operands(view).iter().any(|t| {
+        && invocation(view).operands.iter().any(|t| {
             let home_like = matches!(
                 *t,
                 "~" | "~/"
@@ -649,7 +629,7 @@ pub(super) fn firewall_off(view: &[String]) -> bool {
     ) {
         return false;
     }
-    let ops = operands(view);
+    let ops = invocation(view).operands;
     let first = ops.first().copied().unwrap_or_default();
     let is_firewall = |w: &str| {
         matches!(
@@ -677,8 +657,8 @@ pub(super) fn firewall_off(view: &[String]) -> bool {
             ops.len() >= 2 && is_firewall(first) && matches!(ops.get(1).copied(), Some("stop"))
         }
         "iptables" | "ip6tables" | "iptables-legacy" | "iptables-nft" => {
-            has_flag(view, &['F', 'X', 'D'], &["flush", "delete-chain", "delete"])
-                || (has_flag(view, &['P', 'I', 'A'], &["policy", "insert", "append"])
+            invocation(view).has_flag(&['F', 'X', 'D'], &["flush", "delete-chain", "delete"])
+                || (invocation(view).has_flag(&['P', 'I', 'A'], &["policy", "insert", "append"])
                     && view.iter().any(|w| w == "ACCEPT"))
         }
         "nft" => {
@@ -686,7 +666,7 @@ pub(super) fn firewall_off(view: &[String]) -> bool {
             words.windows(2).any(|w| matches!(w, [a, b] if (*a == "flush" && matches!(*b, "ruleset" | "table" | "chain")) || (*a == "delete" && matches!(*b, "table" | "chain"))))
         }
         "setenforce" => matches!(first, "0" | "Permissive" | "permissive"),
-        "pfctl" => has_flag(view, &['d'], &[]),
+        "pfctl" => invocation(view).has_flag(&['d'], &[]),
         "netsh" => {
             view.iter().any(|w| w.eq_ignore_ascii_case("off"))
                 && view.iter().any(|w| w.eq_ignore_ascii_case("advfirewall"))
@@ -771,11 +751,7 @@ pub(super) fn is_core_package(name: &str) -> bool {
 }
 
 pub(super) fn remove_core_package(view: &[String]) -> bool {
-    if has_flag(
-        view,
-        &[],
-        &["force-remove-essential", "allow-remove-essential"],
-    ) {
+    if invocation(view).has_flag(&[], &["force-remove-essential", "allow-remove-essential"]) {
         return true;
     }
     // Only the package managers matched below; checked before collecting operands.
@@ -796,7 +772,7 @@ pub(super) fn remove_core_package(view: &[String]) -> bool {
     ) {
         return false;
     }
-    let ops = operands(view);
+    let ops = invocation(view).operands;
     let first = ops.first().copied().unwrap_or_default();
     let packages = || ops.iter().skip(1);
     match program(view) {
@@ -819,10 +795,12 @@ pub(super) fn remove_core_package(view: &[String]) -> bool {
                 && ops.iter().any(|p| is_core_package(p))
         }
         "dpkg" => {
-            has_flag(view, &['r', 'P'], &["remove", "purge"])
+            invocation(view).has_flag(&['r', 'P'], &["remove", "purge"])
                 && ops.iter().any(|p| is_core_package(p))
         }
-        "rpm" => has_flag(view, &['e'], &["erase"]) && ops.iter().any(|p| is_core_package(p)),
+        "rpm" => {
+            invocation(view).has_flag(&['e'], &["erase"]) && ops.iter().any(|p| is_core_package(p))
+        }
         _ => false,
     }
 }

@@ -2,7 +2,7 @@
 //! wired to a network connection, a container given the host's root, a
 //! power-off.
 
-use super::commands::{operands, program};
+use super::commands::{invocation, program};
 use crate::shell::{SimpleCommand, wrappers::views};
 
 /// Network clients that can carry a shell's input and output.
@@ -37,7 +37,7 @@ fn executes_for_the_network(view: &[String]) -> bool {
 /// A shell run interactively or reading its input: `sh`, `bash -i`.
 fn is_listening_shell(view: &[String]) -> bool {
     crate::shell::words::is_shell(program(view))
-        && (operands(view).is_empty() || view.iter().skip(1).any(|w| w == "-i"))
+        && (invocation(view).operands.is_empty() || view.iter().skip(1).any(|w| w == "-i"))
 }
 
 /// A reverse shell: a redirection to `/dev/tcp/…` or `/dev/udp/…`, a
@@ -92,7 +92,7 @@ fn reads_a_piped_or_substituted_script(view: &[String]) -> bool {
     if !(crate::shell::words::is_shell(name) || interpreter) {
         return false;
     }
-    let ops = operands(view);
+    let ops = invocation(view).operands;
     ops.is_empty()
         || ops.first() == Some(&"-")
         || view.iter().skip(1).any(|w| {
@@ -187,13 +187,14 @@ pub(super) fn power_off(view: &[String]) -> bool {
     match program(view) {
         "shutdown" => !view.iter().skip(1).any(|w| w == "-c"),
         "poweroff" | "reboot" | "halt" => !view.iter().skip(1).any(|w| w == "--help"),
-        "systemctl" | "loginctl" => operands(view).iter().any(|w| {
+        "systemctl" | "loginctl" => invocation(view).operands.iter().any(|w| {
             matches!(
                 *w,
                 "poweroff" | "reboot" | "halt" | "kexec" | "soft-reboot" | "suspend" | "hibernate"
             )
         }),
-        "init" | "telinit" => operands(view)
+        "init" | "telinit" => invocation(view)
+            .operands
             .first()
             .is_some_and(|w| matches!(*w, "0" | "6")),
         _ => false,

@@ -391,7 +391,7 @@ fn example_env_copy_destination(part: &SimpleCommand) -> Option<String> {
     ) {
         return None;
     }
-    let ops = commands::operands(view);
+    let ops = commands::invocation(view).operands;
     let (dest, sources) = ops.split_last()?;
     let example = |w: &str| {
         let name = w.rsplit('/').next().unwrap_or(w);

@@ -17,7 +17,7 @@
 //! (`env | nc host 80`); a copy to a remote destination. Literal bodies
 //! and headers, downloads and copies from a remote host are not.
 
-use super::commands::{operands, program};
+use super::commands::{invocation, program};
 use crate::shell::{SimpleCommand, wrappers::views};
 
 /// One network client.
@@ -181,7 +181,7 @@ fn credential_header_from_expansion(header: &str) -> bool {
 /// Whether the last operand is a remote destination (`host:`, `u@h:/p`)
 /// and another operand is local.
 fn copies_to_remote(view: &[String]) -> bool {
-    let ops = operands(view);
+    let ops = invocation(view).operands;
     let remote = |w: &str| {
         let head = w.split('/').next().unwrap_or(w);
         head.contains(':') && !w.contains("://") && !w.starts_with(':')
@@ -369,7 +369,11 @@ fn runs_file(view: &[String], file: &str) -> bool {
     let runner = crate::shell::words::is_shell(name)
         || matches!(name, "source" | "." | "exec")
         || crate::shell::unread_code::is_interpreter(name);
-    runner && operands(view).first().is_some_and(|o| same_file(o, file))
+    runner
+        && invocation(view)
+            .operands
+            .first()
+            .is_some_and(|o| same_file(o, file))
 }
 
 /// `source <(curl …)`, `. <(wget -qO- …)`, `source /dev/stdin <<< "$(curl …)"`.

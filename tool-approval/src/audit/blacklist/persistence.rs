@@ -8,25 +8,23 @@
 //! is a redirection onto the file or a command that names it and is not on
 //! the read-only list.
 
-use super::commands::{has_flag, is_read_only, program};
+use super::commands::{invocation, is_read_only, program};
 use crate::shell::SimpleCommand;
 
 /// `insmod`, `rmmod`, `modprobe` (not its dry runs), `kexec`.
 pub(super) fn kernel_modules(view: &[String]) -> bool {
     match program(view) {
         "insmod" | "rmmod" | "kexec" => true,
-        "modprobe" => !has_flag(
-            view,
-            &['n', 'c', 'D'],
-            &["dry-run", "showconfig", "show-depends"],
-        ),
+        "modprobe" => {
+            !invocation(view).has_flag(&['n', 'c', 'D'], &["dry-run", "showconfig", "show-depends"])
+        }
         _ => false,
     }
 }
 
 /// `setcap` (not `setcap -v`, which only verifies).
 pub(super) fn sets_capabilities(view: &[String]) -> bool {
-    program(view) == "setcap" && !has_flag(view, &['v'], &[])
+    program(view) == "setcap" && !invocation(view).has_flag(&['v'], &[])
 }
 
 /// `kill … -1` (every process the user may signal), `killall5`, `pkill` of
@@ -36,12 +34,13 @@ pub(super) fn kills_everything(view: &[String]) -> bool {
         "killall5" => true,
         "kill" => kill_targets(view).any(|t| t == "-1"),
         // A pattern that matches every process name.
-        "pkill" => super::commands::operands(view)
+        "pkill" => invocation(view)
+            .operands
             .iter()
             .any(|o| matches!(*o, "." | ".*" | "^" | "")),
         // `killall -u USER` with no name: every process of that user.
         "killall" => {
-            has_flag(view, &['u'], &["user"]) && super::commands::operands(view).len() <= 1
+            invocation(view).has_flag(&['u'], &["user"]) && invocation(view).operands.len() <= 1
         }
         _ => false,
     }
@@ -68,7 +67,7 @@ fn kill_targets(view: &[String]) -> impl Iterator<Item = &str> {
 
 /// `crontab FILE`, `crontab -e`, `crontab -r`, `crontab -` (not `crontab -l`).
 pub(super) fn edits_crontab(view: &[String]) -> bool {
-    program(view) == "crontab" && !has_flag(view, &['l'], &["list"])
+    program(view) == "crontab" && !invocation(view).has_flag(&['l'], &["list"])
 }
 
 /// A file inside the system's program, library or boot folders (a row of
@@ -86,7 +85,7 @@ pub(super) fn written_operands(view: &[String]) -> Vec<String> {
             if crate::shell::links::target_directory(view).is_some() {
                 return crate::shell::links::target_directory_writes(view);
             }
-            let ops = super::commands::operands(view);
+            let ops = invocation(view).operands;
             // `install -d DIR…` makes directories: each operand.
             if program(view) == "install" && view.iter().any(|w| w == "-d") {
                 return ops.iter().map(|o| (*o).to_owned()).collect();
@@ -98,7 +97,8 @@ pub(super) fn written_operands(view: &[String]) -> Vec<String> {
                 .map(|o| vec![(*o).to_owned()])
                 .unwrap_or_default()
         }
-        "tee" | "truncate" | "shred" => super::commands::operands(view)
+        "tee" | "truncate" | "shred" => invocation(view)
+            .operands
             .iter()
             .map(|o| (*o).to_owned())
             .collect(),

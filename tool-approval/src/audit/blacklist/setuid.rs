@@ -1,7 +1,7 @@
 //! The setuid/setgid bit: which files a command sets it on, and which of
 //! those are a root shell away (shells, interpreters, system binaries).
 
-use super::commands::{operands, program};
+use super::commands::{invocation, program};
 use crate::shell::words::{basename, is_shell};
 
 /// The mode a view sets with the setuid/setgid bit, and the files it sets
@@ -10,10 +10,10 @@ pub(super) fn setuid_targets(view: &[String]) -> Option<Vec<&str>> {
     match program(view) {
         "chmod" => {
             if let Some(reference) = view.iter().find(|w| w.starts_with("--reference")) {
-                let files: Vec<&str> = operands(view);
+                let files: Vec<&str> = invocation(view).operands;
                 return is_setuid_mode(reference).then_some(files);
             }
-            let ops = operands(view);
+            let ops = invocation(view).operands;
             let (mode, files) = ops.split_first()?;
             is_setuid_mode(mode).then(|| files.to_vec())
         }
@@ -27,7 +27,8 @@ pub(super) fn setuid_targets(view: &[String]) -> Option<Vec<&str>> {
                     mode = Some(m);
                 }
             }
-            let ops: Vec<&str> = operands(view)
+            let ops: Vec<&str> = invocation(view)
+                .operands
                 .into_iter()
                 .filter(|o| Some(*o) != mode)
                 .collect();
@@ -136,7 +137,7 @@ pub(super) fn interpreter_copies(view: &[String]) -> Vec<String> {
     if !matches!(program(view), "cp" | "install" | "mv" | "ln" | "rsync") {
         return Vec::new();
     }
-    let ops = operands(view);
+    let ops = invocation(view).operands;
     let Some((dest, sources)) = ops.split_last() else {
         return Vec::new();
     };

@@ -1,0 +1,897 @@
+//! The program table: what the engine knows about a program's command line,
+//! as data, and the one reader that turns a command's words into a typed
+//! `Invocation`.
+//!
+//! A row names programs (basenames) and optionally one subcommand, and lists
+//! the options that matter there: which take a value, how ([`OptionValue`]:
+//! a separate or attached word, or attached only), and what each does
+//! ([`Effect`]: reads or writes the file it names, runs the command it
+//! gives, loads code, opens the network, changes the configuration of this
+//! or a later run). An option a row does not list is a flag without a value.
+//! A row also says where the subcommand sits (the first operand; git's own
+//! options come only before it) and whether short options cluster (`-avze
+//! CMD` is `-a -v -z -e CMD` for rsync; `-fno-builtin` is one option for
+//! gcc).
+//!
+//! Every reader of options goes through `Invocation::read`: the option
+//! effects that block prefix approval (`shell::options`), git's subcommand
+//! (`shell::scripts`), the blacklist's flag and operand checks; wrappers read
+//! their own options with the same rule (`takes_separate_value`). Hosts add
+//! rows through the policy file's `shell.options` (see
+//! [`CommandOption`]), read by the same reader.
+
+use super::words::basename;
+
+/// What an option, an operand or a program's own language does, beyond
+/// what the command's name says: the one vocabulary of the program table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Effect {
+    /// The value is a file the command reads (the blacklist's path entries
+    /// see it as they see every word).
+    ReadsFile,
+    /// The value is a file the command writes: it joins the command's
+    /// written files, so path entries (`~/.bashrc`) judge it.
+    WritesFile,
+    /// The value is a command or script the command runs: parsed like the
+    /// line, so deny rules and the blacklist judge what it runs.
+    RunsCode,
+    /// The command loads code the engine does not read as shell: a plugin,
+    /// a module, a program in another language, a file that names programs
+    /// (`node -r`, `python -c`, `make -f`). No prefix rule approves it.
+    LoadsCode,
+    /// The command opens the network where its name does not say so.
+    Network,
+    /// The command runs with another configuration, directory or
+    /// repository, which can make it run code (hooks, pagers, build
+    /// scripts). No prefix rule approves it.
+    ChangesConfig,
+}
+
+impl Effect {
+    /// A short human description.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::ReadsFile => "reads a file",
+            Self::WritesFile => "writes a file",
+            Self::RunsCode => "runs a command",
+            Self::LoadsCode => "loads code",
+            Self::Network => "opens the network",
+            Self::ChangesConfig => "changes the configuration the command runs with",
+        }
+    }
+
+    /// The name the policy file uses (`writesFile`, `runsCode`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::ReadsFile => "readsFile",
+            Self::WritesFile => "writesFile",
+            Self::RunsCode => "runsCode",
+            Self::LoadsCode => "loadsCode",
+            Self::Network => "network",
+            Self::ChangesConfig => "changesConfig",
+        }
+    }
+
+    /// Every effect, in the order of [`Effect::name`]'s list.
+    pub const ALL: [Effect; 6] = [
+        Self::ReadsFile,
+        Self::WritesFile,
+        Self::RunsCode,
+        Self::LoadsCode,
+        Self::Network,
+        Self::ChangesConfig,
+    ];
+
+    /// The effect a policy-file name stands for.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|e| e.name() == name)
+    }
+
+    /// Whether a prefix rule may still approve a command with this effect:
+    /// reading is what approved commands do; everything else is more than
+    /// the command's name says.
+    pub(crate) fn blocks_prefix_approval(self) -> bool {
+        !matches!(self, Self::ReadsFile)
+    }
+}
+
+/// How an option takes its value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum OptionValue {
+    /// No value: the option's presence is the effect (`--ext-diff`).
+    Flag,
+    /// `-o FILE`, `-oFILE`, `--output FILE` or `--output=FILE`.
+    Required,
+    /// Only attached: `--output=FILE` (a separate word is an operand).
+    Attached,
+}
+
+/// A host's row of the program table: one option of one command (after
+/// one subcommand, or the program's own) and what it does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandOption {
+    pub(crate) program: String,
+    pub(crate) subcommand: Option<String>,
+    pub(crate) names: Vec<String>,
+    pub(crate) value: OptionValue,
+    pub(crate) effect: Effect,
+}
+
+impl CommandOption {
+    /// `program`'s option, spelled any of `names` (`-o`, `--output`).
+    pub fn new(
+        program: impl Into<String>,
+        names: &[&str],
+        value: OptionValue,
+        effect: Effect,
+    ) -> Self {
+        Self {
+            program: program.into(),
+            subcommand: None,
+            names: names.iter().map(|n| (*n).to_owned()).collect(),
+            value,
+            effect,
+        }
+    }
+
+    /// Only after this subcommand (`git diff --output`).
+    pub fn subcommand(mut self, subcommand: impl Into<String>) -> Self {
+        self.subcommand = Some(subcommand.into());
+        self
+    }
+
+    /// The program (a basename).
+    pub fn program(&self) -> &str {
+        &self.program
+    }
+
+    /// The effect.
+    pub fn effect(&self) -> Effect {
+        self.effect
+    }
+}
+
+/// One option of a row: its spellings, how it takes a value, what it does
+/// (`None`: it only takes a value, as git's `--namespace NAME` does).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Opt {
+    pub(crate) names: &'static [&'static str],
+    pub(crate) value: OptionValue,
+    pub(crate) effect: Option<Effect>,
+}
+
+/// Where a program's subcommand sits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Options {
+    /// The first operand is the subcommand and the program's own options
+    /// come only before it (`git -C DIR diff --output F`).
+    BeforeSubcommand,
+    /// The first operand is the subcommand; the program's own options may
+    /// come anywhere (`cargo test --config X`).
+    Anywhere,
+}
+
+/// One row of the program table.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Row {
+    /// Program names (basenames).
+    pub(crate) programs: &'static [&'static str],
+    /// The subcommand the options belong to; `None`: the program's own.
+    pub(crate) subcommand: Option<&'static str>,
+    /// Where the program's own options may come (only read on the row
+    /// without a subcommand).
+    pub(crate) options_at: Options,
+    /// Whether short options cluster (`-avze CMD`).
+    pub(crate) clusters: bool,
+    /// The options that take a value or have an effect.
+    pub(crate) options: &'static [Opt],
+}
+
+use Effect::{ChangesConfig, LoadsCode, RunsCode, WritesFile};
+use OptionValue::{Attached, Flag, Required};
+
+const fn opt(names: &'static [&'static str], value: OptionValue, effect: Effect) -> Opt {
+    Opt {
+        names,
+        value,
+        effect: Some(effect),
+    }
+}
+
+/// An option that only takes a value (so the word after it is not the
+/// subcommand or an operand).
+const fn valued(names: &'static [&'static str]) -> Opt {
+    Opt {
+        names,
+        value: Required,
+        effect: None,
+    }
+}
+
+const fn program(
+    programs: &'static [&'static str],
+    clusters: bool,
+    options: &'static [Opt],
+) -> Row {
+    Row {
+        programs,
+        subcommand: None,
+        options_at: Options::Anywhere,
+        clusters,
+        options,
+    }
+}
+
+const fn sub(
+    programs: &'static [&'static str],
+    subcommand: &'static str,
+    options: &'static [Opt],
+) -> Row {
+    Row {
+        programs,
+        subcommand: Some(subcommand),
+        options_at: Options::Anywhere,
+        clusters: false,
+        options,
+    }
+}
+
+const GIT: &[&str] = &["git"];
+
+/// The built-in rows. A program's row without a subcommand comes first.
+pub(crate) const TABLE: &[Row] = &[
+    // git: its own options before the subcommand (`-c` is judged by key,
+    // see `shell::options`).
+    Row {
+        programs: GIT,
+        subcommand: None,
+        options_at: Options::BeforeSubcommand,
+        clusters: false,
+        options: &[
+            opt(
+                &[
+                    "-C",
+                    "--git-dir",
+                    "--work-tree",
+                    "--exec-path",
+                    "--namespace",
+                ],
+                Required,
+                ChangesConfig,
+            ),
+            opt(&["--config-env"], Required, ChangesConfig),
+            valued(&["-c", "--super-prefix"]),
+        ],
+    },
+    sub(
+        GIT,
+        "diff",
+        &[
+            opt(&["--output"], Required, WritesFile),
+            opt(&["--ext-diff"], Flag, ChangesConfig),
+        ],
+    ),
+    sub(
+        GIT,
+        "log",
+        &[
+            opt(&["--output"], Required, WritesFile),
+            opt(&["--ext-diff"], Flag, ChangesConfig),
+        ],
+    ),
+    sub(GIT, "show", &[opt(&["--output"], Required, WritesFile)]),
+    sub(
+        GIT,
+        "format-patch",
+        &[opt(&["-o", "--output-directory"], Required, WritesFile)],
+    ),
+    sub(
+        GIT,
+        "grep",
+        &[opt(&["-O", "--open-files-in-pager"], Attached, RunsCode)],
+    ),
+    sub(GIT, "fetch", &[opt(&["--upload-pack"], Required, RunsCode)]),
+    sub(GIT, "pull", &[opt(&["--upload-pack"], Required, RunsCode)]),
+    sub(
+        GIT,
+        "clone",
+        &[
+            opt(&["-u", "--upload-pack"], Required, RunsCode),
+            opt(&["--template", "-c", "--config"], Required, ChangesConfig),
+        ],
+    ),
+    sub(
+        GIT,
+        "push",
+        &[opt(&["--receive-pack", "--exec"], Required, RunsCode)],
+    ),
+    sub(
+        GIT,
+        "ls-remote",
+        &[opt(&["--upload-pack"], Required, RunsCode)],
+    ),
+    sub(
+        GIT,
+        "archive",
+        &[
+            opt(&["-o", "--output"], Required, WritesFile),
+            opt(&["--exec"], Required, RunsCode),
+        ],
+    ),
+    // cargo: configuration that picks the compiler, runners, wrappers.
+    program(
+        &["cargo"],
+        false,
+        &[
+            opt(&["--config", "-Z", "--target-dir"], Required, ChangesConfig),
+            valued(&["--color", "--manifest-path"]),
+        ],
+    ),
+    // npm and its kin: Node options, another project, another shell.
+    program(
+        &["npm"],
+        false,
+        &[
+            opt(
+                &["--node-options", "--prefix", "-C"],
+                Required,
+                ChangesConfig,
+            ),
+            opt(&["--script-shell"], Required, RunsCode),
+            opt(&["--userconfig", "--globalconfig"], Required, ChangesConfig),
+            valued(&["--dir", "--cwd"]),
+        ],
+    ),
+    program(
+        &["npx"],
+        false,
+        &[
+            opt(&["--node-options", "--prefix"], Required, ChangesConfig),
+            valued(&["-C", "--dir", "--cwd"]),
+        ],
+    ),
+    program(
+        &["pnpm"],
+        false,
+        &[
+            opt(
+                &["--node-options", "--prefix", "-C", "--dir"],
+                Required,
+                ChangesConfig,
+            ),
+            valued(&["--cwd"]),
+        ],
+    ),
+    program(
+        &["yarn"],
+        false,
+        &[
+            opt(&["--cwd", "--use-yarnrc"], Required, ChangesConfig),
+            valued(&["--prefix", "-C", "--dir"]),
+        ],
+    ),
+    program(
+        &["node"],
+        false,
+        &[opt(
+            &[
+                "-r",
+                "--require",
+                "--import",
+                "--loader",
+                "--experimental-loader",
+            ],
+            Required,
+            LoadsCode,
+        )],
+    ),
+    // ripgrep runs a preprocessor on every file.
+    program(&["rg"], false, &[opt(&["--pre"], Required, RunsCode)]),
+    // find: writes of its own (single-dash long options: no clusters).
+    program(
+        &["find"],
+        false,
+        &[opt(
+            &["-fprint", "-fprint0", "-fls", "-fprintf"],
+            Required,
+            WritesFile,
+        )],
+    ),
+    // tar, rsync, ssh, scp, zip: programs they run, configuration they read.
+    program(
+        &["tar"],
+        true,
+        &[
+            opt(
+                &[
+                    "--to-command",
+                    "--use-compress-program",
+                    "-I",
+                    "--rsh-command",
+                    "--info-script",
+                    "--new-volume-script",
+                ],
+                Required,
+                RunsCode,
+            ),
+            opt(&["--checkpoint-action"], Attached, RunsCode),
+        ],
+    ),
+    program(
+        &["rsync"],
+        true,
+        &[opt(&["-e", "--rsh", "--rsync-path"], Required, RunsCode)],
+    ),
+    program(
+        &["ssh"],
+        true,
+        &[opt(&["-o", "-F"], Required, ChangesConfig)],
+    ),
+    program(
+        &["scp"],
+        true,
+        &[opt(&["-o", "-F", "-S"], Required, ChangesConfig)],
+    ),
+    program(
+        &["zip"],
+        false,
+        &[opt(&["-TT", "--unzip-command"], Required, RunsCode)],
+    ),
+    // Writers by option.
+    program(
+        &["sort"],
+        true,
+        &[opt(&["-o", "--output"], Required, WritesFile)],
+    ),
+    program(
+        &["curl"],
+        true,
+        &[opt(
+            &[
+                "-o",
+                "--output",
+                "-D",
+                "--dump-header",
+                "-c",
+                "--cookie-jar",
+                "--trace",
+                "--trace-ascii",
+                "--stderr",
+            ],
+            Required,
+            WritesFile,
+        )],
+    ),
+    program(
+        &["wget"],
+        true,
+        &[opt(
+            &[
+                "-O",
+                "--output-document",
+                "-o",
+                "--output-file",
+                "-a",
+                "--append-output",
+            ],
+            Required,
+            WritesFile,
+        )],
+    ),
+    program(&["gcc"], false, &[opt(&["-o"], Required, WritesFile)]),
+    // Test runners and interpreters loading code by option.
+    program(
+        &["pytest"],
+        false,
+        &[opt(
+            &["-p", "-c", "--rootdir", "--confcutdir"],
+            Required,
+            LoadsCode,
+        )],
+    ),
+    program(
+        &["python", "python3"],
+        false,
+        &[opt(&["-c", "-m"], Required, LoadsCode)],
+    ),
+    program(
+        &["make"],
+        false,
+        &[
+            opt(
+                &["-f", "--file", "--makefile", "-I", "--include-dir"],
+                Required,
+                LoadsCode,
+            ),
+            opt(&["-C", "--directory"], Required, ChangesConfig),
+        ],
+    ),
+    program(
+        &["man"],
+        false,
+        &[opt(&["-P", "--pager", "-H", "--html"], Required, RunsCode)],
+    ),
+];
+
+/// Whether any row (built in or the host's) names `program`.
+pub(crate) fn has_row(program: &str, extra: &[CommandOption]) -> bool {
+    TABLE.iter().any(|r| r.programs.contains(&program))
+        || extra.iter().any(|o| o.program == program)
+}
+
+/// One option word as read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ReadOption<'a> {
+    /// The word as written (`-rf`, `--output=x`).
+    pub(crate) word: &'a str,
+    /// The option letters of a short word (`rf` of `-rf`, `o` of `-oFILE`);
+    /// empty for a long option.
+    pub(crate) letters: &'a str,
+    /// The long name without dashes and value (`output`), empty for a short.
+    pub(crate) long: &'a str,
+    /// The value, attached or the next word.
+    pub(crate) value: Option<&'a str>,
+    /// What the option does, when a row says.
+    pub(crate) effect: Option<Effect>,
+    /// Read before the subcommand (a program's own option).
+    pub(crate) before_subcommand: bool,
+}
+
+/// A command's words read through the program table: the program, its
+/// subcommand, the options (with their values and effects) and the
+/// operands.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Invocation<'a> {
+    /// The program (a basename).
+    pub(crate) program: &'a str,
+    /// The subcommand: the first operand (`diff` of `git -C x diff`).
+    pub(crate) subcommand: Option<&'a str>,
+    /// The subcommand's index among the arguments (the words after the
+    /// command word).
+    pub(crate) subcommand_at: Option<usize>,
+    /// Every option word, in order.
+    pub(crate) options: Vec<ReadOption<'a>>,
+    /// The words that are neither options nor their values (everything
+    /// after `--`), the subcommand included, in order.
+    pub(crate) operands: Vec<&'a str>,
+}
+
+/// What one option name means where it was read.
+#[derive(Debug, Clone, Copy)]
+struct Meaning {
+    value: OptionValue,
+    effect: Option<Effect>,
+}
+
+/// The rows (built in and the host's) for one program.
+struct Rows<'a> {
+    builtin: Vec<&'static Row>,
+    extra: Vec<&'a CommandOption>,
+}
+
+impl<'a> Rows<'a> {
+    fn of(program: &str, extra: &'a [CommandOption]) -> Self {
+        Self {
+            builtin: TABLE
+                .iter()
+                .filter(|r| r.programs.contains(&program))
+                .collect(),
+            extra: extra.iter().filter(|o| o.program == program).collect(),
+        }
+    }
+
+    fn own(&self) -> Option<&'static Row> {
+        self.builtin
+            .iter()
+            .copied()
+            .find(|r| r.subcommand.is_none())
+    }
+
+    fn clusters(&self) -> bool {
+        self.own().is_some_and(|r| r.clusters)
+    }
+
+    fn options_at(&self) -> Options {
+        self.own().map_or(Options::Anywhere, |r| r.options_at)
+    }
+
+    /// The meaning of option `name` with `sub` the subcommand read so far.
+    fn meaning(&self, name: &str, sub: Option<&str>) -> Option<Meaning> {
+        let own_applies = sub.is_none() || self.options_at() == Options::Anywhere;
+        let applies = |row_sub: Option<&str>| match row_sub {
+            None => own_applies,
+            Some(want) => sub == Some(want),
+        };
+        // A subcommand's own rows first (`git clone -c` is not git's `-c`).
+        for pass_sub in [true, false] {
+            for row in &self.builtin {
+                if row.subcommand.is_some() != pass_sub || !applies(row.subcommand) {
+                    continue;
+                }
+                if let Some(o) = row.options.iter().find(|o| o.names.contains(&name)) {
+                    return Some(Meaning {
+                        value: o.value,
+                        effect: o.effect,
+                    });
+                }
+            }
+            for o in &self.extra {
+                if o.subcommand.is_some() != pass_sub || !applies(o.subcommand.as_deref()) {
+                    continue;
+                }
+                if o.names.iter().any(|n| n == name) {
+                    return Some(Meaning {
+                        value: o.value,
+                        effect: Some(o.effect),
+                    });
+                }
+            }
+        }
+        None
+    }
+}
+
+impl<'a> Invocation<'a> {
+    /// Reads `view` (a command's words; the command word may be a path)
+    /// through the built-in table and the host's `extra` rows.
+    pub(crate) fn read(view: &'a [String], extra: &'a [CommandOption]) -> Self {
+        match view.split_first() {
+            Some((first, args)) => Self::read_args(basename(first), args, extra),
+            None => Self::default(),
+        }
+    }
+
+    /// Reads `args`, the words after the command word, as `program`'s.
+    pub(crate) fn read_args(
+        program: &'a str,
+        args: &'a [String],
+        extra: &'a [CommandOption],
+    ) -> Self {
+        let rows = Rows::of(program, extra);
+        let clusters = rows.clusters();
+        let mut out = Self {
+            program,
+            ..Self::default()
+        };
+        let mut iter = args.iter().enumerate();
+        let mut options_done = false;
+        while let Some((at, word)) = iter.next() {
+            let word = word.as_str();
+            if options_done || word == "-" || !word.starts_with('-') {
+                if out.subcommand.is_none() && !options_done {
+                    out.subcommand = Some(word);
+                    out.subcommand_at = Some(at);
+                }
+                out.operands.push(word);
+                continue;
+            }
+            if word == "--" {
+                options_done = true;
+                continue;
+            }
+            let before_subcommand = out.subcommand.is_none();
+            let meaning = |name: &str| rows.meaning(name, out.subcommand);
+            let mut read = ReadOption {
+                word,
+                letters: "",
+                long: "",
+                value: None,
+                effect: None,
+                before_subcommand,
+            };
+            let mut wants_next = false;
+            if let Some(long) = word.strip_prefix("--") {
+                let (name, attached) = match long.split_once('=') {
+                    Some((n, v)) => (n, Some(v)),
+                    None => (long, None),
+                };
+                read.long = name;
+                if let Some(m) = word.get(..2 + name.len()).and_then(meaning) {
+                    read.effect = m.effect;
+                    match (m.value, attached) {
+                        (Flag, Some(_)) => read.effect = None,
+                        (_, Some(v)) => read.value = Some(v),
+                        (Required, None) => wants_next = true,
+                        _ => {}
+                    }
+                }
+            } else if let Some(m) = meaning(word) {
+                // A listed single-dash spelling, exactly (`-fprint`, `-TT`, `-C`).
+                read.letters = word.get(1..).unwrap_or_default();
+                read.effect = m.effect;
+                wants_next = m.value == Required;
+            } else if let Some((name, m, rest)) = word
+                .split_once('=')
+                .and_then(|(n, v)| meaning(n).map(|m| (n, m, v)))
+                .filter(|(_, m, _)| m.value != Flag)
+            {
+                // `-o=FILE`.
+                read.letters = name.get(1..).unwrap_or_default();
+                read.effect = m.effect;
+                read.value = Some(rest);
+            } else {
+                read_short(word, clusters, &meaning, &mut read, &mut wants_next);
+            }
+            if wants_next {
+                read.value = iter.next().map(|(_, w)| w.as_str());
+            }
+            out.options.push(read);
+        }
+        out
+    }
+
+    /// Whether a short flag (any letter of a cluster) or a long flag (a
+    /// name, with or without a value) is given, before `--`.
+    pub(crate) fn has_flag(&self, short: &[char], long: &[&str]) -> bool {
+        self.options.iter().any(|o| {
+            if o.letters.is_empty() {
+                long.contains(&o.long)
+            } else {
+                o.letters.chars().any(|c| short.contains(&c))
+            }
+        })
+    }
+}
+
+/// A short option word that is no listed spelling: `-oFILE` (a listed
+/// `-o` with its value attached, in any program), or, where the program's
+/// options cluster, letters up to the first one that takes a value, which
+/// takes the rest of the word or the next word (`-avze CMD`).
+fn read_short<'a>(
+    word: &'a str,
+    clusters: bool,
+    meaning: &dyn Fn(&str) -> Option<Meaning>,
+    read: &mut ReadOption<'a>,
+    wants_next: &mut bool,
+) {
+    let letters = word.get(1..).unwrap_or_default();
+    read.letters = letters;
+    for (at, c) in letters.char_indices() {
+        if at > 0 && !clusters {
+            return;
+        }
+        let mut buf = [0u8; 5];
+        buf[0] = b'-';
+        let len = 1 + c.encode_utf8(&mut buf[1..]).len();
+        let Some(m) = meaning(std::str::from_utf8(&buf[..len]).unwrap_or_default()) else {
+            continue;
+        };
+        if m.effect.is_some() {
+            read.effect = m.effect;
+        }
+        if m.value == Flag {
+            continue;
+        }
+        let end = at + c.len_utf8();
+        read.letters = letters.get(..end).unwrap_or_default();
+        match letters.get(end..).unwrap_or_default() {
+            "" => *wants_next = m.value == Required,
+            rest => read.value = Some(rest),
+        }
+        return;
+    }
+}
+
+/// Whether option `word` takes the next word as its value, given which
+/// spellings take one (`valued`): `-u` (listed), a cluster whose last
+/// letter is a listed short option (`-iu root`); `-uroot` and
+/// `--user=root` carry theirs. The rule of [`Invocation::read`] for
+/// programs whose options cluster, for readers with their own lists
+/// (wrappers).
+pub(crate) fn takes_separate_value(word: &str, valued: &dyn Fn(&str) -> bool) -> bool {
+    if valued(word) {
+        return true;
+    }
+    let Some(cluster) = word.strip_prefix('-') else {
+        return false;
+    };
+    if cluster.starts_with('-') {
+        return false;
+    }
+    for (at, c) in cluster.char_indices() {
+        let mut buf = [0u8; 5];
+        buf[0] = b'-';
+        let len = 1 + c.encode_utf8(&mut buf[1..]).len();
+        if valued(std::str::from_utf8(&buf[..len]).unwrap_or_default()) {
+            // The value is the rest of the cluster, or the next word.
+            return at + c.len_utf8() == cluster.len();
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type Read = (
+        Option<String>,
+        Vec<(String, Option<String>, Option<Effect>)>,
+        Vec<String>,
+    );
+
+    fn read(line: &str) -> Read {
+        let words: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
+        let inv = Invocation::read(&words, &[]);
+        (
+            inv.subcommand.map(str::to_owned),
+            inv.options
+                .iter()
+                .map(|o| (o.word.to_owned(), o.value.map(str::to_owned), o.effect))
+                .collect(),
+            inv.operands.iter().map(|o| (*o).to_owned()).collect(),
+        )
+    }
+
+    #[test]
+    fn git_reads_its_own_options_before_the_subcommand() {
+        let (sub, opts, ops) = read("git -C x -c a.b=c diff --output=p.txt -- --output=y");
+        assert_eq!(sub.as_deref(), Some("diff"));
+        assert_eq!(
+            opts,
+            [
+                ("-C".into(), Some("x".into()), Some(ChangesConfig)),
+                ("-c".into(), Some("a.b=c".into()), None),
+                (
+                    "--output=p.txt".into(),
+                    Some("p.txt".into()),
+                    Some(WritesFile)
+                ),
+            ]
+        );
+        assert_eq!(ops, ["diff", "--output=y"]);
+        // `-C` after the subcommand is not git's.
+        let (_, opts, _) = read("git status -C x");
+        assert_eq!(opts[0].2, None);
+    }
+
+    #[test]
+    fn clusters_only_where_the_program_clusters() {
+        let (_, opts, ops) = read("rsync -avze ssh src dst");
+        assert_eq!(opts, [("-avze".into(), Some("ssh".into()), Some(RunsCode))]);
+        assert_eq!(ops, ["src", "dst"]);
+        let (_, opts, _) = read("curl -sSLo out.html https://x");
+        assert_eq!(opts[0].1.as_deref(), Some("out.html"));
+        let (_, opts, ops) = read("gcc -fno-builtin -oout x.c");
+        assert_eq!(opts[0].2, None);
+        assert_eq!(
+            opts[1],
+            ("-oout".into(), Some("out".into()), Some(WritesFile))
+        );
+        assert_eq!(ops, ["x.c"]);
+        // Unknown programs: every short word is letters, no values.
+        let (_, opts, ops) = read("rm -rf -- -x /");
+        assert_eq!(opts, [("-rf".into(), None, None)]);
+        assert_eq!(ops, ["-x", "/"]);
+    }
+
+    #[test]
+    fn flags_are_read_by_letter_and_name() {
+        let words: Vec<String> = ["rm", "-r", "-f", "--no-preserve-root", "/"]
+            .map(str::to_owned)
+            .to_vec();
+        let inv = Invocation::read(&words, &[]);
+        assert!(inv.has_flag(&['r'], &[]));
+        assert!(inv.has_flag(&[], &["no-preserve-root"]));
+        assert!(!inv.has_flag(&['R'], &["recursive"]));
+        assert_eq!(inv.operands, ["/"]);
+    }
+
+    #[test]
+    fn wrappers_share_the_value_rule() {
+        let valued = |w: &str| w == "-u";
+        assert!(takes_separate_value("-u", &valued));
+        assert!(takes_separate_value("-iu", &valued));
+        assert!(!takes_separate_value("-uroot", &valued));
+        assert!(!takes_separate_value("--user=root", &valued));
+    }
+
+    #[test]
+    fn every_effect_has_a_policy_name() {
+        for e in Effect::ALL {
+            assert_eq!(Effect::from_name(e.name()), Some(e));
+        }
+    }
+}
