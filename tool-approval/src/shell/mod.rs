@@ -48,10 +48,10 @@ pub(crate) mod wildcard;
 pub(crate) mod words;
 pub(crate) mod wrappers;
 
-use programs::ProgramEffect;
 use scripts::scripts_of;
 pub use syntax::ShellSyntax;
 pub use table::{CommandOption, Effect, OptionValue};
+use table::{Found, Reading};
 pub use types::{Hazard, MAX_COMMAND_BYTES, SimpleCommand};
 use walk::Walker;
 pub(crate) use words::{basename, tokenize};
@@ -184,51 +184,64 @@ impl ShellCommand {
                 self.hazards.push(Hazard::OverBudget);
                 break;
             }
-            let mut writes = Vec::new();
-            let mut scripts = Vec::new();
+            // What the part's options (rows of the program table) and its
+            // programs' own languages (sed, awk, one-liners) do: one
+            // vocabulary, read the same way; an option's effect also keeps
+            // prefix rules off, a program's file write counts as a
+            // redirection.
+            let mut found: Vec<(Found, From)> = Vec::new();
             if options::may_have_effects(&part.words, &syntax.options) {
                 for view in wrappers::views(part) {
-                    for found in options::option_effects(view, &syntax.options) {
-                        if found.effect.blocks_prefix_approval() {
-                            self.hazards.push(Hazard::OptionEffect);
-                        }
-                        if found.unread {
-                            self.hazards.push(Hazard::UnreadScript);
-                        }
-                        match (found.effect, found.value) {
-                            (Effect::WritesFile, Some(file)) => writes.push(file),
-                            (Effect::RunsCode, Some(script)) => scripts.push(script),
-                            _ => {}
-                        }
-                    }
-                    writes.extend(links::target_directory_writes(view));
+                    found.extend(
+                        options::option_effects(view, &syntax.options)
+                            .into_iter()
+                            .map(|f| (f, From::Option)),
+                    );
+                    found.extend(
+                        links::target_directory_writes(view)
+                            .into_iter()
+                            .map(|f| (Found::writes(f), From::TargetDirectory)),
+                    );
                 }
             }
             if programs::may_have_programs(&part.words) {
                 for view in wrappers::views(part) {
-                    for effect in programs::program_effects(view) {
-                        match effect {
-                            ProgramEffect::Runs(script) => scripts.push(script),
-                            ProgramEffect::MayRun(script) => {
-                                // Each candidate is parsed to see whether it
-                                // reads as a command: past the budget, the
-                                // rest are not judged, which is a limit.
-                                if may_run_left == 0 {
-                                    self.hazards.push(Hazard::ScriptCount);
-                                } else {
-                                    may_run_left -= 1;
-                                    if reads_clean(&script, syntax, self.grammar_only) {
-                                        scripts.push(script);
-                                    }
-                                }
-                            }
-                            ProgramEffect::RunsUnread => self.hazards.push(Hazard::UnreadScript),
-                            ProgramEffect::Writes(file) => {
-                                self.hazards.push(Hazard::Redirect);
-                                writes.push(file);
+                    found.extend(
+                        programs::program_effects(view)
+                            .into_iter()
+                            .map(|f| (f, From::Program)),
+                    );
+                }
+            }
+            let mut writes = Vec::new();
+            let mut scripts = Vec::new();
+            for (found, from) in found {
+                if from == From::Option && found.effect.blocks_prefix_approval() {
+                    self.hazards.push(Hazard::OptionEffect);
+                }
+                match (found.effect, found.reading, found.value) {
+                    (_, Reading::NotOnLine, _) => self.hazards.push(Hazard::UnreadScript),
+                    (Effect::RunsCode, Reading::Maybe, Some(script)) => {
+                        // Each candidate is parsed to see whether it reads as
+                        // a command: past the budget, the rest are not
+                        // judged, which is a limit.
+                        if may_run_left == 0 {
+                            self.hazards.push(Hazard::ScriptCount);
+                        } else {
+                            may_run_left -= 1;
+                            if reads_clean(&script, syntax, self.grammar_only) {
+                                scripts.push(script);
                             }
                         }
                     }
+                    (Effect::RunsCode, _, Some(script)) => scripts.push(script),
+                    (Effect::WritesFile, _, Some(file)) => {
+                        if from == From::Program {
+                            self.hazards.push(Hazard::Redirect);
+                        }
+                        writes.push(file);
+                    }
+                    _ => {}
                 }
             }
             if wrappers::views(part)
@@ -488,6 +501,17 @@ impl ShellCommand {
             }
         }
     }
+}
+
+/// Where a found effect comes from (what it adds besides itself).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum From {
+    /// An option of the program table: no prefix rule approves the command.
+    Option,
+    /// A program's own language: a file it writes is a redirection.
+    Program,
+    /// `-t DIR` of `mv`, `cp`, `install`, `ln`: the files written.
+    TargetDirectory,
 }
 
 /// What the grammar made of a text.

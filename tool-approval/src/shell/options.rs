@@ -21,7 +21,7 @@
 //! `-o ProxyCommand=…`, tar's `--checkpoint-action=exec=CMD`. Hosts add rows
 //! with [`ShellSyntax::with_option`](super::ShellSyntax::with_option).
 
-use super::table::{CommandOption, Effect, Invocation, has_row};
+use super::table::{CommandOption, Effect, Found, Invocation, has_row};
 use super::words::basename;
 
 /// `-c KEY=VALUE` keys whose value is a command git runs.
@@ -78,29 +78,6 @@ fn git_harmless_key(key: &str) -> bool {
         key,
         "core.quotepath" | "core.abbrev" | "diff.noprefix" | "diff.renames" | "init.defaultbranch"
     )
-}
-
-/// One option found in a command.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Found {
-    pub(crate) effect: Effect,
-    /// The value: the file written or the command run (none for a flag or
-    /// a configuration change).
-    pub(crate) value: Option<String>,
-    /// The option makes the command run commands that are not on the line
-    /// (`git -c protocol.ext.allow=always`: any `ext::` remote in the
-    /// repository's configuration or its submodules).
-    pub(crate) unread: bool,
-}
-
-impl Found {
-    fn new(effect: Effect, value: Option<String>) -> Self {
-        Self {
-            effect,
-            value,
-            unread: false,
-        }
-    }
 }
 
 /// A cheap first look: whether `words` name a program of the table (or
@@ -188,11 +165,7 @@ fn git_config(inv: &Invocation<'_>, out: &mut Vec<Found>) {
         {
             // `ext::CMD` remotes run CMD once allowed, from the line or from
             // the repository's own configuration and `.gitmodules`.
-            out.push(Found {
-                effect: Effect::RunsCode,
-                value: None,
-                unread: true,
-            });
+            out.push(Found::runs_unread());
         } else if git_code_key(&key) {
             let value = (!value.is_empty()).then(|| value.trim_start_matches('!').to_owned());
             out.push(Found::new(Effect::RunsCode, value));

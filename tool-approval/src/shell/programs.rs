@@ -30,21 +30,8 @@
 //! blacklist judge them; files found join the command's redirection targets.
 
 use super::scripts::reads_stdin_script;
+use super::table::Found;
 use super::words::{basename, shell_quote, tokenize};
-
-/// What an inline program does beyond reading its input.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum ProgramEffect {
-    /// It runs this shell command.
-    Runs(String),
-    /// It may run this shell command: a literal found in general code (an
-    /// interpreter's, vim's), judged only when it reads as a clean command.
-    MayRun(String),
-    /// It runs a command computed at run time.
-    RunsUnread,
-    /// It writes this file.
-    Writes(String),
-}
 
 /// A cheap first look: whether any word names a program this module reads.
 pub(crate) fn may_have_programs(words: &[String]) -> bool {
@@ -86,7 +73,7 @@ fn kind(name: &str) -> Option<Kind> {
 }
 
 /// What the program in `view` (a command's words) does.
-pub(crate) fn program_effects(view: &[String]) -> Vec<ProgramEffect> {
+pub(crate) fn program_effects(view: &[String]) -> Vec<Found> {
     let Some((first, args)) = view.split_first() else {
         return Vec::new();
     };
@@ -327,15 +314,15 @@ impl Cursor {
 }
 
 /// What a sed script runs and writes. Text sed would not compile adds
-/// [`ProgramEffect::RunsUnread`]: the reading stopped there, so nothing
+/// [`Found::runs_unread`](super::table::Found::runs_unread): the reading stopped there, so nothing
 /// after it is known.
-fn sed_effects(script: &str, out: &mut Vec<ProgramEffect>) {
+fn sed_effects(script: &str, out: &mut Vec<Found>) {
     if sed_commands(script, out).is_none() {
-        out.push(ProgramEffect::RunsUnread);
+        out.push(Found::runs_unread());
     }
 }
 
-fn sed_commands(script: &str, out: &mut Vec<ProgramEffect>) -> Option<()> {
+fn sed_commands(script: &str, out: &mut Vec<Found>) -> Option<()> {
     let mut cur = Cursor::new(script);
     loop {
         cur.skip_while(|c| c.is_whitespace() || c == ';');
@@ -388,9 +375,9 @@ fn sed_commands(script: &str, out: &mut Vec<ProgramEffect>) -> Option<()> {
                 let line = cur.rest_of_line();
                 let line = line.trim();
                 if line.is_empty() {
-                    out.push(ProgramEffect::RunsUnread);
+                    out.push(Found::runs_unread());
                 } else {
-                    out.push(ProgramEffect::Runs(line.to_owned()));
+                    out.push(Found::runs(line.to_owned()));
                 }
             }
             's' | 'y' => {
@@ -406,13 +393,13 @@ fn sed_commands(script: &str, out: &mut Vec<ProgramEffect>) -> Option<()> {
     }
 }
 
-fn sed_flags(cur: &mut Cursor, out: &mut Vec<ProgramEffect>) -> Option<()> {
+fn sed_flags(cur: &mut Cursor, out: &mut Vec<Found>) -> Option<()> {
     while let Some(flag) = cur.peek() {
         match flag {
             'g' | 'p' | 'i' | 'I' | 'm' | 'M' => {}
             '0'..='9' => {}
             // The pattern space, computed from the input, runs as a command.
-            'e' => out.push(ProgramEffect::RunsUnread),
+            'e' => out.push(Found::runs_unread()),
             'w' => {
                 cur.bump();
                 let file = cur.rest_of_line();
@@ -461,9 +448,9 @@ fn sed_address(cur: &mut Cursor) -> Option<()> {
     Some(())
 }
 
-fn push_file(file: &str, out: &mut Vec<ProgramEffect>) {
+fn push_file(file: &str, out: &mut Vec<Found>) {
     if !file.is_empty() && !matches!(file, "/dev/stdout" | "/dev/stderr") {
-        out.push(ProgramEffect::Writes(file.to_owned()));
+        out.push(Found::writes(file.to_owned()));
     }
 }
 
@@ -686,9 +673,9 @@ fn string_run(toks: &[Tok], mut at: usize) -> (String, usize) {
     (text, at)
 }
 
-fn awk_effects(program: &str, out: &mut Vec<ProgramEffect>) {
+fn awk_effects(program: &str, out: &mut Vec<Found>) {
     let Some(toks) = awk_tokens(program) else {
-        out.push(ProgramEffect::RunsUnread);
+        out.push(Found::runs_unread());
         return;
     };
     // The paren depth at which the current `print` statement began.
@@ -710,9 +697,9 @@ fn awk_effects(program: &str, out: &mut Vec<ProgramEffect>) {
             Tok::Word(w) if w == "system" && toks.get(at + 1) == Some(&Tok::Punct("(")) => {
                 let (text, next) = string_run(&toks, at + 2);
                 if next > at + 2 && toks.get(next) == Some(&Tok::Punct(")")) {
-                    out.push(ProgramEffect::Runs(text));
+                    out.push(Found::runs(text));
                 } else {
-                    out.push(ProgramEffect::RunsUnread);
+                    out.push(Found::runs_unread());
                 }
             }
             Tok::Punct(p @ ("|" | "|&")) => {
@@ -725,9 +712,9 @@ fn awk_effects(program: &str, out: &mut Vec<ProgramEffect>) {
                     let literal = start < at
                         && (start == 0 || toks.get(start - 1).is_none_or(|t| !is_operand(t)));
                     if literal {
-                        out.push(ProgramEffect::Runs(string_run(&toks, start).0));
+                        out.push(Found::runs(string_run(&toks, start).0));
                     } else {
-                        out.push(ProgramEffect::RunsUnread);
+                        out.push(Found::runs_unread());
                     }
                 } else if print_depth == Some(depth) || *p == "|&" {
                     let (text, next) = string_run(&toks, at + 1);
@@ -739,17 +726,17 @@ fn awk_effects(program: &str, out: &mut Vec<ProgramEffect>) {
                                 .map(|start| string_run(&toks, start + 1))
                                 .filter(|(_, end)| *end == at);
                             match printed {
-                                Some((script, _)) => out.push(ProgramEffect::Runs(script)),
-                                None => out.push(ProgramEffect::RunsUnread),
+                                Some((script, _)) => out.push(Found::runs(script)),
+                                None => out.push(Found::runs_unread()),
                             }
                         }
-                        out.push(ProgramEffect::Runs(text));
+                        out.push(Found::runs(text));
                     } else {
-                        out.push(ProgramEffect::RunsUnread);
+                        out.push(Found::runs_unread());
                     }
                 } else {
                     // A pipe awk would not accept elsewhere: unread.
-                    out.push(ProgramEffect::RunsUnread);
+                    out.push(Found::runs_unread());
                 }
             }
             Tok::Punct(">" | ">>") if print_depth == Some(depth) => {
@@ -827,7 +814,7 @@ fn find_close(
 }
 
 /// Shell commands that inline code passes, as literals, to a shell-out call.
-fn inline_code_effects(code: &str, out: &mut Vec<ProgramEffect>) {
+fn inline_code_effects(code: &str, out: &mut Vec<Found>) {
     if !code.contains(['(', '`', ' ', '{']) {
         return;
     }
@@ -844,7 +831,7 @@ fn inline_code_effects(code: &str, out: &mut Vec<ProgramEffect>) {
                     .iter()
                     .collect();
                 if !text.trim().is_empty() {
-                    out.push(ProgramEffect::MayRun(text));
+                    out.push(Found::may_run(text));
                 }
                 at += end + 2;
                 continue;
@@ -878,7 +865,7 @@ fn inline_code_effects(code: &str, out: &mut Vec<ProgramEffect>) {
                             .unwrap_or_default()
                             .iter()
                             .collect();
-                        out.push(ProgramEffect::MayRun(text));
+                        out.push(Found::may_run(text));
                         at += end + 2;
                     }
                 }
@@ -893,7 +880,7 @@ fn inline_code_effects(code: &str, out: &mut Vec<ProgramEffect>) {
                     args_at += 1;
                 }
                 if let Some(command) = literal_command(&chars, args_at) {
-                    out.push(ProgramEffect::MayRun(command));
+                    out.push(Found::may_run(command));
                 }
             }
             continue;
@@ -998,7 +985,7 @@ fn quote(word: &str) -> String {
 
 /// `spawn CMD`, `exec CMD`, `system CMD` in Tcl text (commands split at
 /// `;`, line breaks and brackets; braces and quotes dropped).
-fn tcl_effects(script: &str, out: &mut Vec<ProgramEffect>) {
+fn tcl_effects(script: &str, out: &mut Vec<Found>) {
     for command in script.split([';', '\n', '[', ']']) {
         let words: Vec<&str> = command
             .split_whitespace()
@@ -1015,7 +1002,7 @@ fn tcl_effects(script: &str, out: &mut Vec<ProgramEffect>) {
                 .skip_while(|w| w.starts_with('-'))
                 .collect();
             if !rest.is_empty() {
-                out.push(ProgramEffect::MayRun(rest.join(" ")));
+                out.push(Found::may_run(rest.join(" ")));
             }
         }
     }
@@ -1023,7 +1010,7 @@ fn tcl_effects(script: &str, out: &mut Vec<ProgramEffect>) {
 
 /// Recipe lines of makefile text: lines starting with a tab, and what
 /// follows `;` on a rule line (`target: prereqs; CMD`).
-fn make_recipes(text: &str, out: &mut Vec<ProgramEffect>) {
+fn make_recipes(text: &str, out: &mut Vec<Found>) {
     for line in text.lines() {
         let recipe = if let Some(recipe) = line.strip_prefix('\t') {
             Some(recipe)
@@ -1035,14 +1022,14 @@ fn make_recipes(text: &str, out: &mut Vec<ProgramEffect>) {
         if let Some(recipe) = recipe.map(|r| r.trim_start_matches(['@', '-', '+', ' ']))
             && !recipe.trim().is_empty()
         {
-            out.push(ProgramEffect::MayRun(recipe.trim().to_owned()));
+            out.push(Found::may_run(recipe.trim().to_owned()));
         }
     }
 }
 
 // ---------------------------------------------------------------- vim
 
-fn vim_effects(command: &str, out: &mut Vec<ProgramEffect>) {
+fn vim_effects(command: &str, out: &mut Vec<Found>) {
     let trimmed = command.trim_start_matches([':', ' ', '\t']);
     for piece in trimmed.split('|') {
         let piece = piece.trim_start_matches([':', ' ', '\t']);
@@ -1050,11 +1037,11 @@ fn vim_effects(command: &str, out: &mut Vec<ProgramEffect>) {
             .strip_prefix("terminal ")
             .or_else(|| piece.strip_prefix("term "))
         {
-            out.push(ProgramEffect::MayRun(rest.trim().to_owned()));
+            out.push(Found::may_run(rest.trim().to_owned()));
         } else if let Some((_, shell)) = piece.split_once('!')
             && !shell.trim().is_empty()
         {
-            out.push(ProgramEffect::MayRun(shell.trim().to_owned()));
+            out.push(Found::may_run(shell.trim().to_owned()));
         }
         inline_code_effects(piece, out);
     }
@@ -1064,21 +1051,21 @@ fn vim_effects(command: &str, out: &mut Vec<ProgramEffect>) {
 mod tests {
     use super::*;
 
-    fn effects(words: &[&str]) -> Vec<ProgramEffect> {
+    fn effects(words: &[&str]) -> Vec<Found> {
         let view: Vec<String> = words.iter().map(|w| (*w).to_owned()).collect();
         program_effects(&view)
     }
 
-    fn runs(cmd: &str) -> ProgramEffect {
-        ProgramEffect::Runs(cmd.to_owned())
+    fn runs(cmd: &str) -> Found {
+        Found::runs(cmd.to_owned())
     }
 
-    fn may(cmd: &str) -> ProgramEffect {
-        ProgramEffect::MayRun(cmd.to_owned())
+    fn may(cmd: &str) -> Found {
+        Found::may_run(cmd.to_owned())
     }
 
-    fn writes(file: &str) -> ProgramEffect {
-        ProgramEffect::Writes(file.to_owned())
+    fn writes(file: &str) -> Found {
+        Found::writes(file.to_owned())
     }
 
     #[test]
@@ -1093,7 +1080,7 @@ mod tests {
         assert_eq!(effects(&["sed", "f", "--expr=e id"]), vec![runs("id")]);
         assert_eq!(
             effects(&["sed", "s/x/y/e", "f"]),
-            vec![ProgramEffect::RunsUnread]
+            vec![Found::runs_unread()]
         );
         assert_eq!(
             effects(&["sed", "/a/,/b/ { s/[/]/x/w out.txt\n}", "f"]),
@@ -1111,14 +1098,8 @@ mod tests {
         // `-ie` is `-i` with suffix `e`: the script is the operand.
         assert_eq!(effects(&["sed", "-ie", "e id", "f"]), vec![runs("id")]);
         // Text sed would not compile is unread, never skipped.
-        assert_eq!(
-            effects(&["sed", "s/a/b", "f"]),
-            vec![ProgramEffect::RunsUnread]
-        );
-        assert_eq!(
-            effects(&["sed", "1k", "f"]),
-            vec![ProgramEffect::RunsUnread]
-        );
+        assert_eq!(effects(&["sed", "s/a/b", "f"]), vec![Found::runs_unread()]);
+        assert_eq!(effects(&["sed", "1k", "f"]), vec![Found::runs_unread()]);
     }
 
     #[test]
@@ -1131,7 +1112,7 @@ mod tests {
         );
         assert_eq!(
             effects(&["awk", "{system(\"echo \" $1)}"]),
-            vec![ProgramEffect::RunsUnread]
+            vec![Found::runs_unread()]
         );
         assert_eq!(
             effects(&["awk", "{print | \"sort -u\"}"]),
@@ -1139,7 +1120,7 @@ mod tests {
         );
         assert_eq!(
             effects(&["awk", "{print | cmd}"]),
-            vec![ProgramEffect::RunsUnread]
+            vec![Found::runs_unread()]
         );
         // A shell reading what awk prints runs the printed text.
         assert_eq!(
@@ -1148,7 +1129,7 @@ mod tests {
         );
         assert_eq!(
             effects(&["awk", "{print $0 | \"bash\"}"]),
-            vec![runs("bash"), ProgramEffect::RunsUnread]
+            vec![runs("bash"), Found::runs_unread()]
         );
         assert_eq!(
             effects(&["awk", "BEGIN{\"date\" | getline d}"]),
@@ -1176,7 +1157,7 @@ mod tests {
         assert_eq!(effects(&["awk", "-f", "prog.awk", "f"]), vec![]);
         assert_eq!(
             effects(&["awk", "BEGIN{print \"unterminated}"]),
-            vec![ProgramEffect::RunsUnread]
+            vec![Found::runs_unread()]
         );
     }
 
@@ -1353,7 +1334,7 @@ mod tests {
             ) {
                 let script = [before.join("\n"), format!("e {cmd}"), after.join("\n")].join("\n");
                 let found = program_effects(&["sed".to_owned(), script.clone(), "f".to_owned()]);
-                prop_assert_eq!(found, vec![ProgramEffect::Runs(cmd)], "{:?}", script);
+                prop_assert_eq!(found, vec![Found::runs(cmd)], "{:?}", script);
             }
 
             /// A valid awk program reads whole: a `system("CMD")` anywhere
@@ -1370,7 +1351,7 @@ mod tests {
                     after.join(";\n")
                 );
                 let found = program_effects(&["awk".to_owned(), program.clone()]);
-                prop_assert_eq!(found, vec![ProgramEffect::Runs(cmd)], "{:?}", program);
+                prop_assert_eq!(found, vec![Found::runs(cmd)], "{:?}", program);
             }
         }
     }

@@ -96,6 +96,95 @@ impl Effect {
     }
 }
 
+/// How sure a found effect is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Reading {
+    /// Read from the line: the command runs it (`sed '1e CMD'`, `--output F`).
+    Sure,
+    /// A literal found in general code (an interpreter's, vim's) that may
+    /// be a command: judged only when it reads as a clean command.
+    Maybe,
+    /// What runs is computed at run time or kept elsewhere (`s///e`,
+    /// `system($0)`, an `ext::` remote in the repository's config): a
+    /// script not on the line.
+    NotOnLine,
+}
+
+/// One effect found in a command, by an option of the table or in a
+/// program's own language (sed, awk, one-liners; see `shell::programs`):
+/// what it does, the file or command it names, and how sure the reading is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Found {
+    pub(crate) effect: Effect,
+    /// The file written or read, or the command run (none for a flag, a
+    /// configuration change or a command not on the line).
+    pub(crate) value: Option<String>,
+    pub(crate) reading: Reading,
+}
+
+impl Found {
+    pub(crate) fn new(effect: Effect, value: Option<String>) -> Self {
+        Self {
+            effect,
+            value,
+            reading: Reading::Sure,
+        }
+    }
+
+    /// Runs this shell command.
+    pub(crate) fn runs(command: String) -> Self {
+        Self::new(Effect::RunsCode, Some(command))
+    }
+
+    /// May run this shell command (a literal in general code).
+    pub(crate) fn may_run(command: String) -> Self {
+        Self {
+            reading: Reading::Maybe,
+            ..Self::runs(command)
+        }
+    }
+
+    /// Runs a command not on the line.
+    pub(crate) fn runs_unread() -> Self {
+        Self {
+            effect: Effect::RunsCode,
+            value: None,
+            reading: Reading::NotOnLine,
+        }
+    }
+
+    /// Writes this file.
+    pub(crate) fn writes(file: String) -> Self {
+        Self::new(Effect::WritesFile, Some(file))
+    }
+
+    /// The order lists of found effects are sorted in (for dedup): commands
+    /// run, then may run, then not on the line, then files.
+    fn rank(&self) -> (u8, Effect, &Option<String>) {
+        let rank = match (self.effect, self.reading) {
+            (Effect::RunsCode, Reading::Sure) => 0,
+            (Effect::RunsCode, Reading::Maybe) => 1,
+            (_, Reading::NotOnLine) => 2,
+            _ => 3,
+        };
+        (rank, self.effect, &self.value)
+    }
+}
+
+impl PartialOrd for Found {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Found {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.rank()
+            .cmp(&other.rank())
+            .then(self.reading.cmp(&other.reading))
+    }
+}
+
 /// How an option takes its value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
