@@ -149,9 +149,47 @@
 //! | spelling | read as |
 //! |---|---|
 //! | `ln -s / r && rm -rf r/*`, `cd /etc && …`, `cd "$X" && …` | later parts read through the link, in the directory, or in any sensitive directory |
-//! | `git diff --output=F`, `sort -o F`, `mv -t DIR`, `git -c core.pager=CMD`, `rg --pre CMD`, `git -C DIR` … ([`shell::options`], extended by the host) | files written, scripts run; no prefix rule approves them ([`Hazard::OptionEffect`]) |
+//! | `git diff --output=F`, `sort -o F`, `mv -t DIR`, `git -c core.pager=CMD`, `rg --pre CMD`, `git -C DIR` … (rows of the program table, [`shell::table`], extended by the host) | files written, scripts run, code loaded ([`Effect`]); no prefix rule approves them ([`Hazard::OptionEffect`]) |
 //! | `sed '1e CMD'`, `sed 'w F'`, `awk 'BEGIN{system("CMD")}'`, `awk '{print > "F"}'`, `print … \| "sh"`, `perl -e 'system("CMD")'`, `python -c 'os.system("CMD")'`, `vim -c ':!CMD'`, `expect -c 'spawn CMD'`, `make --eval='x:;CMD'`, `tar --checkpoint-action=exec=CMD` | the command run (parsed like the line) and the file written (a redirection); a command computed at run time (`s///e`, `system($0)`) is a script not on the line |
 //! | `VAR=value cmd`, `VAR=value` alone, `for VAR in …`, `env`/`sudo`/`make VAR=…`, `export`/`declare VAR=…`, `read VAR`, `printf -v VAR`, an `env` argument | the variables set (the blacklist's `dangerous-env`, rows of `audit::blacklist::env_rows`), values of a command's assignments as paths |
+//!
+//! # Adding a dangerous command
+//!
+//! What the engine knows is held as rows, each with examples checked (path
+//! and environment rows when an engine is built, the corpus by its test):
+//! the program table ([`shell::table`]: per program and subcommand, the
+//! options that take a value and what each does, as an [`Effect`]), path
+//! classes (`audit/blacklist/path_rows.rs`, `tool_core::path_class!` rows
+//! over cleaned, case-folded paths), dangerous environment
+//! (`audit/blacklist/env_rows.rs`), network clients and command runners.
+//! A new dangerous command, option or file is one row plus its corpus
+//! lines; only what needs code (fork bombs, removal relative to the working
+//! directory, reverse shells) is a named check.
+//!
+//! Worked example: `git send-email --sendmail-cmd=CMD` runs CMD to send each
+//! patch. Without a row, `git send-email --sendmail-cmd='rm -rf ~' x.patch`
+//! is one command named `git` and runs in auto-run mode. The row, in
+//! `shell/table.rs`:
+//!
+//! ```text
+//! sub(GIT, "send-email", &[opt(&["--sendmail-cmd"], Required, RunsCode)]),
+//! ```
+//!
+//! says the option takes a value (`--sendmail-cmd CMD` or `=CMD`) that is a
+//! command: the value is parsed like the line, so the blacklist sees
+//! `rm -rf ~`, a host's deny rule sees `git push`, and no prefix rule
+//! approves the call. Its lines in `tests/corpus/programs.cases`:
+//!
+//! ```text
+//! attempt all stop blacklist/rm-recursive-root git send-email --sendmail-cmd='rm -rf ~' x.patch
+//! attempt manual block - git send-email --sendmail-cmd 'git push' x.patch
+//! control auto-run run - git send-email --dry-run x.patch
+//! ```
+//!
+//! A host adds the same row without a release, in its policy file:
+//! `"shell": {"options": [{"program": "git", "subcommand": "send-email",
+//! "names": ["--sendmail-cmd"], "effect": "runsCode"}]}` (see
+//! [`engine::policy_shell`]).
 //!
 //! With an [`Invoker`](tool_core::Invoker), give it the engine as its gate
 //! (above); to evaluate by hand, build the call from the prepared call:

@@ -127,3 +127,37 @@ fn a_host_that_trusts_its_workspace_hooks_removes_the_entry() {
     );
     assert_ne!(d.action, Action::Run, "{d:?}");
 }
+
+#[test]
+fn a_policy_file_row_of_the_program_table_reads_like_a_built_in_one() {
+    let file = tool_approval::PolicyFile::from_json(
+        r#"{"rules": {"local-system/runCommand": [
+            {"match": {"command": "git push:*"}, "policy": "deny"},
+            {"match": {"command": "mailer:*"}, "policy": "never"},
+            {"policy": "required"}]},
+          "shell": {"options": [
+            {"program": "mailer", "subcommand": "send", "names": ["--via"], "effect": "runsCode"},
+            {"program": "mailer", "names": ["--plugin"], "effect": "loadsCode"}]}}"#,
+    )
+    .unwrap();
+    let engine = PolicyEngine::builder()
+        .policy_file(&file)
+        .mode(ApprovalMode::Manual)
+        .build()
+        .unwrap();
+    let action = |command: &str| common::run_command(&engine, command).action;
+    // The value of a runsCode option is read as a command: the deny rule sees it.
+    assert_eq!(action("mailer send --via 'git push' x"), Action::Block);
+    assert_eq!(action("mailer send --via='git push' x"), Action::Block);
+    // Another subcommand's `--via` is not the row's.
+    assert_eq!(action("mailer list --via x"), Action::Run);
+    // Code loaded by option: no prefix rule approves it.
+    assert_eq!(action("mailer --plugin ./p.so send x"), Action::Ask);
+    assert_eq!(action("mailer send x"), Action::Run);
+    // An effect the table does not know is an error at its pointer.
+    let e = tool_approval::PolicyFile::from_json(
+        r#"{"shell": {"options": [{"program": "m", "names": ["--x"], "effect": "explodes"}]}}"#,
+    )
+    .unwrap_err();
+    assert_eq!(e.pointer(), Some("/shell/options/0/effect"));
+}

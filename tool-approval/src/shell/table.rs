@@ -396,6 +396,12 @@ pub(crate) const TABLE: &[Row] = &[
         "push",
         &[opt(&["--receive-pack", "--exec"], Required, RunsCode)],
     ),
+    // `git send-email --sendmail-cmd=CMD` runs CMD to send each patch.
+    sub(
+        GIT,
+        "send-email",
+        &[opt(&["--sendmail-cmd"], Required, RunsCode)],
+    ),
     sub(
         GIT,
         "ls-remote",
