@@ -80,6 +80,7 @@ impl ToolCall {
 /// let a = tool_core::mint_call_id();
 /// assert!(a.starts_with("call_") && a.len() == 29);
 /// assert_ne!(a, tool_core::mint_call_id());
+/// assert!(a[5..].bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)));
 /// ```
 pub fn mint_call_id() -> String {
     static SEED: OnceLock<u64> = OnceLock::new();
@@ -91,11 +92,20 @@ pub fn mint_call_id() -> String {
         splitmix64(nanos ^ (u64::from(std::process::id()) << 32))
     });
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    format!(
-        "call_{:016x}{:08x}",
-        splitmix64(seed.wrapping_add(n)),
-        n as u32
-    )
+    // "call_" + 16 + 8 hex digits, written without the formatting machinery
+    // (this runs once per call the model sent without an id).
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut id = String::with_capacity(29);
+    id.push_str("call_");
+    let random = splitmix64(seed.wrapping_add(n));
+    for shift in (0..16).rev() {
+        id.push(char::from(HEX[((random >> (shift * 4)) & 0xf) as usize]));
+    }
+    let count = n as u32;
+    for shift in (0..8).rev() {
+        id.push(char::from(HEX[((count >> (shift * 4)) & 0xf) as usize]));
+    }
+    id
 }
 
 fn splitmix64(mut x: u64) -> u64 {
@@ -319,9 +329,13 @@ impl Invoker {
             duration_ms = tracing::field::Empty,
             outcome = tracing::field::Empty,
         );
-        let started = std::time::Instant::now();
-        let output = self.run(call, ctx).instrument(span.clone()).await;
-        span.record("duration_ms", started.elapsed().as_millis() as u64);
+        let started = (!span.is_disabled()).then(std::time::Instant::now);
+        // Boxed once here, so the futures around it stay small and are not
+        // copied at each layer (a measurable share of a trivial call).
+        let output = Box::pin(self.run(call, ctx)).instrument(span.clone()).await;
+        if let Some(started) = started {
+            span.record("duration_ms", started.elapsed().as_millis() as u64);
+        }
         span.record(
             "outcome",
             output.error_code().map_or("success", ErrorCode::as_str),
@@ -400,9 +414,10 @@ impl Invoker {
         ctx: &ToolContext,
     ) -> ToolOutput {
         if self.gate.is_some() {
-            let mut outputs = self
-                .invoke_batch(offered, std::slice::from_ref(call), ctx)
-                .await;
+            // Boxed: the batch path's future is large, and the ungated path
+            // should not carry (and move) its size.
+            let mut outputs =
+                Box::pin(self.invoke_batch(offered, std::slice::from_ref(call), ctx)).await;
             return outputs.pop().unwrap_or_else(|| {
                 ToolOutput::failure(ToolError::execution_failed("the pipeline lost the call"))
             });

@@ -278,6 +278,22 @@ pub(crate) fn accepts_null(schema: &Value) -> bool {
 /// Removes `null` values of optional properties whose schema does not accept
 /// `null` (what a strict-mode model sends for "absent"), recursively.
 pub(crate) fn drop_strict_nulls(schema: &Value, value: &mut Value) {
+    // Most calls hold no null at all: one scan without hashing answers them.
+    if holds_null(value) {
+        drop_nulls_in(schema, value);
+    }
+}
+
+fn holds_null(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::Array(items) => items.iter().any(holds_null),
+        Value::Object(map) => map.values().any(holds_null),
+        _ => false,
+    }
+}
+
+fn drop_nulls_in(schema: &Value, value: &mut Value) {
     let (Some(Value::Object(properties)), Value::Object(object)) =
         (schema.get("properties"), value)
     else {
@@ -294,10 +310,10 @@ pub(crate) fn drop_strict_nulls(schema: &Value, value: &mut Value) {
     });
     for (name, v) in object.iter_mut() {
         if let Some(property) = properties.get(name) {
-            drop_strict_nulls(property, v);
+            drop_nulls_in(property, v);
             if let (Some(items), Value::Array(list)) = (property.get("items"), v) {
                 for item in list {
-                    drop_strict_nulls(items, item);
+                    drop_nulls_in(items, item);
                 }
             }
         }
