@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use crate::compiled::CompiledSchema;
 use crate::error::Error;
+use crate::partial::Partial;
 use crate::provide_error::ProvideError;
 use crate::registry::ToolRegistry;
 use crate::schema::schema_for_args;
@@ -355,6 +356,36 @@ impl Assembly {
     /// Whether every reference resolved.
     pub fn is_complete(&self) -> bool {
         self.failures.is_empty()
+    }
+
+    /// The family's one batch shape: the built tools in reference order, and
+    /// each failure under the source `references[i]` of its reference, so
+    /// `registry.register_all(assembly.into_partial())` registers what
+    /// resolved and reports the rest (or `.into_complete()?` stops at any).
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use tool_core::{Assembler, ToolReference, ToolRegistry};
+    /// let references = [ToolReference::new("teleporter", "acme", "beam")];
+    /// let loaded = Assembler::new().assemble(&references).await.into_partial();
+    /// assert_eq!(loaded.failed()[0].source, "references[0]");
+    /// let (tools, failed) = loaded.into_parts();
+    /// let registered = ToolRegistry::new().register_all(tools);
+    /// assert!(registered.is_complete() && failed.len() == 1);
+    /// # });
+    /// ```
+    pub fn into_partial(self) -> Partial<Arc<dyn Tool>, Error> {
+        let mut partial = Partial::new();
+        for (_, tool) in self.tools {
+            partial.push(tool);
+        }
+        for error in self.failures {
+            let source = error
+                .reference_index()
+                .map_or_else(|| "references".to_owned(), |i| format!("references[{i}]"));
+            partial.fail(source, error);
+        }
+        partial
     }
 
     /// Registers every built tool; registration failures (duplicate

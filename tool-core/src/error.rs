@@ -214,6 +214,19 @@ impl Error {
         )
     }
 
+    /// The position of the stored reference this error is about (errors of
+    /// an [`Assembler`](crate::Assembler) run), if it is about one.
+    pub fn reference_index(&self) -> Option<usize> {
+        match self {
+            Self::MissingProvider { index, .. }
+            | Self::MissingTool { index, .. }
+            | Self::InvalidParams { index, .. }
+            | Self::Provider { index, .. }
+            | Self::ProviderFailed { index, .. } => Some(*index),
+            _ => None,
+        }
+    }
+
     /// The call-level error a model should see for a name error.
     pub fn to_tool_error(&self) -> ToolError {
         let (code, details) = match self {

@@ -14,6 +14,11 @@
 //!   context, an immutable shared snapshot that exports provider tool lists
 //!   (also OpenAI strict mode, [`strict_schema`]) and resolves wire names
 //!   ([`wire_name`]). [`LiveRegistry`] shares one between tasks.
+//!   [`OfferedTools::system_prompt`] is the text the model needs beside the
+//!   tool list: each offered tool's `system_role` (the skills catalog,
+//!   local-system's working rules…), or `None` when no tool has one. Send
+//!   it as (part of) the system message of every turn, or the model never
+//!   sees the skills it may activate.
 //! - [`Invoker`]: the pipeline from a raw [`ToolCall`] to a [`ToolOutput`]:
 //!   parse (diagnosing cut-off JSON), validate, resolve the deadline, run with
 //!   cancellation, normalise, cap content. The tool sees a [`ToolContext`]
@@ -68,6 +73,8 @@
 //! let offered = registry.offer(&ctx);
 //! let tools_for_openai = offered.openai_chat_tools();
 //! assert_eq!(tools_for_openai[0]["function"]["name"], "math____add");
+//! // What goes into the system message beside the tools (none here).
+//! assert_eq!(offered.system_prompt(), None);
 //!
 //! let invoker = Invoker::default();
 //! let ok = invoker.invoke(&offered, &ToolCall::new("math____add", r#"{"a":1,"b":2}"#), &ctx).await;

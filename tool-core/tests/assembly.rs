@@ -236,3 +236,39 @@ fn failed_with_a_source_becomes_a_permanent_failure_with_that_cause() {
         ProvideError::NotFound("x".into())
     );
 }
+
+#[tokio::test]
+async fn an_assembly_becomes_the_one_batch_shape_with_each_failure_at_its_reference() {
+    let mut builtin = BuiltinProvider::new();
+    builtin
+        .factory("core", "clock", json!({"type": "object"}), |_| {
+            let clock = ToolBuilder::new("clock")
+                .api(ApiDefinition::new("now", "Time."), |_, _| async {
+                    Ok(ToolOutput::text("noon"))
+                })
+                .build()
+                .unwrap();
+            Ok(Arc::new(clock) as Arc<dyn Tool>)
+        })
+        .unwrap();
+    let references = [
+        ToolReference::new("teleporter", "acme", "beam"),
+        ToolReference::new("builtin", "core", "clock"),
+        ToolReference::new("builtin", "core", "sundial"),
+    ];
+    let assembly = Assembler::new()
+        .with_provider(builtin)
+        .assemble(&references)
+        .await;
+    let loaded = assembly.into_partial();
+    assert_eq!(loaded.loaded().len(), 1);
+    let sources: Vec<&str> = loaded.failed().iter().map(|f| f.source.as_str()).collect();
+    assert_eq!(sources, ["references[0]", "references[2]"]);
+    let Err(error) = loaded.into_complete() else {
+        panic!("two references failed");
+    };
+    assert!(
+        error.to_string().starts_with("2 of 3 failed to load"),
+        "{error}"
+    );
+}

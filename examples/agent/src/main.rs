@@ -106,9 +106,7 @@ async fn main() -> anyhow::Result<()> {
     let stdio = McpTransport::stdio("node", [fixtures::everything_js(), "stdio".into()]);
     manager.upsert(McpServerConfig::new("everything", stdio))?;
     let servers = McpProvider::new(manager).load_all().await.into_partial();
-    let servers = servers
-        .into_complete()
-        .context("run `bash .ci/setup.d/30-mcp.sh` first")?;
+    let servers = servers.into_complete().context("run 30-mcp.sh")?;
     let loaded = registry.register_all(servers);
     anyhow::ensure!(loaded.is_complete(), "{:?}", loaded.failed());
 
