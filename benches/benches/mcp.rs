@@ -15,6 +15,12 @@
 //! 73.5 → 52.0 and 67.6 µs per call; `call_tool` 115 → 125–129 µs and
 //! pipeline 152 → 161–167 µs sequential (within this machine's noise;
 //! `peers_mcp` in `benches/run mcp`: 49–52 µs with 100 in flight).
+//!
+//! Group `mcp_faults` (issue 18 §5): loading 10 000 hostile remote tool
+//! descriptions into a registry, and one `tools/call` whose answer comes
+//! behind 0 or 100 000 `notifications/message` lines, against the same
+//! flood read by a bare client (each line parsed as JSON, no session): the
+//! difference per notification is what a session adds to reading one.
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
 use std::path::Path;
@@ -212,6 +218,14 @@ fn bench_faults(c: &mut Criterion) {
             });
         }
         rt.block_on(manager.shutdown());
+        // The floor: the same flood read by a bare client (each line split
+        // off and parsed as JSON, the answer found by its id), no session.
+        let mut bare = BareFlood::start(&python, &script);
+        for count in [0, 100_000] {
+            group.bench_function(format!("bare_read_behind_{count}_log_notifications"), |b| {
+                b.iter(|| assert_eq!(bare.call(count), count))
+            });
+        }
     } else {
         eprintln!(
             "{} is missing: run `bash .ci/setup.d/30-mcp.sh`",
@@ -219,6 +233,87 @@ fn bench_faults(c: &mut Criterion) {
         );
     }
     group.finish();
+}
+
+/// The `faults` server spoken to over a bare pipe: newline-delimited
+/// JSON-RPC, every line parsed into a `Value`.
+struct BareFlood {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    stdout: std::io::BufReader<std::process::ChildStdout>,
+    line: String,
+    next_id: u64,
+}
+
+impl BareFlood {
+    fn start(python: &Path, script: &Path) -> Self {
+        use std::process::{Command, Stdio};
+        let mut child = Command::new(python)
+            .arg(script)
+            .arg("faults")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+        let mut bare = Self {
+            child,
+            stdin,
+            stdout,
+            line: String::new(),
+            next_id: 0,
+        };
+        bare.request(
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "bare", "version": "1"}}),
+        );
+        bare
+    }
+
+    /// Sends a request and reads up to its answer; the notifications read
+    /// on the way.
+    fn request(&mut self, method: &str, params: serde_json::Value) -> usize {
+        use std::io::{BufRead, Write};
+        self.next_id += 1;
+        let id = self.next_id;
+        let mut bytes = serde_json::to_vec(
+            &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+        )
+        .unwrap();
+        bytes.push(b'\n');
+        self.stdin.write_all(&bytes).unwrap();
+        self.stdin.flush().unwrap();
+        let mut notes = 0;
+        loop {
+            self.line.clear();
+            assert!(
+                self.stdout.read_line(&mut self.line).unwrap() > 0,
+                "the server ended"
+            );
+            let message: serde_json::Value = serde_json::from_str(&self.line).unwrap();
+            if message["id"] == id {
+                return notes;
+            }
+            notes += 1;
+        }
+    }
+
+    fn call(&mut self, count: usize) -> usize {
+        self.request(
+            "tools/call",
+            json!({"name": "flood", "arguments": {"count": count}}),
+        )
+    }
+}
+
+impl Drop for BareFlood {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 criterion_group!(benches, bench, bench_faults);
