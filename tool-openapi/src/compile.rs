@@ -122,7 +122,8 @@ fn compiled(document: &ApiDocument) -> Vec<Option<CompiledSchema>> {
 }
 
 /// [`compile_manifest`] before validation, taking the operations'
-/// import-time compilations out of `document`: an operation whose
+/// import-time compilations and their `definitions` (moved into the
+/// arguments schemas' `$defs`) out of `document`: an operation whose
 /// parameters and definitions are unchanged since (same fingerprint) lends
 /// its kept schema to the manifest and its validator to the result, taken
 /// as compiled from it; the others are built here and left to compile.
@@ -141,11 +142,14 @@ pub(crate) fn take_manifest(
             .0
             .take()
             .filter(|(fingerprint, _)| *fingerprint == schema_fingerprint(op));
+        // The definitions move into the arguments schema (the tool sends
+        // requests from the parameters alone), so they are held once.
+        let definitions = std::mem::take(&mut op.definitions);
         let (schema, parameters) = match reusable.map(|(_, kept)| kept.into_source()) {
             Some((schema, Some(parameters))) => (Some(schema), parameters),
             // Checked, nothing kept: the same parameters, built again.
-            Some((checked, None)) => (Some(checked), parameters_schema(op)),
-            None => (None, parameters_schema(op)),
+            Some((checked, None)) => (Some(checked), parameters_schema_with(op, definitions)),
+            None => (None, parameters_schema_with(op, definitions)),
         };
         manifest.api.push(definition_with(op, parameters));
         compiled.push(schema);

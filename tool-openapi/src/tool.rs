@@ -57,7 +57,10 @@ impl OpenApiTool {
         }
     }
 
-    /// The normalised document the tool was compiled from.
+    /// The normalised document the tool was compiled from, as the tool
+    /// sends requests from it: each operation's shared `definitions` have
+    /// moved into its API's arguments schema (`$defs` of the manifest's
+    /// `parameters`), so a 20 MB document's schemas are held once.
     pub fn document(&self) -> &ApiDocument {
         &self.document
     }
