@@ -612,8 +612,25 @@ pub(crate) const TABLE: &[Row] = &[
 
 /// Whether any row (built in or the host's) names `program`.
 pub(crate) fn has_row(program: &str, extra: &[CommandOption]) -> bool {
-    TABLE.iter().any(|r| r.programs.contains(&program))
-        || extra.iter().any(|o| o.program == program)
+    !builtin_rows(program).is_empty() || extra.iter().any(|o| o.program == program)
+}
+
+/// The built-in rows of `program`, found through an index built once (most
+/// command words name no row: one hash lookup answers them).
+fn builtin_rows(program: &str) -> &'static [&'static Row] {
+    static INDEX: std::sync::OnceLock<std::collections::HashMap<&'static str, Vec<&'static Row>>> =
+        std::sync::OnceLock::new();
+    let index = INDEX.get_or_init(|| {
+        let mut index: std::collections::HashMap<&'static str, Vec<&'static Row>> =
+            std::collections::HashMap::new();
+        for row in TABLE {
+            for name in row.programs {
+                index.entry(*name).or_default().push(row);
+            }
+        }
+        index
+    });
+    index.get(program).map_or(&[], Vec::as_slice)
 }
 
 /// One option word as read.
@@ -662,18 +679,17 @@ struct Meaning {
 
 /// The rows (built in and the host's) for one program.
 struct Rows<'a> {
-    builtin: Vec<&'static Row>,
-    extra: Vec<&'a CommandOption>,
+    builtin: &'static [&'static Row],
+    extra: &'a [CommandOption],
+    program: &'a str,
 }
 
 impl<'a> Rows<'a> {
-    fn of(program: &str, extra: &'a [CommandOption]) -> Self {
+    fn of(program: &'a str, extra: &'a [CommandOption]) -> Self {
         Self {
-            builtin: TABLE
-                .iter()
-                .filter(|r| r.programs.contains(&program))
-                .collect(),
-            extra: extra.iter().filter(|o| o.program == program).collect(),
+            builtin: builtin_rows(program),
+            extra,
+            program,
         }
     }
 
@@ -699,9 +715,12 @@ impl<'a> Rows<'a> {
             None => own_applies,
             Some(want) => sub == Some(want),
         };
+        if self.builtin.is_empty() && self.extra.is_empty() {
+            return None;
+        }
         // A subcommand's own rows first (`git clone -c` is not git's `-c`).
         for pass_sub in [true, false] {
-            for row in &self.builtin {
+            for row in self.builtin {
                 if row.subcommand.is_some() != pass_sub || !applies(row.subcommand) {
                     continue;
                 }
@@ -712,7 +731,7 @@ impl<'a> Rows<'a> {
                     });
                 }
             }
-            for o in &self.extra {
+            for o in self.extra.iter().filter(|o| o.program == self.program) {
                 if o.subcommand.is_some() != pass_sub || !applies(o.subcommand.as_deref()) {
                     continue;
                 }

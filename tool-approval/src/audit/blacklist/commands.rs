@@ -751,7 +751,10 @@ pub(super) fn is_core_package(name: &str) -> bool {
 }
 
 pub(super) fn remove_core_package(view: &[String]) -> bool {
-    if invocation(view).has_flag(&[], &["force-remove-essential", "allow-remove-essential"]) {
+    // Only words that could be an option are worth reading the view for.
+    if view.iter().any(|w| w.starts_with("--"))
+        && invocation(view).has_flag(&[], &["force-remove-essential", "allow-remove-essential"])
+    {
         return true;
     }
     // Only the package managers matched below; checked before collecting operands.

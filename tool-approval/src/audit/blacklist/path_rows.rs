@@ -313,8 +313,8 @@ enum Anchor {
 #[derive(Debug)]
 struct CompiledRow {
     class: &'static PathClass,
-    patterns: Vec<(Anchor, Vec<String>)>,
-    except: Vec<String>,
+    patterns: Vec<(Anchor, Vec<Glob>)>,
+    except: Vec<Glob>,
 }
 
 fn compile(classes: impl Iterator<Item = &'static PathClass>) -> Vec<CompiledRow> {
@@ -335,7 +335,7 @@ fn compile(classes: impl Iterator<Item = &'static PathClass>) -> Vec<CompiledRow
                     let globs = rest
                         .split('/')
                         .filter(|g| !g.is_empty())
-                        .map(str::to_ascii_lowercase)
+                        .map(|g| Glob::new(&g.to_ascii_lowercase()))
                         .collect();
                     (anchor, globs)
                 })
@@ -343,7 +343,7 @@ fn compile(classes: impl Iterator<Item = &'static PathClass>) -> Vec<CompiledRow
             except: class
                 .except
                 .iter()
-                .map(|e| e.to_ascii_lowercase())
+                .map(|e| Glob::new(&e.to_ascii_lowercase()))
                 .collect(),
         })
         .collect()
@@ -415,40 +415,74 @@ fn components(path: &Path, home: Option<&Path>) -> Vec<String> {
     out
 }
 
-/// A component glob over lower-cased text: `*` is any run of characters.
-fn glob(glob: &str, text: &str) -> bool {
-    let mut pieces = glob.split('*');
-    let first = pieces.next().unwrap_or_default();
-    let Some(mut rest) = text.strip_prefix(first) else {
-        return false;
-    };
-    let mut pieces = pieces.peekable();
-    if pieces.peek().is_none() {
-        return rest.is_empty();
-    }
-    while let Some(piece) = pieces.next() {
-        if pieces.peek().is_none() {
-            return rest.len() >= piece.len() && rest.ends_with(piece);
+/// A component glob over lower-cased text, split once at its `*`s (any
+/// run of characters): most are literal names, compared whole.
+#[derive(Debug)]
+enum Glob {
+    Exact(String),
+    Pieces {
+        first: String,
+        middle: Vec<String>,
+        last: String,
+    },
+}
+
+impl Glob {
+    fn new(glob: &str) -> Self {
+        let mut pieces: Vec<String> = glob.split('*').map(str::to_owned).collect();
+        if pieces.len() == 1 {
+            return Self::Exact(pieces.remove(0));
         }
-        match rest.find(piece) {
-            Some(at) => rest = &rest[at + piece.len()..],
-            None => return false,
+        let last = pieces.pop().unwrap_or_default();
+        let first = if pieces.is_empty() {
+            String::new()
+        } else {
+            pieces.remove(0)
+        };
+        Self::Pieces {
+            first,
+            middle: pieces,
+            last,
         }
     }
-    true
+
+    fn matches(&self, text: &str) -> bool {
+        match self {
+            Self::Exact(name) => name == text,
+            Self::Pieces {
+                first,
+                middle,
+                last,
+            } => {
+                let Some(mut rest) = text.strip_prefix(first.as_str()) else {
+                    return false;
+                };
+                for piece in middle {
+                    match rest.find(piece.as_str()) {
+                        Some(at) => rest = rest.get(at + piece.len()..).unwrap_or_default(),
+                        None => return false,
+                    }
+                }
+                rest.len() >= last.len() && rest.ends_with(last.as_str())
+            }
+        }
+    }
 }
 
 impl CompiledRow {
-    fn window(&self, path: &[String], globs: &[String]) -> bool {
+    fn window(&self, path: &[String], globs: &[Glob]) -> bool {
         !globs.is_empty()
             && path.len() >= globs.len()
-            && globs.iter().zip(path).all(|(g, c)| glob(g, c))
-            && !self.except.iter().any(|e| glob(e, &path[globs.len() - 1]))
+            && globs.iter().zip(path).all(|(g, c)| g.matches(c))
+            && !self
+                .except
+                .iter()
+                .any(|e| e.matches(&path[globs.len() - 1]))
     }
 
-    fn matches(&self, path: &[String], home: Option<&[String]>) -> bool {
+    fn matches<'h>(&self, path: &[String], home: &dyn Fn() -> Option<&'h [String]>) -> bool {
         self.patterns.iter().any(|(anchor, globs)| match anchor {
-            Anchor::Home => home.is_some_and(|h| {
+            Anchor::Home => home().is_some_and(|h| {
                 path.len() >= h.len() + globs.len()
                     && path[..h.len()] == *h
                     && self.window(&path[h.len()..], globs)
@@ -467,9 +501,15 @@ fn find(
 ) -> Option<&'static PathClass> {
     let path = with_home(path);
     let comps = components(Path::new(&*path), home);
-    let home = home.map(|h| components(h, None));
+    // The home's components, computed only when a row anchored there is tried.
+    let home_comps: std::cell::OnceCell<Option<Vec<String>>> = std::cell::OnceCell::new();
+    let home = || {
+        home_comps
+            .get_or_init(|| home.map(|h| components(h, None)))
+            .as_deref()
+    };
     rows.iter()
-        .find(|r| r.matches(&comps, home.as_deref()))
+        .find(|r| r.matches(&comps, &home))
         .map(|r| r.class)
 }
 
@@ -631,7 +671,7 @@ mod tests {
                     let comps = components(Path::new(&*path), Some(home));
                     let h = components(home, None);
                     assert_eq!(
-                        row.matches(&comps, Some(&h)),
+                        row.matches(&comps, &|| Some(h.as_slice())),
                         row.class.matches(Path::new(&*path), Some(home)),
                         "{} {example}",
                         row.class.name
