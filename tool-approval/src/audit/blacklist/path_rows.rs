@@ -349,48 +349,79 @@ fn compile(classes: impl Iterator<Item = &'static PathClass>) -> Vec<CompiledRow
         .collect()
 }
 
-fn persistence_rows() -> &'static [CompiledRow] {
-    static ROWS: std::sync::OnceLock<Vec<CompiledRow>> = std::sync::OnceLock::new();
-    ROWS.get_or_init(|| compile(PERSISTENCE.iter()))
+/// A table of compiled rows with an index on each pattern's first
+/// component, so a path is tried only against the rows it could be in (a
+/// path's components are looked up, not compared with every pattern).
+#[derive(Debug)]
+struct Table {
+    rows: Vec<CompiledRow>,
+    /// Rows with a pattern at any depth whose first component is this name.
+    any: HashMap<String, Vec<usize>>,
+    /// Rows with a pattern at the root whose first component is this name.
+    root: HashMap<String, Vec<usize>>,
+    /// Rows with a pattern in the home whose first component is this name.
+    home: HashMap<String, Vec<usize>>,
+    /// Rows with a pattern whose first component is a glob: always tried.
+    always: Vec<usize>,
 }
 
-fn code_execution_rows() -> &'static [CompiledRow] {
-    static ROWS: std::sync::OnceLock<Vec<CompiledRow>> = std::sync::OnceLock::new();
-    ROWS.get_or_init(|| {
-        compile(
-            CODE_EXECUTION.iter().chain(
-                PathClass::of_role(PathRole::Protected)
-                    .filter(|c| SHARED_CODE_EXECUTION.contains(&c.name)),
-            ),
-        )
-    })
+impl Table {
+    fn new(classes: impl Iterator<Item = &'static PathClass>) -> Self {
+        let rows = compile(classes);
+        let mut table = Self {
+            rows: Vec::new(),
+            any: HashMap::new(),
+            root: HashMap::new(),
+            home: HashMap::new(),
+            always: Vec::new(),
+        };
+        for (at, row) in rows.iter().enumerate() {
+            for (anchor, globs) in &row.patterns {
+                let index = match anchor {
+                    Anchor::Any => &mut table.any,
+                    Anchor::Root => &mut table.root,
+                    Anchor::Home => &mut table.home,
+                };
+                match globs.first() {
+                    Some(Glob::Exact(name)) => index.entry(name.clone()).or_default().push(at),
+                    _ => table.always.push(at),
+                }
+            }
+        }
+        table.rows = rows;
+        table
+    }
 }
 
-fn secret_rows() -> &'static [CompiledRow] {
-    static ROWS: std::sync::OnceLock<Vec<CompiledRow>> = std::sync::OnceLock::new();
-    ROWS.get_or_init(|| {
-        compile(
-            SECRETS
-                .iter()
-                .chain(SECRETS_ANYWHERE)
-                .chain(PathClass::of_role(PathRole::Secret)),
-        )
-    })
-}
+use std::collections::HashMap;
 
 /// One table compiled once, on first use.
 macro_rules! compiled {
     ($name:ident, $table:expr) => {
-        fn $name() -> &'static [CompiledRow] {
-            static ROWS: std::sync::OnceLock<Vec<CompiledRow>> = std::sync::OnceLock::new();
-            ROWS.get_or_init(|| compile($table.iter()))
+        fn $name() -> &'static Table {
+            static TABLE: std::sync::OnceLock<Table> = std::sync::OnceLock::new();
+            TABLE.get_or_init(|| Table::new($table))
         }
     };
 }
-compiled!(account_rows, SYSTEM_ACCOUNTS);
-compiled!(device_rows, DISK_DEVICES);
-compiled!(kernel_rows, KERNEL_FILES);
-compiled!(binary_rows, SYSTEM_BINARIES);
+compiled!(persistence_rows, PERSISTENCE.iter());
+compiled!(
+    code_execution_rows,
+    CODE_EXECUTION.iter().chain(
+        PathClass::of_role(PathRole::Protected).filter(|c| SHARED_CODE_EXECUTION.contains(&c.name)),
+    )
+);
+compiled!(
+    secret_rows,
+    SECRETS
+        .iter()
+        .chain(SECRETS_ANYWHERE)
+        .chain(PathClass::of_role(PathRole::Secret))
+);
+compiled!(account_rows, SYSTEM_ACCOUNTS.iter());
+compiled!(device_rows, DISK_DEVICES.iter());
+compiled!(kernel_rows, KERNEL_FILES.iter());
+compiled!(binary_rows, SYSTEM_BINARIES.iter());
 
 /// The lower-cased normal components of `path` after lexical cleaning, a
 /// leading `~` expanded to `home` (as [`PathClass`] cleans).
@@ -493,12 +524,8 @@ impl CompiledRow {
     }
 }
 
-/// The row of `rows` that `path` is in.
-fn find(
-    rows: &'static [CompiledRow],
-    path: &str,
-    home: Option<&Path>,
-) -> Option<&'static PathClass> {
+/// The row of `table` that `path` is in (the first in table order).
+fn find(table: &'static Table, path: &str, home: Option<&Path>) -> Option<&'static PathClass> {
     let path = with_home(path);
     let comps = components(Path::new(&*path), home);
     // The home's components, computed only when a row anchored there is tried.
@@ -508,7 +535,28 @@ fn find(
             .get_or_init(|| home.map(|h| components(h, None)))
             .as_deref()
     };
-    rows.iter()
+    let mut candidates: Vec<usize> = table.always.clone();
+    for comp in &comps {
+        if let Some(rows) = table.any.get(comp) {
+            candidates.extend(rows);
+        }
+    }
+    if let Some(rows) = comps.first().and_then(|c| table.root.get(c)) {
+        candidates.extend(rows);
+    }
+    if !table.home.is_empty()
+        && let Some(h) = home()
+        && comps.len() > h.len()
+        && comps.get(..h.len()) == Some(h)
+        && let Some(rows) = comps.get(h.len()).and_then(|c| table.home.get(c))
+    {
+        candidates.extend(rows);
+    }
+    candidates.sort_unstable();
+    candidates.dedup();
+    candidates
+        .into_iter()
+        .filter_map(|at| table.rows.get(at))
         .find(|r| r.matches(&comps, &home))
         .map(|r| r.class)
 }
@@ -656,7 +704,7 @@ mod tests {
     #[test]
     fn compiled_rows_agree_with_the_shared_matcher() {
         let home = Path::new(tool_core::EXAMPLE_HOME);
-        for rows in [
+        for table in [
             persistence_rows(),
             code_execution_rows(),
             secret_rows(),
@@ -665,7 +713,7 @@ mod tests {
             kernel_rows(),
             binary_rows(),
         ] {
-            for row in rows {
+            for row in &table.rows {
                 for example in row.class.examples.iter().chain(row.class.counter_examples) {
                     let path = with_home(example);
                     let comps = components(Path::new(&*path), Some(home));
@@ -677,6 +725,33 @@ mod tests {
                         row.class.name
                     );
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn the_index_finds_what_trying_every_row_finds() {
+        let home = Path::new(tool_core::EXAMPLE_HOME);
+        let h = components(home, None);
+        for table in [
+            persistence_rows(),
+            code_execution_rows(),
+            secret_rows(),
+            binary_rows(),
+        ] {
+            for example in all_rows().flat_map(|r| r.examples.iter().chain(r.counter_examples)) {
+                let path = with_home(example);
+                let comps = components(Path::new(&*path), Some(home));
+                let every = table
+                    .rows
+                    .iter()
+                    .find(|r| r.matches(&comps, &|| Some(h.as_slice())))
+                    .map(|r| r.class.name);
+                assert_eq!(
+                    find(table, example, Some(home)).map(|c| c.name),
+                    every,
+                    "{example}"
+                );
             }
         }
     }
