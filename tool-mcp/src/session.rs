@@ -173,9 +173,12 @@ impl Session {
                 }
                 let mut wrap = CommandWrap::from(cmd);
                 wrap.wrap(ProcessGroup::leader());
-                let (transport, stderr, child_pid) =
-                    StdioTransport::spawn(wrap, options.max_message_bytes)
-                        .map_err(|e| spawn_error(format!("cannot run `{command}`: {e}")))?;
+                let (transport, stderr, child_pid) = StdioTransport::spawn(
+                    wrap,
+                    options.max_message_bytes,
+                    Arc::clone(&hooks.in_flight),
+                )
+                .map_err(|e| spawn_error(format!("cannot run `{command}`: {e}")))?;
                 let tail = stderr.map(|s| StderrTail::spawn(s, options.stderr_limit));
                 pid = child_pid;
                 let handshake = tokio::time::timeout(timeout, hooks.serve(transport)).await;

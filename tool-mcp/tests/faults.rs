@@ -9,7 +9,8 @@
 //!   `mcp_message_too_large`, and the session goes on;
 //! - duplicate and invalid remote tool names are skipped with a finding,
 //!   the server's other tools load;
-//! - a flood of log notifications ahead of an answer does not lose it.
+//! - a flood of log notifications ahead of an answer does not lose it, and
+//!   every line reaches the call before the answer does.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
@@ -255,4 +256,36 @@ async fn an_answer_behind_a_flood_of_log_notifications_arrives() {
         .await
         .unwrap();
     assert!(format!("{echo:?}").contains("still here"));
+}
+
+/// Counts the log lines a call hears.
+#[derive(Default)]
+struct Heard(std::sync::atomic::AtomicUsize);
+
+impl tool_core::CallEvents for Heard {
+    fn progress(&self, _: Option<&str>, _: &tool_core::Progress) {}
+
+    fn log(&self, _: Option<&str>, level: tool_core::LogLevel, message: &str, _: Option<&Value>) {
+        assert_eq!((level, message), (tool_core::LogLevel::Info, "tick"));
+        self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_log_line_of_a_flood_reaches_the_call_before_its_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("received.jsonl");
+    let manager = manager(ManagerOptions::default(), faults("f", &log, None));
+    let heard = Arc::new(Heard::default());
+    let result = manager
+        .call_tool_with_events(
+            "f",
+            "flood",
+            args(json!({"count": 5_000})),
+            Arc::clone(&heard) as Arc<dyn tool_core::CallEvents>,
+        )
+        .await
+        .unwrap();
+    assert!(format!("{result:?}").contains("flooded 5000"));
+    assert_eq!(heard.0.load(std::sync::atomic::Ordering::Relaxed), 5_000);
 }
