@@ -31,7 +31,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
 use tool_core::{Invoker, NameRules, ToolCall, ToolContext, ToolRegistry};
 use tool_mcp::{
-    Catalog, CatalogTool, McpManager, McpProvider, McpServerConfig, McpTool, McpTransport,
+    McpCatalog, McpCatalogTool, McpManager, McpProvider, McpServerConfig, McpTool, McpTransport,
 };
 
 fn bench(c: &mut Criterion) {
@@ -126,7 +126,7 @@ fn bench(c: &mut Criterion) {
 /// tools with hostile names: long, Unicode, slashes and spaces, the wire
 /// separator, control characters and duplicates (the last two skipped with
 /// a finding each).
-fn hostile_catalog(count: usize) -> Catalog {
+fn hostile_catalog(count: usize) -> McpCatalog {
     let tools = (0..count)
         .map(|i| {
             let name = match i % 10 {
@@ -138,7 +138,7 @@ fn hostile_catalog(count: usize) -> Catalog {
                 5 if i % 100 == 5 => "duplicate".to_owned(),
                 _ => format!("tool_{i}"),
             };
-            CatalogTool {
+            McpCatalogTool {
                 name,
                 title: None,
                 description: Some("A tool.".into()),
@@ -148,7 +148,7 @@ fn hostile_catalog(count: usize) -> Catalog {
             }
         })
         .collect();
-    Catalog {
+    McpCatalog {
         server: "hostile".into(),
         updated_at: None,
         server_name: None,

@@ -6,7 +6,7 @@ use serde_json::Value;
 /// One remote tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct CatalogTool {
+pub struct McpCatalogTool {
     /// The remote name, exactly as the server spells it.
     pub name: String,
     /// Human title.
@@ -25,7 +25,7 @@ pub struct CatalogTool {
     pub annotations: Option<Value>,
 }
 
-impl CatalogTool {
+impl McpCatalogTool {
     fn hint(&self, name: &str) -> Option<bool> {
         self.annotations.as_ref()?.get(name)?.as_bool()
     }
@@ -58,7 +58,7 @@ impl CatalogTool {
 /// Every tool one server offers, with the configuration version it was listed under.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Catalog {
+pub struct McpCatalog {
     /// The server id.
     pub server: String,
     /// The configuration's `updatedAt` when the list was taken.
@@ -73,12 +73,20 @@ pub struct Catalog {
     /// How many `tools/list` pages were read.
     pub pages: usize,
     /// The tools, in the server's order.
-    pub tools: Vec<CatalogTool>,
+    pub tools: Vec<McpCatalogTool>,
 }
 
-impl Catalog {
+impl McpCatalog {
     /// The tool called `name`.
-    pub fn tool(&self, name: &str) -> Option<&CatalogTool> {
+    pub fn tool(&self, name: &str) -> Option<&McpCatalogTool> {
         self.tools.iter().find(|t| t.name == name)
     }
 }
+
+/// The former name of [`McpCatalog`].
+#[deprecated(note = "renamed `McpCatalog` (unique across the crate family)")]
+pub type Catalog = McpCatalog;
+
+/// The former name of [`McpCatalogTool`].
+#[deprecated(note = "renamed `McpCatalogTool` (unique across the crate family)")]
+pub type CatalogTool = McpCatalogTool;

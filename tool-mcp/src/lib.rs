@@ -8,7 +8,7 @@
 //! - [`McpManager`]: one shared live session per configuration (stdio child
 //!   in its own process group with bounded stderr, or streamable HTTP), a
 //!   handshake budget, one transparent reconnect when a session died,
-//!   discovery into a [`Catalog`] cached per `id` + `updatedAt` and dropped
+//!   discovery into a [`McpCatalog`] cached per `id` + `updatedAt` and dropped
 //!   on `notifications/tools/list_changed`.
 //! - [`HttpGuard`]: the host's SSRF policy for streamable HTTP servers (URL
 //!   check before sending, its client for every request, refusals behind
@@ -67,65 +67,146 @@
 //!
 //! # Crate features
 //!
-//! - `encryption` (off by default): [`XChaChaCipher`], an XChaCha20-Poly1305
-//!   [`SecretCipher`] for sealing `env` / `headers` secrets at rest.
+//! The client and server halves are additive features, both on by default;
+//! a host that only consumes servers, or only serves a registry, turns
+//! defaults off and picks one. Result content conversion both ways
+//! ([`map_call_result`], [`to_result`]) and [`Error`] are always there.
+//!
+//! - `client` (default): MCP servers as tools — [`McpManager`] with its
+//!   stdio and streamable HTTP transports, OAuth ([`OAuthOptions`]), the
+//!   HTTP guard ([`HttpGuard`]), [`McpTool`] / [`McpProvider`], remote
+//!   resources and prompts, server configurations and their secrets. Pulls
+//!   reqwest, http, process-wrap, tool-core's `net` and rmcp's client,
+//!   streamable HTTP client and auth.
+//! - `server` (default): [`RegistryServer`], a registry served over stdio
+//!   or streamable HTTP. Pulls axum, tokio-util and rmcp's server and
+//!   streamable HTTP server.
+//! - `encryption` (off by default; implies `client`): [`XChaChaCipher`], an
+//!   XChaCha20-Poly1305 [`SecretCipher`] for sealing `env` / `headers`
+//!   secrets at rest.
 #![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
+#[cfg(feature = "client")]
 mod catalog;
+#[cfg(feature = "client")]
 mod cipher;
+#[cfg(feature = "client")]
 mod config;
 mod content;
+#[cfg(feature = "client")]
 mod elicit;
 mod error;
+#[cfg(feature = "server")]
 mod gate;
+#[cfg(feature = "client")]
 mod http;
+#[cfg(any(feature = "client", feature = "server"))]
+mod level;
+#[cfg(feature = "client")]
 mod line_id;
+#[cfg(feature = "client")]
 mod live;
+#[cfg(feature = "client")]
 mod manager;
+#[cfg(feature = "client")]
 mod oauth;
+#[cfg(feature = "client")]
 mod policy;
+#[cfg(feature = "client")]
 mod provider;
+#[cfg(feature = "client")]
 mod remote_library;
+#[cfg(feature = "client")]
 mod remote_talk;
+#[cfg(feature = "client")]
 mod secret;
+#[cfg(feature = "server")]
 mod serve;
+#[cfg(feature = "server")]
 mod serve_talk;
+#[cfg(feature = "server")]
 mod served;
+#[cfg(feature = "client")]
 mod session;
+#[cfg(feature = "client")]
 mod stderr;
+#[cfg(feature = "client")]
 mod stdio;
+#[cfg(feature = "client")]
 mod tool;
 
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
+#[allow(deprecated)]
 pub use catalog::{Catalog, CatalogTool};
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
+pub use catalog::{McpCatalog, McpCatalogTool};
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub use cipher::SecretCipher;
 #[cfg(feature = "encryption")]
+#[cfg_attr(docsrs, doc(cfg(feature = "encryption")))]
 pub use cipher::XChaChaCipher;
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub use config::{
     ApprovalOverrides, DEFAULT_STARTUP_TIMEOUT_MS, MAX_STARTUP_TIMEOUT_MS, MIN_STARTUP_TIMEOUT_MS,
     McpServerConfig, McpTransport, RESERVED_HEADERS, parse_server_list,
 };
 pub use content::{ERROR_META_KEY, MCP_TOOL_ERROR, STATE_META_KEY, map_call_result, to_result};
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub use elicit::{ElicitationHandler, Elicited};
 pub use error::Error;
+#[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub use gate::RunEverything;
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub use http::{HttpGuard, SsrfHttpGuard};
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub use live::{LiveLoad, LiveSync};
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub use manager::{
     DEFAULT_MAX_MESSAGE_BYTES, MAX_LIST_PAGES, ManagerOptions, McpManager, ServerStatus,
 };
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub use oauth::{Authorizer, InMemoryTokenStore, OAuthOptions, TokenStore};
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub use policy::{default_policy, effective_policy};
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub use provider::{ALL_TOOLS, MCP_REFERENCE_KIND, McpLoad, McpProvider, ServerReport};
 /// The rmcp this crate speaks: its model types (`CallToolResult`,
 /// `Resource`, `Prompt`…) appear in this crate's API.
 pub use rmcp;
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 #[allow(deprecated)]
 pub use secret::Secret;
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub use secret::{McpSecret, SEALED_PREFIX};
+#[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub use serve::{DEFAULT_PAGE_SIZE, RegistryServer};
+#[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub use served::{PromptSource, RESOURCE_NOT_FOUND, ResourceSource, SourceError};
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub use session::PROTOCOL_VERSION;
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub use stderr::DEFAULT_STDERR_LIMIT;
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub use tool::{MCP_TOOL_KIND, McpTool};
 
 /// What a host uses, in one import: `use tool_mcp::prelude::*;` — servers
@@ -144,9 +225,13 @@ pub use tool::{MCP_TOOL_KIND, McpTool};
 /// # let _ = provider;
 /// ```
 pub mod prelude {
+    #[cfg(feature = "server")]
+    #[doc(no_inline)]
+    pub use crate::RegistryServer;
+    #[cfg(feature = "client")]
     #[doc(no_inline)]
     pub use crate::{
         ManagerOptions, McpLoad, McpManager, McpProvider, McpServerConfig, McpTransport,
-        OAuthOptions, RegistryServer,
+        OAuthOptions,
     };
 }

@@ -10,7 +10,7 @@ use rmcp::ServiceError;
 use rmcp::model::{CallToolRequestParams, CallToolResult, PaginatedRequestParams};
 use serde_json::{Map, Value};
 
-use crate::catalog::{Catalog, CatalogTool};
+use crate::catalog::{McpCatalog, McpCatalogTool};
 use crate::config::McpServerConfig;
 use crate::elicit::ElicitationHandler;
 use crate::error::Error;
@@ -164,7 +164,7 @@ struct Slot {
     connecting: tokio::sync::Mutex<()>,
     /// Held while `tools/list` runs, so concurrent callers share one listing.
     listing: tokio::sync::Mutex<()>,
-    catalog: Arc<Mutex<Option<Arc<Catalog>>>>,
+    catalog: Arc<Mutex<Option<Arc<McpCatalog>>>>,
     sessions_started: AtomicU64,
     list_changes: Arc<AtomicU64>,
     /// Calls with events in flight, across sessions.
@@ -201,14 +201,14 @@ impl Slot {
         )
     }
 
-    fn cached_catalog(&self) -> Option<Arc<Catalog>> {
+    fn cached_catalog(&self) -> Option<Arc<McpCatalog>> {
         self.catalog
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
     }
 
-    fn set_catalog(&self, catalog: Option<Arc<Catalog>>) {
+    fn set_catalog(&self, catalog: Option<Arc<McpCatalog>>) {
         *self.catalog.lock().unwrap_or_else(PoisonError::into_inner) = catalog;
     }
 }
@@ -496,7 +496,7 @@ impl McpManager {
 
     /// The catalog of `id`: cached per `id` + `updatedAt`, else listed now,
     /// following every `tools/list` page.
-    pub async fn catalog(&self, id: &str) -> Result<Arc<Catalog>, Error> {
+    pub async fn catalog(&self, id: &str) -> Result<Arc<McpCatalog>, Error> {
         let slot = self.enabled_slot(id)?;
         if let Some(catalog) = slot.cached_catalog() {
             return Ok(catalog);
@@ -517,7 +517,7 @@ impl McpManager {
                 },
             )
             .await?;
-        let catalog = Arc::new(Catalog {
+        let catalog = Arc::new(McpCatalog {
             server: id.to_owned(),
             updated_at: slot.config.updated_at.clone(),
             server_name,
@@ -540,7 +540,7 @@ impl McpManager {
     }
 
     /// Lists `id`'s tools again now.
-    pub async fn refresh(&self, id: &str) -> Result<Arc<Catalog>, Error> {
+    pub async fn refresh(&self, id: &str) -> Result<Arc<McpCatalog>, Error> {
         self.invalidate(id);
         self.catalog(id).await
     }
@@ -700,7 +700,7 @@ fn too_large_limit(error: &ServiceError) -> Option<usize> {
     usize::try_from(data.get("limit")?.as_u64()?).ok()
 }
 
-async fn list_every_page(session: &Session) -> Result<(Vec<CatalogTool>, usize), ServiceError> {
+async fn list_every_page(session: &Session) -> Result<(Vec<McpCatalogTool>, usize), ServiceError> {
     let mut tools = Vec::new();
     let mut cursor: Option<String> = None;
     let mut seen = std::collections::HashSet::new();
@@ -711,7 +711,7 @@ async fn list_every_page(session: &Session) -> Result<(Vec<CatalogTool>, usize),
             params
         });
         let result = session.peer().list_tools(params).await?;
-        tools.extend(result.tools.into_iter().map(CatalogTool::from_remote));
+        tools.extend(result.tools.into_iter().map(McpCatalogTool::from_remote));
         match result.next_cursor {
             Some(next) if !next.is_empty() => {
                 if !seen.insert(next.clone()) {

@@ -2,7 +2,7 @@
 
 use tool_core::InterventionPolicy;
 
-use crate::catalog::CatalogTool;
+use crate::catalog::McpCatalogTool;
 use crate::config::ApprovalOverrides;
 
 /// The policy a remote tool's annotations suggest: `readOnlyHint: true`
@@ -10,7 +10,7 @@ use crate::config::ApprovalOverrides;
 /// destructive, unannotated, or annotated without a read-only promise —
 /// → `required`. Annotations are hints from the server, so only a read-only
 /// promise relaxes the default.
-pub fn default_policy(tool: &CatalogTool) -> InterventionPolicy {
+pub fn default_policy(tool: &McpCatalogTool) -> InterventionPolicy {
     match (tool.read_only_hint(), tool.destructive_hint()) {
         (Some(true), Some(true)) => InterventionPolicy::Required,
         (Some(true), _) => InterventionPolicy::Never,
@@ -21,7 +21,7 @@ pub fn default_policy(tool: &CatalogTool) -> InterventionPolicy {
 /// The policy for `tool` after the host's overrides: the per-tool entry,
 /// else the server-wide one, else [`default_policy`].
 pub fn effective_policy(
-    tool: &CatalogTool,
+    tool: &McpCatalogTool,
     overrides: Option<&ApprovalOverrides>,
 ) -> InterventionPolicy {
     overrides

@@ -36,7 +36,7 @@ use rmcp::{RoleClient, ServiceError};
 use serde_json::Value;
 use tool_core::{CallEvents, Progress};
 
-use crate::serve_talk::from_mcp_level;
+use crate::level::from_mcp_level;
 
 /// Progress notes kept for a token not registered yet (the answer to a
 /// request can race its registration by a few microseconds).

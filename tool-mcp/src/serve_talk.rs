@@ -27,6 +27,8 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tool_core::{CallEvents, LogLevel, Progress};
 
+use crate::level::to_mcp_level;
+
 /// How long a finished call waits for its last notes to be sent.
 const DRAIN_BUDGET: Duration = Duration::from_secs(2);
 
@@ -57,34 +59,6 @@ fn rank(level: LoggingLevel) -> u8 {
         LoggingLevel::Critical => 5,
         LoggingLevel::Alert => 6,
         LoggingLevel::Emergency => 7,
-    }
-}
-
-/// tool-core's level as MCP's.
-pub(crate) fn to_mcp_level(level: LogLevel) -> LoggingLevel {
-    match level {
-        LogLevel::Debug => LoggingLevel::Debug,
-        LogLevel::Info => LoggingLevel::Info,
-        LogLevel::Notice => LoggingLevel::Notice,
-        LogLevel::Warning => LoggingLevel::Warning,
-        LogLevel::Error => LoggingLevel::Error,
-        LogLevel::Critical => LoggingLevel::Critical,
-        LogLevel::Alert => LoggingLevel::Alert,
-        LogLevel::Emergency => LoggingLevel::Emergency,
-    }
-}
-
-/// MCP's level as tool-core's.
-pub(crate) fn from_mcp_level(level: LoggingLevel) -> LogLevel {
-    match level {
-        LoggingLevel::Debug => LogLevel::Debug,
-        LoggingLevel::Info => LogLevel::Info,
-        LoggingLevel::Notice => LogLevel::Notice,
-        LoggingLevel::Warning => LogLevel::Warning,
-        LoggingLevel::Error => LogLevel::Error,
-        LoggingLevel::Critical => LogLevel::Critical,
-        LoggingLevel::Alert => LogLevel::Alert,
-        LoggingLevel::Emergency => LogLevel::Emergency,
     }
 }
 
@@ -186,21 +160,5 @@ mod tests {
         assert!(!log.allows(LoggingLevel::Info));
         assert!(log.allows(LoggingLevel::Warning));
         assert!(log.allows(LoggingLevel::Emergency));
-    }
-
-    #[test]
-    fn levels_map_both_ways() {
-        for level in [
-            LogLevel::Debug,
-            LogLevel::Info,
-            LogLevel::Notice,
-            LogLevel::Warning,
-            LogLevel::Error,
-            LogLevel::Critical,
-            LogLevel::Alert,
-            LogLevel::Emergency,
-        ] {
-            assert_eq!(from_mcp_level(to_mcp_level(level)), level);
-        }
     }
 }

@@ -10,7 +10,7 @@ use tool_core::{
     ToolManifest, ToolOutput, validate_manifest_with, wire_name,
 };
 
-use crate::catalog::{Catalog, CatalogTool};
+use crate::catalog::{McpCatalog, McpCatalogTool};
 use crate::config::McpServerConfig;
 use crate::content::map_call_result;
 use crate::error::Error;
@@ -52,7 +52,7 @@ impl McpTool {
     pub fn from_catalog(
         manager: Arc<McpManager>,
         config: &McpServerConfig,
-        catalog: &Catalog,
+        catalog: &McpCatalog,
         only: Option<&str>,
     ) -> (Self, Vec<tool_core::Error>) {
         let mut manifest = ToolManifest::new(config.id.clone());
@@ -199,7 +199,7 @@ impl Tool for McpTool {
 /// tool's context.
 /// The API a remote tool makes: its description (or title), its schema with
 /// `"type": "object"` added when missing, and its approval policy.
-fn api_of(config: &McpServerConfig, remote: &CatalogTool) -> ApiDefinition {
+fn api_of(config: &McpServerConfig, remote: &McpCatalogTool) -> ApiDefinition {
     let description = remote
         .description
         .clone()
