@@ -720,3 +720,61 @@ fn bodies_without_media_types_and_unnamed_parameters_are_warnings_not_failures()
         assert!(warned.contains(&pointer), "{pointer} in {warned:?}");
     }
 }
+
+#[tokio::test]
+async fn operations_with_the_same_arguments_share_one_check_and_each_validates() {
+    let body = json!({"content": {"application/json": {"schema": {"type": "object",
+        "required": ["n"], "properties": {"n": {"type": "integer"}}}}}});
+    let repaired = json!({"content": {"application/json": {"schema": {"type": "object",
+        "properties": {"value": {"type": "string", "pattern": "^[^\\p\\{C\\}]*\\+$"}}}}}});
+    let doc = json!({"openapi": "3.0.3", "info": {"title": "T", "version": "1"},
+        "servers": [{"url": "http://127.0.0.1:9"}],
+        "paths": {
+            "/a": {"post": {"operationId": "a", "requestBody": body, "responses": {}}},
+            "/b": {"post": {"operationId": "b", "requestBody": body, "responses": {}}},
+            "/c": {"post": {"operationId": "c", "requestBody": repaired, "responses": {}}},
+            "/d": {"post": {"operationId": "d", "requestBody": repaired, "responses": {}}}}});
+    let import = tool_openapi::import_value(&doc, &ImportOptions::new()).unwrap();
+    assert!(import.failures.is_empty(), "{:?}", import.failures);
+    // A repaired schema is not shared: each operation is repaired (and told).
+    let repairs: Vec<&str> = import
+        .warnings
+        .iter()
+        .filter(|w| w.message.contains("ECMA-262"))
+        .map(|w| w.pointer.as_str())
+        .collect();
+    assert_eq!(repairs, ["/paths/~1c/post", "/paths/~1d/post"]);
+    let mut registry = ToolRegistry::new().with_name_rules(NameRules::Foreign);
+    OpenApiTool::builder(import.document, "same")
+        .register(&mut registry)
+        .unwrap();
+    let ctx = ToolContext::new();
+    for api in ["a", "b"] {
+        let out = tool_core::Invoker::default()
+            .invoke_in(
+                &registry,
+                &tool_core::ToolCall::new(format!("same____{api}"), r#"{"n": "x"}"#),
+                &ctx,
+            )
+            .await;
+        assert_eq!(
+            out.error_code().unwrap(),
+            "invalid_arguments",
+            "{api}: {out:?}"
+        );
+    }
+    for api in ["c", "d"] {
+        let out = tool_core::Invoker::default()
+            .invoke_in(
+                &registry,
+                &tool_core::ToolCall::new(format!("same____{api}"), r#"{"value": "a\u0007+"}"#),
+                &ctx,
+            )
+            .await;
+        assert_eq!(
+            out.error_code().unwrap(),
+            "invalid_arguments",
+            "{api}: {out:?}"
+        );
+    }
+}
