@@ -60,7 +60,9 @@ impl OpenApiTool {
     /// The normalised document the tool was compiled from, as the tool
     /// sends requests from it: each operation's shared `definitions` have
     /// moved into its API's arguments schema (`$defs` of the manifest's
-    /// `parameters`), so a 20 MB document's schemas are held once.
+    /// `parameters`) and each parameter's schema keeps only its `type`
+    /// (the whole schema is the manifest's), so a 20 MB document's schemas
+    /// are held once.
     pub fn document(&self) -> &ApiDocument {
         &self.document
     }
@@ -224,9 +226,14 @@ impl OpenApiToolBuilder {
 
     fn finish(mut self, manifest: Arc<ToolManifest>) -> Result<OpenApiTool, Error> {
         // The tool keeps the document to send requests, not the import's
-        // compilations (the registry holds what it needs).
+        // compilations (the registry holds what it needs), and of each
+        // argument's schema only the `type` that sending coerces to (the
+        // manifest holds the whole schema, which validation reads).
         for operation in &mut self.document.operations {
             operation.compiled = Default::default();
+            for parameter in &mut operation.parameters {
+                parameter.schema = sending_schema(&parameter.schema);
+            }
         }
         let guard = self.guard.unwrap_or_default();
         let (guard, client) = match self.client {
@@ -256,6 +263,16 @@ impl OpenApiToolBuilder {
             }),
         })
     }
+}
+
+/// What sending reads of an argument's schema: its `type` (see
+/// [`coerce`](crate::coerce)).
+fn sending_schema(schema: &Value) -> Value {
+    let mut kept = serde_json::Map::new();
+    if let Some(kind) = schema.get("type") {
+        kept.insert("type".into(), kind.clone());
+    }
+    Value::Object(kept)
 }
 
 #[async_trait]
