@@ -7,7 +7,8 @@ the same inputs, and prints the table `benchmark | ours | peer | ratio |
 target`, also written to benches/RESULTS.md with the date, the core count and
 the peers' versions. `ratio` is ours / peer: below 1 means ours is faster.
 
-Pairs: pipeline, approval, search, export, openapi, mcp, skills, dispatch
+Pairs: pipeline, approval, search, export, openapi, mcp, mcp_faults, skills,
+dispatch
 (default: all). `--quick` shortens every measurement and searches a tree of
 2 500 files instead of 25 000 (~500 MB); a quick run writes
 target/bench-run/RESULTS-quick.md and leaves benches/RESULTS.md alone.
@@ -252,6 +253,10 @@ PAIRS = [
             Row("approval: static decision (no shell)",
                 crit("peers_approval/static_decision"), crit("peers_approval/static_regex_floor"),
                 ("ours", 1_000.0), peer_note="regex floor"),
+            Row("approval: simple command, 50 rules",
+                crit("peers_approval/simple_command_50_rules"),
+                crit("peers_approval/simple_regex_floor"), ("ours", 5_000.0),
+                peer_note="regex floor"),
             Row("approval: 5-part compound command, 50 rules",
                 crit("peers_approval/compound_5_parts_50_rules"),
                 crit("peers_approval/compound_regex_floor"), ("ours", 5_000.0),
@@ -261,9 +266,10 @@ PAIRS = [
                 crit("peers_approval/path_scope_regex_floor"), peer_note="regex floor"),
         ],
         notes=[
-            "approval: ours = `PolicyEngine::evaluate_one` (default blacklist on); targets are "
-            "1 000 000 static decisions/s (≤ 1 µs) and 200 000 compound decisions/s (≤ 5 µs) on one "
-            "core. Compound commands come in 16 spellings so no parse is reused. Floor = one "
+            "approval: ours = `PolicyEngine::evaluate_one` (default blacklist on); targets (issue "
+            "17 §4) are 1 000 000 static decisions/s (≤ 1 µs), 200 000 simple commands/s (≤ 5 µs) "
+            "and a 5-part compound command with 50 rules in ≤ 5 µs, on one core. Simple and "
+            "compound commands come in 16 spellings so no parse is reused. Floor = one "
             "`regex::Regex::is_match` per decision (the key, the 48 approved prefixes as one "
             "alternation, a lexical path check).",
         ],
@@ -398,6 +404,35 @@ PAIRS = [
             "newline-delimited JSON-RPC written to the server's stdin, answers matched by id "
             "(benches/peers/node/mcp.mjs). Peers report the median single call and the median "
             "per-call time of 100 concurrent calls.",
+        ],
+    ),
+    Pair(
+        "mcp_faults",
+        "mcp",
+        filter_="mcp_faults",
+        crate="tool-mcp (issue 18)",
+        rows=[
+            Row("mcp faults: load 10 000 hostile tool descriptions into a registry",
+                crit("mcp_faults/load_10000_hostile_tools"), None, ("ours", 1_000_000_000.0)),
+            Row("mcp faults: answer behind 100 000 log notifications vs a bare client reading them",
+                crit("mcp_faults/answer_behind_100000_log_notifications"),
+                crit("mcp_faults/bare_read_behind_100000_log_notifications"), ("ratio", 1.0),
+                peer_note="bare read"),
+            Row("mcp faults: cost of one log notification ahead of an answer",
+                per(minus(crit("mcp_faults/answer_behind_100000_log_notifications"),
+                          crit("mcp_faults/answer_behind_0_log_notifications")), 100_000),
+                per(minus(crit("mcp_faults/bare_read_behind_100000_log_notifications"),
+                          crit("mcp_faults/bare_read_behind_0_log_notifications")), 100_000),
+                peer_note="bare read"),
+        ],
+        notes=[
+            "mcp faults (issue 18 §5; group `mcp_faults` of benches/benches/mcp.rs): 10 000 remote "
+            "tool descriptions with hostile names (long, Unicode, slashes, the wire separator, "
+            "control characters, duplicates) through `McpTool::from_catalog` into a registry; and "
+            "one `tools/call` whose answer comes behind 0 or 100 000 `notifications/message` lines "
+            "from tool-mcp's Python `faults` server, through `McpManager::call_tool` | a bare "
+            "client of the same server (blocking pipe, each line parsed into a `Value`, the answer "
+            "found by id). Per notification = (behind 100 000 − behind 0) / 100 000.",
         ],
     ),
     Pair(

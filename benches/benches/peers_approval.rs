@@ -2,6 +2,8 @@
 //! policy engine | one compiled regex match per decision as the floor.
 //!
 //! - static: an API with a static policy, no shell, no path arguments;
+//! - simple: one-part shell commands against the same 50-rule policy
+//!   (16 spellings);
 //! - compound: 5-part shell commands against a 50-rule policy (fresh
 //!   spellings every iteration, so no parse is reused);
 //! - path scope: `pathScopeAudit` on a real tree with symlinks (inside and
@@ -139,6 +141,29 @@ fn bench(c: &mut Criterion) {
     });
     group.bench_function("static_regex_floor", |b| {
         b.iter(|| key_floor.is_match(black_box("local-system/searchWeb")))
+    });
+
+    // Simple: one part, approved by the policy, 16 spellings.
+    let simples: Vec<String> = (0..16)
+        .map(|i| format!("git diff --stat src/m{i}.rs"))
+        .collect();
+    let simple_args: Vec<Value> = simples.iter().map(|c| json!({ "command": c })).collect();
+    for a in &simple_args {
+        let call = CallRef::new("local-system", "runCommand", a).with_manifest(&manifest);
+        let decision = engine.evaluate_one(&call, &ctx);
+        assert_eq!(decision.action, Action::Run, "{decision:?}");
+    }
+    let mut next = simple_args.iter().cycle();
+    group.bench_function("simple_command_50_rules", |b| {
+        b.iter(|| {
+            let a = next.next().unwrap();
+            let call = CallRef::new("local-system", "runCommand", a).with_manifest(&manifest);
+            black_box(engine.evaluate_one(&call, &ctx))
+        })
+    });
+    let mut next = simples.iter().cycle();
+    group.bench_function("simple_regex_floor", |b| {
+        b.iter(|| floor.is_match(black_box(next.next().unwrap())))
     });
 
     // Compound: 5 parts, all approved by the policy, 16 spellings.
