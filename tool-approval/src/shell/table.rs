@@ -276,6 +276,22 @@ pub(crate) struct Row {
     pub(crate) clusters: bool,
     /// The options that take a value or have an effect.
     pub(crate) options: &'static [Opt],
+    /// What the operands are (only read on the row without a subcommand).
+    pub(crate) operands: Operands,
+}
+
+/// What a program's operands do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Operands {
+    /// Nothing the table knows (read as words by the blacklist).
+    Plain,
+    /// The last of two or more is written: the destination of `cp`, `mv`,
+    /// `install`, `ln`, `rsync` (`-t DIR` names it instead).
+    LastWritten,
+    /// Every one is written (`tee`, `truncate`, `shred`).
+    AllWritten,
+    /// The value of every operand with this prefix is written (`dd of=F`).
+    AssignedWritten(&'static str),
 }
 
 use Effect::{ChangesConfig, LoadsCode, RunsCode, WritesFile};
@@ -310,6 +326,19 @@ const fn program(
         options_at: Options::Anywhere,
         clusters,
         options,
+        operands: Operands::Plain,
+    }
+}
+
+/// A program whose operands write files (`cp SRC DST`, `tee F`, `dd of=F`).
+const fn writer(
+    programs: &'static [&'static str],
+    operands: Operands,
+    options: &'static [Opt],
+) -> Row {
+    Row {
+        operands,
+        ..program(programs, false, options)
     }
 }
 
@@ -324,6 +353,7 @@ const fn sub(
         options_at: Options::Anywhere,
         clusters: false,
         options,
+        operands: Operands::Plain,
     }
 }
 
@@ -353,6 +383,7 @@ pub(crate) const TABLE: &[Row] = &[
             opt(&["--config-env"], Required, ChangesConfig),
             valued(&["-c", "--super-prefix"]),
         ],
+        operands: Operands::Plain,
     },
     sub(
         GIT,
@@ -514,11 +545,18 @@ pub(crate) const TABLE: &[Row] = &[
             opt(&["--checkpoint-action"], Attached, RunsCode),
         ],
     ),
-    program(
-        &["rsync"],
-        true,
-        &[opt(&["-e", "--rsh", "--rsync-path"], Required, RunsCode)],
-    ),
+    Row {
+        clusters: true,
+        ..writer(
+            &["rsync"],
+            Operands::LastWritten,
+            &[opt(&["-e", "--rsh", "--rsync-path"], Required, RunsCode)],
+        )
+    },
+    // Writers by operand.
+    writer(&["cp", "mv", "install", "ln"], Operands::LastWritten, &[]),
+    writer(&["tee", "truncate", "shred"], Operands::AllWritten, &[]),
+    writer(&["dd"], Operands::AssignedWritten("of="), &[]),
     program(
         &["ssh"],
         true,
@@ -836,6 +874,29 @@ impl<'a> Invocation<'a> {
         out
     }
 
+    /// What the program's operands are, as its row says.
+    pub(crate) fn operand_kind(&self) -> Operands {
+        builtin_rows(self.program)
+            .iter()
+            .find(|r| r.subcommand.is_none())
+            .map_or(Operands::Plain, |r| r.operands)
+    }
+
+    /// The operands the table says are written (see [`Operands`]).
+    pub(crate) fn written_operands(&self) -> Vec<&'a str> {
+        match self.operand_kind() {
+            Operands::Plain => Vec::new(),
+            Operands::LastWritten if self.operands.len() < 2 => Vec::new(),
+            Operands::LastWritten => self.operands.last().copied().into_iter().collect(),
+            Operands::AllWritten => self.operands.clone(),
+            Operands::AssignedWritten(prefix) => self
+                .operands
+                .iter()
+                .filter_map(|o| o.strip_prefix(prefix))
+                .collect(),
+        }
+    }
+
     /// Whether a short flag (any letter of a cluster) or a long flag (a
     /// name, with or without a value) is given, before `--`.
     pub(crate) fn has_flag(&self, short: &[char], long: &[&str]) -> bool {
@@ -991,6 +1052,24 @@ mod tests {
         assert!(inv.has_flag(&[], &["no-preserve-root"]));
         assert!(!inv.has_flag(&['R'], &["recursive"]));
         assert_eq!(inv.operands, ["/"]);
+    }
+
+    #[test]
+    fn operand_rows_say_which_files_are_written() {
+        let written = |line: &str| -> Vec<String> {
+            let words: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
+            Invocation::read(&words, &[])
+                .written_operands()
+                .into_iter()
+                .map(str::to_owned)
+                .collect()
+        };
+        assert_eq!(written("cp -r a b /etc/x"), ["/etc/x"]);
+        assert_eq!(written("cp a"), Vec::<String>::new());
+        assert_eq!(written("tee -a x y"), ["x", "y"]);
+        assert_eq!(written("dd if=/dev/zero of=/dev/sda bs=1M"), ["/dev/sda"]);
+        assert_eq!(written("rsync -avze ssh src host:dst"), ["host:dst"]);
+        assert_eq!(written("cat a b"), Vec::<String>::new());
     }
 
     #[test]

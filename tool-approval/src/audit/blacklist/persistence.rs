@@ -10,6 +10,7 @@
 
 use super::commands::{invocation, is_read_only, program};
 use crate::shell::SimpleCommand;
+use crate::shell::table::Operands;
 
 /// `insmod`, `rmmod`, `modprobe` (not its dry runs), `kexec`.
 pub(super) fn kernel_modules(view: &[String]) -> bool {
@@ -76,38 +77,25 @@ pub(super) fn is_system_binary(path: &str) -> bool {
     super::path_rows::system_binary_row(path).is_some()
 }
 
-/// The files a command writes by position: the destination of `cp`, `mv`,
-/// `install`, `ln`, `rsync` (the last operand or `-t DIR`), every operand
-/// of `tee`, `truncate`, `shred`, and `dd of=`.
+/// The files a command writes by position, as the program table's
+/// operand rows say (`shell::table::Operands`): the destination of `cp`,
+/// `mv`, `install`, `ln`, `rsync` (the last operand, or `-t DIR`), every
+/// operand of `tee`, `truncate`, `shred`, and `dd of=`. `install -d DIR…`
+/// makes directories: each operand (a named case).
 pub(super) fn written_operands(view: &[String]) -> Vec<String> {
-    match program(view) {
-        "cp" | "mv" | "install" | "ln" | "rsync" => {
-            if crate::shell::links::target_directory(view).is_some() {
-                return crate::shell::links::target_directory_writes(view);
-            }
-            let ops = invocation(view).operands;
-            // `install -d DIR…` makes directories: each operand.
-            if program(view) == "install" && view.iter().any(|w| w == "-d") {
-                return ops.iter().map(|o| (*o).to_owned()).collect();
-            }
-            if ops.len() < 2 {
-                return Vec::new();
-            }
-            ops.last()
-                .map(|o| vec![(*o).to_owned()])
-                .unwrap_or_default()
-        }
-        "tee" | "truncate" | "shred" => invocation(view)
-            .operands
-            .iter()
-            .map(|o| (*o).to_owned())
-            .collect(),
-        "dd" => view
-            .iter()
-            .filter_map(|w| w.strip_prefix("of=").map(str::to_owned))
-            .collect(),
-        _ => Vec::new(),
+    let inv = invocation(view);
+    if inv.operand_kind() == Operands::LastWritten
+        && crate::shell::links::target_directory(view).is_some()
+    {
+        return crate::shell::links::target_directory_writes(view);
     }
+    if inv.program == "install" && view.iter().any(|w| w == "-d") {
+        return inv.operands.iter().map(|o| (*o).to_owned()).collect();
+    }
+    inv.written_operands()
+        .into_iter()
+        .map(str::to_owned)
+        .collect()
 }
 
 /// Login scripts, scheduler and service directories, editor, git, package
