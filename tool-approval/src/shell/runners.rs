@@ -13,6 +13,7 @@
 //! ([`Given::OptionValue`]). The command found is judged like a `bash -c`
 //! string (a nested script). A new runner is one row.
 
+use super::table::takes_separate_value;
 use super::types::Hazard;
 use super::words::{basename, shell_quote};
 
@@ -249,13 +250,9 @@ fn skip_options<'w>(words: &'w [String], valued: &[&str]) -> &'w [String] {
         if !word.starts_with('-') || word.len() < 2 {
             break;
         }
-        let takes_value = valued.contains(&word.as_str())
-            // `-dmS name`: a bundle of short flags ending in a valued one.
-            || (!word.starts_with("--")
-                && word.len() > 2
-                && valued
-                    .iter()
-                    .any(|v| v.len() == 2 && word.ends_with(&v[1..])));
+        // `-dmS name`: a bundle of short flags ending in a valued one (the
+        // program table's rule, `table::takes_separate_value`).
+        let takes_value = takes_separate_value(word, &|o| valued.contains(&o));
         at += 1 + usize::from(takes_value && !word.contains('='));
     }
     words.get(at..).unwrap_or_default()
