@@ -232,7 +232,7 @@ pub(crate) const SECRETS_ANYWHERE: &[PathClass] = &[
              "/proc/1/environ", "/etc/security/opasswd"],
         no ["/etc/ssl/certs/ca.pem.crt", "/var/backups/dpkg.status", "/proc/self/status"]),
     row!("histories", Secret, "shell, REPL and editor histories (commands with tokens in them)",
-        [".bash_history", ".zsh_history", ".sh_history", ".history", "fish_history",
+        [".bash_history", ".zsh_history", ".sh_history", "fish_history",
          ".python_history", ".node_repl_history", ".psql_history", ".mysql_history", ".lesshst",
          ".viminfo"],
         except [],
@@ -240,12 +240,12 @@ pub(crate) const SECRETS_ANYWHERE: &[PathClass] = &[
              "/home/x/.viminfo"],
         no ["docs/history.md", "src/history.rs"]),
     row!("browser-stores", Secret, "browser cookie and login stores",
-        ["Cookies", "cookies.sqlite", "Cookies.binarycookies", "Login Data", "logins.json",
-         "key4.db", "Web Data"],
+        ["cookies.sqlite", "Cookies.binarycookies", "Login Data", "logins.json", "key4.db",
+         "Web Data"],
         except [],
-        yes ["~/.config/google-chrome/Default/Cookies", "profile/logins.json",
-             "~/.mozilla/firefox/x.default/key4.db", "~/.config/chromium/Default/Login Data"],
-        no ["src/cookies.rs", "docs/login-data.md"]),
+        yes ["profile/logins.json", "~/.mozilla/firefox/x.default/key4.db",
+             "~/.config/chromium/Default/Login Data"],
+        no ["src/cookies.rs", "docs/login-data.md", "src/cookies/index.ts"]),
 ];
 
 /// The system's account, group, sudo and PAM files, and the loader's

@@ -250,15 +250,21 @@ pub(crate) fn is_secret(path: &str, home: Option<&Path>) -> bool {
     secret_file_name(path) || path_rows::secret_row(path, home).is_some()
 }
 
-/// The named check behind [`is_secret`] for bare names: the file
-/// `credentials`, `identity` or `environ`, or a `.ssh` folder itself. Rows
-/// cover everything below a match, and `src/credentials/mod.rs` is no
-/// secret, so these are read on the last component only.
+/// The named check behind [`is_secret`] for bare names that are also
+/// common folder names: the file `credentials`, `identity` or `environ`, a
+/// browser's `Cookies`, a shell's `.history`, or a `.ssh` folder itself.
+/// Rows cover everything below a match (and fold case), and
+/// `src/credentials/mod.rs`, `src/cookies/` or an editor's `.history/`
+/// folder are no secrets, so these are read on the last component only,
+/// as written.
 fn secret_file_name(path: &str) -> bool {
     let cleaned = path.replace('\\', "/");
     let name = cleaned
         .split('/')
         .rfind(|c| !c.is_empty() && *c != ".")
         .unwrap_or_default();
-    matches!(name, "credentials" | "identity" | "environ" | ".ssh")
+    matches!(
+        name,
+        "credentials" | "identity" | "environ" | ".ssh" | "Cookies" | ".history"
+    )
 }
