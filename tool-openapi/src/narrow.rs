@@ -30,6 +30,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
 use tool_core::Violation;
+use tool_core::json_kind as kind;
 
 use crate::document::{ApiDocument, Location, Operation, Parameter};
 use crate::error::Error;
@@ -130,17 +131,6 @@ fn strip_position(message: &str) -> &str {
     message
         .rfind(" at line ")
         .map_or(message, |at| &message[..at])
-}
-
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 #[derive(Default)]

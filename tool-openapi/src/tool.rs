@@ -8,8 +8,7 @@ use async_trait::async_trait;
 use http::{HeaderName, HeaderValue};
 use serde_json::Value;
 use tool_core::{
-    CompiledSchema, ErrorCode, NameRules, Tool, ToolContext, ToolError, ToolManifest, ToolOutput,
-    ToolRegistry,
+    CompiledSchema, NameRules, Tool, ToolContext, ToolError, ToolManifest, ToolOutput, ToolRegistry,
 };
 
 use crate::compile::take_manifest;
@@ -287,12 +286,10 @@ impl Tool for OpenApiTool {
         args: Value,
         ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
-        let index = *self.by_name.get(api).ok_or_else(|| {
-            ToolError::new(
-                ErrorCode::UNKNOWN_API,
-                format!("tool `{}` has no API `{api}`", self.manifest.identifier),
-            )
-        })?;
+        let index = *self
+            .by_name
+            .get(api)
+            .ok_or_else(|| self.manifest.unknown_api(api))?;
         run(&self.document, index, args, &self.settings, ctx).await
     }
 }
