@@ -258,7 +258,7 @@ pub(crate) const SYSTEM_ACCOUNTS: &[PathClass] = &[row!(
     except [],
     yes ["/etc/passwd", "/etc//shadow", "/etc/../etc/sudoers.d/x", "/etc/passwd-", "/etc/pam.d/sshd",
          "/etc/ld.so.preload"],
-    no ["/etc/hosts", "/srv/etc/passwd.md", "/etc/ssh/sshd_config"]
+    no ["/etc/hosts", "/srv/etc/passwd.md", "/etc/ssh/sshd_config", "etc/passwd"]
 )];
 
 /// Disks and partitions as devices (`raw-device-write`).
@@ -269,7 +269,7 @@ pub(crate) const DISK_DEVICES: &[PathClass] = &[row!(
     except [],
     yes ["/dev/sda", "/dev/sda1", "/dev/nvme0n1p2", "/dev/mapper/root", "/dev/disk/by-id/x",
          "/dev//sdb"],
-    no ["/dev/null", "/dev/tty", "/dev/stdout", "/srv/dev/sda.img"]
+    no ["/dev/null", "/dev/tty", "/dev/stdout", "/srv/dev/sda.img", "dev/sda"]
 )];
 
 /// Kernel tunables and triggers (`kernel-write`).
@@ -290,7 +290,7 @@ pub(crate) const SYSTEM_BINARIES: &[PathClass] = &[
          "/usr/libexec/*"],
         except [],
         yes ["/usr/bin/ls", "/bin//sh", "/usr/local/bin/x", "/usr/../usr/sbin/sshd"],
-        no ["/usr/bin", "/usr/share/doc/x", "/home/u/bin/x"]),
+        no ["/usr/bin", "/usr/share/doc/x", "/home/u/bin/x", "bin/x", "./usr/bin/x"]),
     row!("system-libraries", Protected, "the system's library and boot folders",
         ["/lib/*", "/lib32/*", "/lib64/*", "/usr/lib/*", "/usr/lib32/*", "/usr/lib64/*",
          "/usr/local/lib/*", "/boot/*"],
@@ -511,22 +511,32 @@ impl CompiledRow {
                 .any(|e| e.matches(&path[globs.len() - 1]))
     }
 
-    fn matches<'h>(&self, path: &[String], home: &dyn Fn() -> Option<&'h [String]>) -> bool {
+    /// Whether the cleaned `path` (its components; `absolute` when it
+    /// starts at the root or at an expanded home) is in this row. A
+    /// relative `bin/x` is no `/bin/*`.
+    fn matches<'h>(
+        &self,
+        path: &[String],
+        absolute: bool,
+        home: &dyn Fn() -> Option<&'h [String]>,
+    ) -> bool {
         self.patterns.iter().any(|(anchor, globs)| match anchor {
             Anchor::Home => home().is_some_and(|h| {
-                path.len() >= h.len() + globs.len()
+                absolute
+                    && path.len() >= h.len() + globs.len()
                     && path[..h.len()] == *h
                     && self.window(&path[h.len()..], globs)
             }),
-            Anchor::Root => self.window(path, globs),
+            Anchor::Root => absolute && self.window(path, globs),
             Anchor::Any => (0..path.len()).any(|start| self.window(&path[start..], globs)),
         })
     }
 }
 
 /// The row of `table` that `path` is in (the first in table order).
-fn find(table: &'static Table, path: &str, home: Option<&Path>) -> Option<&'static PathClass> {
+fn find(table: &Table, path: &str, home: Option<&Path>) -> Option<&'static PathClass> {
     let path = with_home(path);
+    let absolute = path.starts_with('/') || (path.starts_with('~') && home.is_some());
     let comps = components(Path::new(&*path), home);
     // The home's components, computed only when a row anchored there is tried.
     let home_comps: std::cell::OnceCell<Option<Vec<String>>> = std::cell::OnceCell::new();
@@ -541,7 +551,7 @@ fn find(table: &'static Table, path: &str, home: Option<&Path>) -> Option<&'stat
             candidates.extend(rows);
         }
     }
-    if let Some(rows) = comps.first().and_then(|c| table.root.get(c)) {
+    if absolute && let Some(rows) = comps.first().and_then(|c| table.root.get(c)) {
         candidates.extend(rows);
     }
     if !table.home.is_empty()
@@ -557,7 +567,7 @@ fn find(table: &'static Table, path: &str, home: Option<&Path>) -> Option<&'stat
     candidates
         .into_iter()
         .filter_map(|at| table.rows.get(at))
-        .find(|r| r.matches(&comps, &home))
+        .find(|r| r.matches(&comps, absolute, &home))
         .map(|r| r.class)
 }
 
@@ -669,11 +679,16 @@ pub(crate) fn check_rows() -> Result<(), String> {
             return Err(format!("shared path class `{name}` does not exist"));
         }
     }
+    // Each row is checked as the blacklist reads it: compiled alone, through
+    // the same `find` (a relative `etc/passwd` is in no root-anchored row
+    // here, while the shared matcher, which the sandbox gives resolved
+    // paths, reads it from the root).
+    let home = Path::new(tool_core::EXAMPLE_HOME);
     for row in all_rows() {
-        // Examples spelled with `$HOME` are read as the blacklist reads words.
-        let home = Path::new(tool_core::EXAMPLE_HOME);
+        let alone = Table::new(std::iter::once(row));
+        let matches = |example: &str| find(&alone, example, Some(home)).is_some();
         for example in row.examples {
-            if !row.matches(Path::new(&*with_home(example)), Some(home)) {
+            if !matches(example) {
                 return Err(format!(
                     "path row `{}`: example `{example}` does not match",
                     row.name
@@ -681,7 +696,7 @@ pub(crate) fn check_rows() -> Result<(), String> {
             }
         }
         for example in row.counter_examples {
-            if row.matches(Path::new(&*with_home(example)), Some(home)) {
+            if matches(example) {
                 return Err(format!(
                     "path row `{}`: counter example `{example}` matches",
                     row.name
@@ -718,8 +733,13 @@ mod tests {
                     let path = with_home(example);
                     let comps = components(Path::new(&*path), Some(home));
                     let h = components(home, None);
+                    let absolute = path.starts_with(['/', '~']);
+                    if !absolute {
+                        // Relative words: see `check_rows`.
+                        continue;
+                    }
                     assert_eq!(
-                        row.matches(&comps, &|| Some(h.as_slice())),
+                        row.matches(&comps, absolute, &|| Some(h.as_slice())),
                         row.class.matches(Path::new(&*path), Some(home)),
                         "{} {example}",
                         row.class.name
@@ -742,10 +762,11 @@ mod tests {
             for example in all_rows().flat_map(|r| r.examples.iter().chain(r.counter_examples)) {
                 let path = with_home(example);
                 let comps = components(Path::new(&*path), Some(home));
+                let absolute = path.starts_with(['/', '~']);
                 let every = table
                     .rows
                     .iter()
-                    .find(|r| r.matches(&comps, &|| Some(h.as_slice())))
+                    .find(|r| r.matches(&comps, absolute, &|| Some(h.as_slice())))
                     .map(|r| r.class.name);
                 assert_eq!(
                     find(table, example, Some(home)).map(|c| c.name),
