@@ -8,15 +8,17 @@
 //! ([`Effect`]: reads or writes the file it names, runs the command it
 //! gives, loads code, opens the network, changes the configuration of this
 //! or a later run). An option a row does not list is a flag without a value.
-//! A row also says where the subcommand sits (the first operand; git's own
-//! options come only before it) and whether short options cluster (`-avze
-//! CMD` is `-a -v -z -e CMD` for rsync; `-fno-builtin` is one option for
-//! gcc).
+//! A row also says what its operands do (`Operands`: `cp`'s last is
+//! written, every one of `tee`, `dd of=F`), where the subcommand sits (the
+//! first operand; git's own options come only before it) and whether short
+//! options cluster (`-avze CMD` is `-a -v -z -e CMD` for rsync;
+//! `-fno-builtin` is one option for gcc).
 //!
 //! Every reader of options goes through `Invocation::read`: the option
 //! effects that block prefix approval (`shell::options`), git's subcommand
-//! (`shell::scripts`), the blacklist's flag and operand checks; wrappers read
-//! their own options with the same rule (`takes_separate_value`). Hosts add
+//! (`shell::scripts`), the blacklist's flag, operand and written-file
+//! checks; wrappers and command runners read their own options with the same
+//! rule (`takes_separate_value`). Hosts add
 //! rows through the policy file's `shell.options` (see
 //! [`CommandOption`]), read by the same reader.
 
