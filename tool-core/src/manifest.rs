@@ -31,16 +31,19 @@ pub struct ToolManifest {
     /// Guidance for the model, placed in the system prompt when the tool is offered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system_role: Option<String>,
-    /// Free-form kind of tool (`builtin`, `openapi`, `mcp`, …).
+    /// What kind of tool this is (`"type"`: `builtin`, `api`, `mcp`, `skill`,
+    /// `function`; older spellings such as `builtin_tool` are read, see
+    /// [`ToolKind`](crate::ToolKind)). A stored manifest with a `type` none
+    /// of these name fails to load with an error naming it, rather than
+    /// losing it.
     #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
-    pub kind: Option<String>,
+    pub kind: Option<crate::ToolKind>,
 }
 
 impl ToolManifest {
-    /// The manifest's `type` as a [`ToolKind`](crate::ToolKind), when it is
-    /// one of the known spellings.
+    /// The manifest's `type`, when it has one.
     pub fn tool_kind(&self) -> Option<crate::ToolKind> {
-        self.kind.as_deref().and_then(crate::ToolKind::parse)
+        self.kind
     }
 
     /// A manifest with an identifier and nothing else.

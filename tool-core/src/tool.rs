@@ -351,14 +351,9 @@ impl ToolBuilder {
     }
 
     /// Sets the manifest's `type`.
-    pub fn kind(mut self, kind: impl Into<String>) -> Self {
-        self.manifest.kind = Some(kind.into());
+    pub fn tool_kind(mut self, kind: crate::ToolKind) -> Self {
+        self.manifest.kind = Some(kind);
         self
-    }
-
-    /// Sets the manifest's `type` to a known kind's spelling.
-    pub fn tool_kind(self, kind: crate::ToolKind) -> Self {
-        self.kind(kind.as_str())
     }
 
     /// Adds (or, for an API already in the manifest, implements) a dynamic

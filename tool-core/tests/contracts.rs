@@ -50,7 +50,7 @@ fn a_prepared_call_and_a_resolved_name_give_the_same_key() {
 #[test]
 fn one_spelling_of_builtin_with_older_ones_still_read() {
     assert_eq!(BUILTIN_KIND, ToolKind::Builtin.as_str());
-    assert_eq!(clock().manifest().kind.as_deref(), Some("builtin"));
+    assert_eq!(clock().manifest().kind, Some(ToolKind::Builtin));
     assert_eq!(clock().manifest().tool_kind(), Some(ToolKind::Builtin));
     for kind in ToolKind::ALL {
         assert_eq!(ToolKind::parse(kind.as_str()), Some(kind));
@@ -61,9 +61,17 @@ fn one_spelling_of_builtin_with_older_ones_still_read() {
     }
     let error = "robot".parse::<ToolKind>().unwrap_err();
     assert!(error.to_string().contains("robot"));
-    let mut manifest = ToolManifest::new("x");
-    manifest.kind = Some("custom".into());
-    assert_eq!(manifest.tool_kind(), None);
+    // Manifests carry the kind typed: stored older spellings still load,
+    // one written as the workspace spells it, and an unknown one is an
+    // error naming it, never dropped.
+    let stored: ToolManifest =
+        serde_json::from_value(json!({"identifier": "x", "type": "builtin_tool"})).unwrap();
+    assert_eq!(stored.tool_kind(), Some(ToolKind::Builtin));
+    assert_eq!(serde_json::to_value(&stored).unwrap()["type"], "builtin");
+    let error = serde_json::from_value::<ToolManifest>(json!({"identifier": "x", "type": "robot"}))
+        .unwrap_err();
+    assert!(error.to_string().contains("robot"), "{error}");
+    assert_eq!(ToolManifest::new("x").tool_kind(), None);
 }
 
 #[tokio::test]

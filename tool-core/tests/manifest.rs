@@ -16,7 +16,7 @@ fn lobehub_shaped_manifest_round_trips_unchanged() {
     let raw = fixture();
     let manifest: ToolManifest = serde_json::from_value(raw.clone()).unwrap();
     assert_eq!(manifest.identifier, "local-system");
-    assert_eq!(manifest.kind.as_deref(), Some("builtin"));
+    assert_eq!(manifest.kind, Some(tool_core::ToolKind::Builtin));
     assert_eq!(manifest.executors(), &[Executor::Client, Executor::Server]);
     assert_eq!(manifest.api[0].default_timeout_ms, Some(30_000));
     assert_eq!(

@@ -56,7 +56,7 @@ impl McpTool {
         only: Option<&str>,
     ) -> (Self, Vec<tool_core::Error>) {
         let mut manifest = ToolManifest::new(config.id.clone());
-        manifest.kind = Some(MCP_TOOL_KIND.into());
+        manifest.kind = Some(tool_core::ToolKind::Mcp);
         manifest.meta.title = config.name.clone().or_else(|| catalog.server_name.clone());
         manifest.meta.description = Some(format!(
             "Tools of the MCP server `{}`.",
@@ -146,12 +146,7 @@ impl Tool for McpTool {
         args: Value,
         ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
-        if self.manifest.api(api).is_none() {
-            return Err(ToolError::new(
-                ErrorCode::UNKNOWN_API,
-                format!("MCP server `{}` has no tool `{api}` here", self.server),
-            ));
-        }
+        self.manifest.require_api(api)?;
         let arguments = match args {
             Value::Object(map) => map,
             Value::Null => Map::new(),

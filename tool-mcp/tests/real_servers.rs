@@ -66,7 +66,7 @@ async fn discovery_over_stdio_lists_server_everything_with_annotation_defaults()
 
     let registry = registry_of(&manager).await;
     let manifest = registry.get("everything").unwrap().manifest().clone();
-    assert_eq!(manifest.kind.as_deref(), Some("mcp"));
+    assert_eq!(manifest.kind, Some(tool_core::ToolKind::Mcp));
     let policy = |name: &str| manifest.api(name).unwrap().human_intervention.clone();
     assert_eq!(
         policy("echo"),

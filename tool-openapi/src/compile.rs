@@ -106,7 +106,7 @@ pub(crate) fn unchecked_manifest(document: &ApiDocument, identifier: &str) -> To
     let mut manifest = ToolManifest::new(identifier);
     manifest.meta.title = document.title.clone();
     manifest.meta.description = Some(document.description.clone());
-    manifest.kind = Some(MANIFEST_KIND.to_owned());
+    manifest.kind = Some(tool_core::ToolKind::Api);
     manifest.api = document.operations.iter().map(api_definition).collect();
     manifest
 }
@@ -134,7 +134,7 @@ pub(crate) fn take_manifest(
     let mut manifest = ToolManifest::new(identifier);
     manifest.meta.title = document.title.clone();
     manifest.meta.description = Some(document.description.clone());
-    manifest.kind = Some(MANIFEST_KIND.to_owned());
+    manifest.kind = Some(tool_core::ToolKind::Api);
     let mut compiled = Vec::with_capacity(document.operations.len());
     for op in &mut document.operations {
         let reusable = op

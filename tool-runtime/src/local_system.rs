@@ -86,7 +86,7 @@ pub fn manifest() -> ToolManifest {
     };
     manifest.executors = Some(vec![Executor::Client, Executor::Server]);
     manifest.system_role = Some(SYSTEM_ROLE.into());
-    manifest.kind = Some(tool_core::ToolKind::Builtin.as_str().into());
+    manifest.kind = Some(tool_core::ToolKind::Builtin);
     manifest.api = vec![
         file_api::<ListFilesParams>(
             "listFiles",

@@ -187,7 +187,7 @@ impl SkillsTool {
         manifest.meta.title = Some("Skills".into());
         manifest.meta.description =
             Some("Loads skill instructions and the files they refer to, on demand.".into());
-        manifest.kind = Some(tool_core::ToolKind::Builtin.as_str().into());
+        manifest.kind = Some(tool_core::ToolKind::Builtin);
         manifest.system_role = role;
         manifest.api.push(
             ApiDefinition::new(
