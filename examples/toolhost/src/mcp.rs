@@ -110,9 +110,8 @@ impl ElicitationHandler for CommandLineAnswer {
             ElicitationAnswer::AcceptDefaults => (Elicited::Accept(json!({})), "accept-defaults"),
             ElicitationAnswer::Decline => (Elicited::Decline, "decline"),
         };
-        eprintln!(
-            "{}",
-            json!({"elicitation": {"server": server, "message": message, "answer": name}})
+        crate::report(
+            &json!({"elicitation": {"server": server, "message": message, "answer": name}}),
         );
         answer
     }
@@ -502,7 +501,7 @@ pub async fn run(
             }
             // `--skills` and `--openapi` tools are served like the builtins.
             for finding in crate::skills::attach(&mut host, sources.skills)? {
-                eprintln!("{}", json!({ "warning": { "skills": finding } }));
+                crate::report(&json!({ "warning": { "skills": finding } }));
             }
             crate::openapi::attach(&mut host, sources.openapi)?;
             let (registry, engine, ctx) = host.into_parts();
@@ -534,13 +533,13 @@ pub async fn run(
                 let load = McpProvider::new(manager).load_live(&live).await;
                 for report in load.reports.iter().map(report_json) {
                     if report["status"] != "loaded" {
-                        eprintln!("{}", json!({"warning": {"mcp": report}}));
+                        crate::report(&json!({"warning": {"mcp": report}}));
                     }
                 }
                 for (id, problem) in &load.not_registered {
                     let report =
                         json!({"id": id, "status": "not registered", "error": problem.to_string()});
-                    eprintln!("{}", json!({"warning": {"mcp": report}}));
+                    crate::report(&json!({"warning": {"mcp": report}}));
                 }
                 let mut rebuilds = load.sync.subscribe();
                 let notifier = server.clone();
@@ -564,7 +563,7 @@ pub async fn run(
                         .serve_http(addr, stop.clone())
                         .await
                         .map_err(|e| Failure::Source(e.to_string()))?;
-                    eprintln!("{}", json!({"listening": format!("http://{bound}/mcp")}));
+                    crate::report(&json!({"listening": format!("http://{bound}/mcp")}));
                     let _ = tokio::signal::ctrl_c().await;
                     stop.cancel();
                     let _ = task.await;

@@ -123,10 +123,9 @@ pub fn attach(host: &mut Host, options: &OpenApiOptions) -> Result<(), Failure> 
             .iter()
             .filter(|w| w.message.contains("needs a base URL"))
         {
-            eprintln!(
-                "--openapi {}: {} (give --server URL)",
-                path.display(),
-                warning.message
+            let message = format!("{} (give --server URL)", warning.message);
+            crate::report(
+                &serde_json::json!({"warning": {"openapi": path.display().to_string(), "message": message}}),
             );
         }
         builder

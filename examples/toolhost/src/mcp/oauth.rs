@@ -59,10 +59,7 @@ impl Authorizer for BrowserAuthorizer {
     }
 
     async fn authorize(&self, server: &str, url: &str) -> Result<String, String> {
-        eprintln!(
-            "{}",
-            serde_json::json!({"authorize": {"server": server, "url": url}})
-        );
+        crate::report(&serde_json::json!({"authorize": {"server": server, "url": url}}));
         let _turn = self.turn.lock().await;
         let listener = self
             .listener
