@@ -10,6 +10,7 @@ use tool_core::{
 };
 
 use crate::local::LocalComputer;
+use crate::operation::Operation;
 use crate::request::{
     EditFileParams, GetCommandOutputParams, GlobFilesParams, GrepContentParams, KillCommandParams,
     ListFilesParams, MoveFilesParams, ReadFileParams, ReadFilesParams, RenameFileParams, Request,
@@ -42,28 +43,27 @@ Commands
 fn path_audit() -> HumanIntervention {
     HumanIntervention::Dynamic {
         dynamic: DynamicIntervention {
-            kind: "pathScopeAudit".into(),
+            kind: tool_core::PATH_SCOPE_AUDIT.into(),
             policy: InterventionPolicy::Required,
             default: InterventionPolicy::Never,
         },
     }
 }
 
-fn api<T: schemars::JsonSchema>(name: &str, description: &str, timeout_ms: u64) -> ApiDefinition {
+fn api<T: schemars::JsonSchema + Operation>(description: &str, timeout_ms: u64) -> ApiDefinition {
     // Every local-system operation touches this machine, so a gate
     // decides its confinement (and the computer enforces it).
-    ApiDefinition::new(name, description)
+    ApiDefinition::new(T::API, description)
         .with_parameters(schema_for_args::<T>())
         .with_default_timeout_ms(timeout_ms)
         .touching_host()
 }
 
-fn file_api<T: schemars::JsonSchema>(
-    name: &str,
+fn file_api<T: schemars::JsonSchema + Operation>(
     description: &str,
     timeout_ms: u64,
 ) -> ApiDefinition {
-    api::<T>(name, description, timeout_ms).with_intervention(path_audit())
+    api::<T>(description, timeout_ms).with_intervention(path_audit())
 }
 
 /// The manifest of the `local-system` tool.
@@ -89,71 +89,58 @@ pub fn manifest() -> ToolManifest {
     manifest.kind = Some(tool_core::ToolKind::Builtin);
     manifest.api = vec![
         file_api::<ListFilesParams>(
-            "listFiles",
             "List the entries of a directory (name, size, modification time), directories first.",
             30_000,
         ),
         file_api::<ReadFileParams>(
-            "readFile",
             "Read a text file: by default its first 200 lines. Reports total lines and characters and a contentHash for editFile. Binary files and files over 10 MiB are refused.",
             30_000,
         ),
         file_api::<ReadFilesParams>(
-            "readFiles",
             "Read the first 200 lines of several text files at once.",
             60_000,
         ),
         file_api::<WriteFileParams>(
-            "writeFile",
             "Create or overwrite a file with the given content (atomically; parent directories are created).",
             30_000,
         ),
         file_api::<EditFileParams>(
-            "editFile",
             "Replace exact text in a file. The old text must occur exactly once unless replaceAll is set; returns a unified diff.",
             30_000,
         )
         .with_display_control(RenderDisplayControl::Expand),
         file_api::<MoveFilesParams>(
-            "moveFiles",
             "Move files or directories; each item reports its own success.",
             30_000,
         ),
         file_api::<RenameFileParams>(
-            "renameFile",
             "Rename a file or directory within its directory.",
             30_000,
         ),
         file_api::<SearchFilesParams>(
-            "searchFiles",
             "Find files or directories whose name contains all the keyword's words, optionally filtered by extension, kind and modification time.",
             60_000,
         ),
         file_api::<GlobFilesParams>(
-            "globFiles",
             "Find files matching a glob such as **/*.rs, sorted by path.",
             60_000,
         ),
         file_api::<GrepContentParams>(
-            "grepContent",
             "Search file contents with a regular expression (ripgrep engine): matching lines with context, matching files, or counts per file.",
             60_000,
         ),
         api::<RunCommandParams>(
-            "runCommand",
             "Run a shell command and wait for it up to timeout (default 30 s, max 120 s). If it is still running, it continues in the background and its shellId can be polled with getCommandOutput.",
             RUN_COMMAND_TIMEOUT_MS,
         )
         .with_intervention(HumanIntervention::Policy(InterventionPolicy::Required))
         .with_display_control(RenderDisplayControl::Expand),
         api::<GetCommandOutputParams>(
-            "getCommandOutput",
             "Get the output a command produced since the last read, whether it is still running, and its exit code once finished.",
             10_000,
         )
         .with_intervention(HumanIntervention::Policy(InterventionPolicy::Never)),
         api::<KillCommandParams>(
-            "killCommand",
             "Stop a running command and every process it started.",
             15_000,
         )

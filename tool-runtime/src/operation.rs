@@ -43,3 +43,23 @@ macro_rules! for_each_operation {
 }
 
 pub(crate) use for_each_operation;
+
+/// An operation's parameters know their API name (from the table above),
+/// so the manifest names each API by its parameter type, not by a string
+/// written again.
+pub(crate) trait Operation {
+    /// The API name (`"readFile"`).
+    const API: &'static str;
+}
+
+/// Implements [`Operation`] for every parameter type (invoked where the
+/// types are, in [`request`](crate::request)).
+macro_rules! operation_names {
+    ($($(#[$doc:meta])* $variant:ident($params:ty) -> $result:ty = $name:literal;)*) => {
+        $(impl crate::operation::Operation for $params {
+            const API: &'static str = $name;
+        })*
+    };
+}
+
+pub(crate) use operation_names;
