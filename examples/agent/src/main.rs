@@ -94,7 +94,7 @@ async fn main() -> anyhow::Result<()> {
     let options = ImportOptions::new().server(fixtures::serve_weather().await?);
     let loaded = load_document(fixtures::WEATHER_API, &options)?;
     let guard = SsrfGuard::new(SsrfPolicy::default().allow("127.0.0.1")?);
-    let weather = OpenApiTool::builder(loaded.import.document, "weather").guard(guard);
+    let weather = OpenApiTool::builder(loaded.into_document(), "weather").guard(guard);
     weather.register(&mut registry)?;
 
     let skills_dir = SkillSource::dir("examples", fixtures::SKILLS);

@@ -204,7 +204,7 @@ fn validate(text: &str, options: &ImportOptions) -> Value {
             json!({
                 "ok": errors.is_empty(),
                 "kind": match loaded.kind { DocumentKind::OpenApi31 => "openapi-3.1", _ => "openapi-3.0" },
-                "operations": loaded.import.document.operations.len(),
+                "operations": loaded.document().operations.len(),
                 "errors": errors,
                 "warnings": problems_json(&loaded.import.warnings),
             })

@@ -15,7 +15,7 @@ fuzz_target!(|data: &[u8]| {
     let options = ImportOptions::new().max_bytes(1 << 20);
     let loaded = load_document(text, &options);
     if let Ok(loaded) = &loaded {
-        let _ = compile_manifest(&loaded.import.document, "fuzz");
+        let _ = compile_manifest(loaded.document(), "fuzz");
     }
     let through_value = parse_text(text, 1 << 20).and_then(|value| load_value(&value, &options));
     assert_eq!(loaded, through_value, "text and Value loads differ");

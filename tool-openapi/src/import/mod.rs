@@ -140,6 +140,23 @@ pub struct Loaded {
     pub import: Import,
 }
 
+impl Loaded {
+    /// The normalised document, what [`OpenApiTool::builder`](crate::OpenApiTool::builder) takes.
+    pub fn document(&self) -> &ApiDocument {
+        &self.import.document
+    }
+
+    /// The normalised document, keeping nothing else.
+    pub fn into_document(self) -> ApiDocument {
+        self.import.document
+    }
+
+    /// Warnings of the import (renames, ignored parameters, shortened tools…).
+    pub fn warnings(&self) -> &[Violation] {
+        &self.import.warnings
+    }
+}
+
 /// Parses JSON (text starting with `{` or `[`) or YAML into a value,
 /// refusing texts larger than `max_bytes`.
 pub fn parse_text(text: &str, max_bytes: usize) -> Result<Value, Error> {
@@ -280,6 +297,28 @@ pub struct BatchImport {
     pub loaded: Vec<(String, Loaded)>,
     /// `(source name, why it did not load)`.
     pub failed: Vec<(String, Error)>,
+}
+
+impl BatchImport {
+    /// The family's one batch shape ([`tool_core::Partial`]): the loaded
+    /// documents with their source names, each failure under its source.
+    ///
+    /// ```
+    /// let options = tool_openapi::ImportOptions::new();
+    /// let batch = tool_openapi::import_batch([("broken.json", "{")], &options);
+    /// let loaded = batch.into_partial();
+    /// assert_eq!(loaded.failed()[0].source, "broken.json");
+    /// ```
+    pub fn into_partial(self) -> tool_core::Partial<(String, Loaded), Error> {
+        let mut partial = tool_core::Partial::new();
+        for item in self.loaded {
+            partial.push(item);
+        }
+        for (source, error) in self.failed {
+            partial.fail(source, error);
+        }
+        partial
+    }
 }
 
 /// Loads several `(name, text)` sources, going on after failures.
