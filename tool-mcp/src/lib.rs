@@ -1,5 +1,9 @@
 //! MCP servers as agent tools, through `rmcp` — and any tool registry served over MCP.
 //!
+//! A host needs one import, [`prelude`]: servers go into an [`McpManager`],
+//! [`McpProvider::load_all`] turns them into tools (a `tool_core::Partial`
+//! through [`McpLoad::into_partial`]), [`RegistryServer`] serves a registry.
+//!
 //! # Overview of the roles
 //!
 //! - [`McpServerConfig`]: what a host stores per server (stdio or streamable

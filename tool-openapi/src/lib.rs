@@ -2,6 +2,10 @@
 //! protocol and real OpenAPI 3.0/3.1 documents become one tool each (one
 //! API per operation), called over an SSRF-guarded HTTP client.
 //!
+//! A host needs one import, [`prelude`]: [`load_document`] with
+//! [`ImportOptions`], then [`OpenApiTool::builder`] and `register`; the
+//! rest is for validating, filtering and compiling documents by hand.
+//!
 //! # Overview of the roles
 //!
 //! - [`validate_narrow`]: the narrow protocol → every problem with its JSON

@@ -87,7 +87,7 @@ impl OpenApiTool {
 /// ([`PathClass`](tool_core::PathClass) with
 /// [`PathRole::Secret`](tool_core::PathRole::Secret): `.env`, private keys,
 /// `~/.ssh`…), named directly or reached through a link, is refused with
-/// [`ErrorCode::CONFINEMENT_REFUSED`] and nothing is sent; under
+/// [`ErrorCode::CONFINEMENT_REFUSED`](tool_core::ErrorCode::CONFINEMENT_REFUSED) and nothing is sent; under
 /// `full_access` (or no confinement) the workspace rule alone applies. A host that shares one client
 /// (and its connection pool) across tools passes it with
 /// [`client`](Self::client); it should come from the same guard's

@@ -1,6 +1,10 @@
 //! A computer for LLM agents: files, search and shell behind one template
 //! trait, with a real local implementation and adapters for remote ones.
 //!
+//! A host needs one import, [`prelude`] (the local computer, its tool and
+//! the sandbox); what follows is for building other computers and for
+//! remote dispatch.
+//!
 //! # Overview of the roles
 //!
 //! - [`ComputerRuntime`]: the template. One required method,
