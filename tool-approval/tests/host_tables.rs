@@ -154,6 +154,23 @@ fn a_policy_file_row_of_the_program_table_reads_like_a_built_in_one() {
     // Code loaded by option: no prefix rule approves it.
     assert_eq!(action("mailer --plugin ./p.so send x"), Action::Ask);
     assert_eq!(action("mailer send x"), Action::Run);
+    // A host's option that only takes a value: the word after it is not
+    // the subcommand, so `send`'s row applies.
+    let file = tool_approval::PolicyFile::from_json(
+        r#"{"rules": {"local-system/runCommand": [
+            {"match": {"command": "git push:*"}, "policy": "deny"}, {"policy": "required"}]},
+          "shell": {"options": [
+            {"program": "mailer", "subcommand": "send", "names": ["--via"], "effect": "runsCode"},
+            {"program": "mailer", "names": ["--profile"], "effect": "none"}]}}"#,
+    )
+    .unwrap();
+    let engine = PolicyEngine::builder()
+        .policy_file(&file)
+        .mode(ApprovalMode::Manual)
+        .build()
+        .unwrap();
+    let d = common::run_command(&engine, "mailer --profile work send --via 'git push' x");
+    assert_eq!(d.action, Action::Block, "{d:?}");
     // An effect the table does not know is an error at its pointer.
     let e = tool_approval::PolicyFile::from_json(
         r#"{"shell": {"options": [{"program": "m", "names": ["--x"], "effect": "explodes"}]}}"#,

@@ -9,9 +9,13 @@
 //! }
 //! ```
 //!
+//! Each option is a row of the program table ([`crate::shell::table`]).
 //! `value` is `required` (`-o F`, `-oF`, `--out F`, `--out=F`), `attached`
-//! (`--out=F` only) or `flag`; `effect` is `writesFile`, `runsCode` or
-//! `changesConfig`.
+//! (`--out=F` only) or `flag`; `effect` is one of the table's effects
+//! ([`Effect`]: `readsFile`, `writesFile`, `runsCode`, `loadsCode`, `network`,
+//! `changesConfig`) or `none` for an option that only takes a value (so the
+//! word after it is neither the subcommand nor an operand: `deploy --env prod
+//! run --hook CMD`).
 
 use serde_json::Value;
 
@@ -198,16 +202,18 @@ fn option(item: &Value, at: &str) -> Result<CommandOption, Error> {
         .get("effect")
         .map(|v| (v, v.as_str().and_then(Effect::from_name)))
     {
-        Some((_, Some(effect))) => Ok(effect),
+        Some((_, Some(effect))) => Ok(Some(effect)),
+        // `"effect": "none"`: the option only takes a value.
+        Some((v, None)) if v.as_str() == Some("none") => Ok(None),
         Some((v, None)) => Err(Error::invalid(
             &push_pointer(at, "effect"),
             v,
-            "expected `readsFile`, `writesFile`, `runsCode`, `loadsCode`, `network` or `changesConfig`",
+            "expected `readsFile`, `writesFile`, `runsCode`, `loadsCode`, `network`, `changesConfig` or `none`",
         )),
         None => Err(Error::invalid(
             &push_pointer(at, "effect"),
             &Value::Null,
-            "`effect` is required",
+            "`effect` is required (`none` for an option that only takes a value)",
         )),
     };
     let option_names = option_names.and_then(|n| {
@@ -233,7 +239,10 @@ fn option(item: &Value, at: &str) -> Result<CommandOption, Error> {
         return Err(Error::invalid(at, item, "invalid option"));
     };
     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-    let mut option = CommandOption::new(program, &refs, value, effect);
+    let mut option = match effect {
+        Some(effect) => CommandOption::new(program, &refs, value, effect),
+        None => CommandOption::valued(program, &refs),
+    };
     if let Some(sub) = subcommand {
         option = option.subcommand(sub);
     }

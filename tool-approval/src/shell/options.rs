@@ -103,8 +103,11 @@ pub(crate) fn option_effects(view: &[String], extra: &[CommandOption]) -> Vec<Fo
         .iter()
         .filter(|o| o.program == inv.program && o.names.is_empty())
     {
-        if o.subcommand.is_some() && o.subcommand.as_deref() == inv.subcommand {
-            out.push(Found::new(o.effect, None));
+        if let Some(effect) = o.effect
+            && o.subcommand.is_some()
+            && o.subcommand.as_deref() == inv.subcommand
+        {
+            out.push(Found::new(effect, None));
         }
     }
     for option in &inv.options {

@@ -200,14 +200,16 @@ pub enum OptionValue {
 }
 
 /// A host's row of the program table: one option of one command (after
-/// one subcommand, or the program's own) and what it does.
+/// one subcommand, or the program's own), how it takes a value and what it
+/// does; or ([`CommandOption::valued`]) only that it takes a value, so the
+/// word after it is neither the subcommand nor an operand.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CommandOption {
     pub(crate) program: String,
     pub(crate) subcommand: Option<String>,
     pub(crate) names: Vec<String>,
     pub(crate) value: OptionValue,
-    pub(crate) effect: Effect,
+    pub(crate) effect: Option<Effect>,
 }
 
 impl CommandOption {
@@ -223,7 +225,19 @@ impl CommandOption {
             subcommand: None,
             names: names.iter().map(|n| (*n).to_owned()).collect(),
             value,
-            effect,
+            effect: Some(effect),
+        }
+    }
+
+    /// `program`'s option that takes a value and does nothing the engine
+    /// judges (`deploy --env prod run`: `prod` is not the subcommand).
+    pub fn valued(program: impl Into<String>, names: &[&str]) -> Self {
+        Self {
+            program: program.into(),
+            subcommand: None,
+            names: names.iter().map(|n| (*n).to_owned()).collect(),
+            value: OptionValue::Required,
+            effect: None,
         }
     }
 
@@ -238,8 +252,8 @@ impl CommandOption {
         &self.program
     }
 
-    /// The effect.
-    pub fn effect(&self) -> Effect {
+    /// The effect (`None` for an option that only takes a value).
+    pub fn effect(&self) -> Option<Effect> {
         self.effect
     }
 }
@@ -778,7 +792,7 @@ impl<'a> Rows<'a> {
                 if o.names.iter().any(|n| n == name) {
                     return Some(Meaning {
                         value: o.value,
-                        effect: Some(o.effect),
+                        effect: o.effect,
                     });
                 }
             }
