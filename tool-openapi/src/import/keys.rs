@@ -26,6 +26,20 @@ pub(crate) enum Kind {
     Components,
 }
 
+/// The keys of a 3.1 `components` object; 3.0's are all but the last.
+const COMPONENTS: [&str; 10] = [
+    "schemas",
+    "responses",
+    "parameters",
+    "examples",
+    "requestBodies",
+    "headers",
+    "securitySchemes",
+    "links",
+    "callbacks",
+    "pathItems",
+];
+
 impl Kind {
     /// The keys OpenAPI 3.0 (`openapi30`) or 3.1 defines for this object.
     fn known(self, openapi30: bool) -> &'static [&'static str] {
@@ -98,29 +112,9 @@ impl Kind {
             ],
             (Self::RequestBody, _) => &["description", "content", "required"],
             (Self::Response, _) => &["description", "headers", "content", "links"],
-            (Self::Components, true) => &[
-                "schemas",
-                "responses",
-                "parameters",
-                "examples",
-                "requestBodies",
-                "headers",
-                "securitySchemes",
-                "links",
-                "callbacks",
-            ],
-            (Self::Components, false) => &[
-                "schemas",
-                "responses",
-                "parameters",
-                "examples",
-                "requestBodies",
-                "headers",
-                "securitySchemes",
-                "links",
-                "callbacks",
-                "pathItems",
-            ],
+            // 3.1 adds `pathItems` (last) to 3.0's list.
+            (Self::Components, true) => &COMPONENTS[..COMPONENTS.len() - 1],
+            (Self::Components, false) => &COMPONENTS,
         }
     }
 
