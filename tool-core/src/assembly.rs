@@ -30,6 +30,12 @@ use crate::tool::Tool;
 pub struct ToolReference {
     /// The provider kind, spelled as a [`ToolKind`](crate::ToolKind) (`builtin`,
     /// `api`, `mcp`, …; older spellings such as `builtin_tool` still resolve).
+    ///
+    /// Kept as the stored text rather than a [`ToolKind`](crate::ToolKind):
+    /// a host may register providers under kinds of its own (an
+    /// [`Assembler`] keys providers by any name), and a stored reference is
+    /// written back exactly as it was read. [`tool_kind`](Self::tool_kind)
+    /// gives the typed kind where the spelling names one.
     #[serde(rename = "type")]
     pub kind: String,
     /// The provider inside that kind.
@@ -58,6 +64,22 @@ impl ToolReference {
             tool_id: tool_id.into(),
             params: empty_object(),
         }
+    }
+
+    /// A reference to a tool of a workspace kind, spelled the one way this
+    /// workspace writes it.
+    pub fn of_kind(
+        kind: crate::ToolKind,
+        provider_id: impl Into<String>,
+        tool_id: impl Into<String>,
+    ) -> Self {
+        Self::new(kind.as_str(), provider_id, tool_id)
+    }
+
+    /// The [`ToolKind`](crate::ToolKind) the reference's `type` spells
+    /// (any of its spellings), or `None` for a host's own provider kind.
+    pub fn tool_kind(&self) -> Option<crate::ToolKind> {
+        crate::ToolKind::parse(&self.kind)
     }
 
     /// Sets the params.

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde_json::json;
 use tool_core::{
     ApiDefinition, Assembler, BuiltinProvider, Error, Invoker, ProvideError, Tool, ToolBuilder,
-    ToolCall, ToolContext, ToolOutput, ToolReference,
+    ToolCall, ToolContext, ToolKind, ToolOutput, ToolReference,
 };
 
 #[derive(schemars::JsonSchema, serde::Deserialize)]
@@ -69,6 +69,11 @@ fn references_deserialise_from_the_stored_shape() {
     let typo: Result<ToolReference, _> =
         serde_json::from_value(json!({"type": "x", "provider": "p", "tool_id": "t"}));
     assert!(typo.is_err());
+    assert_eq!(reference.tool_kind(), Some(ToolKind::Builtin));
+    let own = ToolReference::new("crm_record", "acme", "contact");
+    assert_eq!(own.tool_kind(), None, "a host's own kind is not a ToolKind");
+    let written = ToolReference::of_kind(ToolKind::Mcp, "srv", "echo");
+    assert_eq!(serde_json::to_value(&written).unwrap()["type"], "mcp");
 }
 
 #[tokio::test]
