@@ -6,7 +6,7 @@ use std::sync::{Arc, OnceLock};
 use serde_json::Value;
 
 use crate::error::Error;
-use crate::manifest::ToolManifest;
+use crate::manifest::{ApiDefinition, ToolManifest};
 use crate::violation::Violation;
 
 /// A compiled JSON Schema. Compile once, validate many times.
@@ -228,12 +228,14 @@ impl CompiledSchema {
                 .validator
                 .get_or_init(|| {
                     let schema = match &deferred.home {
-                        Home::Api(manifest, index) => manifest.api.get(*index).map(|api| &api.parameters),
-                        Home::Own(schema) => Some(schema),
+                        Home::Api(manifest, index) => {
+                            manifest.api.get(*index).map(ApiDefinition::parameters_schema)
+                        }
+                        Home::Own(schema) => Some(std::borrow::Cow::Borrowed(schema)),
                         Home::Unbound => None,
                     };
                     match schema {
-                        Some(schema) => compile_now(schema).map(Arc::new).map_err(|e| match e {
+                        Some(schema) => compile_now(&schema).map(Arc::new).map_err(|e| match e {
                             Error::InvalidSchema { pointer, message } => Error::InvalidSchema {
                                 pointer,
                                 message: format!("on first use (it compiled when checked): {message}"),

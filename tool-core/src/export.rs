@@ -16,7 +16,7 @@ impl OfferedTools {
                     "function": {
                         "name": name,
                         "description": description(tool, api),
-                        "parameters": api.parameters,
+                        "parameters": api.parameters_schema(),
                     }
                 })
             })
@@ -32,7 +32,7 @@ impl OfferedTools {
                     "type": "function",
                     "name": name,
                     "description": description(tool, api),
-                    "parameters": api.parameters,
+                    "parameters": api.parameters_schema(),
                 })
             })
             .collect()
@@ -45,7 +45,7 @@ impl OfferedTools {
                 json!({
                     "name": name,
                     "description": description(tool, api),
-                    "input_schema": api.parameters,
+                    "input_schema": api.parameters_schema(),
                 })
             })
             .collect()

@@ -144,7 +144,11 @@ pub struct ToolMeta {
 }
 
 /// One API (function) of a tool.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// Serialises with its [`parameters_schema`](Self::parameters_schema), so a
+/// stored or exported API is self-contained whether or not it holds
+/// [`SharedDefs`](crate::SharedDefs).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ApiDefinition {
     /// Name, `[A-Za-z0-9_-]+`, unique within the tool.
@@ -152,7 +156,9 @@ pub struct ApiDefinition {
     /// What the API does, as the model reads it.
     #[serde(default)]
     pub description: String,
-    /// JSON Schema of the arguments, exactly as the model receives it.
+    /// JSON Schema of the arguments, as the model receives it, less the
+    /// [`SharedDefs`](crate::SharedDefs) it refers to when it has some
+    /// ([`parameters_schema`](Self::parameters_schema) is the whole schema).
     #[serde(default = "empty_object_schema")]
     pub parameters: Value,
     /// Default time budget of one call, in milliseconds.
@@ -175,6 +181,43 @@ pub struct ApiDefinition {
     /// `structuredContent`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_schema: Option<Value>,
+    /// Definitions held once for many APIs that `parameters` may refer to.
+    #[serde(skip)]
+    shared_defs: Option<crate::SharedDefs>,
+}
+
+impl Serialize for ApiDefinition {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        /// The stored shape, with the whole parameters schema.
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Stored<'a> {
+            name: &'a str,
+            description: &'a str,
+            parameters: std::borrow::Cow<'a, Value>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            default_timeout_ms: Option<u64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            render_display_control: Option<RenderDisplayControl>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            human_intervention: Option<&'a HumanIntervention>,
+            #[serde(skip_serializing_if = "std::ops::Not::not")]
+            touches_host: bool,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            output_schema: Option<&'a Value>,
+        }
+        Stored {
+            name: &self.name,
+            description: &self.description,
+            parameters: self.parameters_schema(),
+            default_timeout_ms: self.default_timeout_ms,
+            render_display_control: self.render_display_control,
+            human_intervention: self.human_intervention.as_ref(),
+            touches_host: self.touches_host,
+            output_schema: self.output_schema.as_ref(),
+        }
+        .serialize(serializer)
+    }
 }
 
 impl ApiDefinition {
@@ -189,6 +232,7 @@ impl ApiDefinition {
             human_intervention: None,
             touches_host: false,
             output_schema: None,
+            shared_defs: None,
         }
     }
 
@@ -196,6 +240,29 @@ impl ApiDefinition {
     pub fn with_parameters(mut self, parameters: Value) -> Self {
         self.parameters = parameters;
         self
+    }
+
+    /// Lets [`parameters`](Self::parameters) refer (`"$ref":
+    /// "#/$defs/NAME"`) to definitions held once for many APIs instead of
+    /// carrying its own copies; see [`SharedDefs`](crate::SharedDefs).
+    pub fn with_shared_defs(mut self, defs: crate::SharedDefs) -> Self {
+        self.shared_defs = Some(defs);
+        self
+    }
+
+    /// The shared definitions [`parameters`](Self::parameters) may refer to.
+    pub fn shared_defs(&self) -> Option<&crate::SharedDefs> {
+        self.shared_defs.as_ref()
+    }
+
+    /// The whole JSON Schema of the arguments, as the model receives it:
+    /// [`parameters`](Self::parameters) with the shared definitions it
+    /// reaches added under `$defs`. Borrowed when there are none to add.
+    pub fn parameters_schema(&self) -> std::borrow::Cow<'_, Value> {
+        match &self.shared_defs {
+            Some(defs) => defs.complete(&self.parameters),
+            None => std::borrow::Cow::Borrowed(&self.parameters),
+        }
     }
 
     /// Sets the default timeout in milliseconds.

@@ -458,7 +458,7 @@ fn reuse_or_compile(entry: &Entry, resolved: &ToolManifest) -> Result<Vec<Compil
     let all_static = resolved.api.iter().all(|api| {
         original
             .api(&api.name)
-            .is_some_and(|o| o.parameters == api.parameters)
+            .is_some_and(|o| o.parameters == api.parameters && o.shared_defs() == api.shared_defs())
     });
     if !all_static {
         return validate_manifest_with(resolved, entry.rules);

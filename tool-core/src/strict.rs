@@ -119,11 +119,12 @@ impl OfferedTools {
     ) -> StrictExport {
         let mut export = StrictExport::default();
         for (tool, (_, name, api)) in tools.iter_mut().zip(self.all_apis()) {
-            let (strict, problems) = strict_schema(&api.parameters);
+            let whole = api.parameters_schema();
+            let (strict, problems) = strict_schema(&whole);
             if problems.is_empty() {
                 set(tool, true, strict);
             } else {
-                set(tool, false, api.parameters.clone());
+                set(tool, false, whole.into_owned());
                 export
                     .problems
                     .extend(problems.into_iter().map(|p| (name.to_owned(), p)));

@@ -48,7 +48,8 @@ impl CompiledSchema {
         rules: NameRules,
         compiled: Vec<Option<CompiledSchema>>,
     ) -> Result<Vec<CompiledSchema>, Error> {
-        let home = |index: usize| SchemaHome::Own(manifest.api[index].parameters.clone());
+        let home =
+            |index: usize| SchemaHome::Own(manifest.api[index].parameters_schema().into_owned());
         let (schemas, problems) = check_reusing(manifest, rules, &compiled, &home);
         match problems_error(&manifest.identifier, problems) {
             None => Ok(schemas),
@@ -180,7 +181,7 @@ pub fn manifest_problems(manifest: &ToolManifest, rules: NameRules) -> Vec<Manif
 
 fn check(manifest: &ToolManifest, rules: NameRules) -> (Vec<CompiledSchema>, Vec<ManifestProblem>) {
     check_reusing(manifest, rules, &[], &|index| {
-        SchemaHome::Own(manifest.api[index].parameters.clone())
+        SchemaHome::Own(manifest.api[index].parameters_schema().into_owned())
     })
 }
 
@@ -242,15 +243,16 @@ fn check_reusing(
                 ),
             ),
         }
+        let whole = api.parameters_schema();
         let reused = compiled_before
             .get(index)
             .and_then(Option::as_ref)
-            .filter(|before| before.stands_for(&api.parameters));
+            .filter(|before| before.stands_for(&whole));
         if let Some(before) = reused {
             compiled.push(before.without_source(|| home(index)));
             continue;
         }
-        match CompiledSchema::try_compile(&api.parameters) {
+        match CompiledSchema::try_compile(&whole) {
             Ok(schema) => compiled.push(schema),
             Err(Error::InvalidSchema { pointer, message }) => {
                 problem(

@@ -404,8 +404,8 @@ fn tools(offered: &OfferedTools, start: usize, end: usize, bare: bool) -> Vec<rm
             if here >= end {
                 return tools;
             }
-            let schema = match &api.parameters {
-                Value::Object(map) => map.clone(),
+            let schema = match api.parameters_schema().into_owned() {
+                Value::Object(map) => map,
                 _ => Map::new(),
             };
             let name = if bare
