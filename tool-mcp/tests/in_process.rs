@@ -357,6 +357,47 @@ async fn a_served_registry_round_trips_state_errors_and_refusals() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn served_schemas_carry_the_shared_definitions_they_reach() {
+    let defs = tool_core::SharedDefs::new(
+        json!({"Pet": {"type": "object", "properties": {"owner": {"$ref": "#/$defs/Person"}}},
+               "Person": {"type": "object"}, "Unused": {"type": "string"}})
+        .as_object()
+        .cloned()
+        .unwrap(),
+    );
+    let mut registry = ToolRegistry::new();
+    registry
+        .register(
+            ToolBuilder::new("pets")
+                .api(
+                    ApiDefinition::new("add", "Adds a pet.")
+                        .with_parameters(json!({"type": "object",
+                            "properties": {"pet": {"$ref": "#/$defs/Pet"}}}))
+                        .with_shared_defs(defs),
+                    |_, _| async { Ok(ToolOutput::text("added")) },
+                )
+                .build()
+                .unwrap(),
+        )
+        .unwrap();
+    let server = RegistryServer::new(Arc::new(registry), Arc::new(TestGate), ToolContext::new());
+    let (manager, _, stop) = served_by(server, None).await;
+    let catalog = manager.catalog("host").await.unwrap();
+    let tool = catalog
+        .tools
+        .iter()
+        .find(|t| t.name.ends_with("add"))
+        .unwrap();
+    let defs: Vec<&String> = tool.input_schema["$defs"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    assert_eq!(defs, ["Person", "Pet"], "what a client sees is whole");
+    stop.cancel();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_ask_goes_to_the_client_through_elicitation() {
     let (manager, answers, stop) = served(Some(true)).await;
     let registry = common::registry_of(&manager).await;
