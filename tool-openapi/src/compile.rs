@@ -49,6 +49,15 @@ pub(crate) fn parameters_schema_with(
         }
         properties.insert(name, schema);
     }
+    object_schema(properties, required, definitions)
+}
+
+/// The arguments schema of `properties`, `required` and `definitions`.
+fn object_schema(
+    properties: Map<String, Value>,
+    required: Vec<Value>,
+    definitions: Map<String, Value>,
+) -> Value {
     // Built by hand: `json!` would copy `properties` through `Serialize`.
     let mut schema = Map::with_capacity(4);
     schema.insert("type".into(), Value::String("object".into()));
@@ -60,6 +69,24 @@ pub(crate) fn parameters_schema_with(
         schema.insert("$defs".into(), Value::Object(definitions));
     }
     Value::Object(schema)
+}
+
+/// A deep copy of `value` whose objects have room for exactly their
+/// entries. (`Value::clone` gives each object room for as many entries as
+/// its hash index holds, three for one entry: a document's thousands of
+/// copied definitions took about a third more memory.)
+pub(crate) fn compact_copy(value: &Value) -> Value {
+    match value {
+        Value::Array(items) => Value::Array(items.iter().map(compact_copy).collect()),
+        Value::Object(object) => {
+            let mut copy = Map::with_capacity(object.len());
+            for (key, child) in object {
+                copy.insert(key.clone(), compact_copy(child));
+            }
+            Value::Object(copy)
+        }
+        other => other.clone(),
+    }
 }
 
 /// The API definition of one operation.
@@ -146,15 +173,56 @@ pub(crate) fn take_manifest(
         // requests from the parameters alone), so they are held once.
         let definitions = std::mem::take(&mut op.definitions);
         let (schema, parameters) = match reusable.map(|(_, kept)| kept.into_source()) {
-            Some((schema, Some(parameters))) => (Some(schema), parameters),
+            Some((schema, Some(parameters))) => {
+                for parameter in &mut op.parameters {
+                    parameter.schema = sending_schema(&parameter.schema);
+                }
+                (Some(schema), parameters)
+            }
             // Checked, nothing kept: the same parameters, built again.
-            Some((checked, None)) => (Some(checked), parameters_schema_with(op, definitions)),
-            None => (None, parameters_schema_with(op, definitions)),
+            Some((checked, None)) => (Some(checked), take_parameters_schema(op, definitions)),
+            None => (None, take_parameters_schema(op, definitions)),
         };
         manifest.api.push(definition_with(op, parameters));
         compiled.push(schema);
     }
     (manifest, compiled)
+}
+
+/// [`parameters_schema_with`], moving each parameter's schema into it and
+/// leaving the parameter the part of it sending reads
+/// ([`sending_schema`]): the tool sends requests from that, the manifest
+/// holds the whole schema once.
+fn take_parameters_schema(operation: &mut Operation, definitions: Map<String, Value>) -> Value {
+    let mut properties = Map::with_capacity(operation.parameters.len());
+    let mut required = Vec::new();
+    for parameter in &mut operation.parameters {
+        let sending = sending_schema(&parameter.schema);
+        let mut schema = std::mem::replace(&mut parameter.schema, sending);
+        if let Value::Object(object) = &mut schema
+            && let Some(description) = &parameter.description
+            && !description.is_empty()
+            && !object.contains_key("description")
+        {
+            object.insert("description".into(), Value::String(description.clone()));
+        }
+        let name = parameter.argument_name().to_owned();
+        if parameter.required {
+            required.push(Value::String(name.clone()));
+        }
+        properties.insert(name, schema);
+    }
+    object_schema(properties, required, definitions)
+}
+
+/// What sending reads of an argument's schema: its `type` (see
+/// [`coerce`](crate::coerce)).
+fn sending_schema(schema: &Value) -> Value {
+    let mut kept = Map::with_capacity(1);
+    if let Some(kind) = schema.get("type") {
+        kept.insert("type".into(), kind.clone());
+    }
+    Value::Object(kept)
 }
 
 /// A fingerprint of everything [`parameters_schema`] reads from an

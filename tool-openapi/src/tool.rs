@@ -223,17 +223,12 @@ impl OpenApiToolBuilder {
         Ok(())
     }
 
-    fn finish(mut self, manifest: Arc<ToolManifest>) -> Result<OpenApiTool, Error> {
+    fn finish(self, manifest: Arc<ToolManifest>) -> Result<OpenApiTool, Error> {
         // The tool keeps the document to send requests, not the import's
         // compilations (the registry holds what it needs), and of each
         // argument's schema only the `type` that sending coerces to (the
-        // manifest holds the whole schema, which validation reads).
-        for operation in &mut self.document.operations {
-            operation.compiled = Default::default();
-            for parameter in &mut operation.parameters {
-                parameter.schema = sending_schema(&parameter.schema);
-            }
-        }
+        // manifest holds the whole schema, which validation reads): both
+        // taken out by `take_manifest`.
         let guard = self.guard.unwrap_or_default();
         let (guard, client) = match self.client {
             Some(client) => (guard, client),
@@ -262,16 +257,6 @@ impl OpenApiToolBuilder {
             }),
         })
     }
-}
-
-/// What sending reads of an argument's schema: its `type` (see
-/// [`coerce`](crate::coerce)).
-fn sending_schema(schema: &Value) -> Value {
-    let mut kept = serde_json::Map::new();
-    if let Some(kind) = schema.get("type") {
-        kept.insert("type".into(), kind.clone());
-    }
-    Value::Object(kept)
 }
 
 #[async_trait]

@@ -6,9 +6,11 @@
 //!    building a tool from it reuses it.
 //! 2. A larger one is checked in parts: each shared definition it reaches
 //!    once per document ([`SharedDefs::check`]), then its own schema with
-//!    its `$defs` stubbed. Nothing is kept: the registry compiles what it
-//!    offers, and a document of thousands of operations sharing one web of
-//!    definitions is checked in time proportional to its size.
+//!    its `$defs` stubbed. Nothing is kept, and a document of thousands of
+//!    operations sharing one web of definitions is checked in time
+//!    proportional to its size. The parts passing vouch for the whole: it
+//!    compiles on the tool's first call (or, when compilations are kept,
+//!    when the tool is registered).
 //! 3. When a part fails, the operation goes through step 1 after all, so
 //!    its ECMA-262 patterns are repaired (see the pattern module) or the
 //!    message names the fault.
@@ -47,10 +49,22 @@ pub(crate) fn check(
             .map(|name| (name.clone(), Value::Bool(true)))
             .collect();
         if CompiledSchema::try_compile(&parameters_schema_with(op, stubs)).is_ok() {
-            return Ok(None);
+            return Ok(vouched(keep));
         }
     }
     compile_check(op, at, warnings, false).map(Some)
+}
+
+/// What a schema checked in parts stands on: kept compilations wanted, none
+/// (the registry compiles the whole and keeps it); else a checked schema
+/// vouching for the whole, which compiles on the tool's first call from the
+/// manifest's parameters ([`CompiledSchema::checked`] of `true` keeps
+/// nothing and has no source, so it stands for any schema).
+fn vouched(keep: bool) -> Option<CompiledSchema> {
+    if keep {
+        return None;
+    }
+    CompiledSchema::checked(&Value::Bool(true)).ok()
 }
 
 /// Compiles an operation's arguments schema (`keep`: keeping the validator

@@ -25,6 +25,7 @@ use std::collections::{HashMap, VecDeque};
 use serde_json::{Map, Value};
 use tool_core::{CompiledSchema, Violation};
 
+use crate::compile::compact_copy;
 use crate::import::refs::Refs;
 
 /// A leaf definition at most this long (as JSON) is copied in place.
@@ -372,7 +373,7 @@ impl<'a> SharedDefs<'a> {
             let value = if distance == cut_at {
                 Value::Object(Map::new())
             } else {
-                let mut value = entry.value.clone().unwrap_or(Value::Bool(true));
+                let mut value = entry.value.as_ref().map_or(Value::Bool(true), compact_copy);
                 if plain {
                     strip_descriptions(&mut value);
                 }
