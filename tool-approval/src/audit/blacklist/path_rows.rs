@@ -13,6 +13,8 @@
 //!
 //! A new location is one row here plus its examples.
 
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::path::Path;
 
 use tool_core::{PathClass, PathRole};
@@ -349,20 +351,60 @@ fn compile(classes: impl Iterator<Item = &'static PathClass>) -> Vec<CompiledRow
         .collect()
 }
 
+/// One pattern of a table: the row's index and the pattern's index in it.
+type PatternAt = (usize, usize);
+
+/// Patterns by the name of their first component. The keys are the rows'
+/// own names, fixed when the table is built, so a cheap hash (FNV-1a)
+/// serves: a looked-up word cannot make the map slower.
+type NameMap = HashMap<String, Vec<PatternAt>, BuildHasherDefault<Fnv>>;
+
+/// The FNV-1a hash.
+#[derive(Debug)]
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Self(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
 /// A table of compiled rows with an index on each pattern's first
-/// component, so a path is tried only against the rows it could be in (a
-/// path's components are looked up, not compared with every pattern).
+/// component, so a path is tried only against the patterns it could match
+/// (a path's components are looked up, not compared with every pattern).
+/// Patterns whose first component is a glob are indexed by the first byte
+/// of its fixed prefix (`id_rsa*`), else by the last byte of its fixed
+/// suffix (`*.pem`); only globs with neither (`*`) are tried everywhere.
 #[derive(Debug)]
 struct Table {
     rows: Vec<CompiledRow>,
-    /// Rows with a pattern at any depth whose first component is this name.
-    any: HashMap<String, Vec<usize>>,
-    /// Rows with a pattern at the root whose first component is this name.
-    root: HashMap<String, Vec<usize>>,
-    /// Rows with a pattern in the home whose first component is this name.
-    home: HashMap<String, Vec<usize>>,
-    /// Rows with a pattern whose first component is a glob: always tried.
-    always: Vec<usize>,
+    /// Patterns at any depth whose first component is this name.
+    any: NameMap,
+    /// Patterns at the root whose first component is this name.
+    root: NameMap,
+    /// Patterns in the home whose first component is this name.
+    home: NameMap,
+    /// Patterns whose first component is a glob with a fixed prefix, by
+    /// the prefix's first byte (256 lists).
+    glob_first: Vec<Vec<PatternAt>>,
+    /// Patterns whose first component is a glob with no fixed prefix but a
+    /// fixed suffix, by the suffix's last byte (256 lists).
+    glob_last: Vec<Vec<PatternAt>>,
+    /// Patterns whose first component is a glob with neither: tried at
+    /// every depth.
+    always: Vec<PatternAt>,
 }
 
 impl Table {
@@ -370,21 +412,31 @@ impl Table {
         let rows = compile(classes);
         let mut table = Self {
             rows: Vec::new(),
-            any: HashMap::new(),
-            root: HashMap::new(),
-            home: HashMap::new(),
+            any: NameMap::default(),
+            root: NameMap::default(),
+            home: NameMap::default(),
+            glob_first: vec![Vec::new(); 256],
+            glob_last: vec![Vec::new(); 256],
             always: Vec::new(),
         };
         for (at, row) in rows.iter().enumerate() {
-            for (anchor, globs) in &row.patterns {
+            for (n, (anchor, globs)) in row.patterns.iter().enumerate() {
                 let index = match anchor {
                     Anchor::Any => &mut table.any,
                     Anchor::Root => &mut table.root,
                     Anchor::Home => &mut table.home,
                 };
                 match globs.first() {
-                    Some(Glob::Exact(name)) => index.entry(name.clone()).or_default().push(at),
-                    _ => table.always.push(at),
+                    Some(Glob::Exact(name)) => index.entry(name.clone()).or_default().push((at, n)),
+                    Some(Glob::Pieces { first, last, .. }) => {
+                        match (first.as_bytes().first(), last.as_bytes().last()) {
+                            (Some(&b), _) => table.glob_first[usize::from(b)].push((at, n)),
+                            (None, Some(&b)) => table.glob_last[usize::from(b)].push((at, n)),
+                            (None, None) => table.always.push((at, n)),
+                        }
+                    }
+                    // A pattern with no component matches nothing.
+                    None => {}
                 }
             }
         }
@@ -392,8 +444,6 @@ impl Table {
         table
     }
 }
-
-use std::collections::HashMap;
 
 /// One table compiled once, on first use.
 macro_rules! compiled {
@@ -423,24 +473,33 @@ compiled!(device_rows, DISK_DEVICES.iter());
 compiled!(kernel_rows, KERNEL_FILES.iter());
 compiled!(binary_rows, SYSTEM_BINARIES.iter());
 
-/// The lower-cased normal components of `path` after lexical cleaning, a
-/// leading `~` expanded to `home` (as [`PathClass`] cleans).
-fn components(path: &Path, home: Option<&Path>) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let mut parts = path.components().peekable();
-    if let (Some(std::path::Component::Normal(first)), Some(home)) = (parts.peek(), home)
-        && *first == "~"
-    {
+/// `text` with ASCII letters lower-cased, borrowed when it has none to fold.
+fn fold_case(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.bytes().any(|b| b.is_ascii_uppercase()) {
+        text.to_ascii_lowercase().into()
+    } else {
+        text.into()
+    }
+}
+
+/// The normal components of the lower-cased `path` after lexical cleaning,
+/// a leading `~` expanded to the lower-cased `home` (as [`PathClass`]
+/// cleans): empty and `.` components dropped, `..` taking off the one
+/// before it, as [`Path::components`] reads them on Unix.
+fn components<'a>(path: &'a str, home: Option<&'a str>) -> Vec<&'a str> {
+    let mut out: Vec<&str> = Vec::new();
+    let mut parts = path.split('/').peekable();
+    if let (Some(&"~"), Some(home)) = (parts.peek(), home) {
         parts.next();
         out = components(home, None);
     }
     for part in parts {
         match part {
-            std::path::Component::Normal(p) => out.push(p.to_string_lossy().to_ascii_lowercase()),
-            std::path::Component::ParentDir => {
+            "" | "." => {}
+            ".." => {
                 out.pop();
             }
-            _ => {}
+            name => out.push(name),
         }
     }
     out
@@ -489,7 +548,7 @@ impl Glob {
                     return false;
                 };
                 for piece in middle {
-                    match rest.find(piece.as_str()) {
+                    match find_piece(rest, piece) {
                         Some(at) => rest = rest.get(at + piece.len()..).unwrap_or_default(),
                         None => return false,
                     }
@@ -500,36 +559,67 @@ impl Glob {
     }
 }
 
+/// Where `piece` first occurs in `text` (a byte search: the words are
+/// short, and a match of whole UTF-8 text starts and ends on characters).
+fn find_piece(text: &str, piece: &str) -> Option<usize> {
+    if piece.is_empty() {
+        return Some(0);
+    }
+    text.as_bytes()
+        .windows(piece.len())
+        .position(|w| w == piece.as_bytes())
+}
+
 impl CompiledRow {
-    fn window(&self, path: &[String], globs: &[Glob]) -> bool {
+    fn window(&self, path: &[&str], globs: &[Glob]) -> bool {
         !globs.is_empty()
             && path.len() >= globs.len()
             && globs.iter().zip(path).all(|(g, c)| g.matches(c))
-            && !self
-                .except
-                .iter()
-                .any(|e| e.matches(&path[globs.len() - 1]))
+            && !self.except.iter().any(|e| e.matches(path[globs.len() - 1]))
     }
 
-    /// Whether the cleaned `path` (its components; `absolute` when it
-    /// starts at the root or at an expanded home) is in this row. A
-    /// relative `bin/x` is no `/bin/*`.
-    fn matches<'h>(
+    /// Whether pattern `n` of this row matches the cleaned `path` (its
+    /// components; `absolute` when it starts at the root or at an expanded
+    /// home) with its first component at `start`. A relative `bin/x` is no
+    /// `/bin/*`.
+    fn matches_at<'h>(
         &self,
-        path: &[String],
+        n: usize,
+        path: &[&str],
+        start: usize,
         absolute: bool,
-        home: &dyn Fn() -> Option<&'h [String]>,
+        home: &dyn Fn() -> Option<&'h [&'h str]>,
     ) -> bool {
-        self.patterns.iter().any(|(anchor, globs)| match anchor {
+        let Some((anchor, globs)) = self.patterns.get(n) else {
+            return false;
+        };
+        let Some(rest) = path.get(start..) else {
+            return false;
+        };
+        match anchor {
             Anchor::Home => home().is_some_and(|h| {
                 absolute
+                    && start == h.len()
                     && path.len() >= h.len() + globs.len()
                     && path[..h.len()] == *h
-                    && self.window(&path[h.len()..], globs)
+                    && self.window(rest, globs)
             }),
-            Anchor::Root => absolute && self.window(path, globs),
-            Anchor::Any => (0..path.len()).any(|start| self.window(&path[start..], globs)),
-        })
+            Anchor::Root => absolute && start == 0 && self.window(rest, globs),
+            Anchor::Any => self.window(rest, globs),
+        }
+    }
+
+    /// Whether the cleaned `path` is in this row (any pattern, at any
+    /// start its anchor allows): what [`find`]'s index narrows down.
+    #[cfg(test)]
+    fn matches<'h>(
+        &self,
+        path: &[&str],
+        absolute: bool,
+        home: &dyn Fn() -> Option<&'h [&'h str]>,
+    ) -> bool {
+        (0..self.patterns.len())
+            .any(|n| (0..path.len()).any(|start| self.matches_at(n, path, start, absolute, home)))
     }
 }
 
@@ -537,38 +627,65 @@ impl CompiledRow {
 fn find(table: &Table, path: &str, home: Option<&Path>) -> Option<&'static PathClass> {
     let path = with_home(path);
     let absolute = path.starts_with('/') || (path.starts_with('~') && home.is_some());
-    let comps = components(Path::new(&*path), home);
-    // The home's components, computed only when a row anchored there is tried.
-    let home_comps: std::cell::OnceCell<Option<Vec<String>>> = std::cell::OnceCell::new();
+    let lower = fold_case(&path);
+    let home_text = home.map(|h| h.to_string_lossy());
+    let home_lower = home_text.as_deref().map(fold_case);
+    let comps = components(&lower, home_lower.as_deref());
+    // The home's components, computed only when a pattern anchored there is tried.
+    let home_comps: std::cell::OnceCell<Option<Vec<&str>>> = std::cell::OnceCell::new();
     let home = || {
         home_comps
-            .get_or_init(|| home.map(|h| components(h, None)))
+            .get_or_init(|| home_lower.as_deref().map(|h| components(h, None)))
             .as_deref()
     };
-    let mut candidates: Vec<usize> = table.always.clone();
-    for comp in &comps {
-        if let Some(rows) = table.any.get(comp) {
-            candidates.extend(rows);
+    // The first row (in table order) with a pattern that matches.
+    let mut best: Option<usize> = None;
+    let mut try_at = |candidates: &[PatternAt], start: usize| {
+        for &(row, n) in candidates {
+            if best.is_some_and(|b| b <= row) {
+                continue;
+            }
+            if table
+                .rows
+                .get(row)
+                .is_some_and(|r| r.matches_at(n, &comps, start, absolute, &home))
+            {
+                best = Some(row);
+            }
         }
+    };
+    for (start, comp) in comps.iter().enumerate() {
+        if let Some(found) = table.any.get(*comp) {
+            try_at(found, start);
+        }
+        if let Some(found) = comp
+            .as_bytes()
+            .first()
+            .and_then(|&b| table.glob_first.get(usize::from(b)))
+        {
+            try_at(found, start);
+        }
+        if let Some(found) = comp
+            .as_bytes()
+            .last()
+            .and_then(|&b| table.glob_last.get(usize::from(b)))
+        {
+            try_at(found, start);
+        }
+        try_at(&table.always, start);
     }
-    if absolute && let Some(rows) = comps.first().and_then(|c| table.root.get(c)) {
-        candidates.extend(rows);
+    if absolute && let Some(found) = comps.first().and_then(|c| table.root.get(*c)) {
+        try_at(found, 0);
     }
     if !table.home.is_empty()
         && let Some(h) = home()
         && comps.len() > h.len()
         && comps.get(..h.len()) == Some(h)
-        && let Some(rows) = comps.get(h.len()).and_then(|c| table.home.get(c))
+        && let Some(found) = comps.get(h.len()).and_then(|c| table.home.get(*c))
     {
-        candidates.extend(rows);
+        try_at(found, h.len());
     }
-    candidates.sort_unstable();
-    candidates.dedup();
-    candidates
-        .into_iter()
-        .filter_map(|at| table.rows.get(at))
-        .find(|r| r.matches(&comps, absolute, &home))
-        .map(|r| r.class)
+    best.and_then(|at| table.rows.get(at)).map(|r| r.class)
 }
 
 /// `$HOME/x` and `${HOME}/x` read as `~/x`, quotes taken off.
@@ -731,8 +848,10 @@ mod tests {
             for row in &table.rows {
                 for example in row.class.examples.iter().chain(row.class.counter_examples) {
                     let path = with_home(example);
-                    let comps = components(Path::new(&*path), Some(home));
-                    let h = components(home, None);
+                    let lower = fold_case(&path);
+                    let home_lower = fold_case(tool_core::EXAMPLE_HOME);
+                    let comps = components(&lower, Some(&home_lower));
+                    let h = components(&home_lower, None);
                     let absolute = path.starts_with(['/', '~']);
                     if !absolute {
                         // Relative words: see `check_rows`.
@@ -752,16 +871,35 @@ mod tests {
     #[test]
     fn the_index_finds_what_trying_every_row_finds() {
         let home = Path::new(tool_core::EXAMPLE_HOME);
-        let h = components(home, None);
+        let home_lower = fold_case(tool_core::EXAMPLE_HOME);
+        let h = components(&home_lower, None);
+        // Besides every example: globs at several depths, case, `..`.
+        let more = [
+            "a/b/ID_RSA.old",
+            "x/y/z/server.PEM",
+            "keys/../id_ed25519",
+            "/etc/cron.d/../crontab",
+            "~/.ssh/../.ssh/id_rsa.pub",
+            "vendor/a/.git/modules/x/modules/y/hooks/pre-commit",
+            "/usr/lib/x/../../bin/sh",
+            "deploy/a-service-account.json",
+        ];
         for table in [
             persistence_rows(),
             code_execution_rows(),
             secret_rows(),
+            account_rows(),
+            device_rows(),
+            kernel_rows(),
             binary_rows(),
         ] {
-            for example in all_rows().flat_map(|r| r.examples.iter().chain(r.counter_examples)) {
+            for example in all_rows()
+                .flat_map(|r| r.examples.iter().chain(r.counter_examples))
+                .chain(&more)
+            {
                 let path = with_home(example);
-                let comps = components(Path::new(&*path), Some(home));
+                let lower = fold_case(&path);
+                let comps = components(&lower, Some(&home_lower));
                 let absolute = path.starts_with(['/', '~']);
                 let every = table
                     .rows

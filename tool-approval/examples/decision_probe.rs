@@ -1,0 +1,116 @@
+//! Instruction-count probe for the approval bench's decisions.
+//!
+//! `decision_probe <static|simple|compound> <n>` builds the `peers_approval`
+//! bench's 50-rule policy and evaluates the chosen call `n` times. Run it
+//! under `valgrind --tool=callgrind` with `n` and with `0`: the difference
+//! divided by `n` is the cost of one decision, free of the machine's load.
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
+
+use serde_json::{Value, json};
+use tool_approval::{CallRef, PolicyEngine, PolicyFile};
+use tool_core::{ApiDefinition, HumanIntervention, InterventionPolicy, ToolContext, ToolManifest};
+
+const PREFIXES: [&str; 48] = [
+    "git status",
+    "git add",
+    "git diff",
+    "git log",
+    "git show",
+    "git branch",
+    "git fetch",
+    "git commit",
+    "ls",
+    "cat",
+    "grep",
+    "echo",
+    "pwd",
+    "cargo test",
+    "cargo build",
+    "cargo check",
+    "cargo fmt",
+    "cargo clippy",
+    "npm test",
+    "npm run",
+    "node --version",
+    "python3 -m pytest",
+    "make test",
+    "rg",
+    "head",
+    "tail",
+    "wc",
+    "sort",
+    "uniq",
+    "diff",
+    "du -sh",
+    "df -h",
+    "date",
+    "whoami",
+    "which",
+    "tree",
+    "file",
+    "stat",
+    "jq",
+    "sed -n",
+    "go test",
+    "go build",
+    "rustc --version",
+    "pip list",
+    "docker ps",
+    "true",
+    "uname -a",
+    "hostname",
+];
+
+fn engine() -> PolicyEngine {
+    let mut rules: Vec<Value> = PREFIXES
+        .iter()
+        .map(|p| json!({"match": {"command": format!("{p}:*")}, "policy": "never"}))
+        .collect();
+    rules.push(json!({"match": {"command": "git push:*"}, "policy": "deny"}));
+    rules.push(json!({"policy": "required"}));
+    let file = PolicyFile::from_value(&json!({"rules": {"local-system/runCommand": rules}}));
+    file.and_then(|f| f.engine()).expect("bench policy")
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let kind = args.next().unwrap_or_else(|| "compound".into());
+    let n: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(320);
+    let engine = engine();
+    let mut manifest = ToolManifest::new("local-system");
+    manifest.api.push(
+        ApiDefinition::new("runCommand", "run")
+            .with_intervention(HumanIntervention::Policy(InterventionPolicy::Required)),
+    );
+    manifest.api.push(
+        ApiDefinition::new("searchWeb", "search")
+            .with_parameters(json!({"type": "object", "properties": {"query": {"type": "string"}}}))
+            .with_intervention(HumanIntervention::Policy(InterventionPolicy::Never)),
+    );
+    let ctx = ToolContext::new();
+    let (api, calls): (&str, Vec<Value>) = match kind.as_str() {
+        "static" => ("searchWeb", vec![json!({"query": "weather in Paris"})]),
+        "simple" => (
+            "runCommand",
+            (0..16)
+                .map(|i| json!({"command": format!("git diff --stat src/m{i}.rs")}))
+                .collect(),
+        ),
+        "compound" => (
+            "runCommand",
+            (0..16)
+                .map(|i| json!({"command": format!(
+                    "git add -A src/m{i} && cargo test -p tool-core; ls -la src | grep lib && echo done {i}"
+                )}))
+                .collect(),
+        ),
+        other => panic!("unknown kind {other}"),
+    };
+    let mut runs = 0usize;
+    for a in calls.iter().cycle().take(n) {
+        let call = CallRef::new("local-system", api, a).with_manifest(&manifest);
+        let d = engine.evaluate_one(&call, &ctx);
+        runs += usize::from(d.action == tool_approval::Action::Run);
+    }
+    assert_eq!(runs, n, "every probe call runs");
+}
