@@ -204,6 +204,7 @@ pub mod decision;
 pub mod engine;
 mod error;
 pub mod mode;
+mod name_hash;
 pub mod path_view;
 pub mod policy;
 pub mod shell;

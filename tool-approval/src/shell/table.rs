@@ -672,11 +672,10 @@ pub(crate) fn has_row(program: &str, extra: &[CommandOption]) -> bool {
 /// The built-in rows of `program`, found through an index built once (most
 /// command words name no row: one hash lookup answers them).
 fn builtin_rows(program: &str) -> &'static [&'static Row] {
-    static INDEX: std::sync::OnceLock<std::collections::HashMap<&'static str, Vec<&'static Row>>> =
-        std::sync::OnceLock::new();
+    type Index = crate::name_hash::NameMap<&'static str, Vec<&'static Row>>;
+    static INDEX: std::sync::OnceLock<Index> = std::sync::OnceLock::new();
     let index = INDEX.get_or_init(|| {
-        let mut index: std::collections::HashMap<&'static str, Vec<&'static Row>> =
-            std::collections::HashMap::new();
+        let mut index = Index::default();
         for row in TABLE {
             for name in row.programs {
                 index.entry(*name).or_default().push(row);
@@ -685,6 +684,14 @@ fn builtin_rows(program: &str) -> &'static [&'static Row] {
         index
     });
     index.get(program).map_or(&[], Vec::as_slice)
+}
+
+/// What `program`'s operands are, as its row says (no row: plain).
+pub(crate) fn operand_kind(program: &str) -> Operands {
+    builtin_rows(program)
+        .iter()
+        .find(|r| r.subcommand.is_none())
+        .map_or(Operands::Plain, |r| r.operands)
 }
 
 /// One option word as read.
@@ -892,10 +899,7 @@ impl<'a> Invocation<'a> {
 
     /// What the program's operands are, as its row says.
     pub(crate) fn operand_kind(&self) -> Operands {
-        builtin_rows(self.program)
-            .iter()
-            .find(|r| r.subcommand.is_none())
-            .map_or(Operands::Plain, |r| r.operands)
+        operand_kind(self.program)
     }
 
     /// The operands the table says are written (see [`Operands`]).

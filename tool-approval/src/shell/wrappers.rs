@@ -423,7 +423,10 @@ pub(crate) fn word_views(words: &[String]) -> Vec<Vec<String>> {
 pub(crate) fn word_views_with(words: &[String], host: &[HostWrapper]) -> Vec<Vec<String>> {
     let mut out = unwrapped_views(words, host);
     // Every reading below needs `IFS` in some word.
-    if !words.iter().any(|w| w.contains("IFS")) {
+    if !words
+        .iter()
+        .any(|w| w.as_bytes().windows(3).any(|b| b == b"IFS"))
+    {
         return out;
     }
     // The parser may cut `$IFS/` into `$` and `IFS/`: glue such words first.

@@ -13,8 +13,6 @@
 //!
 //! A new location is one row here plus its examples.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::path::Path;
 
 use tool_core::{PathClass, PathRole};
@@ -354,32 +352,9 @@ fn compile(classes: impl Iterator<Item = &'static PathClass>) -> Vec<CompiledRow
 /// One pattern of a table: the row's index and the pattern's index in it.
 type PatternAt = (usize, usize);
 
-/// Patterns by the name of their first component. The keys are the rows'
-/// own names, fixed when the table is built, so a cheap hash (FNV-1a)
-/// serves: a looked-up word cannot make the map slower.
-type NameMap = HashMap<String, Vec<PatternAt>, BuildHasherDefault<Fnv>>;
-
-/// The FNV-1a hash.
-#[derive(Debug)]
-struct Fnv(u64);
-
-impl Default for Fnv {
-    fn default() -> Self {
-        Self(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-}
+/// Patterns by the name of their first component (keys fixed when the
+/// table is built: see `name_hash`).
+type NameMap = crate::name_hash::NameMap<String, Vec<PatternAt>>;
 
 /// A table of compiled rows with an index on each pattern's first
 /// component, so a path is tried only against the patterns it could match

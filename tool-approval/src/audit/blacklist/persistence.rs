@@ -83,6 +83,11 @@ pub(super) fn is_system_binary(path: &str) -> bool {
 /// operand of `tee`, `truncate`, `shred`, and `dd of=`. `install -d DIR…`
 /// makes directories: each operand (a named case).
 pub(super) fn written_operands(view: &[String]) -> Vec<String> {
+    // Most programs write no operand (every case below needs a row that
+    // says they do): their words need no reading.
+    if crate::shell::table::operand_kind(program(view)) == Operands::Plain {
+        return Vec::new();
+    }
     let inv = invocation(view);
     if inv.operand_kind() == Operands::LastWritten
         && crate::shell::links::target_directory(view).is_some()

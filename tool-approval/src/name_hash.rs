@@ -1,0 +1,36 @@
+//! The hash of the engine's own name indexes (program rows, path-class
+//! patterns): maps whose keys are fixed when the index is built and are
+//! only looked up afterwards.
+//!
+//! Such a map is never filled from a call, so a word a model writes cannot
+//! make it slow (no collisions to plant), and the standard SipHash, built
+//! to withstand that, costs more than the lookups it serves. FNV-1a hashes
+//! a short name in a few instructions per byte. Sets filled from a call
+//! keep the standard hash.
+
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A map keyed by names fixed at build, hashed with [`Fnv`].
+pub(crate) type NameMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<Fnv>>;
+
+/// The FNV-1a hash (64 bits).
+#[derive(Debug)]
+pub(crate) struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Self(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
