@@ -462,13 +462,23 @@ fn fold_case(text: &str) -> std::borrow::Cow<'_, str> {
 /// cleans): empty and `.` components dropped, `..` taking off the one
 /// before it, as [`Path::components`] reads them on Unix.
 fn components<'a>(path: &'a str, home: Option<&'a str>) -> Vec<&'a str> {
-    let mut out: Vec<&str> = Vec::new();
-    let mut parts = path.split('/').peekable();
-    if let (Some(&"~"), Some(home)) = (parts.peek(), home) {
-        parts.next();
+    let mut out: Vec<&str> = Vec::with_capacity(8);
+    let mut rest = path;
+    if let Some(home) = home
+        && (rest == "~" || rest.starts_with("~/"))
+    {
+        rest = rest.get(1..).unwrap_or_default();
         out = components(home, None);
     }
-    for part in parts {
+    // Split at `/` by bytes (the words are short: no searcher to set up).
+    loop {
+        let (part, next) = match rest.bytes().position(|b| b == b'/') {
+            Some(at) => (
+                rest.get(..at).unwrap_or_default(),
+                Some(rest.get(at + 1..).unwrap_or_default()),
+            ),
+            None => (rest, None),
+        };
         match part {
             "" | "." => {}
             ".." => {
@@ -476,8 +486,11 @@ fn components<'a>(path: &'a str, home: Option<&'a str>) -> Vec<&'a str> {
             }
             name => out.push(name),
         }
+        match next {
+            Some(next) => rest = next,
+            None => return out,
+        }
     }
-    out
 }
 
 /// A component glob over lower-cased text, split once at its `*`s (any
@@ -652,7 +665,8 @@ fn find(table: &Table, path: &str, home: Option<&Path>) -> Option<&'static PathC
     if absolute && let Some(found) = comps.first().and_then(|c| table.root.get(*c)) {
         try_at(found, 0);
     }
-    if !table.home.is_empty()
+    if absolute
+        && !table.home.is_empty()
         && let Some(h) = home()
         && comps.len() > h.len()
         && comps.get(..h.len()) == Some(h)

@@ -258,9 +258,8 @@ pub(crate) fn is_secret(path: &str, home: Option<&Path>) -> bool {
 /// folder are no secrets, so these are read on the last component only,
 /// as written.
 fn secret_file_name(path: &str) -> bool {
-    let cleaned = path.replace('\\', "/");
-    let name = cleaned
-        .split('/')
+    let name = path
+        .split(['/', '\\'])
         .rfind(|c| !c.is_empty() && *c != ".")
         .unwrap_or_default();
     matches!(
