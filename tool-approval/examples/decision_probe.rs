@@ -62,6 +62,13 @@ const PREFIXES: [&str; 48] = [
 ];
 
 fn engine() -> PolicyEngine {
+    // `PROBE_ONE_RULE=1`: one catch-all `never` rule instead of the 50,
+    // to see what the rules cost.
+    if std::env::var_os("PROBE_ONE_RULE").is_some() {
+        let rules = vec![json!({"policy": "never"})];
+        let file = PolicyFile::from_value(&json!({"rules": {"local-system/runCommand": rules}}));
+        return file.and_then(|f| f.engine()).expect("one-rule policy");
+    }
     let mut rules: Vec<Value> = PREFIXES
         .iter()
         .map(|p| json!({"match": {"command": format!("{p}:*")}, "policy": "never"}))

@@ -26,6 +26,11 @@ use crate::shell::Hazard;
 #[derive(Debug, Clone, Default)]
 pub struct RuleSet {
     rules: Vec<CompiledRule>,
+    /// The rules that may approve a compound command together (see
+    /// [`composite_approval`](Self::composite_approval)): `never` rules
+    /// with one command-prefix matcher, on the parameter of the first of
+    /// them, in order. Found once at compile time.
+    composite: Vec<usize>,
 }
 
 #[derive(Debug, Clone)]
@@ -76,7 +81,23 @@ impl RuleSet {
                 detail,
             });
         }
-        Ok(Self { rules: compiled })
+        let mut composite = Vec::new();
+        let mut param: Option<&str> = None;
+        for (index, rule) in compiled.iter().enumerate() {
+            if rule.policy != InterventionPolicy::Never {
+                continue;
+            }
+            let [(p, matcher)] = rule.matchers.as_slice() else {
+                continue;
+            };
+            if matcher.prefix_words().is_some() && *param.get_or_insert(p.as_str()) == p.as_str() {
+                composite.push(index);
+            }
+        }
+        Ok(Self {
+            rules: compiled,
+            composite,
+        })
     }
 
     /// The number of rules.
@@ -171,51 +192,52 @@ impl RuleSet {
     /// approval sits at the position of the last rule it needs, so an
     /// earlier non-`never` rule that matches still comes first.
     fn composite_approval(&self, subjects: &Subjects<'_>) -> Option<(usize, String, Vec<usize>)> {
-        let mut param: Option<&str> = None;
-        let mut candidates: Vec<(usize, &[String])> = Vec::new();
-        for (index, rule) in self.rules.iter().enumerate() {
-            if rule.policy != InterventionPolicy::Never {
-                continue;
-            }
-            let [(p, matcher)] = rule.matchers.as_slice() else {
-                continue;
-            };
-            let Some(words) = matcher.prefix_words() else {
-                continue;
-            };
-            if *param.get_or_insert(p.as_str()) == p.as_str() {
-                candidates.push((index, words));
-            }
-        }
-        if candidates.len() < 2 || !subjects.overrides.is_empty() {
+        use std::fmt::Write as _;
+        if self.composite.len() < 2 || !subjects.overrides.is_empty() {
             return None;
         }
-        let shell = subjects.get(param?)?.shell()?;
+        let prefix = |index: usize| {
+            self.rules
+                .get(index)
+                .and_then(|r| r.matchers.first())
+                .and_then(|(_, m)| m.prefix_words())
+        };
+        let param = self
+            .rules
+            .get(*self.composite.first()?)?
+            .matchers
+            .first()?
+            .0
+            .as_str();
+        let shell = subjects.get(param)?.shell()?;
         if !shell.is_plain() || shell.parts().is_empty() {
             return None;
         }
-        let mut used = std::collections::BTreeSet::new();
+        let mut used: Vec<usize> = Vec::with_capacity(shell.parts().len());
         for part in shell.parts() {
-            let (index, _) = candidates
+            let index = self
+                .composite
                 .iter()
-                .find(|(_, words)| part_approved(part, words))?;
-            used.insert(*index);
+                .copied()
+                .find(|&i| prefix(i).is_some_and(|words| part_approved(part, words)))?;
+            used.push(index);
         }
+        used.sort_unstable();
+        used.dedup();
         if used.len() < 2 {
             // One rule approves every part: it matches on its own, with its own description.
             return None;
         }
         let at = *used.last()?;
-        let list: Vec<String> = used.iter().map(|i| format!("rules[{i}]")).collect();
-        Some((
-            at,
-            format!(
-                "{} (every part approved: {})",
-                list.join(" + "),
-                param.unwrap_or_default()
-            ),
-            used.into_iter().collect(),
-        ))
+        let mut detail = String::with_capacity(12 * used.len() + 24 + param.len());
+        for (n, i) in used.iter().enumerate() {
+            if n > 0 {
+                detail.push_str(" + ");
+            }
+            let _ = write!(detail, "rules[{i}]");
+        }
+        let _ = write!(detail, " (every part approved: {param})");
+        Some((at, detail, used))
     }
 
     /// Whether rule `index` matches `args` on its own.

@@ -374,6 +374,27 @@ fn ext_remote(url: &str) -> Option<String> {
     argv_script(&words)
 }
 
+/// The rows of [`RUNNERS`] for `program`, in table order, through an
+/// index built from the rows once (most command words name none).
+fn runner_rows(program: &str) -> &'static [&'static Runner] {
+    type Index = crate::name_hash::NameMap<&'static str, Vec<&'static Runner>>;
+    static INDEX: std::sync::OnceLock<Index> = std::sync::OnceLock::new();
+    let index = INDEX.get_or_init(|| {
+        let mut index = Index::default();
+        for row in RUNNERS {
+            for name in row.programs {
+                let rows = index.entry(*name).or_default();
+                // A row naming a program twice is still read once.
+                if !rows.iter().any(|r| std::ptr::eq(*r, row)) {
+                    rows.push(row);
+                }
+            }
+        }
+        index
+    });
+    index.get(program).map_or(&[], Vec::as_slice)
+}
+
 /// The scripts of a command run by a row of [`RUNNERS`], by `parallel`
 /// or through an `ext::` remote, with the hazard each brings. A script
 /// whose text is not on the line (`parallel :::: FILE`) is an empty text
@@ -381,7 +402,7 @@ fn ext_remote(url: &str) -> Option<String> {
 pub(crate) fn runner_scripts(first: &str, args: &[String]) -> Vec<(Hazard, String)> {
     let name = basename(first);
     let mut out: Vec<(Hazard, String)> = Vec::new();
-    for row in RUNNERS.iter().filter(|r| r.programs.contains(&name)) {
+    for row in runner_rows(name) {
         if let Some(script) = row_script(row, args) {
             out.push((Hazard::ShellString, script));
         }

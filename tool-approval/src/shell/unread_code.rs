@@ -51,9 +51,8 @@ const INFO_ONLY: &[&str] = &["--version", "-V", "-v", "--help", "-h", "-version"
 /// Whether `name` (a basename) is one of [`INTERPRETERS`], version suffix
 /// and case aside.
 pub(crate) fn is_interpreter(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    let stem = lower.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-    INTERPRETERS.contains(&stem)
+    let stem = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    INTERPRETERS.iter().any(|i| i.eq_ignore_ascii_case(stem))
 }
 
 /// Whether `view` (a command's words, wrappers removed) runs a program the
