@@ -108,10 +108,19 @@ const CLASSES: &[PathClass] = &[
         [".envrc", ".env.sh", ".autoenv", ".autoenv.zsh"], except [],
         yes [".envrc", "sub/.envrc"],
         no ["envrc.md", "src/.envrc.d.ts.bak/x"]),
-    path_class!("editor-config", Protected, "editor and dev-container settings that name tasks, launchers and extensions",
-        [".vscode", ".idea", ".zed", ".fleet", ".devcontainer", ".devcontainer.json", "*.code-workspace"], except [],
-        yes [".vscode/tasks.json", ".idea/workspace.xml", ".devcontainer/devcontainer.json", "team.code-workspace", ".zed/tasks.json"],
-        no ["vscode.md", "src/idea.rs"]),
+    path_class!("editor-config", Protected, "editor and dev-container settings that name tasks, launchers and extensions, and the start-up files editors load from a project",
+        [".vscode", ".idea", ".zed", ".fleet", ".devcontainer", ".devcontainer.json", "*.code-workspace",
+         ".exrc", ".nvimrc", ".nvim.lua", ".lvimrc", ".dir-locals.el", ".dir-locals-2.el"], except [],
+        yes [".vscode/tasks.json", ".idea/workspace.xml", ".devcontainer/devcontainer.json", "team.code-workspace", ".zed/tasks.json",
+             ".exrc", "sub/.nvim.lua", ".dir-locals.el"],
+        no ["vscode.md", "src/idea.rs", "docs/exrc.md", "nvim.lua"]),
+    path_class!("agent-config", Protected, "coding agents' project and user settings that name programs to start (MCP servers, hooks)",
+        [".mcp.json", ".cursor/mcp.json", ".vscode/mcp.json", ".claude/settings.json", ".claude/settings.local.json",
+         ".claude/hooks", ".gemini/settings.json", ".codex/config.toml", ".windsurf/mcp.json", ".roo/mcp.json",
+         "~/.claude.json", "~/.codeium/windsurf/mcp_config.json", "~/.config/goose/config.yaml"], except [],
+        yes [".mcp.json", "app/.mcp.json", ".claude/settings.json", ".cursor/mcp.json", "~/.codex/config.toml",
+             ".CLAUDE/Settings.json", "./.claude//settings.local.json"],
+        no [".claude/commands/review.md", "mcp.json.md", "docs/.mcp.md", ".codex/sessions/x.jsonl"]),
     path_class!("git-hooks", Protected, "hook managers that run programs on commit or push",
         [".husky", ".githooks", ".pre-commit-config.yaml", "lefthook.yml", "lefthook.yaml", ".lefthook.yml", ".lintstagedrc*", ".overcommit.yml"], except [],
         yes [".husky/pre-commit", ".githooks/pre-push", ".pre-commit-config.yaml", "lefthook.yml"],
@@ -121,8 +130,10 @@ const CLASSES: &[PathClass] = &[
         yes [".github/workflows/ci.yml", ".github/actions/setup/action.yml", ".gitlab-ci.yml", ".circleci/config.yml", "Jenkinsfile"],
         no [".github/CODEOWNERS", ".github/ISSUE_TEMPLATE/bug.md", "docs/ci.md"]),
     path_class!("build-tool-config", Protected, "build-tool and package-manager settings that name programs to run",
-        [".cargo/config.toml", ".cargo/config", ".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs", ".mvn", ".bazelrc", "gradle/wrapper", ".pip/pip.conf", "pip.conf", ".pdbrc", ".gdbinit"], except [],
-        yes [".cargo/config.toml", "crates/a/.cargo/config.toml", ".npmrc", ".mvn/wrapper/maven-wrapper.properties", "gradle/wrapper/gradle-wrapper.properties", ".gdbinit"],
+        [".cargo/config.toml", ".cargo/config", ".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs", ".mvn", ".bazelrc", "gradle/wrapper", ".pip/pip.conf", "pip.conf", ".pdbrc", ".gdbinit",
+         "rust-toolchain.toml", "rust-toolchain"], except [],
+        yes [".cargo/config.toml", "crates/a/.cargo/config.toml", ".npmrc", ".mvn/wrapper/maven-wrapper.properties", "gradle/wrapper/gradle-wrapper.properties", ".gdbinit",
+             "rust-toolchain.toml", "tools/rust-toolchain"],
         no ["Cargo.toml", "package.json", ".cargo-ok", "gradle/libs.versions.toml"]),
     path_class!("test-bootstrap", Protected, "files an interpreter or test runner loads before any test",
         ["conftest.py", "sitecustomize.py", "usercustomize.py", "*.pth"], except [],
@@ -145,17 +156,50 @@ const CLASSES: &[PathClass] = &[
         yes ["~/.ssh/id_rsa", "~/.ssh/config", "/home/user/.gnupg/private-keys-v1.d/x", "~/.SSH/known_hosts"],
         no ["/srv/.ssh-docs/x", "~/ssh/notes"]),
     path_class!("cloud-cli-credentials", Secret, "cloud and cluster CLIs' credentials",
-        ["~/.aws", "~/.azure", "~/.kube", "~/.docker/config.json", "~/.config/gcloud", "~/.oci", "~/.config/doctl", "~/.terraform.d/credentials.tfrc.json", "~/.vault-token", "~/.config/gh", "~/.config/hub", "~/.fly", "~/.config/heroku", "~/.netlify", "~/.vercel"], except [],
-        yes ["~/.aws/credentials", "~/.kube/config", "~/.config/gcloud/application_default_credentials.json", "~/.docker/config.json", "~/.config/gh/hosts.yml"],
-        no ["~/.docker/cli-plugins/x", "~/projects/aws/readme.md"]),
+        ["~/.aws", "~/.azure", "~/.kube", "~/.docker/config.json", "~/.config/gcloud", "~/.oci", "~/.config/doctl", "~/.terraform.d/credentials.tfrc.json", "~/.vault-token", "~/.config/gh", "~/.config/hub", "~/.fly", "~/.config/heroku", "~/.netlify", "~/.vercel",
+         "~/.config/glab-cli", "~/.config/containers/auth.json", "~/.dockercfg", "~/.terraformrc", "~/.config/helm/repositories.yaml",
+         "~/.config/openstack/clouds.yaml", "~/.talos/config", "~/.local/share/com.vercel.cli", "~/.mc/config.json",
+         "/etc/kubernetes/admin.conf", "/etc/kubernetes/super-admin.conf", "/etc/rancher/k3s/k3s.yaml"], except [],
+        yes ["~/.aws/credentials", "~/.kube/config", "~/.config/gcloud/application_default_credentials.json", "~/.docker/config.json", "~/.config/gh/hosts.yml",
+             "~/.config/glab-cli/config.yml", "~/.terraformrc", "/etc/kubernetes/admin.conf", "/etc//rancher/k3s/k3s.yaml", "~/.config/containers/auth.json"],
+        no ["~/.docker/cli-plugins/x", "~/projects/aws/readme.md", "/etc/kubernetes/manifests/x.yaml", "~/.config/helm/plugins/x"]),
+    path_class!("data-and-deploy-cli-credentials", Secret, "credentials of storage, data, tunnel, secret-manager and deploy CLIs",
+        ["~/.boto", "~/.s3cfg", "~/.config/rclone/rclone.conf", "~/.databrickscfg", "~/.config/op", "~/.config/ngrok/ngrok.yml", "~/.ngrok2",
+         "~/.snowflake", "~/.dbt/profiles.yml", "~/.config/configstore/firebase-tools.json", "~/.supabase", "~/.config/stripe", "~/.railway",
+         "~/.wrangler", "~/.config/.wrangler", "~/.microsoft/usersecrets", "~/.pulumi/credentials.json", "~/.config/hcloud/cli.toml", "~/.config/scw",
+         "~/.sentryclirc", "~/.modal.toml", "~/.kaggle/kaggle.json", "~/.config/sops/age", "~/.vault_pass", "~/.vault_pass.txt"], except [],
+        yes ["~/.s3cfg", "~/.config/rclone/rclone.conf", "~/.dbt/profiles.yml", "~/.microsoft/usersecrets/x/secrets.json",
+             "~/.config/sops/age/keys.txt", "~/.kaggle/kaggle.json", "~/.vault_pass.txt", "~/.sentryclirc"],
+        no ["~/.config/rclone/x.log", "dbt/profiles.yml.md", "~/.config/sops.md"]),
     path_class!("package-registry-credentials", Secret, "tokens of package registries and git hosts",
-        ["~/.netrc", "~/.git-credentials", "~/.npmrc", "~/.pypirc", "~/.cargo/credentials.toml", "~/.cargo/credentials", "~/.gem/credentials", "~/.m2/settings.xml", "~/.gradle/gradle.properties", "~/.config/pip/pip.conf", "~/.password-store", "~/.local/share/keyrings"], except [],
+        ["~/.netrc", "~/.git-credentials", "~/.npmrc", "~/.pypirc", "~/.cargo/credentials.toml", "~/.cargo/credentials", "~/.gem/credentials", "~/.m2/settings.xml", "~/.gradle/gradle.properties", "~/.config/pip/pip.conf", "~/.password-store", "~/.local/share/keyrings",
+         "~/.config/pypoetry/auth.toml", "~/.bundle/config", "~/.m2/settings-security.xml", "~/.nuget/NuGet/NuGet.Config", "~/.yarnrc.yml",
+         "~/.config/nix/nix.conf", "~/.composer/auth.json", "~/.config/composer/auth.json"], except [],
         yes ["~/.netrc", "~/.cargo/credentials.toml", "~/.npmrc", "~/.password-store/work/db.gpg"],
         no ["~/.cargo/registry/cache/x", "~/.cargo/bin/rg"]),
     path_class!("coding-agent-credentials", Secret, "coding agents' and AI CLIs' login tokens",
-        ["~/.codex/auth.json", "~/.claude/.credentials.json", "~/.claude.json", "~/.config/github-copilot", "~/.gemini/oauth_creds.json", "~/.config/goose/secrets.yaml", "~/.config/openai", "~/.aider.conf.yml", "~/.continue/config.json"], except [],
-        yes ["~/.codex/auth.json", "~/.claude/.credentials.json", "~/.config/github-copilot/apps.json"],
+        ["~/.codex/auth.json", "~/.claude/.credentials.json", "~/.claude.json", "~/.config/github-copilot", "~/.gemini/oauth_creds.json", "~/.config/goose/secrets.yaml", "~/.config/openai", "~/.aider.conf.yml", "~/.continue/config.json",
+         "~/.continue/config.yaml", "~/.config/io.datasette.llm/keys.json", "~/.cache/huggingface/token", "~/.huggingface/token",
+         "~/.local/share/opencode/auth.json", "~/.config/claude/.credentials.json", "~/.qwen/oauth_creds.json", "~/.config/crush/crush.json",
+         "~/.cursor/mcp.json", "~/.codeium/config.json", "~/.config/amp/secrets.json"], except [],
+        yes ["~/.codex/auth.json", "~/.claude/.credentials.json", "~/.config/github-copilot/apps.json",
+             "~/.cache/huggingface/token", "~/.continue/config.yaml", "/home/user/.qwen/oauth_creds.json"],
         no ["~/.codex/sessions/x.jsonl", "~/.claude/projects/x"]),
+    path_class!("dev-secret-files", Secret, "local development secret files (worker and function settings, service-account and OAuth client keys)",
+        [".dev.vars", ".dev.vars.*", "local.settings.json", "serviceAccountKey.json", "service-account.json", "service-account-key.json",
+         "*-service-account.json", "*-firebase-adminsdk-*.json", "client_secret_*.json", ".streamlit/secrets.toml", ".secrets",
+         "secrets.auto.tfvars", ".htpasswd", ".vault-token", ".vault_pass", ".vault_pass.txt"],
+        except ["*.example", "*.sample", "*.template"],
+        yes [".dev.vars", "worker/.dev.vars.staging", "local.settings.json", "app/serviceAccountKey.json", "deploy/ci-service-account.json",
+             "myproj-firebase-adminsdk-x1y2z.json", "client_secret_123.apps.googleusercontent.com.json", ".streamlit/secrets.toml"],
+        no ["local.settings.json.example", ".dev.vars.example", "settings.json", "src/secrets.rs", ".streamlit/config.toml"]),
+    path_class!("shell-and-repl-histories", Secret, "shell, REPL and editor histories (commands with tokens pasted into them)",
+        [".bash_history", ".zsh_history", ".zhistory", ".histfile", ".sh_history", "fish_history", ".python_history",
+         ".node_repl_history", ".psql_history", ".mysql_history", ".sqlite_history", ".rediscli_history", ".Rhistory",
+         ".lesshst", ".viminfo", ".ipython/*/history.sqlite", "~/.local/share/atuin", "~/.local/state/nvim/shada"], except [],
+        yes ["~/.bash_history", "~/.zhistory", "~/.local/share/fish/fish_history", "project/.Rhistory",
+             "~/.ipython/profile_default/history.sqlite", "~/.local/share/atuin/history.db", "~/.local/state/nvim/shada/main.shada"],
+        no ["docs/history.md", "src/history.rs", "~/.ipython/profile_default/startup/x.py"]),
     path_class!("system-secrets", Secret, "secrets mounted or kept by the system",
         ["/run/secrets", "/var/run/secrets", "/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/ssh/ssh_host_*_key"], except [],
         yes ["/run/secrets/db", "/var/run/secrets/kubernetes.io/serviceaccount/token", "/etc/shadow", "/etc/ssh/ssh_host_ed25519_key"],
@@ -192,11 +236,15 @@ impl PathClass {
 
     /// The patterns of this class that name one fixed location (anchored at
     /// `home` or the root, no `*`), expanded: what a sandbox can exclude up
-    /// front. Patterns that match at any depth or hold a `*` are left to a
+    /// front. A pattern whose only `*` is a last component of its own
+    /// (`~/.ssh/*`, the entries of a folder but the exceptions) gives its
+    /// folder: the sandbox hides the whole folder, exceptions included.
+    /// Patterns that match at any depth or hold another `*` are left to a
     /// walk (see [`PathClass::matches`]).
     pub fn fixed_locations(&self, home: Option<&Path>) -> Vec<PathBuf> {
         self.patterns
             .iter()
+            .map(|p| p.strip_suffix("/*").unwrap_or(p))
             .filter(|p| !p.contains('*'))
             .filter_map(|p| {
                 if let Some(rest) = p.strip_prefix("~/") {
@@ -397,5 +445,18 @@ mod tests {
         assert!(all.contains(&PathBuf::from("/home/ada/.ssh")));
         assert!(all.contains(&PathBuf::from("/run/secrets")));
         assert!(!all.iter().any(|p| p.to_string_lossy().contains('*')));
+    }
+
+    #[test]
+    fn a_folder_of_entries_with_exceptions_is_hidden_whole() {
+        const KEYS: PathClass = path_class!("keys", Secret, "a key folder but public halves",
+            ["~/.keys/*", "/srv/*/x"], except ["*.pub"],
+            yes ["~/.keys/a"], no ["~/.keys/a.pub", "~/.keys"]);
+        KEYS.check_examples().unwrap_or_else(|e| panic!("{e}"));
+        let home = Path::new("/home/ada");
+        assert_eq!(
+            KEYS.fixed_locations(Some(home)),
+            [PathBuf::from("/home/ada/.keys")]
+        );
     }
 }

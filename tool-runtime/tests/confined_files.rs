@@ -128,6 +128,12 @@ async fn protected_entries_cannot_be_written_created_or_moved_at_any_depth() {
         "crates/a/.cargo/config.toml",
         "tests/conftest.py",
         "src/../.git/config",
+        ".mcp.json",
+        ".claude/settings.json",
+        ".cursor/mcp.json",
+        ".exrc",
+        "sub/.nvim.lua",
+        "rust-toolchain.toml",
     ] {
         let out = call(&c, "writeFile", json!({"path": path, "content": "x"}), &cx).await;
         assert_refused(&out, path);
@@ -138,7 +144,18 @@ async fn protected_entries_cannot_be_written_created_or_moved_at_any_depth() {
         "[core]\n"
     );
     for missing in [
-        ".envrc", ".vscode", ".github", "sub", ".GIT", "crates", "tests",
+        ".envrc",
+        ".vscode",
+        ".github",
+        "sub",
+        ".GIT",
+        "crates",
+        "tests",
+        ".mcp.json",
+        ".claude",
+        ".cursor",
+        ".exrc",
+        "rust-toolchain.toml",
     ] {
         assert!(!d.ws.join(missing).exists(), "{missing} was created");
     }
