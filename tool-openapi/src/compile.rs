@@ -204,7 +204,12 @@ fn take_parameters_schema(operation: &mut Operation, definitions: Map<String, Va
             && !description.is_empty()
             && !object.contains_key("description")
         {
-            object.insert("description".into(), Value::String(description.clone()));
+            // Moved into a map with room for one more: inserting into a
+            // full one would double its room (see `compact_copy`).
+            let mut roomy = Map::with_capacity(object.len() + 1);
+            roomy.extend(std::mem::take(object));
+            roomy.insert("description".into(), Value::String(description.clone()));
+            *object = roomy;
         }
         let name = parameter.argument_name().to_owned();
         if parameter.required {

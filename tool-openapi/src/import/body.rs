@@ -35,9 +35,9 @@ use super::schema::{SchemaConverter, object_properties};
 
 /// Adds the body's arguments to `parameters`; the body's format (`None`
 /// for JSON, the narrow protocol's default).
-pub(crate) fn request_body<'a>(
-    converter: &mut SchemaConverter<'_, 'a>,
-    body: &'a Node<'a>,
+pub(crate) fn request_body<'b>(
+    converter: &mut SchemaConverter<'_, '_>,
+    body: &'b Node<'b>,
     at: &str,
     method: Method,
     parameters: &mut Vec<Parameter>,

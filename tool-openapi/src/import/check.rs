@@ -1,17 +1,18 @@
 //! The import-time check that an operation's arguments schema compiles,
 //! shared across the document.
 //!
-//! 1. An operation whose `$defs` are small (at most [`KEEP_DEFS_CHARS`] of
-//!    JSON, the usual case) is compiled whole and the compilation is kept:
-//!    building a tool from it reuses it.
-//! 2. A larger one is checked in parts: each shared definition it reaches
+//! 1. When compilations are kept ([`ImportOptions::keep_compiled`](crate::ImportOptions::keep_compiled)),
+//!    an operation whose `$defs` are small (at most [`KEEP_DEFS_CHARS`] of
+//!    JSON) is compiled whole and the compilation is kept: building a tool
+//!    from it reuses it. So is one without `$defs`.
+//! 2. Any other is checked in parts: each shared definition it reaches
 //!    once per document ([`SharedDefs::check`]), then its own schema with
 //!    its `$defs` stubbed. Nothing is kept, and a document of thousands of
 //!    operations sharing one web of definitions is checked in time
 //!    proportional to its size. The parts passing vouch for the whole: it
 //!    compiles on the tool's first call (or, when compilations are kept,
 //!    when the tool is registered).
-//! 3. When a part fails, the operation goes through step 1 after all, so
+//! 3. When a part fails, the operation is compiled whole after all, so
 //!    its ECMA-262 patterns are repaired (see the pattern module) or the
 //!    message names the fault.
 
@@ -36,7 +37,7 @@ pub(crate) fn check(
     warnings: &mut Vec<Violation>,
     keep: bool,
 ) -> Result<Option<CompiledSchema>, String> {
-    if op.definitions.is_empty() || json_len(&op.definitions) <= KEEP_DEFS_CHARS {
+    if op.definitions.is_empty() || (keep && json_len(&op.definitions) <= KEEP_DEFS_CHARS) {
         return compile_check(op, at, warnings, keep).map(Some);
     }
     let shared_ok = op.definitions.iter().all(|(name, value)| {
@@ -48,7 +49,9 @@ pub(crate) fn check(
             .keys()
             .map(|name| (name.clone(), Value::Bool(true)))
             .collect();
-        if CompiledSchema::try_compile(&parameters_schema_with(op, stubs)).is_ok() {
+        let mut own = parameters_schema_with(op, stubs);
+        defs.drop_good_patterns(&mut own);
+        if CompiledSchema::try_compile(&own).is_ok() {
             return Ok(vouched(keep));
         }
     }

@@ -81,7 +81,7 @@ use crate::pointer;
 
 use names::UniqueIds;
 use node::Node;
-use refs::Refs;
+use refs::{Lazy, Refs};
 
 /// The largest document text accepted by default: 64 MiB.
 pub const DEFAULT_MAX_DOCUMENT_BYTES: usize = 64 * 1024 * 1024;
@@ -228,15 +228,33 @@ fn parse_yaml(trimmed: &str) -> Result<Value, Error> {
 pub fn load_document(text: &str, options: &ImportOptions) -> Result<Loaded, Error> {
     match split_text(text, options.max_bytes)? {
         Text::Json(json) => {
-            let arena = arena_for(json.len());
-            let root = parse_json_node(json, &arena)?;
-            if is_openapi(&root) {
-                load_openapi(&root, options)
-            } else {
-                load_narrow(&root.to_value())
+            let arena = Bump::new();
+            let lazy = Lazy::new(&arena);
+            match node::parse_lazy(json, &arena) {
+                Ok(root) if is_openapi(&root) => match load_openapi(&root, Some(&lazy), options) {
+                    Err(Stop::Reparse) => load_whole(json, options),
+                    other => other.map_err(Stop::into_error),
+                },
+                // The narrow protocol is small: read as a value, as before.
+                Ok(_) => load_narrow(&serde_json::from_str(json).map_err(json_error)?),
+                Err(_) => load_whole(json, options),
             }
         }
         Text::Yaml(yaml) => load_value(&parse_yaml(yaml)?, options),
+    }
+}
+
+/// [`load_document`] from the whole JSON text parsed at once: what it did
+/// before path items were parsed one at a time, and what it does when one
+/// does not parse on its own (so that a syntax error is reported exactly
+/// as `serde_json` reports it for the whole text).
+fn load_whole(json: &str, options: &ImportOptions) -> Result<Loaded, Error> {
+    let arena = arena_for(json.len());
+    let root = parse_json_node(json, &arena)?;
+    if is_openapi(&root) {
+        load_openapi(&root, None, options).map_err(Stop::into_error)
+    } else {
+        load_narrow(&root.to_value())
     }
 }
 
@@ -245,7 +263,7 @@ pub fn load_value(value: &Value, options: &ImportOptions) -> Result<Loaded, Erro
     let arena = Bump::new();
     let root = Node::from_value(value, &arena);
     if is_openapi(&root) {
-        return load_openapi(&root, options);
+        return load_openapi(&root, None, options).map_err(Stop::into_error);
     }
     load_narrow(value)
 }
@@ -255,8 +273,12 @@ fn is_openapi(root: &Node<'_>) -> bool {
     root.get("openapi").is_some() || root.get("swagger").is_some()
 }
 
-fn load_openapi(root: &Node<'_>, options: &ImportOptions) -> Result<Loaded, Error> {
-    let import = import_node(root, options)?;
+fn load_openapi<'a>(
+    root: &'a Node<'a>,
+    lazy: Option<&'a Lazy<'a>>,
+    options: &ImportOptions,
+) -> Result<Loaded, Stop> {
+    let import = import_node(root, lazy, options)?;
     let kind = match root.get("openapi").and_then(Node::as_str) {
         Some(v) if v.starts_with("3.1") => DocumentKind::OpenApi31,
         _ => DocumentKind::OpenApi30,
@@ -282,8 +304,20 @@ fn load_narrow(value: &Value) -> Result<Loaded, Error> {
 pub fn import_openapi(text: &str, options: &ImportOptions) -> Result<Import, Error> {
     match split_text(text, options.max_bytes)? {
         Text::Json(json) => {
-            let arena = arena_for(json.len());
-            import_node(&parse_json_node(json, &arena)?, options)
+            let arena = Bump::new();
+            let lazy = Lazy::new(&arena);
+            let outcome = match node::parse_lazy(json, &arena) {
+                Ok(root) => import_node(&root, Some(&lazy), options),
+                Err(_) => Err(Stop::Reparse),
+            };
+            match outcome {
+                Err(Stop::Reparse) => {
+                    let arena = arena_for(json.len());
+                    import_node(&parse_json_node(json, &arena)?, None, options)
+                        .map_err(Stop::into_error)
+                }
+                other => other.map_err(Stop::into_error),
+            }
         }
         Text::Yaml(yaml) => import_value(&parse_yaml(yaml)?, options),
     }
@@ -348,18 +382,51 @@ fn invalid(pointer: &str, message: impl Into<String>) -> Error {
 /// Imports a parsed OpenAPI 3.0/3.1 document.
 pub fn import_value(root: &Value, options: &ImportOptions) -> Result<Import, Error> {
     let arena = Bump::new();
-    import_node(&Node::from_value(root, &arena), options)
+    import_node(&Node::from_value(root, &arena), None, options).map_err(Stop::into_error)
 }
 
-fn import_node(root: &Node<'_>, options: &ImportOptions) -> Result<Import, Error> {
+/// Why an import stopped.
+enum Stop {
+    /// The document is refused.
+    Error(Error),
+    /// A path item left as text does not parse on its own: the whole text
+    /// is parsed at once and imported from that (see `node::parse_lazy`).
+    Reparse,
+}
+
+impl From<Error> for Stop {
+    fn from(error: Error) -> Self {
+        Self::Error(error)
+    }
+}
+
+impl Stop {
+    /// Only a tree with no text left unparsed stops with [`Stop::Error`].
+    fn into_error(self) -> Error {
+        match self {
+            Self::Error(error) => error,
+            Self::Reparse => invalid("/paths", "a path item is not valid JSON"),
+        }
+    }
+}
+
+/// Imports the document `root`; its path items left as text (when `lazy`
+/// is given, see `node::parse_lazy`) are parsed one at a time into an
+/// arena reused for each.
+fn import_node<'a>(
+    root: &'a Node<'a>,
+    lazy: Option<&'a Lazy<'a>>,
+    options: &ImportOptions,
+) -> Result<Import, Stop> {
     let Some(object) = root.as_object() else {
-        return Err(invalid("", "an OpenAPI document must be an object"));
+        return Err(invalid("", "an OpenAPI document must be an object").into());
     };
     if object.contains_key("swagger") {
         return Err(invalid(
             "/swagger",
             "Swagger 2.0 is not supported: convert it to OpenAPI 3 first",
-        ));
+        )
+        .into());
     }
     let version = object.get("openapi").and_then(Node::as_str).unwrap_or("");
     let openapi30 = version.starts_with("3.0");
@@ -367,7 +434,8 @@ fn import_node(root: &Node<'_>, options: &ImportOptions) -> Result<Import, Error
         return Err(invalid(
             "/openapi",
             format!("unsupported OpenAPI version `{version}` (3.0.x and 3.1.x are)"),
-        ));
+        )
+        .into());
     }
     let mut warnings = Vec::new();
     {
@@ -378,7 +446,7 @@ fn import_node(root: &Node<'_>, options: &ImportOptions) -> Result<Import, Error
     }
     let server = servers::choose(root, options, &mut warnings)?;
     let server_template = servers::template(root, options);
-    let refs = Refs::new(root);
+    let refs = Refs::new(root, lazy);
     let schemes = security::schemes(root, refs, &mut warnings);
     let mut defs = schema::shared::SharedDefs::new(refs, openapi30);
     let filter = filter::Filter::new(options);
@@ -389,14 +457,25 @@ fn import_node(root: &Node<'_>, options: &ImportOptions) -> Result<Import, Error
         version,
     };
     let Some(Node::Object(paths)) = object.get("paths") else {
-        return Err(invalid("/paths", "missing `paths` (an object)"));
+        return Err(invalid("/paths", "missing `paths` (an object)").into());
     };
     let mut ids = UniqueIds::default();
     let mut converted_ops: Vec<(String, String, crate::document::Operation)> = Vec::new();
     let mut failures = Vec::new();
     let mut filtered_out = 0;
     let mut shortened = Vec::new();
+    // Each path item left as text is parsed here, into this arena, and
+    // dropped with the next one: nothing kept borrows from it.
+    let mut item_arena = Bump::new();
     for (path, item) in paths.iter() {
+        item_arena.reset();
+        let item: &Node<'_> = match item {
+            Node::Raw(text) => match node::parse_item(text, &item_arena) {
+                Some(parsed) => item_arena.alloc(parsed),
+                None => return Err(Stop::Reparse),
+            },
+            other => other,
+        };
         let item_at = pointer::join("/paths", path);
         let (item, _) = match refs.follow(item) {
             Ok(found) => found,
@@ -560,7 +639,7 @@ fn import_node(root: &Node<'_>, options: &ImportOptions) -> Result<Import, Error
                 failures[0]
             )
         };
-        return Err(Error::NothingImported { reason });
+        return Err(Error::NothingImported { reason }.into());
     }
     budget::document(&operations, options, &mut warnings);
     if operations.len() > 128 && !options.filtering() {

@@ -19,6 +19,7 @@ use std::fmt;
 
 use bumpalo::Bump;
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
 use serde_json::{Map, Number, Value};
 
 /// Objects with more entries than this are looked up by binary search
@@ -35,6 +36,9 @@ pub(crate) enum Node<'a> {
     String(&'a str),
     Array(&'a [Node<'a>]),
     Object(Object<'a>),
+    /// JSON text not parsed yet: a path item of a document read with
+    /// [`parse_lazy`], parsed when it is imported ([`parse_item`]).
+    Raw(&'a str),
 }
 
 /// A JSON object: entries in document order, keys unique.
@@ -83,6 +87,9 @@ impl<'a> Node<'a> {
             Self::String(s) => Value::String((*s).to_owned()),
             Self::Array(items) => Value::Array(items.iter().map(Self::to_value).collect()),
             Self::Object(object) => Value::Object(object.to_map()),
+            // Checked JSON (a `parse_lazy` value); never reached by the
+            // import, which parses path items before reading them.
+            Self::Raw(text) => serde_json::from_str(text).unwrap_or(Value::Null),
         }
     }
 
@@ -211,6 +218,180 @@ fn merge_repeated<'a>(entries: Vec<(&'a str, Node<'a>)>) -> Vec<(&'a str, Node<'
         }
     }
     out
+}
+
+/// [`parse`], except that the members of the top-level `paths` object are
+/// left as [`Node::Raw`] text: a description's paths are most of it
+/// (Microsoft Graph: 18 of 20 MB), and the import reads them one path item
+/// at a time, each parsed into an arena of its own and dropped after it,
+/// so the whole document is never held as a tree. An error here is not
+/// necessarily [`parse`]'s (the raw text is only checked to be JSON, not
+/// read as values): a caller parses with [`parse`] to report it.
+pub(crate) fn parse_lazy<'a>(
+    text: &'a str,
+    arena: &'a Bump,
+) -> Result<Node<'a>, serde_json::Error> {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let node = RootSeed(arena).deserialize(&mut deserializer)?;
+    deserializer.end()?;
+    Ok(node)
+}
+
+/// How deep a path item may nest (by the count of its brackets) to be
+/// parsed on its own: `serde_json` refuses nesting deeper than 128 in the
+/// whole document, and an item is two levels into it (the document, then
+/// `paths`), so a deeper item is left to a whole-document parse to judge.
+const ITEM_NESTING_MAX: usize = 100;
+
+/// Parses one [`Node::Raw`] path item into `arena`; `None` when it does
+/// not parse the way it would inside the whole document (a syntax error,
+/// or nesting near the limit): the caller parses the whole document with
+/// [`parse`] to know.
+pub(crate) fn parse_item<'a>(text: &'a str, arena: &'a Bump) -> Option<Node<'a>> {
+    if nesting(text) > ITEM_NESTING_MAX {
+        return None;
+    }
+    parse(text, arena).ok()
+}
+
+/// The deepest bracket nesting of JSON `text` (brackets inside strings
+/// not counted).
+fn nesting(text: &str) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    let (mut in_string, mut escaped) = (false, false);
+    for byte in text.bytes() {
+        if in_string {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'{' | b'[' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+/// The document: like [`NodeSeed`], but its `paths` member is a
+/// [`PathsSeed`].
+#[derive(Clone, Copy)]
+struct RootSeed<'a>(&'a Bump);
+
+impl<'de: 'a, 'a> DeserializeSeed<'de> for RootSeed<'a> {
+    type Value = Node<'a>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+/// `paths`: like [`NodeSeed`], but an object's members are left as text.
+#[derive(Clone, Copy)]
+struct PathsSeed<'a>(&'a Bump);
+
+impl<'de: 'a, 'a> DeserializeSeed<'de> for PathsSeed<'a> {
+    type Value = Node<'a>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+/// The visitor methods of [`NodeSeed`] for a seed wrapping the arena,
+/// but for `visit_map`.
+macro_rules! like_node_seed {
+    () => {
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("any valid JSON value")
+        }
+
+        fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Self::Value, E> {
+            NodeSeed(self.0).visit_bool(v)
+        }
+
+        fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
+            NodeSeed(self.0).visit_i64(v)
+        }
+
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
+            NodeSeed(self.0).visit_u64(v)
+        }
+
+        fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Self::Value, E> {
+            NodeSeed(self.0).visit_f64(v)
+        }
+
+        fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+            NodeSeed(self.0).visit_borrowed_str(v)
+        }
+
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+            NodeSeed(self.0).visit_str(v)
+        }
+
+        fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            NodeSeed(self.0).visit_none()
+        }
+
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            NodeSeed(self.0).visit_unit()
+        }
+
+        fn visit_some<D: Deserializer<'de>>(
+            self,
+            deserializer: D,
+        ) -> Result<Self::Value, D::Error> {
+            NodeSeed(self.0).visit_some(deserializer)
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+            NodeSeed(self.0).visit_seq(seq)
+        }
+    };
+}
+
+impl<'de: 'a, 'a> Visitor<'de> for RootSeed<'a> {
+    type Value = Node<'a>;
+
+    like_node_seed!();
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut entries = Vec::new();
+        while let Some(key) = map.next_key_seed(KeySeed(self.0))? {
+            let value = if key == "paths" {
+                map.next_value_seed(PathsSeed(self.0))?
+            } else {
+                map.next_value_seed(NodeSeed(self.0))?
+            };
+            entries.push((key, value));
+        }
+        Ok(Node::Object(Object::new(self.0, entries)))
+    }
+}
+
+impl<'de: 'a, 'a> Visitor<'de> for PathsSeed<'a> {
+    type Value = Node<'a>;
+
+    like_node_seed!();
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut entries = Vec::new();
+        while let Some(key) = map.next_key_seed(KeySeed(self.0))? {
+            let raw: &'de RawValue = map.next_value()?;
+            entries.push((key, Node::Raw(raw.get())));
+        }
+        Ok(Node::Object(Object::new(self.0, entries)))
+    }
 }
 
 /// Deserializes one value into the arena.

@@ -18,25 +18,25 @@ use super::security::requirement_names;
 /// Header parameters OpenAPI says to ignore (the client sets them).
 const IGNORED_HEADERS: [&str; 3] = ["accept", "content-type", "authorization"];
 
-pub(crate) struct Context<'a> {
+pub(crate) struct Context<'c, 'a> {
     pub refs: Refs<'a>,
-    pub root_security: Option<&'a Node<'a>>,
-    pub schemes: &'a [SecurityScheme],
+    pub root_security: Option<&'c Node<'c>>,
+    pub schemes: &'c [SecurityScheme],
     /// The document's `openapi` version (for the unknown-key tables).
-    pub version: &'a str,
+    pub version: &'c str,
 }
 
 /// Converts the operation at `at`, fitted to `budget` (see the budget
 /// module; what that cost is the second value); `Err` says why it cannot
 /// be represented.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn convert<'a>(
-    cx: &Context<'a>,
+pub(crate) fn convert<'a, 'b>(
+    cx: &Context<'_, 'a>,
     defs: &mut SharedDefs<'a>,
     path: &str,
     method: Method,
-    path_item: &'a Object<'a>,
-    op: &'a Object<'a>,
+    path_item: &'b Object<'b>,
+    op: &'b Object<'b>,
     at: &str,
     budget: usize,
     warnings: &mut Vec<Violation>,

@@ -63,17 +63,17 @@ pub(crate) const DATA_KEYWORDS: &[&str] = &["enum", "const", "default", "example
 /// Converts one schema into pointer form: every local `$ref` becomes a
 /// `#/$defs/<Name>` pointer registered in `defs` (converted later, once).
 /// `cut` is set when nesting went past [`MAX_DEPTH`].
-pub(crate) fn convert<'a>(
-    defs: &mut SharedDefs<'a>,
-    schema: &'a Node<'a>,
+pub(crate) fn convert<'b>(
+    defs: &mut SharedDefs<'_>,
+    schema: &'b Node<'b>,
     cut: &mut bool,
 ) -> Value {
     convert_at(defs, schema, 0, cut)
 }
 
-fn convert_at<'a>(
-    defs: &mut SharedDefs<'a>,
-    schema: &'a Node<'a>,
+fn convert_at<'b>(
+    defs: &mut SharedDefs<'_>,
+    schema: &'b Node<'b>,
     depth: usize,
     cut: &mut bool,
 ) -> Value {
@@ -158,7 +158,7 @@ fn convert_at<'a>(
 
 /// A `$ref` as a pointer into the shared definitions, with the siblings a
 /// model reads (`description`, `title`, `default`).
-fn reference<'a>(defs: &mut SharedDefs<'a>, reference: &'a str, object: &'a Object<'a>) -> Value {
+fn reference(defs: &mut SharedDefs<'_>, reference: &str, object: &Object<'_>) -> Value {
     let mut out = Map::new();
     out.insert(
         "$ref".into(),
@@ -215,7 +215,7 @@ impl<'s, 'a> SchemaConverter<'s, 'a> {
     }
 
     /// One argument's schema: converted, its own `$ref`s written out.
-    pub(crate) fn argument(&mut self, node: &'a Node<'a>) -> Value {
+    pub(crate) fn argument(&mut self, node: &Node<'_>) -> Value {
         let value = convert(self.defs, node, &mut self.cut);
         self.top(value)
     }
@@ -334,7 +334,7 @@ mod tests {
             "B": {"type": "object", "properties": {"a": {"$ref": "#/components/schemas/A"}}}
         }}});
         let doc = Node::from_value(&doc, &arena);
-        let mut defs = SharedDefs::new(Refs::new(&doc), false);
+        let mut defs = SharedDefs::new(Refs::new(&doc, None), false);
         let mut converter = SchemaConverter::new(&mut defs);
         let node = json!({"$ref": "#/components/schemas/Node"});
         let a = json!({"$ref": "#/components/schemas/A"});
@@ -375,7 +375,7 @@ mod tests {
                 "long": {"$ref": "#/components/schemas/Long"}}}
         }}});
         let doc = Node::from_value(&doc, &arena);
-        let mut defs = SharedDefs::new(Refs::new(&doc), false);
+        let mut defs = SharedDefs::new(Refs::new(&doc, None), false);
         let mut converter = SchemaConverter::new(&mut defs);
         let body = json!({"type": "object", "properties": {"inner": {"$ref": "#/components/schemas/Body"}}});
         let body = Node::from_value(&body, &arena);
@@ -397,7 +397,7 @@ mod tests {
     fn openapi30_dialect_is_rewritten() {
         let arena = bumpalo::Bump::new();
         let doc = Node::from_value(&Value::Null, &arena);
-        let mut defs = SharedDefs::new(Refs::new(&doc), true);
+        let mut defs = SharedDefs::new(Refs::new(&doc, None), true);
         let schema = json!({"type": "integer", "nullable": true, "minimum": 0,
             "exclusiveMinimum": true, "example": 3, "x-internal": 1});
         let schema = Node::from_value(&schema, &arena);
@@ -419,7 +419,7 @@ mod tests {
             Node::from_value(&missing, &arena),
             Node::from_value(&external, &arena),
         );
-        let mut defs = SharedDefs::new(Refs::new(&doc), false);
+        let mut defs = SharedDefs::new(Refs::new(&doc, None), false);
         let mut c = SchemaConverter::new(&mut defs);
         let out = c.argument(&missing);
         let problem = all_defs(c, [&out]).unwrap_err();
@@ -439,7 +439,7 @@ mod tests {
         }
         let doc = json!({"components": {"schemas": {"Deep": deep.clone()}}});
         let doc = Node::from_value(&doc, &arena);
-        let mut defs = SharedDefs::new(Refs::new(&doc), false);
+        let mut defs = SharedDefs::new(Refs::new(&doc, None), false);
         // In an operation's own schema: the converter says so.
         let own = Node::from_value(&deep, &arena);
         let mut c = SchemaConverter::new(&mut defs);

@@ -34,8 +34,10 @@ pub(crate) const INLINE_LEAF_CHARS: usize = 600;
 /// How many `$ref`/`allOf` levels an argument's own schema is written out.
 const MAX_TOP_INLINE: usize = 8;
 
-struct Entry<'a> {
-    reference: &'a str,
+struct Entry {
+    /// The `$ref` (owned: an operation's references may come from a path
+    /// item parsed only while it is imported).
+    reference: Box<str>,
     name: String,
     /// Converted (pointer form, then expanded once `expanded`).
     value: Option<Value>,
@@ -56,11 +58,14 @@ struct Entry<'a> {
 pub(crate) struct SharedDefs<'a> {
     refs: Refs<'a>,
     openapi30: bool,
-    by_ref: HashMap<&'a str, usize>,
+    by_ref: HashMap<Box<str>, usize>,
     by_name: HashMap<String, usize>,
-    entries: Vec<Entry<'a>>,
+    entries: Vec<Entry>,
     /// Cuts inside definitions, each reported once at its component.
     pub(crate) findings: Vec<Violation>,
+    /// Whether each `pattern` met by a check compiles (see
+    /// [`drop_good_patterns`](Self::drop_good_patterns)).
+    patterns: HashMap<String, bool>,
 }
 
 impl<'a> SharedDefs<'a> {
@@ -72,6 +77,7 @@ impl<'a> SharedDefs<'a> {
             by_name: HashMap::new(),
             entries: Vec::new(),
             findings: Vec::new(),
+            patterns: HashMap::new(),
         }
     }
 
@@ -80,12 +86,12 @@ impl<'a> SharedDefs<'a> {
     }
 
     /// The definition name of `reference` (registered on first use).
-    pub(crate) fn name(&mut self, reference: &'a str) -> &str {
+    pub(crate) fn name(&mut self, reference: &str) -> &str {
         let id = self.id(reference);
         &self.entries[id].name
     }
 
-    fn id(&mut self, reference: &'a str) -> usize {
+    fn id(&mut self, reference: &str) -> usize {
         if let Some(&id) = self.by_ref.get(reference) {
             return id;
         }
@@ -111,7 +117,7 @@ impl<'a> SharedDefs<'a> {
         }
         let id = self.entries.len();
         self.entries.push(Entry {
-            reference,
+            reference: reference.into(),
             name: name.clone(),
             value: None,
             expanded: false,
@@ -123,7 +129,7 @@ impl<'a> SharedDefs<'a> {
             deps: Vec::new(),
             checked: None,
         });
-        self.by_ref.insert(reference, id);
+        self.by_ref.insert(reference.into(), id);
         self.by_name.insert(name, id);
         id
     }
@@ -141,12 +147,13 @@ impl<'a> SharedDefs<'a> {
         }
         // Mark first: a definition pointing at itself finds itself in progress.
         self.entries[id].value = Some(Value::Bool(true));
-        let reference = self.entries[id].reference;
-        let (value, problem) = match self.refs.get(reference) {
+        let found = self.refs.get(&self.entries[id].reference);
+        let (value, problem) = match found {
             Ok(node) => {
                 let mut cut = false;
                 let value = super::convert(self, node, &mut cut);
                 if cut {
+                    let reference = &self.entries[id].reference;
                     self.findings.push(Violation {
                         pointer: reference.trim_start_matches('#').to_owned(),
                         message: format!(
@@ -399,6 +406,8 @@ impl<'a> SharedDefs<'a> {
         for &dep in &self.entries[id].deps {
             stubs.insert(self.entries[dep].name.clone(), Value::Bool(true));
         }
+        let mut value = value;
+        self.drop_good_patterns(&mut value);
         let mut schema = Map::new();
         schema.insert("$defs".into(), Value::Object(stubs));
         schema.insert("allOf".into(), Value::Array(vec![value]));
@@ -410,6 +419,38 @@ impl<'a> SharedDefs<'a> {
             });
         self.entries[id].checked = Some(result.clone());
         result
+    }
+}
+
+impl SharedDefs<'_> {
+    /// Removes from `schema` (a copy about to be compiled only to check
+    /// it) every `pattern` known to compile: each distinct pattern is
+    /// compiled once per document, alone, instead of once in every schema
+    /// carrying it (the same parameter patterns recur in thousands of
+    /// operations). A pattern that does not compile stays, so the check
+    /// fails as before.
+    pub(crate) fn drop_good_patterns(&mut self, schema: &mut Value) {
+        let patterns = &mut self.patterns;
+        each_schema(schema, &mut |object| {
+            let Some(Value::String(pattern)) = object.get("pattern") else {
+                return;
+            };
+            let good = match patterns.get(pattern.as_str()) {
+                Some(&good) => good,
+                None => {
+                    let alone = Value::Object(Map::from_iter([(
+                        "pattern".to_owned(),
+                        Value::String(pattern.clone()),
+                    )]));
+                    let good = CompiledSchema::try_compile(&alone).is_ok();
+                    patterns.insert(pattern.clone(), good);
+                    good
+                }
+            };
+            if good {
+                object.remove("pattern");
+            }
+        });
     }
 }
 
