@@ -5,9 +5,11 @@
 //!    an operation whose `$defs` are small (at most [`KEEP_DEFS_CHARS`] of
 //!    JSON) is compiled whole and the compilation is kept: building a tool
 //!    from it reuses it. So is one without `$defs`.
-//! 2. Any other is checked in parts: each shared definition it reaches
-//!    once per document ([`SharedDefs::check`]), then its own schema with
-//!    its `$defs` stubbed. Nothing is kept, and a document of thousands of
+//! 2. Any other is checked in parts (one without `$defs` in one part):
+//!    each shared definition it reaches once per document
+//!    ([`SharedDefs::check`]), then its own schema with its `$defs`
+//!    stubbed, each distinct `pattern` compiled once per document
+//!    ([`SharedDefs::drop_good_patterns`]). Nothing is kept, and a document of thousands of
 //!    operations sharing one web of definitions is checked in time
 //!    proportional to its size. The parts passing vouch for the whole: it
 //!    compiles on the tool's first call (or, when compilations are kept,
@@ -37,7 +39,7 @@ pub(crate) fn check(
     warnings: &mut Vec<Violation>,
     keep: bool,
 ) -> Result<Option<CompiledSchema>, String> {
-    if op.definitions.is_empty() || (keep && json_len(&op.definitions) <= KEEP_DEFS_CHARS) {
+    if keep && (op.definitions.is_empty() || json_len(&op.definitions) <= KEEP_DEFS_CHARS) {
         return compile_check(op, at, warnings, keep).map(Some);
     }
     let shared_ok = op.definitions.iter().all(|(name, value)| {

@@ -599,6 +599,7 @@ fn import_node<'a>(
                 operations.push(converted);
                 continue;
             }
+            let warned = warnings.len();
             match check::check(
                 &mut defs,
                 &mut converted,
@@ -607,7 +608,12 @@ fn import_node<'a>(
                 options.keep_compiled,
             ) {
                 Ok(verdict) => {
-                    let fingerprint = crate::compile::schema_fingerprint(&converted);
+                    // A check changes the schema only to repair patterns,
+                    // each repair a warning.
+                    let fingerprint = match before {
+                        Some(fingerprint) if warnings.len() == warned => fingerprint,
+                        _ => crate::compile::schema_fingerprint(&converted),
+                    };
                     if before == Some(fingerprint) {
                         verdicts.insert(fingerprint, verdict.clone());
                     }
