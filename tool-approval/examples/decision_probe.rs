@@ -4,6 +4,7 @@
 //! bench's 50-rule policy and evaluates the chosen call `n` times. Run it
 //! under `valgrind --tool=callgrind` with `n` and with `0`: the difference
 //! divided by `n` is the cost of one decision, free of the machine's load.
+//! `decision_probe file <n> <path>` evaluates the command in a file instead.
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
 use serde_json::{Value, json};
@@ -111,6 +112,20 @@ fn main() {
                 )}))
                 .collect(),
         ),
+        // `file <n> <path>`: the command in a file, evaluated n times (the
+        // decision may be anything).
+        "file" => {
+            let path = args.next().expect("a file");
+            let text = std::fs::read_to_string(path).expect("readable file");
+            let started = std::time::Instant::now();
+            let call = json!({"command": text.trim_end_matches('\n')});
+            for _ in 0..n {
+                let call = CallRef::new("local-system", "runCommand", &call).with_manifest(&manifest);
+                std::hint::black_box(engine.evaluate_one(&call, &ctx));
+            }
+            eprintln!("{:?} per decision", started.elapsed() / n.max(1) as u32);
+            return;
+        }
         other => panic!("unknown kind {other}"),
     };
     let mut runs = 0usize;

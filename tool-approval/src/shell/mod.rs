@@ -163,13 +163,16 @@ impl ShellCommand {
         let mut index = 0;
         while let Some(part) = self.parts.get(index) {
             if !syntax.wrappers.is_empty() {
-                let views = wrappers::word_views_with(&part.words, &syntax.wrappers);
-                let found: Vec<(Hazard, String)> =
-                    views.iter().skip(1).flat_map(|v| scripts_of(v)).collect();
+                let stored = wrappers::stored_views(&part.words, &syntax.wrappers);
+                let found: Vec<(Hazard, String)> = wrappers::views_of(&part.words, &stored)
+                    .iter()
+                    .skip(1)
+                    .flat_map(|v| scripts_of(v))
+                    .collect();
                 if let Some(part) = self.parts.get_mut(index) {
                     // Replaces the built-in views (the fast path may have set
                     // them): every later reader sees the host's wrappers.
-                    part.views = std::sync::OnceLock::from(views);
+                    part.views = std::sync::OnceLock::from(stored);
                 }
                 for (hazard, script) in found {
                     self.effect_script(hazard, &script, &mut scripts_left);

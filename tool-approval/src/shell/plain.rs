@@ -14,7 +14,7 @@
 
 use super::scripts::{reads_stdin_script_views, scripts_of_views};
 use super::types::SimpleCommand;
-use super::wrappers::{too_many_wrappers, word_views};
+use super::wrappers::{stored_views, too_many_wrappers, views_of};
 
 /// Lines longer than this always take the full parser.
 const MAX_PLAIN_BYTES: usize = 4096;
@@ -60,16 +60,17 @@ pub(crate) fn split(source: &str) -> Option<Vec<SimpleCommand>> {
         }
         // The views are computed once here and kept on the part, where
         // every later reader (effects, rules, the blacklist) finds them.
-        let views = word_views(words);
-        if !scripts_of_views(&views).is_empty()
+        let stored = stored_views(words, &[]);
+        let views = views_of(words, &stored);
+        if !scripts_of_views(views).is_empty()
             || too_many_wrappers(words)
-            || ((*piped || next_piped) && reads_stdin_script_views(&views))
+            || ((*piped || next_piped) && reads_stdin_script_views(views))
         {
             return None;
         }
         parts.push(SimpleCommand {
             words: std::mem::take(words),
-            views: std::sync::OnceLock::from(views),
+            views: std::sync::OnceLock::from(stored),
             ..SimpleCommand::default()
         });
         *piped = next_piped;

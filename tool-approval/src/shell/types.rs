@@ -171,7 +171,8 @@ pub struct SimpleCommand {
     /// in `redirects` too.
     pub(crate) inputs: Vec<String>,
     /// The command and what each wrapper runs (see `wrappers::views`),
-    /// computed on first use.
+    /// computed on first use; empty when the only view is `words` itself
+    /// (`wrappers::stored_views`).
     pub(crate) views: std::sync::OnceLock<Vec<Vec<String>>>,
 }
 

@@ -410,7 +410,37 @@ const WRAPPERS: &[Wrapper] = &[
 /// as written; the command word of each view is reduced to its basename.
 pub(crate) fn views(part: &SimpleCommand) -> &[Vec<String>] {
     // Every rule and blacklist entry asks for the same views: computed once.
-    part.views.get_or_init(|| word_views(&part.words))
+    let stored = part.views.get_or_init(|| stored_views(&part.words, &[]));
+    views_of(&part.words, stored)
+}
+
+/// The views of `words` as a part keeps them ([`SimpleCommand::views`]):
+/// empty when the only view is the words themselves (the command word has
+/// no `/`, no wrapper, runner, `find -exec`, `git-*` or `$IFS` to read
+/// through), which is most commands, so their words are not copied.
+pub(crate) fn stored_views(words: &[String], host: &[HostWrapper]) -> Vec<Vec<String>> {
+    let only_the_words = words.first().is_some_and(|first| !first.contains('/'))
+        && !words
+            .iter()
+            .any(|w| w.as_bytes().windows(3).any(|b| b == b"IFS"))
+        && find_exec(words).is_empty()
+        && git_views(words).is_empty()
+        && package_runner(words).is_none()
+        && unwrap_once(words, host).is_none();
+    if only_the_words {
+        Vec::new()
+    } else {
+        word_views_with(words, host)
+    }
+}
+
+/// The views of `words` from their stored form ([`stored_views`]).
+pub(crate) fn views_of<'a>(words: &'a Vec<String>, stored: &'a [Vec<String>]) -> &'a [Vec<String>] {
+    if stored.is_empty() && !words.is_empty() {
+        std::slice::from_ref(words)
+    } else {
+        stored
+    }
 }
 
 /// [`views`] of a word list. Words holding `$IFS` are also read split at
