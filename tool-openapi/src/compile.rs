@@ -22,12 +22,18 @@ use crate::error::Error;
 /// The manifest `kind` of compiled API tools.
 pub const MANIFEST_KIND: &str = tool_core::ToolKind::Api.as_str();
 
-/// The arguments schema of one operation, as the model receives it.
+/// The arguments schema of one operation, as the model receives it (with
+/// the [`shared_definitions`](Operation::shared_definitions) it reaches).
 pub fn parameters_schema(operation: &Operation) -> Value {
-    parameters_schema_with(operation, operation.definitions.clone())
+    let schema = parameters_schema_with(operation, operation.definitions.clone());
+    match operation.shared_definitions.complete(&schema) {
+        std::borrow::Cow::Owned(complete) => complete,
+        std::borrow::Cow::Borrowed(_) => schema,
+    }
 }
 
-/// [`parameters_schema`] with `definitions` as its `$defs`.
+/// [`parameters_schema`] with `definitions` as its `$defs` (and nothing
+/// shared added).
 pub(crate) fn parameters_schema_with(
     operation: &Operation,
     definitions: Map<String, Value>,
@@ -89,9 +95,13 @@ pub(crate) fn compact_copy(value: &Value) -> Value {
     }
 }
 
-/// The API definition of one operation.
+/// The API definition of one operation (its shared definitions kept
+/// shared: [`ApiDefinition::parameters_schema`] is the whole schema).
 pub fn api_definition(operation: &Operation) -> ApiDefinition {
-    definition_with(operation, parameters_schema(operation))
+    definition_with(
+        operation,
+        parameters_schema_with(operation, operation.definitions.clone()),
+    )
 }
 
 /// [`api_definition`] with its arguments schema already built.
@@ -105,9 +115,12 @@ fn definition_with(operation: &Operation, parameters: Value) -> ApiDefinition {
     } else {
         operation.description.clone()
     };
-    let definition = ApiDefinition::new(operation.operation_id.clone(), description)
+    let mut definition = ApiDefinition::new(operation.operation_id.clone(), description)
         .with_parameters(parameters)
         .with_intervention(operation.intervention());
+    if !operation.shared_definitions.is_empty() {
+        definition = definition.with_shared_defs(operation.shared_definitions.clone());
+    }
     // File arguments read host files: the gate confines such calls or asks.
     if operation.parameters.iter().any(|p| p.file) {
         definition.touching_host()
@@ -242,6 +255,9 @@ pub(crate) fn schema_fingerprint(operation: &Operation) -> u64 {
         parameter.description.hash(&mut hasher);
         hash_json(&mut hasher, &parameter.schema);
     }
+    // The shared definitions are immutable and the parameters name those
+    // they reach: whether there are any is what changes the schema.
+    hasher.write_usize(operation.shared_definitions.len());
     hasher.write_usize(operation.definitions.len());
     for (name, schema) in &operation.definitions {
         name.hash(&mut hasher);

@@ -181,7 +181,11 @@ impl ApiDocument {
 }
 
 /// One HTTP operation; compiled into one API.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// Serialised self-contained: `definitions` is written with the
+/// [`shared_definitions`](Self::shared_definitions) the arguments schema
+/// reaches (read back, they are the operation's own).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Operation {
     /// The API name (unique in the document). Names from real documents are
@@ -210,8 +214,22 @@ pub struct Operation {
     pub body_format: Option<BodyFormat>,
     /// Shared and recursive schema definitions the parameter schemas point
     /// into (`#/$defs/<name>`); placed at the root of the arguments schema.
-    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    /// The operation's own: an imported operation reaches the document's
+    /// definitions through [`shared_definitions`](Self::shared_definitions)
+    /// instead, unless its tool was shortened to fit the size budget (its
+    /// definitions are then its own shortened copies).
+    #[serde(default)]
     pub definitions: serde_json::Map<String, Value>,
+    /// Definitions held once for every operation of an imported document
+    /// (the definitions of Microsoft Graph's 11 422 operations, copied per
+    /// operation, are 27 MB of JSON). The arguments schema
+    /// ([`parameters_schema`](crate::parameters_schema)) adds those its
+    /// parameters and `definitions` reach (`definitions` win on a name);
+    /// the compiled API keeps them shared
+    /// ([`ApiDefinition::with_shared_defs`](tool_core::ApiDefinition::with_shared_defs)).
+    /// Empty for the narrow protocol and for a deserialised operation.
+    #[serde(skip)]
+    pub shared_definitions: tool_core::SharedDefs,
     /// The arguments schema as compiled while importing (with the schema it
     /// was compiled from and a fingerprint of what it was built from), so
     /// building a tool does not build or compile it again. Not serialised,
@@ -219,6 +237,47 @@ pub struct Operation {
     /// definitions are unchanged.
     #[serde(skip)]
     pub(crate) compiled: Compiled,
+}
+
+impl Serialize for Operation {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Written<'a> {
+            operation_id: &'a str,
+            method: Method,
+            path: &'a str,
+            description: &'a str,
+            parameters: &'a [Parameter],
+            #[serde(skip_serializing_if = "Option::is_none")]
+            human_intervention: &'a Option<HumanIntervention>,
+            #[serde(skip_serializing_if = "<[String]>::is_empty")]
+            security: &'a [String],
+            #[serde(skip_serializing_if = "Option::is_none")]
+            body_format: &'a Option<BodyFormat>,
+            #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
+            definitions: &'a serde_json::Map<String, Value>,
+        }
+        let complete;
+        let definitions = if self.shared_definitions.is_empty() {
+            &self.definitions
+        } else {
+            complete = self.complete_definitions();
+            &complete
+        };
+        Written {
+            operation_id: &self.operation_id,
+            method: self.method,
+            path: &self.path,
+            description: &self.description,
+            parameters: &self.parameters,
+            human_intervention: &self.human_intervention,
+            security: &self.security,
+            body_format: &self.body_format,
+            definitions,
+        }
+        .serialize(serializer)
+    }
 }
 
 /// An operation's import-time compilation (see [`Operation`]).
@@ -239,6 +298,24 @@ impl std::fmt::Debug for Compiled {
 }
 
 impl Operation {
+    /// `definitions` with the shared definitions the parameters and
+    /// `definitions` reach (`definitions` first, then the shared ones by
+    /// name): what the arguments schema's `$defs` holds.
+    fn complete_definitions(&self) -> serde_json::Map<String, Value> {
+        let mut reach = serde_json::Map::with_capacity(2);
+        reach.insert(
+            "properties".into(),
+            Value::Array(self.parameters.iter().map(|p| p.schema.clone()).collect()),
+        );
+        reach.insert("$defs".into(), Value::Object(self.definitions.clone()));
+        let reach = Value::Object(reach);
+        let complete = self.shared_definitions.complete(&reach);
+        match complete.get("$defs") {
+            Some(Value::Object(definitions)) => definitions.clone(),
+            _ => self.definitions.clone(),
+        }
+    }
+
     /// The approval config this operation compiles to: the override, else
     /// the method's default.
     pub fn intervention(&self) -> HumanIntervention {

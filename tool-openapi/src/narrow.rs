@@ -428,6 +428,7 @@ impl Validator {
             security: Vec::new(),
             body_format: None,
             definitions: Map::new(),
+            shared_definitions: Default::default(),
             compiled: Default::default(),
         })
     }

@@ -128,8 +128,14 @@ fn petstore_30_yaml_imports_with_every_kind_of_ref() {
         create.parameters[2].schema["properties"]["parent"],
         json!({"$ref": "#/$defs/Category"})
     );
-    assert!(create.definitions.contains_key("Category"));
-    assert!(create.definitions.contains_key("NewPet") || create.definitions.contains_key("Pet"));
+    // The definitions it reaches are the document's, held once and added
+    // to its arguments schema.
+    assert!(create.definitions.is_empty());
+    let schema = tool_openapi::parameters_schema(create);
+    let defs = schema["$defs"].as_object().unwrap();
+    assert!(defs.contains_key("Category"));
+    assert!(defs.contains_key("NewPet") || defs.contains_key("Pet"));
+    assert!(create.shared_definitions.get("Category").is_some());
 
     // A body property clashing with the path parameter is renamed.
     let update = doc.operation("updatePet").unwrap();

@@ -72,11 +72,18 @@ fn without_a_budget_nothing_is_shortened_and_definitions_are_shared_by_name() {
     let import = import_value(&document, &ImportOptions::new().max_tool_chars(usize::MAX)).unwrap();
     assert!(import.shortened.is_empty());
     // The same component is the same definition, under the same name, in
-    // every operation reaching it.
+    // every operation reaching it: held once for the document, and written
+    // into each arguments schema reaching it.
+    let schemas: Vec<Value> = import
+        .document
+        .operations
+        .iter()
+        .map(tool_openapi::parameters_schema)
+        .collect();
     let mut seen: std::collections::HashMap<&str, &Value> = Default::default();
     let mut shared = 0;
-    for op in &import.document.operations {
-        for (name, value) in &op.definitions {
+    for schema in &schemas {
+        for (name, value) in schema["$defs"].as_object().into_iter().flatten() {
             match seen.get(name.as_str()) {
                 Some(previous) => {
                     assert_eq!(*previous, value, "{name}");
@@ -89,6 +96,20 @@ fn without_a_budget_nothing_is_shortened_and_definitions_are_shared_by_name() {
         }
     }
     assert!(shared > 0);
+    let first = import
+        .document
+        .operations
+        .iter()
+        .map(|op| &op.shared_definitions)
+        .find(|shared| !shared.is_empty())
+        .unwrap();
+    for op in &import.document.operations {
+        assert!(op.definitions.is_empty(), "{}", op.operation_id);
+        assert!(
+            op.shared_definitions.is_empty() || op.shared_definitions.same_as(first),
+            "one set of definitions for the document"
+        );
+    }
 }
 
 #[test]
@@ -131,7 +152,13 @@ fn properties_named_like_data_keywords_keep_their_definitions() {
     let import = import_value(&document, &ImportOptions::new().max_tool_chars(usize::MAX)).unwrap();
     assert!(import.failures.is_empty(), "{:?}", import.failures);
     let op = import.document.operation("update").unwrap();
-    let names: Vec<&str> = op.definitions.keys().map(String::as_str).collect();
+    let schema = tool_openapi::parameters_schema(op);
+    let names: Vec<&str> = schema["$defs"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
     assert_eq!(names, ["Default", "Other", "Third"]);
     assert_eq!(
         op.parameters[0].schema["properties"]["default"],

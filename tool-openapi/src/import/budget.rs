@@ -148,15 +148,23 @@ pub(crate) fn arguments_len(parameters: &[Parameter]) -> usize {
     len
 }
 
-/// Fits one tool to `budget` (see the module docs): its `$defs`, and what
-/// was shortened when anything was.
+/// How a tool's `$defs` come out of [`fit`].
+pub(crate) enum Fitted {
+    /// Within the budget: the document's shared definitions it reaches
+    /// (with their distance), written once for every such tool.
+    Shared(Vec<(usize, usize)>),
+    /// Shortened: its own copies, and what was shortened.
+    Own(Map<String, Value>, Shortened),
+}
+
+/// Fits one tool to `budget` (see the module docs).
 pub(crate) fn fit(
     defs: &mut SharedDefs<'_>,
     mut reached: Vec<(usize, usize)>,
     parameters: &mut [Parameter],
     description: &mut String,
     budget: usize,
-) -> (Map<String, Value>, Option<Shortened>) {
+) -> Fitted {
     let defs_len = |defs: &SharedDefs<'_>, reached: &[(usize, usize)], cut_at: usize, plain| {
         reached
             .iter()
@@ -176,7 +184,7 @@ pub(crate) fn fit(
          plain| { arguments_len(p) + d.len() + defs_len(defs, reached, cut_at, plain) };
     let before = size(defs, &reached, parameters, description, usize::MAX, false);
     if before <= budget {
-        return (defs.materialize(&reached, usize::MAX, false), None);
+        return Fitted::Shared(reached);
     }
     let mut report = Shortened {
         operation_id: String::new(),
@@ -247,7 +255,7 @@ pub(crate) fn fit(
         }
     }
     report.after = arguments_len(parameters) + description.len() + json_len(&out);
-    (out, Some(report))
+    Fitted::Own(out, report)
 }
 
 /// Step 2 on the arguments and the tool's description; how many.
@@ -320,18 +328,24 @@ fn cut_argument(parameter: &mut Parameter) {
 
 /// The document budget: over `options.max_document_chars`, one warning at
 /// `/paths` with the total and the largest tools.
+///
+/// `shared[i]` is the JSON length of the shared definitions operation `i`
+/// reaches, as its `$defs` would write them (0 for an operation with
+/// definitions of its own).
 pub(crate) fn document(
     operations: &[crate::document::Operation],
+    shared: &[usize],
     options: &super::ImportOptions,
     warnings: &mut Vec<tool_core::Violation>,
 ) {
     let mut sizes: Vec<(usize, &str)> = operations
         .iter()
-        .map(|op| {
+        .zip(shared)
+        .map(|(op, &shared)| {
             let size = arguments_len(&op.parameters)
                 + op.description.len()
                 + if op.definitions.is_empty() {
-                    0
+                    shared
                 } else {
                     json_len(&op.definitions)
                 };

@@ -32,32 +32,76 @@ use super::schema::shared::{SharedDefs, json_len};
 pub(crate) const KEEP_DEFS_CHARS: usize = 16_000;
 
 /// Checks `op` (see the module docs): `Ok(Some)` is a compilation to keep.
+///
+/// An operation reaching the document's shared definitions (`reached`,
+/// see [`SharedDefs::shared`]) that is compiled whole gets its own copies
+/// first, which a repair may change.
 pub(crate) fn check(
     defs: &mut SharedDefs<'_>,
     op: &mut crate::document::Operation,
+    reached: &[(usize, usize)],
     at: &str,
     warnings: &mut Vec<Violation>,
     keep: bool,
 ) -> Result<Option<CompiledSchema>, String> {
-    if keep && (op.definitions.is_empty() || json_len(&op.definitions) <= KEEP_DEFS_CHARS) {
+    let shared = !op.shared_definitions.is_empty();
+    let defs_len = if shared {
+        defs.json_len_of(reached)
+    } else if op.definitions.is_empty() {
+        0
+    } else {
+        json_len(&op.definitions)
+    };
+    if keep && defs_len <= KEEP_DEFS_CHARS {
+        own_copies(defs, op, reached);
         return compile_check(op, at, warnings, keep).map(Some);
     }
-    let shared_ok = op.definitions.iter().all(|(name, value)| {
-        value.as_object().is_some_and(Map::is_empty) || defs.check(name).is_ok()
-    });
-    if shared_ok {
-        let stubs: Map<String, Value> = op
-            .definitions
-            .keys()
-            .map(|name| (name.clone(), Value::Bool(true)))
-            .collect();
+    let names: Vec<String> = if shared {
+        reached
+            .iter()
+            .map(|&(id, _)| defs.entry_name(id).to_owned())
+            .collect()
+    } else {
+        op.definitions
+            .iter()
+            .filter(|(_, value)| !value.as_object().is_some_and(Map::is_empty))
+            .map(|(name, _)| name.clone())
+            .collect()
+    };
+    let parts_ok = names.iter().all(|name| defs.check(name).is_ok());
+    if parts_ok {
+        let stubs: Map<String, Value> = if shared {
+            names
+                .into_iter()
+                .map(|name| (name, Value::Bool(true)))
+                .collect()
+        } else {
+            op.definitions
+                .keys()
+                .map(|name| (name.clone(), Value::Bool(true)))
+                .collect()
+        };
         let mut own = parameters_schema_with(op, stubs);
         defs.drop_good_patterns(&mut own);
         if CompiledSchema::try_compile(&own).is_ok() {
             return Ok(vouched(keep));
         }
     }
+    own_copies(defs, op, reached);
     compile_check(op, at, warnings, false).map(Some)
+}
+
+/// Gives an operation reaching the shared definitions its own copies of
+/// them (as an import without shared definitions wrote them).
+fn own_copies(
+    defs: &SharedDefs<'_>,
+    op: &mut crate::document::Operation,
+    reached: &[(usize, usize)],
+) {
+    if !op.shared_definitions.is_empty() {
+        op.definitions = defs.materialize(reached, usize::MAX, false);
+        op.shared_definitions = tool_core::SharedDefs::default();
+    }
 }
 
 /// What a schema checked in parts stands on: kept compilations wanted, none

@@ -23,9 +23,11 @@
 //! 5. Local `$ref`s of every kind are followed (schemas, parameters,
 //!    request bodies, responses, path items, security schemes). Each
 //!    argument's own schema is written out; deeper schemas are `$defs`
-//!    converted once per document and shared, each operation carrying only
-//!    those its arguments reach (see the shared module); nesting cut at a
-//!    depth limit is reported, never silently lost.
+//!    converted once per document and held once for all its operations
+//!    ([`Operation::shared_definitions`](crate::Operation::shared_definitions)),
+//!    each arguments schema written with only those it reaches (see the
+//!    shared module); nesting cut at a depth limit is reported, never
+//!    silently lost.
 //! 6. A missing `operationId` is generated from method and path
 //!    (`get_pets_petId`); ids are sanitised to `[A-Za-z0-9_-]` and made
 //!    unique with `_2`, `_3`…; renames are warnings.
@@ -410,6 +412,15 @@ impl Stop {
     }
 }
 
+/// An operation converted, before its check: its pointer, its label, the
+/// operation, the shared definitions it reaches (with their distance).
+type ConvertedOp = (
+    String,
+    String,
+    crate::document::Operation,
+    Vec<(usize, usize)>,
+);
+
 /// Imports the document `root`; its path items left as text (when `lazy`
 /// is given, see `node::parse_lazy`) are parsed one at a time into an
 /// arena reused for each.
@@ -460,7 +471,8 @@ fn import_node<'a>(
         return Err(invalid("/paths", "missing `paths` (an object)").into());
     };
     let mut ids = UniqueIds::default();
-    let mut converted_ops: Vec<(String, String, crate::document::Operation)> = Vec::new();
+    // (pointer, label, operation, shared definitions it reaches)
+    let mut converted_ops: Vec<ConvertedOp> = Vec::new();
     let mut failures = Vec::new();
     let mut filtered_out = 0;
     let mut shortened = Vec::new();
@@ -543,7 +555,11 @@ fn import_node<'a>(
                 &mut warnings,
             );
             match converted {
-                Ok((mut converted, cost)) => {
+                Ok(operation::Converted {
+                    operation: mut converted,
+                    shortened: cost,
+                    shared: reached,
+                }) => {
                     let base = match original {
                         Some(id) if !id.trim().is_empty() => names::sanitise(id),
                         _ => names::generated(method, path),
@@ -570,7 +586,7 @@ fn import_node<'a>(
                         shortened.push(cost);
                     }
                     converted.operation_id = id;
-                    converted_ops.push((at, label, converted));
+                    converted_ops.push((at, label, converted, reached));
                 }
                 Err(message) => failures.push(OperationFailure {
                     pointer: at,
@@ -581,14 +597,22 @@ fn import_node<'a>(
         }
     }
     warnings.append(&mut defs.findings);
+    // The definitions of the operations within their budget, held once
+    // for all of them.
+    let shared = defs.shared(converted_ops.iter().map(|op| op.3.as_slice()));
     let mut operations = Vec::with_capacity(converted_ops.len());
+    let mut shared_lens = Vec::with_capacity(converted_ops.len());
     // Verdicts of arguments schemas already checked, by fingerprint: many
     // operations of a large document take the same arguments (Microsoft
     // Graph: 11 422 operations, about 6 800 distinct), and a verdict holds
     // no validator, so one check serves each. Only when nothing is kept
     // and the check repaired nothing (the schema is the one checked).
     let mut verdicts: HashMap<u64, Option<tool_core::CompiledSchema>> = HashMap::new();
-    for (at, label, mut converted) in converted_ops {
+    for (at, label, mut converted, reached) in converted_ops {
+        shared_lens.push(defs.json_len_of(&reached));
+        if !reached.is_empty() {
+            converted.shared_definitions = shared.clone();
+        }
         if options.check_schemas {
             let before =
                 (!options.keep_compiled).then(|| crate::compile::schema_fingerprint(&converted));
@@ -600,18 +624,23 @@ fn import_node<'a>(
                 continue;
             }
             let warned = warnings.len();
+            let was_shared = !converted.shared_definitions.is_empty();
             match check::check(
                 &mut defs,
                 &mut converted,
+                &reached,
                 &at,
                 &mut warnings,
                 options.keep_compiled,
             ) {
                 Ok(verdict) => {
-                    // A check changes the schema only to repair patterns,
-                    // each repair a warning.
+                    // A check changes the schema only to repair patterns
+                    // (each repair a warning) or to give the operation its
+                    // own copies of what it reaches.
+                    let unchanged = warnings.len() == warned
+                        && was_shared != converted.shared_definitions.is_empty();
                     let fingerprint = match before {
-                        Some(fingerprint) if warnings.len() == warned => fingerprint,
+                        Some(fingerprint) if unchanged => fingerprint,
                         _ => crate::compile::schema_fingerprint(&converted),
                     };
                     if before == Some(fingerprint) {
@@ -627,6 +656,7 @@ fn import_node<'a>(
                         operation: label,
                         message: format!("its arguments schema does not compile: {message}"),
                     });
+                    shared_lens.pop();
                     continue;
                 }
             }
@@ -647,7 +677,7 @@ fn import_node<'a>(
         };
         return Err(Error::NothingImported { reason }.into());
     }
-    budget::document(&operations, options, &mut warnings);
+    budget::document(&operations, &shared_lens, options, &mut warnings);
     if operations.len() > 128 && !options.filtering() {
         warnings.push(Violation {
             pointer: "/paths".into(),

@@ -26,9 +26,18 @@ pub(crate) struct Context<'c, 'a> {
     pub version: &'c str,
 }
 
+/// An operation converted.
+pub(crate) struct Converted {
+    pub operation: Operation,
+    /// What fitting it to the tool budget cost, when anything.
+    pub shortened: Option<super::budget::Shortened>,
+    /// The shared definitions it reaches (with their distance), when its
+    /// `definitions` are not its own (see the budget module's `Fitted`).
+    pub shared: Vec<(usize, usize)>,
+}
+
 /// Converts the operation at `at`, fitted to `budget` (see the budget
-/// module; what that cost is the second value); `Err` says why it cannot
-/// be represented.
+/// module); `Err` says why it cannot be represented.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn convert<'a, 'b>(
     cx: &Context<'_, 'a>,
@@ -40,7 +49,7 @@ pub(crate) fn convert<'a, 'b>(
     at: &str,
     budget: usize,
     warnings: &mut Vec<Violation>,
-) -> Result<(Operation, Option<super::budget::Shortened>), String> {
+) -> Result<Converted, String> {
     let mut converter = SchemaConverter::new(defs);
     let mut warn = |pointer: String, message: String| warnings.push(Violation { pointer, message });
 
@@ -246,8 +255,11 @@ pub(crate) fn convert<'a, 'b>(
     if op.get("deprecated").and_then(Node::as_bool) == Some(true) {
         description.insert_str(0, "(Deprecated) ");
     }
-    let (definitions, shortened) =
-        super::budget::fit(defs, reached, &mut parameters, &mut description, budget);
+    let (definitions, shortened, shared) =
+        match super::budget::fit(defs, reached, &mut parameters, &mut description, budget) {
+            super::budget::Fitted::Shared(reached) => (Default::default(), None, reached),
+            super::budget::Fitted::Own(own, shortened) => (own, Some(shortened), Vec::new()),
+        };
     let operation = Operation {
         operation_id: String::new(),
         method,
@@ -258,9 +270,14 @@ pub(crate) fn convert<'a, 'b>(
         security,
         body_format,
         definitions,
+        shared_definitions: Default::default(),
         compiled: Default::default(),
     };
-    Ok((operation, shortened))
+    Ok(Converted {
+        operation,
+        shortened,
+        shared,
+    })
 }
 
 /// Parameters are unique by `name` and `in`, arguments by name alone: a

@@ -14,7 +14,9 @@
 //!    copy: an enum or a two-field object reads better in place.
 //! 4. An operation's `$defs` are the definitions reachable from its
 //!    arguments, in name order; a reference that points at nothing (or
-//!    outside the document) fails the operations reaching it.
+//!    outside the document) fails the operations reaching it. They are
+//!    held once for the document ([`SharedDefs::shared`]); only a tool
+//!    shortened to its budget carries copies of its own.
 //!
 //! Checking that schemas compile follows the same sharing: each definition
 //! is compiled once, alone, with its own references stubbed (see
@@ -389,6 +391,36 @@ impl<'a> SharedDefs<'a> {
             out.insert(entry.name.clone(), value);
         }
         out
+    }
+
+    /// The definitions reached by any of `reached` (each as [`reach`](Self::reach)
+    /// gives them), held once: what an operation within its budget refers
+    /// to instead of carrying copies.
+    pub(crate) fn shared<'r>(
+        &self,
+        reached: impl IntoIterator<Item = &'r [(usize, usize)]>,
+    ) -> tool_core::SharedDefs {
+        let mut ids: Vec<usize> = reached
+            .into_iter()
+            .flat_map(|r| r.iter().map(|&(id, _)| id))
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let all: Vec<(usize, usize)> = ids.into_iter().map(|id| (id, 1)).collect();
+        tool_core::SharedDefs::new(self.materialize(&all, usize::MAX, false))
+    }
+
+    /// The JSON length of the `$defs` object holding `reached` whole (0 for
+    /// none), as [`json_len`] of [`materialize`](Self::materialize)'s map
+    /// would count it.
+    pub(crate) fn json_len_of(&self, reached: &[(usize, usize)]) -> usize {
+        if reached.is_empty() {
+            return 0;
+        }
+        1 + reached
+            .iter()
+            .map(|&(id, _)| self.entry_len(id, false))
+            .sum::<usize>()
     }
 
     /// Whether definition `name` compiles, checked once per document: the
