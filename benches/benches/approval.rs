@@ -125,6 +125,10 @@ fn bench(c: &mut Criterion) {
     // before the step budget, now ending in a named limit.
     let watch = json!({"command": format!("{}ls", "watch ".repeat(64))});
     let wrappers = json!({"command": format!("{}ls", "xargs ".repeat(16_384))});
+    // A syntax error after a long pipeline: the grammar's error recovery
+    // does work quadratic in the pipeline's length inside one step, where
+    // the parse's budget cannot stop it (issue 17 §4: still over 10 ms).
+    let broken_pipeline = json!({"command": format!("{} (", "a | ".repeat(2048))});
     for (name, args) in [
         ("ls_3000_globs", &globs),
         ("sed_100_e_commands", &sed),
@@ -134,6 +138,7 @@ fn bench(c: &mut Criterion) {
         ("braces_high_code_points", &braces),
         ("watch_64_deep", &watch),
         ("xargs_16384_deep", &wrappers),
+        ("pipeline_2048_then_syntax_error", &broken_pipeline),
     ] {
         worst.bench_function(name, |b| {
             b.iter(|| {
