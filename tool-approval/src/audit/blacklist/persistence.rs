@@ -83,9 +83,10 @@ pub(super) fn is_system_binary(path: &str) -> bool {
 /// operand of `tee`, `truncate`, `shred`, and `dd of=`. `install -d DIR…`
 /// makes directories: each operand (a named case).
 pub(super) fn written_operands(view: &[String]) -> Vec<String> {
-    // Most programs write no operand (every case below needs a row that
-    // says they do): their words need no reading.
-    if crate::shell::table::operand_kind(program(view)) == Operands::Plain {
+    // Most programs write no operand (every case below but `install -d`
+    // needs a row that says they do): their words need no reading.
+    let name = program(view);
+    if name != "install" && crate::shell::table::operand_kind(name) == Operands::Plain {
         return Vec::new();
     }
     let inv = invocation(view);
