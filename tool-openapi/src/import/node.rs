@@ -19,7 +19,6 @@ use std::fmt;
 
 use bumpalo::Bump;
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_json::value::RawValue;
 use serde_json::{Map, Number, Value};
 
 /// Objects with more entries than this are looked up by binary search
@@ -224,173 +223,178 @@ fn merge_repeated<'a>(entries: Vec<(&'a str, Node<'a>)>) -> Vec<(&'a str, Node<'
 /// left as [`Node::Raw`] text: a description's paths are most of it
 /// (Microsoft Graph: 18 of 20 MB), and the import reads them one path item
 /// at a time, each parsed into an arena of its own and dropped after it,
-/// so the whole document is never held as a tree. An error here is not
-/// necessarily [`parse`]'s (the raw text is only checked to be JSON, not
-/// read as values): a caller parses with [`parse`] to report it.
-pub(crate) fn parse_lazy<'a>(
-    text: &'a str,
-    arena: &'a Bump,
-) -> Result<Node<'a>, serde_json::Error> {
-    let mut deserializer = serde_json::Deserializer::from_str(text);
-    let node = RootSeed(arena).deserialize(&mut deserializer)?;
-    deserializer.end()?;
-    Ok(node)
+/// so the whole document is never held as a tree.
+///
+/// The top-level object and `paths` are split by a scan for where each
+/// member's text ends, checking the punctuation between them; every other
+/// member is parsed with [`parse`] (keys with escapes too), each path item
+/// when it is imported ([`parse_item`]). Every byte is checked by one or
+/// the other, but the errors are not [`parse`]'s: `None` (here or from
+/// `parse_item`) tells the caller to parse the whole text with [`parse`],
+/// which accepts and refuses exactly what `serde_json` does. So does a
+/// member nesting deeper than [`NESTING_MAX`], which `serde_json`'s limit
+/// on the whole text may refuse.
+pub(crate) fn parse_lazy<'a>(text: &'a str, arena: &'a Bump) -> Option<Node<'a>> {
+    let bytes = text.as_bytes();
+    let mut at = skip_ws(bytes, 0);
+    let mut entries = Vec::new();
+    at = members(text, at, &mut |key, start| {
+        if key == "paths" && bytes.get(start) == Some(&b'{') {
+            let mut items = Vec::new();
+            let end = members(text, start, &mut |path, item_start| {
+                let (item_end, nesting) = value_end(bytes, item_start)?;
+                if 2 + nesting > NESTING_MAX {
+                    return None;
+                }
+                items.push((path, Node::Raw(&text[item_start..item_end])));
+                Some(item_end)
+            })?;
+            entries.push((key, Node::Object(Object::new(arena, items))));
+            return Some(end);
+        }
+        let (end, nesting) = value_end(bytes, start)?;
+        if 1 + nesting > NESTING_MAX {
+            return None;
+        }
+        entries.push((key, parse(&text[start..end], arena).ok()?));
+        Some(end)
+    })?;
+    (skip_ws(bytes, at) == bytes.len()).then(|| Node::Object(Object::new(arena, entries)))
 }
 
-/// How deep a path item may nest (by the count of its brackets) to be
-/// parsed on its own: `serde_json` refuses nesting deeper than 128 in the
-/// whole document, and an item is two levels into it (the document, then
-/// `paths`), so a deeper item is left to a whole-document parse to judge.
-const ITEM_NESTING_MAX: usize = 100;
+/// How deep a member split off by [`parse_lazy`] may nest (by the count of
+/// its brackets) to be parsed on its own: `serde_json` refuses nesting
+/// deeper than 128 in the whole text, and a path item is two levels into
+/// it (the document, then `paths`).
+const NESTING_MAX: usize = 100;
 
-/// Parses one [`Node::Raw`] path item into `arena`; `None` when it does
-/// not parse the way it would inside the whole document (a syntax error,
-/// or nesting near the limit): the caller parses the whole document with
-/// [`parse`] to know.
+/// Parses one [`Node::Raw`] path item (nesting at most [`NESTING_MAX`],
+/// as [`parse_lazy`] checked) into `arena`; `None` when it is not JSON.
 pub(crate) fn parse_item<'a>(text: &'a str, arena: &'a Bump) -> Option<Node<'a>> {
-    if nesting(text) > ITEM_NESTING_MAX {
-        return None;
-    }
     parse(text, arena).ok()
 }
 
-/// The deepest bracket nesting of JSON `text` (brackets inside strings
-/// not counted).
-fn nesting(text: &str) -> usize {
-    let (mut depth, mut deepest) = (0usize, 0usize);
-    let (mut in_string, mut escaped) = (false, false);
-    for byte in text.bytes() {
-        if in_string {
-            match byte {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
+/// Splits the JSON object starting at `text[at]` into members, calling
+/// `member(key, where its value starts)`, which returns where the value
+/// ends; returns where the object ends. `None` when the punctuation is not
+/// JSON's or a key is not a plain JSON string (or `member` says so).
+fn members<'a>(
+    text: &'a str,
+    at: usize,
+    member: &mut dyn FnMut(&'a str, usize) -> Option<usize>,
+) -> Option<usize> {
+    let bytes = text.as_bytes();
+    if bytes.get(at) != Some(&b'{') {
+        return None;
+    }
+    let mut at = skip_ws(bytes, at + 1);
+    if bytes.get(at) == Some(&b'}') {
+        return Some(at + 1);
+    }
+    loop {
+        let key_end = string_end(bytes, at)?;
+        let key = key_text(&text[at..key_end])?;
+        at = skip_ws(bytes, key_end);
+        if bytes.get(at) != Some(&b':') {
+            return None;
+        }
+        let end = member(key, skip_ws(bytes, at + 1))?;
+        at = skip_ws(bytes, end);
+        match bytes.get(at) {
+            Some(b',') => at = skip_ws(bytes, at + 1),
+            Some(b'}') => return Some(at + 1),
+            _ => return None,
+        }
+    }
+}
+
+/// The text of a JSON string `quoted` (with its quotes) when it has no
+/// escapes or control characters; else `None` (the caller parses the whole
+/// text, which decodes or refuses it).
+fn key_text(quoted: &str) -> Option<&str> {
+    let inner = quoted.get(1..quoted.len().checked_sub(1)?)?;
+    inner
+        .bytes()
+        .all(|b| b != b'\\' && b >= 0x20)
+        .then_some(inner)
+}
+
+/// Past JSON white space from `at`.
+fn skip_ws(bytes: &[u8], mut at: usize) -> usize {
+    while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(at) {
+        at += 1;
+    }
+    at
+}
+
+/// Where the string starting at `bytes[at]` (a `"`) ends (past its closing
+/// quote).
+fn string_end(bytes: &[u8], at: usize) -> Option<usize> {
+    if bytes.get(at) != Some(&b'"') {
+        return None;
+    }
+    let mut i = at + 1;
+    loop {
+        while *bytes.get(i)? != b'"' && bytes[i] != b'\\' {
+            i += 1;
+        }
+        if bytes[i] == b'"' {
+            return Some(i + 1);
+        }
+        i += 2;
+    }
+}
+
+/// Bytes that matter outside strings while finding where a value ends.
+const STRUCTURAL: [bool; 256] = {
+    let mut table = [false; 256];
+    table[b'"' as usize] = true;
+    table[b'{' as usize] = true;
+    table[b'[' as usize] = true;
+    table[b'}' as usize] = true;
+    table[b']' as usize] = true;
+    table
+};
+
+/// Where the value starting at `bytes[at]` ends, and how deep its
+/// brackets nest. Only the extent is found: the value's text is parsed
+/// later, which checks it.
+fn value_end(bytes: &[u8], at: usize) -> Option<(usize, usize)> {
+    match bytes.get(at)? {
+        b'"' => string_end(bytes, at).map(|end| (end, 0)),
+        b'{' | b'[' => {
+            let (mut depth, mut deepest) = (0usize, 0usize);
+            let mut i = at;
+            loop {
+                while !STRUCTURAL[usize::from(*bytes.get(i)?)] {
+                    i += 1;
+                }
+                match bytes[i] {
+                    b'"' => {
+                        i = string_end(bytes, i)?;
+                        continue;
+                    }
+                    b'{' | b'[' => {
+                        depth += 1;
+                        deepest = deepest.max(depth);
+                    }
+                    _ => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some((i + 1, deepest));
+                        }
+                    }
+                }
+                i += 1;
             }
-            continue;
         }
-        match byte {
-            b'"' => in_string = true,
-            b'{' | b'[' => {
-                depth += 1;
-                deepest = deepest.max(depth);
-            }
-            b'}' | b']' => depth = depth.saturating_sub(1),
-            _ => {}
+        _ => {
+            let end = bytes[at..]
+                .iter()
+                .position(|b| matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r'))
+                .map_or(bytes.len(), |n| at + n);
+            (end > at).then_some((end, 0))
         }
-    }
-    deepest
-}
-
-/// The document: like [`NodeSeed`], but its `paths` member is a
-/// [`PathsSeed`].
-#[derive(Clone, Copy)]
-struct RootSeed<'a>(&'a Bump);
-
-impl<'de: 'a, 'a> DeserializeSeed<'de> for RootSeed<'a> {
-    type Value = Node<'a>;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-/// `paths`: like [`NodeSeed`], but an object's members are left as text.
-#[derive(Clone, Copy)]
-struct PathsSeed<'a>(&'a Bump);
-
-impl<'de: 'a, 'a> DeserializeSeed<'de> for PathsSeed<'a> {
-    type Value = Node<'a>;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-/// The visitor methods of [`NodeSeed`] for a seed wrapping the arena,
-/// but for `visit_map`.
-macro_rules! like_node_seed {
-    () => {
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("any valid JSON value")
-        }
-
-        fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Self::Value, E> {
-            NodeSeed(self.0).visit_bool(v)
-        }
-
-        fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
-            NodeSeed(self.0).visit_i64(v)
-        }
-
-        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
-            NodeSeed(self.0).visit_u64(v)
-        }
-
-        fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Self::Value, E> {
-            NodeSeed(self.0).visit_f64(v)
-        }
-
-        fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-            NodeSeed(self.0).visit_borrowed_str(v)
-        }
-
-        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
-            NodeSeed(self.0).visit_str(v)
-        }
-
-        fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
-            NodeSeed(self.0).visit_none()
-        }
-
-        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
-            NodeSeed(self.0).visit_unit()
-        }
-
-        fn visit_some<D: Deserializer<'de>>(
-            self,
-            deserializer: D,
-        ) -> Result<Self::Value, D::Error> {
-            NodeSeed(self.0).visit_some(deserializer)
-        }
-
-        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-            NodeSeed(self.0).visit_seq(seq)
-        }
-    };
-}
-
-impl<'de: 'a, 'a> Visitor<'de> for RootSeed<'a> {
-    type Value = Node<'a>;
-
-    like_node_seed!();
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut entries = Vec::new();
-        while let Some(key) = map.next_key_seed(KeySeed(self.0))? {
-            let value = if key == "paths" {
-                map.next_value_seed(PathsSeed(self.0))?
-            } else {
-                map.next_value_seed(NodeSeed(self.0))?
-            };
-            entries.push((key, value));
-        }
-        Ok(Node::Object(Object::new(self.0, entries)))
-    }
-}
-
-impl<'de: 'a, 'a> Visitor<'de> for PathsSeed<'a> {
-    type Value = Node<'a>;
-
-    like_node_seed!();
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut entries = Vec::new();
-        while let Some(key) = map.next_key_seed(KeySeed(self.0))? {
-            let raw: &'de RawValue = map.next_value()?;
-            entries.push((key, Node::Raw(raw.get())));
-        }
-        Ok(Node::Object(Object::new(self.0, entries)))
     }
 }
 
@@ -558,6 +562,57 @@ mod tests {
             let theirs = serde_json::from_str::<Value>(text).unwrap_err();
             assert_eq!(ours.to_string(), theirs.to_string(), "{text}");
         }
+    }
+
+    #[test]
+    fn lazy_paths_give_the_same_tree_or_leave_the_text_to_parse() {
+        let head = r#"{"openapi": "3.0.0", "info": {"title": "t", "version": "1"},"#;
+        let item = r#"{"get": {"operationId": "a", "description": "} ] \" { [", "responses": {}}}"#;
+        let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        let good = [
+            format!(r#"{head} "paths": {{"/a": {item}, "/b": {item}}}}}"#),
+            format!(
+                "{head}\n \"paths\" :\r\n {{ \"/a\" : {item} ,\t\"/a\": []  }} , \"x\": 1e3 }} \n"
+            ),
+            format!(r#"{head} "paths": {{}}, "components": {{"k": [1, {{"b": null}}]}}}}"#),
+            format!(r#"{head} "paths": [1, 2]}}"#),
+            format!(r#"{head} "paths": {{"/a": {}}}}}"#, deep(90)),
+        ];
+        for text in &good {
+            let arena = Bump::new();
+            let lazy = parse_lazy(text, &arena).expect(text);
+            let whole: Value = serde_json::from_str(text).unwrap();
+            assert_eq!(lazy.to_value(), whole, "{text}");
+        }
+        let bad = [
+            format!(r#"{head} "paths": {{"/a": {item},}}}}"#),
+            format!(r#"{head} "paths": {{"/a": {item} "/b": {item}}}}}"#),
+            format!(r#"{head} "paths": {{"/a": {{"get": [}}}}}}"#),
+            format!(r#"{head} "paths": {{"/a": {item}}}}} x"#),
+            format!(r#"{head} "paths": {{"/a": {item}"#),
+            format!(r#"{head} "x": 01, "paths": {{}}}}"#),
+            format!(r#"{head} "paths": {{"/a": {}}}}}"#, deep(127)),
+            format!(r#"{head} "x": {}, "paths": {{}}}}"#, deep(128)),
+            format!("{head} \"pa\u{1}ths\": {{}}}}"),
+        ];
+        for text in &bad {
+            assert!(serde_json::from_str::<Value>(text).is_err(), "{text}");
+            let arena = Bump::new();
+            if let Some(root) = parse_lazy(text, &arena) {
+                let items = root.get("paths").and_then(Node::as_object).expect(text);
+                let scratch = Bump::new();
+                assert!(
+                    items.values().any(|item| match item {
+                        Node::Raw(raw) => parse_item(raw, &scratch).is_none(),
+                        _ => false,
+                    }),
+                    "a text serde_json refuses must not import: {text}"
+                );
+            }
+        }
+        // Escaped keys are left to the whole parse, which decodes them.
+        let arena = Bump::new();
+        assert!(parse_lazy(&format!(r#"{head} "pa\u0074hs": {{}}}}"#), &arena).is_none());
     }
 
     #[test]
