@@ -417,6 +417,7 @@ impl ShellCommand {
             src: source.as_bytes(),
             out: self,
             level,
+            in_expression_leaf: false,
         };
         walker.visit(root, 0, nested);
         let misread = self

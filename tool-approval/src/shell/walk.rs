@@ -30,6 +30,11 @@ pub(super) struct Walker<'s, 'o> {
     pub(super) src: &'s [u8],
     pub(super) out: &'o mut ShellCommand,
     pub(super) level: usize,
+    /// Whether the node whose child is being visited is an expression
+    /// leaf (false at the root). Kept by the walk because `Node::parent`
+    /// searches down from the root: on a 1 000-part chain, 1 000 levels
+    /// deep, asking it for every punctuation node made the walk quadratic.
+    pub(super) in_expression_leaf: bool,
 }
 
 impl Walker<'_, '_> {
@@ -45,8 +50,18 @@ impl Walker<'_, '_> {
         let mut cursor = node.walk();
         let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
         for child in children {
-            self.visit(child, depth + 1, nested);
+            self.visit_under(node, child, depth + 1, nested);
         }
+    }
+
+    /// [`visit`](Self::visit) of `child`, a child of `parent`.
+    fn visit_under(&mut self, parent: Node<'_>, child: Node<'_>, depth: usize, nested: bool) {
+        let outer = std::mem::replace(
+            &mut self.in_expression_leaf,
+            is_expression_leaf(parent.kind()),
+        );
+        self.visit(child, depth, nested);
+        self.in_expression_leaf = outer;
     }
 
     pub(super) fn visit(&mut self, node: Node<'_>, depth: usize, nested: bool) {
@@ -81,7 +96,7 @@ impl Walker<'_, '_> {
                         "file_redirect" | "heredoc_redirect" | "herestring_redirect" => {
                             self.redirect(child, depth + 1, nested, &mut redirects);
                         }
-                        _ => self.visit(child, depth + 1, nested),
+                        _ => self.visit_under(node, child, depth + 1, nested),
                     }
                 }
                 let end = self.out.parts.len();
@@ -180,8 +195,7 @@ impl Walker<'_, '_> {
                 self.visit_children(node, depth, nested);
             }
             // Punctuation inside an expansion (`$`, `${`, `:-`, `}`): no construct.
-            _ if !node.is_named()
-                && node.parent().is_some_and(|p| is_expression_leaf(p.kind())) => {}
+            _ if !node.is_named() && self.in_expression_leaf => {}
             _ => {
                 self.hazard(Hazard::Compound);
                 self.visit_children(node, depth, nested);
@@ -193,8 +207,10 @@ impl Walker<'_, '_> {
     /// operator, so a 1 000-part chain would be 1 000 levels deep. The spine
     /// is walked iteratively and every part is visited one level down.
     fn list(&mut self, node: Node<'_>, depth: usize, nested: bool) {
-        let mut tails: Vec<Vec<Node<'_>>> = Vec::new();
+        // Each level's list node and its children after the first.
+        let mut tails: Vec<(Node<'_>, Vec<Node<'_>>)> = Vec::new();
         let mut current = node;
+        let mut spine_parent: Option<Node<'_>> = None;
         while current.kind() == "list" {
             if current.is_error() || current.is_missing() {
                 self.hazard(Hazard::Syntax);
@@ -204,15 +220,19 @@ impl Walker<'_, '_> {
             let Some(first) = children.next() else {
                 break;
             };
-            tails.push(children.collect());
+            tails.push((current, children.collect()));
+            spine_parent = Some(current);
             current = first;
         }
         if current.kind() != "list" {
-            self.visit(current, depth + 1, nested);
+            match spine_parent {
+                Some(parent) => self.visit_under(parent, current, depth + 1, nested),
+                None => self.visit(current, depth + 1, nested),
+            }
         }
-        for tail in tails.into_iter().rev() {
+        for (parent, tail) in tails.into_iter().rev() {
             for child in tail {
-                self.visit(child, depth + 1, nested);
+                self.visit_under(parent, child, depth + 1, nested);
             }
         }
     }
@@ -273,7 +293,7 @@ impl Walker<'_, '_> {
         let mut previous: Option<(Vec<String>, Vec<String>)> = None;
         for child in children {
             let start = self.out.parts.len();
-            self.visit(child, depth + 1, nested);
+            self.visit_under(node, child, depth + 1, nested);
             if !child.is_named() {
                 continue;
             }
@@ -371,7 +391,7 @@ impl Walker<'_, '_> {
                 }
                 for child in children {
                     let from = self.out.parts.len();
-                    self.visit(child, depth + 1, nested);
+                    self.visit_under(node, child, depth + 1, nested);
                     if child.kind() == "pipeline" {
                         // `cat <<EOF | sh`: the first stage reads the command's output.
                         let first = self.out.parts.get(from).map(|p| p.words.clone());
@@ -468,7 +488,7 @@ impl Walker<'_, '_> {
                     name_end = Some(child.end_byte());
                     part.words.push(word);
                 }
-                "subshell" => self.visit(child, depth + 1, nested),
+                "subshell" => self.visit_under(node, child, depth + 1, nested),
                 _ if child.is_named() => {
                     let (word, _) = self.word(child, depth + 1);
                     part.words.push(word);
