@@ -151,18 +151,23 @@ pub(crate) const ENV_ROWS: &[EnvRow] = &[
 
 /// Whether `pattern` (at most one `*`) matches `name`.
 fn pattern_matches(pattern: &str, name: &str, any_case: bool) -> bool {
-    let fold = |s: &str| {
+    // Folding ASCII case keeps every byte where it is, so the pieces are
+    // compared in place (no folded copies).
+    let same = |a: &str, b: &str| {
         if any_case {
-            s.to_ascii_uppercase()
+            a.eq_ignore_ascii_case(b)
         } else {
-            s.to_owned()
+            a == b
         }
     };
-    let (pattern, name) = (fold(pattern), fold(name));
     match pattern.split_once('*') {
-        None => pattern == name,
+        None => same(pattern, name),
         Some((head, tail)) => {
-            name.len() >= head.len() + tail.len() && name.starts_with(head) && name.ends_with(tail)
+            name.len() >= head.len() + tail.len()
+                && name.get(..head.len()).is_some_and(|h| same(h, head))
+                && name
+                    .get(name.len() - tail.len()..)
+                    .is_some_and(|t| same(t, tail))
         }
     }
 }

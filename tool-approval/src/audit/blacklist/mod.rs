@@ -599,6 +599,20 @@ impl Blacklist {
         }
         let shells: Vec<&ShellCommand> = facts.commands.iter().map(|(_, s)| s.as_ref()).collect();
         facts.env = env_names(args, &shells);
+        if facts.env.len() > 8 {
+            // `env A=1 env A=1 …`: every wrapper's view sets the same
+            // variables again. Each is judged once, the first kept (the
+            // message names the first dangerous one).
+            let mut seen = std::collections::HashSet::new();
+            let keep: Vec<bool> = facts
+                .env
+                .iter()
+                .map(|(n, v)| seen.insert((n.as_str(), v.as_deref())))
+                .collect();
+            drop(seen);
+            let mut keep = keep.into_iter();
+            facts.env.retain(|_| keep.next().unwrap_or(true));
+        }
         for found in &call.paths {
             if let Some(raw) = found.as_str() {
                 let from = facts.paths.len();
