@@ -57,11 +57,13 @@ impl OpenApiTool {
     }
 
     /// The normalised document the tool was compiled from, as the tool
-    /// sends requests from it: each operation's shared `definitions` have
+    /// sends requests from it: each operation's own `definitions` have
     /// moved into its API's arguments schema (`$defs` of the manifest's
-    /// `parameters`) and each parameter's schema keeps only its `type`
-    /// (the whole schema is the manifest's), so a 20 MB document's schemas
-    /// are held once.
+    /// `parameters`; the document's
+    /// [`shared_definitions`](crate::Operation::shared_definitions) stay
+    /// shared with the manifest) and each parameter's schema keeps only its
+    /// `type` (the whole schema is the manifest's), so a 20 MB document's
+    /// schemas are held once.
     pub fn document(&self) -> &ApiDocument {
         &self.document
     }
