@@ -243,16 +243,20 @@ fn check_reusing(
                 ),
             ),
         }
-        let whole = api.parameters_schema();
+        // A compilation that keeps no source stands for the parameters
+        // unseen (the caller vouched for it): the whole schema, a copy when
+        // definitions are shared, is built only to compare or compile.
         let reused = compiled_before
             .get(index)
             .and_then(Option::as_ref)
-            .filter(|before| before.stands_for(&whole));
+            .filter(|before| {
+                before.source().is_none() || before.stands_for(&api.parameters_schema())
+            });
         if let Some(before) = reused {
             compiled.push(before.without_source(|| home(index)));
             continue;
         }
-        match CompiledSchema::try_compile(&whole) {
+        match CompiledSchema::try_compile(&api.parameters_schema()) {
             Ok(schema) => compiled.push(schema),
             Err(Error::InvalidSchema { pointer, message }) => {
                 problem(
