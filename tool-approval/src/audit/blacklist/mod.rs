@@ -414,6 +414,26 @@ fn example_env_copy_destination(part: &SimpleCommand) -> Option<String> {
         .then(|| (*dest).to_owned())
 }
 
+/// Whether a variable the call sets is dangerous. `env A=1 env A=1 …`:
+/// every wrapper's view sets the same variables again, so past a handful
+/// each (name, value) is judged once (out of line: most calls set a
+/// handful or none).
+fn any_dangerous_env(env: &[context::EnvSet]) -> bool {
+    if env.len() > 8 {
+        return any_dangerous_env_once_each(env);
+    }
+    env.iter().any(|(n, v)| is_dangerous_env(n, v.as_deref()))
+}
+
+#[cold]
+#[inline(never)]
+fn any_dangerous_env_once_each(env: &[context::EnvSet]) -> bool {
+    let mut seen = std::collections::HashSet::new();
+    env.iter()
+        .filter(|(n, v)| seen.insert((n.as_str(), v.as_deref())))
+        .any(|(n, v)| is_dangerous_env(n, v.as_deref()))
+}
+
 /// A word that names a file relative to where the part runs.
 fn is_relative_word(word: &str) -> bool {
     !word.is_empty() && !word.starts_with(['-', '/', '~', '$']) && !word.contains(['=', ':'])
@@ -599,20 +619,6 @@ impl Blacklist {
         }
         let shells: Vec<&ShellCommand> = facts.commands.iter().map(|(_, s)| s.as_ref()).collect();
         facts.env = env_names(args, &shells);
-        if facts.env.len() > 8 {
-            // `env A=1 env A=1 …`: every wrapper's view sets the same
-            // variables again. Each is judged once, the first kept (the
-            // message names the first dangerous one).
-            let mut seen = std::collections::HashSet::new();
-            let keep: Vec<bool> = facts
-                .env
-                .iter()
-                .map(|(n, v)| seen.insert((n.as_str(), v.as_deref())))
-                .collect();
-            drop(seen);
-            let mut keep = keep.into_iter();
-            facts.env.retain(|_| keep.next().unwrap_or(true));
-        }
         for found in &call.paths {
             if let Some(raw) = found.as_str() {
                 let from = facts.paths.len();
@@ -753,10 +759,7 @@ fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>) -> bool {
         Builtin::RecursiveChownSystem => {
             in_dirs(facts, ctx, &|v, ctx| recursive_chown_system(v, ctx))
         }
-        Builtin::DangerousEnv => facts
-            .env
-            .iter()
-            .any(|(n, v)| is_dangerous_env(n, v.as_deref())),
+        Builtin::DangerousEnv => any_dangerous_env(&facts.env),
         Builtin::SetuidShell => {
             let mut copies = Vec::new();
             for part in parts() {
