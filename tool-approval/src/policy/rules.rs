@@ -263,14 +263,14 @@ impl CompiledRule {
     /// perhaps a match (trigger mode on text that could not be read whole).
     fn matches(&self, subjects: &Subjects<'_>) -> Option<Option<Hazard>> {
         if self.policy == InterventionPolicy::Never {
-            if self
-                .matchers
+            if subjects
+                .overrides
                 .iter()
-                .any(|(p, _)| subjects.get(p).is_some_and(|s| s.is_shell_param()))
-                && subjects
-                    .overrides
+                .any(|key| !self.matchers.iter().any(|(p, _)| p == key))
+                && self
+                    .matchers
                     .iter()
-                    .any(|key| !self.matchers.iter().any(|(p, _)| p == key))
+                    .any(|(p, _)| subjects.get(p).is_some_and(|s| s.is_shell_param()))
             {
                 // The command may be fine, but not in that environment or directory.
                 return None;
