@@ -156,36 +156,8 @@ const SHARED_CODE_EXECUTION: &[&str] = &[
     "git-hooks",
     "build-tool-config",
     "test-bootstrap",
-];
-
-/// Secrets the sandbox's list does not hold yet (`read-secrets`).
-pub(crate) const SECRETS: &[PathClass] = &[
-    row!("coding-agent-tokens", Secret, "coding agents' and AI CLIs' login tokens (beyond the shared list)",
-        ["~/.local/share/opencode/auth.json", "~/.config/claude/.credentials.json",
-         "~/.qwen/oauth_creds.json", "~/.config/crush/crush.json", "~/.cursor/mcp.json",
-         "~/.codeium/config.json", "~/.config/amp/secrets.json"],
-        except [],
-        yes ["~/.local/share/opencode/auth.json", "/home/user/.qwen/oauth_creds.json"],
-        no ["~/.local/share/opencode/log/x", "~/.qwen/settings.json"]),
-    row!("cloud-tool-credentials", Secret, "credentials of cloud, data and deploy CLIs (beyond the shared list)",
-        ["~/.boto", "~/.s3cfg", "~/.config/rclone/rclone.conf", "~/.databrickscfg",
-         "~/.config/op", "~/.config/ngrok/ngrok.yml", "~/.ngrok2", "~/.snowflake",
-         "~/.dbt/profiles.yml", "~/.config/configstore/firebase-tools.json", "~/.supabase",
-         "~/.config/stripe", "~/.railway", "~/.wrangler", "~/.config/.wrangler",
-         "~/.composer/auth.json", "~/.config/composer/auth.json", "~/.microsoft/usersecrets",
-         "~/.pulumi/credentials.json", "~/.config/hcloud/cli.toml", "~/.config/scw"],
-        except [],
-        yes ["~/.s3cfg", "~/.config/rclone/rclone.conf", "~/.dbt/profiles.yml",
-             "~/.microsoft/usersecrets/x/secrets.json"],
-        no ["~/.config/rclone/x.log", "dbt/profiles.yml.md"]),
-    row!("dev-secret-files", Secret, "local development secret files (wrangler, Azure Functions, service-account keys, act)",
-        [".dev.vars", ".dev.vars.*", "local.settings.json", "serviceAccountKey.json",
-         "service-account.json", "service-account-key.json", "*-service-account.json",
-         ".secrets", "secrets.auto.tfvars", ".htpasswd", ".vault-token"],
-        except ["*.example", "*.sample", "*.template", ".dev.vars.example"],
-        yes [".dev.vars", "worker/.dev.vars.staging", "local.settings.json",
-             "app/serviceAccountKey.json", "deploy/ci-service-account.json", ".secrets"],
-        no ["local.settings.json.example", ".dev.vars.example", "settings.json", "src/secrets.rs"]),
+    "agent-config",
+    "ssh-client-config",
 ];
 
 /// Secret files the shared list anchors at the home or does not hold,
@@ -231,14 +203,6 @@ pub(crate) const SECRETS_ANYWHERE: &[PathClass] = &[
              "/etc/ssl/private/site.key", "/var/backups/shadow.bak", "/proc/self/environ",
              "/proc/1/environ", "/etc/security/opasswd"],
         no ["/etc/ssl/certs/ca.pem.crt", "/var/backups/dpkg.status", "/proc/self/status"]),
-    row!("histories", Secret, "shell, REPL and editor histories (commands with tokens in them)",
-        [".bash_history", ".zsh_history", ".sh_history", "fish_history",
-         ".python_history", ".node_repl_history", ".psql_history", ".mysql_history", ".lesshst",
-         ".viminfo"],
-        except [],
-        yes ["~/.bash_history", "/root/.zsh_history", "~/.local/share/fish/fish_history",
-             "/home/x/.viminfo"],
-        no ["docs/history.md", "src/history.rs"]),
     row!("browser-stores", Secret, "browser cookie and login stores",
         ["cookies.sqlite", "Cookies.binarycookies", "Login Data", "logins.json", "key4.db",
          "Web Data"],
@@ -438,9 +402,8 @@ compiled!(
 );
 compiled!(
     secret_rows,
-    SECRETS
+    SECRETS_ANYWHERE
         .iter()
-        .chain(SECRETS_ANYWHERE)
         .chain(PathClass::of_role(PathRole::Secret))
 );
 compiled!(account_rows, SYSTEM_ACCOUNTS.iter());
@@ -754,12 +717,11 @@ pub(crate) fn system_binary_row(word: &str) -> Option<&'static PathClass> {
     find(binary_rows(), word, None)
 }
 
-/// The fixed secret locations (anchored, no `*`) of the shared list and of
-/// [`SECRETS`], expanded against `home`: what a recursive reader of one of
-/// their ancestors reads too.
+/// The fixed secret locations (anchored, no `*`) of the shared list,
+/// expanded against `home`: what a recursive reader of one of their
+/// ancestors reads too.
 pub(crate) fn fixed_secret_locations(home: Option<&Path>) -> Vec<std::path::PathBuf> {
     PathClass::of_role(PathRole::Secret)
-        .chain(SECRETS)
         .flat_map(|c| c.fixed_locations(home))
         .collect()
 }
@@ -769,7 +731,6 @@ fn all_rows() -> impl Iterator<Item = &'static PathClass> {
     PERSISTENCE
         .iter()
         .chain(CODE_EXECUTION)
-        .chain(SECRETS)
         .chain(SECRETS_ANYWHERE)
         .chain(SYSTEM_ACCOUNTS)
         .chain(DISK_DEVICES)
