@@ -186,7 +186,7 @@ pub(crate) const RUNNERS: &[Runner] = &[
         ignore: &[],
     },
     Runner {
-        programs: &["tsp", "ts", "nq", "chronic", "sem"],
+        programs: &["tsp", "ts", "nq", "chronic"],
         path: &[],
         valued: &["-L", "-D", "-N", "-S", "-j", "--id"],
         leading: 0,
@@ -237,6 +237,207 @@ pub(crate) const RUNNERS: &[Runner] = &[
         given: Given::OptionValue(&["-x", "--extcmd"]),
         ignore: &[],
     },
+    // Red-team round of 2026-12-05: environment managers, secret injectors,
+    // session and container runners that run the rest of the line.
+    argv(
+        &["poetry"],
+        &[&["run"]],
+        &["-C", "--directory", "-P", "--project"],
+        0,
+    ),
+    argv(&["pipenv"], &[&["run"]], &[], 0),
+    argv(
+        &["conda", "mamba", "micromamba"],
+        &[&["run"]],
+        &["-n", "--name", "-p", "--prefix", "--cwd"],
+        0,
+    ),
+    argv(&["bundle", "bundler"], &[&["exec"]], &["--gemfile"], 0),
+    argv(
+        &["mise", "rtx"],
+        &[&["exec", "x"]],
+        &["-C", "--cd", "-E", "--env", "-j", "--jobs"],
+        0,
+    ),
+    argv(&["asdf"], &[&["exec"]], &[], 0),
+    argv(&["direnv"], &[&["exec"]], &[], 1),
+    argv(&["uv"], &[&["run"]], UV_RUN_VALUED, 0),
+    argv(&["op"], &[&["run"]], &["--env-file", "--account"], 0),
+    argv(
+        &["doppler"],
+        &[&["run"]],
+        &["-p", "--project", "-c", "--config", "--token"],
+        0,
+    ),
+    argv(
+        &["aws-vault"],
+        &[&["exec"]],
+        &[
+            "-d",
+            "--duration",
+            "--region",
+            "-t",
+            "--mfa-token",
+            "--backend",
+        ],
+        1,
+    ),
+    argv(
+        &["distrobox"],
+        &[&["enter"]],
+        &["-a", "--additional-flags"],
+        1,
+    ),
+    argv(
+        &["lxc", "incus"],
+        &[&["exec"]],
+        &["--env", "--cwd", "--user", "--group", "--mode"],
+        1,
+    ),
+    argv(
+        &["zellij"],
+        &[&["run"]],
+        &["-n", "--name", "--cwd", "-d", "--direction"],
+        0,
+    ),
+    argv(&["dtach"], &[], &["-n", "-c", "-A", "-N", "-e", "-r"], 0),
+    argv(&["flatpak-spawn"], &[], &["--directory", "--forward-fd"], 0),
+    argv(&["ssh-agent"], &[], &["-a", "-E", "-t", "-P", "-O"], 0),
+    argv(
+        &["dbus-run-session"],
+        &[],
+        &["--config-file", "--dbus-daemon"],
+        0,
+    ),
+    argv(&["proxychains", "proxychains4"], &[], &["-f"], 0),
+    argv(
+        &["retry"],
+        &[],
+        &[
+            "-t",
+            "--tries",
+            "-d",
+            "--delay",
+            "-u",
+            "--until",
+            "-m",
+            "--max-time",
+        ],
+        0,
+    ),
+    argv(&["dotenv"], &[], &["-e", "-v", "-c"], 0),
+    script(
+        &["sem"],
+        &[],
+        &["-j", "--jobs", "--id", "--semaphore-timeout", "--st"],
+        0,
+    ),
+    script(&["hyperfine"], &[], HYPERFINE_VALUED, 0),
+    valued_script(
+        &["hyperfine"],
+        &["-p", "--prepare", "-c", "--cleanup", "-s", "--setup"],
+    ),
+    valued_script(&["nix-shell"], &["--run", "--command"]),
+    valued_script(&["doppler"], &["--command"]),
+    valued_script(&["sg"], &["-c"]),
+    script(&["sg"], &[], &[], 1),
+    script(&["scl"], &[&["enable"]], &[], 1),
+];
+
+/// A row whose command is the words that follow (`poetry run CMD…`).
+const fn argv(
+    programs: &'static [&'static str],
+    path: &'static [&'static [&'static str]],
+    valued: &'static [&'static str],
+    leading: usize,
+) -> Runner {
+    Runner {
+        programs,
+        path,
+        valued,
+        leading,
+        given: Given::Argv,
+        ignore: &[],
+    }
+}
+
+/// A row whose operands are one shell string (`hyperfine 'CMD'`).
+const fn script(
+    programs: &'static [&'static str],
+    path: &'static [&'static [&'static str]],
+    valued: &'static [&'static str],
+    leading: usize,
+) -> Runner {
+    Runner {
+        programs,
+        path,
+        valued,
+        leading,
+        given: Given::Script,
+        ignore: &[],
+    }
+}
+
+/// A row where an option's value is a shell string (`nix-shell --run 'CMD'`).
+const fn valued_script(
+    programs: &'static [&'static str],
+    options: &'static [&'static str],
+) -> Runner {
+    Runner {
+        programs,
+        path: &[],
+        valued: &[],
+        leading: 0,
+        given: Given::OptionValue(options),
+        ignore: &[],
+    }
+}
+
+const UV_RUN_VALUED: &[&str] = &[
+    "--with",
+    "-w",
+    "--python",
+    "-p",
+    "--project",
+    "--directory",
+    "--package",
+    "--extra",
+    "--group",
+    "--env-file",
+    "--index",
+    "--from",
+    "--with-requirements",
+];
+
+const HYPERFINE_VALUED: &[&str] = &[
+    "-w",
+    "--warmup",
+    "-r",
+    "--runs",
+    "-m",
+    "--min-runs",
+    "-M",
+    "--max-runs",
+    "-p",
+    "--prepare",
+    "-c",
+    "--cleanup",
+    "-s",
+    "--setup",
+    "--export-json",
+    "--export-markdown",
+    "--export-csv",
+    "-n",
+    "--command-name",
+    "-S",
+    "--shell",
+    "-L",
+    "--parameter-list",
+    "-P",
+    "--parameter-scan",
+    "-D",
+    "--parameter-step-size",
+    "-N",
 ];
 
 /// The words after the options (and their values) of a word list: stops
