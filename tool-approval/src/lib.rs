@@ -131,6 +131,7 @@
 //! | wrappers stacked deeper than are looked through (64, or 128 Ki words of views) | `limits/wrapper-chain` |
 //! | more links made on a line than are followed (16) | `limits/link-chain` |
 //! | a git alias chain longer than is expanded (8 steps, 32 readings) | `limits/alias-chain` |
+//! | more directory changes on a line than are followed ([`MAX_DIR_CHANGES`]: `cd a && cd b && …`; later parts run somewhere unknown, so their relative paths are checked in every sensitive directory) | `limits/dir-chain` |
 //! | a salvaged reading of text read two ways cut short (32 command starts, 1 024 parts) | `limits/part-count` |
 //! | more scripts than are parsed: in options and behind host wrappers (16 a line), commands found in programs (16), scripts of a salvaged segment (4) | `limits/script-count` |
 //! | more work than the line's step budget (below) | `limits/step-budget` |
@@ -220,7 +221,8 @@ pub use error::Error;
 pub use mode::{ApprovalMode, CONFINEMENT_UNAVAILABLE};
 pub use policy::{MatchMode, Matcher};
 pub use shell::{
-    CommandOption, Effect, Hazard, MAX_COMMAND_BYTES, OptionValue, ShellCommand, ShellSyntax,
+    CommandOption, Effect, Hazard, MAX_COMMAND_BYTES, MAX_DIR_CHANGES, OptionValue, ShellCommand,
+    ShellSyntax,
 };
 
 /// What a host uses, in one import: `use tool_approval::prelude::*;` — the

@@ -451,6 +451,7 @@ fn limit_finding(facts: &CallFacts<'_>) -> Option<Finding> {
         Hazard::WrapperChain
         | Hazard::LinkChain
         | Hazard::AliasChain
+        | Hazard::DirChain
         | Hazard::PartCount
         | Hazard::ScriptCount => (
             hazard.limit_id().unwrap_or("limits/too-deep"),

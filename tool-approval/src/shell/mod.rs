@@ -52,7 +52,7 @@ use scripts::scripts_of;
 pub use syntax::ShellSyntax;
 pub use table::{CommandOption, Effect, OptionValue};
 use table::{Found, Reading};
-pub use types::{Hazard, MAX_COMMAND_BYTES, SimpleCommand};
+pub use types::{Hazard, MAX_COMMAND_BYTES, MAX_DIR_CHANGES, SimpleCommand};
 use walk::Walker;
 pub(crate) use words::{basename, tokenize};
 
@@ -65,6 +65,12 @@ fn reads_clean(script: &str, syntax: &ShellSyntax, grammar_only: bool) -> bool {
         matches!(h, Hazard::Syntax | Hazard::DynamicCommandWord)
             || (*h != Hazard::OverBudget && Hazard::BOUNDS.contains(h))
     })
+}
+
+/// Whether a reading of a part changes directory (`cd X`, `pushd X`, `chdir X`).
+pub(crate) fn is_dir_change(view: &[String]) -> bool {
+    view.first()
+        .is_some_and(|w| matches!(basename(w), "cd" | "pushd" | "chdir"))
 }
 
 /// How deep the syntax tree walk goes before it gives up (with [`Hazard::TooDeep`]).
@@ -280,6 +286,19 @@ impl ShellCommand {
             // A git alias chain longer than is expanded.
             self.hazards.push(Hazard::AliasChain);
         }
+        if self.dir_changes() > MAX_DIR_CHANGES {
+            self.hazards.push(Hazard::DirChain);
+        }
+    }
+
+    /// How many of the parts' readings change directory (`cd`, `pushd`,
+    /// `chdir`, as the blacklist's directory walk follows them).
+    fn dir_changes(&self) -> usize {
+        self.parts
+            .iter()
+            .flat_map(wrappers::views)
+            .filter(|v| is_dir_change(v))
+            .count()
     }
 
     /// The simple commands, in source order (nested ones after their host).

@@ -7,6 +7,12 @@ use serde::Serialize;
 /// approved by a prefix rule and they trigger every deny/`always` prefix rule.
 pub const MAX_COMMAND_BYTES: usize = 128 * 1024;
 
+/// How many directory changes (`cd`, `pushd`, `chdir`) of one line are
+/// followed; past them the line names [`Hazard::DirChain`] and the later
+/// parts run in a directory taken as unknown. Each change is resolved
+/// against the one before, so the work grows with the square of the chain.
+pub const MAX_DIR_CHANGES: usize = 32;
+
 /// A construct that prevents a prefix rule from approving a command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -51,6 +57,10 @@ pub enum Hazard {
     LinkChain,
     /// A git alias chain longer than is expanded (8 steps, 32 readings).
     AliasChain,
+    /// More directory changes (`cd`, `pushd`, `chdir`) on one line than
+    /// are followed ([`MAX_DIR_CHANGES`]): where the later parts run is not
+    /// known.
+    DirChain,
     /// A reading of text the parser could not read cut short: more command
     /// starts (32) or parts (1 024) than are tried.
     PartCount,
@@ -99,6 +109,7 @@ impl Hazard {
             Self::WrapperChain => "wrappers stacked too deep to look through",
             Self::LinkChain => "more links than are followed",
             Self::AliasChain => "an alias chain longer than is expanded",
+            Self::DirChain => "more directory changes than are followed",
             Self::PartCount => "more salvaged parts than are read",
             Self::ScriptCount => "more scripts than are parsed",
             Self::Empty => "an empty command",
@@ -115,11 +126,12 @@ impl Hazard {
     /// The bounds of the analysis, most specific first: a hazard here means
     /// part of the command was not read, so the call asks under the bound's
     /// `limits/…` id ([`Hazard::limit_id`]) whatever lower rules say.
-    pub(crate) const BOUNDS: [Hazard; 8] = [
+    pub(crate) const BOUNDS: [Hazard; 9] = [
         Self::TooLong,
         Self::WrapperChain,
         Self::LinkChain,
         Self::AliasChain,
+        Self::DirChain,
         Self::PartCount,
         Self::ScriptCount,
         Self::TooDeep,
@@ -136,6 +148,7 @@ impl Hazard {
             Self::WrapperChain => "limits/wrapper-chain",
             Self::LinkChain => "limits/link-chain",
             Self::AliasChain => "limits/alias-chain",
+            Self::DirChain => "limits/dir-chain",
             Self::PartCount => "limits/part-count",
             Self::ScriptCount => "limits/script-count",
             Self::OverBudget => "limits/step-budget",

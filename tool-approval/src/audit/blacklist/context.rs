@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::call::arguments::{ENV_NAMES, WORKDIR_NAMES};
 use crate::path_view::resolve_path;
 use crate::shell::wrappers::views;
-use crate::shell::{ShellCommand, basename};
+use crate::shell::{MAX_DIR_CHANGES, ShellCommand, basename, is_dir_change};
 
 /// The directory a part runs in.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,15 +59,23 @@ fn change_dir(from: &Dir, target: Option<&str>, home: Option<&Path>) -> Dir {
 }
 
 /// The directory each part of `shell` runs in, in order, following `cd`
-/// and `pushd` (through wrappers).
+/// and `pushd` (through wrappers). Past [`MAX_DIR_CHANGES`] changes (the
+/// line then names `limits/dir-chain`) the directory is unknown: each
+/// change is resolved against the one before (and may read the file
+/// system), so following them all costs the square of the chain.
 pub(super) fn part_dirs(shell: &ShellCommand, start: &Dir, home: Option<&Path>) -> Vec<Dir> {
     let mut current = start.clone();
     let mut out = Vec::with_capacity(shell.parts().len());
+    let mut changes = 0usize;
     for part in shell.parts() {
         out.push(current.clone());
         for view in views(part) {
-            let Some(first) = view.first() else { continue };
-            if matches!(basename(first), "cd" | "pushd" | "chdir") {
+            if is_dir_change(view) {
+                changes += 1;
+                if changes > MAX_DIR_CHANGES {
+                    current = Dir::Unknown;
+                    continue;
+                }
                 let target = view
                     .iter()
                     .skip(1)

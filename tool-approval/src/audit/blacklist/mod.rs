@@ -556,6 +556,9 @@ impl Blacklist {
         };
         let start = start_dir(args, cwd_real.as_deref(), home);
         let mut seen = std::collections::HashSet::new();
+        // Words already placed in every sensitive directory (a part run
+        // somewhere unknown): once each, however many parts repeat them.
+        let mut unknown_seen = std::collections::HashSet::new();
         for command in &call.commands {
             let Some(shell) = command.shell.as_ref() else {
                 continue;
@@ -604,7 +607,10 @@ impl Blacklist {
                     {
                         add_path(&mut facts.paths, word, here, home);
                     }
-                    if *dir == Dir::Unknown && is_relative_word(word) {
+                    if *dir == Dir::Unknown
+                        && is_relative_word(word)
+                        && unknown_seen.insert(word.clone())
+                    {
                         // `cd "$X" && echo x >> passwd`: the part runs
                         // somewhere unknown, so a relative word may name
                         // the file of that name in any sensitive directory.

@@ -1,0 +1,121 @@
+//! Worst-case probe: evaluates the pathological input families of issue 17
+//! §4 (repeated `cd`, brace expansion, many parts, inputs near the size
+//! limit) and prints, per input, its size, the best of a few wall-clock
+//! times, the action and the rule. Run it in release:
+//! `cargo run --release -p tool-approval --example worst_probe [filter]`.
+//! The inputs are only evaluated, never run.
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
+
+use serde_json::json;
+use tool_approval::{ApprovalMode, CallRef, PolicyEngine};
+use tool_core::{ApiDefinition, HumanIntervention, InterventionPolicy, ToolContext, ToolManifest};
+
+/// The families, by name (the same strings as the `approval_worst_case`
+/// bench group and `tests/worst_case.rs`).
+fn inputs() -> Vec<(&'static str, String)> {
+    vec![
+        (
+            "cd_100",
+            format!("{}cat credentials", "cd a && ".repeat(100)),
+        ),
+        (
+            "cd_400",
+            format!("{}cat credentials", "cd a && ".repeat(400)),
+        ),
+        (
+            "cd_1600",
+            format!("{}cat credentials", "cd a && ".repeat(1600)),
+        ),
+        (
+            "cd_16370",
+            format!("{}cat credentials", "cd a && ".repeat(16_370)),
+        ),
+        ("pushd_100", format!("{}cat x", "pushd a && ".repeat(100))),
+        ("cd_semi_100", format!("{}ls", "cd a; ".repeat(100))),
+        ("braces_20", "{,}".repeat(20)),
+        ("braces_16", "{,}".repeat(16)),
+        ("ls_braces_20", format!("ls {}", "{,}".repeat(20))),
+        ("assign_braces_20", format!("x{}=1", "{,}".repeat(20))),
+        ("ls_semi_3000", "ls; ".repeat(3000)),
+        ("ls_semi_32750", "ls; ".repeat(32_750)),
+        ("ls_pipe_26200", format!("ls{}", " | ls".repeat(26_200))),
+        (
+            "heredoc_subst_12900",
+            format!("cat <<EOF\n{}EOF", "$(ls) x\n".repeat(12_900)),
+        ),
+        ("sed_16380", format!("sed '{}' f", "s/a/b/;".repeat(16_380))),
+        (
+            "git_alias_3000",
+            format!("git {} a0", "-c alias.aI='!git aI+1' ".repeat(3000)),
+        ),
+        (
+            "bash_c_26200",
+            format!("bash -c '{}'", "ls; ".repeat(26_200)),
+        ),
+        (
+            "echo_braces_21800",
+            format!("echo {}", "{a,b}".repeat(21_800)),
+        ),
+        (
+            "cat_globs_65480",
+            format!("cat {}.env", "*/".repeat(65_480)),
+        ),
+        ("nice_26200", format!("{}ls", "nice ".repeat(26_200))),
+        (
+            "git_quotes_65480",
+            format!("git p''u{}sh", "''".repeat(65_480)),
+        ),
+        ("pipeline_2048_error", format!("{} (", "a | ".repeat(2048))),
+        (
+            "pipeline_16384_error",
+            format!("{} (", "a | ".repeat(16_384)),
+        ),
+        ("subst_32768", "$(".repeat(32_768)),
+        ("cat_pipe_16384", format!("{}ls", "cat|".repeat(16_384))),
+        ("xargs_16384", format!("{}ls", "xargs ".repeat(16_384))),
+    ]
+}
+
+fn main() {
+    let filter = std::env::args().nth(1).unwrap_or_default();
+    let mode = match std::env::var("PROBE_MODE").as_deref() {
+        Ok("headless") => ApprovalMode::Headless,
+        Ok("auto") => ApprovalMode::AutoRun,
+        _ => ApprovalMode::Manual,
+    };
+    let engine: PolicyEngine = PolicyEngine::builder().mode(mode).build().expect("engine");
+    let mut manifest = ToolManifest::new("local-system");
+    manifest.api.push(
+        ApiDefinition::new("runCommand", "run")
+            .with_intervention(HumanIntervention::Policy(InterventionPolicy::Required)),
+    );
+    let ctx = ToolContext::new().with_cwd(std::env::temp_dir());
+    for (name, command) in inputs() {
+        if !name.contains(&filter)
+            || std::env::var("PROBE_SKIP").is_ok_and(|s| s.split(',').any(|x| x == name))
+        {
+            continue;
+        }
+        let args = json!({ "command": command });
+        let mut best = std::time::Duration::MAX;
+        let mut decision = None;
+        for _ in 0..3 {
+            let call = CallRef::new("local-system", "runCommand", &args).with_manifest(&manifest);
+            let started = std::time::Instant::now();
+            let d = engine.evaluate_one(&call, &ctx);
+            best = best.min(started.elapsed());
+            decision = Some(d);
+            if best.as_secs() > 2 {
+                break;
+            }
+        }
+        let d = decision.expect("one decision");
+        println!(
+            "{name:24} {:>7} B {:>10.3} ms  {:?} {}",
+            command.len(),
+            best.as_secs_f64() * 1000.0,
+            d.action,
+            d.reason.rule.as_deref().unwrap_or("-")
+        );
+    }
+}

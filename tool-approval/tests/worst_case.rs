@@ -1,0 +1,54 @@
+//! Pathological inputs (issue 17 §4): each gets its correct decision or a
+//! named `limits/…` finding that asks (is blocked in headless), never `run`.
+//! The inputs are built here and only evaluated; how long they take is
+//! measured by the `approval_worst_case` bench group, not asserted here.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use tool_approval::{Action, ApprovalMode, Decision, Level, MAX_DIR_CHANGES};
+
+fn decide(mode: ApprovalMode, command: &str) -> Decision {
+    common::run_command(&common::engine(mode), command)
+}
+
+/// Asks under the limit `id` in manual mode and is blocked in headless.
+fn assert_limit(command: &str, id: &str) {
+    let d = decide(ApprovalMode::Manual, command);
+    assert_eq!(
+        (d.action, d.reason.level, d.reason.rule.as_deref()),
+        (Action::Ask, Level::Limits, Some(id)),
+        "{:.80}: {d:?}",
+        command
+    );
+    let d = decide(ApprovalMode::Headless, command);
+    assert_eq!(d.action, Action::Block, "{:.80}: {d:?}", command);
+}
+
+#[test]
+fn a_long_chain_of_directory_changes_names_the_dir_chain_limit() {
+    for step in ["cd a && ", "pushd a && ", "cd a; "] {
+        assert_limit(&format!("{}ls", step.repeat(100)), "limits/dir-chain");
+    }
+    // Up to the bound, the directory is followed as before.
+    let d = decide(
+        ApprovalMode::Manual,
+        &format!("{}ls", "cd a && ".repeat(MAX_DIR_CHANGES)),
+    );
+    assert_ne!(d.reason.rule.as_deref(), Some("limits/dir-chain"), "{d:?}");
+}
+
+#[test]
+fn a_secret_read_after_a_long_directory_chain_is_still_found() {
+    // Past the bound the directory is unknown: the relative name is looked
+    // for in every sensitive directory, so the read is still seen (a sure
+    // audit finding wins over the limit; both ask).
+    for n in [100, 1600, 16_370] {
+        let command = format!("{}cat credentials", "cd a && ".repeat(n));
+        let d = decide(ApprovalMode::Manual, &command);
+        assert_eq!(d.action, Action::Ask, "{n}: {d:?}");
+        assert_ne!(d.reason.level, Level::HostPolicy, "{n}: {d:?}");
+        let d = decide(ApprovalMode::Headless, &command);
+        assert_eq!(d.action, Action::Block, "{n}: {d:?}");
+    }
+}
