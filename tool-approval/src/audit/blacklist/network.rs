@@ -108,7 +108,20 @@ pub(crate) const CLIENTS: &[Client] = &[
         remote_copy: false,
     },
     Client {
-        programs: &["scp", "rsync", "sftp", "rclone"],
+        programs: &["ssh"],
+        file_options: NONE,
+        body_options: NONE,
+        form_options: NONE,
+        header_options: NONE,
+        sends_stdin: true,
+        stdin_is_body: true,
+        items: false,
+        remote_copy: false,
+    },
+    Client {
+        programs: &[
+            "scp", "rsync", "sftp", "rclone", "aws", "gsutil", "gcloud", "s3cmd", "s5cmd",
+        ],
         file_options: NONE,
         body_options: NONE,
         form_options: NONE,
@@ -184,13 +197,20 @@ fn copies_to_remote(view: &[String]) -> bool {
     let ops = invocation(view).operands;
     let remote = |w: &str| {
         let head = w.split('/').next().unwrap_or(w);
-        head.contains(':') && !w.contains("://") && !w.starts_with(':')
+        (head.contains(':') && !w.contains("://") && !w.starts_with(':'))
+            || CLOUD_STORAGE_SCHEMES.iter().any(|s| w.starts_with(s))
     };
     match ops.split_last() {
         Some((last, rest)) => remote(last) && rest.iter().any(|o| !remote(o)),
         None => false,
     }
 }
+
+/// URL schemes of cloud object stores: a copy whose last operand is one
+/// (`aws s3 cp F s3://b/`, `gsutil cp F gs://b/`) sends the files before it.
+const CLOUD_STORAGE_SCHEMES: &[&str] = &[
+    "s3://", "gs://", "az://", "r2://", "b2://", "oss://", "cos://",
+];
 
 /// Programs that print the whole environment.
 fn dumps_environment(view: &[String]) -> bool {
@@ -455,5 +475,19 @@ mod tests {
         assert!(!copies_to_remote(&v(&["scp", "u@h:report.txt", "."])));
         assert!(!copies_to_remote(&v(&["rsync", "-a", "u@h:/d/", "d/"])));
         assert!(!copies_to_remote(&v(&["rsync", "-a", "a/", "b/"])));
+        assert!(copies_to_remote(&v(&[
+            "aws", "s3", "cp", "a.txt", "s3://b/"
+        ])));
+        assert!(copies_to_remote(&v(&[
+            "gsutil", "cp", "-r", "src", "gs://b/x"
+        ])));
+        assert!(!copies_to_remote(&v(&[
+            "aws",
+            "s3",
+            "cp",
+            "s3://b/a.txt",
+            "."
+        ])));
+        assert!(!copies_to_remote(&v(&["aws", "s3", "ls", "s3://b/"])));
     }
 }
