@@ -195,12 +195,19 @@ fn credential_header_from_expansion(header: &str) -> bool {
 /// and another operand is local.
 fn copies_to_remote(view: &[String]) -> bool {
     let ops = invocation(view).operands;
+    let cloud = |w: &str| CLOUD_STORAGE_SCHEMES.iter().any(|s| w.starts_with(s));
     let remote = |w: &str| {
         let head = w.split('/').next().unwrap_or(w);
-        (head.contains(':') && !w.contains("://") && !w.starts_with(':'))
-            || CLOUD_STORAGE_SCHEMES.iter().any(|s| w.starts_with(s))
+        (head.contains(':') && !w.contains("://") && !w.starts_with(':')) || cloud(w)
     };
     match ops.split_last() {
+        // `aws s3 cp F s3://b/`: a copy verb, then a local source right
+        // before the store (`aws s3 ls s3://b/` lists).
+        Some((last, rest)) if cloud(last) => {
+            rest.last()
+                .is_some_and(|o| !remote(o) && !CLOUD_COPY_VERBS.contains(o))
+                && rest.iter().any(|o| CLOUD_COPY_VERBS.contains(o))
+        }
         Some((last, rest)) => remote(last) && rest.iter().any(|o| !remote(o)),
         None => false,
     }
@@ -211,6 +218,9 @@ fn copies_to_remote(view: &[String]) -> bool {
 const CLOUD_STORAGE_SCHEMES: &[&str] = &[
     "s3://", "gs://", "az://", "r2://", "b2://", "oss://", "cos://",
 ];
+
+/// The subcommands of object-store clients that copy their sources.
+const CLOUD_COPY_VERBS: &[&str] = &["cp", "mv", "sync", "rsync", "put", "upload"];
 
 /// Programs that print the whole environment.
 fn dumps_environment(view: &[String]) -> bool {
