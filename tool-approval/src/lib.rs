@@ -132,6 +132,7 @@
 //! | more links made on a line than are followed (16) | `limits/link-chain` |
 //! | a git alias chain longer than is expanded (8 steps, 32 readings) | `limits/alias-chain` |
 //! | more directory changes on a line than are followed ([`MAX_DIR_CHANGES`]: `cd a && cd b && …`; later parts run somewhere unknown, so their relative paths are checked in every sensitive directory) | `limits/dir-chain` |
+//! | a pipeline of more than 128 stages, or more than 1 024 pipe bars in one text (the grammar's error recovery is quadratic in a pipeline's length; its parts are recovered from the text, so deny rules *might* apply) | `limits/pipeline-length` |
 //! | a salvaged reading of text read two ways cut short (32 command starts, 1 024 parts) | `limits/part-count` |
 //! | more scripts than are parsed: in options and behind host wrappers (16 a line), commands found in programs (16), scripts of a salvaged segment (4) | `limits/script-count` |
 //! | more work than the line's step budget (below) | `limits/step-budget` |

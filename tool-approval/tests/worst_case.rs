@@ -52,3 +52,27 @@ fn a_secret_read_after_a_long_directory_chain_is_still_found() {
         assert_eq!(d.action, Action::Block, "{n}: {d:?}");
     }
 }
+
+#[test]
+fn a_pipeline_too_long_for_the_grammar_names_the_pipeline_limit() {
+    for command in [
+        format!("{} (", "a | ".repeat(2048)),
+        format!("{} (", "a | ".repeat(16_384)),
+        format!("{} )", "a | ".repeat(4096)),
+        format!("( {}a", "a | ".repeat(4096)),
+        format!("ls{}", " | ls".repeat(26_200)),
+        format!("{}ls", "cat|".repeat(16_384)),
+        format!("{} (", format!("{}a; ", "a | ".repeat(250)).repeat(60)),
+    ] {
+        assert_limit(&command, "limits/pipeline-length");
+    }
+    // A denied command inside one is still seen in the recovered parts.
+    let d = decide(
+        ApprovalMode::Manual,
+        &format!("{}git push", "ls | ".repeat(300)),
+    );
+    assert_eq!(d.action, Action::Block, "{d:?}");
+    // Short pipelines are read by the grammar as before.
+    let d = decide(ApprovalMode::Manual, &vec!["ls"; 100].join(" | "));
+    assert_ne!(d.reason.level, Level::Limits, "{d:?}");
+}

@@ -452,6 +452,7 @@ fn limit_finding(facts: &CallFacts<'_>) -> Option<Finding> {
         | Hazard::LinkChain
         | Hazard::AliasChain
         | Hazard::DirChain
+        | Hazard::LongPipeline
         | Hazard::PartCount
         | Hazard::ScriptCount => (
             hazard.limit_id().unwrap_or("limits/too-deep"),

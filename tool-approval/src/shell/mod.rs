@@ -34,6 +34,7 @@ mod braces;
 mod budget;
 pub(crate) mod links;
 pub mod options;
+mod pipelines;
 mod plain;
 pub(crate) mod programs;
 mod runners;
@@ -369,6 +370,13 @@ impl ShellCommand {
                 split.push(c);
             }
             self.fallback(level, &split, false);
+        }
+        if pipelines::too_long(source) {
+            // The grammar's error recovery is quadratic in a pipeline's
+            // length: a pipeline this long is read from the text instead.
+            self.hazards.push(Hazard::LongPipeline);
+            self.fallback(level, source, true);
+            return;
         }
         let mut budget = self.budget;
         let parsed = PARSER.with(|cell| {

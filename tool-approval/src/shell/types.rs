@@ -61,6 +61,10 @@ pub enum Hazard {
     /// are followed ([`MAX_DIR_CHANGES`]): where the later parts run is not
     /// known.
     DirChain,
+    /// A pipeline with more stages than are given to the grammar (128, or
+    /// 1 024 bars in all, see `shell::pipelines`): its parts are recovered
+    /// from the text.
+    LongPipeline,
     /// A reading of text the parser could not read cut short: more command
     /// starts (32) or parts (1 024) than are tried.
     PartCount,
@@ -110,6 +114,7 @@ impl Hazard {
             Self::LinkChain => "more links than are followed",
             Self::AliasChain => "an alias chain longer than is expanded",
             Self::DirChain => "more directory changes than are followed",
+            Self::LongPipeline => "a pipeline longer than is parsed",
             Self::PartCount => "more salvaged parts than are read",
             Self::ScriptCount => "more scripts than are parsed",
             Self::Empty => "an empty command",
@@ -126,12 +131,13 @@ impl Hazard {
     /// The bounds of the analysis, most specific first: a hazard here means
     /// part of the command was not read, so the call asks under the bound's
     /// `limits/…` id ([`Hazard::limit_id`]) whatever lower rules say.
-    pub(crate) const BOUNDS: [Hazard; 9] = [
+    pub(crate) const BOUNDS: [Hazard; 10] = [
         Self::TooLong,
         Self::WrapperChain,
         Self::LinkChain,
         Self::AliasChain,
         Self::DirChain,
+        Self::LongPipeline,
         Self::PartCount,
         Self::ScriptCount,
         Self::TooDeep,
@@ -149,6 +155,7 @@ impl Hazard {
             Self::LinkChain => "limits/link-chain",
             Self::AliasChain => "limits/alias-chain",
             Self::DirChain => "limits/dir-chain",
+            Self::LongPipeline => "limits/pipeline-length",
             Self::PartCount => "limits/part-count",
             Self::ScriptCount => "limits/script-count",
             Self::OverBudget => "limits/step-budget",
