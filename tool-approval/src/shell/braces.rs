@@ -28,14 +28,16 @@ pub(crate) fn expand(source: &str) -> Result<Option<String>, TooLarge> {
     let mut changed = false;
     let chars: Vec<char> = source.chars().collect();
     let mut i = 0;
-    let flush =
+    // The work of the whole line's expansions (see `expand_word`).
+    let mut work = WORK_BASE.saturating_add(source.len().saturating_mul(WORK_PER_BYTE));
+    let mut flush =
         |word: &mut Vec<Token>, out: &mut String, changed: &mut bool| -> Result<(), TooLarge> {
             if word.is_empty() {
                 return Ok(());
             }
             let mut words = Vec::new();
             let mut budget = MAX_EXPANDED_BYTES.saturating_sub(out.len());
-            expand_word(word, &mut words, &mut budget)?;
+            expand_word(word, &mut words, &mut budget, &mut work)?;
             if words.len() != 1 || words.first().is_some_and(|w| w.len() != word.len()) {
                 *changed = true;
             }
@@ -172,15 +174,30 @@ fn is_assignment(word: &[Token]) -> bool {
 /// shallow).
 const MAX_GROUPS: usize = 32;
 
-/// Expands one word into `out`, spending `budget` bytes.
-fn expand_word(word: &[Token], out: &mut Vec<String>, budget: &mut usize) -> Result<(), TooLarge> {
-    expand_word_at(word, out, budget, 0)
+/// The work every line may spend on expansions, whatever its length.
+const WORK_BASE: usize = 64 * 1024;
+
+/// Work per byte of the line: a word without braces costs its length once.
+const WORK_PER_BYTE: usize = 2;
+
+/// Expands one word into `out`, spending `budget` bytes of words produced
+/// and `work`: every step of the expansion reads and copies the word it
+/// expands, and pays its length, so `{,}{,}…` (millions of empty words,
+/// which produce nothing) stops after a few thousand steps.
+fn expand_word(
+    word: &[Token],
+    out: &mut Vec<String>,
+    budget: &mut usize,
+    work: &mut usize,
+) -> Result<(), TooLarge> {
+    expand_word_at(word, out, budget, work, 0)
 }
 
 fn expand_word_at(
     word: &[Token],
     out: &mut Vec<String>,
     budget: &mut usize,
+    work: &mut usize,
     depth: usize,
 ) -> Result<(), TooLarge> {
     let found = if is_assignment(word) {
@@ -191,6 +208,7 @@ fn expand_word_at(
     if found.is_some() && depth >= MAX_GROUPS {
         return Err(TooLarge);
     }
+    *work = work.checked_sub(word.len() + 1).ok_or(TooLarge)?;
     let Some((open, commas, close)) = found else {
         let t = text(word);
         *budget = budget.checked_sub(t.len() + 1).ok_or(TooLarge)?;
@@ -208,7 +226,7 @@ fn expand_word_at(
         next.extend_from_slice(word.get(a + 1..b).unwrap_or_default());
         next.extend_from_slice(suffix);
         let before = out.len();
-        expand_word_at(&next, out, budget, depth + 1)?;
+        expand_word_at(&next, out, budget, work, depth + 1)?;
         // `/bin/{rm,}`: an empty alternative that leaves an empty word drops it.
         if out.len() == before + 1 && out.last().is_some_and(String::is_empty) {
             out.pop();
@@ -292,6 +310,14 @@ mod tests {
         assert_eq!(expand(&line), Err(TooLarge));
         let line = "echo ".to_owned() + &"{,}".repeat(20_000);
         assert_eq!(expand(&line), Err(TooLarge));
+        // Millions of empty words produce nothing, but reading them is
+        // work: a few thousand steps, then the limit.
+        assert_eq!(expand(&"{,}".repeat(20)), Err(TooLarge));
+        let words = format!("ls {}", format!("{} ", "{,}".repeat(12)).repeat(3000));
+        assert_eq!(expand(&words), Err(TooLarge));
+        // Plain words next to a small expansion cost their length.
+        let big = format!("echo {{a,b}} {}", "word ".repeat(20_000));
+        assert!(expand(&big).is_ok_and(|e| e.is_some()));
         let nested = format!("echo {}x{}", "{a,".repeat(20_000), "}".repeat(20_000));
         assert_eq!(expand(&nested), Err(TooLarge));
         // Unmatched braces: one pass, nothing expands.
