@@ -131,19 +131,40 @@ pub fn real_path_in(view: &dyn PathView, path: &Path) -> PathBuf {
 /// How many dangling links [`real_path`] follows by hand before it stops.
 const MAX_LINK_HOPS: usize = 40;
 
+/// Paths longer than this are not looked up (the OS refuses them too):
+/// the rest of such a path is read lexically.
+const MAX_LOOKUP_BYTES: usize = 4096;
+
 fn real_path_within(view: &dyn PathView, path: &Path, hops: usize) -> PathBuf {
     let mut current = PathBuf::new();
+    // Below a missing entry nothing exists: the rest is joined without
+    // asking the file system, until a `..` climbs back out. (Asking for
+    // every prefix of a long word, `s/a/b/;s/a/b/;…`, was quadratic.)
+    let mut missing = false;
     for component in path.components() {
         match component {
-            Component::Prefix(_) | Component::RootDir => current.push(component.as_os_str()),
+            Component::Prefix(_) | Component::RootDir => {
+                current.push(component.as_os_str());
+                missing = false;
+            }
             Component::CurDir => {}
             Component::ParentDir => {
                 current.pop();
+                missing = false;
             }
+            Component::Normal(part) if missing => current.push(part),
             Component::Normal(part) => {
                 let candidate = current.join(part);
+                if candidate.as_os_str().len() > MAX_LOOKUP_BYTES {
+                    missing = true;
+                    current = candidate;
+                    continue;
+                }
                 current = match view.entry(&candidate) {
-                    Entry::Missing => candidate,
+                    Entry::Missing => {
+                        missing = true;
+                        candidate
+                    }
                     entry => match view.canonicalize(&candidate) {
                         Some(real) => real,
                         // A dangling link: writing through it creates its

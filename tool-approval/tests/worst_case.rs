@@ -76,3 +76,34 @@ fn a_pipeline_too_long_for_the_grammar_names_the_pipeline_limit() {
     let d = decide(ApprovalMode::Manual, &vec!["ls"; 100].join(" | "));
     assert_ne!(d.reason.level, Level::Limits, "{d:?}");
 }
+
+#[test]
+fn brace_expansion_pays_for_its_work_before_expanding() {
+    // Millions of (empty) words: the expansion's work runs out first.
+    for command in [
+        "{,}".repeat(16),
+        "{,}".repeat(20),
+        format!("ls {}", "{,}".repeat(20)),
+        format!("x{}=1", "{,}".repeat(20)),
+        format!("echo {}", "{a,b}".repeat(21_800)),
+    ] {
+        assert_limit(&command, "limits/step-budget");
+    }
+    // Ordinary expansions are still read: the denied spelling is found.
+    let d = decide(ApprovalMode::Manual, "git pu{sh,ll} origin");
+    assert_eq!(d.action, Action::Block, "{d:?}");
+}
+
+#[test]
+fn a_long_word_full_of_slashes_is_read_without_a_lookup_per_prefix() {
+    // `s/a/b/;…` looks like a path; below its first missing entry nothing
+    // is looked up. The decision is the one the program's reading gives.
+    let command = format!("sed '{}' f", "s/a/b/;".repeat(16_380));
+    let long = decide(ApprovalMode::Manual, &command);
+    let short = decide(ApprovalMode::Manual, "sed 's/a/b/;s/a/b/;' f");
+    assert_eq!(
+        (long.action, &long.reason.rule),
+        (short.action, &short.reason.rule),
+        "{long:?}"
+    );
+}
