@@ -36,6 +36,10 @@ fn inputs() -> Vec<(&'static str, String)> {
         ("braces_16", "{,}".repeat(16)),
         ("ls_braces_20", format!("ls {}", "{,}".repeat(20))),
         ("assign_braces_20", format!("x{}=1", "{,}".repeat(20))),
+        (
+            "echo_words_20000",
+            format!("echo {}", "word ".repeat(20_000)),
+        ),
         ("ls_semi_3000", "ls; ".repeat(3000)),
         ("ls_semi_32750", "ls; ".repeat(32_750)),
         ("ls_pipe_26200", format!("ls{}", " | ls".repeat(26_200))),

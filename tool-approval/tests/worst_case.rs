@@ -60,8 +60,6 @@ fn a_pipeline_too_long_for_the_grammar_names_the_pipeline_limit() {
         format!("{} (", "a | ".repeat(16_384)),
         format!("{} )", "a | ".repeat(4096)),
         format!("( {}a", "a | ".repeat(4096)),
-        format!("ls{}", " | ls".repeat(26_200)),
-        format!("{}ls", "cat|".repeat(16_384)),
         format!("{} (", format!("{}a; ", "a | ".repeat(250)).repeat(60)),
     ] {
         assert_limit(&command, "limits/pipeline-length");
@@ -72,9 +70,16 @@ fn a_pipeline_too_long_for_the_grammar_names_the_pipeline_limit() {
         &format!("{}git push", "ls | ".repeat(300)),
     );
     assert_eq!(d.action, Action::Block, "{d:?}");
-    // Short pipelines are read by the grammar as before.
-    let d = decide(ApprovalMode::Manual, &vec!["ls"; 100].join(" | "));
-    assert_ne!(d.reason.level, Level::Limits, "{d:?}");
+    // Short pipelines are read by the grammar as before, and plain ones
+    // of any length by the fast path (no grammar, no limit).
+    for command in [
+        vec!["ls"; 100].join(" | "),
+        format!("ls{}", " | ls".repeat(26_200)),
+        format!("{}ls", "cat|".repeat(16_384)),
+    ] {
+        let d = decide(ApprovalMode::Manual, &command);
+        assert_ne!(d.reason.level, Level::Limits, "{d:?}");
+    }
 }
 
 #[test]
@@ -106,4 +111,16 @@ fn a_long_word_full_of_slashes_is_read_without_a_lookup_per_prefix() {
         (short.action, &short.reason.rule),
         "{long:?}"
     );
+}
+
+#[test]
+fn long_plain_lines_are_read_whole() {
+    // Plain lines of any length up to the size limit take the fast path:
+    // a denied part among thousands is found, an allowed chain runs.
+    let chain = vec!["git status"; 9_000].join(" && ");
+    assert!(chain.len() > 100_000);
+    let d = decide(ApprovalMode::Manual, &chain);
+    assert_eq!(d.action, Action::Run, "{d:?}");
+    let d = decide(ApprovalMode::Manual, &format!("{chain}; git push"));
+    assert_eq!(d.action, Action::Block, "{d:?}");
 }
