@@ -44,7 +44,7 @@
 //! | `upload` | required | a network client of `network::CLIENTS` given a file (`curl -T`, `-F f=@F`, `--data-binary @F`, `wget --post-file`, `http … < F`, `nc … < F`, `scp F host:`), standard input on a line that dumps the environment (`env \| curl -d @- …`), a body or credential header built from an expansion (`-d "$(env)"`, `-H "Authorization: Bearer $TOKEN"`) |
 //! | `persistence` | required | editing a crontab (not `crontab -l`); writes (also a file tool's path) to the rows of `path_rows::PERSISTENCE`: shell start-up files (per user and system-wide), cron and at, systemd/init/launchd units, desktop autostart, editors' start-up files and plugin folders, git's global config, per-user package-manager and runtime start-up files, `~/.ssh/rc` |
 //! | `code-execution-file` | required | writes to the rows of `path_rows::CODE_EXECUTION` (git hooks and config, also of submodules and worktrees; `.exrc`/`.nvim.lua`; editor task and settings files; `.envrc`) and the shared protected classes `shell-environment`, `git-hooks`, `build-tool-config`, `test-bootstrap`, also inside the working directory (hosts that trust them remove the entry with [`Blacklist::without`]) |
-//! | `read-secrets` | required | `.env*`, SSH private keys, cloud/docker/kube credentials, browser cookie stores, every secret [`PathClass`](tool_core::PathClass) (the list the sandbox reads too: infrastructure state, coding agents' tokens, registry, cloud and deploy credentials, shell histories, dev secret files…), named as a bare word, a path, `$HOME/…`, a redirection, or a directory holding one given to a recursive reader (`tar cf - ~/.claude`) |
+//! | `read-secrets` | required | `.env*`, SSH private keys, cloud/docker/kube credentials, browser cookie stores, every secret [`PathClass`](tool_core::PathClass) (the list the sandbox reads too: infrastructure state, coding agents' tokens, registry, cloud and deploy credentials, shell histories, dev secret files…), named as a bare word, a path, `$HOME/…`, a redirection, or a directory holding one given to a recursive reader (`tar cf - ~/.claude`); and commands that print a credential or a secret store's content, rows of `secret_printers.rs` (`gh auth token`, `git credential fill`, `vault kv get`, `kubectl get secret`, `terraform state pull`) |
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -69,6 +69,7 @@ mod network;
 mod path_rows;
 mod paths;
 mod persistence;
+mod secret_printers;
 mod setuid;
 
 use context::{Dir, env_names, is_dangerous_env, may_set_env, part_dirs, start_dir};
@@ -445,7 +446,11 @@ fn is_relative_word(word: &str) -> bool {
 pub(crate) fn builtin_rows_checked() -> Result<(), &'static str> {
     static CHECKED: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
     CHECKED
-        .get_or_init(|| path_rows::check_rows().and_then(|()| env_rows::check_rows()))
+        .get_or_init(|| {
+            path_rows::check_rows()
+                .and_then(|()| env_rows::check_rows())
+                .and_then(|()| secret_printers::check_rows())
+        })
         .as_ref()
         .map(|_| ())
         .map_err(String::as_str)
@@ -797,6 +802,8 @@ fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>) -> bool {
             // `tar cf - ~/.claude`: a recursive reader of a directory that
             // holds a secret location reads the secret too.
             || in_dirs(facts, ctx, &|v, ctx| reads_secret_tree(v, ctx))
+            // `gh auth token`, `vault kv get`: a command that prints one.
+            || any_view(&|v, _| secret_printers::prints_secret(v).is_some())
         }
         Builtin::KernelModules => any_view(&|v, _| kernel_modules(v)),
         Builtin::Capabilities => any_view(&|v, _| sets_capabilities(v)),

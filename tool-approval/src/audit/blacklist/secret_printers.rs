@@ -1,0 +1,406 @@
+//! Commands that print a credential or a secret store's content
+//! (`read-secrets`), as rows: a credential helper asked for a password, a
+//! CLI asked for its token, a secret manager asked for a value, an
+//! infrastructure state pulled whole. Reading such output is reading the
+//! secret, whatever file it lives in (a keyring, a server, a socket).
+//!
+//! A row names the programs, the subcommand words in order (each with its
+//! aliases), and, when only some invocations print secrets, the options one
+//! of which must be present (`kubectl config view --raw`). A new command is
+//! one row with its examples, checked by the crate's tests.
+
+use crate::shell::basename;
+
+/// One group of secret-printing invocations.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Printer {
+    /// Program names (basenames).
+    pub(crate) programs: &'static [&'static str],
+    /// Subcommand words in order, each with its aliases; options may sit
+    /// between them.
+    pub(crate) path: &'static [&'static [&'static str]],
+    /// One of these options must be given (empty: none needed).
+    pub(crate) needs_option: &'static [&'static str],
+    /// Command lines that must match.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) examples: &'static [&'static str],
+    /// Command lines that must not.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) counter_examples: &'static [&'static str],
+}
+
+const fn printer(
+    programs: &'static [&'static str],
+    path: &'static [&'static [&'static str]],
+    needs_option: &'static [&'static str],
+    examples: &'static [&'static str],
+    counter_examples: &'static [&'static str],
+) -> Printer {
+    Printer {
+        programs,
+        path,
+        needs_option,
+        examples,
+        counter_examples,
+    }
+}
+
+/// The rows.
+pub(crate) const PRINTERS: &[Printer] = &[
+    printer(
+        &["git"],
+        &[&["credential"], &["fill"]],
+        &[],
+        &["git credential fill"],
+        &["git credential approve", "git config credential.helper"],
+    ),
+    printer(
+        &[
+            "git-credential-manager",
+            "git-credential-store",
+            "git-credential-libsecret",
+            "git-credential-osxkeychain",
+        ],
+        &[&["get"]],
+        &[],
+        &["git-credential-store get"],
+        &["git-credential-store erase"],
+    ),
+    printer(
+        &["gh", "glab"],
+        &[&["auth"], &["token"]],
+        &[],
+        &["gh auth token", "glab auth token"],
+        &["gh auth status", "gh auth login"],
+    ),
+    printer(
+        &["gh", "glab"],
+        &[&["auth"], &["status"]],
+        &["-t", "--show-token"],
+        &["gh auth status --show-token"],
+        &["gh auth status"],
+    ),
+    printer(
+        &["aws"],
+        &[&["configure"], &["export-credentials", "get"]],
+        &[],
+        &[
+            "aws configure export-credentials",
+            "aws configure get aws_secret_access_key",
+        ],
+        &["aws configure list"],
+    ),
+    printer(
+        &["aws"],
+        &[
+            &["secretsmanager"],
+            &["get-secret-value", "batch-get-secret-value"],
+        ],
+        &[],
+        &["aws secretsmanager get-secret-value --secret-id prod/db"],
+        &["aws secretsmanager list-secrets"],
+    ),
+    printer(
+        &["aws"],
+        &[
+            &["ssm"],
+            &["get-parameter", "get-parameters", "get-parameters-by-path"],
+        ],
+        &["--with-decryption"],
+        &["aws ssm get-parameter --name db --with-decryption"],
+        &["aws ssm get-parameter --name db"],
+    ),
+    printer(
+        &["aws"],
+        &[
+            &["sts"],
+            &["get-session-token", "assume-role", "get-federation-token"],
+        ],
+        &[],
+        &["aws sts get-session-token"],
+        &["aws sts get-caller-identity"],
+    ),
+    printer(
+        &["gcloud"],
+        &[
+            &["auth"],
+            &[
+                "print-access-token",
+                "print-identity-token",
+                "application-default",
+            ],
+        ],
+        &[],
+        &[
+            "gcloud auth print-access-token",
+            "gcloud auth application-default print-access-token",
+        ],
+        &["gcloud auth list"],
+    ),
+    printer(
+        &["gcloud"],
+        &[&["secrets"], &["versions"], &["access"]],
+        &[],
+        &["gcloud secrets versions access latest --secret=db"],
+        &["gcloud secrets versions list db"],
+    ),
+    printer(
+        &["az"],
+        &[&["account"], &["get-access-token"]],
+        &[],
+        &["az account get-access-token"],
+        &["az account show"],
+    ),
+    printer(
+        &["az"],
+        &[&["keyvault"], &["secret"], &["show", "download"]],
+        &[],
+        &["az keyvault secret show --name db --vault-name v"],
+        &["az keyvault secret list --vault-name v"],
+    ),
+    printer(
+        &["kubectl", "oc"],
+        &[&["config"], &["view"]],
+        &["--raw", "--flatten"],
+        &["kubectl config view --raw"],
+        &["kubectl config view", "kubectl config get-contexts"],
+    ),
+    printer(
+        &["kubectl", "oc"],
+        &[&["get", "describe"], &["secret", "secrets"]],
+        &[],
+        &[
+            "kubectl get secret db -o yaml",
+            "kubectl -n prod get secrets",
+        ],
+        &["kubectl get pods", "kubectl get configmap x"],
+    ),
+    printer(
+        &["terraform", "tofu"],
+        &[&["output"]],
+        &["-json", "-raw"],
+        &["terraform output -json", "tofu output -raw db_password"],
+        &["terraform output"],
+    ),
+    printer(
+        &["terraform", "tofu"],
+        &[&["state"], &["pull"]],
+        &[],
+        &["terraform state pull"],
+        &["terraform state list"],
+    ),
+    printer(
+        &["pulumi"],
+        &[&["stack"], &["export", "output"]],
+        &["--show-secrets"],
+        &["pulumi stack export --show-secrets"],
+        &["pulumi stack export"],
+    ),
+    printer(
+        &["vault", "bao"],
+        &[&["kv"], &["get"]],
+        &[],
+        &["vault kv get secret/db"],
+        &["vault kv list secret"],
+    ),
+    printer(
+        &["vault", "bao"],
+        &[&["read"]],
+        &[],
+        &["vault read database/creds/app"],
+        &["vault status"],
+    ),
+    printer(
+        &["vault", "bao"],
+        &[&["print"], &["token"]],
+        &[],
+        &["vault print token"],
+        &["vault token lookup"],
+    ),
+    printer(
+        &["op"],
+        &[&["read"]],
+        &[],
+        &["op read op://vault/db/password"],
+        &["op vault list"],
+    ),
+    printer(
+        &["op"],
+        &[&["item"], &["get"]],
+        &["--reveal", "--fields"],
+        &["op item get db --reveal"],
+        &["op item get db"],
+    ),
+    printer(
+        &["bw"],
+        &[&["get"]],
+        &[],
+        &["bw get password db"],
+        &["bw list folders"],
+    ),
+    printer(
+        &["pass", "gopass"],
+        &[&["show"]],
+        &[],
+        &["pass show db", "gopass show db"],
+        &["pass ls"],
+    ),
+    printer(
+        &["secret-tool"],
+        &[&["lookup"]],
+        &[],
+        &["secret-tool lookup service github"],
+        &["secret-tool search service github"],
+    ),
+    printer(
+        &["security"],
+        &[&["find-generic-password", "find-internet-password"]],
+        &["-w", "-g"],
+        &["security find-generic-password -s github -w"],
+        &["security find-generic-password -s github"],
+    ),
+    printer(
+        &["sops"],
+        &[],
+        &["-d", "--decrypt"],
+        &["sops -d secrets.enc.yaml"],
+        &["sops -e secrets.yaml"],
+    ),
+    printer(
+        &["sops"],
+        &[&["decrypt", "exec-env", "exec-file"]],
+        &[],
+        &["sops decrypt secrets.enc.yaml"],
+        &["sops encrypt x"],
+    ),
+    printer(
+        &["ansible-vault"],
+        &[&["view", "decrypt"]],
+        &[],
+        &["ansible-vault view group_vars/all/vault.yml"],
+        &["ansible-vault encrypt x"],
+    ),
+    printer(
+        &["doppler"],
+        &[&["secrets"]],
+        &[],
+        &["doppler secrets", "doppler secrets get DB"],
+        &["doppler setup"],
+    ),
+    printer(
+        &["heroku"],
+        &[&["config", "auth:token", "config:get"]],
+        &[],
+        &["heroku auth:token", "heroku config -a app"],
+        &["heroku logs"],
+    ),
+    printer(
+        &["npm", "pnpm", "yarn"],
+        &[&["token"], &["list", "ls"]],
+        &[],
+        &["npm token list"],
+        &["npm token revoke x"],
+    ),
+    printer(
+        &["docker", "podman"],
+        &[&["secret"], &["inspect"]],
+        &[],
+        &["docker secret inspect db"],
+        &["docker secret ls"],
+    ),
+];
+
+/// The row `words` (a command's words, program first) matches.
+pub(crate) fn prints_secret(words: &[String]) -> Option<&'static Printer> {
+    let (first, args) = words.split_first()?;
+    let program = basename(first);
+    PRINTERS
+        .iter()
+        .find(|row| row.programs.contains(&program) && row_matches(row, args))
+}
+
+fn row_matches(row: &Printer, args: &[String]) -> bool {
+    let operands: Vec<&str> = args
+        .iter()
+        .map(String::as_str)
+        .filter(|w| !w.starts_with('-'))
+        .collect();
+    // The subcommand words must come in order among the words that are
+    // not options: the first among the first four (global options' values,
+    // `kubectl --context prod -n db get`, look like operands), each next
+    // one right after or one word later (`secrets versions access`).
+    let mut at = 0;
+    for (i, step) in row.path.iter().enumerate() {
+        let found = operands
+            .iter()
+            .skip(at)
+            .take(if i == 0 { 4 } else { 2 })
+            .position(|w| step.contains(w));
+        match found {
+            Some(offset) => at += offset + 1,
+            None => return false,
+        }
+    }
+    row.needs_option.is_empty()
+        || args.iter().any(|w| {
+            row.needs_option.iter().any(|o| {
+                w == o
+                    || w.strip_prefix(o).is_some_and(|rest| rest.starts_with('='))
+                    || (!o.starts_with("--") && w.starts_with(o) && w.len() > o.len())
+            })
+        })
+}
+
+/// Checks every row's examples; the message names the row and the example.
+pub(crate) fn check_rows() -> Result<(), String> {
+    for row in PRINTERS {
+        let words = |line: &str| {
+            line.split_whitespace()
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        };
+        for example in row.examples {
+            if !row_matches(row, words(example).get(1..).unwrap_or_default()) {
+                return Err(format!(
+                    "secret printer `{}`: example `{example}` does not match",
+                    row.programs[0]
+                ));
+            }
+        }
+        for example in row.counter_examples {
+            if prints_secret(&words(example)).is_some() {
+                return Err(format!(
+                    "secret printer `{}`: counter example `{example}` matches a row",
+                    row.programs[0]
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_row_meets_its_examples() {
+        assert_eq!(check_rows(), Ok(()));
+    }
+
+    #[test]
+    fn options_and_values_between_subcommands_are_skipped() {
+        let words = |line: &str| {
+            line.split_whitespace()
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        };
+        assert!(prints_secret(&words("/usr/bin/gh --hostname x auth token")).is_some());
+        assert!(
+            prints_secret(&words("kubectl --context prod -n db get secret pw -o json")).is_some()
+        );
+        assert!(prints_secret(&words("kubectl get pods -l app=secret")).is_none());
+        assert!(prints_secret(&words("gh")).is_none());
+        assert!(prints_secret(&[]).is_none());
+    }
+}
