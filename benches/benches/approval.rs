@@ -127,9 +127,43 @@ fn bench(c: &mut Criterion) {
     let wrappers = json!({"command": format!("{}ls", "xargs ".repeat(16_384))});
     // A syntax error after a long pipeline: the grammar's error recovery
     // does work quadratic in the pipeline's length inside one step, where
-    // the parse's budget cannot stop it (issue 17 §4: still over 10 ms).
+    // the parse's budget cannot stop it; past 128 stages the pipeline is
+    // read from the text instead (limits/pipeline-length).
     let broken_pipeline = json!({"command": format!("{} (", "a | ".repeat(2048))});
+    // The red-team families of issue 17 §4 (built here, only evaluated).
+    let family = |text: String| json!({ "command": text });
+    let cd_chain = family(format!("{}cat credentials", "cd a && ".repeat(16_370)));
+    let pushd_chain = family(format!("{}cat x", "pushd a && ".repeat(100)));
+    let empty_braces = family("{,}".repeat(20));
+    let many_parts = family("ls; ".repeat(32_750));
+    let plain_pipeline = family(format!("ls{}", " | ls".repeat(26_200)));
+    let heredoc = family(format!("cat <<EOF\n{}EOF", "$(ls) x\n".repeat(12_900)));
+    let sed_script = family(format!("sed '{}' f", "s/a/b/;".repeat(16_380)));
+    let git_aliases = family(format!(
+        "git {} a0",
+        "-c alias.aI='!git aI+1' ".repeat(3000)
+    ));
+    let bash_c = family(format!("bash -c '{}'", "ls; ".repeat(26_200)));
+    let word_braces = family(format!("echo {}", "{a,b}".repeat(21_800)));
+    let glob_path = family(format!("cat {}.env", "*/".repeat(65_480)));
+    let nice_chain = family(format!("{}ls", "nice ".repeat(26_200)));
+    let quoted_word = family(format!("git p''u{}sh", "''".repeat(65_480)));
+    let long_broken_pipeline = family(format!("{} (", "a | ".repeat(16_384)));
     for (name, args) in [
+        ("cd_16370_then_secret", &cd_chain),
+        ("pushd_100", &pushd_chain),
+        ("empty_braces_20", &empty_braces),
+        ("ls_semi_32750", &many_parts),
+        ("ls_pipe_26200", &plain_pipeline),
+        ("heredoc_12900_substitutions", &heredoc),
+        ("sed_16380_commands", &sed_script),
+        ("git_3000_aliases", &git_aliases),
+        ("bash_c_26200_parts", &bash_c),
+        ("echo_21800_brace_groups", &word_braces),
+        ("cat_65480_glob_dirs", &glob_path),
+        ("nice_26200_deep", &nice_chain),
+        ("git_65480_empty_quotes", &quoted_word),
+        ("pipeline_16384_then_syntax_error", &long_broken_pipeline),
         ("ls_3000_globs", &globs),
         ("sed_100_e_commands", &sed),
         ("perl_20000_open_qx", &qx),
