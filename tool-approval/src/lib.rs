@@ -135,8 +135,15 @@
 //! | a pipeline of more than 128 stages, or more than 1 024 pipe bars in one text (the grammar's error recovery is quadratic in a pipeline's length; its parts are recovered from the text, so deny rules *might* apply) | `limits/pipeline-length` |
 //! | a salvaged reading of text read two ways cut short (32 command starts, 1 024 parts) | `limits/part-count` |
 //! | more scripts than are parsed: in options and behind host wrappers (16 a line), commands found in programs (16), scripts of a salvaged segment (4) | `limits/script-count` |
-//! | more work than the line's step budget (below) | `limits/step-budget` |
-//! | more to analyse than the line's step budget (proportional to its length: each script parsed, each part recovered, each reading through wrappers costs steps; `watch watch … CMD`, wrappers stacked thousands deep) | `limits/step-budget` (asks, never runs) |
+//! | more to analyse than the line's step budget (proportional to its length: each script parsed, each part recovered, each reading through wrappers, each step of a brace expansion costs steps; `watch watch … CMD`, wrappers stacked thousands deep, `{,}{,}…`) | `limits/step-budget` (asks, never runs) |
+//! | more grammar work than a line may take whatever its length (some 8 ms: about 15 KiB of text that is not plain; plain lines — words joined by `&&`, `\|\|`, `;`, `\|` — of any length up to the size limit are split without the grammar) | `limits/step-budget` |
+//!
+//! The trade-off: no input up to the size limit should take more than
+//! about 10 ms, so a line of more than some 15 KiB that needs the grammar
+//! (quotes, substitutions, here-documents, braces) is not read whole: it
+//! asks, naming the limit, and a deny rule in its unread text asks
+//! instead of blocking. A shell line that long from a model is not
+//! ordinary work; a person sees it.
 //! | `python -c …`, `node -e …`, `ruby build.rb`, `perl x.pl`, `python3 - <<EOF`, `… \| python3` (an interpreter given a program inline, from a file or on standard input) | code the engine does not read: `limits/unread-code`, asks where a person is present (manual, allow-list), runs only confined in auto-run and headless (and, where the host cannot confine, asks / is blocked) |
 //!
 //! Which languages are read, and how deep: shell text fully (scripts in

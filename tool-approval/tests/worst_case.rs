@@ -124,3 +124,19 @@ fn long_plain_lines_are_read_whole() {
     let d = decide(ApprovalMode::Manual, &format!("{chain}; git push"));
     assert_eq!(d.action, Action::Block, "{d:?}");
 }
+
+#[test]
+fn a_long_line_that_needs_the_grammar_names_the_step_budget() {
+    for command in [
+        format!("cat <<EOF\n{}EOF", "$(ls) x\n".repeat(12_900)),
+        format!("git p''u{}sh", "''".repeat(65_480)),
+        format!("echo \"{}\"", "$HOME ".repeat(20_000)),
+    ] {
+        assert_limit(&command, "limits/step-budget");
+    }
+    // Below the grammar's budget such lines are read whole: the denied
+    // command is found.
+    let quoted = format!("echo \"{}\" && git push", "$HOME ".repeat(500));
+    let d = decide(ApprovalMode::Manual, &quoted);
+    assert_eq!(d.action, Action::Block, "{d:?}");
+}

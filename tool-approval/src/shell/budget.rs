@@ -14,6 +14,15 @@ const BASE_STEPS: usize = 64 * 1024;
 /// Steps per byte of the line.
 const STEPS_PER_BYTE: usize = 8;
 
+/// Steps the grammar (tree-sitter) may take for one line, all its scripts
+/// together, whatever the line's length: about 8 ms of parsing in release
+/// (tree-sitter takes some 16 us per hundred operations on shell text), or
+/// some 15 KiB of text that is not plain. Plain lines of any length take
+/// the fast path and never pay this; past it the rest of the line is not
+/// read and it names `limits/step-budget` (asks; a deny rule that the
+/// unread text holds then asks instead of blocking).
+pub(crate) const GRAMMAR_STEPS: usize = 48 * 1024;
+
 /// What is left of a line's budget.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) struct StepBudget {
@@ -25,6 +34,13 @@ impl StepBudget {
     pub(crate) fn for_input(bytes: usize) -> Self {
         Self {
             left: BASE_STEPS.saturating_add(bytes.saturating_mul(STEPS_PER_BYTE)),
+        }
+    }
+
+    /// The grammar's budget of a line (see [`GRAMMAR_STEPS`]).
+    pub(crate) fn for_grammar() -> Self {
+        Self {
+            left: GRAMMAR_STEPS,
         }
     }
 

@@ -101,6 +101,8 @@ pub struct ShellCommand {
     grammar_only: bool,
     /// What is left of the line's step budget.
     budget: StepBudget,
+    /// What is left of the grammar's budget (all of the line's parses).
+    grammar: StepBudget,
 }
 
 thread_local! {
@@ -139,6 +141,7 @@ impl ShellCommand {
         let mut out = Self {
             grammar_only,
             budget: StepBudget::for_input(source.len()),
+            grammar: StepBudget::for_grammar(),
             ..Self::default()
         };
         out.parse_into(source, 0, false);
@@ -379,6 +382,7 @@ impl ShellCommand {
             return;
         }
         let mut budget = self.budget;
+        let mut grammar = self.grammar;
         let parsed = PARSER.with(|cell| {
             let mut slot = cell.borrow_mut();
             if slot.is_none() {
@@ -404,9 +408,16 @@ impl ShellCommand {
             // back every `PARSER_OPS_PER_CALLBACK` operations. Its error
             // recovery can take work quadratic in the text (a syntax error
             // after a long pipeline); past the budget it stops.
+            // Its work is bounded too, whatever the line's length
+            // (`budget::GRAMMAR_STEPS`): past that the text is read without
+            // it.
             let mut over = false;
+            let mut capped = false;
             let mut progress = |_: &tree_sitter::ParseState| {
-                if budget.charge(PARSER_OPS_PER_CALLBACK) {
+                if !grammar.charge(PARSER_OPS_PER_CALLBACK) {
+                    capped = true;
+                    std::ops::ControlFlow::Break(())
+                } else if budget.charge(PARSER_OPS_PER_CALLBACK) {
                     std::ops::ControlFlow::Continue(())
                 } else {
                     over = true;
@@ -418,17 +429,28 @@ impl ShellCommand {
                 None,
                 Some(tree_sitter::ParseOptions::new().progress_callback(&mut progress)),
             );
-            if over {
+            if over || capped {
                 // A cancelled parse resumes on the next call unless reset.
                 parser.reset();
-                return Parsed::OverBudget;
+                return if over {
+                    Parsed::OverBudget
+                } else {
+                    Parsed::GrammarCapped
+                };
             }
             tree.map_or(Parsed::Failed, Parsed::Tree)
         });
         self.budget = budget;
+        self.grammar = grammar;
         let tree = match parsed {
             Parsed::Tree(tree) => tree,
             Parsed::OverBudget => {
+                self.hazards.push(Hazard::OverBudget);
+                return;
+            }
+            Parsed::GrammarCapped => {
+                // Not read further: salvaging parts from this much text
+                // (every suffix of a segment) costs more than the parse.
                 self.hazards.push(Hazard::OverBudget);
                 return;
             }
@@ -550,6 +572,8 @@ enum Parsed {
     Tree(tree_sitter::Tree),
     /// The parser's work went past the line's step budget.
     OverBudget,
+    /// The parser's work went past the grammar's budget of a line.
+    GrammarCapped,
     /// The parser could not be set up or gave no tree.
     Failed,
 }
