@@ -133,7 +133,7 @@
 //! | a git alias chain longer than is expanded (8 steps, 32 readings) | `limits/alias-chain` |
 //! | more directory changes on a line than are followed ([`MAX_DIR_CHANGES`]: `cd a && cd b && …`; later parts run somewhere unknown, so their relative paths are checked in every sensitive directory) | `limits/dir-chain` |
 //! | a pipeline of more than 128 stages, or more than 1 024 pipe bars in one text (the grammar's error recovery is quadratic in a pipeline's length; its parts are recovered from the text, so deny rules *might* apply) | `limits/pipeline-length` |
-//! | a salvaged reading of text read two ways cut short (32 command starts, 1 024 parts) | `limits/part-count` |
+//! | more simple commands on a line than are read ([`MAX_LINE_PARTS`]), or a salvaged reading of text read two ways cut short (32 command starts, 1 024 parts) | `limits/part-count` |
 //! | more scripts than are parsed: in options and behind host wrappers (16 a line), commands found in programs (16), scripts of a salvaged segment (4) | `limits/script-count` |
 //! | more to analyse than the line's step budget (proportional to its length: each script parsed, each part recovered, each reading through wrappers, each step of a brace expansion costs steps; `watch watch … CMD`, wrappers stacked thousands deep, `{,}{,}…`) | `limits/step-budget` (asks, never runs) |
 //! | more grammar work than a line may take whatever its length (some 8 ms: about 15 KiB of text that is not plain; plain lines — words joined by `&&`, `\|\|`, `;`, `\|` — of any length up to the size limit are split without the grammar) | `limits/step-budget` |
@@ -229,8 +229,8 @@ pub use error::Error;
 pub use mode::{ApprovalMode, CONFINEMENT_UNAVAILABLE};
 pub use policy::{MatchMode, Matcher};
 pub use shell::{
-    CommandOption, Effect, Hazard, MAX_COMMAND_BYTES, MAX_DIR_CHANGES, OptionValue, ShellCommand,
-    ShellSyntax,
+    CommandOption, Effect, Hazard, MAX_COMMAND_BYTES, MAX_DIR_CHANGES, MAX_LINE_PARTS, OptionValue,
+    ShellCommand, ShellSyntax,
 };
 
 /// What a host uses, in one import: `use tool_approval::prelude::*;` — the

@@ -6,7 +6,7 @@
 
 mod common;
 
-use tool_approval::{Action, ApprovalMode, Decision, Level, MAX_DIR_CHANGES};
+use tool_approval::{Action, ApprovalMode, Decision, Level, MAX_DIR_CHANGES, MAX_LINE_PARTS};
 
 fn decide(mode: ApprovalMode, command: &str) -> Decision {
     common::run_command(&common::engine(mode), command)
@@ -74,8 +74,8 @@ fn a_pipeline_too_long_for_the_grammar_names_the_pipeline_limit() {
     // of any length by the fast path (no grammar, no limit).
     for command in [
         vec!["ls"; 100].join(" | "),
-        format!("ls{}", " | ls".repeat(26_200)),
-        format!("{}ls", "cat|".repeat(16_384)),
+        format!("ls{}", " | ls".repeat(4000)),
+        format!("{}ls", "cat|".repeat(4000)),
     ] {
         let d = decide(ApprovalMode::Manual, &command);
         assert_ne!(d.reason.level, Level::Limits, "{d:?}");
@@ -114,15 +114,24 @@ fn a_long_word_full_of_slashes_is_read_without_a_lookup_per_prefix() {
 }
 
 #[test]
-fn long_plain_lines_are_read_whole() {
-    // Plain lines of any length up to the size limit take the fast path:
-    // a denied part among thousands is found, an allowed chain runs.
-    let chain = vec!["git status"; 9_000].join(" && ");
-    assert!(chain.len() > 100_000);
+fn long_plain_lines_are_read_whole_up_to_the_part_bound() {
+    // Plain lines take the fast path: a denied part among thousands is
+    // found, an allowed chain runs.
+    let chain = vec!["git status"; MAX_LINE_PARTS].join(" && ");
+    assert!(chain.len() > 50_000);
     let d = decide(ApprovalMode::Manual, &chain);
     assert_eq!(d.action, Action::Run, "{d:?}");
-    let d = decide(ApprovalMode::Manual, &format!("{chain}; git push"));
+    let d = decide(ApprovalMode::Manual, &format!("git push; {chain}"));
     assert_eq!(d.action, Action::Block, "{d:?}");
+    // Past the bound the rest is not read: the line asks, naming it.
+    assert_limit(&format!("{chain}; git push"), "limits/part-count");
+    for command in [
+        "ls; ".repeat(32_750),
+        format!("ls{}", " | ls".repeat(26_200)),
+        format!("bash -c '{}'", "ls; ".repeat(26_200)),
+    ] {
+        assert_limit(&command, "limits/part-count");
+    }
 }
 
 #[test]

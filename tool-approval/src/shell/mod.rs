@@ -53,7 +53,7 @@ use scripts::scripts_of;
 pub use syntax::ShellSyntax;
 pub use table::{CommandOption, Effect, OptionValue};
 use table::{Found, Reading};
-pub use types::{Hazard, MAX_COMMAND_BYTES, MAX_DIR_CHANGES, SimpleCommand};
+pub use types::{Hazard, MAX_COMMAND_BYTES, MAX_DIR_CHANGES, MAX_LINE_PARTS, SimpleCommand};
 use walk::Walker;
 pub(crate) use words::{basename, tokenize};
 
@@ -145,6 +145,10 @@ impl ShellCommand {
             ..Self::default()
         };
         out.parse_into(source, 0, false);
+        if out.parts.len() > MAX_LINE_PARTS {
+            out.parts.truncate(MAX_LINE_PARTS);
+            out.hazards.push(Hazard::PartCount);
+        }
         out.effects(syntax);
         out.hazards.sort_unstable();
         out.hazards.dedup();

@@ -13,6 +13,12 @@ pub const MAX_COMMAND_BYTES: usize = 128 * 1024;
 /// against the one before, so the work grows with the square of the chain.
 pub const MAX_DIR_CHANGES: usize = 32;
 
+/// How many simple commands of one line (with its scripts) are read; past
+/// them the line names [`Hazard::PartCount`] and the rest is not judged.
+/// Every part is read by every audit, so this bounds a line of thousands of
+/// tiny commands (`ls; ls; …`) at a few milliseconds.
+pub const MAX_LINE_PARTS: usize = 4096;
+
 /// A construct that prevents a prefix rule from approving a command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -65,8 +71,10 @@ pub enum Hazard {
     /// 1 024 bars in all, see `shell::pipelines`): its parts are recovered
     /// from the text.
     LongPipeline,
-    /// A reading of text the parser could not read cut short: more command
-    /// starts (32) or parts (1 024) than are tried.
+    /// More parts than are read: a line of more than
+    /// [`MAX_LINE_PARTS`] simple commands, or a reading of text the parser
+    /// could not read cut short (more command starts (32) or parts (1 024)
+    /// than are tried).
     PartCount,
     /// More scripts found in one place than are parsed: scripts in options
     /// and behind host wrappers (16 a line), commands found in programs
@@ -115,7 +123,7 @@ impl Hazard {
             Self::AliasChain => "an alias chain longer than is expanded",
             Self::DirChain => "more directory changes than are followed",
             Self::LongPipeline => "a pipeline longer than is parsed",
-            Self::PartCount => "more salvaged parts than are read",
+            Self::PartCount => "more parts than are read",
             Self::ScriptCount => "more scripts than are parsed",
             Self::Empty => "an empty command",
             Self::EscapedWhitespace => "an escaped space or line continuation",
