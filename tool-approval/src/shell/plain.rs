@@ -13,7 +13,7 @@
 //! accepts.
 
 use super::scripts::{reads_stdin_script_views, scripts_of_views};
-use super::types::SimpleCommand;
+use super::types::{MAX_LINE_PARTS, SimpleCommand};
 use super::wrappers::{stored_views, too_many_wrappers, views_of};
 
 /// Lines longer than this always take the full parser: the size limit, so
@@ -54,6 +54,8 @@ pub(crate) fn split(source: &str) -> Option<Vec<SimpleCommand>> {
     let mut words: Vec<String> = Vec::new();
     let mut piped = false;
     let mut i = 0;
+    // Commands finished so far (the closure holds `parts`).
+    let mut finished = 0usize;
     // Ends the current command; `next_piped` says whether the next one reads a pipe.
     let mut finish = |words: &mut Vec<String>, piped: &mut bool, next_piped: bool| -> Option<()> {
         let first = words.first()?;
@@ -79,6 +81,11 @@ pub(crate) fn split(source: &str) -> Option<Vec<SimpleCommand>> {
         Some(())
     };
     while let Some(&b) = bytes.get(i) {
+        if finished > MAX_LINE_PARTS {
+            // The line names `limits/part-count` and is not read further:
+            // nor is the rest split.
+            return Some(parts);
+        }
         match b {
             b' ' | b'\t' => i += 1,
             b'#' => {
@@ -100,20 +107,24 @@ pub(crate) fn split(source: &str) -> Option<Vec<SimpleCommand>> {
             }
             b'&' if bytes.get(i + 1) == Some(&b'&') => {
                 finish(&mut words, &mut piped, false)?;
+                finished += 1;
                 i += 2;
             }
             b'|' if bytes.get(i + 1) == Some(&b'|') => {
                 finish(&mut words, &mut piped, false)?;
+                finished += 1;
                 i += 2;
             }
             b'|' if bytes.get(i + 1) == Some(&b'&') => return None,
             b'|' => {
                 finish(&mut words, &mut piped, true)?;
+                finished += 1;
                 i += 1;
             }
             b';' if bytes.get(i + 1) == Some(&b';') => return None,
             b';' => {
                 finish(&mut words, &mut piped, false)?;
+                finished += 1;
                 i += 1;
             }
             b if word_byte(b) => {
