@@ -6,6 +6,9 @@
 
 /// Whether `pattern` matches all of `text`.
 pub(crate) fn wildcard_match(pattern: &str, text: &str) -> bool {
+    if !slashes_may_match(pattern, text) {
+        return false;
+    }
     let p: Vec<char> = pattern.chars().collect();
     let t: Vec<char> = text.chars().collect();
     let (mut pi, mut ti) = (0, 0);
@@ -37,6 +40,24 @@ pub(crate) fn wildcard_match(pattern: &str, text: &str) -> bool {
         }
     }
     p.get(pi..).unwrap_or_default().iter().all(|c| *c == '*')
+}
+
+/// Whether `pattern` may match `text` as far as slashes tell: a pattern
+/// without classes or escapes matches each `/` with a `/` (`*` and `?`
+/// never match one), so more slashes than the text has cannot match. One
+/// pass that stops as soon as it knows: a huge pattern (`*/` × 65 000) is
+/// rejected after a few bytes instead of being copied for every candidate.
+fn slashes_may_match(pattern: &str, text: &str) -> bool {
+    let mut left = text.bytes().filter(|&b| b == b'/').count();
+    for b in pattern.bytes() {
+        match b {
+            b'[' | b'\\' => return true,
+            b'/' if left == 0 => return false,
+            b'/' => left -= 1,
+            _ => {}
+        }
+    }
+    true
 }
 
 /// Matches one pattern element at `pi` against `c`; the next pattern index.
