@@ -40,6 +40,13 @@ fn inputs() -> Vec<(&'static str, String)> {
             "echo_words_20000",
             format!("echo {}", "word ".repeat(20_000)),
         ),
+        (
+            "heredoc_code_100k",
+            format!(
+                "cat > app.py <<'EOF'\n{}EOF",
+                "def f(x):\n    return {\"a\": x[1], 'b': (x, \"$y\")}  # ok\n".repeat(1700)
+            ),
+        ),
         ("ls_semi_3000", "ls; ".repeat(3000)),
         ("ls_semi_32750", "ls; ".repeat(32_750)),
         ("ls_pipe_26200", format!("ls{}", " | ls".repeat(26_200))),

@@ -59,7 +59,12 @@ pub(crate) fn split(source: &str) -> Option<Vec<SimpleCommand>> {
     // Ends the current command; `next_piped` says whether the next one reads a pipe.
     let mut finish = |words: &mut Vec<String>, piped: &mut bool, next_piped: bool| -> Option<()> {
         let first = words.first()?;
-        if first.contains('=') || RESERVED.contains(&first.as_str()) || name_then_plus(first) {
+        if first.contains('=')
+            || RESERVED.contains(&first.as_str())
+            || name_then_plus(first)
+            // Before the views: reading a chain thousands deep is the cost.
+            || too_many_wrappers(words)
+        {
             return None;
         }
         // The views are computed once here and kept on the part, where
@@ -67,7 +72,6 @@ pub(crate) fn split(source: &str) -> Option<Vec<SimpleCommand>> {
         let stored = stored_views(words, &[]);
         let views = views_of(words, &stored);
         if !scripts_of_views(views).is_empty()
-            || too_many_wrappers(words)
             || ((*piped || next_piped) && reads_stdin_script_views(views))
         {
             return None;
