@@ -103,6 +103,7 @@ fn inputs() -> Vec<(&'static str, String)> {
         ("subst_32768", "$(".repeat(32_768)),
         ("cat_pipe_16384", format!("{}ls", "cat|".repeat(16_384))),
         ("xargs_16384", format!("{}ls", "xargs ".repeat(16_384))),
+        ("watch_64", format!("{}ls", "watch ".repeat(64))),
     ]
 }
 
