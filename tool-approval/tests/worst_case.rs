@@ -42,7 +42,8 @@ fn a_long_chain_of_directory_changes_names_the_dir_chain_limit() {
 fn a_secret_read_after_a_long_directory_chain_is_still_found() {
     // Past the bound the directory is unknown: the relative name is looked
     // for in every sensitive directory, so the read is still seen (a sure
-    // audit finding wins over the limit; both ask).
+    // audit finding wins over the limit; both ask). Past `MAX_LINE_PARTS`
+    // (16 370 steps) the read is not reached and the limit asks.
     for n in [100, 1600, 16_370] {
         let command = format!("{}cat credentials", "cd a && ".repeat(n));
         let d = decide(ApprovalMode::Manual, &command);
