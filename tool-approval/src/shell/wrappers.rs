@@ -580,9 +580,20 @@ fn git_views(view: &[String]) -> Vec<Vec<String>> {
         return Vec::new();
     }
     let aliases = git_aliases(rest);
-    if aliases.is_empty() {
+    // Past MAX_ALIASES definitions the line is not expanded at all:
+    // [`git_alias_chain_cut`] names the limit, which asks.
+    if aliases.is_empty() || aliases.len() > MAX_ALIASES {
         return Vec::new();
     }
+    let by_name: std::collections::HashMap<&str, Vec<&str>> = aliases.iter().fold(
+        std::collections::HashMap::new(),
+        |mut map, (name, value)| {
+            map.entry(name.as_str())
+                .or_insert_with(Vec::new)
+                .push(value.as_str());
+            map
+        },
+    );
     // Alias names compare without case (git's config keys do), and an
     // alias may name another (`-c alias.a=b -c alias.b=push a`): expand
     // until nothing changes, bounded.
@@ -593,8 +604,11 @@ fn git_views(view: &[String]) -> Vec<Vec<String>> {
         for words in &frontier {
             for (index, word) in words.iter().enumerate() {
                 let lower = word.to_ascii_lowercase();
-                for (name, value) in &aliases {
-                    if lower == *name && !value.starts_with('!') {
+                let Some(values) = by_name.get(lower.as_str()) else {
+                    continue;
+                };
+                for value in values {
+                    if !value.starts_with('!') {
                         let mut expanded: Vec<String> =
                             words.get(..index).unwrap_or_default().to_vec();
                         expanded.extend(tokenize(value));
@@ -631,15 +645,22 @@ pub(crate) fn git_alias_chain_cut(words: &[String]) -> bool {
     if aliases.len() <= 1 {
         return false;
     }
-    // The longest chain of alias names, each value starting with another.
-    let next = |name: &str| {
-        aliases.iter().find_map(|(n, v)| {
-            (n == name)
-                .then(|| tokenize(v).into_iter().next())
-                .flatten()
+    if aliases.len() > MAX_ALIASES {
+        return true;
+    }
+    // The longest chain of alias names, each value starting with another
+    // (the first definition of a name is the one followed).
+    let mut first_words: std::collections::HashMap<&str, Option<String>> =
+        std::collections::HashMap::new();
+    for (name, value) in &aliases {
+        first_words.entry(name.as_str()).or_insert_with(|| {
+            tokenize(value)
+                .into_iter()
+                .next()
                 .map(|w| w.to_ascii_lowercase())
-        })
-    };
+        });
+    }
+    let next = |name: &str| first_words.get(name).cloned().flatten();
     let views = git_views(
         &words
             .iter()
@@ -663,8 +684,11 @@ pub(crate) fn git_alias_chain_cut(words: &[String]) -> bool {
     })
 }
 
-/// How many alias-to-alias steps are followed, and how many readings kept.
+/// How many alias-to-alias steps are followed, how many readings kept, and
+/// how many definitions one git command may carry before the line is not
+/// expanded at all (`limits/alias-chain`).
 const MAX_ALIAS_CHAIN: usize = 8;
+const MAX_ALIASES: usize = 64;
 const MAX_ALIAS_VIEWS: usize = 32;
 
 /// True when git's words define an alias whose value comes from the
