@@ -153,3 +153,13 @@ fn a_long_line_that_needs_the_grammar_names_the_step_budget() {
     let d = decide(ApprovalMode::Manual, &quoted);
     assert_eq!(d.action, Action::Block, "{d:?}");
 }
+
+#[test]
+fn thousands_of_git_alias_definitions_name_the_alias_limit() {
+    let line = format!("git {} a0", "-c alias.aI='!git aI+1' ".repeat(3000));
+    assert_limit(&line, "limits/alias-chain");
+    // A handful still expands: the deny rule sees the push behind two aliases.
+    let few = "git -c alias.a=b -c alias.b=push a";
+    let decision = decide(ApprovalMode::Manual, few);
+    assert_eq!(decision.action, Action::Block, "{decision:?}");
+}
