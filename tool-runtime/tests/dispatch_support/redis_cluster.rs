@@ -9,6 +9,9 @@ use std::time::Duration;
 
 use super::redis_server::setup;
 
+/// How long a started server may take to answer.
+const STARTUP_WAIT: Duration = Duration::from_secs(30);
+
 /// One node process; killed and reaped on drop.
 struct Node {
     port: u16,
@@ -171,13 +174,17 @@ impl RedisCluster {
     }
 
     async fn wait_until_answers(&self, port: u16) {
-        for _ in 0..200 {
+        // A loaded 2-core machine (CI builds other test binaries meanwhile)
+        // can take seconds to start a server: wait by the clock, not by a
+        // count of tries that each also start a `redis-cli`.
+        let deadline = std::time::Instant::now() + STARTUP_WAIT;
+        while std::time::Instant::now() < deadline {
             if self.cli(port, &["PING"]).trim() == "PONG" {
                 return;
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
-        panic!("redis-server did not answer on port {port}");
+        panic!("redis-server did not answer on port {port} within {STARTUP_WAIT:?}");
     }
 
     /// Waits until every live node says `cluster_state:ok`.

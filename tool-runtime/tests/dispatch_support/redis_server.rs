@@ -78,13 +78,19 @@ impl RedisServer {
             .spawn()
             .expect("redis-server is missing after .ci/setup.d/10-redis.sh ran (Debian package redis-server)");
         self.child = Some(child);
-        for _ in 0..200 {
+        // A loaded 2-core machine can take seconds to start a server: wait
+        // by the clock, not by a count of tries.
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        while std::time::Instant::now() < deadline {
             if self.ping().await {
                 return;
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
-        panic!("redis-server did not answer on port {}", self.port);
+        panic!(
+            "redis-server did not answer on port {} within 30 s",
+            self.port
+        );
     }
 
     /// Kills the server and waits for it to be gone.
