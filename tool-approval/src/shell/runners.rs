@@ -351,14 +351,7 @@ const fn argv(
     valued: &'static [&'static str],
     leading: usize,
 ) -> Runner {
-    Runner {
-        programs,
-        path,
-        valued,
-        leading,
-        given: Given::Argv,
-        ignore: &[],
-    }
+    row(programs, path, valued, leading, Given::Argv)
 }
 
 /// A row whose operands are one shell string (`hyperfine 'CMD'`).
@@ -368,12 +361,22 @@ const fn script(
     valued: &'static [&'static str],
     leading: usize,
 ) -> Runner {
+    row(programs, path, valued, leading, Given::Script)
+}
+
+const fn row(
+    programs: &'static [&'static str],
+    path: &'static [&'static [&'static str]],
+    valued: &'static [&'static str],
+    leading: usize,
+    given: Given,
+) -> Runner {
     Runner {
         programs,
         path,
         valued,
         leading,
-        given: Given::Script,
+        given,
         ignore: &[],
     }
 }
@@ -383,14 +386,7 @@ const fn valued_script(
     programs: &'static [&'static str],
     options: &'static [&'static str],
 ) -> Runner {
-    Runner {
-        programs,
-        path: &[],
-        valued: &[],
-        leading: 0,
-        given: Given::OptionValue(options),
-        ignore: &[],
-    }
+    row(programs, &[], &[], 0, Given::OptionValue(options))
 }
 
 const UV_RUN_VALUED: &[&str] = &[
