@@ -22,56 +22,15 @@ use tool_core::{
 };
 
 /// Command prefixes the policy approves (49 rules + a catch-all = 50).
-const PREFIXES: [&str; 48] = [
-    "git status",
-    "git add",
-    "git diff",
-    "git log",
-    "git show",
-    "git branch",
-    "git fetch",
-    "git commit",
-    "ls",
-    "cat",
-    "grep",
-    "echo",
-    "pwd",
-    "cargo test",
-    "cargo build",
-    "cargo check",
-    "cargo fmt",
-    "cargo clippy",
-    "npm test",
-    "npm run",
-    "node --version",
-    "python3 -m pytest",
-    "make test",
-    "rg",
-    "head",
-    "tail",
-    "wc",
-    "sort",
-    "uniq",
-    "diff",
-    "du -sh",
-    "df -h",
-    "date",
-    "whoami",
-    "which",
-    "tree",
-    "file",
-    "stat",
-    "jq",
-    "sed -n",
-    "go test",
-    "go build",
-    "rustc --version",
-    "pip list",
-    "docker ps",
-    "true",
-    "uname -a",
-    "hostname",
-];
+/// Command prefixes the 50-rule policy approves, (48, plus a deny and a catch-all = 50
+/// rules), shared with `tool-approval/examples/decision_probe.rs`.
+const PREFIX_LINES: &str = include_str!("../../tool-approval/examples/approved_prefixes.txt");
+
+fn prefixes() -> impl Iterator<Item = &'static str> {
+    PREFIX_LINES
+        .lines()
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+}
 
 fn manifest() -> ToolManifest {
     let mut m = ToolManifest::new("local-system");
@@ -100,8 +59,7 @@ fn manifest() -> ToolManifest {
 
 /// 50 rules: 48 approved prefixes, one deny, one catch-all.
 fn engine() -> PolicyEngine {
-    let mut rules: Vec<Value> = PREFIXES
-        .iter()
+    let mut rules: Vec<Value> = prefixes()
         .map(|p| json!({"match": {"command": format!("{p}:*")}, "policy": "never"}))
         .collect();
     rules.push(json!({"match": {"command": "git push:*"}, "policy": "deny"}));
@@ -116,7 +74,7 @@ fn engine() -> PolicyEngine {
 
 /// The floor: the 48 approved prefixes as one anchored alternation.
 fn floor_regex() -> Regex {
-    let alternatives: Vec<String> = PREFIXES.iter().map(|p| regex::escape(p)).collect();
+    let alternatives: Vec<String> = prefixes().map(regex::escape).collect();
     Regex::new(&format!(r"^(?:{})(?:\s|$)", alternatives.join("|"))).expect("floor regex")
 }
 
