@@ -4,13 +4,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use tool_core::{Confinement, InterventionPolicy, ToolOutput};
 
-/// The error code of a blocked call's output, as text (the output carries
-/// tool-core's `ErrorCode::BLOCKED_BY_SECURITY_PRIVACY`).
-pub const BLOCKED_ERROR_CODE: &str = "blocked_by_security_privacy";
-
-/// The content of a blocked call's output (tool-core's, one shape for both).
-pub const BLOCKED_CONTENT: &str = tool_core::BLOCKED_CONTENT;
-
 /// What the host does with a call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -98,7 +91,7 @@ impl Reason {
 /// otherwise a [`Confinement`] (`mode` is `full_access`, `workspace_write`
 /// or `read_only`): for `run`, what it runs under now; for `ask`, what it
 /// runs under once a person approves it (see the confinement column in
-/// [`crate::mode`]).
+/// [`ApprovalMode`](crate::ApprovalMode)).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Decision {
     /// What to do.

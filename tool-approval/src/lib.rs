@@ -11,12 +11,12 @@
 //!   that applied, a [`Reason`] naming the [`Level`] and rule, and the
 //!   [`Confinement`](tool_core::Confinement) the call runs under (`null`
 //!   for APIs that do not touch the host; see [`Decision`] for the printed
-//!   shape and [`mode`] for the confinement column); a blocked decision
+//!   shape and [`ApprovalMode`] for the confinement column); a blocked decision
 //!   carries a ready [`ToolOutput`](tool_core::ToolOutput) via [`Decision::blocked_output`].
 //! - [`PolicyEngine`] is a [`tool_core::Gate`]: `Invoker::default().with_gate(Arc::new(engine)).with_asker(asker)`
 //!   decides, asks, runs under the decision's confinement and returns one
 //!   output per call; an "always" answer is remembered
-//!   ([`engine::remember`]). Whether a call can be confined comes from the
+//!   ([remembered approvals](PolicyEngine#remembered-approvals)). Whether a call can be confined comes from the
 //!   host ([`PolicyEngineBuilder::confinement_support`]), else from the
 //!   called tool itself ([`Tool::confinement_support`](tool_core::Tool::confinement_support):
 //!   tool-runtime's local system reports its OS sandbox); where neither
@@ -28,23 +28,24 @@
 //!   [`GlobalAudit`]; [`PathScopeAudit`] is the `pathScopeAudit`
 //!   [`DynamicAudit`].
 //!
-//! # Layout
+//! # Layout (for contributors)
 //!
+//! The modules are private; everything a host uses is re-exported above.
 //! One folder per concept; each depends only on the ones listed before it,
 //! so no two modules import each other:
 //!
-//! 1. [`error`](Error), [`decision`], [`path_view`] (where a path really
-//!    points, through the [`PathView`](path_view::PathView) trait): leaves.
-//! 2. [`mode`]: what a mode does with the strictest finding (uses `decision`).
-//! 3. [`shell`]: parsing command text (leaf types, words, wrappers, scripts,
+//! 1. `error`, `decision`, `path_view` (where a path really
+//!    points, through the [`PathView`] trait): leaves.
+//! 2. `mode`: what a mode does with the strictest finding (uses `decision`).
+//! 3. `shell`: parsing command text (leaf types, words, wrappers, scripts,
 //!    the fast path and the tree walk); depends on nothing else in the crate.
-//! 4. [`call`]: a call, the discovery of its path and command arguments, and
+//! 4. `call`: a call, the discovery of its path and command arguments, and
 //!    its facts built once per evaluation (uses `shell`, `path_view`).
-//! 5. [`policy`]: matchers and rule lists (uses `call`, `shell`).
-//! 6. [`audit`]: the audit traits, the path-scope audit and the blacklist
+//! 5. `policy`: matchers and rule lists (uses `call`, `shell`).
+//! 6. `audit`: the audit traits, the path-scope audit and the blacklist
 //!    (uses `policy` for the blacklist's command entries, `call`, `shell`,
 //!    `path_view`).
-//! 7. [`engine`]: evaluation, the builder and the policy file, which
+//! 7. `engine`: evaluation, the builder and the policy file, which
 //!    configures rules and audits alike (uses everything above).
 //!
 //! # Example
@@ -158,7 +159,7 @@
 //! | spelling | read as |
 //! |---|---|
 //! | `ln -s / r && rm -rf r/*`, `cd /etc && …`, `cd "$X" && …` | later parts read through the link, in the directory, or in any sensitive directory |
-//! | `git diff --output=F`, `sort -o F`, `mv -t DIR`, `git -c core.pager=CMD`, `rg --pre CMD`, `git -C DIR` … (rows of the program table, [`shell::table`], extended by the host) | files written, scripts run, code loaded ([`Effect`]); no prefix rule approves them ([`Hazard::OptionEffect`]) |
+//! | `git diff --output=F`, `sort -o F`, `mv -t DIR`, `git -c core.pager=CMD`, `rg --pre CMD`, `git -C DIR` … (rows of the program table, extended by the host through [`CommandOption`]) | files written, scripts run, code loaded ([`Effect`]); no prefix rule approves them ([`Hazard::OptionEffect`]) |
 //! | `sed '1e CMD'`, `sed 'w F'`, `awk 'BEGIN{system("CMD")}'`, `awk '{print > "F"}'`, `print … \| "sh"`, `perl -e 'system("CMD")'`, `python -c 'os.system("CMD")'`, `vim -c ':!CMD'`, `expect -c 'spawn CMD'`, `make --eval='x:;CMD'`, `tar --checkpoint-action=exec=CMD` | the command run (parsed like the line) and the file written (a redirection); a command computed at run time (`s///e`, `system($0)`) is a script not on the line |
 //! | `VAR=value cmd`, `VAR=value` alone, `for VAR in …`, `env`/`sudo`/`make VAR=…`, `export`/`declare VAR=…`, `read VAR`, `printf -v VAR`, an `env` argument | the variables set (the blacklist's `dangerous-env`, rows of `audit::blacklist::env_rows`), values of a command's assignments as paths |
 //!
@@ -166,7 +167,7 @@
 //!
 //! What the engine knows is held as rows, each with examples checked (path
 //! and environment rows when an engine is built, the corpus by its test):
-//! the program table ([`shell::table`]: per program and subcommand, the
+//! the program table (`shell/table.rs`: per program and subcommand, the
 //! options that take a value and what each does, as an [`Effect`]), path
 //! classes (`audit/blacklist/path_rows.rs`, `tool_core::path_class!` rows
 //! over cleaned, case-folded paths), dangerous environment
@@ -198,7 +199,7 @@
 //! A host adds the same row without a release, in its policy file:
 //! `"shell": {"options": [{"program": "git", "subcommand": "send-email",
 //! "names": ["--sendmail-cmd"], "effect": "runsCode"}]}` (see
-//! [`engine::policy_shell`]).
+//! [the `shell` section](PolicyFile#the-shell-section) of the policy file).
 //!
 //! With an [`Invoker`](tool_core::Invoker), give it the engine as its gate
 //! (above); to evaluate by hand, build the call from the prepared call:
@@ -206,31 +207,37 @@
 //! from `offered` gives `manifest: None`, which asks in manual and
 //! allow-list modes and counts as touching the host.
 #![deny(missing_docs)]
+#![warn(unnameable_types, unreachable_pub)]
 
-pub mod audit;
-pub mod call;
-pub mod decision;
-pub mod engine;
+mod audit;
+mod call;
+mod decision;
+mod engine;
 mod error;
-pub mod mode;
+mod mode;
 mod name_hash;
-pub mod path_view;
-pub mod policy;
-pub mod shell;
+mod path_view;
+mod policy;
+mod shell;
 
 pub use audit::{
     AuditHit, AuditInput, AuditVerdict, Blacklist, BlacklistEntry, DynamicAudit, GlobalAudit,
     PathScopeAudit,
 };
 pub use call::CallRef;
+pub use call::arguments::{FoundArgument, command_arguments, path_arguments};
 pub use decision::{Action, Decision, Evaluation, Level, Partition, Reason};
-pub use engine::{HostRule, PolicyEngine, PolicyEngineBuilder, PolicyFile};
+pub use engine::{
+    EXACT_ONLY, HostRule, MAX_POLICY_FILE_BYTES, MAX_SUBCOMMAND_WORDS, PolicyEngine,
+    PolicyEngineBuilder, PolicyFile,
+};
 pub use error::Error;
 pub use mode::{ApprovalMode, CONFINEMENT_UNAVAILABLE};
+pub use path_view::{PathEntry, PathView, RealFs};
 pub use policy::{MatchMode, Matcher};
 pub use shell::{
     CommandOption, Effect, Hazard, MAX_COMMAND_BYTES, MAX_DIR_CHANGES, MAX_LINE_PARTS, OptionValue,
-    ShellCommand, ShellSyntax,
+    ShellCommand, ShellSyntax, SimpleCommand,
 };
 
 /// What a host uses, in one import: `use tool_approval::prelude::*;` — the

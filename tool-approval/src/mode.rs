@@ -1,71 +1,5 @@
 //! Approval modes and the last step of a decision: what the mode does with
-//! the strictest finding of a call.
-//!
-//! Audits come **before** the mode (the order of the reference design): a
-//! mode can only exempt what the tool or the host configured statically
-//! (`required` in a manifest or a policy file), never what an audit found
-//! in this very call. Every finding has a source:
-//!
-//! - **global**: a global audit (the blacklist, a host audit);
-//! - **dynamic**: the API's dynamic audit flagged the call (a failed
-//!   `pathScopeAudit`, an audit type nobody registered);
-//! - **limit**: the call could not be analysed (too long, too deep, text
-//!   that does not parse and might hide a deny or `always` rule); its rule
-//!   id starts with `limits/`;
-//! - **static**: the tool's API-level or tool-level policy or rule list, the
-//!   host's policy-file rules, or a dynamic audit that passed (its `default`);
-//! - **unknown**: the tool is not in the registry, or its manifest does not
-//!   define the API;
-//! - **none**: nothing is configured.
-//!
-//! | source and policy | manual | allow-list, key not listed | allow-list, key listed | auto-run | headless |
-//! |---|---|---|---|---|---|
-//! | any source, `deny` | block | block | block | block | block |
-//! | any source, `always` | ask | ask | ask | ask | block |
-//! | global, `required` | ask | ask | ask | ask | block |
-//! | dynamic, `required` | ask | ask | ask | ask | block |
-//! | limit (`required`) | ask | ask | ask | ask | block |
-//! | unread code (`limits/unread-code`, `required`) | ask | ask | ask | run ◆, confined | run ◆, confined |
-//! | static, `required` | ask | ask | run ◆ | run ◆ | run ◆ |
-//! | static, `never` | run ◆ | run ◆ | run ◆ | run ◆ | run ◆ |
-//! | remembered ("always" from a person) | run ◆ | run ◆ | run ◆ | run ◆ | run ◆ |
-//! | unknown tool or API | ask | ask | ask | run ◆ | run ◆ |
-//! | none | run ◆ | run ◆ | run ◆ | run ◆ | run ◆ |
-//!
-//! A remembered approval ranks like a listed key: audits, limits, `always`
-//! and `deny` still come first.
-//!
-//! # The confinement column
-//!
-//! Every `run` happens without a person having seen the call (◆). For a
-//! call to an API that [touches the host](tool_core::ApiDefinition::touches_host)
-//! (an unknown tool or API counts as touching it), the decision carries a
-//! [`Confinement`]:
-//!
-//! | action | confinement of a `touches_host` call | where the host cannot confine |
-//! |---|---|---|
-//! | run ◆ | the engine's default ([`Confinement::workspace_write`], no network; [`PolicyEngineBuilder::confinement`](crate::PolicyEngineBuilder::confinement)), or the deciding host rule's own `confinement` | ask (`confinement/unavailable`); headless: block |
-//! | ask | once approved: full access, since a person saw exactly this call ([`PolicyEngineBuilder::confine_approved`](crate::PolicyEngineBuilder::confine_approved) keeps it at the default), or the deciding host rule's own `confinement` | full access once approved |
-//! | block | none (`null`) | none |
-//!
-//! A call to an API that does not touch the host gets none (`null`) in
-//! every cell. Only a host rule (a policy file or
-//! [`PolicyEngineBuilder::rules`](crate::PolicyEngineBuilder::rules)) can
-//! take its calls out of confinement, explicitly (`"confinement":
-//! "full_access"`, or a full confinement object); a tool's manifest cannot.
-//! The support is the host's
-//! ([`PolicyEngineBuilder::confinement_support`](crate::PolicyEngineBuilder::confinement_support))
-//! when it gave one, else what the called tool reports
-//! ([`Tool::confinement_support`](tool_core::Tool::confinement_support)).
-//! Where [`ConfinementSupport`] is not available (the default,
-//! `Unknown`, counts as unavailable), a `run` that would be confined asks
-//! instead, or is blocked in headless mode, with a reason naming the
-//! confinement it lacks; a host rule's explicit `full_access` still runs.
-//! Audits keep their place: confinement is the second wall behind them.
-//!
-//! Headless does better than the reference design (whose headless mode
-//! lets a non-`always` global finding through): whatever would need a human
-//! there is blocked, with the reason saying so.
+//! the strictest finding of a call (the table is on [`ApprovalMode`]).
 
 use std::str::FromStr;
 
@@ -77,7 +11,74 @@ use crate::error::Error;
 
 use InterventionPolicy::{Always, Deny, Never, Required};
 
-/// How much the host trusts calls. See the [module docs](self) for the table.
+/// How much the host trusts calls, and what each mode does with a call's
+/// strictest finding.
+///
+/// Audits come **before** the mode (the order of the reference design): a
+/// mode can only exempt what the tool or the host configured statically
+/// (`required` in a manifest or a policy file), never what an audit found
+/// in this very call. Every finding has a source:
+///
+/// - **global**: a global audit (the blacklist, a host audit);
+/// - **dynamic**: the API's dynamic audit flagged the call (a failed
+///   `pathScopeAudit`, an audit type nobody registered);
+/// - **limit**: the call could not be analysed (too long, too deep, text
+///   that does not parse and might hide a deny or `always` rule); its rule
+///   id starts with `limits/`;
+/// - **static**: the tool's API-level or tool-level policy or rule list, the
+///   host's policy-file rules, or a dynamic audit that passed (its `default`);
+/// - **unknown**: the tool is not in the registry, or its manifest does not
+///   define the API;
+/// - **none**: nothing is configured.
+///
+/// | source and policy | manual | allow-list, key not listed | allow-list, key listed | auto-run | headless |
+/// |---|---|---|---|---|---|
+/// | any source, `deny` | block | block | block | block | block |
+/// | any source, `always` | ask | ask | ask | ask | block |
+/// | global, `required` | ask | ask | ask | ask | block |
+/// | dynamic, `required` | ask | ask | ask | ask | block |
+/// | limit (`required`) | ask | ask | ask | ask | block |
+/// | unread code (`limits/unread-code`, `required`) | ask | ask | ask | run ◆, confined | run ◆, confined |
+/// | static, `required` | ask | ask | run ◆ | run ◆ | run ◆ |
+/// | static, `never` | run ◆ | run ◆ | run ◆ | run ◆ | run ◆ |
+/// | remembered ("always" from a person) | run ◆ | run ◆ | run ◆ | run ◆ | run ◆ |
+/// | unknown tool or API | ask | ask | ask | run ◆ | run ◆ |
+/// | none | run ◆ | run ◆ | run ◆ | run ◆ | run ◆ |
+///
+/// A remembered approval ranks like a listed key: audits, limits, `always`
+/// and `deny` still come first.
+///
+/// # The confinement column
+///
+/// Every `run` happens without a person having seen the call (◆). For a
+/// call to an API that [touches the host](tool_core::ApiDefinition::touches_host)
+/// (an unknown tool or API counts as touching it), the decision carries a
+/// [`Confinement`]:
+///
+/// | action | confinement of a `touches_host` call | where the host cannot confine |
+/// |---|---|---|
+/// | run ◆ | the engine's default ([`Confinement::workspace_write`], no network; [`PolicyEngineBuilder::confinement`](crate::PolicyEngineBuilder::confinement)), or the deciding host rule's own `confinement` | ask (`confinement/unavailable`); headless: block |
+/// | ask | once approved: full access, since a person saw exactly this call ([`PolicyEngineBuilder::confine_approved`](crate::PolicyEngineBuilder::confine_approved) keeps it at the default), or the deciding host rule's own `confinement` | full access once approved |
+/// | block | none (`null`) | none |
+///
+/// A call to an API that does not touch the host gets none (`null`) in
+/// every cell. Only a host rule (a policy file or
+/// [`PolicyEngineBuilder::rules`](crate::PolicyEngineBuilder::rules)) can
+/// take its calls out of confinement, explicitly (`"confinement":
+/// "full_access"`, or a full confinement object); a tool's manifest cannot.
+/// The support is the host's
+/// ([`PolicyEngineBuilder::confinement_support`](crate::PolicyEngineBuilder::confinement_support))
+/// when it gave one, else what the called tool reports
+/// ([`Tool::confinement_support`](tool_core::Tool::confinement_support)).
+/// Where [`ConfinementSupport`] is not available (the default,
+/// `Unknown`, counts as unavailable), a `run` that would be confined asks
+/// instead, or is blocked in headless mode, with a reason naming the
+/// confinement it lacks; a host rule's explicit `full_access` still runs.
+/// Audits keep their place: confinement is the second wall behind them.
+///
+/// Headless does better than the reference design (whose headless mode
+/// lets a non-`always` global finding through): whatever would need a human
+/// there is blocked, with the reason saying so.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ApprovalMode {

@@ -12,7 +12,7 @@ use std::path::{Component, Path, PathBuf};
 /// What a [`PathView`] finds at a path, without following a final symlink.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum Entry {
+pub enum PathEntry {
     /// Nothing is there.
     Missing,
     /// A symbolic link (dangling or not).
@@ -24,7 +24,7 @@ pub enum Entry {
 /// The filesystem lookups path resolution needs.
 pub trait PathView: Send + Sync + fmt::Debug {
     /// What is at `path`, not following a final symlink (`lstat`).
-    fn entry(&self, path: &Path) -> Entry;
+    fn entry(&self, path: &Path) -> PathEntry;
     /// `path` with every symlink followed, or `None` when that fails (a
     /// missing component, a dangling link, a loop).
     fn canonicalize(&self, path: &Path) -> Option<PathBuf>;
@@ -37,11 +37,11 @@ pub trait PathView: Send + Sync + fmt::Debug {
 pub struct RealFs;
 
 impl PathView for RealFs {
-    fn entry(&self, path: &Path) -> Entry {
+    fn entry(&self, path: &Path) -> PathEntry {
         match std::fs::symlink_metadata(path) {
-            Ok(meta) if meta.file_type().is_symlink() => Entry::Link,
-            Ok(_) => Entry::Other,
-            Err(_) => Entry::Missing,
+            Ok(meta) if meta.file_type().is_symlink() => PathEntry::Link,
+            Ok(_) => PathEntry::Other,
+            Err(_) => PathEntry::Missing,
         }
     }
 
@@ -56,12 +56,12 @@ impl PathView for RealFs {
 
 /// Expands `~`/`$HOME`, drops any glob tail, joins onto `cwd` and resolves
 /// the result with [`real_path`], on the real filesystem.
-pub fn resolve_path(raw: &str, cwd: &Path, home: Option<&Path>) -> Option<PathBuf> {
+pub(crate) fn resolve_path(raw: &str, cwd: &Path, home: Option<&Path>) -> Option<PathBuf> {
     resolve_path_in(&RealFs, raw, cwd, home)
 }
 
 /// [`resolve_path`] through `view`.
-pub fn resolve_path_in(
+pub(crate) fn resolve_path_in(
     view: &dyn PathView,
     raw: &str,
     cwd: &Path,
@@ -119,12 +119,12 @@ fn glob_base(raw: &str) -> &str {
 /// existing component is canonicalised. Components that do not exist are
 /// kept as written, so a path to a new file still resolves. Reads the real
 /// filesystem; [`real_path_in`] takes a [`PathView`].
-pub fn real_path(path: &Path) -> PathBuf {
+pub(crate) fn real_path(path: &Path) -> PathBuf {
     real_path_in(&RealFs, path)
 }
 
 /// [`real_path`] through `view`.
-pub fn real_path_in(view: &dyn PathView, path: &Path) -> PathBuf {
+pub(crate) fn real_path_in(view: &dyn PathView, path: &Path) -> PathBuf {
     real_path_within(view, path, 0)
 }
 
@@ -161,7 +161,7 @@ fn real_path_within(view: &dyn PathView, path: &Path, hops: usize) -> PathBuf {
                     continue;
                 }
                 current = match view.entry(&candidate) {
-                    Entry::Missing => {
+                    PathEntry::Missing => {
                         missing = true;
                         candidate
                     }
@@ -169,7 +169,7 @@ fn real_path_within(view: &dyn PathView, path: &Path, hops: usize) -> PathBuf {
                         Some(real) => real,
                         // A dangling link: writing through it creates its
                         // target, so the target is where the path points.
-                        None if entry == Entry::Link && hops < MAX_LINK_HOPS => {
+                        None if entry == PathEntry::Link && hops < MAX_LINK_HOPS => {
                             match view.read_link(&candidate) {
                                 Some(target) => {
                                     real_path_within(view, &current.join(target), hops + 1)

@@ -17,7 +17,7 @@ mod path_scope;
 
 pub(crate) use blacklist::builtin_rows_checked;
 pub use blacklist::{Blacklist, BlacklistEntry};
-pub use path_scope::{DESTINATION_NAMES, PATH_SCOPE_AUDIT, PathScopeAudit, WRITING_API_WORDS};
+pub use path_scope::PathScopeAudit;
 
 /// What an audit sees: the call, the host's context, and the facts the
 /// engine found once for this call (path and command arguments, each

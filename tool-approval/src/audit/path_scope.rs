@@ -31,17 +31,17 @@ use crate::audit::{AuditInput, AuditVerdict, DynamicAudit};
 use crate::path_view::{PathView, RealFs, absolute, real_path_in, resolve_path_in};
 
 /// The dynamic audit's type string (tool-core's constant).
-pub use tool_core::PATH_SCOPE_AUDIT;
+use tool_core::PATH_SCOPE_AUDIT;
 
 /// Words in an API's name (ASCII case ignored) that mean it writes,
 /// creates, moves or deletes its path arguments.
-pub const WRITING_API_WORDS: &[&str] = &[
+pub(crate) const WRITING_API_WORDS: &[&str] = &[
     "write", "edit", "move", "rename", "delete", "remove", "create", "mkdir", "copy", "patch",
     "append", "save", "touch", "chmod", "link", "replace", "apply", "unzip", "extract",
 ];
 
 /// Argument names (ASCII case ignored) that hold a location the call writes.
-pub const DESTINATION_NAMES: &[&str] = &[
+pub(crate) const DESTINATION_NAMES: &[&str] = &[
     "destination",
     "dest",
     "dst",
@@ -277,13 +277,13 @@ mod tests {
     }
 
     impl PathView for FakeFs {
-        fn entry(&self, path: &Path) -> crate::path_view::Entry {
+        fn entry(&self, path: &Path) -> crate::path_view::PathEntry {
             if self.links.contains_key(path) {
-                crate::path_view::Entry::Link
+                crate::path_view::PathEntry::Link
             } else if self.others.contains(path) {
-                crate::path_view::Entry::Other
+                crate::path_view::PathEntry::Other
             } else {
-                crate::path_view::Entry::Missing
+                crate::path_view::PathEntry::Missing
             }
         }
 

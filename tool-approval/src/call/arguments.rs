@@ -19,7 +19,7 @@ use crate::error::push_pointer;
 use crate::path_view::{RealFs, stays_inside};
 
 /// Parameter names that hold one path.
-pub const PATH_NAMES: &[&str] = &[
+pub(crate) const PATH_NAMES: &[&str] = &[
     "path",
     "file_path",
     "filePath",
@@ -56,10 +56,11 @@ pub const PATH_NAMES: &[&str] = &[
 ];
 
 /// Parameter names that hold a list of paths.
-pub const PATH_LIST_NAMES: &[&str] = &["paths", "files", "filePaths", "file_paths", "directories"];
+pub(crate) const PATH_LIST_NAMES: &[&str] =
+    &["paths", "files", "filePaths", "file_paths", "directories"];
 
 /// Parameter names that hold a shell command.
-pub const COMMAND_NAMES: &[&str] = &[
+pub(crate) const COMMAND_NAMES: &[&str] = &[
     "command",
     "cmd",
     "script",
@@ -69,10 +70,10 @@ pub const COMMAND_NAMES: &[&str] = &[
 ];
 
 /// Parameter names that set the environment a command runs in.
-pub const ENV_NAMES: &[&str] = &["env", "environment", "envVars", "env_vars"];
+pub(crate) const ENV_NAMES: &[&str] = &["env", "environment", "envVars", "env_vars"];
 
 /// Parameter names that set the directory a command runs in.
-pub const WORKDIR_NAMES: &[&str] = &[
+pub(crate) const WORKDIR_NAMES: &[&str] = &[
     "cwd",
     "workdir",
     "workingDirectory",
@@ -145,7 +146,7 @@ impl FoundArgument<'_> {
 /// use serde_json::json;
 /// let schema = json!({"type": "object", "properties": {"to": {"type": "string", "format": "path"}}});
 /// let args = json!({"to": "/etc", "items": [{"oldPath": "a", "newPath": "../b"}]});
-/// let found: Vec<String> = tool_approval::call::arguments::path_arguments(&args, Some(&schema))
+/// let found: Vec<String> = tool_approval::path_arguments(&args, Some(&schema))
 ///     .into_iter().map(|f| f.pointer).collect();
 /// assert_eq!(found, ["/items/0/newPath", "/items/0/oldPath", "/to"]);
 /// ```

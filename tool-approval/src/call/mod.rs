@@ -5,7 +5,7 @@
 use serde_json::Value;
 use tool_core::{ConfinementSupport, OfferedTools, PreparedCall, ToolManifest};
 
-pub mod arguments;
+pub(crate) mod arguments;
 pub(crate) mod facts;
 
 /// One call to evaluate: who, which API, with what, and the tool's manifest

@@ -62,7 +62,7 @@ impl Gate for PolicyEngine {
 
     /// Remembers the approved call for the engine's lifetime: its key, or
     /// for a shell command its command prefix (see
-    /// [`remember`](super::remember)).
+    /// [remembered approvals](crate::PolicyEngine#remembered-approvals)).
     fn remember(&self, call: &PreparedCall, _: &GateDecision) {
         let call = CallRef::new(&call.identifier, &call.api, &call.arguments);
         self.remember_call(&call, &ToolContext::new());

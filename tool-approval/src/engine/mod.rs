@@ -22,14 +22,15 @@ mod gate;
 mod host_rule;
 mod json_fields;
 mod policy_file;
-pub mod policy_shell;
-pub mod remember;
+pub(crate) mod policy_shell;
+pub(crate) mod remember;
 
 pub use builder::PolicyEngineBuilder;
 pub use host_rule::HostRule;
 use host_rule::HostRules;
 pub use policy_file::{MAX_POLICY_FILE_BYTES, PolicyFile};
 use remember::Memory;
+pub use remember::{EXACT_ONLY, MAX_SUBCOMMAND_WORDS};
 
 use InterventionPolicy::Required;
 
@@ -55,12 +56,11 @@ use InterventionPolicy::Required;
 ///    match text the parser could not read gives a `limits/unparsed-text`
 ///    finding (ask) instead of blocking.
 /// 4. **Remembered approvals** ("always" from a person, see
-///    [`remember`]) rank like a listed key: they let a static `required` or
+///    [below](#remembered-approvals)) rank like a listed key: they let a static `required` or
 ///    an unknown-tool ask run, never an audit finding, a limit, `always` or
 ///    `deny`.
 /// 5. The strictest finding applies, and **the mode** decides what to do
-///    with it: see the table in [`ApprovalMode`]'s module docs
-///    ([`crate::mode`]). Modes exempt only static `required` policies,
+///    with it: see the table in [`ApprovalMode`]. Modes exempt only static `required` policies,
 ///    never an audit finding or a limit.
 /// 6. **Confinement**: every `run` of a call to an API that touches the
 ///    host (or is unknown) gets the engine's default confinement
@@ -70,7 +70,7 @@ use InterventionPolicy::Required;
 ///    [`PolicyEngineBuilder::confine_approved`]). Where the host's
 ///    [`ConfinementSupport`] is not available, a confined `run` asks
 ///    instead (headless: is blocked) under `confinement/unavailable`. See
-///    the confinement column in [`crate::mode`].
+///    the confinement column in [`ApprovalMode`].
 ///
 /// # As a gate
 ///
@@ -81,7 +81,7 @@ use InterventionPolicy::Required;
 /// (`rule` and `message` from its reason, `confinement` as decided,
 /// `details` the decision serialised). An approval with "always"
 /// ([`Gate::remember`](tool_core::Gate::remember)) is remembered for the
-/// engine's lifetime (see [`remember`]).
+/// engine's lifetime (see [below](#remembered-approvals)).
 ///
 /// ```
 /// use std::sync::Arc;
@@ -113,6 +113,25 @@ use InterventionPolicy::Required;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// # }).unwrap();
 /// ```
+///
+/// # Remembered approvals
+///
+/// What a person approved with "always" is kept for the engine's lifetime
+/// ([`Gate::remember`](tool_core::Gate::remember), [`remember_call`](Self::remember_call)):
+///
+/// | approved call | remembered as | approves later |
+/// |---|---|---|
+/// | no shell-command argument | its `identifier/apiName` key | any call to that key without a shell command |
+/// | `git add src/a.rs` (a plain command) | a `never` rule `git add:*` on the parameter | `git add -A`, not `git add . && rm -rf ~` (every part must match) |
+/// | `git add a && cargo test` | one prefix rule per part (`git add:*`, `cargo test:*`) | those parts, alone or together |
+/// | `rm -rf build`, `python x.py` (a program of [`EXACT_ONLY`]) | that exact command text | only that text again |
+/// | a nested command, a redirect, an assignment, a computed word | nothing | (asks again) |
+///
+/// A prefix is the program and up to [`MAX_SUBCOMMAND_WORDS`] following
+/// words that read as subcommands (lowercase letters, digits, `-`, `_`;
+/// not an option, a path or a value). A remembered approval ranks like a
+/// listed key: audits, limits, `always` and `deny` rules still come first,
+/// and the calls it lets through run confined like any unattended call.
 #[derive(Debug)]
 pub struct PolicyEngine {
     mode: ApprovalMode,
@@ -220,7 +239,7 @@ impl PolicyEngine {
         mode::decide(self.mode, top, standing, wall)
     }
 
-    /// Records a person's "always" for this call (see [`remember`]).
+    /// Records a person's "always" for this call (see [remembered approvals](Self#remembered-approvals)).
     pub fn remember_call(&self, call: &CallRef<'_>, ctx: &ToolContext) {
         let facts =
             CallFacts::build_with(call.arguments, call.schema(), ctx.cwd(), &self.shell_syntax);

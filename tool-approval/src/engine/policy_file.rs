@@ -1,49 +1,4 @@
-//! The host's policy file.
-//!
-//! ```json
-//! {
-//!   "mode": "manual",
-//!   "allowList": ["local-system/readFile"],
-//!   "rules": {
-//!     "local-system/runCommand": [
-//!       {"match": {"command": "git status:*"}, "policy": "never",
-//!        "examples": {"match": ["git status -s"], "notMatch": ["git status && rm -rf ~"]}},
-//!       {"match": {"command": "cargo build:*"}, "policy": "never", "confinement": "full_access"},
-//!       {"match": {"command": "git push:*"}, "policy": "deny"},
-//!       {"policy": "required"}
-//!     ]
-//!   },
-//!   "blacklist": "default"
-//! }
-//! ```
-//!
-//! - `mode`: `manual` | `allow-list` | `auto-run` | `headless` (optional; a
-//!   host's command-line flag may override it).
-//! - `allowList`: `identifier/apiName` keys (used in allow-list mode).
-//! - `rules`: `identifier/apiName` → rule list. A rule is `{match?, policy,
-//!   examples?, confinement?}`; `match` maps a parameter to a matcher (see
-//!   [`Matcher`](crate::Matcher)); `examples.match` / `examples.notMatch`
-//!   list argument objects (or bare values, for one-parameter rules) the rule
-//!   must / must not match, checked at load time. `confinement` is what the
-//!   calls this rule decides run under instead of the engine's default:
-//!   `"full_access"` (explicitly out of confinement), `"workspace_write"`,
-//!   `"read_only"` (both without network), or a full object
-//!   `{"mode": "workspace_write", "writable_roots": ["/srv/cache"], "network": true}`
-//!   (see [`Confinement`](tool_core::Confinement) and the confinement column
-//!   in [`crate::mode`]). Only the host's rules have it; a tool's manifest
-//!   rules do not.
-//! - `blacklist`: `"default"` (the built-ins, also when absent), `"none"`, or
-//!   `{"base": "default"|"none", "remove": [ids], "add": [entries]}` where an
-//!   entry is `{"id", "policy", "command": matcher}` or `{"id", "policy",
-//!   "path": glob}`, with an optional `"message"` and optional `"examples":
-//!   {"match": [...], "notMatch": [...]}` (commands or paths the entry must
-//!   and must not flag, checked at load: a wrong example is an error at its
-//!   pointer, `/blacklist/add/0/examples/match/1`).
-//! - `shell`: the host's wrappers and command options, see
-//!   [`policy_shell`](super::policy_shell) and [`ShellSyntax`].
-//!
-//! Unknown fields, unknown policies or modes, bad keys, bad regexes and
-//! failing examples are errors that name the place as a JSON pointer.
+//! The host's policy file (its format is on [`PolicyFile`]).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -64,6 +19,71 @@ use crate::shell::ShellSyntax;
 pub const MAX_POLICY_FILE_BYTES: u64 = 4 * 1024 * 1024;
 
 /// A loaded, checked policy file; [`PolicyFile::engine`] builds the engine it describes.
+///
+/// ```json
+/// {
+///   "mode": "manual",
+///   "allowList": ["local-system/readFile"],
+///   "rules": {
+///     "local-system/runCommand": [
+///       {"match": {"command": "git status:*"}, "policy": "never",
+///        "examples": {"match": ["git status -s"], "notMatch": ["git status && rm -rf ~"]}},
+///       {"match": {"command": "cargo build:*"}, "policy": "never", "confinement": "full_access"},
+///       {"match": {"command": "git push:*"}, "policy": "deny"},
+///       {"policy": "required"}
+///     ]
+///   },
+///   "blacklist": "default"
+/// }
+/// ```
+///
+/// - `mode`: `manual` | `allow-list` | `auto-run` | `headless` (optional; a
+///   host's command-line flag may override it).
+/// - `allowList`: `identifier/apiName` keys (used in allow-list mode).
+/// - `rules`: `identifier/apiName` → rule list. A rule is `{match?, policy,
+///   examples?, confinement?}`; `match` maps a parameter to a matcher (see
+///   [`Matcher`](crate::Matcher)); `examples.match` / `examples.notMatch`
+///   list argument objects (or bare values, for one-parameter rules) the rule
+///   must / must not match, checked at load time. `confinement` is what the
+///   calls this rule decides run under instead of the engine's default:
+///   `"full_access"` (explicitly out of confinement), `"workspace_write"`,
+///   `"read_only"` (both without network), or a full object
+///   `{"mode": "workspace_write", "writable_roots": ["/srv/cache"], "network": true}`
+///   (see [`Confinement`](tool_core::Confinement) and the confinement column
+///   in [`ApprovalMode`](crate::ApprovalMode)). Only the host's rules have it; a tool's manifest
+///   rules do not.
+/// - `blacklist`: `"default"` (the built-ins, also when absent), `"none"`, or
+///   `{"base": "default"|"none", "remove": [ids], "add": [entries]}` where an
+///   entry is `{"id", "policy", "command": matcher}` or `{"id", "policy",
+///   "path": glob}`, with an optional `"message"` and optional `"examples":
+///   {"match": [...], "notMatch": [...]}` (commands or paths the entry must
+///   and must not flag, checked at load: a wrong example is an error at its
+///   pointer, `/blacklist/add/0/examples/match/1`).
+/// - `shell`: the host's wrappers and command options, see
+///   [the `shell` section](#the-shell-section) and [`ShellSyntax`](crate::ShellSyntax).
+///
+/// Unknown fields, unknown policies or modes, bad keys, bad regexes and
+/// failing examples are errors that name the place as a JSON pointer.
+///
+/// # The `shell` section
+///
+/// A host's wrappers and command options (see [`ShellSyntax`](crate::ShellSyntax)).
+///
+/// ```json
+/// "shell": {
+///   "wrappers": [{"name": "with-vpn", "valuedOptions": ["--profile"], "positional": 0}],
+///   "options": [{"program": "deploy", "subcommand": "run", "names": ["--hook"],
+///                "value": "required", "effect": "runsCode"}]
+/// }
+/// ```
+///
+/// Each option is a row of the program table ([`CommandOption`](crate::CommandOption)).
+/// `value` is `required` (`-o F`, `-oF`, `--out F`, `--out=F`), `attached`
+/// (`--out=F` only) or `flag`; `effect` is one of the table's effects
+/// ([`Effect`](crate::Effect): `readsFile`, `writesFile`, `runsCode`, `loadsCode`, `network`,
+/// `changesConfig`) or `none` for an option that only takes a value (so the
+/// word after it is neither the subcommand nor an operand: `deploy --env prod
+/// run --hook CMD`).
 #[derive(Debug, Clone)]
 pub struct PolicyFile {
     /// The file's mode, if it sets one.

@@ -1,21 +1,5 @@
-//! The `shell` section of the policy file: a host's wrappers and command
-//! options (see [`ShellSyntax`]).
-//!
-//! ```json
-//! "shell": {
-//!   "wrappers": [{"name": "with-vpn", "valuedOptions": ["--profile"], "positional": 0}],
-//!   "options": [{"program": "deploy", "subcommand": "run", "names": ["--hook"],
-//!                "value": "required", "effect": "runsCode"}]
-//! }
-//! ```
-//!
-//! Each option is a row of the program table ([`crate::shell::table`]).
-//! `value` is `required` (`-o F`, `-oF`, `--out F`, `--out=F`), `attached`
-//! (`--out=F` only) or `flag`; `effect` is one of the table's effects
-//! ([`Effect`]: `readsFile`, `writesFile`, `runsCode`, `loadsCode`, `network`,
-//! `changesConfig`) or `none` for an option that only takes a value (so the
-//! word after it is neither the subcommand nor an operand: `deploy --env prod
-//! run --hook CMD`).
+//! The `shell` section of the policy file (its format is on
+//! [`PolicyFile`](crate::PolicyFile)).
 
 use serde_json::Value;
 

@@ -1,19 +1,5 @@
 //! What a person approved with "always", kept for the engine's lifetime
-//! ([`Gate::remember`](tool_core::Gate::remember)).
-//!
-//! | approved call | remembered as | approves later |
-//! |---|---|---|
-//! | no shell-command argument | its `identifier/apiName` key | any call to that key without a shell command |
-//! | `git add src/a.rs` (a plain command) | a `never` rule `git add:*` on the parameter | `git add -A`, not `git add . && rm -rf ~` (every part must match) |
-//! | `git add a && cargo test` | one prefix rule per part (`git add:*`, `cargo test:*`) | those parts, alone or together |
-//! | `rm -rf build`, `python x.py` (a program of [`EXACT_ONLY`]) | that exact command text | only that text again |
-//! | a nested command, a redirect, an assignment, a computed word | nothing | (asks again) |
-//!
-//! A prefix is the program and up to [`MAX_SUBCOMMAND_WORDS`] following
-//! words that read as subcommands (lowercase letters, digits, `-`, `_`;
-//! not an option, a path or a value). A remembered approval ranks like a
-//! listed key: audits, limits, `always` and `deny` rules still come first,
-//! and the calls it lets through run confined like any unattended call.
+//! (the rules are on [`PolicyEngine`](crate::PolicyEngine)'s "Remembered approvals").
 
 use std::collections::BTreeMap;
 use std::sync::RwLock;

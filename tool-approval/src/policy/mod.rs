@@ -8,4 +8,4 @@ pub(crate) mod matcher;
 pub(crate) mod rules;
 
 pub use matcher::{MatchMode, Matcher};
-pub use rules::{RuleHit, RuleSet};
+pub(crate) use rules::{RuleHit, RuleSet};

@@ -11,8 +11,6 @@
 //! argument too: a non-empty environment (`env`, `environment`) or a working
 //! directory (`cwd`, `workdir`, …) outside the host's working directory.
 
-use std::path::Path;
-
 use serde_json::Value;
 use tool_core::{InterventionPolicy, InterventionRule};
 
@@ -24,7 +22,7 @@ use crate::shell::Hazard;
 
 /// A compiled rule list.
 #[derive(Debug, Clone, Default)]
-pub struct RuleSet {
+pub(crate) struct RuleSet {
     rules: Vec<CompiledRule>,
     /// The rules that may approve a compound command together (see
     /// [`composite_approval`](Self::composite_approval)): `never` rules
@@ -43,7 +41,7 @@ struct CompiledRule {
 
 /// The rule that decided.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RuleHit {
+pub(crate) struct RuleHit {
     /// Index of the rule in its list.
     pub index: usize,
     /// The rule's policy.
@@ -61,7 +59,7 @@ pub struct RuleHit {
 
 impl RuleSet {
     /// Compiles rules (regexes, globs, prefixes).
-    pub fn compile(rules: &[InterventionRule]) -> Result<Self, Error> {
+    pub(crate) fn compile(rules: &[InterventionRule]) -> Result<Self, Error> {
         Self::compile_at(rules, "")
     }
 
@@ -100,31 +98,23 @@ impl RuleSet {
         })
     }
 
-    /// The number of rules.
-    pub fn len(&self) -> usize {
-        self.rules.len()
-    }
-
-    /// True when the list has no rules.
-    pub fn is_empty(&self) -> bool {
-        self.rules.is_empty()
-    }
-
     /// The deciding rule for `args`, or `None` when no rule matches.
     /// `schema` (the API's parameters) marks extra shell-command parameters.
     /// A working-directory argument counts as leaving the host's directory
     /// unless it is `.` (see [`evaluate_in`](Self::evaluate_in)).
-    pub fn evaluate(&self, args: &Value, schema: Option<&Value>) -> Option<RuleHit> {
+    #[cfg(test)]
+    pub(crate) fn evaluate(&self, args: &Value, schema: Option<&Value>) -> Option<RuleHit> {
         self.evaluate_in(args, schema, None)
     }
 
     /// Like [`evaluate`](Self::evaluate), with the host's working directory,
     /// against which a working-directory argument is judged.
-    pub fn evaluate_in(
+    #[cfg(test)]
+    pub(crate) fn evaluate_in(
         &self,
         args: &Value,
         schema: Option<&Value>,
-        cwd: Option<&Path>,
+        cwd: Option<&std::path::Path>,
     ) -> Option<RuleHit> {
         let facts = CallFacts::build(args, schema, cwd);
         self.evaluate_facts(args, schema, &facts)
@@ -241,7 +231,7 @@ impl RuleSet {
     }
 
     /// Whether rule `index` matches `args` on its own.
-    pub fn rule_matches(&self, index: usize, args: &Value, schema: Option<&Value>) -> bool {
+    pub(crate) fn rule_matches(&self, index: usize, args: &Value, schema: Option<&Value>) -> bool {
         let facts = CallFacts::build(args, schema, None);
         let subjects = Subjects::new(args, schema, &facts);
         self.rules
