@@ -736,41 +736,22 @@ pub(crate) fn too_many_wrappers(words: &[String]) -> bool {
     if words.first().is_none_or(|w| !is_wrapper(basename(w))) {
         return false;
     }
-    // The same steps as `unwrap_once` on a copy whose first word is its
-    // basename, counting the words each view would hold; the rest of the
-    // line is borrowed, not copied (`nice nice … ls` thousands deep copied
-    // it once per level). Only a `-S` string's words are owned.
-    let mut owned: Vec<String> = Vec::new();
-    let mut tail: &[String] = words;
-    let mut copied = words.len();
+    let mut current = words.to_vec();
+    let mut copied = current.len();
     for _ in 0..=MAX_UNWRAP {
-        let (first, rest): (&str, &[String]) = match owned.split_first() {
-            Some((first, before)) => {
-                // Owned words come first; the borrowed tail follows them.
-                if before.is_empty() {
-                    (basename(first), tail)
-                } else {
-                    return too_many_wrappers_owned(&owned, tail, copied);
+        if let Some(first) = current.first_mut() {
+            *first = basename(first).to_owned();
+        }
+        match unwrap_once(&current, &[]) {
+            Some(inner) => {
+                copied = copied.saturating_add(inner.len());
+                if copied > MAX_VIEW_WORDS {
+                    return true;
                 }
+                current = inner;
             }
-            None => match tail.split_first() {
-                Some((first, rest)) => (basename(first), rest),
-                None => return false,
-            },
-        };
-        let Some((prefix, after)) = unwrap_split(first, rest, &[]) else {
-            return false;
-        };
-        let len = prefix.len().saturating_add(after.len());
-        if len == 0 {
-            return false;
+            None => return false,
         }
-        copied = copied.saturating_add(len);
-        if copied > MAX_VIEW_WORDS {
-            return true;
-        }
-        owned = prefix;
-        tail = after;
     }
     true
 }
@@ -828,20 +809,6 @@ fn builtin_wrapper(name: &str) -> Option<&'static Wrapper> {
 
 fn unwrap_once(words: &[String], host: &[HostWrapper]) -> Option<Vec<String>> {
     let (first, rest) = words.split_first()?;
-    let (mut inner, tail) = unwrap_split(first, rest, host)?;
-    inner.extend(tail.iter().cloned());
-    if inner.is_empty() { None } else { Some(inner) }
-}
-
-/// What [`unwrap_once`] reads from a wrapper `first` and its arguments
-/// `rest`, without copying them: the words a `-S` string adds (usually
-/// none) and the borrowed rest of the line that follows. `None` when
-/// `first` is no wrapper.
-fn unwrap_split<'w>(
-    first: &str,
-    rest: &'w [String],
-    host: &[HostWrapper],
-) -> Option<(Vec<String>, &'w [String])> {
     let wrapper = match builtin_wrapper(first) {
         Some(w) => Spec {
             name: w.name,
@@ -912,7 +879,9 @@ fn unwrap_split<'w>(
         }
         break;
     }
-    Some((prefix, rest.get(index..).unwrap_or_default()))
+    let mut inner = prefix;
+    inner.extend(rest.get(index..).unwrap_or_default().iter().cloned());
+    if inner.is_empty() { None } else { Some(inner) }
 }
 
 /// The commands run by `find … -exec CMD … ;` (also `-execdir`, `-ok`).
