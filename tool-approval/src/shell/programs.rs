@@ -31,7 +31,7 @@
 
 use super::scripts::reads_stdin_script;
 use super::table::Found;
-use super::words::{basename, shell_quote, tokenize};
+use super::words::{basename, join_argv, tokenize};
 
 /// A cheap first look: whether any word names a program this module reads.
 pub(crate) fn may_have_programs(words: &[String]) -> bool {
@@ -964,20 +964,7 @@ fn literal_command(chars: &[char], mut at: usize) -> Option<String> {
     }
     match words.as_slice() {
         [one] if !list => Some(one.clone()),
-        _ => Some(words.iter().map(|w| quote(w)).collect::<Vec<_>>().join(" ")),
-    }
-}
-
-/// `word` as one shell word: as is when it holds only plain characters.
-fn quote(word: &str) -> String {
-    let plain = !word.is_empty()
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_-./=:,+@%".contains(c));
-    if plain {
-        word.to_owned()
-    } else {
-        shell_quote(word)
+        _ => Some(join_argv(words.iter().map(String::as_str), false)),
     }
 }
 

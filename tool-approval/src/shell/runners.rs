@@ -15,7 +15,7 @@
 
 use super::table::takes_separate_value;
 use super::types::Hazard;
-use super::words::{basename, shell_quote};
+use super::words::{basename, join_argv};
 
 /// How a row's command is given.
 #[derive(Debug, Clone, Copy)]
@@ -478,27 +478,7 @@ fn option_value(words: &[String], options: &[&str]) -> Option<String> {
 }
 
 fn argv_script(words: &[String]) -> Option<String> {
-    (!words.is_empty()).then(|| {
-        words
-            .iter()
-            .map(|w| quote_if_needed(w))
-            .collect::<Vec<_>>()
-            .join(" ")
-    })
-}
-
-/// A word as the shell reads it back: as is when it holds only plain
-/// characters (so `~` still expands), else quoted.
-fn quote_if_needed(word: &str) -> String {
-    let plain = !word.is_empty()
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_-./~=:@%+,".contains(c));
-    if plain {
-        word.to_owned()
-    } else {
-        shell_quote(word)
-    }
+    (!words.is_empty()).then(|| join_argv(words.iter().map(String::as_str), true))
 }
 
 /// The command a row runs, if `args` (the words after the program) match it.

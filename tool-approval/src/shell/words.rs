@@ -131,6 +131,34 @@ pub(crate) fn shell_quote(word: &str) -> String {
     format!("'{}'", word.replace('\'', r"'\''"))
 }
 
+/// Words given as an argument vector, as one line of shell text that reads
+/// back as the same words: a word of plain characters stays as is, any
+/// other is quoted. `tilde_expands` says whether a leading `~` was still to
+/// be expanded (words of the line handed on by a runner: the shell expands
+/// it before the runner sees it) or is literal (a list in a program's
+/// source, `["rm", "~"]`).
+pub(crate) fn join_argv<'w>(
+    words: impl IntoIterator<Item = &'w str>,
+    tilde_expands: bool,
+) -> String {
+    let mut line = String::new();
+    for word in words {
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        let plain = !word.is_empty()
+            && word.chars().all(|c| {
+                c.is_ascii_alphanumeric() || "_-./=:,+@%".contains(c) || (tilde_expands && c == '~')
+            });
+        if plain {
+            line.push_str(word);
+        } else {
+            line.push_str(&shell_quote(word));
+        }
+    }
+    line
+}
+
 /// The text of an ANSI-C quoted word (`$'…'`) with its escapes decoded:
 /// `\n`, `\t`, `\e`, `\\`, `\'`, octal `\NNN`, hex `\xHH`, `\uHHHH`,
 /// `\UHHHHHHHH`, `\cX`. Text that is not `$'…'` is returned as is.
