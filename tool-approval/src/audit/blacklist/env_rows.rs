@@ -27,6 +27,12 @@ pub(crate) struct EnvRow {
     /// ([`RUNNING_FLAG_MARKERS`]): `CFLAGS=-O2` is, `CFLAGS=-fplugin=x.so`
     /// is not.
     pub(crate) flags: bool,
+    /// The value names locations (one, or a `:`-separated list): it is
+    /// safe when each is in the system's folders, the home directory or
+    /// the working directory ([`is_usual_location`]), or is the variable's
+    /// own old value (`$PATH`): `JAVA_HOME=/usr/lib/jvm/17` and
+    /// `PATH="$HOME/.local/bin:$PATH"` are, `CARGO_HOME=/tmp/x` is not.
+    pub(crate) locations: bool,
     /// Names that must match.
     #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) examples: &'static [&'static str],
@@ -77,16 +83,72 @@ pub(crate) const RUNNING_FLAG_MARKERS: &[&str] = &[
     "-Xclang",
     "--file",
     "--makefile",
+    "-javaagent",
+    "-agentpath",
+    "-agentlib",
+    "-Xbootclasspath",
 ];
 
+/// Folders outside the home and the working directory where a location
+/// may point (the system's own, written only by an administrator or a
+/// package manager).
+const SYSTEM_FOLDERS: &[&str] = &[
+    "/usr",
+    "/opt",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib64",
+    "/nix/store",
+    "/snap",
+    "/Library",
+    "/Applications",
+    "/System",
+];
+
+/// Whether one location of a value is where tools usually live: under a
+/// [`SYSTEM_FOLDERS`] entry, the home directory (`~`, `$HOME`) or the
+/// working directory (relative, `$PWD`), or the variable's own old value
+/// (`$PATH` in `PATH`); without `..` and without other expansions. A
+/// temporary folder (`/tmp/x`), another absolute folder, a parent of the
+/// working directory or a computed value is not.
+fn is_usual_location(location: &str, name: &str) -> bool {
+    let own = [format!("${name}"), format!("${{{name}}}")];
+    if own.iter().any(|o| o == location) {
+        return true;
+    }
+    let rest = ["~/", "$HOME/", "${HOME}/", "$PWD/", "${PWD}/"]
+        .iter()
+        .find_map(|p| location.strip_prefix(p));
+    let rest = match rest {
+        Some(rest) => rest,
+        None if location.starts_with('/') => {
+            let inside = SYSTEM_FOLDERS.iter().any(|f| {
+                location
+                    .strip_prefix(f)
+                    .is_some_and(|r| r.is_empty() || r.starts_with('/'))
+            });
+            if !inside {
+                return false;
+            }
+            location
+        }
+        None => location,
+    };
+    !rest.contains(['$', '`']) && !rest.split('/').any(|segment| segment == "..")
+}
+
 macro_rules! env_row {
+    ($name:literal, $what:literal, [$($p:literal),* $(,)?], any_case $case:literal, safe $safe:expr, LOCATIONS yes [$($y:literal),* $(,)?], no [$($n:literal),* $(,)?]) => {
+        env_row!(@row false, true, $name, $what, [$($p),*], $case, $safe, [$($y),*], [$($n),*])
+    };
     ($name:literal, $what:literal, [$($p:literal),* $(,)?], any_case $case:literal, safe $safe:expr, FLAGS yes [$($y:literal),* $(,)?], no [$($n:literal),* $(,)?]) => {
-        env_row!(@row true, $name, $what, [$($p),*], $case, $safe, [$($y),*], [$($n),*])
+        env_row!(@row true, false, $name, $what, [$($p),*], $case, $safe, [$($y),*], [$($n),*])
     };
     ($name:literal, $what:literal, [$($p:literal),* $(,)?], any_case $case:literal, safe $safe:expr, yes [$($y:literal),* $(,)?], no [$($n:literal),* $(,)?]) => {
-        env_row!(@row false, $name, $what, [$($p),*], $case, $safe, [$($y),*], [$($n),*])
+        env_row!(@row false, false, $name, $what, [$($p),*], $case, $safe, [$($y),*], [$($n),*])
     };
-    (@row $flags:literal, $name:literal, $what:literal, [$($p:literal),*], $case:literal, $safe:expr, [$($y:literal),*], [$($n:literal),*]) => {
+    (@row $flags:literal, $locations:literal, $name:literal, $what:literal, [$($p:literal),*], $case:literal, $safe:expr, [$($y:literal),*], [$($n:literal),*]) => {
         EnvRow {
             name: $name,
             what: $what,
@@ -94,6 +156,7 @@ macro_rules! env_row {
             any_case: $case,
             safe_values: $safe,
             flags: $flags,
+            locations: $locations,
             examples: &[$($y),*],
             counter_examples: &[$($n),*],
         }
@@ -105,10 +168,18 @@ pub(crate) const ENV_ROWS: &[EnvRow] = &[
     env_row!("dynamic-loader", "loads a library into every program", ["LD_*", "DYLD_*"],
         any_case false, safe &[], yes ["LD_PRELOAD", "LD_LIBRARY_PATH", "DYLD_INSERT_LIBRARIES"], no ["OLD_PATH", "LDFLAGS_EXTRA"]),
     env_row!("shell-start", "changes what a shell runs or where it looks for programs and start-up files",
-        ["PATH", "BASH_ENV", "ENV", "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS", "PS4", "IFS", "CDPATH",
+        ["BASH_ENV", "ENV", "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS", "PS4", "IFS", "CDPATH",
          "GLOBIGNORE", "BASH_FUNC_*", "ZDOTDIR", "HOME", "XDG_CONFIG_HOME", "XDG_DATA_DIRS", "XDG_CONFIG_DIRS",
          "PS0", "PS1", "HISTFILE"],
-        any_case false, safe &[], yes ["PATH", "BASH_ENV", "BASH_FUNC_ls%%", "ZDOTDIR"], no ["MYPATH", "PATH_INFO", "ENVIRONMENT"]),
+        any_case false, safe &[], yes ["BASH_ENV", "BASH_FUNC_ls%%", "ZDOTDIR"], no ["MYPATH", "PATH_INFO", "ENVIRONMENT"]),
+    env_row!("program-search-path", "changes where a shell looks for programs (dangerous when it names a folder outside the system, the home and the working directory)",
+        ["PATH"],
+        any_case false, safe &[], LOCATIONS yes ["PATH"], no ["PATH_INFO", "MANPATH"]),
+    env_row!("toolchain-homes", "points a build tool at another toolchain or tool home, whose configuration and programs it runs (dangerous outside the system, the home and the working directory)",
+        ["CARGO_HOME", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN", "JAVA_HOME", "GRADLE_USER_HOME", "GOROOT",
+         "GOPATH", "M2_HOME", "MAVEN_HOME", "ANDROID_HOME", "ANDROID_SDK_ROOT", "SDKMAN_DIR", "NVM_DIR",
+         "PYENV_ROOT", "RBENV_ROOT", "VOLTA_HOME", "BUN_INSTALL", "DENO_INSTALL", "FLUTTER_ROOT", "DOTNET_ROOT"],
+        any_case false, safe &[], LOCATIONS yes ["CARGO_HOME", "RUSTUP_TOOLCHAIN", "JAVA_HOME", "GOROOT"], no ["CARGO_TERM_COLOR", "JAVA_VERSION", "GOOS"]),
     env_row!("interpreter-load", "makes an interpreter load code before the program",
         ["PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "PYTHONBREAKPOINT", "PYTHONUSERBASE", "PERL5LIB",
          "PERL5OPT", "PERLLIB", "PERL5DB", "NODE_OPTIONS", "NODE_PATH", "RUBYOPT", "RUBYLIB",
@@ -135,13 +206,13 @@ pub(crate) const ENV_ROWS: &[EnvRow] = &[
          "CMAKE_TOOLCHAIN_FILE", "CCACHE_PREFIX", "GOENV", "GOTOOLCHAIN", "PKG_CONFIG", "PROTOC",
          "PYO3_PYTHON", "TARGET_CC", "TARGET_CXX", "TARGET_AR", "HOST_CC", "HOST_CXX", "CROSS_COMPILE"],
         any_case false, safe &[], yes ["RUSTC_WRAPPER", "CARGO_BUILD_RUSTC_WRAPPER", "CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER", "CC", "CXX", "CMAKE_C_COMPILER_LAUNCHER"],
-        no ["CARGO_TERM_COLOR", "RUST_LOG", "RUST_BACKTRACE", "CCC", "GOOS", "GOARCH", "CARGO_INCREMENTAL", "CARGO_BUILD_JOBS", "CARGO_PROFILE_RELEASE_DEBUG", "JAVA_HOME"]),
+        no ["CARGO_TERM_COLOR", "RUST_LOG", "RUST_BACKTRACE", "CCC", "GOOS", "GOARCH", "CARGO_INCREMENTAL", "CARGO_BUILD_JOBS", "CARGO_PROFILE_RELEASE_DEBUG", "JAVA_VERSION"]),
     env_row!("build-flags", "flags a build passes to its compiler, linker or tools (dangerous when a flag names a program or plugin)",
         ["RUSTFLAGS", "RUSTDOCFLAGS", "CARGO_ENCODED_RUSTFLAGS", "CARGO_ENCODED_RUSTDOCFLAGS",
          "CARGO_BUILD_RUSTFLAGS", "CARGO_BUILD_RUSTDOCFLAGS", "CARGO_TARGET_*_RUSTFLAGS", "CFLAGS",
          "CXXFLAGS", "CPPFLAGS", "LDFLAGS", "MAKEFLAGS", "MFLAGS", "GNUMAKEFLAGS", "GOFLAGS",
-         "CGO_*FLAGS", "MAVEN_OPTS", "GRADLE_OPTS"],
-        any_case false, safe &[], FLAGS yes ["RUSTFLAGS", "CFLAGS", "MAKEFLAGS", "GOFLAGS", "CGO_LDFLAGS"], no ["RUST_LOG", "GOOS"]),
+         "CGO_*FLAGS", "MAVEN_OPTS", "GRADLE_OPTS", "JAVA_OPTS", "SBT_OPTS", "ANT_OPTS", "KOTLIN_OPTS"],
+        any_case false, safe &[], FLAGS yes ["RUSTFLAGS", "CFLAGS", "MAKEFLAGS", "GOFLAGS", "CGO_LDFLAGS", "JAVA_OPTS"], no ["RUST_LOG", "GOOS"]),
     env_row!("package-manager-scripts", "names the shell, config file or node options a package manager runs scripts with",
         ["NPM_CONFIG_SCRIPT_SHELL", "NPM_CONFIG_USERCONFIG", "NPM_CONFIG_GLOBALCONFIG", "NPM_CONFIG_NODE_OPTIONS",
          "NPM_CONFIG_ONLOAD_SCRIPT", "NPM_CONFIG_SHELL", "NPM_CONFIG_PREFIX", "NPM_CONFIG_GIT",
@@ -203,6 +274,9 @@ pub(crate) fn dangerous_env(name: &str, value: Option<&str>) -> Option<&'static 
         };
         if r.safe_values.contains(&v) {
             return false;
+        }
+        if r.locations {
+            return !v.split(':').all(|l| is_usual_location(l, name));
         }
         !(r.flags && !v.contains(['$', '`']) && !runs_a_program(v))
     })
@@ -285,5 +359,40 @@ mod tests {
         assert!(dangerous_env("MAKEFLAGS", Some("'--eval=x:;id'")).is_some());
         assert!(dangerous_env("CFLAGS", Some("$X")).is_some());
         assert!(dangerous_env("CFLAGS", None).is_some());
+        assert!(dangerous_env("JAVA_OPTS", Some("-Xmx2g")).is_none());
+        assert!(dangerous_env("JAVA_OPTS", Some("-javaagent:./x.jar")).is_some());
+    }
+
+    #[test]
+    fn locations_are_judged_by_where_they_point() {
+        for (name, value) in [
+            ("PATH", "\"$HOME/.local/bin:$PATH\""),
+            ("PATH", "$PATH:./node_modules/.bin"),
+            ("PATH", "${PWD}/bin:${PATH}"),
+            ("PATH", "/usr/local/bin:/usr/bin:/bin"),
+            ("JAVA_HOME", "/usr/lib/jvm/java-17-openjdk"),
+            ("JAVA_HOME", "~/.sdkman/candidates/java/current"),
+            ("CARGO_HOME", ".cargo-home"),
+            ("RUSTUP_TOOLCHAIN", "nightly-2026-01-01"),
+            ("GOROOT", "/opt/go"),
+        ] {
+            assert!(dangerous_env(name, Some(value)).is_none(), "{name}={value}");
+        }
+        for (name, value) in [
+            ("PATH", "/tmp/evil:$PATH"),
+            ("PATH", "$PATH:/dev/shm"),
+            ("PATH", "../../x:$PATH"),
+            ("PATH", "$X:$PATH"),
+            ("PATH", "/usrx/bin"),
+            ("CARGO_HOME", "/tmp/evil"),
+            ("RUSTUP_TOOLCHAIN", "/tmp/evil"),
+            ("JAVA_HOME", "/var/tmp/jdk"),
+            ("JAVA_HOME", "$(./find-jdk)"),
+            ("GOROOT", "~/../other/go"),
+            ("GRADLE_USER_HOME", "/tmp/g"),
+        ] {
+            assert!(dangerous_env(name, Some(value)).is_some(), "{name}={value}");
+        }
+        assert!(dangerous_env("CARGO_HOME", None).is_some());
     }
 }
