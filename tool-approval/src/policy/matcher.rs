@@ -26,7 +26,7 @@ use tool_core::ArgMatcher;
 use crate::call::facts::command_text;
 use crate::error::Error;
 use crate::shell::wildcard::wildcard_match;
-use crate::shell::wrappers::{stdin_argument_commands, views};
+use crate::shell::wrappers::{stdin_commands, views};
 use crate::shell::{Hazard, ShellCommand, SimpleCommand, tokenize};
 
 /// The compiled-program size limit for `{regex: …}` matchers.
@@ -305,7 +305,7 @@ fn triggers(shell: &ShellCommand, prefix: &[String]) -> Option<Option<Hazard>> {
         // `echo push | xargs git`: `git` runs with words read from the
         // input, which may complete the prefix.
         if unsure.is_none()
-            && stdin_argument_commands(views(part))
+            && stdin_commands(part)
                 .iter()
                 .any(|view| could_complete(view, prefix))
         {

@@ -187,6 +187,7 @@ impl ShellCommand {
                     // Replaces the built-in views (the fast path may have set
                     // them): every later reader sees the host's wrappers.
                     part.views = std::sync::OnceLock::from(stored);
+                    part.stdin_commands = std::sync::OnceLock::new();
                 }
                 for (hazard, script) in found {
                     self.effect_script(hazard, &script, &mut scripts_left);
@@ -267,7 +268,7 @@ impl ShellCommand {
             {
                 self.hazards.push(Hazard::UnreadCode);
             }
-            if scripts::unread_script_views(wrappers::views(part)) {
+            if scripts::unread_script_views(wrappers::views(part), wrappers::stdin_commands(part)) {
                 self.hazards.push(Hazard::UnreadScript);
             }
             if let Some(part) = self.parts.get_mut(index) {
@@ -345,8 +346,14 @@ impl ShellCommand {
         };
         let source = expanded.as_deref().unwrap_or(source);
         if !self.grammar_only
-            && let Some(parts) = plain::split(source)
+            && let Some(plain::Split {
+                parts,
+                wrapper_chain,
+            }) = plain::split(source)
         {
+            if wrapper_chain {
+                self.hazards.push(Hazard::WrapperChain);
+            }
             self.parts.extend(parts.into_iter().map(|mut p| {
                 p.nested = nested;
                 p

@@ -8,7 +8,7 @@
 use super::table::Invocation;
 use super::types::Hazard;
 use super::words::{basename, is_shell, substitutions_in, tokenize};
-use super::wrappers::{git_alias_from_env, git_aliases, stdin_argument_commands, word_views};
+use super::wrappers::{git_alias_from_env, git_aliases, word_views};
 
 /// The scripts a command's words run, each with the hazard it brings.
 pub(crate) fn scripts_of(words: &[String]) -> Vec<(Hazard, String)> {
@@ -298,8 +298,10 @@ pub(crate) fn reads_stdin_script_views(views: &[Vec<String>]) -> bool {
 /// `. /dev/stdin`, a shell or `eval` run by `xargs`/`parallel` (its script
 /// comes from the input), a git alias defined from the environment.
 ///
-/// `views` are the words' views (`word_views`), already computed.
-pub(crate) fn unread_script_views(views: &[Vec<String>]) -> bool {
+/// `views` are the words' views (`word_views`), already computed, and
+/// `stdin` the commands they run with words from standard input
+/// (`wrappers::stdin_commands`).
+pub(crate) fn unread_script_views(views: &[Vec<String>], stdin: &[Vec<String>]) -> bool {
     views.iter().any(|view| {
         let Some((first, args)) = view.split_first() else {
             return false;
@@ -307,7 +309,7 @@ pub(crate) fn unread_script_views(views: &[Vec<String>]) -> bool {
         let name = basename(first);
         (matches!(name, "." | "source") && args.first().is_some_and(|f| is_stdin_file(f)))
             || (name == "git" && git_alias_from_env(args))
-    }) || stdin_argument_commands(views).iter().any(|view| {
+    }) || stdin.iter().any(|view| {
         view.first().is_some_and(|p| {
             is_shell(basename(p)) || matches!(basename(p), "eval" | "." | "source")
         })

@@ -202,6 +202,9 @@ pub struct SimpleCommand {
     /// computed on first use; empty when the only view is `words` itself
     /// (`wrappers::stored_views`).
     pub(crate) views: std::sync::OnceLock<Vec<Vec<String>>>,
+    /// The commands `xargs`/`parallel` views run with words read from
+    /// standard input (`wrappers::stdin_commands`), computed on first use.
+    pub(crate) stdin_commands: std::sync::OnceLock<Vec<Vec<String>>>,
 }
 
 impl PartialEq for SimpleCommand {

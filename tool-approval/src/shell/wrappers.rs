@@ -538,28 +538,54 @@ fn package_runner(words: &[String]) -> Option<Vec<String>> {
 /// standard input, through wrappers: `views` are a part's views
 /// ([`views`]), so the host's wrappers are seen through too.
 pub(crate) fn stdin_argument_commands(views: &[Vec<String>]) -> Vec<Vec<String>> {
-    let mut out = Vec::new();
+    let mut out: Vec<Vec<String>> = Vec::new();
     for view in views {
-        let feeds = view
-            .first()
-            .is_some_and(|w| matches!(basename(w), "xargs" | "parallel"));
-        if !feeds {
+        let Some((first, rest)) = view.split_first() else {
+            continue;
+        };
+        let name = basename(first);
+        if !matches!(name, "xargs" | "parallel") {
             continue;
         }
-        let mut current = view.clone();
-        if let Some(first) = current.first_mut() {
-            *first = basename(first).to_owned();
+        let Some((prefix, after)) = unwrap_split(name, rest, &[]) else {
+            continue;
+        };
+        let len = prefix.len().saturating_add(after.len());
+        if len == 0 {
+            continue;
         }
-        if let Some(mut inner) = unwrap_once(&current, &[]) {
-            if let Some(first) = inner.first_mut() {
-                *first = basename(first).to_owned();
-            }
-            if !out.contains(&inner) {
-                out.push(inner);
-            }
+        // Compared before it is copied: `xargs xargs … ls` gives each
+        // command once.
+        let words = || prefix.iter().chain(after).enumerate();
+        let same = |o: &Vec<String>| {
+            o.len() == len
+                && words().all(|(i, w)| {
+                    let w = if i == 0 { basename(w) } else { w.as_str() };
+                    o.get(i).is_some_and(|x| x == w)
+                })
+        };
+        if out.iter().any(same) {
+            continue;
         }
+        let inner: Vec<String> = words()
+            .map(|(i, w)| {
+                if i == 0 {
+                    basename(w).to_owned()
+                } else {
+                    w.clone()
+                }
+            })
+            .collect();
+        out.push(inner);
     }
     out
+}
+
+/// [`stdin_argument_commands`] of a part's views, computed once per part
+/// (the parse, the rules and the blacklist all ask for them).
+pub(crate) fn stdin_commands(part: &SimpleCommand) -> &[Vec<String>] {
+    part.stdin_commands
+        .get_or_init(|| stdin_argument_commands(views(part)))
 }
 
 /// Other spellings of a git command: `git-push x` and
@@ -736,9 +762,44 @@ pub(crate) fn too_many_wrappers(words: &[String]) -> bool {
     if words.first().is_none_or(|w| !is_wrapper(basename(w))) {
         return false;
     }
-    let mut current = words.to_vec();
-    let mut copied = current.len();
-    for _ in 0..=MAX_UNWRAP {
+    // The steps of `unwrap_once` (on the view whose first word is its
+    // basename), counting the words each view would hold: the rest of the
+    // line is borrowed, not copied (`nice nice … ls` thousands deep copied
+    // it once per level).
+    let mut copied = words.len();
+    let mut tail: &[String] = words;
+    let mut steps = 0;
+    while steps <= MAX_UNWRAP {
+        let Some((first, rest)) = tail.split_first() else {
+            return false;
+        };
+        let Some((prefix, after)) = unwrap_split(basename(first), rest, &[]) else {
+            return false;
+        };
+        let len = prefix.len().saturating_add(after.len());
+        if len == 0 {
+            return false;
+        }
+        copied = copied.saturating_add(len);
+        if copied > MAX_VIEW_WORDS {
+            return true;
+        }
+        steps += 1;
+        if !prefix.is_empty() {
+            // A `-S` string's words come first: the rest as before, copied.
+            let mut current = prefix;
+            current.extend(after.iter().cloned());
+            return too_many_wrappers_copied(current, copied, steps);
+        }
+        tail = after;
+    }
+    true
+}
+
+/// [`too_many_wrappers`] from its `steps`-th view on, when that view is not
+/// a slice of the line (a `-S` string was split into it).
+fn too_many_wrappers_copied(mut current: Vec<String>, mut copied: usize, steps: usize) -> bool {
+    for _ in steps..=MAX_UNWRAP {
         if let Some(first) = current.first_mut() {
             *first = basename(first).to_owned();
         }
@@ -809,6 +870,20 @@ fn builtin_wrapper(name: &str) -> Option<&'static Wrapper> {
 
 fn unwrap_once(words: &[String], host: &[HostWrapper]) -> Option<Vec<String>> {
     let (first, rest) = words.split_first()?;
+    let (mut inner, tail) = unwrap_split(first, rest, host)?;
+    inner.extend(tail.iter().cloned());
+    if inner.is_empty() { None } else { Some(inner) }
+}
+
+/// What [`unwrap_once`] reads from a wrapper `first` and its arguments
+/// `rest`, without copying them: the words a `-S` string adds (usually
+/// none) and the borrowed rest of the line that follows. `None` when
+/// `first` is no wrapper.
+fn unwrap_split<'w>(
+    first: &str,
+    rest: &'w [String],
+    host: &[HostWrapper],
+) -> Option<(Vec<String>, &'w [String])> {
     let wrapper = match builtin_wrapper(first) {
         Some(w) => Spec {
             name: w.name,
@@ -879,9 +954,7 @@ fn unwrap_once(words: &[String], host: &[HostWrapper]) -> Option<Vec<String>> {
         }
         break;
     }
-    let mut inner = prefix;
-    inner.extend(rest.get(index..).unwrap_or_default().iter().cloned());
-    if inner.is_empty() { None } else { Some(inner) }
+    Some((prefix, rest.get(index..).unwrap_or_default()))
 }
 
 /// The commands run by `find … -exec CMD … ;` (also `-execdir`, `-ok`).

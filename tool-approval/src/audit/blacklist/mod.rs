@@ -58,7 +58,7 @@ use crate::call::facts::{CallFacts, command_text};
 use crate::error::Error;
 use crate::path_view::real_path;
 use crate::policy::matcher::{MatchMode, Matcher, Subject};
-use crate::shell::wrappers::{stdin_argument_commands, views};
+use crate::shell::wrappers::{stdin_commands, views};
 use crate::shell::{ShellCommand, SimpleCommand, basename};
 
 mod commands;
@@ -735,7 +735,7 @@ fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>) -> bool {
             in_dirs(facts, ctx, &|v, ctx| rm_recursive_root(v, ctx))
                 // `… | xargs rm -rf`: the targets come from standard input.
                 || parts().any(|p| {
-                    stdin_argument_commands(views(p))
+                    stdin_commands(p)
                         .iter()
                         .any(|v| is_recursive_rm(v))
                 })
