@@ -691,6 +691,15 @@ pub(super) fn is_read_only(view: &[String]) -> bool {
             | "wc"
             | "file"
             | "sshd"
+            // Running a file reads it: `source .venv/bin/activate`.
+            | "source"
+            | "."
+            // Setting variables writes no file: `export PATH=$PATH:./node_modules/.bin`.
+            | "export"
+            | "declare"
+            | "typeset"
+            | "local"
+            | "readonly"
     )
 }
 
