@@ -304,11 +304,7 @@ fn triggers(shell: &ShellCommand, prefix: &[String]) -> Option<Option<Hazard>> {
         }
         // `echo push | xargs git`: `git` runs with words read from the
         // input, which may complete the prefix.
-        if unsure.is_none()
-            && stdin_commands(part)
-                .iter()
-                .any(|view| could_complete(view, prefix))
-        {
+        if unsure.is_none() && stdin_commands(part).any(|view| could_complete(view, prefix)) {
             unsure = Some(Hazard::UnreadScript);
         }
     }

@@ -301,7 +301,10 @@ pub(crate) fn reads_stdin_script_views(views: &[Vec<String>]) -> bool {
 /// `views` are the words' views (`word_views`), already computed, and
 /// `stdin` the commands they run with words from standard input
 /// (`wrappers::stdin_commands`).
-pub(crate) fn unread_script_views(views: &[Vec<String>], stdin: &[Vec<String>]) -> bool {
+pub(crate) fn unread_script_views<'a>(
+    views: &[Vec<String>],
+    mut stdin: impl Iterator<Item = &'a [String]>,
+) -> bool {
     views.iter().any(|view| {
         let Some((first, args)) = view.split_first() else {
             return false;
@@ -309,7 +312,7 @@ pub(crate) fn unread_script_views(views: &[Vec<String>], stdin: &[Vec<String>]) 
         let name = basename(first);
         (matches!(name, "." | "source") && args.first().is_some_and(|f| is_stdin_file(f)))
             || (name == "git" && git_alias_from_env(args))
-    }) || stdin.iter().any(|view| {
+    }) || stdin.any(|view| {
         view.first().is_some_and(|p| {
             is_shell(basename(p)) || matches!(basename(p), "eval" | "." | "source")
         })

@@ -204,7 +204,7 @@ pub struct SimpleCommand {
     pub(crate) views: std::sync::OnceLock<Vec<Vec<String>>>,
     /// The commands `xargs`/`parallel` views run with words read from
     /// standard input (`wrappers::stdin_commands`), computed on first use.
-    pub(crate) stdin_commands: std::sync::OnceLock<Vec<Vec<String>>>,
+    pub(crate) stdin_commands: std::sync::OnceLock<Vec<StdinCommand>>,
 }
 
 impl PartialEq for SimpleCommand {
@@ -224,4 +224,16 @@ impl SimpleCommand {
     pub fn program(&self) -> Option<&str> {
         self.words.first().map(String::as_str)
     }
+}
+
+/// A command `xargs` (or `parallel`) runs with arguments read from
+/// standard input (`wrappers::stdin_commands`): most often one of the
+/// part's own views (`xargs` is a wrapper too), then kept as its index
+/// rather than copied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum StdinCommand {
+    /// The view at this index of the part's views.
+    View(usize),
+    /// Words no view holds.
+    Words(Vec<String>),
 }

@@ -5,7 +5,7 @@
 
 use super::syntax::HostWrapper;
 use super::table::takes_separate_value;
-use super::types::SimpleCommand;
+use super::types::{SimpleCommand, StdinCommand};
 use super::words::{basename, tokenize};
 
 /// How many wrappers deep [`views`] looks; a command stacked deeper carries
@@ -537,8 +537,8 @@ fn package_runner(words: &[String]) -> Option<Vec<String>> {
 /// The commands `xargs` (or `parallel`) runs with arguments read from
 /// standard input, through wrappers: `views` are a part's views
 /// ([`views`]), so the host's wrappers are seen through too.
-pub(crate) fn stdin_argument_commands(views: &[Vec<String>]) -> Vec<Vec<String>> {
-    let mut out: Vec<Vec<String>> = Vec::new();
+fn stdin_argument_commands(views: &[Vec<String>]) -> Vec<StdinCommand> {
+    let mut out: Vec<StdinCommand> = Vec::new();
     for view in views {
         let Some((first, rest)) = view.split_first() else {
             continue;
@@ -554,17 +554,21 @@ pub(crate) fn stdin_argument_commands(views: &[Vec<String>]) -> Vec<Vec<String>>
         if len == 0 {
             continue;
         }
-        // Compared before it is copied: `xargs xargs … ls` gives each
-        // command once.
+        // Compared before it is copied: `xargs xargs … ls` runs what its
+        // next view holds, and gives each command once.
         let words = || prefix.iter().chain(after).enumerate();
-        let same = |o: &Vec<String>| {
+        let same = |o: &[String]| {
             o.len() == len
                 && words().all(|(i, w)| {
                     let w = if i == 0 { basename(w) } else { w.as_str() };
                     o.get(i).is_some_and(|x| x == w)
                 })
         };
-        if out.iter().any(same) {
+        if stdin_views(views, &out).any(same) {
+            continue;
+        }
+        if let Some(at) = views.iter().position(|v| same(v)) {
+            out.push(StdinCommand::View(at));
             continue;
         }
         let inner: Vec<String> = words()
@@ -576,16 +580,31 @@ pub(crate) fn stdin_argument_commands(views: &[Vec<String>]) -> Vec<Vec<String>>
                 }
             })
             .collect();
-        out.push(inner);
+        out.push(StdinCommand::Words(inner));
     }
     out
 }
 
-/// [`stdin_argument_commands`] of a part's views, computed once per part
+/// The words of `commands`, read against the `views` they index.
+fn stdin_views<'a>(
+    views: &'a [Vec<String>],
+    commands: &'a [StdinCommand],
+) -> impl Iterator<Item = &'a [String]> {
+    commands.iter().map(move |c| match c {
+        StdinCommand::View(at) => views.get(*at).map_or(&[][..], Vec::as_slice),
+        StdinCommand::Words(words) => words.as_slice(),
+    })
+}
+
+/// The commands `xargs`/`parallel` run with words from standard input
+/// ([`stdin_argument_commands`]) of a part's views, computed once per part
 /// (the parse, the rules and the blacklist all ask for them).
-pub(crate) fn stdin_commands(part: &SimpleCommand) -> &[Vec<String>] {
-    part.stdin_commands
-        .get_or_init(|| stdin_argument_commands(views(part)))
+pub(crate) fn stdin_commands(part: &SimpleCommand) -> impl Iterator<Item = &[String]> {
+    let views = views(part);
+    let commands = part
+        .stdin_commands
+        .get_or_init(|| stdin_argument_commands(views));
+    stdin_views(views, commands)
 }
 
 /// Other spellings of a git command: `git-push x` and

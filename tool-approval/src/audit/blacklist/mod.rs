@@ -734,11 +734,7 @@ fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>) -> bool {
         Builtin::RmRecursiveRoot => {
             in_dirs(facts, ctx, &|v, ctx| rm_recursive_root(v, ctx))
                 // `… | xargs rm -rf`: the targets come from standard input.
-                || parts().any(|p| {
-                    stdin_commands(p)
-                        .iter()
-                        .any(|v| is_recursive_rm(v))
-                })
+                || parts().any(|p| stdin_commands(p).any(is_recursive_rm))
         }
         Builtin::SystemAccounts => {
             facts.paths.iter().any(|p| system_accounts(p)) || any_view(&|v, _| account_admin(v))
