@@ -314,9 +314,24 @@ pub(crate) const PRINTERS: &[Printer] = &[
 pub(crate) fn prints_secret(words: &[String]) -> Option<&'static Printer> {
     let (first, args) = words.split_first()?;
     let program = basename(first);
-    PRINTERS
+    // The rows of each program, in table order, found by name: most
+    // commands name no printer (every part's every reading asks).
+    type Index = crate::name_hash::NameMap<&'static str, Vec<&'static Printer>>;
+    static BY_PROGRAM: std::sync::OnceLock<Index> = std::sync::OnceLock::new();
+    let index = BY_PROGRAM.get_or_init(|| {
+        let mut index = Index::default();
+        for row in PRINTERS {
+            for program in row.programs {
+                index.entry(program).or_default().push(row);
+            }
+        }
+        index
+    });
+    index
+        .get(program)?
         .iter()
-        .find(|row| row.programs.contains(&program) && row_matches(row, args))
+        .copied()
+        .find(|row| row_matches(row, args))
 }
 
 fn row_matches(row: &Printer, args: &[String]) -> bool {
