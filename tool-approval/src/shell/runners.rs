@@ -9,8 +9,12 @@
 //! value (so their values are not read as the command), how many operands
 //! come before the command (a container, a pod), and how the command is
 //! given: as words to run ([`Given::Argv`]), as one shell string
-//! ([`Given::Script`]: the operands joined), or in an option's value
-//! ([`Given::OptionValue`]). The command found is judged like a `bash -c`
+//! ([`Given::Script`]: the operands joined), in an option's value
+//! ([`Given::OptionValue`]), as the words after an option
+//! ([`Given::ArgvAfter`]: `nix develop -c CMD…`), in option values with a
+//! prefix ([`Given::PrefixedValues`]: `gdb -ex 'shell CMD'`), or as a
+//! program option and the words after `--` ([`Given::ProgramThenArgs`]);
+//! options may take two or three values (`bwrap --bind SRC DEST`). The command found is judged like a `bash -c`
 //! string (a nested script). A new runner is one row.
 
 use super::table::takes_separate_value;
@@ -27,6 +31,16 @@ pub(crate) enum Given {
     Script,
     /// The value of one of these options is a shell string.
     OptionValue(&'static [&'static str]),
+    /// The words after one of these options are a command (`nix develop
+    /// -c CMD…`, `fd -x CMD…`).
+    ArgvAfter(&'static [&'static str]),
+    /// Each value of the options (first list) that starts with one of the
+    /// prefixes (second list) is, without it, a shell string (`gdb -ex
+    /// 'shell CMD'`, `-ex '!CMD'`); the values found are joined as lines.
+    PrefixedValues(&'static [&'static str], &'static [&'static str]),
+    /// The value of one of these options is the program, and the words
+    /// after `--` its arguments (`start-stop-daemon -S -x PROG -- ARGS`).
+    ProgramThenArgs(&'static [&'static str]),
 }
 
 /// One runner.
@@ -46,6 +60,9 @@ pub(crate) struct Runner {
     pub(crate) given: Given,
     /// Operands that are key names, not text (`send-keys … Enter`).
     pub(crate) ignore: &'static [&'static str],
+    /// Options that take more than one separate value, with how many
+    /// (`bwrap --bind SRC DEST`).
+    pub(crate) multi: &'static [(&'static str, usize)],
 }
 
 const TMUX_VALUED: &[&str] = &[
@@ -117,6 +134,7 @@ pub(crate) const RUNNERS: &[Runner] = &[
         leading: 0,
         given: Given::Script,
         ignore: &[],
+        multi: &[],
     },
     Runner {
         programs: &["tmux"],
@@ -125,6 +143,7 @@ pub(crate) const RUNNERS: &[Runner] = &[
         leading: 0,
         given: Given::Script,
         ignore: &["Enter", "C-m", "C-j", "KPEnter", "Space", "Tab"],
+        multi: &[],
     },
     Runner {
         programs: &["screen"],
@@ -133,6 +152,7 @@ pub(crate) const RUNNERS: &[Runner] = &[
         leading: 0,
         given: Given::Argv,
         ignore: &[],
+        multi: &[],
     },
     Runner {
         programs: &[
@@ -147,6 +167,7 @@ pub(crate) const RUNNERS: &[Runner] = &[
         leading: 1,
         given: Given::Argv,
         ignore: &[],
+        multi: &[],
     },
     Runner {
         programs: &["docker", "podman", "nerdctl"],
@@ -155,6 +176,7 @@ pub(crate) const RUNNERS: &[Runner] = &[
         leading: 1,
         given: Given::Argv,
         ignore: &[],
+        multi: &[],
     },
     Runner {
         programs: &["kubectl", "oc", "microk8s.kubectl"],
@@ -163,6 +185,7 @@ pub(crate) const RUNNERS: &[Runner] = &[
         leading: 1,
         given: Given::Argv,
         ignore: &[],
+        multi: &[],
     },
     Runner {
         programs: &["pueue"],
@@ -184,6 +207,7 @@ pub(crate) const RUNNERS: &[Runner] = &[
         leading: 0,
         given: Given::Script,
         ignore: &[],
+        multi: &[],
     },
     Runner {
         programs: &["tsp", "ts", "nq", "chronic"],
@@ -192,6 +216,7 @@ pub(crate) const RUNNERS: &[Runner] = &[
         leading: 0,
         given: Given::Argv,
         ignore: &[],
+        multi: &[],
     },
     Runner {
         programs: &["watchexec"],
@@ -220,6 +245,7 @@ pub(crate) const RUNNERS: &[Runner] = &[
         leading: 0,
         given: Given::Script,
         ignore: &[],
+        multi: &[],
     },
     Runner {
         programs: &["entr"],
@@ -228,6 +254,7 @@ pub(crate) const RUNNERS: &[Runner] = &[
         leading: 0,
         given: Given::Argv,
         ignore: &[],
+        multi: &[],
     },
     Runner {
         programs: &["git"],
@@ -236,6 +263,7 @@ pub(crate) const RUNNERS: &[Runner] = &[
         leading: 0,
         given: Given::OptionValue(&["-x", "--extcmd"]),
         ignore: &[],
+        multi: &[],
     },
     // Red-team round of 2026-12-05: environment managers, secret injectors,
     // session and container runners that run the rest of the line.
@@ -342,6 +370,115 @@ pub(crate) const RUNNERS: &[Runner] = &[
     valued_script(&["sg"], &["-c"]),
     script(&["sg"], &[], &[], 1),
     script(&["scl"], &[&["enable"]], &[], 1),
+    // Red-team round of 2026-12-05, second part: the command after an
+    // option, in an option's prefixed value, or as a program option and
+    // the words after `--`; options with two or three values.
+    given(
+        &["nix"],
+        &[&["develop", "shell"]],
+        Given::ArgvAfter(&["-c", "--command"]),
+    ),
+    given(
+        &["fd", "fdfind"],
+        &[],
+        Given::ArgvAfter(&["-x", "--exec", "-X", "--exec-batch"]),
+    ),
+    given(
+        &["gdb", "gdb-multiarch", "cgdb"],
+        &[],
+        Given::PrefixedValues(
+            &[
+                "-ex",
+                "--ex",
+                "-eval-command",
+                "--eval-command",
+                "-iex",
+                "--init-eval-command",
+            ],
+            &["shell ", "!", "pipe "],
+        ),
+    ),
+    given(
+        &["start-stop-daemon"],
+        &[],
+        Given::ProgramThenArgs(&["-x", "--exec", "-a", "--startas"]),
+    ),
+    argv(&["kubectl", "oc"], &[&["debug"]], KUBECTL_DEBUG_VALUED, 1),
+    Runner {
+        programs: &["bwrap", "bubblewrap"],
+        path: &[],
+        valued: BWRAP_VALUED,
+        leading: 0,
+        given: Given::Argv,
+        ignore: &[],
+        multi: &[
+            ("--bind", 2),
+            ("--bind-try", 2),
+            ("--dev-bind", 2),
+            ("--dev-bind-try", 2),
+            ("--ro-bind", 2),
+            ("--ro-bind-try", 2),
+            ("--symlink", 2),
+            ("--setenv", 2),
+            ("--file", 2),
+            ("--bind-data", 2),
+            ("--ro-bind-data", 2),
+            ("--chmod", 2),
+            ("--overlay", 3),
+            ("--ro-overlay", 2),
+        ],
+    },
+];
+
+const KUBECTL_DEBUG_VALUED: &[&str] = &[
+    "-c",
+    "--container",
+    "-n",
+    "--namespace",
+    "--image",
+    "--profile",
+    "--target",
+    "--copy-to",
+    "--env",
+    "--image-pull-policy",
+    "--context",
+    "--kubeconfig",
+    "--as",
+];
+
+const BWRAP_VALUED: &[&str] = &[
+    "--chdir",
+    "--uid",
+    "--gid",
+    "--hostname",
+    "--seccomp",
+    "--info-fd",
+    "--lock-file",
+    "--remount-ro",
+    "--proc",
+    "--dev",
+    "--tmpfs",
+    "--mqueue",
+    "--dir",
+    "--cap-add",
+    "--cap-drop",
+    "--exec-label",
+    "--file-label",
+    "--sync-fd",
+    "--block-fd",
+    "--userns-block-fd",
+    "--json-status-fd",
+    "--unsetenv",
+    "--argv0",
+    "--perms",
+    "--size",
+    "--userns",
+    "--userns2",
+    "--pidns",
+    "--add-seccomp-fd",
+    "--overlay-src",
+    "--tmp-overlay",
+    "--args",
 ];
 
 /// A row whose command is the words that follow (`poetry run CMD…`).
@@ -378,7 +515,18 @@ const fn row(
         leading,
         given,
         ignore: &[],
+        multi: &[],
     }
+}
+
+/// A row whose command is given some other way (see [`Given`]): options
+/// anywhere on the line are searched, so no path or valued options.
+const fn given(
+    programs: &'static [&'static str],
+    path: &'static [&'static [&'static str]],
+    given: Given,
+) -> Runner {
+    row(programs, path, &[], 0, given)
 }
 
 /// A row where an option's value is a shell string (`nix-shell --run 'CMD'`).
@@ -439,6 +587,15 @@ const HYPERFINE_VALUED: &[&str] = &[
 /// The words after the options (and their values) of a word list: stops
 /// at the first operand; `--` ends the options.
 fn skip_options<'w>(words: &'w [String], valued: &[&str]) -> &'w [String] {
+    skip_options_multi(words, valued, &[])
+}
+
+/// [`skip_options`] where some options take more than one value.
+fn skip_options_multi<'w>(
+    words: &'w [String],
+    valued: &[&str],
+    multi: &[(&str, usize)],
+) -> &'w [String] {
     let mut at = 0;
     while let Some(word) = words.get(at) {
         if word == "--" {
@@ -449,10 +606,33 @@ fn skip_options<'w>(words: &'w [String], valued: &[&str]) -> &'w [String] {
         }
         // `-dmS name`: a bundle of short flags ending in a valued one (the
         // program table's rule, `table::takes_separate_value`).
+        if let Some((_, count)) = multi.iter().find(|(o, _)| o == word) {
+            at += 1 + count;
+            continue;
+        }
         let takes_value = takes_separate_value(word, &|o| valued.contains(&o));
         at += 1 + usize::from(takes_value && !word.contains('='));
     }
     words.get(at..).unwrap_or_default()
+}
+
+/// Every value of `options` (`-x V`, `--opt V`, `--opt=V`), in order.
+fn option_values<'w>(words: &'w [String], options: &[&str]) -> Vec<&'w str> {
+    let mut out = Vec::new();
+    let mut iter = words.iter();
+    while let Some(word) = iter.next() {
+        if options.contains(&word.as_str()) {
+            if let Some(value) = iter.next() {
+                out.push(value.as_str());
+            }
+        } else if let Some((name, value)) = word.split_once('=')
+            && name.starts_with("--")
+            && options.contains(&name)
+        {
+            out.push(value);
+        }
+    }
+    out
 }
 
 /// The value of one of `options` (`-x V`, `-xV`, `--opt V`, `--opt=V`).
@@ -483,20 +663,43 @@ fn argv_script(words: &[String]) -> Option<String> {
 
 /// The command a row runs, if `args` (the words after the program) match it.
 fn row_script(row: &Runner, args: &[String]) -> Option<String> {
-    let mut rest = skip_options(args, row.valued);
+    let skip = |words| skip_options_multi(words, row.valued, row.multi);
+    let mut rest = skip(args);
     for step in row.path {
         let (word, after) = rest.split_first()?;
         if !step.contains(&word.as_str()) {
             return None;
         }
-        rest = skip_options(after, row.valued);
+        rest = skip(after);
     }
-    if let Given::OptionValue(options) = row.given {
-        return option_value(args, options);
+    match row.given {
+        Given::OptionValue(options) => return option_value(args, options),
+        Given::ArgvAfter(options) => {
+            let at = args.iter().position(|w| options.contains(&w.as_str()))?;
+            return argv_script(args.get(at + 1..).unwrap_or_default());
+        }
+        Given::PrefixedValues(options, prefixes) => {
+            let found: Vec<&str> = option_values(args, options)
+                .into_iter()
+                .filter_map(|v| prefixes.iter().find_map(|p| v.strip_prefix(p)))
+                .collect();
+            return (!found.is_empty()).then(|| found.join("\n"));
+        }
+        Given::ProgramThenArgs(options) => {
+            let program = option_value(args, options)?;
+            let after = args
+                .iter()
+                .position(|w| w == "--")
+                .map_or(&[][..], |at| args.get(at + 1..).unwrap_or_default());
+            let mut words = vec![program];
+            words.extend(after.iter().cloned());
+            return argv_script(&words);
+        }
+        Given::Argv | Given::Script => {}
     }
     // `kubectl exec POD -- CMD`: options may follow the leading operands.
     let mut rest = rest.get(row.leading.min(rest.len())..).unwrap_or_default();
-    rest = skip_options(rest, row.valued);
+    rest = skip(rest);
     match row.given {
         Given::Argv => {
             // `screen -X stuff TEXT`: TEXT is typed into the session.
@@ -521,7 +724,10 @@ fn row_script(row: &Runner, args: &[String]) -> Option<String> {
                 .collect();
             (!words.is_empty()).then(|| words.join(" "))
         }
-        Given::OptionValue(_) => None,
+        Given::OptionValue(_)
+        | Given::ArgvAfter(_)
+        | Given::PrefixedValues(..)
+        | Given::ProgramThenArgs(_) => None,
     }
 }
 
@@ -657,7 +863,7 @@ mod tests {
     use super::*;
 
     fn scripts(line: &str) -> Vec<String> {
-        let words: Vec<String> = line.split(' ').map(str::to_owned).collect();
+        let words: Vec<String> = crate::shell::words::tokenize(line);
         runner_scripts(&words[0], &words[1..])
             .into_iter()
             .map(|(_, s)| s)
@@ -675,6 +881,32 @@ mod tests {
         assert!(scripts("docker ps").is_empty());
         assert!(scripts("tmux ls").is_empty());
         assert!(scripts("kubectl get pods").is_empty());
+    }
+
+    #[test]
+    fn commands_after_options_prefixes_and_program_options() {
+        assert_eq!(scripts("nix develop .#ci -c git push"), ["git push"]);
+        assert_eq!(scripts("nix shell nixpkgs#jq --command jq ."), ["jq ."]);
+        assert!(scripts("nix build .#x").is_empty());
+        assert_eq!(scripts("fd -e rs -x rustfmt"), ["rustfmt"]);
+        assert_eq!(
+            scripts("gdb -batch -ex run -ex 'shell rm -rf ~' -ex '!id' ./a"),
+            ["rm -rf ~\nid"]
+        );
+        assert!(scripts("gdb -batch -ex run -ex bt ./a").is_empty());
+        assert_eq!(
+            scripts("start-stop-daemon -S -x /usr/bin/git -- push origin"),
+            ["/usr/bin/git push origin"]
+        );
+        assert_eq!(
+            scripts("bwrap --ro-bind /usr /usr --bind . /w --chdir /w git push"),
+            ["git push"]
+        );
+        assert_eq!(scripts("bwrap --overlay a b /x ls"), ["ls"]);
+        assert_eq!(
+            scripts("kubectl debug node/n -it --image=busybox -- chroot /host rm -rf /"),
+            ["chroot /host rm -rf /"]
+        );
     }
 
     #[test]
