@@ -32,7 +32,8 @@ pub(crate) const GIT_CODE_KEYS: &[&str] = &[
     "core.editor",
     "core.askpass",
     "core.gitproxy",
-    "core.hookspath",
+    "core.alternaterefscommand",
+    "interactive.difffilter",
     "sequence.editor",
     "diff.external",
     "diff.tool",
@@ -45,6 +46,19 @@ pub(crate) const GIT_CODE_KEYS: &[&str] = &[
     "sendemail.smtpserver",
     "web.browser",
 ];
+
+/// `-c KEY=VALUE` keys whose value is a place git loads code or
+/// configuration from (hooks, included files, templates): what runs is
+/// not on the line.
+pub(crate) const GIT_CODE_LOCATION_KEYS: &[&str] =
+    &["core.hookspath", "include.path", "init.templatedir"];
+
+/// Whether `key` (lower-cased) names a place git loads code from:
+/// [`GIT_CODE_LOCATION_KEYS`] and `includeIf.<condition>.path`.
+fn git_code_location_key(key: &str) -> bool {
+    GIT_CODE_LOCATION_KEYS.contains(&key)
+        || (key.starts_with("includeif.") && key.ends_with(".path"))
+}
 
 /// Key patterns (`pager.*`, `filter.*.clean`) whose value git runs.
 fn git_code_key(key: &str) -> bool {
@@ -81,8 +95,14 @@ fn git_harmless_key(key: &str) -> bool {
 }
 
 /// A cheap first look: whether `words` name a program of the table (or
-/// one that takes `-t DIR`) and hold an option at all.
+/// one that takes `-t DIR`) and hold an option at all, or are `git config`.
 pub(crate) fn may_have_effects(words: &[String], extra: &[CommandOption]) -> bool {
+    // `git config KEY VALUE` writes a configuration file without an option.
+    if words.get(1).is_some_and(|w| w == "config")
+        && words.first().is_some_and(|w| basename(w) == "git")
+    {
+        return true;
+    }
     words.iter().any(|w| w.starts_with('-'))
         && words.iter().any(|w| {
             let name = basename(w);
@@ -150,20 +170,41 @@ fn ssh_command(effect: Effect, value: Option<String>) -> Found {
     }
 }
 
-/// git's `-c KEY=VALUE` (before the subcommand): a key whose value git runs
-/// is code; any other key but output settings changes the configuration.
+/// git's `-c KEY=VALUE` (before the subcommand, or `clone -c`): a key whose
+/// value git runs is code, a key naming where git loads hooks or
+/// configuration from is code not on the line; any other key but output
+/// settings changes the configuration. `--exec-path=DIR` and `clone`/`init
+/// --template=DIR` run programs from a folder; `git config KEY VALUE` with
+/// such a key writes it into a configuration file.
 fn git_config(inv: &Invocation<'_>, out: &mut Vec<Found>) {
-    for option in inv
-        .options
-        .iter()
-        .filter(|o| o.before_subcommand && o.letters == "c")
-    {
+    let clone = matches!(inv.subcommand, Some("clone"));
+    for option in &inv.options {
+        let value = option.value.filter(|v| !v.is_empty());
+        if option.before_subcommand && option.long == "exec-path" && value.is_some() {
+            out.push(Found::runs_unread());
+        }
+        if !option.before_subcommand
+            && option.long == "template"
+            && matches!(inv.subcommand, Some("clone" | "init"))
+        {
+            out.push(Found::runs_unread());
+        }
+    }
+    if let Some(found) = git_config_write(inv) {
+        out.push(found);
+    }
+    for option in inv.options.iter().filter(|o| {
+        (o.before_subcommand && o.letters == "c")
+            || (clone && !o.before_subcommand && (o.letters == "c" || o.long == "config"))
+    }) {
         let Some(def) = option.value.filter(|d| !d.is_empty()) else {
             continue;
         };
         let (key, value) = def.split_once('=').unwrap_or((def, ""));
         let key = key.to_ascii_lowercase();
-        if matches!(key.as_str(), "protocol.allow" | "protocol.ext.allow")
+        if git_code_location_key(&key) {
+            out.push(Found::runs_unread());
+        } else if matches!(key.as_str(), "protocol.allow" | "protocol.ext.allow")
             && !value.eq_ignore_ascii_case("never")
         {
             // `ext::CMD` remotes run CMD once allowed, from the line or from
@@ -176,6 +217,45 @@ fn git_config(inv: &Invocation<'_>, out: &mut Vec<Found>) {
             out.push(Found::new(Effect::ChangesConfig, None));
         }
     }
+}
+
+/// `git config [--global|--system|--worktree|--file F] [set] KEY VALUE`
+/// where KEY is a code or code-location key: the configuration file
+/// written (so the blacklist sees a write to `.git/config` or
+/// `~/.gitconfig`).
+fn git_config_write(inv: &Invocation<'_>) -> Option<Found> {
+    if inv.subcommand != Some("config") {
+        return None;
+    }
+    let mut operands = inv.operands.iter().skip(1).copied();
+    let mut key = operands.next()?;
+    if key == "set" {
+        key = operands.next()?;
+    }
+    operands.next()?;
+    let key = key.to_ascii_lowercase();
+    if !(git_code_key(&key) || git_code_location_key(&key)) || key.starts_with("alias.") {
+        return None;
+    }
+    let scoped = |long: &str| inv.options.iter().any(|o| o.long == long);
+    let file = inv
+        .options
+        .iter()
+        .find(|o| o.long == "file" || o.letters == "f")
+        .and_then(|o| o.value)
+        .map(str::to_owned);
+    let file = file.unwrap_or_else(|| {
+        if scoped("global") {
+            "~/.gitconfig".to_owned()
+        } else if scoped("system") {
+            "/etc/gitconfig".to_owned()
+        } else if scoped("worktree") {
+            ".git/config.worktree".to_owned()
+        } else {
+            ".git/config".to_owned()
+        }
+    });
+    Some(Found::writes(file))
 }
 
 #[cfg(test)]
@@ -221,6 +301,50 @@ mod tests {
         assert_eq!(
             found("git grep -Ovim foo"),
             [(RunsCode, Some("vim".into()))]
+        );
+    }
+
+    #[test]
+    fn git_code_locations_and_config_writes() {
+        let unread = |line: &str| {
+            option_effects(
+                &line
+                    .split_whitespace()
+                    .map(str::to_owned)
+                    .collect::<Vec<_>>(),
+                &[],
+            )
+            .iter()
+            .any(|f| f.reading == crate::shell::table::Reading::NotOnLine)
+        };
+        assert!(unread("git -c core.hooksPath=/tmp/h commit -m x"));
+        assert!(unread("git -c include.path=/tmp/e.cfg status"));
+        assert!(unread("git -c includeIf.onbranch:main.path=/tmp/e status"));
+        assert!(unread("git --exec-path=/tmp/evil status"));
+        assert!(unread("git clone --template=./t https://x.example/r.git"));
+        assert!(unread(
+            "git clone -c core.hooksPath=./h https://x.example/r.git"
+        ));
+        assert!(!unread("git --exec-path"));
+        assert!(!unread("git -c core.autocrlf=true status"));
+        assert!(!unread("git clone https://x.example/r.git"));
+        assert_eq!(
+            found("git config --global core.pager less"),
+            [(WritesFile, Some("~/.gitconfig".into()))]
+        );
+        assert_eq!(
+            found("git config core.hooksPath /tmp/h"),
+            [(WritesFile, Some(".git/config".into()))]
+        );
+        assert!(
+            found("git config user.name ada")
+                .iter()
+                .all(|(e, _)| *e != WritesFile)
+        );
+        assert!(
+            found("git config core.pager")
+                .iter()
+                .all(|(e, _)| *e != WritesFile)
         );
     }
 
