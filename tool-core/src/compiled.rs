@@ -143,6 +143,62 @@ impl CompiledSchema {
         Ok(Self::deferred(Home::Unbound))
     }
 
+    /// Whether `schema` passes the first step of compiling it: validation
+    /// against the JSON Schema meta-schema of draft 2020-12 (the draft a
+    /// schema without `$schema` is compiled under), which is where a
+    /// keyword of the wrong kind (`"pattern": 0`, a `type` that is an
+    /// object) is refused. Much cheaper than [`checked`](Self::checked): no
+    /// validator is built, so `pattern`s are not compiled and `$ref`s are
+    /// not resolved; a caller that vouches for a schema with this (and
+    /// registers it as [`checked`](Self::checked) without compiling it)
+    /// checks those itself, and a schema that still fails to compile on
+    /// first use answers [`ErrorCode::SCHEMA_UNUSABLE`](crate::ErrorCode::SCHEMA_UNUSABLE).
+    /// `false` also when `schema` declares a `$schema` anywhere (compile it
+    /// to know).
+    ///
+    /// ```
+    /// use tool_core::CompiledSchema;
+    /// use serde_json::json;
+    /// assert!(CompiledSchema::meets_meta_schema(&json!({"type": "object", "properties": {"n": {"type": "integer"}}})));
+    /// assert!(!CompiledSchema::meets_meta_schema(&json!({"type": "string", "pattern": 0})));
+    /// assert!(!CompiledSchema::meets_meta_schema(&json!({"type": {"type": "string"}})));
+    /// ```
+    pub fn meets_meta_schema(schema: &Value) -> bool {
+        fn declares_schema(value: &Value) -> bool {
+            match value {
+                Value::Object(map) => map
+                    .iter()
+                    .any(|(key, child)| key == "$schema" || declares_schema(child)),
+                Value::Array(items) => items.iter().any(declares_schema),
+                _ => false,
+            }
+        }
+        !declares_schema(schema) && jsonschema::draft202012::meta::is_valid(schema)
+    }
+
+    /// A [`checked`](Self::checked) schema the caller vouches for without
+    /// compiling it (see [`meets_meta_schema`](Self::meets_meta_schema)):
+    /// compiled on first use from the manifest it is registered with, and
+    /// answering [`ErrorCode::SCHEMA_UNUSABLE`](crate::ErrorCode::SCHEMA_UNUSABLE)
+    /// if it does not compile then.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use tool_core::{ApiDefinition, CompiledSchema, NameRules, ToolManifest};
+    /// let schema = serde_json::json!({"type": "object", "properties": {"n": {"$ref": "#/$defs/gone"}}});
+    /// assert!(CompiledSchema::meets_meta_schema(&schema)); // but it does not compile
+    /// let mut manifest = ToolManifest::new("count");
+    /// manifest.api.push(ApiDefinition::new("add", "Adds.").with_parameters(schema));
+    /// let manifest = Arc::new(manifest);
+    /// let vouched = CompiledSchema::vouched();
+    /// let schemas = CompiledSchema::for_shared_manifest(&manifest, NameRules::Strict, vec![Some(vouched)])?;
+    /// assert!(schemas[0].compile_error().is_some());
+    /// # Ok::<(), tool_core::Error>(())
+    /// ```
+    pub fn vouched() -> Self {
+        Self::deferred(Home::Unbound)
+    }
+
     fn deferred(home: Home) -> Self {
         Self {
             engine: Engine::Deferred(Arc::new(Deferred {

@@ -4,7 +4,12 @@
 //! ```text
 //! cargo run --release -p tool-openapi --example import_stats -- FILE [--register] [--no-check] [--validate (check, keep nothing)]
 //! cargo run --release -p tool-openapi --example import_stats -- --write docusign|graph OUT
+//! cargo run --release -p tool-openapi --example import_stats -- FILE --against-parse ROUNDS
 //! ```
+//!
+//! `--against-parse`: the bench's row in a few seconds: ROUNDS alternating
+//! runs of a `serde_json` parse and of the default import into a registry
+//! (each result dropped outside the timing), and the ratio of the medians.
 #![allow(clippy::print_stdout, clippy::unwrap_used)]
 
 #[path = "../tests/common/synthetic.rs"]
@@ -27,6 +32,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Ok(());
     }
     let file = args.first().ok_or("FILE")?;
+    if let Some(rounds) = args.iter().position(|a| a == "--against-parse") {
+        let rounds = args.get(rounds + 1).map_or(Ok(5), |r| r.parse())?;
+        return against_parse(&std::fs::read_to_string(file)?, rounds);
+    }
     let register = args.iter().any(|a| a == "--register");
     let check = !args.iter().any(|a| a == "--no-check");
     let keep = !args.iter().any(|a| a == "--validate");
@@ -72,5 +81,32 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             start.elapsed().as_secs_f64() * 1e3
         );
     }
+    Ok(())
+}
+
+/// See `--against-parse` in the module docs.
+fn against_parse(text: &str, rounds: usize) -> Result<(), Box<dyn std::error::Error>> {
+    let (mut parse, mut register) = (Vec::new(), Vec::new());
+    for _ in 0..rounds.max(1) {
+        let start = Instant::now();
+        let value: serde_json::Value = serde_json::from_str(text)?;
+        parse.push(start.elapsed());
+        drop(value);
+        let start = Instant::now();
+        let import = import_openapi(text, &ImportOptions::new())?;
+        let mut registry = ToolRegistry::new().with_name_rules(NameRules::Foreign);
+        OpenApiTool::builder(import.document, "api").register(&mut registry)?;
+        register.push(start.elapsed());
+        drop(registry);
+    }
+    parse.sort();
+    register.sort();
+    let (parse, register) = (parse[parse.len() / 2], register[register.len() / 2]);
+    println!(
+        "serde_json parse {:.1} ms; into a registry {:.1} ms, {:.2}x the parse (medians of {rounds})",
+        parse.as_secs_f64() * 1e3,
+        register.as_secs_f64() * 1e3,
+        register.as_secs_f64() / parse.as_secs_f64(),
+    );
     Ok(())
 }

@@ -9,7 +9,9 @@
 //! operations failed) or rejected, each failure and rejection by cause
 //! ([`CAUSES`]). What must hold for every document: no panic, every
 //! operation imported or reported, every tool name provider-safe, unique
-//! and resolvable, every path placeholder a required argument. The causes
+//! and resolvable, every path placeholder a required argument, every
+//! arguments schema compiles (the import vouches for most without
+//! compiling them: they compile on first call). The causes
 //! issue 19 found rejecting documents a peer accepts (non-JSON bodies,
 //! relative or missing servers, ECMA-262 patterns) occur only where
 //! [`REMAINING`] names the document and says why.
@@ -19,7 +21,9 @@
 //! - `cargo test -p tool-openapi --test corpus -- --ignored`: every document.
 //!
 //! The table goes to stderr (`-- --nocapture` shows it) and, when
-//! `TOOL_OPENAPI_CORPUS_REPORT` names a file, into that file as Markdown.
+//! `TOOL_OPENAPI_CORPUS_REPORT` names a file, into that file as Markdown;
+//! `TOOL_OPENAPI_CORPUS_DIGEST` names a file for a per-document digest of
+//! what a host gets, to compare two versions of the import ([`DIGEST`]).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 #[path = "../../.ci/fixtures.rs"]
@@ -27,12 +31,15 @@ mod setup;
 
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
+use std::hash::{Hash, Hasher};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use tool_core::{NameRules, ToolContext, ToolRegistry, is_provider_safe, is_valid_name};
+use tool_core::{
+    CompiledSchema, NameRules, ToolContext, ToolRegistry, is_provider_safe, is_valid_name,
+};
 use tool_openapi::{Error, ImportOptions, Loaded, Location, OpenApiTool, load_document};
 
 /// The subset the normal test runs: every `EVERY`th document of the sorted
@@ -171,7 +178,16 @@ struct Outcome {
     /// Broken invariants (test failures).
     broken: Vec<String>,
     elapsed: Duration,
+    /// A hash of the warnings, failures (or rejection) and offered tools,
+    /// for comparing two versions of the import (see [`DIGEST`]).
+    digest: u64,
 }
+
+/// When this names a file, the run writes there one line per document:
+/// its name, a hash of its warnings, failures (or rejection) and offered
+/// tools, and its counts. Two runs' files differ exactly where a change
+/// altered what a host gets.
+const DIGEST: &str = "TOOL_OPENAPI_CORPUS_DIGEST";
 
 fn corpus_dir() -> PathBuf {
     setup::ensure("20-openapi.sh");
@@ -296,13 +312,22 @@ fn run_one(name: &str, text: &str) -> Outcome {
     let start = Instant::now();
     let loaded = load_document(text, &ImportOptions::new());
     out.elapsed = start.elapsed();
+    let mut digest = std::hash::DefaultHasher::new();
     let Loaded { import, .. } = match loaded {
         Ok(loaded) => loaded,
         Err(error) => {
+            error.to_string().hash(&mut digest);
+            out.digest = digest.finish();
             out.rejected = Some(rejection_cause(&error));
             return out;
         }
     };
+    for warning in &import.warnings {
+        (&warning.pointer, &warning.message).hash(&mut digest);
+    }
+    for failure in &import.failures {
+        (&failure.pointer, &failure.message).hash(&mut digest);
+    }
     out.operations = import.document.operations.len();
     out.warnings = import.warnings.len();
     out.shortened = import.shortened.len();
@@ -366,8 +391,24 @@ fn run_one(name: &str, text: &str) -> Outcome {
         out.broken.push(format!("{name}: does not register: {e}"));
         return out;
     }
+    // Every arguments schema compiles, as on its tool's first call (the
+    // import vouched for most without compiling them).
+    for manifest in registry.manifests() {
+        for api in &manifest.api {
+            if let Err(e) = CompiledSchema::try_compile(&api.parameters_schema()) {
+                out.broken.push(format!(
+                    "{name}: the arguments schema of `{}` does not compile: {e}",
+                    api.name
+                ));
+            }
+        }
+    }
     let offered = registry.offer(&ToolContext::new());
     let tools = offered.openai_chat_tools();
+    for tool in &tools {
+        tool.to_string().hash(&mut digest);
+    }
+    out.digest = digest.finish();
     if tools.len() != out.operations {
         out.broken.push(format!(
             "{name}: {} tools offered for {} operations",
@@ -433,6 +474,7 @@ fn run(stride: usize) -> Tally {
         dir.display()
     );
     let mut tally = Tally::default();
+    let mut digests = std::env::var(DIGEST).ok().map(|file| (file, String::new()));
     let started = Instant::now();
     for name in all.iter().step_by(stride) {
         let text = std::fs::read_to_string(dir.join(name)).unwrap();
@@ -445,6 +487,17 @@ fn run(stride: usize) -> Tally {
                 continue;
             }
         };
+        if let Some((_, lines)) = &mut digests {
+            let _ = writeln!(
+                lines,
+                "{name} {:016x} operations {} failures {} warnings {} shortened {}",
+                outcome.digest,
+                outcome.operations,
+                outcome.failures.len(),
+                outcome.warnings,
+                outcome.shortened
+            );
+        }
         tally
             .slowest
             .push((outcome.elapsed, name.clone(), text.len()));
@@ -492,6 +545,9 @@ fn run(stride: usize) -> Tally {
         }
     }
     tally.elapsed = started.elapsed();
+    if let Some((file, lines)) = digests {
+        std::fs::write(&file, lines).unwrap();
+    }
     tally.slowest.sort_by_key(|s| std::cmp::Reverse(s.0));
     tally.slowest.truncate(5);
     tally

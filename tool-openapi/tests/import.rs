@@ -784,3 +784,42 @@ async fn operations_with_the_same_arguments_share_one_check_and_each_validates()
         );
     }
 }
+
+#[tokio::test]
+async fn a_schema_the_import_vouched_for_that_does_not_compile_answers_schema_unusable() {
+    // `$dynamicRef` to an anchor that is nowhere meets the meta-schema (the
+    // import's cheap check) but does not compile: the import keeps the
+    // operation, and its first call is refused by name, never run.
+    let broken = json!({"type": "string", "$dynamicRef": "#nowhere"});
+    let doc = json!({"openapi": "3.1.0", "info": {"title": "T", "version": "1"},
+        "servers": [{"url": "http://127.0.0.1:9"}],
+        "paths": {
+            "/a": {"get": {"operationId": "a", "responses": {},
+                "parameters": [{"name": "q", "in": "query", "schema": broken}]}},
+            "/b": {"get": {"operationId": "b", "responses": {},
+                "parameters": [{"name": "q", "in": "query", "schema": {"type": "string"}}]}}}});
+    assert!(
+        tool_core::CompiledSchema::try_compile(&json!({"type": "object",
+        "properties": {"q": broken}}))
+        .is_err()
+    );
+    let import = tool_openapi::import_value(&doc, &ImportOptions::new()).unwrap();
+    assert!(import.failures.is_empty(), "{:?}", import.failures);
+    let mut registry = ToolRegistry::new().with_name_rules(NameRules::Foreign);
+    OpenApiTool::builder(import.document, "vouched")
+        .register(&mut registry)
+        .unwrap();
+    let ctx = ToolContext::new();
+    let call = |api: &str| tool_core::ToolCall::new(format!("vouched____{api}"), r#"{"q": "x"}"#);
+    let out = tool_core::Invoker::default()
+        .invoke_in(&registry, &call("a"), &ctx)
+        .await;
+    assert_eq!(out.error_code().unwrap(), "schema_unusable", "{out:?}");
+    assert!(out.content.contains("not run"), "{}", out.content);
+    // The other operation of the document is called (and refused by the
+    // guard: 127.0.0.1 is not public), its schema compiled on this call.
+    let out = tool_core::Invoker::default()
+        .invoke_in(&registry, &call("b"), &ctx)
+        .await;
+    assert_eq!(out.error_code().unwrap(), "ssrf_blocked", "{out:?}");
+}

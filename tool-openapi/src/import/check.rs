@@ -5,7 +5,18 @@
 //!    an operation whose `$defs` are small (at most [`KEEP_DEFS_CHARS`] of
 //!    JSON) is compiled whole and the compilation is kept: building a tool
 //!    from it reuses it. So is one without `$defs`.
-//! 2. Any other is checked in parts (one without `$defs` in one part):
+//! 2. When nothing is kept, an operation whose parts pass a cheap check
+//!    is vouched for without compiling anything: each shared definition it
+//!    reaches once per document, then each argument's schema, meets the
+//!    JSON Schema meta-schema ([`CompiledSchema::meets_meta_schema`], what
+//!    compiling refuses a schema for first), each distinct `pattern`
+//!    compiles (once per document), and its `required` names are
+//!    distinct. Its validator is built on the tool's first call; a schema
+//!    that does not compile then (a fault the cheap check does not see,
+//!    none in the public corpus) answers that call with `schema_unusable`.
+//!    A schema with `patternProperties` (keys that are patterns) or a
+//!    `$schema` is never vouched for this way.
+//! 3. Any other is checked in parts (one without `$defs` in one part):
 //!    each shared definition it reaches once per document
 //!    ([`SharedDefs::check`]), then its own schema with its `$defs`
 //!    stubbed, each distinct `pattern` compiled once per document
@@ -14,7 +25,7 @@
 //!    proportional to its size. The parts passing vouch for the whole: it
 //!    compiles on the tool's first call (or, when compilations are kept,
 //!    when the tool is registered).
-//! 3. When a part fails, the operation is compiled whole after all, so
+//! 4. When a part fails, the operation is compiled whole after all, so
 //!    its ECMA-262 patterns are repaired (see the pattern module) or the
 //!    message names the fault.
 
@@ -56,6 +67,9 @@ pub(crate) fn check(
         own_copies(defs, op, reached);
         return compile_check(op, at, warnings, keep).map(Some);
     }
+    if !keep && meets_cheap_check(defs, op, reached) {
+        return Ok(vouched(keep));
+    }
     let names: Vec<String> = if shared {
         reached
             .iter()
@@ -91,6 +105,36 @@ pub(crate) fn check(
     compile_check(op, at, warnings, false).map(Some)
 }
 
+/// Step 1 of the module docs when nothing is kept: whether every part of
+/// `op`'s arguments schema passes the cheap check
+/// ([`SharedDefs::schema_meets_cheap_check`]: the meta-schema, and each
+/// pattern compiled once per document) and its `required` names are
+/// distinct, so that it is vouched for without compiling it.
+fn meets_cheap_check(
+    defs: &mut SharedDefs<'_>,
+    op: &crate::document::Operation,
+    reached: &[(usize, usize)],
+) -> bool {
+    let definitions_pass = if op.shared_definitions.is_empty() {
+        op.definitions
+            .iter()
+            .filter(|(_, value)| !value.as_object().is_some_and(Map::is_empty))
+            .all(|(name, _)| defs.meets_cheap_check(name))
+    } else {
+        reached
+            .iter()
+            .all(|&(id, _)| defs.entry_meets_cheap_check(id))
+    };
+    if !definitions_pass {
+        return false;
+    }
+    let mut required = std::collections::HashSet::new();
+    op.parameters.iter().all(|parameter| {
+        (!parameter.required || required.insert(parameter.argument_name()))
+            && defs.schema_meets_cheap_check(&parameter.schema)
+    })
+}
+
 /// Gives an operation reaching the shared definitions its own copies of
 /// them (as an import without shared definitions wrote them).
 fn own_copies(
@@ -107,13 +151,13 @@ fn own_copies(
 /// What a schema checked in parts stands on: kept compilations wanted, none
 /// (the registry compiles the whole and keeps it); else a checked schema
 /// vouching for the whole, which compiles on the tool's first call from the
-/// manifest's parameters ([`CompiledSchema::checked`] of `true` keeps
-/// nothing and has no source, so it stands for any schema).
+/// manifest's parameters ([`CompiledSchema::vouched`] keeps nothing and
+/// has no source, so it stands for any schema).
 fn vouched(keep: bool) -> Option<CompiledSchema> {
     if keep {
         return None;
     }
-    CompiledSchema::checked(&Value::Bool(true)).ok()
+    Some(CompiledSchema::vouched())
 }
 
 /// Compiles an operation's arguments schema (`keep`: keeping the validator

@@ -54,6 +54,8 @@ struct Entry {
     problem: Option<String>,
     deps: Vec<usize>,
     checked: Option<Result<(), String>>,
+    /// Whether it passed [`SharedDefs::meets_cheap_check`], once known.
+    cheap: Option<bool>,
 }
 
 /// The definitions of one document (see the module docs).
@@ -130,6 +132,7 @@ impl<'a> SharedDefs<'a> {
             problem: None,
             deps: Vec::new(),
             checked: None,
+            cheap: None,
         });
         self.by_ref.insert(reference.into(), id);
         self.by_name.insert(name, id);
@@ -455,6 +458,55 @@ impl<'a> SharedDefs<'a> {
 }
 
 impl SharedDefs<'_> {
+    /// The import's cheap check of definition `name` (see
+    /// [`schema_meets_cheap_check`](Self::schema_meets_cheap_check)), once
+    /// per document. Unknown names pass, as in [`check`](Self::check).
+    pub(crate) fn meets_cheap_check(&mut self, name: &str) -> bool {
+        match self.by_name.get(name) {
+            Some(&id) => self.entry_meets_cheap_check(id),
+            None => true,
+        }
+    }
+
+    /// [`meets_cheap_check`](Self::meets_cheap_check) of definition `id`.
+    pub(crate) fn entry_meets_cheap_check(&mut self, id: usize) -> bool {
+        if let Some(known) = self.entries[id].cheap {
+            return known;
+        }
+        self.expanded(id);
+        // Taken out while it is checked (nothing else reads it meanwhile).
+        let value = self.entries[id].value.take().unwrap_or(Value::Bool(true));
+        let known = self.schema_meets_cheap_check(&value);
+        self.entries[id].value = Some(value);
+        self.entries[id].cheap = Some(known);
+        known
+    }
+
+    /// Whether `schema` passes what compiling it checks, without building
+    /// a validator: it meets the meta-schema
+    /// ([`CompiledSchema::meets_meta_schema`]) and each `pattern` in it
+    /// compiles (each distinct one compiled once per document, as for
+    /// [`drop_good_patterns`](Self::drop_good_patterns)). `false` (compile
+    /// it to know) also for a schema with `patternProperties`, whose keys
+    /// are patterns too.
+    pub(crate) fn schema_meets_cheap_check(&mut self, schema: &Value) -> bool {
+        let patterns = &mut self.patterns;
+        let mut good = true;
+        each_schema_ref(schema, &mut |object| {
+            if !good {
+                return;
+            }
+            if object.contains_key("patternProperties") {
+                good = false;
+                return;
+            }
+            if let Some(Value::String(pattern)) = object.get("pattern") {
+                good = pattern_compiles(patterns, pattern);
+            }
+        });
+        good && CompiledSchema::meets_meta_schema(schema)
+    }
+
     /// Removes from `schema` (a copy about to be compiled only to check
     /// it) every `pattern` known to compile: each distinct pattern is
     /// compiled once per document, alone, instead of once in every schema
@@ -467,23 +519,26 @@ impl SharedDefs<'_> {
             let Some(Value::String(pattern)) = object.get("pattern") else {
                 return;
             };
-            let good = match patterns.get(pattern.as_str()) {
-                Some(&good) => good,
-                None => {
-                    let alone = Value::Object(Map::from_iter([(
-                        "pattern".to_owned(),
-                        Value::String(pattern.clone()),
-                    )]));
-                    let good = CompiledSchema::try_compile(&alone).is_ok();
-                    patterns.insert(pattern.clone(), good);
-                    good
-                }
-            };
-            if good {
+            if pattern_compiles(patterns, pattern) {
                 object.remove("pattern");
             }
         });
     }
+}
+
+/// Whether `pattern` compiles (alone, as a schema's `pattern`), from
+/// `known` or compiled once and remembered there.
+fn pattern_compiles(known: &mut HashMap<String, bool>, pattern: &str) -> bool {
+    if let Some(&good) = known.get(pattern) {
+        return good;
+    }
+    let alone = Value::Object(Map::from_iter([(
+        "pattern".to_owned(),
+        Value::String(pattern.to_owned()),
+    )]));
+    let good = CompiledSchema::try_compile(&alone).is_ok();
+    known.insert(pattern.to_owned(), good);
+    good
 }
 
 /// Removes `description` from a schema and every schema inside it;
@@ -519,6 +574,32 @@ pub(crate) fn each_schema(schema: &mut Value, f: &mut impl FnMut(&mut Map<String
                 match child {
                     Value::Array(list) => list.iter_mut().for_each(|s| each_schema(s, f)),
                     other => each_schema(other, f),
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// [`each_schema`] without changing anything.
+pub(crate) fn each_schema_ref(schema: &Value, f: &mut impl FnMut(&Map<String, Value>)) {
+    let Value::Object(object) = schema else {
+        return;
+    };
+    f(object);
+    for (key, child) in object {
+        match key.as_str() {
+            key if super::SCHEMA_MAP_KEYWORDS.contains(&key) => {
+                if let Value::Object(map) = child {
+                    map.values().for_each(|s| each_schema_ref(s, f));
+                }
+            }
+            key if super::SUBSCHEMA_KEYWORDS.contains(&key)
+                || super::SCHEMA_LIST_KEYWORDS.contains(&key) =>
+            {
+                match child {
+                    Value::Array(list) => list.iter().for_each(|s| each_schema_ref(s, f)),
+                    other => each_schema_ref(other, f),
                 }
             }
             _ => {}
