@@ -410,6 +410,36 @@ impl Table {
     }
 }
 
+impl Table {
+    /// The patterns that may start at a component named `comp`: by its
+    /// name, by its first and last bytes, and those tried everywhere.
+    fn candidates(&self, comp: &str) -> [&[PatternAt]; 4] {
+        fn by_byte<'t>(lists: &'t [Vec<PatternAt>], b: Option<&u8>) -> &'t [PatternAt] {
+            b.and_then(|&b| lists.get(usize::from(b)))
+                .map_or(&[][..], Vec::as_slice)
+        }
+        [
+            self.any.get(comp).map_or(&[][..], Vec::as_slice),
+            by_byte(&self.glob_first, comp.as_bytes().first()),
+            by_byte(&self.glob_last, comp.as_bytes().last()),
+            &self.always,
+        ]
+    }
+
+    /// The first component of pattern `n` of row `row`.
+    fn first_glob(&self, row: usize, n: usize) -> Option<&Glob> {
+        self.rows.get(row)?.patterns.get(n)?.1.first()
+    }
+}
+
+/// Paths with more components than this look up the candidates of each
+/// distinct component once (see [`find`]).
+const MEMO_COMPONENTS: usize = 64;
+
+/// How many distinct names of a long path [`find`] keeps in a list before
+/// it uses a map.
+const RECENT_NAMES: usize = 8;
+
 /// One table compiled once, on first use.
 macro_rules! compiled {
     ($name:ident, $table:expr) => {
@@ -631,25 +661,43 @@ fn find(table: &Table, path: &str, home: Option<&Path>) -> Option<&'static PathC
             }
         }
     };
-    for (start, comp) in comps.iter().enumerate() {
-        if let Some(found) = table.any.get(*comp) {
-            try_at(found, start);
+    if comps.len() > MEMO_COMPONENTS {
+        // A long path (`s/a/b/;s/a/b/;…`, tens of thousands of components)
+        // repeats its names: each distinct one's candidates are looked up
+        // once and kept only if their first component matches it, which
+        // every match needs. The last few names are kept in a short list
+        // (most such paths repeat a handful), the rest in a map filled from
+        // the call (so with the standard hash).
+        let filtered = |comp: &str| -> Vec<PatternAt> {
+            table
+                .candidates(comp)
+                .into_iter()
+                .flatten()
+                .copied()
+                .filter(|&(row, n)| table.first_glob(row, n).is_some_and(|g| g.matches(comp)))
+                .collect()
+        };
+        let mut recent: Vec<(&str, Vec<PatternAt>)> = Vec::with_capacity(RECENT_NAMES);
+        let mut memo: std::collections::HashMap<&str, Vec<PatternAt>> =
+            std::collections::HashMap::new();
+        for (start, comp) in comps.iter().enumerate() {
+            if let Some((_, found)) = recent.iter().find(|(name, _)| name == comp) {
+                try_at(found, start);
+            } else if recent.len() < RECENT_NAMES {
+                let found = filtered(comp);
+                try_at(&found, start);
+                recent.push((comp, found));
+            } else {
+                let found = memo.entry(*comp).or_insert_with(|| filtered(comp));
+                try_at(found, start);
+            }
         }
-        if let Some(found) = comp
-            .as_bytes()
-            .first()
-            .and_then(|&b| table.glob_first.get(usize::from(b)))
-        {
-            try_at(found, start);
+    } else {
+        for (start, comp) in comps.iter().enumerate() {
+            for found in table.candidates(comp) {
+                try_at(found, start);
+            }
         }
-        if let Some(found) = comp
-            .as_bytes()
-            .last()
-            .and_then(|&b| table.glob_last.get(usize::from(b)))
-        {
-            try_at(found, start);
-        }
-        try_at(&table.always, start);
     }
     if absolute && let Some(found) = comps.first().and_then(|c| table.root.get(*c)) {
         try_at(found, 0);
@@ -887,6 +935,49 @@ mod tests {
                     every,
                     "{example}"
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn long_paths_find_what_trying_every_row_finds() {
+        // Past `MEMO_COMPONENTS` the candidates of each distinct name are
+        // kept (a short list, then a map past `RECENT_NAMES` names): the
+        // answer must not change. Every example behind and before a long
+        // run of names, some repeated, more than the list holds.
+        let home = Path::new(tool_core::EXAMPLE_HOME);
+        let home_lower = fold_case(tool_core::EXAMPLE_HOME);
+        let h = components(&home_lower, None);
+        let filler: String = (0..40).map(|i| format!("d{}/s/", i % 12)).collect();
+        for table in [
+            persistence_rows(),
+            code_execution_rows(),
+            secret_rows(),
+            account_rows(),
+        ] {
+            for example in table
+                .rows
+                .iter()
+                .flat_map(|r| r.class.examples.iter().chain(r.class.counter_examples))
+            {
+                let inside = example.trim_start_matches(['/', '~']);
+                for path in [format!("{filler}{inside}"), format!("{example}/{filler}x")] {
+                    let with = with_home(&path);
+                    let lower = fold_case(&with);
+                    let comps = components(&lower, Some(&home_lower));
+                    assert!(comps.len() > MEMO_COMPONENTS, "{path}");
+                    let absolute = with.starts_with(['/', '~']);
+                    let every = table
+                        .rows
+                        .iter()
+                        .find(|r| r.matches(&comps, absolute, &|| Some(h.as_slice())))
+                        .map(|r| r.class.name);
+                    assert_eq!(
+                        find(table, &path, Some(home)).map(|c| c.name),
+                        every,
+                        "{path}"
+                    );
+                }
             }
         }
     }
