@@ -298,6 +298,11 @@ impl ShellCommand {
         if self.dir_changes() > MAX_DIR_CHANGES {
             self.hazards.push(Hazard::DirChain);
         }
+        if scripts::runs_a_file_written_here(&self.parts) {
+            // `printf 'git push' > p.sh && sh p.sh`: what the file holds
+            // is a script not on the line.
+            self.hazards.push(Hazard::UnreadScript);
+        }
     }
 
     /// How many of the parts' readings change directory (`cd`, `pushd`,

@@ -8,7 +8,7 @@
 use super::table::Invocation;
 use super::types::Hazard;
 use super::words::{basename, is_shell, substitutions_in, tokenize};
-use super::wrappers::{git_alias_from_env, git_aliases, word_views};
+use super::wrappers::{git_alias_defs, git_alias_from_env, word_views};
 
 /// The scripts a command's words run, each with the hazard it brings.
 pub(crate) fn scripts_of(words: &[String]) -> Vec<(Hazard, String)> {
@@ -72,8 +72,7 @@ pub(crate) fn scripts_of_views(views: &[Vec<String>]) -> Vec<(Hazard, String)> {
                 for script in git_subcommand_scripts(args) {
                     push(&mut out, (Hazard::ShellString, script));
                 }
-                git_aliases(args)
-                    .into_iter()
+                git_alias_defs(args)
                     .find_map(|(_, v)| v.strip_prefix('!').map(str::to_owned))
                     .map(|s| (Hazard::ShellString, s))
             }
@@ -319,6 +318,89 @@ pub(crate) fn unread_script_views<'a>(
     })
 }
 
+/// Files a command runs without naming them, as rows: programs, the
+/// subcommands that run the file (empty: the program itself), the file
+/// names. `npm pkg set scripts.x=…` writes `package.json` (see
+/// [`runs_a_file_written_here`]).
+const RUNS_PROJECT_FILES: &[(&[&str], &[&str], &[&str])] = &[
+    (
+        &["npm", "pnpm", "yarn", "bun"],
+        &["run", "run-script", "test", "t", "start", "restart", "stop"],
+        &["package.json"],
+    ),
+    (
+        &["make", "gmake"],
+        &[],
+        &["Makefile", "makefile", "GNUmakefile"],
+    ),
+    (&["just"], &[], &["justfile", "Justfile", ".justfile"]),
+];
+
+/// `printf 'git push' > p.sh && sh p.sh`, `npm pkg set scripts.t=… && npm
+/// test`: a part runs a file an earlier part of the line wrote (through a
+/// redirection or an option), whose content is a script not on the line.
+pub(crate) fn runs_a_file_written_here(parts: &[super::SimpleCommand]) -> bool {
+    let mut written: Vec<&str> = Vec::new();
+    for part in parts {
+        if !written.is_empty() && part_runs_one_of(part, &written) {
+            return true;
+        }
+        written.extend(
+            part.redirects
+                .iter()
+                .filter(|r| !part.inputs.contains(r) && !r.starts_with("/dev/"))
+                .map(String::as_str),
+        );
+        let words = &part.words;
+        if words.first().is_some_and(|w| basename(w) == "npm")
+            && words.get(1).is_some_and(|w| w == "pkg")
+            && words.get(2).is_some_and(|w| w == "set")
+            && words.iter().skip(3).any(|w| w.starts_with("scripts."))
+        {
+            written.push("package.json");
+        }
+    }
+    false
+}
+
+/// Whether a part runs one of `files`: as its command word, through a
+/// shell, `source`/`.`/`exec` or an interpreter, or as the project file a
+/// program of [`RUNS_PROJECT_FILES`] runs.
+fn part_runs_one_of(part: &super::SimpleCommand, files: &[&str]) -> bool {
+    let same =
+        |a: &str, b: &str| a.strip_prefix("./").unwrap_or(a) == b.strip_prefix("./").unwrap_or(b);
+    let written = |f: &str| files.iter().any(|w| same(w, f));
+    if part.program().is_some_and(written) {
+        return true;
+    }
+    super::wrappers::views(part).iter().any(|view| {
+        let Some((first, args)) = view.split_first() else {
+            return false;
+        };
+        let name = basename(first);
+        if is_shell(name)
+            || matches!(name, "source" | "." | "exec")
+            || super::unread_code::is_interpreter(name)
+        {
+            return args
+                .iter()
+                .find(|a| !a.starts_with('-'))
+                .is_some_and(|a| written(a));
+        }
+        RUNS_PROJECT_FILES
+            .iter()
+            .any(|(programs, subcommands, project_files)| {
+                programs.contains(&name)
+                    && (subcommands.is_empty()
+                        || args
+                            .iter()
+                            .find(|a| !a.starts_with('-'))
+                            .is_some_and(|a| subcommands.contains(&a.as_str())))
+                    && project_files.iter().any(|f| written(f))
+            })
+    })
+}
+
 /// Names of standard input as a file.
 pub(crate) fn is_stdin_file(path: &str) -> bool {
     matches!(path, "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0" | "-")
@@ -415,6 +497,31 @@ fn watch_command(args: &[String]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn files_written_then_run_on_the_same_line() {
+        let runs =
+            |line: &str| runs_a_file_written_here(crate::shell::ShellCommand::parse(line).parts());
+        for line in [
+            "printf 'git push' > p.sh && sh p.sh",
+            "echo 'git push' > p.sh; . ./p.sh",
+            "echo x >> run.sh && chmod +x run.sh && ./run.sh",
+            "npm pkg set scripts.t='git push' && npm test",
+            "echo 'all:; git push' > Makefile && make",
+            "cat > x.py <<< 'print(1)' && python3 x.py",
+        ] {
+            assert!(runs(line), "{line}");
+        }
+        for line in [
+            "cargo build > build.log && tail build.log",
+            "sh p.sh; echo x > p.sh",
+            "echo x > out.txt && python3 gen.py",
+            "npm pkg set version=1.2.3 && npm test",
+            "make > make.log && ./bin/app",
+        ] {
+            assert!(!runs(line), "{line}");
+        }
+    }
 
     fn words(text: &str) -> Vec<String> {
         tokenize(text)
