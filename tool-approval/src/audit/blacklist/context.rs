@@ -208,12 +208,102 @@ pub(super) fn env_names(args: &Value, shells: &[&ShellCommand]) -> Vec<EnvSet> {
                     }
                     "read" => out.extend(read_names(view)),
                     "printf" => out.extend(printf_name(view)),
-                    _ => {}
+                    _ => out.extend(setter_names(first, view)),
+                }
+                if matches!(first, "declare" | "typeset" | "local")
+                    && view.iter().skip(1).any(|w| is_flag_with(w, 'n'))
+                {
+                    // `declare -n r=GIT_PAGER`: later `r=…` sets GIT_PAGER.
+                    out.extend(
+                        view.iter()
+                            .skip(1)
+                            .filter_map(|w| w.split_once('='))
+                            .map(|(_, target)| (target.to_owned(), None)),
+                    );
                 }
             }
         }
     }
     out
+}
+
+/// How a program of [`ENV_SETTERS`] is given the variables it sets.
+#[derive(Debug, Clone, Copy)]
+enum SetterForm {
+    /// Operands `NAME=VALUE` (`systemctl set-environment`).
+    Assignments,
+    /// The first operand is the name, the next the value (`tmux
+    /// set-environment NAME VALUE`, `launchctl setenv`).
+    NameThenValue,
+    /// The last operand names a variable whose value is read at run time
+    /// (`mapfile NAME`).
+    LastName,
+}
+
+/// Commands that set environment variables for programs started later
+/// (a session, a service manager) or fill a variable from input: programs,
+/// the subcommands that do it (empty: the program itself), and how.
+const ENV_SETTERS: &[(&[&str], &[&str], SetterForm)] = &[
+    (
+        &["tmux"],
+        &["set-environment", "setenv"],
+        SetterForm::NameThenValue,
+    ),
+    (
+        &["systemctl"],
+        &["set-environment", "import-environment"],
+        SetterForm::Assignments,
+    ),
+    (&["launchctl"], &["setenv"], SetterForm::NameThenValue),
+    (
+        &["dbus-update-activation-environment"],
+        &[],
+        SetterForm::Assignments,
+    ),
+    (&["mapfile", "readarray"], &[], SetterForm::LastName),
+];
+
+/// The variables a command of [`ENV_SETTERS`] sets.
+fn setter_names(program: &str, view: &[String]) -> Vec<EnvSet> {
+    let Some((_, subcommands, form)) = ENV_SETTERS.iter().find(|(p, _, _)| p.contains(&program))
+    else {
+        return Vec::new();
+    };
+    let operands: Vec<&String> = view
+        .iter()
+        .skip(1)
+        .filter(|w| !w.starts_with('-'))
+        .collect();
+    let operands = if subcommands.is_empty() {
+        operands.as_slice()
+    } else {
+        match operands.split_first() {
+            Some((sub, rest)) if subcommands.contains(&sub.as_str()) => rest,
+            _ => return Vec::new(),
+        }
+    };
+    match form {
+        SetterForm::Assignments => operands
+            .iter()
+            .map(|w| split_assignment(w).unwrap_or_else(|| ((*w).clone(), None)))
+            .collect(),
+        SetterForm::NameThenValue => operands
+            .first()
+            .map(|name| ((*name).clone(), operands.get(1).map(|v| (*v).clone())))
+            .into_iter()
+            .collect(),
+        SetterForm::LastName => operands
+            .last()
+            .map(|name| ((*name).clone(), None))
+            .into_iter()
+            .collect(),
+    }
+}
+
+/// Whether `word` is a short-flag bundle holding `flag` (`-n`, `-gn`).
+fn is_flag_with(word: &str, flag: char) -> bool {
+    word.strip_prefix('-')
+        .is_some_and(|f| !f.starts_with('-') && f.contains(flag))
 }
 
 /// Whether the arguments may set environment variables (an `env`-named
