@@ -624,12 +624,12 @@ fn git_views(view: &[String]) -> Vec<Vec<String>> {
     if first != "git" {
         return Vec::new();
     }
-    let aliases = git_aliases(rest);
     // Past MAX_ALIASES definitions the line is not expanded at all:
     // [`git_alias_chain_cut`] names the limit, which asks.
-    if aliases.is_empty() || aliases.len() > MAX_ALIASES {
+    if git_alias_defs(rest).next().is_none() || more_git_aliases_than(rest, MAX_ALIASES) {
         return Vec::new();
     }
+    let aliases = git_aliases(rest);
     let by_name: std::collections::HashMap<&str, Vec<&str>> = aliases.iter().fold(
         std::collections::HashMap::new(),
         |mut map, (name, value)| {
@@ -686,13 +686,13 @@ pub(crate) fn git_alias_chain_cut(words: &[String]) -> bool {
     if basename(first) != "git" {
         return false;
     }
-    let aliases = git_aliases(rest);
-    if aliases.len() <= 1 {
+    if !more_git_aliases_than(rest, 1) {
         return false;
     }
-    if aliases.len() > MAX_ALIASES {
+    if more_git_aliases_than(rest, MAX_ALIASES) {
         return true;
     }
+    let aliases = git_aliases(rest);
     // The longest chain of alias names, each value starting with another
     // (the first definition of a name is the one followed).
     let mut first_words: std::collections::HashMap<&str, Option<String>> =
@@ -754,26 +754,42 @@ pub(crate) fn git_alias_from_env(args: &[String]) -> bool {
     false
 }
 
-/// `-c alias.NAME=VALUE` definitions among git's words.
+/// `-c alias.NAME=VALUE` definitions among git's words: the name in lower
+/// case (git's config keys compare without case) and the value.
 pub(crate) fn git_aliases(args: &[String]) -> Vec<(String, String)> {
-    let mut out = Vec::new();
+    git_alias_defs(args)
+        .map(|(name, value)| (name.to_ascii_lowercase(), value.to_owned()))
+        .collect()
+}
+
+/// [`git_aliases`] borrowed from the words, one at a time: the name as
+/// written and the value. A line of thousands of definitions is counted
+/// (and its first `!` value found) without copying them.
+pub(crate) fn git_alias_defs(args: &[String]) -> impl Iterator<Item = (&str, &str)> {
     let mut iter = args.iter();
-    while let Some(word) = iter.next() {
-        let def = if word == "-c" {
-            iter.next().map(String::as_str)
-        } else {
-            word.strip_prefix("-c")
-        };
-        let Some(def) = def else { continue };
-        let lower = def.to_ascii_lowercase();
-        if let Some(rest) = lower.strip_prefix("alias.")
-            && let Some((name, _)) = rest.split_once('=')
-        {
-            let value = def.split_once('=').map(|(_, v)| v).unwrap_or_default();
-            out.push((name.to_owned(), value.to_owned()));
+    std::iter::from_fn(move || {
+        while let Some(word) = iter.next() {
+            let def = if word == "-c" {
+                iter.next().map(String::as_str)
+            } else {
+                word.strip_prefix("-c")
+            };
+            let Some(def) = def else { continue };
+            if def
+                .get(..6)
+                .is_some_and(|p| p.eq_ignore_ascii_case("alias."))
+                && let Some((name, value)) = def.get(6..).and_then(|rest| rest.split_once('='))
+            {
+                return Some((name, value));
+            }
         }
-    }
-    out
+        None
+    })
+}
+
+/// Whether `args` hold more than `n` alias definitions.
+fn more_git_aliases_than(args: &[String], n: usize) -> bool {
+    git_alias_defs(args).nth(n).is_some()
 }
 
 /// True when `words` stack more wrappers than [`views`] looks through.

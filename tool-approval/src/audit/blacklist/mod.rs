@@ -593,6 +593,11 @@ impl Blacklist {
                 // `cp .env.example .env`: setting up an env file from its
                 // example writes the file and reads no secret.
                 let example_copy = example_env_copy_destination(part);
+                // A long part (thousands of words, most repeated) asks the
+                // secret rows once per distinct word.
+                let mut not_secret: std::collections::HashSet<&str> =
+                    std::collections::HashSet::new();
+                let long = part.words.len() > 32;
                 for word in part
                     .words
                     .iter()
@@ -607,7 +612,15 @@ impl Blacklist {
                         || (moved && !word.starts_with('-'))
                         // A bare secret name (`terraform.tfstate`); those
                         // without a dot are `looks_like_path` already.
-                        || (word.contains('.') && path_rows::secret_row(word, home).is_some()))
+                        || (word.contains('.') && {
+                            let known = long && not_secret.contains(word.as_str());
+                            let secret =
+                                !known && path_rows::secret_row(word, home).is_some();
+                            if long && !known && !secret {
+                                not_secret.insert(word.as_str());
+                            }
+                            secret
+                        }))
                         && seen.insert((word.clone(), here.map(Path::to_path_buf)))
                     {
                         add_path(&mut facts.paths, word, here, home);

@@ -127,7 +127,21 @@ pub(super) fn writes_matching(
     is_target: fn(&str) -> bool,
 ) -> bool {
     part.redirects.iter().any(|r| is_target(r))
-        || (!is_read_only(view) && !prints_only(view) && view.iter().skip(1).any(|w| is_target(w)))
+        || (!is_read_only(view) && !prints_only(view) && any_word(view, is_target))
+}
+
+/// Whether `is_target` holds for a word of `view` after the command word.
+/// A long view (`git -c alias.a=… -c alias.a=… …`, thousands of words)
+/// asks once per distinct word.
+fn any_word(view: &[String], is_target: fn(&str) -> bool) -> bool {
+    let words = view.iter().skip(1);
+    if view.len() <= 32 {
+        return words.into_iter().any(|w| is_target(w));
+    }
+    let mut asked = std::collections::HashSet::new();
+    words
+        .filter(|w| asked.insert(w.as_str()))
+        .any(|w| is_target(w))
 }
 
 /// `echo`/`printf` print their words; only their redirections write.
