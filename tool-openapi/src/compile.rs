@@ -101,19 +101,21 @@ pub fn api_definition(operation: &Operation) -> ApiDefinition {
     definition_with(
         operation,
         parameters_schema_with(operation, operation.definitions.clone()),
+        operation.description.clone(),
     )
 }
 
-/// [`api_definition`] with its arguments schema already built.
-fn definition_with(operation: &Operation, parameters: Value) -> ApiDefinition {
-    let description = if operation.description.is_empty() {
+/// [`api_definition`] with its arguments schema already built and the
+/// operation's description given.
+fn definition_with(operation: &Operation, parameters: Value, description: String) -> ApiDefinition {
+    let description = if description.is_empty() {
         format!(
             "{} {}",
             operation.method.as_str().to_ascii_uppercase(),
             operation.path
         )
     } else {
-        operation.description.clone()
+        description
     };
     let mut definition = ApiDefinition::new(operation.operation_id.clone(), description)
         .with_parameters(parameters)
@@ -188,7 +190,8 @@ pub(crate) fn take_manifest(
         let (schema, parameters) = match reusable.map(|(_, kept)| kept.into_source()) {
             Some((schema, Some(parameters))) => {
                 for parameter in &mut op.parameters {
-                    parameter.schema = sending_schema(&parameter.schema);
+                    parameter.schema = Value::Bool(true);
+                    parameter.description = None;
                 }
                 (Some(schema), parameters)
             }
@@ -196,24 +199,27 @@ pub(crate) fn take_manifest(
             Some((checked, None)) => (Some(checked), take_parameters_schema(op, definitions)),
             None => (None, take_parameters_schema(op, definitions)),
         };
-        manifest.api.push(definition_with(op, parameters));
+        // The description moves too: sending does not read it.
+        let description = std::mem::take(&mut op.description);
+        manifest
+            .api
+            .push(definition_with(op, parameters, description));
         compiled.push(schema);
     }
     (manifest, compiled)
 }
 
 /// [`parameters_schema_with`], moving each parameter's schema into it and
-/// leaving the parameter the part of it sending reads
-/// ([`sending_schema`]): the tool sends requests from that, the manifest
-/// holds the whole schema once.
+/// leaving the parameter `true` (a schema accepting anything, allocating
+/// nothing) and no description: the manifest holds the whole schema
+/// once, and the tool reads each argument's `type` from it when sending.
 fn take_parameters_schema(operation: &mut Operation, definitions: Map<String, Value>) -> Value {
     let mut properties = Map::with_capacity(operation.parameters.len());
     let mut required = Vec::new();
     for parameter in &mut operation.parameters {
-        let sending = sending_schema(&parameter.schema);
-        let mut schema = std::mem::replace(&mut parameter.schema, sending);
+        let mut schema = std::mem::replace(&mut parameter.schema, Value::Bool(true));
         if let Value::Object(object) = &mut schema
-            && let Some(description) = &parameter.description
+            && let Some(description) = parameter.description.take()
             && !description.is_empty()
             && !object.contains_key("description")
         {
@@ -221,7 +227,7 @@ fn take_parameters_schema(operation: &mut Operation, definitions: Map<String, Va
             // full one would double its room (see `compact_copy`).
             let mut roomy = Map::with_capacity(object.len() + 1);
             roomy.extend(std::mem::take(object));
-            roomy.insert("description".into(), Value::String(description.clone()));
+            roomy.insert("description".into(), Value::String(description));
             *object = roomy;
         }
         let name = parameter.argument_name().to_owned();
@@ -231,16 +237,6 @@ fn take_parameters_schema(operation: &mut Operation, definitions: Map<String, Va
         properties.insert(name, schema);
     }
     object_schema(properties, required, definitions)
-}
-
-/// What sending reads of an argument's schema: its `type` (see
-/// [`coerce`](crate::coerce)).
-fn sending_schema(schema: &Value) -> Value {
-    let mut kept = Map::with_capacity(1);
-    if let Some(kind) = schema.get("type") {
-        kept.insert("type".into(), kind.clone());
-    }
-    Value::Object(kept)
 }
 
 /// A fingerprint of everything [`parameters_schema`] reads from an

@@ -61,9 +61,11 @@ impl OpenApiTool {
     /// moved into its API's arguments schema (`$defs` of the manifest's
     /// `parameters`; the document's
     /// [`shared_definitions`](crate::Operation::shared_definitions) stay
-    /// shared with the manifest) and each parameter's schema keeps only its
-    /// `type` (the whole schema is the manifest's), so a 20 MB document's
-    /// schemas are held once.
+    /// shared with the manifest), each parameter's schema is `true` (the
+    /// whole schema is the manifest's, which sending reads an argument's
+    /// `type` from) and the descriptions of operations and parameters are
+    /// the manifest's too, so a 20 MB document's schemas and descriptions
+    /// are held once.
     pub fn document(&self) -> &ApiDocument {
         &self.document
     }
@@ -227,9 +229,9 @@ impl OpenApiToolBuilder {
 
     fn finish(self, manifest: Arc<ToolManifest>) -> Result<OpenApiTool, Error> {
         // The tool keeps the document to send requests, not the import's
-        // compilations (the registry holds what it needs), and of each
-        // argument's schema only the `type` that sending coerces to (the
-        // manifest holds the whole schema, which validation reads): both
+        // compilations (the registry holds what it needs), nor the
+        // arguments' schemas (the manifest holds them, which validation
+        // reads and sending takes each argument's `type` from): both
         // taken out by `take_manifest`.
         let guard = self.guard.unwrap_or_default();
         let (guard, client) = match self.client {
@@ -277,6 +279,7 @@ impl Tool for OpenApiTool {
             .by_name
             .get(api)
             .ok_or_else(|| self.manifest.unknown_api(api))?;
-        run(&self.document, index, args, &self.settings, ctx).await
+        let arguments = self.manifest.api.get(index).map(|api| &api.parameters);
+        run(&self.document, index, arguments, args, &self.settings, ctx).await
     }
 }

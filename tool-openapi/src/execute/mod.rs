@@ -51,10 +51,13 @@ impl HttpSettings {
     }
 }
 
-/// Runs operation `index` of `document` with `args`.
+/// Runs operation `index` of `document` with `args`; `arguments` is its
+/// arguments schema when its parameters hold none (see
+/// [`RequestParts::arguments`]).
 pub(crate) async fn run(
     document: &ApiDocument,
     index: usize,
+    arguments: Option<&Value>,
     args: Value,
     settings: &HttpSettings,
     ctx: &ToolContext,
@@ -96,6 +99,7 @@ pub(crate) async fn run(
         schemes: &document.security_schemes,
         headers: &settings.headers,
         credentials: &settings.credentials,
+        arguments,
     };
     let planned = plan(&parts, &args).map_err(|problems| {
         let list: Vec<String> = problems

@@ -73,6 +73,21 @@ pub(crate) struct RequestParts<'a> {
     pub schemes: &'a [SecurityScheme],
     pub headers: &'a [(HeaderName, HeaderValue)],
     pub credentials: &'a Credentials,
+    /// The operation's arguments schema, when the parameters do not hold
+    /// their schemas (a built tool's: its manifest holds them).
+    pub arguments: Option<&'a Value>,
+}
+
+impl RequestParts<'_> {
+    /// The schema sending reads for `param` (its `type`, see
+    /// [`coerce`](crate::coerce)): its property of the arguments schema
+    /// when there is one, else its own.
+    fn schema_of<'s>(&'s self, param: &'s Parameter) -> &'s Value {
+        self.arguments
+            .and_then(|schema| schema.get("properties"))
+            .and_then(|properties| properties.get(param.argument_name()))
+            .unwrap_or(&param.schema)
+    }
 }
 
 pub(crate) fn plan(
@@ -101,7 +116,7 @@ pub(crate) fn plan(
                 }
                 continue;
             }
-            Some(value) => match coerce(value.clone(), &param.schema) {
+            Some(value) => match coerce(value.clone(), parts.schema_of(param)) {
                 Ok(value) => value,
                 Err(message) => {
                     problems.push(problem(message));
@@ -339,6 +354,7 @@ mod tests {
                 HeaderValue::from_static("provider"),
             )],
             credentials: &Credentials::new(),
+            arguments: None,
         };
         let Value::Object(args) = args else { panic!() };
         plan(&parts, &args)
