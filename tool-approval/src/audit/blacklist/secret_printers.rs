@@ -310,10 +310,35 @@ pub(crate) const PRINTERS: &[Printer] = &[
     ),
 ];
 
+/// Printing a variable named like a secret by name (`printenv
+/// AWS_SECRET_ACCESS_KEY`): the value is the secret. A named check beside
+/// the rows (the variable's name decides, see
+/// `network::SECRET_NAME_PARTS`). `echo "$GITHUB_TOKEN"` is not judged:
+/// the parts do not record whether a command's output goes to the model
+/// or into a pipe (`echo "$T" | wc -c` prints a count).
+pub(crate) const VARIABLE_PRINTER: Printer = printer(
+    &["printenv"],
+    &[],
+    &[],
+    &["printenv NPM_TOKEN", "printenv -0 GITHUB_TOKEN"],
+    &["printenv PATH", "printenv HOME"],
+);
+
+/// Whether `program` with `args` prints a variable named like a secret.
+fn prints_secret_variable(program: &str, args: &[String]) -> bool {
+    program == "printenv"
+        && args
+            .iter()
+            .any(|a| !a.starts_with('-') && super::network::names_secret(a))
+}
+
 /// The row `words` (a command's words, program first) matches.
 pub(crate) fn prints_secret(words: &[String]) -> Option<&'static Printer> {
     let (first, args) = words.split_first()?;
     let program = basename(first);
+    if prints_secret_variable(program, args) {
+        return Some(&VARIABLE_PRINTER);
+    }
     // The rows of each program, in table order, found by name: most
     // commands name no printer (every part's every reading asks).
     type Index = crate::name_hash::NameMap<&'static str, Vec<&'static Printer>>;
@@ -368,12 +393,22 @@ fn row_matches(row: &Printer, args: &[String]) -> bool {
 
 /// Checks every row's examples; the message names the row and the example.
 pub(crate) fn check_rows() -> Result<(), String> {
+    let words = |line: &str| crate::shell::words::tokenize(line);
+    for example in VARIABLE_PRINTER.examples {
+        if prints_secret(&words(example)).is_none() {
+            return Err(format!(
+                "secret variable printer: example `{example}` does not match"
+            ));
+        }
+    }
+    for example in VARIABLE_PRINTER.counter_examples {
+        if prints_secret(&words(example)).is_some() {
+            return Err(format!(
+                "secret variable printer: counter example `{example}` matches"
+            ));
+        }
+    }
     for row in PRINTERS {
-        let words = |line: &str| {
-            line.split_whitespace()
-                .map(str::to_owned)
-                .collect::<Vec<_>>()
-        };
         for example in row.examples {
             if !row_matches(row, words(example).get(1..).unwrap_or_default()) {
                 return Err(format!(
