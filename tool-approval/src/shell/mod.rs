@@ -103,6 +103,11 @@ pub struct ShellCommand {
     budget: StepBudget,
     /// What is left of the grammar's budget (all of the line's parses).
     grammar: StepBudget,
+    /// The scripts read so far, with their nesting level: the same text at
+    /// the same level gives the same parts and hazards, so it is read once
+    /// (`watch watch … ls`: each level's views run every deeper stack
+    /// again, thousands of parses of the same few texts).
+    scripts_read: std::collections::HashSet<(usize, String)>,
 }
 
 thread_local! {
@@ -150,6 +155,16 @@ impl ShellCommand {
             out.hazards.push(Hazard::PartCount);
         }
         out.effects(syntax);
+        if scripts::evaluates_stored_code(source, &out.parts) {
+            out.hazards.push(Hazard::UnreadScript);
+            let mut stored = scripts::stored_code(source, &out.parts);
+            if stored.is_empty() {
+                stored = scripts::printed_texts(&out.parts);
+            }
+            for (text, _) in stored.iter().zip(0..MAX_OPTION_SCRIPTS) {
+                out.parse_into(text, 1, true);
+            }
+        }
         out.hazards.sort_unstable();
         out.hazards.dedup();
         out
@@ -333,6 +348,9 @@ impl ShellCommand {
     fn parse_into(&mut self, source: &str, level: usize, nested: bool) {
         if source.len() > MAX_COMMAND_BYTES {
             self.hazards.push(Hazard::TooLong);
+            return;
+        }
+        if level > 0 && !self.scripts_read.insert((level, source.to_owned())) {
             return;
         }
         if !self.budget.charge(source.len().saturating_add(1)) {

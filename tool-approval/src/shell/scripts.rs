@@ -401,6 +401,135 @@ fn part_runs_one_of(part: &super::SimpleCommand, files: &[&str]) -> bool {
     })
 }
 
+/// Text that evaluates a variable's value as code later: prompt
+/// expansion (`${x@P}`), indirection (`${!x}`, which also evaluates an
+/// array subscript), arithmetic (`$((x))`, `((x))`, `[[ x -eq 0 ]]`,
+/// `let x`, integer variables `declare -i`), a substring offset by name
+/// (`${s:x}`). A value holding `$(…)` or a subscript with one is run then.
+const EVALUATING: &[&str] = &[
+    "@P}",
+    "${!",
+    "$((",
+    "((",
+    "[[",
+    "let ",
+    "declare -i",
+    "typeset -i",
+    "local -i",
+    "declare -ai",
+    "declare -ia",
+];
+
+/// `x='$(git push)'; echo ${x@P}`, `x='a[$(rm -rf ~)]'; echo $((x))`,
+/// `coproc sh; echo CMD >&${COPROC[1]}`, `echo CMD > >(sh)`: code stored as
+/// text and evaluated later on the line, or a shell reading what the line
+/// writes into a coprocess or a process substitution. What runs is not on
+/// the line as a command.
+pub(crate) fn evaluates_stored_code(source: &str, parts: &[super::SimpleCommand]) -> bool {
+    if !stored_code(source, parts).is_empty() {
+        return true;
+    }
+    let shell_on_stdin = |p: &super::SimpleCommand| {
+        // `coproc sh` may be read as one command named `coproc`.
+        let words = match p.words.split_first() {
+            Some((first, rest)) if first == "coproc" => rest,
+            _ => p.words.as_slice(),
+        };
+        words.split_first().is_some_and(|(first, args)| {
+            is_shell(basename(first)) && args.iter().all(|a| a.starts_with('-'))
+        })
+    };
+    (source.contains("coproc") || source.contains(">(")) && parts.iter().any(shell_on_stdin)
+}
+
+/// What `echo`/`printf` print on a line where a shell reads a coprocess or
+/// a process substitution ([`evaluates_stored_code`]): each is parsed as a
+/// script, as `echo CMD | sh` is.
+pub(crate) fn printed_texts(parts: &[super::SimpleCommand]) -> Vec<String> {
+    parts
+        .iter()
+        .filter(|p| {
+            p.program()
+                .is_some_and(|w| matches!(basename(w), "echo" | "printf"))
+        })
+        .map(|p| {
+            p.words
+                .iter()
+                .skip(1)
+                .filter(|w| !w.starts_with('-'))
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .filter(|t| !t.is_empty())
+        .collect()
+}
+
+/// The values stored as text that hold a command substitution, on a line
+/// that evaluates a variable later ([`EVALUATING`], `${s:x}`): each is
+/// parsed as a script too, so deny rules and the blacklist see what the
+/// evaluation would run (`x='$(git push)'; echo ${x@P}` is blocked by a
+/// `git push` deny rule).
+pub(crate) fn stored_code(source: &str, parts: &[super::SimpleCommand]) -> Vec<String> {
+    let holds_code = |value: &str| value.contains("$(") || value.contains('`');
+    let literal = |text: &str| text.contains('\'') || text.contains("\\$");
+    let mut out: Vec<String> = Vec::new();
+    for p in parts {
+        for a in &p.assignments {
+            if let Some((_, value)) = a.split_once('=')
+                && holds_code(value)
+                && literal(value)
+            {
+                out.push(value.trim_matches('\'').to_owned());
+            }
+        }
+        if p.program()
+            .is_some_and(|w| matches!(w, "declare" | "typeset" | "local" | "export" | "readonly"))
+        {
+            // The words are unquoted: a value with a substitution in it
+            // was quoted (an unquoted one has already run and is parsed).
+            out.extend(
+                p.words
+                    .iter()
+                    .skip(1)
+                    .filter_map(|w| w.split_once('='))
+                    .filter(|(_, v)| holds_code(v))
+                    .map(|(_, v)| v.to_owned()),
+            );
+        }
+    }
+    if out.is_empty() || !(EVALUATING.iter().any(|e| source.contains(e)) || offset_by_name(source))
+    {
+        return Vec::new();
+    }
+    // `a[$(CMD)]`: the subscript is what is evaluated.
+    for value in &mut out {
+        if let Some((name, rest)) = value.split_once('[')
+            && !name.is_empty()
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && let Some(subscript) = rest.strip_suffix(']')
+        {
+            *value = subscript.to_owned();
+        }
+    }
+    out
+}
+
+/// `${s:x}`: a substring whose offset is a variable's name (evaluated as
+/// arithmetic), not `${x:-default}` or `${x:=v}`.
+fn offset_by_name(source: &str) -> bool {
+    source.match_indices("${").any(|(at, _)| {
+        let rest = &source[at + 2..];
+        let name_end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        rest[name_end..]
+            .strip_prefix(':')
+            .and_then(|r| r.chars().next())
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+    })
+}
+
 /// Names of standard input as a file.
 pub(crate) fn is_stdin_file(path: &str) -> bool {
     matches!(path, "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0" | "-")
@@ -497,6 +626,37 @@ fn watch_command(args: &[String]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn code_stored_as_text_and_evaluated_later() {
+        let evaluates = |line: &str| {
+            let shell = crate::shell::ShellCommand::parse(line);
+            evaluates_stored_code(line, shell.parts())
+        };
+        for line in [
+            "x='$(git push)'; echo ${x@P}",
+            "x='a[$(rm -rf ~)]'; echo ${!x}",
+            "x='a[$(rm -rf ~)]'; echo $((x))",
+            "x='a[$(rm -rf ~)]'; [[ x -eq 0 ]]",
+            "x='a[$(rm -rf ~)]'; echo ${s:x}",
+            "x='a[$(rm -rf ~)]'; let x",
+            "x='a[$(rm -rf ~)]'; declare -i y=x",
+            "coproc sh; echo 'git push' >&${COPROC[1]}",
+            "echo 'git push' > >(sh)",
+        ] {
+            assert!(evaluates(line), "{line}");
+        }
+        for line in [
+            "x=$(git rev-parse HEAD); echo $((1 + 2))",
+            "msg='use $(cmd) to run'; echo \"$msg\"",
+            "n=3; echo $((n * 2))",
+            "echo ${HOME:-/tmp} ${x:=y}",
+            "diff <(sort a) <(sort b)",
+            "tee >(wc -l) < f",
+        ] {
+            assert!(!evaluates(line), "{line}");
+        }
+    }
 
     #[test]
     fn files_written_then_run_on_the_same_line() {
