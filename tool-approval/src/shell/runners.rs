@@ -366,6 +366,8 @@ pub(crate) const RUNNERS: &[Runner] = &[
         &["-p", "--prepare", "-c", "--cleanup", "-s", "--setup"],
     ),
     valued_script(&["nix-shell"], &["--run", "--command"]),
+    // `tmux -c CMD` runs CMD with the default shell, like `sh -c`.
+    valued_script(&["tmux"], &["-c"]),
     valued_script(&["doppler"], &["--command"]),
     valued_script(&["sg"], &["-c"]),
     script(&["sg"], &[], &[], 1),
