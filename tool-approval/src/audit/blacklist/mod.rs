@@ -625,6 +625,15 @@ impl Blacklist {
                     {
                         add_path(&mut facts.paths, word, here, home);
                     }
+                    // `dd of=/etc/passwd`, `make DESTDIR=/etc/x`: an operand
+                    // `KEY=VALUE` whose value is a path names that path.
+                    if !word.starts_with('-')
+                        && let Some((_, value)) = word.split_once('=')
+                        && looks_like_path(value)
+                        && seen.insert((value.to_owned(), here.map(Path::to_path_buf)))
+                    {
+                        add_path(&mut facts.paths, value, here, home);
+                    }
                     if *dir == Dir::Unknown
                         && is_relative_word(word)
                         && unknown_seen.insert(word.clone())

@@ -119,8 +119,10 @@ pub(super) fn is_code_execution_file(word: &str) -> bool {
     super::path_rows::code_execution_row(word).is_some()
 }
 
-/// A part writes a file `is_target` recognises: a redirection onto it, or a
-/// command naming it that only reads is not enough.
+/// A part writes a file `is_target` recognises: a redirection onto it, a
+/// word of a command that does not only read, or an operand the program
+/// table says is written (`dd of=F`); a command naming it that only reads
+/// is not enough.
 pub(super) fn writes_matching(
     view: &[String],
     part: &SimpleCommand,
@@ -128,6 +130,8 @@ pub(super) fn writes_matching(
 ) -> bool {
     part.redirects.iter().any(|r| is_target(r))
         || (!is_read_only(view) && !prints_only(view) && any_word(view, is_target))
+        // `dd of=.exrc`: an operand the program table says is written.
+        || written_operands(view).iter().any(|w| is_target(w))
 }
 
 /// Whether `is_target` holds for a word of `view` after the command word.
