@@ -109,6 +109,13 @@ fn inputs() -> Vec<(&'static str, String)> {
 
 fn main() {
     let filter = std::env::args().nth(1).unwrap_or_default();
+    // `PROBE_RUNS=1` under `valgrind --tool=callgrind`: one evaluation per
+    // input, so instruction counts (which do not move with the machine's
+    // load) compare from one build to the next.
+    let runs: usize = std::env::var("PROBE_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3);
     let mode = match std::env::var("PROBE_MODE").as_deref() {
         Ok("headless") => ApprovalMode::Headless,
         Ok("auto") => ApprovalMode::AutoRun,
@@ -130,7 +137,7 @@ fn main() {
         let args = json!({ "command": command });
         let mut best = std::time::Duration::MAX;
         let mut decision = None;
-        for _ in 0..3 {
+        for _ in 0..runs {
             let call = CallRef::new("local-system", "runCommand", &args).with_manifest(&manifest);
             let started = std::time::Instant::now();
             let d = engine.evaluate_one(&call, &ctx);

@@ -117,8 +117,13 @@ impl Walker<'_, '_> {
                 }
                 // Words after a redirection belong to the command before it.
                 let host = self.out.parts.get(start).map(|p| p.words.clone());
-                if let Some(part) = self.out.parts.get_mut(start) {
+                if let Some(part) = self.out.parts.get_mut(start)
+                    && !redirects.extra_words.is_empty()
+                {
                     part.words.extend(redirects.extra_words.iter().cloned());
+                    // Its readings change with its words.
+                    part.views = std::sync::OnceLock::new();
+                    part.stdin_commands = std::sync::OnceLock::new();
                 }
                 self.after_redirects(host.unwrap_or_default(), redirects);
             }
@@ -333,7 +338,8 @@ impl Walker<'_, '_> {
     /// What follows a command's redirections: a here-string or here-document
     /// fed to a shell is a script; `&>` is a background `&` to dash.
     fn after_redirects(&mut self, host: Vec<String>, redirects: Redirects) {
-        if reads_stdin_script(&host) {
+        // Only a fed text can be the script (its views are computed again).
+        if !redirects.stdin.is_empty() && reads_stdin_script(&host) {
             for text in &redirects.stdin {
                 self.hazard(Hazard::ShellString);
                 self.nested_script(text);
@@ -521,7 +527,9 @@ impl Walker<'_, '_> {
         part.fed.clone_from(&redirects.stdin);
         // The views are paid for from the line's budget: past it, the
         // scripts of the part are not read (`limits/step-budget`). They are
-        // not kept: words split by a redirection join the part later.
+        // kept on the part (every later reader asks for them), unless words
+        // split by a redirection join the part later (then they are
+        // computed again).
         let views = word_views(&part.words);
         let scripts = if self.out.budget.charge(views.iter().map(Vec::len).sum()) {
             scripts_of_views(&views)
@@ -529,6 +537,10 @@ impl Walker<'_, '_> {
             self.hazard(Hazard::OverBudget);
             Vec::new()
         };
+        // Stored as `wrappers::stored_views` keeps them: nothing when the
+        // only view is the words themselves.
+        let only_the_words = matches!(views.as_slice(), [one] if *one == part.words);
+        part.views = std::sync::OnceLock::from(if only_the_words { Vec::new() } else { views });
         let host = part.words.clone();
         self.out.parts.push(part);
         for (hazard, script) in scripts {

@@ -516,6 +516,14 @@ fn unwrapped_views(words: &[String], host: &[HostWrapper]) -> Vec<Vec<String>> {
     out
 }
 
+/// Whether `words` are, as they stand, one of their own views (see
+/// [`unwrapped_views`]: the command word has no `/` to take off and is no
+/// package runner to read as `npx`). What runs a script in them then runs
+/// it in their views too.
+pub(crate) fn words_are_a_view(words: &[String]) -> bool {
+    words.first().is_some_and(|first| !first.contains('/')) && package_runner(words).is_none()
+}
+
 /// `npm exec ARGS`, `npm x`, `pnpm exec`/`dlx`, `yarn exec`/`dlx`, `bun x`
 /// as `npx ARGS`: each runs a package's (or any) program with the rest.
 fn package_runner(words: &[String]) -> Option<Vec<String>> {
