@@ -4,8 +4,10 @@
 //!
 //! Only unquoted braces with a comma at their top level expand; quoted
 //! text, `$'…'`, `${…}`, `$(…)`, backquotes, `{}` and `{a}` stay as they are,
-//! and so do assignments (`a={x,y}`). Sequences (`{1..3}`) are left alone.
-//! The expansion is bounded: past [`MAX_EXPANDED_BYTES`] the line is not
+//! and so do assignments (`a={x,y}`). Sequences expand too, as Bash reads
+//! them: `{1..3}`, `{01..10}` (zero-padded), `{5..1..2}`, `{a..e}`, so
+//! `git pus{h..h}` is `git push`; a group that is not a valid sequence
+//! (`{a..5}`, `{1..}`) stays as written. The expansion is bounded: past [`MAX_EXPANDED_BYTES`] the line is not
 //! expanded and the caller names the limit.
 
 /// The most text an expansion may produce (the size limit of a line).
@@ -20,7 +22,7 @@ type Token = (char, bool);
 
 /// `source` with its brace expansions done, `Ok(None)` when it has none.
 pub(crate) fn expand(source: &str) -> Result<Option<String>, TooLarge> {
-    if !(source.contains('{') && source.contains(',')) {
+    if !(source.contains('{') && (source.contains(',') || source.contains(".."))) {
         return Ok(None);
     }
     let mut out = String::with_capacity(source.len());
@@ -205,12 +207,12 @@ fn expand_word_at(
     let found = if is_assignment(word) {
         None
     } else {
-        first_brace(word)
+        first_brace(word)?
     };
     if found.is_some() && depth >= MAX_GROUPS {
         return Err(TooLarge);
     }
-    let Some((open, commas, close)) = found else {
+    let Some((open, group, close)) = found else {
         let t = text(word);
         *budget = budget.checked_sub(t.len() + 1).ok_or(TooLarge)?;
         out.push(t);
@@ -218,6 +220,25 @@ fn expand_word_at(
     };
     let prefix = word.get(..open).unwrap_or_default();
     let suffix = word.get(close + 1..).unwrap_or_default();
+    let commas = match group {
+        Group::Commas(commas) => commas,
+        Group::Sequence(items) => {
+            let steps: usize = items
+                .iter()
+                .map(|item| prefix.len() + item.len() + suffix.len() + 1)
+                .fold(0usize, usize::saturating_add);
+            if steps > *work {
+                return Err(TooLarge);
+            }
+            for item in items {
+                let mut next: Vec<Token> = prefix.to_vec();
+                next.extend(item.chars().map(|c| (c, false)));
+                next.extend_from_slice(suffix);
+                expand_word_at(&next, out, budget, work, depth + 1)?;
+            }
+            return Ok(());
+        }
+    };
     let mut bounds = vec![open];
     bounds.extend(&commas);
     bounds.push(close);
@@ -246,29 +267,140 @@ fn expand_word_at(
     Ok(())
 }
 
+/// What a brace group holds: alternatives (the indexes of its top-level
+/// commas) or the items of a sequence.
+#[derive(Debug)]
+enum Group {
+    Commas(Vec<usize>),
+    Sequence(Vec<String>),
+}
+
+/// The most items one sequence may have (past it the line is not expanded
+/// and the caller names the limit: `{1..100000000}`).
+const MAX_SEQUENCE_ITEMS: u64 = 4096;
+
+/// The items of `{x..y}` or `{x..y..step}` as Bash expands them: integers
+/// (zero-padded to the wider end when either is written with a leading
+/// zero) or single ASCII letters; `None` when `inner` is not a sequence.
+/// A sequence past [`MAX_SEQUENCE_ITEMS`] is `Some(Err(TooLarge))`.
+fn sequence(inner: &str) -> Option<Result<Vec<String>, TooLarge>> {
+    let mut pieces = inner.split("..");
+    let (from, to) = (pieces.next()?, pieces.next()?);
+    let step = pieces.next();
+    if pieces.next().is_some() {
+        return None;
+    }
+    let step: i64 = match step {
+        Some(s) => s.parse::<i64>().ok()?.checked_abs()?.max(1),
+        None => 1,
+    };
+    let count = |a: i64, b: i64| (a.abs_diff(b) / step.unsigned_abs()).saturating_add(1);
+    if let (Ok(a), Ok(b)) = (from.parse::<i64>(), to.parse::<i64>()) {
+        if count(a, b) > MAX_SEQUENCE_ITEMS {
+            return Some(Err(TooLarge));
+        }
+        let padded = |t: &str| {
+            t.trim_start_matches('-').len() > 1 && t.trim_start_matches('-').starts_with('0')
+        };
+        let width = if padded(from) || padded(to) {
+            from.len().max(to.len())
+        } else {
+            0
+        };
+        let mut items = Vec::new();
+        let mut at = a;
+        loop {
+            items.push(if at < 0 {
+                format!("-{:0w$}", at.unsigned_abs(), w = width.saturating_sub(1))
+            } else {
+                format!("{at:0width$}")
+            });
+            if at == b {
+                break;
+            }
+            let next = if a < b {
+                at.checked_add(step)?
+            } else {
+                at.checked_sub(step)?
+            };
+            if (a < b && next > b) || (a > b && next < b) {
+                break;
+            }
+            at = next;
+        }
+        return Some(Ok(items));
+    }
+    let (mut x, mut y) = (from.chars(), to.chars());
+    let (Some(a), None, Some(b), None) = (x.next(), x.next(), y.next(), y.next()) else {
+        return None;
+    };
+    if !(a.is_ascii_alphabetic() && b.is_ascii_alphabetic()) {
+        return None;
+    }
+    let (a, b) = (a as i64, b as i64);
+    let mut items = Vec::new();
+    let mut at = a;
+    loop {
+        items.push(char::from(u8::try_from(at).ok()?).to_string());
+        let next = if a < b { at + step } else { at - step };
+        if at == b || (a < b && next > b) || (a > b && next < b) {
+            break;
+        }
+        at = next;
+    }
+    Some(Ok(items))
+}
+
 /// The first active `{` with a matching `}` and at least one top-level
-/// comma: its index, the commas' indexes and the close's index. One pass
-/// with a stack, so unmatched braces cost nothing more.
-fn first_brace(word: &[Token]) -> Option<(usize, Vec<usize>, usize)> {
-    let mut open: Vec<(usize, Vec<usize>)> = Vec::new();
-    let mut best: Option<(usize, Vec<usize>, usize)> = None;
+/// comma, or holding a sequence: its index, what it holds and the close's
+/// index. One pass with a stack, so unmatched braces cost nothing more. A
+/// sequence too long to expand is `Err(TooLarge)`.
+fn first_brace(word: &[Token]) -> Result<Option<(usize, Group, usize)>, TooLarge> {
+    Ok(match first_group(word) {
+        Some((open, None, close)) => {
+            let inner = text(word.get(open + 1..close).unwrap_or_default());
+            match sequence(&inner) {
+                Some(items) => Some((open, Group::Sequence(items?), close)),
+                None => None,
+            }
+        }
+        Some((open, Some(commas), close)) => Some((open, Group::Commas(commas), close)),
+        None => None,
+    })
+}
+
+/// The first group: with commas (`Some`) or a candidate sequence (`None`:
+/// no comma, no nested active brace, `..` inside).
+fn first_group(word: &[Token]) -> Option<(usize, Option<Vec<usize>>, usize)> {
+    let mut open: Vec<(usize, Vec<usize>, bool)> = Vec::new();
+    let mut best: Option<(usize, Option<Vec<usize>>, usize)> = None;
     for (i, (c, active)) in word.iter().enumerate() {
         if !active {
             continue;
         }
         match c {
-            '{' => open.push((i, Vec::new())),
+            '{' => {
+                if let Some(last) = open.last_mut() {
+                    last.2 = true;
+                }
+                open.push((i, Vec::new(), false));
+            }
             ',' => {
-                if let Some((_, commas)) = open.last_mut() {
+                if let Some((_, commas, _)) = open.last_mut() {
                     commas.push(i);
                 }
             }
             '}' => {
-                if let Some((start, commas)) = open.pop()
-                    && !commas.is_empty()
+                if let Some((start, commas, nested)) = open.pop()
                     && best.as_ref().is_none_or(|(b, _, _)| start < *b)
                 {
-                    best = Some((start, commas, i));
+                    if !commas.is_empty() {
+                        best = Some((start, Some(commas), i));
+                    } else if !nested
+                        && text(word.get(start + 1..i).unwrap_or_default()).contains("..")
+                    {
+                        best = Some((start, None, i));
+                    }
                 }
             }
             _ => {}
@@ -309,7 +441,31 @@ mod tests {
         assert_eq!(e("find . -exec rm {} \\;"), None);
         assert_eq!(e("{ a; b; }"), None);
         assert_eq!(e("a={x,y} cmd"), None);
-        assert_eq!(e("echo {1..3}"), None);
+        assert_eq!(e("echo {1}"), None);
+        assert_eq!(e("echo {a..5} {1..} {..3} {1..2..3..4}"), None);
+        assert_eq!(e("echo ${x:1..2}"), None);
+    }
+
+    #[test]
+    fn sequences_expand_like_bash() {
+        assert_eq!(e("echo {1..3}").as_deref(), Some("echo 1 2 3"));
+        assert_eq!(e("echo {3..1}").as_deref(), Some("echo 3 2 1"));
+        assert_eq!(e("echo {01..03}").as_deref(), Some("echo 01 02 03"));
+        assert_eq!(e("echo {1..10..4}").as_deref(), Some("echo 1 5 9"));
+        assert_eq!(e("echo {-1..1}").as_deref(), Some("echo -1 0 1"));
+        assert_eq!(e("echo {a..c}").as_deref(), Some("echo a b c"));
+        assert_eq!(e("echo {e..a..2}").as_deref(), Some("echo e c a"));
+        assert_eq!(e("git pus{h..h}").as_deref(), Some("git push"));
+        assert_eq!(e("g{i..i}t {p..p}ush").as_deref(), Some("git push"));
+        assert_eq!(
+            e("ls {1..2}.{txt,md}").as_deref(),
+            Some("ls 1.txt 1.md 2.txt 2.md")
+        );
+        assert_eq!(
+            e("echo x > ~/.bash{r..r}c").as_deref(),
+            Some("echo x > ~/.bashrc")
+        );
+        assert_eq!(expand("echo {1..100000000}"), Err(TooLarge));
     }
 
     #[test]
