@@ -72,9 +72,21 @@ pub(crate) fn scripts_of_views(views: &[Vec<String>]) -> Vec<(Hazard, String)> {
                 for script in git_subcommand_scripts(args) {
                     push(&mut out, (Hazard::ShellString, script));
                 }
-                git_alias_defs(args)
-                    .find_map(|(_, v)| v.strip_prefix('!').map(str::to_owned))
-                    .map(|s| (Hazard::ShellString, s))
+                // A `!` alias runs a shell, and git hands the line's `-c`
+                // definitions on to every git that shell runs: with one on
+                // the line, each definition may run (`-c alias.a='!git b'
+                // -c alias.b=push a` pushes), as its own script (a `!`
+                // value) or as `git VALUE`.
+                if git_alias_defs(args).any(|(_, v)| v.starts_with('!')) {
+                    for (_, value) in git_alias_defs(args).take(MAX_ALIAS_SCRIPTS) {
+                        let script = match value.strip_prefix('!') {
+                            Some(script) => script.to_owned(),
+                            None => format!("git {value}"),
+                        };
+                        push(&mut out, (Hazard::ShellString, script));
+                    }
+                }
+                None
             }
             // `trap 'CMD' SIGNAL…`: CMD runs when the signal (or EXIT) comes.
             "trap" => trap_action(args).map(|s| (Hazard::ShellString, s)),
@@ -529,6 +541,11 @@ fn offset_by_name(source: &str) -> bool {
             .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
     })
 }
+
+/// How many alias definitions of one git command are read as scripts
+/// when one of them runs a shell (past it, the scripts the line may parse
+/// run out and the line names `limits/script-count`).
+const MAX_ALIAS_SCRIPTS: usize = 16;
 
 /// Names of standard input as a file.
 pub(crate) fn is_stdin_file(path: &str) -> bool {
