@@ -43,6 +43,38 @@ fn name_then_plus(word: &str) -> bool {
         && word.as_bytes().get(name_len) == Some(&b'+')
 }
 
+/// Whether every byte before a comment may be on a plain line (a word
+/// byte, a blank or an operator byte): one pass before any part is built,
+/// so a long line with one byte the grammar must read (`a; ` × 4 096 then
+/// `(`) is handed on without being split first. `split` stops reading
+/// past [`MAX_LINE_PARTS`] commands, so this stops too (earlier: every
+/// operator byte counts as a command's end) and leaves the rest to it.
+fn plain_bytes(bytes: &[u8]) -> bool {
+    let mut operators = 0usize;
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b' ' | b'\t' => {}
+            b'&' | b'|' | b';' => {
+                operators += 1;
+                if operators > MAX_LINE_PARTS {
+                    return true;
+                }
+            }
+            // A comment at a word boundary runs to the end: `split` reads it.
+            b'#' if i == 0
+                || bytes
+                    .get(i - 1)
+                    .is_some_and(|p| matches!(p, b' ' | b'\t' | b';' | b'|' | b'&')) =>
+            {
+                return true;
+            }
+            b if word_byte(b) => {}
+            _ => return false,
+        }
+    }
+    true
+}
+
 /// The simple commands of a plain line.
 #[derive(Debug, Default)]
 pub(crate) struct Split {
@@ -61,6 +93,9 @@ pub(crate) fn split(source: &str) -> Option<Split> {
         return None;
     }
     let bytes = source.as_bytes();
+    if !plain_bytes(bytes) {
+        return None;
+    }
     let mut parts: Vec<SimpleCommand> = Vec::new();
     let mut wrapper_chain = false;
     let mut words: Vec<String> = Vec::new();
