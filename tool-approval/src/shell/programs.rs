@@ -20,7 +20,9 @@
 //! - **inline code of interpreters** (perl, python, ruby, node, php): string
 //!   literals passed to the common shell-out calls (`system`, `exec`,
 //!   `os.system`, `subprocess.run`, `execSync`, `popen`, …), argv lists of
-//!   string literals, and backticks, `qx{…}` and `%x(…)`. General code
+//!   string literals, and backticks, `qx{…}` and `%x(…)`; files written by
+//!   a literal name (`open('F', 'w')`, `writeFileSync('F', …)`,
+//!   `file_put_contents('F', …)`: [`FILE_WRITE_CALLS`]). General code
 //!   cannot be judged from text; a computed argument is left to the OS
 //!   sandbox.
 //! - **vim** and its kin: `-c CMD`, `+CMD` and `--cmd CMD` that filter or
@@ -779,6 +781,64 @@ const SHELL_OUT_CALLS: &[&str] = &[
     "Command",
 ];
 
+/// Calls whose first string argument is a file they write, and whether
+/// a second argument (a mode with `w`, `a`, `x` or `+`) must say so
+/// (`open('F', 'w')` writes, `open('F')` reads).
+const FILE_WRITE_CALLS: &[(&str, bool)] = &[
+    ("open", true),
+    ("fopen", true),
+    ("writeFileSync", false),
+    ("appendFileSync", false),
+    ("writeFile", false),
+    ("appendFile", false),
+    ("createWriteStream", false),
+    ("file_put_contents", false),
+    ("write_file", false),
+];
+
+/// The file a write call at `chars[at..]` (after its name) names, as a
+/// literal: `('F', 'w')`, `("F", "a+")`, `('F')` when no mode is needed.
+fn written_file(chars: &[char], at: usize, needs_mode: bool) -> Option<String> {
+    let mut at = at;
+    while chars.get(at).is_some_and(|c| c.is_whitespace()) {
+        at += 1;
+    }
+    if chars.get(at) != Some(&'(') {
+        return None;
+    }
+    let (file, after) = string_literal(chars, at + 1)?;
+    if !needs_mode {
+        return Some(file);
+    }
+    let mut at = after;
+    while chars
+        .get(at)
+        .is_some_and(|c| c.is_whitespace() || *c == ',')
+    {
+        at += 1;
+    }
+    let (mode, _) = string_literal(chars, at)?;
+    mode.contains(['w', 'a', 'x', '+']).then_some(file)
+}
+
+/// A quoted literal at `chars[at..]` (after blanks), without escapes
+/// decoded, and the index after its closing quote.
+fn string_literal(chars: &[char], mut at: usize) -> Option<(String, usize)> {
+    while chars.get(at).is_some_and(|c| c.is_whitespace()) {
+        at += 1;
+    }
+    let quote = *chars.get(at).filter(|q| matches!(q, '\'' | '"'))?;
+    let start = at + 1;
+    let end = chars
+        .get(start..start.saturating_add(MAX_LITERAL_CHARS).min(chars.len()))?
+        .iter()
+        .position(|c| *c == quote)?;
+    Some((
+        chars.get(start..start + end)?.iter().collect(),
+        start + end + 1,
+    ))
+}
+
 /// How far a literal (a string, backticks, `qx{…}`) is looked for: the
 /// scan starts at every shell-out word, so it is bounded to stay linear.
 const MAX_LITERAL_CHARS: usize = 1024;
@@ -868,6 +928,12 @@ fn inline_code_effects(code: &str, out: &mut Vec<Found>) {
                         out.push(Found::may_run(text));
                         at += end + 2;
                     }
+                }
+                continue;
+            }
+            if let Some((_, needs_mode)) = FILE_WRITE_CALLS.iter().find(|(w, _)| *w == word) {
+                if let Some(file) = written_file(&chars, at, *needs_mode) {
+                    out.push(Found::writes(file));
                 }
                 continue;
             }
@@ -1179,6 +1245,19 @@ mod tests {
         assert_eq!(effects(&["ruby", "-e", "system 'id'"]), vec![may("id")]);
         assert_eq!(effects(&["python3", "-c", "print(1)"]), vec![]);
         assert_eq!(effects(&["python3", "-c", "os.system(cmd)"]), vec![]);
+        assert_eq!(
+            effects(&["python3", "-c", "open('.nvim.lua','w').write('x')"]),
+            vec![Found::writes(".nvim.lua".into())]
+        );
+        assert_eq!(
+            effects(&["node", "-e", "require('fs').writeFileSync('.exrc','x')"]),
+            vec![Found::writes(".exrc".into())]
+        );
+        assert_eq!(
+            effects(&["python3", "-c", "print(open('a.txt').read())"]),
+            vec![]
+        );
+        assert_eq!(effects(&["python3", "-c", "open(path, 'w')"]), vec![]);
     }
 
     #[test]
