@@ -10,14 +10,12 @@
 //! argument (a multipart upload, a binary body) reads host files, so its
 //! API is marked [`touching_host`](tool_core::ApiDefinition::touching_host).
 
-use std::hash::{BuildHasher, Hash, Hasher, RandomState};
-use std::sync::OnceLock;
-
 use serde_json::{Map, Value};
 use tool_core::{ApiDefinition, CompiledSchema, NameRules, ToolManifest};
 
 use crate::document::{ApiDocument, Operation};
 use crate::error::Error;
+use crate::fingerprint::schema_fingerprint;
 
 /// The manifest `kind` of compiled API tools.
 pub const MANIFEST_KIND: &str = tool_core::ToolKind::Api.as_str();
@@ -237,73 +235,6 @@ fn take_parameters_schema(operation: &mut Operation, definitions: Map<String, Va
         properties.insert(name, schema);
     }
     object_schema(properties, required, definitions)
-}
-
-/// A fingerprint of everything [`parameters_schema`] reads from an
-/// operation (randomly keyed per process, so it cannot be aimed at).
-pub(crate) fn schema_fingerprint(operation: &Operation) -> u64 {
-    static KEYS: OnceLock<RandomState> = OnceLock::new();
-    let mut hasher = KEYS.get_or_init(RandomState::new).build_hasher();
-    hasher.write_usize(operation.parameters.len());
-    for parameter in &operation.parameters {
-        parameter.argument_name().hash(&mut hasher);
-        parameter.required.hash(&mut hasher);
-        parameter.description.hash(&mut hasher);
-        hash_json(&mut hasher, &parameter.schema);
-    }
-    // The shared definitions are immutable and the parameters name those
-    // they reach: whether there are any is what changes the schema.
-    hasher.write_usize(operation.shared_definitions.len());
-    hasher.write_usize(operation.definitions.len());
-    for (name, schema) in &operation.definitions {
-        name.hash(&mut hasher);
-        hash_json(&mut hasher, schema);
-    }
-    hasher.finish()
-}
-
-/// Hashes JSON so that values unequal as [`Value`]s (or equal objects in
-/// another order) hash apart, but for collisions.
-fn hash_json(hasher: &mut impl Hasher, value: &Value) {
-    match value {
-        Value::Null => hasher.write_u8(0),
-        Value::Bool(b) => {
-            hasher.write_u8(1);
-            b.hash(hasher);
-        }
-        Value::Number(n) => {
-            hasher.write_u8(2);
-            if let Some(u) = n.as_u64() {
-                hasher.write_u8(0);
-                hasher.write_u64(u);
-            } else if let Some(i) = n.as_i64() {
-                hasher.write_u8(1);
-                hasher.write_i64(i);
-            } else {
-                hasher.write_u8(2);
-                hasher.write_u64(n.as_f64().unwrap_or_default().to_bits());
-            }
-        }
-        Value::String(s) => {
-            hasher.write_u8(3);
-            s.hash(hasher);
-        }
-        Value::Array(items) => {
-            hasher.write_u8(4);
-            hasher.write_usize(items.len());
-            for item in items {
-                hash_json(hasher, item);
-            }
-        }
-        Value::Object(map) => {
-            hasher.write_u8(5);
-            hasher.write_usize(map.len());
-            for (key, item) in map {
-                key.hash(hasher);
-                hash_json(hasher, item);
-            }
-        }
-    }
 }
 
 #[cfg(test)]

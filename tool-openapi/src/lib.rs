@@ -85,6 +85,7 @@ mod credentials;
 mod document;
 mod error;
 mod execute;
+mod fingerprint;
 mod import;
 mod method;
 mod narrow;

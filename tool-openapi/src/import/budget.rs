@@ -24,7 +24,7 @@ use serde_json::{Map, Value};
 
 use crate::document::Parameter;
 
-use super::schema::shared::{SharedDefs, each_schema, json_len};
+use super::schema::shared::{SharedDefs, each_schema, json_len, object_len};
 
 /// Nested descriptions are shortened to this many characters (step 2).
 pub const NESTED_DESCRIPTION: usize = 120;
@@ -175,14 +175,11 @@ pub(crate) fn fit(
             })
             .sum::<usize>()
     };
-    let size =
-        |defs: &SharedDefs<'_>,
-         reached: &[(usize, usize)],
-         p: &[Parameter],
-         d: &str,
-         cut_at,
-         plain| { arguments_len(p) + d.len() + defs_len(defs, reached, cut_at, plain) };
-    let before = size(defs, &reached, parameters, description, usize::MAX, false);
+    // The arguments and the description, counted again only when a step
+    // changes them.
+    let own_len = |p: &[Parameter], d: &str| arguments_len(p) + d.len();
+    let mut own = own_len(parameters, description);
+    let before = own + defs_len(defs, &reached, usize::MAX, false);
     if before <= budget {
         return Fitted::Shared(reached);
     }
@@ -201,23 +198,23 @@ pub(crate) fn fit(
     // Step 1: descriptions inside $defs (counted when they are written).
     let plain = !reached.is_empty();
     let mut cut_at = usize::MAX;
-    let fits =
-        |defs: &SharedDefs<'_>, reached: &[(usize, usize)], p: &[Parameter], d: &str, cut_at| {
-            size(defs, reached, p, d, cut_at, plain) <= budget
-        };
+    let fits = |defs: &SharedDefs<'_>, reached: &[(usize, usize)], own: usize, cut_at| {
+        own + defs_len(defs, reached, cut_at, plain) <= budget
+    };
     // Step 2: long descriptions.
-    if !fits(defs, &reached, parameters, description, cut_at) {
+    if !fits(defs, &reached, own, cut_at) {
         report.descriptions_shortened += shorten_descriptions(parameters, description);
+        own = own_len(parameters, description);
     }
     // Step 3: the deepest $defs first.
     let deepest = reached.iter().map(|r| r.1).max().unwrap_or(0);
     let mut level = deepest;
-    while level >= 1 && !fits(defs, &reached, parameters, description, cut_at) {
+    while level >= 1 && !fits(defs, &reached, own, cut_at) {
         cut_at = level;
         level -= 1;
     }
     // Step 4: argument schemas, optional and largest first.
-    if !fits(defs, &reached, parameters, description, cut_at) {
+    if !fits(defs, &reached, own, cut_at) {
         let mut order: Vec<usize> = (0..parameters.len()).collect();
         order.sort_by_key(|&i| {
             (
@@ -226,10 +223,11 @@ pub(crate) fn fit(
             )
         });
         for i in order {
-            if fits(defs, &reached, parameters, description, cut_at) {
+            if fits(defs, &reached, own, cut_at) {
                 break;
             }
             cut_argument(&mut parameters[i]);
+            own = own_len(parameters, description);
             report
                 .cut_arguments
                 .push(parameters[i].argument_name().to_owned());
@@ -254,7 +252,7 @@ pub(crate) fn fit(
             report.dropped_definitions += 1;
         }
     }
-    report.after = arguments_len(parameters) + description.len() + json_len(&out);
+    report.after = arguments_len(parameters) + description.len() + object_len(&out);
     Fitted::Own(out, report)
 }
 
@@ -347,7 +345,7 @@ pub(crate) fn document(
                 + if op.definitions.is_empty() {
                     shared
                 } else {
-                    json_len(&op.definitions)
+                    object_len(&op.definitions)
                 };
             (size, op.operation_id.as_str())
         })

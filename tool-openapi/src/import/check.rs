@@ -36,7 +36,7 @@ use crate::compile::{parameters_schema, parameters_schema_with};
 use crate::pointer;
 
 use super::pattern;
-use super::schema::shared::{SharedDefs, json_len};
+use super::schema::shared::{SharedDefs, object_len};
 
 /// `$defs` up to this many bytes of JSON are compiled with the operation
 /// and kept.
@@ -61,7 +61,7 @@ pub(crate) fn check(
     } else if op.definitions.is_empty() {
         0
     } else {
-        json_len(&op.definitions)
+        object_len(&op.definitions)
     };
     if keep && defs_len <= KEEP_DEFS_CHARS {
         own_copies(defs, op, reached);

@@ -635,8 +635,8 @@ fn import_node<'a>(
             converted.shared_definitions = shared.clone();
         }
         if options.check_schemas {
-            let before =
-                (!options.keep_compiled).then(|| crate::compile::schema_fingerprint(&converted));
+            let before = (!options.keep_compiled)
+                .then(|| crate::fingerprint::schema_fingerprint(&converted));
             if let Some(known) = before.and_then(|f| verdicts.get(&f).map(|v| (f, v))) {
                 if let (fingerprint, Some(verdict)) = known {
                     converted.compiled.0 = Some((fingerprint, verdict.clone()));
@@ -662,7 +662,7 @@ fn import_node<'a>(
                         && was_shared != converted.shared_definitions.is_empty();
                     let fingerprint = match before {
                         Some(fingerprint) if unchanged => fingerprint,
-                        _ => crate::compile::schema_fingerprint(&converted),
+                        _ => crate::fingerprint::schema_fingerprint(&converted),
                     };
                     if before == Some(fingerprint) {
                         verdicts.insert(fingerprint, verdict.clone());

@@ -20,6 +20,7 @@
 use serde_json::{Map, Value};
 
 use super::node::{Node, Object};
+mod json_len;
 pub(crate) mod shared;
 
 use self::shared::SharedDefs;

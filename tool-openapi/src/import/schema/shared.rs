@@ -28,6 +28,8 @@ use serde_json::{Map, Value};
 use tool_core::{CompiledSchema, Violation};
 
 use crate::compile::compact_copy;
+
+pub(crate) use super::json_len::{json_len, object_len};
 use crate::import::refs::Refs;
 
 /// A leaf definition at most this long (as JSON) is copied in place.
@@ -56,7 +58,13 @@ struct Entry {
     checked: Option<Result<(), String>>,
     /// Whether it passed [`SharedDefs::meets_cheap_check`], once known.
     cheap: Option<bool>,
+    /// Whether its value has moved into the definitions held for the
+    /// operations ([`SharedDefs::shared`]).
+    moved: bool,
 }
+
+/// The value of a definition that has none (yet).
+static ANYTHING: Value = Value::Bool(true);
 
 /// The definitions of one document (see the module docs).
 pub(crate) struct SharedDefs<'a> {
@@ -70,6 +78,9 @@ pub(crate) struct SharedDefs<'a> {
     /// Whether each `pattern` met by a check compiles (see
     /// [`drop_good_patterns`](Self::drop_good_patterns)).
     patterns: HashMap<String, bool>,
+    /// The definitions held for the operations, once made
+    /// ([`shared`](Self::shared)): the values of the entries that moved.
+    held: tool_core::SharedDefs,
 }
 
 impl<'a> SharedDefs<'a> {
@@ -82,6 +93,7 @@ impl<'a> SharedDefs<'a> {
             entries: Vec::new(),
             findings: Vec::new(),
             patterns: HashMap::new(),
+            held: tool_core::SharedDefs::default(),
         }
     }
 
@@ -133,6 +145,7 @@ impl<'a> SharedDefs<'a> {
             deps: Vec::new(),
             checked: None,
             cheap: None,
+            moved: false,
         });
         self.by_ref.insert(reference.into(), id);
         self.by_name.insert(name, id);
@@ -147,7 +160,7 @@ impl<'a> SharedDefs<'a> {
 
     /// Step 2: the target converted in pointer form, once.
     fn convert(&mut self, id: usize) {
-        if self.entries[id].value.is_some() {
+        if self.entries[id].value.is_some() || self.entries[id].moved {
             return;
         }
         // Mark first: a definition pointing at itself finds itself in progress.
@@ -180,6 +193,9 @@ impl<'a> SharedDefs<'a> {
 
     /// Step 3, once: the definition with its small leaves in place.
     fn expanded(&mut self, id: usize) -> &Value {
+        if self.entries[id].moved {
+            return self.value_of(id);
+        }
         self.convert(id);
         if !self.entries[id].expanded {
             self.entries[id].expanded = true;
@@ -194,9 +210,7 @@ impl<'a> SharedDefs<'a> {
             let entry = &mut self.entries[id];
             entry.deps = deps;
             entry.size = json_len(&value);
-            let mut plain = value.clone();
-            entry.descriptions = strip_descriptions(&mut plain);
-            entry.plain = json_len(&plain);
+            (entry.plain, entry.descriptions) = super::json_len::plain_len(&value);
             entry.value = Some(value);
         }
         self.entries[id]
@@ -242,6 +256,17 @@ impl<'a> SharedDefs<'a> {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// The value of definition `id` (`true` before it is converted),
+    /// wherever it is held.
+    fn value_of(&self, id: usize) -> &Value {
+        let entry = &self.entries[id];
+        match &entry.value {
+            Some(value) => value,
+            None if entry.moved => self.held.get(&entry.name).unwrap_or(&ANYTHING),
+            None => &ANYTHING,
         }
     }
 
@@ -385,7 +410,7 @@ impl<'a> SharedDefs<'a> {
             let value = if distance == cut_at {
                 Value::Object(Map::new())
             } else {
-                let mut value = entry.value.as_ref().map_or(Value::Bool(true), compact_copy);
+                let mut value = compact_copy(self.value_of(id));
                 if plain {
                     strip_descriptions(&mut value);
                 }
@@ -398,9 +423,12 @@ impl<'a> SharedDefs<'a> {
 
     /// The definitions reached by any of `reached` (each as [`reach`](Self::reach)
     /// gives them), held once: what an operation within its budget refers
-    /// to instead of carrying copies.
+    /// to instead of carrying copies. Their values move there (compact, as
+    /// [`materialize`](Self::materialize) writes them) and are read from
+    /// there afterwards, so the document's definitions are never held twice.
+    /// Called once, when every operation is converted.
     pub(crate) fn shared<'r>(
-        &self,
+        &mut self,
         reached: impl IntoIterator<Item = &'r [(usize, usize)]>,
     ) -> tool_core::SharedDefs {
         let mut ids: Vec<usize> = reached
@@ -409,8 +437,19 @@ impl<'a> SharedDefs<'a> {
             .collect();
         ids.sort_unstable();
         ids.dedup();
-        let all: Vec<(usize, usize)> = ids.into_iter().map(|id| (id, 1)).collect();
-        tool_core::SharedDefs::new(self.materialize(&all, usize::MAX, false))
+        ids.sort_unstable_by(|a, b| self.entries[*a].name.cmp(&self.entries[*b].name));
+        let mut held = Map::with_capacity(ids.len());
+        for id in ids {
+            let entry = &mut self.entries[id];
+            if entry.moved {
+                continue;
+            }
+            let value = entry.value.take().unwrap_or(Value::Bool(true));
+            entry.moved = true;
+            held.insert(entry.name.clone(), compact_copy(&value));
+        }
+        self.held = tool_core::SharedDefs::new(held);
+        self.held.clone()
     }
 
     /// The JSON length of the `$defs` object holding `reached` whole (0 for
@@ -474,10 +513,17 @@ impl SharedDefs<'_> {
             return known;
         }
         self.expanded(id);
-        // Taken out while it is checked (nothing else reads it meanwhile).
-        let value = self.entries[id].value.take().unwrap_or(Value::Bool(true));
-        let known = self.schema_meets_cheap_check(&value);
-        self.entries[id].value = Some(value);
+        let known = if self.entries[id].moved {
+            let held = self.held.clone();
+            let name = self.entries[id].name.clone();
+            self.schema_meets_cheap_check(held.get(&name).unwrap_or(&ANYTHING))
+        } else {
+            // Taken out while it is checked (nothing else reads it meanwhile).
+            let value = self.entries[id].value.take().unwrap_or(Value::Bool(true));
+            let known = self.schema_meets_cheap_check(&value);
+            self.entries[id].value = Some(value);
+            known
+        };
         self.entries[id].cheap = Some(known);
         known
     }
@@ -631,24 +677,5 @@ fn has_pointer(value: &Value) -> bool {
         }
         Value::Array(items) => items.iter().any(has_pointer),
         _ => false,
-    }
-}
-
-/// The length of `value` as compact JSON, without writing it anywhere.
-pub(crate) fn json_len<T: serde::Serialize + ?Sized>(value: &T) -> usize {
-    struct Count(usize);
-    impl std::io::Write for Count {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0 += buf.len();
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut count = Count(0);
-    match serde_json::to_writer(&mut count, value) {
-        Ok(()) => count.0,
-        Err(_) => 0,
     }
 }
