@@ -14,7 +14,9 @@
 
 use super::scripts::{reads_stdin_script_views, scripts_of_views};
 use super::types::{MAX_LINE_PARTS, SimpleCommand};
-use super::wrappers::{stored_views, too_many_wrappers, views_of, words_are_a_view};
+use super::wrappers::{
+    starts_with_wrapper, stored_views, too_many_wrappers, views_of, words_are_a_view,
+};
 
 /// Lines longer than this always take the full parser: the size limit, so
 /// a plain line of any length is split in one linear pass (tree-sitter
@@ -109,10 +111,13 @@ pub(crate) fn split(source: &str) -> Option<Split> {
         if first.contains('=') || RESERVED.contains(&first.as_str()) || name_then_plus(first) {
             return None;
         }
-        // A command whose own words run a script needs the full parser:
+        // A wrapper whose own words run a script needs the full parser:
         // known before its views are computed (`watch watch … ls` has as
         // many views as wrappers, and each script of it is tried here too).
-        if words_are_a_view(words) && !scripts_of_views(std::slice::from_ref(words)).is_empty() {
+        if starts_with_wrapper(words)
+            && words_are_a_view(words)
+            && !scripts_of_views(std::slice::from_ref(words)).is_empty()
+        {
             return None;
         }
         // Checked without copying the line; the views below stop at the

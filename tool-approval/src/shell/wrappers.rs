@@ -524,6 +524,14 @@ pub(crate) fn words_are_a_view(words: &[String]) -> bool {
     words.first().is_some_and(|first| !first.contains('/')) && package_runner(words).is_none()
 }
 
+/// Whether the command word is a built-in wrapper (its views are more
+/// than its words).
+pub(crate) fn starts_with_wrapper(words: &[String]) -> bool {
+    words
+        .first()
+        .is_some_and(|first| is_wrapper(basename(first)))
+}
+
 /// `npm exec ARGS`, `npm x`, `pnpm exec`/`dlx`, `yarn exec`/`dlx`, `bun x`
 /// as `npx ARGS`: each runs a package's (or any) program with the rest.
 fn package_runner(words: &[String]) -> Option<Vec<String>> {

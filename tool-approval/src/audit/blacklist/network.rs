@@ -340,13 +340,24 @@ const CREDENTIAL_HEADERS: &[&str] = &[
 ];
 
 fn client(view: &[String]) -> Option<&'static Client> {
-    let name = program(view);
-    CLIENTS.iter().find(|c| {
-        c.programs.contains(&name)
-            && (c.only_subcommands.is_empty()
-                || first_operands(view)
-                    .next()
-                    .is_some_and(|w| c.only_subcommands.contains(&w)))
+    // The rows of each program, in table order, found by name (every
+    // reading of every part asks; most name no client).
+    type Index = crate::name_hash::NameMap<&'static str, Vec<&'static Client>>;
+    static BY_PROGRAM: std::sync::OnceLock<Index> = std::sync::OnceLock::new();
+    let index = BY_PROGRAM.get_or_init(|| {
+        let mut index = Index::default();
+        for c in CLIENTS {
+            for p in c.programs {
+                index.entry(p).or_default().push(c);
+            }
+        }
+        index
+    });
+    index.get(program(view))?.iter().copied().find(|c| {
+        c.only_subcommands.is_empty()
+            || first_operands(view)
+                .next()
+                .is_some_and(|w| c.only_subcommands.contains(&w))
     })
 }
 
