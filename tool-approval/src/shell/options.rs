@@ -103,11 +103,94 @@ pub(crate) fn may_have_effects(words: &[String], extra: &[CommandOption]) -> boo
     {
         return true;
     }
+    // `systemctl link PATH`, `make -f -`: effects without a row.
+    if words.iter().any(|w| {
+        let name = basename(w);
+        name == "systemctl"
+            || CONFIG_LOADERS
+                .iter()
+                .any(|(programs, _, _)| programs.contains(&name))
+    }) && words
+        .iter()
+        .any(|w| w.starts_with('-') || w == "link" || w == "enable")
+    {
+        return true;
+    }
     words.iter().any(|w| w.starts_with('-'))
         && words.iter().any(|w| {
             let name = basename(w);
             has_row(name, extra) || matches!(name, "mv" | "cp" | "install" | "ln")
         })
+}
+
+/// Options whose value is a file of commands the program runs (a
+/// configuration that runs commands, a script, a makefile): programs, the
+/// options, and whether only standard input (`-`, `/dev/stdin`) counts
+/// (`make -f -` reads a makefile from the line's input; `make -f ci.mk` is
+/// a file of the project, like its Makefile). What runs is not on the
+/// line: `Found::runs_unread`.
+pub(crate) const CONFIG_LOADERS: &[(&[&str], &[&str], bool)] = &[
+    (&["tmux"], &["-f"], false),
+    (&["screen"], &["-c"], false),
+    (&["bash"], &["--rcfile", "--init-file"], false),
+    (&["emacs"], &["-l", "--load"], false),
+    (&["gdb"], &["-x", "--command"], false),
+    (&["make", "gmake"], &["-f", "--file", "--makefile"], true),
+    (&["just"], &["-f", "--justfile"], true),
+    (&["awk", "gawk", "mawk"], &["-f", "--file"], true),
+    (&["sed"], &["-f", "--file"], true),
+];
+
+/// Whether `view` gives a program of [`CONFIG_LOADERS`] a file of commands.
+fn loads_commands(view: &[String]) -> bool {
+    let Some((first, args)) = view.split_first() else {
+        return false;
+    };
+    let name = basename(first);
+    CONFIG_LOADERS
+        .iter()
+        .any(|(programs, options, stdin_only)| {
+            if !programs.contains(&name) {
+                return false;
+            }
+            let mut words = args.iter();
+            while let Some(word) = words.next() {
+                if word == "--" {
+                    break;
+                }
+                let value = if options.contains(&word.as_str()) {
+                    words.next().map(String::as_str)
+                } else {
+                    word.split_once('=')
+                        .filter(|(o, _)| o.starts_with("--") && options.contains(o))
+                        .map(|(_, v)| v)
+                };
+                if let Some(value) = value
+                    && (!stdin_only || matches!(value, "-" | "/dev/stdin" | "/dev/fd/0"))
+                {
+                    return true;
+                }
+            }
+            false
+        })
+}
+
+/// `systemctl [--user] link|enable PATH`: the unit file is linked into the
+/// service manager's folder (the user's with `--user`), where it starts
+/// later.
+fn systemctl_links(inv: &Invocation<'_>, out: &mut Vec<Found>) {
+    if !matches!(inv.subcommand, Some("link" | "enable")) {
+        return;
+    }
+    let user = inv.options.iter().any(|o| o.long == "user");
+    for unit in inv.operands.iter().skip(1).filter(|o| o.contains('/')) {
+        let name = unit.rsplit('/').next().unwrap_or(unit);
+        out.push(Found::writes(if user {
+            format!("~/.config/systemd/user/{name}")
+        } else {
+            format!("/etc/systemd/system/{name}")
+        }));
+    }
 }
 
 /// The options with an effect in `view` (a command's words), read through
@@ -117,6 +200,12 @@ pub(crate) fn option_effects(view: &[String], extra: &[CommandOption]) -> Vec<Fo
     let mut out = Vec::new();
     if inv.program == "git" {
         git_config(&inv, &mut out);
+    }
+    if inv.program == "systemctl" {
+        systemctl_links(&inv, &mut out);
+    }
+    if loads_commands(view) {
+        out.push(Found::runs_unread());
     }
     // A host row without option names: the subcommand itself is the effect.
     for o in extra
@@ -301,6 +390,36 @@ mod tests {
         assert_eq!(
             found("git grep -Ovim foo"),
             [(RunsCode, Some("vim".into()))]
+        );
+    }
+
+    #[test]
+    fn command_files_and_unit_links() {
+        let unread = |line: &str| {
+            let words: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
+            option_effects(&words, &[])
+                .iter()
+                .any(|f| f.reading == crate::shell::table::Reading::NotOnLine)
+        };
+        assert!(unread("tmux -f ./evil.conf new -d"));
+        assert!(unread("make -f - all"));
+        assert!(unread("just --justfile - p"));
+        assert!(unread("awk -f /dev/stdin data.txt"));
+        assert!(!unread("make -f ci.mk all"));
+        assert!(!unread("tmux new -d -s x"));
+        assert_eq!(
+            found("systemctl --user link ./x.service"),
+            [(WritesFile, Some("~/.config/systemd/user/x.service".into()))]
+        );
+        assert!(
+            found("systemctl --user restart x.service")
+                .iter()
+                .all(|(e, _)| *e != WritesFile)
+        );
+        assert!(
+            found("systemctl enable --now nginx")
+                .iter()
+                .all(|(e, _)| *e != WritesFile)
         );
     }
 

@@ -72,6 +72,9 @@ pub(crate) fn scripts_of_views(views: &[Vec<String>]) -> Vec<(Hazard, String)> {
                 for script in git_subcommand_scripts(args) {
                     push(&mut out, (Hazard::ShellString, script));
                 }
+                if let Some(script) = git_synonym(view) {
+                    push(&mut out, (Hazard::ShellString, script));
+                }
                 // A `!` alias runs a shell, and git hands the line's `-c`
                 // definitions on to every git that shell runs: with one on
                 // the line, each definition may run (`-c alias.a='!git b'
@@ -150,6 +153,14 @@ pub(crate) fn git_subcommand(args: &[String]) -> Option<(&str, &[String])> {
 /// Scripts git subcommands run: `submodule foreach CMD…`, `rebase -x CMD`
 /// (`--exec CMD`, `--exec=CMD`), `bisect run CMD…`.
 fn git_subcommand_scripts(args: &[String]) -> Vec<String> {
+    // The subcommand is one of the words: without one of these, reading
+    // git's options through the table finds nothing to run.
+    if !args
+        .iter()
+        .any(|w| matches!(w.as_str(), "submodule" | "rebase" | "bisect"))
+    {
+        return Vec::new();
+    }
     let Some((sub, rest)) = git_subcommand(args) else {
         return Vec::new();
     };
@@ -539,6 +550,38 @@ fn offset_by_name(source: &str) -> bool {
             .strip_prefix(':')
             .and_then(|r| r.chars().next())
             .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+    })
+}
+
+/// git subcommands that do what another does, so rules written for that
+/// one apply: the words of the subcommand, and the one it stands for
+/// (`git send-pack origin main` pushes like `git push origin main`).
+const GIT_SYNONYMS: &[(&[&str], &str)] = &[
+    (&["send-pack"], "push"),
+    (&["http-push"], "push"),
+    (&["subtree", "push"], "push"),
+];
+
+/// `git send-pack ARGS…` read as `git push ARGS…` (see [`GIT_SYNONYMS`]).
+fn git_synonym(view: &[String]) -> Option<String> {
+    // Most git commands name none: no reading for them.
+    if !view.iter().any(|w| {
+        GIT_SYNONYMS
+            .iter()
+            .any(|(path, _)| path.first() == Some(&w.as_str()))
+    }) {
+        return None;
+    }
+    let inv = Invocation::read(view, &[]);
+    GIT_SYNONYMS.iter().find_map(|(path, stands_for)| {
+        let matches =
+            inv.operands.len() >= path.len() && path.iter().zip(&inv.operands).all(|(p, o)| p == o);
+        matches.then(|| {
+            let rest = inv.operands.get(path.len()..).unwrap_or_default();
+            let mut words = vec!["git", stands_for];
+            words.extend(rest.iter().copied());
+            super::words::join_argv(words, true)
+        })
     })
 }
 
