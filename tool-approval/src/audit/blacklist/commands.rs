@@ -519,6 +519,12 @@ fn reads_recursively(view: &[String]) -> bool {
             invocation(view).has_flag(&['r', 'R', 'a'], &["recursive", "archive"])
         }
         "rsync" => invocation(view).has_flag(&['r', 'a'], &["recursive", "archive"]),
+        "diff" => invocation(view).has_flag(&['r'], &["recursive"]),
+        // `git diff --no-index A B` compares two folders, file by file.
+        "git" => {
+            let inv = invocation(view);
+            inv.subcommand == Some("diff") && view.iter().any(|w| w == "--no-index")
+        }
         _ => false,
     }
 }
