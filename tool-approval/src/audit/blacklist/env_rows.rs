@@ -20,7 +20,9 @@ pub(crate) struct EnvRow {
     pub(crate) patterns: &'static [&'static str],
     /// Whether names compare ASCII case-insensitively.
     pub(crate) any_case: bool,
-    /// Values that run nothing new (compared after unquoting).
+    /// Values that run nothing new (compared after unquoting); one ending
+    /// in `*` is a prefix (`~/.kube/*`: the tool's own folder), for values
+    /// without `..` or other expansions after it.
     pub(crate) safe_values: &'static [&'static str],
     /// The value is a list of compiler or tool flags: it is safe when it is
     /// literal and no flag names a program, plugin or script
@@ -61,6 +63,22 @@ const PLAIN_PAGERS_AND_EDITORS: &[&str] = &[
     "",
 ];
 
+/// The tools' own configuration folders in the home: a configuration there
+/// was put by the user, not written by the call (`KUBECONFIG=~/.kube/staging.yaml`).
+const TOOL_HOME_FOLDERS: &[&str] = &[
+    "~/.kube/*",
+    "$HOME/.kube/*",
+    "${HOME}/.kube/*",
+    "~/.aws/*",
+    "$HOME/.aws/*",
+    "${HOME}/.aws/*",
+    "~/.docker/*",
+    "$HOME/.docker/*",
+    "${HOME}/.docker/*",
+    "~/.terraformrc",
+    "~/.hgrc",
+];
+
 /// Pieces of a flag that make a build run or load another program:
 /// plugins, linkers and wrappers, tool-exec hooks, spec files, make's
 /// `--eval` and `SHELL`.
@@ -87,6 +105,9 @@ pub(crate) const RUNNING_FLAG_MARKERS: &[&str] = &[
     "-agentpath",
     "-agentlib",
     "-Xbootclasspath",
+    // less's start-up commands: `+!CMD` runs a shell command, `+|CMD` pipes to one.
+    "+!",
+    "+|",
 ];
 
 /// Folders outside the home and the working directory where a location
@@ -221,13 +242,16 @@ pub(crate) const ENV_ROWS: &[EnvRow] = &[
          "NPM_CONFIG_PNPMFILE"],
         any_case true, safe &[], yes ["npm_config_script_shell", "NPM_CONFIG_SCRIPT_SHELL", "Npm_Config_Userconfig", "YARN_YARN_PATH"],
         no ["npm_config_loglevel", "NPM_TOKEN", "YARN_CACHE_FOLDER"]),
+    env_row!("pager-options", "options a pager reads at start (dangerous when a start-up command runs a shell: LESS='+!CMD')",
+        ["LESS", "MORE"],
+        any_case false, safe &[], FLAGS yes ["LESS", "MORE"], no ["LESSCHARSET", "MOREHOME"]),
     env_row!("library-modules", "makes a library load modules or engines from a path it names",
         ["GCONV_PATH", "OPENSSL_CONF", "OPENSSL_ENGINES", "OPENSSL_MODULES", "SSLKEYLOGFILE"],
         any_case false, safe &[], yes ["GCONV_PATH", "OPENSSL_CONF"], no ["OPENSSL_DIR", "SSL_CERT_FILE"]),
     env_row!("tool-config-files", "points a tool at a configuration that names programs it runs (exec plugins, credential processes, editor start-up commands)",
         ["KUBECONFIG", "AWS_CONFIG_FILE", "TF_CLI_CONFIG_FILE", "HGRCPATH", "VIMINIT", "EXINIT", "GVIMINIT", "MYVIMRC",
          "DOCKER_CONFIG", "GNUPGHOME"],
-        any_case false, safe &[], yes ["KUBECONFIG", "AWS_CONFIG_FILE", "VIMINIT"], no ["KUBE_NAMESPACE", "AWS_REGION", "AWS_PROFILE"]),
+        any_case false, safe TOOL_HOME_FOLDERS, yes ["KUBECONFIG", "AWS_CONFIG_FILE", "VIMINIT"], no ["KUBE_NAMESPACE", "AWS_REGION", "AWS_PROFILE"]),
     env_row!("git-trace-files", "makes git write its trace into a file the value names", ["GIT_TRACE*"],
         any_case false, safe &["0", "1", "2", "true", "false", ""], yes ["GIT_TRACE", "GIT_TRACE_PACKET"], no ["GIT_AUTHOR_NAME"]),
 ];
@@ -272,7 +296,15 @@ pub(crate) fn dangerous_env(name: &str, value: Option<&str>) -> Option<&'static 
         let Some(v) = value.as_deref() else {
             return true;
         };
-        if r.safe_values.contains(&v) {
+        if r.safe_values
+            .iter()
+            .any(|safe| match safe.strip_suffix('*') {
+                Some(prefix) => v.strip_prefix(prefix).is_some_and(|rest| {
+                    !rest.contains(['$', '`']) && !rest.split('/').any(|s| s == "..")
+                }),
+                None => *safe == v,
+            })
+        {
             return false;
         }
         if r.locations {
@@ -360,6 +392,13 @@ mod tests {
         assert!(dangerous_env("CFLAGS", Some("$X")).is_some());
         assert!(dangerous_env("CFLAGS", None).is_some());
         assert!(dangerous_env("JAVA_OPTS", Some("-Xmx2g")).is_none());
+        assert!(dangerous_env("KUBECONFIG", Some("~/.kube/staging.yaml")).is_none());
+        assert!(dangerous_env("LESS", Some("-R")).is_none());
+        assert!(dangerous_env("LESS", Some("'-FRX +G'")).is_none());
+        assert!(dangerous_env("LESS", Some("'+!./x'")).is_some());
+        assert!(dangerous_env("KUBECONFIG", Some("./evil.yaml")).is_some());
+        assert!(dangerous_env("KUBECONFIG", Some("~/.kube/../x.yaml")).is_some());
+        assert!(dangerous_env("KUBECONFIG", Some("~/.kube/$X")).is_some());
         assert!(dangerous_env("JAVA_OPTS", Some("-javaagent:./x.jar")).is_some());
     }
 

@@ -65,6 +65,22 @@ mod commands;
 mod context;
 mod env_rows;
 mod escapes;
+/// Variables that point a tool at its own credential or configuration
+/// file (`KUBECONFIG`, `AWS_SHARED_CREDENTIALS_FILE`): a value naming a
+/// secret there is used by the command, not read out by the call.
+const CREDENTIAL_VARIABLES: &[&str] = &[
+    "KUBECONFIG",
+    "AWS_SHARED_CREDENTIALS_FILE",
+    "AWS_CONFIG_FILE",
+    "GOOGLE_APPLICATION_CREDENTIALS",
+    "CLOUDSDK_CONFIG",
+    "AZURE_CONFIG_DIR",
+    "DOCKER_CONFIG",
+    "NPM_CONFIG_USERCONFIG",
+    "PGPASSFILE",
+    "NETRC",
+];
+
 mod network;
 mod path_rows;
 mod paths;
@@ -584,11 +600,16 @@ impl Blacklist {
                 let skip = if prints { part.words.len() } else { 1 };
                 // `GIT_TRACE=/etc/passwd git status` writes to the value;
                 // an assignment alone (`x=${HOME:-/tmp}`) opens nothing.
+                // `KUBECONFIG=~/.kube/staging.yaml kubectl …` hands a tool
+                // its own credentials: the tool reads them, the call does
+                // not print them.
                 let values = part
                     .assignments
                     .iter()
                     .filter(|_| !part.words.is_empty())
-                    .filter_map(|a| a.split_once('=').map(|(_, v)| v.to_owned()));
+                    .filter_map(|a| a.split_once('='))
+                    .filter(|(name, _)| !CREDENTIAL_VARIABLES.contains(name))
+                    .map(|(_, v)| v.to_owned());
                 let values: Vec<String> = values.collect();
                 // `cp .env.example .env`: setting up an env file from its
                 // example writes the file and reads no secret.
