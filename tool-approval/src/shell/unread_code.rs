@@ -62,8 +62,10 @@ pub(crate) fn runs_unread_code(view: &[String]) -> bool {
     let Some((first, args)) = view.split_first() else {
         return false;
     };
-    let info_only = !args.is_empty() && args.iter().all(|a| INFO_ONLY.contains(&a.as_str()));
-    is_interpreter(basename(first)) && !info_only
+    // Information options only (no arguments at all is a program on
+    // standard input), asked of interpreters only.
+    is_interpreter(basename(first))
+        && (args.is_empty() || !args.iter().all(|a| INFO_ONLY.contains(&a.as_str())))
 }
 
 #[cfg(test)]

@@ -494,17 +494,17 @@ const CLOUD_COPY_VERBS: &[&str] = &["cp", "mv", "sync", "rsync", "put", "upload"
 
 /// Programs that print the whole environment.
 fn dumps_environment(view: &[String]) -> bool {
-    let rest: Vec<&str> = view.iter().skip(1).map(String::as_str).collect();
+    let rest = view.get(1..).unwrap_or_default();
     match program(view) {
         "env" | "printenv" => rest.iter().all(|w| w.starts_with('-')),
         "export" | "declare" | "typeset" => {
             rest.is_empty()
                 || rest
                     .iter()
-                    .all(|w| matches!(*w, "-p" | "-x" | "-px" | "-xp"))
+                    .all(|w| matches!(w.as_str(), "-p" | "-x" | "-px" | "-xp"))
         }
         "set" => rest.is_empty(),
-        "compgen" => rest.iter().any(|w| matches!(*w, "-e" | "-v")),
+        "compgen" => rest.iter().any(|w| matches!(w.as_str(), "-e" | "-v")),
         _ => false,
     }
 }
@@ -800,7 +800,8 @@ fn fetches_unknown_names(view: &[String]) -> bool {
         "curl" => has(&["-J", "--remote-header-name", "--output-dir"]),
         "aria2c" | "lynx" | "links" | "fetch" => true,
         "http" | "https" | "xh" | "xhs" => has(&["-d", "--download"]),
-        "git" => invocation(view).subcommand == Some("clone"),
+        // The subcommand is one of the words: read git's options only then.
+        "git" => view.iter().any(|w| w == "clone") && invocation(view).subcommand == Some("clone"),
         "scp" | "rsync" => {
             let ops = invocation(view).operands;
             let remote = |w: &str| {
