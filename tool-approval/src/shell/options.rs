@@ -107,12 +107,14 @@ pub(crate) fn may_have_effects(words: &[String], extra: &[CommandOption]) -> boo
     if words.iter().any(|w| {
         let name = basename(w);
         name == "systemctl"
+            || name == "npm"
+            || name == "pnpm"
             || CONFIG_LOADERS
                 .iter()
                 .any(|(programs, _, _)| programs.contains(&name))
     }) && words
         .iter()
-        .any(|w| w.starts_with('-') || w == "link" || w == "enable")
+        .any(|w| w.starts_with('-') || matches!(w.as_str(), "link" | "enable" | "set"))
     {
         return true;
     }
@@ -175,6 +177,43 @@ fn loads_commands(view: &[String]) -> bool {
         })
 }
 
+/// npm configuration keys that name a program or code npm runs later (the
+/// shell of every script, git, node's options, a script run at start).
+pub(crate) const NPM_CODE_KEYS: &[&str] = &[
+    "script-shell",
+    "shell",
+    "git",
+    "node-options",
+    "onload-script",
+    "init-module",
+    "editor",
+    "browser",
+    "viewer",
+    "userconfig",
+    "globalconfig",
+];
+
+/// `npm config set KEY VALUE` (or `KEY=VALUE`) with a key of
+/// [`NPM_CODE_KEYS`]: the configuration file written (`~/.npmrc`, or the
+/// project's `.npmrc` with `--location project`).
+fn npm_config_write(inv: &Invocation<'_>) -> Option<Found> {
+    if inv.subcommand != Some("config") || inv.operands.get(1) != Some(&"set") {
+        return None;
+    }
+    let key = inv.operands.get(2)?;
+    let key = key.split_once('=').map_or(*key, |(k, _)| k);
+    if !NPM_CODE_KEYS.contains(&key.to_ascii_lowercase().as_str()) {
+        return None;
+    }
+    let project = inv
+        .options
+        .iter()
+        .any(|o| (o.long == "location" || o.letters == "L") && o.value == Some("project"));
+    Some(Found::writes(
+        if project { ".npmrc" } else { "~/.npmrc" }.to_owned(),
+    ))
+}
+
 /// `systemctl [--user] link|enable PATH`: the unit file is linked into the
 /// service manager's folder (the user's with `--user`), where it starts
 /// later.
@@ -203,6 +242,9 @@ pub(crate) fn option_effects(view: &[String], extra: &[CommandOption]) -> Vec<Fo
     }
     if inv.program == "systemctl" {
         systemctl_links(&inv, &mut out);
+    }
+    if matches!(inv.program, "npm" | "pnpm") {
+        out.extend(npm_config_write(&inv));
     }
     if loads_commands(view) {
         out.push(Found::runs_unread());
@@ -421,6 +463,20 @@ mod tests {
                 .iter()
                 .all(|(e, _)| *e != WritesFile)
         );
+    }
+
+    #[test]
+    fn npm_configuration_that_runs_code() {
+        assert_eq!(
+            found("npm config set script-shell ./x"),
+            [(WritesFile, Some("~/.npmrc".into()))]
+        );
+        assert_eq!(
+            found("npm config set node-options=--require=./x.js"),
+            [(WritesFile, Some("~/.npmrc".into()))]
+        );
+        assert!(found("npm config set registry https://r.example/").is_empty());
+        assert!(found("npm config get script-shell").is_empty());
     }
 
     #[test]
