@@ -87,82 +87,15 @@
 //! # Ok::<(), tool_approval::Error>(())
 //! ```
 //!
-//! # No input crashes the host
-//!
-//! Shell commands are parsed with tree-sitter-bash, whose external scanner
-//! (C code) reads out of bounds when `{` is followed by a code point far
-//! above ASCII (upstream tree-sitter-bash issue 337): one model call could
-//! take a whole server down. The parser therefore never sees the original
-//! text: it parses an *ASCII shadow*, the same text with every byte of every
-//! non-ASCII character replaced by `x`. The shadow has the same length and
-//! byte offsets, and Bash reads non-ASCII characters as word characters just
-//! like `x`, so the tree has the same shape; every word's text is then read
-//! from the original by the node's byte range. Where the two readings can
-//! differ (`$é` is literal text to Bash, an expansion in the shadow), the
-//! shadow's reading is the more cautious one. The crashing inputs are
-//! regression tests, and the cargo-fuzz target runs the full evaluation.
-//!
 //! # What a command is read as
 //!
 //! Deny rules, `always` rules and the blacklist judge every spelling of a
-//! command that can be read; where a spelling cannot be read, the call asks
-//! (in every mode; headless blocks) under a `limits/…` rule id, never runs:
-//!
-//! | spelling | read as |
-//! |---|---|
-//! | wrappers (`sudo`, `timeout`, `env`, `setpriv`, `npx`, `npm exec`, `pnpm dlx`, … and the host's, see [`ShellSyntax`]) | the command they run |
-//! | `bash -c`, `eval`, `su -c`, `npx -c`, `ssh HOST CMD`, `watch`, `trap 'CMD'`, `git submodule foreach`, `git rebase -x`, `git bisect run`, `find -exec`, `git -c alias.x='!…'` | the script, parsed like the line |
-//! | `echo '…' \| sh`, `cat <<EOF \| sh`, `cat <<< '…' \| sh`, `sh <<EOF`, `. /dev/stdin <<< '…'` | the text fed to the shell |
-//! | `git -c alias.x=…` (any case, chains) | the expanded command |
-//! | `tmux new-session CMD`, `tmux send-keys 'CMD' Enter`, `screen CMD`, `screen -X stuff`, `docker`/`podman`/`kubectl exec … CMD`, `pueue add`, `tsp`, `nq`, `chronic`, `watchexec`, `entr -s`, `git difftool -x`, `git clone 'ext::CMD'`, `parallel CMD ::: ARGS`, `nix develop -c CMD`, `fd -x CMD`, `gdb -ex 'shell CMD'`, `bwrap --bind A B CMD`, `start-stop-daemon -x PROG -- ARGS`, `kubectl debug … -- CMD` (rows of `shell::runners`) | the command they run, parsed like the line; `parallel :::: FILE` is a script not on the line |
-//! | `$'\x72m'`, `{rm,-rf,/}`, `cat /etc/{shadow,passwd}`, `git pus{h..h}`, `{01..10}` | decoded first, as Bash does: ANSI-C escapes give literal words, brace expansion gives the words it spells (bounded; past the bound `limits/step-budget`) |
-//! | `x=${y:=$(CMD)}`, `unset 'a[$(CMD)]'`, `printf -v 'a[$(CMD)]'`, `coproc NAME { CMD; }` | the substitution or command inside, parsed like the line; `$(( a[$i] ))` (a subscript that expands a variable) is a script not on the line |
-//! | `x='$(CMD)'; echo ${x@P}`, `x='a[$(CMD)]'; echo $((x))` (also `${!x}`, `[[ x -eq 0 ]]`, `let x`, `declare -i`, `${s:x}`), `coproc sh; echo CMD >&${COPROC[1]}`, `echo CMD > >(sh)` | code stored as text and evaluated later, or printed into a shell: parsed like the line too, and a script not on the line (`limits/unread-script`) |
-//! | `git $SUB origin`, `git pu$1sh`, `git "$(echo push)"` | an argument computed at run time that could spell a deny or `always` rule's word: that rule *might* apply (`limits/computed-word`) |
-//! | `cat x.sh \| sh`, `curl … \| bash`, `. /dev/stdin`, `xargs sh -c`, `… \| xargs git`, `git --config-env=alias.x=V` | a script not on the line: every deny rule *might* apply (`limits/unread-script`) |
-//! | `$X args`, `$(…) args`, `/bin/r[m]` | a computed command word (`limits/computed-command-word`); deny rules match a glob word against what it could name |
-//! | text that does not parse, or is longer than [`MAX_COMMAND_BYTES`] | `limits/unparsed-text`, `limits/command-too-long` |
-//!
-//! Every bound of the analysis has its own id ([`Hazard::limit_id`]); a
-//! call that reaches one asks (headless: is blocked) whatever lower rules
-//! say, and nothing past a bound falls through to a lower rule:
-//!
-//! | bound | id |
-//! |---|---|
-//! | nesting: the syntax tree (200 levels), scripts inside scripts (`bash -c "bash -c …"`, 3 levels), a call's arguments (32 levels) | `limits/too-deep` |
-//! | wrappers stacked deeper than are looked through (64, or 128 Ki words of views) | `limits/wrapper-chain` |
-//! | more links made on a line than are followed (16) | `limits/link-chain` |
-//! | a git alias chain longer than is expanded (8 steps, 32 readings) | `limits/alias-chain` |
-//! | more directory changes on a line than are followed ([`MAX_DIR_CHANGES`]: `cd a && cd b && …`; later parts run somewhere unknown, so their relative paths are checked in every sensitive directory) | `limits/dir-chain` |
-//! | a pipeline of more than 128 stages, or more than 1 024 pipe bars in one text (the grammar's error recovery is quadratic in a pipeline's length; its parts are recovered from the text, so deny rules *might* apply) | `limits/pipeline-length` |
-//! | more simple commands on a line than are read ([`MAX_LINE_PARTS`]), or a salvaged reading of text read two ways cut short (32 command starts, 1 024 parts) | `limits/part-count` |
-//! | more scripts than are parsed: in options and behind host wrappers (16 a line), commands found in programs (16), scripts of a salvaged segment (4) | `limits/script-count` |
-//! | more to analyse than the line's step budget (proportional to its length: each script parsed, each part recovered, each reading through wrappers, each step of a brace expansion costs steps; `watch watch … CMD`, wrappers stacked thousands deep, `{,}{,}…`) | `limits/step-budget` (asks, never runs) |
-//! | more grammar work than a line may take whatever its length (some 8 ms: about 15 KiB of text that is not plain; plain lines — words joined by `&&`, `\|\|`, `;`, `\|` — of any length up to the size limit are split without the grammar) | `limits/step-budget` |
-//!
-//! The trade-off: no input up to the size limit should take more than
-//! about 10 ms, so a line of more than some 15 KiB that needs the grammar
-//! (quotes, substitutions, here-documents, braces) is not read whole: it
-//! asks, naming the limit, and a deny rule in its unread text asks
-//! instead of blocking. A shell line that long from a model is not
-//! ordinary work; a person sees it.
-//! | `python -c …`, `node -e …`, `ruby build.rb`, `perl x.pl`, `python3 - <<EOF`, `… \| python3` (an interpreter given a program inline, from a file or on standard input) | code the engine does not read: `limits/unread-code`, asks where a person is present (manual, allow-list), runs only confined in auto-run and headless (and, where the host cannot confine, asks / is blocked) |
-//!
-//! Which languages are read, and how deep: shell text fully (scripts in
-//! `-c` strings, `eval`, here-documents and pipes into a shell, up to three
-//! levels and the step budget); sed and awk programs for the commands they
-//! run and the files they write; perl, python, ruby, node and php
-//! one-liners only for literal shell commands (`system("…")`, backticks),
-//! vim `-c` and tar checkpoint actions for their commands. Everything else
-//! an interpreter runs (python, perl, ruby, node, deno, bun, php, lua,
-//! Rscript, julia, pwsh, osascript, … in `shell::unread_code`) is not read.
-//!
-//! | spelling | read as |
-//! |---|---|
-//! | `ln -s / r && rm -rf r/*`, `cd /etc && …`, `cd "$X" && …` | later parts read through the link, in the directory, or in any sensitive directory |
-//! | `git diff --output=F`, `sort -o F`, `mv -t DIR`, `git -c core.pager=CMD`, `rg --pre CMD`, `git -C DIR` … (rows of the program table, extended by the host through [`CommandOption`]) | files written, scripts run, code loaded ([`Effect`]); no prefix rule approves them ([`Hazard::OptionEffect`]) |
-//! | `sed '1e CMD'`, `sed 'w F'`, `awk 'BEGIN{system("CMD")}'`, `awk '{print > "F"}'`, `print … \| "sh"`, `perl -e 'system("CMD")'`, `python -c 'os.system("CMD")'`, `vim -c ':!CMD'`, `expect -c 'spawn CMD'`, `make --eval='x:;CMD'`, `tar --checkpoint-action=exec=CMD` | the command run (parsed like the line) and the file written (a redirection); a command computed at run time (`s///e`, `system($0)`) is a script not on the line |
-//! | `VAR=value cmd`, `VAR=value` alone, `for VAR in …`, `env`/`sudo`/`make VAR=…`, `export`/`declare VAR=…`, `read VAR`, `printf -v VAR`, an `env` argument | the variables set (the blacklist's `dangerous-env`, rows of `audit::blacklist::env_rows`), values of a command's assignments as paths |
+//! command that can be read (wrappers, `bash -c`, pipes into a shell,
+//! runners, options that run code, git aliases, brace and ANSI-C decoding,
+//! code stored and evaluated later); where a spelling cannot be read, the
+//! call asks (headless: is blocked) under a `limits/…` rule id and never
+//! runs. Every bound of the analysis has its own id. The tables, the
+//! languages read and the crash-proof parse are on [`ShellCommand`].
 //!
 //! # Adding a dangerous command
 //!
