@@ -51,7 +51,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut total = 0usize;
     let mut largest = (0usize, String::new());
     let mut most_defs = 0usize;
+    let (mut own_defs, mut own_defs_chars) = (0usize, 0usize);
     for op in &import.document.operations {
+        if !op.definitions.is_empty() {
+            own_defs += 1;
+            own_defs_chars += serde_json::to_string(&op.definitions)?.len();
+        }
         let size = serde_json::to_string(&api_definition(op))?.len();
         total += size;
         most_defs = most_defs.max(op.definitions.len());
@@ -61,7 +66,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let operations = import.document.operations.len();
     println!(
-        "{} bytes: {operations} operations, {} failures, {} warnings; import {:.1} ms; tool JSON {total} chars, largest {} ({} chars), most $defs {most_defs}",
+        "{} bytes: {operations} operations, {} failures, {} warnings; import {:.1} ms; tool JSON {total} chars, largest {} ({} chars), most $defs {most_defs}; {own_defs} tools with $defs of their own ({own_defs_chars} chars)",
         text.len(),
         import.failures.len(),
         import.warnings.len(),
