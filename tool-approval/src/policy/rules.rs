@@ -29,6 +29,12 @@ pub(crate) struct RuleSet {
     /// with one command-prefix matcher, on the parameter of the first of
     /// them, in order. Found once at compile time.
     composite: Vec<usize>,
+    /// The `composite` rules by the first word of their prefix (in order),
+    /// so a part is tried only against the rules that may approve it.
+    composite_by_first: crate::name_hash::NameMap<String, Vec<usize>>,
+    /// The `composite` rules whose prefix has no word (they approve any
+    /// plain part).
+    composite_any: Vec<usize>,
 }
 
 #[derive(Debug, Clone)]
@@ -92,9 +98,27 @@ impl RuleSet {
                 composite.push(index);
             }
         }
+        let mut composite_by_first = crate::name_hash::NameMap::<String, Vec<usize>>::default();
+        let mut composite_any = Vec::new();
+        for &index in &composite {
+            let first = compiled
+                .get(index)
+                .and_then(|r| r.matchers.first())
+                .and_then(|(_, m)| m.prefix_words())
+                .and_then(<[String]>::first);
+            match first {
+                Some(word) => composite_by_first
+                    .entry(word.clone())
+                    .or_default()
+                    .push(index),
+                None => composite_any.push(index),
+            }
+        }
         Ok(Self {
             rules: compiled,
             composite,
+            composite_by_first,
+            composite_any,
         })
     }
 
@@ -129,24 +153,26 @@ impl RuleSet {
         facts: &CallFacts<'_>,
     ) -> Option<RuleHit> {
         let subjects = Subjects::new(args, schema, facts);
-        let composite = self.composite_approval(&subjects);
+        let mut composite = self.composite_approval(&subjects);
+        let alone_impossible = self.composite_alone_impossible(&subjects);
         let mut first: Option<RuleHit> = None;
         let mut strongest: Option<RuleHit> = None;
         for (index, rule) in self.rules.iter().enumerate() {
-            if first.is_none()
-                && let Some((at, detail, used)) = &composite
-                && *at == index
-            {
-                first = Some(RuleHit {
+            if first.is_none() && composite.as_ref().is_some_and(|(at, _, _)| *at == index) {
+                first = composite.take().map(|(_, detail, used)| RuleHit {
                     index,
                     policy: InterventionPolicy::Never,
-                    detail: detail.clone(),
+                    detail,
                     unsure: None,
-                    approved_by: used.clone(),
+                    approved_by: used,
                 });
             }
             let is_strong = rule.policy >= InterventionPolicy::Always;
             if first.is_some() && !is_strong {
+                continue;
+            }
+            if alone_impossible && self.composite.binary_search(&index).is_ok() {
+                // Its prefix would have to start every part.
                 continue;
             }
             let Some(unsure) = rule.matches(&subjects) else {
@@ -174,6 +200,30 @@ impl RuleSet {
             (Some(f), Some(s)) if effective(&s) > effective(&f) => Some(s),
             (first, _) => first,
         }
+    }
+
+    /// Whether no `composite` rule can approve the command on its own: the
+    /// parts of its parameter's command do not all start with one word,
+    /// and each such rule's prefix (of one word or more) would have to
+    /// start every part.
+    fn composite_alone_impossible(&self, subjects: &Subjects<'_>) -> bool {
+        if !self.composite_any.is_empty() {
+            return false;
+        }
+        let param = self
+            .composite
+            .first()
+            .and_then(|&i| self.rules.get(i))
+            .and_then(|r| r.matchers.first())
+            .map(|(p, _)| p.as_str());
+        let Some(shell) = param.and_then(|p| subjects.get(p)).and_then(|s| s.shell()) else {
+            return false;
+        };
+        let mut firsts = shell.parts().iter().map(|p| p.words.first());
+        let Some(first) = firsts.next() else {
+            return false;
+        };
+        first.is_none() || firsts.any(|w| w != first)
     }
 
     /// Several `never` command-prefix rules on one parameter approve a
@@ -205,11 +255,19 @@ impl RuleSet {
         }
         let mut used: Vec<usize> = Vec::with_capacity(shell.parts().len());
         for part in shell.parts() {
-            let index = self
-                .composite
-                .iter()
-                .copied()
-                .find(|&i| prefix(i).is_some_and(|words| part_approved(part, words)))?;
+            // The first rule (in order) that approves the part: its prefix
+            // starts with the part's command word, or has no word.
+            let approves = |&i: &usize| prefix(i).is_some_and(|words| part_approved(part, words));
+            let by_first = part
+                .words
+                .first()
+                .and_then(|w| self.composite_by_first.get(w.as_str()))
+                .and_then(|list| list.iter().copied().find(approves));
+            let any = self.composite_any.iter().copied().find(approves);
+            let index = match (by_first, any) {
+                (Some(a), Some(b)) => a.min(b),
+                (a, b) => a.or(b)?,
+            };
             used.push(index);
         }
         used.sort_unstable();
@@ -396,6 +454,37 @@ mod tests {
             .evaluate(&json!({"command": "ls && make"}), None)
             .unwrap();
         assert_eq!(hit.index, 2);
+    }
+
+    #[test]
+    fn the_first_rule_in_order_approves_each_part_of_a_compound() {
+        // Parts are looked up by their command word: the earliest rule that
+        // approves each part counts, and a rule alone still approves a line
+        // whose parts all start with its prefix.
+        let set = rules(json!([
+            {"match": {"command": "git diff:*"}, "policy": "never"},
+            {"match": {"command": "cargo test:*"}, "policy": "never"},
+            {"match": {"command": "git:*"}, "policy": "never"},
+            {"match": {"command": "ls:*"}, "policy": "never"},
+            {"policy": "required"}
+        ]));
+        let hit = set
+            .evaluate(&json!({"command": "git diff x && ls"}), None)
+            .unwrap();
+        assert_eq!((hit.index, hit.approved_by.as_slice()), (3, &[0, 3][..]));
+        let hit = set
+            .evaluate(&json!({"command": "git log && git diff && ls"}), None)
+            .unwrap();
+        assert_eq!((hit.index, hit.approved_by.as_slice()), (3, &[0, 2, 3][..]));
+        // One rule alone: `git:*` approves both parts, before `ls:*` is needed.
+        let hit = set
+            .evaluate(&json!({"command": "git log && git status"}), None)
+            .unwrap();
+        assert_eq!((hit.index, hit.approved_by.len()), (2, 0));
+        let hit = set
+            .evaluate(&json!({"command": "git log && make"}), None)
+            .unwrap();
+        assert_eq!(hit.index, 4);
     }
 
     #[test]
