@@ -108,7 +108,10 @@ impl SharedDefs {
 
     /// `schema` with the shared definitions it reaches added to its own
     /// `$defs` (its own entries win): a self-contained schema. Borrowed when
-    /// it reaches none.
+    /// it reaches none. The added definitions come in name order; when the
+    /// schema has `$defs` of its own, the whole `$defs` is put in name
+    /// order (an importer that writes a few definitions of its own, `{}`
+    /// where it cut a deep one, gets the order it would have written).
     pub fn complete<'a>(&self, schema: &'a Value) -> Cow<'a, Value> {
         let reached = self.reached_by(schema);
         if reached.is_empty() {
@@ -120,11 +123,15 @@ impl SharedDefs {
                 .entry("$defs")
                 .or_insert_with(|| Value::Object(Map::new()));
             if let Value::Object(defs) = defs {
+                let own = !defs.is_empty();
                 for name in reached {
                     if let Some(definition) = self.0.get(name) {
                         defs.entry(name.to_owned())
                             .or_insert_with(|| definition.clone());
                     }
+                }
+                if own {
+                    defs.sort_keys();
                 }
             }
         }

@@ -202,3 +202,26 @@ fn one_allocation_for_many_apis() {
             .unwrap();
     assert!(compiled[0].violations(&json!({"body": {"name": 3}})).len() == 1);
 }
+
+#[test]
+fn own_definitions_and_the_shared_ones_they_add_come_out_in_name_order() {
+    // An importer that cut `Person` to `{}` for one API keeps that stub as
+    // its own and shares the rest: written out, `$defs` reads as if all
+    // were its own, by name.
+    let api = ApiDefinition::new("add_pet", "Adds a pet with an order.")
+        .with_parameters(json!({
+            "type": "object",
+            "properties": {"pet": {"$ref": "#/$defs/Pet"}, "order": {"$ref": "#/$defs/Order"}},
+            "$defs": {"Person": {}}
+        }))
+        .with_shared_defs(shared());
+    let schema = api.parameters_schema();
+    assert_eq!(defs_of(&schema), ["Order", "Person", "Pet"]);
+    assert_eq!(schema["$defs"]["Person"], json!({}), "its own wins");
+    // Without own definitions the added ones are in name order too.
+    let defs = shared();
+    let schema = self::api("add_pet", "Pet", &defs)
+        .parameters_schema()
+        .into_owned();
+    assert_eq!(defs_of(&schema), ["Person", "Pet"]);
+}

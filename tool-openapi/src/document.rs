@@ -216,8 +216,9 @@ pub struct Operation {
     /// into (`#/$defs/<name>`); placed at the root of the arguments schema.
     /// The operation's own: an imported operation reaches the document's
     /// definitions through [`shared_definitions`](Self::shared_definitions)
-    /// instead, unless its tool was shortened to fit the size budget (its
-    /// definitions are then its own shortened copies).
+    /// instead; one whose tool was shortened to fit the size budget holds
+    /// here only `{}` for each definition it cut (and reaches the rest
+    /// without their descriptions, shared).
     #[serde(default)]
     pub definitions: serde_json::Map<String, Value>,
     /// Definitions held once for every operation of an imported document
@@ -301,7 +302,7 @@ impl Operation {
     /// `definitions` with the shared definitions the parameters and
     /// `definitions` reach (`definitions` first, then the shared ones by
     /// name): what the arguments schema's `$defs` holds.
-    fn complete_definitions(&self) -> serde_json::Map<String, Value> {
+    pub(crate) fn complete_definitions(&self) -> serde_json::Map<String, Value> {
         let mut reach = serde_json::Map::with_capacity(2);
         reach.insert(
             "properties".into(),

@@ -153,8 +153,23 @@ pub(crate) enum Fitted {
     /// Within the budget: the document's shared definitions it reaches
     /// (with their distance), written once for every such tool.
     Shared(Vec<(usize, usize)>),
-    /// Shortened: its own copies, and what was shortened.
-    Own(Map<String, Value>, Shortened),
+    /// Shortened, and what was shortened.
+    Shortened(Cut, Box<Shortened>),
+}
+
+/// The `$defs` of a shortened tool: `{}` of its own for each definition
+/// cut (step 3), and the definitions it still reaches whole (`reached`,
+/// with their distance) without their descriptions (step 1), which every
+/// shortened tool of the document shares
+/// ([`SharedDefs::plain_shared`]). Written out, that is the `$defs` the
+/// tool would carry, in name order.
+pub(crate) struct Cut {
+    /// The definitions cut to `{}`, by name.
+    pub(crate) stubs: Map<String, Value>,
+    /// The definitions reached whole (plain).
+    pub(crate) reached: Vec<(usize, usize)>,
+    /// The JSON length of the whole `$defs` object (0 when it is empty).
+    pub(crate) len: usize,
 }
 
 /// Fits one tool to `budget` (see the module docs).
@@ -236,7 +251,23 @@ pub(crate) fn fit(
                 .unwrap_or_default();
         }
     }
-    let out = defs.materialize(&reached, cut_at, plain);
+    // The $defs written out: the plain definitions before the cut, `{}`
+    // for those at it (nothing when none is left).
+    let mut stubs = Map::new();
+    let mut kept = Vec::new();
+    for &(id, distance) in &reached {
+        match distance.cmp(&cut_at) {
+            std::cmp::Ordering::Less => kept.push((id, distance)),
+            std::cmp::Ordering::Equal => {
+                stubs.insert(defs.entry_name(id).to_owned(), Value::Object(Map::new()));
+            }
+            std::cmp::Ordering::Greater => {}
+        }
+    }
+    let len = match defs_len(defs, &reached, cut_at, plain) {
+        0 => 0,
+        entries => 1 + entries,
+    };
     if plain {
         // Count what step 1 removed, on what is written.
         report.descriptions_removed = reached
@@ -252,8 +283,17 @@ pub(crate) fn fit(
             report.dropped_definitions += 1;
         }
     }
-    report.after = arguments_len(parameters) + description.len() + object_len(&out);
-    Fitted::Own(out, report)
+    // An empty `$defs` is not written, but counted as `{}`, as before.
+    report.after = own + len.max(2);
+    stubs.sort_keys();
+    Fitted::Shortened(
+        Cut {
+            stubs,
+            reached: kept,
+            len,
+        },
+        Box::new(report),
+    )
 }
 
 /// Step 2 on the arguments and the tool's description; how many.
@@ -340,9 +380,11 @@ pub(crate) fn document(
         .iter()
         .zip(shared)
         .map(|(op, &shared)| {
+            // Definitions held shared (a shortened tool's plain ones with
+            // its own `{}` stubs too) are counted as written out.
             let size = arguments_len(&op.parameters)
                 + op.description.len()
-                + if op.definitions.is_empty() {
+                + if op.definitions.is_empty() || !op.shared_definitions.is_empty() {
                     shared
                 } else {
                     object_len(&op.definitions)

@@ -47,16 +47,21 @@ pub(crate) const KEEP_DEFS_CHARS: usize = 16_000;
 /// An operation reaching the document's shared definitions (`reached`,
 /// see [`SharedDefs::shared`]) that is compiled whole gets its own copies
 /// first, which a repair may change.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn check(
     defs: &mut SharedDefs<'_>,
     op: &mut crate::document::Operation,
     reached: &[(usize, usize)],
+    plain: Option<usize>,
     at: &str,
     warnings: &mut Vec<Violation>,
     keep: bool,
 ) -> Result<Option<CompiledSchema>, String> {
     let shared = !op.shared_definitions.is_empty();
-    let defs_len = if shared {
+    let defs_len = if let Some(len) = plain {
+        // A shortened tool: its plain definitions and `{}` stubs.
+        len
+    } else if shared {
         defs.json_len_of(reached)
     } else if op.definitions.is_empty() {
         0
@@ -64,7 +69,7 @@ pub(crate) fn check(
         object_len(&op.definitions)
     };
     if keep && defs_len <= KEEP_DEFS_CHARS {
-        own_copies(defs, op, reached);
+        own_copies(defs, op, reached, plain.is_some());
         return compile_check(op, at, warnings, keep).map(Some);
     }
     if !keep && meets_cheap_check(defs, op, reached) {
@@ -85,8 +90,11 @@ pub(crate) fn check(
     let parts_ok = names.iter().all(|name| defs.check(name).is_ok());
     if parts_ok {
         let stubs: Map<String, Value> = if shared {
-            names
-                .into_iter()
+            // A shortened tool's own `{}` stubs, then what it reaches.
+            op.definitions
+                .keys()
+                .cloned()
+                .chain(names)
                 .map(|name| (name, Value::Bool(true)))
                 .collect()
         } else {
@@ -101,7 +109,7 @@ pub(crate) fn check(
             return Ok(vouched(keep));
         }
     }
-    own_copies(defs, op, reached);
+    own_copies(defs, op, reached, plain.is_some());
     compile_check(op, at, warnings, false).map(Some)
 }
 
@@ -136,14 +144,20 @@ fn meets_cheap_check(
 }
 
 /// Gives an operation reaching the shared definitions its own copies of
-/// them (as an import without shared definitions wrote them).
+/// them (as an import without shared definitions wrote them); a shortened
+/// one (`plain`) its `$defs` written out.
 fn own_copies(
     defs: &SharedDefs<'_>,
     op: &mut crate::document::Operation,
     reached: &[(usize, usize)],
+    plain: bool,
 ) {
     if !op.shared_definitions.is_empty() {
-        op.definitions = defs.materialize(reached, usize::MAX, false);
+        op.definitions = if plain {
+            op.complete_definitions()
+        } else {
+            defs.materialize(reached, usize::MAX, false)
+        };
         op.shared_definitions = tool_core::SharedDefs::default();
     }
 }

@@ -434,12 +434,15 @@ impl Stop {
 }
 
 /// An operation converted, before its check: its pointer, its label, the
-/// operation, the shared definitions it reaches (with their distance).
+/// operation, the shared definitions it reaches (with their distance),
+/// and when it was shortened the JSON length of its `$defs` (its shared
+/// definitions are then the plain ones).
 type ConvertedOp = (
     String,
     String,
     crate::document::Operation,
     Vec<(usize, usize)>,
+    Option<usize>,
 );
 
 /// Imports the document `root`; its path items left as text (when `lazy`
@@ -580,6 +583,7 @@ fn import_node<'a>(
                     operation: mut converted,
                     shortened: cost,
                     shared: reached,
+                    plain,
                 }) => {
                     let base = match original {
                         Some(id) if !id.trim().is_empty() => names::sanitise(id),
@@ -607,7 +611,7 @@ fn import_node<'a>(
                         shortened.push(cost);
                     }
                     converted.operation_id = id;
-                    converted_ops.push((at, label, converted, reached));
+                    converted_ops.push((at, label, converted, reached, plain));
                 }
                 Err(message) => failures.push(OperationFailure {
                     pointer: at,
@@ -620,7 +624,20 @@ fn import_node<'a>(
     warnings.append(&mut defs.findings);
     // The definitions of the operations within their budget, held once
     // for all of them.
-    let shared = defs.shared(converted_ops.iter().map(|op| op.3.as_slice()));
+    let shared = defs.shared(
+        converted_ops
+            .iter()
+            .filter(|op| op.4.is_none())
+            .map(|op| op.3.as_slice()),
+    );
+    // The shortened tools' definitions without descriptions, held once
+    // for all of them (see the budget module's `Cut`).
+    let plain_shared = defs.plain_shared(
+        converted_ops
+            .iter()
+            .filter(|op| op.4.is_some())
+            .map(|op| op.3.as_slice()),
+    );
     let mut operations = Vec::with_capacity(converted_ops.len());
     let mut shared_lens = Vec::with_capacity(converted_ops.len());
     // Verdicts of arguments schemas already checked, by fingerprint: many
@@ -629,10 +646,14 @@ fn import_node<'a>(
     // no validator, so one check serves each. Only when nothing is kept
     // and the check repaired nothing (the schema is the one checked).
     let mut verdicts: HashMap<u64, Option<tool_core::CompiledSchema>> = HashMap::new();
-    for (at, label, mut converted, reached) in converted_ops {
-        shared_lens.push(defs.json_len_of(&reached));
+    for (at, label, mut converted, reached, plain) in converted_ops {
+        shared_lens.push(plain.unwrap_or_else(|| defs.json_len_of(&reached)));
         if !reached.is_empty() {
-            converted.shared_definitions = shared.clone();
+            converted.shared_definitions = if plain.is_some() {
+                plain_shared.clone()
+            } else {
+                shared.clone()
+            };
         }
         if options.check_schemas {
             let before = (!options.keep_compiled)
@@ -650,6 +671,7 @@ fn import_node<'a>(
                 &mut defs,
                 &mut converted,
                 &reached,
+                plain,
                 &at,
                 &mut warnings,
                 options.keep_compiled,

@@ -34,6 +34,10 @@ pub(crate) struct Converted {
     /// The shared definitions it reaches (with their distance), when its
     /// `definitions` are not its own (see the budget module's `Fitted`).
     pub shared: Vec<(usize, usize)>,
+    /// When it was shortened: the JSON length of its `$defs` (`shared` are
+    /// then the definitions it reaches without descriptions, see the
+    /// budget module's `Cut`).
+    pub plain: Option<usize>,
 }
 
 /// Converts the operation at `at`, fitted to `budget` (see the budget
@@ -255,10 +259,12 @@ pub(crate) fn convert<'a, 'b>(
     if op.get("deprecated").and_then(Node::as_bool) == Some(true) {
         description.insert_str(0, "(Deprecated) ");
     }
-    let (definitions, shortened, shared) =
+    let (definitions, shortened, shared, plain) =
         match super::budget::fit(defs, reached, &mut parameters, &mut description, budget) {
-            super::budget::Fitted::Shared(reached) => (Default::default(), None, reached),
-            super::budget::Fitted::Own(own, shortened) => (own, Some(shortened), Vec::new()),
+            super::budget::Fitted::Shared(reached) => (Default::default(), None, reached, None),
+            super::budget::Fitted::Shortened(cut, shortened) => {
+                (cut.stubs, Some(*shortened), cut.reached, Some(cut.len))
+            }
         };
     let operation = Operation {
         operation_id: String::new(),
@@ -277,6 +283,7 @@ pub(crate) fn convert<'a, 'b>(
         operation,
         shortened,
         shared,
+        plain,
     })
 }
 

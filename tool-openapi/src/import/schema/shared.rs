@@ -15,8 +15,10 @@
 //! 4. An operation's `$defs` are the definitions reachable from its
 //!    arguments, in name order; a reference that points at nothing (or
 //!    outside the document) fails the operations reaching it. They are
-//!    held once for the document ([`SharedDefs::shared`]); only a tool
-//!    shortened to its budget carries copies of its own.
+//!    held once for the document ([`SharedDefs::shared`]). A tool
+//!    shortened to its budget reaches them without their descriptions,
+//!    held once for every shortened tool ([`SharedDefs::plain_shared`]),
+//!    and carries of its own only `{}` for each definition it cut.
 //!
 //! Checking that schemas compile follows the same sharing: each definition
 //! is compiled once, alone, with its own references stubbed (see
@@ -450,6 +452,25 @@ impl<'a> SharedDefs<'a> {
         }
         self.held = tool_core::SharedDefs::new(held);
         self.held.clone()
+    }
+
+    /// The definitions the shortened tools reach whole (each
+    /// [`Cut::reached`](crate::import::budget::Cut::reached)), without
+    /// their descriptions, held once for all of them.
+    pub(crate) fn plain_shared<'r>(
+        &self,
+        reached: impl IntoIterator<Item = &'r [(usize, usize)]>,
+    ) -> tool_core::SharedDefs {
+        let mut ids: Vec<(usize, usize)> = reached
+            .into_iter()
+            .flat_map(|r| r.iter().map(|&(id, _)| (id, 1)))
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        if ids.is_empty() {
+            return tool_core::SharedDefs::default();
+        }
+        tool_core::SharedDefs::new(self.materialize(&ids, usize::MAX, true))
     }
 
     /// The JSON length of the `$defs` object holding `reached` whole (0 for
