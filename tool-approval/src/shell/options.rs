@@ -103,26 +103,49 @@ pub(crate) fn may_have_effects(words: &[String], extra: &[CommandOption]) -> boo
     {
         return true;
     }
-    // `systemctl link PATH`, `make -f -`: effects without a row.
-    if words.iter().any(|w| {
-        let name = basename(w);
-        name == "systemctl"
-            || name == "npm"
-            || name == "pnpm"
-            || CONFIG_LOADERS
-                .iter()
-                .any(|(programs, _, _)| programs.contains(&name))
-    }) && words
-        .iter()
-        .any(|w| w.starts_with('-') || matches!(w.as_str(), "link" | "enable" | "set"))
+    let has_option = words.iter().any(|w| w.starts_with('-'));
+    // `systemctl link PATH`, `make -f -`: effects without a row (the
+    // programs are found by name, after the cheap look for an option).
+    if (has_option
+        || words
+            .iter()
+            .any(|w| matches!(w.as_str(), "link" | "enable" | "set")))
+        && programs(words).any(is_loader_name)
     {
         return true;
     }
-    words.iter().any(|w| w.starts_with('-'))
-        && words.iter().any(|w| {
-            let name = basename(w);
-            has_row(name, extra) || matches!(name, "mv" | "cp" | "install" | "ln")
+    has_option
+        && programs(words)
+            .any(|name| has_row(name, extra) || matches!(name, "mv" | "cp" | "install" | "ln"))
+}
+
+/// The words that may name a program (through wrappers any word may): not
+/// the options, by their basenames.
+fn programs(words: &[String]) -> impl Iterator<Item = &str> {
+    words
+        .iter()
+        .filter(|w| !w.starts_with('-'))
+        .map(|w| basename(w))
+}
+
+/// `systemctl`, `npm`, `pnpm` and the programs of [`CONFIG_LOADERS`]: a set
+/// built once.
+fn is_loader_name(name: &str) -> bool {
+    static NAMES: std::sync::OnceLock<crate::name_hash::NameMap<&'static str, ()>> =
+        std::sync::OnceLock::new();
+    NAMES
+        .get_or_init(|| {
+            ["systemctl", "npm", "pnpm"]
+                .into_iter()
+                .chain(
+                    CONFIG_LOADERS
+                        .iter()
+                        .flat_map(|(programs, _, _)| programs.iter().copied()),
+                )
+                .map(|n| (n, ()))
+                .collect()
         })
+        .contains_key(name)
 }
 
 /// Options whose value is a file of commands the program runs (a
