@@ -227,6 +227,10 @@ pub(super) fn rm_recursive_root(view: &[String], ctx: &Ctx<'_>) -> bool {
 /// ignored) file there, as `rm -rf` would (a dotfiles repository in `~`).
 fn git_clean_root(view: &[String], ctx: &Ctx<'_>) -> bool {
     let global = view.get(1..).unwrap_or_default();
+    // The subcommand is one of the words: git's options are read only then.
+    if !global.iter().any(|w| w == "clean") {
+        return false;
+    }
     let Some(("clean", args)) = git_subcommand(global) else {
         return false;
     };
@@ -522,8 +526,7 @@ fn reads_recursively(view: &[String]) -> bool {
         "diff" => invocation(view).has_flag(&['r'], &["recursive"]),
         // `git diff --no-index A B` compares two folders, file by file.
         "git" => {
-            let inv = invocation(view);
-            inv.subcommand == Some("diff") && view.iter().any(|w| w == "--no-index")
+            view.iter().any(|w| w == "--no-index") && invocation(view).subcommand == Some("diff")
         }
         _ => false,
     }
