@@ -29,8 +29,23 @@ const RESERVED: &[&str] = &[
 ];
 
 fn word_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b',' | b':' | b'+' | b'=' | b'-')
+    WORD_BYTES[usize::from(b)]
 }
+
+/// [`word_byte`] as a table (every byte of every line is looked up).
+static WORD_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0u8;
+    loop {
+        table[b as usize] = b.is_ascii_alphanumeric()
+            || matches!(b, b'_' | b'.' | b'/' | b',' | b':' | b'+' | b'=' | b'-');
+        if b == u8::MAX {
+            break;
+        }
+        b += 1;
+    }
+    table
+};
 
 /// `name+…` as a first word: the grammar starts reading an `name+=value`
 /// assignment there and reports `a+:` as an error, so such lines take the
