@@ -63,6 +63,32 @@ const PLAIN_PAGERS_AND_EDITORS: &[&str] = &[
     "",
 ];
 
+/// Compilers and tools found on every system, by name (`CC=clang make`).
+const PLAIN_COMPILERS: &[&str] = &[
+    "gcc",
+    "g++",
+    "cc",
+    "c++",
+    "clang",
+    "clang++",
+    "gcc-*",
+    "g++-*",
+    "clang-*",
+    "clang++-*",
+    "ar",
+    "ld",
+    "ld.lld",
+    "lld",
+    "mold",
+    "as",
+    "make",
+    "gmake",
+    "ninja",
+    "icx",
+    "icpx",
+    "tcc",
+];
+
 /// The tools' own configuration folders in the home: a configuration there
 /// was put by the user, not written by the call (`KUBECONFIG=~/.kube/staging.yaml`).
 const TOOL_HOME_FOLDERS: &[&str] = &[
@@ -79,7 +105,9 @@ const TOOL_HOME_FOLDERS: &[&str] = &[
     "~/.hgrc",
 ];
 
-/// Pieces of a flag that make a build run or load another program:
+/// Pieces of a flag that make a build run or load another program (a
+/// piece starting with `-` is a prefix, one starting with `=` the whole
+/// flag, any other is looked for anywhere in it):
 /// plugins, linkers and wrappers, tool-exec hooks, spec files, make's
 /// `--eval` and `SHELL`.
 pub(crate) const RUNNING_FLAG_MARKERS: &[&str] = &[
@@ -105,6 +133,10 @@ pub(crate) const RUNNING_FLAG_MARKERS: &[&str] = &[
     "-agentpath",
     "-agentlib",
     "-Xbootclasspath",
+    // node: `--require`/`-r`, `--import`, `--loader` (see `load`).
+    "--require",
+    "--import",
+    "=-r",
     // less's start-up commands: `+!CMD` runs a shell command, `+|CMD` pipes to one.
     "+!",
     "+|",
@@ -132,11 +164,17 @@ const SYSTEM_FOLDERS: &[&str] = &[
 /// working directory (relative, `$PWD`), or the variable's own old value
 /// (`$PATH` in `PATH`); without `..` and without other expansions. A
 /// temporary folder (`/tmp/x`), another absolute folder, a parent of the
-/// working directory or a computed value is not.
+/// working directory, the working directory of each later lookup (`.` or
+/// an empty element) or a computed value is not.
 fn is_usual_location(location: &str, name: &str) -> bool {
     let own = [format!("${name}"), format!("${{{name}}}")];
     if own.iter().any(|o| o == location) {
         return true;
+    }
+    // `PATH=.:$PATH`, `PATH=:$PATH`: the folder each later lookup runs in,
+    // wherever a later `cd` goes.
+    if location.is_empty() || location == "." || location == "./" {
+        return false;
     }
     let rest = ["~/", "$HOME/", "${HOME}/", "$PWD/", "${PWD}/"]
         .iter()
@@ -186,8 +224,11 @@ macro_rules! env_row {
 
 /// The rows.
 pub(crate) const ENV_ROWS: &[EnvRow] = &[
+    env_row!("library-search-path", "changes where programs find their libraries (dangerous outside the system, the home and the working directory)",
+        ["LD_LIBRARY_PATH", "DYLD_LIBRARY_PATH", "DYLD_FALLBACK_LIBRARY_PATH", "LIBRARY_PATH"],
+        any_case false, safe &[], LOCATIONS yes ["LD_LIBRARY_PATH", "DYLD_LIBRARY_PATH"], no ["LIBRARY_NAME"]),
     env_row!("dynamic-loader", "loads a library into every program", ["LD_*", "DYLD_*"],
-        any_case false, safe &[], yes ["LD_PRELOAD", "LD_LIBRARY_PATH", "DYLD_INSERT_LIBRARIES"], no ["OLD_PATH", "LDFLAGS_EXTRA"]),
+        any_case false, safe &[], yes ["LD_PRELOAD", "LD_AUDIT", "DYLD_INSERT_LIBRARIES"], no ["OLD_PATH", "LDFLAGS_EXTRA"]),
     env_row!("shell-start", "changes what a shell runs or where it looks for programs and start-up files",
         ["BASH_ENV", "ENV", "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS", "PS4", "IFS", "CDPATH",
          "GLOBIGNORE", "BASH_FUNC_*", "ZDOTDIR", "HOME", "XDG_CONFIG_HOME", "XDG_DATA_DIRS", "XDG_CONFIG_DIRS",
@@ -202,12 +243,19 @@ pub(crate) const ENV_ROWS: &[EnvRow] = &[
          "PYENV_ROOT", "RBENV_ROOT", "VOLTA_HOME", "BUN_INSTALL", "DENO_INSTALL", "FLUTTER_ROOT", "DOTNET_ROOT"],
         any_case false, safe &[], LOCATIONS yes ["CARGO_HOME", "RUSTUP_TOOLCHAIN", "JAVA_HOME", "GOROOT"], no ["CARGO_TERM_COLOR", "JAVA_VERSION", "GOOS"]),
     env_row!("interpreter-load", "makes an interpreter load code before the program",
-        ["PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "PYTHONBREAKPOINT", "PYTHONUSERBASE", "PERL5LIB",
-         "PERL5OPT", "PERLLIB", "PERL5DB", "NODE_OPTIONS", "NODE_PATH", "RUBYOPT", "RUBYLIB",
-         "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "LUA_INIT", "LUA_INIT_*", "LUA_PATH",
+        ["PYTHONSTARTUP", "PYTHONHOME", "PYTHONBREAKPOINT", "PYTHONUSERBASE", "PYTHONWARNINGS",
+         "PERL5OPT", "PERL5DB", "RUBYOPT",
+         "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "LUA_INIT", "LUA_INIT_*",
          "PHPRC", "PHP_INI_SCAN_DIR", "R_PROFILE", "R_PROFILE_USER", "R_ENVIRON_USER", "BUNDLE_GEMFILE",
-         "GEM_HOME", "GEM_PATH", "ERL_AFLAGS", "ERL_ZFLAGS", "ERL_FLAGS", "DOTNET_STARTUP_HOOKS"],
-        any_case false, safe &[], yes ["PYTHONPATH", "NODE_OPTIONS", "LUA_INIT_5_4", "JDK_JAVA_OPTIONS"], no ["PYTHONUNBUFFERED", "NODE_ENV"]),
+         "GEM_HOME", "ERL_AFLAGS", "ERL_ZFLAGS", "ERL_FLAGS", "DOTNET_STARTUP_HOOKS"],
+        any_case false, safe &[], yes ["PYTHONSTARTUP", "PYTHONWARNINGS", "LUA_INIT_5_4", "JDK_JAVA_OPTIONS"], no ["PYTHONUNBUFFERED", "NODE_ENV"]),
+    env_row!("module-search-path", "changes where an interpreter finds modules (dangerous outside the system, the home and the working directory)",
+        ["PYTHONPATH", "NODE_PATH", "PERL5LIB", "PERLLIB", "RUBYLIB", "LUA_PATH", "LUA_CPATH", "GEM_PATH",
+         "CLASSPATH"],
+        any_case false, safe &[], LOCATIONS yes ["PYTHONPATH", "NODE_PATH", "CLASSPATH"], no ["PYTHONDONTWRITEBYTECODE"]),
+    env_row!("node-options", "options node reads at start (dangerous when one loads a module: --require, --import, --loader)",
+        ["NODE_OPTIONS"],
+        any_case false, safe &[], FLAGS yes ["NODE_OPTIONS"], no ["NODE_ENV", "NODE_NO_WARNINGS"]),
     env_row!("git-programs", "makes git run a program or read another configuration or repository",
         ["GIT_DIR", "GIT_COMMON_DIR", "GIT_EXEC_PATH", "GIT_ASKPASS", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR",
          "GIT_PAGER", "GIT_PROXY_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_TEMPLATE_DIR", "GIT_CONFIG*",
@@ -218,15 +266,17 @@ pub(crate) const ENV_ROWS: &[EnvRow] = &[
          "BROWSER", "KUBE_EDITOR", "SVN_EDITOR", "HGEDITOR", "BAT_PAGER", "DELTA_PAGER", "PSQL_PAGER", "SYSTEMD_EDITOR",
          "LESSOPEN", "LESSCLOSE", "SSH_ASKPASS", "SUDO_ASKPASS", "SUDO_EDITOR", "SHELL"],
         any_case false, safe PLAIN_PAGERS_AND_EDITORS, yes ["MANPAGER", "BROWSER", "LESSOPEN", "SUDO_ASKPASS"], no ["EDITOR_THEME", "PAGE"]),
-    env_row!("build-wrappers", "names the compiler, linker, wrapper or runner a build runs",
+    env_row!("build-wrappers", "names the compiler, linker, wrapper or runner a build runs (a plain system compiler is not dangerous)",
         ["RUSTC", "RUSTC_WRAPPER", "RUSTC_WORKSPACE_WRAPPER", "RUSTDOC", "RUSTDOC_WRAPPER",
          "CARGO_BUILD_RUSTC", "CARGO_BUILD_RUSTC_WRAPPER", "CARGO_BUILD_RUSTC_WORKSPACE_WRAPPER",
          "CARGO_BUILD_RUSTDOC", "CARGO_TARGET_*_RUNNER", "CARGO_TARGET_*_LINKER", "CARGO_ALIAS_*",
          "CC", "CXX", "CPP", "LD", "AR", "AS", "FC", "CC_*", "CXX_*", "MAKE", "MAKEFILES",
          "CMAKE_*_COMPILER", "CMAKE_*_COMPILER_LAUNCHER", "CMAKE_*_LINKER_LAUNCHER",
          "CMAKE_TOOLCHAIN_FILE", "CCACHE_PREFIX", "GOENV", "GOTOOLCHAIN", "PKG_CONFIG", "PROTOC",
-         "PYO3_PYTHON", "TARGET_CC", "TARGET_CXX", "TARGET_AR", "HOST_CC", "HOST_CXX", "CROSS_COMPILE"],
-        any_case false, safe &[], yes ["RUSTC_WRAPPER", "CARGO_BUILD_RUSTC_WRAPPER", "CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER", "CC", "CXX", "CMAKE_C_COMPILER_LAUNCHER"],
+         "PYO3_PYTHON", "TARGET_CC", "TARGET_CXX", "TARGET_AR", "HOST_CC", "HOST_CXX", "CROSS_COMPILE",
+         "CARGO_REGISTRY_CREDENTIAL_PROVIDER", "CARGO_REGISTRIES_*_CREDENTIAL_PROVIDER",
+         "CARGO_REGISTRY_GLOBAL_CREDENTIAL_PROVIDERS"],
+        any_case false, safe PLAIN_COMPILERS, yes ["RUSTC_WRAPPER", "CARGO_BUILD_RUSTC_WRAPPER", "CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER", "CC", "CXX", "CMAKE_C_COMPILER_LAUNCHER"],
         no ["CARGO_TERM_COLOR", "RUST_LOG", "RUST_BACKTRACE", "CCC", "GOOS", "GOARCH", "CARGO_INCREMENTAL", "CARGO_BUILD_JOBS", "CARGO_PROFILE_RELEASE_DEBUG", "JAVA_VERSION"]),
     env_row!("build-flags", "flags a build passes to its compiler, linker or tools (dangerous when a flag names a program or plugin)",
         ["RUSTFLAGS", "RUSTDOCFLAGS", "CARGO_ENCODED_RUSTFLAGS", "CARGO_ENCODED_RUSTDOCFLAGS",
@@ -245,6 +295,17 @@ pub(crate) const ENV_ROWS: &[EnvRow] = &[
     env_row!("pager-options", "options a pager reads at start (dangerous when a start-up command runs a shell: LESS='+!CMD')",
         ["LESS", "MORE"],
         any_case false, safe &[], FLAGS yes ["LESS", "MORE"], no ["LESSCHARSET", "MOREHOME"]),
+    env_row!("package-sources", "points a package manager at another index, registry or module proxy (what it installs and runs comes from there)",
+        ["GOPROXY", "GONOSUMDB", "GONOSUMCHECK", "GOINSECURE", "GOPRIVATE", "GONOPROXY", "PIP_INDEX_URL",
+         "PIP_EXTRA_INDEX_URL", "PIP_TRUSTED_HOST", "PIP_FIND_LINKS", "UV_INDEX_URL", "UV_EXTRA_INDEX_URL",
+         "UV_DEFAULT_INDEX", "UV_INDEX", "UV_FIND_LINKS", "NPM_CONFIG_REGISTRY", "YARN_NPM_REGISTRY_SERVER",
+         "YARN_REGISTRY", "BUN_CONFIG_REGISTRY", "CARGO_REGISTRIES_*_INDEX", "GEM_SOURCE", "POETRY_REPOSITORIES_*"],
+        any_case true, safe &["direct", "off", "https://proxy.golang.org", "https://proxy.golang.org,direct",
+            "https://pypi.org/simple", "https://pypi.org/simple/", "https://registry.npmjs.org",
+            "https://registry.npmjs.org/", "https://registry.yarnpkg.com"],
+        yes ["GOPROXY", "PIP_INDEX_URL", "npm_config_registry", "UV_DEFAULT_INDEX"], no ["GOPATH_CACHE", "PIP_NO_CACHE_DIR", "UV_CACHE_DIR"]),
+    env_row!("network-proxies", "sends a program's network traffic through another host", ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "FTP_PROXY", "SOCKS_PROXY", "RSYNC_PROXY"],
+        any_case true, safe &["", "localhost", "127.0.0.1"], yes ["HTTPS_PROXY", "https_proxy", "ALL_PROXY"], no ["NO_PROXY", "no_proxy"]),
     env_row!("library-modules", "makes a library load modules or engines from a path it names",
         ["GCONV_PATH", "OPENSSL_CONF", "OPENSSL_ENGINES", "OPENSSL_MODULES", "SSLKEYLOGFILE"],
         any_case false, safe &[], yes ["GCONV_PATH", "OPENSSL_CONF"], no ["OPENSSL_DIR", "SSL_CERT_FILE"]),
@@ -318,7 +379,9 @@ pub(crate) fn dangerous_env(name: &str, value: Option<&str>) -> Option<&'static 
 fn runs_a_program(flags: &str) -> bool {
     flags.split_whitespace().any(|flag| {
         RUNNING_FLAG_MARKERS.iter().any(|m| {
-            if m.starts_with('-') {
+            if let Some(exact) = m.strip_prefix('=') {
+                flag == exact
+            } else if m.starts_with('-') {
                 flag.starts_with(m)
             } else {
                 flag.contains(m)
@@ -393,6 +456,23 @@ mod tests {
         assert!(dangerous_env("CFLAGS", None).is_some());
         assert!(dangerous_env("JAVA_OPTS", Some("-Xmx2g")).is_none());
         assert!(dangerous_env("KUBECONFIG", Some("~/.kube/staging.yaml")).is_none());
+        assert!(dangerous_env("NODE_OPTIONS", Some("--max-old-space-size=4096")).is_none());
+        assert!(dangerous_env("NODE_OPTIONS", Some("'--require ./x.js'")).is_some());
+        assert!(dangerous_env("NODE_OPTIONS", Some("'-r ./x.js'")).is_some());
+        assert!(dangerous_env("NODE_OPTIONS", Some("--import=./x.mjs")).is_some());
+        assert!(dangerous_env("LDFLAGS", Some("-rdynamic")).is_none());
+        assert!(dangerous_env("CC", Some("clang")).is_none());
+        assert!(dangerous_env("CXX", Some("g++-13")).is_none());
+        assert!(dangerous_env("CC", Some("./evil-cc")).is_some());
+        assert!(dangerous_env("PYTHONPATH", Some("src")).is_none());
+        assert!(dangerous_env("PYTHONPATH", Some("/tmp/evil")).is_some());
+        assert!(dangerous_env("LD_LIBRARY_PATH", Some("./target/release")).is_none());
+        assert!(dangerous_env("LD_PRELOAD", Some("./target/release/x.so")).is_some());
+        assert!(dangerous_env("PATH", Some(".:$PATH")).is_some());
+        assert!(dangerous_env("PATH", Some(":$PATH")).is_some());
+        assert!(dangerous_env("GOPROXY", Some("https://x.example")).is_some());
+        assert!(dangerous_env("GOPROXY", Some("direct")).is_none());
+        assert!(dangerous_env("https_proxy", Some("http://x.example:8080")).is_some());
         assert!(dangerous_env("LESS", Some("-R")).is_none());
         assert!(dangerous_env("LESS", Some("'-FRX +G'")).is_none());
         assert!(dangerous_env("LESS", Some("'+!./x'")).is_some());
