@@ -57,7 +57,7 @@ pub enum Hazard {
     /// levels), scripts inside scripts (`bash -c "bash -c …"`, 3 levels).
     TooDeep,
     /// Wrappers stacked deeper than are looked through (`sudo sudo … CMD`:
-    /// 64 wrappers, or their views past 128 Ki words).
+    /// 64 wrappers, or their views past 32 Ki words).
     WrapperChain,
     /// More links made on the line than are followed (16).
     LinkChain,

@@ -16,7 +16,10 @@ const MAX_UNWRAP: usize = 64;
 /// removed copies the rest of the line, so `sudo sudo … ls` would cost the
 /// square of its length. Past this, the views stop and the part carries
 /// [`Hazard::WrapperChain`](super::Hazard::WrapperChain) (see [`too_many_wrappers`]).
-const MAX_VIEW_WORDS: usize = 128 * 1024;
+/// Every audit reads every view: 32 Ki words keep a line of the size limit
+/// (`nice nice … ls`, `xargs xargs … ls`) under 10 ms; a real command
+/// behind a wrapper holds a few hundred.
+const MAX_VIEW_WORDS: usize = 32 * 1024;
 
 /// A wrapper: its name, the options that take a separate value, and how many
 /// positional words (a duration, a directory) come before the wrapped command.
