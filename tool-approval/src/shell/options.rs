@@ -237,6 +237,34 @@ fn npm_config_write(inv: &Invocation<'_>) -> Option<Found> {
     ))
 }
 
+/// The last parts of cargo configuration keys whose value is a program
+/// cargo runs (`target.<triple>.runner`, `build.rustc-wrapper`).
+pub(crate) const CARGO_CODE_KEYS: &[&str] = &[
+    "runner",
+    "rustc-wrapper",
+    "rustc-workspace-wrapper",
+    "rustc",
+    "rustdoc",
+    "linker",
+    "credential-provider",
+    "global-credential-providers",
+];
+
+/// `cargo --config KEY=VALUE` with a key of [`CARGO_CODE_KEYS`]: the value
+/// is a command (quotes of its TOML string taken off).
+fn cargo_config_code(inv: &Invocation<'_>, out: &mut Vec<Found>) {
+    for option in inv.options.iter().filter(|o| o.long == "config") {
+        let Some((key, value)) = option.value.and_then(|v| v.split_once('=')) else {
+            continue;
+        };
+        let last = key.trim().rsplit('.').next().unwrap_or_default();
+        if CARGO_CODE_KEYS.contains(&last.trim_matches('"')) {
+            let value = value.trim().trim_matches(['"', '\'', '[', ']']);
+            out.push(Found::new(Effect::RunsCode, Some(value.to_owned())));
+        }
+    }
+}
+
 /// `systemctl [--user] link|enable PATH`: the unit file is linked into the
 /// service manager's folder (the user's with `--user`), where it starts
 /// later.
@@ -268,6 +296,9 @@ pub(crate) fn option_effects(view: &[String], extra: &[CommandOption]) -> Vec<Fo
     }
     if matches!(inv.program, "npm" | "pnpm") {
         out.extend(npm_config_write(&inv));
+    }
+    if inv.program == "cargo" {
+        cargo_config_code(&inv, &mut out);
     }
     if loads_commands(view) {
         out.push(Found::runs_unread());
@@ -344,9 +375,7 @@ fn git_config(inv: &Invocation<'_>, out: &mut Vec<Found>) {
             out.push(Found::runs_unread());
         }
     }
-    if let Some(found) = git_config_write(inv) {
-        out.push(found);
-    }
+    git_config_write(inv, out);
     for option in inv.options.iter().filter(|o| {
         (o.before_subcommand && o.letters == "c")
             || (clone && !o.before_subcommand && (o.letters == "c" || o.long == "config"))
@@ -377,19 +406,34 @@ fn git_config(inv: &Invocation<'_>, out: &mut Vec<Found>) {
 /// where KEY is a code or code-location key: the configuration file
 /// written (so the blacklist sees a write to `.git/config` or
 /// `~/.gitconfig`).
-fn git_config_write(inv: &Invocation<'_>) -> Option<Found> {
+fn git_config_write(inv: &Invocation<'_>, out: &mut Vec<Found>) {
     if inv.subcommand != Some("config") {
-        return None;
+        return;
     }
     let mut operands = inv.operands.iter().skip(1).copied();
-    let mut key = operands.next()?;
+    let Some(mut key) = operands.next() else {
+        return;
+    };
     if key == "set" {
-        key = operands.next()?;
+        let Some(next) = operands.next() else {
+            return;
+        };
+        key = next;
     }
-    operands.next()?;
+    let Some(value) = operands.next() else {
+        return;
+    };
     let key = key.to_ascii_lowercase();
-    if !(git_code_key(&key) || git_code_location_key(&key)) || key.starts_with("alias.") {
-        return None;
+    // `git config alias.st '!CMD'`: CMD runs whenever `git st` does.
+    let shell_alias = key.starts_with("alias.") && value.starts_with('!');
+    if shell_alias {
+        out.push(Found::new(
+            Effect::RunsCode,
+            Some(value.trim_start_matches('!').to_owned()),
+        ));
+    }
+    if !(shell_alias || git_code_key(&key) || git_code_location_key(&key)) {
+        return;
     }
     let scoped = |long: &str| inv.options.iter().any(|o| o.long == long);
     let file = inv
@@ -409,7 +453,7 @@ fn git_config_write(inv: &Invocation<'_>) -> Option<Found> {
             ".git/config".to_owned()
         }
     });
-    Some(Found::writes(file))
+    out.push(Found::writes(file));
 }
 
 #[cfg(test)]
@@ -486,6 +530,30 @@ mod tests {
                 .iter()
                 .all(|(e, _)| *e != WritesFile)
         );
+    }
+
+    #[test]
+    fn cargo_configuration_and_git_shell_aliases() {
+        assert_eq!(
+            found("cargo --config target.x86_64-unknown-linux-gnu.runner=\"./x.sh\" run"),
+            [(RunsCode, Some("./x.sh".into())), (ChangesConfig, None)]
+        );
+        assert_eq!(
+            found("cargo --config build.rustc-wrapper=/tmp/w.sh build"),
+            [(RunsCode, Some("/tmp/w.sh".into())), (ChangesConfig, None)]
+        );
+        assert_eq!(
+            found("cargo --config net.git-fetch-with-cli=true build"),
+            [(ChangesConfig, None)]
+        );
+        assert_eq!(
+            found("git config alias.st !rm"),
+            [
+                (RunsCode, Some("rm".into())),
+                (WritesFile, Some(".git/config".into()))
+            ]
+        );
+        assert!(found("git config alias.st status").is_empty());
     }
 
     #[test]

@@ -41,6 +41,10 @@ pub(crate) enum Given {
     /// The value of one of these options is the program, and the words
     /// after `--` its arguments (`start-stop-daemon -S -x PROG -- ARGS`).
     ProgramThenArgs(&'static [&'static str]),
+    /// Each operand that starts with one of these prefixes is, without it,
+    /// a shell string (`less '+!CMD' FILE`: a start-up command that runs a
+    /// shell).
+    PrefixedOperands(&'static [&'static str]),
 }
 
 /// One runner.
@@ -368,6 +372,25 @@ pub(crate) const RUNNERS: &[Runner] = &[
     valued_script(&["nix-shell"], &["--run", "--command"]),
     // `tmux -c CMD` runs CMD with the default shell, like `sh -c`.
     valued_script(&["tmux"], &["-c"]),
+    // Red-team round of 2026-12-06.
+    // `mapfile -C CMD -c N`: CMD is evaluated every N lines read.
+    valued_script(&["mapfile", "readarray"], &["-C"]),
+    // `less '+!CMD' F`: a start-up command that runs a shell.
+    given(&["less"], &[], Given::PrefixedOperands(&["+!", "+|"])),
+    // `git filter-branch --tree-filter CMD`: CMD runs for every commit.
+    given(
+        &["git"],
+        &[&["filter-branch"]],
+        Given::OptionValue(&[
+            "--tree-filter",
+            "--index-filter",
+            "--msg-filter",
+            "--env-filter",
+            "--commit-filter",
+            "--parent-filter",
+            "--tag-name-filter",
+        ]),
+    ),
     valued_script(&["doppler"], &["--command"]),
     valued_script(&["sg"], &["-c"]),
     script(&["sg"], &[], &[], 1),
@@ -687,6 +710,13 @@ fn row_script(row: &Runner, args: &[String]) -> Option<String> {
                 .collect();
             return (!found.is_empty()).then(|| found.join("\n"));
         }
+        Given::PrefixedOperands(prefixes) => {
+            let found: Vec<&str> = args
+                .iter()
+                .filter_map(|a| prefixes.iter().find_map(|p| a.strip_prefix(p)))
+                .collect();
+            return (!found.is_empty()).then(|| found.join("\n"));
+        }
         Given::ProgramThenArgs(options) => {
             let program = option_value(args, options)?;
             let after = args
@@ -729,6 +759,7 @@ fn row_script(row: &Runner, args: &[String]) -> Option<String> {
         Given::OptionValue(_)
         | Given::ArgvAfter(_)
         | Given::PrefixedValues(..)
+        | Given::PrefixedOperands(_)
         | Given::ProgramThenArgs(_) => None,
     }
 }
@@ -905,6 +936,13 @@ mod tests {
             ["git push"]
         );
         assert_eq!(scripts("bwrap --overlay a b /x ls"), ["ls"]);
+        assert_eq!(scripts("mapfile -C 'rm -rf ~ #' -c 1"), ["rm -rf ~ #"]);
+        assert_eq!(scripts("less -R '+!rm -rf ~' README.md"), ["rm -rf ~"]);
+        assert!(scripts("less +G README.md").is_empty());
+        assert_eq!(
+            scripts("git filter-branch --tree-filter 'rm -rf ~' HEAD"),
+            ["rm -rf ~"]
+        );
         assert_eq!(
             scripts("kubectl debug node/n -it --image=busybox -- chroot /host rm -rf /"),
             ["chroot /host rm -rf /"]

@@ -518,7 +518,8 @@ fn reads_recursively(view: &[String]) -> bool {
         "grep" | "egrep" | "fgrep" => {
             invocation(view).has_flag(&['r', 'R'], &["recursive", "dereference-recursive"])
         }
-        "rg" | "ag" | "ack" | "tar" | "bsdtar" | "7z" | "du" | "tree" => true,
+        // `du` and `tree` list names and sizes, not contents.
+        "rg" | "ag" | "ack" | "tar" | "bsdtar" | "7z" => true,
         "zip" | "cp" | "scp" => {
             invocation(view).has_flag(&['r', 'R', 'a'], &["recursive", "archive"])
         }
@@ -700,6 +701,8 @@ pub(super) fn is_read_only(view: &[String]) -> bool {
             | "wc"
             | "file"
             | "sshd"
+            | "tree"
+            | "du"
             // Running a file reads it: `source .venv/bin/activate`.
             | "source"
             | "."

@@ -120,6 +120,9 @@ pub(super) fn runs_downloaded_script(parts: &[SimpleCommand]) -> bool {
     downloads && runs
 }
 
+/// Spellings of the working directory in a mount source.
+const WORKING_DIRECTORY_SPELLINGS: &[&str] = &["$(pwd)", "${PWD}", "$PWD", "`pwd`"];
+
 /// `docker`/`podman`/`nerdctl` `run`/`create` with the host's root, a home
 /// or a system directory mounted, the container runtime's socket, or
 /// `--privileged`, `--pid=host`, `--cap-add=ALL|SYS_ADMIN`.
@@ -136,7 +139,17 @@ pub(super) fn container_host_access(view: &[String], precious: &dyn Fn(&str) -> 
     let args = view.get(at + 1..).unwrap_or_default();
     let source_is_sensitive = |spec: &str| {
         let source = spec.split(':').next().unwrap_or(spec);
-        source.contains("docker.sock") || source.contains("podman.sock") || precious(source)
+        // `-v "$(pwd)":/app`, `-v $PWD/data:/data`: the working directory,
+        // spelled as an expansion, is read like `.`.
+        let source = WORKING_DIRECTORY_SPELLINGS
+            .iter()
+            .find_map(|w| {
+                source
+                    .strip_prefix(w)
+                    .filter(|r| (r.is_empty() || r.starts_with('/')) && !r.contains(".."))
+            })
+            .map_or_else(|| source.to_owned(), |rest| format!(".{rest}"));
+        source.contains("docker.sock") || source.contains("podman.sock") || precious(&source)
     };
     let mount_is_sensitive = |spec: &str| {
         spec.split(',').any(|field| {
