@@ -137,7 +137,7 @@ static NO_ADDITIONS: ShellSyntax = ShellSyntax::empty();
 /// | bound | id |
 /// |---|---|
 /// | nesting: the syntax tree (200 levels), scripts inside scripts (`bash -c "bash -c …"`, 3 levels), a call's arguments (32 levels) | `limits/too-deep` |
-/// | wrappers stacked deeper than are looked through (64, or 128 Ki words of views) | `limits/wrapper-chain` |
+/// | wrappers stacked deeper than are looked through (64, or 32 Ki words of views) | `limits/wrapper-chain` |
 /// | more links made on a line than are followed (16) | `limits/link-chain` |
 /// | a git alias chain longer than is expanded (8 steps, 32 readings) | `limits/alias-chain` |
 /// | more directory changes on a line than are followed ([`MAX_DIR_CHANGES`]: `cd a && cd b && …`; later parts run somewhere unknown, so their relative paths are checked in every sensitive directory) | `limits/dir-chain` |
