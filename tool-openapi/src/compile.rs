@@ -175,6 +175,7 @@ pub(crate) fn take_manifest(
     manifest.meta.title = document.title.clone();
     manifest.meta.description = Some(document.description.clone());
     manifest.kind = Some(tool_core::ToolKind::Api);
+    manifest.api.reserve_exact(document.operations.len());
     let mut compiled = Vec::with_capacity(document.operations.len());
     for op in &mut document.operations {
         let reusable = op

@@ -256,6 +256,8 @@ pub(crate) fn convert<'a, 'b>(
         (None, None) => String::new(),
     };
     description = short(&description);
+    // Kept until the tool is dropped: no room for more (pushes doubled it).
+    parameters.shrink_to_fit();
     if op.get("deprecated").and_then(Node::as_bool) == Some(true) {
         description.insert_str(0, "(Deprecated) ");
     }

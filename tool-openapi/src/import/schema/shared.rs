@@ -232,13 +232,7 @@ impl<'a> SharedDefs<'a> {
                         && entry.size <= INLINE_LEAF_CHARS
                         && let Some(Value::Object(target)) = &entry.value
                     {
-                        let mut copy = target.clone();
-                        for (key, sibling) in std::mem::take(object) {
-                            if key != "$ref" {
-                                copy.insert(key, sibling);
-                            }
-                        }
-                        *object = copy;
+                        *object = over(target, std::mem::take(object));
                     }
                     return;
                 }
@@ -321,18 +315,16 @@ impl<'a> SharedDefs<'a> {
             return value;
         }
         if let Some(id) = self.pointer_id(&value) {
-            let target = self.expanded(id).clone();
+            self.expanded(id);
             if let Some(problem) = &self.entries[id].problem {
                 problems.push(problem.clone());
                 return Value::Object(Map::new());
             }
-            if let (Value::Object(mut target), Value::Object(siblings)) = (target, value.clone()) {
-                for (key, sibling) in siblings {
-                    if key != "$ref" {
-                        target.insert(key, sibling);
-                    }
-                }
-                value = self.inline_level(Value::Object(target), depth + 1, problems);
+            if let (Value::Object(target), Value::Object(siblings)) =
+                (self.value_of(id), &mut value)
+            {
+                let merged = over(target, std::mem::take(siblings));
+                value = self.inline_level(Value::Object(merged), depth + 1, problems);
             }
         }
         if let Some(Value::Array(parts)) = value.get_mut("allOf") {
@@ -591,6 +583,24 @@ impl SharedDefs<'_> {
             }
         });
     }
+}
+
+/// A copy of `target` (a definition) with the siblings of the `$ref` that
+/// pointed at it (`reference`, its other keys) written over it: in
+/// `target`'s order, new keys last, with room for exactly its entries
+/// (see [`compact_copy`]: a definition written into thousands of arguments
+/// schemas is copied compact).
+fn over(target: &Map<String, Value>, reference: Map<String, Value>) -> Map<String, Value> {
+    let mut copy = Map::with_capacity(target.len() + reference.len().saturating_sub(1));
+    for (key, value) in target {
+        copy.insert(key.clone(), compact_copy(value));
+    }
+    for (key, sibling) in reference {
+        if key != "$ref" {
+            copy.insert(key, sibling);
+        }
+    }
+    copy
 }
 
 /// Whether `pattern` compiles (alone, as a schema's `pattern`), from
