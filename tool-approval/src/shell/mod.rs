@@ -391,10 +391,14 @@ impl ShellCommand {
         if self.dir_changes() > MAX_DIR_CHANGES {
             self.hazards.push(Hazard::DirChain);
         }
-        if scripts::runs_a_file_written_here(&self.parts) {
+        if let Some(texts) = scripts::written_then_run(&self.parts) {
             // `printf 'git push' > p.sh && sh p.sh`: what the file holds
-            // is a script not on the line.
+            // is a script not on the line; what the line wrote into it,
+            // when literal, is parsed like the line too.
             self.hazards.push(Hazard::UnreadScript);
+            for (text, _) in texts.iter().zip(0..MAX_OPTION_SCRIPTS) {
+                self.parse_into(text, 1, true);
+            }
         }
     }
 

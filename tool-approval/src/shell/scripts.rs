@@ -255,14 +255,58 @@ pub(crate) fn literal_output(words: &[String]) -> Option<String> {
     if args.iter().any(|a| a.contains(['$', '`'])) {
         return None;
     }
+    if basename(first) == "printf" {
+        return Some(printf_output(args).replace("\\n", "\n"));
+    }
     let args: Vec<&str> = args
         .iter()
         .map(String::as_str)
-        .skip_while(|a| {
-            basename(first) == "echo" && matches!(*a, "-n" | "-e" | "-E" | "-ne" | "-en")
-        })
+        .skip_while(|a| matches!(*a, "-n" | "-e" | "-E" | "-ne" | "-en"))
         .collect();
     Some(args.join(" ").replace("\\n", "\n"))
+}
+
+/// What `printf FORMAT ARGS…` prints, for literal words: `%s` and `%b`
+/// take the next argument (the format is reused while arguments remain,
+/// as printf does), `%%` is `%`, other directives print their argument.
+fn printf_output(args: &[String]) -> String {
+    let Some((format, mut rest)) = args.split_first() else {
+        return String::new();
+    };
+    let mut out = String::new();
+    loop {
+        let mut used = false;
+        let mut chars = format.chars().peekable();
+        while let Some(c) = chars.next() {
+            if c != '%' {
+                out.push(c);
+                continue;
+            }
+            // Flags, width and precision, then the conversion.
+            while chars
+                .peek()
+                .is_some_and(|d| d.is_ascii_digit() || matches!(d, '-' | '+' | ' ' | '#' | '.'))
+            {
+                chars.next();
+            }
+            match chars.next() {
+                Some('%') => out.push('%'),
+                Some(_) => {
+                    if let Some((arg, after)) = rest.split_first() {
+                        out.push_str(arg);
+                        rest = after;
+                        used = true;
+                    }
+                }
+                None => out.push('%'),
+            }
+        }
+        if rest.is_empty() || !used {
+            break;
+        }
+        out.push(' ');
+    }
+    out
 }
 
 /// Whether the command (through wrappers) reads a script on standard input.
@@ -344,7 +388,7 @@ pub(crate) fn unread_script_views<'a>(
 /// Files a command runs without naming them, as rows: programs, the
 /// subcommands that run the file (empty: the program itself), the file
 /// names. `npm pkg set scripts.x=…` writes `package.json` (see
-/// [`runs_a_file_written_here`]).
+/// [`written_then_run`]).
 const RUNS_PROJECT_FILES: &[(&[&str], &[&str], &[&str])] = &[
     (
         &["npm", "pnpm", "yarn", "bun"],
@@ -361,12 +405,42 @@ const RUNS_PROJECT_FILES: &[(&[&str], &[&str], &[&str])] = &[
 
 /// `printf 'git push' > p.sh && sh p.sh`, `npm pkg set scripts.t=… && npm
 /// test`: a part runs a file an earlier part of the line wrote (through a
-/// redirection or an option), whose content is a script not on the line.
-pub(crate) fn runs_a_file_written_here(parts: &[super::SimpleCommand]) -> bool {
+/// redirection or an option, or `tee`), whose content is a script not on
+/// the line. `Some` when it does, with the literal texts written into the
+/// files run (`echo 'CMD' > a.sh`, `printf …`, `tee a.sh
+/// <<< 'CMD'`, `cat > a.sh <<EOF`), which the caller parses like the line;
+/// empty when what was written is not literal.
+pub(crate) fn written_then_run(parts: &[super::SimpleCommand]) -> Option<Vec<String>> {
     let mut written: Vec<&str> = Vec::new();
+    let mut texts: Vec<String> = Vec::new();
+    let mut run = false;
     for part in parts {
         if !written.is_empty() && part_runs_one_of(part, &written) {
-            return true;
+            run = true;
+        }
+        let writes = part
+            .redirects
+            .iter()
+            .any(|r| !part.inputs.contains(r) && !r.starts_with("/dev/"));
+        let tee = part.program().is_some_and(|w| basename(w) == "tee");
+        if writes || tee {
+            if let Some(text) = literal_output(&part.words) {
+                texts.push(text);
+            } else if part
+                .program()
+                .is_some_and(|w| matches!(basename(w), "cat" | "tee"))
+            {
+                texts.extend(part.fed.iter().cloned());
+            }
+        }
+        if tee {
+            written.extend(
+                part.words
+                    .iter()
+                    .skip(1)
+                    .filter(|w| !w.starts_with('-'))
+                    .map(String::as_str),
+            );
         }
         written.extend(
             part.redirects
@@ -383,7 +457,7 @@ pub(crate) fn runs_a_file_written_here(parts: &[super::SimpleCommand]) -> bool {
             written.push("package.json");
         }
     }
-    false
+    run.then_some(texts)
 }
 
 /// Whether a part runs one of `files`: as its command word, through a
@@ -459,10 +533,18 @@ pub(crate) fn evaluates_stored_code(source: &str, parts: &[super::SimpleCommand]
             _ => p.words.as_slice(),
         };
         words.split_first().is_some_and(|(first, args)| {
-            is_shell(basename(first)) && args.iter().all(|a| a.starts_with('-'))
+            let name = basename(first);
+            let script = args.iter().find(|a| !a.starts_with('-'));
+            // `sh`, `sh < <(…)`, `sh <(…)`, `. <(…)`, `sh /dev/stdin`.
+            (is_shell(name) || matches!(name, "." | "source"))
+                && script.is_none_or(|s| {
+                    s.starts_with("<(") || is_stdin_file(s) || s.starts_with("/dev/fd/")
+                })
+                && (is_shell(name) || script.is_some())
         })
     };
-    (source.contains("coproc") || source.contains(">(")) && parts.iter().any(shell_on_stdin)
+    (source.contains("coproc") || source.contains(">(") || source.contains("<("))
+        && parts.iter().any(shell_on_stdin)
 }
 
 /// What `echo`/`printf` print on a line where a shell reads a coprocess or
@@ -688,6 +770,31 @@ mod tests {
     use super::*;
 
     #[test]
+    fn printf_prints_its_arguments_through_the_format() {
+        let out = |words: &[&str]| {
+            literal_output(&words.iter().map(|w| (*w).to_owned()).collect::<Vec<_>>())
+        };
+        assert_eq!(
+            out(&["printf", "%s", "rm -rf ~"]).as_deref(),
+            Some("rm -rf ~")
+        );
+        assert_eq!(
+            out(&["printf", "%s\\n", "git push"]).as_deref(),
+            Some("git push\n")
+        );
+        assert_eq!(out(&["printf", "rm -rf ~"]).as_deref(), Some("rm -rf ~"));
+        assert_eq!(
+            out(&["printf", "%s %s", "git", "push"]).as_deref(),
+            Some("git push")
+        );
+        assert_eq!(out(&["printf", "100%%"]).as_deref(), Some("100%"));
+        assert_eq!(
+            out(&["echo", "-n", "git", "push"]).as_deref(),
+            Some("git push")
+        );
+    }
+
+    #[test]
     fn code_stored_as_text_and_evaluated_later() {
         let evaluates = |line: &str| {
             let shell = crate::shell::ShellCommand::parse(line);
@@ -703,6 +810,9 @@ mod tests {
             "x='a[$(rm -rf ~)]'; declare -i y=x",
             "coproc sh; echo 'git push' >&${COPROC[1]}",
             "echo 'git push' > >(sh)",
+            "sh < <(echo 'rm -rf ~')",
+            "bash <(printf 'rm -rf ~')",
+            ". <(echo 'rm -rf ~')",
         ] {
             assert!(evaluates(line), "{line}");
         }
@@ -720,8 +830,9 @@ mod tests {
 
     #[test]
     fn files_written_then_run_on_the_same_line() {
-        let runs =
-            |line: &str| runs_a_file_written_here(crate::shell::ShellCommand::parse(line).parts());
+        let runs = |line: &str| {
+            written_then_run(crate::shell::ShellCommand::parse(line).parts()).is_some()
+        };
         for line in [
             "printf 'git push' > p.sh && sh p.sh",
             "echo 'git push' > p.sh; . ./p.sh",
@@ -729,9 +840,22 @@ mod tests {
             "npm pkg set scripts.t='git push' && npm test",
             "echo 'all:; git push' > Makefile && make",
             "cat > x.py <<< 'print(1)' && python3 x.py",
+            "tee a.sh <<< 'rm -rf ~' >/dev/null; . ./a.sh",
         ] {
             assert!(runs(line), "{line}");
         }
+        let texts = |line: &str| {
+            written_then_run(crate::shell::ShellCommand::parse(line).parts()).unwrap_or_default()
+        };
+        assert_eq!(texts("echo 'rm -rf ~' > a.sh; . a.sh"), ["rm -rf ~"]);
+        assert_eq!(
+            texts("printf '%s' 'git push' > p.sh && sh p.sh"),
+            ["git push"]
+        );
+        assert_eq!(
+            texts("tee a.sh <<< 'rm -rf ~' >/dev/null; sh a.sh"),
+            ["rm -rf ~"]
+        );
         for line in [
             "cargo build > build.log && tail build.log",
             "sh p.sh; echo x > p.sh",
