@@ -232,7 +232,6 @@ impl RuleSet {
     /// approval sits at the position of the last rule it needs, so an
     /// earlier non-`never` rule that matches still comes first.
     fn composite_approval(&self, subjects: &Subjects<'_>) -> Option<(usize, String, Vec<usize>)> {
-        use std::fmt::Write as _;
         if self.composite.len() < 2 || !subjects.overrides.is_empty() {
             return None;
         }
@@ -282,9 +281,13 @@ impl RuleSet {
             if n > 0 {
                 detail.push_str(" + ");
             }
-            let _ = write!(detail, "rules[{i}]");
+            detail.push_str("rules[");
+            push_decimal(&mut detail, *i);
+            detail.push(']');
         }
-        let _ = write!(detail, " (every part approved: {param})");
+        detail.push_str(" (every part approved: ");
+        detail.push_str(param);
+        detail.push(')');
         Some((at, detail, used))
     }
 
@@ -346,6 +349,26 @@ impl CompiledRule {
         }
         Some(unsure)
     }
+}
+
+/// Appends `n` in decimal (what `write!(out, "{n}")` writes, without the
+/// formatting machinery: a combined approval names every rule it used).
+fn push_decimal(out: &mut String, n: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = n;
+    loop {
+        at -= 1;
+        if let Some(d) = digits.get_mut(at) {
+            // `rest % 10` is below 10.
+            *d = b'0' + (rest % 10) as u8;
+        }
+        rest /= 10;
+        if rest == 0 || at == 0 {
+            break;
+        }
+    }
+    out.push_str(std::str::from_utf8(digits.get(at..).unwrap_or_default()).unwrap_or_default());
 }
 
 /// `rules[2]` plus the matchers: what a hit of the rule is reported as.
@@ -454,6 +477,15 @@ mod tests {
             .evaluate(&json!({"command": "ls && make"}), None)
             .unwrap();
         assert_eq!(hit.index, 2);
+    }
+
+    #[test]
+    fn decimals_are_written_as_format_writes_them() {
+        for n in [0, 7, 10, 99, 100, 12_345, usize::MAX] {
+            let mut out = String::from("x");
+            push_decimal(&mut out, n);
+            assert_eq!(out, format!("x{n}"));
+        }
     }
 
     #[test]

@@ -52,7 +52,22 @@ const INFO_ONLY: &[&str] = &["--version", "-V", "-v", "--help", "-h", "-version"
 /// and case aside.
 pub(crate) fn is_interpreter(name: &str) -> bool {
     let stem = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-    INTERPRETERS.iter().any(|i| i.eq_ignore_ascii_case(stem))
+    // Looked up by its lower-cased spelling in a set built once (every
+    // reading of every part asks); no interpreter's name is longer than 16.
+    let mut lower = [0u8; 16];
+    let Some(buf) = lower.get_mut(..stem.len()) else {
+        return false;
+    };
+    buf.copy_from_slice(stem.as_bytes());
+    buf.make_ascii_lowercase();
+    let Ok(key) = std::str::from_utf8(buf) else {
+        return false;
+    };
+    static NAMES: std::sync::OnceLock<crate::name_hash::NameMap<&'static str, ()>> =
+        std::sync::OnceLock::new();
+    NAMES
+        .get_or_init(|| INTERPRETERS.iter().map(|i| (*i, ())).collect())
+        .contains_key(key)
 }
 
 /// Whether `view` (a command's words, wrappers removed) runs a program the
@@ -89,6 +104,20 @@ mod tests {
         ] {
             assert!(runs_unread_code(&words(line)), "{line}");
         }
+    }
+
+    #[test]
+    fn interpreter_names_are_lower_case_and_short() {
+        // `is_interpreter` looks names up lower-cased, in 16 bytes.
+        for name in INTERPRETERS {
+            assert_eq!(*name, name.to_ascii_lowercase());
+            assert!(name.len() <= 16, "{name}");
+            assert!(is_interpreter(name));
+            assert!(is_interpreter(&name.to_ascii_uppercase()));
+            assert!(is_interpreter(&format!("{name}3.12")));
+        }
+        assert!(!is_interpreter("pythonista"));
+        assert!(!is_interpreter(""));
     }
 
     #[test]
