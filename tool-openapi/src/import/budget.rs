@@ -172,14 +172,17 @@ pub(crate) struct Cut {
     pub(crate) len: usize,
 }
 
-/// Fits one tool to `budget` (see the module docs).
+/// Fits one tool to `budget` (see the module docs); with the size of its
+/// arguments and description as fitted ([`arguments_len`] and the
+/// description's length), which the document budget counts again only
+/// for a tool changed since.
 pub(crate) fn fit(
     defs: &mut SharedDefs<'_>,
     mut reached: Vec<(usize, usize)>,
     parameters: &mut [Parameter],
     description: &mut String,
     budget: usize,
-) -> Fitted {
+) -> (Fitted, usize) {
     let defs_len = |defs: &SharedDefs<'_>, reached: &[(usize, usize)], cut_at: usize, plain| {
         reached
             .iter()
@@ -196,7 +199,7 @@ pub(crate) fn fit(
     let mut own = own_len(parameters, description);
     let before = own + defs_len(defs, &reached, usize::MAX, false);
     if before <= budget {
-        return Fitted::Shared(reached);
+        return (Fitted::Shared(reached), own);
     }
     let mut report = Shortened {
         operation_id: String::new(),
@@ -286,13 +289,16 @@ pub(crate) fn fit(
     // An empty `$defs` is not written, but counted as `{}`, as before.
     report.after = own + len.max(2);
     stubs.sort_keys();
-    Fitted::Shortened(
-        Cut {
-            stubs,
-            reached: kept,
-            len,
-        },
-        Box::new(report),
+    (
+        Fitted::Shortened(
+            Cut {
+                stubs,
+                reached: kept,
+                len,
+            },
+            Box::new(report),
+        ),
+        own,
     )
 }
 
@@ -373,17 +379,17 @@ fn cut_argument(parameter: &mut Parameter) {
 pub(crate) fn document(
     operations: &[crate::document::Operation],
     shared: &[usize],
+    own: &[usize],
     options: &super::ImportOptions,
     warnings: &mut Vec<tool_core::Violation>,
 ) {
     let mut sizes: Vec<(usize, &str)> = operations
         .iter()
-        .zip(shared)
-        .map(|(op, &shared)| {
+        .zip(shared.iter().zip(own))
+        .map(|(op, (&shared, &own))| {
             // Definitions held shared (a shortened tool's plain ones with
             // its own `{}` stubs too) are counted as written out.
-            let size = arguments_len(&op.parameters)
-                + op.description.len()
+            let size = own
                 + if op.definitions.is_empty() || !op.shared_definitions.is_empty() {
                     shared
                 } else {

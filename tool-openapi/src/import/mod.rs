@@ -435,14 +435,16 @@ impl Stop {
 
 /// An operation converted, before its check: its pointer, its label, the
 /// operation, the shared definitions it reaches (with their distance),
-/// and when it was shortened the JSON length of its `$defs` (its shared
-/// definitions are then the plain ones).
+/// when it was shortened the JSON length of its `$defs` (its shared
+/// definitions are then the plain ones), and the size of its arguments and
+/// description as fitted to the budget.
 type ConvertedOp = (
     String,
     String,
     crate::document::Operation,
     Vec<(usize, usize)>,
     Option<usize>,
+    usize,
 );
 
 /// Imports the document `root`; its path items left as text (when `lazy`
@@ -584,6 +586,7 @@ fn import_node<'a>(
                     shortened: cost,
                     shared: reached,
                     plain,
+                    own_len,
                 }) => {
                     let base = match original {
                         Some(id) if !id.trim().is_empty() => names::sanitise(id),
@@ -611,7 +614,7 @@ fn import_node<'a>(
                         shortened.push(cost);
                     }
                     converted.operation_id = id;
-                    converted_ops.push((at, label, converted, reached, plain));
+                    converted_ops.push((at, label, converted, reached, plain, own_len));
                 }
                 Err(message) => failures.push(OperationFailure {
                     pointer: at,
@@ -640,14 +643,16 @@ fn import_node<'a>(
     );
     let mut operations = Vec::with_capacity(converted_ops.len());
     let mut shared_lens = Vec::with_capacity(converted_ops.len());
+    let mut own_lens = Vec::with_capacity(converted_ops.len());
     // Verdicts of arguments schemas already checked, by fingerprint: many
     // operations of a large document take the same arguments (Microsoft
     // Graph: 11 422 operations, about 6 800 distinct), and a verdict holds
     // no validator, so one check serves each. Only when nothing is kept
     // and the check repaired nothing (the schema is the one checked).
     let mut verdicts: HashMap<u64, Option<tool_core::CompiledSchema>> = HashMap::new();
-    for (at, label, mut converted, reached, plain) in converted_ops {
+    for (at, label, mut converted, reached, plain, own_len) in converted_ops {
         shared_lens.push(plain.unwrap_or_else(|| defs.json_len_of(&reached)));
+        own_lens.push(own_len);
         if !reached.is_empty() {
             converted.shared_definitions = if plain.is_some() {
                 plain_shared.clone()
@@ -682,6 +687,13 @@ fn import_node<'a>(
                     // own copies of what it reaches.
                     let unchanged = warnings.len() == warned
                         && was_shared != converted.shared_definitions.is_empty();
+                    if warnings.len() != warned
+                        && let Some(own) = own_lens.last_mut()
+                    {
+                        // Repaired patterns: the arguments are counted again.
+                        *own = budget::arguments_len(&converted.parameters)
+                            + converted.description.len();
+                    }
                     let fingerprint = match before {
                         Some(fingerprint) if unchanged => fingerprint,
                         _ => crate::fingerprint::schema_fingerprint(&converted),
@@ -700,6 +712,7 @@ fn import_node<'a>(
                         message: format!("its arguments schema does not compile: {message}"),
                     });
                     shared_lens.pop();
+                    own_lens.pop();
                     continue;
                 }
             }
@@ -720,7 +733,7 @@ fn import_node<'a>(
         };
         return Err(Error::NothingImported { reason }.into());
     }
-    budget::document(&operations, &shared_lens, options, &mut warnings);
+    budget::document(&operations, &shared_lens, &own_lens, options, &mut warnings);
     if operations.len() > 128 && !options.filtering() {
         warnings.push(Violation {
             pointer: "/paths".into(),

@@ -38,6 +38,9 @@ pub(crate) struct Converted {
     /// then the definitions it reaches without descriptions, see the
     /// budget module's `Cut`).
     pub plain: Option<usize>,
+    /// The size of its arguments and description as fitted (see the
+    /// budget module's `fit`).
+    pub own_len: usize,
 }
 
 /// Converts the operation at `at`, fitted to `budget` (see the budget
@@ -261,13 +264,14 @@ pub(crate) fn convert<'a, 'b>(
     if op.get("deprecated").and_then(Node::as_bool) == Some(true) {
         description.insert_str(0, "(Deprecated) ");
     }
-    let (definitions, shortened, shared, plain) =
-        match super::budget::fit(defs, reached, &mut parameters, &mut description, budget) {
-            super::budget::Fitted::Shared(reached) => (Default::default(), None, reached, None),
-            super::budget::Fitted::Shortened(cut, shortened) => {
-                (cut.stubs, Some(*shortened), cut.reached, Some(cut.len))
-            }
-        };
+    let (fitted, own_len) =
+        super::budget::fit(defs, reached, &mut parameters, &mut description, budget);
+    let (definitions, shortened, shared, plain) = match fitted {
+        super::budget::Fitted::Shared(reached) => (Default::default(), None, reached, None),
+        super::budget::Fitted::Shortened(cut, shortened) => {
+            (cut.stubs, Some(*shortened), cut.reached, Some(cut.len))
+        }
+    };
     let operation = Operation {
         operation_id: String::new(),
         method,
@@ -286,6 +290,7 @@ pub(crate) fn convert<'a, 'b>(
         shortened,
         shared,
         plain,
+        own_len,
     })
 }
 
