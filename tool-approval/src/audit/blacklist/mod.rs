@@ -748,6 +748,38 @@ pub(super) struct Ctx<'a> {
 }
 
 /// Whether `f` holds for a view of some part, judged in the directory that part runs in.
+/// `cd .git && echo x > hooks/pre-commit`: a relative file a part writes
+/// (a redirection, or an operand the program table says is written), read
+/// from the folder an earlier `cd` on the line moved to.
+fn writes_after_cd(facts: &Facts, ctx: &Ctx<'_>, is_target: fn(&str) -> bool) -> bool {
+    facts
+        .commands
+        .iter()
+        .zip(&facts.dirs)
+        .any(|((_, shell), dirs)| {
+            shell.parts().iter().zip(dirs).any(|(part, dir)| {
+                let Dir::Known(Some(d)) = dir else {
+                    return false;
+                };
+                if ctx.cwd == Some(d.as_path()) {
+                    return false;
+                }
+                let relative = |w: &String| !w.starts_with(['/', '~', '$']);
+                let joined = |w: &String| is_target(&d.join(w).to_string_lossy());
+                part.redirects
+                    .iter()
+                    .filter(|r| !part.inputs.contains(r))
+                    .filter(|r| relative(r))
+                    .any(joined)
+                    || views(part)
+                        .iter()
+                        .flat_map(|v| written_operands(v))
+                        .filter(relative)
+                        .any(|w| joined(&w))
+            })
+        })
+}
+
 fn in_dirs(facts: &Facts, ctx: &Ctx<'_>, f: &dyn Fn(&[String], &Ctx<'_>) -> bool) -> bool {
     facts
         .commands
@@ -870,6 +902,7 @@ fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>) -> bool {
                 || any_view(&|v, part| {
                     edits_crontab(v) || writes_matching(v, part, is_persistence_path)
                 })
+                || writes_after_cd(facts, ctx, is_persistence_path)
         }
         Builtin::SystemBinaries => {
             parts().any(|p| p.redirects.iter().any(|r| is_system_binary(r)))
@@ -887,6 +920,7 @@ fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>) -> bool {
             // says whether it only reads).
             facts.arg_paths.iter().any(|p| is_code_execution_file(p))
                 || any_view(&|v, part| writes_matching(v, part, is_code_execution_file))
+                || writes_after_cd(facts, ctx, is_code_execution_file)
         }
     }
 }
