@@ -747,57 +747,54 @@ pub(super) struct Ctx<'a> {
     pub(super) unknown_dir: bool,
 }
 
-/// Whether `f` holds for a view of some part, judged in the directory that part runs in.
+/// Every part of every command, with the directory it runs in.
+fn parts_in_dirs<'f>(facts: &'f Facts<'_>) -> impl Iterator<Item = (&'f SimpleCommand, &'f Dir)> {
+    facts
+        .commands
+        .iter()
+        .zip(&facts.dirs)
+        .flat_map(|((_, shell), dirs)| shell.parts().iter().zip(dirs))
+}
+
 /// `cd .git && echo x > hooks/pre-commit`: a relative file a part writes
 /// (a redirection, or an operand the program table says is written), read
 /// from the folder an earlier `cd` on the line moved to.
 fn writes_after_cd(facts: &Facts, ctx: &Ctx<'_>, is_target: fn(&str) -> bool) -> bool {
-    facts
-        .commands
-        .iter()
-        .zip(&facts.dirs)
-        .any(|((_, shell), dirs)| {
-            shell.parts().iter().zip(dirs).any(|(part, dir)| {
-                let Dir::Known(Some(d)) = dir else {
-                    return false;
-                };
-                if ctx.cwd == Some(d.as_path()) {
-                    return false;
-                }
-                let relative = |w: &String| !w.starts_with(['/', '~', '$']);
-                let joined = |w: &String| is_target(&d.join(w).to_string_lossy());
-                part.redirects
-                    .iter()
-                    .filter(|r| !part.inputs.contains(r))
-                    .filter(|r| relative(r))
-                    .any(joined)
-                    || views(part)
-                        .iter()
-                        .flat_map(|v| written_operands(v))
-                        .filter(relative)
-                        .any(|w| joined(&w))
-            })
-        })
+    parts_in_dirs(facts).any(|(part, dir)| {
+        let Dir::Known(Some(d)) = dir else {
+            return false;
+        };
+        if ctx.cwd == Some(d.as_path()) {
+            return false;
+        }
+        let relative = |w: &String| !w.starts_with(['/', '~', '$']);
+        let joined = |w: &String| is_target(&d.join(w).to_string_lossy());
+        part.redirects
+            .iter()
+            .filter(|r| !part.inputs.contains(r))
+            .filter(|r| relative(r))
+            .any(joined)
+            || views(part)
+                .iter()
+                .flat_map(|v| written_operands(v))
+                .filter(relative)
+                .any(|w| joined(&w))
+    })
 }
 
+/// Whether `f` holds for a view of some part, judged in the directory that part runs in.
 fn in_dirs(facts: &Facts, ctx: &Ctx<'_>, f: &dyn Fn(&[String], &Ctx<'_>) -> bool) -> bool {
-    facts
-        .commands
-        .iter()
-        .zip(&facts.dirs)
-        .any(|((_, shell), dirs)| {
-            shell.parts().iter().zip(dirs).any(|(part, dir)| {
-                let here = Ctx {
-                    cwd: match dir {
-                        Dir::Known(Some(d)) => Some(d.as_path()),
-                        _ => ctx.cwd,
-                    },
-                    home: ctx.home,
-                    unknown_dir: *dir == Dir::Unknown,
-                };
-                views(part).iter().any(|v| f(v, &here))
-            })
-        })
+    parts_in_dirs(facts).any(|(part, dir)| {
+        let here = Ctx {
+            cwd: match dir {
+                Dir::Known(Some(d)) => Some(d.as_path()),
+                _ => ctx.cwd,
+            },
+            home: ctx.home,
+            unknown_dir: *dir == Dir::Unknown,
+        };
+        views(part).iter().any(|v| f(v, &here))
+    })
 }
 
 fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>) -> bool {

