@@ -8,12 +8,22 @@ pub fn escape(token: &str) -> String {
     token.replace('~', "~0").replace('/', "~1")
 }
 
-/// `base` + `/` + escaped `token`.
+/// `base` + `/` + escaped `token` (one allocation).
 pub fn join(base: &str, token: &str) -> String {
     let mut out = String::with_capacity(base.len() + token.len() + 1);
     out.push_str(base);
     out.push('/');
-    out.push_str(&escape(token));
+    if token.contains(['~', '/']) {
+        for c in token.chars() {
+            match c {
+                '~' => out.push_str("~0"),
+                '/' => out.push_str("~1"),
+                c => out.push(c),
+            }
+        }
+    } else {
+        out.push_str(token);
+    }
     out
 }
 
@@ -61,6 +71,8 @@ mod tests {
             assert_eq!(unescape(&escape(token)), token);
         }
         assert_eq!(join("/paths", "/pets/{id}"), "/paths/~1pets~1{id}");
+        assert_eq!(join("", "a~b/c"), "/a~0b~1c");
+        assert_eq!(join("/x", "plain"), "/x/plain");
     }
 
     #[test]

@@ -156,7 +156,7 @@ impl<'a> SharedDefs<'a> {
 
     /// The id a `{"$ref": "#/$defs/<Name>"}` object points at.
     fn pointer_id(&self, value: &Value) -> Option<usize> {
-        let name = value.get("$ref")?.as_str()?.strip_prefix("#/$defs/")?;
+        let name = reference_of(value.as_object()?)?;
         self.by_name.get(name).copied()
     }
 
@@ -267,7 +267,7 @@ impl<'a> SharedDefs<'a> {
     }
 
     fn pointer_id_in(&self, object: &Map<String, Value>) -> Option<usize> {
-        let name = object.get("$ref")?.as_str()?.strip_prefix("#/$defs/")?;
+        let name = reference_of(object)?;
         self.by_name.get(name).copied()
     }
 
@@ -585,6 +585,20 @@ impl SharedDefs<'_> {
     }
 }
 
+/// The definition name a `{"$ref": "#/$defs/<Name>"}` object points at.
+/// Schema objects are small: their keys are compared in order rather than
+/// hashed (every object of every schema is asked, most have no `$ref`).
+fn reference_of(object: &Map<String, Value>) -> Option<&str> {
+    let reference = if object.len() <= 8 {
+        object
+            .iter()
+            .find_map(|(key, value)| (key == "$ref").then_some(value))
+    } else {
+        object.get("$ref")
+    };
+    reference?.as_str()?.strip_prefix("#/$defs/")
+}
+
 /// A copy of `target` (a definition) with the siblings of the `$ref` that
 /// pointed at it (`reference`, its other keys) written over it: in
 /// `target`'s order, new keys last, with room for exactly its entries
@@ -697,10 +711,7 @@ fn is_schema_map(key: &str) -> bool {
 fn has_pointer(value: &Value) -> bool {
     match value {
         Value::Object(object) => {
-            object
-                .get("$ref")
-                .and_then(Value::as_str)
-                .is_some_and(|r| r.starts_with("#/$defs/"))
+            reference_of(object).is_some()
                 || object.iter().any(|(key, child)| match child {
                     Value::Object(map) if is_schema_map(key) => map.values().any(has_pointer),
                     _ => !is_data(key) && has_pointer(child),
