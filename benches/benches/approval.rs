@@ -149,6 +149,12 @@ fn bench(c: &mut Criterion) {
     let nice_chain = family(format!("{}ls", "nice ".repeat(26_200)));
     let quoted_word = family(format!("git p''u{}sh", "''".repeat(65_480)));
     let long_broken_pipeline = family(format!("{} (", "a | ".repeat(16_384)));
+    // Thousands of commands, then text the grammar cannot read: the fast
+    // path hands the line on at once, the grammar's error recovery and
+    // walk are the cost (limits/unparsed-text).
+    let semi_then_error = family(format!("{} (", "a ; ".repeat(4096)));
+    let and_then_error = family(format!("{} (", "a && ".repeat(4096)));
+    let open_substitutions = family("$(".repeat(32_768));
     for (name, args) in [
         ("cd_16370_then_secret", &cd_chain),
         ("pushd_100", &pushd_chain),
@@ -164,6 +170,9 @@ fn bench(c: &mut Criterion) {
         ("nice_26200_deep", &nice_chain),
         ("git_65480_empty_quotes", &quoted_word),
         ("pipeline_16384_then_syntax_error", &long_broken_pipeline),
+        ("semi_4096_then_syntax_error", &semi_then_error),
+        ("and_4096_then_syntax_error", &and_then_error),
+        ("subst_32768_open", &open_substitutions),
         ("ls_3000_globs", &globs),
         ("sed_100_e_commands", &sed),
         ("perl_20000_open_qx", &qx),
