@@ -65,6 +65,75 @@ fn a_docusign_shaped_document_fits_every_tool_to_the_budget_and_says_what_it_cut
 }
 
 #[test]
+fn shortened_tools_share_their_definitions_without_descriptions_and_own_only_what_they_cut() {
+    let document = synthetic::Shape::docusign_like().document();
+    let import = import_value(&document, &ImportOptions::new()).unwrap();
+    let shortened: Vec<&tool_openapi::Operation> = import
+        .shortened
+        .iter()
+        .map(|cost| import.document.operation(&cost.operation_id).unwrap())
+        .collect();
+    assert!(shortened.len() > 10);
+    // One set for every shortened tool that still reaches definitions
+    // whole, and not the set of the tools within their budget.
+    let plain = shortened
+        .iter()
+        .map(|op| &op.shared_definitions)
+        .find(|defs| !defs.is_empty())
+        .unwrap();
+    let whole = import
+        .document
+        .operations
+        .iter()
+        .filter(|op| {
+            !import
+                .shortened
+                .iter()
+                .any(|s| s.operation_id == op.operation_id)
+        })
+        .map(|op| &op.shared_definitions)
+        .find(|defs| !defs.is_empty())
+        .unwrap();
+    assert!(!plain.same_as(whole));
+    for (name, definition) in plain.iter() {
+        let mut described = false;
+        fn walk(value: &Value, found: &mut bool) {
+            match value {
+                Value::Object(map) => {
+                    *found |= map.get("description").is_some_and(Value::is_string)
+                        && map.contains_key("type");
+                    map.values().for_each(|v| walk(v, found));
+                }
+                Value::Array(items) => items.iter().for_each(|v| walk(v, found)),
+                _ => {}
+            }
+        }
+        walk(definition, &mut described);
+        assert!(!described, "{name} keeps a description");
+    }
+    for op in &shortened {
+        assert!(op.shared_definitions.is_empty() || op.shared_definitions.same_as(plain));
+        // Of its own, only `{}` for what it cut.
+        assert!(
+            op.definitions.values().all(|d| *d == json!({})),
+            "{}",
+            op.operation_id
+        );
+        // Written out, every definition its schema points at is there.
+        let schema = tool_openapi::parameters_schema(op);
+        let text = schema.to_string();
+        for name in schema["$defs"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(n, _)| n)
+        {
+            assert!(text.contains(&format!("#/$defs/{name}")), "{name}");
+        }
+    }
+}
+
+#[test]
 fn without_a_budget_nothing_is_shortened_and_definitions_are_shared_by_name() {
     let mut shape = synthetic::Shape::docusign_like();
     shape.paths = 12;
