@@ -68,10 +68,17 @@ fn name_then_plus(word: &str) -> bool {
 /// operator byte counts as a command's end) and leaves the rest to it.
 fn plain_bytes(bytes: &[u8]) -> bool {
     let mut operators = 0usize;
+    // `&&` and `||` end one command, as `split` counts them.
+    let mut pair = false;
     for (i, &b) in bytes.iter().enumerate() {
+        if pair {
+            pair = false;
+            continue;
+        }
         match b {
             b' ' | b'\t' => {}
             b'&' | b'|' | b';' => {
+                pair = matches!(b, b'&' | b'|') && bytes.get(i + 1) == Some(&b);
                 operators += 1;
                 if operators > MAX_LINE_PARTS {
                     return true;
@@ -289,6 +296,22 @@ mod tests {
             "ls # x\nrm -rf /",
         ] {
             assert!(split(needs_parser).is_none(), "{needs_parser:?}");
+        }
+    }
+
+    #[test]
+    fn the_byte_pass_stops_where_the_split_stops() {
+        // Up to the part bound, a byte the grammar must read sends the
+        // line on; past it the split has stopped reading already.
+        use crate::shell::MAX_LINE_PARTS;
+        for op in ["&&", "||", ";", "|"] {
+            let upto = format!("{} (", format!("a {op} ").repeat(MAX_LINE_PARTS));
+            assert!(split(&upto).is_none(), "{op}");
+            let past = format!("{} (", format!("a {op} ").repeat(MAX_LINE_PARTS + 2));
+            assert!(
+                split(&past).is_some_and(|s| s.parts.len() > MAX_LINE_PARTS),
+                "{op}"
+            );
         }
     }
 
