@@ -39,7 +39,13 @@ pub(super) struct Walker<'s, 'o> {
 
 impl Walker<'_, '_> {
     fn text(&self, node: Node<'_>) -> String {
-        String::from_utf8_lossy(self.src.get(node.byte_range()).unwrap_or_default()).into_owned()
+        self.text_ref(node).into_owned()
+    }
+
+    /// [`text`](Self::text), borrowed from the line where it is valid UTF-8
+    /// (always, but for a cut inside a character).
+    fn text_ref(&self, node: Node<'_>) -> std::borrow::Cow<'_, str> {
+        String::from_utf8_lossy(self.src.get(node.byte_range()).unwrap_or_default())
     }
 
     fn hazard(&mut self, hazard: Hazard) {
@@ -583,16 +589,18 @@ impl Walker<'_, '_> {
         }
         match node.kind() {
             "word" | "number" => {
-                let text = self.text(node);
-                if text.contains(['\n', '\r']) {
+                let text = self.text_ref(node);
+                let breaks = text.contains(['\n', '\r']);
+                let word = unescape_bare(&text);
+                if breaks {
                     // No unquoted Bash word holds a line break: the parser
                     // and Bash disagree here.
                     self.hazard(Hazard::Syntax);
                 }
-                (unescape_bare(&text), false)
+                (word, false)
             }
             "raw_string" => {
-                let text = self.text(node);
+                let text = self.text_ref(node);
                 let inner = text
                     .strip_prefix('\'')
                     .and_then(|t| t.strip_suffix('\''))
@@ -606,10 +614,9 @@ impl Walker<'_, '_> {
                 let mut out = String::new();
                 let mut dynamic = false;
                 let mut cursor = node.walk();
-                let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
-                for child in children {
+                for child in node.children(&mut cursor) {
                     if !child.is_named() {
-                        let text = self.text(child);
+                        let text = self.text_ref(child);
                         if text != "\"" {
                             out.push_str(&text);
                         }

@@ -3,6 +3,9 @@
 
 /// Removes backslash escapes from an unquoted word (`\r\m` → `rm`).
 pub(crate) fn unescape_bare(text: &str) -> String {
+    if !text.contains('\\') {
+        return text.to_owned();
+    }
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars();
     while let Some(c) = chars.next() {
