@@ -173,7 +173,8 @@ impl CompiledSchema {
                 _ => false,
             }
         }
-        !declares_schema(schema) && jsonschema::draft202012::meta::is_valid(schema)
+        !declares_schema(schema)
+            && (meta::surely_valid(schema) || jsonschema::draft202012::meta::is_valid(schema))
     }
 
     /// A [`checked`](Self::checked) schema the caller vouches for without
@@ -416,5 +417,221 @@ pub(crate) fn same_json(a: &Value, b: &Value) -> bool {
             a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_json(a, b))
         }
         (a, b) => a == b,
+    }
+}
+
+/// A fast path of [`CompiledSchema::meets_meta_schema`] for the schemas
+/// importers write: a walk that answers "valid against the 2020-12
+/// meta-schema" only where a table of keywords says so for certain, and
+/// leaves anything else (an unusual keyword, a value of another kind) to
+/// the meta-schema itself.
+mod meta {
+    use serde_json::Value;
+
+    /// What the 2020-12 meta-schema asks of a keyword's value.
+    #[derive(Clone, Copy)]
+    enum Kind {
+        /// Anything.
+        Any,
+        String,
+        Bool,
+        Number,
+        /// A number above 0.
+        Positive,
+        /// An integer of at least 0.
+        Count,
+        /// A schema (an object or a boolean).
+        Schema,
+        /// A non-empty array of schemas.
+        Schemas,
+        /// An object whose values are schemas.
+        SchemaMap,
+        /// A simple type name, or a non-empty array of distinct ones.
+        Types,
+        /// An array.
+        Array,
+        /// An array of distinct strings.
+        Names,
+    }
+
+    /// The keywords the fast path knows. A keyword not listed is one the
+    /// meta-schema lets hold anything, unless it is in [`UNSURE`].
+    const KEYWORDS: &[(&str, Kind)] = &[
+        ("$ref", Kind::String),
+        ("$comment", Kind::String),
+        ("$defs", Kind::SchemaMap),
+        ("definitions", Kind::SchemaMap),
+        ("allOf", Kind::Schemas),
+        ("anyOf", Kind::Schemas),
+        ("oneOf", Kind::Schemas),
+        ("prefixItems", Kind::Schemas),
+        ("not", Kind::Schema),
+        ("if", Kind::Schema),
+        ("then", Kind::Schema),
+        ("else", Kind::Schema),
+        ("items", Kind::Schema),
+        ("contains", Kind::Schema),
+        ("additionalProperties", Kind::Schema),
+        ("propertyNames", Kind::Schema),
+        ("unevaluatedItems", Kind::Schema),
+        ("unevaluatedProperties", Kind::Schema),
+        ("contentSchema", Kind::Schema),
+        ("properties", Kind::SchemaMap),
+        ("patternProperties", Kind::SchemaMap),
+        ("dependentSchemas", Kind::SchemaMap),
+        ("type", Kind::Types),
+        ("enum", Kind::Array),
+        ("const", Kind::Any),
+        ("default", Kind::Any),
+        ("examples", Kind::Array),
+        ("multipleOf", Kind::Positive),
+        ("maximum", Kind::Number),
+        ("minimum", Kind::Number),
+        ("exclusiveMaximum", Kind::Number),
+        ("exclusiveMinimum", Kind::Number),
+        ("maxLength", Kind::Count),
+        ("minLength", Kind::Count),
+        ("maxItems", Kind::Count),
+        ("minItems", Kind::Count),
+        ("maxProperties", Kind::Count),
+        ("minProperties", Kind::Count),
+        ("maxContains", Kind::Count),
+        ("minContains", Kind::Count),
+        ("pattern", Kind::String),
+        ("format", Kind::String),
+        ("title", Kind::String),
+        ("description", Kind::String),
+        ("contentEncoding", Kind::String),
+        ("contentMediaType", Kind::String),
+        ("uniqueItems", Kind::Bool),
+        ("deprecated", Kind::Bool),
+        ("readOnly", Kind::Bool),
+        ("writeOnly", Kind::Bool),
+        ("required", Kind::Names),
+    ];
+
+    /// Keywords the fast path leaves to the meta-schema (identifiers,
+    /// dialects, older drafts' forms).
+    const UNSURE: &[&str] = &[
+        "$id",
+        "$schema",
+        "$anchor",
+        "$dynamicRef",
+        "$dynamicAnchor",
+        "$vocabulary",
+        "$recursiveRef",
+        "$recursiveAnchor",
+        "dependencies",
+        "dependentRequired",
+    ];
+
+    const SIMPLE_TYPES: &[&str] = &[
+        "array", "boolean", "integer", "null", "number", "object", "string",
+    ];
+
+    /// Whether `schema` is certainly valid against the 2020-12 meta-schema
+    /// (`false`: not certain).
+    pub(super) fn surely_valid(schema: &Value) -> bool {
+        match schema {
+            Value::Bool(_) => true,
+            Value::Object(object) => object.iter().all(|(key, value)| {
+                match KEYWORDS.iter().find(|(name, _)| name == key) {
+                    Some(&(_, kind)) => value_fits(kind, value),
+                    None => !UNSURE.contains(&key.as_str()),
+                }
+            }),
+            _ => false,
+        }
+    }
+
+    fn value_fits(kind: Kind, value: &Value) -> bool {
+        match kind {
+            Kind::Any => true,
+            Kind::String => value.is_string(),
+            Kind::Bool => value.is_boolean(),
+            Kind::Number => value.is_number(),
+            Kind::Positive => value.as_f64().is_some_and(|n| n > 0.0),
+            Kind::Count => value.is_u64(),
+            Kind::Schema => surely_valid(value),
+            Kind::Schemas => value
+                .as_array()
+                .is_some_and(|items| !items.is_empty() && items.iter().all(surely_valid)),
+            Kind::SchemaMap => value
+                .as_object()
+                .is_some_and(|map| map.values().all(surely_valid)),
+            Kind::Types => match value {
+                Value::String(name) => SIMPLE_TYPES.contains(&name.as_str()),
+                Value::Array(names) => {
+                    !names.is_empty()
+                        && distinct_strings(names)
+                        && names
+                            .iter()
+                            .all(|n| n.as_str().is_some_and(|n| SIMPLE_TYPES.contains(&n)))
+                }
+                _ => false,
+            },
+            Kind::Array => value.is_array(),
+            Kind::Names => value
+                .as_array()
+                .is_some_and(|names| distinct_strings(names)),
+        }
+    }
+
+    /// Whether `items` are strings, no two equal.
+    fn distinct_strings(items: &[Value]) -> bool {
+        let mut seen = std::collections::HashSet::with_capacity(items.len());
+        items
+            .iter()
+            .all(|item| item.as_str().is_some_and(|s| seen.insert(s)))
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+        use serde_json::json;
+
+        /// Every schema the fast path is sure of, the meta-schema accepts;
+        /// it may leave valid ones to the meta-schema, never accept an
+        /// invalid one.
+        #[test]
+        fn the_fast_path_never_accepts_what_the_meta_schema_refuses() {
+            let cases = [
+                json!({"type": "object", "properties": {"n": {"type": ["integer", "null"], "minimum": 0}},
+                    "required": ["n"], "additionalProperties": false}),
+                json!({"type": "string", "pattern": "^a+$", "format": "date", "enum": ["a", "aa"]}),
+                json!({"allOf": [{"$ref": "#/$defs/A"}, true], "$defs": {"A": {"type": "array", "items": {}}}}),
+                json!({"type": "string", "x-role": "path", "nullable": true, "example": 1}),
+                json!({"multipleOf": 0.5, "maxLength": 3, "readOnly": true, "examples": [1]}),
+                json!({"type": "string", "pattern": 0}),
+                json!({"type": {"type": "string"}}),
+                json!({"type": "text"}),
+                json!({"type": []}),
+                json!({"type": ["string", "string"]}),
+                json!({"required": ["a", "a"]}),
+                json!({"required": "a"}),
+                json!({"allOf": []}),
+                json!({"items": [{"type": "string"}]}),
+                json!({"minLength": -1}),
+                json!({"minLength": 1.5}),
+                json!({"multipleOf": 0}),
+                json!({"enum": "a"}),
+                json!({"properties": {"a": 5}}),
+                json!({"description": 5}),
+                json!({"$id": "#a"}),
+                json!(5),
+                // Formats in the meta-schema (`regex`, `uri-reference`) are
+                // annotations: the meta-schema accepts these too.
+                json!({"pattern": "(", "$ref": "not a ^ uri \\ %%"}),
+            ];
+            let mut sure = 0;
+            for case in &cases {
+                let valid = jsonschema::draft202012::meta::is_valid(case);
+                if surely_valid(case) {
+                    sure += 1;
+                    assert!(valid, "{case}");
+                }
+            }
+            assert_eq!(sure, 6, "the first five and the last are certain");
+        }
     }
 }
