@@ -157,6 +157,8 @@ pub(crate) fn split(source: &str) -> Option<Split> {
         parts.push(SimpleCommand {
             words: std::mem::take(words),
             views: std::sync::OnceLock::from(stored),
+            pipe_in: *piped,
+            pipe_out: next_piped,
             ..SimpleCommand::default()
         });
         *piped = next_piped;

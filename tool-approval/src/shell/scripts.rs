@@ -795,6 +795,27 @@ mod tests {
     }
 
     #[test]
+    fn both_readings_mark_the_pipes() {
+        for line in ["a | b | c", "echo x | wc -c", "a && b | c"] {
+            let fast = crate::shell::ShellCommand::parse(line);
+            let grammar = crate::shell::ShellCommand::parse_with_grammar(line);
+            let flags = |c: &crate::shell::ShellCommand| {
+                c.parts()
+                    .iter()
+                    .map(|p| (p.pipe_in, p.pipe_out))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(flags(&fast), flags(&grammar), "{line}");
+        }
+        let flags: Vec<(bool, bool)> = crate::shell::ShellCommand::parse_with_grammar("a && b | c")
+            .parts()
+            .iter()
+            .map(|p| (p.pipe_in, p.pipe_out))
+            .collect();
+        assert_eq!(flags, [(false, false), (false, true), (true, false)]);
+    }
+
+    #[test]
     fn code_stored_as_text_and_evaluated_later() {
         let evaluates = |line: &str| {
             let shell = crate::shell::ShellCommand::parse(line);

@@ -198,6 +198,11 @@ pub struct SimpleCommand {
     /// Files redirected onto its standard input (`< F`, `0< F`); they are
     /// in `redirects` too.
     pub(crate) inputs: Vec<String>,
+    /// Its standard output goes into a pipe (`echo "$T" | wc -c`): what it
+    /// prints reaches the next stage, not the model.
+    pub(crate) pipe_out: bool,
+    /// Its standard input comes from a pipe (`tar cz . | ssh h 'cat > x'`).
+    pub(crate) pipe_in: bool,
     /// The command and what each wrapper runs (see `wrappers::views`),
     /// computed on first use; empty when the only view is `words` itself
     /// (`wrappers::stored_views`).
@@ -216,6 +221,8 @@ impl PartialEq for SimpleCommand {
             && self.recovered == other.recovered
             && self.fed == other.fed
             && self.inputs == other.inputs
+            && self.pipe_out == other.pipe_out
+            && self.pipe_in == other.pipe_in
     }
 }
 

@@ -301,6 +301,8 @@ impl Walker<'_, '_> {
     fn pipeline(&mut self, node: Node<'_>, depth: usize, nested: bool) {
         let mut cursor = node.walk();
         let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+        let stages = children.iter().filter(|c| c.is_named()).count();
+        let mut stage_at = 0usize;
         let mut previous: Option<(Vec<String>, Vec<String>)> = None;
         for child in children {
             let start = self.out.parts.len();
@@ -308,6 +310,15 @@ impl Walker<'_, '_> {
             if !child.is_named() {
                 continue;
             }
+            // The stage's own commands (not what is nested in them) read
+            // the pipe before them and write the one after.
+            for part in self.out.parts.get_mut(start..).unwrap_or_default() {
+                if part.nested == nested {
+                    part.pipe_in |= stage_at > 0;
+                    part.pipe_out |= stage_at + 1 < stages;
+                }
+            }
+            stage_at += 1;
             let stage = self
                 .out
                 .parts

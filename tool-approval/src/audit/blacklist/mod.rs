@@ -85,6 +85,7 @@ mod network;
 mod path_rows;
 mod paths;
 mod persistence;
+mod secret_names;
 mod secret_printers;
 mod setuid;
 
@@ -872,6 +873,9 @@ fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>) -> bool {
             || in_dirs(facts, ctx, &|v, ctx| reads_secret_tree(v, ctx))
             // `gh auth token`, `vault kv get`: a command that prints one.
             || any_view(&|v, _| secret_printers::prints_secret(v).is_some())
+            // `echo "$GITHUB_TOKEN"`: printed to the model (into a pipe,
+            // the next stage decides: `| wc -c` keeps it, `| nc` sends it).
+            || any_view(&|v, part| !part.pipe_out && secret_names::echoes_secret(v))
         }
         Builtin::KernelModules => any_view(&|v, _| kernel_modules(v)),
         Builtin::Capabilities => any_view(&|v, _| sets_capabilities(v)),

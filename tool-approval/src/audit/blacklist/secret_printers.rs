@@ -313,9 +313,9 @@ pub(crate) const PRINTERS: &[Printer] = &[
 /// Printing a variable named like a secret by name (`printenv
 /// AWS_SECRET_ACCESS_KEY`): the value is the secret. A named check beside
 /// the rows (the variable's name decides, see
-/// `network::SECRET_NAME_PARTS`). `echo "$GITHUB_TOKEN"` is not judged:
-/// the parts do not record whether a command's output goes to the model
-/// or into a pipe (`echo "$T" | wc -c` prints a count).
+/// `secret_names::SECRET_NAME_PARTS`). `echo "$GITHUB_TOKEN"` is judged where
+/// the part's output is known ([`echoes_secret`](super::secret_names::echoes_secret)): to the model it is a
+/// read, into a pipe the next stage decides (`| wc -c` prints a count).
 pub(crate) const VARIABLE_PRINTER: Printer = printer(
     &["printenv"],
     &[],
@@ -329,7 +329,7 @@ fn prints_secret_variable(program: &str, args: &[String]) -> bool {
     program == "printenv"
         && args
             .iter()
-            .any(|a| !a.starts_with('-') && super::network::names_secret(a))
+            .any(|a| !a.starts_with('-') && super::secret_names::names_secret(a))
 }
 
 /// The row `words` (a command's words, program first) matches.
