@@ -173,7 +173,7 @@ fn is_usual_location(location: &str, name: &str) -> bool {
     }
     // `PATH=.:$PATH`, `PATH=:$PATH`: the folder each later lookup runs in,
     // wherever a later `cd` goes.
-    if location.is_empty() || location == "." || location == "./" {
+    if name == "PATH" && (location.is_empty() || location == "." || location == "./") {
         return false;
     }
     let rest = ["~/", "$HOME/", "${HOME}/", "$PWD/", "${PWD}/"]
@@ -470,6 +470,7 @@ mod tests {
         assert!(dangerous_env("LD_PRELOAD", Some("./target/release/x.so")).is_some());
         assert!(dangerous_env("PATH", Some(".:$PATH")).is_some());
         assert!(dangerous_env("PATH", Some(":$PATH")).is_some());
+        assert!(dangerous_env("PYTHONPATH", Some(".")).is_none());
         assert!(dangerous_env("GOPROXY", Some("https://x.example")).is_some());
         assert!(dangerous_env("GOPROXY", Some("direct")).is_none());
         assert!(dangerous_env("https_proxy", Some("http://x.example:8080")).is_some());

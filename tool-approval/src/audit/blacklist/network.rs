@@ -1084,6 +1084,22 @@ const REMOTE_SPEC_MARKERS: &[&str] = &[
     "gist:",
 ];
 
+/// The registries' own addresses: an index option naming one fetches
+/// from the registry (`--index-url https://pypi.org/simple`).
+const OFFICIAL_SOURCES: &[&str] = &[
+    "https://pypi.org/",
+    "https://files.pythonhosted.org/",
+    "https://registry.npmjs.org",
+    "https://registry.yarnpkg.com",
+    "https://proxy.golang.org",
+    "https://rubygems.org",
+    "https://index.crates.io",
+];
+
+fn is_official_source(value: &str) -> bool {
+    OFFICIAL_SOURCES.iter().any(|s| value.starts_with(s))
+}
+
 /// npm's GitHub shorthand: `user/repo` (not a scope, a path or a URL).
 fn github_shorthand(word: &str) -> bool {
     !word.starts_with(['-', '@', '.', '/', '~', '$'])
@@ -1111,9 +1127,16 @@ fn runs_a_remote_package(view: &[String]) -> bool {
                 _ => return false,
             }
         };
-        rest.iter().any(|w| {
+        // A runner without a subcommand (`npx PKG ARGS…`) names its package
+        // first; the rest are the package's own arguments.
+        let first_only = row.subcommands.is_empty();
+        let package = rest.iter().position(|w| !w.starts_with('-'));
+        rest.iter().enumerate().any(|(at, w)| {
+            if first_only && !w.starts_with('-') && Some(at) != package {
+                return false;
+            }
             let value = w.split_once('=').map_or(w.as_str(), |(_, v)| v);
-            REMOTE_SPEC_MARKERS.iter().any(|m| value.contains(m))
+            (REMOTE_SPEC_MARKERS.iter().any(|m| value.contains(m)) && !is_official_source(value))
                 || (row.module_path
                     && w.contains('@')
                     && w.split('/').next().is_some_and(|host| host.contains('.')))
@@ -1198,6 +1221,8 @@ mod tests {
             "cargo install ripgrep",
             "go install ./cmd/tool",
             "git pull && cargo build",
+            "npx tsx scripts/seed.ts",
+            "pip install -r requirements-dev.txt --index-url https://pypi.org/simple",
             "tar xzf vendor.tgz && ./configure",
             "go run ./cmd/tool",
             "go run .",
