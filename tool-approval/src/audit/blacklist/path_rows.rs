@@ -27,9 +27,10 @@ use tool_core::path_class as row;
 /// they are not repeated here.
 pub(crate) const PERSISTENCE: &[PathClass] = &[
     row!("program-folders", Protected, "folders of programs that later commands find on PATH: the user's and a project's tool folders",
-        [".local/bin", ".cargo/bin", ".npm-global/bin", ".venv/bin", "venv/bin", "node_modules/.bin"],
+        [".local/bin", ".cargo/bin", ".npm-global/bin", ".venv/bin", "venv/bin", "node_modules/.bin",
+         "~/bin", "~/go/bin"],
         except [],
-        yes ["~/.local/bin/git", "/home/user/.cargo/bin/cargo", ".venv/bin/python",
+        yes ["~/.local/bin/git", "~/bin/ls", "~/go/bin/gopls", "/home/user/.cargo/bin/cargo", ".venv/bin/python",
              ".venv/bin/activate", "web/node_modules/.bin/tsc", "./venv/bin/pip"],
         no ["~/src/bin/main.rs", "src/bin/tool.rs", "node_modules/react/index.js", ".venv/lib/x.py",
             "target/release/bin"]),
@@ -744,8 +745,15 @@ pub(crate) fn persistence_row(word: &str) -> Option<&'static PathClass> {
     if !may_match(word) {
         return None;
     }
-    find(persistence_rows(), word, None)
+    // Without the home's real path, `~` stands for itself: `~/bin/ls`
+    // meets the rows anchored at the home (`~/bin`).
+    find(persistence_rows(), word, Some(Path::new(SYMBOLIC_HOME)))
 }
+
+/// The home a word's leading `~` expands to when the real one is not at
+/// hand: a path no real file has, so only `~/…` words reach the rows
+/// anchored at the home.
+const SYMBOLIC_HOME: &str = "/~";
 
 /// A file inside a workspace whose contents tools execute.
 pub(crate) fn code_execution_row(word: &str) -> Option<&'static PathClass> {
