@@ -353,8 +353,9 @@ pub(crate) fn reads_stdin_script_views(views: &[Vec<String>]) -> bool {
                 skip_value = flags.contains(['o', 'O']);
                 continue;
             }
-            // A script file operand.
-            return false;
+            // A script file operand: standard input only by name
+            // (`sh /dev/stdin <<< 'CMD'`).
+            return is_stdin_file(arg) || arg.starts_with("/dev/fd/0");
         }
         true
     })
