@@ -1064,6 +1064,26 @@ fn tcl_effects(script: &str, out: &mut Vec<Found>) {
 /// Recipe lines of makefile text: lines starting with a tab, and what
 /// follows `;` on a rule line (`target: prereqs; CMD`).
 fn make_recipes(text: &str, out: &mut Vec<Found>) {
+    // `$(shell CMD)` runs CMD wherever the text is expanded (a variable, a
+    // target, a recipe): read to its matching parenthesis.
+    let mut rest = text;
+    while let Some(at) = rest.find("$(shell ") {
+        let body = &rest[at + "$(shell ".len()..];
+        let mut depth = 1usize;
+        let end = body.char_indices().find_map(|(i, c)| {
+            match c {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                _ => {}
+            }
+            (depth == 0).then_some(i)
+        });
+        let command = end.map_or(body, |e| &body[..e]);
+        if !command.trim().is_empty() {
+            out.push(Found::may_run(command.trim().to_owned()));
+        }
+        rest = end.map_or("", |e| &body[e..]);
+    }
     for line in text.lines() {
         let recipe = if let Some(recipe) = line.strip_prefix('\t') {
             Some(recipe)
@@ -1301,6 +1321,10 @@ mod tests {
             vec![may("rm -rf ~")]
         );
         assert_eq!(effects(&["make", "-j4", "test"]), vec![]);
+        assert_eq!(
+            effects(&["make", "-E", "x:=$(shell rm -rf ~)"]),
+            vec![Found::may_run("rm -rf ~".into())]
+        );
     }
 
     #[test]
