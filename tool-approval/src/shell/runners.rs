@@ -879,12 +879,16 @@ fn parallel_scripts(args: &[String]) -> Vec<(Hazard, String)> {
             }
             continue;
         }
+        // parallel hands the command template to a shell as text (its
+        // words joined), the argument appended quoted.
         let script = if command.is_empty() {
             word.clone()
         } else {
-            let mut words = command.to_vec();
-            words.push(word.clone());
-            argv_script(&words).unwrap_or_default()
+            format!(
+                "{} {}",
+                command.join(" "),
+                join_argv(std::iter::once(word.as_str()), false)
+            )
         };
         out.push((Hazard::ShellString, script));
     }
@@ -936,6 +940,8 @@ mod tests {
             ["git push"]
         );
         assert_eq!(scripts("bwrap --overlay a b /x ls"), ["ls"]);
+        assert_eq!(scripts("parallel 'rm -rf ~' ::: 1"), ["rm -rf ~ 1"]);
+        assert_eq!(scripts("parallel gzip ::: a.txt"), ["gzip a.txt"]);
         assert_eq!(scripts("mapfile -C 'rm -rf ~ #' -c 1"), ["rm -rf ~ #"]);
         assert_eq!(scripts("less -R '+!rm -rf ~' README.md"), ["rm -rf ~"]);
         assert!(scripts("less +G README.md").is_empty());
