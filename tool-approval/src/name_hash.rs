@@ -13,6 +13,25 @@ use std::hash::{BuildHasherDefault, Hasher};
 /// A map keyed by names fixed at build, hashed with [`Fnv`].
 pub(crate) type NameMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<Fnv>>;
 
+/// The rows of `table` for each name `names` gives them, in table order (a
+/// row naming a program twice is listed once): the index the engine's
+/// program tables are looked up through (most words name no row).
+pub(crate) fn index_by_name<T>(
+    table: &'static [T],
+    names: impl Fn(&'static T) -> &'static [&'static str],
+) -> NameMap<&'static str, Vec<&'static T>> {
+    let mut index: NameMap<&'static str, Vec<&'static T>> = NameMap::default();
+    for row in table {
+        for name in names(row) {
+            let rows = index.entry(*name).or_default();
+            if !rows.iter().any(|r| std::ptr::eq(*r, row)) {
+                rows.push(row);
+            }
+        }
+    }
+    index
+}
+
 /// The FNV-1a hash (64 bits).
 #[derive(Debug)]
 pub(crate) struct Fnv(u64);

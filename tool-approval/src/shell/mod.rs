@@ -233,13 +233,9 @@ impl ShellCommand {
             out.hazards.push(Hazard::PartCount);
         }
         out.effects(syntax);
-        if scripts::evaluates_stored_code(source, &out.parts) {
+        if let Some(texts) = scripts::evaluated_later(source, &out.parts) {
             out.hazards.push(Hazard::UnreadScript);
-            let mut stored = scripts::stored_code(source, &out.parts);
-            if stored.is_empty() {
-                stored = scripts::printed_texts(&out.parts);
-            }
-            for (text, _) in stored.iter().zip(0..MAX_OPTION_SCRIPTS) {
+            for (text, _) in texts.iter().zip(0..MAX_OPTION_SCRIPTS) {
                 out.parse_into(text, 1, true);
             }
         }

@@ -19,7 +19,7 @@
 
 use super::table::takes_separate_value;
 use super::types::Hazard;
-use super::words::{basename, join_argv};
+use super::words::{basename, join_argv, option_values};
 
 /// How a row's command is given.
 #[derive(Debug, Clone, Copy)]
@@ -642,44 +642,11 @@ fn skip_options_multi<'w>(
 }
 
 /// Every value of `options` (`-x V`, `--opt V`, `--opt=V`), in order.
-fn option_values<'w>(words: &'w [String], options: &[&str]) -> Vec<&'w str> {
-    let mut out = Vec::new();
-    let mut iter = words.iter();
-    while let Some(word) = iter.next() {
-        if options.contains(&word.as_str()) {
-            if let Some(value) = iter.next() {
-                out.push(value.as_str());
-            }
-        } else if let Some((name, value)) = word.split_once('=')
-            && name.starts_with("--")
-            && options.contains(&name)
-        {
-            out.push(value);
-        }
-    }
-    out
-}
-
 /// The value of one of `options` (`-x V`, `-xV`, `--opt V`, `--opt=V`).
 fn option_value(words: &[String], options: &[&str]) -> Option<String> {
-    let mut iter = words.iter();
-    while let Some(word) = iter.next() {
-        for option in options {
-            if word == option {
-                return iter.next().cloned();
-            }
-            if let Some(v) = word.strip_prefix(option) {
-                if option.starts_with("--") {
-                    if let Some(v) = v.strip_prefix('=') {
-                        return Some(v.to_owned());
-                    }
-                } else if !v.is_empty() {
-                    return Some(v.to_owned());
-                }
-            }
-        }
-    }
-    None
+    option_values(words, options)
+        .first()
+        .map(|v| (*v).to_owned())
 }
 
 fn argv_script(words: &[String]) -> Option<String> {
@@ -795,19 +762,7 @@ fn ext_remote(url: &str) -> Option<String> {
 fn runner_rows(program: &str) -> &'static [&'static Runner] {
     type Index = crate::name_hash::NameMap<&'static str, Vec<&'static Runner>>;
     static INDEX: std::sync::OnceLock<Index> = std::sync::OnceLock::new();
-    let index = INDEX.get_or_init(|| {
-        let mut index = Index::default();
-        for row in RUNNERS {
-            for name in row.programs {
-                let rows = index.entry(*name).or_default();
-                // A row naming a program twice is still read once.
-                if !rows.iter().any(|r| std::ptr::eq(*r, row)) {
-                    rows.push(row);
-                }
-            }
-        }
-        index
-    });
+    let index = INDEX.get_or_init(|| crate::name_hash::index_by_name(RUNNERS, |r| r.programs));
     index.get(program).map_or(&[], Vec::as_slice)
 }
 

@@ -522,11 +522,19 @@ const EVALUATING: &[&str] = &[
 /// `coproc sh; echo CMD >&${COPROC[1]}`, `echo CMD > >(sh)`: code stored as
 /// text and evaluated later on the line, or a shell reading what the line
 /// writes into a coprocess or a process substitution. What runs is not on
-/// the line as a command.
-pub(crate) fn evaluates_stored_code(source: &str, parts: &[super::SimpleCommand]) -> bool {
-    if !stored_code(source, parts).is_empty() {
-        return true;
+/// the line as a command. `Some` with the texts to parse like the line
+/// (the stored values, or what `echo`/`printf` print), `None` otherwise.
+pub(crate) fn evaluated_later(source: &str, parts: &[super::SimpleCommand]) -> Option<Vec<String>> {
+    let stored = stored_code(source, parts);
+    if !stored.is_empty() {
+        return Some(stored);
     }
+    shell_reads_the_line(source, parts).then(|| printed_texts(parts))
+}
+
+/// A shell reading what the line writes into a coprocess or a process
+/// substitution (`coproc sh`, `sh < <(…)`, `echo CMD > >(sh)`).
+fn shell_reads_the_line(source: &str, parts: &[super::SimpleCommand]) -> bool {
     let shell_on_stdin = |p: &super::SimpleCommand| {
         // `coproc sh` may be read as one command named `coproc`.
         let words = match p.words.split_first() {
@@ -549,9 +557,9 @@ pub(crate) fn evaluates_stored_code(source: &str, parts: &[super::SimpleCommand]
 }
 
 /// What `echo`/`printf` print on a line where a shell reads a coprocess or
-/// a process substitution ([`evaluates_stored_code`]): each is parsed as a
+/// a process substitution ([`evaluated_later`]): each is parsed as a
 /// script, as `echo CMD | sh` is.
-pub(crate) fn printed_texts(parts: &[super::SimpleCommand]) -> Vec<String> {
+fn printed_texts(parts: &[super::SimpleCommand]) -> Vec<String> {
     parts
         .iter()
         .filter(|p| {
@@ -576,7 +584,7 @@ pub(crate) fn printed_texts(parts: &[super::SimpleCommand]) -> Vec<String> {
 /// parsed as a script too, so deny rules and the blacklist see what the
 /// evaluation would run (`x='$(git push)'; echo ${x@P}` is blocked by a
 /// `git push` deny rule).
-pub(crate) fn stored_code(source: &str, parts: &[super::SimpleCommand]) -> Vec<String> {
+fn stored_code(source: &str, parts: &[super::SimpleCommand]) -> Vec<String> {
     let holds_code = |value: &str| value.contains("$(") || value.contains('`');
     let literal = |text: &str| text.contains('\'') || text.contains("\\$");
     let mut out: Vec<String> = Vec::new();
@@ -820,7 +828,7 @@ mod tests {
     fn code_stored_as_text_and_evaluated_later() {
         let evaluates = |line: &str| {
             let shell = crate::shell::ShellCommand::parse(line);
-            evaluates_stored_code(line, shell.parts())
+            evaluated_later(line, shell.parts()).is_some()
         };
         for line in [
             "x='$(git push)'; echo ${x@P}",

@@ -129,6 +129,37 @@ pub(crate) fn tokenize(text: &str) -> Vec<String> {
     words
 }
 
+/// The values of `options` among a command's arguments (the words after
+/// its name), in order: `--opt=V`, `--opt V`, `-oV`, `-o V`; `--` ends the
+/// options.
+pub(crate) fn option_values<'w>(args: &'w [String], options: &[&str]) -> Vec<&'w str> {
+    let mut out = Vec::new();
+    let mut words = args.iter();
+    while let Some(word) = words.next() {
+        if word == "--" {
+            break;
+        }
+        for option in options {
+            if word == option {
+                if let Some(v) = words.next() {
+                    out.push(v.as_str());
+                }
+                break;
+            }
+            if option.starts_with("--") {
+                if let Some(v) = word.strip_prefix(option).and_then(|r| r.strip_prefix('=')) {
+                    out.push(v);
+                    break;
+                }
+            } else if let Some(v) = word.strip_prefix(option).filter(|v| !v.is_empty()) {
+                out.push(v);
+                break;
+            }
+        }
+    }
+    out
+}
+
 /// `word` as one single-quoted shell word (`'it'\''s'`).
 pub(crate) fn shell_quote(word: &str) -> String {
     format!("'{}'", word.replace('\'', r"'\''"))

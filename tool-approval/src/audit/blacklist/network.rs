@@ -325,15 +325,7 @@ fn client(view: &[String]) -> Option<&'static Client> {
     // reading of every part asks; most name no client).
     type Index = crate::name_hash::NameMap<&'static str, Vec<&'static Client>>;
     static BY_PROGRAM: std::sync::OnceLock<Index> = std::sync::OnceLock::new();
-    let index = BY_PROGRAM.get_or_init(|| {
-        let mut index = Index::default();
-        for c in CLIENTS {
-            for p in c.programs {
-                index.entry(p).or_default().push(c);
-            }
-        }
-        index
-    });
+    let index = BY_PROGRAM.get_or_init(|| crate::name_hash::index_by_name(CLIENTS, |c| c.programs));
     index.get(program(view))?.iter().copied().find(|c| {
         c.only_subcommands.is_empty()
             || first_operands(view)
@@ -376,33 +368,9 @@ fn secret_copies(parts: &[SimpleCommand]) -> Vec<String> {
     out
 }
 
-/// The values of `options` in a view: `--opt=V`, `--opt V`, `-oV`, `-o V`.
+/// The values of `options` in a view (see `shell::words::option_values`).
 fn option_values<'v>(view: &'v [String], options: &[&str]) -> Vec<&'v str> {
-    let mut out = Vec::new();
-    let mut words = view.iter().skip(1);
-    while let Some(word) = words.next() {
-        if word == "--" {
-            break;
-        }
-        for option in options {
-            if word == option {
-                if let Some(v) = words.next() {
-                    out.push(v.as_str());
-                }
-                break;
-            }
-            if option.starts_with("--") {
-                if let Some(v) = word.strip_prefix(option).and_then(|r| r.strip_prefix('=')) {
-                    out.push(v);
-                    break;
-                }
-            } else if let Some(v) = word.strip_prefix(option).filter(|v| !v.is_empty()) {
-                out.push(v);
-                break;
-            }
-        }
-    }
-    out
+    crate::shell::words::option_values(view.get(1..).unwrap_or_default(), options)
 }
 
 fn expands(text: &str) -> bool {

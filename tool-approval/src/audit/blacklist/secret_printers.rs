@@ -343,15 +343,8 @@ pub(crate) fn prints_secret(words: &[String]) -> Option<&'static Printer> {
     // commands name no printer (every part's every reading asks).
     type Index = crate::name_hash::NameMap<&'static str, Vec<&'static Printer>>;
     static BY_PROGRAM: std::sync::OnceLock<Index> = std::sync::OnceLock::new();
-    let index = BY_PROGRAM.get_or_init(|| {
-        let mut index = Index::default();
-        for row in PRINTERS {
-            for program in row.programs {
-                index.entry(program).or_default().push(row);
-            }
-        }
-        index
-    });
+    let index =
+        BY_PROGRAM.get_or_init(|| crate::name_hash::index_by_name(PRINTERS, |r| r.programs));
     index
         .get(program)?
         .iter()
