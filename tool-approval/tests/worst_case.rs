@@ -155,9 +155,14 @@ fn a_long_line_that_needs_the_grammar_names_the_step_budget() {
 }
 
 #[test]
-fn thousands_of_git_alias_definitions_name_the_alias_limit() {
-    let line = format!("git {} a0", "-c alias.aI='!git aI+1' ".repeat(3000));
+fn many_git_alias_definitions_name_the_alias_limit() {
+    // More definitions than are expanded: the alias limit.
+    let line = format!("git {} a0", "-c alias.aI='!git aI+1' ".repeat(100));
     assert_limit(&line, "limits/alias-chain");
+    // Thousands of them are more text than the grammar reads in its
+    // budget: the line is not read further, which is a limit too.
+    let line = format!("git {} a0", "-c alias.aI='!git aI+1' ".repeat(3000));
+    assert_limit(&line, "limits/step-budget");
     // A handful still expands: the deny rule sees the push behind two aliases.
     let few = "git -c alias.a=b -c alias.b=push a";
     let decision = decide(ApprovalMode::Manual, few);

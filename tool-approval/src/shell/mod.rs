@@ -145,10 +145,10 @@ static NO_ADDITIONS: ShellSyntax = ShellSyntax::empty();
 /// | more simple commands on a line than are read ([`MAX_LINE_PARTS`]), or a salvaged reading of text read two ways cut short (32 command starts, 1 024 parts) | `limits/part-count` |
 /// | more scripts than are parsed: in options and behind host wrappers (16 a line), commands found in programs (16), scripts of a salvaged segment (4) | `limits/script-count` |
 /// | more to analyse than the line's step budget (proportional to its length: each script parsed, each part recovered, each reading through wrappers, each step of a brace expansion costs steps; `watch watch … CMD`, wrappers stacked thousands deep, `{,}{,}…`) | `limits/step-budget` (asks, never runs) |
-/// | more grammar work than a line may take whatever its length (some 8 ms: about 15 KiB of text that is not plain; plain lines — words joined by `&&`, `\|\|`, `;`, `\|` — of any length up to the size limit are split without the grammar) | `limits/step-budget` |
+/// | more grammar work than a line may take whatever its length (some 5 ms: about 10 KiB of text that is not plain; plain lines — words joined by `&&`, `\|\|`, `;`, `\|` — of any length up to the size limit are split without the grammar) | `limits/step-budget` |
 ///
 /// The trade-off: no input up to the size limit should take more than
-/// about 10 ms, so a line of more than some 15 KiB that needs the grammar
+/// about 10 ms, so a line of more than some 10 KiB that needs the grammar
 /// (quotes, substitutions, here-documents, braces) is not read whole: it
 /// asks, naming the limit, and a deny rule in its unread text asks
 /// instead of blocking. A shell line that long from a model is not
