@@ -218,6 +218,14 @@ pub(super) fn rm_recursive_root(view: &[String], ctx: &Ctx<'_>) -> bool {
             });
             deletes && find_roots(view).iter().any(|t| is_precious_tree(t, ctx))
         }
+        // `fd . / -x rm -rf`: what fd finds under its search paths is removed.
+        "fd" | "fdfind" => {
+            let deletes = view.windows(2).any(|w| {
+                matches!(w, [a, b] if FD_EXEC.contains(&a.as_str())
+                        && matches!(basename(b), "rm" | "shred" | "unlink" | "rmdir"))
+            });
+            deletes && fd_roots(view).iter().any(|t| is_precious_tree(t, ctx))
+        }
         _ => false,
     }
 }
@@ -300,6 +308,80 @@ pub(super) fn find_roots(view: &[String]) -> Vec<&str> {
         out.push(word.as_str());
     }
     out
+}
+
+/// fd's options that run a command with what it finds (the rest of the
+/// words, up to `;`).
+const FD_EXEC: &[&str] = &["-x", "--exec", "-X", "--exec-batch"];
+
+/// fd's options that take a separate value (`-e rs`; `--exclude=x` holds
+/// its own).
+const FD_VALUED: &[&str] = &[
+    "-e",
+    "--extension",
+    "-t",
+    "--type",
+    "-E",
+    "--exclude",
+    "-d",
+    "--max-depth",
+    "--min-depth",
+    "--exact-depth",
+    "-S",
+    "--size",
+    "--changed-within",
+    "--change-newer-than",
+    "--newer",
+    "--changed-before",
+    "--change-older-than",
+    "--older",
+    "-o",
+    "--owner",
+    "-j",
+    "--threads",
+    "--max-results",
+    "--ignore-file",
+    "-c",
+    "--color",
+    "--path-separator",
+    "--format",
+    "--batch-size",
+    "--max-buffer-time",
+];
+
+/// Where `fd [OPTIONS] [PATTERN] [PATH…]` searches: the paths after the
+/// pattern, `--search-path` values and `--base-directory` (the working
+/// directory when none is named). Reading stops at the command to run.
+pub(super) fn fd_roots(view: &[String]) -> Vec<&str> {
+    let mut roots = Vec::new();
+    let mut positional = 0usize;
+    let mut iter = view.iter().skip(1);
+    while let Some(word) = iter.next() {
+        let w = word.as_str();
+        if FD_EXEC.contains(&w) {
+            break;
+        }
+        if let Some(value) = ["--search-path=", "--base-directory="]
+            .iter()
+            .find_map(|p| w.strip_prefix(p))
+        {
+            roots.push(value);
+        } else if matches!(w, "--search-path" | "--base-directory") {
+            roots.extend(iter.next().map(String::as_str));
+        } else if FD_VALUED.contains(&w) {
+            iter.next();
+        } else if !w.starts_with('-') || w == "-" {
+            positional += 1;
+            // The first is the pattern.
+            if positional > 1 {
+                roots.push(w);
+            }
+        }
+    }
+    if roots.is_empty() {
+        roots.push(".");
+    }
+    roots
 }
 
 /// A function whose body calls itself twice, or in a pipeline or the
