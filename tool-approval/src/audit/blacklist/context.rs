@@ -238,6 +238,13 @@ enum SetterForm {
     /// The last operand names a variable whose value is read at run time
     /// (`mapfile NAME`).
     LastName,
+    /// Options before the subcommand that stand for a variable
+    /// (`git --git-dir=DIR` is `GIT_DIR=DIR`): option and variable, then
+    /// the program's options that take a separate value.
+    Options(
+        &'static [(&'static str, &'static str)],
+        &'static [&'static str],
+    ),
 }
 
 /// Commands that set environment variables for programs started later
@@ -261,6 +268,25 @@ const ENV_SETTERS: &[(&[&str], &[&str], SetterForm)] = &[
         SetterForm::Assignments,
     ),
     (&["mapfile", "readarray"], &[], SetterForm::LastName),
+    (
+        &["git"],
+        &[],
+        SetterForm::Options(
+            &[("--git-dir", "GIT_DIR"), ("--exec-path", "GIT_EXEC_PATH")],
+            GIT_VALUED,
+        ),
+    ),
+];
+
+/// git's own options that take a separate value (before the subcommand).
+const GIT_VALUED: &[&str] = &[
+    "-C",
+    "-c",
+    "--git-dir",
+    "--work-tree",
+    "--namespace",
+    "--config-env",
+    "--super-prefix",
 ];
 
 /// The variables a command of [`ENV_SETTERS`] sets.
@@ -269,6 +295,9 @@ fn setter_names(program: &str, view: &[String]) -> Vec<EnvSet> {
     else {
         return Vec::new();
     };
+    if let SetterForm::Options(options, valued) = form {
+        return option_names(view, options, valued);
+    }
     let operands: Vec<&String> = view
         .iter()
         .skip(1)
@@ -297,7 +326,37 @@ fn setter_names(program: &str, view: &[String]) -> Vec<EnvSet> {
             .map(|name| ((*name).clone(), None))
             .into_iter()
             .collect(),
+        SetterForm::Options(..) => Vec::new(),
     }
+}
+
+/// The variables `options` stand for among the options before the
+/// subcommand (`--git-dir DIR`, `--git-dir=DIR`; `--exec-path` alone
+/// prints and sets nothing).
+fn option_names(view: &[String], options: &[(&str, &str)], valued: &[&str]) -> Vec<EnvSet> {
+    let mut out = Vec::new();
+    let mut words = view.iter().skip(1);
+    while let Some(word) = words.next() {
+        if !word.starts_with('-') || word == "--" {
+            break;
+        }
+        let (option, inline) = match word.split_once('=') {
+            Some((o, v)) => (o, Some(v.to_owned())),
+            None => (word.as_str(), None),
+        };
+        let separate = inline.is_none() && valued.contains(&option);
+        let value = if separate {
+            words.next().cloned()
+        } else {
+            inline
+        };
+        if let Some((_, name)) = options.iter().find(|(o, _)| *o == option)
+            && value.is_some()
+        {
+            out.push(((*name).to_owned(), value));
+        }
+    }
+    out
 }
 
 /// Whether `word` is a short-flag bundle holding `flag` (`-n`, `-gn`).
