@@ -648,8 +648,10 @@ impl Blacklist {
                         add_path(&mut facts.paths, word, here, home);
                     }
                     // `dd of=/etc/passwd`, `make DESTDIR=/etc/x`: an operand
-                    // `KEY=VALUE` whose value is a path names that path.
-                    if !word.starts_with('-')
+                    // `KEY=VALUE` whose value is a path names that path; so
+                    // does a long option's value
+                    // (`--pathspec-from-file=.streamlit/secrets.toml`).
+                    if (!word.starts_with('-') || word.starts_with("--"))
                         && let Some((_, value)) = word.split_once('=')
                         && looks_like_path(value)
                         && seen.insert((value.to_owned(), here.map(Path::to_path_buf)))
