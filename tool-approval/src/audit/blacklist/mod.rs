@@ -95,7 +95,7 @@ use commands::*;
 use paths::*;
 use persistence::{
     edits_crontab, is_code_execution_file, is_persistence_path, is_system_binary, kernel_modules,
-    kills_everything, sets_capabilities, writes_matching, written_operands,
+    kills_everything, sets_capabilities, sets_package_script, writes_matching, written_operands,
 };
 use setuid::{interpreter_copies, setuid_shell, setuid_targets};
 
@@ -256,7 +256,7 @@ const BUILTINS: &[(Builtin, &str, InterventionPolicy, &str)] = &[
         Builtin::CodeExecutionFile,
         "code-execution-file",
         Required,
-        "writes a file whose contents tools execute (.git/hooks, .git/config, .envrc, editor task files)",
+        "writes a file whose contents tools execute (.git/hooks, .git/config, .envrc, editor task files, package.json scripts)",
     ),
     (
         Builtin::FirewallOff,
@@ -922,7 +922,9 @@ fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>) -> bool {
             // A file tool's path argument: the tool may write it (no tool
             // says whether it only reads).
             facts.arg_paths.iter().any(|p| is_code_execution_file(p))
-                || any_view(&|v, part| writes_matching(v, part, is_code_execution_file))
+                || any_view(&|v, part| {
+                    writes_matching(v, part, is_code_execution_file) || sets_package_script(v)
+                })
                 || writes_after_cd(facts, ctx, is_code_execution_file)
         }
     }

@@ -1,7 +1,8 @@
 //! Commands that change the running system or plant code that runs later:
 //! kernel modules, file capabilities, signalling every process, cron jobs,
 //! login scripts, and the files inside a workspace that make tools run code
-//! (`.git/hooks`, `.git/config`, `.envrc`, editor task files).
+//! (`.git/hooks`, `.git/config`, `.envrc`, editor task files, the scripts
+//! of `package.json`).
 //!
 //! Writes are what count for the path checks: `cat ~/.bashrc` reads a login
 //! script and runs; `echo x >> ~/.bashrc` plants one and is flagged. A write
@@ -69,6 +70,44 @@ fn kill_targets(view: &[String]) -> impl Iterator<Item = &str> {
 /// `crontab FILE`, `crontab -e`, `crontab -r`, `crontab -` (not `crontab -l`).
 pub(super) fn edits_crontab(view: &[String]) -> bool {
     program(view) == "crontab" && !invocation(view).has_flag(&['l'], &["list"])
+}
+
+/// Package-manager commands that write a script of `package.json`, which
+/// the manager runs later (`postinstall` on the next install, `test` on
+/// `npm test`): programs, the subcommand words, and whether only
+/// `scripts.…` keys count (`pkg set`) or every operand is a script name
+/// (`set-script`).
+const PACKAGE_SCRIPT_WRITERS: &[(&[&str], &[&str], bool)] = &[
+    (&["npm", "pnpm"], &["pkg", "set"], true),
+    (&["bun"], &["pm", "pkg", "set"], true),
+    (&["npm"], &["set-script"], false),
+];
+
+/// `npm pkg set scripts.postinstall=./x`, `npm set-script prepare CMD`:
+/// code planted in `package.json` that a later install or run executes.
+pub(super) fn sets_package_script(view: &[String]) -> bool {
+    let name = program(view);
+    if !PACKAGE_SCRIPT_WRITERS
+        .iter()
+        .any(|(programs, _, _)| programs.contains(&name))
+    {
+        return false;
+    }
+    // The program table knows which options take values (`--prefix app`).
+    let operands = invocation(view).operands;
+    PACKAGE_SCRIPT_WRITERS
+        .iter()
+        .filter(|(programs, _, _)| programs.contains(&name))
+        .any(|(_, subcommand, keyed)| {
+            operands.starts_with(subcommand)
+                && operands.get(subcommand.len()..).is_some_and(|rest| {
+                    !rest.is_empty()
+                        && (!keyed
+                            || rest
+                                .iter()
+                                .any(|w| w.starts_with("scripts.") || w.starts_with("scripts[")))
+                })
+        })
 }
 
 /// A file inside the system's program, library or boot folders (a row of
