@@ -159,8 +159,12 @@ pub struct ApiDefinition {
     /// JSON Schema of the arguments, as the model receives it, less the
     /// [`SharedDefs`](crate::SharedDefs) it refers to when it has some
     /// ([`parameters_schema`](Self::parameters_schema) is the whole schema).
-    #[serde(default = "empty_object_schema")]
-    pub parameters: Value,
+    ///
+    /// Held whole or composed of shared property schemas (see
+    /// [`Parameters`](crate::Parameters)); either way it reads, serialises
+    /// and compares as the JSON Schema [`Value`].
+    #[serde(default)]
+    pub parameters: crate::Parameters,
     /// Default time budget of one call, in milliseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default_timeout_ms: Option<u64>,
@@ -226,7 +230,7 @@ impl ApiDefinition {
         Self {
             name: name.into(),
             description: description.into(),
-            parameters: empty_object_schema(),
+            parameters: crate::Parameters::default(),
             default_timeout_ms: None,
             render_display_control: None,
             human_intervention: None,
@@ -236,9 +240,10 @@ impl ApiDefinition {
         }
     }
 
-    /// Replaces the parameters schema.
-    pub fn with_parameters(mut self, parameters: Value) -> Self {
-        self.parameters = parameters;
+    /// Replaces the parameters schema: a [`Value`], or [`Parameters`](crate::Parameters)
+    /// composed of shared property schemas.
+    pub fn with_parameters(mut self, parameters: impl Into<crate::Parameters>) -> Self {
+        self.parameters = parameters.into();
         self
     }
 
@@ -258,10 +263,23 @@ impl ApiDefinition {
     /// The whole JSON Schema of the arguments, as the model receives it:
     /// [`parameters`](Self::parameters) with the shared definitions it
     /// reaches added under `$defs`. Borrowed when there are none to add.
+    ///
+    /// A [composed](crate::Parameters::from_properties) schema not yet read
+    /// through `Deref` is built here and not kept.
     pub fn parameters_schema(&self) -> std::borrow::Cow<'_, Value> {
-        match &self.shared_defs {
-            Some(defs) => defs.complete(&self.parameters),
-            None => std::borrow::Cow::Borrowed(&self.parameters),
+        use std::borrow::Cow;
+        let own = self.parameters.to_cow();
+        let Some(defs) = &self.shared_defs else {
+            return own;
+        };
+        match own {
+            Cow::Borrowed(own) => defs.complete(own),
+            Cow::Owned(own) => {
+                if let Cow::Owned(complete) = defs.complete(&own) {
+                    return Cow::Owned(complete);
+                }
+                Cow::Owned(own)
+            }
         }
     }
 
@@ -294,10 +312,6 @@ impl ApiDefinition {
         self.touches_host = true;
         self
     }
-}
-
-fn empty_object_schema() -> Value {
-    serde_json::json!({"type": "object", "properties": {}})
 }
 
 /// Whether a result card starts collapsed or expanded.

@@ -220,28 +220,32 @@ fn check_reusing(
             );
         }
         let field = format!("{at}/parameters");
-        let Value::Object(schema) = &api.parameters else {
-            problem(
-                field,
-                Some(name),
-                format!(
-                    "must be a JSON Schema object, got {}",
-                    crate::manifest::json_kind(&api.parameters)
+        // A composed schema is an object schema by construction (and is
+        // not written out to be looked at).
+        if !api.parameters.is_composed() {
+            let Value::Object(schema) = &*api.parameters else {
+                problem(
+                    field,
+                    Some(name),
+                    format!(
+                        "must be a JSON Schema object, got {}",
+                        crate::manifest::json_kind(&api.parameters)
+                    ),
+                );
+                continue;
+            };
+            match schema.get("type") {
+                Some(Value::String(t)) if t == "object" => {}
+                None if schema.contains_key("properties") => {}
+                other => problem(
+                    format!("{field}/type"),
+                    Some(name),
+                    format!(
+                        "arguments must be described as `\"type\": \"object\"`, got {}",
+                        other.map_or_else(|| "nothing".to_owned(), Value::to_string)
+                    ),
                 ),
-            );
-            continue;
-        };
-        match schema.get("type") {
-            Some(Value::String(t)) if t == "object" => {}
-            None if schema.contains_key("properties") => {}
-            other => problem(
-                format!("{field}/type"),
-                Some(name),
-                format!(
-                    "arguments must be described as `\"type\": \"object\"`, got {}",
-                    other.map_or_else(|| "nothing".to_owned(), Value::to_string)
-                ),
-            ),
+            }
         }
         // A compilation that keeps no source stands for the parameters
         // unseen (the caller vouched for it): the whole schema, a copy when

@@ -190,7 +190,8 @@ fn an_invalid_resolved_manifest_is_left_out_and_reported() {
         })
         .resolver(|m: &ToolManifest, _| {
             let mut m = m.clone();
-            m.api[0].parameters = json!({"type": "object", "properties": {"x": {"type": 5}}});
+            m.api[0].parameters =
+                json!({"type": "object", "properties": {"x": {"type": 5}}}).into();
             Some(m)
         })
         .build()

@@ -11,11 +11,12 @@
 //! API is marked [`touching_host`](tool_core::ApiDefinition::touching_host).
 
 use serde_json::{Map, Value};
-use tool_core::{ApiDefinition, CompiledSchema, NameRules, ToolManifest};
+use tool_core::{ApiDefinition, CompiledSchema, NameRules, Parameters, ToolManifest};
 
 use crate::document::{ApiDocument, Operation};
 use crate::error::Error;
 use crate::fingerprint::schema_fingerprint;
+use crate::interned::Interned;
 
 /// The manifest `kind` of compiled API tools.
 pub const MANIFEST_KIND: &str = tool_core::ToolKind::Api.as_str();
@@ -105,7 +106,11 @@ pub fn api_definition(operation: &Operation) -> ApiDefinition {
 
 /// [`api_definition`] with its arguments schema already built and the
 /// operation's description given.
-fn definition_with(operation: &Operation, parameters: Value, description: String) -> ApiDefinition {
+fn definition_with(
+    operation: &Operation,
+    parameters: impl Into<Parameters>,
+    description: String,
+) -> ApiDefinition {
     let description = if description.is_empty() {
         format!(
             "{} {}",
@@ -177,6 +182,7 @@ pub(crate) fn take_manifest(
     manifest.kind = Some(tool_core::ToolKind::Api);
     manifest.api.reserve_exact(document.operations.len());
     let mut compiled = Vec::with_capacity(document.operations.len());
+    let mut interned = Interned::default();
     for op in &mut document.operations {
         let reusable = op
             .compiled
@@ -192,11 +198,14 @@ pub(crate) fn take_manifest(
                     parameter.schema = Value::Bool(true);
                     parameter.description = None;
                 }
-                (Some(schema), parameters)
+                (Some(schema), Parameters::from(parameters))
             }
             // Checked, nothing kept: the same parameters, built again.
-            Some((checked, None)) => (Some(checked), take_parameters_schema(op, definitions)),
-            None => (None, take_parameters_schema(op, definitions)),
+            Some((checked, None)) => (
+                Some(checked),
+                take_parameters_schema(op, definitions, &mut interned),
+            ),
+            None => (None, take_parameters_schema(op, definitions, &mut interned)),
         };
         // The description moves too: sending does not read it.
         let description = std::mem::take(&mut op.description);
@@ -210,12 +219,16 @@ pub(crate) fn take_manifest(
 
 /// [`parameters_schema_with`], moving each parameter's schema into it and
 /// leaving the parameter `true` (a schema accepting anything, allocating
-/// nothing) and no description: the manifest holds the whole schema
-/// once, and the tool reads each argument's `type` from it when sending.
-fn take_parameters_schema(operation: &mut Operation, definitions: Map<String, Value>) -> Value {
-    let mut properties = Map::with_capacity(operation.parameters.len());
-    let mut required = Vec::new();
-    for parameter in &mut operation.parameters {
+/// nothing) and no description: the manifest holds the whole schema, each
+/// argument's schema shared with every equal one of the document
+/// (`interned`), and the tool reads each argument's `type` from it when
+/// sending.
+fn take_parameters_schema(
+    operation: &mut Operation,
+    definitions: Map<String, Value>,
+    interned: &mut Interned,
+) -> Parameters {
+    let properties = operation.parameters.iter_mut().map(|parameter| {
         let mut schema = std::mem::replace(&mut parameter.schema, Value::Bool(true));
         if let Value::Object(object) = &mut schema
             && let Some(description) = parameter.description.take()
@@ -230,12 +243,9 @@ fn take_parameters_schema(operation: &mut Operation, definitions: Map<String, Va
             *object = roomy;
         }
         let name = parameter.argument_name().to_owned();
-        if parameter.required {
-            required.push(Value::String(name.clone()));
-        }
-        properties.insert(name, schema);
-    }
-    object_schema(properties, required, definitions)
+        (name, interned.share(schema), parameter.required)
+    });
+    Parameters::from_properties(properties.collect::<Vec<_>>(), definitions)
 }
 
 #[cfg(test)]

@@ -23,9 +23,7 @@ use crate::document::Operation;
 /// reads from an operation (seeded at random per process; what a collision
 /// can do is in the module docs).
 pub(crate) fn schema_fingerprint(operation: &Operation) -> u64 {
-    static SEED: OnceLock<u64> = OnceLock::new();
-    let seed = *SEED.get_or_init(|| RandomState::new().build_hasher().finish());
-    let mut hasher = Fingerprinter(seed);
+    let mut hasher = Fingerprinter(seed());
     hasher.write_usize(operation.parameters.len());
     for parameter in &operation.parameters {
         parameter.argument_name().hash(&mut hasher);
@@ -42,6 +40,36 @@ pub(crate) fn schema_fingerprint(operation: &Operation) -> u64 {
         hash_json(&mut hasher, schema);
     }
     hasher.finish()
+}
+
+/// A hash of `value` (seeded per process) for which JSON equal in order
+/// ([`same_json`]) hashes alike.
+pub(crate) fn json_hash(value: &Value) -> u64 {
+    let mut hasher = Fingerprinter(seed());
+    hash_json(&mut hasher, value);
+    hasher.finish()
+}
+
+/// `a == b` for JSON, objects compared entry by entry in order (equal
+/// objects in another order serialise differently, so they differ here).
+pub(crate) fn same_json(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(a), Value::Object(b)) => {
+            a.len() == b.len()
+                && a.iter()
+                    .zip(b)
+                    .all(|((ka, va), (kb, vb))| ka == kb && same_json(va, vb))
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_json(a, b))
+        }
+        (a, b) => a == b,
+    }
+}
+
+fn seed() -> u64 {
+    static SEED: OnceLock<u64> = OnceLock::new();
+    *SEED.get_or_init(|| RandomState::new().build_hasher().finish())
 }
 
 /// Hashes JSON so that values unequal as [`Value`]s (or equal objects in

@@ -87,6 +87,7 @@ mod error;
 mod execute;
 mod fingerprint;
 mod import;
+mod interned;
 mod method;
 mod narrow;
 mod pointer;

@@ -279,7 +279,7 @@ impl Tool for OpenApiTool {
             .by_name
             .get(api)
             .ok_or_else(|| self.manifest.unknown_api(api))?;
-        let arguments = self.manifest.api.get(index).map(|api| &api.parameters);
+        let arguments = self.manifest.api.get(index).map(|api| &*api.parameters);
         run(&self.document, index, arguments, args, &self.settings, ctx).await
     }
 }

@@ -823,3 +823,42 @@ async fn a_schema_the_import_vouched_for_that_does_not_compile_answers_schema_un
         .await;
     assert_eq!(out.error_code().unwrap(), "ssrf_blocked", "{out:?}");
 }
+
+#[test]
+fn registered_tools_share_equal_argument_schemas_and_validate_as_before() {
+    let top = json!({"name": "top", "in": "query", "description": "How many.",
+        "schema": {"type": "integer", "minimum": 1}});
+    let doc = json!({"openapi": "3.0.3", "info": {"title": "T", "version": "1"},
+        "servers": [{"url": "https://api.example.com"}],
+        "paths": {
+            "/users": {"get": {"operationId": "listUsers", "parameters": [top.clone()], "responses": {}}},
+            "/groups/{id}": {"get": {"operationId": "listGroups", "parameters": [top,
+                {"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}],
+                "responses": {}}}}});
+    let import = tool_openapi::import_value(&doc, &ImportOptions::new()).unwrap();
+    // What an API definition of each operation holds whole.
+    let whole: Vec<String> = import
+        .document
+        .operations
+        .iter()
+        .map(|op| serde_json::to_string(&tool_openapi::api_definition(op)).unwrap())
+        .collect();
+    let mut registry = ToolRegistry::new().with_name_rules(NameRules::Foreign);
+    OpenApiTool::builder(import.document, "t")
+        .register(&mut registry)
+        .unwrap();
+    let manifest = registry.manifests().next().unwrap().clone();
+    for (api, whole) in manifest.api.iter().zip(&whole) {
+        assert!(api.parameters.is_composed(), "{}", api.name);
+        assert_eq!(&serde_json::to_string(api).unwrap(), whole);
+    }
+    assert_eq!(
+        manifest.api[1].parameters["properties"]["top"],
+        json!({"type": "integer", "minimum": 1, "description": "How many."})
+    );
+    // Validated against the whole schema, as before.
+    let schema = tool_core::CompiledSchema::compile(&manifest.api[1].parameters_schema()).unwrap();
+    assert!(schema.is_valid(&json!({"id": "g", "top": 3})));
+    assert!(!schema.is_valid(&json!({"id": "g", "top": 0})));
+    assert!(!schema.is_valid(&json!({"top": 3})));
+}

@@ -73,6 +73,6 @@ impl<'a> CallRef<'a> {
     pub fn schema(&self) -> Option<&'a Value> {
         self.manifest
             .and_then(|m| m.api(self.api))
-            .map(|a| &a.parameters)
+            .map(|a| &*a.parameters)
     }
 }
