@@ -304,7 +304,12 @@ fn triggers(shell: &ShellCommand, prefix: &[String]) -> Option<Option<Hazard>> {
         }
         // `echo push | xargs git`: `git` runs with words read from the
         // input, which may complete the prefix.
-        if unsure.is_none() && stdin_commands(part).any(|view| could_complete(view, prefix)) {
+        if unsure.is_none()
+            && stdin_commands(part).any(|view| {
+                could_complete(view, prefix)
+                    || starts_with_through_options_as(view, prefix, word_could_be)
+            })
+        {
             unsure = Some(Hazard::UnreadScript);
         }
     }
@@ -321,12 +326,13 @@ fn triggers(shell: &ShellCommand, prefix: &[String]) -> Option<Option<Hazard>> {
     }
 }
 
-/// Whether `view` (a command whose arguments continue with unknown words)
-/// starts like `prefix`: every word it has matches, and it is not longer.
+/// Whether `view` (a command whose arguments continue with unknown words,
+/// or hold words of the input: `xargs -I{} git {}`) starts like `prefix`:
+/// every word it has could be the prefix's, and it is not longer.
 fn could_complete(view: &[String], prefix: &[String]) -> bool {
     !view.is_empty()
         && view.len() <= prefix.len()
-        && view.iter().zip(prefix).all(|(w, p)| word_matches(w, p))
+        && view.iter().zip(prefix).all(|(w, p)| word_could_be(w, p))
 }
 
 /// A command's word against a prefix rule's word: equal, or an unquoted

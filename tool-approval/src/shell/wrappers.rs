@@ -573,6 +573,29 @@ fn stdin_argument_commands(views: &[Vec<String>]) -> Vec<StdinCommand> {
         if len == 0 {
             continue;
         }
+        // `xargs -I{} git {}`: the input replaces the marker, so a word
+        // holding it is read as computed (`git ${STDIN}`).
+        let markers = replace_markers(name, rest);
+        if prefix
+            .iter()
+            .chain(after)
+            .skip(1)
+            .any(|w| markers.iter().any(|m| w.contains(m)))
+        {
+            let replaced = prefix
+                .iter()
+                .chain(after)
+                .enumerate()
+                .map(|(i, w)| match i {
+                    0 => basename(w).to_owned(),
+                    _ => markers
+                        .iter()
+                        .fold(w.clone(), |w, m| w.replace(m, STDIN_WORD)),
+                })
+                .collect();
+            out.push(StdinCommand::Words(replaced));
+            continue;
+        }
         // Compared before it is copied: `xargs xargs … ls` runs what its
         // next view holds, and gives each command once.
         let words = || prefix.iter().chain(after).enumerate();
@@ -601,6 +624,44 @@ fn stdin_argument_commands(views: &[Vec<String>]) -> Vec<StdinCommand> {
             .collect();
         out.push(StdinCommand::Words(inner));
     }
+    out
+}
+
+/// How a word the input replaces is spelled in a command read from
+/// `xargs -I{}`/`parallel`: an expansion, so prefix rules read it as
+/// anything.
+const STDIN_WORD: &str = "${STDIN}";
+
+/// The markers `xargs`/`parallel` replace with words of the input:
+/// xargs's `-I R`, `-IR`, `--replace=R` (`-i` and `--replace` alone: `{}`),
+/// read among its options before the command; parallel's `{}` family
+/// (`{.}`, `{/}`, `{//}`, `{/.}`, `{#}`, `{%}`) and its `-I R`.
+fn replace_markers(program: &str, args: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    if program == "parallel" {
+        out.extend(["{}", "{.}", "{/}", "{//}", "{/.}", "{#}", "{%}"].map(String::from));
+    }
+    let mut words = args.iter();
+    while let Some(w) = words.next() {
+        if !w.starts_with('-') || w == "--" {
+            break;
+        }
+        if w == "-I" {
+            out.extend(words.next().cloned());
+        } else if let Some(r) = w
+            .strip_prefix("-I")
+            .or_else(|| w.strip_prefix("--replace="))
+        {
+            out.push(r.to_owned());
+        } else if program == "xargs" && (w == "-i" || w == "--replace") {
+            out.push("{}".to_owned());
+        } else if program == "xargs"
+            && let Some(r) = w.strip_prefix("-i")
+        {
+            out.push(r.to_owned());
+        }
+    }
+    out.retain(|m| !m.is_empty());
     out
 }
 
