@@ -44,6 +44,7 @@ mod syntax;
 pub(crate) mod table;
 mod types;
 pub(crate) mod unread_code;
+mod variables;
 mod walk;
 pub(crate) mod wildcard;
 pub(crate) mod words;
@@ -125,6 +126,7 @@ static NO_ADDITIONS: ShellSyntax = ShellSyntax::empty();
 /// | `$'\x72m'`, `{rm,-rf,/}`, `cat /etc/{shadow,passwd}`, `git pus{h..h}`, `{01..10}` | decoded first, as Bash does: ANSI-C escapes give literal words, brace expansion gives the words it spells (bounded; past the bound `limits/step-budget`) |
 /// | `x=${y:=$(CMD)}`, `unset 'a[$(CMD)]'`, `printf -v 'a[$(CMD)]'`, `coproc NAME { CMD; }` | the substitution or command inside, parsed like the line; `$(( a[$i] ))` (a subscript that expands a variable) is a script not on the line |
 /// | `x='$(CMD)'; echo ${x@P}`, `x='a[$(CMD)]'; echo $((x))` (also `${!x}`, `[[ x -eq 0 ]]`, `let x`, `declare -i`, `${s:x}`), `coproc sh; echo CMD >&${COPROC[1]}`, `echo CMD > >(sh)` | code stored as text and evaluated later, or printed into a shell: parsed like the line too, and a script not on the line (`limits/unread-script`) |
+/// | `h=~/.bashrc; echo x >> "$h"`, `f=.env; cat $f`, `export H=…`, `r=push; git $r` | a literal the line assigned (once; no expansion but `$HOME`, no glob or space) read where it is used, as a second reading of the part (`shell::variables`; `cd $d` is not read again, so later parts stay where the line leaves them unknown) |
 /// | `git $SUB origin`, `git pu$1sh`, `git "$(echo push)"` | an argument computed at run time that could spell a deny or `always` rule's word: that rule *might* apply (`limits/computed-word`) |
 /// | `cat x.sh \| sh`, `curl … \| bash`, `. /dev/stdin`, `xargs sh -c`, `… \| xargs git`, `git --config-env=alias.x=V` | a script not on the line: every deny rule *might* apply (`limits/unread-script`) |
 /// | `$X args`, `$(…) args`, `/bin/r[m]` | a computed command word (`limits/computed-command-word`); deny rules match a glob word against what it could name |
@@ -232,6 +234,7 @@ impl ShellCommand {
             out.parts.truncate(MAX_LINE_PARTS);
             out.hazards.push(Hazard::PartCount);
         }
+        variables::with_values_read(&mut out.parts);
         out.effects(syntax);
         if let Some(texts) = scripts::evaluated_later(source, &out.parts) {
             out.hazards.push(Hazard::UnreadScript);
