@@ -95,7 +95,8 @@ use commands::*;
 use paths::*;
 use persistence::{
     edits_crontab, is_code_execution_file, is_persistence_path, is_system_binary, kernel_modules,
-    kills_everything, sets_capabilities, sets_package_script, writes_matching, written_operands,
+    kills_everything, sets_capabilities, sets_package_script, starts_later, writes_matching,
+    written_operands,
 };
 use setuid::{interpreter_copies, setuid_shell, setuid_targets};
 
@@ -903,7 +904,9 @@ fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>) -> bool {
             // code-execution files).
             facts.arg_paths.iter().any(|p| is_persistence_path(p))
                 || any_view(&|v, part| {
-                    edits_crontab(v) || writes_matching(v, part, is_persistence_path)
+                    edits_crontab(v)
+                        || starts_later(v)
+                        || writes_matching(v, part, is_persistence_path)
                 })
                 || writes_after_cd(facts, ctx, is_persistence_path)
         }

@@ -72,6 +72,49 @@ pub(super) fn edits_crontab(view: &[String]) -> bool {
     program(view) == "crontab" && !invocation(view).has_flag(&['l'], &["list"])
 }
 
+/// Commands that make a program start later on their own (at boot, at
+/// login, after logout, on a schedule) without writing a file the path rows
+/// see: programs and the subcommands that do it.
+const STARTS_LATER: &[(&[&str], &[&str])] = &[
+    // A user's services keep running, and start at boot, without a login.
+    (&["loginctl"], &["enable-linger"]),
+    (
+        &["systemctl"],
+        &[
+            "enable",
+            "reenable",
+            "preset",
+            "preset-all",
+            "add-wants",
+            "add-requires",
+            "set-default",
+        ],
+    ),
+    (&["launchctl"], &["load", "bootstrap", "enable", "submit"]),
+    (&["update-rc.d"], &["defaults", "enable"]),
+    (&["rc-update"], &["add"]),
+    (&["chkconfig"], &["on", "--add"]),
+];
+
+/// `loginctl enable-linger`, `systemctl --user enable x.service`,
+/// `launchctl load …`: a service or job set to start later by itself.
+pub(super) fn starts_later(view: &[String]) -> bool {
+    let name = program(view);
+    let Some((_, subcommands)) = STARTS_LATER.iter().find(|(p, _)| p.contains(&name)) else {
+        return false;
+    };
+    let inv = invocation(view);
+    // `chkconfig NAME on`, `chkconfig --add NAME`: the word may come last.
+    let words = view.iter().skip(1).map(String::as_str);
+    match name {
+        "chkconfig" => words.into_iter().any(|w| subcommands.contains(&w)),
+        _ => inv
+            .operands
+            .first()
+            .is_some_and(|s| subcommands.contains(s)),
+    }
+}
+
 /// Package-manager commands that write a script of `package.json`, which
 /// the manager runs later (`postinstall` on the next install, `test` on
 /// `npm test`): programs, the subcommand words, and whether only
@@ -211,6 +254,43 @@ mod tests {
         assert!(!kills_everything(&v(&["kill", "-1", "1234"])));
         assert!(!kills_everything(&v(&["kill", "-9", "1234"])));
         assert!(kills_everything(&v(&["kill", "-1"])));
+    }
+
+    #[test]
+    fn services_set_to_start_later_and_package_scripts() {
+        for yes in [
+            &["loginctl", "enable-linger"][..],
+            &["systemctl", "--user", "enable", "--now", "x.service"],
+            &["launchctl", "load", "x.plist"],
+            &["chkconfig", "x", "on"],
+            &["rc-update", "add", "x", "default"],
+        ] {
+            assert!(starts_later(&v(yes)), "{yes:?}");
+        }
+        for no in [
+            &["loginctl", "show-user", "me"][..],
+            &["systemctl", "--user", "restart", "x.service"],
+            &["systemctl", "is-enabled", "x"],
+            &["chkconfig", "--list"],
+        ] {
+            assert!(!starts_later(&v(no)), "{no:?}");
+        }
+        for yes in [
+            &["npm", "pkg", "set", "scripts.postinstall=./x"][..],
+            &["npm", "--prefix", "app", "pkg", "set", "scripts.x=y"],
+            &["bun", "pm", "pkg", "set", "scripts.x=y"],
+            &["npm", "set-script", "prepare", "./x"],
+        ] {
+            assert!(sets_package_script(&v(yes)), "{yes:?}");
+        }
+        for no in [
+            &["npm", "pkg", "set", "name=x"][..],
+            &["npm", "pkg", "get", "scripts"],
+            &["npm", "pkg", "set"],
+            &["yarn", "pkg", "set", "scripts.x=y"],
+        ] {
+            assert!(!sets_package_script(&v(no)), "{no:?}");
+        }
     }
 
     #[test]
