@@ -379,11 +379,32 @@ pub(crate) fn unread_script_views<'a>(
         let name = basename(first);
         (matches!(name, "." | "source") && args.first().is_some_and(|f| is_stdin_file(f)))
             || (name == "git" && git_alias_from_env(args))
+            || (matches!(name, "mapfile" | "readarray") && callback_runs_input(args))
     }) || stdin.any(|view| {
         view.first().is_some_and(|p| {
             is_shell(basename(p)) || matches!(basename(p), "eval" | "." | "source")
         })
     })
+}
+
+/// `mapfile -C eval`, `readarray -C 'bash -c'`: the callback is handed each
+/// line read, and one that evaluates its arguments runs the input as code.
+fn callback_runs_input(args: &[String]) -> bool {
+    let mut words = args.iter();
+    while let Some(w) = words.next() {
+        let callback = match w.strip_prefix("-C") {
+            Some("") => words.next().map(String::as_str),
+            Some(inline) => Some(inline),
+            None => None,
+        };
+        if let Some(first) = callback.and_then(|c| tokenize(c).into_iter().next()) {
+            let name = basename(&first);
+            if is_shell(name) || matches!(name, "eval" | "." | "source") {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 /// Files a command runs without naming them, as rows: programs, the
