@@ -10,13 +10,15 @@
 //! argument (a multipart upload, a binary body) reads host files, so its
 //! API is marked [`touching_host`](tool_core::ApiDefinition::touching_host).
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
 use tool_core::{ApiDefinition, CompiledSchema, NameRules, Parameters, ToolManifest};
 
 use crate::document::{ApiDocument, Operation};
 use crate::error::Error;
 use crate::fingerprint::schema_fingerprint;
-use crate::interned::Interned;
+use crate::interned::{Interned, compact_copy};
 
 /// The manifest `kind` of compiled API tools.
 pub const MANIFEST_KIND: &str = tool_core::ToolKind::Api.as_str();
@@ -40,7 +42,7 @@ pub(crate) fn parameters_schema_with(
     let mut properties = Map::new();
     let mut required = Vec::new();
     for parameter in &operation.parameters {
-        let mut schema = parameter.schema.clone();
+        let mut schema = compact_copy(&parameter.schema);
         if let Value::Object(object) = &mut schema
             && let Some(description) = &parameter.description
             && !description.is_empty()
@@ -74,24 +76,6 @@ fn object_schema(
         schema.insert("$defs".into(), Value::Object(definitions));
     }
     Value::Object(schema)
-}
-
-/// A deep copy of `value` whose objects have room for exactly their
-/// entries. (`Value::clone` gives each object room for as many entries as
-/// its hash index holds, three for one entry: a document's thousands of
-/// copied definitions took about a third more memory.)
-pub(crate) fn compact_copy(value: &Value) -> Value {
-    match value {
-        Value::Array(items) => Value::Array(items.iter().map(compact_copy).collect()),
-        Value::Object(object) => {
-            let mut copy = Map::with_capacity(object.len());
-            for (key, child) in object {
-                copy.insert(key.clone(), compact_copy(child));
-            }
-            Value::Object(copy)
-        }
-        other => other.clone(),
-    }
 }
 
 /// The API definition of one operation (its shared definitions kept
@@ -183,6 +167,8 @@ pub(crate) fn take_manifest(
     manifest.api.reserve_exact(document.operations.len());
     let mut compiled = Vec::with_capacity(document.operations.len());
     let mut interned = Interned::default();
+    // What each parameter keeps: `true`, held once.
+    let anything = Arc::new(Value::Bool(true));
     for op in &mut document.operations {
         let reusable = op
             .compiled
@@ -195,7 +181,7 @@ pub(crate) fn take_manifest(
         let (schema, parameters) = match reusable.map(|(_, kept)| kept.into_source()) {
             Some((schema, Some(parameters))) => {
                 for parameter in &mut op.parameters {
-                    parameter.schema = Value::Bool(true);
+                    parameter.schema = Arc::clone(&anything);
                     parameter.description = None;
                 }
                 (Some(schema), Parameters::from(parameters))
@@ -203,9 +189,12 @@ pub(crate) fn take_manifest(
             // Checked, nothing kept: the same parameters, built again.
             Some((checked, None)) => (
                 Some(checked),
-                take_parameters_schema(op, definitions, &mut interned),
+                take_parameters_schema(op, definitions, &mut interned, &anything),
             ),
-            None => (None, take_parameters_schema(op, definitions, &mut interned)),
+            None => (
+                None,
+                take_parameters_schema(op, definitions, &mut interned, &anything),
+            ),
         };
         // The description moves too: sending does not read it.
         let description = std::mem::take(&mut op.description);
@@ -227,23 +216,22 @@ fn take_parameters_schema(
     operation: &mut Operation,
     definitions: Map<String, Value>,
     interned: &mut Interned,
+    anything: &Arc<Value>,
 ) -> Parameters {
     let properties = operation.parameters.iter_mut().map(|parameter| {
-        let mut schema = std::mem::replace(&mut parameter.schema, Value::Bool(true));
-        if let Value::Object(object) = &mut schema
-            && let Some(description) = parameter.description.take()
-            && !description.is_empty()
-            && !object.contains_key("description")
-        {
-            // Moved into a map with room for one more: inserting into a
-            // full one would double its room (see `compact_copy`).
-            let mut roomy = Map::with_capacity(object.len() + 1);
-            roomy.extend(std::mem::take(object));
-            roomy.insert("description".into(), Value::String(description));
-            *object = roomy;
-        }
+        let schema = std::mem::replace(&mut parameter.schema, Arc::clone(anything));
+        // An object schema takes the description (the parameter keeps none).
+        let schema = match schema.as_object().map(|o| o.contains_key("description")) {
+            Some(has_one) => match parameter.description.take() {
+                Some(description) if !description.is_empty() && !has_one => {
+                    interned.described(schema, description)
+                }
+                _ => schema,
+            },
+            None => schema,
+        };
         let name = parameter.argument_name().to_owned();
-        (name, interned.share(schema), parameter.required)
+        (name, schema, parameter.required)
     });
     Parameters::from_properties(properties.collect::<Vec<_>>(), definitions)
 }

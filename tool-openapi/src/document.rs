@@ -8,6 +8,8 @@
 //! ([`compile_manifest`](crate::compile_manifest)) and calling it over HTTP
 //! ([`OpenApiTool`](crate::OpenApiTool)) read nothing else.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tool_core::{CompiledSchema, HumanIntervention};
@@ -306,7 +308,12 @@ impl Operation {
         let mut reach = serde_json::Map::with_capacity(2);
         reach.insert(
             "properties".into(),
-            Value::Array(self.parameters.iter().map(|p| p.schema.clone()).collect()),
+            Value::Array(
+                self.parameters
+                    .iter()
+                    .map(|p| Value::clone(&p.schema))
+                    .collect(),
+            ),
         );
         reach.insert("$defs".into(), Value::Object(self.definitions.clone()));
         let reach = Value::Object(reach);
@@ -379,14 +386,34 @@ pub struct Parameter {
     /// Whether the model must give it.
     #[serde(default)]
     pub required: bool,
-    /// Its JSON Schema (narrow types map to `string`, `integer`, `number`, `boolean`).
-    pub schema: Value,
+    /// Its JSON Schema (narrow types map to `string`, `integer`, `number`,
+    /// `boolean`), shared: an import holds each distinct argument schema of
+    /// a document once (change one with `Arc::make_mut`, which copies it
+    /// when shared). Serialised as the schema.
+    #[serde(with = "shared_schema")]
+    pub schema: Arc<Value>,
     /// Whether the argument names workspace files (a path, or a list of
     /// paths, with the role [`ArgRole::Path`](tool_core::ArgRole::Path),
     /// `"x-role": "path"`, in its schema) whose bytes are sent:
     /// multipart file parts and binary bodies.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub file: bool,
+}
+
+/// A parameter's [`schema`](Parameter::schema) (de)serialised as the JSON it holds.
+mod shared_schema {
+    use std::sync::Arc;
+
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use serde_json::Value;
+
+    pub(super) fn serialize<S: Serializer>(schema: &Arc<Value>, out: S) -> Result<S::Ok, S::Error> {
+        Value::serialize(schema, out)
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(input: D) -> Result<Arc<Value>, D::Error> {
+        Value::deserialize(input).map(Arc::new)
+    }
 }
 
 impl Parameter {

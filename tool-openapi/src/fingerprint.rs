@@ -178,7 +178,7 @@ mod tests {
         let same = op.clone();
         assert_eq!(schema_fingerprint(op), schema_fingerprint(&same));
         let changes: [fn(&mut Operation); 5] = [
-            |op| op.parameters[0].schema["type"] = "integer".into(),
+            |op| std::sync::Arc::make_mut(&mut op.parameters[0].schema)["type"] = "integer".into(),
             |op| op.parameters[1].required = true,
             |op| op.parameters[0].description = Some("queries".into()),
             |op| op.parameters[0].name = "r".into(),

@@ -538,7 +538,7 @@ impl Validator {
             location,
             description,
             required: required.unwrap_or(location == Location::Path),
-            schema: json!({ "type": schema_type? }),
+            schema: std::sync::Arc::new(json!({ "type": schema_type? })),
             file: false,
         })
     }

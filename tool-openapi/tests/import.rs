@@ -97,7 +97,7 @@ fn petstore_30_yaml_imports_with_every_kind_of_ref() {
     assert_eq!(list.parameters.len(), 2);
     assert_eq!(list.parameters[0].name, "limit");
     assert_eq!(
-        list.parameters[0].schema,
+        *list.parameters[0].schema,
         json!({"type": "integer", "format": "int32", "maximum": 100, "default": 20})
     );
     assert_eq!(
@@ -110,7 +110,7 @@ fn petstore_30_yaml_imports_with_every_kind_of_ref() {
     let get = doc.operation("get_pets_id").unwrap();
     assert_eq!(get.parameters[0].location, Location::Path);
     assert_eq!(
-        get.parameters[0].schema,
+        *get.parameters[0].schema,
         json!({"type": "integer", "format": "int64", "exclusiveMinimum": 0})
     );
     assert_eq!(get.parameters[1].schema["type"], json!(["string", "null"]));
@@ -202,11 +202,11 @@ fn petstore_31_json_imports() {
     assert_eq!(list.security, ["token"]);
     let create = doc.operation("createPet").unwrap();
     assert_eq!(
-        create.parameters[1].schema,
+        *create.parameters[1].schema,
         json!({"enum": ["dog", "cat", null]})
     );
     assert_eq!(
-        create.parameters[3].schema,
+        *create.parameters[3].schema,
         json!({"type": "number", "exclusiveMinimum": 0})
     );
     // A recursive body via `+json`, with the sibling description kept.

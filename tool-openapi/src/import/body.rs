@@ -23,6 +23,8 @@
 //! - **Binary** (`application/octet-stream`, images, PDF…): one `body`
 //!   workspace path whose bytes are the body.
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value, json};
 use tool_core::ArgRole;
 
@@ -133,7 +135,7 @@ pub(crate) fn request_body<'b>(
                     argument,
                     location: Location::RequestBody,
                     description,
-                    schema: property,
+                    schema: Arc::new(property),
                     file,
                 });
             }
@@ -208,7 +210,7 @@ fn whole_body(
         location: Location::Body,
         description,
         required,
-        schema,
+        schema: Arc::new(schema),
         file,
     }
 }

@@ -20,6 +20,8 @@
 //! always dropped (see the schema module). A tool still over the budget
 //! after every step is reported as such.
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
 
 use crate::document::Parameter;
@@ -250,7 +252,7 @@ pub(crate) fn fit(
                 .cut_arguments
                 .push(parameters[i].argument_name().to_owned());
             reached = defs
-                .reach(parameters.iter().map(|p| &p.schema))
+                .reach(parameters.iter().map(|p| &*p.schema))
                 .unwrap_or_default();
         }
     }
@@ -315,7 +317,7 @@ fn shorten_descriptions(parameters: &mut [Parameter], description: &mut String) 
             count += 1;
         }
         let mut top = true;
-        each_schema(&mut p.schema, &mut |object| {
+        each_schema(Arc::make_mut(&mut p.schema), &mut |object| {
             let limit = if std::mem::take(&mut top) {
                 ARGUMENT_DESCRIPTION
             } else {
@@ -344,7 +346,7 @@ fn shorten(text: &mut String, limit: usize) -> bool {
 /// Step 4 on one argument: its type, format and role kept, with a note.
 fn cut_argument(parameter: &mut Parameter) {
     let mut cut = Map::new();
-    if let Value::Object(object) = &parameter.schema {
+    if let Value::Object(object) = &*parameter.schema {
         for key in ["type", "format", "x-role"] {
             if let Some(value) = object.get(key)
                 && !value.is_object()
@@ -367,7 +369,7 @@ fn cut_argument(parameter: &mut Parameter) {
     };
     cut.insert("description".into(), Value::String(description));
     parameter.description = None;
-    parameter.schema = Value::Object(cut);
+    parameter.schema = Arc::new(Value::Object(cut));
 }
 
 /// The document budget: over `options.max_document_chars`, one warning at

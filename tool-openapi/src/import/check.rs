@@ -29,6 +29,8 @@
 //!    its ECMA-262 patterns are repaired (see the pattern module) or the
 //!    message names the fault.
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
 use tool_core::{CompiledSchema, Violation};
 
@@ -207,7 +209,8 @@ pub(crate) fn compile_check(
     let mut fixed = 0;
     for parameter in &mut op.parameters {
         let arg = parameter.argument_name().to_owned();
-        for fix in pattern::repair(&mut parameter.schema) {
+        // A repair copies a schema other operations share.
+        for fix in pattern::repair(Arc::make_mut(&mut parameter.schema)) {
             fixed += 1;
             warnings.push(pattern_warning(
                 at,

@@ -502,6 +502,9 @@ fn import_node<'a>(
     let mut failures = Vec::new();
     let mut filtered_out = 0;
     let mut shortened = Vec::new();
+    // Each distinct argument schema, held once for every operation taking
+    // it (see the interned module).
+    let mut interned = crate::interned::Interned::default();
     // Each path item left as text is parsed here, into this arena, and
     // dropped with the next one: nothing kept borrows from it.
     let mut item_arena = Bump::new();
@@ -614,6 +617,9 @@ fn import_node<'a>(
                         shortened.push(cost);
                     }
                     converted.operation_id = id;
+                    for parameter in &mut converted.parameters {
+                        interned.share_in_place(&mut parameter.schema);
+                    }
                     converted_ops.push((at, label, converted, reached, plain, own_len));
                 }
                 Err(message) => failures.push(OperationFailure {

@@ -1,5 +1,7 @@
 //! One OpenAPI operation → one normalised [`Operation`].
 
+use std::sync::Arc;
+
 use serde_json::json;
 use tool_core::Violation;
 
@@ -164,7 +166,7 @@ pub(crate) fn convert<'a, 'b>(
             location,
             description: param.get("description").and_then(Node::as_str).map(short),
             required,
-            schema,
+            schema: Arc::new(schema),
             file: false,
         });
     }
@@ -237,7 +239,7 @@ pub(crate) fn convert<'a, 'b>(
         None => Vec::new(),
     };
 
-    let (reached, cut, defs) = converter.finish(parameters.iter().map(|p| &p.schema))?;
+    let (reached, cut, defs) = converter.finish(parameters.iter().map(|p| &*p.schema))?;
     if cut {
         warn(
             at.to_owned(),

@@ -29,7 +29,7 @@ use std::collections::{HashMap, VecDeque};
 use serde_json::{Map, Value};
 use tool_core::{CompiledSchema, Violation};
 
-use crate::compile::compact_copy;
+use crate::interned::compact_copy;
 
 pub(crate) use super::json_len::{json_len, object_len};
 use crate::import::refs::Refs;
