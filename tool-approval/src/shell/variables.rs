@@ -166,11 +166,13 @@ fn read_with(
         }
         None => word.clone(),
     };
+    // `p=/tmp/evil; PATH=$p git status`: an assignment's value too.
+    let assignments: Vec<String> = part.assignments.iter().map(&mut put_in).collect();
     let words: Vec<String> = part.words.iter().map(&mut put_in).collect();
     let redirects: Vec<String> = part.redirects.iter().map(&mut put_in).collect();
     let inputs: Vec<String> = part.inputs.iter().map(&mut put_in).collect();
     changed.then(|| SimpleCommand {
-        assignments: part.assignments.clone(),
+        assignments,
         words,
         redirects,
         nested: part.nested,
