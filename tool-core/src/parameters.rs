@@ -189,9 +189,10 @@ impl Deref for Parameters {
 }
 
 impl Default for Parameters {
-    /// `{"type": "object", "properties": {}}`.
+    /// `{"type": "object", "properties": {}}` (composed of no properties:
+    /// nothing is built until it is read).
     fn default() -> Self {
-        Self::from(serde_json::json!({"type": "object", "properties": {}}))
+        Self::from_properties([], Map::new())
     }
 }
 
@@ -352,6 +353,10 @@ mod tests {
         );
         let empty = Parameters::from_properties([], Map::new());
         assert_eq!(empty, json!({"type": "object", "properties": {}}));
+        assert_eq!(
+            serde_json::to_string(&Parameters::default()).unwrap(),
+            r#"{"type":"object","properties":{}}"#
+        );
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! so each compiled API composes its arguments schema of shared ones
 //! ([`tool_core::Parameters::from_properties`]).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
@@ -16,6 +16,9 @@ use crate::fingerprint::{json_hash, same_json};
 #[derive(Default)]
 pub(crate) struct Interned {
     by_hash: HashMap<u64, Vec<Arc<Value>>>,
+    /// The addresses of the schemas in `by_hash` (held there, so no other
+    /// schema has one of them).
+    held: HashSet<usize>,
     /// `(schema, description)` → the schema with that description, for
     /// [`described`](Self::described). Keyed by the schema's address, so
     /// the schema is held here too (the address stays its own).
@@ -31,18 +34,22 @@ impl Interned {
         }
         let schema = Arc::new(schema);
         held.push(Arc::clone(&schema));
+        self.held.insert(Arc::as_ptr(&schema) as usize);
         schema
     }
 
     /// Replaces `schema` by the held one equal to it (or holds it).
     pub(crate) fn share_in_place(&mut self, schema: &mut Arc<Value>) {
+        if self.held.contains(&(Arc::as_ptr(schema) as usize)) {
+            return;
+        }
         let held = self.by_hash.entry(json_hash(schema)).or_default();
-        match held
-            .iter()
-            .find(|h| Arc::ptr_eq(h, schema) || same_json(h, schema))
-        {
+        match held.iter().find(|h| same_json(h, schema)) {
             Some(found) => *schema = Arc::clone(found),
-            None => held.push(Arc::clone(schema)),
+            None => {
+                held.push(Arc::clone(schema));
+                self.held.insert(Arc::as_ptr(schema) as usize);
+            }
         }
     }
 

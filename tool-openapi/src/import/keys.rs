@@ -142,12 +142,25 @@ pub(crate) fn check(
     version: &str,
     warn: &mut impl FnMut(String, String),
 ) {
+    check_lazily(object, kind, &|| at.to_owned(), version, warn);
+}
+
+/// [`check`] with the object's pointer written only for a warning.
+pub(crate) fn check_lazily(
+    object: &Object<'_>,
+    kind: Kind,
+    at: &dyn Fn() -> String,
+    version: &str,
+    warn: &mut impl FnMut(String, String),
+) {
     if kind != Kind::PathItem && object.contains_key("$ref") {
         return;
     }
     let known = kind.known(version.starts_with("3.0"));
+    let mut base = None;
     for key in object.keys() {
         if !known.contains(&key) && !key.starts_with("x-") {
+            let at = base.get_or_insert_with(at);
             warn(
                 pointer::join(at, key),
                 format!(

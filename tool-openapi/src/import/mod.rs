@@ -505,6 +505,8 @@ fn import_node<'a>(
     // Each distinct argument schema, held once for every operation taking
     // it (see the interned module).
     let mut interned = crate::interned::Interned::default();
+    // Object bodies split into arguments, by the schema they refer to.
+    let mut splits = body::Splits::default();
     // Each path item left as text is parsed here, into this arena, and
     // dropped with the next one: nothing kept borrows from it.
     let mut item_arena = Bump::new();
@@ -575,6 +577,7 @@ fn import_node<'a>(
             let converted = operation::convert(
                 &cx,
                 &mut defs,
+                &mut splits,
                 path,
                 method,
                 item,

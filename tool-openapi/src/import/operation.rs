@@ -10,7 +10,7 @@ use crate::method::Method;
 use crate::pointer;
 
 use super::description::short;
-use super::keys::{Kind, check_node};
+use super::keys::{Kind, check_lazily, check_node};
 use super::node::{Node, Object};
 use super::refs::Refs;
 use super::schema::SchemaConverter;
@@ -51,6 +51,7 @@ pub(crate) struct Converted {
 pub(crate) fn convert<'a, 'b>(
     cx: &Context<'_, 'a>,
     defs: &mut SharedDefs<'a>,
+    splits: &mut super::body::Splits,
     path: &str,
     method: Method,
     path_item: &'b Object<'b>,
@@ -62,52 +63,55 @@ pub(crate) fn convert<'a, 'b>(
     let mut converter = SchemaConverter::new(defs);
     let mut warn = |pointer: String, message: String| warnings.push(Violation { pointer, message });
 
-    // Path-level parameters, then operation-level ones replacing them by (name, in).
-    let mut raw: Vec<(String, &Object<'_>)> = Vec::new();
-    for (level, (base, list)) in [
-        (
-            pointer::join(&pointer::join("/paths", path), "parameters"),
-            path_item.get("parameters"),
-        ),
-        (pointer::join(at, "parameters"), op.get("parameters")),
-    ]
-    .into_iter()
-    .enumerate()
+    // Path-level parameters (level 0), then operation-level ones (1)
+    // replacing them by (name, in). Their pointers are written only for a
+    // warning or a failure.
+    let list_at = |level: usize| match level {
+        0 => pointer::join(&pointer::join("/paths", path), "parameters"),
+        _ => pointer::join(at, "parameters"),
+    };
+    let item_pointer = |level: usize, index: usize| format!("{}/{index}", list_at(level));
+    let mut raw: Vec<((usize, usize), &Object<'_>)> = Vec::new();
+    for (level, list) in [path_item.get("parameters"), op.get("parameters")]
+        .into_iter()
+        .enumerate()
     {
         let Some(list) = list else { continue };
         let Some(list) = list.as_array() else {
-            return Err(format!("{base}: `parameters` must be a list"));
+            return Err(format!("{}: `parameters` must be a list", list_at(level)));
         };
         for (index, item) in list.iter().enumerate() {
-            let item_at = format!("{base}/{index}");
-            if level == 1 {
+            if level == 1
+                && let Some(object) = item.as_object()
+            {
                 // Path-level parameters are checked once with their path item.
-                check_node(item, Kind::Parameter, &item_at, cx.version, &mut warn);
+                check_lazily(
+                    object,
+                    Kind::Parameter,
+                    &|| item_pointer(level, index),
+                    cx.version,
+                    &mut warn,
+                );
             }
             let (resolved, _) = cx
                 .refs
                 .follow(item)
-                .map_err(|e| format!("{item_at}: {e}"))?;
+                .map_err(|e| format!("{}: {e}", item_pointer(level, index)))?;
             let Some(param) = resolved.as_object() else {
-                return Err(format!("{item_at}: a parameter must be an object"));
+                return Err(format!(
+                    "{}: a parameter must be an object",
+                    item_pointer(level, index)
+                ));
             };
-            let key = |p: &Object<'_>| {
-                (
-                    p.get("name")
-                        .and_then(Node::as_str)
-                        .unwrap_or("")
-                        .to_owned(),
-                    p.get("in").and_then(Node::as_str).unwrap_or("").to_owned(),
-                )
-            };
-            let this = key(param);
-            raw.retain(|(_, existing)| key(existing) != this);
-            raw.push((item_at, param));
+            let this = name_and_location(param);
+            raw.retain(|(_, existing)| name_and_location(existing) != this);
+            raw.push(((level, index), param));
         }
     }
 
     let mut parameters: Vec<Parameter> = Vec::new();
-    for (item_at, param) in raw {
+    for ((level, index), param) in raw {
+        let item_at = || item_pointer(level, index);
         let Some(name) = param
             .get("name")
             .and_then(Node::as_str)
@@ -116,7 +120,7 @@ pub(crate) fn convert<'a, 'b>(
             // Nothing can be sent for it; a path placeholder it was meant
             // for still fails below.
             warn(
-                item_at,
+                item_at(),
                 "a parameter without a `name` cannot be sent: left out".to_owned(),
             );
             continue;
@@ -128,7 +132,8 @@ pub(crate) fn convert<'a, 'b>(
             Some("cookie") => Location::Cookie,
             other => {
                 return Err(format!(
-                    "{item_at}: parameter `{name}` has `in: {}` (path, query, header or cookie)",
+                    "{}: parameter `{name}` has `in: {}` (path, query, header or cookie)",
+                    item_at(),
                     other.unwrap_or("missing")
                 ));
             }
@@ -137,13 +142,16 @@ pub(crate) fn convert<'a, 'b>(
             && IGNORED_HEADERS.contains(&name.to_ascii_lowercase().as_str())
         {
             warn(
-                item_at,
+                item_at(),
                 format!("header parameter `{name}` is ignored (the client sets it)"),
             );
             continue;
         }
         if location == Location::Header && http::HeaderName::from_bytes(name.as_bytes()).is_err() {
-            return Err(format!("{item_at}: `{name}` is not a valid header name"));
+            return Err(format!(
+                "{}: `{name}` is not a valid header name",
+                item_at()
+            ));
         }
         let schema = match (param.get("schema"), param.get("content")) {
             (Some(schema), _) => converter.argument(schema),
@@ -196,6 +204,7 @@ pub(crate) fn convert<'a, 'b>(
             .map_err(|e| format!("{body_at}: {e}"))?;
         body_format = super::body::request_body(
             &mut converter,
+            splits,
             body,
             &body_at,
             method,
@@ -294,6 +303,12 @@ pub(crate) fn convert<'a, 'b>(
         plain,
         own_len,
     })
+}
+
+/// What a parameter is unique by: its `name` and `in`.
+fn name_and_location<'o>(parameter: &'o Object<'_>) -> (&'o str, &'o str) {
+    let text = |key| parameter.get(key).and_then(Node::as_str).unwrap_or("");
+    (text("name"), text("in"))
 }
 
 /// Parameters are unique by `name` and `in`, arguments by name alone: a

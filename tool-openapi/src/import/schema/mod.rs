@@ -215,6 +215,12 @@ impl<'s, 'a> SchemaConverter<'s, 'a> {
         }
     }
 
+    /// How many problems were found and whether nesting was cut so far:
+    /// equal before and after a conversion when it found neither.
+    pub(crate) fn marks(&self) -> (usize, bool) {
+        (self.problems.len(), self.cut)
+    }
+
     /// One argument's schema: converted, its own `$ref`s written out.
     pub(crate) fn argument(&mut self, node: &Node<'_>) -> Value {
         let value = convert(self.defs, node, &mut self.cut);
