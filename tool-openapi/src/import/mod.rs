@@ -50,6 +50,7 @@
 //! An operation that cannot be represented is an [`OperationFailure`]; the
 //! rest still imports. [`import_batch`] returns what loaded and what failed.
 
+mod arguments;
 mod body;
 mod budget;
 mod check;
@@ -507,6 +508,8 @@ fn import_node<'a>(
     let mut interned = crate::interned::Interned::default();
     // Object bodies split into arguments, by the schema they refer to.
     let mut splits = body::Splits::default();
+    // Argument schemas converted, by their source.
+    let mut arguments = arguments::Arguments::default();
     // Each path item left as text is parsed here, into this arena, and
     // dropped with the next one: nothing kept borrows from it.
     let mut item_arena = Bump::new();
@@ -578,6 +581,7 @@ fn import_node<'a>(
                 &cx,
                 &mut defs,
                 &mut splits,
+                &mut arguments,
                 path,
                 method,
                 item,

@@ -52,6 +52,7 @@ pub(crate) fn convert<'a, 'b>(
     cx: &Context<'_, 'a>,
     defs: &mut SharedDefs<'a>,
     splits: &mut super::body::Splits,
+    arguments: &mut super::arguments::Arguments,
     path: &str,
     method: Method,
     path_item: &'b Object<'b>,
@@ -154,14 +155,14 @@ pub(crate) fn convert<'a, 'b>(
             ));
         }
         let schema = match (param.get("schema"), param.get("content")) {
-            (Some(schema), _) => converter.argument(schema),
+            (Some(schema), _) => arguments.argument(&mut converter, schema),
             (None, Some(Node::Object(content))) => {
                 match content.values().next().and_then(|m| m.get("schema")) {
-                    Some(schema) => converter.argument(schema),
-                    None => json!({}),
+                    Some(schema) => arguments.argument(&mut converter, schema),
+                    None => Arc::new(json!({})),
                 }
             }
-            _ => json!({"type": "string"}),
+            _ => Arc::new(json!({"type": "string"})),
         };
         let required = location == Location::Path
             || param
@@ -174,7 +175,7 @@ pub(crate) fn convert<'a, 'b>(
             location,
             description: param.get("description").and_then(Node::as_str).map(short),
             required,
-            schema: Arc::new(schema),
+            schema,
             file: false,
         });
     }
