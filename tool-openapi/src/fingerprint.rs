@@ -67,11 +67,6 @@ pub(crate) fn same_json(a: &Value, b: &Value) -> bool {
     }
 }
 
-/// A hasher seeded like the fingerprints (see the module docs).
-pub(crate) fn seeded() -> impl Hasher {
-    Fingerprinter(seed())
-}
-
 fn seed() -> u64 {
     static SEED: OnceLock<u64> = OnceLock::new();
     *SEED.get_or_init(|| RandomState::new().build_hasher().finish())

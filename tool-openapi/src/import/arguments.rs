@@ -5,20 +5,22 @@
 //! dropped as equal to one already held (see the interned module).
 
 use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
+use std::io::Write as _;
 use std::sync::Arc;
 
 use serde_json::Value;
 
 use super::node::Node;
 use super::schema::SchemaConverter;
-use crate::fingerprint::seeded;
 
-/// Converted argument schemas by their source (held as a value to compare
-/// with: the source may live in a path item's arena, dropped with it).
+/// Converted argument schemas by their source, written as [`key`] bytes
+/// (the source may live in a path item's arena, dropped with it; the
+/// bytes are about as long as its JSON, in one allocation).
 #[derive(Default)]
 pub(crate) struct Arguments {
-    by_hash: HashMap<u64, Vec<(Value, Arc<Value>)>>,
+    by_source: HashMap<Box<[u8]>, Arc<Value>>,
+    /// [`key`] of the source looked up last.
+    scratch: Vec<u8>,
 }
 
 impl Arguments {
@@ -30,84 +32,60 @@ impl Arguments {
         converter: &mut SchemaConverter<'_, '_>,
         source: &Node<'_>,
     ) -> Arc<Value> {
-        let mut hasher = seeded();
-        hash_node(&mut hasher, source);
-        let hash = hasher.finish();
-        if let Some((_, found)) = self
-            .by_hash
-            .get(&hash)
-            .and_then(|held| held.iter().find(|(held, _)| same(source, held)))
-        {
+        self.scratch.clear();
+        key(&mut self.scratch, source);
+        if let Some(found) = self.by_source.get(self.scratch.as_slice()) {
             return Arc::clone(found);
         }
         let marks = converter.marks();
         let converted = Arc::new(converter.argument(source));
         if converter.marks() == marks {
-            self.by_hash
-                .entry(hash)
-                .or_default()
-                .push((source.to_value(), Arc::clone(&converted)));
+            self.by_source
+                .insert(self.scratch.as_slice().into(), Arc::clone(&converted));
         }
         converted
     }
 }
 
-/// Hashes `node` so that nodes [`same`] as one value hash alike.
-fn hash_node(hasher: &mut impl Hasher, node: &Node<'_>) {
+/// Writes `node` as bytes equal for nodes that are one value (objects in
+/// order) and different otherwise: a tag per node, lengths before
+/// strings and lists.
+fn key(out: &mut Vec<u8>, node: &Node<'_>) {
+    let text = |out: &mut Vec<u8>, text: &str| {
+        out.extend_from_slice(&text.len().to_le_bytes());
+        out.extend_from_slice(text.as_bytes());
+    };
     match node {
-        Node::Null => hasher.write_u8(0),
-        Node::Bool(b) => {
-            hasher.write_u8(1);
-            b.hash(hasher);
-        }
+        Node::Null => out.push(0),
+        Node::Bool(b) => out.extend_from_slice(&[1, u8::from(*b)]),
         Node::Number(n) => {
-            hasher.write_u8(2);
-            n.hash(hasher);
+            out.push(2);
+            // Its JSON text, ended by a byte no number has.
+            let _ = write!(out, "{n};");
         }
         Node::String(s) => {
-            hasher.write_u8(3);
-            s.hash(hasher);
+            out.push(3);
+            text(out, s);
         }
         Node::Array(items) => {
-            hasher.write_u8(4);
-            hasher.write_usize(items.len());
+            out.push(4);
+            out.extend_from_slice(&items.len().to_le_bytes());
             for item in *items {
-                hash_node(hasher, item);
+                key(out, item);
             }
         }
         Node::Object(object) => {
-            hasher.write_u8(5);
-            hasher.write_usize(object.len());
-            for (key, item) in object.iter() {
-                key.hash(hasher);
-                hash_node(hasher, item);
+            out.push(5);
+            out.extend_from_slice(&object.len().to_le_bytes());
+            for (name, item) in object.iter() {
+                text(out, name);
+                key(out, item);
             }
         }
-        Node::Raw(text) => {
-            hasher.write_u8(6);
-            text.hash(hasher);
+        Node::Raw(raw) => {
+            out.push(6);
+            text(out, raw);
         }
-    }
-}
-
-/// Whether `node` is `value`, objects compared in order (text not parsed
-/// yet never is).
-fn same(node: &Node<'_>, value: &Value) -> bool {
-    match (node, value) {
-        (Node::Null, Value::Null) => true,
-        (Node::Bool(a), Value::Bool(b)) => a == b,
-        (Node::Number(a), Value::Number(b)) => a == b,
-        (Node::String(a), Value::String(b)) => *a == b,
-        (Node::Array(a), Value::Array(b)) => {
-            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same(a, b))
-        }
-        (Node::Object(a), Value::Object(b)) => {
-            a.len() == b.len()
-                && a.iter()
-                    .zip(b)
-                    .all(|((ka, va), (kb, vb))| ka == kb && same(va, vb))
-        }
-        _ => false,
     }
 }
 
