@@ -17,7 +17,7 @@ use tool_core::{ApiDefinition, CompiledSchema, NameRules, Parameters, ToolManife
 
 use crate::document::{ApiDocument, Operation};
 use crate::error::Error;
-use crate::fingerprint::schema_fingerprint;
+use crate::fingerprint::{SchemaHashes, schema_fingerprint_with};
 use crate::interned::{Interned, compact_copy};
 
 /// The manifest `kind` of compiled API tools.
@@ -167,14 +167,15 @@ pub(crate) fn take_manifest(
     manifest.api.reserve_exact(document.operations.len());
     let mut compiled = Vec::with_capacity(document.operations.len());
     let mut interned = Interned::default();
+    // Argument schemas hashed once each for the fingerprints.
+    let mut hashes = SchemaHashes::default();
     // What each parameter keeps: `true`, held once.
     let anything = Arc::new(Value::Bool(true));
     for op in &mut document.operations {
-        let reusable = op
-            .compiled
-            .0
-            .take()
-            .filter(|(fingerprint, _)| *fingerprint == schema_fingerprint(op));
+        let reusable =
+            op.compiled.0.take().filter(|(fingerprint, _)| {
+                *fingerprint == schema_fingerprint_with(op, &mut hashes)
+            });
         // The definitions move into the arguments schema (the tool sends
         // requests from the parameters alone), so they are held once.
         let definitions = std::mem::take(&mut op.definitions);

@@ -12,24 +12,34 @@
 //! compile is then refused on first call (`schema_unusable`) instead of at
 //! registration.
 
+use std::collections::HashMap;
 use std::hash::{BuildHasher, Hash, Hasher, RandomState};
+use std::sync::Arc;
 use std::sync::OnceLock;
 
 use serde_json::Value;
 
 use crate::document::Operation;
 
+/// [`schema_fingerprint_with`] hashing every argument schema afresh.
+#[cfg(test)]
+pub(crate) fn schema_fingerprint(operation: &Operation) -> u64 {
+    schema_fingerprint_with(operation, &mut SchemaHashes::default())
+}
+
 /// A fingerprint of everything [`parameters_schema`](crate::parameters_schema)
 /// reads from an operation (seeded at random per process; what a collision
-/// can do is in the module docs).
-pub(crate) fn schema_fingerprint(operation: &Operation) -> u64 {
+/// can do is in the module docs), each argument schema hashed once per
+/// address in `hashes` (an import's operations share their argument
+/// schemas).
+pub(crate) fn schema_fingerprint_with(operation: &Operation, hashes: &mut SchemaHashes) -> u64 {
     let mut hasher = Fingerprinter(seed());
     hasher.write_usize(operation.parameters.len());
     for parameter in &operation.parameters {
         parameter.argument_name().hash(&mut hasher);
         parameter.required.hash(&mut hasher);
         parameter.description.hash(&mut hasher);
-        hash_json(&mut hasher, &parameter.schema);
+        hasher.write_u64(hashes.of(&parameter.schema));
     }
     // The shared definitions are immutable and the parameters name those
     // they reach: whether there are any is what changes the schema.
@@ -40,6 +50,25 @@ pub(crate) fn schema_fingerprint(operation: &Operation) -> u64 {
         hash_json(&mut hasher, schema);
     }
     hasher.finish()
+}
+
+/// [`json_hash`]es of argument schemas by address, each schema held here
+/// so that its address stays its own while the hash is kept (a schema
+/// held elsewhere too is never changed in place: `Arc::make_mut` copies
+/// it).
+#[derive(Default)]
+pub(crate) struct SchemaHashes(HashMap<usize, (Arc<Value>, u64)>);
+
+impl SchemaHashes {
+    fn of(&mut self, schema: &Arc<Value>) -> u64 {
+        let address = Arc::as_ptr(schema) as usize;
+        if let Some((_, hash)) = self.0.get(&address) {
+            return *hash;
+        }
+        let hash = json_hash(schema);
+        self.0.insert(address, (Arc::clone(schema), hash));
+        hash
+    }
 }
 
 /// A hash of `value` (seeded per process) for which JSON equal in order
@@ -116,7 +145,7 @@ fn hash_json(hasher: &mut impl Hasher, value: &Value) {
     }
 }
 
-/// The hasher of [`schema_fingerprint`] (see the module docs).
+/// The hasher of [`schema_fingerprint_with`] (see the module docs).
 struct Fingerprinter(u64);
 
 impl Fingerprinter {

@@ -663,6 +663,8 @@ fn import_node<'a>(
     // no validator, so one check serves each. Only when nothing is kept
     // and the check repaired nothing (the schema is the one checked).
     let mut verdicts: HashMap<u64, Option<tool_core::CompiledSchema>> = HashMap::new();
+    // Argument schemas hashed once each for the fingerprints.
+    let mut hashes = crate::fingerprint::SchemaHashes::default();
     for (at, label, mut converted, reached, plain, own_len) in converted_ops {
         shared_lens.push(plain.unwrap_or_else(|| defs.json_len_of(&reached)));
         own_lens.push(own_len);
@@ -675,7 +677,7 @@ fn import_node<'a>(
         }
         if options.check_schemas {
             let before = (!options.keep_compiled)
-                .then(|| crate::fingerprint::schema_fingerprint(&converted));
+                .then(|| crate::fingerprint::schema_fingerprint_with(&converted, &mut hashes));
             if let Some(known) = before.and_then(|f| verdicts.get(&f).map(|v| (f, v))) {
                 if let (fingerprint, Some(verdict)) = known {
                     converted.compiled.0 = Some((fingerprint, verdict.clone()));
@@ -709,7 +711,7 @@ fn import_node<'a>(
                     }
                     let fingerprint = match before {
                         Some(fingerprint) if unchanged => fingerprint,
-                        _ => crate::fingerprint::schema_fingerprint(&converted),
+                        _ => crate::fingerprint::schema_fingerprint_with(&converted, &mut hashes),
                     };
                     if before == Some(fingerprint) {
                         verdicts.insert(fingerprint, verdict.clone());
