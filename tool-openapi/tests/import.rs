@@ -862,3 +862,42 @@ fn registered_tools_share_equal_argument_schemas_and_validate_as_before() {
     assert!(!schema.is_valid(&json!({"id": "g", "top": 0})));
     assert!(!schema.is_valid(&json!({"top": 3})));
 }
+
+#[test]
+fn a_body_schema_split_once_is_required_and_named_per_operation() {
+    let pet = |required: bool| {
+        json!({"required": required, "content": {"application/json": {
+            "schema": {"$ref": "#/components/schemas/Pet"}}}})
+    };
+    let doc = json!({"openapi": "3.0.3", "info": {"title": "T", "version": "1"},
+        "servers": [{"url": "https://api.example.com"}],
+        "components": {"schemas": {"Pet": {"type": "object", "required": ["name"],
+            "properties": {"name": {"type": "string"}, "tag": {"type": "string"}}}}},
+        "paths": {
+            "/pets": {"post": {"operationId": "create", "requestBody": pet(true), "responses": {}}},
+            "/pets/{name}": {"patch": {"operationId": "update", "requestBody": pet(false),
+                "parameters": [{"name": "name", "in": "path", "required": true,
+                    "schema": {"type": "integer"}}],
+                "responses": {}}}}});
+    let import = tool_openapi::import_value(&doc, &ImportOptions::new()).unwrap();
+    let manifest = compile_manifest(&import.document, "pets").unwrap();
+    let create = manifest.api("create").unwrap();
+    assert_eq!(create.parameters["required"], json!(["name"]));
+    assert_eq!(
+        create.parameters["properties"]["name"],
+        json!({"type": "string"})
+    );
+    // The same split, not required, its `name` renamed beside the path's.
+    let update = manifest.api("update").unwrap();
+    assert_eq!(update.parameters["required"], json!(["name"]));
+    let names: Vec<&String> = update.parameters["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    assert_eq!(names, ["name", "body_name", "tag"]);
+    assert_eq!(
+        update.parameters["properties"]["name"],
+        json!({"type": "integer"})
+    );
+}
