@@ -407,6 +407,56 @@ fn callback_runs_input(args: &[String]) -> bool {
     false
 }
 
+/// Package-manager commands that write a script of `package.json`, which
+/// the manager runs later (`postinstall` on the next install, `test` on
+/// `npm test`): programs, the subcommand words, and whether only
+/// `scripts.…` keys count (`pkg set`) or every operand is a script name
+/// (`set-script`).
+const PACKAGE_SCRIPT_WRITERS: &[(&[&str], &[&str], bool)] = &[
+    (&["npm", "pnpm"], &["pkg", "set"], true),
+    (&["bun"], &["pm", "pkg", "set"], true),
+    (&["npm"], &["set-script"], false),
+];
+
+/// `npm pkg set scripts.postinstall=./x`, `npm set-script prepare CMD`:
+/// code planted in `package.json` that a later install or run executes.
+pub(crate) fn sets_package_script(view: &[String]) -> bool {
+    package_scripts(view).is_some()
+}
+
+/// The scripts a command of [`PACKAGE_SCRIPT_WRITERS`] plants (`./x` of
+/// `scripts.postinstall=./x`, `CMD` of `set-script prepare CMD`); `None`
+/// when it plants none.
+pub(crate) fn package_scripts(view: &[String]) -> Option<Vec<&str>> {
+    let name = view.first().map(|w| basename(w))?;
+    if !PACKAGE_SCRIPT_WRITERS
+        .iter()
+        .any(|(programs, _, _)| programs.contains(&name))
+    {
+        return None;
+    }
+    // The program table knows which options take values (`--prefix app`).
+    let operands = Invocation::read(view, &[]).operands;
+    PACKAGE_SCRIPT_WRITERS
+        .iter()
+        .filter(|(programs, _, _)| programs.contains(&name))
+        .find_map(|(_, subcommand, keyed)| {
+            let rest = operands
+                .strip_prefix(*subcommand)
+                .filter(|rest| !rest.is_empty())?;
+            if !keyed {
+                // `set-script NAME CMD`.
+                return Some(rest.get(1..).unwrap_or_default().to_vec());
+            }
+            let scripts: Vec<&str> = rest
+                .iter()
+                .filter(|w| w.starts_with("scripts.") || w.starts_with("scripts["))
+                .map(|w| w.split_once('=').map_or("", |(_, v)| v))
+                .collect();
+            (!scripts.is_empty()).then_some(scripts)
+        })
+}
+
 /// Files a command runs without naming them, as rows: programs, the
 /// subcommands that run the file (empty: the program itself), the file
 /// names. `npm pkg set scripts.x=…` writes `package.json` (see
@@ -470,13 +520,18 @@ pub(crate) fn written_then_run(parts: &[super::SimpleCommand]) -> Option<Vec<Str
                 .filter(|r| !part.inputs.contains(r) && !r.starts_with("/dev/"))
                 .map(String::as_str),
         );
-        let words = &part.words;
-        if words.first().is_some_and(|w| basename(w) == "npm")
-            && words.get(1).is_some_and(|w| w == "pkg")
-            && words.get(2).is_some_and(|w| w == "set")
-            && words.iter().skip(3).any(|w| w.starts_with("scripts."))
-        {
-            written.push("package.json");
+        // `npm pkg set scripts.t='git push' && npm test`: the script is
+        // parsed like the line when a later part runs it.
+        for view in super::wrappers::views(part) {
+            if let Some(scripts) = package_scripts(view) {
+                written.push("package.json");
+                texts.extend(
+                    scripts
+                        .into_iter()
+                        .filter(|s| !s.is_empty())
+                        .map(str::to_owned),
+                );
+            }
         }
     }
     run.then_some(texts)

@@ -58,6 +58,7 @@ use crate::call::facts::{CallFacts, command_text};
 use crate::error::Error;
 use crate::path_view::real_path;
 use crate::policy::matcher::{MatchMode, Matcher, Subject};
+use crate::shell::scripts::sets_package_script;
 use crate::shell::wrappers::{stdin_commands, views};
 use crate::shell::{ShellCommand, SimpleCommand, basename};
 
@@ -95,8 +96,7 @@ use commands::*;
 use paths::*;
 use persistence::{
     edits_crontab, is_code_execution_file, is_persistence_path, is_system_binary, kernel_modules,
-    kills_everything, sets_capabilities, sets_package_script, starts_later, writes_matching,
-    written_operands,
+    kills_everything, sets_capabilities, starts_later, writes_matching, written_operands,
 };
 use setuid::{interpreter_copies, setuid_shell, setuid_targets};
 

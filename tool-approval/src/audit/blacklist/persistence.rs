@@ -115,44 +115,6 @@ pub(super) fn starts_later(view: &[String]) -> bool {
     }
 }
 
-/// Package-manager commands that write a script of `package.json`, which
-/// the manager runs later (`postinstall` on the next install, `test` on
-/// `npm test`): programs, the subcommand words, and whether only
-/// `scripts.…` keys count (`pkg set`) or every operand is a script name
-/// (`set-script`).
-const PACKAGE_SCRIPT_WRITERS: &[(&[&str], &[&str], bool)] = &[
-    (&["npm", "pnpm"], &["pkg", "set"], true),
-    (&["bun"], &["pm", "pkg", "set"], true),
-    (&["npm"], &["set-script"], false),
-];
-
-/// `npm pkg set scripts.postinstall=./x`, `npm set-script prepare CMD`:
-/// code planted in `package.json` that a later install or run executes.
-pub(super) fn sets_package_script(view: &[String]) -> bool {
-    let name = program(view);
-    if !PACKAGE_SCRIPT_WRITERS
-        .iter()
-        .any(|(programs, _, _)| programs.contains(&name))
-    {
-        return false;
-    }
-    // The program table knows which options take values (`--prefix app`).
-    let operands = invocation(view).operands;
-    PACKAGE_SCRIPT_WRITERS
-        .iter()
-        .filter(|(programs, _, _)| programs.contains(&name))
-        .any(|(_, subcommand, keyed)| {
-            operands.starts_with(subcommand)
-                && operands.get(subcommand.len()..).is_some_and(|rest| {
-                    !rest.is_empty()
-                        && (!keyed
-                            || rest
-                                .iter()
-                                .any(|w| w.starts_with("scripts.") || w.starts_with("scripts[")))
-                })
-        })
-}
-
 /// A file inside the system's program, library or boot folders (a row of
 /// `path_rows::SYSTEM_BINARIES`).
 pub(super) fn is_system_binary(path: &str) -> bool {
@@ -281,7 +243,10 @@ mod tests {
             &["bun", "pm", "pkg", "set", "scripts.x=y"],
             &["npm", "set-script", "prepare", "./x"],
         ] {
-            assert!(sets_package_script(&v(yes)), "{yes:?}");
+            assert!(
+                crate::shell::scripts::sets_package_script(&v(yes)),
+                "{yes:?}"
+            );
         }
         for no in [
             &["npm", "pkg", "set", "name=x"][..],
@@ -289,7 +254,10 @@ mod tests {
             &["npm", "pkg", "set"],
             &["yarn", "pkg", "set", "scripts.x=y"],
         ] {
-            assert!(!sets_package_script(&v(no)), "{no:?}");
+            assert!(
+                !crate::shell::scripts::sets_package_script(&v(no)),
+                "{no:?}"
+            );
         }
     }
 
