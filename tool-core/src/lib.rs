@@ -5,7 +5,10 @@
 //! # Overview of the roles
 //!
 //! - [`ToolManifest`] / [`ApiDefinition`]: pure data describing a tool and its
-//!   APIs, in the camelCase JSON shape hosts store.
+//!   APIs, in the camelCase JSON shape hosts store. An API's arguments
+//!   schema is a [`Parameters`]: a `Value` held whole, or, from importers
+//!   writing thousands of APIs, composed of property schemas shared between
+//!   them; it reads as the `Value` either way.
 //! - [`Tool`]: a manifest plus code. [`ToolBuilder`] wraps closures and
 //!   [`TypedApi`] handlers (schemas generated with `schemars`); the name
 //!   rules a builder declares travel with the tool.
