@@ -20,6 +20,7 @@
 //! always dropped (see the schema module). A tool still over the budget
 //! after every step is reported as such.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
@@ -134,10 +135,37 @@ fn list(names: &[String]) -> String {
 /// About the JSON length of the arguments schema without `$defs` (an upper
 /// bound: escapes aside, every byte is counted).
 pub(crate) fn arguments_len(parameters: &[Parameter]) -> usize {
+    arguments_len_by(parameters, &mut |schema| json_len(schema))
+}
+
+/// JSON lengths of argument schemas by address, each schema held here so
+/// that its address stays its own (a schema held elsewhere too is copied
+/// by `Arc::make_mut`, never changed in place): an import's operations
+/// share their argument schemas.
+#[derive(Default)]
+pub(crate) struct Lengths(HashMap<usize, (Arc<Value>, usize)>);
+
+impl Lengths {
+    fn of(&mut self, schema: &Arc<Value>) -> usize {
+        let address = Arc::as_ptr(schema) as usize;
+        if let Some((_, len)) = self.0.get(&address) {
+            return *len;
+        }
+        let len = json_len(schema);
+        self.0.insert(address, (Arc::clone(schema), len));
+        len
+    }
+}
+
+/// [`arguments_len`], each schema's length from `len_of`.
+fn arguments_len_by(
+    parameters: &[Parameter],
+    len_of: &mut dyn FnMut(&Arc<Value>) -> usize,
+) -> usize {
     let mut len = 48;
     for p in parameters {
         let name = p.argument_name().len();
-        len += json_len(&p.schema) + name + 4;
+        len += len_of(&p.schema) + name + 4;
         if let Some(d) = &p.description
             && p.schema.get("description").is_none()
         {
@@ -184,6 +212,7 @@ pub(crate) fn fit(
     parameters: &mut [Parameter],
     description: &mut String,
     budget: usize,
+    lengths: &mut Lengths,
 ) -> (Fitted, usize) {
     let defs_len = |defs: &SharedDefs<'_>, reached: &[(usize, usize)], cut_at: usize, plain| {
         reached
@@ -198,7 +227,8 @@ pub(crate) fn fit(
     // The arguments and the description, counted again only when a step
     // changes them.
     let own_len = |p: &[Parameter], d: &str| arguments_len(p) + d.len();
-    let mut own = own_len(parameters, description);
+    let mut own =
+        arguments_len_by(parameters, &mut |schema| lengths.of(schema)) + description.len();
     let before = own + defs_len(defs, &reached, usize::MAX, false);
     if before <= budget {
         return (Fitted::Shared(reached), own);

@@ -510,6 +510,8 @@ fn import_node<'a>(
     let mut splits = body::Splits::default();
     // Argument schemas converted, by their source.
     let mut arguments = arguments::Arguments::default();
+    // Argument schemas' JSON lengths, for the tool budget.
+    let mut lengths = budget::Lengths::default();
     // Each path item left as text is parsed here, into this arena, and
     // dropped with the next one: nothing kept borrows from it.
     let mut item_arena = Bump::new();
@@ -582,6 +584,7 @@ fn import_node<'a>(
                 &mut defs,
                 &mut splits,
                 &mut arguments,
+                &mut lengths,
                 path,
                 method,
                 item,

@@ -53,6 +53,7 @@ pub(crate) fn convert<'a, 'b>(
     defs: &mut SharedDefs<'a>,
     splits: &mut super::body::Splits,
     arguments: &mut super::arguments::Arguments,
+    lengths: &mut super::budget::Lengths,
     path: &str,
     method: Method,
     path_item: &'b Object<'b>,
@@ -276,8 +277,14 @@ pub(crate) fn convert<'a, 'b>(
     if op.get("deprecated").and_then(Node::as_bool) == Some(true) {
         description.insert_str(0, "(Deprecated) ");
     }
-    let (fitted, own_len) =
-        super::budget::fit(defs, reached, &mut parameters, &mut description, budget);
+    let (fitted, own_len) = super::budget::fit(
+        defs,
+        reached,
+        &mut parameters,
+        &mut description,
+        budget,
+        lengths,
+    );
     let (definitions, shortened, shared, plain) = match fitted {
         super::budget::Fitted::Shared(reached) => (Default::default(), None, reached, None),
         super::budget::Fitted::Shortened(cut, shortened) => {
