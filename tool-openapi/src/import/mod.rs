@@ -448,6 +448,21 @@ type ConvertedOp = (
     usize,
 );
 
+/// What an import keeps from one operation for the next, so that each
+/// distinct argument schema is built and held once for every operation
+/// taking it.
+#[derive(Default)]
+pub(crate) struct Reuse {
+    /// Each distinct argument schema (see the interned module).
+    pub(crate) interned: crate::interned::Interned,
+    /// Object bodies split into arguments, by the schema they refer to.
+    pub(crate) splits: body::Splits,
+    /// Argument schemas converted, by their source.
+    pub(crate) arguments: arguments::Arguments,
+    /// Argument schemas' JSON lengths, for the tool budget.
+    pub(crate) lengths: budget::Lengths,
+}
+
 /// Imports the document `root`; its path items left as text (when `lazy`
 /// is given, see `node::parse_lazy`) are parsed one at a time into an
 /// arena reused for each.
@@ -503,15 +518,7 @@ fn import_node<'a>(
     let mut failures = Vec::new();
     let mut filtered_out = 0;
     let mut shortened = Vec::new();
-    // Each distinct argument schema, held once for every operation taking
-    // it (see the interned module).
-    let mut interned = crate::interned::Interned::default();
-    // Object bodies split into arguments, by the schema they refer to.
-    let mut splits = body::Splits::default();
-    // Argument schemas converted, by their source.
-    let mut arguments = arguments::Arguments::default();
-    // Argument schemas' JSON lengths, for the tool budget.
-    let mut lengths = budget::Lengths::default();
+    let mut reuse = Reuse::default();
     // Each path item left as text is parsed here, into this arena, and
     // dropped with the next one: nothing kept borrows from it.
     let mut item_arena = Bump::new();
@@ -582,9 +589,7 @@ fn import_node<'a>(
             let converted = operation::convert(
                 &cx,
                 &mut defs,
-                &mut splits,
-                &mut arguments,
-                &mut lengths,
+                &mut reuse,
                 path,
                 method,
                 item,
@@ -628,7 +633,7 @@ fn import_node<'a>(
                     }
                     converted.operation_id = id;
                     for parameter in &mut converted.parameters {
-                        interned.share_in_place(&mut parameter.schema);
+                        reuse.interned.share_in_place(&mut parameter.schema);
                     }
                     converted_ops.push((at, label, converted, reached, plain, own_len));
                 }

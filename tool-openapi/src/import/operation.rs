@@ -51,9 +51,7 @@ pub(crate) struct Converted {
 pub(crate) fn convert<'a, 'b>(
     cx: &Context<'_, 'a>,
     defs: &mut SharedDefs<'a>,
-    splits: &mut super::body::Splits,
-    arguments: &mut super::arguments::Arguments,
-    lengths: &mut super::budget::Lengths,
+    reuse: &mut super::Reuse,
     path: &str,
     method: Method,
     path_item: &'b Object<'b>,
@@ -156,10 +154,10 @@ pub(crate) fn convert<'a, 'b>(
             ));
         }
         let schema = match (param.get("schema"), param.get("content")) {
-            (Some(schema), _) => arguments.argument(&mut converter, schema),
+            (Some(schema), _) => reuse.arguments.argument(&mut converter, schema),
             (None, Some(Node::Object(content))) => {
                 match content.values().next().and_then(|m| m.get("schema")) {
-                    Some(schema) => arguments.argument(&mut converter, schema),
+                    Some(schema) => reuse.arguments.argument(&mut converter, schema),
                     None => Arc::new(json!({})),
                 }
             }
@@ -206,7 +204,7 @@ pub(crate) fn convert<'a, 'b>(
             .map_err(|e| format!("{body_at}: {e}"))?;
         body_format = super::body::request_body(
             &mut converter,
-            splits,
+            &mut reuse.splits,
             body,
             &body_at,
             method,
@@ -277,13 +275,17 @@ pub(crate) fn convert<'a, 'b>(
     if op.get("deprecated").and_then(Node::as_bool) == Some(true) {
         description.insert_str(0, "(Deprecated) ");
     }
+    // Held once before they are measured (measuring holds them).
+    for parameter in &mut parameters {
+        reuse.interned.share_in_place(&mut parameter.schema);
+    }
     let (fitted, own_len) = super::budget::fit(
         defs,
         reached,
         &mut parameters,
         &mut description,
         budget,
-        lengths,
+        &mut reuse.lengths,
     );
     let (definitions, shortened, shared, plain) = match fitted {
         super::budget::Fitted::Shared(reached) => (Default::default(), None, reached, None),
