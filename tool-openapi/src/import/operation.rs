@@ -219,16 +219,13 @@ pub(crate) fn convert<'a, 'b>(
         .into_iter()
         .flat_map(Object::iter)
     {
-        let response_at = pointer::join(&pointer::join(at, "responses"), code);
-        check_node(
-            response,
-            Kind::Response,
-            &response_at,
-            cx.version,
-            &mut warn,
-        );
+        // Its pointer is written only for a warning.
+        let response_at = || pointer::join(&pointer::join(at, "responses"), code);
+        if let Some(object) = response.as_object() {
+            check_lazily(object, Kind::Response, &response_at, cx.version, &mut warn);
+        }
         if let Err(e) = cx.refs.follow(response) {
-            warn(response_at, e);
+            warn(response_at(), e);
         }
     }
 
