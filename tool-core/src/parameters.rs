@@ -73,7 +73,7 @@ struct Composed {
 
 #[derive(Clone)]
 struct Property {
-    name: Box<str>,
+    name: Arc<str>,
     schema: Arc<Value>,
     required: bool,
 }
@@ -85,17 +85,18 @@ impl Parameters {
     /// when no property is, `$defs` when `definitions` is empty. Property
     /// schemas stay shared with every other holder of their `Arc`.
     ///
-    /// A name given twice is written as a JSON object would hold it (the
-    /// last schema in the first one's place, listed twice in `required`
-    /// when required twice).
-    pub fn from_properties(
-        properties: impl IntoIterator<Item = (String, Arc<Value>, bool)>,
+    /// Names may be shared too (`Arc<str>`; a `String` or `&str` is
+    /// copied into one). A name given twice is written as a JSON object
+    /// would hold it (the last schema in the first one's place, listed
+    /// twice in `required` when required twice).
+    pub fn from_properties<N: Into<Arc<str>>>(
+        properties: impl IntoIterator<Item = (N, Arc<Value>, bool)>,
         definitions: Map<String, Value>,
     ) -> Self {
         let properties: Box<[Property]> = properties
             .into_iter()
             .map(|(name, schema, required)| Property {
-                name: name.into_boxed_str(),
+                name: name.into(),
                 schema,
                 required,
             })
@@ -192,7 +193,7 @@ impl Default for Parameters {
     /// `{"type": "object", "properties": {}}` (composed of no properties:
     /// nothing is built until it is read).
     fn default() -> Self {
-        Self::from_properties([], Map::new())
+        Self::from_properties::<&str>([], Map::new())
     }
 }
 
@@ -351,7 +352,7 @@ mod tests {
             serde_json::to_string(&parameters).unwrap(),
             r#"{"type":"object","properties":{"q":{}}}"#
         );
-        let empty = Parameters::from_properties([], Map::new());
+        let empty = Parameters::from_properties::<&str>([], Map::new());
         assert_eq!(empty, json!({"type": "object", "properties": {}}));
         assert_eq!(
             serde_json::to_string(&Parameters::default()).unwrap(),

@@ -231,7 +231,7 @@ fn take_parameters_schema(
             },
             None => schema,
         };
-        let name = parameter.argument_name().to_owned();
+        let name = interned.name(parameter.argument_name());
         (name, schema, parameter.required)
     });
     Parameters::from_properties(properties.collect::<Vec<_>>(), definitions)

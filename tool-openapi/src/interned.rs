@@ -23,6 +23,8 @@ pub(crate) struct Interned {
     /// [`described`](Self::described). Keyed by the schema's address, so
     /// the schema is held here too (the address stays its own).
     described: HashMap<(usize, String), (Arc<Value>, Arc<Value>)>,
+    /// Argument names, for [`name`](Self::name).
+    names: HashSet<Arc<str>>,
 }
 
 impl Interned {
@@ -36,6 +38,17 @@ impl Interned {
         held.push(Arc::clone(&schema));
         self.held.insert(Arc::as_ptr(&schema) as usize);
         schema
+    }
+
+    /// The argument name `name`, held once (`$top`, `id`… are the names of
+    /// thousands of arguments).
+    pub(crate) fn name(&mut self, name: &str) -> Arc<str> {
+        if let Some(held) = self.names.get(name) {
+            return Arc::clone(held);
+        }
+        let held: Arc<str> = Arc::from(name);
+        self.names.insert(Arc::clone(&held));
+        held
     }
 
     /// Replaces `schema` by the held one equal to it (or holds it).
