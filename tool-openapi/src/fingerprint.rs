@@ -14,8 +14,7 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hash, Hasher, RandomState};
-use std::sync::Arc;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
@@ -39,7 +38,7 @@ pub(crate) fn schema_fingerprint_with(operation: &Operation, hashes: &mut Schema
         parameter.argument_name().hash(&mut hasher);
         parameter.required.hash(&mut hasher);
         parameter.description.hash(&mut hasher);
-        hasher.write_u64(hashes.of(&parameter.schema));
+        hasher.write_u64(hashes.of(&parameter.schema, json_hash));
     }
     // The shared definitions are immutable and the parameters name those
     // they reach: whether there are any is what changes the schema.
@@ -52,24 +51,34 @@ pub(crate) fn schema_fingerprint_with(operation: &Operation, hashes: &mut Schema
     hasher.finish()
 }
 
-/// [`json_hash`]es of argument schemas by address, each schema held here
-/// so that its address stays its own while the hash is kept (a schema
-/// held elsewhere too is never changed in place: `Arc::make_mut` copies
-/// it).
-#[derive(Default)]
-pub(crate) struct SchemaHashes(HashMap<usize, (Arc<Value>, u64)>);
+/// A figure computed once per argument schema, found by the schema's
+/// address. Each schema is held here so that its address stays its own
+/// while the figure is kept (a schema held elsewhere too is never changed
+/// in place: `Arc::make_mut` copies it). An import's operations share their
+/// argument schemas, so most lookups find one.
+pub(crate) struct ByAddress<T>(HashMap<usize, (Arc<Value>, T)>);
 
-impl SchemaHashes {
-    fn of(&mut self, schema: &Arc<Value>) -> u64 {
-        let address = Arc::as_ptr(schema) as usize;
-        if let Some((_, hash)) = self.0.get(&address) {
-            return *hash;
-        }
-        let hash = json_hash(schema);
-        self.0.insert(address, (Arc::clone(schema), hash));
-        hash
+impl<T> Default for ByAddress<T> {
+    fn default() -> Self {
+        Self(HashMap::new())
     }
 }
+
+impl<T: Copy> ByAddress<T> {
+    /// The figure of `schema`, computed by `compute` the first time.
+    pub(crate) fn of(&mut self, schema: &Arc<Value>, compute: impl FnOnce(&Value) -> T) -> T {
+        let address = Arc::as_ptr(schema) as usize;
+        if let Some((_, figure)) = self.0.get(&address) {
+            return *figure;
+        }
+        let figure = compute(schema);
+        self.0.insert(address, (Arc::clone(schema), figure));
+        figure
+    }
+}
+
+/// [`json_hash`]es of argument schemas, once per schema.
+pub(crate) type SchemaHashes = ByAddress<u64>;
 
 /// A hash of `value` (seeded per process) for which JSON equal in order
 /// ([`same_json`]) hashes alike.

@@ -20,7 +20,6 @@
 //! always dropped (see the schema module). A tool still over the budget
 //! after every step is reported as such.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
@@ -138,24 +137,9 @@ pub(crate) fn arguments_len(parameters: &[Parameter]) -> usize {
     arguments_len_by(parameters, &mut |schema| json_len(schema))
 }
 
-/// JSON lengths of argument schemas by address, each schema held here so
-/// that its address stays its own (a schema held elsewhere too is copied
-/// by `Arc::make_mut`, never changed in place): an import's operations
-/// share their argument schemas.
-#[derive(Default)]
-pub(crate) struct Lengths(HashMap<usize, (Arc<Value>, usize)>);
-
-impl Lengths {
-    fn of(&mut self, schema: &Arc<Value>) -> usize {
-        let address = Arc::as_ptr(schema) as usize;
-        if let Some((_, len)) = self.0.get(&address) {
-            return *len;
-        }
-        let len = json_len(schema);
-        self.0.insert(address, (Arc::clone(schema), len));
-        len
-    }
-}
+/// JSON lengths of argument schemas, once per schema (an import's
+/// operations share their argument schemas).
+pub(crate) type Lengths = crate::fingerprint::ByAddress<usize>;
 
 /// [`arguments_len`], each schema's length from `len_of`.
 fn arguments_len_by(
@@ -227,8 +211,8 @@ pub(crate) fn fit(
     // The arguments and the description, counted again only when a step
     // changes them.
     let own_len = |p: &[Parameter], d: &str| arguments_len(p) + d.len();
-    let mut own =
-        arguments_len_by(parameters, &mut |schema| lengths.of(schema)) + description.len();
+    let mut own = arguments_len_by(parameters, &mut |schema| lengths.of(schema, json_len))
+        + description.len();
     let before = own + defs_len(defs, &reached, usize::MAX, false);
     if before <= budget {
         return (Fitted::Shared(reached), own);
