@@ -314,70 +314,24 @@ pub(super) fn find_roots(view: &[String]) -> Vec<&str> {
 /// words, up to `;`).
 const FD_EXEC: &[&str] = &["-x", "--exec", "-X", "--exec-batch"];
 
-/// fd's options that take a separate value (`-e rs`; `--exclude=x` holds
-/// its own).
-const FD_VALUED: &[&str] = &[
-    "-e",
-    "--extension",
-    "-t",
-    "--type",
-    "-E",
-    "--exclude",
-    "-d",
-    "--max-depth",
-    "--min-depth",
-    "--exact-depth",
-    "-S",
-    "--size",
-    "--changed-within",
-    "--change-newer-than",
-    "--newer",
-    "--changed-before",
-    "--change-older-than",
-    "--older",
-    "-o",
-    "--owner",
-    "-j",
-    "--threads",
-    "--max-results",
-    "--ignore-file",
-    "-c",
-    "--color",
-    "--path-separator",
-    "--format",
-    "--batch-size",
-    "--max-buffer-time",
-];
-
 /// Where `fd [OPTIONS] [PATTERN] [PATH…]` searches: the paths after the
 /// pattern, `--search-path` values and `--base-directory` (the working
-/// directory when none is named). Reading stops at the command to run.
+/// directory when none is named), read through the program table up to
+/// the command it runs.
 pub(super) fn fd_roots(view: &[String]) -> Vec<&str> {
-    let mut roots = Vec::new();
-    let mut positional = 0usize;
-    let mut iter = view.iter().skip(1);
-    while let Some(word) = iter.next() {
-        let w = word.as_str();
-        if FD_EXEC.contains(&w) {
-            break;
-        }
-        if let Some(value) = ["--search-path=", "--base-directory="]
-            .iter()
-            .find_map(|p| w.strip_prefix(p))
-        {
-            roots.push(value);
-        } else if matches!(w, "--search-path" | "--base-directory") {
-            roots.extend(iter.next().map(String::as_str));
-        } else if FD_VALUED.contains(&w) {
-            iter.next();
-        } else if !w.starts_with('-') || w == "-" {
-            positional += 1;
-            // The first is the pattern.
-            if positional > 1 {
-                roots.push(w);
-            }
-        }
-    }
+    let end = view
+        .iter()
+        .position(|w| FD_EXEC.contains(&w.as_str()))
+        .unwrap_or(view.len());
+    let inv = invocation(view.get(..end).unwrap_or(view));
+    let mut roots: Vec<&str> = inv
+        .options
+        .iter()
+        .filter(|o| matches!(o.long, "search-path" | "base-directory"))
+        .filter_map(|o| o.value)
+        .collect();
+    // The first operand is the pattern.
+    roots.extend(inv.operands.iter().skip(1));
     if roots.is_empty() {
         roots.push(".");
     }

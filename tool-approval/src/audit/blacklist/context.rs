@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::call::arguments::{ENV_NAMES, WORKDIR_NAMES};
 use crate::path_view::resolve_path;
+use crate::shell::table::Invocation;
 use crate::shell::wrappers::views;
 use crate::shell::{MAX_DIR_CHANGES, ShellCommand, basename, is_dir_change};
 
@@ -238,13 +239,9 @@ enum SetterForm {
     /// The last operand names a variable whose value is read at run time
     /// (`mapfile NAME`).
     LastName,
-    /// Options before the subcommand that stand for a variable
-    /// (`git --git-dir=DIR` is `GIT_DIR=DIR`): option and variable, then
-    /// the program's options that take a separate value.
-    Options(
-        &'static [(&'static str, &'static str)],
-        &'static [&'static str],
-    ),
+    /// Options that stand for a variable (`git --git-dir=DIR` is
+    /// `GIT_DIR=DIR`), read through the program table: long name, variable.
+    Options(&'static [(&'static str, &'static str)]),
 }
 
 /// Commands that set environment variables for programs started later
@@ -271,22 +268,8 @@ const ENV_SETTERS: &[(&[&str], &[&str], SetterForm)] = &[
     (
         &["git"],
         &[],
-        SetterForm::Options(
-            &[("--git-dir", "GIT_DIR"), ("--exec-path", "GIT_EXEC_PATH")],
-            GIT_VALUED,
-        ),
+        SetterForm::Options(&[("git-dir", "GIT_DIR"), ("exec-path", "GIT_EXEC_PATH")]),
     ),
-];
-
-/// git's own options that take a separate value (before the subcommand).
-const GIT_VALUED: &[&str] = &[
-    "-C",
-    "-c",
-    "--git-dir",
-    "--work-tree",
-    "--namespace",
-    "--config-env",
-    "--super-prefix",
 ];
 
 /// The variables a command of [`ENV_SETTERS`] sets.
@@ -295,8 +278,8 @@ fn setter_names(program: &str, view: &[String]) -> Vec<EnvSet> {
     else {
         return Vec::new();
     };
-    if let SetterForm::Options(options, valued) = form {
-        return option_names(view, options, valued);
+    if let SetterForm::Options(options) = form {
+        return option_names(view, options);
     }
     let operands: Vec<&String> = view
         .iter()
@@ -330,33 +313,17 @@ fn setter_names(program: &str, view: &[String]) -> Vec<EnvSet> {
     }
 }
 
-/// The variables `options` stand for among the options before the
-/// subcommand (`--git-dir DIR`, `--git-dir=DIR`; `--exec-path` alone
-/// prints and sets nothing).
-fn option_names(view: &[String], options: &[(&str, &str)], valued: &[&str]) -> Vec<EnvSet> {
-    let mut out = Vec::new();
-    let mut words = view.iter().skip(1);
-    while let Some(word) = words.next() {
-        if !word.starts_with('-') || word == "--" {
-            break;
-        }
-        let (option, inline) = match word.split_once('=') {
-            Some((o, v)) => (o, Some(v.to_owned())),
-            None => (word.as_str(), None),
-        };
-        let separate = inline.is_none() && valued.contains(&option);
-        let value = if separate {
-            words.next().cloned()
-        } else {
-            inline
-        };
-        if let Some((_, name)) = options.iter().find(|(o, _)| *o == option)
-            && value.is_some()
-        {
-            out.push(((*name).to_owned(), value));
-        }
-    }
-    out
+/// The variables `options` stand for, from the options the program table
+/// reads with a value (`--git-dir DIR`, `--git-dir=DIR`).
+fn option_names(view: &[String], options: &[(&str, &str)]) -> Vec<EnvSet> {
+    Invocation::read(view, &[])
+        .options
+        .iter()
+        .filter_map(|o| {
+            let (_, name) = options.iter().find(|(long, _)| *long == o.long)?;
+            Some(((*name).to_owned(), Some(o.value?.to_owned())))
+        })
+        .collect()
 }
 
 /// Whether `word` is a short-flag bundle holding `flag` (`-n`, `-gn`).
