@@ -34,7 +34,15 @@ fn engine() -> PolicyEngine {
         .collect();
     rules.push(json!({"match": {"command": "git push:*"}, "policy": "deny"}));
     rules.push(json!({"policy": "required"}));
-    let file = PolicyFile::from_value(&json!({"rules": {"local-system/runCommand": rules}}));
+    // `PROBE_REMOVE=id,id`: the policy without these blacklist entries,
+    // to see what each entry costs.
+    let remove: Vec<String> = std::env::var("PROBE_REMOVE")
+        .map(|ids| ids.split(',').map(str::to_owned).collect())
+        .unwrap_or_default();
+    let file = PolicyFile::from_value(&json!({
+        "rules": {"local-system/runCommand": rules},
+        "blacklist": {"remove": remove},
+    }));
     file.and_then(|f| f.engine()).expect("bench policy")
 }
 

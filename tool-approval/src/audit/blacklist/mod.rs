@@ -64,6 +64,7 @@ use crate::shell::{ShellCommand, SimpleCommand, basename};
 
 mod commands;
 mod context;
+mod dispatch;
 mod env_rows;
 mod escapes;
 /// Variables that point a tool at its own credential or configuration
@@ -95,10 +96,10 @@ use context::{Dir, env_names, is_dangerous_env, may_set_env, part_dirs, start_di
 use commands::*;
 use paths::*;
 use persistence::{
-    edits_crontab, is_code_execution_file, is_persistence_path, is_system_binary, kernel_modules,
-    kills_everything, sets_capabilities, starts_later, writes_matching, written_operands,
+    is_code_execution_file, is_persistence_path, is_system_binary, starts_later, writes_matching,
+    written_operands,
 };
-use setuid::{interpreter_copies, setuid_shell, setuid_targets};
+use setuid::{interpreter_copies, setuid_shell};
 
 use InterventionPolicy::{Always, Required};
 
@@ -686,12 +687,28 @@ impl Blacklist {
                     .extend(facts.paths.get(from..).unwrap_or_default().iter().cloned());
             }
         }
+        // The built-in entries' checks of each part's readings, run once
+        // for all entries by each reading's program.
+        let view_hits = if self
+            .entries
+            .iter()
+            .any(|e| matches!(e.check, Check::Builtin(_)))
+        {
+            let ctx = Ctx {
+                cwd: cwd_real.as_deref(),
+                home,
+                unknown_dir: false,
+            };
+            dispatch::view_hits(&facts, &ctx)
+        } else {
+            0
+        };
         let mut best: Option<AuditHit> = None;
         for entry in &self.entries {
             if best.as_ref().is_some_and(|b| b.policy >= entry.policy) {
                 continue;
             }
-            if self.entry_hits(entry, &facts, cwd_real.as_deref()) {
+            if self.entry_hits(entry, &facts, cwd_real.as_deref(), view_hits) {
                 let message = match entry.check {
                     // Name the variable and what setting it does.
                     Check::Builtin(Builtin::DangerousEnv) => facts
@@ -715,7 +732,13 @@ impl Blacklist {
         best
     }
 
-    fn entry_hits(&self, entry: &BlacklistEntry, facts: &Facts, cwd: Option<&Path>) -> bool {
+    fn entry_hits(
+        &self,
+        entry: &BlacklistEntry,
+        facts: &Facts,
+        cwd: Option<&Path>,
+        view_hits: u32,
+    ) -> bool {
         match &entry.check {
             Check::Command(matcher) => facts.commands.iter().any(|(value, shell)| {
                 let subject = Subject::parsed(value, Some(Arc::clone(shell)));
@@ -728,7 +751,8 @@ impl Blacklist {
                     home: self.home.as_deref(),
                     unknown_dir: false,
                 };
-                builtin_hits(*builtin, facts, &ctx)
+                dispatch::bit(*builtin) & view_hits != 0
+                    || builtin_hits(*builtin, facts, &ctx, view_hits)
             }
         }
     }
@@ -801,32 +825,24 @@ fn in_dirs(facts: &Facts, ctx: &Ctx<'_>, f: &dyn Fn(&[String], &Ctx<'_>) -> bool
     })
 }
 
-fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>) -> bool {
+/// What an entry finds beyond its rows in `dispatch` (whose hits are
+/// `view_hits`): paths, redirections, the environment, the line as a whole.
+fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>, view_hits: u32) -> bool {
     let parts = || facts.commands.iter().flat_map(|(_, s)| s.parts());
     let any_view = |f: &dyn Fn(&[String], &SimpleCommand) -> bool| {
         parts().any(|part| views(part).iter().any(|v| f(v, part)))
     };
     match builtin {
-        Builtin::RmRecursiveRoot => {
-            in_dirs(facts, ctx, &|v, ctx| rm_recursive_root(v, ctx))
-                // `… | xargs rm -rf`: the targets come from standard input.
-                || parts().any(|p| stdin_commands(p).any(is_recursive_rm))
-        }
-        Builtin::SystemAccounts => {
-            facts.paths.iter().any(|p| system_accounts(p)) || any_view(&|v, _| account_admin(v))
-        }
+        // `… | xargs rm -rf`: the targets come from standard input.
+        Builtin::RmRecursiveRoot => parts().any(|p| stdin_commands(p).any(is_recursive_rm)),
+        Builtin::SystemAccounts => facts.paths.iter().any(|p| system_accounts(p)),
         Builtin::ForkBomb => facts
             .commands
             .iter()
             .any(|(value, _)| command_text(value).is_some_and(|t| fork_bomb(&t))),
-        Builtin::RawDeviceWrite => {
-            any_view(&|v, _| dd_to_device(v) || copy_to_device(v))
-                || parts().any(|p| p.redirects.iter().any(|r| is_disk_device(r)))
-        }
-        Builtin::FormatDevice => any_view(&|v, _| format_device(v)),
+        Builtin::RawDeviceWrite => parts().any(|p| p.redirects.iter().any(|r| is_disk_device(r))),
         Builtin::KernelWrite => {
             parts().any(|p| p.redirects.iter().any(|r| is_kernel_path(r)))
-                || any_view(&|v, _| kernel_write(v))
                 || facts.paths.iter().any(|p| is_kernel_path(p))
         }
         Builtin::RawMemory => {
@@ -839,10 +855,21 @@ fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>) -> bool {
                         .any(|w| w.ends_with("=/dev/mem") || w.ends_with("=/dev/kmem"))
                 })
         }
-        Builtin::RecursiveChownSystem => {
-            in_dirs(facts, ctx, &|v, ctx| recursive_chown_system(v, ctx))
-        }
+        // Entries that only read parts' readings: all in `dispatch`.
+        Builtin::FormatDevice
+        | Builtin::RecursiveChownSystem
+        | Builtin::SetuidBit
+        | Builtin::ReadHome
+        | Builtin::FirewallOff
+        | Builtin::KernelModules
+        | Builtin::Capabilities
+        | Builtin::KillAll
+        | Builtin::ContainerHostAccess
+        | Builtin::PowerOff => false,
         Builtin::DangerousEnv => any_dangerous_env(&facts.env),
+        // Only where a part sets the setuid bit at all (the `setuid-bit`
+        // row fired): `setuid_shell` reads the same targets.
+        Builtin::SetuidShell if view_hits & dispatch::bit(Builtin::SetuidBit) == 0 => false,
         Builtin::SetuidShell => {
             let mut copies = Vec::new();
             for part in parts() {
@@ -852,9 +879,6 @@ fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>) -> bool {
             }
             any_view(&|v, _| setuid_shell(v, &copies))
         }
-        Builtin::SetuidBit => any_view(&|v, _| setuid_targets(v).is_some()),
-        Builtin::ReadHome => in_dirs(facts, ctx, &|v, ctx| reads_whole_home(v, ctx)),
-        Builtin::FirewallOff => any_view(&|v, _| firewall_off(v)),
         Builtin::SshdConfig => {
             any_view(&|v, part| {
                 let mentions = |w: &String| w.contains("sshd_config");
@@ -871,18 +895,11 @@ fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>) -> bool {
                 // The rows hold the shared secret classes too.
                 is_secret(p, ctx.home)
             })
-            // `tar cf - ~/.claude`: a recursive reader of a directory that
-            // holds a secret location reads the secret too.
-            || in_dirs(facts, ctx, &|v, ctx| reads_secret_tree(v, ctx))
             // `gh auth token`, `vault kv get`: a command that prints one.
+            // (Recursive readers of a secret's folder and `echo "$TOKEN"`
+            // are rows of `dispatch`.)
             || any_view(&|v, _| secret_printers::prints_secret(v).is_some())
-            // `echo "$GITHUB_TOKEN"`: printed to the model (into a pipe,
-            // the next stage decides: `| wc -c` keeps it, `| nc` sends it).
-            || any_view(&|v, part| !part.pipe_out && secret_names::echoes_secret(v))
         }
-        Builtin::KernelModules => any_view(&|v, _| kernel_modules(v)),
-        Builtin::Capabilities => any_view(&|v, _| sets_capabilities(v)),
-        Builtin::KillAll => any_view(&|v, _| kills_everything(v)),
         Builtin::ReverseShell => facts
             .commands
             .iter()
@@ -895,18 +912,12 @@ fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>) -> bool {
             .commands
             .iter()
             .any(|(_, shell)| network::uploads_data(shell.parts())),
-        Builtin::ContainerHostAccess => in_dirs(facts, ctx, &|v, ctx| {
-            escapes::container_host_access(v, &|source| is_precious_tree(source, ctx))
-        }),
-        Builtin::PowerOff => any_view(&|v, _| escapes::power_off(v)),
         Builtin::Persistence => {
             // A file tool's path argument counts as a write (as for
             // code-execution files).
             facts.arg_paths.iter().any(|p| is_persistence_path(p))
                 || any_view(&|v, part| {
-                    edits_crontab(v)
-                        || starts_later(v)
-                        || writes_matching(v, part, is_persistence_path)
+                    starts_later(v) || writes_matching(v, part, is_persistence_path)
                 })
                 || writes_after_cd(facts, ctx, is_persistence_path)
         }
