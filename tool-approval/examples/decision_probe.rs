@@ -101,10 +101,15 @@ fn main() {
         std::hint::black_box(engine.evaluate_one(&call, &ctx));
     }
     let mut runs = 0usize;
+    let started = std::time::Instant::now();
     for a in calls.iter().cycle().take(n) {
         let call = CallRef::new("local-system", api, a).with_manifest(&manifest);
         let d = engine.evaluate_one(&call, &ctx);
         runs += usize::from(d.action == tool_approval::Action::Run);
+    }
+    // Wall time too (a rough figure: criterion's is the one reported).
+    if n > 0 {
+        eprintln!("{:?} per decision", started.elapsed() / n as u32);
     }
     assert_eq!(runs, n, "every probe call runs");
 }

@@ -32,6 +32,24 @@ pub(crate) fn index_by_name<T>(
     index
 }
 
+/// The rows of a static `table` (of rows of type `T`) whose names
+/// (`names` of a row) include `name`, in table order, through an index
+/// built on first use: `rows_named!(TABLE: Row, |row| row.programs, name)`.
+/// One lookup answers the names no row lists (most command words), where a
+/// scan compared the name with every row's.
+macro_rules! rows_named {
+    ($table:ident : $row:ty, $names:expr, $name:expr) => {{
+        static INDEX: std::sync::OnceLock<
+            $crate::name_hash::NameMap<&'static str, Vec<&'static $row>>,
+        > = std::sync::OnceLock::new();
+        INDEX
+            .get_or_init(|| $crate::name_hash::index_by_name($table, $names))
+            .get($name)
+            .map_or(&[][..], Vec::as_slice)
+    }};
+}
+pub(crate) use rows_named;
+
 /// The FNV-1a hash (64 bits).
 #[derive(Debug)]
 pub(crate) struct Fnv(u64);

@@ -154,7 +154,11 @@ fn is_loader_name(name: &str) -> bool {
 /// (`make -f -` reads a makefile from the line's input; `make -f ci.mk` is
 /// a file of the project, like its Makefile). What runs is not on the
 /// line: `Found::runs_unread`.
-pub(crate) const CONFIG_LOADERS: &[(&[&str], &[&str], bool)] = &[
+/// A row of [`CONFIG_LOADERS`]: programs, the options naming the file,
+/// and whether only standard input as that file counts.
+pub(crate) type ConfigLoader = (&'static [&'static str], &'static [&'static str], bool);
+
+pub(crate) const CONFIG_LOADERS: &[ConfigLoader] = &[
     (&["tmux"], &["-f"], false),
     (&["screen"], &["-c"], false),
     (&["bash"], &["--rcfile", "--init-file"], false),
@@ -172,12 +176,9 @@ fn loads_commands(view: &[String]) -> bool {
         return false;
     };
     let name = basename(first);
-    CONFIG_LOADERS
+    crate::name_hash::rows_named!(CONFIG_LOADERS: ConfigLoader, |(p, _, _)| p, name)
         .iter()
-        .any(|(programs, options, stdin_only)| {
-            if !programs.contains(&name) {
-                return false;
-            }
+        .any(|(_, options, stdin_only)| {
             let mut words = args.iter();
             while let Some(word) = words.next() {
                 if word == "--" {

@@ -35,6 +35,7 @@
 
 use super::commands::{invocation, program};
 use super::secret_names::{echoes_secret, expanded_names, expands_secret, names_secret};
+use crate::name_hash::rows_named;
 use crate::shell::{SimpleCommand, wrappers::views};
 
 /// One network client.
@@ -934,7 +935,11 @@ fn fetches_unknown_names(view: &[String]) -> bool {
 /// lifecycle scripts, makefiles): programs, and the subcommands that do
 /// (empty: any). After a fetch of unknown files, the fetched project's
 /// code runs (`git clone URL r && cd r && npm install`).
-const PROJECT_BUILDS: &[(&[&str], &[&str])] = &[
+/// A row of [`PROJECT_BUILDS`]: programs, and the subcommands that build
+/// (empty: the program itself).
+type ProjectBuild = (&'static [&'static str], &'static [&'static str]);
+
+const PROJECT_BUILDS: &[ProjectBuild] = &[
     (
         &["npm", "pnpm", "yarn", "bun"],
         &[
@@ -969,15 +974,15 @@ const PROJECT_BUILDS: &[(&[&str], &[&str])] = &[
 
 /// Whether `view` builds or installs a project ([`PROJECT_BUILDS`]).
 fn builds_a_project(view: &[String]) -> bool {
-    let name = program(view);
-    PROJECT_BUILDS.iter().any(|(programs, subcommands)| {
-        programs.contains(&name)
-            && (subcommands.is_empty()
-                || view
-                    .iter()
-                    .skip(1)
-                    .find(|w| !w.starts_with('-'))
-                    .is_some_and(|w| subcommands.contains(&w.as_str())))
+    // Most readings name no row: one lookup answers them.
+    let rows = rows_named!(PROJECT_BUILDS: ProjectBuild, |(p, _)| p, program(view));
+    rows.iter().any(|(_, subcommands)| {
+        subcommands.is_empty()
+            || view
+                .iter()
+                .skip(1)
+                .find(|w| !w.starts_with('-'))
+                .is_some_and(|w| subcommands.contains(&w.as_str()))
     })
 }
 
@@ -1118,11 +1123,9 @@ fn github_shorthand(word: &str) -> bool {
 
 /// Whether `view` runs a package fetched from a URL or a repository.
 fn runs_a_remote_package(view: &[String]) -> bool {
-    let name = program(view);
-    REMOTE_PACKAGE_RUNNERS.iter().any(|row| {
-        if !row.programs.contains(&name) {
-            return false;
-        }
+    // Most readings name no row: one lookup answers them.
+    let rows = rows_named!(REMOTE_PACKAGE_RUNNERS: RemoteRunner, |r| r.programs, program(view));
+    rows.iter().any(|row| {
         let args = view.get(1..).unwrap_or_default();
         let rest = if row.subcommands.is_empty() {
             args

@@ -75,7 +75,10 @@ pub(super) fn edits_crontab(view: &[String]) -> bool {
 /// Commands that make a program start later on their own (at boot, at
 /// login, after logout, on a schedule) without writing a file the path rows
 /// see: programs and the subcommands that do it.
-const STARTS_LATER: &[(&[&str], &[&str])] = &[
+/// A row of [`STARTS_LATER`]: programs, and the subcommands that do it.
+type StartsLater = (&'static [&'static str], &'static [&'static str]);
+
+const STARTS_LATER: &[StartsLater] = &[
     // A user's services keep running, and start at boot, without a login.
     (&["loginctl"], &["enable-linger"]),
     (
@@ -100,7 +103,8 @@ const STARTS_LATER: &[(&[&str], &[&str])] = &[
 /// `launchctl load …`: a service or job set to start later by itself.
 pub(super) fn starts_later(view: &[String]) -> bool {
     let name = program(view);
-    let Some((_, subcommands)) = STARTS_LATER.iter().find(|(p, _)| p.contains(&name)) else {
+    let rows = crate::name_hash::rows_named!(STARTS_LATER: StartsLater, |(p, _)| p, name);
+    let Some((_, subcommands)) = rows.first() else {
         return false;
     };
     let inv = invocation(view);
