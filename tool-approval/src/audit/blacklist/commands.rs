@@ -808,8 +808,11 @@ pub(super) fn is_core_package(name: &str) -> bool {
 }
 
 pub(super) fn remove_core_package(view: &[String]) -> bool {
-    // Only words that could be an option are worth reading the view for.
-    if view.iter().any(|w| w.starts_with("--"))
+    // Only a word naming the option is worth reading the view for (the
+    // table reads `--name` and `--name=…` whole, never abbreviated).
+    if view
+        .iter()
+        .any(|w| w.starts_with("--") && w.contains("-remove-essential"))
         && invocation(view).has_flag(&[], &["force-remove-essential", "allow-remove-essential"])
     {
         return true;

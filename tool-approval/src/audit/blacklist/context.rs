@@ -316,6 +316,15 @@ fn setter_names(program: &str, view: &[String]) -> Vec<EnvSet> {
 /// The variables `options` stand for, from the options the program table
 /// reads with a value (`--git-dir DIR`, `--git-dir=DIR`).
 fn option_names(view: &[String], options: &[(&str, &str)]) -> Vec<EnvSet> {
+    // An option is read as `--name` or `--name=…`: with no word starting
+    // so, the view need not be read through the table (most `git` lines).
+    let named = |w: &String| {
+        w.strip_prefix("--")
+            .is_some_and(|rest| options.iter().any(|(long, _)| rest.starts_with(long)))
+    };
+    if !view.iter().skip(1).any(named) {
+        return Vec::new();
+    }
     Invocation::read(view, &[])
         .options
         .iter()

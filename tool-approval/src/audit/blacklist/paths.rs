@@ -1,6 +1,6 @@
 //! Checks on paths: secrets, account files, devices, kernel files.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::path_rows;
 use crate::path_view::resolve_path;
@@ -24,29 +24,37 @@ pub(super) fn add_path(
         // `cat /etc/sha*`, `cat .e*`: the sensitive files the glob would name.
         paths.extend(glob_matches(raw, cwd, home));
     }
-    let lexical = path_clean::clean(raw).display().to_string();
-    if lexical != raw {
-        if lexical.contains(['*', '?', '[']) {
-            // `cat /etc/../etc/sha?ow`: the glob after `..` is resolved.
-            paths.extend(glob_matches(&lexical, cwd, home));
+    // Most words are clean already (`src/main.rs`): cleaning them gives
+    // the same text.
+    if !is_lexically_clean(raw) {
+        let lexical = path_clean::clean(raw).display().to_string();
+        if lexical != raw {
+            if lexical.contains(['*', '?', '[']) {
+                // `cat /etc/../etc/sha?ow`: the glob after `..` is resolved.
+                paths.extend(glob_matches(&lexical, cwd, home));
+            }
+            paths.push(lexical);
         }
-        paths.push(lexical);
     }
-    let base = cwd
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from("/"));
     if (cwd.is_some()
         || raw.starts_with('/')
         || raw.starts_with('~')
         || raw.starts_with("$HOME")
         || raw.starts_with("${HOME}"))
-        && let Some(resolved) = resolve_path(raw, &base, home)
+        && let Some(resolved) = resolve_path(raw, cwd.unwrap_or(Path::new("/")), home)
     {
         let resolved = resolved.display().to_string();
         if resolved != raw {
             paths.push(resolved);
         }
     }
+}
+
+/// Whether lexical cleaning leaves `path` as it is: no empty, `.` or `..`
+/// component and no trailing `/` (a leading `/` is the root).
+fn is_lexically_clean(path: &str) -> bool {
+    let rest = path.strip_prefix('/').unwrap_or(path);
+    !rest.is_empty() && rest.split('/').all(|c| !matches!(c, "" | "." | ".."))
 }
 
 /// The system account, group and sudo files (`system-accounts`).
@@ -266,4 +274,39 @@ fn secret_file_name(path: &str) -> bool {
         name,
         "credentials" | "identity" | "environ" | ".ssh" | "Cookies" | ".history"
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::is_lexically_clean;
+
+    proptest! {
+        /// A word the shortcut calls clean is one cleaning leaves alone.
+        #[test]
+        fn clean_words_are_left_as_they_are(word in "[a./~]{0,12}") {
+            if is_lexically_clean(&word) {
+                prop_assert_eq!(path_clean::clean(&word).display().to_string(), word);
+            }
+        }
+    }
+
+    #[test]
+    fn words_that_cleaning_changes_are_not_clean() {
+        for word in [
+            "a//b", "./a", "a/./b", "a/../b", "a/", "/", "", ".", "..", "//etc",
+        ] {
+            assert!(!is_lexically_clean(word), "{word}");
+        }
+        for word in [
+            "src/main.rs",
+            "/etc/passwd",
+            "~/.ssh/id_rsa",
+            ".env",
+            "a.b/c",
+        ] {
+            assert!(is_lexically_clean(word), "{word}");
+        }
+    }
 }
