@@ -11,13 +11,21 @@
 //! not list stops the test that showed it (see [`view_hits`]). A new program
 //! for a check is therefore one name in the function and one in its row,
 //! and forgetting the row is a failing test, not a silent miss.
+//!
+//! The files parts write are judged here too, for three entries at once
+//! (`persistence`, `code-execution-file`, `system-binaries`): each
+//! reading's written operands are read once, and debug builds compare the
+//! pass with the entries' own definitions.
 
 use super::commands::{
     account_admin, copy_to_device, dd_to_device, format_device, is_precious_tree, kernel_write,
     program, reads_secret_tree, reads_whole_home, recursive_chown_system, rm_recursive_root,
 };
 use super::escapes::{container_host_access, power_off};
-use super::persistence::{edits_crontab, kernel_modules, kills_everything, sets_capabilities};
+use super::persistence::{
+    any_word, edits_crontab, is_code_execution_file, is_persistence_path, is_system_binary,
+    kernel_modules, kills_everything, sets_capabilities, writes_its_words, written_operands,
+};
 use super::setuid::setuid_targets;
 use super::{Builtin, Ctx, Dir, Facts, secret_names};
 use crate::name_hash::NameMap;
@@ -259,7 +267,21 @@ fn rows_for(name: &str) -> impl Iterator<Item = &'static Row> {
 /// The entries some reading of some part fired for, as bits of
 /// [`bit`]: each part judged in the directory it runs in.
 pub(super) fn view_hits(facts: &Facts<'_>, ctx: &Ctx<'_>) -> u32 {
-    let hits = hits_with(facts, ctx, false);
+    let rows = hits_with(facts, ctx, false);
+    let writes = write_hits(facts, ctx);
+    #[cfg(debug_assertions)]
+    if super::parts_in_dirs(facts)
+        .map(|(part, _)| views(part).len())
+        .sum::<usize>()
+        <= 512
+    {
+        assert_eq!(
+            writes,
+            write_hits_by_definition(facts, ctx),
+            "the blacklist's write pass"
+        );
+    }
+    let hits = rows | writes;
     // Readings beyond this many are left to the tests with fewer: the
     // check below runs every row on every reading.
     #[cfg(debug_assertions)]
@@ -271,11 +293,11 @@ pub(super) fn view_hits(facts: &Facts<'_>, ctx: &Ctx<'_>) -> u32 {
         let every = hits_with(facts, ctx, true);
         assert_eq!(
             every,
-            hits,
+            rows,
             "a blacklist row fired for a program it does not list: add the program to its row \
              in audit/blacklist/dispatch.rs (entries {:?})",
             ROWS.iter()
-                .filter(|r| (every & !hits) & bit(r.builtin) != 0)
+                .filter(|r| (every & !rows) & bit(r.builtin) != 0)
                 .map(|r| r.builtin)
                 .collect::<Vec<_>>()
         );
@@ -311,6 +333,94 @@ fn hits_with(facts: &Facts<'_>, ctx: &Ctx<'_>, every: bool) -> u32 {
                 }
             }
         }
+    }
+    hits
+}
+
+/// What parts write, for `persistence`, `code-execution-file` and
+/// `system-binaries` at once: each reading's written operands are read
+/// once, and each written word is judged by the classes still open. A part
+/// writes a file by a redirection onto it, as a word of a command that
+/// writes its words (not a reader, not `echo`), or as an operand the
+/// program table says is written (`dd of=F`, `cp`'s last; for system
+/// binaries only these, also resolved in the part's directory).
+fn write_hits(facts: &Facts<'_>, ctx: &Ctx<'_>) -> u32 {
+    let (persistence, code, system) = (
+        bit(Builtin::Persistence),
+        bit(Builtin::CodeExecutionFile),
+        bit(Builtin::SystemBinaries),
+    );
+    let mut hits = 0u32;
+    let judge = |word: &str, hits: &mut u32| {
+        if *hits & persistence == 0 && is_persistence_path(word) {
+            *hits |= persistence;
+        }
+        if *hits & code == 0 && is_code_execution_file(word) {
+            *hits |= code;
+        }
+        if *hits & system == 0 && is_system_binary(word) {
+            *hits |= system;
+        }
+    };
+    for (part, dir) in super::parts_in_dirs(facts) {
+        if hits == persistence | code | system {
+            break;
+        }
+        let cwd = match dir {
+            Dir::Known(Some(d)) => Some(d.as_path()),
+            _ => ctx.cwd,
+        };
+        for r in &part.redirects {
+            judge(r, &mut hits);
+        }
+        for view in views(part) {
+            if hits & (persistence | code) != persistence | code && writes_its_words(view) {
+                if hits & persistence == 0 && any_word(view, is_persistence_path) {
+                    hits |= persistence;
+                }
+                if hits & code == 0 && any_word(view, is_code_execution_file) {
+                    hits |= code;
+                }
+            }
+            for w in written_operands(view) {
+                judge(&w, &mut hits);
+                if hits & system == 0
+                    && cwd.is_some_and(|cwd| is_system_binary(&cwd.join(&w).to_string_lossy()))
+                {
+                    hits |= system;
+                }
+            }
+        }
+    }
+    hits
+}
+
+/// [`write_hits`] as the three entries defined it, each on its own.
+#[cfg(debug_assertions)]
+fn write_hits_by_definition(facts: &Facts<'_>, ctx: &Ctx<'_>) -> u32 {
+    use super::persistence::writes_matching;
+    let parts = || facts.commands.iter().flat_map(|(_, s)| s.parts());
+    let any_view = |f: &dyn Fn(&[String], &SimpleCommand) -> bool| {
+        parts().any(|part| views(part).iter().any(|v| f(v, part)))
+    };
+    let mut hits = 0;
+    if any_view(&|v, part| writes_matching(v, part, is_persistence_path)) {
+        hits |= bit(Builtin::Persistence);
+    }
+    if any_view(&|v, part| writes_matching(v, part, is_code_execution_file)) {
+        hits |= bit(Builtin::CodeExecutionFile);
+    }
+    if parts().any(|p| p.redirects.iter().any(|r| is_system_binary(r)))
+        || super::in_dirs(facts, ctx, &|v, ctx| {
+            written_operands(v).iter().any(|w| {
+                is_system_binary(w)
+                    || ctx
+                        .cwd
+                        .is_some_and(|cwd| is_system_binary(&cwd.join(w).to_string_lossy()))
+            })
+        })
+    {
+        hits |= bit(Builtin::SystemBinaries);
     }
     hits
 }

@@ -95,10 +95,7 @@ use context::{Dir, env_names, is_dangerous_env, may_set_env, part_dirs, start_di
 
 use commands::*;
 use paths::*;
-use persistence::{
-    is_code_execution_file, is_persistence_path, is_system_binary, starts_later, writes_matching,
-    written_operands,
-};
+use persistence::{is_code_execution_file, is_persistence_path, starts_later, written_operands};
 use setuid::{interpreter_copies, setuid_shell};
 
 use InterventionPolicy::{Always, Required};
@@ -811,6 +808,7 @@ fn writes_after_cd(facts: &Facts, ctx: &Ctx<'_>, is_target: fn(&str) -> bool) ->
 }
 
 /// Whether `f` holds for a view of some part, judged in the directory that part runs in.
+#[cfg(debug_assertions)]
 fn in_dirs(facts: &Facts, ctx: &Ctx<'_>, f: &dyn Fn(&[String], &Ctx<'_>) -> bool) -> bool {
     parts_in_dirs(facts).any(|(part, dir)| {
         let here = Ctx {
@@ -865,7 +863,8 @@ fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>, view_hits: u32) 
         | Builtin::Capabilities
         | Builtin::KillAll
         | Builtin::ContainerHostAccess
-        | Builtin::PowerOff => false,
+        | Builtin::PowerOff
+        | Builtin::SystemBinaries => false,
         Builtin::DangerousEnv => any_dangerous_env(&facts.env),
         // Only where a part sets the setuid bit at all (the `setuid-bit`
         // row fired): `setuid_shell` reads the same targets.
@@ -912,33 +911,20 @@ fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>, view_hits: u32) 
             .commands
             .iter()
             .any(|(_, shell)| network::uploads_data(shell.parts())),
+        // The files parts write are judged in `dispatch` (one pass for
+        // persistence, code-execution files and system binaries).
         Builtin::Persistence => {
             // A file tool's path argument counts as a write (as for
             // code-execution files).
             facts.arg_paths.iter().any(|p| is_persistence_path(p))
-                || any_view(&|v, part| {
-                    starts_later(v) || writes_matching(v, part, is_persistence_path)
-                })
+                || any_view(&|v, _| starts_later(v))
                 || writes_after_cd(facts, ctx, is_persistence_path)
-        }
-        Builtin::SystemBinaries => {
-            parts().any(|p| p.redirects.iter().any(|r| is_system_binary(r)))
-                || in_dirs(facts, ctx, &|v, ctx| {
-                    written_operands(v).iter().any(|w| {
-                        is_system_binary(w)
-                            || ctx
-                                .cwd
-                                .is_some_and(|cwd| is_system_binary(&cwd.join(w).to_string_lossy()))
-                    })
-                })
         }
         Builtin::CodeExecutionFile => {
             // A file tool's path argument: the tool may write it (no tool
             // says whether it only reads).
             facts.arg_paths.iter().any(|p| is_code_execution_file(p))
-                || any_view(&|v, part| {
-                    writes_matching(v, part, is_code_execution_file) || sets_package_script(v)
-                })
+                || any_view(&|v, _| sets_package_script(v))
                 || writes_after_cd(facts, ctx, is_code_execution_file)
         }
     }

@@ -10,7 +10,6 @@
 //! the read-only list.
 
 use super::commands::{invocation, is_read_only, program};
-use crate::shell::SimpleCommand;
 use crate::shell::table::Operands;
 
 /// `insmod`, `rmmod`, `modprobe` (not its dry runs), `kexec`.
@@ -170,10 +169,12 @@ pub(super) fn is_code_execution_file(word: &str) -> bool {
 /// A part writes a file `is_target` recognises: a redirection onto it, a
 /// word of a command that does not only read, or an operand the program
 /// table says is written (`dd of=F`); a command naming it that only reads
-/// is not enough.
+/// is not enough. (`dispatch::view_hits` judges this for every class in
+/// one pass; debug builds compare it with this definition.)
+#[cfg(debug_assertions)]
 pub(super) fn writes_matching(
     view: &[String],
-    part: &SimpleCommand,
+    part: &crate::shell::SimpleCommand,
     is_target: fn(&str) -> bool,
 ) -> bool {
     part.redirects.iter().any(|r| is_target(r))
@@ -185,7 +186,7 @@ pub(super) fn writes_matching(
 /// Whether `is_target` holds for a word of `view` after the command word.
 /// A long view (`git -c alias.a=… -c alias.a=… …`, thousands of words)
 /// asks once per distinct word.
-fn any_word(view: &[String], is_target: fn(&str) -> bool) -> bool {
+pub(super) fn any_word(view: &[String], is_target: fn(&str) -> bool) -> bool {
     let words = view.iter().skip(1);
     if view.len() <= 32 {
         return words.into_iter().any(|w| is_target(w));
@@ -194,6 +195,13 @@ fn any_word(view: &[String], is_target: fn(&str) -> bool) -> bool {
     words
         .filter(|w| asked.insert(w.as_str()))
         .any(|w| is_target(w))
+}
+
+/// Whether the words of `view` may be files it writes: not a command that
+/// only reads, and not `echo`/`printf`, which print their words (only
+/// their redirections write).
+pub(super) fn writes_its_words(view: &[String]) -> bool {
+    !is_read_only(view) && !prints_only(view)
 }
 
 /// `echo`/`printf` print their words; only their redirections write.
