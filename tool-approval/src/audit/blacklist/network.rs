@@ -551,10 +551,7 @@ fn only_loopback(view: &[String], c: &Client) -> bool {
 }
 
 /// A view of a part that sends something to the network by itself.
-fn uploads(view: &[String], part: &SimpleCommand) -> bool {
-    let Some(c) = client(view) else {
-        return false;
-    };
+fn uploads(view: &[String], part: &SimpleCommand, c: &Client) -> bool {
     if view
         .iter()
         .skip(1)
@@ -682,26 +679,27 @@ pub(super) fn uploads_data(parts: &[SimpleCommand]) -> bool {
             dumps |= views(part).iter().any(|v| echoes_secret(v));
         }
         for view in views(part) {
-            if uploads(view, part) {
+            dumps |= dumps_environment(view);
+            // The rest is about network clients (looked up once).
+            let Some(c) = client(view) else {
+                continue;
+            };
+            if uploads(view, part, c) {
                 return true;
             }
             // `v=$GITHUB_TOKEN; curl "…$v"`: a copy of a secret sent.
             if !copies.is_empty()
-                && client(view).is_some()
                 && view.iter().skip(1).any(|w| {
                     expanded_names(w).any(|n| copies.iter().any(|c| c == n)) || w.contains("${!")
                 })
             {
                 return true;
             }
-            dumps |= dumps_environment(view);
-            sends_input |= client(view).is_some_and(|c| {
-                c.sends_stdin
-                    || option_values(view, c.body_options)
-                        .iter()
-                        .chain(&option_values(view, c.file_options))
-                        .any(|v| matches!(*v, "@-" | "-" | "/dev/stdin"))
-            });
+            sends_input |= c.sends_stdin
+                || option_values(view, c.body_options)
+                    .iter()
+                    .chain(&option_values(view, c.file_options))
+                    .any(|v| matches!(*v, "@-" | "-" | "/dev/stdin"));
         }
     }
     dumps && sends_input
