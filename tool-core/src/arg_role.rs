@@ -117,19 +117,41 @@ impl ArgRole {
     /// The role a schema declares: its `x-role`, else an older spelling
     /// (see the table). `None` for an unannotated schema.
     pub fn of(schema: &Value) -> Option<Self> {
-        if let Some(role) = schema
-            .get(ROLE_KEY)
-            .and_then(Value::as_str)
-            .and_then(Self::parse)
-        {
+        let Value::Object(map) = schema else {
+            return None;
+        };
+        // The keys read, found in one pass over a small schema (most have
+        // a handful of keys; each lookup by key hashed it again).
+        let (mut role, mut format, mut flags) = (None, None, Vec::new());
+        if map.len() <= 16 {
+            for (key, value) in map {
+                match key.as_str() {
+                    ROLE_KEY => role = value.as_str(),
+                    "format" => format = value.as_str(),
+                    k if value.as_bool() == Some(true)
+                        && ROWS.iter().any(|r| r.flag == Some(k)) =>
+                    {
+                        flags.push(k);
+                    }
+                    _ => {}
+                }
+            }
+        } else {
+            role = map.get(ROLE_KEY).and_then(Value::as_str);
+            format = map.get("format").and_then(Value::as_str);
+            flags = ROWS
+                .iter()
+                .filter_map(|r| r.flag)
+                .filter(|flag| map.get(*flag).and_then(Value::as_bool) == Some(true))
+                .collect();
+        }
+        if let Some(role) = role.and_then(Self::parse) {
             return Some(role);
         }
-        let format = schema.get("format").and_then(Value::as_str);
         ROWS.iter()
             .find(|r| {
                 format.is_some_and(|f| r.formats.contains(&f))
-                    || r.flag
-                        .is_some_and(|flag| schema.get(flag).and_then(Value::as_bool) == Some(true))
+                    || r.flag.is_some_and(|flag| flags.contains(&flag))
             })
             .map(|r| r.role)
     }
@@ -275,5 +297,38 @@ mod tests {
             ArgRole::of(&serde_json::json!({"x-role": "teleport"})),
             None
         );
+    }
+
+    #[test]
+    fn large_schemas_are_read_like_small_ones() {
+        let cases = [
+            // The first row that matches wins (the shell row before the URL row).
+            (
+                serde_json::json!({"format": "uri", "x-shell": true}),
+                Some(ArgRole::ShellCommand),
+            ),
+            (
+                serde_json::json!({"x-role": "url", "x-path": true}),
+                Some(ArgRole::Url),
+            ),
+            (
+                serde_json::json!({"x-role": "teleport", "x-shell": true}),
+                Some(ArgRole::ShellCommand),
+            ),
+            (
+                serde_json::json!({"format": "shell", "x-path": false}),
+                Some(ArgRole::ShellCommand),
+            ),
+            (serde_json::json!({"type": "string"}), None),
+        ];
+        for (mut schema, want) in cases {
+            assert_eq!(ArgRole::of(&schema), want, "{schema}");
+            if let Value::Object(map) = &mut schema {
+                for i in 0..20 {
+                    map.insert(format!("k{i}"), Value::Null);
+                }
+            }
+            assert_eq!(ArgRole::of(&schema), want, "{schema} with 20 more keys");
+        }
     }
 }

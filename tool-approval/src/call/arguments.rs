@@ -374,6 +374,39 @@ fn by_schema<'v>(
     }
 }
 
+const NAMED_PATH: u8 = 1;
+const NAMED_PATH_LIST: u8 = 2;
+const NAMED_PATTERN: u8 = 4;
+const NAMED_COMMAND: u8 = 8;
+
+/// Which lists of names `key` is in, compared without ASCII case (`Path`
+/// is `path`): one lookup of the lower-cased key in a map built once,
+/// where every key was compared with every name.
+fn name_kinds(key: &str) -> u8 {
+    static KINDS: std::sync::OnceLock<crate::name_hash::NameMap<String, u8>> =
+        std::sync::OnceLock::new();
+    let kinds = KINDS.get_or_init(|| {
+        let mut kinds = crate::name_hash::NameMap::default();
+        for (names, kind) in [
+            (PATH_NAMES, NAMED_PATH),
+            (PATH_LIST_NAMES, NAMED_PATH_LIST),
+            (&["pattern", "glob"][..], NAMED_PATTERN),
+            (COMMAND_NAMES, NAMED_COMMAND),
+        ] {
+            for name in names {
+                *kinds.entry(name.to_ascii_lowercase()).or_default() |= kind;
+            }
+        }
+        kinds
+    });
+    let key: std::borrow::Cow<'_, str> = if key.bytes().any(|b| b.is_ascii_uppercase()) {
+        key.to_ascii_lowercase().into()
+    } else {
+        key.into()
+    };
+    kinds.get(key.as_ref()).copied().unwrap_or(0)
+}
+
 fn by_name<'v>(value: &'v Value, at: &Segment<'_>, depth: usize, want: Want, found: &mut Maps<'v>) {
     if depth > MAX_DEPTH {
         // Only containers go deeper: a string this deep is still a leaf.
@@ -387,14 +420,12 @@ fn by_name<'v>(value: &'v Value, at: &Segment<'_>, depth: usize, want: Want, fou
             for (key, item) in map {
                 // Names are compared as a tool would read them loosely:
                 // `Path`, `path `, `newpath` are `path`, `newPath`.
-                let loose = key.trim();
-                let is = |names: &[&str]| names.iter().any(|n| n.eq_ignore_ascii_case(loose));
+                let named = name_kinds(key.trim());
                 let path_named = want.paths
-                    && (is(PATH_NAMES)
-                        || is(PATH_LIST_NAMES)
-                        || (is(&["pattern", "glob"])
+                    && (named & (NAMED_PATH | NAMED_PATH_LIST) != 0
+                        || (named & NAMED_PATTERN != 0
                             && item.as_str().is_some_and(pattern_is_path)));
-                let command_named = want.commands && is(COMMAND_NAMES);
+                let command_named = want.commands && named & NAMED_COMMAND != 0;
                 let nested = item.is_object() || item.is_array();
                 if !path_named && !command_named && !nested {
                     continue;
@@ -436,6 +467,29 @@ mod tests {
 
     fn pointers(found: Vec<FoundArgument<'_>>) -> Vec<String> {
         found.into_iter().map(|f| f.pointer).collect()
+    }
+
+    #[test]
+    fn names_are_found_in_any_ascii_case() {
+        let lists = [
+            (PATH_NAMES, NAMED_PATH),
+            (PATH_LIST_NAMES, NAMED_PATH_LIST),
+            (COMMAND_NAMES, NAMED_COMMAND),
+        ];
+        for (names, kind) in lists {
+            for name in names {
+                for spelling in [
+                    name.to_string(),
+                    name.to_ascii_uppercase(),
+                    name.to_ascii_lowercase(),
+                ] {
+                    assert!(name_kinds(&spelling) & kind != 0, "{spelling}");
+                }
+            }
+        }
+        assert_eq!(name_kinds("Glob"), NAMED_PATTERN);
+        assert_eq!(name_kinds("commands"), 0);
+        assert_eq!(name_kinds("pathé"), 0);
     }
 
     #[test]
