@@ -376,6 +376,9 @@ struct Table {
     /// Patterns whose first component is a glob with neither: tried at
     /// every depth.
     always: Vec<PatternAt>,
+    /// Whether some pattern matches at any depth: without one, only a path
+    /// from the root or the home can be in the table.
+    anywhere: bool,
 }
 
 impl Table {
@@ -389,9 +392,11 @@ impl Table {
             glob_first: vec![Vec::new(); 256],
             glob_last: vec![Vec::new(); 256],
             always: Vec::new(),
+            anywhere: false,
         };
         for (at, row) in rows.iter().enumerate() {
             for (n, (anchor, globs)) in row.patterns.iter().enumerate() {
+                table.anywhere |= *anchor == Anchor::Any;
                 let index = match anchor {
                     Anchor::Any => &mut table.any,
                     Anchor::Root => &mut table.root,
@@ -640,6 +645,10 @@ impl CompiledRow {
 fn find(table: &Table, path: &str, home: Option<&Path>) -> Option<&'static PathClass> {
     let path = with_home(path);
     let absolute = path.starts_with('/') || (path.starts_with('~') && home.is_some());
+    if !absolute && !table.anywhere {
+        // Every pattern is anchored at the root or the home (`/etc/…`).
+        return None;
+    }
     let lower = fold_case(&path);
     let home_text = home.map(|h| h.to_string_lossy());
     let home_lower = home_text.as_deref().map(fold_case);
