@@ -807,16 +807,18 @@ pub(super) fn is_core_package(name: &str) -> bool {
         || name.contains('*')
 }
 
-pub(super) fn remove_core_package(view: &[String]) -> bool {
+/// `--force-remove-essential`, `--allow-remove-essential` given to any
+/// program (dpkg's and apt's, also through a front end).
+pub(super) fn forces_essential_removal(view: &[String]) -> bool {
     // Only a word naming the option is worth reading the view for (the
     // table reads `--name` and `--name=…` whole, never abbreviated).
-    if view
-        .iter()
+    view.iter()
         .any(|w| w.starts_with("--") && w.contains("-remove-essential"))
         && invocation(view).has_flag(&[], &["force-remove-essential", "allow-remove-essential"])
-    {
-        return true;
-    }
+}
+
+/// A package manager removing a core package (a row of `dispatch`).
+pub(super) fn remove_core_package(view: &[String]) -> bool {
     // Only the package managers matched below; checked before collecting operands.
     if !matches!(
         program(view),

@@ -19,7 +19,8 @@
 
 use super::commands::{
     account_admin, copy_to_device, dd_to_device, format_device, is_precious_tree, kernel_write,
-    program, reads_secret_tree, reads_whole_home, recursive_chown_system, rm_recursive_root,
+    program, reads_secret_tree, reads_whole_home, recursive_chown_system, remove_core_package,
+    rm_recursive_root,
 };
 use super::escapes::{container_host_access, power_off};
 use super::persistence::{
@@ -181,6 +182,14 @@ const ROWS: &[Row] = &[
             "netsh",
         ],
         check: |v, _, _| super::commands::firewall_off(v),
+    },
+    Row {
+        builtin: Builtin::RemoveCorePackage,
+        programs: &[
+            "apt", "apt-get", "aptitude", "yum", "dnf", "microdnf", "zypper", "snap", "apk",
+            "pacman", "dpkg", "rpm",
+        ],
+        check: |v, _, _| remove_core_package(v),
     },
     Row {
         builtin: Builtin::KernelModules,

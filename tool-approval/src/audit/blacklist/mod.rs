@@ -885,7 +885,8 @@ fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>, view_hits: u32) 
                     || part.redirects.iter().any(mentions)
             }) || facts.paths.iter().any(|p| p.contains("sshd_config"))
         }
-        Builtin::RemoveCorePackage => any_view(&|v, _| remove_core_package(v)),
+        // (Package managers removing a core package: a row of `dispatch`.)
+        Builtin::RemoveCorePackage => any_view(&|v, _| forces_essential_removal(v)),
         Builtin::ReadSecrets => {
             facts
             .paths
