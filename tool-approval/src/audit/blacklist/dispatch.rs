@@ -28,7 +28,7 @@ use super::persistence::{
     kernel_modules, kills_everything, sets_capabilities, writes_its_words, written_operands,
 };
 use super::setuid::setuid_targets;
-use super::{Builtin, Ctx, Dir, Facts, secret_names};
+use super::{Builtin, Ctx, Facts, secret_names};
 use crate::name_hash::NameMap;
 use crate::shell::SimpleCommand;
 use crate::shell::wrappers::views;
@@ -319,14 +319,7 @@ pub(super) fn view_hits(facts: &Facts<'_>, ctx: &Ctx<'_>) -> u32 {
 fn hits_with(facts: &Facts<'_>, ctx: &Ctx<'_>, every: bool) -> u32 {
     let mut hits = 0u32;
     for (part, dir) in super::parts_in_dirs(facts) {
-        let here = Ctx {
-            cwd: match dir {
-                Dir::Known(Some(d)) => Some(d.as_path()),
-                _ => ctx.cwd,
-            },
-            home: ctx.home,
-            unknown_dir: *dir == Dir::Unknown,
-        };
+        let here = ctx.in_dir(dir);
         for view in views(part) {
             let (mut all, mut gated);
             let rows: &mut dyn Iterator<Item = &'static Row> = if every {
@@ -375,10 +368,7 @@ fn write_hits(facts: &Facts<'_>, ctx: &Ctx<'_>) -> u32 {
         if hits == persistence | code | system {
             break;
         }
-        let cwd = match dir {
-            Dir::Known(Some(d)) => Some(d.as_path()),
-            _ => ctx.cwd,
-        };
+        let cwd = ctx.in_dir(dir).cwd;
         for r in &part.redirects {
             judge(r, &mut hits);
         }

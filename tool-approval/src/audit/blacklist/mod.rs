@@ -772,6 +772,21 @@ pub(super) struct Ctx<'a> {
     pub(super) unknown_dir: bool,
 }
 
+impl<'a> Ctx<'a> {
+    /// The context of a part that runs in `dir` (where known, else where
+    /// the call runs).
+    fn in_dir(&self, dir: &'a Dir) -> Ctx<'a> {
+        Ctx {
+            cwd: match dir {
+                Dir::Known(Some(d)) => Some(d.as_path()),
+                _ => self.cwd,
+            },
+            home: self.home,
+            unknown_dir: *dir == Dir::Unknown,
+        }
+    }
+}
+
 /// Every part of every command, with the directory it runs in.
 fn parts_in_dirs<'f>(facts: &'f Facts<'_>) -> impl Iterator<Item = (&'f SimpleCommand, &'f Dir)> {
     facts
@@ -811,14 +826,7 @@ fn writes_after_cd(facts: &Facts, ctx: &Ctx<'_>, is_target: fn(&str) -> bool) ->
 #[cfg(debug_assertions)]
 fn in_dirs(facts: &Facts, ctx: &Ctx<'_>, f: &dyn Fn(&[String], &Ctx<'_>) -> bool) -> bool {
     parts_in_dirs(facts).any(|(part, dir)| {
-        let here = Ctx {
-            cwd: match dir {
-                Dir::Known(Some(d)) => Some(d.as_path()),
-                _ => ctx.cwd,
-            },
-            home: ctx.home,
-            unknown_dir: *dir == Dir::Unknown,
-        };
+        let here = ctx.in_dir(dir);
         views(part).iter().any(|v| f(v, &here))
     })
 }
