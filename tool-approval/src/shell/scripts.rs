@@ -628,8 +628,10 @@ fn shell_reads_the_line(source: &str, parts: &[super::SimpleCommand]) -> bool {
                 && (is_shell(name) || script.is_some())
         })
     };
-    (source.contains("coproc") || source.contains(">(") || source.contains("<("))
-        && parts.iter().any(shell_on_stdin)
+    // The parts first: most lines have no shell reading its input, and
+    // each search of the text costs more than looking at every part.
+    parts.iter().any(shell_on_stdin)
+        && (source.contains("coproc") || source.contains(">(") || source.contains("<("))
 }
 
 /// What `echo`/`printf` print on a line where a shell reads a coprocess or
