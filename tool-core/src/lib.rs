@@ -101,7 +101,14 @@
 //!
 //! # Crate features
 //!
-//! - `net` (off by default): [`net`], the network guard, an SSRF-guarded
+#![cfg_attr(
+    feature = "net",
+    doc = "- `net` (off by default): [`net`], the network guard, an SSRF-guarded"
+)]
+#![cfg_attr(
+    not(feature = "net"),
+    doc = "- `net` (off by default): the module `net`, the network guard, an SSRF-guarded"
+)]
 //!   `reqwest` client (resolver filter, peer check, redirect rule, no
 //!   proxies, capped bodies) that tool-openapi and tool-mcp both build
 //!   their clients from. Pulls reqwest, hyper-util, url and ipnet.
