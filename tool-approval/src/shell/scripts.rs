@@ -420,6 +420,13 @@ const PACKAGE_SCRIPT_WRITERS: &[(&[&str], &[&str], bool)] = &[
 
 /// `npm pkg set scripts.postinstall=./x`, `npm set-script prepare CMD`:
 /// code planted in `package.json` that a later install or run executes.
+/// The programs of [`PACKAGE_SCRIPT_WRITERS`].
+pub(crate) fn package_script_programs() -> impl Iterator<Item = &'static str> {
+    PACKAGE_SCRIPT_WRITERS
+        .iter()
+        .flat_map(|(programs, _, _)| programs.iter().copied())
+}
+
 pub(crate) fn sets_package_script(view: &[String]) -> bool {
     package_scripts(view).is_some()
 }

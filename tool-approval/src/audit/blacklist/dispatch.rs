@@ -10,7 +10,10 @@
 //! regardless of its program, and a row that fires for a program it does
 //! not list stops the test that showed it (see [`view_hits`]). A new program
 //! for a check is therefore one name in the function and one in its row,
-//! and forgetting the row is a failing test, not a silent miss.
+//! and forgetting the row is a failing test, not a silent miss. Checks
+//! whose programs are the rows of a table of their own (secret printers,
+//! services started later, package-script writers) take their names from
+//! it: a new row there needs nothing here.
 //!
 //! The files parts write are judged here too, for three entries at once
 //! (`persistence`, `code-execution-file`, `system-binaries`): each
@@ -232,6 +235,41 @@ const ROWS: &[Row] = &[
     },
 ];
 
+/// Rows whose programs are those of another table (the table's own rows
+/// are its programs, so a new row there needs nothing here).
+const TABLE_ROWS: &[(fn() -> Vec<&'static str>, Row)] = &[
+    (
+        || super::secret_printers::printer_programs().collect(),
+        Row {
+            builtin: Builtin::ReadSecrets,
+            programs: &[],
+            // `gh auth token`, `vault kv get`: a command that prints one.
+            check: |v, _, _| super::secret_printers::prints_secret(v).is_some(),
+        },
+    ),
+    (
+        || super::persistence::starts_later_programs().collect(),
+        Row {
+            builtin: Builtin::Persistence,
+            programs: &[],
+            check: |v, _, _| super::persistence::starts_later(v),
+        },
+    ),
+    (
+        || crate::shell::scripts::package_script_programs().collect(),
+        Row {
+            builtin: Builtin::CodeExecutionFile,
+            programs: &[],
+            check: |v, _, _| crate::shell::scripts::sets_package_script(v),
+        },
+    ),
+];
+
+/// Every row: those of [`ROWS`] and of [`TABLE_ROWS`].
+fn all_rows() -> impl Iterator<Item = &'static Row> {
+    ROWS.iter().chain(TABLE_ROWS.iter().map(|(_, row)| row))
+}
+
 /// The rows by program name, and the rows listing a prefix.
 struct Index {
     by_name: NameMap<&'static str, Vec<&'static Row>>,
@@ -248,6 +286,14 @@ fn index() -> &'static Index {
                 match name.strip_suffix('*') {
                     Some(prefix) => by_prefix.push((prefix, row)),
                     None => by_name.entry(*name).or_default().push(row),
+                }
+            }
+        }
+        for (programs, row) in TABLE_ROWS {
+            for name in programs() {
+                let rows = by_name.entry(name).or_default();
+                if !rows.iter().any(|r| std::ptr::eq(*r, row)) {
+                    rows.push(row);
                 }
             }
         }
@@ -293,7 +339,7 @@ pub(super) fn view_hits(facts: &Facts<'_>, ctx: &Ctx<'_>) -> u32 {
             rows,
             "a blacklist row fired for a program it does not list: add the program to its row \
              in audit/blacklist/dispatch.rs (entries {:?})",
-            ROWS.iter()
+            all_rows()
                 .filter(|r| (every & !rows) & bit(r.builtin) != 0)
                 .map(|r| r.builtin)
                 .collect::<Vec<_>>()
@@ -316,7 +362,7 @@ fn hits_with(facts: &Facts<'_>, ctx: &Ctx<'_>, every: bool) -> u32 {
         for view in views(part) {
             let (mut all, mut gated);
             let rows: &mut dyn Iterator<Item = &'static Row> = if every {
-                all = ROWS.iter();
+                all = all_rows();
                 &mut all
             } else {
                 gated = rows_for(program(view));
@@ -430,8 +476,13 @@ mod tests {
     fn every_entry_fits_in_the_bits() {
         assert!(super::super::BUILTINS.len() <= 32);
         for row in ROWS {
-            assert!((row.builtin as u32) < 32);
             assert!(!row.programs.is_empty());
+        }
+        for row in all_rows() {
+            assert!((row.builtin as u32) < 32);
+        }
+        for (programs, _) in TABLE_ROWS {
+            assert!(!programs().is_empty());
         }
     }
 

@@ -58,7 +58,6 @@ use crate::call::facts::{CallFacts, command_text};
 use crate::error::Error;
 use crate::path_view::real_path;
 use crate::policy::matcher::{MatchMode, Matcher, Subject};
-use crate::shell::scripts::sets_package_script;
 use crate::shell::wrappers::{stdin_commands, views};
 use crate::shell::{ShellCommand, SimpleCommand, basename};
 
@@ -95,7 +94,7 @@ use context::{Dir, env_names, is_dangerous_env, may_set_env, part_dirs, start_di
 
 use commands::*;
 use paths::*;
-use persistence::{is_code_execution_file, is_persistence_path, starts_later, written_operands};
+use persistence::{is_code_execution_file, is_persistence_path, written_operands};
 use setuid::{interpreter_copies, setuid_shell};
 
 use InterventionPolicy::{Always, Required};
@@ -896,17 +895,13 @@ fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>, view_hits: u32) 
         // (Package managers removing a core package: a row of `dispatch`.)
         Builtin::RemoveCorePackage => any_view(&|v, _| forces_essential_removal(v)),
         Builtin::ReadSecrets => {
-            facts
-            .paths
-            .iter()
-            .any(|p| {
+            facts.paths.iter().any(|p| {
                 // The rows hold the shared secret classes too.
                 is_secret(p, ctx.home)
             })
-            // `gh auth token`, `vault kv get`: a command that prints one.
-            // (Recursive readers of a secret's folder and `echo "$TOKEN"`
-            // are rows of `dispatch`.)
-            || any_view(&|v, _| secret_printers::prints_secret(v).is_some())
+            // (Commands that print one, `gh auth token`, recursive readers
+            // of a secret's folder and `echo "$TOKEN"` are rows of
+            // `dispatch`.)
         }
         Builtin::ReverseShell => facts
             .commands
@@ -926,14 +921,12 @@ fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>, view_hits: u32) 
             // A file tool's path argument counts as a write (as for
             // code-execution files).
             facts.arg_paths.iter().any(|p| is_persistence_path(p))
-                || any_view(&|v, _| starts_later(v))
                 || writes_after_cd(facts, ctx, is_persistence_path)
         }
         Builtin::CodeExecutionFile => {
             // A file tool's path argument: the tool may write it (no tool
             // says whether it only reads).
             facts.arg_paths.iter().any(|p| is_code_execution_file(p))
-                || any_view(&|v, _| sets_package_script(v))
                 || writes_after_cd(facts, ctx, is_code_execution_file)
         }
     }

@@ -98,6 +98,13 @@ const STARTS_LATER: &[StartsLater] = &[
     (&["chkconfig"], &["on", "--add"]),
 ];
 
+/// The programs of [`STARTS_LATER`].
+pub(super) fn starts_later_programs() -> impl Iterator<Item = &'static str> {
+    STARTS_LATER
+        .iter()
+        .flat_map(|(programs, _)| programs.iter().copied())
+}
+
 /// `loginctl enable-linger`, `systemctl --user enable x.service`,
 /// `launchctl load …`: a service or job set to start later by itself.
 pub(super) fn starts_later(view: &[String]) -> bool {

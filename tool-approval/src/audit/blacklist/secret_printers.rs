@@ -332,6 +332,14 @@ fn prints_secret_variable(program: &str, args: &[String]) -> bool {
             .any(|a| !a.starts_with('-') && super::secret_names::names_secret(a))
 }
 
+/// The programs a row of [`PRINTERS`] names, and `printenv`.
+pub(crate) fn printer_programs() -> impl Iterator<Item = &'static str> {
+    PRINTERS
+        .iter()
+        .flat_map(|row| row.programs.iter().copied())
+        .chain(["printenv"])
+}
+
 /// The row `words` (a command's words, program first) matches.
 pub(crate) fn prints_secret(words: &[String]) -> Option<&'static Printer> {
     let (first, args) = words.split_first()?;
