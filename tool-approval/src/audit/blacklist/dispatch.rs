@@ -235,9 +235,12 @@ const ROWS: &[Row] = &[
     },
 ];
 
+/// The programs of another table, read once when the index is built.
+type TablePrograms = fn() -> Vec<&'static str>;
+
 /// Rows whose programs are those of another table (the table's own rows
 /// are its programs, so a new row there needs nothing here).
-const TABLE_ROWS: &[(fn() -> Vec<&'static str>, Row)] = &[
+const TABLE_ROWS: &[(TablePrograms, Row)] = &[
     (
         || super::secret_printers::printer_programs().collect(),
         Row {
