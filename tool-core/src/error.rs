@@ -156,14 +156,7 @@ pub enum Error {
         /// The provider's explanation.
         message: String,
     },
-    #[cfg_attr(
-        feature = "net",
-        doc = "A network allow-list entry ([`SsrfPolicy::allow`](crate::net::SsrfPolicy::allow),"
-    )]
-    #[cfg_attr(
-        not(feature = "net"),
-        doc = "A network allow-list entry (`net::SsrfPolicy::allow`,"
-    )]
+    /// A network allow-list entry (`net::SsrfPolicy::allow`,
     /// feature `net`) is neither a host name, an IP address nor a CIDR.
     #[error("invalid allow-list entry `{entry}`: {message}")]
     InvalidAllowEntry {
