@@ -148,16 +148,16 @@ fn is_loader_name(name: &str) -> bool {
         .contains_key(name)
 }
 
+/// A row of [`CONFIG_LOADERS`]: programs, the options naming the file,
+/// and whether only standard input as that file counts.
+pub(crate) type ConfigLoader = (&'static [&'static str], &'static [&'static str], bool);
+
 /// Options whose value is a file of commands the program runs (a
 /// configuration that runs commands, a script, a makefile): programs, the
 /// options, and whether only standard input (`-`, `/dev/stdin`) counts
 /// (`make -f -` reads a makefile from the line's input; `make -f ci.mk` is
 /// a file of the project, like its Makefile). What runs is not on the
 /// line: `Found::runs_unread`.
-/// A row of [`CONFIG_LOADERS`]: programs, the options naming the file,
-/// and whether only standard input as that file counts.
-pub(crate) type ConfigLoader = (&'static [&'static str], &'static [&'static str], bool);
-
 pub(crate) const CONFIG_LOADERS: &[ConfigLoader] = &[
     (&["tmux"], &["-f"], false),
     (&["screen"], &["-c"], false),

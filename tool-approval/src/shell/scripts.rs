@@ -418,8 +418,6 @@ const PACKAGE_SCRIPT_WRITERS: &[(&[&str], &[&str], bool)] = &[
     (&["npm"], &["set-script"], false),
 ];
 
-/// `npm pkg set scripts.postinstall=./x`, `npm set-script prepare CMD`:
-/// code planted in `package.json` that a later install or run executes.
 /// The programs of [`PACKAGE_SCRIPT_WRITERS`].
 pub(crate) fn package_script_programs() -> impl Iterator<Item = &'static str> {
     PACKAGE_SCRIPT_WRITERS
@@ -427,6 +425,8 @@ pub(crate) fn package_script_programs() -> impl Iterator<Item = &'static str> {
         .flat_map(|(programs, _, _)| programs.iter().copied())
 }
 
+/// `npm pkg set scripts.postinstall=./x`, `npm set-script prepare CMD`:
+/// code planted in `package.json` that a later install or run executes.
 pub(crate) fn sets_package_script(view: &[String]) -> bool {
     package_scripts(view).is_some()
 }

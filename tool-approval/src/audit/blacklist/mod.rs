@@ -685,16 +685,16 @@ impl Blacklist {
         }
         // The built-in entries' checks of each part's readings, run once
         // for all entries by each reading's program.
+        let ctx = Ctx {
+            cwd: cwd_real.as_deref(),
+            home,
+            unknown_dir: false,
+        };
         let view_hits = if self
             .entries
             .iter()
             .any(|e| matches!(e.check, Check::Builtin(_)))
         {
-            let ctx = Ctx {
-                cwd: cwd_real.as_deref(),
-                home,
-                unknown_dir: false,
-            };
             dispatch::view_hits(&facts, &ctx)
         } else {
             0
@@ -704,7 +704,7 @@ impl Blacklist {
             if best.as_ref().is_some_and(|b| b.policy >= entry.policy) {
                 continue;
             }
-            if self.entry_hits(entry, &facts, cwd_real.as_deref(), view_hits) {
+            if entry_hits(entry, &facts, &ctx, view_hits) {
                 let message = match entry.check {
                     // Name the variable and what setting it does.
                     Check::Builtin(Builtin::DangerousEnv) => facts
@@ -727,29 +727,20 @@ impl Blacklist {
         }
         best
     }
+}
 
-    fn entry_hits(
-        &self,
-        entry: &BlacklistEntry,
-        facts: &Facts,
-        cwd: Option<&Path>,
-        view_hits: u32,
-    ) -> bool {
-        match &entry.check {
-            Check::Command(matcher) => facts.commands.iter().any(|(value, shell)| {
-                let subject = Subject::parsed(value, Some(Arc::clone(shell)));
-                matcher.matches_subject(&subject, MatchMode::Trigger)
-            }),
-            Check::Path(glob) => facts.paths.iter().any(|p| glob.is_match(p)),
-            Check::Builtin(builtin) => {
-                let ctx = Ctx {
-                    cwd,
-                    home: self.home.as_deref(),
-                    unknown_dir: false,
-                };
-                dispatch::bit(*builtin) & view_hits != 0
-                    || builtin_hits(*builtin, facts, &ctx, view_hits)
-            }
+/// Whether `entry` fires for the call's facts (`view_hits`: what the
+/// dispatch rows found in the parts' readings).
+fn entry_hits(entry: &BlacklistEntry, facts: &Facts, ctx: &Ctx<'_>, view_hits: u32) -> bool {
+    match &entry.check {
+        Check::Command(matcher) => facts.commands.iter().any(|(value, shell)| {
+            let subject = Subject::parsed(value, Some(Arc::clone(shell)));
+            matcher.matches_subject(&subject, MatchMode::Trigger)
+        }),
+        Check::Path(glob) => facts.paths.iter().any(|p| glob.is_match(p)),
+        Check::Builtin(builtin) => {
+            dispatch::bit(*builtin) & view_hits != 0
+                || builtin_hits(*builtin, facts, ctx, view_hits)
         }
     }
 }
@@ -894,15 +885,10 @@ fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>, view_hits: u32) 
         }
         // (Package managers removing a core package: a row of `dispatch`.)
         Builtin::RemoveCorePackage => any_view(&|v, _| forces_essential_removal(v)),
-        Builtin::ReadSecrets => {
-            facts.paths.iter().any(|p| {
-                // The rows hold the shared secret classes too.
-                is_secret(p, ctx.home)
-            })
-            // (Commands that print one, `gh auth token`, recursive readers
-            // of a secret's folder and `echo "$TOKEN"` are rows of
-            // `dispatch`.)
-        }
+        // A path of a secret class (the rows hold the shared classes too);
+        // commands that print one (`gh auth token`), recursive readers of a
+        // secret's folder and `echo "$TOKEN"` are rows of `dispatch`.
+        Builtin::ReadSecrets => facts.paths.iter().any(|p| is_secret(p, ctx.home)),
         Builtin::ReverseShell => facts
             .commands
             .iter()

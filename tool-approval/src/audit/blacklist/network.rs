@@ -322,12 +322,9 @@ const CREDENTIAL_HEADERS: &[&str] = &[
 ];
 
 fn client(view: &[String]) -> Option<&'static Client> {
-    // The rows of each program, in table order, found by name (every
-    // reading of every part asks; most name no client).
-    type Index = crate::name_hash::NameMap<&'static str, Vec<&'static Client>>;
-    static BY_PROGRAM: std::sync::OnceLock<Index> = std::sync::OnceLock::new();
-    let index = BY_PROGRAM.get_or_init(|| crate::name_hash::index_by_name(CLIENTS, |c| c.programs));
-    index.get(program(view))?.iter().copied().find(|c| {
+    // Every reading of every part asks; most name no client.
+    let rows = rows_named!(CLIENTS: Client, |c| c.programs, program(view));
+    rows.iter().copied().find(|c| {
         c.only_subcommands.is_empty()
             || first_operands(view)
                 .next()
@@ -929,14 +926,14 @@ fn fetches_unknown_names(view: &[String]) -> bool {
     }
 }
 
-/// Builds and installs that run a project's own code (build scripts,
-/// lifecycle scripts, makefiles): programs, and the subcommands that do
-/// (empty: any). After a fetch of unknown files, the fetched project's
-/// code runs (`git clone URL r && cd r && npm install`).
 /// A row of [`PROJECT_BUILDS`]: programs, and the subcommands that build
 /// (empty: the program itself).
 type ProjectBuild = (&'static [&'static str], &'static [&'static str]);
 
+/// Builds and installs that run a project's own code (build scripts,
+/// lifecycle scripts, makefiles): programs, and the subcommands that do
+/// (empty: any). After a fetch of unknown files, the fetched project's
+/// code runs (`git clone URL r && cd r && npm install`).
 const PROJECT_BUILDS: &[ProjectBuild] = &[
     (
         &["npm", "pnpm", "yarn", "bun"],

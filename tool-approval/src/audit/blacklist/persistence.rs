@@ -71,12 +71,12 @@ pub(super) fn edits_crontab(view: &[String]) -> bool {
     program(view) == "crontab" && !invocation(view).has_flag(&['l'], &["list"])
 }
 
-/// Commands that make a program start later on their own (at boot, at
-/// login, after logout, on a schedule) without writing a file the path rows
-/// see: programs and the subcommands that do it.
 /// A row of [`STARTS_LATER`]: programs, and the subcommands that do it.
 type StartsLater = (&'static [&'static str], &'static [&'static str]);
 
+/// Commands that make a program start later on their own (at boot, at
+/// login, after logout, on a schedule) without writing a file the path rows
+/// see: programs and the subcommands that do it.
 const STARTS_LATER: &[StartsLater] = &[
     // A user's services keep running, and start at boot, without a login.
     (&["loginctl"], &["enable-linger"]),

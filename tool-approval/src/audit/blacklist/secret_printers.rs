@@ -347,14 +347,8 @@ pub(crate) fn prints_secret(words: &[String]) -> Option<&'static Printer> {
     if prints_secret_variable(program, args) {
         return Some(&VARIABLE_PRINTER);
     }
-    // The rows of each program, in table order, found by name: most
-    // commands name no printer (every part's every reading asks).
-    type Index = crate::name_hash::NameMap<&'static str, Vec<&'static Printer>>;
-    static BY_PROGRAM: std::sync::OnceLock<Index> = std::sync::OnceLock::new();
-    let index =
-        BY_PROGRAM.get_or_init(|| crate::name_hash::index_by_name(PRINTERS, |r| r.programs));
-    index
-        .get(program)?
+    // Most commands name no printer (every part's every reading asks).
+    crate::name_hash::rows_named!(PRINTERS: Printer, |r| r.programs, program)
         .iter()
         .copied()
         .find(|row| row_matches(row, args))
