@@ -35,6 +35,12 @@ pub(crate) struct RuleSet {
     /// The `composite` rules whose prefix has no word (they approve any
     /// plain part).
     composite_any: Vec<usize>,
+    /// The rules not in `composite`, in order: all a command can match
+    /// when no composite rule can approve it alone.
+    not_composite: Vec<usize>,
+    /// The `always` and `deny` rules, in order: after the first match,
+    /// only these are still looked at.
+    strong: Vec<usize>,
 }
 
 #[derive(Debug, Clone)]
@@ -114,11 +120,22 @@ impl RuleSet {
                 None => composite_any.push(index),
             }
         }
+        let not_composite = (0..compiled.len())
+            .filter(|i| composite.binary_search(i).is_err())
+            .collect();
+        let strong = compiled
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.policy >= InterventionPolicy::Always)
+            .map(|(i, _)| i)
+            .collect();
         Ok(Self {
             rules: compiled,
             composite,
             composite_by_first,
             composite_any,
+            not_composite,
+            strong,
         })
     }
 
@@ -154,6 +171,86 @@ impl RuleSet {
     ) -> Option<RuleHit> {
         let subjects = Subjects::new(args, schema, facts);
         let mut composite = self.composite_approval(&subjects);
+        // The rules that can match in order: every rule, or only the
+        // others when no composite rule's prefix can start every part.
+        let mut all = 0..self.rules.len();
+        let mut others = self.not_composite.iter().copied();
+        let candidates: &mut dyn Iterator<Item = usize> =
+            if self.composite_alone_impossible(&subjects) {
+                &mut others
+            } else {
+                &mut all
+            };
+        let hit = |index: usize, rule: &CompiledRule| {
+            rule.matches(&subjects).map(|unsure| RuleHit {
+                index,
+                policy: rule.policy,
+                detail: rule.detail.clone(),
+                unsure,
+                approved_by: Vec::new(),
+            })
+        };
+        // The first match, in order; the combined approval sits at `at`.
+        let mut first: Option<RuleHit> = None;
+        let mut passed = 0usize;
+        for index in candidates {
+            if composite.as_ref().is_some_and(|(at, _, _)| *at <= index) {
+                break;
+            }
+            passed = index + 1;
+            if let Some(found) = self.rules.get(index).and_then(|r| hit(index, r)) {
+                first = Some(found);
+                break;
+            }
+        }
+        if first.is_none()
+            && let Some((at, detail, used)) = composite.take()
+        {
+            passed = at + 1;
+            first = Some(RuleHit {
+                index: at,
+                policy: InterventionPolicy::Never,
+                detail,
+                unsure: None,
+                approved_by: used,
+            });
+        }
+        // A matching `always` or `deny` rule anywhere wins over a weaker
+        // first match. A hit that only perhaps applies asks (it becomes a
+        // limit), so it ranks as `required`: a sure `always` beats a
+        // perhaps-`deny`, and a sure hit beats a perhaps of the same policy.
+        let rank = |h: &RuleHit| (effective(h), h.unsure.is_none());
+        let mut strongest = first
+            .as_ref()
+            .filter(|f| f.policy >= InterventionPolicy::Always)
+            .cloned();
+        let later = self.strong.partition_point(|&i| i < passed);
+        for &index in self.strong.get(later..).unwrap_or_default() {
+            let Some(found) = self.rules.get(index).and_then(|r| hit(index, r)) else {
+                continue;
+            };
+            if strongest.as_ref().is_none_or(|s| rank(&found) > rank(s)) {
+                strongest = Some(found);
+            }
+        }
+        match (first, strongest) {
+            (Some(f), Some(s)) if effective(&s) > effective(&f) => Some(s),
+            (first, _) => first,
+        }
+    }
+
+    /// The rule loop as first written: every rule in order, composite
+    /// rules skipped one by one. The property test below holds
+    /// [`evaluate_facts`](Self::evaluate_facts) to it.
+    #[cfg(test)]
+    fn evaluate_facts_in_order(
+        &self,
+        args: &Value,
+        schema: Option<&Value>,
+        facts: &CallFacts<'_>,
+    ) -> Option<RuleHit> {
+        let subjects = Subjects::new(args, schema, facts);
+        let mut composite = self.composite_approval(&subjects);
         let alone_impossible = self.composite_alone_impossible(&subjects);
         let mut first: Option<RuleHit> = None;
         let mut strongest: Option<RuleHit> = None;
@@ -168,11 +265,9 @@ impl RuleSet {
                 });
             }
             let is_strong = rule.policy >= InterventionPolicy::Always;
-            if first.is_some() && !is_strong {
-                continue;
-            }
-            if alone_impossible && self.composite.binary_search(&index).is_ok() {
-                // Its prefix would have to start every part.
+            if (first.is_some() && !is_strong)
+                || (alone_impossible && self.composite.contains(&index))
+            {
                 continue;
             }
             let Some(unsure) = rule.matches(&subjects) else {
@@ -188,9 +283,6 @@ impl RuleSet {
             if first.is_none() {
                 first = Some(hit.clone());
             }
-            // A hit that only perhaps applies asks (it becomes a limit), so
-            // it ranks as `required`: a sure `always` beats a perhaps-`deny`,
-            // and a sure hit beats a perhaps of the same policy.
             let rank = |h: &RuleHit| (effective(h), h.unsure.is_none());
             if is_strong && strongest.as_ref().is_none_or(|s| rank(&hit) > rank(s)) {
                 strongest = Some(hit);
@@ -477,6 +569,75 @@ mod tests {
             .evaluate(&json!({"command": "ls && make"}), None)
             .unwrap();
         assert_eq!(hit.index, 2);
+    }
+
+    fn rule_list() -> impl proptest::strategy::Strategy<Value = Vec<Value>> {
+        use proptest::prelude::*;
+        let pattern = prop_oneof![
+            Just("ls:*"),
+            Just("git:*"),
+            Just("git status:*"),
+            Just("git push:*"),
+            Just("echo:*"),
+            Just("cargo test:*"),
+            Just("*"),
+            Just("rm -rf:*"),
+        ];
+        let policy = prop_oneof![
+            Just("never"),
+            Just("never"),
+            Just("required"),
+            Just("always"),
+            Just("deny"),
+        ];
+        let rule =
+            (proptest::option::weighted(0.9, pattern), policy).prop_map(|(p, policy)| match p {
+                Some(p) => json!({"match": {"command": p}, "policy": policy}),
+                None => json!({"policy": policy}),
+            });
+        proptest::collection::vec(rule, 0..12)
+    }
+
+    fn command_line() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let part = prop_oneof![
+            Just("ls -la"),
+            Just("git status"),
+            Just("git push origin"),
+            Just("echo $HOME"),
+            Just("cargo test -p x"),
+            Just("rm -rf build"),
+            Just("make"),
+            Just("bash -c 'ls'"),
+        ];
+        let op = prop_oneof![Just(" && "), Just(" | "), Just("; ")];
+        (part.clone(), proptest::collection::vec((op, part), 0..4)).prop_map(|(first, rest)| {
+            rest.into_iter()
+                .fold(first.to_owned(), |line, (op, part)| line + op + part)
+        })
+    }
+
+    proptest::proptest! {
+        /// The indexed rule loop answers as the loop over every rule in order.
+        #[test]
+        fn the_indexed_loop_answers_as_the_loop_in_order(
+            list in rule_list(),
+            line in command_line(),
+            env in proptest::bool::weighted(0.2),
+        ) {
+            let set = rules(Value::Array(list));
+            let args = if env {
+                json!({"command": line, "env": {"A": "1"}})
+            } else {
+                json!({"command": line})
+            };
+            let facts = CallFacts::build(&args, None, None);
+            proptest::prop_assert_eq!(
+                set.evaluate_facts(&args, None, &facts),
+                set.evaluate_facts_in_order(&args, None, &facts),
+                "{}", line
+            );
+        }
     }
 
     #[test]
