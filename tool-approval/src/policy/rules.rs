@@ -460,7 +460,9 @@ fn push_decimal(out: &mut String, n: usize) {
             break;
         }
     }
-    out.push_str(std::str::from_utf8(digits.get(at..).unwrap_or_default()).unwrap_or_default());
+    for &d in digits.get(at..).unwrap_or_default() {
+        out.push(char::from(d));
+    }
 }
 
 /// `rules[2]` plus the matchers: what a hit of the rule is reported as.

@@ -458,10 +458,18 @@ impl ShellCommand {
             if wrapper_chain {
                 self.hazards.push(Hazard::WrapperChain);
             }
-            self.parts.extend(parts.into_iter().map(|mut p| {
-                p.nested = nested;
-                p
-            }));
+            if self.parts.is_empty() {
+                // The line itself: its parts are the command's, moved whole.
+                self.parts = parts;
+                for part in &mut self.parts {
+                    part.nested = nested;
+                }
+            } else {
+                self.parts.extend(parts.into_iter().map(|mut p| {
+                    p.nested = nested;
+                    p
+                }));
+            }
             return;
         }
         let before = self.parts.len();

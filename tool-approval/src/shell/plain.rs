@@ -61,27 +61,32 @@ fn name_then_plus(word: &str) -> bool {
 }
 
 /// Whether every byte before a comment may be on a plain line (a word
-/// byte, a blank or an operator byte): one pass before any part is built,
+/// byte, a blank or an operator byte), and if so how many operators it
+/// counted (the split's parts are one more at most): one pass before any part is built,
 /// so a long line with one byte the grammar must read (`a; ` × 4 096 then
 /// `(`) is handed on without being split first. `split` stops reading
 /// past [`MAX_LINE_PARTS`] commands, so this stops too (earlier: every
 /// operator byte counts as a command's end) and leaves the rest to it.
-fn plain_bytes(bytes: &[u8]) -> bool {
+fn plain_bytes(bytes: &[u8]) -> Option<usize> {
     let mut operators = 0usize;
     // `&&` and `||` end one command, as `split` counts them.
     let mut pair = false;
     for (i, &b) in bytes.iter().enumerate() {
+        // Most bytes are word bytes or blanks: one table look.
+        if PLAIN_QUIET[usize::from(b)] {
+            pair = false;
+            continue;
+        }
         if pair {
             pair = false;
             continue;
         }
         match b {
-            b' ' | b'\t' => {}
             b'&' | b'|' | b';' => {
                 pair = matches!(b, b'&' | b'|') && bytes.get(i + 1) == Some(&b);
                 operators += 1;
                 if operators > MAX_LINE_PARTS {
-                    return true;
+                    return Some(operators);
                 }
             }
             // A comment at a word boundary runs to the end: `split` reads it.
@@ -90,14 +95,21 @@ fn plain_bytes(bytes: &[u8]) -> bool {
                     .get(i - 1)
                     .is_some_and(|p| matches!(p, b' ' | b'\t' | b';' | b'|' | b'&')) =>
             {
-                return true;
+                return Some(operators);
             }
-            b if word_byte(b) => {}
-            _ => return false,
+            _ => return None,
         }
     }
-    true
+    Some(operators)
 }
+
+/// The bytes [`plain_bytes`] passes over: word bytes and blanks.
+static PLAIN_QUIET: [bool; 256] = {
+    let mut table = WORD_BYTES;
+    table[b' ' as usize] = true;
+    table[b'\t' as usize] = true;
+    table
+};
 
 /// The simple commands of a plain line.
 #[derive(Debug, Default)]
@@ -117,10 +129,9 @@ pub(crate) fn split(source: &str) -> Option<Split> {
         return None;
     }
     let bytes = source.as_bytes();
-    if !plain_bytes(bytes) {
-        return None;
-    }
-    let mut parts: Vec<SimpleCommand> = Vec::new();
+    // The parts are at most one more than the operators counted.
+    let operators = plain_bytes(bytes)?;
+    let mut parts: Vec<SimpleCommand> = Vec::with_capacity(operators + 1);
     let mut wrapper_chain = false;
     let mut words: Vec<String> = Vec::new();
     let mut piped = false;
