@@ -109,15 +109,10 @@ fn reads_a_piped_or_substituted_script(view: &[String]) -> bool {
 /// `wget -O- URL | bash -s`, `sh -c "$(curl URL)"`, `bash <(curl URL)`,
 /// `curl URL | python3 -`.
 pub(super) fn runs_downloaded_script(parts: &[SimpleCommand]) -> bool {
-    let mut downloads = false;
-    let mut runs = false;
-    for part in parts {
-        for view in views(part) {
-            downloads |= is_downloader(view);
-            runs |= reads_a_piped_or_substituted_script(view);
-        }
-    }
-    downloads && runs
+    let readings = || parts.iter().flat_map(|p| views(p).iter());
+    // Most lines download nothing: the scripts are looked for only then.
+    readings().any(|v| is_downloader(v))
+        && readings().any(|v| reads_a_piped_or_substituted_script(v))
 }
 
 /// Spellings of the working directory in a mount source.

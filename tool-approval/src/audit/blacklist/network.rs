@@ -653,6 +653,15 @@ fn sends_operands(view: &[String], c: &Client) -> bool {
 
 /// Whether a line uploads a file, standard input or the environment.
 pub(super) fn uploads_data(parts: &[SimpleCommand]) -> bool {
+    // Every way below to `true` goes through a network client's reading:
+    // a line without one is answered by one pass over its readings.
+    if !parts
+        .iter()
+        .flat_map(|p| views(p).iter())
+        .any(|v| client(v).is_some())
+    {
+        return false;
+    }
     let mut sends_input = false;
     let mut dumps = false;
     // Something other than literal text went into a pipe earlier on the line.
@@ -817,6 +826,16 @@ fn sources_a_stream(view: &[String]) -> bool {
 /// i.sh`, `curl URL > a.sh; bash a.sh`, `wget URL && chmod +x x && ./x`),
 /// or a download sourced by the shell.
 pub(super) fn runs_download_later(parts: &[SimpleCommand]) -> bool {
+    // Every way below to `true` starts at a reading that downloads, fetches
+    // files of unknown names or runs a remote package: most lines have
+    // none, and one pass over their readings says so.
+    if !parts.iter().flat_map(|p| views(p).iter()).any(|v| {
+        super::escapes::is_downloader_name(program(v))
+            || fetches_unknown_names(v)
+            || runs_a_remote_package(v)
+    }) {
+        return false;
+    }
     let mut downloading = false;
     // Something was fetched whose file names the line does not say
     // (`wget -P DIR`, `git clone URL`, an archive extracted): a later part
