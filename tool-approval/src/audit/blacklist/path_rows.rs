@@ -437,11 +437,34 @@ impl Table {
         ]
     }
 
+    /// Whether some pattern could start at a component of the relative
+    /// `path`, read as written: cleaning only drops components (`.`, `..`
+    /// and the one before it), so a word none of whose components starts a
+    /// pattern is in no row. Most words (`src/main.rs`) are answered here
+    /// without their components being collected.
+    fn may_start_in(&self, path: &str) -> bool {
+        path.split('/').any(|raw| {
+            if matches!(raw, "" | "." | "..") {
+                return false;
+            }
+            let comp = fold_case(raw);
+            // A pattern starts here when its first component matches.
+            self.candidates(&comp)
+                .into_iter()
+                .flatten()
+                .any(|&(row, n)| self.first_glob(row, n).is_none_or(|g| g.matches(&comp)))
+        })
+    }
+
     /// The first component of pattern `n` of row `row`.
     fn first_glob(&self, row: usize, n: usize) -> Option<&Glob> {
         self.rows.get(row)?.patterns.get(n)?.1.first()
     }
 }
+
+/// Relative words up to this long are first asked whether any of their
+/// components starts a pattern ([`Table::may_start_in`]).
+const SHORTCUT_BYTES: usize = 256;
 
 /// Paths with more components than this look up the candidates of each
 /// distinct component once (see [`find`]).
@@ -615,13 +638,15 @@ impl CompiledRow {
             return false;
         };
         match anchor {
-            Anchor::Home => home().is_some_and(|h| {
+            Anchor::Home => {
                 absolute
-                    && start == h.len()
-                    && path.len() >= h.len() + globs.len()
-                    && path[..h.len()] == *h
-                    && self.window(rest, globs)
-            }),
+                    && home().is_some_and(|h| {
+                        start == h.len()
+                            && path.len() >= h.len() + globs.len()
+                            && path[..h.len()] == *h
+                            && self.window(rest, globs)
+                    })
+            }
             Anchor::Root => absolute && start == 0 && self.window(rest, globs),
             Anchor::Any => self.window(rest, globs),
         }
@@ -649,8 +674,26 @@ fn find(table: &Table, path: &str, home: Option<&Path>) -> Option<&'static PathC
         // Every pattern is anchored at the root or the home (`/etc/…`).
         return None;
     }
-    let lower = fold_case(&path);
-    let home_text = home.map(|h| h.to_string_lossy());
+    // Long words (thousands of components) keep to the memoised reading.
+    if !absolute && path.len() <= SHORTCUT_BYTES && !table.may_start_in(&path) {
+        // Debug builds check the shortcut against the whole reading.
+        debug_assert_eq!(
+            find_every_way(table, &path, home).map(|c| c.name),
+            None,
+            "a path table's shortcut passed over {path:?}"
+        );
+        return None;
+    }
+    find_every_way(table, &path, home)
+}
+
+/// [`find`] without the shortcut for relative words.
+fn find_every_way(table: &Table, path: &str, home: Option<&Path>) -> Option<&'static PathClass> {
+    let absolute = path.starts_with('/') || (path.starts_with('~') && home.is_some());
+    let lower = fold_case(path);
+    // The home is read only for a path from the root or the home: a
+    // relative one neither starts with `~` nor meets a pattern anchored there.
+    let home_text = home.filter(|_| absolute).map(|h| h.to_string_lossy());
     let home_lower = home_text.as_deref().map(fold_case);
     let comps = components(&lower, home_lower.as_deref());
     // The home's components, computed only when a pattern anchored there is tried.
