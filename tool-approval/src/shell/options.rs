@@ -21,7 +21,7 @@
 //! `-o ProxyCommand=…`, tar's `--checkpoint-action=exec=CMD`. Hosts add rows
 //! with [`ShellSyntax::with_option`](super::ShellSyntax::with_option).
 
-use super::table::{CommandOption, Effect, Found, Invocation, has_row};
+use super::table::{CommandOption, Effect, Found, Invocation};
 use super::words::basename;
 
 /// `-c KEY=VALUE` keys whose value is a command git runs.
@@ -106,17 +106,53 @@ pub(crate) fn may_have_effects(words: &[String], extra: &[CommandOption]) -> boo
     let has_option = words.iter().any(|w| w.starts_with('-'));
     // `systemctl link PATH`, `make -f -`: effects without a row (the
     // programs are found by name, after the cheap look for an option).
-    if (has_option
-        || words
+    if !has_option
+        && !words
             .iter()
-            .any(|w| matches!(w.as_str(), "link" | "enable" | "set")))
-        && programs(words).any(is_loader_name)
+            .any(|w| matches!(w.as_str(), "link" | "enable" | "set"))
     {
-        return true;
+        return false;
     }
-    has_option
-        && programs(words)
-            .any(|name| has_row(name, extra) || matches!(name, "mv" | "cp" | "install" | "ln"))
+    // One lookup per word answers both questions.
+    programs(words).any(|name| {
+        let kinds = effect_names(name);
+        kinds & LOADER != 0
+            || (has_option
+                && (kinds & ROW_OR_MOVER != 0 || extra.iter().any(|o| o.program == name)))
+    })
+}
+
+/// [`effect_names`]: a loader (`systemctl`, `npm`, `pnpm`, a [`CONFIG_LOADERS`] program).
+const LOADER: u8 = 1;
+/// [`effect_names`]: a program with a row of the program table, or one
+/// that moves files into a place (`mv`, `cp`, `install`, `ln`).
+const ROW_OR_MOVER: u8 = 2;
+
+/// Which of [`may_have_effects`]'s name sets `name` is in, from one index
+/// built once from the loaders and the program table.
+fn effect_names(name: &str) -> u8 {
+    static NAMES: std::sync::OnceLock<crate::name_hash::NameMap<&'static str, u8>> =
+        std::sync::OnceLock::new();
+    let names = NAMES.get_or_init(|| {
+        let mut names = crate::name_hash::NameMap::<&'static str, u8>::default();
+        for name in loader_names() {
+            *names.entry(name).or_default() |= LOADER;
+        }
+        for name in super::table::builtin_program_names().chain(["mv", "cp", "install", "ln"]) {
+            *names.entry(name).or_default() |= ROW_OR_MOVER;
+        }
+        names
+    });
+    names.get(name).copied().unwrap_or(0)
+}
+
+/// `systemctl`, `npm`, `pnpm` and the programs of [`CONFIG_LOADERS`].
+fn loader_names() -> impl Iterator<Item = &'static str> {
+    ["systemctl", "npm", "pnpm"].into_iter().chain(
+        CONFIG_LOADERS
+            .iter()
+            .flat_map(|(programs, _, _)| programs.iter().copied()),
+    )
 }
 
 /// The words that may name a program (through wrappers any word may): not
@@ -126,26 +162,6 @@ fn programs(words: &[String]) -> impl Iterator<Item = &str> {
         .iter()
         .filter(|w| !w.starts_with('-'))
         .map(|w| basename(w))
-}
-
-/// `systemctl`, `npm`, `pnpm` and the programs of [`CONFIG_LOADERS`]: a set
-/// built once.
-fn is_loader_name(name: &str) -> bool {
-    static NAMES: std::sync::OnceLock<crate::name_hash::NameMap<&'static str, ()>> =
-        std::sync::OnceLock::new();
-    NAMES
-        .get_or_init(|| {
-            ["systemctl", "npm", "pnpm"]
-                .into_iter()
-                .chain(
-                    CONFIG_LOADERS
-                        .iter()
-                        .flat_map(|(programs, _, _)| programs.iter().copied()),
-                )
-                .map(|n| (n, ()))
-                .collect()
-        })
-        .contains_key(name)
 }
 
 /// A row of [`CONFIG_LOADERS`]: programs, the options naming the file,

@@ -704,9 +704,9 @@ pub(crate) const TABLE: &[Row] = &[
     ),
 ];
 
-/// Whether any row (built in or the host's) names `program`.
-pub(crate) fn has_row(program: &str, extra: &[CommandOption]) -> bool {
-    !builtin_rows(program).is_empty() || extra.iter().any(|o| o.program == program)
+/// The programs with a built-in row.
+pub(crate) fn builtin_program_names() -> impl Iterator<Item = &'static str> {
+    TABLE.iter().flat_map(|row| row.programs.iter().copied())
 }
 
 /// The built-in rows of `program`, found through an index built once (most

@@ -44,6 +44,28 @@ fn is_listening_shell(view: &[String]) -> bool {
 /// network client that executes a program, or a line that joins a shell
 /// and a network client (`sh -i 2>&1 | nc host port`).
 pub(super) fn reverse_shell(parts: &[SimpleCommand]) -> bool {
+    // Every way below to `true` but a `/dev/tcp` redirection needs a
+    // network client on the line (those that execute for the network are
+    // clients too): most lines have none, and one pass says so.
+    let redirected = parts.iter().any(|p| {
+        p.redirects
+            .iter()
+            .any(|r| r.starts_with("/dev/tcp/") || r.starts_with("/dev/udp/"))
+    });
+    if !redirected
+        && !parts
+            .iter()
+            .flat_map(|p| views(p).iter())
+            .any(|v| is_network_client(program(v)))
+    {
+        debug_assert!(!reverse_shell_read(parts), "reverse_shell's shortcut");
+        return false;
+    }
+    reverse_shell_read(parts)
+}
+
+/// [`reverse_shell`], every part read.
+fn reverse_shell_read(parts: &[SimpleCommand]) -> bool {
     let mut client = false;
     let mut shell = false;
     for part in parts {
