@@ -280,6 +280,7 @@ impl ShellCommand {
                     // them): every later reader sees the host's wrappers.
                     part.views = std::sync::OnceLock::from(stored);
                     part.stdin_commands = std::sync::OnceLock::new();
+                    part.words_only = false;
                 }
                 for (hazard, script) in found {
                     self.effect_script(hazard, &script, &mut scripts_left);

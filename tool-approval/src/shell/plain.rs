@@ -15,7 +15,8 @@
 use super::scripts::{reads_stdin_script_views, scripts_of_views};
 use super::types::{MAX_LINE_PARTS, SimpleCommand};
 use super::wrappers::{
-    starts_with_wrapper, stored_views, too_many_wrappers, views_of, words_are_a_view,
+    starts_with_wrapper, stdin_argument_commands, stored_views, too_many_wrappers, views_of,
+    words_are_a_view,
 };
 
 /// Lines longer than this always take the full parser: the size limit, so
@@ -165,9 +166,17 @@ pub(crate) fn split(source: &str) -> Option<Split> {
         {
             return None;
         }
+        // Most parts are read only as their words: said once here, so
+        // their readers take no lock (a filled cell costs one to make).
+        let words_only = stored.is_empty() && stdin_argument_commands(views).is_empty();
         parts.push(SimpleCommand {
             words: std::mem::take(words),
-            views: std::sync::OnceLock::from(stored),
+            views: if words_only {
+                std::sync::OnceLock::new()
+            } else {
+                std::sync::OnceLock::from(stored)
+            },
+            words_only,
             pipe_in: *piped,
             pipe_out: next_piped,
             ..SimpleCommand::default()

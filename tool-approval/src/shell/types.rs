@@ -210,6 +210,11 @@ pub struct SimpleCommand {
     /// The commands `xargs`/`parallel` views run with words read from
     /// standard input (`wrappers::stdin_commands`), computed on first use.
     pub(crate) stdin_commands: std::sync::OnceLock<Vec<StdinCommand>>,
+    /// Known where the part was made (the plain split): its only view is
+    /// its words, and it has no stdin commands, so `views` and
+    /// `stdin_commands` stay empty and are not asked. Whatever changes the
+    /// words or the views clears it.
+    pub(crate) words_only: bool,
 }
 
 impl PartialEq for SimpleCommand {

@@ -130,6 +130,7 @@ impl Walker<'_, '_> {
                     // Its readings change with its words.
                     part.views = std::sync::OnceLock::new();
                     part.stdin_commands = std::sync::OnceLock::new();
+                    part.words_only = false;
                 }
                 self.after_redirects(host.unwrap_or_default(), redirects);
             }

@@ -412,6 +412,15 @@ const WRAPPERS: &[Wrapper] = &[
 /// removed, plus the commands of `find -exec`. The first view is the words
 /// as written; the command word of each view is reduced to its basename.
 pub(crate) fn views(part: &SimpleCommand) -> &[Vec<String>] {
+    if part.words_only {
+        debug_assert!(
+            stored_views(&part.words, &[]).is_empty()
+                && stdin_argument_commands(std::slice::from_ref(&part.words)).is_empty(),
+            "a part marked as read only by its words has other readings: {:?}",
+            part.words
+        );
+        return std::slice::from_ref(&part.words);
+    }
     // Every rule and blacklist entry asks for the same views: computed once.
     let stored = part.views.get_or_init(|| stored_views(&part.words, &[]));
     views_of(&part.words, stored)
@@ -556,7 +565,7 @@ fn package_runner(words: &[String]) -> Option<Vec<String>> {
 /// The commands `xargs` (or `parallel`) runs with arguments read from
 /// standard input, through wrappers: `views` are a part's views
 /// ([`views`]), so the host's wrappers are seen through too.
-fn stdin_argument_commands(views: &[Vec<String>]) -> Vec<StdinCommand> {
+pub(crate) fn stdin_argument_commands(views: &[Vec<String>]) -> Vec<StdinCommand> {
     let mut out: Vec<StdinCommand> = Vec::new();
     for view in views {
         let Some((first, rest)) = view.split_first() else {
@@ -681,9 +690,12 @@ fn stdin_views<'a>(
 /// (the parse, the rules and the blacklist all ask for them).
 pub(crate) fn stdin_commands(part: &SimpleCommand) -> impl Iterator<Item = &[String]> {
     let views = views(part);
-    let commands = part
-        .stdin_commands
-        .get_or_init(|| stdin_argument_commands(views));
+    let commands: &[StdinCommand] = if part.words_only {
+        &[]
+    } else {
+        part.stdin_commands
+            .get_or_init(|| stdin_argument_commands(views))
+    };
     stdin_views(views, commands)
 }
 
