@@ -3,15 +3,16 @@
 //! only looked up afterwards.
 //!
 //! Such a map is never filled from a call, so a word a model writes cannot
-//! make it slow (no collisions to plant), and the standard SipHash, built
-//! to withstand that, costs more than the lookups it serves. FNV-1a hashes
-//! a short name in a few instructions per byte. Sets filled from a call
-//! keep the standard hash.
+//! make it slow (no collisions to plant: a word that collides only walks
+//! the fixed keys' probe sequence), and the standard SipHash, built to
+//! withstand planting, costs more than the lookups it serves. [`Words`]
+//! hashes a name eight bytes at a time: most program names are one step.
+//! Sets filled from a call keep the standard hash.
 
 use std::hash::{BuildHasherDefault, Hasher};
 
-/// A map keyed by names fixed at build, hashed with [`Fnv`].
-pub(crate) type NameMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<Fnv>>;
+/// A map keyed by names fixed at build, hashed with [`Words`].
+pub(crate) type NameMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<Words>>;
 
 /// The rows of `table` for each name `names` gives them, in table order (a
 /// row naming a program twice is listed once): the index the engine's
@@ -50,24 +51,72 @@ macro_rules! rows_named {
 }
 pub(crate) use rows_named;
 
-/// The FNV-1a hash (64 bits).
-#[derive(Debug)]
-pub(crate) struct Fnv(u64);
+/// A multiply-rotate hash over 8-byte words (the mixing step of the
+/// Fx hash), rotated at the end so the table's index bits (the low ones)
+/// depend on every byte.
+#[derive(Debug, Default)]
+pub(crate) struct Words(u64);
 
-impl Default for Fnv {
-    fn default() -> Self {
-        Self(0xcbf2_9ce4_8422_2325)
+impl Words {
+    const K: u64 = 0xf135_7aea_2e62_a9c5;
+
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0 ^ word).wrapping_mul(Self::K).rotate_left(23);
     }
 }
 
-impl Hasher for Fnv {
+impl Hasher for Words {
     fn finish(&self) -> u64 {
-        self.0
+        self.0.rotate_left(26)
     }
 
     fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            self.add(<[u8; 8]>::try_from(chunk).map_or(0, u64::from_le_bytes));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            // The length keeps `ab` and `ab\0` apart.
+            let mut word = rest.len() as u64;
+            for (i, b) in rest.iter().enumerate() {
+                word |= u64::from(*b) << (8 * (i + 1));
+            }
+            self.add(word);
+        }
+    }
+
+    fn write_u8(&mut self, byte: u8) {
+        self.add(u64::from(byte));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::hash::{BuildHasher, BuildHasherDefault};
+
+    use super::Words;
+
+    #[test]
+    fn names_hash_apart() {
+        let build = BuildHasherDefault::<Words>::default();
+        let names = [
+            "",
+            "a",
+            "ab",
+            "ab\0",
+            "ls",
+            "ln",
+            "git",
+            "gitk",
+            "abcdefgh",
+            "abcdefghi",
+        ];
+        let hashes: Vec<u64> = names.iter().map(|n| build.hash_one(n)).collect();
+        for (i, a) in hashes.iter().enumerate() {
+            for b in hashes.get(i + 1..).unwrap_or_default() {
+                assert_ne!(a, b);
+            }
         }
     }
 }

@@ -729,6 +729,12 @@ impl Blacklist {
     }
 }
 
+/// Whether `text` holds `needle`; a word shorter than it is answered
+/// without a substring search being set up (most words are short).
+pub(super) fn contains_text(text: &str, needle: &str) -> bool {
+    text.len() >= needle.len() && text.contains(needle)
+}
+
 /// Whether `entry` fires for the call's facts (`view_hits`: what the
 /// dispatch rows found in the parts' readings).
 fn entry_hits(entry: &BlacklistEntry, facts: &Facts, ctx: &Ctx<'_>, view_hits: u32) -> bool {
@@ -878,10 +884,10 @@ fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>, view_hits: u32) 
         }
         Builtin::SshdConfig => {
             any_view(&|v, part| {
-                let mentions = |w: &String| w.contains("sshd_config");
+                let mentions = |w: &String| contains_text(w, "sshd_config");
                 (v.iter().skip(1).any(mentions) && !is_read_only(v))
                     || part.redirects.iter().any(mentions)
-            }) || facts.paths.iter().any(|p| p.contains("sshd_config"))
+            }) || facts.paths.iter().any(|p| contains_text(p, "sshd_config"))
         }
         // (Package managers removing a core package: a row of `dispatch`.)
         Builtin::RemoveCorePackage => any_view(&|v, _| forces_essential_removal(v)),

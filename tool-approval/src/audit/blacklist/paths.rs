@@ -229,7 +229,7 @@ pub(super) fn looks_like_path(word: &str) -> bool {
         || word.contains('/')
         || word.starts_with('.')
         || word.starts_with('~')
-        || word.contains("history")
+        || super::contains_text(word, "history")
         || matches!(
             word,
             "Cookies" | "cookies.sqlite" | "Login Data" | "logins.json" | "key4.db"
