@@ -9,7 +9,6 @@
 //! loosely (ASCII case and surrounding spaces ignored: `Path`, `newpath`),
 //! as a lenient tool might read them.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde_json::Value;
@@ -198,7 +197,11 @@ pub(crate) fn is_command_param(name: &str, schema: Option<&Value>) -> bool {
             .is_some_and(|p| annotated(p, Kind::Command))
 }
 
-fn into_list(found: BTreeMap<String, &Value>) -> Vec<FoundArgument<'_>> {
+fn into_list(mut found: Vec<(String, &Value)>) -> Vec<FoundArgument<'_>> {
+    // In pointer order, once each: a pointer is found twice when the
+    // schema and the name both annotate it, and names the same value.
+    found.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    found.dedup_by(|later, kept| later.0 == kept.0);
     found
         .into_iter()
         .map(|(pointer, value)| FoundArgument { pointer, value })
@@ -233,17 +236,18 @@ impl Want {
     };
 }
 
-/// What a search has found so far, by pointer.
+/// What a search has found so far, with the pointers (sorted and made
+/// unique at the end).
 #[derive(Default)]
 struct Maps<'v> {
-    paths: BTreeMap<String, &'v Value>,
-    commands: BTreeMap<String, &'v Value>,
+    paths: Vec<(String, &'v Value)>,
+    commands: Vec<(String, &'v Value)>,
     /// Where the arguments nest deeper than [`MAX_DEPTH`] (not searched).
     too_deep: Option<String>,
 }
 
 impl<'v> Maps<'v> {
-    fn of(&mut self, kind: Kind) -> &mut BTreeMap<String, &'v Value> {
+    fn of(&mut self, kind: Kind) -> &mut Vec<(String, &'v Value)> {
         match kind {
             Kind::Path => &mut self.paths,
             Kind::Command => &mut self.commands,
@@ -287,24 +291,24 @@ fn accept<'v>(value: &'v Value, at: &Segment<'_>, kind: Kind, found: &mut Maps<'
     let found = found.of(kind);
     match value {
         Value::String(_) => {
-            found.insert(at.pointer(), value);
+            found.push((at.pointer(), value));
         }
         Value::Array(items) if kind == Kind::Command && items.iter().all(Value::is_string) => {
-            found.insert(at.pointer(), value);
+            found.push((at.pointer(), value));
         }
         Value::Array(items) => {
             let mut pointer = None;
             for (i, item) in items.iter().enumerate() {
                 if item.is_string() || (kind == Kind::Path && !item.is_null()) {
                     let base = pointer.get_or_insert_with(|| at.pointer());
-                    found.insert(push_pointer(base, i), item);
+                    found.push((push_pointer(base, i), item));
                 }
             }
         }
         // A path-named argument holding an object or a number cannot be
         // judged; it is reported so audits can flag it.
         Value::Object(_) | Value::Number(_) | Value::Bool(_) if kind == Kind::Path => {
-            found.insert(at.pointer(), value);
+            found.push((at.pointer(), value));
         }
         _ => {}
     }
@@ -529,6 +533,18 @@ mod tests {
             let args = json!({ "pattern": p });
             assert_eq!(path_arguments(&args, None).len(), 1, "{p}");
         }
+    }
+
+    #[test]
+    fn an_argument_found_by_schema_and_by_name_is_listed_once() {
+        let schema = json!({"properties": {
+            "path": {"type": "string", "format": "path"},
+            "command": {"type": "string", "x-shell": true}
+        }});
+        let args = json!({"path": "/p", "command": "ls", "b": {"path": "/q"}});
+        let found = search(&args, Some(&schema), Want::BOTH);
+        assert_eq!(pointers(found.paths), ["/b/path", "/path"]);
+        assert_eq!(pointers(found.commands), ["/command"]);
     }
 
     #[test]

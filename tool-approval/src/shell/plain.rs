@@ -14,8 +14,9 @@
 
 use super::scripts::{reads_stdin_script_views, scripts_of_views};
 use super::types::{MAX_LINE_PARTS, SimpleCommand};
+use super::words::basename;
 use super::wrappers::{
-    starts_with_wrapper, stdin_argument_commands, stored_views, too_many_wrappers, views_of,
+    runs_with_stdin_words, starts_with_wrapper, stored_views, too_many_wrappers, views_of,
     words_are_a_view,
 };
 
@@ -168,7 +169,11 @@ pub(crate) fn split(source: &str) -> Option<Split> {
         }
         // Most parts are read only as their words: said once here, so
         // their readers take no lock (a filled cell costs one to make).
-        let words_only = stored.is_empty() && stdin_argument_commands(views).is_empty();
+        // (With no stored views the words are the one view.)
+        let words_only = stored.is_empty()
+            && !words
+                .first()
+                .is_some_and(|w| runs_with_stdin_words(basename(w)));
         parts.push(SimpleCommand {
             words: std::mem::take(words),
             views: if words_only {

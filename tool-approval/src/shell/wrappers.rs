@@ -562,6 +562,12 @@ fn package_runner(words: &[String]) -> Option<Vec<String>> {
     })
 }
 
+/// `xargs` and `parallel`: programs that run a command with arguments read
+/// from standard input.
+pub(crate) fn runs_with_stdin_words(name: &str) -> bool {
+    matches!(name, "xargs" | "parallel")
+}
+
 /// The commands `xargs` (or `parallel`) runs with arguments read from
 /// standard input, through wrappers: `views` are a part's views
 /// ([`views`]), so the host's wrappers are seen through too.
@@ -572,7 +578,7 @@ pub(crate) fn stdin_argument_commands(views: &[Vec<String>]) -> Vec<StdinCommand
             continue;
         };
         let name = basename(first);
-        if !matches!(name, "xargs" | "parallel") {
+        if !runs_with_stdin_words(name) {
             continue;
         }
         let Some((prefix, after)) = unwrap_split(name, rest, &[]) else {
