@@ -550,17 +550,17 @@ pub(super) fn recursive_chown_system(view: &[String], ctx: &Ctx<'_>) -> bool {
 /// Whether the command reads directories recursively (searches, archives,
 /// recursive copies).
 fn reads_recursively(view: &[String]) -> bool {
+    // A flag needs an option word: without one the view is not read.
+    let flagged = |short: &[char], long: &[&str]| {
+        view.iter().skip(1).any(|w| w.starts_with('-')) && invocation(view).has_flag(short, long)
+    };
     match program(view) {
-        "grep" | "egrep" | "fgrep" => {
-            invocation(view).has_flag(&['r', 'R'], &["recursive", "dereference-recursive"])
-        }
+        "grep" | "egrep" | "fgrep" => flagged(&['r', 'R'], &["recursive", "dereference-recursive"]),
         // `du` and `tree` list names and sizes, not contents.
         "rg" | "ag" | "ack" | "tar" | "bsdtar" | "7z" => true,
-        "zip" | "cp" | "scp" => {
-            invocation(view).has_flag(&['r', 'R', 'a'], &["recursive", "archive"])
-        }
-        "rsync" => invocation(view).has_flag(&['r', 'a'], &["recursive", "archive"]),
-        "diff" => invocation(view).has_flag(&['r'], &["recursive"]),
+        "zip" | "cp" | "scp" => flagged(&['r', 'R', 'a'], &["recursive", "archive"]),
+        "rsync" => flagged(&['r', 'a'], &["recursive", "archive"]),
+        "diff" => flagged(&['r'], &["recursive"]),
         // `git diff --no-index A B` compares two folders, file by file.
         "git" => {
             view.iter().any(|w| w == "--no-index") && invocation(view).subcommand == Some("diff")
