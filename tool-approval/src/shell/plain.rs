@@ -149,15 +149,16 @@ pub(crate) fn split(source: &str) -> Option<Split> {
         // A wrapper whose own words run a script needs the full parser:
         // known before its views are computed (`watch watch … ls` has as
         // many views as wrappers, and each script of it is tried here too).
-        if starts_with_wrapper(words)
+        let wrapped = starts_with_wrapper(words);
+        if wrapped
             && words_are_a_view(words)
             && !scripts_of_views(std::slice::from_ref(words)).is_empty()
         {
             return None;
         }
         // Checked without copying the line; the views below stop at the
-        // same bound.
-        wrapper_chain |= too_many_wrappers(words);
+        // same bound. (A chain starts with a wrapper.)
+        wrapper_chain |= wrapped && too_many_wrappers(words);
         // The views are computed once here and kept on the part, where
         // every later reader (effects, rules, the blacklist) finds them.
         let stored = stored_views(words, &[]);

@@ -62,11 +62,13 @@ fn kind(name: &str) -> Option<Kind> {
         "node" | "nodejs" | "bun" | "deno" => Some(Kind::Interpreter),
         "expect" => Some(Kind::Expect),
         "make" | "gmake" => Some(Kind::Make),
-        _ if versioned("perl")
-            || versioned("python")
-            || versioned("pypy")
-            || versioned("ruby")
-            || versioned("php") =>
+        // (Each of these names starts with `p` or `r`.)
+        _ if matches!(name.as_bytes().first(), Some(b'p' | b'r'))
+            && (versioned("perl")
+                || versioned("python")
+                || versioned("pypy")
+                || versioned("ruby")
+                || versioned("php")) =>
         {
             Some(Kind::Interpreter)
         }
