@@ -432,9 +432,7 @@ pub(crate) fn views(part: &SimpleCommand) -> &[Vec<String>] {
 /// through), which is most commands, so their words are not copied.
 pub(crate) fn stored_views(words: &[String], host: &[HostWrapper]) -> Vec<Vec<String>> {
     let only_the_words = words.first().is_some_and(|first| !first.contains('/'))
-        && !words
-            .iter()
-            .any(|w| w.as_bytes().windows(3).any(|b| b == b"IFS"))
+        && !words.iter().any(|w| holds_ifs(w))
         && find_exec(words).is_empty()
         && git_views(words).is_empty()
         && package_runner(words).is_none()
@@ -444,6 +442,14 @@ pub(crate) fn stored_views(words: &[String], host: &[HostWrapper]) -> Vec<Vec<St
     } else {
         word_views_with(words, host)
     }
+}
+
+/// Whether `word` holds `IFS` (a byte scan; every word of every part is
+/// looked at).
+fn holds_ifs(word: &str) -> bool {
+    word.as_bytes()
+        .windows(3)
+        .any(|b| matches!(b, [b'I', b'F', b'S']))
 }
 
 /// The views of `words` from their stored form ([`stored_views`]).
@@ -465,10 +471,7 @@ pub(crate) fn word_views(words: &[String]) -> Vec<Vec<String>> {
 pub(crate) fn word_views_with(words: &[String], host: &[HostWrapper]) -> Vec<Vec<String>> {
     let mut out = unwrapped_views(words, host);
     // Every reading below needs `IFS` in some word.
-    if !words
-        .iter()
-        .any(|w| w.as_bytes().windows(3).any(|b| b == b"IFS"))
-    {
+    if !words.iter().any(|w| holds_ifs(w)) {
         return out;
     }
     // The parser may cut `$IFS/` into `$` and `IFS/`: glue such words first.
