@@ -46,6 +46,7 @@
 //! | `code-execution-file` | required | writes to the rows of `path_rows::CODE_EXECUTION` (git hooks and config, also of submodules and worktrees; `.exrc`/`.nvim.lua`; editor task and settings files; `.envrc`) and the shared protected classes `shell-environment`, `git-hooks`, `build-tool-config`, `test-bootstrap`, also inside the working directory (hosts that trust them remove the entry with [`Blacklist::without`]) |
 //! | `read-secrets` | required | `.env*`, SSH private keys, cloud/docker/kube credentials, browser cookie stores, every secret [`PathClass`](tool_core::PathClass) (the list the sandbox reads too: infrastructure state, coding agents' tokens, registry, cloud and deploy credentials, shell histories, dev secret files…), named as a bare word, a path, `$HOME/…`, a redirection, or a directory holding one given to a recursive reader (`tar cf - ~/.claude`); and commands that print a credential or a secret store's content, rows of `secret_printers.rs` (`gh auth token`, `git credential fill`, `vault kv get`, `kubectl get secret`, `terraform state pull`) |
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -575,10 +576,10 @@ impl Blacklist {
             arg_paths: Vec::new(),
         };
         let start = start_dir(args, cwd_real.as_deref(), home);
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = HashSet::new();
         // Words already placed in every sensitive directory (a part run
         // somewhere unknown): once each, however many parts repeat them.
-        let mut unknown_seen = std::collections::HashSet::new();
+        let mut unknown_seen = HashSet::new();
         for command in &call.commands {
             let Some(shell) = command.shell.as_ref() else {
                 continue;
@@ -615,9 +616,9 @@ impl Blacklist {
                 let example_copy = example_env_copy_destination(part);
                 // A long part (thousands of words, most repeated) asks the
                 // secret rows once per distinct word.
-                let mut not_secret: std::collections::HashSet<&str> =
-                    std::collections::HashSet::new();
                 let long = part.words.len() > 32;
+                // (Made only for a long part: making a set seeds its hash.)
+                let mut not_secret: Option<HashSet<&str>> = None;
                 for word in part
                     .words
                     .iter()
@@ -633,11 +634,14 @@ impl Blacklist {
                         // A bare secret name (`terraform.tfstate`); those
                         // without a dot are `looks_like_path` already.
                         || (word.contains('.') && {
-                            let known = long && not_secret.contains(word.as_str());
+                            let known = long
+                                && not_secret.as_ref().is_some_and(|n| n.contains(word.as_str()));
                             let secret =
                                 !known && path_rows::secret_row(word, home).is_some();
                             if long && !known && !secret {
-                                not_secret.insert(word.as_str());
+                                not_secret
+                                    .get_or_insert_with(HashSet::new)
+                                    .insert(word.as_str());
                             }
                             secret
                         }))
