@@ -660,8 +660,14 @@ pub(super) fn uploads_data(parts: &[SimpleCommand]) -> bool {
         .flat_map(|p| views(p).iter())
         .any(|v| client(v).is_some())
     {
+        debug_assert!(!uploads_data_read(parts), "uploads_data's shortcut");
         return false;
     }
+    uploads_data_read(parts)
+}
+
+/// [`uploads_data`], every part read.
+fn uploads_data_read(parts: &[SimpleCommand]) -> bool {
     let mut sends_input = false;
     let mut dumps = false;
     // Something other than literal text went into a pipe earlier on the line.
@@ -834,8 +840,17 @@ pub(super) fn runs_download_later(parts: &[SimpleCommand]) -> bool {
             || fetches_unknown_names(v)
             || runs_a_remote_package(v)
     }) {
+        debug_assert!(
+            !runs_download_later_read(parts),
+            "runs_download_later's shortcut"
+        );
         return false;
     }
+    runs_download_later_read(parts)
+}
+
+/// [`runs_download_later`], every part read.
+fn runs_download_later_read(parts: &[SimpleCommand]) -> bool {
     let mut downloading = false;
     // Something was fetched whose file names the line does not say
     // (`wget -P DIR`, `git clone URL`, an archive extracted): a later part
