@@ -64,9 +64,9 @@ fn name_then_plus(word: &str) -> bool {
 
 /// Whether every byte before a comment may be on a plain line (a word
 /// byte, a blank or an operator byte), and if so how many operators it
-/// counted (the split's parts are one more at most): one pass before any part is built,
-/// so a long line with one byte the grammar must read (`a; ` × 4 096 then
-/// `(`) is handed on without being split first. `split` stops reading
+/// counted (the split's parts are one more at most): one pass before any
+/// part is built, so a long line with one byte the grammar must read
+/// (`a; ` × 4 096 then `(`) is handed on without being split first. `split` stops reading
 /// past [`MAX_LINE_PARTS`] commands, so this stops too (earlier: every
 /// operator byte counts as a command's end) and leaves the rest to it.
 fn plain_bytes(bytes: &[u8]) -> Option<usize> {
