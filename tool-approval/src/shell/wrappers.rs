@@ -574,7 +574,7 @@ pub(crate) fn runs_with_stdin_words(name: &str) -> bool {
 /// The commands `xargs` (or `parallel`) runs with arguments read from
 /// standard input, through wrappers: `views` are a part's views
 /// ([`views`]), so the host's wrappers are seen through too.
-pub(crate) fn stdin_argument_commands(views: &[Vec<String>]) -> Vec<StdinCommand> {
+fn stdin_argument_commands(views: &[Vec<String>]) -> Vec<StdinCommand> {
     let mut out: Vec<StdinCommand> = Vec::new();
     for view in views {
         let Some((first, rest)) = view.split_first() else {

@@ -52,12 +52,7 @@ pub(super) fn reverse_shell(parts: &[SimpleCommand]) -> bool {
             .iter()
             .any(|r| r.starts_with("/dev/tcp/") || r.starts_with("/dev/udp/"))
     });
-    if !redirected
-        && !parts
-            .iter()
-            .flat_map(|p| views(p).iter())
-            .any(|v| is_network_client(program(v)))
-    {
+    if !redirected && !super::readings(parts).any(|v| is_network_client(program(v))) {
         debug_assert!(!reverse_shell_read(parts), "reverse_shell's shortcut");
         return false;
     }
@@ -131,10 +126,9 @@ fn reads_a_piped_or_substituted_script(view: &[String]) -> bool {
 /// `wget -O- URL | bash -s`, `sh -c "$(curl URL)"`, `bash <(curl URL)`,
 /// `curl URL | python3 -`.
 pub(super) fn runs_downloaded_script(parts: &[SimpleCommand]) -> bool {
-    let readings = || parts.iter().flat_map(|p| views(p).iter());
     // Most lines download nothing: the scripts are looked for only then.
-    readings().any(|v| is_downloader(v))
-        && readings().any(|v| reads_a_piped_or_substituted_script(v))
+    super::readings(parts).any(|v| is_downloader(v))
+        && super::readings(parts).any(|v| reads_a_piped_or_substituted_script(v))
 }
 
 /// Spellings of the working directory in a mount source.

@@ -787,6 +787,11 @@ impl<'a> Ctx<'a> {
     }
 }
 
+/// Every reading of every part of a line (the parts' views, in order).
+pub(super) fn readings(parts: &[SimpleCommand]) -> impl Iterator<Item = &Vec<String>> {
+    parts.iter().flat_map(|p| views(p).iter())
+}
+
 /// Every part of every command, with the directory it runs in.
 fn parts_in_dirs<'f>(facts: &'f Facts<'_>) -> impl Iterator<Item = (&'f SimpleCommand, &'f Dir)> {
     facts

@@ -655,11 +655,7 @@ fn sends_operands(view: &[String], c: &Client) -> bool {
 pub(super) fn uploads_data(parts: &[SimpleCommand]) -> bool {
     // Every way below to `true` goes through a network client's reading:
     // a line without one is answered by one pass over its readings.
-    if !parts
-        .iter()
-        .flat_map(|p| views(p).iter())
-        .any(|v| client(v).is_some())
-    {
+    if !super::readings(parts).any(|v| client(v).is_some()) {
         debug_assert!(!uploads_data_read(parts), "uploads_data's shortcut");
         return false;
     }
@@ -835,7 +831,7 @@ pub(super) fn runs_download_later(parts: &[SimpleCommand]) -> bool {
     // Every way below to `true` starts at a reading that downloads, fetches
     // files of unknown names or runs a remote package: most lines have
     // none, and one pass over their readings says so.
-    if !parts.iter().flat_map(|p| views(p).iter()).any(|v| {
+    if !super::readings(parts).any(|v| {
         super::escapes::is_downloader_name(program(v))
             || fetches_unknown_names(v)
             || runs_a_remote_package(v)
