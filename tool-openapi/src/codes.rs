@@ -36,3 +36,8 @@ pub const FILE_UNREADABLE: ErrorCode = ErrorCode::from_static("file_unreadable")
 /// PDF); the state keeps the bytes as base64 under `body.base64`, with
 /// `body.code` set to this code (see the crate docs, "Responses").
 pub const BINARY_RESPONSE: ErrorCode = ErrorCode::from_static("binary_response");
+/// An OAuth2 access token could not be had from the scheme's token URL
+/// (refused, unreachable, or an answer without a bearer token); nothing
+/// was sent to the API. A token URL the SSRF guard refuses is
+/// [`SSRF_BLOCKED`].
+pub const TOKEN_REQUEST_FAILED: ErrorCode = ErrorCode::from_static("token_request_failed");

@@ -56,7 +56,43 @@ pub(crate) fn parameters_schema_with(
         }
         properties.insert(name, schema);
     }
-    object_schema(properties, required, definitions)
+    let mut schema = object_schema(properties, required, definitions);
+    if let (Value::Object(object), Some(dependent)) = (&mut schema, dependent_required(operation)) {
+        object.insert("dependentRequired".into(), dependent);
+    }
+    schema
+}
+
+/// `dependentRequired` of an operation whose optional body has required
+/// properties: every body argument, once given, requires them (OpenAPI:
+/// a body that is sent has its required properties). `None` when there
+/// are none.
+fn dependent_required(operation: &Operation) -> Option<Value> {
+    let with_body: Vec<Value> = operation
+        .parameters
+        .iter()
+        .filter(|p| p.required_with_body)
+        .map(|p| Value::String(p.argument_name().to_owned()))
+        .collect();
+    if with_body.is_empty() {
+        return None;
+    }
+    let mut dependent = Map::new();
+    for parameter in &operation.parameters {
+        if parameter.location != crate::document::Location::RequestBody {
+            continue;
+        }
+        let name = parameter.argument_name();
+        let others: Vec<Value> = with_body
+            .iter()
+            .filter(|w| w.as_str() != Some(name))
+            .cloned()
+            .collect();
+        if !others.is_empty() {
+            dependent.insert(name.to_owned(), Value::Array(others));
+        }
+    }
+    (!dependent.is_empty()).then_some(Value::Object(dependent))
 }
 
 /// The arguments schema of `properties`, `required` and `definitions`.
@@ -234,7 +270,20 @@ fn take_parameters_schema(
         let name = interned.name(parameter.argument_name());
         (name, schema, parameter.required)
     });
-    Parameters::from_properties(properties.collect::<Vec<_>>(), definitions)
+    let properties = properties.collect::<Vec<_>>();
+    let dependent = dependent_required(operation);
+    let parameters = Parameters::from_properties(properties, definitions);
+    match dependent {
+        // Rare (an optional body with required properties): held whole.
+        Some(dependent) => {
+            let mut whole = Value::from(parameters);
+            if let Value::Object(object) = &mut whole {
+                object.insert("dependentRequired".into(), dependent);
+            }
+            Parameters::from(whole)
+        }
+        None => parameters,
+    }
 }
 
 #[cfg(test)]

@@ -207,13 +207,30 @@ pub struct Operation {
     /// ([`Method::default_policy`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub human_intervention: Option<HumanIntervention>,
-    /// Names of the security schemes that apply (empty: none).
+    /// Names of the security schemes that apply (empty: none): every
+    /// scheme any alternative of [`security_requirements`](Self::security_requirements)
+    /// names.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub security: Vec<String>,
+    /// The operation's security requirement alternatives (OpenAPI
+    /// `security`), in order: each alternative is a set of schemes sent
+    /// together; a call sends the first alternative the host has every
+    /// credential for (an empty alternative, anonymous access, only when
+    /// none other is complete). Empty, with `security` not empty (a
+    /// document stored before alternatives were kept): each listed scheme
+    /// the host has a credential for is sent. Both empty (`security: []`):
+    /// nothing is sent.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub security_requirements: Vec<Vec<SecurityRequirement>>,
     /// How the request body is encoded; `None` is JSON (the narrow
-    /// protocol's only kind).
+    /// protocol's only kind) sent as `application/json`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub body_format: Option<BodyFormat>,
+    /// Whether the document requires a body (`requestBody.required`): a
+    /// call that gives none of its arguments still sends one (`{}` for
+    /// JSON, an empty form or multipart body).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub body_required: bool,
     /// Shared and recursive schema definitions the parameter schemas point
     /// into (`#/$defs/<name>`); placed at the root of the arguments schema.
     /// The operation's own: an imported operation reaches the document's
@@ -256,8 +273,12 @@ impl Serialize for Operation {
             human_intervention: &'a Option<HumanIntervention>,
             #[serde(skip_serializing_if = "<[String]>::is_empty")]
             security: &'a [String],
+            #[serde(skip_serializing_if = "<[Vec<SecurityRequirement>]>::is_empty")]
+            security_requirements: &'a [Vec<SecurityRequirement>],
             #[serde(skip_serializing_if = "Option::is_none")]
             body_format: &'a Option<BodyFormat>,
+            #[serde(skip_serializing_if = "std::ops::Not::not")]
+            body_required: bool,
             #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
             definitions: &'a serde_json::Map<String, Value>,
         }
@@ -276,7 +297,9 @@ impl Serialize for Operation {
             parameters: &self.parameters,
             human_intervention: &self.human_intervention,
             security: &self.security,
+            security_requirements: &self.security_requirements,
             body_format: &self.body_format,
+            body_required: self.body_required,
             definitions,
         }
         .serialize(serializer)
@@ -398,6 +421,95 @@ pub struct Parameter {
     /// multipart file parts and binary bodies.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub file: bool,
+    /// How the value is written (OpenAPI `style`); `None` is the
+    /// location's default (`form` for query and cookie, `simple` for path
+    /// and header). Read for path, query, header and cookie parameters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub style: Option<ParameterStyle>,
+    /// Whether arrays and objects are exploded (OpenAPI `explode`); `None`
+    /// is the style's default (`true` for `form`, else `false`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explode: Option<bool>,
+    /// Whether a query value keeps RFC 3986 reserved characters
+    /// (`:/?#[]@!$&'()*+,;=`) as they are (OpenAPI `allowReserved`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub allow_reserved: bool,
+    /// A body property the body's schema requires while the body itself
+    /// is optional: required as soon as any body argument is given (the
+    /// arguments schema says so with `dependentRequired`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub required_with_body: bool,
+}
+
+/// How a parameter value is written (OpenAPI 3 `style`, see the execute
+/// module's style table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum ParameterStyle {
+    /// `name=value` pairs (query, cookie): arrays `a=1&a=2` exploded,
+    /// `a=1,2` not.
+    Form,
+    /// Comma-separated (path, header): `1,2`.
+    Simple,
+    /// Path, `.` prefixed: `.1.2` exploded, `.1,2` not.
+    Label,
+    /// Path, `;name=` prefixed: `;a=1;a=2` exploded, `;a=1,2` not.
+    Matrix,
+    /// Query arrays joined by `%20`.
+    SpaceDelimited,
+    /// Query arrays joined by `|`.
+    PipeDelimited,
+    /// Query objects as `name[key]=value`.
+    DeepObject,
+}
+
+impl ParameterStyle {
+    /// The style named `text` in a document (`deepObject`…).
+    pub fn parse(text: &str) -> Option<Self> {
+        Some(match text {
+            "form" => Self::Form,
+            "simple" => Self::Simple,
+            "label" => Self::Label,
+            "matrix" => Self::Matrix,
+            "spaceDelimited" => Self::SpaceDelimited,
+            "pipeDelimited" => Self::PipeDelimited,
+            "deepObject" => Self::DeepObject,
+            _ => return None,
+        })
+    }
+
+    /// The default style of `location`.
+    pub fn default_for(location: Location) -> Self {
+        match location {
+            Location::Path | Location::Header => Self::Simple,
+            _ => Self::Form,
+        }
+    }
+
+    /// Whether `location` can carry this style (OpenAPI 3.1 § Style Values).
+    pub fn fits(self, location: Location) -> bool {
+        match self {
+            Self::Simple => matches!(location, Location::Path | Location::Header),
+            Self::Label | Self::Matrix => location == Location::Path,
+            Self::Form => matches!(location, Location::Query | Location::Cookie),
+            Self::SpaceDelimited | Self::PipeDelimited | Self::DeepObject => {
+                location == Location::Query
+            }
+        }
+    }
+}
+
+/// One scheme of a security requirement alternative, with the OAuth2
+/// scopes it asks for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SecurityRequirement {
+    /// The scheme's name ([`SecurityScheme::name`]).
+    pub scheme: String,
+    /// The scopes (OAuth2 and OpenID Connect; empty for the others).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scopes: Vec<String>,
 }
 
 /// A parameter's [`schema`](Parameter::schema) (de)serialised as the JSON it holds.
@@ -500,6 +612,17 @@ pub enum SchemeKind {
     Bearer,
     /// `Authorization: Basic <base64(user:password)>`.
     Basic,
+    /// OAuth2 with a client credentials flow: the host's client id and
+    /// secret ([`Credentials::client_credentials`](crate::Credentials::client_credentials))
+    /// are exchanged at `token_url` (through the tool's SSRF guard) for an
+    /// access token, cached until it expires and sent as
+    /// `Authorization: Bearer`. A host may give a token instead
+    /// ([`Credentials::token`](crate::Credentials::token)), sent as it is.
+    #[serde(rename = "oauth2ClientCredentials", rename_all = "camelCase")]
+    OAuth2ClientCredentials {
+        /// Where tokens are asked for (absolute, or relative to the server).
+        token_url: String,
+    },
 }
 
 /// Where an API key goes.

@@ -37,6 +37,7 @@ pub(crate) fn schema_fingerprint_with(operation: &Operation, hashes: &mut Schema
     for parameter in &operation.parameters {
         parameter.argument_name().hash(&mut hasher);
         parameter.required.hash(&mut hasher);
+        parameter.required_with_body.hash(&mut hasher);
         parameter.description.hash(&mut hasher);
         hasher.write_u64(hashes.of(&parameter.schema, json_hash));
     }

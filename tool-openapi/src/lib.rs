@@ -101,7 +101,8 @@ pub use credentials::Secret;
 pub use credentials::{ApiSecret, Credentials};
 pub use document::{
     ApiDocument, BodyFormat, BodyKind, FieldEncoding, KeyLocation, Location, Operation, Parameter,
-    SchemeKind, SecurityScheme, ServerTemplate, ServerVariable,
+    ParameterStyle, SchemeKind, SecurityRequirement, SecurityScheme, ServerTemplate,
+    ServerVariable,
 };
 pub use error::Error;
 pub use execute::coerce;

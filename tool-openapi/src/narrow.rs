@@ -426,7 +426,9 @@ impl Validator {
             parameters: parameters.into_iter().map(|(_, p)| p).collect(),
             human_intervention: None,
             security: Vec::new(),
+            security_requirements: Vec::new(),
             body_format: None,
+            body_required: false,
             definitions: Map::new(),
             shared_definitions: Default::default(),
             compiled: Default::default(),
@@ -538,8 +540,15 @@ impl Validator {
             location,
             description,
             required: required.unwrap_or(location == Location::Path),
-            schema: std::sync::Arc::new(json!({ "type": schema_type? })),
+            schema: std::sync::Arc::new(crate::execute::sendable(
+                location,
+                json!({ "type": schema_type? }),
+            )),
             file: false,
+            style: None,
+            explode: None,
+            allow_reserved: false,
+            required_with_body: false,
         })
     }
 }

@@ -258,6 +258,7 @@ impl OpenApiToolBuilder {
                 workspace: self.workspace,
                 max_upload_bytes: self.max_upload_bytes,
                 home: self.home,
+                tokens: Default::default(),
             }),
         })
     }

@@ -25,6 +25,11 @@ async fn start() -> SocketAddr {
         .route("/upload", post(upload))
         .route("/raw", post(raw))
         .route("/raw-file", post(raw))
+        .route("/analyze", post(raw))
+        .route("/multipart-text", post(upload))
+        .route("/vendor", post(raw))
+        .route("/optional-body", post(raw))
+        .route("/required-body", post(raw))
         .route("/redirect-upload", post(redirect_upload))
         .route("/image", get(image))
         .route("/pdf", get(pdf))
@@ -166,6 +171,22 @@ fn document(addr: SocketAddr) -> Value {
                 "application/octet-stream": {"schema": binary}}}}},
             "/redirect-upload": {"post": {"operationId": "redirected", "requestBody": {"content": {
                 "multipart/form-data": {"schema": {"type": "object", "properties": {"file": binary}}}}}}},
+            "/analyze": {"post": {"operationId": "analyzeImageInStream", "requestBody": {"required": true, "content": {
+                "multipart/form-data": {"schema": binary},
+                "application/octet-stream": {"schema": binary}}}}},
+            "/multipart-text": {"post": {"operationId": "multipartText", "requestBody": {"required": true, "content": {
+                "multipart/form-data": {"schema": {"type": "string"}}}}}},
+            "/vendor": {"post": {"operationId": "vendor", "requestBody": {"content": {
+                "application/vnd.docker.distribution.manifest.v2+json": {"schema": {"type": "object", "properties": {
+                    "schemaVersion": {"type": "integer"}}}}}}}},
+            "/optional-body": {"post": {"operationId": "optionalBody", "parameters": [
+                {"name": "lang", "in": "query", "schema": {"type": "string"}}],
+                "requestBody": {"content": {"application/json": {"schema": {
+                    "type": "object", "required": ["txnId"], "properties": {
+                        "txnId": {"type": "string"}, "format": {"type": "string"}}}}}}}},
+            "/required-body": {"post": {"operationId": "requiredBody", "requestBody": {"required": true, "content": {
+                "application/json": {"schema": {"type": "object", "properties": {
+                    "description": {"type": "string"}}}}}}}},
             "/image": {"get": {"operationId": "image"}},
             "/pdf": {"get": {"operationId": "pdf"}},
             "/zip": {"get": {"operationId": "zip"}},
@@ -427,7 +448,10 @@ async fn file_operations_touch_the_host_and_confined_calls_never_read_secrets() 
         .filter(|a| a.touches_host)
         .map(|a| a.name.as_str())
         .collect();
-    assert_eq!(touching, ["upload", "sendFile", "redirected"]);
+    assert_eq!(
+        touching,
+        ["upload", "sendFile", "redirected", "analyzeImageInStream"]
+    );
 
     let dir = fixture.workspace.path();
     std::fs::write(dir.join(".env"), "TOKEN=s3cr3t\n").unwrap();
@@ -472,4 +496,95 @@ async fn file_operations_touch_the_host_and_confined_calls_never_read_secrets() 
         let out = call_in(&fixture, "sendFile", json!({"body": ".env"}), &ctx).await;
         assert!(out.success, "{out:?}");
     }
+}
+
+#[tokio::test]
+async fn a_multipart_body_that_is_not_an_object_goes_as_the_offered_octet_stream() {
+    let fixture = setup().await;
+    let out = call(
+        &fixture,
+        "analyzeImageInStream",
+        json!({"body": "blob.bin"}),
+    )
+    .await;
+    let sent = body(&out);
+    assert_eq!(sent["contentType"], "application/octet-stream");
+    assert_eq!(sent["bytes"], json!([0, 1, 2, 255, 13, 10]));
+}
+
+#[tokio::test]
+async fn a_multipart_body_with_no_other_type_is_still_framed_with_a_boundary() {
+    let fixture = setup().await;
+    let out = call(&fixture, "multipartText", json!({"body": "hello"})).await;
+    let sent = body(&out);
+    assert_eq!(sent["parts"][0]["name"], "body", "{sent}");
+    assert_eq!(sent["parts"][0]["content"], "hello", "{sent}");
+}
+
+#[tokio::test]
+async fn a_vendor_json_body_is_sent_with_its_own_media_type() {
+    let fixture = setup().await;
+    let out = call(&fixture, "vendor", json!({"schemaVersion": 2})).await;
+    let sent = body(&out);
+    assert_eq!(
+        sent["contentType"],
+        "application/vnd.docker.distribution.manifest.v2+json"
+    );
+    let bytes: Vec<u8> = serde_json::from_value(sent["bytes"].clone()).unwrap();
+    assert_eq!(
+        serde_json::from_slice::<Value>(&bytes).unwrap(),
+        json!({"schemaVersion": 2})
+    );
+}
+
+#[tokio::test]
+async fn an_optional_body_given_needs_its_required_properties() {
+    let fixture = setup().await;
+    let api = fixture
+        .registry
+        .get("bodies")
+        .unwrap()
+        .manifest()
+        .api
+        .iter()
+        .find(|a| a.name == "optionalBody")
+        .unwrap()
+        .parameters_schema()
+        .into_owned();
+    assert_eq!(
+        api["dependentRequired"],
+        json!({"format": ["txnId"]}),
+        "{api}"
+    );
+    assert!(
+        api.get("required").is_none(),
+        "the body stays optional: {api}"
+    );
+    // A body missing `txnId` is refused before anything is sent.
+    let out = call(&fixture, "optionalBody", json!({"format": "pdf"})).await;
+    assert_eq!(out.error_code().unwrap(), "invalid_arguments", "{out:?}");
+    assert!(out.content.contains("txnId"), "{}", out.content);
+    // No body at all is fine; so is a body with it.
+    let out = call(&fixture, "optionalBody", json!({"lang": "en"})).await;
+    assert_eq!(body(&out)["bytes"], json!([]));
+    let out = call(
+        &fixture,
+        "optionalBody",
+        json!({"format": "pdf", "txnId": "t1"}),
+    )
+    .await;
+    let bytes: Vec<u8> = serde_json::from_value(body(&out)["bytes"].clone()).unwrap();
+    assert_eq!(
+        serde_json::from_slice::<Value>(&bytes).unwrap(),
+        json!({"txnId": "t1", "format": "pdf"})
+    );
+}
+
+#[tokio::test]
+async fn a_required_body_whose_schema_requires_nothing_is_sent_as_an_empty_object() {
+    let fixture = setup().await;
+    let out = call(&fixture, "requiredBody", json!({})).await;
+    let sent = body(&out);
+    assert_eq!(sent["contentType"], "application/json");
+    assert_eq!(sent["bytes"], json!(b"{}".to_vec()));
 }

@@ -2,6 +2,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
+#[path = "http/styles.rs"]
+mod styles;
 
 use std::time::Duration;
 
@@ -92,7 +94,7 @@ async fn optional_arguments_are_not_sent_and_get_has_no_body() {
     let out = call(&registry, "echoGet", json!({"name": "x", "q": "a&b=c d"})).await;
     let body = body_of(&out);
     assert_eq!(body["method"], "GET");
-    assert_eq!(body["query"], "q=a%26b%3Dc+d");
+    assert_eq!(body["query"], "q=a%26b%3Dc%20d");
     assert_eq!(body["body"], "");
 }
 

@@ -9,6 +9,8 @@ mod coerce;
 mod request;
 mod response;
 mod scalar;
+mod security;
+mod style;
 
 use std::path::PathBuf;
 
@@ -25,6 +27,8 @@ use body::{FileProblem, Part, PartSource, multipart_body, read_workspace_file};
 pub use coerce::coerce;
 use request::{PlannedBody, RequestParts, plan};
 use response::Redactor;
+pub(crate) use security::TokenCache;
+pub(crate) use style::sendable;
 
 /// Everything a call needs besides the document.
 #[derive(Debug, Clone)]
@@ -41,12 +45,24 @@ pub(crate) struct HttpSettings {
     pub max_upload_bytes: u64,
     /// The home directory secret classes anchor at (else `HOME`).
     pub home: Option<PathBuf>,
+    /// OAuth2 access tokens fetched for these credentials.
+    pub tokens: TokenCache,
 }
 
 impl HttpSettings {
-    fn redactor(&self) -> Redactor {
+    /// Redacts the configured secrets and `resolved` (tokens fetched for
+    /// this call).
+    fn redactor(
+        &self,
+        resolved: &[(&crate::document::SecurityScheme, crate::ApiSecret)],
+    ) -> Redactor {
         let mut texts = self.credentials.redaction_texts();
         texts.extend(self.secret_texts.iter().cloned());
+        for (_, secret) in resolved {
+            if let crate::ApiSecret::Token(token) = secret {
+                texts.push(token.clone());
+            }
+        }
         Redactor::new(texts)
     }
 }
@@ -93,12 +109,22 @@ pub(crate) async fn run(
         )
         .with_details(json!({"server": document.server})));
     }
+    let chosen = security::choose(operation, &document.security_schemes, &settings.credentials);
+    let uses_tokens = chosen
+        .iter()
+        .any(|c| matches!(c.secret, crate::ApiSecret::ClientCredentials { .. }));
+    let source = security::TokenSource {
+        client: &settings.client,
+        guard: &settings.guard,
+        cache: &settings.tokens,
+        server: &document.server,
+    };
+    let resolved = security::resolve(chosen, &source, &what).await?;
     let parts = RequestParts {
         server: &document.server,
         operation,
-        schemes: &document.security_schemes,
         headers: &settings.headers,
-        credentials: &settings.credentials,
+        security: &resolved,
         arguments,
     };
     let planned = plan(&parts, &args).map_err(|problems| {
@@ -123,7 +149,7 @@ pub(crate) async fn run(
             "problems": problems.iter().map(|p| json!({"argument": p.argument, "message": p.message})).collect::<Vec<_>>()
         }))
     })?;
-    let redactor = settings.redactor();
+    let redactor = settings.redactor(&resolved);
     if let Err(blocked) = settings.guard.check_parsed(&planned.url) {
         return Err(
             ToolError::new(codes::SSRF_BLOCKED, format!("{what}: {blocked}"))
@@ -155,6 +181,10 @@ pub(crate) async fn run(
         sent = request.send() => sent.map_err(|e| response::send_failure(&e, &what, &redactor))?,
     };
     let status = response.status();
+    if uses_tokens && status == http::StatusCode::UNAUTHORIZED {
+        // The token may have been revoked: the next call asks again.
+        settings.tokens.forget();
+    }
     let headers = response::headers_state(response.headers(), &redactor);
     let content_type = response
         .headers()
@@ -197,7 +227,26 @@ async fn attach_body(
         request.header(http::header::CONTENT_TYPE, value)
     };
     Ok(match body {
-        PlannedBody::Json(value) => request.json(&value),
+        PlannedBody::Json(value, None) => request.json(&value),
+        PlannedBody::Json(value, Some(media)) => {
+            content_type(request, &media).body(value.to_string())
+        }
+        // A multipart type whose body is not an object: one part, so the
+        // body is still framed with a boundary.
+        PlannedBody::Text(text, media) if media.trim_start().starts_with("multipart/") => {
+            let (boundary, bytes) = multipart_body(&[Part {
+                name: "body".into(),
+                filename: None,
+                content_type: None,
+                bytes: text.into_bytes(),
+            }]);
+            let essence = media
+                .split(';')
+                .next()
+                .unwrap_or("multipart/form-data")
+                .trim();
+            content_type(request, &format!("{essence}; boundary={boundary}")).body(bytes)
+        }
         PlannedBody::Form(text) => {
             content_type(request, "application/x-www-form-urlencoded").body(text)
         }

@@ -1,42 +1,35 @@
 //! Turning validated arguments into an HTTP request (pure, no I/O).
 //!
-//! - **Path** values are percent-encoded as one segment each (everything but
-//!   `A-Z a-z 0-9 - . _ ~`), so `/`, `?`, `#` cannot change the route; the
-//!   values `.` and `..` are refused (URL parsers treat `%2E%2E` as `..`).
-//! - **Query** pairs are form-encoded in declaration order; arrays repeat
-//!   the key; objects are sent as compact JSON; booleans and numbers in
-//!   their JSON spelling.
-//! - **Cookies** go in one `Cookie` header, `name=value; …`, values
-//!   percent-encoded like path segments.
+//! - **Path, query, header and cookie** values are written by their
+//!   parameter's `style` and `explode` (see the style module's table),
+//!   percent-encoded (everything but `A-Z a-z 0-9 - . _ ~`, delimiters
+//!   aside), so `/`, `?`, `#` cannot change the route; a path expansion of
+//!   `.` or `..` (URL parsers treat `%2E%2E` as `..`) or of nothing is
+//!   refused. Query pairs keep declaration order; booleans and numbers
+//!   are written in their JSON spelling.
+//! - **Cookies** go in one `Cookie` header, `name=value; …`.
 //! - **Headers**: provider headers first, then header parameters (which
-//!   replace a provider header of the same name), then credentials.
+//!   replace a provider header of the same name), then credentials (the
+//!   security module chooses which).
 //! - **Body**: `request_body` arguments form a JSON object (a `body`
 //!   argument is the whole body), or form pairs, or multipart parts, by
 //!   the operation's [`BodyFormat`](crate::BodyFormat) (see the body
-//!   module); sent only when at least one was given and only for methods
-//!   that carry a body. Text bodies are sent as given; file parts and
+//!   module); sent when at least one was given or the document requires a
+//!   body (`{}` then), and only for methods that carry a body. A body's
+//!   required properties are required once any of its arguments is given. Text bodies are sent as given; file parts and
 //!   binary bodies name workspace files, read when the call is sent.
 //! - Optional arguments not given (or `null`) are not sent at all.
 
 use http::{HeaderMap, HeaderName, HeaderValue};
-use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::{Map, Value};
 
 use super::body::{PartPlan, form_pairs, form_text, multipart_parts};
 use super::coerce::coerce;
 use super::scalar::scalar_text;
-use crate::credentials::{ApiSecret, Credentials, base64};
-use crate::document::{
-    BodyKind, KeyLocation, Location, Operation, Parameter, SchemeKind, SecurityScheme,
-};
+use super::style::{cookie_pairs, header_text, path_text, query_pairs};
+use crate::credentials::ApiSecret;
+use crate::document::{BodyKind, Location, Operation, Parameter, SecurityScheme};
 use crate::method::Method;
-
-/// Bytes left as they are in a path segment or cookie value: RFC 3986 unreserved.
-const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
-    .remove(b'-')
-    .remove(b'.')
-    .remove(b'_')
-    .remove(b'~');
 
 /// A request ready to send.
 #[derive(Debug, Clone)]
@@ -50,7 +43,8 @@ pub(crate) struct PlannedRequest {
 /// A request body before files are read.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum PlannedBody {
-    Json(Value),
+    /// JSON with its media type (`None`: `application/json`).
+    Json(Value, Option<String>),
     /// Form-encoded text.
     Form(String),
     Multipart(Vec<PartPlan>),
@@ -70,9 +64,9 @@ pub(crate) struct ArgumentProblem {
 pub(crate) struct RequestParts<'a> {
     pub server: &'a str,
     pub operation: &'a Operation,
-    pub schemes: &'a [SecurityScheme],
     pub headers: &'a [(HeaderName, HeaderValue)],
-    pub credentials: &'a Credentials,
+    /// The credentials to send, as the security module chose and resolved them.
+    pub security: &'a [(&'a SecurityScheme, ApiSecret)],
     /// The operation's arguments schema, when the parameters do not hold
     /// their schemas (a built tool's: its manifest holds them).
     pub arguments: Option<&'a Value>,
@@ -97,11 +91,12 @@ pub(crate) fn plan(
     let op = parts.operation;
     let mut problems = Vec::new();
     let mut path = op.path.clone();
-    let mut query: Vec<(String, String)> = Vec::new();
+    let mut query: Vec<String> = Vec::new();
     let mut cookies: Vec<(String, String)> = Vec::new();
     let mut header_params: Vec<(HeaderName, HeaderValue)> = Vec::new();
     let mut fields: Vec<(&Parameter, Value)> = Vec::new();
     let mut whole_body: Option<Value> = None;
+    let mut missing_with_body: Vec<&Parameter> = Vec::new();
 
     for param in &op.parameters {
         let arg = param.argument_name();
@@ -113,6 +108,8 @@ pub(crate) fn plan(
             None | Some(Value::Null) => {
                 if param.required {
                     problems.push(problem("is required".into()));
+                } else if param.required_with_body {
+                    missing_with_body.push(param);
                 }
                 continue;
             }
@@ -126,7 +123,7 @@ pub(crate) fn plan(
         };
         match param.location {
             Location::Path => {
-                let text = scalar_text(&value, ",");
+                let text = path_text(param, &value);
                 if text == "." || text == ".." {
                     problems.push(problem(format!(
                         "`{text}` cannot be a path segment (it would change the route)"
@@ -137,17 +134,9 @@ pub(crate) fn plan(
                     problems.push(problem("a path value cannot be empty".into()));
                     continue;
                 }
-                let encoded = utf8_percent_encode(&text, SEGMENT).to_string();
-                path = path.replace(&format!("{{{}}}", param.name), &encoded);
+                path = path.replace(&format!("{{{}}}", param.name), &text);
             }
-            Location::Query => match &value {
-                Value::Array(items) => {
-                    for item in items {
-                        query.push((param.name.clone(), scalar_text(item, ",")));
-                    }
-                }
-                other => query.push((param.name.clone(), scalar_text(other, ","))),
-            },
+            Location::Query => query_pairs(param, &value, &mut query),
             Location::Header => {
                 let name = match HeaderName::from_bytes(param.name.as_bytes()) {
                     Ok(name) => name,
@@ -159,7 +148,7 @@ pub(crate) fn plan(
                         continue;
                     }
                 };
-                match HeaderValue::from_str(&scalar_text(&value, ",")) {
+                match HeaderValue::from_str(&header_text(param, &value)) {
                     Ok(v) => header_params.push((name, v)),
                     Err(_) => problems.push(problem(
                         "contains characters a header value cannot carry (control characters or non-ASCII)"
@@ -167,9 +156,19 @@ pub(crate) fn plan(
                     )),
                 }
             }
-            Location::Cookie => cookies.push((param.name.clone(), scalar_text(&value, ","))),
+            Location::Cookie => cookie_pairs(param, &value, &mut cookies),
             Location::RequestBody => fields.push((param, value)),
             Location::Body => whole_body = Some(value),
+        }
+    }
+    if !fields.is_empty() {
+        for param in missing_with_body {
+            problems.push(ArgumentProblem {
+                argument: param.argument_name().to_owned(),
+                message:
+                    "is required when the request body is sent (the body's schema requires it)"
+                        .into(),
+            });
         }
     }
     if !problems.is_empty() {
@@ -194,26 +193,24 @@ pub(crate) fn plan(
     for (name, value) in header_params {
         headers.insert(name, value);
     }
-    for scheme_name in &op.security {
-        let (Some(scheme), Some(secret)) = (
-            parts.schemes.iter().find(|s| &s.name == scheme_name),
-            parts.credentials.get(scheme_name),
-        ) else {
-            continue;
-        };
-        apply_secret(scheme, secret, &mut headers, &mut query, &mut cookies);
+    for (scheme, secret) in parts.security {
+        super::security::apply(scheme, secret, &mut headers, &mut query, &mut cookies);
     }
 
     if !query.is_empty() {
-        let mut pairs = url.query_pairs_mut();
-        for (key, value) in &query {
-            pairs.append_pair(key, value);
+        let mut text = url.query().unwrap_or("").to_owned();
+        for pair in &query {
+            if !text.is_empty() {
+                text.push('&');
+            }
+            text.push_str(pair);
         }
+        url.set_query(Some(&text));
     }
     if !cookies.is_empty() {
         let line = cookies
             .iter()
-            .map(|(name, value)| format!("{name}={}", utf8_percent_encode(value, SEGMENT)))
+            .map(|(name, value)| format!("{name}={value}"))
             .collect::<Vec<_>>()
             .join("; ");
         if let Ok(value) = HeaderValue::from_str(&line) {
@@ -242,16 +239,23 @@ fn planned_body(
     let format = op.body_format.as_ref();
     let kind = format.map_or(BodyKind::Json, |f| f.kind);
     let media = || format.map(|f| f.media_type.clone()).unwrap_or_default();
+    let json_media = || format.map(|f| f.media_type.clone());
     let encoding = |name: &str| format.and_then(|f| f.encoding.get(name));
     if let Some(value) = whole {
         return Some(match kind {
             BodyKind::Text => PlannedBody::Text(scalar_text(&value, ","), media()),
             BodyKind::Binary => PlannedBody::File(scalar_text(&value, ","), media()),
-            _ => PlannedBody::Json(value),
+            _ => PlannedBody::Json(value, json_media()),
         });
     }
     if fields.is_empty() {
-        return None;
+        // A required body is sent empty rather than left out.
+        return op.body_required.then(|| match kind {
+            BodyKind::Form => PlannedBody::Form(String::new()),
+            BodyKind::Multipart => PlannedBody::Multipart(Vec::new()),
+            BodyKind::Text => PlannedBody::Text(String::new(), media()),
+            _ => PlannedBody::Json(Value::Object(Map::new()), json_media()),
+        });
     }
     Some(match kind {
         BodyKind::Form => {
@@ -274,58 +278,16 @@ fn planned_body(
             }
             PlannedBody::Multipart(parts)
         }
-        _ => PlannedBody::Json(Value::Object(
-            fields
-                .into_iter()
-                .map(|(param, value)| (param.name.clone(), value))
-                .collect::<Map<String, Value>>(),
-        )),
+        _ => PlannedBody::Json(
+            Value::Object(
+                fields
+                    .into_iter()
+                    .map(|(param, value)| (param.name.clone(), value))
+                    .collect::<Map<String, Value>>(),
+            ),
+            json_media(),
+        ),
     })
-}
-
-fn apply_secret(
-    scheme: &SecurityScheme,
-    secret: &ApiSecret,
-    headers: &mut HeaderMap,
-    query: &mut Vec<(String, String)>,
-    cookies: &mut Vec<(String, String)>,
-) {
-    let token = match secret {
-        ApiSecret::Token(token) => token.clone(),
-        ApiSecret::Basic { username, password } => format!("{username}:{password}"),
-    };
-    match &scheme.kind {
-        SchemeKind::ApiKey {
-            location,
-            parameter,
-        } => match location {
-            KeyLocation::Header => {
-                if let (Ok(name), Ok(mut value)) = (
-                    HeaderName::from_bytes(parameter.as_bytes()),
-                    HeaderValue::from_str(&token),
-                ) {
-                    value.set_sensitive(true);
-                    headers.insert(name, value);
-                }
-            }
-            KeyLocation::Query => query.push((parameter.clone(), token)),
-            KeyLocation::Cookie => cookies.push((parameter.clone(), token)),
-        },
-        SchemeKind::Bearer => {
-            if let Ok(mut value) = HeaderValue::from_str(&format!("Bearer {token}")) {
-                value.set_sensitive(true);
-                headers.insert(http::header::AUTHORIZATION, value);
-            }
-        }
-        SchemeKind::Basic => {
-            if let Ok(mut value) =
-                HeaderValue::from_str(&format!("Basic {}", base64(token.as_bytes())))
-            {
-                value.set_sensitive(true);
-                headers.insert(http::header::AUTHORIZATION, value);
-            }
-        }
-    }
 }
 
 #[cfg(test)]
@@ -348,12 +310,11 @@ mod tests {
         let parts = RequestParts {
             server: &doc.server,
             operation: &doc.operations[0],
-            schemes: &[],
             headers: &[(
                 HeaderName::from_static("x-mode"),
                 HeaderValue::from_static("provider"),
             )],
-            credentials: &Credentials::new(),
+            security: &[],
             arguments: None,
         };
         let Value::Object(args) = args else { panic!() };
@@ -386,7 +347,10 @@ mod tests {
         assert_eq!(r.url.query(), Some("n=5"));
         assert_eq!(r.headers["x-mode"], "param");
         assert_eq!(r.headers["cookie"], "sid=a%20b%3Bc");
-        assert_eq!(r.body, Some(PlannedBody::Json(json!({"flag": false}))));
+        assert_eq!(
+            r.body,
+            Some(PlannedBody::Json(json!({"flag": false}), None))
+        );
         let e = planned(json!({"name": "x", "n": "five"})).unwrap_err();
         assert_eq!(e[0].argument, "n");
         let e = planned(json!({})).unwrap_err();

@@ -79,76 +79,174 @@ pub(crate) fn request_body<'b>(
         );
         return Ok(None);
     };
-    let chosen = [
-        BodyKind::Json,
-        BodyKind::Form,
-        BodyKind::Multipart,
-        BodyKind::Text,
-        BodyKind::Binary,
-    ]
-    .into_iter()
-    .find_map(|kind| {
-        // `*/*` (read as JSON) only when no type is named.
-        content
-            .iter()
-            .find(|(media, _)| kind_of(media) == kind && media.trim() != "*/*")
-            .map(|found| (kind, found))
-    })
-    .or_else(|| {
-        content
-            .iter()
-            .find(|(media, _)| media.trim() == "*/*")
-            .map(|found| (BodyKind::Json, found))
-    });
-    let Some((mut kind, (media_type, media))) = chosen else {
-        warn(
-            crate::pointer::join(at, "content"),
-            "a request body with an empty `content` (no media type): no body is sent".to_owned(),
-        );
-        return Ok(None);
-    };
-    if !method.allows_body() {
-        warn(
-            at.to_owned(),
-            format!(
-                "a {} request sends no body; the body is left out",
-                method.as_str().to_ascii_uppercase()
-            ),
-        );
-        return Ok(None);
-    }
-    // A body schema that is only a `$ref` splits as every other body
-    // referring there did.
-    let reference = match media.get("schema") {
-        Some(Node::Object(schema)) if schema.len() == 1 => {
-            schema.get("$ref").and_then(Node::as_str)
+    // Form and multipart are left out once they turn out unable to carry
+    // the body (a schema that is not an object) and another type can.
+    let mut excluded: Vec<BodyKind> = Vec::new();
+    loop {
+        let chosen = [
+            BodyKind::Json,
+            BodyKind::Form,
+            BodyKind::Multipart,
+            BodyKind::Text,
+            BodyKind::Binary,
+        ]
+        .into_iter()
+        .filter(|kind| !excluded.contains(kind))
+        .find_map(|kind| {
+            // `*/*` (read as JSON) only when no type is named.
+            content
+                .iter()
+                .find(|(media, _)| kind_of(media) == kind && media.trim() != "*/*")
+                .map(|found| (kind, found))
+        })
+        .or_else(|| {
+            content
+                .iter()
+                .find(|(media, _)| media.trim() == "*/*")
+                .map(|found| (BodyKind::Json, found))
+        });
+        let Some((mut kind, (media_type, media))) = chosen else {
+            warn(
+                crate::pointer::join(at, "content"),
+                "a request body with an empty `content` (no media type): no body is sent"
+                    .to_owned(),
+            );
+            return Ok(None);
+        };
+        if !method.allows_body() {
+            warn(
+                at.to_owned(),
+                format!(
+                    "a {} request sends no body; the body is left out",
+                    method.as_str().to_ascii_uppercase()
+                ),
+            );
+            return Ok(None);
         }
-        _ => None,
-    }
-    .filter(|_| !matches!(kind, BodyKind::Text | BodyKind::Binary))
-    .map(|reference| (reference.to_owned(), kind));
-    if let Some(split) = reference.as_ref().and_then(|key| splits.0.get(key)) {
-        for argument in split {
-            parameters.push(Parameter {
-                required: required && argument.listed,
-                argument: free_name(&argument.name, parameters),
-                name: argument.name.clone(),
-                location: Location::RequestBody,
-                description: argument.description.clone(),
-                schema: Arc::clone(&argument.schema),
-                file: argument.file,
-            });
+        // A body schema that is only a `$ref` splits as every other body
+        // referring there did.
+        let reference = match media.get("schema") {
+            Some(Node::Object(schema)) if schema.len() == 1 => {
+                schema.get("$ref").and_then(Node::as_str)
+            }
+            _ => None,
         }
-        return Ok((kind != BodyKind::Json).then(|| format(kind, media_type, media)));
-    }
-    let marks = converter.marks();
-    let media_at = crate::pointer::join(&crate::pointer::join(at, "content"), media_type);
-    let schema = match media.get("schema") {
-        Some(schema) => converter.argument(schema),
-        None => json!({}),
-    };
-    let description = body.get("description").and_then(Node::as_str).map(short);
-    if matches!(kind, BodyKind::Text | BodyKind::Binary) {
+        .filter(|_| !matches!(kind, BodyKind::Text | BodyKind::Binary))
+        .map(|reference| (reference.to_owned(), kind));
+        if let Some(split) = reference.as_ref().and_then(|key| splits.0.get(key)) {
+            for argument in split {
+                parameters.push(Parameter {
+                    required: required && argument.listed,
+                    argument: free_name(&argument.name, parameters),
+                    name: argument.name.clone(),
+                    location: Location::RequestBody,
+                    description: argument.description.clone(),
+                    schema: Arc::clone(&argument.schema),
+                    file: argument.file,
+                    style: None,
+                    explode: None,
+                    allow_reserved: false,
+                    required_with_body: !required && argument.listed,
+                });
+            }
+            return Ok(kept(kind, media_type, media));
+        }
+        let marks = converter.marks();
+        let media_at = crate::pointer::join(&crate::pointer::join(at, "content"), media_type);
+        let schema = match media.get("schema") {
+            Some(schema) => converter.argument(schema),
+            None => json!({}),
+        };
+        let description = body.get("description").and_then(Node::as_str).map(short);
+        if matches!(kind, BodyKind::Text | BodyKind::Binary) {
+            parameters.push(whole_body(
+                kind,
+                media_type,
+                schema,
+                description,
+                required,
+                parameters,
+            ));
+            return Ok(kept(kind, media_type, media));
+        }
+        let schema = match object_properties(schema) {
+            Ok((properties, required_props)) => {
+                let first = parameters.len();
+                for (name, property) in properties {
+                    let property = converter.top(property);
+                    let argument = free_name(&name, parameters);
+                    let file = kind == BodyKind::Multipart && is_file(&property);
+                    let property = if file {
+                        file_schema(property)
+                    } else {
+                        property
+                    };
+                    let description = property
+                        .get("description")
+                        .and_then(Value::as_str)
+                        .map(short);
+                    let listed = required_props.contains(&name);
+                    parameters.push(Parameter {
+                        required: required && listed,
+                        name,
+                        argument,
+                        location: Location::RequestBody,
+                        description,
+                        schema: Arc::new(property),
+                        file,
+                        style: None,
+                        explode: None,
+                        allow_reserved: false,
+                        required_with_body: !required && listed,
+                    });
+                }
+                // Kept for the next body referring there, unless converting
+                // it found a problem or cut nesting (each operation reports
+                // those).
+                if let Some(key) = reference
+                    && converter.marks() == marks
+                {
+                    let split = parameters[first..]
+                        .iter()
+                        .map(|p| Split {
+                            name: p.name.clone(),
+                            schema: Arc::clone(&p.schema),
+                            description: p.description.clone(),
+                            file: p.file,
+                            listed: required_props.contains(&p.name),
+                        })
+                        .collect();
+                    splits.0.insert(key, split);
+                }
+                return Ok(kept(kind, media_type, media));
+            }
+            Err(schema) => schema,
+        };
+        if matches!(kind, BodyKind::Form | BodyKind::Multipart) {
+            let carriers = [BodyKind::Binary, BodyKind::Text, BodyKind::Json];
+            if content
+                .iter()
+                .any(|(other, _)| carriers.contains(&kind_of(other)))
+            {
+                warn(
+                    media_at,
+                    format!(
+                        "the {media_type} body has no object schema: another offered media type carries it"
+                    ),
+                );
+                excluded.extend([BodyKind::Form, BodyKind::Multipart]);
+                continue;
+            }
+        }
+        if kind != BodyKind::Json {
+            warn(
+                media_at,
+                format!(
+                    "the {media_type} body has no object schema: it is one `body` string sent as it is"
+                ),
+            );
+            kind = BodyKind::Text;
+        }
         parameters.push(whole_body(
             kind,
             media_type,
@@ -157,74 +255,22 @@ pub(crate) fn request_body<'b>(
             required,
             parameters,
         ));
-        return Ok(Some(format(kind, media_type, media)));
+        return Ok(kept(kind, media_type, media));
     }
-    let schema = match object_properties(schema) {
-        Ok((properties, required_props)) => {
-            let first = parameters.len();
-            for (name, property) in properties {
-                let property = converter.top(property);
-                let argument = free_name(&name, parameters);
-                let file = kind == BodyKind::Multipart && is_file(&property);
-                let property = if file {
-                    file_schema(property)
-                } else {
-                    property
-                };
-                let description = property
-                    .get("description")
-                    .and_then(Value::as_str)
-                    .map(short);
-                parameters.push(Parameter {
-                    required: required && required_props.contains(&name),
-                    name,
-                    argument,
-                    location: Location::RequestBody,
-                    description,
-                    schema: Arc::new(property),
-                    file,
-                });
-            }
-            // Kept for the next body referring there, unless converting
-            // it found a problem or cut nesting (each operation reports
-            // those).
-            if let Some(key) = reference
-                && converter.marks() == marks
-            {
-                let split = parameters[first..]
-                    .iter()
-                    .map(|p| Split {
-                        name: p.name.clone(),
-                        schema: Arc::clone(&p.schema),
-                        description: p.description.clone(),
-                        file: p.file,
-                        listed: required_props.contains(&p.name),
-                    })
-                    .collect();
-                splits.0.insert(key, split);
-            }
-            return Ok((kind != BodyKind::Json).then(|| format(kind, media_type, media)));
-        }
-        Err(schema) => schema,
+}
+
+/// The body format an operation keeps: every kind but JSON sent as
+/// `application/json` (the default), so a vendor type
+/// (`application/vnd.api+json`, `application/problem+json`) is the
+/// `Content-Type` sent.
+fn kept(kind: BodyKind, media_type: &str, media: &Node<'_>) -> Option<BodyFormat> {
+    let plain_json = kind == BodyKind::Json && {
+        let essence = media_type.split(';').next().unwrap_or("").trim();
+        essence.eq_ignore_ascii_case("application/json")
+            || essence == "*/*"
+            || essence.contains('*')
     };
-    if kind != BodyKind::Json {
-        warn(
-            media_at,
-            format!(
-                "the {media_type} body has no object schema: it is one `body` string sent as it is"
-            ),
-        );
-        kind = BodyKind::Text;
-    }
-    parameters.push(whole_body(
-        kind,
-        media_type,
-        schema,
-        description,
-        required,
-        parameters,
-    ));
-    Ok((kind != BodyKind::Json).then(|| format(kind, media_type, media)))
+    (!plain_json).then(|| format(kind, media_type, media))
 }
 
 /// The one argument of a whole body: JSON as its schema says, text as a
@@ -276,6 +322,10 @@ fn whole_body(
         required,
         schema: Arc::new(schema),
         file,
+        style: None,
+        explode: None,
+        allow_reserved: false,
+        required_with_body: false,
     }
 }
 

@@ -2,10 +2,10 @@
 
 use std::sync::Arc;
 
-use serde_json::json;
+use serde_json::{Value, json};
 use tool_core::Violation;
 
-use crate::document::{Location, Operation, Parameter, SecurityScheme};
+use crate::document::{Location, Operation, Parameter, ParameterStyle, SecurityScheme};
 use crate::method::Method;
 use crate::pointer;
 
@@ -15,7 +15,7 @@ use super::node::{Node, Object};
 use super::refs::Refs;
 use super::schema::SchemaConverter;
 use super::schema::shared::SharedDefs;
-use super::security::requirement_names;
+use super::security::requirements as security_requirements;
 
 /// Header parameters OpenAPI says to ignore (the client sets them).
 const IGNORED_HEADERS: [&str; 3] = ["accept", "content-type", "authorization"];
@@ -168,6 +168,27 @@ pub(crate) fn convert<'a, 'b>(
                 .get("required")
                 .and_then(Node::as_bool)
                 .unwrap_or(false);
+        let style = match param.get("style").and_then(Node::as_str) {
+            None => None,
+            Some(text) => match ParameterStyle::parse(text) {
+                Some(style) if style.fits(location) => Some(style),
+                _ => {
+                    warn(
+                        item_at(),
+                        format!(
+                            "`style: {text}` does not fit a {} parameter: its default style is used",
+                            location.as_str()
+                        ),
+                    );
+                    None
+                }
+            },
+        };
+        let schema = if location == Location::Path {
+            Arc::new(crate::execute::sendable(location, Value::clone(&schema)))
+        } else {
+            schema
+        };
         parameters.push(Parameter {
             name: name.to_owned(),
             argument: None,
@@ -176,6 +197,11 @@ pub(crate) fn convert<'a, 'b>(
             required,
             schema,
             file: false,
+            style,
+            explode: param.get("explode").and_then(Node::as_bool),
+            allow_reserved: location == Location::Query
+                && param.get("allowReserved").and_then(Node::as_bool) == Some(true),
+            required_with_body: false,
         });
     }
 
@@ -195,6 +221,7 @@ pub(crate) fn convert<'a, 'b>(
     distinct_arguments(&mut parameters, at, &mut warn);
 
     let mut body_format = None;
+    let mut body_required = false;
     if let Some(body) = op.get("requestBody") {
         let body_at = pointer::join(at, "requestBody");
         check_node(body, Kind::RequestBody, &body_at, cx.version, &mut warn);
@@ -211,6 +238,14 @@ pub(crate) fn convert<'a, 'b>(
             &mut parameters,
             &mut warn,
         )?;
+        // A required body is sent even when none of its arguments is
+        // given (one whose schema requires nothing: `{}`).
+        body_required = body.get("required").and_then(Node::as_bool) == Some(true)
+            && method.allows_body()
+            && body
+                .get("content")
+                .and_then(Node::as_object)
+                .is_some_and(|content| content.len() > 0);
     }
 
     for (code, response) in op
@@ -229,9 +264,9 @@ pub(crate) fn convert<'a, 'b>(
         }
     }
 
-    let security = match op.get("security").or(cx.root_security) {
+    let (security_requirements, security) = match op.get("security").or(cx.root_security) {
         Some(requirements) => {
-            let names = requirement_names(requirements);
+            let (alternatives, names) = security_requirements(requirements);
             for name in &names {
                 if !cx.schemes.iter().any(|s| &s.name == name) {
                     warn(
@@ -240,9 +275,9 @@ pub(crate) fn convert<'a, 'b>(
                     );
                 }
             }
-            names
+            (alternatives, names)
         }
-        None => Vec::new(),
+        None => (Vec::new(), Vec::new()),
     };
 
     let (reached, cut, defs) = converter.finish(parameters.iter().map(|p| &*p.schema))?;
@@ -298,7 +333,9 @@ pub(crate) fn convert<'a, 'b>(
         parameters,
         human_intervention: None,
         security,
+        security_requirements,
         body_format,
+        body_required,
         definitions,
         shared_definitions: Default::default(),
         compiled: Default::default(),

@@ -2,7 +2,7 @@
 
 use tool_core::Violation;
 
-use crate::document::{KeyLocation, SchemeKind, SecurityScheme};
+use crate::document::{KeyLocation, SchemeKind, SecurityRequirement, SecurityScheme};
 use crate::pointer;
 
 use super::node::Node;
@@ -81,12 +81,29 @@ pub(crate) fn schemes(
                     continue;
                 }
             },
-            "oauth2" | "openIdConnect" => {
+            "oauth2" => match scheme
+                .get("flows")
+                .and_then(|f| f.get("clientCredentials"))
+                .and_then(|f| f.get("tokenUrl"))
+                .and_then(Node::as_str)
+            {
+                Some(token_url) if !token_url.trim().is_empty() => {
+                    SchemeKind::OAuth2ClientCredentials {
+                        token_url: token_url.trim().to_owned(),
+                    }
+                }
+                _ => {
+                    warn(
+                        warnings,
+                        "oauth2 without a client credentials flow: no token flow is run; a configured token is sent as `Authorization: Bearer`".into(),
+                    );
+                    SchemeKind::Bearer
+                }
+            },
+            "openIdConnect" => {
                 warn(
                     warnings,
-                    format!(
-                        "{kind}: no token flow is run; a configured token is sent as `Authorization: Bearer`"
-                    ),
+                    "openIdConnect: no discovery or login is run; a configured token is sent as `Authorization: Bearer`".into(),
                 );
                 SchemeKind::Bearer
             }
@@ -106,19 +123,39 @@ pub(crate) fn schemes(
     out
 }
 
-/// The scheme names of a `security` requirement list (every alternative).
-pub(crate) fn requirement_names(requirements: &Node<'_>) -> Vec<String> {
+/// The alternatives of a `security` requirement list, in order, and the
+/// scheme names they use (each once).
+pub(crate) fn requirements(
+    requirements: &Node<'_>,
+) -> (Vec<Vec<SecurityRequirement>>, Vec<String>) {
     let mut names: Vec<String> = Vec::new();
+    let mut alternatives = Vec::new();
     if let Some(list) = requirements.as_array() {
         for requirement in list {
-            if let Some(map) = requirement.as_object() {
-                for name in map.keys() {
-                    if !names.iter().any(|n| n == name) {
-                        names.push(name.to_owned());
-                    }
+            let Some(map) = requirement.as_object() else {
+                continue;
+            };
+            let mut alternative = Vec::with_capacity(map.len());
+            for (name, scopes) in map.iter() {
+                if !names.iter().any(|n| n == name) {
+                    names.push(name.to_owned());
                 }
+                let scopes = scopes
+                    .as_array()
+                    .map(|list| {
+                        list.iter()
+                            .filter_map(Node::as_str)
+                            .map(str::to_owned)
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                alternative.push(SecurityRequirement {
+                    scheme: name.to_owned(),
+                    scopes,
+                });
             }
+            alternatives.push(alternative);
         }
     }
-    names
+    (alternatives, names)
 }

@@ -1,0 +1,347 @@
+//! Parameter values written by their OpenAPI `style` and `explode`
+//! (OpenAPI 3.1.1 § "Style Examples", which follows RFC 6570 level 4).
+//!
+//! For a parameter `color` holding the string `blue`, the array
+//! `["blue", "black", "brown"]` or the object `{"R": 100, "G": 200, "B": 150}`:
+//!
+//! | style | explode | location | string | array | object |
+//! |---|---|---|---|---|---|
+//! | matrix | false | path | `;color=blue` | `;color=blue,black,brown` | `;color=R,100,G,200,B,150` |
+//! | matrix | true | path | `;color=blue` | `;color=blue;color=black;color=brown` | `;R=100;G=200;B=150` |
+//! | label | false | path | `.blue` | `.blue,black,brown` | `.R,100,G,200,B,150` |
+//! | label | true | path | `.blue` | `.blue.black.brown` | `.R=100.G=200.B=150` |
+//! | simple | false | path, header | `blue` | `blue,black,brown` | `R,100,G,200,B,150` |
+//! | simple | true | path, header | `blue` | `blue,black,brown` | `R=100,G=200,B=150` |
+//! | form | false | query, cookie | `color=blue` | `color=blue,black,brown` | `color=R,100,G,200,B,150` |
+//! | form | true | query, cookie | `color=blue` | `color=blue&color=black&color=brown` | `R=100&G=200&B=150` |
+//! | spaceDelimited | false | query | | `color=blue%20black%20brown` | `color=R%20100%20G%20200%20B%20150` |
+//! | pipeDelimited | false | query | | `color=blue\|black\|brown` | `color=R\|100\|G\|200\|B\|150` |
+//! | deepObject | true | query | | | `color[R]=100&color[G]=200&color[B]=150` |
+//!
+//! A cookie's exploded pairs are separate cookies (`color=blue; color=black`).
+//! `spaceDelimited` and `pipeDelimited` arrays exploded are written as
+//! `form` exploded; a primitive in those styles or in `deepObject` is
+//! written as `form`.
+//!
+//! - **Encoding**: names and values are percent-encoded (everything but
+//!   RFC 3986 unreserved characters) in paths, queries and cookies; the
+//!   delimiters above are written as they are. A query parameter with
+//!   `allowReserved` keeps `:/?@!$'()*,;[]` as they are (`#`, `&`, `=` and
+//!   `+` stay encoded: they would end the value or the URL). Header values
+//!   are not encoded (a header carries text).
+//! - **Empty values**: an empty string is `color=` (form), `.` (label),
+//!   `;color` (matrix). An empty array or object not exploded is `color=`;
+//!   exploded, it sends nothing unless the parameter is required, then
+//!   `color=`. A path value that expands to nothing is refused (the
+//!   arguments schema already says `minLength: 1`, see [`sendable`]).
+//! - Items of an array or values of an object that are themselves arrays
+//!   or objects (no style defines them) are written as compact JSON,
+//!   except in `deepObject`, where nested objects nest their keys
+//!   (`color[a][b]=1`).
+
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+use serde_json::{Map, Value};
+
+use crate::document::{Location, Parameter, ParameterStyle};
+
+/// Kept as they are in a path segment, a query component or a cookie
+/// value: RFC 3986 unreserved.
+const UNRESERVED: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// [`UNRESERVED`] and the reserved characters `allowReserved` keeps.
+const RESERVED_KEPT: &AsciiSet = &UNRESERVED
+    .remove(b':')
+    .remove(b'/')
+    .remove(b'?')
+    .remove(b'@')
+    .remove(b'!')
+    .remove(b'$')
+    .remove(b'\'')
+    .remove(b'(')
+    .remove(b')')
+    .remove(b'*')
+    .remove(b',')
+    .remove(b';')
+    .remove(b'[')
+    .remove(b']');
+
+/// `schema` as sending accepts it at `location`: a path value cannot be
+/// empty (`minLength: 1` on a string, `minItems: 1` on an array,
+/// `minProperties: 1` on an object; a schema of another or no type gets
+/// `minLength: 1`, which constrains only strings). Other locations are
+/// returned unchanged.
+pub(crate) fn sendable(location: Location, mut schema: Value) -> Value {
+    if location != Location::Path {
+        return schema;
+    }
+    let Value::Object(object) = &mut schema else {
+        return schema;
+    };
+    let types: Vec<&str> = match object.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(list)) => list.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    let has = |name: &str| types.is_empty() || types.contains(&name);
+    let mut floors = Vec::new();
+    if has("string") {
+        floors.push("minLength");
+    }
+    if types.contains(&"array") {
+        floors.push("minItems");
+    }
+    if types.contains(&"object") {
+        floors.push("minProperties");
+    }
+    for key in floors {
+        let at_least_one = object
+            .get(key)
+            .and_then(Value::as_u64)
+            .is_some_and(|n| n >= 1);
+        if !at_least_one {
+            object.insert(key.into(), Value::from(1));
+        }
+    }
+    schema
+}
+
+/// The style and explode a parameter is written with.
+fn style_of(param: &Parameter) -> (ParameterStyle, bool) {
+    let style = param
+        .style
+        .filter(|s| s.fits(param.location))
+        .unwrap_or_else(|| ParameterStyle::default_for(param.location));
+    let explode = param.explode.unwrap_or(style == ParameterStyle::Form);
+    (style, explode)
+}
+
+/// The text of a primitive (strings as they are, numbers and booleans in
+/// JSON spelling, null empty; arrays and objects as compact JSON).
+fn text(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+fn encode(text: &str, set: &'static AsciiSet) -> String {
+    utf8_percent_encode(text, set).to_string()
+}
+
+/// The set [`encode_with`] uses for names and values outside a style
+/// (credentials): RFC 3986 unreserved kept.
+pub(crate) const UNRESERVED_SET: &AsciiSet = UNRESERVED;
+
+/// `text` percent-encoded with `set`.
+pub(crate) fn encode_with(text: &str, set: &'static AsciiSet) -> String {
+    encode(text, set)
+}
+
+/// The `(key, value)` texts of an object's entries.
+fn entries(map: &Map<String, Value>) -> impl Iterator<Item = (String, String)> + '_ {
+    map.iter().map(|(k, v)| (k.clone(), text(v)))
+}
+
+/// A path value's expansion, encoded (empty: nothing to send).
+pub(crate) fn path_text(param: &Parameter, value: &Value) -> String {
+    let (style, explode) = style_of(param);
+    let e = |t: &str| encode(t, UNRESERVED);
+    let name = e(&param.name);
+    match style {
+        ParameterStyle::Label => {
+            let (sep, pairs) = if explode { (".", "=") } else { (",", ",") };
+            format!(".{}", joined(value, sep, pairs, &e))
+        }
+        ParameterStyle::Matrix => match value {
+            Value::Array(items) if explode => items
+                .iter()
+                .map(|i| format!(";{name}={}", e(&text(i))))
+                .collect(),
+            Value::Object(map) if explode => entries(map)
+                .map(|(k, v)| format!(";{}={}", e(&k), e(&v)))
+                .collect(),
+            Value::String(s) if s.is_empty() => format!(";{name}"),
+            other => format!(";{name}={}", joined(other, ",", ",", &e)),
+        },
+        _ => joined(value, ",", if explode { "=" } else { "," }, &e),
+    }
+}
+
+/// A header value (simple style; not encoded).
+pub(crate) fn header_text(param: &Parameter, value: &Value) -> String {
+    let (_, explode) = style_of(param);
+    joined(value, ",", if explode { "=" } else { "," }, &|t: &str| {
+        t.to_owned()
+    })
+}
+
+/// A primitive as itself, an array's items joined by `sep`, an object's
+/// keys and values joined by `pair` and the entries by `sep`, each text
+/// written through `e`.
+fn joined(value: &Value, sep: &str, pair: &str, e: &dyn Fn(&str) -> String) -> String {
+    match value {
+        Value::Array(items) => items
+            .iter()
+            .map(|i| e(&text(i)))
+            .collect::<Vec<_>>()
+            .join(sep),
+        Value::Object(map) => entries(map)
+            .map(|(k, v)| format!("{}{pair}{}", e(&k), e(&v)))
+            .collect::<Vec<_>>()
+            .join(sep),
+        other => e(&text(other)),
+    }
+}
+
+/// A query parameter's pairs, each `key=value` already encoded, appended
+/// to `out`.
+pub(crate) fn query_pairs(param: &Parameter, value: &Value, out: &mut Vec<String>) {
+    let (style, explode) = style_of(param);
+    let set = if param.allow_reserved {
+        RESERVED_KEPT
+    } else {
+        UNRESERVED
+    };
+    let e = |t: &str| encode(t, set);
+    let name = encode(&param.name, UNRESERVED);
+    let empty = match value {
+        Value::Array(items) => items.is_empty(),
+        Value::Object(map) => map.is_empty(),
+        _ => false,
+    };
+    if empty {
+        if !explode || param.required {
+            out.push(format!("{name}="));
+        }
+        return;
+    }
+    match (style, value) {
+        (ParameterStyle::DeepObject, Value::Object(map)) => {
+            deep_pairs(&name, map, &e, out);
+        }
+        (
+            ParameterStyle::SpaceDelimited | ParameterStyle::PipeDelimited,
+            Value::Array(_) | Value::Object(_),
+        ) if !explode || value.is_object() => {
+            let sep = if style == ParameterStyle::SpaceDelimited {
+                "%20"
+            } else {
+                "|"
+            };
+            out.push(format!("{name}={}", joined(value, sep, sep, &e)));
+        }
+        (_, Value::Array(items)) if explode => {
+            out.extend(items.iter().map(|i| format!("{name}={}", e(&text(i)))));
+        }
+        (_, Value::Object(map)) if explode => {
+            out.extend(entries(map).map(|(k, v)| format!("{}={}", encode(&k, UNRESERVED), e(&v))));
+        }
+        (_, other) => out.push(format!("{name}={}", joined(other, ",", ",", &e))),
+    }
+}
+
+/// `name[key]=value` pairs of an object, nested objects nesting their
+/// keys, arrays repeating the key.
+fn deep_pairs(
+    name: &str,
+    map: &Map<String, Value>,
+    e: &dyn Fn(&str) -> String,
+    out: &mut Vec<String>,
+) {
+    for (key, value) in map {
+        let key = format!("{name}[{}]", encode(key, UNRESERVED));
+        match value {
+            Value::Object(inner) => deep_pairs(&key, inner, e, out),
+            Value::Array(items) => {
+                out.extend(items.iter().map(|i| format!("{key}={}", e(&text(i)))));
+            }
+            other => out.push(format!("{key}={}", e(&text(other)))),
+        }
+    }
+}
+
+/// A cookie parameter's cookies, `(name, value)` already encoded,
+/// appended to `out` (form style; exploded items are separate cookies).
+pub(crate) fn cookie_pairs(param: &Parameter, value: &Value, out: &mut Vec<(String, String)>) {
+    let (_, explode) = style_of(param);
+    let e = |t: &str| encode(t, UNRESERVED);
+    let name = e(&param.name);
+    match value {
+        Value::Array(items) if explode && !items.is_empty() => {
+            out.extend(items.iter().map(|i| (name.clone(), e(&text(i)))));
+        }
+        Value::Object(map) if explode && !map.is_empty() => {
+            out.extend(entries(map).map(|(k, v)| (e(&k), e(&v))));
+        }
+        other => out.push((name, joined(other, ",", ",", &e))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use std::sync::Arc;
+
+    fn param(
+        location: Location,
+        style: Option<ParameterStyle>,
+        explode: Option<bool>,
+    ) -> Parameter {
+        Parameter {
+            name: "color".into(),
+            argument: None,
+            location,
+            description: None,
+            required: false,
+            schema: Arc::new(json!({})),
+            file: false,
+            style,
+            explode,
+            allow_reserved: false,
+            required_with_body: false,
+        }
+    }
+
+    #[test]
+    fn path_schemas_refuse_what_sending_refuses() {
+        assert_eq!(
+            sendable(Location::Path, json!({"type": "string"})),
+            json!({"type": "string", "minLength": 1})
+        );
+        assert_eq!(
+            sendable(Location::Path, json!({"type": "array"})),
+            json!({"type": "array", "minItems": 1})
+        );
+        assert_eq!(
+            sendable(Location::Path, json!({"type": "integer"})),
+            json!({"type": "integer"})
+        );
+        assert_eq!(
+            sendable(Location::Path, json!({"type": "string", "minLength": 3})),
+            json!({"type": "string", "minLength": 3})
+        );
+        assert_eq!(
+            sendable(Location::Query, json!({"type": "string"})),
+            json!({"type": "string"})
+        );
+    }
+
+    #[test]
+    fn allow_reserved_keeps_reserved_but_never_pair_or_url_delimiters() {
+        let mut p = param(Location::Query, None, None);
+        p.allow_reserved = true;
+        let mut out = Vec::new();
+        query_pairs(&p, &json!("a/b:c,d&e=f#g+h i"), &mut out);
+        assert_eq!(out, ["color=a/b:c,d%26e%3Df%23g%2Bh%20i"]);
+        p.allow_reserved = false;
+        out.clear();
+        query_pairs(&p, &json!("a/b"), &mut out);
+        assert_eq!(out, ["color=a%2Fb"]);
+    }
+}
