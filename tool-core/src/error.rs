@@ -165,6 +165,39 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// A MAC key cannot be used (an empty or odd id, a short secret).
+    #[error("MAC key `{key_id}`: {message}")]
+    InvalidMacKey {
+        /// The key id as given.
+        key_id: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A stored pending turn, or an answer to one, is refused as a whole:
+    /// not JSON of the documented shape, an unknown version, a MAC that
+    /// does not verify (forged or altered), a key the host does not hold.
+    #[error("pending turn `{pending_id}` refused at {pointer}: {message}")]
+    PendingRefused {
+        /// The turn's id, as far as it could be read (`""` when not).
+        pending_id: String,
+        /// JSON pointer into the turn (`/mac`, `/items/0/call`, `""`).
+        pointer: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The use-once ledger could not answer (a Redis error, a poisoned
+    /// lock). The call it guards does not run.
+    #[error("use-once ledger: {message}")]
+    Ledger {
+        /// What went wrong.
+        message: String,
+    },
+    /// A remembered answer ("always") cannot be recorded or loaded.
+    #[error("remembered answer: {message}")]
+    Remembered {
+        /// What is wrong.
+        message: String,
+    },
     /// A guarded HTTP client could not be built (feature `net`).
     #[error("cannot build the HTTP client: {message}")]
     HttpClient {

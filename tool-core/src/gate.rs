@@ -109,7 +109,7 @@ impl GateDecision {
     /// the `reason` object of [`details`](Self::details) when the gate put
     /// one there (tool-approval does: `{level, rule, message}`), else
     /// `{message, rule}`.
-    fn reason(&self) -> Value {
+    pub(crate) fn reason(&self) -> Value {
         match self.details.get("reason") {
             Some(reason) if reason.is_object() => reason.clone(),
             _ => json!({ "message": self.message, "rule": self.rule }),
@@ -238,6 +238,16 @@ pub trait Gate: Send + Sync {
     fn remember(&self, call: &PreparedCall, decision: &GateDecision) {
         let _ = (call, decision);
     }
+
+    /// A fingerprint of the policy this gate decides by (a digest of its
+    /// rules and mode), recorded in the binding of every pending approval:
+    /// a turn resumed after the policy changed is re-decided and fails
+    /// closed (`approval_stale`, part `policy`). `None` by default: the
+    /// host then supplies one ([`Durable::with_policy_fingerprint`](crate::durable::Durable::with_policy_fingerprint)),
+    /// or policy changes go unnoticed by the binding.
+    fn fingerprint(&self) -> Option<String> {
+        None
+    }
 }
 
 /// One ask put to a person: the call and the gate's decision (its message
@@ -267,6 +277,11 @@ pub enum Answer {
         /// Why, when the person said (shown to the model).
         reason: Option<String>,
     },
+    /// Nobody can answer now; someone will, later and maybe elsewhere. A
+    /// durable turn ([`Invoker::invoke_turn`](crate::Invoker::invoke_turn))
+    /// keeps the call pending; a plain batch gives it
+    /// [`ToolOutput::approval_required`].
+    Later,
 }
 
 impl Answer {
@@ -309,6 +324,11 @@ impl Answer {
     /// Whether this is an approval.
     pub fn is_approve(&self) -> bool {
         matches!(self, Self::Approve { .. })
+    }
+
+    /// Not now: keep the call pending (see [`Answer::Later`]).
+    pub fn later() -> Self {
+        Self::Later
     }
 }
 
@@ -426,16 +446,21 @@ impl ToolOutput {
 pub(crate) enum Verdict {
     Run(Option<Confinement>),
     Done(ToolOutput),
+    /// Nobody answered now (no asker, or [`Answer::Later`]), and the caller
+    /// keeps such calls pending.
+    Defer(GateDecision),
 }
 
 /// Decides a batch: the gate, then the asker for the asks. One verdict per
 /// call, in order.
+/// With `defer`, an ask nobody answers now becomes [`Verdict::Defer`].
 pub(crate) async fn judge(
     gate: &dyn Gate,
     asker: Option<&dyn Asker>,
     calls: &[PreparedCall],
     offered: &OfferedTools,
     ctx: &ToolContext,
+    defer: bool,
 ) -> Vec<Verdict> {
     if calls.is_empty() {
         return Vec::new();
@@ -476,6 +501,13 @@ pub(crate) async fn judge(
                 decision.reason(),
             )),
             GateAction::Ask => match (asker, answers.next().flatten()) {
+                (None, _) | (Some(_), Some(Answer::Later)) if defer => {
+                    Verdict::Defer(decision.clone())
+                }
+                (Some(_), Some(Answer::Later)) => Verdict::Done(ToolOutput::approval_required(
+                    format!("{}; the person will answer later", decision.message),
+                    decision.reason(),
+                )),
                 (None, _) => Verdict::Done(ToolOutput::approval_required(
                     format!("{}; the host has no one to ask", decision.message),
                     decision.reason(),

@@ -234,6 +234,11 @@ impl Invoker {
         self
     }
 
+    /// The asker, when there is one.
+    pub fn asker(&self) -> Option<&Arc<dyn Asker>> {
+        self.asker.as_ref()
+    }
+
     /// The gate, when there is one.
     pub fn gate(&self) -> Option<&Arc<dyn Gate>> {
         self.gate.as_ref()
@@ -493,7 +498,8 @@ impl Invoker {
             .iter()
             .filter_map(|p| p.as_ref().ok().cloned())
             .collect();
-        let verdicts = crate::gate::judge(gate, self.asker.as_deref(), &ready, offered, ctx).await;
+        let verdicts =
+            crate::gate::judge(gate, self.asker.as_deref(), &ready, offered, ctx, false).await;
         let mut verdicts = ready.into_iter().zip(verdicts);
         // Every slot: a refusal, a ready output, or a call to run.
         let slots: Vec<Slot> = prepared
@@ -503,6 +509,10 @@ impl Invoker {
                 Ok(_) => match verdicts.next() {
                     Some((call, Verdict::Run(confinement))) => Slot::Run(call, confinement),
                     Some((_, Verdict::Done(output))) => Slot::Done(output),
+                    // Not asked to defer: unreachable, and blocked if reached.
+                    Some((_, Verdict::Defer(decision))) => {
+                        Slot::Done(ToolOutput::approval_required(decision.message, Value::Null))
+                    }
                     None => Slot::Done(ToolOutput::blocked(
                         "the approval step lost this call",
                         Value::Null,
@@ -531,7 +541,7 @@ impl Invoker {
 
 /// `ctx` with the batch deadline of `calls` starting now: the latest of
 /// their deadlines, bounded by `ctx`'s own; `ctx` as it is for no calls.
-fn batch_context<'a>(
+pub(crate) fn batch_context<'a>(
     ctx: &ToolContext,
     calls: impl Iterator<Item = &'a PreparedCall>,
 ) -> ToolContext {

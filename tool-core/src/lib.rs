@@ -33,6 +33,11 @@
 //!   returns ready [blocked](ToolOutput::blocked) and
 //!   [declined](ToolOutput::declined) outputs; tool-approval's
 //!   `PolicyEngine` is the full gate.
+//! - [`durable`]: approvals and tool questions as data. A batch returns a
+//!   MAC'd, bound [`durable::Pending`] for what waits for a person instead
+//!   of waiting ([`Invoker::invoke_turn`]); any process resumes it
+//!   ([`Invoker::resume`]), once (a use-once ledger), failing closed when
+//!   the call, the tool, the policy or the scope changed.
 //! - [`Confinement`] and [`PathClass`]: what a call that runs may touch on
 //!   the host, and the named protected and secret path classes both walls
 //!   (approval and the OS sandbox) read.
@@ -127,6 +132,7 @@ mod compiled;
 mod confine;
 mod content;
 mod context;
+pub mod durable;
 mod error;
 mod export;
 mod extensions;

@@ -203,6 +203,11 @@ impl ToolError {
 /// | `declined_by_user` | a person declined the call; it never ran ([`ToolOutput::declined`]) |
 /// | `approval_required` | the call needs a person and none could be asked ([`ToolOutput::approval_required`]) |
 /// | `confinement_refused` | the call's confinement refused an operation |
+/// | `approval_stale` | a resumed answer no longer fits its call (arguments, manifest, policy, scope or expiry); it did not run |
+/// | `approval_used` | a resumed approval was already used; it did not run again |
+/// | `approval_interrupted` | a resumed approval was claimed by a process that never started the call; not run again |
+/// | `approval_ledger_unavailable` | the use-once ledger could not be reached; the call did not run |
+/// | `input_required` | the tool asks questions before it can finish |
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct ErrorCode(Cow<'static, str>);
@@ -243,6 +248,24 @@ impl ErrorCode {
     /// The call's confinement refused an operation (a write outside the
     /// writable roots, a protected or secret path).
     pub const CONFINEMENT_REFUSED: Self = Self::from_static("confinement_refused");
+
+    /// A resumed approval or answer no longer fits its call: the arguments,
+    /// the tool's manifest, the gate's policy or the host's scope changed,
+    /// or it expired. The call did not run; `details.part` names what
+    /// changed (see `tool_core::durable`).
+    pub const APPROVAL_STALE: Self = Self::from_static("approval_stale");
+    /// A resumed approval was already used (another resume ran or settled
+    /// the call); it did not run again.
+    pub const APPROVAL_USED: Self = Self::from_static("approval_used");
+    /// A resumed approval was claimed by a process that never recorded the
+    /// call as started (it may have crashed in between); not run again.
+    pub const APPROVAL_INTERRUPTED: Self = Self::from_static("approval_interrupted");
+    /// The use-once ledger could not be reached; the approved call did not
+    /// run.
+    pub const APPROVAL_LEDGER_UNAVAILABLE: Self = Self::from_static("approval_ledger_unavailable");
+    /// The tool needs answers to its questions before it can finish (see
+    /// `ToolOutput::input_required`); a durable turn keeps it pending.
+    pub const INPUT_REQUIRED: Self = Self::from_static("input_required");
 
     /// A code known at compile time.
     pub const fn from_static(code: &'static str) -> Self {

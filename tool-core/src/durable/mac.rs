@@ -1,0 +1,300 @@
+//! The host's MAC keys, and the canonical JSON every MAC and digest is
+//! computed over.
+
+use std::fmt;
+
+use hmac::{Hmac, KeyInit, Mac};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::error::Error;
+
+type HmacSha256 = Hmac<Sha256>;
+
+/// The shortest secret a [`MacKey`] accepts: 32 bytes (HMAC-SHA-256's
+/// block-sized security level).
+pub const MIN_SECRET_LEN: usize = 32;
+
+/// One HMAC-SHA-256 key with its id. The id travels with every MAC it
+/// makes (`keyId`), so a [`KeyRing`] can tell which key to check with.
+///
+/// The secret is never printed (`Debug` shows the id only).
+#[derive(Clone)]
+pub struct MacKey {
+    id: String,
+    secret: Vec<u8>,
+}
+
+impl fmt::Debug for MacKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MacKey")
+            .field("id", &self.id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl MacKey {
+    /// A key named `id` (1 to 64 characters of `[A-Za-z0-9._-]`) with at
+    /// least [`MIN_SECRET_LEN`] bytes of secret. Generate the secret from
+    /// the operating system's random source and keep it out of the data a
+    /// client sees.
+    pub fn new(id: impl Into<String>, secret: impl Into<Vec<u8>>) -> Result<Self, Error> {
+        let id = id.into();
+        let secret = secret.into();
+        let id_ok = !id.is_empty()
+            && id.len() <= 64
+            && id
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
+        if !id_ok {
+            return Err(Error::InvalidMacKey {
+                key_id: id,
+                message: "a key id is 1 to 64 characters of letters, digits, `.`, `_` or `-`"
+                    .to_owned(),
+            });
+        }
+        if secret.len() < MIN_SECRET_LEN {
+            return Err(Error::InvalidMacKey {
+                key_id: id,
+                message: format!(
+                    "the secret has {} bytes; at least {MIN_SECRET_LEN} are needed",
+                    secret.len()
+                ),
+            });
+        }
+        Ok(Self { id, secret })
+    }
+
+    /// The key's id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The MAC state over `domain` and `value`; `None` only if the HMAC
+    /// implementation refused the key (HMAC takes keys of every length).
+    fn mac(&self, domain: &str, value: &Value) -> Option<HmacSha256> {
+        let mut mac = HmacSha256::new_from_slice(&self.secret).ok()?;
+        mac.update(domain.as_bytes());
+        mac.update(&[0]);
+        mac.update(&canonical_bytes(value));
+        Some(mac)
+    }
+}
+
+/// The keys a host checks MACs with: one current key that signs, and the
+/// previous keys that still verify.
+///
+/// # Rotating keys
+///
+/// 1. Make a new key with a new id and put it first:
+///    `KeyRing::new(new).with_previous(old)`. New pending turns and answers
+///    are signed with it; turns stored before still verify with `old`.
+/// 2. Once every turn signed with `old` has expired (the longest
+///    [`Durable::ttl`](crate::durable::Durable::with_ttl) after the switch),
+///    drop `old`. A turn signed with a key the ring no longer holds is
+///    refused ([`Error::PendingRefused`] naming the key id).
+///
+/// ```
+/// use tool_core::durable::{KeyRing, MacKey};
+/// let old = MacKey::new("2026-11", [7u8; 32])?;
+/// let new = MacKey::new("2026-12", [9u8; 32])?;
+/// let ring = KeyRing::new(new).with_previous(old);
+/// assert_eq!(ring.current().id(), "2026-12");
+/// # Ok::<(), tool_core::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct KeyRing {
+    current: MacKey,
+    previous: Vec<MacKey>,
+}
+
+impl KeyRing {
+    /// A ring signing with `current`.
+    pub fn new(current: MacKey) -> Self {
+        Self {
+            current,
+            previous: Vec::new(),
+        }
+    }
+
+    /// The same ring also verifying with `key` (a rotated-out key).
+    pub fn with_previous(mut self, key: MacKey) -> Self {
+        self.previous.push(key);
+        self
+    }
+
+    /// The key that signs.
+    pub fn current(&self) -> &MacKey {
+        &self.current
+    }
+
+    /// The MAC of `value` under `domain` with the current key, in hex.
+    pub(crate) fn sign(&self, domain: &str, value: &Value) -> String {
+        self.current
+            .mac(domain, value)
+            .map(|mac| hex(&mac.finalize().into_bytes()))
+            .unwrap_or_default()
+    }
+
+    /// Whether `mac` (hex) is the MAC of `value` under `domain` with the
+    /// key `key_id`; compared in constant time. `Err` names what is wrong.
+    pub(crate) fn verify(
+        &self,
+        domain: &str,
+        key_id: &str,
+        value: &Value,
+        mac: &str,
+    ) -> Result<(), String> {
+        let key = std::iter::once(&self.current)
+            .chain(&self.previous)
+            .find(|k| k.id == key_id)
+            .ok_or_else(|| format!("no key with id `{key_id}` is held here"))?;
+        let bytes = unhex(mac).ok_or_else(|| "the MAC is not hex".to_owned())?;
+        key.mac(domain, value)
+            .ok_or_else(|| "the key cannot make a MAC".to_owned())?
+            .verify_slice(&bytes)
+            .map_err(|_| {
+                "the MAC does not match (forged, altered or signed with another key)".to_owned()
+            })
+    }
+}
+
+/// The SHA-256 of `value`'s canonical JSON, in hex: the digest a binding
+/// records for arguments and manifests.
+///
+/// Object keys are sorted, so the digest does not depend on how a store
+/// (a `jsonb` column, a document database) reorders them.
+///
+/// ```
+/// use serde_json::json;
+/// let a = tool_core::durable::digest(&json!({"b": 1, "a": [true, null]}));
+/// let b = tool_core::durable::digest(&json!({"a": [true, null], "b": 1}));
+/// assert_eq!(a, b);
+/// assert_eq!(a.len(), 64);
+/// ```
+pub fn digest(value: &Value) -> String {
+    hex(&Sha256::digest(canonical_bytes(value)))
+}
+
+/// `value` as canonical JSON text: no whitespace, object keys sorted by
+/// their UTF-8 bytes, strings and numbers as `serde_json` writes them.
+pub fn canonical_json(value: &Value) -> String {
+    String::from_utf8(canonical_bytes(value)).unwrap_or_default()
+}
+
+fn canonical_bytes(value: &Value) -> Vec<u8> {
+    let mut out = Vec::with_capacity(256);
+    write_canonical(value, &mut out);
+    out
+}
+
+fn write_canonical(value: &Value, out: &mut Vec<u8>) {
+    match value {
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {
+            // Scalars cannot fail to serialise.
+            let _ = serde_json::to_writer(&mut *out, value);
+        }
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_canonical(item, out);
+            }
+            out.push(b']');
+        }
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+            out.push(b'{');
+            for (i, (key, item)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                let _ = serde_json::to_writer(&mut *out, key);
+                out.push(b':');
+                write_canonical(item, out);
+            }
+            out.push(b'}');
+        }
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        s.push(char::from(HEX[usize::from(b >> 4)]));
+        s.push(char::from(HEX[usize::from(b & 0xf)]));
+    }
+    s
+}
+
+fn unhex(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(2) {
+        return None;
+    }
+    let nibble = |c: u8| match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        b'A'..=b'F' => Some(c - b'A' + 10),
+        _ => None,
+    };
+    text.as_bytes()
+        .chunks(2)
+        .map(|pair| Some(nibble(pair[0])? << 4 | nibble(pair[1])?))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use serde_json::json;
+
+    fn ring() -> KeyRing {
+        KeyRing::new(MacKey::new("k1", [1u8; 32]).unwrap())
+    }
+
+    #[test]
+    fn a_mac_verifies_only_the_value_domain_and_key_it_was_made_for() {
+        let ring = ring();
+        let value = json!({"a": 1});
+        let mac = ring.sign("d", &value);
+        assert!(ring.verify("d", "k1", &value, &mac).is_ok());
+        assert!(ring.verify("e", "k1", &value, &mac).is_err());
+        assert!(ring.verify("d", "k1", &json!({"a": 2}), &mac).is_err());
+        assert!(ring.verify("d", "k2", &value, &mac).is_err());
+        let other = KeyRing::new(MacKey::new("k1", [2u8; 32]).unwrap());
+        assert!(other.verify("d", "k1", &value, &mac).is_err());
+        assert!(ring.verify("d", "k1", &value, "zz").is_err());
+    }
+
+    #[test]
+    fn a_rotated_out_key_still_verifies_and_the_current_one_signs() {
+        let old = ring();
+        let mac = old.sign("d", &json!(1));
+        let new = KeyRing::new(MacKey::new("k2", [3u8; 32]).unwrap())
+            .with_previous(MacKey::new("k1", [1u8; 32]).unwrap());
+        assert!(new.verify("d", "k1", &json!(1), &mac).is_ok());
+        assert_ne!(new.sign("d", &json!(1)), mac);
+    }
+
+    #[test]
+    fn short_secrets_and_odd_ids_are_refused() {
+        assert!(MacKey::new("k", [0u8; 31]).is_err());
+        assert!(MacKey::new("", [0u8; 32]).is_err());
+        assert!(MacKey::new("a b", [0u8; 32]).is_err());
+        assert!(!format!("{:?}", MacKey::new("k", [5u8; 32]).unwrap()).contains('5'));
+    }
+
+    #[test]
+    fn canonical_json_sorts_keys_at_every_depth() {
+        let v = json!({"z": {"b": 1, "a": "x"}, "a": [{"d": null, "c": 1.5}]});
+        assert_eq!(
+            canonical_json(&v),
+            r#"{"a":[{"c":1.5,"d":null}],"z":{"a":"x","b":1}}"#
+        );
+    }
+}
