@@ -2,6 +2,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
+#[path = "http/security.rs"]
+mod security;
 #[path = "http/styles.rs"]
 mod styles;
 

@@ -97,6 +97,18 @@ struct Cli {
     #[arg(long = "server", global = true, value_name = "URL")]
     server: Option<String>,
 
+    /// A credential for the API documents' security scheme SCHEME, read from
+    /// the environment variable ENV_VAR (repeatable; never a value on the
+    /// command line). Basic: `USER:PASSWORD`; OAuth2 client credentials:
+    /// `CLIENT_ID:CLIENT_SECRET`; other schemes: the key or token.
+    #[arg(long = "openapi-secret", global = true, value_name = "SCHEME=ENV_VAR")]
+    openapi_secret: Vec<String>,
+
+    /// A JSON file of credentials for the API documents' security schemes:
+    /// `{"SCHEME": {"token"} | {"username", "password"} | {"clientId", "clientSecret"}}`.
+    #[arg(long = "openapi-credentials", global = true, value_name = "FILE")]
+    openapi_credentials: Option<PathBuf>,
+
     /// A host name, IP address or CIDR the SSRF guard lets HTTP tools and
     /// streamable HTTP MCP servers reach (repeatable; by default only public
     /// addresses are reachable).
@@ -306,6 +318,8 @@ async fn run(cli: Cli) -> Result<Value, Failure> {
         files: cli.openapi,
         allow_hosts: cli.allow_host,
         server: cli.server,
+        secrets: cli.openapi_secret,
+        credentials_file: cli.openapi_credentials,
     };
     match cli.command {
         Command::Tools { format } => {

@@ -1,7 +1,9 @@
 //! API tools in the reference host: `--openapi FILE` (narrow protocol or
 //! OpenAPI 3, JSON or YAML), `--allow-host HOST_OR_CIDR`, `--server URL`
-//! (the base URL, replacing an OpenAPI document's `servers`), `toolhost
-//! openapi validate|tools`, and the demo step. File arguments of API tools
+//! (the base URL, replacing an OpenAPI document's `servers`), credentials
+//! for secured operations (`--openapi-secret SCHEME=ENV_VAR`,
+//! `--openapi-credentials FILE`, see [`credentials`]), `toolhost openapi
+//! validate|tools`, and the demo step. File arguments of API tools
 //! (multipart uploads, binary bodies) are read from the host's workspace.
 //!
 //! The host owns one SSRF guard ([`guard`]); every HTTP tool sends through
@@ -16,8 +18,8 @@ use tool_core::{
     Invoker, NameRules, ToolCall, ToolContext, ToolRegistry, Violation, is_valid_name,
 };
 use tool_openapi::{
-    DocumentKind, Error, ImportOptions, OpenApiTool, OpenApiToolBuilder, SsrfGuard, SsrfPolicy,
-    load_document, validate_narrow,
+    ApiDocument, ApiSecret, Credentials, DocumentKind, Error, ImportOptions, OpenApiTool,
+    OpenApiToolBuilder, SchemeKind, SsrfGuard, SsrfPolicy, load_document, validate_narrow,
 };
 
 use crate::host::Host;
@@ -32,6 +34,11 @@ pub struct OpenApiOptions {
     pub allow_hosts: Vec<String>,
     /// `--server`: the base URL replacing the documents' `servers`.
     pub server: Option<String>,
+    /// `--openapi-secret SCHEME=ENV_VAR` entries (the values are read
+    /// from the environment, never from the command line).
+    pub secrets: Vec<String>,
+    /// `--openapi-credentials FILE`: a JSON file of credentials by scheme.
+    pub credentials_file: Option<PathBuf>,
 }
 
 impl OpenApiOptions {
@@ -96,27 +103,201 @@ fn identifier(path: &Path) -> String {
     if is_valid_name(&id) { id } else { "api".into() }
 }
 
+/// One credential as the host was given it, before a document says which
+/// kind of scheme it is for.
+#[derive(Clone)]
+enum Given {
+    /// `--openapi-secret SCHEME=ENV_VAR`: the variable's value.
+    Value(String),
+    /// From the credentials file.
+    Secret(ApiSecret),
+}
+
+/// The credentials of `--openapi-secret` and `--openapi-credentials`, by
+/// scheme name (the document's `securitySchemes` keys).
+///
+/// `--openapi-secret SCHEME=ENV_VAR` (repeatable) reads the value of the
+/// environment variable `ENV_VAR`, never a value on the command line (it
+/// would show in the process list and shell history). What the value is
+/// depends on the scheme's kind in the document:
+///
+/// | scheme | value of `ENV_VAR` |
+/// |---|---|
+/// | `apiKey` (header, query, cookie), `http` bearer, `oauth2` without a client credentials flow, `openIdConnect` | the key or token |
+/// | `http` basic | `USER:PASSWORD` |
+/// | `oauth2` with a client credentials flow | `CLIENT_ID:CLIENT_SECRET` (exchanged for a token at the flow's `tokenUrl`, through the SSRF guard) |
+///
+/// `--openapi-credentials FILE` is a JSON object by scheme name, each
+/// `{"token": "…"}`, `{"username": "…", "password": "…"}` or
+/// `{"clientId": "…", "clientSecret": "…"}`; a scheme given both ways
+/// takes `--openapi-secret`. Secrets never appear in tool schemas, outputs
+/// or errors (an error names the scheme or the variable, not the value).
+#[derive(Clone, Default)]
+pub struct HostCredentials {
+    given: Vec<(String, Given)>,
+}
+
+/// Reads the credentials options (environment variables and the file).
+pub fn credentials(options: &OpenApiOptions) -> Result<HostCredentials, Failure> {
+    let mut given: Vec<(String, Given)> = Vec::new();
+    if let Some(path) = &options.credentials_file {
+        let text = read(path)?;
+        let value: Value = serde_json::from_str(&text).map_err(|e| {
+            // serde_json's message names a position, never the text.
+            Failure::Source(format!(
+                "--openapi-credentials {}: not JSON: {e}",
+                path.display()
+            ))
+        })?;
+        let Value::Object(map) = value else {
+            return Err(Failure::Source(format!(
+                "--openapi-credentials {}: must be a JSON object of credentials by scheme name",
+                path.display()
+            )));
+        };
+        for (scheme, entry) in map {
+            let field = |name: &str| entry.get(name).and_then(Value::as_str).map(str::to_owned);
+            let secret = match (
+                field("token"),
+                field("username").zip(field("password")),
+                field("clientId").zip(field("clientSecret")),
+            ) {
+                (Some(token), None, None) => ApiSecret::Token(token),
+                (None, Some((username, password)), None) => ApiSecret::Basic { username, password },
+                (None, None, Some((client_id, client_secret))) => ApiSecret::ClientCredentials {
+                    client_id,
+                    client_secret,
+                },
+                _ => {
+                    return Err(Failure::Source(format!(
+                        "--openapi-credentials {}: `{scheme}` must be one of {{\"token\"}}, \
+                         {{\"username\", \"password\"}} or {{\"clientId\", \"clientSecret\"}} (strings)",
+                        path.display()
+                    )));
+                }
+            };
+            given.push((scheme, Given::Secret(secret)));
+        }
+    }
+    for entry in &options.secrets {
+        let Some((scheme, variable)) = entry.split_once('=') else {
+            return Err(Failure::Usage(format!(
+                "--openapi-secret `{entry}`: expected SCHEME=ENV_VAR (the value is read from the environment)"
+            )));
+        };
+        if scheme.is_empty() || variable.is_empty() {
+            return Err(Failure::Usage(format!(
+                "--openapi-secret `{entry}`: expected SCHEME=ENV_VAR, both non-empty"
+            )));
+        }
+        let value = std::env::var(variable).map_err(|_| {
+            Failure::Usage(format!(
+                "--openapi-secret {scheme}: the environment variable `{variable}` is not set (or not UTF-8)"
+            ))
+        })?;
+        given.retain(|(s, _)| s != scheme);
+        given.push((scheme.to_owned(), Given::Value(value)));
+    }
+    Ok(HostCredentials { given })
+}
+
+impl HostCredentials {
+    /// The credentials for `document`'s schemes: each value read as its
+    /// scheme's kind says (see [`credentials`]); schemes the document does
+    /// not have are left out.
+    fn for_document(&self, document: &ApiDocument) -> Result<Credentials, Failure> {
+        let mut out = Credentials::new();
+        for (name, given) in &self.given {
+            let Some(scheme) = document.security_schemes.iter().find(|s| &s.name == name) else {
+                continue;
+            };
+            let secret = match given {
+                Given::Secret(secret) => secret.clone(),
+                Given::Value(value) => {
+                    let pair = |what: &str| {
+                        value.split_once(':').map(|(a, b)| (a.to_owned(), b.to_owned())).ok_or_else(|| {
+                            Failure::Usage(format!(
+                                "--openapi-secret {name}: the scheme is {what}: its variable must hold `{}`",
+                                if what == "http basic" { "USER:PASSWORD" } else { "CLIENT_ID:CLIENT_SECRET" }
+                            ))
+                        })
+                    };
+                    match &scheme.kind {
+                        SchemeKind::Basic => {
+                            let (username, password) = pair("http basic")?;
+                            ApiSecret::Basic { username, password }
+                        }
+                        SchemeKind::OAuth2ClientCredentials { .. } => {
+                            let (client_id, client_secret) = pair("oauth2 client credentials")?;
+                            ApiSecret::ClientCredentials {
+                                client_id,
+                                client_secret,
+                            }
+                        }
+                        _ => ApiSecret::Token(value.clone()),
+                    }
+                }
+            };
+            out.insert(name.clone(), secret);
+        }
+        Ok(out)
+    }
+
+    /// Scheme names no document of `documents` has.
+    fn unknown<'a>(&'a self, documents: &[&ApiDocument]) -> Vec<&'a str> {
+        self.given
+            .iter()
+            .map(|(name, _)| name.as_str())
+            .filter(|name| {
+                !documents
+                    .iter()
+                    .any(|d| d.security_schemes.iter().any(|s| s.name == *name))
+            })
+            .collect()
+    }
+}
+
+/// The file's document, loaded.
+fn load(path: &Path, options: &OpenApiOptions) -> Result<(ApiDocument, Vec<Violation>), Failure> {
+    let text = read(path)?;
+    let loaded = load_document(&text, &options.import())
+        .map_err(|e| Failure::Source(format!("--openapi {}: {e}", path.display())))?;
+    Ok((loaded.import.document, loaded.import.warnings))
+}
+
 /// The file's tool, ready to register (registering compiles each
 /// operation's schema once: the import's compilation is reused).
 fn builder(
     path: &Path,
+    document: ApiDocument,
     guard: &SsrfGuard,
-    options: &OpenApiOptions,
-) -> Result<(OpenApiToolBuilder, Vec<Violation>), Failure> {
-    let text = read(path)?;
-    let loaded = load_document(&text, &options.import())
-        .map_err(|e| Failure::Source(format!("--openapi {}: {e}", path.display())))?;
-    let builder =
-        OpenApiTool::builder(loaded.import.document, identifier(path)).guard(guard.clone());
-    Ok((builder, loaded.import.warnings))
+    credentials: &HostCredentials,
+) -> Result<OpenApiToolBuilder, Failure> {
+    let credentials = credentials.for_document(&document)?;
+    Ok(OpenApiTool::builder(document, identifier(path))
+        .guard(guard.clone())
+        .credentials(credentials))
 }
 
 /// Registers one tool per `--openapi` file; a file that does not load is a
 /// source failure (exit 1).
 pub fn attach(host: &mut Host, options: &OpenApiOptions) -> Result<(), Failure> {
     let guard = guard(options)?;
+    let credentials = credentials(options)?;
+    let mut loaded = Vec::with_capacity(options.files.len());
     for path in &options.files {
-        let (builder, warnings) = builder(path, &guard, options)?;
+        loaded.push((path, load(path, options)?));
+    }
+    let documents: Vec<&ApiDocument> = loaded.iter().map(|(_, (d, _))| d).collect();
+    for scheme in credentials.unknown(&documents) {
+        crate::report(
+            &json!({"warning": {"openapi": "credentials", "message": format!(
+                "no --openapi document has a security scheme `{scheme}`: its credential is not used"
+            )}}),
+        );
+    }
+    for (path, (document, warnings)) in loaded {
+        let builder = builder(path, document, &guard, &credentials)?;
         // The tools compile without a base URL; say so, or their calls
         // fail (`no_base_url`) with nobody having been told.
         for warning in warnings
@@ -150,7 +331,13 @@ pub fn run(command: OpenapiCommand, options: &OpenApiOptions) -> Result<Value, F
             Ok(validate(&text, &options.import()))
         }
         OpenapiCommand::Tools { file, format } => {
-            let (builder, warnings) = builder(&file, &guard(options)?, options)?;
+            let (document, warnings) = load(&file, options)?;
+            let builder = builder(
+                &file,
+                document,
+                &guard(options)?,
+                &HostCredentials::default(),
+            )?;
             let mut registry = ToolRegistry::new().with_name_rules(NameRules::Foreign);
             builder
                 .register(&mut registry)

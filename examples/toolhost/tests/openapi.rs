@@ -160,3 +160,218 @@ fn bad_options_are_usage_or_source_errors() {
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("\"source\""));
 }
+
+/// `toolhost` with `env` set, off the async threads.
+async fn toolhost_with_env(
+    args: Vec<String>,
+    env: Vec<(&'static str, String)>,
+) -> (i32, Value, String) {
+    tokio::task::spawn_blocking(move || {
+        let out = Command::new(env!("CARGO_BIN_EXE_toolhost"))
+            .args(&args)
+            .envs(env)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        (
+            out.status.code().unwrap_or(-1),
+            serde_json::from_str(&stdout).unwrap_or(Value::Null),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    })
+    .await
+    .unwrap()
+}
+
+/// A server that answers 200 only when the credential its path names
+/// arrived as the scheme says (and 401 otherwise), with a token endpoint
+/// for the client credentials flow.
+async fn secured_server() -> std::net::SocketAddr {
+    use axum::extract::{Path, Request};
+    use axum::http::StatusCode;
+    use axum::response::IntoResponse;
+    use axum::routing::{get, post};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let router = axum::Router::new()
+        .route(
+            "/token",
+            post(|headers: axum::http::HeaderMap, body: String| async move {
+                // client-9:cc-secret-9, base64
+                let ok = headers.get("authorization").and_then(|v| v.to_str().ok())
+                    == Some("Basic Y2xpZW50LTk6Y2Mtc2VjcmV0LTk=")
+                    && body.starts_with("grant_type=client_credentials");
+                if ok {
+                    axum::Json(json!({"access_token": "issued-token-1", "token_type": "bearer", "expires_in": 600}))
+                        .into_response()
+                } else {
+                    (StatusCode::UNAUTHORIZED, axum::Json(json!({"error": "invalid_client"}))).into_response()
+                }
+            }),
+        )
+        .route(
+            "/check/{kind}",
+            get(|Path(kind): Path<String>, request: Request| async move {
+                let h = |n: &str| {
+                    request.headers().get(n).and_then(|v| v.to_str().ok()).unwrap_or("").to_owned()
+                };
+                let query = request.uri().query().unwrap_or("").to_owned();
+                let ok = match kind.as_str() {
+                    "header" => h("x-api-key") == "env-header-key",
+                    "query" => query == "api_key=env-query-key",
+                    "cookie" => h("cookie") == "session=file-cookie-key",
+                    // ann:s3cret pw
+                    "basic" => h("authorization") == "Basic YW5uOnMzY3JldCBwdw==",
+                    "bearer" => h("authorization") == "Bearer file-bearer-token",
+                    "oauth" => h("authorization") == "Bearer issued-token-1",
+                    _ => false,
+                };
+                let status = if ok { StatusCode::OK } else { StatusCode::UNAUTHORIZED };
+                (status, axum::Json(json!({"kind": kind}))).into_response()
+            }),
+        );
+    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+    addr
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn secured_operations_get_credentials_from_the_environment_and_a_file() {
+    let addr = secured_server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let op = |id: &str, scheme: &str| json!({"get": {"operationId": id, "security": [{scheme: []}], "responses": {"200": {"description": "ok"}}}});
+    let doc = dir.path().join("secured.json");
+    std::fs::write(
+        &doc,
+        json!({
+            "openapi": "3.0.3", "info": {"title": "Secured", "version": "1"},
+            "servers": [{"url": format!("http://{addr}")}],
+            "components": {"securitySchemes": {
+                "headerKey": {"type": "apiKey", "in": "header", "name": "X-API-Key"},
+                "queryKey": {"type": "apiKey", "in": "query", "name": "api_key"},
+                "cookieKey": {"type": "apiKey", "in": "cookie", "name": "session"},
+                "basicAuth": {"type": "http", "scheme": "basic"},
+                "bearerAuth": {"type": "http", "scheme": "bearer"},
+                "cc": {"type": "oauth2", "flows": {"clientCredentials": {"tokenUrl": "/token", "scopes": {}}}},
+                "ccPrivate": {"type": "oauth2", "flows": {"clientCredentials": {"tokenUrl": "http://10.0.0.1/token", "scopes": {}}}}
+            }},
+            "paths": {
+                "/check/header": op("header", "headerKey"),
+                "/check/query": op("query", "queryKey"),
+                "/check/cookie": op("cookie", "cookieKey"),
+                "/check/basic": op("basic", "basicAuth"),
+                "/check/bearer": op("bearer", "bearerAuth"),
+                "/check/oauth": op("oauth", "cc"),
+                "/check/private": op("private", "ccPrivate")
+            }
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let file = dir.path().join("credentials.json");
+    std::fs::write(
+        &file,
+        json!({"cookieKey": {"token": "file-cookie-key"}, "bearerAuth": {"token": "file-bearer-token"},
+               "ccPrivate": {"clientId": "client-9", "clientSecret": "cc-secret-9"}})
+        .to_string(),
+    )
+    .unwrap();
+    let env = vec![
+        ("TH_HEADER_KEY", "env-header-key".to_owned()),
+        ("TH_QUERY_KEY", "env-query-key".to_owned()),
+        ("TH_BASIC", "ann:s3cret pw".to_owned()),
+        ("TH_CLIENT", "client-9:cc-secret-9".to_owned()),
+    ];
+    let base: Vec<String> = [
+        "--openapi",
+        doc.to_str().unwrap(),
+        "--allow-host",
+        "127.0.0.1",
+        "--openapi-secret",
+        "headerKey=TH_HEADER_KEY",
+        "--openapi-secret",
+        "queryKey=TH_QUERY_KEY",
+        "--openapi-secret",
+        "basicAuth=TH_BASIC",
+        "--openapi-secret",
+        "cc=TH_CLIENT",
+        "--openapi-credentials",
+        file.to_str().unwrap(),
+    ]
+    .iter()
+    .map(|s| (*s).to_owned())
+    .collect();
+    for api in ["header", "query", "cookie", "basic", "bearer", "oauth"] {
+        let mut args = base.clone();
+        args.extend([
+            "call".to_owned(),
+            format!("secured____{api}"),
+            "{}".to_owned(),
+        ]);
+        let (code, out, err) = toolhost_with_env(args, env.clone()).await;
+        assert_eq!(code, 0, "{api}: {err}");
+        assert_eq!(out["output"]["success"], true, "{api}: {out}");
+        for secret in [
+            "env-header-key",
+            "env-query-key",
+            "s3cret pw",
+            "cc-secret-9",
+            "issued-token-1",
+            "file-bearer-token",
+        ] {
+            assert!(
+                !out.to_string().contains(secret),
+                "{api} leaked {secret}: {out}"
+            );
+        }
+    }
+    // The token URL on a private address is refused before anything is sent.
+    let mut args = base.clone();
+    args.extend([
+        "call".to_owned(),
+        "secured____private".to_owned(),
+        "{}".to_owned(),
+    ]);
+    let (_, out, _) = toolhost_with_env(args, env.clone()).await;
+    assert_eq!(out["output"]["error"]["code"], "ssrf_blocked", "{out}");
+    assert!(!out.to_string().contains("cc-secret-9"));
+    // Without the credentials the server refuses: the credential is what passed.
+    let args: Vec<String> = [
+        "--openapi",
+        doc.to_str().unwrap(),
+        "--allow-host",
+        "127.0.0.1",
+        "call",
+        "secured____header",
+        "{}",
+    ]
+    .iter()
+    .map(|s| (*s).to_owned())
+    .collect();
+    let (_, out, _) = toolhost_with_env(args, Vec::new()).await;
+    assert_eq!(out["output"]["error"]["code"], "http_status", "{out}");
+    // A variable that is not set is a usage error naming it, not a value.
+    let mut args = base.clone();
+    args.extend([
+        "call".to_owned(),
+        "secured____header".to_owned(),
+        "{}".to_owned(),
+    ]);
+    let (code, _, err) = toolhost_with_env(args, env[1..].to_vec()).await;
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("TH_HEADER_KEY"), "{err}");
+    // A basic scheme's variable without `:` says what it must hold.
+    let mut bad_env = env.clone();
+    bad_env[2].1 = "no-colon".to_owned();
+    let mut args = base.clone();
+    args.extend([
+        "call".to_owned(),
+        "secured____basic".to_owned(),
+        "{}".to_owned(),
+    ]);
+    let (code, _, err) = toolhost_with_env(args, bad_env).await;
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("USER:PASSWORD") && !err.contains("no-colon"),
+        "{err}"
+    );
+}
