@@ -257,8 +257,9 @@ impl ErrorCode {
     /// A resumed approval was already used (another resume ran or settled
     /// the call); it did not run again.
     pub const APPROVAL_USED: Self = Self::from_static("approval_used");
-    /// A resumed approval was claimed by a process that never recorded the
-    /// call as started (it may have crashed in between); not run again.
+    /// A resumed approval was claimed by another resume that has not
+    /// recorded the call as started (starting it now, or crashed in
+    /// between); not run here.
     pub const APPROVAL_INTERRUPTED: Self = Self::from_static("approval_interrupted");
     /// The use-once ledger could not be reached; the approved call did not
     /// run.

@@ -15,9 +15,9 @@ use crate::error::Error;
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum UseState {
-    /// Claimed, and the call was never recorded as started: the claiming
-    /// process may have crashed between the claim and the start. The call
-    /// is not run again (it may or may not have begun); the outcome is
+    /// Claimed, and the call not (yet) recorded as started: the claiming
+    /// process is starting it right now, or crashed between the claim and
+    /// the start. Either way it is not run again here; the outcome is
     /// `approval_interrupted`.
     Claimed,
     /// Claimed and started (or settled without running: a decline, a

@@ -595,7 +595,7 @@ fn used_output(state: UseState) -> ToolOutput {
         ),
         UseState::Claimed => (
             ErrorCode::APPROVAL_INTERRUPTED,
-            "This approval was claimed by a resume that never recorded the call as started (it may have stopped in between); the call is not run again.",
+            "This approval was claimed by another resume that has not recorded the call as started (it is starting it, or it stopped in between); the call is not run here.",
         ),
     };
     ToolOutput::failure(ToolError::new(code, message))

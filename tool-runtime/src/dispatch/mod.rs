@@ -126,6 +126,8 @@
 mod channel;
 mod dispatcher;
 mod executor;
+#[cfg(feature = "redis")]
+mod ledger;
 mod memory;
 mod message;
 #[cfg(feature = "redis")]
@@ -140,6 +142,9 @@ pub use executor::{
     EXECUTOR_SAFETY_MARGIN, ExecutorClient, ExecutorClientBuilder, MIN_EXECUTOR_BUDGET, Responder,
     executor_budget,
 };
+#[cfg(feature = "redis")]
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
+pub use ledger::RedisLedger;
 pub use memory::MemoryResultStore;
 pub use message::{
     ARGUMENTS_PARSE_ERROR, CHANNEL_UNAVAILABLE, CLIENT_EXECUTOR_NO_RESULT, CLIENT_EXECUTOR_TIMEOUT,
