@@ -183,6 +183,16 @@ pub enum Error {
         /// What went wrong.
         message: String,
     },
+    /// A protected entry of the workspace is a symlink whose target does
+    /// not exist: the command could create the target and so write the
+    /// protected entry. The command is not run.
+    #[error("`{}` is a protected entry and a symlink to `{}`, which does not exist; the command was not run (remove or fix the symlink)", path.display(), target.display())]
+    ProtectedSymlink {
+        /// The protected entry.
+        path: PathBuf,
+        /// Where it points.
+        target: PathBuf,
+    },
     /// The call runs confined and its confinement does not allow this
     /// operation on this path (see the `local` file wall in the
     /// [sandbox guide](crate::sandbox)).
@@ -236,6 +246,7 @@ impl Error {
     /// | `store_unavailable` | [`Error::StoreUnavailable`] |
     /// | `sandbox_unavailable` | [`Error::SandboxUnavailable`] |
     /// | `sandbox_setup_failed` | [`Error::SandboxSetup`] |
+    /// | `protected_symlink` | [`Error::ProtectedSymlink`] |
     /// | `confinement_refused` | [`Error::ConfinementRefused`] |
     /// | (as sent) | [`Error::Remote`] |
     pub fn code(&self) -> ErrorCode {
@@ -265,6 +276,7 @@ impl Error {
             Self::StoreUnavailable { .. } => "store_unavailable",
             Self::SandboxUnavailable { .. } => "sandbox_unavailable",
             Self::SandboxSetup { .. } => "sandbox_setup_failed",
+            Self::ProtectedSymlink { .. } => "protected_symlink",
             Self::ConfinementRefused { .. } => return ErrorCode::CONFINEMENT_REFUSED,
             Self::Remote { code, .. } => return ErrorCode::new(code.clone()),
         };
@@ -309,6 +321,9 @@ impl Error {
                 Some(json!({ "policy": policy, "reason": reason }))
             }
             Self::SandboxSetup { path, .. } => Some(json!({ "path": path })),
+            Self::ProtectedSymlink { path, target } => {
+                Some(json!({ "path": path, "target": target }))
+            }
             Self::ConfinementRefused {
                 path,
                 operation,

@@ -106,7 +106,7 @@ pub use response::{
 };
 pub use runtime::{ComputerRuntime, failure};
 pub use sandbox::{
-    AppliedSandbox, DEFAULT_SCAN_LIMIT, KernelSupport, ProtectedCreated, SandboxFallback,
+    AppliedSandbox, DEFAULT_SCAN_LIMIT, KernelSupport, Limits, ProtectedCreated, SandboxFallback,
     SandboxOptions, SandboxPolicy, confinement_support, probe_kernel,
 };
 

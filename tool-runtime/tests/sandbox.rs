@@ -206,7 +206,8 @@ async fn git_and_code_execution_files_stay_read_only() {
         .iter()
         .map(|v| v.as_str().unwrap())
         .collect();
-    assert!(read_only.contains(&d.ws.join(".git").to_str().unwrap()));
+    assert!(read_only.contains(&d.ws.join(".git/config").to_str().unwrap()));
+    assert!(read_only.contains(&d.ws.join(".git/hooks").to_str().unwrap()));
     // With the namespace the top takes new entries; the Landlock-only
     // fallback keeps it closed (tests/sandbox_git.rs pins both).
     let out = sh(&c, &d.ws, "echo x > new-at-top.txt").await;

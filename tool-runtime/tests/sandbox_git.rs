@@ -101,8 +101,9 @@ async fn a_git_workspace_takes_new_files_at_its_root_and_git_stays_read_only() {
         "[core]\n"
     );
     assert!(!ws.join(".git/hooks/pre-commit").exists());
-    // A secret inside the workspace reads as empty; its file is unchanged.
-    let out = sh(&c, &ws, "cat app/.env; echo end").await;
+    // A secret in a directory on the way to the working directory reads
+    // as empty; its file is unchanged.
+    let out = sh(&c, &ws.join("app"), "cat .env; echo end").await;
     assert_eq!(ok(&out)["stdout"], "end\n", "{}", out.content);
     assert_eq!(
         std::fs::read_to_string(ws.join("app/.env")).unwrap(),
@@ -174,4 +175,190 @@ async fn without_namespaces_the_named_fallback_confines_with_the_top_closed() {
     assert_ne!(code(&out), 0, "{}", out.content);
     let out = sh(&c, &ws, "echo ok >> src/main.rs").await;
     assert_eq!(code(&out), 0, "{}", out.content);
+}
+
+/// Runs git on the host (unconfined) to set a repository up.
+fn host_git(dir: &Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .args(["-c", "user.name=T", "-c", "user.email=t@example.invalid"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+}
+
+/// Whether git is installed; under CI its absence fails the test.
+fn git_available() -> bool {
+    let found = std::process::Command::new("git")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        assert!(std::env::var("CI").is_err(), "git is needed under CI");
+        eprintln!("skipping: no git here");
+    }
+    found
+}
+
+/// A real repository with one commit on `main`.
+fn real_repo(base: &Path) -> std::path::PathBuf {
+    let ws = base.join("real");
+    std::fs::create_dir_all(&ws).unwrap();
+    host_git(&ws, &["init", "-q", "-b", "main"]);
+    write(&ws, "README.md", "one\n");
+    host_git(&ws, &["add", "."]);
+    host_git(&ws, &["commit", "-q", "-m", "first"]);
+    ws
+}
+
+const IDENTITY: &str = "export GIT_AUTHOR_NAME=T GIT_AUTHOR_EMAIL=t@example.invalid GIT_COMMITTER_NAME=T GIT_COMMITTER_EMAIL=t@example.invalid; ";
+
+#[tokio::test]
+async fn git_add_commit_branch_tag_stash_rebase_and_merge_work_confined() {
+    if !git_available() {
+        return;
+    }
+    let base = tempfile::tempdir_in(base_outside_temp()).unwrap();
+    let ws = real_repo(base.path());
+    let c = computer(true);
+    if !namespace_runs(&c, &ws).await {
+        return;
+    }
+    let steps = [
+        "echo two >> README.md && git add README.md && git commit -q -m second",
+        "git checkout -q -b feature && echo f > f.txt && git add f.txt && git commit -q -m feature",
+        "git tag v1 && git branch side main",
+        "echo wip >> README.md && git stash -q && git stash pop -q && git checkout -q README.md",
+        "git checkout -q main && echo m > m.txt && git add m.txt && git commit -q -m main-work",
+        "git checkout -q feature && git rebase -q main",
+        "git checkout -q main && git merge -q --no-edit feature",
+        "git log --oneline | wc -l && git status --porcelain",
+    ];
+    for step in steps {
+        let out = sh(&c, &ws, &format!("{IDENTITY}{step}")).await;
+        assert_eq!(code(&out), 0, "`{step}`: {}", out.content);
+    }
+    let log = std::process::Command::new("git")
+        .args(["log", "--format=%s", "main"])
+        .current_dir(&ws)
+        .output()
+        .unwrap();
+    let subjects = String::from_utf8_lossy(&log.stdout).into_owned();
+    for subject in ["first", "second", "feature", "main-work"] {
+        assert!(subjects.lines().any(|l| l == subject), "{subjects}");
+    }
+    let tags = std::process::Command::new("git")
+        .args(["tag"])
+        .current_dir(&ws)
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&tags.stdout), "v1\n");
+    // The code parts stay shut: config, hooks, info.
+    let config = std::fs::read_to_string(ws.join(".git/config")).unwrap();
+    for (what, command) in [
+        ("git config", "git config core.fsmonitor 'touch pwned'"),
+        ("append to config", "echo '[alias]' >> .git/config"),
+        ("new hook", "echo 'echo hi' > .git/hooks/pre-commit"),
+        (
+            "info/attributes",
+            "echo '* filter=x' > .git/info/attributes",
+        ),
+        ("move config away", "mv .git/config .git/config.old"),
+        ("move .git away", "mv .git .git-old"),
+        ("replace hooks", "rm -rf .git/hooks"),
+    ] {
+        let out = sh(&c, &ws, command).await;
+        assert_ne!(code(&out), 0, "{what}: {}", out.content);
+    }
+    assert_eq!(
+        std::fs::read_to_string(ws.join(".git/config")).unwrap(),
+        config
+    );
+    assert!(!ws.join(".git/hooks/pre-commit").exists());
+    assert!(!ws.join(".git/info/attributes").exists());
+    assert!(!ws.join("pwned").exists());
+}
+
+#[tokio::test]
+async fn a_worktree_commits_confined_and_its_git_dirs_code_parts_stay_shut() {
+    if !git_available() {
+        return;
+    }
+    let base = tempfile::tempdir_in(base_outside_temp()).unwrap();
+    let main = real_repo(base.path());
+    host_git(&main, &["worktree", "add", "-q", "../wt", "-b", "wt"]);
+    let wt = std::fs::canonicalize(base.path().join("wt")).unwrap();
+    let c = computer(true);
+    if !namespace_runs(&c, &wt).await {
+        return;
+    }
+    let out = sh(
+        &c,
+        &wt,
+        &format!("{IDENTITY}echo w > w.txt && git add w.txt && git commit -q -m in-worktree && git log --oneline -1"),
+    )
+    .await;
+    assert_eq!(code(&out), 0, "{}", out.content);
+    assert!(ok(&out)["stdout"].as_str().unwrap().contains("in-worktree"));
+    for (what, command) in [
+        (
+            "main config",
+            format!("echo '[alias]' >> {}/.git/config", main.display()),
+        ),
+        (
+            "main hooks",
+            format!("echo x > {}/.git/hooks/post-commit", main.display()),
+        ),
+        (
+            "commondir",
+            format!(
+                "echo /elsewhere > {}/.git/worktrees/wt/commondir",
+                main.display()
+            ),
+        ),
+        (".git file", "echo 'gitdir: /elsewhere' > .git".to_owned()),
+    ] {
+        let out = sh(&c, &wt, &command).await;
+        assert_ne!(code(&out), 0, "{what}: {}", out.content);
+    }
+    assert!(!main.join(".git/hooks/post-commit").exists());
+}
+
+#[tokio::test]
+async fn the_ci_token_in_a_git_extraheader_is_withheld() {
+    if !git_available() {
+        return;
+    }
+    let base = tempfile::tempdir_in(base_outside_temp()).unwrap();
+    let ws = real_repo(base.path());
+    // What a checkout action stores: a fake token made for this test.
+    host_git(
+        &ws,
+        &[
+            "config",
+            "http.https://git.example.invalid/.extraheader",
+            "AUTHORIZATION: basic ZmFrZS10ZXN0LXRva2Vu",
+        ],
+    );
+    let c = computer(true);
+    if !namespace_runs(&c, &ws).await {
+        return;
+    }
+    let out = sh(
+        &c,
+        &ws,
+        "cat .git/config; git config --get-regexp 'http\\..*' ; git status --porcelain; echo end",
+    )
+    .await;
+    assert_eq!(code(&out), 0, "{}", out.content);
+    let stdout = ok(&out)["stdout"].as_str().unwrap();
+    assert!(!stdout.contains("ZmFrZS10ZXN0LXRva2Vu"), "{stdout}");
+    assert!(
+        stdout.contains("[core]") && stdout.ends_with("end\n"),
+        "{stdout}"
+    );
+    // The host's file is untouched.
+    let config = std::fs::read_to_string(ws.join(".git/config")).unwrap();
+    assert!(config.contains("ZmFrZS10ZXN0LXRva2Vu"));
 }

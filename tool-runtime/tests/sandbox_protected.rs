@@ -1,9 +1,12 @@
 //! Protected entries that did not exist before a confined command: no
-//! kernel mechanism refuses a name without an inode, so the runtime sweeps
-//! the writable roots when the command's process group ends (and when it
-//! is killed) and moves every new protected entry into the computer's
-//! quarantine folder, never deleting it; the state and the content say so.
-//! Ordinary new files are untouched.
+//! kernel mechanism refuses a name without an inode, so the runtime looks
+//! again at the places it examined (each root's top and the way to the
+//! working directory; never a walk of the workspace) once every process of
+//! the command has ended, and moves every new protected entry into the
+//! computer's quarantine folder, never deleting it; the state and the
+//! content say so. Ordinary new files and new repositories are untouched;
+//! nothing the command started outlives it; an existing protected symlink
+//! is protected at its target, a dangling one refused.
 //!
 //! Every command is a harmless `mkdir`, `echo` or `touch` inside the
 //! test's own temp dirs.
@@ -105,24 +108,22 @@ async fn new_protected_entries_are_quarantined(namespaces: bool, with_git: bool)
     let q = s.quarantine.display().to_string();
     let mut got = created(&out);
     got.sort();
-    let expected: Vec<(String, String)> = [".envrc", ".github/workflows", ".vscode", "app/.envrc"]
+    let expected: Vec<(String, String)> = [".envrc", ".github/workflows", ".vscode"]
         .iter()
         .map(|rel| (format!("{ws}/{rel}"), format!("{q}/sh-1/{rel}")))
         .collect();
     assert_eq!(got, expected, "{}", out.content);
-    for rel in [".envrc", ".vscode", ".github/workflows", "app/.envrc"] {
+    for rel in [".envrc", ".vscode", ".github/workflows"] {
         assert!(!s.ws.join(rel).exists(), "{rel} is still in the workspace");
     }
+    // Deeper than the places examined (the workspace is not walked): left.
+    assert!(s.ws.join("app/.envrc").exists());
     // Moved, not deleted.
     assert_eq!(
         std::fs::read_to_string(s.quarantine.join("sh-1/.vscode/tasks.json")).unwrap(),
         "x\n"
     );
     assert!(s.quarantine.join("sh-1/.github/workflows/ci.yml").is_file());
-    assert_eq!(
-        std::fs::read_to_string(s.quarantine.join("sh-1/app/.envrc")).unwrap(),
-        "y\n"
-    );
     // Ordinary new files and folders stay; so does what existed.
     assert_eq!(
         std::fs::read_to_string(s.ws.join("NOTES.md")).unwrap(),
@@ -210,33 +211,88 @@ async fn a_killed_command_and_a_member_outliving_the_shell_are_swept() {
         .await;
     assert_eq!(created(&out).len(), 1, "{}", out.content);
     assert!(s.quarantine.join(&id).join(".envrc").is_file());
-    // A child that outlives the shell creates the entry later: swept when
-    // the whole group has ended.
+    // Nothing the command starts outlives it (a PID namespace): neither a
+    // background child nor one that left the group with setsid, so none
+    // can create an entry after the check.
+    for command in [
+        "(sleep 0.5; mkdir -p .vscode; echo t > .vscode/tasks.json) > /dev/null 2>&1 &",
+        "setsid sh -c 'sleep 0.5; echo x > .envrc; echo y > outlived' > /dev/null 2>&1 &",
+    ] {
+        let out = sh(&c, &s.ws, command).await;
+        assert_eq!(ok(&out)["exitCode"], 0, "{}", out.content);
+        tokio::time::sleep(Duration::from_millis(1200)).await;
+        assert!(!s.ws.join(".vscode").exists(), "{command}");
+        assert!(!s.ws.join(".envrc").exists(), "{command}");
+        assert!(!s.ws.join("outlived").exists(), "{command}");
+    }
+}
+
+#[tokio::test]
+async fn a_new_repository_keeps_its_git_and_its_hooks_are_then_protected() {
+    let Some(s) = setup(false) else { return };
+    let c = computer(&s, true);
+    if !git_available() {
+        return;
+    }
+    let out = sh(&c, &s.ws, "git init -q . && git init -q sub && echo ok").await;
+    assert_eq!(ok(&out)["exitCode"], 0, "{}", out.content);
+    assert_eq!(
+        state(&out)["protectedCreated"],
+        Value::Null,
+        "{}",
+        out.content
+    );
+    assert!(s.ws.join(".git/config").is_file());
+    assert!(s.ws.join("sub/.git/config").is_file());
+    // The next command finds the repository and keeps its code parts shut.
+    let out = sh(&c, &s.ws, "echo '[core]' >> .git/config").await;
+    assert_ne!(ok(&out)["exitCode"], 0, "{}", out.content);
+    let out = sh(&c, &s.ws, "echo 'echo hi' > .git/hooks/pre-commit").await;
+    assert_ne!(ok(&out)["exitCode"], 0, "{}", out.content);
+    assert!(!s.ws.join(".git/hooks/pre-commit").exists());
+}
+
+fn git_available() -> bool {
+    let found = std::process::Command::new("git")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        assert!(std::env::var("CI").is_err(), "git is needed under CI");
+        eprintln!("skipping: no git here");
+    }
+    found
+}
+
+#[tokio::test]
+async fn a_protected_symlink_is_protected_at_its_target_and_a_dangling_one_refused() {
+    let Some(s) = setup(true) else { return };
+    let c = computer(&s, true);
+    write(&s.ws, "decoy/tasks.json", "{}\n");
+    std::os::unix::fs::symlink("decoy", s.ws.join(".vscode")).unwrap();
+    let out = sh(&c, &s.ws, "echo '{\"tasks\": 1}' > .vscode/tasks.json").await;
+    assert_ne!(ok(&out)["exitCode"], 0, "{}", out.content);
+    assert_eq!(
+        std::fs::read_to_string(s.ws.join("decoy/tasks.json")).unwrap(),
+        "{}\n"
+    );
+    // Through its own name too: the target is read-only, wherever it is named.
+    let out = sh(&c, &s.ws, "echo x > decoy/tasks.json").await;
+    assert_ne!(ok(&out)["exitCode"], 0, "{}", out.content);
+    // A symlink whose target does not exist: the command could create the
+    // target, so nothing runs.
+    std::fs::remove_file(s.ws.join(".vscode")).unwrap();
+    std::os::unix::fs::symlink("missing-decoy", s.ws.join(".vscode")).unwrap();
     let out = sh(
         &c,
         &s.ws,
-        "(sleep 0.5; mkdir -p .vscode; echo t > .vscode/tasks.json) > /dev/null 2>&1 &",
+        "mkdir missing-decoy && echo x > missing-decoy/tasks.json",
     )
     .await;
-    let id = ok(&out)["shellId"].as_str().unwrap().to_owned();
-    let mut swept = Vec::new();
-    for _ in 0..50 {
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        let later = c
-            .get_command_output(
-                GetCommandOutputParams {
-                    shell_id: id.clone(),
-                    filter: None,
-                },
-                &ctx(&s.ws),
-            )
-            .await;
-        swept = created(&later);
-        if !swept.is_empty() {
-            break;
-        }
-    }
-    assert_eq!(swept.len(), 1, "{swept:?}");
-    assert!(!s.ws.join(".vscode").exists());
-    assert!(s.quarantine.join(&id).join(".vscode/tasks.json").is_file());
+    assert!(!out.success, "{}", out.content);
+    assert_eq!(
+        out.error.as_ref().unwrap().code.as_str(),
+        "protected_symlink"
+    );
+    assert!(!s.ws.join("missing-decoy").exists());
 }

@@ -14,22 +14,29 @@ use seccompiler::BpfProgram;
 pub(crate) struct Confinement {
     /// The Landlock ruleset, ready to enforce.
     pub(crate) ruleset: OwnedFd,
-    /// The seccomp filter (metadata, and the network when it must go).
-    pub(crate) filter: Option<BpfProgram>,
+    /// The seccomp filters, installed in order (see the `linux` module's
+    /// table of refused calls).
+    pub(crate) filters: Vec<BpfProgram>,
     /// The private mount namespace, when the machine allows one.
     pub(crate) mounts: Option<Mounts>,
     /// The Landlock rights the child grants beneath its `/tmp` when that
     /// is an overlay: Landlock ignores rules on a directory a mount covers,
     /// so the rule must name the overlay's root, which only the child sees.
     pub(crate) tmp_access: u64,
+    /// The Landlock read rights, granted in the child beneath its fresh
+    /// `/proc` and `/dev` (rules on the host directories they cover do
+    /// not reach them).
+    pub(crate) read_access: u64,
+    /// The Landlock rights on device files, granted beneath `/dev/pts`.
+    pub(crate) device_access: u64,
+    /// Resource limits set before `exec`: `(resource, soft = hard)`.
+    pub(crate) limits: Vec<(libc::__rlimit_resource_t, u64)>,
 }
 
 /// What the child does to its mount namespace, every path ready as a C
 /// string (the child may not allocate).
 #[derive(Debug)]
 pub(crate) struct Mounts {
-    /// Whether a user namespace is needed (the host is not root).
-    pub(crate) user_namespace: bool,
     /// `"<uid> <uid> 1"`, for `/proc/self/uid_map`.
     pub(crate) uid_map: Vec<u8>,
     /// `"<gid> <gid> 1"`, for `/proc/self/gid_map`.
@@ -50,8 +57,16 @@ pub(crate) struct Mounts {
     /// Directories to create in the private `/tmp` so the roots under
     /// `/tmp` have a place (parents first).
     pub(crate) mkdirs: Vec<CString>,
+    /// Git directories bound onto themselves, writable: a mount point can
+    /// be neither renamed nor removed.
+    pub(crate) pinned: Vec<CString>,
     /// Protected entries, bound read-only.
     pub(crate) protected: Vec<CString>,
+    /// Files shown in place of others, read-only: `(source, target)` (a
+    /// git configuration without its `extraheader` lines).
+    pub(crate) replacements: Vec<(CString, CString)>,
+    /// Host device files bound into the fresh `/dev` under their names.
+    pub(crate) devices: Vec<CString>,
     /// Secret files, masked with `/dev/null`.
     pub(crate) secret_files: Vec<CString>,
     /// Secret directories, masked with an empty read-only tmpfs.

@@ -2,7 +2,6 @@
 //! [`PathClass`] tables plus the host's extra entries, one answer for the
 //! command sandbox and the file operations alike.
 
-use std::collections::VecDeque;
 use std::path::{Component, Path, PathBuf};
 
 use tool_core::{PathClass, PathRole};
@@ -45,9 +44,22 @@ impl Classes {
     }
 
     /// The name of the protected class `path` (absolute, resolved) is in.
+    ///
+    /// Inside a git directory only the parts that make git run code or
+    /// change where it reads from are protected (see [`git_code_part`]):
+    /// the index, objects, refs and logs are git's own work.
     pub(crate) fn protected(&self, path: &Path) -> Option<String> {
-        if let Some(class) = PathClass::find(PathRole::Protected, path, self.home.as_deref()) {
-            return Some(class.name.to_owned());
+        let home = self.home.as_deref();
+        if let Some(class) = PathClass::find(PathRole::Protected, path, home) {
+            if class.name != GIT_CLASS || git_code_part(path) {
+                return Some(class.name.to_owned());
+            }
+            if let Some(other) = PathClass::of_role(PathRole::Protected)
+                .filter(|c| c.name != GIT_CLASS)
+                .find(|c| c.matches(path, home))
+            {
+                return Some(other.name.to_owned());
+            }
         }
         let hit = path.components().any(|c| match c {
             Component::Normal(part) => self
@@ -81,107 +93,80 @@ impl Classes {
     }
 }
 
-/// Protected and secret entries found beneath one root.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub(crate) struct Found {
-    /// Protected entries (files or directories; a directory covers its contents).
-    pub(crate) protected: Vec<PathBuf>,
-    /// Secret entries.
-    pub(crate) secret: Vec<PathBuf>,
-    /// Whether the walk stopped at its limit.
-    pub(crate) truncated: bool,
-}
+/// The path class of version-control metadata.
+const GIT_CLASS: &str = "vcs-metadata";
 
-/// Walks `root` breadth-first (symlinks not followed, protected and secret
-/// directories not entered) for at most `limit` entries, collecting the
-/// protected and secret entries beneath it. Unlistable directories are
-/// skipped: what the host user cannot list, its commands cannot either.
-pub(crate) fn scan(root: &Path, classes: &Classes, limit: usize) -> Found {
-    let mut found = Found::default();
-    let mut queue = VecDeque::from([root.to_path_buf()]);
-    let mut seen = 0usize;
-    while let Some(dir) = queue.pop_front() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            if seen >= limit {
-                found.truncated = true;
-                return found;
-            }
-            seen += 1;
-            let path = entry.path();
-            if classes.protected(&path).is_some() {
-                found.protected.push(path);
-                continue;
-            }
-            if classes.secret(&path).is_some() {
-                found.secret.push(path);
-                continue;
-            }
-            if entry.file_type().is_ok_and(|t| t.is_dir()) {
-                queue.push_back(path);
-            }
-        }
+/// The entries of a git directory that make git run code or change where
+/// it reads from: read-only under confinement. Everything else in a git
+/// directory (index, objects, refs, logs, `COMMIT_EDITMSG`, …) is written
+/// by ordinary git commands.
+pub(crate) const GIT_CODE_PARTS: [&str; 6] = [
+    "config",
+    "config.worktree",
+    "hooks",
+    "info",
+    "commondir",
+    "gitdir",
+];
+
+/// Whether `path` is a protected part of a version-control directory: the
+/// directory itself, anything in a `.hg`, `.svn` or `.jj`, and in a `.git`
+/// the [`GIT_CODE_PARTS`], also inside `modules/…` (submodules' git
+/// directories, whose names may hold `/`) and `worktrees/<name>/`.
+pub(crate) fn git_code_part(path: &Path) -> bool {
+    let parts: Vec<String> = path
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(p) => Some(p.to_string_lossy().to_ascii_lowercase()),
+            _ => None,
+        })
+        .collect();
+    let Some(at) = parts.iter().rposition(|p| p == ".git") else {
+        // Another version-control system's metadata: protected whole.
+        return true;
+    };
+    let inner = &parts[at + 1..];
+    let is_code = |p: &String| GIT_CODE_PARTS.contains(&p.as_str());
+    match inner {
+        [] => true,
+        [first, rest @ ..] if first == "modules" => rest.is_empty() || rest.iter().any(is_code),
+        [first, _name, rest @ ..] if first == "worktrees" => rest.first().is_none_or(is_code),
+        [first, ..] => is_code(first),
     }
-    found
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn write(root: &Path, rel: &str) {
-        let path = root.join(rel);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, "x").unwrap();
-    }
-
     #[test]
-    fn the_walk_finds_protected_and_secret_entries_at_any_depth() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = std::fs::canonicalize(dir.path()).unwrap();
-        for rel in [
-            ".git/config",
-            "src/lib.rs",
-            "app/.envrc",
-            "app/.env.local",
-            "app/.env.example",
-            "ci/.github/workflows/x.yml",
-            "deep/a/b/conftest.py",
-            "infra/prod.tfstate",
+    fn inside_a_git_directory_only_the_code_parts_are_protected() {
+        let classes = Classes::new(&SandboxOptions::default(), None).unwrap();
+        for yes in [
+            "/w/.git",
+            "/w/.git/config",
+            "/w/.git/hooks/pre-commit",
+            "/w/.git/info/attributes",
+            "/w/.git/modules/lib/a/config",
+            "/w/.git/modules/lib/hooks/x",
+            "/w/.git/worktrees/wt/commondir",
+            "/w/.git/worktrees/wt",
+            "/w/.hg/hgrc",
+            "/w/.hg/store/data",
         ] {
-            write(&root, rel);
+            assert!(classes.protected(Path::new(yes)).is_some(), "{yes}");
         }
-        let classes = Classes::new(&SandboxOptions::default(), None).unwrap();
-        let mut found = scan(&root, &classes, 1000);
-        found.protected.sort();
-        found.secret.sort();
-        assert_eq!(
-            found.protected,
-            vec![
-                root.join(".git"),
-                root.join("app/.envrc"),
-                root.join("ci/.github/workflows"),
-                root.join("deep/a/b/conftest.py"),
-            ]
-        );
-        assert_eq!(
-            found.secret,
-            vec![root.join("app/.env.local"), root.join("infra/prod.tfstate")]
-        );
-        assert!(!found.truncated);
-    }
-
-    #[test]
-    fn the_walk_stops_at_its_limit_and_says_so() {
-        let dir = tempfile::tempdir().unwrap();
-        for i in 0..10 {
-            write(dir.path(), &format!("f{i}"));
+        for no in [
+            "/w/.git/index",
+            "/w/.git/index.lock",
+            "/w/.git/objects/ab/cdef",
+            "/w/.git/refs/heads/main.lock",
+            "/w/.git/logs/HEAD",
+            "/w/.git/modules/lib/objects/x",
+            "/w/.git/worktrees/wt/index",
+        ] {
+            assert!(classes.protected(Path::new(no)).is_none(), "{no}");
         }
-        let classes = Classes::new(&SandboxOptions::default(), None).unwrap();
-        assert!(scan(dir.path(), &classes, 5).truncated);
-        assert!(!scan(dir.path(), &classes, 10).truncated);
     }
 
     #[test]

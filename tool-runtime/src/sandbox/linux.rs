@@ -17,7 +17,7 @@ use seccompiler::{
 use crate::error::{Error, Result};
 use crate::sandbox::child::{Confinement, Mounts};
 use crate::sandbox::plan::Plan;
-use crate::sandbox::policy::KernelSupport;
+use crate::sandbox::policy::{KernelSupport, Limits};
 
 /// The mechanism's name for the report.
 pub(crate) const MECHANISM: &str = "landlock+seccomp";
@@ -27,6 +27,7 @@ pub(crate) fn build(
     plan: &Plan,
     support: KernelSupport,
     mounts: Option<Mounts>,
+    limits: &Limits,
 ) -> Result<Confinement> {
     let abi = ABI::from(i32::from(support.landlock_abi));
     let setup = |path: &Path, what: &str, e: &dyn std::fmt::Display| Error::SandboxSetup {
@@ -78,12 +79,15 @@ pub(crate) fn build(
             reason: "seccomp filters are not available in this kernel".to_owned(),
         });
     }
-    let filter = Some(seccomp_filter(plan.network)?);
+    let filters = seccomp_filter(plan.network)?;
     Ok(Confinement {
         ruleset,
-        filter,
+        filters,
         mounts,
         tmp_access: all.bits(),
+        read_access: read.bits(),
+        device_access: device.bits(),
+        limits: limits.rlimits(),
     })
 }
 
@@ -118,16 +122,217 @@ fn add(
         })
 }
 
-/// The seccomp filter of every confined command. Landlock (up to ABI 7)
-/// does not govern file metadata, so the filter refuses what would change
-/// it in ways that matter outside the workspace: ownership (`chown`
-/// family), extended attributes (file capabilities live there) and set-id
-/// mode bits. With the network off it also refuses `socket` for every
-/// family (Unix-domain included: a daemon's socket, such as a container
-/// engine's, is a way out), `socketpair` except for `AF_UNIX`, and
-/// `io_uring` (its operations would bypass the filter). Every refusal is `EPERM`; other syscalls are
-/// untouched.
-fn seccomp_filter(network: bool) -> Result<BpfProgram> {
+/// How a row of [`REFUSED`] judges a call's arguments.
+#[derive(Debug, Clone, Copy)]
+enum Args {
+    /// Refused whatever the arguments.
+    Any,
+    /// Refused when the mode (argument N) has the setuid or setgid bit.
+    SetIdMode(u8),
+    /// Refused when the request (argument 1) is one of these.
+    Ioctl(&'static [u64]),
+    /// Refused when the flags (argument 0) hold a new-namespace flag.
+    NamespaceFlags,
+}
+
+/// `FS_IOC_SETFLAGS` (`chattr`: immutable, append-only, …).
+const FS_IOC_SETFLAGS: u64 = 0x4008_6602;
+/// `FS_IOC32_SETFLAGS`, the same from 32-bit callers.
+const FS_IOC32_SETFLAGS: u64 = 0x4004_6602;
+/// `FS_IOC_FSSETXATTR` (project ids, immutable via the xattr interface).
+const FS_IOC_FSSETXATTR: u64 = 0x401c_5820;
+/// `TIOCSTI`: pushes bytes into a terminal's input, as if typed.
+const TIOCSTI: u64 = 0x5412;
+/// `TIOCLINUX`: console selection paste, another way to type.
+const TIOCLINUX: u64 = 0x541c;
+
+/// The namespace flags of `clone` and `unshare`.
+const NEW_NAMESPACES: u64 = (libc::CLONE_NEWUSER
+    | libc::CLONE_NEWNS
+    | libc::CLONE_NEWPID
+    | libc::CLONE_NEWNET
+    | libc::CLONE_NEWIPC
+    | libc::CLONE_NEWUTS
+    | libc::CLONE_NEWCGROUP) as u64;
+
+/// The calls every confined command is refused (`EPERM`), and why. Most
+/// would fail anyway for lack of capabilities; the filter refuses them
+/// whatever the process holds, and refuses some that need none.
+const REFUSED: &[(i64, Args, &str)] = &[
+    (
+        libc::SYS_mount,
+        Args::Any,
+        "the mounts stay as the sandbox built them",
+    ),
+    (
+        libc::SYS_umount2,
+        Args::Any,
+        "unmounting would uncover what a mount hides",
+    ),
+    (libc::SYS_open_tree, Args::Any, "new mount trees"),
+    (libc::SYS_move_mount, Args::Any, "moving mounts"),
+    (
+        libc::SYS_mount_setattr,
+        Args::Any,
+        "making a read-only mount writable",
+    ),
+    (libc::SYS_fsopen, Args::Any, "new file-system mounts"),
+    (libc::SYS_fsmount, Args::Any, "new file-system mounts"),
+    (
+        libc::SYS_fspick,
+        Args::Any,
+        "reconfiguring a mounted file system",
+    ),
+    (
+        libc::SYS_fsconfig,
+        Args::Any,
+        "reconfiguring a mounted file system",
+    ),
+    (libc::SYS_pivot_root, Args::Any, "changing the root"),
+    (libc::SYS_chroot, Args::Any, "changing the root"),
+    (
+        libc::SYS_setns,
+        Args::Any,
+        "joining another process's namespaces",
+    ),
+    (
+        libc::SYS_unshare,
+        Args::NamespaceFlags,
+        "new namespaces (a nested user namespace regains capabilities inside it)",
+    ),
+    (
+        libc::SYS_clone,
+        Args::NamespaceFlags,
+        "new namespaces through clone",
+    ),
+    (
+        libc::SYS_open_by_handle_at,
+        Args::Any,
+        "opens a file by handle, past every path check (reads masked secrets, writes read-only files)",
+    ),
+    (
+        libc::SYS_name_to_handle_at,
+        Args::Any,
+        "makes the handles open_by_handle_at takes",
+    ),
+    (libc::SYS_fchown, Args::Any, "ownership changes"),
+    (libc::SYS_fchownat, Args::Any, "ownership changes"),
+    (
+        libc::SYS_setxattr,
+        Args::Any,
+        "extended attributes (file capabilities live there)",
+    ),
+    (libc::SYS_lsetxattr, Args::Any, "extended attributes"),
+    (libc::SYS_fsetxattr, Args::Any, "extended attributes"),
+    (libc::SYS_removexattr, Args::Any, "extended attributes"),
+    (libc::SYS_lremovexattr, Args::Any, "extended attributes"),
+    (libc::SYS_fremovexattr, Args::Any, "extended attributes"),
+    (
+        libc::SYS_fchmod,
+        Args::SetIdMode(1),
+        "setuid and setgid bits",
+    ),
+    (
+        libc::SYS_fchmodat,
+        Args::SetIdMode(2),
+        "setuid and setgid bits",
+    ),
+    (
+        libc::SYS_ioctl,
+        Args::Ioctl(&[FS_IOC_SETFLAGS, FS_IOC32_SETFLAGS, FS_IOC_FSSETXATTR]),
+        "chattr: immutable and append-only flags would outlast the run",
+    ),
+    (
+        libc::SYS_ioctl,
+        Args::Ioctl(&[TIOCSTI, TIOCLINUX]),
+        "typing into a terminal the host shares",
+    ),
+    (libc::SYS_mknodat, Args::Any, "device nodes"),
+    (libc::SYS_ptrace, Args::Any, "tracing other processes"),
+    (
+        libc::SYS_process_vm_writev,
+        Args::Any,
+        "writing other processes' memory",
+    ),
+    (libc::SYS_kexec_load, Args::Any, "loading a new kernel"),
+    (libc::SYS_kexec_file_load, Args::Any, "loading a new kernel"),
+    (libc::SYS_reboot, Args::Any, "rebooting"),
+    (libc::SYS_init_module, Args::Any, "kernel modules"),
+    (libc::SYS_finit_module, Args::Any, "kernel modules"),
+    (libc::SYS_delete_module, Args::Any, "kernel modules"),
+    (libc::SYS_bpf, Args::Any, "BPF programs and maps"),
+    (
+        libc::SYS_perf_event_open,
+        Args::Any,
+        "performance counters (side channels, kernel addresses)",
+    ),
+    (
+        libc::SYS_userfaultfd,
+        Args::Any,
+        "a classic aid to kernel exploits",
+    ),
+    (
+        libc::SYS_keyctl,
+        Args::Any,
+        "the kernel keyrings (the host's keys)",
+    ),
+    (libc::SYS_add_key, Args::Any, "the kernel keyrings"),
+    (libc::SYS_request_key, Args::Any, "the kernel keyrings"),
+    (libc::SYS_swapon, Args::Any, "swap"),
+    (libc::SYS_swapoff, Args::Any, "swap"),
+    (libc::SYS_acct, Args::Any, "process accounting"),
+    (libc::SYS_quotactl, Args::Any, "disk quotas"),
+    (libc::SYS_syslog, Args::Any, "the kernel log"),
+    (libc::SYS_settimeofday, Args::Any, "the system clock"),
+    (libc::SYS_clock_settime, Args::Any, "the system clock"),
+    (libc::SYS_clock_adjtime, Args::Any, "the system clock"),
+    (libc::SYS_sethostname, Args::Any, "the host name"),
+    (libc::SYS_setdomainname, Args::Any, "the domain name"),
+];
+
+/// Refused on x86_64 only (older names of the calls above).
+#[cfg(target_arch = "x86_64")]
+const REFUSED_X86_64: &[(i64, Args, &str)] = &[
+    (libc::SYS_chown, Args::Any, "ownership changes"),
+    (libc::SYS_lchown, Args::Any, "ownership changes"),
+    (
+        libc::SYS_chmod,
+        Args::SetIdMode(1),
+        "setuid and setgid bits",
+    ),
+    (
+        libc::SYS_fchmodat2,
+        Args::SetIdMode(2),
+        "setuid and setgid bits",
+    ),
+    (libc::SYS_mknod, Args::Any, "device nodes"),
+    (libc::SYS_iopl, Args::Any, "I/O ports"),
+    (libc::SYS_ioperm, Args::Any, "I/O ports"),
+];
+
+/// With the network off: every new socket but a `socketpair(AF_UNIX)`, and
+/// `io_uring` (its operations would bypass the filter).
+const REFUSED_WITHOUT_NETWORK: &[(i64, Args, &str)] = &[
+    (
+        libc::SYS_socket,
+        Args::Any,
+        "new sockets of every family (Unix-domain too: a daemon's socket is a way out)",
+    ),
+    (
+        libc::SYS_io_uring_setup,
+        Args::Any,
+        "io_uring would open sockets past the filter",
+    ),
+    (libc::SYS_io_uring_enter, Args::Any, "io_uring"),
+    (libc::SYS_io_uring_register, Args::Any, "io_uring"),
+];
+
+/// The seccomp filter of every confined command: the rows of [`REFUSED`]
+/// (and, with the network off, [`REFUSED_WITHOUT_NETWORK`] and
+/// `socketpair` of any family but `AF_UNIX`), each refused with `EPERM`;
+/// `clone3` answers `ENOSYS` so that C libraries fall back to `clone`,
+/// whose flags the filter can read. Other syscalls are untouched.
+fn seccomp_filter(network: bool) -> Result<Vec<BpfProgram>> {
     let fail = |e: &dyn std::fmt::Display| Error::SandboxSetup {
         path: "/".into(),
         message: format!("cannot build the seccomp filter: {e}"),
@@ -138,63 +343,60 @@ fn seccomp_filter(network: bool) -> Result<BpfProgram> {
     };
     let rule =
         |conditions: Vec<SeccompCondition>| SeccompRule::new(conditions).map_err(|e| fail(&e));
-    // A mode with the setuid or the setgid bit, as argument `arg`.
-    let set_id = |arg: u8| -> Result<Vec<SeccompRule>> {
-        let suid = u64::from(libc::S_ISUID);
-        let sgid = u64::from(libc::S_ISGID);
-        Ok(vec![
-            rule(vec![condition(arg, SeccompCmpOp::MaskedEq(suid), suid)?])?,
-            rule(vec![condition(arg, SeccompCmpOp::MaskedEq(sgid), sgid)?])?,
-        ])
+    let rules = |args: Args| -> Result<Vec<SeccompRule>> {
+        Ok(match args {
+            Args::Any => Vec::new(),
+            Args::SetIdMode(arg) => {
+                let suid = u64::from(libc::S_ISUID);
+                let sgid = u64::from(libc::S_ISGID);
+                vec![
+                    rule(vec![condition(arg, SeccompCmpOp::MaskedEq(suid), suid)?])?,
+                    rule(vec![condition(arg, SeccompCmpOp::MaskedEq(sgid), sgid)?])?,
+                ]
+            }
+            Args::Ioctl(requests) => requests
+                .iter()
+                .map(|r| rule(vec![condition(1, SeccompCmpOp::Eq, *r)?]))
+                .collect::<Result<_>>()?,
+            // Refused when any namespace flag is set: one rule per flag
+            // (the filter ORs a call's rules).
+            Args::NamespaceFlags => namespace_flags()
+                .map(|flag| rule(vec![condition(0, SeccompCmpOp::MaskedEq(flag), flag)?]))
+                .collect::<Result<_>>()?,
+        })
     };
-    let not_unix = || -> Result<Vec<SeccompRule>> {
-        Ok(vec![rule(vec![condition(
-            0,
-            SeccompCmpOp::Ne,
-            libc::AF_UNIX as u64,
-        )?])?])
-    };
-    // (syscall, rules); no rules: refused whatever the arguments.
-    let mut calls: Vec<(i64, Vec<SeccompRule>)> = vec![
-        // The mount namespace must stay as the sandbox built it (Landlock
-        // refuses these too; root without a user namespace would not be).
-        (libc::SYS_mount, Vec::new()),
-        (libc::SYS_umount2, Vec::new()),
-        (libc::SYS_open_tree, Vec::new()),
-        (libc::SYS_move_mount, Vec::new()),
-        (libc::SYS_mount_setattr, Vec::new()),
-        (libc::SYS_fsopen, Vec::new()),
-        (libc::SYS_fsmount, Vec::new()),
-        (libc::SYS_fspick, Vec::new()),
-        (libc::SYS_pivot_root, Vec::new()),
-        (libc::SYS_setns, Vec::new()),
-        (libc::SYS_fchown, Vec::new()),
-        (libc::SYS_fchownat, Vec::new()),
-        (libc::SYS_setxattr, Vec::new()),
-        (libc::SYS_lsetxattr, Vec::new()),
-        (libc::SYS_fsetxattr, Vec::new()),
-        (libc::SYS_removexattr, Vec::new()),
-        (libc::SYS_lremovexattr, Vec::new()),
-        (libc::SYS_fremovexattr, Vec::new()),
-        (libc::SYS_fchmod, set_id(1)?),
-        (libc::SYS_fchmodat, set_id(2)?),
-    ];
+    let mut table: Vec<(i64, Args)> = REFUSED.iter().map(|(n, a, _)| (*n, *a)).collect();
     #[cfg(target_arch = "x86_64")]
-    calls.extend([
-        (libc::SYS_chown, Vec::new()),
-        (libc::SYS_lchown, Vec::new()),
-        (libc::SYS_chmod, set_id(1)?),
-        (libc::SYS_fchmodat2, set_id(2)?),
-    ]);
+    table.extend(REFUSED_X86_64.iter().map(|(n, a, _)| (*n, *a)));
     if !network {
-        calls.extend([
-            (libc::SYS_socket, Vec::new()),
-            (libc::SYS_socketpair, not_unix()?),
-            (libc::SYS_io_uring_setup, Vec::new()),
-            (libc::SYS_io_uring_enter, Vec::new()),
-            (libc::SYS_io_uring_register, Vec::new()),
-        ]);
+        table.extend(REFUSED_WITHOUT_NETWORK.iter().map(|(n, a, _)| (*n, *a)));
     }
+    // `None`: refused whatever the arguments.
+    let mut calls: std::collections::BTreeMap<i64, Option<Vec<SeccompRule>>> = Default::default();
+    for (number, args) in table {
+        let new = rules(args)?;
+        let entry = calls.entry(number).or_insert_with(|| Some(Vec::new()));
+        match entry {
+            Some(existing) if !new.is_empty() => existing.extend(new),
+            _ => *entry = None,
+        }
+    }
+    if !network {
+        let entry = calls
+            .entry(libc::SYS_socketpair)
+            .or_insert_with(|| Some(Vec::new()));
+        if let Some(existing) = entry {
+            existing.push(rule(vec![condition(
+                0,
+                SeccompCmpOp::Ne,
+                libc::AF_UNIX as u64,
+            )?])?);
+        }
+    }
+    let mut calls: Vec<(i64, Vec<SeccompRule>)> = calls
+        .into_iter()
+        .map(|(n, rules)| (n, rules.unwrap_or_default()))
+        .collect();
     if cfg!(target_arch = "x86_64") {
         // The x32 ABI reaches the same calls with this bit set.
         const X32: i64 = 0x4000_0000;
@@ -204,12 +406,30 @@ fn seccomp_filter(network: bool) -> Result<BpfProgram> {
             .collect();
         calls.extend(x32);
     }
-    let filter = SeccompFilter::new(
+    let refused = SeccompFilter::new(
         calls.into_iter().collect(),
         SeccompAction::Allow,
         SeccompAction::Errno(libc::EPERM as u32),
         arch,
     )
     .map_err(|e| fail(&e))?;
-    BpfProgram::try_from(filter).map_err(|e| fail(&e))
+    let program = BpfProgram::try_from(refused).map_err(|e| fail(&e))?;
+    // clone3 takes its flags in memory the filter cannot read: ENOSYS
+    // makes the C library use clone instead.
+    let clone3 = SeccompFilter::new(
+        [(libc::SYS_clone3, Vec::new())].into_iter().collect(),
+        SeccompAction::Allow,
+        SeccompAction::Errno(libc::ENOSYS as u32),
+        arch,
+    )
+    .map_err(|e| fail(&e))?;
+    let clone3 = BpfProgram::try_from(clone3).map_err(|e| fail(&e))?;
+    Ok(vec![program, clone3])
+}
+
+/// The namespace flags one by one.
+fn namespace_flags() -> impl Iterator<Item = u64> {
+    (0..64)
+        .map(|bit| 1u64 << bit)
+        .filter(|flag| NEW_NAMESPACES & flag != 0)
 }

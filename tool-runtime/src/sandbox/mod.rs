@@ -174,6 +174,7 @@
 #[cfg(target_os = "linux")]
 mod child;
 mod classes;
+mod entries;
 #[cfg(target_os = "linux")]
 mod namespace;
 pub(crate) use classes::Classes;
@@ -203,7 +204,7 @@ mod syscalls;
 use std::path::Path;
 
 pub use policy::{
-    AppliedSandbox, DEFAULT_SCAN_LIMIT, KernelSupport, ProbeFailure, SandboxFallback,
+    AppliedSandbox, DEFAULT_SCAN_LIMIT, KernelSupport, Limits, ProbeFailure, SandboxFallback,
     SandboxOptions, SandboxPolicy,
 };
 
@@ -332,6 +333,7 @@ pub(crate) fn prepare(
         workspace,
         home.as_deref(),
         &std::env::temp_dir(),
+        cwd,
         namespaces != Namespaces::Off,
     )?
     else {
@@ -354,6 +356,7 @@ pub(crate) fn prepare(
         scan_truncated: plan.scan_truncated,
         private_tmp: false,
         host_tmp_readable: false,
+        limits: None,
     };
     let unavailable = |applied: AppliedSandbox, reason: String| -> Result<Prepared> {
         match options.fallback {
@@ -399,7 +402,8 @@ pub(crate) fn prepare(
             None
         };
         let overlay = mounts.as_ref().is_some_and(|m| m.tmp_overlay.is_some());
-        let confinement = linux::build(&plan, support, mounts)?;
+        let confinement = linux::build(&plan, support, mounts, &options.limits)?;
+        applied.limits = Some(options.limits);
         applied.mechanism = if namespaces != Namespaces::Off {
             namespace::MECHANISM.to_owned()
         } else {
@@ -425,8 +429,15 @@ pub(crate) fn prepare(
             .cloned()
             .collect();
         let classes = Classes::new(options, home.as_deref())?;
-        let watch = (!roots.is_empty())
-            .then(|| Watch::new(roots, &plan.read_only, classes, options.scan_limit));
+        let watch = (!roots.is_empty()).then(|| {
+            Watch::new(
+                roots,
+                plan.examined.clone(),
+                plan.pinned.clone(),
+                classes,
+                options.scan_limit,
+            )
+        });
         Ok(Prepared {
             applied,
             watch,

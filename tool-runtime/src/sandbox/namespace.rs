@@ -60,9 +60,9 @@ pub(crate) fn available() -> std::result::Result<(), String> {
     static PROBE: OnceLock<std::result::Result<(), String>> = OnceLock::new();
     PROBE
         .get_or_init(|| {
-            let user_namespace = !super::syscalls::is_root();
-            super::syscalls::probe_namespace(user_namespace, None)
-                .map_err(|e| format!("cannot make a private mount namespace here: {e}"))
+            super::syscalls::probe_namespace(None).map_err(|e| {
+                format!("cannot make private user, mount and PID namespaces here: {e}")
+            })
         })
         .clone()
 }
@@ -79,13 +79,12 @@ pub(crate) fn overlay_available() -> std::result::Result<(), String> {
                 .prefix("tool-sandbox-probe-")
                 .tempdir()
                 .map_err(|e| format!("cannot make a scratch dir for the overlay probe: {e}"))?;
-            let user_namespace = !super::syscalls::is_root();
-            let options = overlay_options(scratch.path(), user_namespace)
+            let options = overlay_options(scratch.path())
                 .map_err(|e| e.to_string())?
                 .ok_or_else(|| {
                     "the system temp dir's path cannot be given to an overlay".to_owned()
                 })?;
-            super::syscalls::probe_namespace(user_namespace, Some(options))
+            super::syscalls::probe_namespace(Some(options))
                 .map_err(|e| format!("cannot mount an overlay over /tmp here: {e}"))
         })
         .clone()
@@ -94,7 +93,7 @@ pub(crate) fn overlay_available() -> std::result::Result<(), String> {
 /// The overlay's mount options with its layers in `dir` (`upper/`,
 /// `work/`, created here), or `None` when the path holds a character
 /// the option syntax reserves (a comma, a colon, a backslash, `=`).
-fn overlay_options(dir: &Path, user_namespace: bool) -> Result<Option<CString>> {
+fn overlay_options(dir: &Path) -> Result<Option<CString>> {
     let text = dir.to_string_lossy();
     if dir.to_str().is_none() || text.contains([',', ':', '\\', '=']) {
         return Ok(None);
@@ -108,10 +107,9 @@ fn overlay_options(dir: &Path, user_namespace: bool) -> Result<Option<CString>> 
     }
     // `index=off`: concurrent commands of one computer share the upper
     // layer, which an index would refuse (EBUSY).
-    let mut options = format!("lowerdir=/tmp,upperdir={text}/upper,workdir={text}/work,index=off");
-    if user_namespace {
-        options.push_str(",userxattr");
-    }
+    // `userxattr`: the overlay is mounted inside the user namespace.
+    let options =
+        format!("lowerdir=/tmp,upperdir={text}/upper,workdir={text}/work,index=off,userxattr");
     c_path(Path::new(&options)).map(Some)
 }
 
@@ -130,9 +128,8 @@ pub(crate) fn mounts(
     let uid = super::syscalls::ids();
     let tmp = Path::new("/tmp");
     let private_tmp = private_tmp.and_then(|p| std::fs::canonicalize(p).ok());
-    let user_namespace = !super::syscalls::is_root();
     let tmp_overlay = match (&private_tmp, overlay) {
-        (Some(dir), true) => overlay_options(dir, user_namespace)?,
+        (Some(dir), true) => overlay_options(dir)?,
         _ => None,
     };
     let mut outside_tmp = Vec::new();
@@ -186,8 +183,31 @@ pub(crate) fn mounts(
             _ => {}
         }
     }
+    // Git configurations with a CI token: a copy without it, in the
+    // private temp dir, is bound over each.
+    let mut replacements = Vec::new();
+    if let Some(dir) = &private_tmp {
+        for (n, config) in plan.extraheader.iter().enumerate() {
+            let text = std::fs::read(config).map_err(|e| Error::SandboxSetup {
+                path: config.clone(),
+                message: format!("cannot read it to withhold its extraheader: {e}"),
+            })?;
+            let kept = super::entries::without_extraheader(&String::from_utf8_lossy(&text));
+            let copy = dir.join(format!("gitconfig-{}-{n}", std::process::id()));
+            std::fs::write(&copy, kept).map_err(|e| Error::SandboxSetup {
+                path: copy.clone(),
+                message: format!("cannot write the git configuration without extraheader: {e}"),
+            })?;
+            replacements.push((c_path(&copy)?, c_path(config)?));
+        }
+    }
+    let protected = plan
+        .read_only
+        .iter()
+        .filter(|p| !p.is_symlink() && !plan.extraheader.contains(p))
+        .map(|p| c_path(p))
+        .collect::<Result<_>>()?;
     Ok(Mounts {
-        user_namespace,
         uid_map: format!("{0} {0} 1", uid.0).into_bytes(),
         gid_map: format!("{0} {0} 1", uid.1).into_bytes(),
         private_tmp: private_tmp.as_deref().map(c_path).transpose()?,
@@ -195,10 +215,17 @@ pub(crate) fn mounts(
         tmp_read: tmp_read.iter().map(|p| c_path(p)).collect::<Result<_>>()?,
         roots: roots.iter().map(|p| c_path(p)).collect::<Result<_>>()?,
         mkdirs: mkdirs.iter().map(|p| c_path(p)).collect::<Result<_>>()?,
-        protected: plan
-            .read_only
+        pinned: plan
+            .pinned
             .iter()
-            .filter(|p| !p.is_symlink())
+            .map(|p| c_path(p))
+            .collect::<Result<_>>()?,
+        protected,
+        replacements,
+        devices: plan
+            .devices
+            .iter()
+            .filter(|p| p.starts_with("/dev"))
             .map(|p| c_path(p))
             .collect::<Result<_>>()?,
         secret_files,

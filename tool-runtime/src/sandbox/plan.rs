@@ -12,7 +12,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::sandbox::classes::{Classes, scan};
+use crate::sandbox::classes::Classes;
+use crate::sandbox::entries;
 use crate::sandbox::policy::{SandboxOptions, SandboxPolicy};
 
 /// Entries examined at most while decomposing, so a huge directory on the
@@ -46,9 +47,16 @@ pub(crate) struct Plan {
     pub(crate) writable_roots: Vec<PathBuf>,
     /// Protected entries found in the writable roots, for the report.
     pub(crate) read_only: Vec<PathBuf>,
+    /// Git directories pinned in place (bound onto themselves).
+    pub(crate) pinned: Vec<PathBuf>,
+    /// Git configuration files shown without their `extraheader` lines.
+    pub(crate) extraheader: Vec<PathBuf>,
+    /// The directories whose entries were examined, with the protected
+    /// entries they held (for the check after the run).
+    pub(crate) examined: Vec<PathBuf>,
     /// Secret entries found inside the writable roots.
     pub(crate) secrets_in_roots: Vec<PathBuf>,
-    /// Whether a walk of a writable root stopped at its limit.
+    /// Whether a listing of a writable root's directory stopped at its limit.
     pub(crate) scan_truncated: bool,
     /// Whether the network stays allowed.
     pub(crate) network: bool,
@@ -65,6 +73,7 @@ pub(crate) fn plan(
     workspace: &Path,
     home: Option<&Path>,
     temp: &Path,
+    cwd: &Path,
     namespaces: bool,
 ) -> Result<Option<Plan>> {
     let (roots, network) = match policy {
@@ -121,29 +130,33 @@ pub(crate) fn plan(
             None => {}
         }
     }
-    let mut read_only = Vec::new();
-    let mut secrets_in_roots = Vec::new();
-    let mut scan_truncated = false;
-    // The shared system temp dir is not walked: it is not the workspace,
-    // and what other programs leave there is not the command's to judge.
+    // The shared system temp dir is not examined: it is not the
+    // workspace, and what other programs leave there is not the command's
+    // to judge.
     let temp = canonical(temp);
-    for root in writable_roots.iter().filter(|r| Some(*r) != temp.as_ref()) {
-        let found = scan(root, &classes, options.scan_limit);
-        scan_truncated |= found.truncated;
-        for entry in found.protected {
-            push_unique(&mut read_only, entry);
-        }
-        for entry in found.secret {
-            push_unique(&mut secrets_in_roots, entry.clone());
-            // The namespace masks plain files and directories by mounts;
-            // Landlock keeps the rest (and everything without a namespace).
-            let masked = namespaces
-                && entry
-                    .symlink_metadata()
-                    .is_ok_and(|m| m.is_file() || m.is_dir());
-            if !masked {
-                push_unique(&mut secrets, entry);
-            }
+    let examined_roots: Vec<PathBuf> = writable_roots
+        .iter()
+        .filter(|r| Some(*r) != temp.as_ref())
+        .cloned()
+        .collect();
+    let cwd = canonical(cwd).unwrap_or_else(|| cwd.to_path_buf());
+    let found = entries::find(&examined_roots, &cwd, &classes, options.scan_limit)?;
+    for root in &found.git_roots {
+        push_unique(&mut writable_roots, root.clone());
+    }
+    let read_only = found.protected;
+    let scan_truncated = found.truncated;
+    let mut secrets_in_roots = Vec::new();
+    for entry in found.secret {
+        push_unique(&mut secrets_in_roots, entry.clone());
+        // The namespace masks plain files and directories by mounts;
+        // Landlock keeps the rest (and everything without a namespace).
+        let masked = namespaces
+            && entry
+                .symlink_metadata()
+                .is_ok_and(|m| m.is_file() || m.is_dir());
+        if !masked {
+            push_unique(&mut secrets, entry);
         }
     }
     let mut budget = MAX_ENTRIES;
@@ -183,6 +196,9 @@ pub(crate) fn plan(
         devices,
         writable_roots,
         read_only,
+        pinned: found.pinned,
+        extraheader: found.extraheader,
+        examined: found.dirs,
         secrets_in_roots,
         scan_truncated,
         network,
@@ -274,6 +290,7 @@ mod tests {
             dir.path(),
             None,
             dir.path(),
+            dir.path(),
             false,
         )
         .unwrap();
@@ -296,6 +313,7 @@ mod tests {
             &ws,
             Some(&root.join("home")),
             &temp,
+            &ws,
             false,
         )
         .unwrap()
@@ -303,11 +321,21 @@ mod tests {
         assert!(plan.write.contains(&ws.join("src")));
         assert!(plan.write.contains(&ws.join("README.md")));
         assert!(plan.write.contains(&temp));
-        assert!(!plan.write.iter().any(|p| p.starts_with(ws.join(".git"))));
-        assert!(!plan.write.contains(&ws), "the workspace top holds .git");
+        assert!(
+            !plan
+                .write
+                .iter()
+                .any(|p| p.starts_with(ws.join(".git/hooks")))
+        );
+        assert!(plan.write.contains(&ws.join(".git/HEAD")) || !ws.join(".git/HEAD").exists());
+        assert!(
+            !plan.write.contains(&ws),
+            "the workspace top holds .git/hooks"
+        );
         let mut read_only = plan.read_only.clone();
         read_only.sort();
-        assert_eq!(read_only, vec![ws.join(".envrc"), ws.join(".git")]);
+        assert_eq!(read_only, vec![ws.join(".envrc"), ws.join(".git/hooks")]);
+        assert_eq!(plan.pinned, vec![ws.join(".git")]);
         assert!(!plan.read.contains(&PathBuf::from("/")));
         assert!(plan.listed.contains(&PathBuf::from("/")));
         assert!(plan.listed.contains(&root.join("home")));
@@ -330,6 +358,7 @@ mod tests {
             &ws,
             None,
             &ws,
+            &ws,
             false,
         )
         .unwrap()
@@ -347,6 +376,7 @@ mod tests {
             &ws,
             None,
             dir.path(),
+            dir.path(),
             false,
         )
         .unwrap_err();
@@ -360,6 +390,7 @@ mod tests {
             &options,
             &ws,
             None,
+            dir.path(),
             dir.path(),
             false,
         )
@@ -375,6 +406,7 @@ mod tests {
             &SandboxOptions::default(),
             dir.path(),
             None,
+            dir.path(),
             dir.path(),
             false,
         )

@@ -105,10 +105,93 @@ pub struct SandboxOptions {
     pub tmp_overlay: bool,
     /// What to do when no mechanism exists.
     pub fallback: SandboxFallback,
+    /// Resource limits of every confined command (see [`Limits`]).
+    pub limits: Limits,
     /// Finds what the kernel offers; tests replace it to simulate a kernel
     /// without Landlock.
     #[serde(skip, default = "default_probe")]
     pub probe: fn() -> Result<KernelSupport, ProbeFailure>,
+}
+
+/// Resource limits of a confined command, set as rlimits (soft and hard
+/// alike) in the command's process before `exec`, inherited by everything
+/// it starts. `None`: no limit. The state's `sandbox.limits` lists them.
+///
+/// | limit | default | what happens when it is hit |
+/// |---|---|---|
+/// | `processes` (`RLIMIT_NPROC`, counted in the command's own user namespace with namespaces) | 1 024 | `fork` fails (`Resource temporarily unavailable`) |
+/// | `memory_bytes` (`RLIMIT_AS`, address space per process) | none (runtimes such as Node and Go reserve far more than they use) | allocations fail (`Cannot allocate memory`) |
+/// | `cpu_seconds` (`RLIMIT_CPU`, per process) | none | `SIGXCPU`: the output says `cpu time limit` |
+/// | `file_size_bytes` (`RLIMIT_FSIZE`, the largest file a process writes) | 4 GiB | `SIGXFSZ` (or `EFBIG` where it is ignored): the output says `file size limit` |
+/// | `open_files` (`RLIMIT_NOFILE`) | 4 096 | `open` fails (`Too many open files`) |
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+#[non_exhaustive]
+pub struct Limits {
+    /// Processes (and threads) at once.
+    pub processes: Option<u64>,
+    /// Address space per process, in bytes.
+    pub memory_bytes: Option<u64>,
+    /// CPU time per process, in seconds.
+    pub cpu_seconds: Option<u64>,
+    /// Size of any file written, in bytes.
+    pub file_size_bytes: Option<u64>,
+    /// Open file descriptors per process.
+    pub open_files: Option<u64>,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            processes: Some(1024),
+            memory_bytes: None,
+            cpu_seconds: None,
+            file_size_bytes: Some(4 << 30),
+            open_files: Some(4096),
+        }
+    }
+}
+
+impl Limits {
+    /// No limits at all.
+    pub fn none() -> Self {
+        Self {
+            processes: None,
+            memory_bytes: None,
+            cpu_seconds: None,
+            file_size_bytes: None,
+            open_files: None,
+        }
+    }
+
+    /// The limits as `(rlimit resource, value)` pairs.
+    #[cfg(target_os = "linux")]
+    pub(crate) fn rlimits(&self) -> Vec<(libc::__rlimit_resource_t, u64)> {
+        [
+            (libc::RLIMIT_NPROC, self.processes),
+            (libc::RLIMIT_AS, self.memory_bytes),
+            (libc::RLIMIT_CPU, self.cpu_seconds),
+            (libc::RLIMIT_FSIZE, self.file_size_bytes),
+            (libc::RLIMIT_NOFILE, self.open_files),
+        ]
+        .into_iter()
+        .filter_map(|(resource, value)| value.map(|v| (resource, v)))
+        .collect()
+    }
+
+    /// The name of the limit a command ended by `signal` hit, if any.
+    pub fn hit_by_signal(signal: i32) -> Option<&'static str> {
+        #[cfg(target_os = "linux")]
+        {
+            match signal {
+                libc::SIGXCPU => return Some("cpu time limit"),
+                libc::SIGXFSZ => return Some("file size limit"),
+                _ => {}
+            }
+        }
+        let _ = signal;
+        None
+    }
 }
 
 /// Entries examined at most per writable root by default.
@@ -127,6 +210,7 @@ impl Default for SandboxOptions {
             namespaces: true,
             tmp_overlay: true,
             fallback: SandboxFallback::Refuse,
+            limits: Limits::default(),
             probe: default_probe(),
         }
     }
@@ -185,6 +269,9 @@ pub struct AppliedSandbox {
     /// host's files under `/tmp` readable, the command's writes private.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub host_tmp_readable: bool,
+    /// The resource limits the command ran under, when confined.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<Limits>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -206,6 +293,7 @@ impl AppliedSandbox {
             scan_truncated: false,
             private_tmp: false,
             host_tmp_readable: false,
+            limits: None,
         }
     }
 

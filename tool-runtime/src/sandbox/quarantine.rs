@@ -1,22 +1,27 @@
-//! Protected entries a confined command created: found after the command
-//! by the same walk that found the existing ones before it, and moved (never
-//! deleted) into the computer's quarantine folder.
+//! Protected entries a confined command created where none existed: found
+//! after the command by looking again at the same few places the sandbox
+//! examined before it (each root's top, the way down to the working
+//! directory, the code parts of its git directories; never a walk of the
+//! workspace), and moved (never deleted) into the computer's quarantine
+//! folder.
 //!
-//! No mechanism refuses a name that has no inode yet: Landlock rules and
-//! read-only mounts need an existing path, and seccomp cannot judge a path
-//! argument safely (see the sandbox guide). So a command can create
-//! `.envrc` or `.github/workflows/ci.yml` where none existed; the sweep
-//! takes each such entry out of the workspace as soon as the command's
-//! process group has ended (and when it is killed), and the command's state
-//! says where it went (`protectedCreated: [{path, movedTo}]`).
+//! Existing protected entries are read-only mounts and cannot be replaced;
+//! a name that does not exist has no inode for a mount or a Landlock rule to
+//! attach to, so a command can create `.envrc` there. With the namespace
+//! mechanism every process of the command ends with it (PID namespace), so
+//! the check after the run cannot be raced or outlived. A new repository
+//! (`git init`, `cargo new`) keeps its `.git`.
 
 use std::collections::HashSet;
+use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
+use tool_core::PathRole;
 
-use crate::sandbox::classes::{Classes, scan};
+use crate::sandbox::classes::{Classes, GIT_CODE_PARTS};
+use crate::sandbox::entries::multi_component;
 
 /// Entries copied at most when a move must copy (the quarantine on another
 /// file system); a bigger entry stays where it is and the report says so.
@@ -37,12 +42,14 @@ pub struct ProtectedCreated {
     pub error: Option<String>,
 }
 
-/// What one command's sweeps compare with: the protected entries in its
-/// writable roots before it started.
+/// What one command's sweeps compare with: the protected entries at the
+/// examined places before it started, by path and inode.
 #[derive(Debug)]
 pub(crate) struct Watch {
     roots: Vec<PathBuf>,
-    before: HashSet<PathBuf>,
+    dirs: Vec<PathBuf>,
+    git_dirs: Vec<PathBuf>,
+    before: HashSet<(PathBuf, u64, u64)>,
     classes: Classes,
     limit: usize,
     /// Entries that could not be moved, already reported (not twice).
@@ -50,26 +57,69 @@ pub(crate) struct Watch {
 }
 
 impl Watch {
-    /// A watch over `roots` whose protected entries were `before`.
+    /// A watch over `roots` looking at `dirs` and the code parts of
+    /// `git_dirs`; what is there now is "before".
     pub(crate) fn new(
         roots: Vec<PathBuf>,
-        before: &[PathBuf],
+        dirs: Vec<PathBuf>,
+        git_dirs: Vec<PathBuf>,
         classes: Classes,
         limit: usize,
     ) -> Self {
-        Self {
+        let mut watch = Self {
             roots,
-            before: before.iter().cloned().collect(),
+            dirs,
+            git_dirs,
+            before: HashSet::new(),
             classes,
             limit,
             reported: Mutex::new(HashSet::new()),
-        }
+        };
+        watch.before = watch.present();
+        watch
     }
 
-    /// Walks the roots again and moves every protected entry that was not
-    /// there before into `<quarantine>/<tag>/` (keeping its path below its
-    /// root); `quarantine` is asked for the folder only when something must
-    /// move. Blocking file-system work: call it off the async threads.
+    /// The protected entries at the watched places now, with their inodes.
+    fn present(&self) -> HashSet<(PathBuf, u64, u64)> {
+        let mut out = HashSet::new();
+        let mut add = |path: PathBuf| {
+            if let Ok(meta) = path.symlink_metadata() {
+                out.insert((path, meta.dev(), meta.ino()));
+            }
+        };
+        for dir in &self.dirs {
+            if let Ok(entries) = std::fs::read_dir(dir) {
+                for entry in entries.flatten().take(self.limit) {
+                    // A new repository keeps its `.git`.
+                    if entry.file_name().eq_ignore_ascii_case(".git") {
+                        continue;
+                    }
+                    let path = entry.path();
+                    if self.classes.protected(&path).is_some() {
+                        add(path);
+                    }
+                }
+            }
+            for rel in multi_component(PathRole::Protected) {
+                let path = dir.join(rel);
+                if self.classes.protected(&path).is_some() {
+                    add(path);
+                }
+            }
+        }
+        for dir in &self.git_dirs {
+            for part in GIT_CODE_PARTS {
+                add(dir.join(part));
+            }
+        }
+        out
+    }
+
+    /// Looks at the watched places again and moves every protected entry
+    /// that was not there before into `<quarantine>/<tag>/` (keeping its
+    /// path below its root); `quarantine` is asked for the folder only when
+    /// something must move. Blocking file-system work: call it off the
+    /// async threads.
     pub(crate) fn sweep(
         &self,
         quarantine: &dyn Fn() -> Result<PathBuf, String>,
@@ -77,44 +127,51 @@ impl Watch {
     ) -> Vec<ProtectedCreated> {
         let mut out = Vec::new();
         let mut reported = self.reported.lock().unwrap_or_else(|p| p.into_inner());
-        for (index, root) in self.roots.iter().enumerate() {
-            let found = scan(root, &self.classes, self.limit);
-            let mut new: Vec<PathBuf> = found
-                .protected
-                .into_iter()
-                .filter(|p| !self.before.contains(p) && !reported.contains(p))
-                .collect();
-            new.sort();
-            for path in new {
-                let Ok(rel) = path.strip_prefix(root) else {
-                    continue;
-                };
-                let moved = quarantine().and_then(|folder| {
-                    let mut dest = folder.join(tag);
-                    if self.roots.len() > 1 {
-                        dest.push(format!("root-{index}"));
-                    }
-                    dest.push(rel);
-                    move_entry(&path, &dest)
-                });
-                let entry = match moved {
-                    Ok(moved_to) => ProtectedCreated {
-                        path: path.clone(),
-                        moved_to: Some(moved_to),
-                        error: None,
-                    },
-                    Err(error) => ProtectedCreated {
-                        path: path.clone(),
-                        moved_to: None,
-                        error: Some(error),
-                    },
-                };
-                tracing::warn!(path = %path.display(), moved_to = ?entry.moved_to, "a confined command created a protected entry");
-                if entry.moved_to.is_none() {
-                    reported.insert(path);
+        let mut new: Vec<PathBuf> = self
+            .present()
+            .into_iter()
+            .filter(|entry| !self.before.contains(entry) && !reported.contains(&entry.0))
+            .map(|(path, _, _)| path)
+            .collect();
+        new.sort();
+        new.dedup();
+        for path in new {
+            let Some((index, root)) = self
+                .roots
+                .iter()
+                .enumerate()
+                .find(|(_, r)| path.starts_with(r))
+            else {
+                continue;
+            };
+            let Ok(rel) = path.strip_prefix(root) else {
+                continue;
+            };
+            let moved = quarantine().and_then(|folder| {
+                let mut dest = folder.join(tag);
+                if self.roots.len() > 1 {
+                    dest.push(format!("root-{index}"));
                 }
-                out.push(entry);
+                dest.push(rel);
+                move_entry(&path, &dest)
+            });
+            let entry = match moved {
+                Ok(moved_to) => ProtectedCreated {
+                    path: path.clone(),
+                    moved_to: Some(moved_to),
+                    error: None,
+                },
+                Err(error) => ProtectedCreated {
+                    path: path.clone(),
+                    moved_to: None,
+                    error: Some(error),
+                },
+            };
+            tracing::warn!(path = %path.display(), moved_to = ?entry.moved_to, "a confined command created a protected entry");
+            if entry.moved_to.is_none() {
+                reported.insert(path);
             }
+            out.push(entry);
         }
         out
     }
@@ -204,11 +261,20 @@ mod tests {
         let root = std::fs::canonicalize(dir.path()).unwrap().join("ws");
         std::fs::create_dir_all(root.join(".git")).unwrap();
         let classes = Classes::new(&SandboxOptions::default(), None).unwrap();
-        let watch = Watch::new(vec![root.clone()], &[root.join(".git")], classes, 1000);
+        let watch = Watch::new(
+            vec![root.clone()],
+            vec![root.clone(), root.join("app")],
+            vec![root.join(".git")],
+            classes,
+            1000,
+        );
         std::fs::write(root.join(".envrc"), "x").unwrap();
         std::fs::create_dir_all(root.join("app/.vscode")).unwrap();
         std::fs::write(root.join("app/.vscode/tasks.json"), "{}").unwrap();
         std::fs::write(root.join("README.md"), "x").unwrap();
+        // A new repository keeps its .git, and git's own files are not protected.
+        std::fs::create_dir_all(root.join("app/.git/hooks")).unwrap();
+        std::fs::write(root.join(".git/index"), "x").unwrap();
         let quarantine = dir.path().join("q");
         let folder = || Ok(quarantine.clone());
         let moved = watch.sweep(&folder, "sh-1");
@@ -216,6 +282,12 @@ mod tests {
         assert!(!root.join(".envrc").exists());
         assert!(!root.join("app/.vscode").exists());
         assert!(root.join(".git").exists() && root.join("README.md").exists());
+        assert!(root.join("app/.git/hooks").exists());
+        // A hooks folder created in an existing repository is moved.
+        std::fs::create_dir_all(root.join(".git/hooks")).unwrap();
+        let hooks = watch.sweep(&folder, "sh-2");
+        assert_eq!(hooks.len(), 1, "{hooks:?}");
+        assert!(!root.join(".git/hooks").exists());
         assert_eq!(
             std::fs::read_to_string(quarantine.join("sh-1/app/.vscode/tasks.json")).unwrap(),
             "{}"

@@ -1,7 +1,29 @@
 //! The crate's only `unsafe` code: the Landlock version probe, the
 //! namespace (and overlay) probe, and the hook that confines a child
-//! between `fork` and `exec` (mount namespace, then Landlock, then
-//! seccomp).
+//! between `fork` and `exec` (namespaces and mounts, then capabilities
+//! dropped, limits, Landlock, seccomp).
+//!
+//! With namespaces a confined command is three processes:
+//!
+//! 1. the child `tokio` spawns (the process group leader the host waits
+//!    on and signals) enters new user, mount and PID namespaces, forks,
+//!    and then only waits: it ignores `SIGTERM`, `SIGINT`, `SIGHUP` and
+//!    `SIGQUIT` (the command gets them through the group), reads the
+//!    command's wait status from a pipe and ends the same way (same exit
+//!    code, or the same signal);
+//! 2. its child is PID 1 of the new PID namespace (it dies with its
+//!    parent, `PR_SET_PDEATHSIG`): it builds the mounts (a fresh `/proc`
+//!    needs a process inside the namespace), forks the command, reaps
+//!    orphans until the command has ended, and reports its status. When
+//!    it exits the kernel kills whatever is left in the namespace, so
+//!    nothing the command started (`setsid`, `nohup`, a double fork)
+//!    outlives it;
+//! 3. the command drops every capability, sets its limits and
+//!    `no_new_privs`, restricts itself with Landlock and seccomp, and
+//!    `exec`s.
+//!
+//! Errors in 1–3 before `exec` reach the host through the standard
+//! library's error pipe: the spawn fails with the errno.
 //!
 //! The host is a multi-threaded tokio process. After `fork`, the child is a
 //! copy with one thread, and any lock another thread held at the fork (the
@@ -26,6 +48,10 @@ const AT_RECURSIVE: libc::c_uint = 0x8000;
 const MOVE_MOUNT_F_EMPTY_PATH: libc::c_uint = 0x4;
 /// `MOUNT_ATTR_RDONLY` from the kernel's uapi.
 const MOUNT_ATTR_RDONLY: u64 = 0x1;
+/// `MOUNT_ATTR_NOSUID` from the kernel's uapi.
+const MOUNT_ATTR_NOSUID: u64 = 0x2;
+/// `MOUNT_ATTR_NODEV` from the kernel's uapi.
+const MOUNT_ATTR_NODEV: u64 = 0x4;
 
 /// `struct mount_attr` of `mount_setattr(2)`.
 #[repr(C)]
@@ -34,12 +60,6 @@ struct MountAttr {
     attr_clr: u64,
     propagation: u64,
     userns_fd: u64,
-}
-
-/// Whether the host process runs as root (then no user namespace is needed).
-pub(crate) fn is_root() -> bool {
-    // SAFETY: geteuid has no arguments and cannot fail.
-    unsafe { libc::geteuid() == 0 }
 }
 
 /// The host's real uid and gid.
@@ -71,24 +91,18 @@ fn write_file(path: &CStr, bytes: &[u8]) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Enters a new mount namespace (and a user namespace first when
-/// `user_namespace`, mapping the host's ids to themselves) and makes every
-/// mount private.
-fn enter(user_namespace: bool, uid_map: &[u8], gid_map: &[u8]) -> std::io::Result<()> {
-    if user_namespace {
-        // SAFETY: unshare with constant flags.
-        if unsafe { libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS) } != 0 {
-            return Err(errno());
-        }
-        write_file(c"/proc/self/setgroups", b"deny")?;
-        write_file(c"/proc/self/uid_map", uid_map)?;
-        write_file(c"/proc/self/gid_map", gid_map)?;
-    } else {
-        // SAFETY: unshare with a constant flag.
-        if unsafe { libc::unshare(libc::CLONE_NEWNS) } != 0 {
-            return Err(errno());
-        }
+/// Enters new user, mount and PID namespaces (the PID namespace takes
+/// the next child), maps the host's ids to themselves and makes every
+/// mount private. As root too: inside, root has capabilities only over
+/// the new namespaces, and the command drops even those.
+fn enter(uid_map: &[u8], gid_map: &[u8]) -> std::io::Result<()> {
+    // SAFETY: unshare with constant flags.
+    if unsafe { libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS | libc::CLONE_NEWPID) } != 0 {
+        return Err(errno());
     }
+    write_file(c"/proc/self/setgroups", b"deny")?;
+    write_file(c"/proc/self/uid_map", uid_map)?;
+    write_file(c"/proc/self/gid_map", gid_map)?;
     // SAFETY: mount with null source/type/data changes propagation only.
     let private = unsafe {
         libc::mount(
@@ -122,8 +136,26 @@ fn clone_tree(path: &CStr) -> std::io::Result<libc::c_int> {
     libc::c_int::try_from(fd).map_err(|_| std::io::Error::from_raw_os_error(libc::EBADF))
 }
 
+/// A detached clone of the one mount at `path` (an fd), without what is
+/// mounted beneath it.
+fn clone_one(path: &CStr) -> std::io::Result<libc::c_int> {
+    // SAFETY: `path` is a valid C string; flags are constants.
+    let fd = unsafe {
+        libc::syscall(
+            libc::SYS_open_tree,
+            libc::AT_FDCWD,
+            path.as_ptr(),
+            OPEN_TREE_CLONE | libc::O_CLOEXEC as libc::c_uint,
+        )
+    };
+    if fd < 0 {
+        return Err(errno());
+    }
+    libc::c_int::try_from(fd).map_err(|_| std::io::Error::from_raw_os_error(libc::EBADF))
+}
+
 /// Sets (or clears) read-only on the mount tree at `fd` (with an empty
-/// path) or at `path`, recursively.
+/// path) or at `path`, recursively; `nosuid` and `nodev` are always set.
 fn set_read_only(fd: libc::c_int, path: &CStr, read_only: bool) -> std::io::Result<()> {
     set_attr(fd, path, read_only, true)
 }
@@ -148,10 +180,12 @@ fn overlay(options: &CStr) -> std::io::Result<()> {
 }
 
 /// Sets (or clears) read-only on the mount at `fd` / `path`, recursively
-/// when `recursive`.
+/// when `recursive`, with `nosuid` and `nodev` set.
 fn set_attr(fd: libc::c_int, path: &CStr, read_only: bool, recursive: bool) -> std::io::Result<()> {
     let attr = MountAttr {
-        attr_set: if read_only { MOUNT_ATTR_RDONLY } else { 0 },
+        attr_set: MOUNT_ATTR_NOSUID
+            | MOUNT_ATTR_NODEV
+            | if read_only { MOUNT_ATTR_RDONLY } else { 0 },
         attr_clr: if read_only { 0 } else { MOUNT_ATTR_RDONLY },
         propagation: 0,
         userns_fd: 0,
@@ -212,25 +246,137 @@ fn bind_read_only(source: &CStr, target: &CStr) -> std::io::Result<()> {
     attach(fd, target)
 }
 
-/// Carries out `mounts` in the child (see the namespace module). Only
-/// async-signal-safe syscalls on data built before the fork; at most 64
-/// roots are cloned (more fail with `E2BIG`).
+/// Mounts a file system of `kind` at `target` with `flags` and `data`.
+fn mount_fs(kind: &CStr, target: &CStr, flags: libc::c_ulong, data: &CStr) -> std::io::Result<()> {
+    // SAFETY: all arguments are valid C strings; flags are constants.
+    let mounted = unsafe {
+        libc::mount(
+            kind.as_ptr(),
+            target.as_ptr(),
+            kind.as_ptr(),
+            flags,
+            data.as_ptr().cast(),
+        )
+    };
+    if mounted != 0 {
+        return Err(errno());
+    }
+    Ok(())
+}
+
+/// Creates an empty file at `path` (a mount point for a device).
+fn touch(path: &CStr) -> std::io::Result<()> {
+    // SAFETY: `path` is a valid C string; flags are constants.
+    let fd = unsafe {
+        libc::open(
+            path.as_ptr(),
+            libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC,
+            0o644 as libc::c_uint,
+        )
+    };
+    if fd < 0 {
+        return Err(errno());
+    }
+    // SAFETY: closing the fd opened above.
+    unsafe { libc::close(fd) };
+    Ok(())
+}
+
+/// `mkdir` that accepts an existing directory.
+fn make_dir(path: &CStr, mode: libc::mode_t) -> std::io::Result<()> {
+    // SAFETY: `path` is a valid C string.
+    if unsafe { libc::mkdir(path.as_ptr(), mode) } != 0
+        && errno().raw_os_error() != Some(libc::EEXIST)
+    {
+        return Err(errno());
+    }
+    Ok(())
+}
+
+/// `symlink(target, path)`.
+fn link(target: &CStr, path: &CStr) -> std::io::Result<()> {
+    // SAFETY: both are valid C strings.
+    if unsafe { libc::symlink(target.as_ptr(), path.as_ptr()) } != 0 {
+        return Err(errno());
+    }
+    Ok(())
+}
+
+/// The most entries of each kind the child mounts (more fail with `E2BIG`).
+const MAX_MOUNTS: usize = 64;
+
+fn too_many(n: usize) -> std::io::Result<()> {
+    if n > MAX_MOUNTS {
+        return Err(std::io::Error::from_raw_os_error(libc::E2BIG));
+    }
+    Ok(())
+}
+
+/// A fresh `/dev`: a small tmpfs holding the host's `devices` (cloned
+/// beforehand as `device_fds`, so the read-only `nodev` pass did not reach
+/// them), a private `devpts`, a private `/dev/shm` and the usual links.
+fn fresh_dev(device_fds: &[libc::c_int], devices: &[std::ffi::CString]) -> std::io::Result<()> {
+    mount_fs(
+        c"tmpfs",
+        c"/dev",
+        libc::MS_NOSUID | libc::MS_NOEXEC,
+        c"mode=755,size=64k",
+    )?;
+    for (fd, path) in device_fds.iter().zip(devices) {
+        touch(path)?;
+        attach(*fd, path)?;
+    }
+    make_dir(c"/dev/pts", 0o755)?;
+    mount_fs(
+        c"devpts",
+        c"/dev/pts",
+        libc::MS_NOSUID | libc::MS_NOEXEC,
+        c"newinstance,ptmxmode=0666,mode=620",
+    )?;
+    link(c"pts/ptmx", c"/dev/ptmx")?;
+    make_dir(c"/dev/shm", 0o1777)?;
+    mount_fs(
+        c"tmpfs",
+        c"/dev/shm",
+        libc::MS_NOSUID | libc::MS_NODEV,
+        c"mode=1777",
+    )?;
+    link(c"/proc/self/fd", c"/dev/fd")?;
+    link(c"/proc/self/fd/0", c"/dev/stdin")?;
+    link(c"/proc/self/fd/1", c"/dev/stdout")?;
+    link(c"/proc/self/fd/2", c"/dev/stderr")?;
+    Ok(())
+}
+
+/// Carries out `mounts` in PID 1 of the new namespaces (see the namespace
+/// module). Only async-signal-safe syscalls on data built before the fork;
+/// at most [`MAX_MOUNTS`] entries of each kind that must be cloned early.
 fn setup_namespace(mounts: &Mounts) -> std::io::Result<()> {
-    enter(mounts.user_namespace, &mounts.uid_map, &mounts.gid_map)?;
-    const MAX_ROOTS: usize = 64;
-    if mounts.roots.len() > MAX_ROOTS {
-        return Err(std::io::Error::from_raw_os_error(libc::E2BIG));
-    }
-    let mut root_fds = [-1 as libc::c_int; MAX_ROOTS];
+    too_many(mounts.roots.len())?;
+    too_many(mounts.tmp_read.len())?;
+    too_many(mounts.devices.len())?;
+    too_many(mounts.replacements.len())?;
+    // Everything that must keep its own flags is cloned before the
+    // read-only, nosuid, nodev pass over the whole tree.
+    let mut root_fds = [-1 as libc::c_int; MAX_MOUNTS];
     for (slot, root) in root_fds.iter_mut().zip(&mounts.roots) {
-        *slot = clone_tree(root)?;
+        let fd = clone_tree(root)?;
+        set_attr(fd, c"", false, true)?;
+        *slot = fd;
     }
-    let mut read_fds = [-1 as libc::c_int; MAX_ROOTS];
-    if mounts.tmp_read.len() > MAX_ROOTS {
-        return Err(std::io::Error::from_raw_os_error(libc::E2BIG));
-    }
+    let mut read_fds = [-1 as libc::c_int; MAX_MOUNTS];
     for (slot, path) in read_fds.iter_mut().zip(&mounts.tmp_read) {
         let fd = clone_tree(path)?;
+        set_read_only(fd, c"", true)?;
+        *slot = fd;
+    }
+    let mut device_fds = [-1 as libc::c_int; MAX_MOUNTS];
+    for (slot, path) in device_fds.iter_mut().zip(&mounts.devices) {
+        *slot = clone_one(path)?;
+    }
+    let mut replacement_fds = [-1 as libc::c_int; MAX_MOUNTS];
+    for (slot, (source, _)) in replacement_fds.iter_mut().zip(&mounts.replacements) {
+        let fd = clone_one(source)?;
         set_read_only(fd, c"", true)?;
         *slot = fd;
     }
@@ -253,12 +399,7 @@ fn setup_namespace(mounts: &Mounts) -> std::io::Result<()> {
         attach(fd, c"/tmp")?;
     }
     for dir in &mounts.mkdirs {
-        // SAFETY: `dir` is a valid C string; EEXIST is fine.
-        if unsafe { libc::mkdir(dir.as_ptr(), 0o700) } != 0
-            && std::io::Error::last_os_error().raw_os_error() != Some(libc::EEXIST)
-        {
-            return Err(errno());
-        }
+        make_dir(dir, 0o700)?;
     }
     for (fd, path) in read_fds.iter().zip(&mounts.tmp_read) {
         attach(*fd, path)?;
@@ -266,27 +407,35 @@ fn setup_namespace(mounts: &Mounts) -> std::io::Result<()> {
     for (fd, root) in root_fds.iter().zip(&mounts.roots) {
         attach(*fd, root)?;
     }
+    for dir in &mounts.pinned {
+        let fd = clone_tree(dir)?;
+        attach(fd, dir)?;
+    }
     for entry in &mounts.protected {
         bind_read_only(entry, entry)?;
     }
+    for (fd, (_, target)) in replacement_fds.iter().zip(&mounts.replacements) {
+        attach(*fd, target)?;
+    }
+    fresh_dev(&device_fds[..mounts.devices.len()], &mounts.devices)?;
     for file in &mounts.secret_files {
         bind_read_only(c"/dev/null", file)?;
     }
     for dir in &mounts.secret_dirs {
-        // SAFETY: constant type and source, `dir` a valid C string.
-        let masked = unsafe {
-            libc::mount(
-                c"none".as_ptr(),
-                dir.as_ptr(),
-                c"tmpfs".as_ptr(),
-                libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
-                std::ptr::null(),
-            )
-        };
-        if masked != 0 {
-            return Err(errno());
-        }
+        mount_fs(
+            c"tmpfs",
+            dir,
+            libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+            c"size=4k",
+        )?;
     }
+    // A /proc of this PID namespace: other processes are invisible.
+    mount_fs(
+        c"proc",
+        c"/proc",
+        libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+        c"",
+    )?;
     // SAFETY: `cwd` is a valid C string.
     if unsafe { libc::chdir(mounts.cwd.as_ptr()) } != 0 {
         return Err(errno());
@@ -294,31 +443,179 @@ fn setup_namespace(mounts: &Mounts) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Runs `true` in a child that makes a private mount namespace, to learn
-/// whether the kernel (and its policy) allows it here.
-/// With `overlay` (mount options), the child also mounts that overlay over
-/// its `/tmp`.
-pub(crate) fn probe_namespace(
-    user_namespace: bool,
-    overlay_options: Option<std::ffi::CString>,
+/// Closes every descriptor but `keep` (stdio included).
+fn close_all_but(keep: libc::c_int) {
+    // SAFETY: close_range on plain integer ranges; an error leaves
+    // descriptors open, which only delays the host's end-of-file.
+    unsafe {
+        if keep > 0 {
+            libc::syscall(
+                libc::SYS_close_range,
+                0u32,
+                (keep - 1) as libc::c_uint,
+                0u32,
+            );
+        }
+        libc::syscall(
+            libc::SYS_close_range,
+            (keep + 1) as libc::c_uint,
+            libc::c_uint::MAX,
+            0u32,
+        );
+    }
+}
+
+/// Ends this process as `status` (a wait status) says: the same exit
+/// code, or the same signal.
+fn exit_as(status: libc::c_int) -> ! {
+    if libc::WIFSIGNALED(status) {
+        let signal = libc::WTERMSIG(status);
+        // SAFETY: resetting a disposition and signalling oneself.
+        unsafe {
+            libc::signal(signal, libc::SIG_DFL);
+            libc::kill(libc::getpid(), signal);
+            libc::_exit(128 + signal);
+        }
+    }
+    let code = if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        1
+    };
+    // SAFETY: _exit never returns and runs no destructors.
+    unsafe { libc::_exit(code) }
+}
+
+/// Runs `setup` as PID 1 of new user, mount and PID namespaces, then
+/// `confine` in the command's process, which returns to `exec` (see the
+/// module guide for the three processes). Returns only in the command's
+/// process (or with an error before it exists).
+fn in_namespaces(
+    uid_map: &[u8],
+    gid_map: &[u8],
+    setup: impl Fn() -> std::io::Result<()>,
+    confine: impl Fn() -> std::io::Result<()>,
 ) -> std::io::Result<()> {
+    enter(uid_map, gid_map)?;
+    let mut pipe = [-1 as libc::c_int; 2];
+    // SAFETY: `pipe` has room for the two descriptors.
+    if unsafe { libc::pipe2(pipe.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(errno());
+    }
+    let [status_read, status_write] = pipe;
+    // SAFETY: fork in a single-threaded child; both sides only make
+    // async-signal-safe calls afterwards.
+    let init = unsafe { libc::fork() };
+    if init < 0 {
+        return Err(errno());
+    }
+    if init > 0 {
+        // The waiter outside: the group's signals are the command's.
+        // SAFETY: plain signal-disposition changes and descriptor work.
+        unsafe {
+            for signal in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP, libc::SIGQUIT] {
+                libc::signal(signal, libc::SIG_IGN);
+            }
+        }
+        close_all_but(status_read);
+        let mut status: libc::c_int = 0;
+        // SAFETY: reading at most the size of `status` into it.
+        let read = loop {
+            let n = unsafe {
+                libc::read(
+                    status_read,
+                    (&mut status as *mut libc::c_int).cast(),
+                    std::mem::size_of::<libc::c_int>(),
+                )
+            };
+            if n >= 0 || errno().raw_os_error() != Some(libc::EINTR) {
+                break n;
+            }
+        };
+        let mut init_status = 0;
+        // SAFETY: waiting for the child forked above.
+        unsafe { libc::waitpid(init, &mut init_status, 0) };
+        if read != std::mem::size_of::<libc::c_int>() as isize {
+            // PID 1 ended without a report (killed): end as it did.
+            exit_as(init_status);
+        }
+        exit_as(status);
+    }
+    // PID 1 of the new namespace: dies with the waiter.
+    // SAFETY: prctl and close with integer arguments.
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+        libc::close(status_read);
+    }
+    setup()?;
+    // SAFETY: fork in a single-threaded process, as above.
+    let command = unsafe { libc::fork() };
+    if command < 0 {
+        return Err(errno());
+    }
+    if command == 0 {
+        // SAFETY: closing the report pipe, which the command must not hold.
+        unsafe { libc::close(status_write) };
+        return confine();
+    }
+    close_all_but(status_write);
+    let mut status: libc::c_int = 0;
+    loop {
+        let mut reaped: libc::c_int = 0;
+        // SAFETY: waiting for any child; `reaped` receives its status.
+        let pid = unsafe { libc::waitpid(-1, &mut reaped, 0) };
+        if pid == command {
+            status = reaped;
+            break;
+        }
+        if pid < 0 && errno().raw_os_error() != Some(libc::EINTR) {
+            break;
+        }
+    }
+    // SAFETY: writing the status to the waiter, then ending PID 1 (which
+    // kills whatever the command left in the namespace).
+    unsafe {
+        libc::write(
+            status_write,
+            (&status as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>(),
+        );
+        libc::_exit(0)
+    }
+}
+
+/// Runs `true` in the namespaces a confined command gets (fresh `/proc`
+/// and `/dev` included), to learn whether the kernel (and its policy)
+/// allows them here. With `overlay` (mount options), the child also mounts
+/// that overlay over its `/tmp`.
+pub(crate) fn probe_namespace(overlay_options: Option<std::ffi::CString>) -> std::io::Result<()> {
     let (uid, gid) = ids();
     let uid_map = format!("{uid} {uid} 1").into_bytes();
     let gid_map = format!("{gid} {gid} 1").into_bytes();
+    let devices = vec![std::ffi::CString::from(c"/dev/null")];
     let mut cmd = std::process::Command::new("true");
     cmd.stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null());
     let hook = move || {
-        enter(user_namespace, &uid_map, &gid_map)?;
-        match &overlay_options {
-            Some(options) => overlay(options),
-            None => Ok(()),
-        }
+        let setup = || {
+            let null = clone_one(c"/dev/null")?;
+            if let Some(options) = &overlay_options {
+                overlay(options)?;
+            }
+            set_read_only(libc::AT_FDCWD, c"/", true)?;
+            fresh_dev(&[null], &devices)?;
+            mount_fs(
+                c"proc",
+                c"/proc",
+                libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+                c"",
+            )
+        };
+        in_namespaces(&uid_map, &gid_map, setup, drop_capabilities)
     };
     // SAFETY: the hook runs in the forked child before exec and makes only
-    // async-signal-safe syscalls (unshare, open/write/close, mount) on data
-    // built before the fork.
+    // async-signal-safe syscalls on data built before the fork.
     unsafe {
         std::os::unix::process::CommandExt::pre_exec(&mut cmd, hook);
     }
@@ -330,6 +627,64 @@ pub(crate) fn probe_namespace(
             "the probe child exited with {status}"
         )))
     }
+}
+
+/// `struct __user_cap_header_struct`.
+#[repr(C)]
+struct CapHeader {
+    version: u32,
+    pid: libc::c_int,
+}
+
+/// `struct __user_cap_data_struct`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct CapData {
+    effective: u32,
+    permitted: u32,
+    inheritable: u32,
+}
+
+/// `_LINUX_CAPABILITY_VERSION_3`.
+const CAPABILITY_VERSION_3: u32 = 0x2008_0522;
+/// `SECBIT_NOROOT`, `SECBIT_NO_SETUID_FIXUP`, `SECBIT_NO_CAP_AMBIENT_RAISE`
+/// and their locks, and `SECBIT_KEEP_CAPS_LOCKED`: root regains nothing
+/// at `exec`, and nobody can change that.
+const SECURE_BITS: libc::c_ulong = 0b1110_1111;
+
+/// Drops every capability for good: the bounding and ambient sets emptied,
+/// the secure bits that keep root from regaining them at `exec` set and
+/// locked (where allowed: an unprivileged process has nothing to drop from
+/// those), then the effective, permitted and inheritable sets emptied.
+fn drop_capabilities() -> std::io::Result<()> {
+    // SAFETY: prctl and capset with integer arguments and a header and
+    // data that live for the call.
+    unsafe {
+        libc::prctl(libc::PR_SET_SECUREBITS, SECURE_BITS, 0, 0, 0);
+        for cap in 0..64 {
+            libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0);
+        }
+        libc::prctl(
+            libc::PR_CAP_AMBIENT,
+            libc::PR_CAP_AMBIENT_CLEAR_ALL,
+            0,
+            0,
+            0,
+        );
+        let header = CapHeader {
+            version: CAPABILITY_VERSION_3,
+            pid: 0,
+        };
+        let data = [CapData {
+            effective: 0,
+            permitted: 0,
+            inheritable: 0,
+        }; 2];
+        if libc::syscall(libc::SYS_capset, &header as *const CapHeader, data.as_ptr()) != 0 {
+            return Err(errno());
+        }
+    }
+    Ok(())
 }
 
 /// `LANDLOCK_CREATE_RULESET_VERSION` from the kernel's uapi.
@@ -408,58 +763,83 @@ struct SockFprog {
     filter: *const seccompiler::sock_filter,
 }
 
-/// Makes the child of `cmd` confine itself right before `exec`: no new
-/// privileges, then the Landlock ruleset, then the seccomp filter. A
-/// failure aborts the spawn with the errno (the command never runs
-/// unconfined). The whole process tree started by the command inherits it.
+/// Makes the child of `cmd` confine itself right before `exec`: with
+/// namespaces, the three processes of the module guide; then capabilities
+/// dropped, limits, `no_new_privs`, the Landlock ruleset and the seccomp
+/// filter. A failure aborts the spawn with the errno (the command never
+/// runs unconfined). The whole process tree started by the command
+/// inherits it.
 pub(crate) fn confine_child(cmd: &mut tokio::process::Command, confinement: Confinement) {
     let Confinement {
         ruleset,
-        filter,
+        filters,
         mounts,
         tmp_access,
+        read_access,
+        device_access,
+        limits,
     } = confinement;
-    let filter_len = filter
-        .as_ref()
-        .map(|f| libc::c_ushort::try_from(f.len()).unwrap_or(libc::c_ushort::MAX));
+
     let hook = move || -> std::io::Result<()> {
-        if let Some(mounts) = &mounts {
-            setup_namespace(mounts)?;
-            if mounts.tmp_overlay.is_some() {
-                allow_beneath(ruleset.as_raw_fd(), c"/tmp", tmp_access)?;
+        let confine = || -> std::io::Result<()> {
+            if let Some(mounts) = &mounts {
+                if mounts.tmp_overlay.is_some() {
+                    allow_beneath(ruleset.as_raw_fd(), c"/tmp", tmp_access)?;
+                }
+                allow_beneath(ruleset.as_raw_fd(), c"/proc", read_access)?;
+                allow_beneath(ruleset.as_raw_fd(), c"/dev", read_access)?;
+                allow_beneath(ruleset.as_raw_fd(), c"/dev/shm", tmp_access)?;
+                allow_beneath(ruleset.as_raw_fd(), c"/dev/pts", device_access)?;
             }
-        }
-        // SAFETY: plain prctl with integer arguments; async-signal-safe.
-        if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        // SAFETY: `ruleset` is an open Landlock ruleset fd owned by this
-        // closure (inherited through the fork; close-on-exec); flags 0.
-        let restricted =
-            unsafe { libc::syscall(libc::SYS_landlock_restrict_self, ruleset.as_raw_fd(), 0u32) };
-        if restricted != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        if let (Some(filter), Some(len)) = (&filter, filter_len) {
-            let program = SockFprog {
-                len,
-                filter: filter.as_ptr(),
-            };
-            // SAFETY: `program` points at the compiled filter, which lives
-            // in this closure for the whole call; the kernel copies it.
-            let installed = unsafe {
-                libc::syscall(
-                    libc::SYS_seccomp,
-                    libc::SECCOMP_SET_MODE_FILTER,
-                    0u32,
-                    &program as *const SockFprog,
-                )
-            };
-            if installed != 0 {
-                return Err(std::io::Error::last_os_error());
+            drop_capabilities()?;
+            for (resource, value) in &limits {
+                let limit = libc::rlimit {
+                    rlim_cur: *value,
+                    rlim_max: *value,
+                };
+                // SAFETY: `limit` lives for the call.
+                if unsafe { libc::setrlimit(*resource, &limit) } != 0 {
+                    return Err(errno());
+                }
             }
+            // SAFETY: plain prctl with integer arguments; async-signal-safe.
+            if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
+                return Err(errno());
+            }
+            // SAFETY: `ruleset` is an open Landlock ruleset fd owned by this
+            // closure (inherited through the fork; close-on-exec); flags 0.
+            let restricted = unsafe {
+                libc::syscall(libc::SYS_landlock_restrict_self, ruleset.as_raw_fd(), 0u32)
+            };
+            if restricted != 0 {
+                return Err(errno());
+            }
+            for filter in &filters {
+                let program = SockFprog {
+                    len: libc::c_ushort::try_from(filter.len()).unwrap_or(libc::c_ushort::MAX),
+                    filter: filter.as_ptr(),
+                };
+                // SAFETY: `program` points at a compiled filter, which
+                // lives in this closure for the whole call; the kernel
+                // copies it.
+                let installed = unsafe {
+                    libc::syscall(
+                        libc::SYS_seccomp,
+                        libc::SECCOMP_SET_MODE_FILTER,
+                        0u32,
+                        &program as *const SockFprog,
+                    )
+                };
+                if installed != 0 {
+                    return Err(errno());
+                }
+            }
+            Ok(())
+        };
+        match &mounts {
+            Some(m) => in_namespaces(&m.uid_map, &m.gid_map, || setup_namespace(m), confine),
+            None => confine(),
         }
-        Ok(())
     };
     // SAFETY: the hook runs in the forked child before exec; it allocates
     // nothing, takes no lock and makes only async-signal-safe syscalls on
