@@ -104,6 +104,45 @@ fn inputs() -> Vec<(&'static str, String)> {
         ("cat_pipe_16384", format!("{}ls", "cat|".repeat(16_384))),
         ("xargs_16384", format!("{}ls", "xargs ".repeat(16_384))),
         ("watch_64", format!("{}ls", "watch ".repeat(64))),
+        // Issue 36 §7: brace products in a removal's target, pathspec
+        // lists, arithmetic over the last word.
+        (
+            "rm_brace_pairs_18",
+            format!("rm -rf {}/ /", "{a,b}".repeat(18)),
+        ),
+        (
+            "rm_brace_pairs_20",
+            format!("rm -rf {}/ /", "{a,b}".repeat(20)),
+        ),
+        (
+            "rm_brace_pairs_24",
+            format!("rm -rf {}/ /", "{a,b}".repeat(24)),
+        ),
+        (
+            "cat_brace_pairs_20",
+            format!("cat {}.env", "{a,b}".repeat(20)),
+        ),
+        (
+            "git_log_pathspecs_3001",
+            format!("git log -p -- {}", "':(glob)**/.env*' ".repeat(3001)),
+        ),
+        (
+            "git_log_pathspecs_12000",
+            format!("git log -p -- {}", "':(glob)**/.env*' ".repeat(12_000)),
+        ),
+        (
+            "sort_long_options_8000",
+            format!("sort {}notes.txt", "--outp=x ".repeat(8000)),
+        ),
+        (
+            "find_primaries_8000",
+            format!("find . {}-print", "-name x -o ".repeat(8000)),
+        ),
+        ("last_word_arith_4000", "ls x; echo $((_)); ".repeat(4000)),
+        (
+            "unknown_wrappers_8000",
+            format!("{}git push", "frobnicate ".repeat(8000)),
+        ),
     ]
 }
 

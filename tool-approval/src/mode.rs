@@ -39,6 +39,7 @@ use InterventionPolicy::{Always, Deny, Never, Required};
 /// | dynamic, `required` | ask | ask | ask | ask | block |
 /// | limit (`required`) | ask | ask | ask | ask | block |
 /// | unread code (`limits/unread-code`, `required`) | ask | ask | ask | run ◆, confined | run ◆, confined |
+/// | unknown option (`limits/unknown-option`, `required`) | ask | ask | ask | run ◆ | run ◆ |
 /// | static, `required` | ask | ask | run ◆ | run ◆ | run ◆ |
 /// | static, `never` | run ◆ | run ◆ | run ◆ | run ◆ | run ◆ |
 /// | remembered ("always" from a person) | run ◆ | run ◆ | run ◆ | run ◆ | run ◆ |
@@ -141,6 +142,11 @@ impl FromStr for ApprovalMode {
 pub(crate) enum Source {
     /// Configured: manifest, policy file, a dynamic audit's `default`.
     Static,
+    /// An option the program's closed row does not list
+    /// (`limits/unknown-option`): asks where a person is present, runs
+    /// under the default confinement where nobody is (as a static
+    /// `required` does), and no rule's `confinement` applies.
+    Unlisted,
     /// The call runs code the engine does not read (`limits/unread-code`):
     /// asks where a person is present, runs only confined where nobody is.
     Unread,
@@ -353,7 +359,7 @@ fn action(mode: ApprovalMode, top: Option<Finding>, standing: Standing<'_>) -> D
                 Source::Static => false,
                 // Nobody reads the code: a person is asked where one is
                 // present; unattended modes run it confined (below).
-                Source::Unread => !mode.trusting(),
+                Source::Unread | Source::Unlisted => !mode.trusting(),
                 _ => true,
             },
             Never => false,

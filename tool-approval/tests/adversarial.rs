@@ -387,7 +387,11 @@ fn recursive_removal_of_relative_targets_is_judged_in_its_directory() {
         (json!({"command": "pushd /usr && rm -rf *"}), true),
         (json!({"command": "cd /etc/ssh && rm -rf .."}), true),
         (json!({"command": "cd $X && rm -rf ."}), true),
-        (json!({"command": "rm -rf *"}), false),
+        // The workspace as a whole is precious too (issue 36 §6).
+        (json!({"command": "rm -rf *"}), true),
+        (json!({"command": "rm -rf ."}), true),
+        (json!({"command": "cd .. && rm -rf work"}), true),
+        (json!({"command": "rm -rf target"}), false),
         (json!({"command": "cd src && rm -rf *"}), false),
         (json!({"command": "rm -rf *", "cwd": "src"}), false),
     ];

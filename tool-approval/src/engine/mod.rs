@@ -199,6 +199,7 @@ impl PolicyEngine {
         // apply is the one reported.
         let top = Finding::strictest(top, limit_finding(&facts));
         let top = Finding::strictest(top, unread_code_finding(&facts));
+        let top = Finding::strictest(top, unknown_option_finding(&facts));
         let unknown = match call.manifest {
             None => Some(format!("`{}` is not in the registry", call.identifier)),
             // A known tool, an API it does not define (`runcommand` for
@@ -520,6 +521,30 @@ fn unread_code_finding(facts: &CallFacts<'_>) -> Option<Finding> {
             Some("limits/unread-code".to_owned()),
             format!(
                 "the shell command at {} runs a program in a language the engine does not read (inline, from a file or on standard input)",
+                command.pointer
+            ),
+        ),
+    ))
+}
+
+/// An option the program's closed row does not list (see
+/// `shell::known_rows`): no prefix rule, remembered answer or allow-list
+/// entry approves it; it asks where a person is present and runs under the
+/// default confinement where nobody is.
+fn unknown_option_finding(facts: &CallFacts<'_>) -> Option<Finding> {
+    let command = facts.commands.iter().find(|c| {
+        c.shell
+            .as_deref()
+            .is_some_and(|s| s.hazards().contains(&Hazard::UnknownOption))
+    })?;
+    Some(Finding::new(
+        Required,
+        Source::Unlisted,
+        Reason::new(
+            Level::Limits,
+            Some("limits/unknown-option".to_owned()),
+            format!(
+                "the shell command at {} gives a program an option its row in the program table does not list; what it does is not known",
                 command.pointer
             ),
         ),

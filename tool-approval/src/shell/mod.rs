@@ -303,11 +303,11 @@ impl ShellCommand {
             let mut found: Vec<(Found, From)> = Vec::new();
             if options::may_have_effects(&part.words, &syntax.options) {
                 for view in wrappers::views(part) {
-                    found.extend(
-                        options::option_effects(view, &syntax.options)
-                            .into_iter()
-                            .map(|f| (f, From::Option)),
-                    );
+                    let (effects, unknown) = options::read_options(view, &syntax.options);
+                    if unknown {
+                        self.hazards.push(Hazard::UnknownOption);
+                    }
+                    found.extend(effects.into_iter().map(|f| (f, From::Option)));
                     found.extend(
                         links::target_directory_writes(view)
                             .into_iter()

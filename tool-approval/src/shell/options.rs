@@ -302,20 +302,33 @@ fn systemctl_links(inv: &Invocation<'_>, out: &mut Vec<Found>) {
 
 /// The options with an effect in `view` (a command's words), read through
 /// the program table with the host's `extra` rows.
+#[cfg(test)]
 pub(crate) fn option_effects(view: &[String], extra: &[CommandOption]) -> Vec<Found> {
+    read_options(view, extra).0
+}
+
+/// [`option_effects`], and whether the view has an option its program's
+/// closed row does not list (`shell::known_rows`).
+pub(crate) fn read_options(view: &[String], extra: &[CommandOption]) -> (Vec<Found>, bool) {
     let inv = Invocation::read(view, extra);
+    let unknown = inv.unknown.is_some();
+    (effects_of(&inv, view, extra), unknown)
+}
+
+/// The effects of `inv`, read from `view`.
+fn effects_of(inv: &Invocation<'_>, view: &[String], extra: &[CommandOption]) -> Vec<Found> {
     let mut out = Vec::new();
     if inv.program == "git" {
-        git_config(&inv, &mut out);
+        git_config(inv, &mut out);
     }
     if inv.program == "systemctl" {
-        systemctl_links(&inv, &mut out);
+        systemctl_links(inv, &mut out);
     }
     if matches!(inv.program, "npm" | "pnpm") {
-        out.extend(npm_config_write(&inv));
+        out.extend(npm_config_write(inv));
     }
     if inv.program == "cargo" {
-        cargo_config_code(&inv, &mut out);
+        cargo_config_code(inv, &mut out);
     }
     if loads_commands(view) {
         out.push(Found::runs_unread());

@@ -599,6 +599,8 @@ const EVALUATING: &[&str] = &[
     "local -i",
     "declare -ai",
     "declare -ia",
+    // `$[_]`: the old arithmetic expansion.
+    "$[",
 ];
 
 /// `x='$(git push)'; echo ${x@P}`, `x='a[$(rm -rf ~)]'; echo $((x))`,
@@ -673,7 +675,20 @@ fn stored_code(source: &str, parts: &[super::SimpleCommand]) -> Vec<String> {
     let holds_code = |value: &str| value.contains("$(") || value.contains('`');
     let literal = |text: &str| text.contains('\'') || text.contains("\\$");
     let mut out: Vec<String> = Vec::new();
-    for p in parts {
+    let count = parts.len();
+    for (at, p) in parts.iter().enumerate() {
+        // `$_` is the previous command's last word: `ls 'a[$(CMD)]';
+        // echo $((_))` (also `${PWD:_}`, `$[_]`) evaluates it. A word
+        // holding a substitution as text was quoted (an unquoted one has
+        // run and is parsed already).
+        if at + 1 < count
+            && let Some(last) = p
+                .words
+                .last()
+                .filter(|w| p.words.len() > 1 && holds_code(w))
+        {
+            out.push(last.clone());
+        }
         for a in &p.assignments {
             if let Some((_, value)) = a.split_once('=')
                 && holds_code(value)

@@ -24,6 +24,8 @@
 
 use super::words::basename;
 
+pub(crate) mod known_rows;
+
 /// What an option, an operand or a program's own language does, beyond
 /// what the command's name says: the one vocabulary of the program table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -294,6 +296,26 @@ pub(crate) struct Row {
     pub(crate) options: &'static [Opt],
     /// What the operands are (only read on the row without a subcommand).
     pub(crate) operands: Operands,
+    /// How the program reads long options (only read on the row without a
+    /// subcommand).
+    pub(crate) parser: Parser,
+    /// The row lists every option of the program (or of its subcommand):
+    /// any other is unknown, and no prefix rule approves it
+    /// (`limits/unknown-option`; see `shell::known_rows`).
+    pub(crate) closed: bool,
+}
+
+/// How a program reads its long options.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Parser {
+    /// Only the spellings listed.
+    Exact,
+    /// GNU `getopt_long` and Python's `argparse`: a long option may be
+    /// written as any prefix that names one option only (`--outp` is
+    /// `--output`); a prefix of two or more is an error.
+    UniquePrefix,
+    /// Go's `flag` package: `--name` is `-name`; no clusters.
+    GoFlag,
 }
 
 /// What a program's operands do.
@@ -313,7 +335,7 @@ pub(crate) enum Operands {
 use Effect::{ChangesConfig, LoadsCode, RunsCode, WritesFile};
 use OptionValue::{Attached, Flag, Required};
 
-const fn opt(names: &'static [&'static str], value: OptionValue, effect: Effect) -> Opt {
+pub(crate) const fn opt(names: &'static [&'static str], value: OptionValue, effect: Effect) -> Opt {
     Opt {
         names,
         value,
@@ -323,7 +345,7 @@ const fn opt(names: &'static [&'static str], value: OptionValue, effect: Effect)
 
 /// An option that only takes a value (so the word after it is not the
 /// subcommand or an operand).
-const fn valued(names: &'static [&'static str]) -> Opt {
+pub(crate) const fn valued(names: &'static [&'static str]) -> Opt {
     Opt {
         names,
         value: Required,
@@ -343,6 +365,8 @@ const fn program(
         clusters,
         options,
         operands: Operands::Plain,
+        parser: Parser::Exact,
+        closed: false,
     }
 }
 
@@ -370,6 +394,8 @@ const fn sub(
         clusters: false,
         options,
         operands: Operands::Plain,
+        parser: Parser::Exact,
+        closed: false,
     }
 }
 
@@ -400,6 +426,8 @@ pub(crate) const TABLE: &[Row] = &[
             valued(&["-c", "--super-prefix"]),
         ],
         operands: Operands::Plain,
+        parser: Parser::Exact,
+        closed: false,
     },
     sub(
         GIT,
@@ -467,8 +495,15 @@ pub(crate) const TABLE: &[Row] = &[
         &["cargo"],
         false,
         &[
-            opt(&["--config", "-Z", "--target-dir"], Required, ChangesConfig),
-            valued(&["--color", "--manifest-path"]),
+            // Another project's manifest, configuration or output: the
+            // command is not the one a rule named (a full-access
+            // `cargo build:*` must not build `/tmp/evil`).
+            opt(
+                &["--config", "-Z", "--target-dir", "--manifest-path"],
+                Required,
+                ChangesConfig,
+            ),
+            valued(&["--color"]),
         ],
     ),
     // npm and its kin: Node options, another project, another shell.
@@ -529,18 +564,7 @@ pub(crate) const TABLE: &[Row] = &[
             LoadsCode,
         )],
     ),
-    // ripgrep runs a preprocessor on every file.
-    program(&["rg"], false, &[opt(&["--pre"], Required, RunsCode)]),
-    // find: writes of its own (single-dash long options: no clusters).
-    program(
-        &["find"],
-        false,
-        &[opt(
-            &["-fprint", "-fprint0", "-fls", "-fprintf"],
-            Required,
-            WritesFile,
-        )],
-    ),
+    // rg, find, sort, tree, jq, go, pytest: see `shell::known_rows`.
     // tar, rsync, ssh, scp, zip: programs they run, configuration they read.
     program(
         &["tar"],
@@ -590,11 +614,6 @@ pub(crate) const TABLE: &[Row] = &[
     ),
     // Writers by option.
     program(
-        &["sort"],
-        true,
-        &[opt(&["-o", "--output"], Required, WritesFile)],
-    ),
-    program(
         &["curl"],
         true,
         &[opt(
@@ -630,16 +649,7 @@ pub(crate) const TABLE: &[Row] = &[
         )],
     ),
     program(&["gcc"], false, &[opt(&["-o"], Required, WritesFile)]),
-    // Test runners and interpreters loading code by option.
-    program(
-        &["pytest"],
-        false,
-        &[opt(
-            &["-p", "-c", "--rootdir", "--confcutdir"],
-            Required,
-            LoadsCode,
-        )],
-    ),
+    // Interpreters loading code by option.
     program(
         &["python", "python3"],
         false,
@@ -706,7 +716,13 @@ pub(crate) const TABLE: &[Row] = &[
 
 /// The programs with a built-in row.
 pub(crate) fn builtin_program_names() -> impl Iterator<Item = &'static str> {
-    TABLE.iter().flat_map(|row| row.programs.iter().copied())
+    all_rows().flat_map(|row| row.programs.iter().copied())
+}
+
+/// Every built-in row: this table's and the read-only programs' rows of
+/// `shell::known_rows`.
+fn all_rows() -> impl Iterator<Item = &'static Row> {
+    TABLE.iter().chain(known_rows::ROWS)
 }
 
 /// The built-in rows of `program`, found through an index built once (most
@@ -716,7 +732,7 @@ fn builtin_rows(program: &str) -> &'static [&'static Row] {
     static INDEX: std::sync::OnceLock<Index> = std::sync::OnceLock::new();
     let index = INDEX.get_or_init(|| {
         let mut index = Index::default();
-        for row in TABLE {
+        for row in all_rows() {
             for name in row.programs {
                 index.entry(*name).or_default().push(row);
             }
@@ -750,6 +766,8 @@ pub(crate) struct ReadOption<'a> {
     pub(crate) effect: Option<Effect>,
     /// Read before the subcommand (a program's own option).
     pub(crate) before_subcommand: bool,
+    /// Every letter or the name is one a row (or the host) lists.
+    pub(crate) known: bool,
 }
 
 /// A command's words read through the program table: the program, its
@@ -769,6 +787,9 @@ pub(crate) struct Invocation<'a> {
     /// The words that are neither options nor their values (everything
     /// after `--`), the subcommand included, in order.
     pub(crate) operands: Vec<&'a str>,
+    /// The first option no row lists, where the program's row (or its
+    /// subcommand's) is closed: the invocation does more than the rows know.
+    pub(crate) unknown: Option<&'a str>,
 }
 
 /// What one option name means where it was read.
@@ -807,6 +828,53 @@ impl<'a> Rows<'a> {
 
     fn options_at(&self) -> Options {
         self.own().map_or(Options::Anywhere, |r| r.options_at)
+    }
+
+    fn parser(&self) -> Parser {
+        self.own().map_or(Parser::Exact, |r| r.parser)
+    }
+
+    /// Whether the options read with subcommand `sub` are all listed: the
+    /// subcommand's row is closed, or (none) the program's own row is.
+    /// `Some(true)`: closed by the subcommand's row (options before the
+    /// subcommand are the program's own, not judged by it).
+    fn closed(&self, sub: Option<&str>) -> Option<bool> {
+        if let Some(sub) = sub
+            && let Some(row) = self.builtin.iter().find(|r| r.subcommand == Some(sub))
+        {
+            return row.closed.then_some(true);
+        }
+        self.own().filter(|r| r.closed).map(|_| false)
+    }
+
+    /// The one listed long spelling `name` (`--outp`) abbreviates, where
+    /// the program reads unique prefixes; `None` for none or two or more.
+    fn expand_prefix(&self, name: &str, sub: Option<&str>) -> Option<&'a str> {
+        let own_applies = sub.is_none() || self.options_at() == Options::Anywhere;
+        let applies = |row_sub: Option<&str>| match row_sub {
+            None => own_applies,
+            Some(want) => sub == Some(want),
+        };
+        let mut found: Option<&'a str> = None;
+        let builtin = self
+            .builtin
+            .iter()
+            .filter(|r| applies(r.subcommand))
+            .flat_map(|r| r.options.iter().flat_map(|o| o.names.iter().copied()));
+        let extra = self
+            .extra
+            .iter()
+            .filter(|o| o.program == self.program && applies(o.subcommand.as_deref()))
+            .flat_map(|o| o.names.iter().map(String::as_str));
+        for candidate in builtin.chain(extra) {
+            if candidate.starts_with("--") && candidate.starts_with(name) {
+                match found {
+                    Some(f) if f != candidate => return None,
+                    _ => found = Some(candidate),
+                }
+            }
+        }
+        found
     }
 
     /// The meaning of option `name` with `sub` the subcommand read so far.
@@ -866,6 +934,7 @@ impl<'a> Invocation<'a> {
     ) -> Self {
         let rows = Rows::of(program, extra);
         let clusters = rows.clusters();
+        let parser = rows.parser();
         let mut out = Self {
             program,
             ..Self::default()
@@ -895,15 +964,31 @@ impl<'a> Invocation<'a> {
                 value: None,
                 effect: None,
                 before_subcommand,
+                known: false,
             };
             let mut wants_next = false;
-            if let Some(long) = word.strip_prefix("--") {
+            // Go's flags: `--exec` is `-exec`.
+            let single = match (parser, word.strip_prefix('-')) {
+                (Parser::GoFlag, Some(rest)) if rest.starts_with('-') => rest,
+                _ => word,
+            };
+            if let Some(long) = word.strip_prefix("--").filter(|_| parser != Parser::GoFlag) {
                 let (name, attached) = match long.split_once('=') {
                     Some((n, v)) => (n, Some(v)),
                     None => (long, None),
                 };
                 read.long = name;
-                if let Some(m) = word.get(..2 + name.len()).and_then(meaning) {
+                let written = word.get(..2 + name.len()).unwrap_or(word);
+                let mut found = meaning(written);
+                if found.is_none() && parser == Parser::UniquePrefix && !name.is_empty() {
+                    // `--outp` is `--output` where it names that one only.
+                    if let Some(full) = rows.expand_prefix(written, out.subcommand) {
+                        read.long = full.get(2..).unwrap_or(name);
+                        found = meaning(full);
+                    }
+                }
+                if let Some(m) = found {
+                    read.known = true;
                     read.effect = m.effect;
                     match (m.value, attached) {
                         (Flag, Some(_)) => read.effect = None,
@@ -912,12 +997,13 @@ impl<'a> Invocation<'a> {
                         _ => {}
                     }
                 }
-            } else if let Some(m) = meaning(word) {
+            } else if let Some(m) = meaning(single) {
                 // A listed single-dash spelling, exactly (`-fprint`, `-TT`, `-C`).
-                read.letters = word.get(1..).unwrap_or_default();
+                read.letters = single.get(1..).unwrap_or_default();
                 read.effect = m.effect;
+                read.known = true;
                 wants_next = m.value == Required;
-            } else if let Some((name, m, rest)) = word
+            } else if let Some((name, m, rest)) = single
                 .split_once('=')
                 .and_then(|(n, v)| meaning(n).map(|m| (n, m, v)))
                 .filter(|(_, m, _)| m.value != Flag)
@@ -926,13 +1012,21 @@ impl<'a> Invocation<'a> {
                 read.letters = name.get(1..).unwrap_or_default();
                 read.effect = m.effect;
                 read.value = Some(rest);
-            } else {
+                read.known = true;
+            } else if parser != Parser::GoFlag {
                 read_short(word, clusters, &meaning, &mut read, &mut wants_next);
             }
             if wants_next {
                 read.value = iter.next().map(|(_, w)| w.as_str());
             }
             out.options.push(read);
+        }
+        if let Some(by_sub) = rows.closed(out.subcommand) {
+            out.unknown = out
+                .options
+                .iter()
+                .find(|o| !(o.known || (by_sub && o.before_subcommand)))
+                .map(|o| o.word);
         }
         out
     }
@@ -983,19 +1077,25 @@ fn read_short<'a>(
 ) {
     let letters = word.get(1..).unwrap_or_default();
     read.letters = letters;
+    // Known while every letter read is listed (a lone `-x` or a cluster).
+    let mut known = !letters.is_empty();
     for (at, c) in letters.char_indices() {
         if at > 0 && !clusters {
+            // `-delete` where `-d` is a flag: not the spelling listed.
+            read.known = false;
             return;
         }
         let mut buf = [0u8; 5];
         buf[0] = b'-';
         let len = 1 + c.encode_utf8(&mut buf[1..]).len();
         let Some(m) = meaning(std::str::from_utf8(&buf[..len]).unwrap_or_default()) else {
+            known = false;
             continue;
         };
         if m.effect.is_some() {
             read.effect = m.effect;
         }
+        read.known = known;
         if m.value == Flag {
             continue;
         }
@@ -1007,6 +1107,7 @@ fn read_short<'a>(
         }
         return;
     }
+    read.known = known;
 }
 
 /// Whether option `word` takes the next word as its value, given which

@@ -99,6 +99,10 @@ pub enum Hazard {
     /// A program the engine does not read: an interpreter given code
     /// inline, from a file or on standard input (see `shell::unread_code`).
     UnreadCode,
+    /// An option the program's closed row does not list (`find -delete`,
+    /// `sort --frobnicate`; see `shell::known_rows`): the invocation may do
+    /// more than the rows know, so no prefix rule approves it.
+    UnknownOption,
 }
 
 impl Hazard {
@@ -131,6 +135,7 @@ impl Hazard {
             Self::UnreadScript => "a script whose text is not on the line",
             Self::OverBudget => "more to analyse than the step budget allows",
             Self::UnreadCode => "a program in a language the engine does not read",
+            Self::UnknownOption => "an option the program's row does not list",
         }
     }
 }
@@ -170,6 +175,7 @@ impl Hazard {
             Self::Syntax => "limits/unparsed-text",
             Self::UnreadScript => "limits/unread-script",
             Self::UnreadCode => "limits/unread-code",
+            Self::UnknownOption => "limits/unknown-option",
             _ => return None,
         })
     }

@@ -8,6 +8,8 @@ use super::table::takes_separate_value;
 use super::types::{SimpleCommand, StdinCommand};
 use super::words::{basename, tokenize};
 
+mod unknown_wrappers;
+
 /// How many wrappers deep [`views`] looks; a command stacked deeper carries
 /// [`Hazard::WrapperChain`](super::Hazard::WrapperChain) (see [`too_many_wrappers`]).
 const MAX_UNWRAP: usize = 64;
@@ -30,6 +32,52 @@ struct Wrapper {
 }
 
 const WRAPPERS: &[Wrapper] = &[
+    // Issue 36: personality, loader and scheduling wrappers.
+    Wrapper {
+        name: "setarch",
+        valued: &[],
+        positional: 1,
+    },
+    Wrapper {
+        name: "linux32",
+        valued: &[],
+        positional: 0,
+    },
+    Wrapper {
+        name: "linux64",
+        valued: &[],
+        positional: 0,
+    },
+    Wrapper {
+        name: "i386",
+        valued: &[],
+        positional: 0,
+    },
+    Wrapper {
+        name: "x86_64",
+        valued: &[],
+        positional: 0,
+    },
+    Wrapper {
+        name: "ld-linux-x86-64.so.2",
+        valued: &["--library-path", "--preload", "--audit", "--argv0"],
+        positional: 0,
+    },
+    Wrapper {
+        name: "ld-linux.so.2",
+        valued: &["--library-path", "--preload", "--audit", "--argv0"],
+        positional: 0,
+    },
+    Wrapper {
+        name: "ld-linux-aarch64.so.1",
+        valued: &["--library-path", "--preload", "--audit", "--argv0"],
+        positional: 0,
+    },
+    Wrapper {
+        name: "ld.so",
+        valued: &["--library-path", "--preload", "--audit", "--argv0"],
+        positional: 0,
+    },
     // Red-team round two: wrappers that run their arguments as a command.
     Wrapper {
         name: "setpriv",
@@ -895,7 +943,9 @@ fn more_git_aliases_than(args: &[String], n: usize) -> bool {
 
 /// True when `words` stack more wrappers than [`views`] looks through.
 pub(crate) fn too_many_wrappers(words: &[String]) -> bool {
-    if words.first().is_none_or(|w| !is_wrapper(basename(w))) {
+    if words.first().is_none_or(|w| {
+        !is_wrapper(basename(w)) && !unknown_wrappers::reads_through(w, words.get(1))
+    }) {
         return false;
     }
     // The steps of `unwrap_once` (on the view whose first word is its
@@ -967,6 +1017,11 @@ impl Spec<'_> {
     }
 }
 
+/// The names of the built-in wrappers.
+pub(crate) fn builtin_wrapper_names() -> impl Iterator<Item = &'static str> {
+    WRAPPERS.iter().map(|w| w.name)
+}
+
 /// Whether `name` is a built-in wrapper (what [`unwrap_once`] unwraps
 /// without the host's).
 fn is_wrapper(name: &str) -> bool {
@@ -1028,7 +1083,11 @@ fn unwrap_split<'w>(
             positional: w.positional,
         },
         None => {
-            let w = host.iter().find(|w| w.name == *first)?;
+            let Some(w) = host.iter().find(|w| w.name == *first) else {
+                // `frobnicate git push`: read as `git push` too.
+                return unknown_wrappers::reads_through(first, rest.first())
+                    .then(|| (Vec::new(), rest));
+            };
             Spec {
                 name: &w.name,
                 builtin: None,

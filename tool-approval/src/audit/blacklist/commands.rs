@@ -53,6 +53,11 @@ pub(super) const SYSTEM_DIRS: &[&str] = &[
 /// Whether removing or re-owning `target` recursively would wreck the system
 /// or a home directory.
 pub(super) fn is_precious_tree(target: &str, ctx: &Ctx<'_>) -> bool {
+    if brace_words(target) > MAX_TARGET_WORDS {
+        // `{a,b}{a,b}…/`: more targets than are judged one by one (their
+        // count is known before any is made): taken as precious.
+        return true;
+    }
     if let Some(alternatives) = expand_braces(target.trim()) {
         return alternatives.iter().any(|a| is_precious_tree(a, ctx));
     }
@@ -127,6 +132,30 @@ pub(super) fn is_precious_tree(target: &str, ctx: &Ctx<'_>) -> bool {
     )
 }
 
+/// How many targets one removal's word may spell through brace groups
+/// before it is judged whole (issue 36 §7: `{a,b}` × 20 spelled a million
+/// targets, each judged, 10 s).
+const MAX_TARGET_WORDS: usize = 256;
+
+/// How many words [`expand_braces`], applied until no group is left, makes
+/// of `word`: the product of the groups' alternatives, counted without
+/// making any (saturating).
+fn brace_words(word: &str) -> usize {
+    let mut count = 1usize;
+    let mut rest = word;
+    while let Some(open) = rest.find('{') {
+        let Some(len) = rest.get(open..).and_then(|r| r.find('}')) else {
+            break;
+        };
+        let inner = rest.get(open + 1..open + len).unwrap_or_default();
+        if inner.contains(',') {
+            count = count.saturating_mul(inner.matches(',').count() + 1);
+        }
+        rest = rest.get(open + len + 1..).unwrap_or_default();
+    }
+    count
+}
+
 /// One level of brace expansion: `{/,}` → `/` and ``, `/{etc,x}` → `/etc`, `/x`.
 fn expand_braces(word: &str) -> Option<Vec<String>> {
     let open = word.find('{')?;
@@ -181,6 +210,88 @@ pub(super) fn is_recursive_rm(view: &[String]) -> bool {
             || invocation(view).has_flag(&[], &["no-preserve-root"]))
 }
 
+/// Whether `target` is the workspace as a whole (issue 36 §6): the
+/// working directory or all of its contents (`.`, `*`, `./*`), the
+/// directory above it or anything from there (`..`, `../proj`: the
+/// workspace from its parent), any relative name where the line left for
+/// somewhere unknown (`cd .. && rm -rf proj`), or a path the workspace is
+/// inside. Removing it recursively asks as removing a home does.
+pub(super) fn is_whole_workspace(target: &str, ctx: &Ctx<'_>) -> bool {
+    if brace_words(target) > MAX_TARGET_WORDS {
+        return true;
+    }
+    if let Some(alternatives) = expand_braces(target.trim()) {
+        return alternatives.iter().any(|a| is_whole_workspace(a, ctx));
+    }
+    let t = target.trim();
+    let absolute = t.starts_with('/') || t.starts_with('~') || t.starts_with('$');
+    if !absolute {
+        if ctx.unknown_dir {
+            return true;
+        }
+        let whole = matches!(
+            t,
+            "." | "./" | "*" | "./*" | ".*" | "./.*" | ".[!.]*" | "..?*" | ".." | "../" | "../*"
+        ) || t.starts_with("../");
+        if whole && ctx.cwd.is_none() {
+            return true;
+        }
+    }
+    let (Some(workspace), Some(cwd)) = (ctx.workspace, ctx.cwd) else {
+        return false;
+    };
+    let mut t = t.to_owned();
+    while t.len() > 1 && (t.ends_with('/') || t.ends_with("/*") || t.ends_with("/.")) {
+        t.truncate(t.len() - if t.ends_with('/') { 1 } else { 2 });
+    }
+    if t == "*" {
+        t = ".".to_owned();
+    }
+    if t.contains(['*', '?', '[', '$', '`']) {
+        return false;
+    }
+    crate::path_view::resolve_path(&t, cwd, ctx.home)
+        .is_some_and(|resolved| workspace.starts_with(&resolved))
+}
+
+/// find's tests that choose files: with one, `find . … -delete` removes
+/// what they choose, not the workspace.
+const FIND_TESTS: &[&str] = &[
+    "-name",
+    "-iname",
+    "-path",
+    "-ipath",
+    "-wholename",
+    "-iwholename",
+    "-regex",
+    "-iregex",
+    "-type",
+    "-xtype",
+    "-newer",
+    "-mtime",
+    "-mmin",
+    "-atime",
+    "-amin",
+    "-ctime",
+    "-cmin",
+    "-size",
+    "-empty",
+    "-user",
+    "-group",
+    "-perm",
+    "-links",
+    "-inum",
+    "-samefile",
+    "-lname",
+    "-ilname",
+    "-uid",
+    "-gid",
+    "-nouser",
+    "-nogroup",
+    "-used",
+    "-newermt",
+];
+
 pub(super) fn rm_recursive_root(view: &[String], ctx: &Ctx<'_>) -> bool {
     match program(view) {
         "rm" => {
@@ -188,7 +299,7 @@ pub(super) fn rm_recursive_root(view: &[String], ctx: &Ctx<'_>) -> bool {
                 && invocation(view)
                     .operands
                     .iter()
-                    .any(|t| is_precious_tree(t, ctx))
+                    .any(|t| is_precious_tree(t, ctx) || is_whole_workspace(t, ctx))
         }
         "mv" => {
             // Moving `/etc` or `/bin` away removes it as surely. With
@@ -216,7 +327,14 @@ pub(super) fn rm_recursive_root(view: &[String], ctx: &Ctx<'_>) -> bool {
                 matches!(w, [a, b] if matches!(a.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir")
                         && matches!(basename(b), "rm" | "shred" | "unlink" | "rmdir"))
             });
-            deletes && find_roots(view).iter().any(|t| is_precious_tree(t, ctx))
+            let chooses = view.iter().any(|w| FIND_TESTS.contains(&w.as_str()));
+            let roots = find_roots(view);
+            // `find -delete` with no root starts at `.`.
+            let roots = if roots.is_empty() { vec!["."] } else { roots };
+            deletes
+                && roots
+                    .iter()
+                    .any(|t| is_precious_tree(t, ctx) || (!chooses && is_whole_workspace(t, ctx)))
         }
         // `fd . / -x rm -rf`: what fd finds under its search paths is removed.
         "fd" | "fdfind" => {
@@ -274,8 +392,17 @@ fn git_clean_root(view: &[String], ctx: &Ctx<'_>) -> bool {
         out
     };
     let base = dir.unwrap_or(".");
+    // `-x`: ignored files too (build output, `.env`, the virtualenv):
+    // at the workspace's top, all of its contents but what git tracks.
+    let ignored_too = args
+        .iter()
+        .take_while(|w| *w != "--")
+        .any(|w| w.starts_with('-') && !w.starts_with("--") && w.contains('x'));
     if paths.is_empty() {
-        return is_precious_tree(base, ctx);
+        return is_precious_tree(base, ctx) || (ignored_too && is_whole_workspace(base, ctx));
+    }
+    if ignored_too && paths.iter().any(|p| matches!(*p, "." | "./" | ":/" | "*")) {
+        return is_whole_workspace(base, ctx) || is_precious_tree(base, ctx);
     }
     paths.iter().any(|p| {
         if p.starts_with('/') || p.starts_with('~') || p.starts_with('$') || base == "." {

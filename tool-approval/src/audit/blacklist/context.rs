@@ -53,6 +53,9 @@ fn change_dir(from: &Dir, target: Option<&str>, home: Option<&Path>) -> Dir {
     let base = match from {
         Dir::Known(Some(b)) => b.clone(),
         _ if target.starts_with('/') || target.starts_with('~') => PathBuf::from("/"),
+        // `cd ..` from a workspace nobody named: somewhere above it, where
+        // a relative name may be the workspace itself.
+        Dir::Known(None) if target == ".." || target.starts_with("../") => return Dir::Unknown,
         Dir::Known(None) => return Dir::Known(None),
         Dir::Unknown => return Dir::Unknown,
     };

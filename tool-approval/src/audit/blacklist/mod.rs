@@ -152,7 +152,7 @@ const BUILTINS: &[(Builtin, &str, InterventionPolicy, &str)] = &[
         Builtin::RmRecursiveRoot,
         "rm-recursive-root",
         Always,
-        "recursive removal of the root, a home or a system directory",
+        "recursive removal of the root, a home, a system directory or the workspace as a whole",
     ),
     (
         Builtin::SystemAccounts,
@@ -691,6 +691,7 @@ impl Blacklist {
         // for all entries by each reading's program.
         let ctx = Ctx {
             cwd: cwd_real.as_deref(),
+            workspace: cwd_real.as_deref(),
             home,
             unknown_dir: false,
         };
@@ -767,6 +768,8 @@ impl GlobalAudit for Blacklist {
 
 pub(super) struct Ctx<'a> {
     pub(super) cwd: Option<&'a Path>,
+    /// Where the call runs (the workspace), whatever `cd` the line makes.
+    pub(super) workspace: Option<&'a Path>,
     pub(super) home: Option<&'a Path>,
     /// The part runs in a directory that cannot be known (`cd $X; …`).
     pub(super) unknown_dir: bool,
@@ -781,6 +784,7 @@ impl<'a> Ctx<'a> {
                 Dir::Known(Some(d)) => Some(d.as_path()),
                 _ => self.cwd,
             },
+            workspace: self.workspace,
             home: self.home,
             unknown_dir: *dir == Dir::Unknown,
         }

@@ -52,7 +52,7 @@ pub(crate) const PRINTERS: &[Printer] = &[
         &[&["credential"], &["fill"]],
         &[],
         &["git credential fill"],
-        &["git credential approve", "git config credential.helper"],
+        &["git credential approve", "git config user.name"],
     ),
     printer(
         &[
@@ -324,6 +324,145 @@ pub(crate) const VARIABLE_PRINTER: Printer = printer(
     &["printenv PATH", "printenv HOME"],
 );
 
+/// Printing the whole environment (every secret in it): `printenv`, `env`
+/// without a command, `export`/`declare -x`/`set` without operands, jq's
+/// `env` and `$ENV`, and git configuration values that hold credentials
+/// (the `http.<url>.extraheader` CI checkouts store, `credential.*`, a
+/// whole listing). A named check beside the rows, with its examples.
+pub(crate) const ENVIRONMENT_DUMP: Printer = printer(
+    &[
+        "printenv", "env", "export", "declare", "typeset", "set", "jq", "git",
+    ],
+    &[],
+    &[],
+    &[
+        "printenv",
+        "printenv -0",
+        "env",
+        "env -0",
+        "env -u PATH",
+        "env A=1",
+        "export",
+        "export -p",
+        "declare -x",
+        "declare -p",
+        "typeset -x",
+        "set",
+        "jq -n env",
+        "jq -n $ENV",
+        "jq -n $ENV.OPENAI_API_KEY",
+        "jq -n env.AWS_SECRET_ACCESS_KEY",
+        "jq -r [env] package.json",
+        "git config --get http.https://github.com/.extraheader",
+        "git config http.https://github.com/.extraHeader",
+        "git config --get-all http.extraheader",
+        "git config --get-regexp extraheader",
+        "git config --get-regexp .*",
+        "git config --list",
+        "git config -l",
+        "git config list",
+        "git config --get credential.helper",
+        "git config get http.https://x/.extraheader",
+    ],
+    &[
+        "printenv PATH",
+        "env A=1 cargo test",
+        "env -u X make",
+        "export A=1",
+        "declare -x A=1",
+        "set -e",
+        "set -euo pipefail",
+        "jq .env package.json",
+        "jq .environment config.json",
+        "jq -r .envs[] x.json",
+        "git config --get user.name",
+        "git config --get-regexp ^alias",
+        "git config user.name ada",
+    ],
+);
+
+/// Whether `program` with `args` prints the whole environment or a git
+/// credential (see [`ENVIRONMENT_DUMP`]).
+fn dumps_environment(program: &str, args: &[String]) -> bool {
+    let operands = || args.iter().filter(|a| !a.starts_with('-'));
+    match program {
+        "printenv" => operands().next().is_none(),
+        // `env [-0] [-u NAME]… [NAME=VALUE]…` without a command prints.
+        "env" => {
+            let mut words = args.iter();
+            while let Some(w) = words.next() {
+                if matches!(w.as_str(), "-u" | "--unset" | "-C" | "--chdir") {
+                    words.next();
+                } else if !(w.starts_with('-') || w.contains('=')) {
+                    return false;
+                }
+            }
+            true
+        }
+        "export" | "declare" | "typeset" => {
+            operands().next().is_none()
+                && args
+                    .iter()
+                    .all(|a| matches!(a.as_str(), "-p" | "-x" | "-px" | "-xp" | "-g"))
+        }
+        "set" => args.is_empty(),
+        "jq" => operands().any(|a| jq_reads_environment(a)),
+        "git" => git_config_credential(args),
+        _ => false,
+    }
+}
+
+/// A jq program that reads the environment: `$ENV` or the `env` builtin
+/// (a name, not a field `.env` or part of a longer name).
+fn jq_reads_environment(program: &str) -> bool {
+    if program.contains("$ENV") || program.contains("$__prog_args") {
+        return true;
+    }
+    let bytes = program.as_bytes();
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b == b'.';
+    program.match_indices("env").any(|(at, _)| {
+        let before = at.checked_sub(1).and_then(|i| bytes.get(i)).copied();
+        let after = bytes.get(at + 3).copied();
+        !before.is_some_and(word) && !after.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_')
+    })
+}
+
+/// `git config` asked for a credential value or for every value: keys
+/// `http.*.extraheader`, `credential.*`, `--list`, and `--get-regexp`
+/// with a pattern that can match those keys.
+fn git_config_credential(args: &[String]) -> bool {
+    let inv = crate::shell::table::Invocation::read_args("git", args, &[]);
+    if inv.subcommand != Some("config") {
+        return false;
+    }
+    let listed = inv
+        .options
+        .iter()
+        .any(|o| o.long == "list" || (!o.before_subcommand && o.letters == "l"));
+    let regexp = inv.options.iter().any(|o| o.long == "get-regexp");
+    let operands: Vec<&str> = inv.operands.iter().skip(1).copied().collect();
+    if listed || operands.first() == Some(&"list") {
+        return true;
+    }
+    let keys = match operands.first() {
+        Some(&("get" | "get-all" | "get-regexp")) => &operands[1..],
+        _ => &operands[..],
+    };
+    let Some(key) = keys.first().map(|k| k.to_ascii_lowercase()) else {
+        return false;
+    };
+    let credential = |k: &str| k.ends_with(".extraheader") || k.starts_with("credential.");
+    if regexp || operands.first() == Some(&"get-regexp") {
+        // A pattern: anything that can match a credential key.
+        return ["extra", "header", "cred", "http", ".", "*"]
+            .iter()
+            .any(|p| key.contains(p))
+            && !key.starts_with("^alias")
+            && !key.starts_with("^user");
+    }
+    credential(&key)
+}
+
 /// Whether `program` with `args` prints a variable named like a secret.
 fn prints_secret_variable(program: &str, args: &[String]) -> bool {
     program == "printenv"
@@ -337,7 +476,7 @@ pub(crate) fn printer_programs() -> impl Iterator<Item = &'static str> {
     PRINTERS
         .iter()
         .flat_map(|row| row.programs.iter().copied())
-        .chain(["printenv"])
+        .chain(ENVIRONMENT_DUMP.programs.iter().copied())
 }
 
 /// The row `words` (a command's words, program first) matches.
@@ -346,6 +485,9 @@ pub(crate) fn prints_secret(words: &[String]) -> Option<&'static Printer> {
     let program = basename(first);
     if prints_secret_variable(program, args) {
         return Some(&VARIABLE_PRINTER);
+    }
+    if dumps_environment(program, args) {
+        return Some(&ENVIRONMENT_DUMP);
     }
     // Most commands name no printer (every part's every reading asks).
     crate::name_hash::rows_named!(PRINTERS: Printer, |r| r.programs, program)
@@ -389,6 +531,20 @@ fn row_matches(row: &Printer, args: &[String]) -> bool {
 /// Checks every row's examples; the message names the row and the example.
 pub(crate) fn check_rows() -> Result<(), String> {
     let words = |line: &str| crate::shell::words::tokenize(line);
+    for example in ENVIRONMENT_DUMP.examples {
+        if prints_secret(&words(example)).is_none() {
+            return Err(format!(
+                "environment dump: example `{example}` does not match"
+            ));
+        }
+    }
+    for example in ENVIRONMENT_DUMP.counter_examples {
+        if prints_secret(&words(example)).is_some() {
+            return Err(format!(
+                "environment dump: counter example `{example}` matches"
+            ));
+        }
+    }
     for example in VARIABLE_PRINTER.examples {
         if prints_secret(&words(example)).is_none() {
             return Err(format!(
