@@ -215,18 +215,6 @@ const REFUSED: &[(i64, Args, &str)] = &[
         Args::Any,
         "makes the handles open_by_handle_at takes",
     ),
-    (libc::SYS_fchown, Args::Any, "ownership changes"),
-    (libc::SYS_fchownat, Args::Any, "ownership changes"),
-    (
-        libc::SYS_setxattr,
-        Args::Any,
-        "extended attributes (file capabilities live there)",
-    ),
-    (libc::SYS_lsetxattr, Args::Any, "extended attributes"),
-    (libc::SYS_fsetxattr, Args::Any, "extended attributes"),
-    (libc::SYS_removexattr, Args::Any, "extended attributes"),
-    (libc::SYS_lremovexattr, Args::Any, "extended attributes"),
-    (libc::SYS_fremovexattr, Args::Any, "extended attributes"),
     (
         libc::SYS_fchmod,
         Args::SetIdMode(1),
@@ -290,11 +278,25 @@ const REFUSED: &[(i64, Args, &str)] = &[
     (libc::SYS_setdomainname, Args::Any, "the domain name"),
 ];
 
+/// Answered "not supported" (`EOPNOTSUPP`), so that `cp -a`, `tar` and
+/// `rsync -X` fall back quietly: extended attributes (file capabilities
+/// and security labels live there).
+const UNSUPPORTED: &[(i64, Args, &str)] = &[
+    (
+        libc::SYS_setxattr,
+        Args::Any,
+        "extended attributes (file capabilities live there)",
+    ),
+    (libc::SYS_lsetxattr, Args::Any, "extended attributes"),
+    (libc::SYS_fsetxattr, Args::Any, "extended attributes"),
+    (libc::SYS_removexattr, Args::Any, "extended attributes"),
+    (libc::SYS_lremovexattr, Args::Any, "extended attributes"),
+    (libc::SYS_fremovexattr, Args::Any, "extended attributes"),
+];
+
 /// Refused on x86_64 only (older names of the calls above).
 #[cfg(target_arch = "x86_64")]
 const REFUSED_X86_64: &[(i64, Args, &str)] = &[
-    (libc::SYS_chown, Args::Any, "ownership changes"),
-    (libc::SYS_lchown, Args::Any, "ownership changes"),
     (
         libc::SYS_chmod,
         Args::SetIdMode(1),
@@ -327,11 +329,14 @@ const REFUSED_WITHOUT_NETWORK: &[(i64, Args, &str)] = &[
     (libc::SYS_io_uring_register, Args::Any, "io_uring"),
 ];
 
-/// The seccomp filter of every confined command: the rows of [`REFUSED`]
+/// The seccomp filters of every confined command: the rows of [`REFUSED`]
 /// (and, with the network off, [`REFUSED_WITHOUT_NETWORK`] and
 /// `socketpair` of any family but `AF_UNIX`), each refused with `EPERM`;
-/// `clone3` answers `ENOSYS` so that C libraries fall back to `clone`,
-/// whose flags the filter can read. Other syscalls are untouched.
+/// [`UNSUPPORTED`] answered `EOPNOTSUPP`; `clone3` answers `ENOSYS` so that
+/// C libraries fall back to `clone`, whose flags the filter can read.
+/// Other syscalls are untouched. Ownership changes are not filtered: with
+/// no capabilities the kernel allows only a no-op `chown` (own uid, own
+/// group), which `cp -a`, `tar` and `sed -i` need.
 fn seccomp_filter(network: bool) -> Result<Vec<BpfProgram>> {
     let fail = |e: &dyn std::fmt::Display| Error::SandboxSetup {
         path: "/".into(),
@@ -371,26 +376,61 @@ fn seccomp_filter(network: bool) -> Result<Vec<BpfProgram>> {
     if !network {
         table.extend(REFUSED_WITHOUT_NETWORK.iter().map(|(n, a, _)| (*n, *a)));
     }
-    // `None`: refused whatever the arguments.
+    let mut extra = Vec::new();
+    if !network {
+        extra.push((
+            libc::SYS_socketpair,
+            rule(vec![condition(0, SeccompCmpOp::Ne, libc::AF_UNIX as u64)?])?,
+        ));
+    }
+    let unsupported: Vec<(i64, Args)> = UNSUPPORTED.iter().map(|(n, a, _)| (*n, *a)).collect();
+    Ok(vec![
+        compile(&table, extra, libc::EPERM, arch, &rules, &fail)?,
+        compile(
+            &unsupported,
+            Vec::new(),
+            libc::EOPNOTSUPP,
+            arch,
+            &rules,
+            &fail,
+        )?,
+        // clone3 takes its flags in memory the filter cannot read: ENOSYS
+        // makes the C library use clone instead.
+        compile(
+            &[(libc::SYS_clone3, Args::Any)],
+            Vec::new(),
+            libc::ENOSYS,
+            arch,
+            &rules,
+            &fail,
+        )?,
+    ])
+}
+
+/// One BPF program answering `errno` to the calls of `table` (and to
+/// `extra` conditional rules), allowing everything else; on x86_64 the
+/// x32 numbers of the same calls too.
+fn compile(
+    table: &[(i64, Args)],
+    extra: Vec<(i64, SeccompRule)>,
+    errno: i32,
+    arch: TargetArch,
+    rules: &dyn Fn(Args) -> Result<Vec<SeccompRule>>,
+    fail: &dyn Fn(&dyn std::fmt::Display) -> Error,
+) -> Result<BpfProgram> {
+    // `None`: answered whatever the arguments.
     let mut calls: std::collections::BTreeMap<i64, Option<Vec<SeccompRule>>> = Default::default();
     for (number, args) in table {
-        let new = rules(args)?;
-        let entry = calls.entry(number).or_insert_with(|| Some(Vec::new()));
+        let new = rules(*args)?;
+        let entry = calls.entry(*number).or_insert_with(|| Some(Vec::new()));
         match entry {
             Some(existing) if !new.is_empty() => existing.extend(new),
             _ => *entry = None,
         }
     }
-    if !network {
-        let entry = calls
-            .entry(libc::SYS_socketpair)
-            .or_insert_with(|| Some(Vec::new()));
-        if let Some(existing) = entry {
-            existing.push(rule(vec![condition(
-                0,
-                SeccompCmpOp::Ne,
-                libc::AF_UNIX as u64,
-            )?])?);
+    for (number, rule) in extra {
+        if let Some(existing) = calls.entry(number).or_insert_with(|| Some(Vec::new())) {
+            existing.push(rule);
         }
     }
     let mut calls: Vec<(i64, Vec<SeccompRule>)> = calls
@@ -406,25 +446,14 @@ fn seccomp_filter(network: bool) -> Result<Vec<BpfProgram>> {
             .collect();
         calls.extend(x32);
     }
-    let refused = SeccompFilter::new(
+    let filter = SeccompFilter::new(
         calls.into_iter().collect(),
         SeccompAction::Allow,
-        SeccompAction::Errno(libc::EPERM as u32),
+        SeccompAction::Errno(errno as u32),
         arch,
     )
     .map_err(|e| fail(&e))?;
-    let program = BpfProgram::try_from(refused).map_err(|e| fail(&e))?;
-    // clone3 takes its flags in memory the filter cannot read: ENOSYS
-    // makes the C library use clone instead.
-    let clone3 = SeccompFilter::new(
-        [(libc::SYS_clone3, Vec::new())].into_iter().collect(),
-        SeccompAction::Allow,
-        SeccompAction::Errno(libc::ENOSYS as u32),
-        arch,
-    )
-    .map_err(|e| fail(&e))?;
-    let clone3 = BpfProgram::try_from(clone3).map_err(|e| fail(&e))?;
-    Ok(vec![program, clone3])
+    BpfProgram::try_from(filter).map_err(|e| fail(&e))
 }
 
 /// The namespace flags one by one.

@@ -510,9 +510,11 @@ fn in_namespaces(
         return Err(errno());
     }
     if init > 0 {
-        // The waiter outside: the group's signals are the command's.
+        // The waiter outside: the group's signals are the command's. Not
+        // dumpable: its memory and environment are the host's.
         // SAFETY: plain signal-disposition changes and descriptor work.
         unsafe {
+            libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
             for signal in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP, libc::SIGQUIT] {
                 libc::signal(signal, libc::SIG_IGN);
             }
@@ -541,10 +543,12 @@ fn in_namespaces(
         }
         exit_as(status);
     }
-    // PID 1 of the new namespace: dies with the waiter.
+    // PID 1 of the new namespace: dies with the waiter; not dumpable (a
+    // copy of the host's memory and environment).
     // SAFETY: prctl and close with integer arguments.
     unsafe {
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+        libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
         libc::close(status_read);
     }
     setup()?;
