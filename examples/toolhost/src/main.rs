@@ -15,6 +15,7 @@ mod dispatch;
 mod host;
 mod mcp;
 mod openapi;
+mod pending;
 mod sandbox;
 mod script_audit;
 mod skills;
@@ -115,6 +116,16 @@ struct Cli {
     #[arg(long = "allow-host", global = true, value_name = "HOST_OR_CIDR")]
     allow_host: Vec<String>,
 
+    /// The MAC key of pending turns (hex, at least 32 bytes), instead of
+    /// the one in toolhost's state directory (`$TOOLHOST_STATE_DIR`).
+    #[arg(long = "key-file", global = true, value_name = "FILE")]
+    key_file: Option<PathBuf>,
+
+    /// A Redis use-once ledger for resumed approvals (`redis://host:port/`),
+    /// instead of the one in toolhost's state directory.
+    #[arg(long = "ledger-redis", global = true, value_name = "URL")]
+    ledger_redis: Option<String>,
+
     #[command(subcommand)]
     command: Command,
 }
@@ -136,6 +147,27 @@ enum Command {
         /// Run a call whose decision is `ask` (a human said yes). `block` never runs.
         #[arg(long)]
         approve: bool,
+        /// Write a call whose decision is `ask` to FILE as a pending turn
+        /// instead of asking (`output: null`, `pending: FILE`); resume it
+        /// with `toolhost resume FILE`.
+        #[arg(long, value_name = "FILE", conflicts_with = "approve")]
+        pending: Option<PathBuf>,
+    },
+    /// Answer a pending turn and run it: `{"outputs", "interventions", "refused", "pending"}`.
+    Resume {
+        /// The pending turn written by `call --pending`.
+        file: PathBuf,
+        /// The person's answer.
+        #[arg(long, value_enum)]
+        answer: pending::AnswerArg,
+        /// Remember an approval for this workspace ("always").
+        #[arg(long)]
+        always: bool,
+    },
+    /// Print a pending turn for a person: each waiting call, why, under what it would run.
+    Pending {
+        /// The pending turn written by `call --pending`.
+        file: PathBuf,
     },
     /// Decide without running anything: `{"decision": Decision}`.
     Check {
@@ -314,6 +346,10 @@ async fn run(cli: Cli) -> Result<Value, Failure> {
         oauth_client_id: cli.mcp_oauth_client_id,
         oauth_client_metadata_url: cli.mcp_oauth_client_metadata_url,
     };
+    let state = pending::StateOptions {
+        key_file: cli.key_file,
+        ledger_redis: cli.ledger_redis,
+    };
     let openapi_options = openapi::OpenApiOptions {
         files: cli.openapi,
         allow_hosts: cli.allow_host,
@@ -340,11 +376,16 @@ async fn run(cli: Cli) -> Result<Value, Failure> {
             name,
             args,
             approve,
+            pending,
         } => {
             let mut host = Host::new(&cwd, &policy)?;
             mcp::attach(&mut host, &mcp_options).await?;
             skills::attach(&mut host, &cli.skills)?;
             openapi::attach(&mut host, &openapi_options)?;
+            if let Some(file) = pending {
+                let args = args.as_deref().unwrap_or("");
+                return pending::call(host, &policy, &state, &cwd, &name, args, &file).await;
+            }
             let called = host
                 .call(&name, args.as_deref().unwrap_or(""), approve)
                 .await;
@@ -353,6 +394,18 @@ async fn run(cli: Cli) -> Result<Value, Failure> {
                 "output": called.output,
             }))
         }
+        Command::Resume {
+            file,
+            answer,
+            always,
+        } => {
+            let mut host = Host::new(&cwd, &policy)?;
+            mcp::attach(&mut host, &mcp_options).await?;
+            skills::attach(&mut host, &cli.skills)?;
+            openapi::attach(&mut host, &openapi_options)?;
+            pending::resume(host, &policy, &state, &cwd, &file, answer, always).await
+        }
+        Command::Pending { file } => pending::show(&policy, &state, &cwd, &file).await,
         Command::Check { name, args } => {
             let mut host = Host::new(&cwd, &policy)?;
             mcp::attach(&mut host, &mcp_options).await?;

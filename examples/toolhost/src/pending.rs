@@ -1,0 +1,423 @@
+//! Durable approvals from the command line: `call --pending FILE` writes
+//! the pending turn instead of asking, `resume FILE --answer …` runs it in
+//! a new process, `pending FILE` prints it for a person.
+//!
+//! # State
+//!
+//! Unless told otherwise (`--key-file`, `--ledger-redis URL`), toolhost
+//! keeps its MAC key and its use-once ledger under a state directory of
+//! its own, created with mode 0700 (files 0600):
+//!
+//! - `$TOOLHOST_STATE_DIR` when set, else `$XDG_STATE_HOME/toolhost`, else
+//!   `$HOME/.local/state/toolhost`;
+//! - `key`: 32 random bytes (hex), made on first use;
+//! - `ledger/`: one file per settled item, made with `O_CREAT|O_EXCL` (the
+//!   atomic claim), rewritten to `started` just before the call starts;
+//! - `remembered.json`: the "always" answers, each scoped to the workspace
+//!   (the `--cwd` directory).
+//!
+//! So a pending turn resumed once is refused in any later process, and a
+//! pending file edited by hand (an argument, the decision) is refused
+//! whole. Resuming with other flags (another `--policy`, `--mode`,
+//! `--sandbox`, other tools) fails closed with `approval_stale`.
+
+use std::io::Write;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use async_trait::async_trait;
+use clap::ValueEnum;
+use serde_json::{Value, json};
+use tool_core::durable::{
+    Claim, Durable, KeyRing, MacKey, Pending, RememberedAnswers, Reply, Scope, UseOnceLedger,
+    UseState, digest,
+};
+use tool_core::{Invoker, ToolCall};
+
+use crate::Failure;
+use crate::host::{Host, PolicyOptions};
+
+/// The environment variable naming toolhost's state directory.
+pub const STATE_DIR_ENV: &str = "TOOLHOST_STATE_DIR";
+
+/// `resume --answer`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AnswerArg {
+    /// Run the call.
+    Approve,
+    /// Do not run it.
+    Decline,
+}
+
+/// Where the key and the ledger come from.
+#[derive(Debug, Clone, Default)]
+pub struct StateOptions {
+    /// `--key-file K`: the key (hex, at least 32 bytes) instead of the state dir's.
+    pub key_file: Option<PathBuf>,
+    /// `--ledger-redis URL`: a Redis use-once ledger instead of the state dir's.
+    pub ledger_redis: Option<String>,
+}
+
+/// The state directory (see the module docs), created 0700.
+fn state_dir() -> Result<PathBuf, Failure> {
+    let dir = match std::env::var_os(STATE_DIR_ENV) {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => match std::env::var_os("XDG_STATE_HOME") {
+            Some(base) if !base.is_empty() => PathBuf::from(base).join("toolhost"),
+            _ => match std::env::var_os("HOME") {
+                Some(home) => PathBuf::from(home).join(".local/state/toolhost"),
+                None => {
+                    return Err(Failure::Usage(format!(
+                        "no state directory: set {STATE_DIR_ENV} (or HOME)"
+                    )));
+                }
+            },
+        },
+    };
+    private_dir(&dir)?;
+    Ok(dir)
+}
+
+fn private_dir(dir: &Path) -> Result<(), Failure> {
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(|e| Failure::Source(format!("state directory {}: {e}", dir.display())))?;
+    let mode = std::fs::metadata(dir)
+        .map_err(|e| Failure::Source(format!("state directory {}: {e}", dir.display())))?
+        .permissions()
+        .mode();
+    if mode & 0o077 != 0 {
+        return Err(Failure::Source(format!(
+            "state directory {} is open to others (mode {:o}); make it 0700",
+            dir.display(),
+            mode & 0o777
+        )));
+    }
+    Ok(())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unhex(text: &str) -> Option<Vec<u8>> {
+    let text = text.trim();
+    if !text.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+/// Reads `path` as a hex key (the id is the first 8 hex digits of its digest).
+fn read_key(path: &Path) -> Result<MacKey, Failure> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Failure::Source(format!("key file {}: {e}", path.display())))?;
+    let secret = unhex(&text).ok_or_else(|| {
+        Failure::Source(format!(
+            "key file {}: not hex (64 hex digits or more)",
+            path.display()
+        ))
+    })?;
+    let id = format!("k-{}", &digest(&Value::String(text.trim().to_owned()))[..8]);
+    MacKey::new(id, secret)
+        .map_err(|e| Failure::Source(format!("key file {}: {e}", path.display())))
+}
+
+/// The state dir's key, made (32 random bytes, mode 0600) on first use.
+fn own_key(dir: &Path) -> Result<MacKey, Failure> {
+    let path = dir.join("key");
+    if !path.exists() {
+        let mut secret = [0u8; 32];
+        std::fs::File::open("/dev/urandom")
+            .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut secret))
+            .map_err(|e| Failure::Source(format!("cannot read random bytes: {e}")))?;
+        // create_new: two first runs at once do not overwrite each other.
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&path)
+        {
+            Ok(mut file) => file
+                .write_all(hex(&secret).as_bytes())
+                .map_err(|e| Failure::Source(format!("key file {}: {e}", path.display())))?,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(Failure::Source(format!("key file {}: {e}", path.display()))),
+        }
+    }
+    read_key(&path)
+}
+
+/// A use-once ledger of files: claiming is creating a file that must not
+/// exist (`O_CREAT|O_EXCL`, atomic across processes on one machine).
+#[derive(Debug)]
+struct FileLedger {
+    dir: PathBuf,
+}
+
+impl FileLedger {
+    fn path(&self, key: &str) -> PathBuf {
+        // Keys hold `:`; a digest gives a plain, fixed-length file name.
+        self.dir.join(&digest(&Value::String(key.to_owned()))[..40])
+    }
+}
+
+fn ledger_error(path: &Path, e: std::io::Error) -> tool_core::Error {
+    tool_core::Error::Ledger {
+        message: format!("{}: {e}", path.display()),
+    }
+}
+
+#[async_trait]
+impl UseOnceLedger for FileLedger {
+    async fn claim(&self, key: &str, _expires_at: SystemTime) -> Result<Claim, tool_core::Error> {
+        let path = self.path(key);
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&path)
+        {
+            Ok(mut file) => {
+                file.write_all(b"claimed")
+                    .map_err(|e| ledger_error(&path, e))?;
+                Ok(Claim::First)
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                let state = std::fs::read_to_string(&path).unwrap_or_default();
+                Ok(Claim::Taken(if state == "started" {
+                    UseState::Started
+                } else {
+                    UseState::Claimed
+                }))
+            }
+            Err(e) => Err(ledger_error(&path, e)),
+        }
+    }
+
+    async fn mark_started(&self, key: &str) -> Result<(), tool_core::Error> {
+        let path = self.path(key);
+        let temp = path.with_extension("tmp");
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&temp)
+            .and_then(|mut f| f.write_all(b"started"))
+            .and_then(|()| std::fs::rename(&temp, &path))
+            .map_err(|e| ledger_error(&path, e))
+    }
+}
+
+/// The durable settings of this command: key, ledger, remembered answers
+/// (and where to save them), the policy fingerprint of the flags.
+struct Settings {
+    durable: Durable,
+    remembered_file: PathBuf,
+}
+
+async fn settings(policy: &PolicyOptions, state: &StateOptions) -> Result<Settings, Failure> {
+    let dir = state_dir()?;
+    let key = match &state.key_file {
+        Some(path) => read_key(path)?,
+        None => own_key(&dir)?,
+    };
+    let ledger: Arc<dyn UseOnceLedger> = match &state.ledger_redis {
+        Some(url) => Arc::new(
+            tool_runtime::dispatch::RedisLedger::connect(url)
+                .await
+                .map_err(|e| Failure::Source(format!("--ledger-redis: {e}")))?,
+        ),
+        None => {
+            let ledger_dir = dir.join("ledger");
+            private_dir(&ledger_dir)?;
+            Arc::new(FileLedger { dir: ledger_dir })
+        }
+    };
+    let remembered_file = dir.join("remembered.json");
+    let remembered = match std::fs::read_to_string(&remembered_file) {
+        Ok(text) => RememberedAnswers::from_json(&text)
+            .map_err(|e| Failure::Source(format!("{}: {e}", remembered_file.display())))?,
+        Err(_) => RememberedAnswers::new(),
+    };
+    let durable = Durable::new(KeyRing::new(key))
+        .with_ledger(ledger)
+        .with_remembered(Arc::new(remembered))
+        .with_remember_scope([Scope::WORKSPACE])
+        .with_policy_fingerprint(policy_fingerprint(policy)?);
+    Ok(Settings {
+        durable,
+        remembered_file,
+    })
+}
+
+/// A digest of everything that decides: the policy file's contents, the
+/// mode, the sandbox flags.
+fn policy_fingerprint(policy: &PolicyOptions) -> Result<String, Failure> {
+    let file = match &policy.file {
+        Some(path) => Value::String(
+            std::fs::read_to_string(path)
+                .map_err(|e| Failure::Source(format!("--policy {}: {e}", path.display())))?,
+        ),
+        None => Value::Null,
+    };
+    Ok(digest(&json!({
+        "file": file,
+        "mode": policy.mode.map(|m| format!("{m:?}")),
+        "sandbox": format!("{:?}", policy.sandbox),
+    })))
+}
+
+fn scope_of(cwd: &Path) -> Scope {
+    Scope::new().with(Scope::WORKSPACE, cwd.display().to_string())
+}
+
+fn write_private(path: &Path, text: &str) -> Result<(), Failure> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)
+        .and_then(|mut f| f.write_all(text.as_bytes()))
+        .map_err(|e| Failure::Source(format!("{}: {e}", path.display())))
+}
+
+/// `call NAME ARGS --pending FILE`: decides and runs what may run; an ask
+/// is written to FILE as a pending turn (`output: null`).
+pub async fn call(
+    host: Host,
+    policy: &PolicyOptions,
+    state: &StateOptions,
+    cwd: &Path,
+    name: &str,
+    args: &str,
+    file: &Path,
+) -> Result<Value, Failure> {
+    let settings = settings(policy, state).await?;
+    let decision = host.check(name, args);
+    let (registry, engine, ctx) = host.into_parts();
+    let ctx = ctx.with_extension(scope_of(cwd));
+    let offered = registry.offer(&ctx);
+    let invoker = Invoker::default().with_gate(engine);
+    let call = ToolCall::new(name, args);
+    let turn = invoker
+        .invoke_turn(&settings.durable, &offered, &[call], &ctx)
+        .await;
+    let written = match &turn.pending {
+        Some(pending) => {
+            let text = serde_json::to_string_pretty(pending)
+                .map_err(|e| Failure::Source(format!("cannot write the pending turn: {e}")))?;
+            write_private(file, &text)?;
+            Some(file.display().to_string())
+        }
+        None => None,
+    };
+    Ok(json!({
+        "decision": crate::host::decision_json(&decision),
+        "output": turn.outputs.first().cloned().flatten(),
+        "pending": written,
+    }))
+}
+
+fn load(file: &Path) -> Result<Pending, Failure> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| Failure::Source(format!("{}: {e}", file.display())))?;
+    Pending::from_json(&text).map_err(|e| Failure::Source(format!("{}: {e}", file.display())))
+}
+
+/// `resume FILE --answer approve|decline [--always]`: the person's answer,
+/// signed here, and the resumed turn.
+pub async fn resume(
+    host: Host,
+    policy: &PolicyOptions,
+    state: &StateOptions,
+    cwd: &Path,
+    file: &Path,
+    answer: AnswerArg,
+    always: bool,
+) -> Result<Value, Failure> {
+    let settings = settings(policy, state).await?;
+    let pending = load(file)?;
+    let refused = |e: tool_core::Error| Failure::Source(format!("{}: {e}", file.display()));
+    let reply = match answer {
+        AnswerArg::Approve if always => Reply::approve_always(),
+        AnswerArg::Approve => Reply::approve(),
+        AnswerArg::Decline => Reply::decline(Some("declined at the command line".to_owned())),
+    };
+    let mut answers = Vec::new();
+    for item in &pending.items {
+        answers.push(
+            pending
+                .answer(item.call_id(), reply.clone(), settings.durable.keys())
+                .map_err(refused)?,
+        );
+    }
+    let (registry, engine, ctx) = host.into_parts();
+    let ctx = ctx.with_extension(scope_of(cwd));
+    let offered = registry.offer(&ctx);
+    let invoker = Invoker::default().with_gate(engine);
+    let turn = invoker
+        .resume(&settings.durable, &offered, pending, &answers, &ctx)
+        .await
+        .map_err(refused)?;
+    if always {
+        let text = settings.durable.remembered().to_json().to_string();
+        write_private(&settings.remembered_file, &text)?;
+    }
+    Ok(json!({
+        "outputs": turn.outputs,
+        "interventions": turn.interventions,
+        "refused": turn.refused,
+        "pending": turn.pending,
+    }))
+}
+
+/// `pending FILE`: the turn for a person: each waiting call, why, under
+/// what it would run, what "always" would cover.
+pub async fn show(
+    policy: &PolicyOptions,
+    state: &StateOptions,
+    cwd: &Path,
+    file: &Path,
+) -> Result<Value, Failure> {
+    let settings = settings(policy, state).await?;
+    let pending = load(file)?;
+    let verified = pending.verify(settings.durable.keys());
+    let items: Vec<Value> = pending
+        .items
+        .iter()
+        .map(|item| {
+            json!({
+                "callId": item.call_id(),
+                "tool": item.binding.tool,
+                "api": item.binding.api,
+                "arguments": item.arguments(),
+                "asked": item.asked,
+                "reason": item.decision.message,
+                "rule": item.decision.rule,
+                "confinement": item.decision.confinement,
+                "scope": item.binding.scope,
+                // Whether `resume` from this --cwd is in the item's scope.
+                "inScope": item.binding.scope == scope_of(cwd),
+                "expiresAtMs": item.binding.expires_at_ms,
+                "always": settings.durable.always_rule(item).ok().map(|r| r.describe()),
+            })
+        })
+        .collect();
+    Ok(json!({
+        "id": pending.id,
+        "verified": verified.is_ok(),
+        "problem": verified.err().map(|e| e.to_string()),
+        "interventions": pending.interventions(),
+        "items": items,
+    }))
+}
