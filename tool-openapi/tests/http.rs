@@ -2,8 +2,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
+#[path = "http/judge.rs"]
+mod judge;
 #[path = "http/security.rs"]
 mod security;
+#[path = "../../.ci/fixtures.rs"]
+mod setup;
 #[path = "http/styles.rs"]
 mod styles;
 
