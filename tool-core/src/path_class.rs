@@ -148,8 +148,8 @@ const CLASSES: &[PathClass] = &[
         no ["~/.ssh/known_hosts", "/etc/ssh/sshd_config", "docs/ssh/config"]),
     // ---- secret: never read by a confined call ----
     path_class!("env-files", Secret, "environment files holding keys and passwords",
-        [".env", ".env.*", "*.env"], except [".env.example", ".env.sample", ".env.template", ".env.dist", ".env.defaults", "*.example", "*.sample", "*.template"],
-        yes [".env", "app/.env.local", ".env.production", "prod.env", ".ENV"],
+        [".env", ".env.*", "*.env", ".env~", "*.env~"], except [".env.example", ".env.sample", ".env.template", ".env.dist", ".env.defaults", "*.example", "*.sample", "*.template"],
+        yes [".env", "app/.env.local", ".env.production", "prod.env", ".ENV", ".env~", "prod.env~", ".env.local~"],
         no [".env.example", "app/.env.sample", ".envrc", "src/env.rs", "environment.yml"]),
     path_class!("infrastructure-state", Secret, "infrastructure state and variables (hold every resource's secrets)",
         ["*.tfstate", "*.tfstate.*", "*.tfvars", "*.tfplan", ".terraform", ".pulumi"], except ["*.example"],

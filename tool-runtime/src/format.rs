@@ -357,6 +357,16 @@ pub fn command_output(r: &CommandOutput) -> String {
     if r.stdout.is_empty() && r.stderr.is_empty() {
         out.push_str("(no new output)\n");
     }
+    if let Some(limit) = r
+        .sandbox
+        .as_ref()
+        .and_then(|s| s.limit_hit(r.exit_code, r.signal, &r.stderr))
+    {
+        let _ = writeln!(
+            out,
+            "(sandbox: the command hit its {limit}; only the host can raise it)"
+        );
+    }
     if let Some(hint) = r.sandbox.as_ref().and_then(|s| {
         s.refusal_hint(&r.stderr)
             .or_else(|| s.refusal_hint(&r.stdout))

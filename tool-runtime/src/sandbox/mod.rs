@@ -175,6 +175,8 @@
 mod child;
 mod classes;
 mod entries;
+pub(crate) mod env;
+mod home;
 #[cfg(target_os = "linux")]
 mod namespace;
 pub(crate) use classes::Classes;
@@ -299,6 +301,19 @@ impl Prepared {
     }
 }
 
+/// Gives the overlay's work directories beneath `dir` (`work`, `work/work`,
+/// left without permissions by the kernel) their owner's rights back, so
+/// that `dir` can be removed by an unprivileged host.
+pub(crate) fn make_removable(dir: &Path) {
+    use std::os::unix::fs::PermissionsExt as _;
+    for sub in ["work", "work/work", "work/index"] {
+        let path = dir.join(sub);
+        if path.symlink_metadata().is_ok_and(|m| m.is_dir()) {
+            let _ = std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o700));
+        }
+    }
+}
+
 /// Builds the sandbox of one command whose workspace is `workspace`.
 pub(crate) fn prepare(
     policy: &SandboxPolicy,
@@ -357,6 +372,8 @@ pub(crate) fn prepare(
         private_tmp: false,
         host_tmp_readable: false,
         limits: None,
+        env_withheld: Vec::new(),
+        home_hidden: plan.home_hidden,
     };
     let unavailable = |applied: AppliedSandbox, reason: String| -> Result<Prepared> {
         match options.fallback {
@@ -426,6 +443,9 @@ pub(crate) fn prepare(
             .writable_roots
             .iter()
             .filter(|r| !temps.contains(r))
+            // Only the roots whose entries were examined (not the home's
+            // toolchain caches).
+            .filter(|r| plan.examined.iter().any(|d| d.starts_with(r)))
             .cloned()
             .collect();
         let classes = Classes::new(options, home.as_deref())?;

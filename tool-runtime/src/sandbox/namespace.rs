@@ -84,8 +84,10 @@ pub(crate) fn overlay_available() -> std::result::Result<(), String> {
                 .ok_or_else(|| {
                     "the system temp dir's path cannot be given to an overlay".to_owned()
                 })?;
-            super::syscalls::probe_namespace(Some(options))
-                .map_err(|e| format!("cannot mount an overlay over /tmp here: {e}"))
+            let probed = super::syscalls::probe_namespace(Some(options))
+                .map_err(|e| format!("cannot mount an overlay over /tmp here: {e}"));
+            super::make_removable(scratch.path());
+            probed
         })
         .clone()
 }

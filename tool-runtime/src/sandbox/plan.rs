@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 use crate::sandbox::classes::Classes;
 use crate::sandbox::entries;
+use crate::sandbox::home;
 use crate::sandbox::policy::{SandboxOptions, SandboxPolicy};
 
 /// Entries examined at most while decomposing, so a huge directory on the
@@ -62,6 +63,8 @@ pub(crate) struct Plan {
     pub(crate) network: bool,
     /// Paths no rule grants anything (the secrets Landlock keeps out).
     pub(crate) excluded: Vec<PathBuf>,
+    /// Whether the home is hidden (but for the toolchain locations).
+    pub(crate) home_hidden: bool,
 }
 
 /// The plan for `policy` with `workspace` as the command's workspace,
@@ -159,16 +162,45 @@ pub(crate) fn plan(
             push_unique(&mut secrets, entry);
         }
     }
+    // The home, hidden but for the toolchain locations; its caches become
+    // writable roots (not examined: they are not workspaces).
+    let home_dir = home
+        .filter(|_| options.hide_home)
+        .and_then(canonical)
+        .filter(|h| h != Path::new("/"));
+    let mut hidden = secrets.clone();
+    let mut readable_in_home = Vec::new();
+    if let Some(home_dir) = &home_dir {
+        hidden.push(home_dir.clone());
+        for (path, writable) in home::locations(
+            home_dir,
+            options.toolchain_caches_writable,
+            &options.home_readable,
+            &options.home_caches,
+        ) {
+            if writable && !roots.is_empty() {
+                push_unique(&mut writable_roots, path);
+            } else {
+                readable_in_home.push(path);
+            }
+        }
+        // The workspace (and working directory) stay readable wherever they are.
+        readable_in_home.push(canonical(workspace).unwrap_or_else(|| workspace.to_path_buf()));
+        readable_in_home.push(cwd.clone());
+    }
     let mut budget = MAX_ENTRIES;
     let mut read = Vec::new();
     let mut listed = Vec::new();
     decompose(
         Path::new("/"),
-        &secrets,
+        &hidden,
         &mut read,
         Some(&mut listed),
         &mut budget,
     )?;
+    for path in &readable_in_home {
+        decompose(path, &secrets, &mut read, None, &mut budget)?;
+    }
     let mut write = Vec::new();
     let mut excluded_from_write = secrets.clone();
     // With the namespace, protected entries are read-only mounts, so the
@@ -203,6 +235,7 @@ pub(crate) fn plan(
         scan_truncated,
         network,
         excluded: secrets,
+        home_hidden: home_dir.is_some(),
     }))
 }
 
@@ -305,6 +338,7 @@ mod tests {
         let temp = root.join("home/code");
         let options = SandboxOptions {
             secret_paths: vec![PathBuf::from("~/.ssh")],
+            hide_home: false,
             ..SandboxOptions::default()
         };
         let plan = plan(

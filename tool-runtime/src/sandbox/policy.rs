@@ -69,6 +69,11 @@ pub type ProbeFailure = String;
 /// | `namespaces` | on (where the machine allows them) |
 /// | `tmp_overlay` | on (where the kernel allows an overlay over `/tmp`) |
 /// | `fallback` | refuse |
+/// | `limits` | [`Limits::default`] |
+/// | `hide_home` | on: the home is unreadable but for the toolchain locations |
+/// | `toolchain_caches_writable` | on |
+/// | `home_readable`, `home_caches` | none (extra toolchain locations) |
+/// | `env_pass`, `env_withhold` | none (see the environment rules in the sandbox guide) |
 ///
 /// Entries inside the writable roots are found, when a command starts, by
 /// a breadth-first walk of each root that does not follow symlinks and does
@@ -107,6 +112,24 @@ pub struct SandboxOptions {
     pub fallback: SandboxFallback,
     /// Resource limits of every confined command (see [`Limits`]).
     pub limits: Limits,
+    /// Whether the host user's home is hidden from confined commands, but
+    /// for the toolchain locations (see the sandbox guide's table).
+    pub hide_home: bool,
+    /// Whether the toolchain caches in the home (`~/.cargo/registry`,
+    /// `~/.npm`, `~/.cache/pip`, …) are writable, not only readable.
+    pub toolchain_caches_writable: bool,
+    /// Extra readable locations in the hidden home (relative to it, or
+    /// absolute).
+    pub home_readable: Vec<PathBuf>,
+    /// Extra writable cache locations in the hidden home (relative to it,
+    /// or absolute).
+    pub home_caches: Vec<PathBuf>,
+    /// Environment variables passed to confined commands even though they
+    /// look secret (by exact name).
+    pub env_pass: Vec<String>,
+    /// Extra environment variables withheld from confined commands (by
+    /// exact name).
+    pub env_withhold: Vec<String>,
     /// Finds what the kernel offers; tests replace it to simulate a kernel
     /// without Landlock.
     #[serde(skip, default = "default_probe")]
@@ -211,6 +234,12 @@ impl Default for SandboxOptions {
             tmp_overlay: true,
             fallback: SandboxFallback::Refuse,
             limits: Limits::default(),
+            hide_home: true,
+            toolchain_caches_writable: true,
+            home_readable: Vec::new(),
+            home_caches: Vec::new(),
+            env_pass: Vec::new(),
+            env_withhold: Vec::new(),
             probe: default_probe(),
         }
     }
@@ -272,6 +301,14 @@ pub struct AppliedSandbox {
     /// The resource limits the command ran under, when confined.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limits: Option<Limits>,
+    /// The names of the host's environment variables withheld from the
+    /// command (they looked secret); never their values.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env_withheld: Vec<String>,
+    /// Whether the host user's home was hidden (but for the toolchain
+    /// locations).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub home_hidden: bool,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -294,6 +331,8 @@ impl AppliedSandbox {
             private_tmp: false,
             host_tmp_readable: false,
             limits: None,
+            env_withheld: Vec::new(),
+            home_hidden: false,
         }
     }
 
@@ -321,6 +360,29 @@ impl AppliedSandbox {
             self.mechanism,
             if self.network { "on" } else { "off" }
         ))
+    }
+
+    /// The name of the [`Limits`] entry a confined command hit, when its
+    /// end says so: killed by (or, through the shell, exited with 128 +)
+    /// `SIGXFSZ` or `SIGXCPU`, or `fork` failing for lack of processes.
+    pub fn limit_hit(
+        &self,
+        exit_code: Option<i32>,
+        signal: Option<i32>,
+        stderr: &str,
+    ) -> Option<&'static str> {
+        let limits = self.limits.as_ref()?;
+        if let Some(name) = signal
+            .or_else(|| exit_code.filter(|c| *c > 128).map(|c| c - 128))
+            .and_then(Limits::hit_by_signal)
+        {
+            return Some(name);
+        }
+        (limits.processes.is_some()
+            && (stderr.contains("Cannot fork")
+                || (stderr.contains("fork")
+                    && stderr.contains("Resource temporarily unavailable"))))
+        .then_some("process limit")
     }
 
     /// A one-line hint when the command's output shows an operation the

@@ -388,6 +388,19 @@ impl ShellManager {
             tmp.as_deref(),
         )?
         .install(&mut cmd);
+        let mut applied = applied;
+        if applied.is_confined() {
+            // The host's environment without what looks secret; the
+            // call's own variables are the call's.
+            let options = &self.config.sandbox_options;
+            let (kept, withheld) = sandbox::env::scrub(
+                std::env::vars_os(),
+                &options.env_pass,
+                &options.env_withhold,
+            );
+            cmd.env_clear().envs(kept).envs(&spawn.env);
+            applied.env_withheld = withheld;
+        }
         // The private temp dir is the command's /tmp when it has its own
         // mount namespace, and its TMPDIR otherwise.
         let tmpdir = if applied.private_tmp {
@@ -535,6 +548,11 @@ impl Drop for ShellManager {
             if shell.running() || group_alive(shell.pgid) {
                 process::signal_group(shell.pgid, nix::sys::signal::Signal::SIGKILL);
             }
+        }
+        // The overlay leaves its work directory without permissions
+        // (`work/work`, mode 000): open it so the temp dir can go.
+        if let Some(Some(dir)) = self.private_tmp.get() {
+            crate::sandbox::make_removable(dir.path());
         }
     }
 }

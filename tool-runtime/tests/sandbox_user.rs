@@ -1,0 +1,300 @@
+//! What a confined command can see of the host user: the environment
+//! without secret-looking variables, the home hidden but for the toolchain
+//! locations (caches writable), limits that end a runaway command with a
+//! named failure; and the same wall for an unprivileged host (the test
+//! re-runs itself as uid 65534), which leaves nothing in its temp dir.
+//!
+//! The environment and the user are the process's, so each scenario runs
+//! in a child process of this test binary (`TOOL_SANDBOX_TEST_CHILD`): the
+//! parent prepares fake secrets in its own temp dirs, starts the child with
+//! them and checks that it passed. Every command is a harmless read or
+//! write in those dirs.
+#![cfg(target_os = "linux")]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::os::unix::process::CommandExt as _;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use common::{base_outside_temp, ctx, ok, state, write};
+use tool_core::ToolOutput;
+use tool_runtime::{
+    ComputerRuntime, Limits, LocalComputer, LocalConfig, RunCommandParams, SandboxOptions,
+    SandboxPolicy, ShellConfig,
+};
+
+const CHILD: &str = "TOOL_SANDBOX_TEST_CHILD";
+const BASE: &str = "TOOL_SANDBOX_TEST_BASE";
+/// The fake secrets the parent puts in the child's environment.
+const FAKE_ENV: [(&str, &str); 5] = [
+    ("FAKE_SERVICE_API_KEY", "fake-key-value-1"),
+    ("GITHUB_TOKEN", "ghp_fakeTokenValue2"),
+    ("SOME_SETTING", "github_pat_fakeValue3"),
+    ("DATABASE_URL", "postgres://u:fake-password-4@db/x"),
+    ("HARMLESS_SETTING", "kept-value"),
+];
+const UNPRIVILEGED: u32 = 65534;
+
+fn computer(options: SandboxOptions) -> LocalComputer {
+    LocalComputer::new(LocalConfig {
+        shell: ShellConfig {
+            sandbox: SandboxPolicy::workspace_write(),
+            sandbox_options: options,
+            ..ShellConfig::default()
+        },
+        ..LocalConfig::default()
+    })
+}
+
+async fn sh(c: &LocalComputer, dir: &Path, command: &str) -> ToolOutput {
+    c.run_command(RunCommandParams::new(command), &ctx(dir))
+        .await
+}
+
+fn code(out: &ToolOutput) -> i64 {
+    ok(out)["exitCode"].as_i64().unwrap_or(-1)
+}
+
+fn stdout(out: &ToolOutput) -> String {
+    ok(out)["stdout"].as_str().unwrap_or("").to_owned()
+}
+
+/// A home with fake secrets and toolchain folders, and a workspace, under
+/// `base`, owned by `uid`.
+fn prepare(base: &Path, uid: u32) {
+    let home = base.join("home");
+    write(&home, ".wakatime.cfg", "api_key = fake-wakatime\n");
+    write(&home, ".kube/config", "token: fake-kube\n");
+    write(&home, ".circleci/cli.yml", "token: fake-circleci\n");
+    write(&home, "other-project/notes.md", "private notes\n");
+    write(&home, ".cargo/registry/cache/crate.txt", "cached crate\n");
+    write(&home, ".cargo/bin/tool", "#!/bin/sh\necho tool\n");
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(
+        home.join(".cargo/bin/tool"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    write(&home, ".cargo/credentials.toml", "token = \"fake-cargo\"\n");
+    write(&home, ".npm/_logs/old.log", "log\n");
+    write(&base.join("ws"), "src/main.rs", "fn main() {}\n");
+    write(&base.join("ws"), ".git/config", "[core]\n");
+    std::fs::create_dir_all(base.join("tmp")).unwrap();
+    chown_tree(base, uid);
+}
+
+fn chown_tree(path: &Path, uid: u32) {
+    std::os::unix::fs::lchown(path, Some(uid), Some(uid)).unwrap();
+    if path.is_dir() && !path.is_symlink() {
+        for entry in std::fs::read_dir(path).unwrap() {
+            chown_tree(&entry.unwrap().path(), uid);
+        }
+    }
+}
+
+/// Runs `test` of this binary in a child process as `uid` with the fake
+/// environment, `HOME` and `TMPDIR` in a fresh base; panics with the
+/// child's output when it fails.
+fn run_child(test: &str, uid: Option<u32>) {
+    let base = tempfile::tempdir_in(base_outside_temp()).unwrap();
+    let root = std::fs::canonicalize(base.path()).unwrap();
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o755)).unwrap();
+    prepare(&root, uid.unwrap_or(0));
+    let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
+    cmd.args(["--exact", test, "--nocapture", "--test-threads=1"])
+        .env(CHILD, "1")
+        .env(BASE, &root)
+        .env("HOME", root.join("home"))
+        .env("TMPDIR", root.join("tmp"))
+        .envs(FAKE_ENV);
+    if let Some(uid) = uid {
+        cmd.uid(uid).gid(uid);
+    }
+    let out = cmd.output().unwrap();
+    let text = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "child {test} failed:\n{text}");
+    assert!(
+        text.contains("1 passed"),
+        "child {test} did not run:\n{text}"
+    );
+    assert!(!text.contains("skipping"), "child {test} skipped:\n{text}");
+}
+
+/// In the child: the base the parent prepared, or `None` in the parent.
+fn child_base() -> Option<PathBuf> {
+    std::env::var_os(CHILD)?;
+    std::env::var_os(BASE).map(PathBuf::from)
+}
+
+/// Whether commands here run under namespaces; under `CI=true` a machine
+/// that cannot confine fails the test.
+async fn namespaced(c: &LocalComputer, ws: &Path) -> bool {
+    let out = sh(c, ws, "true").await;
+    let mechanism = state(&out)["sandbox"]["mechanism"]
+        .as_str()
+        .unwrap_or("")
+        .to_owned();
+    if mechanism != "namespaces+landlock+seccomp" {
+        assert!(
+            std::env::var("CI").is_err(),
+            "cannot confine under CI: {}",
+            out.content
+        );
+        eprintln!("skipping: namespaces unavailable ({})", out.content);
+        return false;
+    }
+    true
+}
+
+/// The wall as the child sees it: environment, home, caches, limits and
+/// the usual refusals.
+async fn the_wall(base: &Path) {
+    let ws = base.join("ws");
+    let home = base.join("home");
+    let c = computer(SandboxOptions::default());
+    if !namespaced(&c, &ws).await {
+        return;
+    }
+    // Environment: secrets withheld (also from /proc/self/environ), the
+    // rest kept, the call's own variables kept, names reported.
+    let mut params = RunCommandParams::new("env; tr '\\0' '\\n' < /proc/self/environ");
+    params.env = Some([("CALL_TOKEN".to_owned(), "call-value".to_owned())].into());
+    let out = c.run_command(params, &ctx(&ws)).await;
+    assert_eq!(code(&out), 0, "{}", out.content);
+    let text = stdout(&out);
+    for (name, value) in &FAKE_ENV[..4] {
+        assert!(!text.contains(value), "{name} leaked: {text}");
+    }
+    assert!(text.contains("HARMLESS_SETTING=kept-value"), "{text}");
+    assert!(text.contains("CALL_TOKEN=call-value"), "{text}");
+    let withheld = state(&out)["sandbox"]["envWithheld"].to_string();
+    for (name, _) in &FAKE_ENV[..4] {
+        assert!(withheld.contains(name), "{withheld}");
+    }
+    // Home: hidden, toolchain readable, caches writable, secrets inside
+    // toolchain folders still not.
+    for (what, command) in [
+        ("wakatime", "cat ~/.wakatime.cfg"),
+        ("kubeconfig", "cat ~/.kube/config"),
+        ("circleci", "cat ~/.circleci/cli.yml"),
+        ("other project", "cat ~/other-project/notes.md"),
+        ("cargo credentials", "cat ~/.cargo/credentials.toml"),
+        ("write a program", "echo x > ~/.cargo/bin/tool"),
+    ] {
+        let out = sh(&c, &ws, command).await;
+        assert_ne!(code(&out), 0, "{what}: {}", out.content);
+    }
+    let out = sh(
+        &c,
+        &ws,
+        "cat ~/.cargo/registry/cache/crate.txt && ~/.cargo/bin/tool && echo new > ~/.cargo/registry/cache/new.txt && echo log > ~/.npm/_logs/new.log",
+    )
+    .await;
+    assert_eq!(code(&out), 0, "{}", out.content);
+    assert_eq!(stdout(&out), "cached crate\ntool\n");
+    assert!(home.join(".cargo/registry/cache/new.txt").is_file());
+    assert_eq!(state(&out)["sandbox"]["homeHidden"], true);
+    // No capabilities; the workspace writable, git's config not.
+    let out = sh(
+        &c,
+        &ws,
+        "grep CapEff /proc/self/status && echo x > src/new.rs",
+    )
+    .await;
+    assert_eq!(code(&out), 0, "{}", out.content);
+    assert!(stdout(&out).contains("CapEff:\t0000000000000000"));
+    let out = sh(&c, &ws, "echo '[alias]' >> .git/config").await;
+    assert_ne!(code(&out), 0, "{}", out.content);
+    assert_eq!(
+        std::fs::read_to_string(ws.join(".git/config")).unwrap(),
+        "[core]\n"
+    );
+    // A process that leaves the group does not outlive the command.
+    let out = sh(
+        &c,
+        &ws,
+        "setsid sh -c 'sleep 0.5; echo x > outlived' > /dev/null 2>&1 &",
+    )
+    .await;
+    assert_eq!(code(&out), 0, "{}", out.content);
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    assert!(!ws.join("outlived").exists());
+    // Limits: a named failure.
+    let mut limits = Limits::default();
+    limits.file_size_bytes = Some(4096);
+    limits.processes = Some(32);
+    let limited = computer(SandboxOptions {
+        limits,
+        ..SandboxOptions::default()
+    });
+    let out = sh(&limited, &ws, "head -c 100000 /dev/zero > big.bin").await;
+    assert_ne!(code(&out), 0, "{}", out.content);
+    assert!(out.content.contains("file size limit"), "{}", out.content);
+    assert!(std::fs::metadata(ws.join("big.bin")).unwrap().len() <= 4096);
+    // The process limit (RLIMIT_NPROC): the kernel exempts uid 0 of the
+    // initial user namespace, which a root host's commands map to, so it
+    // holds for unprivileged hosts only (a known gap, in the guide).
+    use std::os::unix::fs::MetadataExt as _;
+    let root = std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0);
+    if !root {
+        let out = sh(
+            &limited,
+            &ws,
+            "for i in $(seq 1 64); do sleep 2 & done; wait; echo done",
+        )
+        .await;
+        assert!(out.content.contains("process limit"), "{}", out.content);
+    }
+    assert_eq!(state(&out)["sandbox"]["limits"]["processes"], 32);
+}
+
+#[tokio::test]
+async fn as_root_the_environment_and_home_are_scrubbed_and_limits_hold() {
+    match child_base() {
+        Some(base) => the_wall(&base).await,
+        None => run_child(
+            "as_root_the_environment_and_home_are_scrubbed_and_limits_hold",
+            None,
+        ),
+    }
+}
+
+#[tokio::test]
+async fn as_an_unprivileged_user_the_same_wall_holds_and_no_temp_dir_is_left() {
+    match child_base() {
+        Some(base) => {
+            the_wall(&base).await;
+            // Every computer above is dropped: nothing of theirs is left.
+            let left: Vec<String> = std::fs::read_dir(base.join("tmp"))
+                .unwrap()
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with("tool-sandbox-"))
+                .collect();
+            assert!(left.is_empty(), "left in the temp dir: {left:?}");
+        }
+        None => {
+            use std::os::unix::fs::MetadataExt as _;
+            let root = std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0);
+            if !root {
+                assert!(
+                    std::env::var("CI").is_err(),
+                    "the user switch needs root under CI"
+                );
+                eprintln!("skipping: not root, cannot switch user");
+                return;
+            }
+            run_child(
+                "as_an_unprivileged_user_the_same_wall_holds_and_no_temp_dir_is_left",
+                Some(UNPRIVILEGED),
+            );
+        }
+    }
+}
