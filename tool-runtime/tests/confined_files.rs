@@ -354,3 +354,85 @@ async fn host_writable_roots_are_writable_and_the_message_names_them() {
         out.content
     );
 }
+
+/// A confined command flips `d` between a symlink to a folder of the
+/// workspace and one to a secret folder outside it (an atomic swap), and
+/// `e` between a folder and such a symlink, while confined `writeFile` and
+/// `readFile` through `d/` and `e/` run a few hundred times each: no write
+/// lands outside, no read returns the secret.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn file_tools_cannot_be_raced_by_a_confined_command_flipping_a_symlink() {
+    let d = dirs();
+    let vault = d.outside.join("vault");
+    write(&vault, "notes.txt", "vault-secret\n");
+    write(&d.ws, "real/notes.txt", "plain notes\n");
+    write(&d.ws, "e/notes.txt", "plain notes\n");
+    std::os::unix::fs::symlink("real", d.ws.join("d")).unwrap();
+    let options = tool_runtime::SandboxOptions {
+        secret_paths: vec![vault.clone()],
+        ..tool_runtime::SandboxOptions::default()
+    };
+    let c = LocalComputer::new(LocalConfig {
+        shell: tool_runtime::ShellConfig {
+            sandbox: tool_runtime::SandboxPolicy::workspace_write(),
+            sandbox_options: options,
+            ..tool_runtime::ShellConfig::default()
+        },
+        ..LocalConfig::default()
+    });
+    let ctx = ToolContext::new().with_cwd(&d.ws);
+    if !tool_runtime::confinement_support(&tool_runtime::SandboxOptions::default()).is_available() {
+        assert!(std::env::var("CI").is_err(), "no sandbox under CI");
+        eprintln!("skipping: no sandbox here");
+        return;
+    }
+    let v = vault.display();
+    let flipper = format!(
+        "ln -s real d.in; ln -s '{v}' d.out; while :; do cp -P d.out d.tmp; mv -T d.tmp d; cp -P d.in d.tmp; mv -T d.tmp d; mv e e.real; ln -s '{v}' e; rm e; mv e.real e; done"
+    );
+    let started = call(
+        &c,
+        "runCommand",
+        json!({"command": flipper, "runInBackground": true}),
+        &ctx,
+    )
+    .await;
+    let shell = ok(&started)["shellId"].as_str().unwrap().to_owned();
+    let (mut wrote, mut read) = (0, 0);
+    for i in 0..300 {
+        let dir = if i % 2 == 0 { "d" } else { "e" };
+        let out = call(
+            &c,
+            "writeFile",
+            json!({"path": format!("{dir}/x"), "content": format!("{i}\n")}),
+            &ctx,
+        )
+        .await;
+        wrote += usize::from(out.success);
+        assert!(!vault.join("x").exists(), "a write landed in the vault");
+        let out = call(
+            &c,
+            "readFile",
+            json!({"path": format!("{dir}/notes.txt")}),
+            &ctx,
+        )
+        .await;
+        assert!(!out.content.contains("vault-secret"), "{}", out.content);
+        if out.success {
+            read += 1;
+            let content = ok(&out)["content"].as_str().unwrap().to_owned();
+            assert!(
+                !content.contains("vault-secret"),
+                "read the vault: {content}"
+            );
+        }
+    }
+    call(&c, "killCommand", json!({"shellId": shell}), &ctx).await;
+    eprintln!("race: {wrote} writes and {read} reads of 300 succeeded");
+    assert!(
+        wrote > 0 && read > 0,
+        "the race never let an operation through"
+    );
+    assert_eq!(std::fs::read_dir(&vault).unwrap().count(), 1);
+}

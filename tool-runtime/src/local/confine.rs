@@ -18,10 +18,15 @@
 //! would create its target). Classes compare ASCII case-insensitively, so
 //! `.GIT/config` is protected on every file system.
 //!
+//! Races: on Linux `writeFile`, `editFile`, `readFile` and `readFiles`
+//! cannot be redirected by a process that swaps a directory for a symlink
+//! between the check and the operation: a write walks down from its root's
+//! handle with `O_NOFOLLOW` and fails when something changed; a read
+//! judges the file it opened (see the private `beneath` module). Moves,
+//! listings and searches are still checked by path.
+//!
 //! Not covered: hard links (an inode reachable under an allowed name is
-//! writable under that name, as with Landlock), and races with another
-//! process that swaps a directory for a symlink between the check and the
-//! operation (the check is not `openat2(RESOLVE_BENEATH)`).
+//! writable under that name, as with Landlock).
 
 use std::path::{Component, Path, PathBuf};
 
@@ -94,6 +99,32 @@ impl Guard {
             reason,
             policy: self.policy.to_owned(),
             allowed: self.allows(),
+        }
+    }
+
+    /// The writable root and the canonical entry of a write to `path`
+    /// (checked by [`Guard::check_write`] first), for a write that walks
+    /// down from the root.
+    pub(crate) fn write_target(&self, path: &Path) -> Option<(PathBuf, PathBuf)> {
+        let entry = entry_reached(path);
+        let root = self
+            .roots
+            .iter()
+            .filter(|r| entry.starts_with(r))
+            .max_by_key(|r| r.components().count())?;
+        Some((root.clone(), entry))
+    }
+
+    /// Refuses the read of a file already opened, judged on the path the
+    /// kernel gives for it (`real`).
+    pub(crate) fn check_opened(&self, real: &Path, shown: &str) -> Result<()> {
+        match self.classes.secret(real) {
+            Some(class) => Err(self.refuse(
+                shown,
+                "read",
+                format!("`{}` is secret (class `{class}`)", real.display()),
+            )),
+            None => Ok(()),
         }
     }
 

@@ -91,7 +91,7 @@ pub(crate) fn edit_file_with_hook(
     let shown = p.path.as_str();
     let before = {
         let meta = std::fs::metadata(&target).map_err(|e| Error::io(shown, e))?;
-        let bytes = read_limited(&target, shown, config.max_file_bytes)?;
+        let bytes = read_limited(&target, shown, config.max_file_bytes, paths.guard())?;
         (meta, bytes)
     };
     let (meta, bytes) = before;
@@ -154,7 +154,7 @@ pub(crate) fn edit_file_with_hook(
         .to_string();
 
     between();
-    atomic_write(&target, shown, updated.as_bytes(), || {
+    atomic_write(&target, shown, updated.as_bytes(), paths.guard(), || {
         let now = fingerprint(&target, shown)?;
         if now == read_print {
             Ok(())

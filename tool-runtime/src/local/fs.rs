@@ -105,9 +105,21 @@ pub(crate) fn atomic_write(
     target: &Path,
     shown: &str,
     bytes: &[u8],
+    guard: Option<&crate::local::confine::Guard>,
     before_commit: impl FnOnce() -> Result<()>,
 ) -> Result<()> {
     let io = |e| Error::io(shown, e);
+    #[cfg(target_os = "linux")]
+    if let Some(guard) = guard {
+        let Some((root, entry)) = guard.write_target(target) else {
+            return Err(io(std::io::Error::other(
+                "the path left the writable roots while it was being written",
+            )));
+        };
+        return crate::local::beneath::write_atomic(&root, &entry, bytes, before_commit, io);
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = guard;
     let parent = match target.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
@@ -146,7 +158,13 @@ pub(crate) fn write_file(paths: &Paths, p: &WriteFileParams) -> Result<WriteFile
         Ok(_) => false,
         Err(_) => true,
     };
-    atomic_write(&target, &p.path, p.content.as_bytes(), || Ok(()))?;
+    atomic_write(
+        &target,
+        &p.path,
+        p.content.as_bytes(),
+        paths.guard(),
+        || Ok(()),
+    )?;
     Ok(WriteFileResult {
         path: p.path.clone(),
         bytes_written: p.content.len() as u64,
@@ -252,7 +270,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("a.txt");
         std::fs::write(&target, "old").unwrap();
-        let err = atomic_write(&target, "a.txt", b"new", || {
+        let err = atomic_write(&target, "a.txt", b"new", None, || {
             Err(Error::FileChanged {
                 path: "a.txt".into(),
                 reason: "test".into(),

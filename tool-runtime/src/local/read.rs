@@ -109,7 +109,45 @@ pub(crate) fn decode(bytes: Vec<u8>) -> std::result::Result<Decoded, String> {
 }
 
 /// Reads a whole file within the size limit, as bytes.
-pub(crate) fn read_limited(path: &Path, shown: &str, limit: u64) -> Result<Vec<u8>> {
+///
+/// Under confinement (`guard`) on Linux, the file is opened first and
+/// judged by the path the kernel gives for it, so that a concurrent swap
+/// cannot make it read a secret.
+pub(crate) fn read_limited(
+    path: &Path,
+    shown: &str,
+    limit: u64,
+    guard: Option<&crate::local::confine::Guard>,
+) -> Result<Vec<u8>> {
+    #[cfg(target_os = "linux")]
+    if let Some(guard) = guard {
+        use std::io::Read as _;
+        let (file, real) =
+            crate::local::beneath::open_read(path).map_err(|e| Error::io(shown, e))?;
+        guard.check_opened(&real, shown)?;
+        let meta = file.metadata().map_err(|e| Error::io(shown, e))?;
+        if meta.is_dir() {
+            return Err(Error::WrongKind {
+                path: shown.into(),
+                expected: "a file",
+                found: "a directory",
+            });
+        }
+        if meta.len() > limit {
+            return Err(Error::TooLarge {
+                path: shown.into(),
+                size: meta.len(),
+                limit,
+            });
+        }
+        let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+        file.take(limit)
+            .read_to_end(&mut bytes)
+            .map_err(|e| Error::io(shown, e))?;
+        return Ok(bytes);
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = guard;
     let meta = std::fs::metadata(path).map_err(|e| Error::io(shown, e))?;
     if meta.is_dir() {
         return Err(Error::WrongKind {
@@ -145,7 +183,12 @@ pub(crate) fn read_file(
     config: &LocalConfig,
     p: &ReadFileParams,
 ) -> Result<ReadFileResult> {
-    let bytes = read_limited(&paths.readable(&p.path)?, &p.path, config.max_file_bytes)?;
+    let bytes = read_limited(
+        &paths.readable(&p.path)?,
+        &p.path,
+        config.max_file_bytes,
+        paths.guard(),
+    )?;
     let total_bytes = bytes.len() as u64;
     let hash = content_hash(&bytes);
     let decoded = decode(bytes).map_err(|reason| Error::Binary {
