@@ -176,7 +176,7 @@ async fn the_landlock_fallback_sweeps_too() {
 }
 
 #[tokio::test]
-async fn a_killed_command_and_a_member_outliving_the_shell_are_swept() {
+async fn a_killed_command_is_swept_and_nothing_it_started_outlives_it() {
     let Some(s) = setup(true) else { return };
     let c = computer(&s, true);
     // Killed while running: swept at the kill.

@@ -79,7 +79,7 @@ pub(crate) fn build(
             reason: "seccomp filters are not available in this kernel".to_owned(),
         });
     }
-    let filters = seccomp_filter(plan.network)?;
+    let filters = filters_for(plan.network)?;
     Ok(Confinement {
         ruleset,
         filters,
@@ -454,6 +454,22 @@ fn compile(
     )
     .map_err(|e| fail(&e))?;
     BpfProgram::try_from(filter).map_err(|e| fail(&e))
+}
+
+/// The compiled filters for `network`, built once per process (they only
+/// depend on it).
+fn filters_for(network: bool) -> Result<Vec<BpfProgram>> {
+    static WITH: std::sync::OnceLock<std::result::Result<Vec<BpfProgram>, String>> =
+        std::sync::OnceLock::new();
+    static WITHOUT: std::sync::OnceLock<std::result::Result<Vec<BpfProgram>, String>> =
+        std::sync::OnceLock::new();
+    let cell = if network { &WITH } else { &WITHOUT };
+    cell.get_or_init(|| seccomp_filter(network).map_err(|e| e.to_string()))
+        .clone()
+        .map_err(|message| Error::SandboxSetup {
+            path: "/".into(),
+            message,
+        })
 }
 
 /// The namespace flags one by one.

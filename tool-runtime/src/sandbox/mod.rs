@@ -11,65 +11,59 @@
 //! operation, the content adds a hint naming what the sandbox allows and
 //! that only the host can widen it.
 //!
-//! # What each policy guarantees (Linux)
+//! # What a confined command can read, write, reach and keep running (Linux)
 //!
 //! Two mechanisms, named in the command's state (`mechanism`):
-//! `namespaces+landlock+seccomp` where the machine lets a child make a
-//! private mount namespace (a user namespace too when the host is not
-//! root), else the named fallback `landlock+seccomp` (also forced by
-//! [`SandboxOptions::namespaces`] `= false`). The differences are marked.
+//! `namespaces+landlock+seccomp` where the machine lets a child make user,
+//! mount and PID namespaces (as root too), else the named fallback
+//! `landlock+seccomp` (also forced by [`SandboxOptions::namespaces`]
+//! `= false`; its differences are marked). Each row names the test that
+//! pins it (`tests/<file>.rs::<test>`).
 //!
-//! | | `full_access` | `workspace_write` | `read_only` |
-//! |---|---|---|---|
-//! | write, create, delete, rename, link | anywhere the host user can | only beneath the workspace (the context's working directory), the `writable_roots` and the computer's private temp dir (Landlock; with namespaces also a read-only mount of everything else) | nowhere |
-//! | new entries at the top of a root that holds `.git` or other protected entries | yes | yes with namespaces; refused by the fallback (Landlock cannot say "writable except that subtree") | no |
-//! | protected entries ([`tool_core::PathClass`] protected classes: `.git`, `.envrc`, `.vscode`, `.github/workflows`, … at any depth of a writable root, found by a bounded walk) | writable | read-only where they exist, with everything beneath them (namespaces: read-only bind mounts, which also cannot be renamed or removed; fallback: Landlock) | read-only |
-//! | protected entries that do not exist yet | creatable | **creatable by a command, then moved out**: when the command's process group has ended (and when it is killed) the writable roots are walked again and every protected entry not found before the spawn is moved (never deleted) into the computer's quarantine folder ([`ShellConfig::quarantine_dir`](crate::ShellConfig::quarantine_dir)), listed in the state as `protectedCreated: [{path, movedTo}]` and in one content line; file operations refuse them outright | not creatable |
-//! | reads and execution | everything | everything except the secret classes' locations (`~/.ssh`, `~/.aws`, `/etc/shadow`, …: Landlock) and the secret files inside the roots (`.env`, `*.tfstate`, …: masked by `/dev/null` or an empty tmpfs with namespaces, Landlock otherwise) | same |
-//! | `/tmp` | the host's | with namespaces: an overlay whose lower layer is the host's `/tmp` (readable, never changed: a skill folder or an input under `/tmp` works as the working directory or as a file to read) and whose upper layer is the computer's private temp dir (what the command writes, changes or removes there stays private, and later commands of the same computer see it; `TMPDIR=/tmp`; state `hostTmpReadable: true`). Where the kernel has no such overlay (or [`SandboxOptions::tmp_overlay`] is off, or a secret only Landlock keeps out lies under `/tmp`): the private temp dir replaces `/tmp` and only the command's working directory there is bound back, read-only; other host files under `/tmp` are then out of sight. Writable roots under `/tmp` are the host's, writable, in both cases. Fallback: the host's `/tmp` writable, `TMPDIR` the private dir | same as `workspace_write`; the overlay's upper layer is read-only too |
-//! | permission bits and times outside the roots (`chmod`, `touch -d`) | yes | refused with namespaces (read-only mounts); **allowed by the fallback** (Landlock up to ABI 7 does not govern them) | same |
-//! | `/dev/null`, `/dev/zero`, `/dev/urandom`, `/dev/tty` … | yes | read and write | read and write |
-//! | new sockets (`socket()`) | yes | none unless `network: true` (`socketpair` still works): no TCP/UDP, no Unix socket to a daemon (tmux, a container engine, the user's service manager) | same |
-//! | `chown`, extended attributes, setuid/setgid mode bits, mount changes (`mount`, `umount2`, `open_tree`, `move_mount`, `setns`…) | yes | refused everywhere (`EPERM`, seccomp) | same |
-//! | signals to processes outside the sandbox (ABI ≥ 6) | yes | refused | refused |
+//! | | `workspace_write` | test |
+//! |---|---|---|
+//! | **write** the workspace (the call's working directory), `writable_roots`, the private `/tmp` | yes: create, change, rename, delete, `chmod`, no-op `chown`; `cp -a`, `tar x`, `sed -i` | `sandbox::copying_archiving_and_editing_in_place_work_confined`, `sandbox::writes_inside_the_workspace_work_and_the_state_names_the_sandbox` |
+//! | **write** anywhere else (by `..`, symlinks, hard links, `mv`, grandchildren) | no (`EACCES` / `EROFS` / `EXDEV`) | `sandbox::a_write_outside_the_workspace_is_refused_with_the_commands_own_error`, `sandbox::a_symlink_pointing_outside_does_not_open_the_outside`, `sandbox::mv_in_and_out_of_the_workspace_is_refused`, `sandbox::a_hard_link_to_an_outside_file_is_refused`, `sandbox::a_grandchild_process_inherits_the_sandbox` |
+//! | **git**: index, objects, refs, logs, stash (`add`, `commit`, `branch`, `tag`, `stash`, `rebase`, `merge`), in a worktree too | yes | `sandbox_git::git_add_commit_branch_tag_stash_rebase_and_merge_work_confined`, `sandbox_git::a_worktree_commits_confined_and_its_git_dirs_code_parts_stay_shut` |
+//! | **git's code parts**: `config`, `config.worktree`, `hooks`, `info`, `commondir`, `gitdir` of every git directory found (also in `modules/…`, `worktrees/…`, a worktree's resolved git dir); the git dir itself cannot be renamed | read-only | same tests, `sandbox::git_and_code_execution_files_stay_read_only` |
+//! | a **new repository** (`git init`, `cargo new`) | kept; its code parts read-only from the next command on | `sandbox_protected::a_new_repository_keeps_its_git_and_its_hooks_are_then_protected` |
+//! | **protected entries** ([`tool_core::PathClass`] protected classes) that exist at a root's top or in a directory on the way to the working directory (one listing each, never a walk of the workspace) | read-only mounts (neither written, renamed nor removed); a symlinked one read-only at its target; a dangling symlinked one refuses the run (`protected_symlink`) | `sandbox_protected::a_protected_symlink_is_protected_at_its_target_and_a_dangling_one_refused` |
+//! | protected names that do **not exist** there yet (`.envrc`, `.vscode/`, `.github/workflows`) | creatable, then moved into the quarantine folder when the command has ended (no process of it is left: PID namespace), listed in `protectedCreated` and in one content line | `sandbox_protected::protected_entries_a_command_creates_in_a_git_workspace_are_moved_to_quarantine` |
+//! | **read**: the system (`/usr`, `/etc` but secrets), the workspace, the toolchain locations of the home (`~/.cargo/bin`, `~/.rustup`, `~/.pyenv`, `~/.nvm`, git's settings…: the table of the private `home` module) | yes | `sandbox_user::as_root_the_environment_and_home_are_scrubbed_and_limits_hold` |
+//! | **write** the toolchain caches (`~/.cargo/registry`, `~/.npm`, `~/.cache/pip`, `~/go/pkg/mod`…) | yes ([`SandboxOptions::toolchain_caches_writable`], default on) | same |
+//! | **read** the rest of the home (`~/.wakatime.cfg`, kubeconfigs, other projects) | no (contents; the names of a folder on the way to a hidden one can be listed) | same |
+//! | **read** secrets: the secret classes' fixed locations (`~/.ssh`, `~/.aws`, `/etc/shadow`…), secret files at a root's top and on the way to the working directory (`.env`, `*.tfstate`…) | no (masked: `/dev/null`, an empty tmpfs, or Landlock) | `sandbox::secret_locations_are_unreadable_and_the_rest_readable`, `sandbox_git::a_git_workspace_takes_new_files_at_its_root_and_git_stays_read_only` |
+//! | git's `http.*.extraheader` (a CI token) in a git config found | withheld: the command sees the file without those lines | `sandbox_git::the_ci_token_in_a_git_extraheader_is_withheld` |
+//! | **environment**: the host's variables that look secret (the rules of the private `env` module: names with KEY, SECRET, TOKEN, PASSWORD, CREDENTIAL, AUTH…, a named list, credential-shaped values) | withheld (names in `sandbox.envWithheld`), also from `/proc/self/environ`; [`SandboxOptions::env_pass`] passes one through; the call's own variables are kept | `sandbox_user::as_root_the_environment_and_home_are_scrubbed_and_limits_hold` |
+//! | **other processes**: `/proc/PID/*` of processes outside the command, signals, `ptrace` | invisible (fresh `/proc` of its PID namespace), refused | `sandbox::no_capabilities_even_as_root_a_fresh_proc_a_minimal_dev_and_refused_calls` |
+//! | **capabilities**, as root too | none: user namespace, empty bounding, ambient, effective and permitted sets, secure bits locked, `no_new_privs`, all mounts `nosuid,nodev` | same test, and `sandbox_user::as_an_unprivileged_user_the_same_wall_holds_and_no_temp_dir_is_left` |
+//! | **devices** | a fresh `/dev`: `null`, `zero`, `full`, `random`, `urandom`, `tty`, a private `pts` and `shm`; no disks, no `mem` | `sandbox::no_capabilities_even_as_root_a_fresh_proc_a_minimal_dev_and_refused_calls` |
+//! | **refused calls** (seccomp; table with reasons in the `linux` module): mounts, `open_by_handle_at`, `name_to_handle_at`, `chattr` ioctls, `TIOCSTI`, `mknod`, new namespaces, keyrings, `bpf`, `perf_event_open`, `kexec`, modules, `reboot`, clock and host name changes; set-id mode bits; extended attributes answer "not supported" | refused | same test, `sandbox::ownership_xattrs_and_set_id_bits_are_refused_plain_modes_inside_work` |
+//! | **network**: new sockets of every family (Unix-domain too: daemons' sockets), `io_uring` | none unless `network: true` (`socketpair` works) | `sandbox::loopback_connections_are_refused_with_network_off_and_work_with_it_on`, `sandbox::unix_sockets_to_local_daemons_are_refused_with_network_off`, `daemons::a_confined_command_cannot_ask_a_tmux_server_to_run_a_command` |
+//! | **keep running**: background children, `setsid`, `nohup`, double forks | end with the command (PID 1 of its namespace exits when the shell does; the kernel kills the rest) | `sandbox_protected::a_killed_command_is_swept_and_nothing_it_started_outlives_it`, `sandbox_user::as_root_the_environment_and_home_are_scrubbed_and_limits_hold` |
+//! | **limits** ([`Limits`]): processes, memory, CPU time, file size, open files | rlimits; a hit is named in the content (`file size limit`, `cpu time limit`, `process limit`) | `sandbox_user::as_root_the_environment_and_home_are_scrubbed_and_limits_hold` |
+//! | **temp dir** | nothing of a computer is left after it is dropped (as an unprivileged host too) | `sandbox_user::as_an_unprivileged_user_the_same_wall_holds_and_no_temp_dir_is_left` |
 //!
-//! - Under `workspace_write` the shell also sets `TMPDIR` (to `/tmp` with
-//!   namespaces, to the computer's private temp dir otherwise; removed when
-//!   the computer is dropped) unless the call sets it.
-//! - The overlay over `/tmp`: commands of one computer running at once
-//!   share its upper layer (mounted with `index=off`); overlayfs leaves
-//!   changes to a lower layer while it is mounted undefined, so a host
-//!   file under `/tmp` changed during a command may show late or not at
-//!   all to that command (the host's files themselves are never changed).
-//!   A host file the command removes is hidden by a whiteout in the upper
-//!   layer, for later commands of the computer too.
-//! - With namespaces, protected entries are protected by path: a command
-//!   that renames the directory holding `sub/.envrc` can then create a new
-//!   `sub/.envrc`. `.git` at a root's top cannot be renamed (a mount point).
-//! - The confinement is applied in the child between `fork` and `exec`,
-//!   never to the host process, and every process the command starts
-//!   inherits it (children, grandchildren, daemons it forks off). It cannot
-//!   be lifted from inside: `no_new_privs` is set, so setuid programs do
-//!   not gain rights either.
-//! - Landlock checks the path actually reached: a symlink inside the
-//!   workspace pointing outside does not make the outside writable; `mv`
-//!   and `ln` of outside files into the workspace are refused (a rename or
-//!   link that would gain rights fails with `EXDEV`, which makes `mv` fall
-//!   back to a copy that is then checked like any write). A hard link to an
-//!   outside file that *already* sits in the workspace is writable through
-//!   that path: Landlock judges paths, not inodes.
-//! - Refusals are the command's own errors: `EACCES` ("Permission denied")
-//!   for files, `EPERM` ("Operation not permitted") for sockets, `EXDEV`
-//!   for reparenting renames and links.
-//! - Network off means no new socket of any family: TCP, UDP, raw and
-//!   packet sockets (loopback included), netlink, and Unix-domain sockets
-//!   too, so local daemons (an SSH agent, a container engine's socket) are
-//!   out of reach as well; `socketpair(AF_UNIX)` and pipes keep working for
-//!   a command's own processes. `io_uring` is refused (its socket
-//!   operations would bypass the filter). Sockets inherited from the host
-//!   are not taken away (the host opens its own with close-on-exec). With
-//!   the network on, everything the user can reach is reachable, local
-//!   daemons included.
+//! `read_only` is the same with no writable root (the private `/tmp`'s
+//! upper layer read-only too). `full_access` confines nothing.
+//!
+//! - `/tmp` is private: an overlay whose lower layer is the host's `/tmp`
+//!   (readable, never changed) and whose upper layer is the computer's
+//!   private temp dir (later commands of the computer see it;
+//!   `TMPDIR=/tmp`, `hostTmpReadable: true`); where the kernel has no such
+//!   overlay, the private temp dir replaces `/tmp` and only the working
+//!   directory under `/tmp` is bound back, read-only.
+//! - The confinement is applied in the child between `fork` and `exec`
+//!   (three processes, see the private `syscalls` module), never to the
+//!   host process.
+//! - Refusals are the command's own errors (`EACCES`, `EROFS`, `EPERM`,
+//!   `EXDEV`); the content adds a hint naming what the sandbox allows.
+//! - The fallback (`landlock+seccomp`, no namespaces) differs: the top of a
+//!   root holding protected entries is closed to new entries (Landlock
+//!   cannot say "writable except that subtree"); plain permission bits and
+//!   times outside the roots can change; no private `/tmp`, `/proc` or
+//!   `/dev`; no PID namespace, so a `setsid` child survives the command;
+//!   capabilities are still dropped.
 //!
 //! # File operations
 //!
@@ -78,77 +72,56 @@
 //! `renameFile`, `listFiles`, `globFiles`, `searchFiles`, `grepContent`)
 //! when the call runs confined, checked in-process on the path actually
 //! reached: writes only in the writable roots, protected entries never
-//! written or created (at any depth, whether or not they exist), secrets
-//! never read; searches skip secret entries and report how many
-//! (`secretsSkipped`). A refusal fails with `confinement_refused` and says
-//! what the confinement allows. The call's [`tool_core::Confinement`] (a
-//! gated invoker puts the decision's in the context) replaces the
-//! configured sandbox for that call, for commands and files alike.
+//! written or created (at any depth, whether or not they exist; in a git
+//! directory only its code parts), secrets never read; searches skip secret
+//! entries and report how many (`secretsSkipped`). `writeFile`, `editFile`,
+//! `readFile` and `readFiles` cannot be raced by a concurrent command that
+//! swaps a folder for a symlink (`confined_files::file_tools_cannot_be_raced_by_a_confined_command_flipping_a_symlink`).
+//! A refusal fails with `confinement_refused` and says what the
+//! confinement allows. The call's [`tool_core::Confinement`] (a gated
+//! invoker puts the decision's in the context) replaces the configured
+//! sandbox for that call, for commands and files alike.
 //!
-//! # What no policy guarantees
+//! # What is not guaranteed
 //!
-//! - No limit on CPU, memory, disk space, processes or time (the shell's
-//!   window and kill are the only time bound); no isolation of the process
-//!   list, of `/proc` reads of other processes the user owns, or of the
-//!   environment variables the host passes.
-//! - Reads: everything not secret (see [`SandboxOptions`]) is readable, including other
-//!   projects and the host's configuration. Directories on the way to a
-//!   secret (`~`, `/`) can be listed, and so can the names inside a secret
-//!   directory (Landlock's listing right is inherited); the files' contents
-//!   cannot be read. Secrets are excluded where they exist when the command
-//!   starts; entries that appear later in a directory split around a secret
-//!   (such as `~`) are not readable by that command (the split lists the
-//!   entries that existed).
-//! - Protected entries are read-only where they exist when the command
-//!   starts (within the walk's bound, [`SandboxOptions::scan_limit`]). One
-//!   that a command creates where none existed (`.envrc`, `.vscode/`,
-//!   `.github/workflows/ci.yml`) exists **until the sweep**: while the
-//!   command's group runs, a program that reads it (direnv, an editor, a
-//!   CI runner watching the tree) may already see it, and the command
-//!   itself can use it. The sweep runs when the shell exits, again once
-//!   every member of its group has gone, and at a kill; a member that
-//!   leaves the group (`setsid`) is not waited for, and an entry deeper
-//!   than the walk's bound is not found. A move that fails (the
-//!   quarantine folder unwritable) leaves the entry and says so
-//!   (`movedTo: null`, `error`). Only the fallback keeps a root's top
-//!   closed to new entries.
-//! - Why a sweep and not a refusal: Landlock and read-only mounts need an
-//!   inode to attach to, and a name that does not exist has none (bind
-//!   mounting placeholders would write files into the user's workspace);
-//!   a seccomp user-notification supervisor that judged `openat`/`mkdirat`
-//!   /`renameat2` paths would read them from the command's memory, which
-//!   another thread of the command can change between the check and the
-//!   kernel's own read (the kernel documentation says it must not be used
-//!   as a security policy for pointer arguments); fanotify has no
-//!   permission event for creation. The last sweep cannot be raced: it
-//!   runs after every process of the group that could recreate the entry
-//!   has gone.
-//! - Fallback only: plain permission bits (`chmod 600`) and timestamps
-//!   (`touch -d`) of any file the user owns can still be changed outside
-//!   the roots. Ownership, extended attributes (file capabilities) and
-//!   set-id bits are refused everywhere by the seccomp filter, inside the
-//!   workspace too (`tar` or `cp -a` restoring owners report errors).
-//! - A cancelled call (or one whose future is dropped at its deadline)
-//!   kills the command's process group; a process that leaves the group
-//!   (`setsid`) survives it.
+//! - **Deeper entries.** Protected and secret entries deeper than a root's
+//!   top and the way to the working directory are not found (no walk: the
+//!   cost of a command does not grow with the workspace): a nested
+//!   `app/.env` is readable, a nested `app/.envrc` writable and not moved
+//!   by a command working at the root. File operations check every path.
+//! - **Missing protected names** are creatable during the run and moved
+//!   out only after it (a name without an inode has nothing for a mount or
+//!   a Landlock rule to attach to); while the command runs, a program
+//!   watching the tree may see them.
+//! - **The process limit** does not bind a host running as root: the
+//!   kernel exempts uid 0 of the initial user namespace from
+//!   `RLIMIT_NPROC`, and root's commands map to it. The PID namespace still
+//!   ends every process with the command. Memory and CPU are per process
+//!   (rlimits, not cgroups); the private `/tmp` has no size limit beyond
+//!   the file-size limit.
+//! - **Network** is all or nothing: there is no egress proxy, domain
+//!   allow-list or credential broker yet.
+//! - **Listing**: the names inside a folder on the way to a hidden or
+//!   secret one (`~`, `/`) can be listed; contents cannot be read.
+//! - A command that was started under a host that dies by `SIGKILL` leaves
+//!   the computer's private temp dir behind.
 //! - 32-bit (`i386`) programs are killed by the seccomp filter's
 //!   architecture check.
 //!
 //! # Mechanisms and platforms
 //!
 //! - Linux: Landlock for files (the ABI is negotiated with the kernel at
-//!   each spawn: ABI 1 lacks cross-directory renames, ABI 2 adds them, 3
-//!   truncation, 6 signal and abstract-socket scopes) and seccomp for the
-//!   network and file metadata. The ruleset and the filter are built in the host before the
-//!   fork; the child only installs them (three syscalls, see the private
-//!   `syscalls` module, the crate's only `unsafe`). A pre-exec hook
-//!   rather than a helper binary keeps the crate self-contained: no
-//!   second executable to install and find.
-//! - A kernel without Landlock (or without seccomp while the network must
-//!   be off): a confining policy fails with `sandbox_unavailable`, unless
-//!   the host set [`SandboxFallback::Unconfined`]; then the command runs
-//!   unconfined and its state says `mechanism: "unconfined"` with the
-//!   reason. Never a silent unconfined run.
+//!   each spawn), seccomp for calls and the network, user + mount + PID
+//!   namespaces for mounts, processes and capabilities. The ruleset and
+//!   the filters are built in the host before the fork; the children only
+//!   install them (see the private `syscalls` module, the crate's only
+//!   `unsafe`). A pre-exec hook rather than a helper binary keeps the
+//!   crate self-contained.
+//! - A kernel without Landlock (or without seccomp): a confining policy
+//!   fails with `sandbox_unavailable`, unless the host set
+//!   [`SandboxFallback::Unconfined`]; then the command runs unconfined and
+//!   its state says `mechanism: "unconfined"` with the reason. Never a
+//!   silent unconfined run.
 //! - Other platforms: the types compile; no mechanism is implemented, so a
 //!   confining policy behaves as on a kernel without Landlock.
 //!

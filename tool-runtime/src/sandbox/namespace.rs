@@ -8,9 +8,9 @@
 //! does what Landlock cannot, and Landlock stays on top of it (a write
 //! must pass both):
 //!
-//! 1. a new user namespace (when the host is not root; the command keeps
-//!    the host's uid and gid inside, so it has no capabilities after
-//!    `exec`) and a new mount namespace, every mount made private;
+//! 1. new user, mount and PID namespaces, as root too (the command keeps
+//!    the host's uid and gid inside and drops every capability before
+//!    `exec`), every mount made private;
 //! 2. the writable roots and the computer's private temp dir cloned as
 //!    they are (`open_tree`), then every mount made read-only
 //!    (`mount_setattr`, recursive): outside the roots nothing can be
@@ -26,11 +26,16 @@
 //!    moved back in place, writable. Landlock ignores rules on a directory
 //!    a mount covers, so the child adds the overlay's rule itself (on its
 //!    `/tmp` after the mount) before it restricts itself;
-//! 4. every protected entry found in the roots bound over itself
-//!    read-only (`.git`, `.envrc`, `sub/.vscode`…: a read-only mount
-//!    point can be neither written, renamed nor removed), and every
-//!    secret entry found in the roots masked (`/dev/null` over a file, an
-//!    empty read-only tmpfs over a directory).
+//! 4. every git directory found bound onto itself (pinned: it can be
+//!    neither renamed nor removed), every protected entry found bound over
+//!    itself read-only (`.git/config`, `.git/hooks`, `.envrc`…: a read-only
+//!    mount point can be neither written, renamed nor removed), git
+//!    configurations holding an `extraheader` replaced by a copy without
+//!    it, and every secret entry found masked (`/dev/null` over a file, an
+//!    empty read-only tmpfs over a directory);
+//! 5. a fresh `/dev` (the few device files, a private `devpts` and
+//!    `/dev/shm`) and a fresh `/proc` of the PID namespace; everything is
+//!    `nosuid,nodev`.
 //!
 //! Mount-changing syscalls are then refused by Landlock and by the seccomp
 //! filter, so the command cannot undo any of it.

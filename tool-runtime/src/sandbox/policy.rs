@@ -61,11 +61,11 @@ pub type ProbeFailure = String;
 ///
 /// | setting | default |
 /// |---|---|
-/// | protected entries | every [`PathRole::Protected`](tool_core::PathRole::Protected) class, at any depth of every writable root (`.git`, `.envrc`, `.vscode`, `.github/workflows`, `.cargo/config.toml`, `conftest.py`, …) |
-/// | secret locations | every [`PathRole::Secret`](tool_core::PathRole::Secret) class: its fixed locations ([`PathClass::fixed_locations`](tool_core::PathClass::fixed_locations): `~/.ssh`, `~/.aws`, `~/.codex/auth.json`, `/etc/shadow`, …) and, inside the writable roots, the files its patterns match at any depth (`.env`, `.env.local`, `*.tfstate`, `id_rsa`, …; not `.env.example`) |
+/// | protected entries | every [`PathRole::Protected`](tool_core::PathRole::Protected) class (`.git`'s code parts, `.envrc`, `.vscode`, `.github/workflows`, `.cargo/config.toml`, `conftest.py`, …) at the places examined (below) |
+/// | secret locations | every [`PathRole::Secret`](tool_core::PathRole::Secret) class: its fixed locations ([`PathClass::fixed_locations`](tool_core::PathClass::fixed_locations): `~/.ssh`, `~/.aws`, `~/.codex/auth.json`, `/etc/shadow`, …) and, at the places examined in the writable roots (below), the files its patterns match (`.env`, `.env.local`, `*.tfstate`, `id_rsa`, …; not `.env.example`) |
 /// | `secret_paths` | none (extra secret locations) |
 /// | `protected_names` | none (extra entry names protected at any depth) |
-/// | `scan_limit` | 20 000 entries per writable root |
+/// | `scan_limit` | 20 000 entries per directory listed |
 /// | `namespaces` | on (where the machine allows them) |
 /// | `tmp_overlay` | on (where the kernel allows an overlay over `/tmp`) |
 /// | `fallback` | refuse |
@@ -75,13 +75,14 @@ pub type ProbeFailure = String;
 /// | `home_readable`, `home_caches` | none (extra toolchain locations) |
 /// | `env_pass`, `env_withhold` | none (see the environment rules in the sandbox guide) |
 ///
-/// Entries inside the writable roots are found, when a command starts, by
-/// a breadth-first walk of each root that does not follow symlinks and does
-/// not enter a protected or secret directory. The walk stops after
-/// `scan_limit` entries (the shallowest levels are seen first); the
-/// command's state then says `scanTruncated: true`, and protected or secret
-/// entries deeper than the walk reached are not excluded for that command
-/// (file operations are checked per path and have no such bound).
+/// Entries inside the writable roots are found, when a command starts,
+/// without walking the workspace: each root's top and every directory on
+/// the way down to the working directory are listed (at most `scan_limit`
+/// entries each; the state then says `scanTruncated: true`), the fixed
+/// multi-component names (`.github/workflows`) are looked up there, and
+/// the git directories met are followed (see the sandbox guide). Deeper
+/// entries are not excluded for commands (file operations are checked per
+/// path and have no such bound).
 ///
 /// A leading `~/` in a secret path is the `HOME` of the host process when
 /// the command starts; a secret path that does not exist is skipped.
@@ -94,7 +95,7 @@ pub struct SandboxOptions {
     /// Extra entry names kept read-only wherever they appear in a writable
     /// root (with everything beneath them), beyond the protected classes.
     pub protected_names: Vec<String>,
-    /// Entries examined at most per writable root when looking for
+    /// Entries examined at most per directory listed when looking for
     /// protected and secret entries.
     pub scan_limit: usize,
     /// Whether commands get a private mount namespace when the machine
