@@ -904,3 +904,96 @@ async fn copying_archiving_and_editing_in_place_work_confined() {
         out.content
     );
 }
+
+/// Whether `program` is installed; under `CI=true` its absence fails.
+fn needed(program: &str) -> bool {
+    let found = has(program);
+    if !found {
+        assert!(std::env::var("CI").is_err(), "{program} is needed under CI");
+        eprintln!("skipping: no {program} here");
+    }
+    found
+}
+
+#[tokio::test]
+async fn pip_editable_install_then_import_and_npm_install_of_a_local_package_work_confined() {
+    let d = dirs();
+    let c = sandboxed(SandboxPolicy::workspace_write());
+    if !namespaced(&c, &d.ws).await || !needed("python3") || !needed("npm") {
+        return;
+    }
+    write(
+        &d.ws,
+        "pyproject.toml",
+        "[build-system]\nrequires = [\"setuptools\"]\nbuild-backend = \"setuptools.build_meta\"\n\n[project]\nname = \"demo-pkg\"\nversion = \"0.1.0\"\n",
+    );
+    write(&d.ws, "demo_pkg/__init__.py", "VALUE = 42\n");
+    let out = sh(
+        &c,
+        &d.ws,
+        "python3 -m venv .venv && .venv/bin/pip install -q --no-build-isolation --no-deps --no-index -e . 2>&1 | grep -v -i 'warning' ; test -d .venv",
+    )
+    .await;
+    assert_eq!(exit_code(&out), 0, "{}", out.content);
+    // The next call imports it: nothing was swept.
+    let out = sh(
+        &c,
+        &d.ws,
+        ".venv/bin/python -c 'import demo_pkg; print(demo_pkg.VALUE)'",
+    )
+    .await;
+    assert_eq!(ok(&out)["stdout"], "42\n", "{}", out.content);
+    assert_eq!(state(&out)["protectedCreated"], Value::Null);
+    // npm: a local package beside the workspace (read-only to the command).
+    write(
+        &d.outside,
+        "sibling/package.json",
+        "{\"name\": \"sibling\", \"version\": \"1.0.0\", \"main\": \"index.js\"}\n",
+    );
+    write(&d.outside, "sibling/index.js", "module.exports = 7;\n");
+    write(
+        &d.ws,
+        "package.json",
+        "{\"name\": \"app\", \"version\": \"1.0.0\"}\n",
+    );
+    let out = sh(
+        &c,
+        &d.ws,
+        "npm install --no-audit --no-fund --offline ../outside/sibling > /dev/null && node -e 'console.log(require(\"sibling\"))'",
+    )
+    .await;
+    assert_eq!(exit_code(&out), 0, "{}", out.content);
+    assert_eq!(ok(&out)["stdout"], "7\n", "{}", out.content);
+}
+
+#[tokio::test]
+async fn cargo_builds_and_tests_offline_with_the_populated_cache() {
+    let d = dirs();
+    let c = sandboxed(SandboxPolicy::workspace_write());
+    if !namespaced(&c, &d.ws).await || !needed("cargo") {
+        return;
+    }
+    write(
+        &d.ws,
+        "Cargo.toml",
+        "[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nitoa = \"1\"\n\n[workspace]\n",
+    );
+    write(
+        &d.ws,
+        "src/lib.rs",
+        "pub fn show(n: u32) -> String { itoa::Buffer::new().format(n).to_owned() }\n#[test]\nfn shows() { assert_eq!(show(7), \"7\"); }\n",
+    );
+    let out = sh(
+        &c,
+        &d.ws,
+        "cargo test --offline -q --lib 2>&1 | grep 'test result'",
+    )
+    .await;
+    assert_eq!(exit_code(&out), 0, "{}", out.content);
+    assert!(
+        ok(&out)["stdout"].as_str().unwrap().contains("1 passed"),
+        "{}",
+        out.content
+    );
+    assert!(d.ws.join("target").is_dir());
+}
