@@ -179,6 +179,34 @@ pub struct McpServerConfig {
     /// Approval overrides.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approval: Option<ApprovalOverrides>,
+    /// Which protocol revision to speak (default [`McpProtocol::Auto`]).
+    #[serde(default, skip_serializing_if = "McpProtocol::is_auto")]
+    pub protocol: McpProtocol,
+}
+
+/// Which MCP revision a client speaks to a server.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum McpProtocol {
+    /// `server/discover` first (2026-07-28); when the server does not know
+    /// it, the `initialize` handshake (2025-11-25). The answer is
+    /// remembered per server for the manager's life.
+    #[default]
+    #[serde(rename = "auto")]
+    Auto,
+    /// 2025-11-25 only: the `initialize` handshake and a session.
+    #[serde(rename = "2025-11-25")]
+    V2025_11_25,
+    /// 2026-07-28 only: `server/discover`, stateless requests with
+    /// per-request `_meta`, multi-round-trip questions.
+    #[serde(rename = "2026-07-28")]
+    V2026_07_28,
+}
+
+impl McpProtocol {
+    fn is_auto(&self) -> bool {
+        *self == Self::Auto
+    }
 }
 
 fn yes() -> bool {
@@ -197,7 +225,14 @@ impl McpServerConfig {
             enabled: true,
             updated_at: None,
             approval: None,
+            protocol: McpProtocol::Auto,
         }
+    }
+
+    /// Speaks `protocol` to this server.
+    pub fn with_protocol(mut self, protocol: McpProtocol) -> Self {
+        self.protocol = protocol;
+        self
     }
 
     /// Sets the handshake budget.

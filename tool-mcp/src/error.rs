@@ -146,6 +146,16 @@ pub enum Error {
     /// Serving a registry over MCP failed (bind, transport).
     #[error("serving over MCP: {0}")]
     Serve(String),
+    /// A served call's ask of its MCP client failed: the client did not
+    /// declare the capability, refused or failed the request, or the
+    /// question cannot be sent.
+    #[error("asking the MCP client (`{method}`): {message}")]
+    ClientInput {
+        /// `elicitation/create`, `sampling/createMessage` or `roots/list`.
+        method: String,
+        /// What went wrong.
+        message: String,
+    },
 }
 
 fn stderr_note(stderr: &str) -> String {
@@ -175,7 +185,7 @@ impl Error {
             | Self::ToolRemoved { server, .. }
             | Self::NotOffered { server, .. }
             | Self::Unauthorized { server, .. } => Some(server),
-            Self::Serve(_) => None,
+            Self::Serve(_) | Self::ClientInput { .. } => None,
         }
     }
 
@@ -218,6 +228,7 @@ impl Error {
             Self::NotOffered { .. } => "mcp_not_offered",
             Self::Unauthorized { .. } => "mcp_unauthorized",
             Self::Serve(_) => "mcp_serve",
+            Self::ClientInput { .. } => "mcp_client_input",
         }
     }
 }

@@ -16,13 +16,13 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use rmcp::RoleServer;
-use rmcp::model::{ElicitRequestParams, ElicitationAction, ElicitationSchema};
-use rmcp::service::Peer;
+use serde_json::json;
 use tool_core::{
     Answer, Ask, Asker, Elicitation, Elicited, Gate, GateAction, GateDecision, OfferedTools,
     PreparedCall, ToolContext,
 };
+
+use crate::client_input::{ClientAsk, ClientLine, ClientReply, form_schema};
 
 /// A gate that runs everything, with nothing confined (for trusted, local
 /// use only: tests, a registry of pure functions).
@@ -72,10 +72,12 @@ pub(crate) fn question(ask: &Ask<'_>) -> String {
 /// Puts the asks of one served call to the MCP client's user by
 /// elicitation (accept → approve, decline → decline, cancel → decline
 /// saying it was dismissed), or to the host's fallback asker when the
-/// client declared no elicitation.
+/// client declared no elicitation. The elicitation travels on the call's
+/// [`ClientLine`]: a request on a 2025-11-25 session, a multi-round-trip
+/// question (`approval-N`, `elicitation-N`) on 2026-07-28.
 pub(crate) struct ClientAsker {
-    /// The client, when it declared form elicitation.
-    pub(crate) peer: Option<Peer<RoleServer>>,
+    /// The client's line, when it declared elicitation.
+    pub(crate) line: Option<ClientLine>,
     /// The host's asker for clients without elicitation.
     pub(crate) fallback: Option<Arc<dyn Asker>>,
 }
@@ -83,33 +85,28 @@ pub(crate) struct ClientAsker {
 impl ClientAsker {
     /// Whether anyone can be asked.
     pub(crate) fn can_ask(&self) -> bool {
-        self.peer.is_some() || self.fallback.is_some()
+        self.line.is_some() || self.fallback.is_some()
     }
 
-    async fn elicit(peer: &Peer<RoleServer>, ask: &Ask<'_>, ctx: &ToolContext) -> Answer {
-        let request = peer.create_elicitation(ElicitRequestParams::FormElicitationParams {
-            meta: None,
-            message: question(ask),
-            requested_schema: ElicitationSchema::new(Default::default()),
-        });
+    async fn approve(line: &ClientLine, ask: &Ask<'_>, ctx: &ToolContext) -> Answer {
+        let question = Elicitation::new(question(ask), json!({"type": "object", "properties": {}}));
+        let key = line.next_key("approval");
         let answer = tokio::select! {
             biased;
             () = ctx.cancellation().cancelled() => {
                 return Answer::decline_because("the call was cancelled while its approval was asked");
             }
-            answer = request => answer,
+            answer = line.ask(&key, ClientAsk::Elicit(question), ctx) => answer,
         };
         match answer {
-            Ok(result) => match result.action {
-                ElicitationAction::Accept => Answer::approve(),
-                ElicitationAction::Decline => Answer::decline(),
-                ElicitationAction::Cancel => {
-                    Answer::decline_because("the user dismissed the question")
-                }
-                other => Answer::decline_because(format!(
-                    "the MCP client answered the question with `{other:?}`, which is not an approval"
-                )),
-            },
+            Ok(ClientReply::Elicited(Elicited::Accept(_))) => Answer::approve(),
+            Ok(ClientReply::Elicited(Elicited::Decline)) => Answer::decline(),
+            Ok(ClientReply::Elicited(Elicited::Cancel)) => {
+                Answer::decline_because("the user dismissed the question")
+            }
+            Ok(other) => Answer::decline_because(format!(
+                "the MCP client answered the question with `{other:?}`, which is not an approval"
+            )),
             Err(e) => Answer::decline_because(format!(
                 "asking the MCP client's user failed ({e}), so the call did not run"
             )),
@@ -120,39 +117,22 @@ impl ClientAsker {
 /// Puts a running tool's question to the client's user. A schema MCP form
 /// elicitation cannot carry (not an object of flat properties) is
 /// [`Elicited::Unsupported`], never sent.
-async fn ask_client(
-    peer: &Peer<RoleServer>,
-    question: &Elicitation,
-    ctx: &ToolContext,
-) -> Elicited {
-    let schema: ElicitationSchema = match serde_json::from_value(question.requested_schema.clone())
-    {
-        Ok(schema) => schema,
-        Err(error) => {
-            tracing::warn!(%error, "a tool's elicitation schema is not an MCP form schema; not asked");
-            return Elicited::Unsupported;
-        }
-    };
-    let request = peer.create_elicitation(ElicitRequestParams::FormElicitationParams {
-        meta: None,
-        message: question.message.clone(),
-        requested_schema: schema,
-    });
+async fn ask_client(line: &ClientLine, question: &Elicitation, ctx: &ToolContext) -> Elicited {
+    if let Err(message) = form_schema(question) {
+        tracing::warn!(%message, "a tool's elicitation is not an MCP form; not asked");
+        return Elicited::Unsupported;
+    }
+    let key = line.next_key("elicitation");
     let answer = tokio::select! {
         biased;
         () = ctx.cancellation().cancelled() => return Elicited::Cancel,
-        answer = request => answer,
+        answer = line.ask(&key, ClientAsk::Elicit(question.clone()), ctx) => answer,
     };
     match answer {
-        Ok(result) => match result.action {
-            ElicitationAction::Accept => {
-                Elicited::Accept(result.content.unwrap_or_else(|| serde_json::json!({})))
-            }
-            ElicitationAction::Decline => Elicited::Decline,
-            _ => Elicited::Cancel,
-        },
+        Ok(ClientReply::Elicited(answer)) => answer,
+        Ok(_) => Elicited::Cancel,
         Err(error) => {
-            tracing::debug!(%error, "elicitation/create failed; counted as dismissed");
+            tracing::debug!(%error, "elicitation failed; counted as dismissed");
             Elicited::Cancel
         }
     }
@@ -161,19 +141,19 @@ async fn ask_client(
 #[async_trait]
 impl Asker for ClientAsker {
     async fn elicit(&self, question: &Elicitation, ctx: &ToolContext) -> Elicited {
-        match (&self.peer, &self.fallback) {
-            (Some(peer), _) => ask_client(peer, question, ctx).await,
+        match (&self.line, &self.fallback) {
+            (Some(line), _) => ask_client(line, question, ctx).await,
             (None, Some(fallback)) => fallback.elicit(question, ctx).await,
             (None, None) => Elicited::Unsupported,
         }
     }
 
     async fn ask(&self, asks: &[Ask<'_>], ctx: &ToolContext) -> Vec<Answer> {
-        match (&self.peer, &self.fallback) {
-            (Some(peer), _) => {
+        match (&self.line, &self.fallback) {
+            (Some(line), _) => {
                 let mut answers = Vec::with_capacity(asks.len());
                 for ask in asks {
-                    answers.push(Self::elicit(peer, ask, ctx).await);
+                    answers.push(Self::approve(line, ask, ctx).await);
                 }
                 answers
             }

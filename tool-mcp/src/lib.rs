@@ -25,6 +25,13 @@
 //!   [`tool_core::LiveRegistry`] and rebuilds a server's tool there when its
 //!   list changes ([`LiveSync`]); a call to a remote tool the server removed
 //!   fails with `mcp_tool_removed`.
+//! - Protocol revisions: the client speaks 2026-07-28 (`server/discover`,
+//!   stateless requests with per-request `_meta`) and 2025-11-25
+//!   (`initialize`, a session), choosing per server ([`McpProtocol`]:
+//!   discover first, `initialize` when the server does not know it); a
+//!   2026-07-28 server's `input_required` questions are answered by the
+//!   host's [`ElicitationHandler`] and the call is made again with the
+//!   server's request state. The server serves both on one endpoint.
 //! - [`RegistryServer`]: the other direction — a [`tool_core::ToolRegistry`]
 //!   served over MCP, each call through the [`tool_core::Invoker`] pipeline
 //!   gated by the host's [`tool_core::Gate`], `ask`s put to the client by
@@ -32,6 +39,11 @@
 //!   `tools/list` in pages of [`DEFAULT_PAGE_SIZE`] (cursor-linked);
 //!   [`RegistryServer::live`] serves a [`tool_core::LiveRegistry`] and tells
 //!   clients when it changes ([`RegistryServer::notify_tools_changed`]).
+//!   On 2026-07-28 a served call asks its client by multi-round-trip
+//!   ([`ClientLine`]: `input_required` with a sealed, call-bound request
+//!   state, refused when altered); `completion/complete` is answered by the
+//!   resource and prompt sources; `subscriptions/listen` streams get the
+//!   tool list changes.
 //!
 //! # Example
 //!
@@ -95,6 +107,8 @@
 mod catalog;
 #[cfg(feature = "client")]
 mod cipher;
+#[cfg(feature = "server")]
+mod client_input;
 #[cfg(feature = "client")]
 mod config;
 mod content;
@@ -121,6 +135,8 @@ mod policy;
 mod provider;
 #[cfg(feature = "client")]
 mod remote_library;
+#[cfg(feature = "client")]
+mod remote_rounds;
 #[cfg(feature = "client")]
 mod remote_talk;
 #[cfg(feature = "client")]
@@ -153,11 +169,14 @@ pub use cipher::SecretCipher;
 #[cfg(feature = "encryption")]
 #[cfg_attr(docsrs, doc(cfg(feature = "encryption")))]
 pub use cipher::XChaChaCipher;
+#[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
+pub use client_input::{ClientAsk, ClientCapability, ClientLine, ClientReply, REQUEST_STATE_TTL};
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub use config::{
     ApprovalOverrides, DEFAULT_STARTUP_TIMEOUT_MS, MAX_STARTUP_TIMEOUT_MS, MIN_STARTUP_TIMEOUT_MS,
-    McpServerConfig, McpTransport, RESERVED_HEADERS, parse_server_list,
+    McpProtocol, McpServerConfig, McpTransport, RESERVED_HEADERS, parse_server_list,
 };
 pub use content::{ERROR_META_KEY, MCP_TOOL_ERROR, STATE_META_KEY, map_call_result, to_result};
 #[cfg(feature = "client")]

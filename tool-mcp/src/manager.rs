@@ -5,18 +5,20 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::time::Duration;
 
 use rmcp::ServiceError;
 use rmcp::model::{CallToolRequestParams, CallToolResult, PaginatedRequestParams};
 use serde_json::{Map, Value};
 
 use crate::catalog::{McpCatalog, McpCatalogTool};
-use crate::config::McpServerConfig;
+use crate::config::{McpProtocol, McpServerConfig};
 use crate::elicit::ElicitationHandler;
 use crate::error::Error;
 use crate::http::HttpGuard;
+use crate::remote_rounds::call_in_rounds;
 use crate::remote_talk::{InFlight, call_tool_with_events};
-use crate::session::{ConnectOptions, Hooks, Session};
+use crate::session::{ConnectOptions, Hooks, Lifecycle, Session};
 use crate::stderr::DEFAULT_STDERR_LIMIT;
 
 /// The most `tools/list` pages followed before discovery gives up (a server
@@ -169,7 +171,14 @@ struct Slot {
     list_changes: Arc<AtomicU64>,
     /// Calls with events in flight, across sessions.
     in_flight: Arc<InFlight>,
+    /// The lifecycle that opened this server's last session (what
+    /// [`McpProtocol::Auto`] found).
+    lifecycle: Mutex<Option<Lifecycle>>,
 }
+
+/// How long [`McpProtocol::Auto`] waits for a `server/discover` answer
+/// before it tries the `initialize` handshake instead.
+pub const DISCOVER_PROBE_BUDGET: Duration = Duration::from_secs(5);
 
 impl Slot {
     fn new(config: McpServerConfig) -> Self {
@@ -182,6 +191,7 @@ impl Slot {
             sessions_started: AtomicU64::new(0),
             list_changes: Arc::new(AtomicU64::new(0)),
             in_flight: Arc::default(),
+            lifecycle: Mutex::new(None),
         }
     }
 
@@ -383,9 +393,65 @@ impl McpManager {
             max_message_bytes: self.options.max_message_bytes,
             oauth: self.options.oauth.clone(),
         };
-        let session = Arc::new(Session::connect(&slot.config, &options, hooks, challenge).await?);
+        let session = Arc::new(self.open(slot, &options, hooks, challenge).await?);
         slot.sessions_started.fetch_add(1, Ordering::SeqCst);
         slot.set_live(Some(Arc::clone(&session)));
+        Ok(session)
+    }
+
+    /// Opens a session to `slot`'s server in the revision its configuration
+    /// asks for; [`McpProtocol::Auto`] tries `server/discover` (within
+    /// [`DISCOVER_PROBE_BUDGET`]) and falls back to `initialize` when the
+    /// handshake fails, and remembers which worked.
+    async fn open(
+        &self,
+        slot: &Slot,
+        options: &ConnectOptions,
+        hooks: Hooks,
+        challenge: Option<&str>,
+    ) -> Result<Session, Error> {
+        let remembered = *slot
+            .lifecycle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let lifecycle = match (slot.config.protocol, remembered) {
+            (McpProtocol::V2026_07_28, _) => Lifecycle::Discover,
+            (McpProtocol::Auto, Some(known)) => known,
+            (McpProtocol::Auto, None) => {
+                let mut probe = slot.config.clone();
+                let budget = slot.config.startup_timeout().min(DISCOVER_PROBE_BUDGET);
+                probe.startup_timeout_ms = Some(budget.as_millis().try_into().unwrap_or(u64::MAX));
+                match Session::connect(
+                    &probe,
+                    options,
+                    hooks.clone(),
+                    challenge,
+                    Lifecycle::Discover,
+                )
+                .await
+                {
+                    Ok(session) => {
+                        *slot
+                            .lifecycle
+                            .lock()
+                            .unwrap_or_else(PoisonError::into_inner) = Some(Lifecycle::Discover);
+                        return Ok(session);
+                    }
+                    Err(
+                        Error::Handshake { .. }
+                        | Error::HandshakeTimeout { .. }
+                        | Error::Disconnected { .. },
+                    ) => Lifecycle::Initialize,
+                    Err(other) => return Err(other),
+                }
+            }
+            _ => Lifecycle::Initialize,
+        };
+        let session = Session::connect(&slot.config, options, hooks, challenge, lifecycle).await?;
+        *slot
+            .lifecycle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(lifecycle);
         Ok(session)
     }
 
@@ -558,7 +624,14 @@ impl McpManager {
         let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
         self.with_session(&slot, "tools/call", Resend::Never, |session| {
             let params = params.clone();
-            async move { session.peer().call_tool(params).await }
+            async move {
+                let peer = session.peer();
+                // `call_tool_once` cancels the request when dropped.
+                call_in_rounds(session.hooks(), peer, params, |params| async move {
+                    peer.call_tool_once(params).await.map(Into::into)
+                })
+                .await
+            }
         })
         .await
     }
@@ -584,7 +657,10 @@ impl McpManager {
         self.with_session(&slot, "tools/call", Resend::Never, |session| {
             let (params, in_flight, events) =
                 (params.clone(), Arc::clone(&in_flight), Arc::clone(&events));
-            async move { call_tool_with_events(session.peer(), &in_flight, params, events).await }
+            async move {
+                call_tool_with_events(session.peer(), session.hooks(), &in_flight, params, events)
+                    .await
+            }
         })
         .await
     }

@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
     ClientRequest, LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken,
-    RequestId, ServerResult,
+    RequestId,
 };
 use rmcp::service::{Peer, PeerRequestOptions};
 use rmcp::{RoleClient, ServiceError};
@@ -37,6 +37,7 @@ use serde_json::Value;
 use tool_core::{CallEvents, Progress};
 
 use crate::level::from_mcp_level;
+use crate::remote_rounds::call_in_rounds;
 
 /// Progress notes kept for a token not registered yet (the answer to a
 /// request can race its registration by a few microseconds).
@@ -206,26 +207,30 @@ impl Drop for CancelOnDrop {
 /// server `notifications/cancelled`, as rmcp's own `call_tool` does.
 pub(crate) async fn call_tool_with_events(
     peer: &Peer<RoleClient>,
+    hooks: &impl rmcp::ClientHandler,
     in_flight: &Arc<InFlight>,
     params: CallToolRequestParams,
     events: Arc<dyn CallEvents>,
 ) -> Result<CallToolResult, ServiceError> {
-    // rmcp gives every request a progress token of its own: learn it from the handle.
-    let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-    let handle = peer
-        .send_cancellable_request(request, PeerRequestOptions::no_options())
-        .await?;
-    let _registered = in_flight.register(handle.progress_token.clone(), events);
-    let mut guard = CancelOnDrop {
-        peer: peer.clone(),
-        id: Some(handle.id.clone()),
-    };
-    let answer = handle.await_response().await;
-    guard.id = None;
-    match answer? {
-        ServerResult::CallToolResult(result) => Ok(result),
-        _ => Err(ServiceError::UnexpectedResponse),
-    }
+    call_in_rounds(hooks, peer, params, |params| {
+        let events = Arc::clone(&events);
+        async move {
+            // rmcp gives every request a progress token of its own: learn it from the handle.
+            let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+            let handle = peer
+                .send_cancellable_request(request, PeerRequestOptions::no_options())
+                .await?;
+            let _registered = in_flight.register(handle.progress_token.clone(), events);
+            let mut guard = CancelOnDrop {
+                peer: peer.clone(),
+                id: Some(handle.id.clone()),
+            };
+            let answer = handle.await_response().await;
+            guard.id = None;
+            answer
+        }
+    })
+    .await
 }
 
 /// An accepted elicitation answer with the schema's defaults for the

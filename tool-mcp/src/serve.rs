@@ -43,15 +43,19 @@ use std::sync::{Arc, Mutex, PoisonError};
 #[allow(deprecated)]
 // MCP logging: deprecated by rmcp for a later revision, current in 2025-11-25.
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, GetPromptRequestMethod,
-    GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsRequestMethod,
-    ListPromptsResult, ListResourceTemplatesRequestMethod, ListResourceTemplatesResult,
-    ListResourcesRequestMethod, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    PromptsCapability, ReadResourceRequestMethod, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, RequestParamsMeta, ResourcesCapability, ServerCapabilities, ServerConfig,
-    SetLevelRequestParams, ToolAnnotations,
+    ArgumentInfo, CallToolRequestParams, CallToolResponse, CompleteRequestMethod,
+    CompleteRequestParams, CompleteResult, CompletionInfo, GetPromptRequestMethod,
+    GetPromptRequestParams, GetPromptResponse, Implementation, InputResponses,
+    ListPromptsRequestMethod, ListPromptsResult, ListResourceTemplatesRequestMethod,
+    ListResourceTemplatesResult, ListResourcesRequestMethod, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, PromptsCapability, ReadResourceRequestMethod,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Reference,
+    RequestParamsMeta, ResourcesCapability, ServerCapabilities, ServerConfig, ServerNotification,
+    SetLevelRequestParams, SubscriptionFilter, ToolAnnotations,
 };
-use rmcp::service::{NotificationContext, Peer, RequestContext};
+use rmcp::service::{
+    NotificationContext, Peer, RequestContext, SubscriptionContext, SubscriptionSink,
+};
 use rmcp::transport::streamable_http_server::{
     StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
 };
@@ -63,6 +67,7 @@ use tool_core::{
     ToolCall, ToolContext, ToolRegistry,
 };
 
+use crate::client_input::{ClientCapability, ClientLine, Raced, Round, StateSeal, binding};
 use crate::content::to_result;
 use crate::error::Error;
 use crate::gate::{ClientAsker, NoOneToAsk};
@@ -99,6 +104,8 @@ struct Inner {
     registry: Source,
     /// Clients that completed the handshake (told of list changes).
     peers: Mutex<Vec<Peer<RoleServer>>>,
+    /// Open 2026-07-28 `subscriptions/listen` streams (told of list changes).
+    listeners: Arc<Mutex<Vec<SubscriptionSink>>>,
     invoker: Invoker,
     ctx: ToolContext,
     gate: Arc<dyn Gate>,
@@ -108,6 +115,8 @@ struct Inner {
     bare_names: bool,
     resources: Option<Arc<dyn ResourceSource>>,
     prompts: Option<Arc<dyn PromptSource>>,
+    /// Seals the `requestState` of 2026-07-28 multi-round-trip calls.
+    seal: StateSeal,
 }
 
 /// An MCP server over a registry. Cheap to clone (one per HTTP session).
@@ -145,10 +154,17 @@ impl RegistryServer {
     }
 
     fn from_source(registry: Source, gate: Arc<dyn Gate>, ctx: ToolContext) -> Self {
+        // Without randomness a fixed key would let anyone forge states:
+        // such a server refuses every multi-round-trip continuation instead.
+        let seal = StateSeal::random().unwrap_or_else(|error| {
+            tracing::error!(%error, "no request state key; 2026-07-28 questions cannot be answered");
+            StateSeal::refusing()
+        });
         Self {
             inner: Arc::new(Inner {
                 registry,
                 peers: Mutex::new(Vec::new()),
+                listeners: Arc::default(),
                 invoker: Invoker::default(),
                 ctx,
                 gate,
@@ -158,6 +174,7 @@ impl RegistryServer {
                 bare_names: false,
                 resources: None,
                 prompts: None,
+                seal,
             }),
             log: Arc::default(),
         }
@@ -167,6 +184,7 @@ impl RegistryServer {
         let mut inner = Arc::try_unwrap(self.inner).unwrap_or_else(|shared| Inner {
             registry: shared.registry.clone(),
             peers: Mutex::new(Vec::new()),
+            listeners: Arc::clone(&shared.listeners),
             invoker: shared.invoker.clone(),
             ctx: shared.ctx.clone(),
             gate: Arc::clone(&shared.gate),
@@ -176,6 +194,7 @@ impl RegistryServer {
             bare_names: shared.bare_names,
             resources: shared.resources.clone(),
             prompts: shared.prompts.clone(),
+            seal: shared.seal.clone(),
         });
         f(&mut inner);
         Self {
@@ -206,6 +225,20 @@ impl RegistryServer {
     /// `approval_required`.
     pub fn with_asker(self, asker: Arc<dyn Asker>) -> Self {
         self.edit(|i| i.fallback = Some(asker))
+    }
+
+    /// Seals the `requestState` of 2026-07-28 multi-round-trip calls with
+    /// `key` (at least 32 bytes) instead of a random key made at start: give
+    /// the same key to every instance behind one endpoint, and keep it to
+    /// accept states handed out before a restart. States are accepted for
+    /// [`REQUEST_STATE_TTL`](crate::REQUEST_STATE_TTL).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Serve`] when the key is shorter than 32 bytes.
+    pub fn with_request_state_key(self, key: &[u8]) -> Result<Self, Error> {
+        let seal = StateSeal::new(key)?;
+        Ok(self.edit(|i| i.seal = seal))
     }
 
     /// The server name announced in the handshake.
@@ -247,9 +280,29 @@ impl RegistryServer {
     }
 
     /// Sends `notifications/tools/list_changed` to every connected client
-    /// that completed the handshake; returns how many were told (clients
-    /// that left are forgotten).
+    /// that completed the handshake and on every open `subscriptions/listen`
+    /// stream that asked for tool list changes (2026-07-28); returns how
+    /// many were told (clients that left are forgotten).
     pub async fn notify_tools_changed(&self) -> usize {
+        let listeners: Vec<SubscriptionSink> = self
+            .inner
+            .listeners
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let mut streams = 0;
+        for sink in listeners {
+            if sink.accepted().tools_list_changed == Some(true)
+                && sink
+                    .send(ServerNotification::ToolListChangedNotification(
+                        Default::default(),
+                    ))
+                    .await
+                    .is_ok()
+            {
+                streams += 1;
+            }
+        }
         let peers: Vec<Peer<RoleServer>> = {
             let mut peers = self
                 .inner
@@ -259,7 +312,7 @@ impl RegistryServer {
             peers.retain(|p| !p.is_transport_closed());
             peers.clone()
         };
-        let mut told = 0;
+        let mut told = streams;
         for peer in peers {
             if peer.notify_tool_list_changed().await.is_ok() {
                 told += 1;
@@ -334,12 +387,42 @@ impl RegistryServer {
         Ok(result)
     }
 
+    /// The line of a request to the client, and on 2026-07-28 its round
+    /// (with the binding of its request state); `Err` when the request's
+    /// `requestState` does not open.
+    fn line_for(
+        &self,
+        context: &RequestContext<RoleServer>,
+        bound: &Bound<'_>,
+    ) -> Result<(ClientLine, Option<Arc<Round>>), ErrorData> {
+        let caps = context.client_capabilities().unwrap_or_default();
+        let stateless = context
+            .protocol_version()
+            .is_some_and(|version| !version.has_initialize());
+        if !stateless {
+            return Ok((ClientLine::session(context.peer.clone(), caps), None));
+        }
+        let round = Round::open(
+            &self.inner.seal,
+            &bound.binding,
+            bound.state,
+            bound.responses.clone(),
+        )?;
+        Ok((ClientLine::rounds(Arc::clone(&round), caps), Some(round)))
+    }
+
     async fn run_call(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, ErrorData> {
+    ) -> Result<CallToolResponse, ErrorData> {
         let inner = &self.inner;
+        let bound = Bound {
+            binding: binding("tools/call", &request.name, request.arguments.as_ref()),
+            state: request.request_state.as_deref(),
+            responses: request.input_responses.clone(),
+        };
+        let (line, round) = self.line_for(&context, &bound)?;
         let token = request
             .progress_token()
             .or_else(|| context.meta.get_progress_token());
@@ -353,21 +436,22 @@ impl RegistryServer {
             .ctx
             .clone()
             .with_cancellation(context.ct.child_token())
-            .with_events(events);
+            .with_events(events)
+            .with_extension(line.clone());
         let offered = inner.registry.offer(&ctx);
         let arguments = request
             .arguments
-            .map(|a| Value::Object(a).to_string())
+            .as_ref()
+            .map(|a| Value::Object(a.clone()).to_string())
             .unwrap_or_default();
         let call = ToolCall::new(request.name.to_string(), arguments);
-        let can_elicit = context.peer.peer_info().is_some_and(|info| {
-            info.capabilities
-                .elicitation
-                .as_ref()
-                .is_some_and(|e| e.form.is_some() || e.url.is_none())
-        });
+        let can_elicit = line.declares(ClientCapability::Elicitation)
+            && context
+                .client_capabilities()
+                .and_then(|caps| caps.elicitation)
+                .is_some_and(|e| e.form.is_some() || e.url.is_none());
         let asker = ClientAsker {
-            peer: can_elicit.then(|| context.peer.clone()),
+            line: can_elicit.then(|| line.clone()),
             fallback: inner.fallback.clone(),
         };
         let invoker = if asker.can_ask() {
@@ -382,11 +466,29 @@ impl RegistryServer {
                 .clone()
                 .with_gate(Arc::new(NoOneToAsk(Arc::clone(&inner.gate))))
         };
-        let output = invoker.invoke(&offered, &call, &ctx).await;
+        let invoked = invoker.invoke(&offered, &call, &ctx);
+        let output = match &round {
+            None => invoked.await,
+            Some(round) => match round.race(&inner.seal, &bound.binding, invoked).await {
+                Raced::Done(output) => output,
+                Raced::Stopped(stopped) => {
+                    drop(ctx);
+                    forwarder.finish().await;
+                    return stopped.map(CallToolResponse::InputRequired);
+                }
+            },
+        };
         drop(ctx);
         forwarder.finish().await;
-        Ok(to_result(output))
+        Ok(to_result(output).into())
     }
+}
+
+/// A request's binding of its `requestState`, the state and the answers.
+struct Bound<'a> {
+    binding: Vec<u8>,
+    state: Option<&'a str>,
+    responses: Option<InputResponses>,
 }
 
 /// The served tools `start..end` (in offer order, one per API).
@@ -486,6 +588,9 @@ impl ServerHandler for RegistryServer {
         if self.inner.prompts.is_some() {
             capabilities.prompts = Some(PromptsCapability::default());
         }
+        if self.inner.prompts.is_some() || self.inner.resources.is_some() {
+            capabilities.completions = Some(Map::new());
+        }
         ServerConfig::new(capabilities).with_server_info(Implementation::new(
             self.inner.name.clone(),
             env!("CARGO_PKG_VERSION"),
@@ -500,6 +605,32 @@ impl ServerHandler for RegistryServer {
             .unwrap_or_else(PoisonError::into_inner);
         peers.retain(|p| !p.is_transport_closed());
         peers.push(context.peer);
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        _requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        // Only tool list changes are ever sent (a live registry's); rmcp
+        // keeps what was both asked for and declared.
+        Some(SubscriptionFilter::builder().tools_list_changed().build())
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let sink = context.sink().clone();
+        let id = sink.id().clone();
+        self.inner
+            .listeners
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(sink);
+        context.cancelled().await;
+        self.inner
+            .listeners
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .retain(|s| *s.id() != id);
+        Ok(())
     }
 
     async fn list_tools(
@@ -525,7 +656,7 @@ impl ServerHandler for RegistryServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        self.run_call(request, context).await.map(Into::into)
+        self.run_call(request, context).await
     }
 
     async fn list_resources(
@@ -601,17 +732,75 @@ impl ServerHandler for RegistryServer {
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
         let Some(source) = &self.inner.prompts else {
             return Err(ErrorData::method_not_found::<GetPromptRequestMethod>());
         };
-        let arguments = request.arguments.unwrap_or_default();
-        source
-            .get(&request.name, &arguments)
-            .await
-            .map(Into::into)
-            .map_err(SourceError::into_mcp)
+        let bound = Bound {
+            binding: binding("prompts/get", &request.name, request.arguments.as_ref()),
+            state: request.request_state.as_deref(),
+            responses: request.input_responses.clone(),
+        };
+        let (line, round) = self.line_for(&context, &bound)?;
+        let ctx = self
+            .inner
+            .ctx
+            .clone()
+            .with_cancellation(context.ct.child_token())
+            .with_extension(line.clone());
+        let arguments = request.arguments.clone().unwrap_or_default();
+        let rendered = source.get_asking(&request.name, &arguments, &line, &ctx);
+        let result = match &round {
+            None => rendered.await,
+            Some(round) => match round.race(&self.inner.seal, &bound.binding, rendered).await {
+                Raced::Done(result) => result,
+                Raced::Stopped(stopped) => return stopped.map(GetPromptResponse::InputRequired),
+            },
+        };
+        result.map(Into::into).map_err(SourceError::into_mcp)
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let resolved: Map<String, Value> = request
+            .context
+            .and_then(|c| c.arguments)
+            .map(|chosen| {
+                chosen
+                    .into_iter()
+                    .map(|(name, value)| (name, Value::String(value)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let ArgumentInfo { name, value, .. } = &request.argument;
+        let values = match &request.r#ref {
+            Reference::Prompt(prompt) => match &self.inner.prompts {
+                Some(source) => source.complete(&prompt.name, name, value, &resolved).await,
+                None => return Err(ErrorData::method_not_found::<CompleteRequestMethod>()),
+            },
+            Reference::Resource(template) => match &self.inner.resources {
+                Some(source) => source.complete(&template.uri, name, value, &resolved).await,
+                None => return Err(ErrorData::method_not_found::<CompleteRequestMethod>()),
+            },
+            _ => {
+                return Err(ErrorData::invalid_params(
+                    "completion/complete: only prompt and resource template references are completed",
+                    None,
+                ));
+            }
+        };
+        let mut values = values.map_err(SourceError::into_mcp)?;
+        let total = values.len();
+        values.truncate(CompletionInfo::MAX_VALUES);
+        let total_sent = u32::try_from(total).ok();
+        let completion =
+            CompletionInfo::with_pagination(values, total_sent, total > CompletionInfo::MAX_VALUES)
+                .map_err(|e| ErrorData::internal_error(e, None))?;
+        Ok(CompleteResult::new(completion))
     }
 }
 

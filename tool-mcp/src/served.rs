@@ -9,7 +9,10 @@
 //! `prompts/get` from the source. A source's [`SourceError`] becomes the
 //! MCP error a client expects: an unknown URI is `-32002` (resource not
 //! found) with the URI in `data`, an unknown prompt or bad arguments
-//! `invalid_params`, anything else `internal_error`.
+//! `invalid_params`, anything else `internal_error`. Both answer
+//! `completion/complete` for their arguments (none by default), and a
+//! prompt may ask the client while it is rendered
+//! ([`PromptSource::get_asking`]).
 
 use async_trait::async_trait;
 use rmcp::ErrorData;
@@ -17,6 +20,9 @@ use rmcp::model::{
     ErrorCode, GetPromptResult, Prompt, Resource, ResourceContents, ResourceTemplate,
 };
 use serde_json::{Map, Value, json};
+use tool_core::ToolContext;
+
+use crate::client_input::ClientLine;
 
 /// The MCP error code for a resource that does not exist.
 pub const RESOURCE_NOT_FOUND: i32 = -32002;
@@ -101,6 +107,21 @@ pub trait ResourceSource: Send + Sync {
     async fn templates(&self) -> Result<Vec<ResourceTemplate>, SourceError> {
         Ok(Vec::new())
     }
+
+    /// Values for the variable `argument` of the template `template` that
+    /// start with `value` (`completion/complete`), best first; at most 100
+    /// are sent. `resolved` holds the template's variables already chosen.
+    /// None by default.
+    async fn complete(
+        &self,
+        template: &str,
+        argument: &str,
+        value: &str,
+        resolved: &Map<String, Value>,
+    ) -> Result<Vec<String>, SourceError> {
+        let _ = (template, argument, value, resolved);
+        Ok(Vec::new())
+    }
 }
 
 /// Prompts a host serves over MCP.
@@ -117,6 +138,35 @@ pub trait PromptSource: Send + Sync {
         name: &str,
         arguments: &Map<String, Value>,
     ) -> Result<GetPromptResult, SourceError>;
+
+    /// Prompt `name` rendered with `arguments`, free to ask the client
+    /// through `client` (see [`ClientLine`]: on 2026-07-28 an unanswered
+    /// ask ends this request with `input_required` and the prompt is
+    /// rendered again with the answer). [`get`](Self::get) by default.
+    async fn get_asking(
+        &self,
+        name: &str,
+        arguments: &Map<String, Value>,
+        client: &ClientLine,
+        ctx: &ToolContext,
+    ) -> Result<GetPromptResult, SourceError> {
+        let _ = (client, ctx);
+        self.get(name, arguments).await
+    }
+
+    /// Values for the argument `argument` of prompt `prompt` that start
+    /// with `value` (`completion/complete`), best first; at most 100 are
+    /// sent. `resolved` holds the arguments already chosen. None by default.
+    async fn complete(
+        &self,
+        prompt: &str,
+        argument: &str,
+        value: &str,
+        resolved: &Map<String, Value>,
+    ) -> Result<Vec<String>, SourceError> {
+        let _ = (prompt, argument, value, resolved);
+        Ok(Vec::new())
+    }
 }
 
 /// The offset a `resources/list` or `prompts/list` cursor points at (the

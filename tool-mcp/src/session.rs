@@ -11,11 +11,14 @@ use rmcp::model::{
     ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
     ElicitationCapability, FormElicitationCapability, Implementation,
     LoggingMessageNotificationParam, ProgressNotificationParam, ProtocolVersion,
+    ServerNotification, SubscriptionFilter,
 };
 use rmcp::service::{NotificationContext, Peer, RequestContext, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::{ClientCacheConfig, ClientHandler, RoleClient, ServiceExt};
+use rmcp::{
+    ClientCacheConfig, ClientHandler, ClientLifecycleMode, ClientServiceExt, RoleClient, ServiceExt,
+};
 
 use crate::config::{McpServerConfig, McpTransport};
 use crate::elicit::{ElicitationHandler, Elicited};
@@ -33,6 +36,43 @@ pub const PROTOCOL_VERSION: &str = "2025-11-25";
 
 /// [`PROTOCOL_VERSION`] as rmcp's type (a unit test keeps them equal).
 const PROPOSED_PROTOCOL_VERSION: ProtocolVersion = ProtocolVersion::LATEST_WITH_INITIALIZE;
+
+/// How a session is opened: which protocol revision, which lifecycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Lifecycle {
+    /// 2025-11-25: the `initialize` handshake and a session.
+    Initialize,
+    /// 2026-07-28: `server/discover`, then stateless requests with
+    /// per-request `_meta`.
+    Discover,
+}
+
+impl Lifecycle {
+    /// Starts `hooks` on `transport` this way.
+    async fn start<T, E, A>(
+        self,
+        hooks: Hooks,
+        transport: T,
+    ) -> Result<RunningService<RoleClient, Hooks>, rmcp::service::ClientInitializeError>
+    where
+        T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        match self {
+            Self::Initialize => hooks.serve(transport).await,
+            Self::Discover => {
+                hooks
+                    .serve_with_lifecycle(
+                        transport,
+                        ClientLifecycleMode::Discover {
+                            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                        },
+                    )
+                    .await
+            }
+        }
+    }
+}
 
 /// What the client does on server notifications.
 #[derive(Clone)]
@@ -129,6 +169,57 @@ pub(crate) struct Session {
     refusals: Option<(String, RefusalSlot)>,
     /// The first 401/403 challenge of an HTTP session.
     challenges: Option<RefusalSlot>,
+    /// 2026-07-28: the `subscriptions/listen` stream for tool list changes.
+    listener: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if let Some(listener) = self.listener.take() {
+            listener.abort();
+        }
+    }
+}
+
+/// On 2026-07-28 a server tells of list changes only on a
+/// `subscriptions/listen` stream: when it declares `tools.listChanged`,
+/// one is opened for tool list changes, each handed to the hooks as a
+/// `notifications/tools/list_changed` would be on a 2025-11-25 session.
+fn listen_for_list_changes(
+    peer: &Peer<RoleClient>,
+    hooks: &Hooks,
+) -> Option<tokio::task::JoinHandle<()>> {
+    let declared = peer
+        .peer_info()
+        .and_then(|info| {
+            info.capabilities
+                .tools
+                .as_ref()
+                .and_then(|t| t.list_changed)
+        })
+        .unwrap_or(false);
+    if !declared {
+        return None;
+    }
+    let (peer, on_change) = (peer.clone(), Arc::clone(&hooks.on_tools_changed));
+    Some(tokio::spawn(async move {
+        let filter = SubscriptionFilter::builder().tools_list_changed().build();
+        let mut subscription = match peer.listen(filter).await {
+            Ok(subscription) => subscription,
+            Err(error) => {
+                tracing::debug!(%error, "subscriptions/listen refused; no tool list changes");
+                return;
+            }
+        };
+        while let Ok(Some(notification)) = subscription.next().await {
+            if matches!(
+                notification,
+                ServerNotification::ToolListChangedNotification(_)
+            ) {
+                on_change();
+            }
+        }
+    }))
 }
 
 impl Session {
@@ -137,6 +228,7 @@ impl Session {
         options: &ConnectOptions,
         hooks: Hooks,
         challenge: Option<&str>,
+        lifecycle: Lifecycle,
     ) -> Result<Self, Error> {
         config.ensure_open()?;
         let server = config.id.clone();
@@ -181,7 +273,8 @@ impl Session {
                 .map_err(|e| spawn_error(format!("cannot run `{command}`: {e}")))?;
                 let tail = stderr.map(|s| StderrTail::spawn(s, options.stderr_limit));
                 pid = child_pid;
-                let handshake = tokio::time::timeout(timeout, hooks.serve(transport)).await;
+                let handshake =
+                    tokio::time::timeout(timeout, lifecycle.start(hooks, transport)).await;
                 (handshake, tail)
             }
             McpTransport::Http { url, headers } => {
@@ -242,14 +335,16 @@ impl Session {
                             rmcp::transport::auth::AuthClient::new(watched.clone(), manager),
                             transport_config.clone(),
                         );
-                        tokio::time::timeout(timeout, hooks.clone().serve(transport)).await
+                        tokio::time::timeout(timeout, lifecycle.start(hooks.clone(), transport))
+                            .await
                     }
                     None => {
                         let transport = StreamableHttpClientTransport::with_client(
                             watched.clone(),
                             transport_config.clone(),
                         );
-                        tokio::time::timeout(timeout, hooks.clone().serve(transport)).await
+                        tokio::time::timeout(timeout, lifecycle.start(hooks.clone(), transport))
+                            .await
                     }
                 };
                 if !matches!(handshake, Ok(Ok(_)))
@@ -280,7 +375,8 @@ impl Session {
                         ),
                         transport_config,
                     );
-                    handshake = tokio::time::timeout(timeout, hooks.serve(transport)).await;
+                    handshake =
+                        tokio::time::timeout(timeout, lifecycle.start(hooks, transport)).await;
                 }
                 refusals = Some((url.clone(), slot));
                 challenge_slot = Some(challenges);
@@ -318,6 +414,9 @@ impl Session {
             .peer()
             .set_response_cache_config(ClientCacheConfig::disabled())
             .await;
+        let listener = (lifecycle == Lifecycle::Discover)
+            .then(|| listen_for_list_changes(service.peer(), service.service()))
+            .flatten();
         Ok(Self {
             service,
             stderr,
@@ -325,6 +424,7 @@ impl Session {
             pid,
             refusals,
             challenges: challenge_slot,
+            listener,
         })
     }
 
@@ -346,6 +446,11 @@ impl Session {
 
     pub(crate) fn peer(&self) -> &Peer<RoleClient> {
         self.service.peer()
+    }
+
+    /// The client's hooks (they answer a server's questions).
+    pub(crate) fn hooks(&self) -> &Hooks {
+        self.service.service()
     }
 
     pub(crate) fn is_closed(&self) -> bool {

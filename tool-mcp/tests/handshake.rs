@@ -1,6 +1,9 @@
-//! The `initialize` handshake: the client proposes the newest protocol
-//! version that has one (`2025-11-25`), seen by an in-process rmcp server
-//! and settled on with the real servers (server-everything, the Python SDK).
+//! Opening a session: by default ([`McpProtocol::Auto`]) `server/discover`
+//! first (2026-07-28), and the `initialize` handshake when the server does
+//! not know it, proposing the newest version that has one (`2025-11-25`).
+//! Seen by an in-process rmcp server (which speaks both) and settled on
+//! with the real servers: server-everything knows only 2025-11-25, the
+//! Python SDK (2.3) speaks 2026-07-28.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
@@ -14,7 +17,7 @@ use rmcp::transport::streamable_http_server::{
 };
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use tokio_util::sync::CancellationToken;
-use tool_mcp::{McpManager, McpServerConfig, McpTransport, PROTOCOL_VERSION};
+use tool_mcp::{McpManager, McpProtocol, McpServerConfig, McpTransport, PROTOCOL_VERSION};
 
 /// Records the version each `initialize` proposes.
 #[derive(Clone, Default)]
@@ -63,10 +66,10 @@ async fn the_client_proposes_the_newest_version_with_an_initialize_handshake() {
     });
     let manager = McpManager::default();
     manager
-        .upsert(McpServerConfig::new(
-            "recorder",
-            McpTransport::http(format!("http://{addr}/mcp")),
-        ))
+        .upsert(
+            McpServerConfig::new("recorder", McpTransport::http(format!("http://{addr}/mcp")))
+                .with_protocol(McpProtocol::V2025_11_25),
+        )
         .unwrap();
     manager.connect("recorder").await.unwrap();
     assert_eq!(
@@ -75,12 +78,28 @@ async fn the_client_proposes_the_newest_version_with_an_initialize_handshake() {
     );
     let status = manager.status("recorder").await.unwrap();
     assert_eq!(status.protocol_version.as_deref(), Some(PROTOCOL_VERSION));
+
+    // By default the same server is discovered, and never initialized.
+    manager
+        .upsert(McpServerConfig::new(
+            "discovered",
+            McpTransport::http(format!("http://{addr}/mcp")),
+        ))
+        .unwrap();
+    manager.connect("discovered").await.unwrap();
+    let status = manager.status("discovered").await.unwrap();
+    assert_eq!(status.protocol_version.as_deref(), Some("2026-07-28"));
+    assert_eq!(
+        recorder.proposed.lock().unwrap().len(),
+        1,
+        "no second initialize"
+    );
     manager.shutdown().await;
     stop.cancel();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn real_servers_settle_on_the_proposed_version() {
+async fn real_servers_settle_on_the_newest_version_they_speak() {
     let manager = McpManager::default();
     manager
         .upsert(common::everything_stdio("everything"))
@@ -88,13 +107,18 @@ async fn real_servers_settle_on_the_proposed_version() {
     manager
         .upsert(common::python_stdio("python", "stdio"))
         .unwrap();
-    for id in ["everything", "python"] {
+    for (id, version) in [("everything", PROTOCOL_VERSION), ("python", "2026-07-28")] {
+        manager.connect(id).await.unwrap();
+        let status = manager.status(id).await.unwrap();
+        assert_eq!(status.protocol_version.as_deref(), Some(version), "{id}");
+        // A second session goes straight to what worked.
+        manager.disconnect(id).await;
         manager.connect(id).await.unwrap();
         let status = manager.status(id).await.unwrap();
         assert_eq!(
             status.protocol_version.as_deref(),
-            Some(PROTOCOL_VERSION),
-            "{id}"
+            Some(version),
+            "{id} again"
         );
     }
     manager.shutdown().await;

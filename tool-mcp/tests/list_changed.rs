@@ -1,7 +1,9 @@
 //! `notifications/tools/list_changed` from a real server (the pinned Python
 //! `mcp` SDK fixture, whose `grow` / `shrink` tools add and remove a tool
 //! and notify) rebuilds that server's tool in a `LiveRegistry`; a call to a
-//! removed tool through an older snapshot gets a typed error.
+//! removed tool through an older snapshot gets a typed error. The SDK
+//! speaks 2026-07-28, where the change arrives on the client's
+//! `subscriptions/listen` stream; pinned to 2025-11-25, on the session.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
@@ -13,7 +15,7 @@ use common::*;
 use tool_core::{
     Invoker, LiveRegistry, NameRules, OfferedTools, ToolCall, ToolContext, ToolOutput, ToolRegistry,
 };
-use tool_mcp::{McpManager, McpProvider, McpServerConfig, McpTransport, ServerReport};
+use tool_mcp::{McpManager, McpProtocol, McpProvider, McpServerConfig, McpTransport, ServerReport};
 
 async fn invoke(offered: &OfferedTools, api: &str, args: &str) -> ToolOutput {
     let wire = offered
@@ -86,6 +88,11 @@ async fn grow_and_shrink(config: McpServerConfig) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn list_changed_over_stdio_rebuilds_the_servers_tool() {
     grow_and_shrink(python_stdio("py", "stdio")).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn list_changed_on_a_2025_11_25_session_rebuilds_the_servers_tool() {
+    grow_and_shrink(python_stdio("py", "stdio").with_protocol(McpProtocol::V2025_11_25)).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

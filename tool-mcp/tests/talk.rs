@@ -10,32 +10,39 @@
 //! the request's token, `ctx.log` as `notifications/message` honouring
 //! `logging/setLevel`, `ctx.elicit` as `elicitation/create` with the
 //! SEP-1330 / SEP-1034 forms intact, and `tools/list` gives `outputSchema`
-//! and bare names.
+//! and bare names. On 2026-07-28 (a stateless client): the same question,
+//! and the host's approval asks, come back as `input_required` with a
+//! sealed `requestState`; calling again with the answers completes; a state
+//! altered, replayed for other arguments or another tool, or made by
+//! another server is refused before anything runs; an ask for a capability
+//! the client did not declare fails with -32021.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![allow(deprecated)] // MCP logging types: deprecated by rmcp for a later revision.
 
 mod common;
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
 use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, ClientCapabilities, ClientConfig, ClientRequest,
-    ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability, Implementation,
-    LoggingLevel, LoggingMessageNotificationParam, ProgressNotificationParam, ServerResult,
-    SetLevelRequestParams,
+    CallToolRequest, CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig,
+    ClientRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability,
+    Implementation, LoggingLevel, LoggingMessageNotificationParam, ProgressNotificationParam,
+    ProtocolVersion, ServerResult, SetLevelRequestParams,
 };
 use rmcp::service::{NotificationContext, PeerRequestOptions, RequestContext};
-use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, RoleClient, ServiceExt};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 use tool_core::{
-    ApiDefinition, CallEvents, Elicitation, Invoker, LogLevel, Progress, ToolBuilder, ToolCall,
-    ToolContext, ToolOutput, ToolRegistry,
+    ApiDefinition, CallEvents, Elicitation, Gate, GateDecision, Invoker, LogLevel, OfferedTools,
+    PreparedCall, Progress, ToolBuilder, ToolCall, ToolContext, ToolOutput, ToolRegistry,
 };
 use tool_mcp::{
-    ElicitationHandler, Elicited, ManagerOptions, McpManager, McpProvider, RegistryServer,
+    ClientAsk, ClientCapability, ClientLine, ElicitationHandler, Elicited, ManagerOptions,
+    McpManager, McpProtocol, McpProvider, McpServerConfig, McpTransport, RegistryServer,
     RunEverything,
 };
 
@@ -384,5 +391,422 @@ async fn a_served_tool_talks_to_the_mcp_client_while_it_runs() {
         .unwrap();
     assert_eq!(by_wire_name.is_error, Some(false), "wire names still call");
     let _ = client.cancel().await;
+    stop.cancel();
+}
+
+// --- 2026-07-28: no server→client requests; asks come back as
+// `input_required` and the client calls again (multi-round-trip, SEP-2322).
+
+/// A 2026-07-28 client (`server/discover`, per-request `_meta`) of `server`
+/// served on 127.0.0.1, declaring elicitation (the [`Observer`]).
+async fn stateless_client(
+    server: RegistryServer,
+) -> (
+    rmcp::service::RunningService<RoleClient, Observer>,
+    Observer,
+    CancellationToken,
+) {
+    let stop = CancellationToken::new();
+    let (addr, _task) = server
+        .serve_http("127.0.0.1:0".parse().unwrap(), stop.clone())
+        .await
+        .unwrap();
+    let observer = Observer::default();
+    let transport =
+        rmcp::transport::StreamableHttpClientTransport::from_uri(format!("http://{addr}/mcp"));
+    let client = observer
+        .clone()
+        .serve_with_lifecycle(
+            transport,
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        )
+        .await
+        .unwrap();
+    (client, observer, stop)
+}
+
+fn accept(content: Value) -> Value {
+    json!({"action": "accept", "content": content})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_2026_07_28_a_served_tools_question_comes_back_as_input_required_and_the_call_again_completes()
+ {
+    let server = RegistryServer::new(
+        Arc::new(talking_registry()),
+        Arc::new(RunEverything),
+        ToolContext::new(),
+    )
+    .with_bare_names(true);
+    let (client, observer, stop) = stateless_client(server).await;
+
+    let CallToolResponse::InputRequired(asked) = client
+        .peer()
+        .call_tool_once(CallToolRequestParams::new("run"))
+        .await
+        .unwrap()
+    else {
+        panic!("the question must come back as input_required");
+    };
+    let requests = asked.input_requests.clone().unwrap();
+    assert_eq!(requests.keys().collect::<Vec<_>>(), ["elicitation-1"]);
+    let question = serde_json::to_value(&requests["elicitation-1"]).unwrap();
+    assert_eq!(question["method"], "elicitation/create");
+    assert_eq!(question["params"]["message"], "Which branch?");
+    assert_eq!(
+        question["params"]["requestedSchema"]["properties"]["branch"]["default"], "main",
+        "the tool's schema is asked as it is"
+    );
+    let state = asked.request_state.clone().unwrap();
+
+    let again = CallToolRequestParams::new("run")
+        .with_input_responses(
+            [("elicitation-1".to_owned(), accept(json!({"branch": "dev"})))].into(),
+        )
+        .with_request_state(state);
+    let CallToolResponse::Complete(done) = client.peer().call_tool_once(again).await.unwrap()
+    else {
+        panic!("answered, the call completes");
+    };
+    assert_eq!(done.structured_content, Some(json!({"branch": "dev"})));
+
+    // rmcp's own round driver answers through the client's elicitation
+    // handler and calls again: the same outcome without a session.
+    let driven = client
+        .call_tool(CallToolRequestParams::new("run"))
+        .await
+        .unwrap();
+    assert_eq!(driven.structured_content, Some(json!({"branch": "dev"})));
+    assert_eq!(observer.asked.lock().unwrap().len(), 1);
+    client.cancel().await.unwrap();
+    stop.cancel();
+}
+
+/// A registry whose `ask` API asks one question and counts the runs that
+/// got past it.
+fn counting_registry(ran: Arc<AtomicUsize>) -> ToolRegistry {
+    let mut registry = ToolRegistry::new();
+    registry
+        .register(
+            ToolBuilder::new("guarded")
+                .api(
+                    ApiDefinition::new("ask", "Asks, then acts.").with_parameters(
+                        json!({"type": "object", "properties": {"n": {"type": "integer"}}}),
+                    ),
+                    move |args, ctx| {
+                        let ran = Arc::clone(&ran);
+                        async move {
+                            let answer = ctx
+                                .elicit(Elicitation::new(
+                                    "Go on?",
+                                    json!({"type": "object", "properties": {"ok": {"type": "boolean"}}}),
+                                ))
+                                .await;
+                            ran.fetch_add(1, Ordering::SeqCst);
+                            Ok(ToolOutput::text(format!("{args} {answer:?}")))
+                        }
+                    },
+                )
+                .api(
+                    ApiDefinition::new("other", "Asks the same, elsewhere."),
+                    |_, ctx| async move {
+                        let answer = ctx
+                            .elicit(Elicitation::new(
+                                "Go on?",
+                                json!({"type": "object", "properties": {"ok": {"type": "boolean"}}}),
+                            ))
+                            .await;
+                        Ok(ToolOutput::text(format!("other {answer:?}")))
+                    },
+                )
+                .build()
+                .unwrap(),
+        )
+        .unwrap();
+    registry
+}
+
+fn ask_with(n: i64) -> CallToolRequestParams {
+    CallToolRequestParams::new("ask").with_arguments(json!({"n": n}).as_object().cloned().unwrap())
+}
+
+async fn first_state(
+    client: &rmcp::service::RunningService<RoleClient, Observer>,
+    params: CallToolRequestParams,
+) -> String {
+    match client.peer().call_tool_once(params).await.unwrap() {
+        CallToolResponse::InputRequired(asked) => asked.request_state.unwrap(),
+        other => panic!("expected input_required, got {other:?}"),
+    }
+}
+
+fn refused_code(result: Result<CallToolResponse, rmcp::ServiceError>) -> i32 {
+    match result {
+        Err(rmcp::ServiceError::McpError(error)) => error.code.0,
+        other => panic!("expected a JSON-RPC error, got {other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_state_altered_or_made_for_another_call_is_refused_and_nothing_runs() {
+    let ran = Arc::new(AtomicUsize::new(0));
+    let server = RegistryServer::new(
+        Arc::new(counting_registry(Arc::clone(&ran))),
+        Arc::new(RunEverything),
+        ToolContext::new(),
+    )
+    .with_bare_names(true);
+    let (client, _observer, stop) = stateless_client(server).await;
+    let state = first_state(&client, ask_with(1)).await;
+    let answered = |params: CallToolRequestParams, state: &str| {
+        params
+            .with_input_responses(
+                [("elicitation-1".to_owned(), accept(json!({"ok": true})))].into(),
+            )
+            .with_request_state(state.to_owned())
+    };
+
+    let mut flipped: Vec<char> = state.chars().collect();
+    let middle = flipped.len() / 2;
+    flipped[middle] = if flipped[middle] == 'A' { 'B' } else { 'A' };
+    let flipped: String = flipped.into_iter().collect();
+    let other_state = first_state(&client, CallToolRequestParams::new("other")).await;
+    // Another server (another key) handed this one out.
+    let (stranger, _o, stranger_stop) = stateless_client(
+        RegistryServer::new(
+            Arc::new(counting_registry(Arc::new(AtomicUsize::new(0)))),
+            Arc::new(RunEverything),
+            ToolContext::new(),
+        )
+        .with_bare_names(true),
+    )
+    .await;
+    let foreign = first_state(&stranger, ask_with(1)).await;
+    let attacks: Vec<(&str, CallToolRequestParams)> = vec![
+        (
+            "appended",
+            answered(ask_with(1), &format!("{state}-TAMPERED")),
+        ),
+        ("one character changed", answered(ask_with(1), &flipped)),
+        ("other arguments", answered(ask_with(2), &state)),
+        ("other tool's state", answered(ask_with(1), &other_state)),
+        ("another server's state", answered(ask_with(1), &foreign)),
+        ("empty", answered(ask_with(1), "")),
+        ("forged format", answered(ask_with(1), "rs2.AAAA.BBBB.CCCC")),
+    ];
+    for (attack, params) in attacks {
+        let code = refused_code(client.peer().call_tool_once(params).await);
+        assert_eq!(code, -32602, "{attack}: invalid_params");
+    }
+    assert_eq!(
+        ran.load(Ordering::SeqCst),
+        0,
+        "no refused state ran the tool"
+    );
+
+    // The state as handed out, for the call it was made for, runs it once.
+    let done = client
+        .peer()
+        .call_tool_once(answered(ask_with(1), &state))
+        .await
+        .unwrap();
+    assert!(matches!(done, CallToolResponse::Complete(_)), "{done:?}");
+    assert_eq!(ran.load(Ordering::SeqCst), 1);
+    // An answer that is not an elicitation result is refused, not run.
+    let bad = ask_with(1).with_input_responses([("elicitation-1".to_owned(), json!(12345))].into());
+    assert_eq!(
+        refused_code(client.peer().call_tool_once(bad).await),
+        -32602
+    );
+    assert_eq!(ran.load(Ordering::SeqCst), 1);
+    client.cancel().await.unwrap();
+    stranger.cancel().await.unwrap();
+    stop.cancel();
+    stranger_stop.cancel();
+}
+
+/// A gate that asks about every call.
+struct AskEverything;
+
+#[async_trait]
+impl Gate for AskEverything {
+    async fn decide(
+        &self,
+        calls: &[PreparedCall],
+        _: &OfferedTools,
+        _: &ToolContext,
+    ) -> Vec<GateDecision> {
+        calls
+            .iter()
+            .map(|_| GateDecision::ask("every call is asked"))
+            .collect()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_2026_07_28_an_approval_is_asked_by_input_required_and_a_decline_does_not_run() {
+    let ran = Arc::new(AtomicUsize::new(0));
+    let server = RegistryServer::new(
+        Arc::new(counting_registry(Arc::clone(&ran))),
+        Arc::new(AskEverything),
+        ToolContext::new(),
+    )
+    .with_bare_names(true);
+    let (client, _observer, stop) = stateless_client(server).await;
+    let CallToolResponse::InputRequired(asked) =
+        client.peer().call_tool_once(ask_with(7)).await.unwrap()
+    else {
+        panic!("the approval comes back as input_required");
+    };
+    let requests = asked.input_requests.unwrap();
+    assert_eq!(requests.keys().collect::<Vec<_>>(), ["approval-1"]);
+    let message = serde_json::to_value(&requests["approval-1"]).unwrap()["params"]["message"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        message.contains(r#"{"n":7}"#),
+        "the arguments are shown: {message}"
+    );
+    let state = asked.request_state.unwrap();
+
+    let declined = ask_with(7)
+        .with_input_responses([("approval-1".to_owned(), json!({"action": "decline"}))].into())
+        .with_request_state(state.clone());
+    let CallToolResponse::Complete(result) = client.peer().call_tool_once(declined).await.unwrap()
+    else {
+        panic!("a decline completes the call");
+    };
+    assert_eq!(result.is_error, Some(true));
+    assert_eq!(ran.load(Ordering::SeqCst), 0);
+
+    // Approved, the tool runs and asks its own question next.
+    let approved = ask_with(7)
+        .with_input_responses([("approval-1".to_owned(), accept(json!({})))].into())
+        .with_request_state(state);
+    let CallToolResponse::InputRequired(next) =
+        client.peer().call_tool_once(approved).await.unwrap()
+    else {
+        panic!("the tool's own question follows");
+    };
+    assert_eq!(
+        next.input_requests.unwrap().keys().collect::<Vec<_>>(),
+        ["elicitation-2"]
+    );
+    let last = ask_with(7)
+        .with_input_responses([("elicitation-2".to_owned(), accept(json!({"ok": true})))].into())
+        .with_request_state(next.request_state.unwrap());
+    let CallToolResponse::Complete(result) = client.peer().call_tool_once(last).await.unwrap()
+    else {
+        panic!("both answered, the call completes");
+    };
+    assert_ne!(result.is_error, Some(true), "{result:?}");
+    assert_eq!(ran.load(Ordering::SeqCst), 1);
+    client.cancel().await.unwrap();
+    stop.cancel();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_2026_07_28_a_call_needing_an_undeclared_client_capability_fails_with_32021() {
+    let mut registry = ToolRegistry::new();
+    registry
+        .register(
+            ToolBuilder::new("writer")
+                .api(
+                    ApiDefinition::new("draft", "Drafts with the client's model."),
+                    |_, ctx| async move {
+                        let line = ClientLine::of(&ctx).unwrap();
+                        assert!(line.is_multi_round_trip());
+                        assert!(!line.declares(ClientCapability::Sampling));
+                        let params = rmcp::model::CreateMessageRequestParams::new(
+                            vec![rmcp::model::SamplingMessage::user_text("Draft it.")],
+                            50,
+                        );
+                        let reply = line
+                            .ask("draft", ClientAsk::Sample(Box::new(params)), &ctx)
+                            .await;
+                        Ok(ToolOutput::text(format!("{reply:?}")))
+                    },
+                )
+                .build()
+                .unwrap(),
+        )
+        .unwrap();
+    let server = RegistryServer::new(
+        Arc::new(registry),
+        Arc::new(RunEverything),
+        ToolContext::new(),
+    )
+    .with_bare_names(true);
+    let (client, _observer, stop) = stateless_client(server).await;
+    match client
+        .peer()
+        .call_tool_once(CallToolRequestParams::new("draft"))
+        .await
+    {
+        Err(rmcp::ServiceError::McpError(error)) => {
+            assert_eq!(error.code.0, -32021);
+            let data = error.data.unwrap();
+            assert!(
+                data["requiredCapabilities"]["sampling"].is_object(),
+                "{data}"
+            );
+        }
+        other => panic!("expected -32021, got {other:?}"),
+    }
+    client.cancel().await.unwrap();
+    stop.cancel();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn our_client_answers_a_2026_07_28_servers_questions_through_the_hosts_handler_and_calls_again()
+ {
+    let server = RegistryServer::new(
+        Arc::new(talking_registry()),
+        Arc::new(RunEverything),
+        ToolContext::new(),
+    )
+    .with_bare_names(true);
+    let stop = CancellationToken::new();
+    let (addr, _task) = server
+        .serve_http("127.0.0.1:0".parse().unwrap(), stop.clone())
+        .await
+        .unwrap();
+    let user = Arc::new(User::default());
+    let manager = McpManager::new(
+        ManagerOptions::default().elicitation(Arc::clone(&user) as Arc<dyn ElicitationHandler>),
+    );
+    // Auto (the default) finds 2026-07-28 by `server/discover`.
+    manager
+        .upsert(McpServerConfig::new(
+            "current",
+            McpTransport::http(format!("http://{addr}/mcp")),
+        ))
+        .unwrap();
+    // Pinned to 2025-11-25: the same call by a session and `elicitation/create`.
+    manager
+        .upsert(
+            McpServerConfig::new("legacy", McpTransport::http(format!("http://{addr}/mcp")))
+                .with_protocol(McpProtocol::V2025_11_25),
+        )
+        .unwrap();
+    for server in ["current", "legacy"] {
+        let result = manager
+            .call_tool(server, "run", Default::default())
+            .await
+            .unwrap();
+        assert_eq!(
+            result.structured_content,
+            Some(json!({"branch": "main"})),
+            "{server}: the host's answer left `branch` out; its default is filled in (SEP-1034)"
+        );
+    }
+    let schemas = user.schemas.lock().unwrap().clone();
+    assert_eq!(schemas.len(), 2, "asked once per call: {schemas:?}");
+    assert_eq!(schemas[0], schemas[1], "the same question both ways");
+    assert_eq!(schemas[0]["properties"]["branch"]["default"], "main");
+    manager.shutdown().await;
     stop.cancel();
 }

@@ -9,6 +9,7 @@
 //! prompts as well as through the `skills` tool ([`skills`]).
 
 mod conformance;
+mod conformance_rounds;
 mod oauth;
 mod skills;
 
@@ -493,9 +494,10 @@ pub async fn run(
         } => {
             let mut host = Host::new(cwd, policy)?;
             if conformance_fixtures {
-                let tool = conformance::fixture_tool()
+                let tools = conformance::fixture_tool()
+                    .and_then(|tool| Ok(vec![tool, conformance_rounds::rounds_tool()?]))
                     .map_err(|e| Failure::Source(format!("conformance fixtures: {e}")))?;
-                if let Some(problem) = host.add_tools(vec![tool]).into_iter().next() {
+                if let Some(problem) = host.add_tools(tools).into_iter().next() {
                     return Err(Failure::Source(format!("conformance fixtures: {problem}")));
                 }
             }

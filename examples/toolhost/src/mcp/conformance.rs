@@ -19,7 +19,7 @@ use tool_mcp::rmcp::model::{
     ContentBlock, GetPromptResult, Prompt, PromptArgument, PromptMessage, Resource,
     ResourceContents, ResourceTemplate, Role,
 };
-use tool_mcp::{PromptSource, ResourceSource, SourceError};
+use tool_mcp::{ClientLine, PromptSource, ResourceSource, SourceError};
 
 /// The fixture tool's identifier.
 pub const IDENTIFIER: &str = "conformance";
@@ -274,6 +274,11 @@ const FIXTURE_PROMPTS: &[FixturePrompt] = &[
         description: "A prompt with an image",
         arguments: &[],
     },
+    FixturePrompt {
+        name: super::conformance_rounds::ASKING_PROMPT,
+        description: "A prompt that asks the user for its context",
+        arguments: &[],
+    },
 ];
 
 #[async_trait::async_trait]
@@ -374,6 +379,11 @@ impl PromptSource for FixtureLibrary {
             values.push(value.to_owned());
         }
         let user = |content: ContentBlock| PromptMessage::new(Role::User, content);
+        if name == super::conformance_rounds::ASKING_PROMPT {
+            return Err(SourceError::Failed(format!(
+                "prompt `{name}` asks the client: it is rendered only over MCP"
+            )));
+        }
         let messages = match (name, values.as_slice()) {
             ("test_prompt_with_arguments", [arg1, arg2]) => vec![user(ContentBlock::text(
                 format!("Prompt with arguments: arg1='{arg1}', arg2='{arg2}'"),
@@ -401,7 +411,53 @@ impl PromptSource for FixtureLibrary {
         };
         Ok(GetPromptResult::new(messages))
     }
+
+    async fn get_asking(
+        &self,
+        name: &str,
+        arguments: &Map<String, Value>,
+        client: &ClientLine,
+        ctx: &ToolContext,
+    ) -> Result<GetPromptResult, SourceError> {
+        if name != super::conformance_rounds::ASKING_PROMPT {
+            return self.get(name, arguments).await;
+        }
+        let text = super::conformance_rounds::asking_prompt(client, ctx)
+            .await
+            .map_err(|e| SourceError::Failed(e.to_string()))?;
+        Ok(GetPromptResult::new(vec![PromptMessage::new(
+            Role::User,
+            ContentBlock::text(text),
+        )]))
+    }
+
+    async fn complete(
+        &self,
+        prompt: &str,
+        argument: &str,
+        value: &str,
+        _resolved: &Map<String, Value>,
+    ) -> Result<Vec<String>, SourceError> {
+        let prompt = FIXTURE_PROMPTS
+            .iter()
+            .find(|p| p.name == prompt)
+            .ok_or_else(|| SourceError::no_prompt(prompt))?;
+        if !prompt.arguments.iter().any(|(name, _)| *name == argument) {
+            return Err(SourceError::InvalidArguments {
+                prompt: prompt.name.to_owned(),
+                message: format!("it has no argument `{argument}`"),
+            });
+        }
+        Ok(COMPLETIONS
+            .iter()
+            .filter(|candidate| candidate.starts_with(value))
+            .map(|candidate| (*candidate).to_owned())
+            .collect())
+    }
 }
+
+/// What the fixture prompts' arguments complete to (by prefix).
+const COMPLETIONS: &[&str] = &["paris", "park", "party", "test", "testing"];
 
 #[cfg(test)]
 mod tests {
