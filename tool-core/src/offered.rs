@@ -15,6 +15,9 @@ pub struct OfferedTool {
     manifest: Arc<ToolManifest>,
     schemas: Arc<[CompiledSchema]>,
     wire_names: Arc<[String]>,
+    /// The manifest's fingerprint, made on first use (durable approvals
+    /// bind pending calls to it).
+    fingerprint: std::sync::OnceLock<String>,
 }
 
 impl std::fmt::Debug for OfferedTool {
@@ -35,6 +38,11 @@ impl OfferedTool {
     /// The manifest as offered in this context.
     pub fn manifest(&self) -> &ToolManifest {
         &self.manifest
+    }
+
+    /// The manifest's fingerprint, computed by `make` once per snapshot.
+    pub(crate) fn fingerprint_with(&self, make: impl FnOnce(&ToolManifest) -> String) -> &str {
+        self.fingerprint.get_or_init(|| make(&self.manifest))
     }
 
     /// `(wire name, API definition)` pairs, in manifest order.
@@ -120,6 +128,7 @@ impl Snapshot {
             manifest,
             schemas,
             wire_names,
+            fingerprint: std::sync::OnceLock::new(),
         });
     }
 

@@ -359,12 +359,20 @@ impl Pending {
         serde_json::to_value(self).unwrap_or(Value::Null)
     }
 
+    /// What the turn's MAC covers: everything but the MACs themselves,
+    /// with each item standing by its own MAC (which covers the item).
     fn signed_value(&self) -> Value {
-        let mut value = self.to_json();
-        if let Some(map) = value.as_object_mut() {
-            map.remove("mac");
-        }
-        value
+        json!({
+            "version": self.version,
+            "id": self.id,
+            "keyId": self.key_id,
+            "createdAtMs": self.created_at_ms,
+            "expiresAtMs": self.expires_at_ms,
+            "scope": self.scope,
+            "calls": self.calls,
+            "outputs": self.outputs,
+            "items": self.items.iter().map(|item| item.mac.as_str()).collect::<Vec<_>>(),
+        })
     }
 
     /// Signs every item and the whole turn with the ring's current key.

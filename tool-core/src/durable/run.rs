@@ -29,9 +29,16 @@ fn scope_of(ctx: &ToolContext) -> Scope {
     ctx.extension::<Scope>().cloned().unwrap_or_default()
 }
 
+/// The digest of the offered manifest of `identifier`, made once per
+/// offered snapshot.
 fn manifest_fingerprint(offered: &OfferedTools, identifier: &str) -> Option<String> {
     let tool = offered.get(identifier)?;
-    Some(digest(&serde_json::to_value(tool.manifest()).ok()?))
+    let fingerprint = tool.fingerprint_with(|manifest| {
+        serde_json::to_value(manifest)
+            .map(|value| digest(&value))
+            .unwrap_or_default()
+    });
+    Some(fingerprint.to_owned())
 }
 
 /// One call to run in a step: where its output goes, what it runs under,
