@@ -29,6 +29,9 @@ pub(crate) struct Confinement {
     pub(crate) read_access: u64,
     /// The Landlock rights on device files, granted beneath `/dev/pts`.
     pub(crate) device_access: u64,
+    /// The `cgroup.procs` file of the command's pids cgroup, which its
+    /// first process writes itself into before anything else.
+    pub(crate) cgroup_procs: Option<CString>,
     /// Resource limits set before `exec`: `(resource, soft = hard)`.
     pub(crate) limits: Vec<(libc::__rlimit_resource_t, u64)>,
 }

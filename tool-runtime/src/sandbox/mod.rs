@@ -93,12 +93,13 @@
 //!   out only after it (a name without an inode has nothing for a mount or
 //!   a Landlock rule to attach to); while the command runs, a program
 //!   watching the tree may see them.
-//! - **The process limit** does not bind a host running as root: the
-//!   kernel exempts uid 0 of the initial user namespace from
-//!   `RLIMIT_NPROC`, and root's commands map to it. The PID namespace still
-//!   ends every process with the command. Memory and CPU are per process
-//!   (rlimits, not cgroups); the private `/tmp` has no size limit beyond
-//!   the file-size limit.
+//! - **The process limit** is a pids cgroup of the command where the host
+//!   can make one (state `processLimit: "cgroup"`); elsewhere it is
+//!   `RLIMIT_NPROC` (`"rlimit"`), which the kernel does not apply to uid 0
+//!   of the initial user namespace: a root host without cgroup access has
+//!   no process limit (the PID namespace still ends every process with the
+//!   command). Memory and CPU are per process (rlimits, not cgroups); the
+//!   private `/tmp` has no size limit beyond the file-size limit.
 //! - **Network** is all or nothing: there is no egress proxy, domain
 //!   allow-list or credential broker yet.
 //! - **Listing**: the names inside a folder on the way to a hidden or
@@ -144,6 +145,8 @@
 //! # });
 //! ```
 
+#[cfg(target_os = "linux")]
+mod cgroup;
 #[cfg(target_os = "linux")]
 mod child;
 mod classes;
@@ -245,6 +248,14 @@ pub fn confinement_support(options: &SandboxOptions) -> tool_core::ConfinementSu
     }
 }
 
+/// What must live as long as a confined command runs (its pids cgroup),
+/// dropped when it has ended.
+#[derive(Debug, Default)]
+pub(crate) struct Held {
+    #[cfg(target_os = "linux")]
+    _pids: Option<cgroup::PidsGroup>,
+}
+
 /// A command's sandbox, ready to install on its `Command`.
 #[derive(Debug)]
 pub(crate) struct Prepared {
@@ -252,6 +263,8 @@ pub(crate) struct Prepared {
     pub(crate) applied: AppliedSandbox,
     /// The protected entries before it ran, for the sweeps after it.
     watch: Option<Watch>,
+    /// What must outlive the command's start.
+    held: Held,
     #[cfg(target_os = "linux")]
     confinement: Option<child::Confinement>,
 }
@@ -263,14 +276,14 @@ impl Prepared {
     pub(crate) fn install(
         self,
         cmd: &mut tokio::process::Command,
-    ) -> (AppliedSandbox, Option<Watch>) {
+    ) -> (AppliedSandbox, Option<Watch>, Held) {
         #[cfg(target_os = "linux")]
         if let Some(confinement) = self.confinement {
             syscalls::confine_child(cmd, confinement);
         }
         #[cfg(not(target_os = "linux"))]
         let _ = cmd;
-        (self.applied, self.watch)
+        (self.applied, self.watch, self.held)
     }
 }
 
@@ -328,6 +341,7 @@ pub(crate) fn prepare(
         return Ok(Prepared {
             applied: AppliedSandbox::full_access(),
             watch: None,
+            held: Held::default(),
             #[cfg(target_os = "linux")]
             confinement: None,
         });
@@ -347,6 +361,7 @@ pub(crate) fn prepare(
         limits: None,
         env_withheld: Vec::new(),
         home_hidden: plan.home_hidden,
+        process_limit: None,
     };
     let unavailable = |applied: AppliedSandbox, reason: String| -> Result<Prepared> {
         match options.fallback {
@@ -362,6 +377,7 @@ pub(crate) fn prepare(
                     ..applied
                 },
                 watch: None,
+                held: Held::default(),
                 #[cfg(target_os = "linux")]
                 confinement: None,
             }),
@@ -392,8 +408,14 @@ pub(crate) fn prepare(
             None
         };
         let overlay = mounts.as_ref().is_some_and(|m| m.tmp_overlay.is_some());
-        let confinement = linux::build(&plan, support, mounts, &options.limits)?;
+        let mut confinement = linux::build(&plan, support, mounts, &options.limits)?;
         applied.limits = Some(options.limits);
+        let pids = options.limits.processes.and_then(cgroup::make);
+        confinement.cgroup_procs = pids.as_ref().map(|g| g.procs.clone());
+        applied.process_limit = options
+            .limits
+            .processes
+            .map(|_| if pids.is_some() { "cgroup" } else { "rlimit" }.to_owned());
         applied.mechanism = if namespaces != Namespaces::Off {
             namespace::MECHANISM.to_owned()
         } else {
@@ -434,6 +456,7 @@ pub(crate) fn prepare(
         Ok(Prepared {
             applied,
             watch,
+            held: Held { _pids: pids },
             confinement: Some(confinement),
         })
     }

@@ -143,7 +143,7 @@ pub struct SandboxOptions {
 ///
 /// | limit | default | what happens when it is hit |
 /// |---|---|---|
-/// | `processes` (`RLIMIT_NPROC`, counted in the command's own user namespace with namespaces) | 1 024 | `fork` fails (`Resource temporarily unavailable`) |
+/// | `processes` (a pids cgroup of the command where the host can make one, which binds root hosts too; else `RLIMIT_NPROC`, which the kernel does not apply to uid 0) | 1 024 | `fork` fails (`Resource temporarily unavailable`): the output says `process limit` |
 /// | `memory_bytes` (`RLIMIT_AS`, address space per process) | none (runtimes such as Node and Go reserve far more than they use) | allocations fail (`Cannot allocate memory`) |
 /// | `cpu_seconds` (`RLIMIT_CPU`, per process) | none | `SIGXCPU`: the output says `cpu time limit` |
 /// | `file_size_bytes` (`RLIMIT_FSIZE`, the largest file a process writes) | 4 GiB | `SIGXFSZ` (or `EFBIG` where it is ignored): the output says `file size limit` |
@@ -310,6 +310,11 @@ pub struct AppliedSandbox {
     /// locations).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub home_hidden: bool,
+    /// How the process limit was enforced: `cgroup` (a pids cgroup of the
+    /// command, which binds a root host too) or `rlimit` (`RLIMIT_NPROC`
+    /// only, which the kernel does not apply to root).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process_limit: Option<String>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -334,6 +339,7 @@ impl AppliedSandbox {
             limits: None,
             env_withheld: Vec::new(),
             home_hidden: false,
+            process_limit: None,
         }
     }
 

@@ -782,6 +782,7 @@ pub(crate) fn confine_child(cmd: &mut tokio::process::Command, confinement: Conf
         read_access,
         device_access,
         limits,
+        cgroup_procs,
     } = confinement;
 
     let hook = move || -> std::io::Result<()> {
@@ -840,6 +841,10 @@ pub(crate) fn confine_child(cmd: &mut tokio::process::Command, confinement: Conf
             }
             Ok(())
         };
+        // Into the pids cgroup first: everything started from here on counts.
+        if let Some(procs) = &cgroup_procs {
+            write_file(procs, b"0")?;
+        }
         match &mounts {
             Some(m) => in_namespaces(&m.uid_map, &m.gid_map, || setup_namespace(m), confine),
             None => confine(),

@@ -380,7 +380,7 @@ impl ShellManager {
             .process_group(0)
             .kill_on_drop(false);
         let (policy, tmp) = self.sandbox_policy(spawn.confinement.as_ref());
-        let (applied, watch) = sandbox::prepare(
+        let (applied, watch, held) = sandbox::prepare(
             &policy,
             &self.config.sandbox_options,
             &spawn.workspace,
@@ -453,6 +453,9 @@ impl ShellManager {
         let waiter_shell = Arc::clone(&shell);
         tokio::spawn(async move {
             let status = child.wait().await;
+            // The command has ended: its pids cgroup can go (off the
+            // async threads: removal waits for the members to be reaped).
+            let _ = tokio::task::spawn_blocking(move || drop(held)).await;
             // What the command created is swept before anyone sees it end.
             waiter_shell.sweep().await;
             {
