@@ -175,6 +175,11 @@ async fn without_namespaces_the_named_fallback_confines_with_the_top_closed() {
     assert_ne!(code(&out), 0, "{}", out.content);
     let out = sh(&c, &ws, "echo ok >> src/main.rs").await;
     assert_eq!(code(&out), 0, "{}", out.content);
+    // No capabilities in the fallback either, as root too.
+    let out = sh(&c, &ws, "grep -E '^(CapEff|CapBnd|NoNewPrivs):' /proc/self/status").await;
+    let status = ok(&out)["stdout"].as_str().unwrap().to_owned();
+    assert!(status.contains("CapEff:\t0000000000000000"), "{status}");
+    assert!(status.contains("NoNewPrivs:\t1"), "{status}");
 }
 
 /// Runs git on the host (unconfined) to set a repository up.
