@@ -439,6 +439,11 @@ pub struct Parameter {
     /// arguments schema says so with `dependentRequired`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub required_with_body: bool,
+    /// The media type of a parameter declared with `content` instead of a
+    /// `schema` (OpenAPI): a JSON type (`application/json`, `*+json`)
+    /// sends the value as compact JSON text, in place of the style.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_type: Option<String>,
 }
 
 /// How a parameter value is written (OpenAPI 3 `style`, see the execute

@@ -21,6 +21,14 @@
 //!   body}` and compact content (see "Responses" below).
 //!   [`OpenApiToolBuilder::register`] builds and registers it with each
 //!   operation's schema compiled once (an import's compilation is reused).
+//! - [`Credentials`]: the host's secrets by security scheme; each call
+//!   sends the first alternative of its operation's `security` the host
+//!   has every credential for (API keys in a header, the query or a
+//!   cookie; HTTP basic and bearer; OAuth2 client credentials exchanged
+//!   at the token URL through the same SSRF guard, the token cached until
+//!   it expires), none where it says `security: []`. Parameters are
+//!   written by their `style` and `explode` (form, spaceDelimited,
+//!   pipeDelimited, deepObject, simple, label, matrix).
 //! - [`SsrfGuard`]: builds a guarded `reqwest::Client` under an
 //!   [`SsrfPolicy`]; it lives in `tool_core::net` (feature `net`) so
 //!   tool-mcp's HTTP transport uses the same guard, and is re-exported here.
@@ -47,7 +55,8 @@
 //! A failed call carries one of the [`codes`]: `http_status`,
 //! `connection_refused`, `dns_failure`, `timeout`, `too_many_redirects`,
 //! `body_too_large`, `ssrf_blocked`, `invalid_arguments`, `request_failed`,
-//! `no_base_url`, `file_refused`, `file_unreadable`, and tool-core's
+//! `no_base_url`, `file_refused`, `file_unreadable`,
+//! `token_request_failed`, and tool-core's
 //! `confinement_refused` for a secret file argument of a confined call.
 //!
 //! # Example

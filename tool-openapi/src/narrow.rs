@@ -549,6 +549,7 @@ impl Validator {
             explode: None,
             allow_reserved: false,
             required_with_body: false,
+            content_type: None,
         })
     }
 }

@@ -337,3 +337,72 @@ pub(crate) fn apply(
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::document::SecurityRequirement;
+    use crate::narrow::parse_narrow;
+
+    fn operation(alternatives: &[&[&str]], legacy: &[&str]) -> Operation {
+        let (doc, _) = parse_narrow(
+            r#"{"server":"http://h.test","description":"d","paths":{"/a":{"get":{"operationId":"a","description":"a"}}}}"#,
+        )
+        .unwrap();
+        let mut op = doc.operations[0].clone();
+        op.security_requirements = alternatives
+            .iter()
+            .map(|a| {
+                a.iter()
+                    .map(|s| SecurityRequirement {
+                        scheme: (*s).to_owned(),
+                        scopes: Vec::new(),
+                    })
+                    .collect()
+            })
+            .collect();
+        op.security = legacy.iter().map(|s| (*s).to_owned()).collect();
+        op
+    }
+
+    fn schemes() -> Vec<SecurityScheme> {
+        ["a", "b", "c"]
+            .iter()
+            .map(|name| SecurityScheme {
+                name: (*name).to_owned(),
+                kind: SchemeKind::Bearer,
+            })
+            .collect()
+    }
+
+    fn chosen(op: &Operation, credentials: &Credentials) -> Vec<String> {
+        let schemes = schemes();
+        choose(op, &schemes, credentials)
+            .iter()
+            .map(|c| c.scheme.name.clone())
+            .collect()
+    }
+
+    #[test]
+    fn the_first_complete_alternative_is_sent_whole() {
+        let creds = Credentials::new().token("b", "1").token("c", "2");
+        // {a, b} lacks a; {b, c} is complete.
+        let op = operation(&[&["a", "b"], &["b", "c"], &["c"]], &["a", "b", "c"]);
+        assert_eq!(chosen(&op, &creds), ["b", "c"]);
+        // An empty alternative (anonymous) is taken only when none is complete.
+        let op = operation(&[&[], &["b"]], &["b"]);
+        assert_eq!(chosen(&op, &creds), ["b"]);
+        let op = operation(&[&["a"], &[]], &["a"]);
+        assert!(chosen(&op, &creds).is_empty());
+        // None complete and no anonymous alternative: nothing, not a part.
+        let op = operation(&[&["a", "b"]], &["a", "b"]);
+        assert!(chosen(&op, &creds).is_empty());
+    }
+
+    #[test]
+    fn security_none_sends_nothing_and_stored_names_send_what_the_host_has() {
+        let creds = Credentials::new().token("a", "1").token("b", "2");
+        assert!(chosen(&operation(&[], &[]), &creds).is_empty());
+        assert_eq!(chosen(&operation(&[], &["b", "c"]), &creds), ["b"]);
+    }
+}

@@ -34,10 +34,15 @@
 //!   exploded, it sends nothing unless the parameter is required, then
 //!   `color=`. A path value that expands to nothing is refused (the
 //!   arguments schema already says `minLength: 1`, see [`sendable`]).
+//! - A parameter declared with a JSON `content` type (not a `schema`) is
+//!   its value's compact JSON text, written as a string
+//!   (`filter=%7B%22a%22%3A1%7D`).
 //! - Items of an array or values of an object that are themselves arrays
 //!   or objects (no style defines them) are written as compact JSON,
 //!   except in `deepObject`, where nested objects nest their keys
 //!   (`color[a][b]=1`).
+
+use std::borrow::Cow;
 
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::{Map, Value};
@@ -109,6 +114,20 @@ pub(crate) fn sendable(location: Location, mut schema: Value) -> Value {
     schema
 }
 
+/// The value as written: for a parameter declared with a JSON `content`
+/// type, its compact JSON text (then written as a string by the style).
+fn content_value<'v>(param: &Parameter, value: &'v Value) -> Cow<'v, Value> {
+    let json = param.content_type.as_deref().is_some_and(|media| {
+        let essence = media.split(';').next().unwrap_or("").trim();
+        essence.eq_ignore_ascii_case("application/json") || essence.ends_with("+json")
+    });
+    if json {
+        Cow::Owned(Value::String(value.to_string()))
+    } else {
+        Cow::Borrowed(value)
+    }
+}
+
 /// The style and explode a parameter is written with.
 fn style_of(param: &Parameter) -> (ParameterStyle, bool) {
     let style = param
@@ -149,6 +168,7 @@ fn entries(map: &Map<String, Value>) -> impl Iterator<Item = (String, String)> +
 
 /// A path value's expansion, encoded (empty: nothing to send).
 pub(crate) fn path_text(param: &Parameter, value: &Value) -> String {
+    let value = &*content_value(param, value);
     let (style, explode) = style_of(param);
     let e = |t: &str| encode(t, UNRESERVED);
     let name = e(&param.name);
@@ -174,6 +194,7 @@ pub(crate) fn path_text(param: &Parameter, value: &Value) -> String {
 
 /// A header value (simple style; not encoded).
 pub(crate) fn header_text(param: &Parameter, value: &Value) -> String {
+    let value = &*content_value(param, value);
     let (_, explode) = style_of(param);
     joined(value, ",", if explode { "=" } else { "," }, &|t: &str| {
         t.to_owned()
@@ -201,6 +222,7 @@ fn joined(value: &Value, sep: &str, pair: &str, e: &dyn Fn(&str) -> String) -> S
 /// A query parameter's pairs, each `key=value` already encoded, appended
 /// to `out`.
 pub(crate) fn query_pairs(param: &Parameter, value: &Value, out: &mut Vec<String>) {
+    let value = &*content_value(param, value);
     let (style, explode) = style_of(param);
     let set = if param.allow_reserved {
         RESERVED_KEPT
@@ -268,6 +290,7 @@ fn deep_pairs(
 /// A cookie parameter's cookies, `(name, value)` already encoded,
 /// appended to `out` (form style; exploded items are separate cookies).
 pub(crate) fn cookie_pairs(param: &Parameter, value: &Value, out: &mut Vec<(String, String)>) {
+    let value = &*content_value(param, value);
     let (_, explode) = style_of(param);
     let e = |t: &str| encode(t, UNRESERVED);
     let name = e(&param.name);
@@ -305,6 +328,7 @@ mod tests {
             explode,
             allow_reserved: false,
             required_with_body: false,
+            content_type: None,
         }
     }
 
@@ -330,6 +354,17 @@ mod tests {
             sendable(Location::Query, json!({"type": "string"})),
             json!({"type": "string"})
         );
+    }
+
+    #[test]
+    fn json_content_parameters_are_sent_as_json_text() {
+        let mut p = param(Location::Query, None, None);
+        p.content_type = Some("application/json".into());
+        let mut out = Vec::new();
+        query_pairs(&p, &json!({"a": [1, 2]}), &mut out);
+        assert_eq!(out, ["color=%7B%22a%22%3A%5B1%2C2%5D%7D"]);
+        p.location = Location::Header;
+        assert_eq!(header_text(&p, &json!({"a": 1})), r#"{"a":1}"#);
     }
 
     #[test]

@@ -147,6 +147,7 @@ pub(crate) fn request_body<'b>(
                     explode: None,
                     allow_reserved: false,
                     required_with_body: !required && argument.listed,
+                    content_type: None,
                 });
             }
             return Ok(kept(kind, media_type, media));
@@ -198,6 +199,7 @@ pub(crate) fn request_body<'b>(
                         explode: None,
                         allow_reserved: false,
                         required_with_body: !required && listed,
+                        content_type: None,
                     });
                 }
                 // Kept for the next body referring there, unless converting
@@ -326,6 +328,7 @@ fn whole_body(
         explode: None,
         allow_reserved: false,
         required_with_body: false,
+        content_type: None,
     }
 }
 

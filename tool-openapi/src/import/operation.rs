@@ -202,6 +202,10 @@ pub(crate) fn convert<'a, 'b>(
             allow_reserved: location == Location::Query
                 && param.get("allowReserved").and_then(Node::as_bool) == Some(true),
             required_with_body: false,
+            content_type: match (param.get("schema"), param.get("content")) {
+                (None, Some(Node::Object(content))) => content.keys().next().map(str::to_owned),
+                _ => None,
+            },
         });
     }
 
