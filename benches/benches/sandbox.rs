@@ -55,5 +55,68 @@ fn sandbox(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, sandbox);
+/// A workspace like a repository with `node_modules/`: `.git` with hooks
+/// and 20 000 files in 200 folders.
+fn big_workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".git/hooks")).unwrap();
+    std::fs::write(dir.path().join(".git/config"), "[core]\n").unwrap();
+    for d in 0..200 {
+        let folder = dir.path().join(format!("node_modules/pkg{d}"));
+        std::fs::create_dir_all(&folder).unwrap();
+        for f in 0..100 {
+            std::fs::write(folder.join(format!("f{f}.js")), "x").unwrap();
+        }
+    }
+    dir
+}
+
+/// Issue 32's target: a confined `true` in a 20 000-file workspace within
+/// 2x of an empty workspace and within 30 ms of unconfined, one long-lived
+/// computer per case, all in one run.
+fn workspace_size(c: &mut Criterion) {
+    if let Err(reason) = tool_runtime::probe_kernel() {
+        eprintln!("sandbox bench skipped: {reason}");
+        return;
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let empty = tempfile::tempdir().unwrap();
+    let big = big_workspace();
+    let cases = [
+        (
+            "unconfined_20000_files",
+            SandboxPolicy::FullAccess,
+            big.path(),
+        ),
+        (
+            "confined_empty",
+            SandboxPolicy::workspace_write(),
+            empty.path(),
+        ),
+        (
+            "confined_20000_files",
+            SandboxPolicy::workspace_write(),
+            big.path(),
+        ),
+    ];
+    let mut group = c.benchmark_group("sandbox_workspace_size");
+    group.sample_size(30);
+    for (name, policy, dir) in cases {
+        let computer = LocalComputer::new(LocalConfig::default().with_sandbox(policy));
+        let ctx = ToolContext::new().with_cwd(dir);
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                let out = rt.block_on(computer.run_command(RunCommandParams::new("true"), &ctx));
+                assert!(out.success, "{}", out.content);
+                black_box(out)
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, sandbox, workspace_size);
 criterion_main!(benches);
