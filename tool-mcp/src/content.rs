@@ -20,7 +20,11 @@
 //!   a block of a kind this crate does not know is kept whole in
 //!   `state.otherContent`;
 //! - `structuredContent` → `state.structuredContent`, and into `content`
-//!   (compact JSON) only when there is no text;
+//!   (compact JSON) only when the result has no content block at all: an
+//!   image with its structured copy reaches the model as the image and its
+//!   one-line summary, never as base64 text;
+//! - an embedded text resource's text follows its summary line in
+//!   `content` (the pipeline's content cap applies), so the model reads it;
 //! - `isError: true` → a failed output, code [`MCP_TOOL_ERROR`], with the
 //!   server's text as message (an error the serving side of this crate
 //!   attached in `_meta` keeps its own code).
@@ -84,13 +88,12 @@ pub fn map_call_result(server: &str, tool: &str, result: CallToolResult) -> Tool
     }
     let structured = result.structured_content;
     let mut content = texts.join("\n\n");
-    if !has_text && let Some(value) = &structured {
-        let json = value.to_string();
-        content = if content.is_empty() {
-            json
-        } else {
-            format!("{json}\n\n{content}")
-        };
+    if !has_text
+        && parts.is_empty()
+        && others.is_empty()
+        && let Some(value) = &structured
+    {
+        content = value.to_string();
     }
     let state = if parts.is_empty() && others.is_empty() && structured.is_none() {
         None
@@ -211,7 +214,7 @@ fn resource_part(resource: &ResourceContents) -> Mapped {
                 blob: None,
             },
             format!(
-                "[resource {uri}: {}, {} characters of text]",
+                "[resource {uri}: {}, {} characters of text]\n{text}",
                 mime_type.as_deref().unwrap_or("unknown type"),
                 text.chars().count()
             ),
@@ -412,6 +415,49 @@ fn human_bytes(bytes: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_image_with_its_structured_copy_reaches_the_model_as_the_image_not_as_text() {
+        let base64 = "iVBORw0KGgo".repeat(2_000);
+        let result: CallToolResult = serde_json::from_value(json!({
+            "content": [{"type": "image", "data": base64, "mimeType": "image/png"}],
+            "structuredContent": {"image": base64}
+        }))
+        .unwrap();
+        let output = map_call_result("fs", "read_media_file", result);
+        assert!(
+            output.content.starts_with("[image: image/png"),
+            "{}",
+            output.content
+        );
+        assert!(
+            output.content.len() < 100,
+            "no base64 in the text: {}",
+            output.content.len()
+        );
+        assert!(output.state.unwrap()["structuredContent"]["image"].is_string());
+        // With no block at all, the structured content is the answer.
+        let bare: CallToolResult =
+            serde_json::from_value(json!({"content": [], "structuredContent": {"t": 21}})).unwrap();
+        assert_eq!(map_call_result("w", "t", bare).content, r#"{"t":21}"#);
+    }
+
+    #[test]
+    fn an_embedded_text_resource_reaches_the_model() {
+        let result: CallToolResult = serde_json::from_value(json!({"content": [
+            {"type": "text", "text": "Here it is:"},
+            {"type": "resource", "resource": {"uri": "file:///notes.md", "mimeType": "text/markdown",
+                                              "text": "# Notes\nbuy milk"}}
+        ]}))
+        .unwrap();
+        let output = map_call_result("fs", "read", result);
+        assert!(
+            output.content.starts_with("Here it is:"),
+            "{}",
+            output.content
+        );
+        assert!(output.content.contains("[resource file:///notes.md: text/markdown, 16 characters of text]\n# Notes\nbuy milk"), "{}", output.content);
+    }
 
     #[test]
     fn base64_sizes() {

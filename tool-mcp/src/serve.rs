@@ -74,6 +74,16 @@ use crate::gate::{ClientAsker, NoOneToAsk};
 use crate::serve_talk::{SessionLog, served_events};
 use crate::served::{PromptSource, ResourceSource, SourceError, page_of};
 
+/// The browser origins `mcp serve` over HTTP accepts (any port).
+const LOOPBACK_ORIGINS: [&str; 6] = [
+    "http://localhost:*",
+    "http://127.0.0.1:*",
+    "http://[::1]:*",
+    "https://localhost:*",
+    "https://127.0.0.1:*",
+    "https://[::1]:*",
+];
+
 /// Tools per `tools/list` page unless [`RegistryServer::with_page_size`] says otherwise.
 pub const DEFAULT_PAGE_SIZE: usize = 100;
 
@@ -334,9 +344,14 @@ impl RegistryServer {
         Ok(())
     }
 
-    /// An axum router serving streamable HTTP at `/mcp` (sessions kept in memory).
+    /// An axum router serving streamable HTTP at `/mcp` (2025-11-25
+    /// sessions kept in memory; 2026-07-28 requests stateless). Only
+    /// loopback `Host`s are accepted, and a request carrying an `Origin`
+    /// must come from a loopback origin (else 403): a web page cannot
+    /// drive the server through the user's browser.
     pub fn http_router(self, shutdown: CancellationToken) -> axum::Router {
-        let mut config = StreamableHttpServerConfig::default();
+        let mut config =
+            StreamableHttpServerConfig::default().with_allowed_origins(LOOPBACK_ORIGINS);
         config.cancellation_token = shutdown;
         let service: StreamableHttpService<RegistryServer, LocalSessionManager> =
             StreamableHttpService::new(
@@ -426,12 +441,12 @@ impl RegistryServer {
         let token = request
             .progress_token()
             .or_else(|| context.meta.get_progress_token());
-        let (events, forwarder) = served_events(
-            context.peer.clone(),
-            token,
-            Arc::clone(&self.log),
-            &request.name,
-        );
+        let log = if round.is_some() {
+            Arc::new(SessionLog::for_request(context.meta.log_level()))
+        } else {
+            Arc::clone(&self.log)
+        };
+        let (events, forwarder) = served_events(context.peer.clone(), token, log, &request.name);
         let ctx = inner
             .ctx
             .clone()
@@ -439,6 +454,15 @@ impl RegistryServer {
             .with_events(events)
             .with_extension(line.clone());
         let offered = inner.registry.offer(&ctx);
+        // An unknown tool is a bad request (-32602), not a tool's failure.
+        if let Err(error) = offered.resolve(&request.name) {
+            drop(ctx);
+            forwarder.finish().await;
+            return Err(ErrorData::invalid_params(
+                error.to_string(),
+                Some(json!({"name": request.name})),
+            ));
+        }
         let arguments = request
             .arguments
             .as_ref()

@@ -39,7 +39,19 @@ pub(crate) struct SessionLog {
     threshold: AtomicU8,
 }
 
+/// A threshold above every level: nothing is sent.
+const OFF: u8 = 8;
+
 impl SessionLog {
+    /// One 2026-07-28 request's log threshold: its `_meta` `logLevel`, or
+    /// nothing at all when the request set none (the revision forbids
+    /// unrequested log lines).
+    pub(crate) fn for_request(level: Option<LoggingLevel>) -> Self {
+        Self {
+            threshold: AtomicU8::new(level.map_or(OFF, rank)),
+        }
+    }
+
     pub(crate) fn set(&self, level: LoggingLevel) {
         self.threshold.store(rank(level), Ordering::Relaxed);
     }

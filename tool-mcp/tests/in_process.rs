@@ -347,12 +347,20 @@ async fn a_served_registry_round_trips_state_errors_and_refusals() {
     assert_eq!(result.is_error, Some(true));
     let mapped = tool_mcp::map_call_result("host", "note____write", result);
     assert_eq!(mapped.error_code().unwrap(), "invalid_arguments");
+    // An unknown tool is a bad request (-32602), not a tool's failure.
     let unknown = manager
         .call_tool("host", "nope____nothing", serde_json::Map::new())
         .await
-        .unwrap();
-    let mapped = tool_mcp::map_call_result("host", "nope", unknown);
-    assert_eq!(mapped.error_code().unwrap(), "tool_not_found");
+        .unwrap_err();
+    match unknown {
+        tool_mcp::Error::Request { message, .. } => {
+            assert!(
+                message.contains("-32602") || message.contains("nope____nothing"),
+                "{message}"
+            );
+        }
+        other => panic!("expected a refused request, got {other:?}"),
+    }
     stop.cancel();
 }
 
@@ -452,5 +460,51 @@ async fn without_elicitation_the_host_asker_answers_or_no_one_can_and_nothing_ru
         refused.content.contains("did not declare elicitation"),
         "{refused:?}"
     );
+    stop.cancel();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_from_a_foreign_browser_origin_is_refused_with_403() {
+    let server = RegistryServer::new(
+        Arc::new(ToolRegistry::new()),
+        Arc::new(tool_mcp::RunEverything),
+        ToolContext::new(),
+    );
+    let stop = CancellationToken::new();
+    let (addr, _task) = server
+        .serve_http("127.0.0.1:0".parse().unwrap(), stop.clone())
+        .await
+        .unwrap();
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "browser", "version": "1"}}});
+    let post = |origin: Option<&'static str>| {
+        let mut request = reqwest::Client::new()
+            .post(format!("http://{addr}/mcp"))
+            .header("accept", "application/json, text/event-stream")
+            .json(&initialize);
+        if let Some(origin) = origin {
+            request = request.header("origin", origin);
+        }
+        request.send()
+    };
+    for origin in [
+        "http://evil.example",
+        "https://attacker.test:8443",
+        "null",
+        "http://localhost.evil.example",
+        "http://127.0.0.1.nip.io",
+    ] {
+        let status = post(Some(origin)).await.unwrap().status();
+        assert_eq!(status, 403, "{origin}");
+    }
+    for origin in [
+        None,
+        Some("http://localhost:5173"),
+        Some("http://127.0.0.1:3000"),
+    ] {
+        let status = post(origin).await.unwrap().status();
+        assert!(status.is_success(), "{origin:?}: {status}");
+    }
     stop.cancel();
 }

@@ -179,16 +179,14 @@ async fn every_builtin_round_trips_through_toolhost_mcp_serve() {
         !outside.success || user.asked.lock().unwrap().len() == 2,
         "{outside:?}"
     );
-    // A cut-off argument string is the pipeline's refusal, as an isError result.
-    let cut = manager
+    // An unknown tool is a bad request (-32602), not a tool's failure.
+    let unknown = manager
         .call_tool("host", "nope____nothing", serde_json::Map::new())
         .await
-        .unwrap();
-    assert_eq!(
-        tool_mcp::map_call_result("host", "x", cut)
-            .error_code()
-            .unwrap(),
-        "tool_not_found"
+        .unwrap_err();
+    assert!(
+        matches!(&unknown, tool_mcp::Error::Request { message, .. } if message.contains("nope____nothing")),
+        "{unknown:?}"
     );
     manager.shutdown().await;
 }

@@ -9,8 +9,8 @@
 
 use serde_json::{Value, json};
 use tool_core::{
-    ApiDefinition, Elicitation, Elicited, HumanIntervention, InterventionPolicy, ToolBuilder,
-    ToolContext, ToolError, ToolOutput,
+    ApiDefinition, Elicitation, Elicited, HumanIntervention, InterventionPolicy, LogLevel,
+    ToolBuilder, ToolContext, ToolError, ToolOutput,
 };
 use tool_mcp::rmcp::model::{CreateMessageRequestParams, CreateMessageResult, SamplingMessage};
 use tool_mcp::{ClientAsk, ClientCapability, ClientLine, ClientReply};
@@ -216,6 +216,25 @@ pub fn rounds_tool() -> Result<std::sync::Arc<dyn tool_core::Tool>, tool_core::E
                     .await
                     .map_err(failed)?;
                 Ok(ToolOutput::text(shown(&reply)))
+            },
+        )
+        .api(
+            api("test_streaming_elicitation", "Asks the user a question while it runs."),
+            |_, ctx| async move {
+                let answer = ctx
+                    .elicit(Elicitation::new(
+                        "Continue?",
+                        json!({"type": "object", "properties": {"ok": {"type": "boolean"}}}),
+                    ))
+                    .await;
+                Ok(ToolOutput::text(format!("answered: {answer:?}")))
+            },
+        )
+        .api(
+            api("test_logging_tool", "Logs a line while it runs."),
+            |_, ctx| async move {
+                ctx.log(LogLevel::Info, "the logging tool ran");
+                Ok(ToolOutput::text("logged"))
             },
         )
         .api(
