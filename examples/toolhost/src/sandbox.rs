@@ -26,7 +26,7 @@ use tool_runtime::{LocalComputer, LocalConfig, SandboxOptions, SandboxPolicy, lo
 pub enum SandboxArg {
     /// No confinement.
     FullAccess,
-    /// Writes only in the working directory, the temp dir; `.git` read-only; secrets unreadable.
+    /// Writes only in the working directory, the temp dir and toolchain caches; git's config and hooks read-only; secrets, the home and secret-looking environment variables out of reach.
     WorkspaceWrite,
     /// No writes; secrets unreadable.
     ReadOnly,
@@ -82,7 +82,7 @@ pub fn local_config(choice: SandboxChoice) -> LocalConfig {
 /// one allowed and two refused by the kernel.
 pub async fn demo_step() -> (String, String, Value) {
     let title = "A second wall: the OS sandbox".to_owned();
-    let explanation = "Under workspace_write (the default for auto-run and headless hosts) a command that approval let through still cannot touch .git or write outside the workspace: the kernel refuses it (Landlock + seccomp on Linux) and the content says so.".to_owned();
+    let explanation = "Under workspace_write (the default for auto-run and headless hosts) a command that approval let through still cannot change git's config or hooks or write outside the workspace (git itself keeps working): the kernel refuses it (namespaces, Landlock and seccomp on Linux) and the content says so.".to_owned();
     let result = match run_demo().await {
         Ok(value) => value,
         Err(message) => json!({ "error": message }),
@@ -119,7 +119,7 @@ async fn run_demo() -> Result<Value, String> {
         ),
         (
             "echo '[core] hooksPath = /elsewhere' >> .git/config",
-            ".git stays read-only: refused with the command's own EACCES.",
+            "git's config stays read-only: refused with the command's own error.",
         ),
         (
             "echo 'echo hi' > .git/hooks/pre-commit",
