@@ -74,18 +74,36 @@ const RESERVED_KEPT: &AsciiSet = &UNRESERVED
     .remove(b'[')
     .remove(b']');
 
-/// `schema` as sending accepts it at `location`: a path value cannot be
-/// empty (`minLength: 1` on a string, `minItems: 1` on an array,
-/// `minProperties: 1` on an object; a schema of another or no type gets
-/// `minLength: 1`, which constrains only strings). Other locations are
-/// returned unchanged.
+/// What a header value can hold: visible ASCII, space and tab (RFC 9110
+/// field values; the client refuses anything else).
+pub(crate) const HEADER_VALUE_PATTERN: &str = "^[\\t -~]*$";
+
+/// `schema` as sending accepts it at `location`:
+/// - a path value cannot be empty (`minLength: 1` on a string,
+///   `minItems: 1` on an array, `minProperties: 1` on an object; a schema
+///   of another or no type gets `minLength: 1`, which constrains only
+///   strings);
+/// - a header string holds only what a header carries
+///   ([`HEADER_VALUE_PATTERN`]), unless its schema has a pattern already.
+///
+/// Other locations are returned unchanged.
 pub(crate) fn sendable(location: Location, mut schema: Value) -> Value {
-    if location != Location::Path {
+    if !matches!(location, Location::Path | Location::Header) {
         return schema;
     }
     let Value::Object(object) = &mut schema else {
         return schema;
     };
+    if location == Location::Header {
+        if object.get("type").and_then(Value::as_str) == Some("string")
+            && !object.contains_key("pattern")
+            && !object.contains_key("enum")
+            && !object.contains_key("const")
+        {
+            object.insert("pattern".into(), Value::from(HEADER_VALUE_PATTERN));
+        }
+        return schema;
+    }
     let types: Vec<&str> = match object.get("type") {
         Some(Value::String(t)) => vec![t.as_str()],
         Some(Value::Array(list)) => list.iter().filter_map(Value::as_str).collect(),
@@ -353,6 +371,17 @@ mod tests {
         assert_eq!(
             sendable(Location::Query, json!({"type": "string"})),
             json!({"type": "string"})
+        );
+        assert_eq!(
+            sendable(Location::Header, json!({"type": "string"})),
+            json!({"type": "string", "pattern": HEADER_VALUE_PATTERN})
+        );
+        assert_eq!(
+            sendable(
+                Location::Header,
+                json!({"type": "string", "pattern": "^a+$"})
+            ),
+            json!({"type": "string", "pattern": "^a+$"})
         );
     }
 

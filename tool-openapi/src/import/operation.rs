@@ -184,7 +184,7 @@ pub(crate) fn convert<'a, 'b>(
                 }
             },
         };
-        let schema = if location == Location::Path {
+        let schema = if matches!(location, Location::Path | Location::Header) {
             Arc::new(crate::execute::sendable(location, Value::clone(&schema)))
         } else {
             schema

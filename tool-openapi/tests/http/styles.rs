@@ -305,11 +305,12 @@ async fn every_style_explode_location_and_type_cell_arrives_as_the_specification
 }
 
 #[tokio::test]
-async fn path_arguments_refuse_empty_values_in_the_schema_the_model_sees() {
+async fn path_and_header_arguments_refuse_in_the_schema_what_sending_refuses() {
     let addr = common::start().await;
     let cells = vec![
         cell("path", "simple", false, string(), "blue"),
         cell("path", "simple", false, array(), "blue"),
+        cell("header", "simple", false, string(), "blue"),
     ];
     let import = import_openapi(&document(addr, &cells), &ImportOptions::new()).unwrap();
     let tool = OpenApiTool::builder(import.document, "styles")
@@ -329,18 +330,26 @@ async fn path_arguments_refuse_empty_values_in_the_schema_the_model_sees() {
         array_schema["properties"]["color"]["minItems"], 1,
         "{array_schema}"
     );
+    // A header string says what a header can carry.
+    let header_schema = manifest.api[2].parameters_schema();
+    assert!(
+        header_schema["properties"]["X-Color"]["pattern"].is_string(),
+        "{header_schema}"
+    );
     let mut registry = ToolRegistry::new().with_name_rules(NameRules::Foreign);
     registry.register(tool).unwrap();
-    for (api, empty) in [("c0", json!("")), ("c1", json!([]))] {
-        let call = ToolCall::new(
-            format!("styles____{api}"),
-            json!({ "color": empty }).to_string(),
-        );
+    for (api, name, bad) in [
+        ("c0", "color", json!("")),
+        ("c1", "color", json!([])),
+        ("c2", "X-Color", json!("caf\u{e9}")),
+        ("c2", "X-Color", json!("a\r\nInjected: 1")),
+    ] {
+        let call = ToolCall::new(format!("styles____{api}"), json!({ name: bad }).to_string());
         let out = Invoker::default()
             .invoke_in(&registry, &call, &ToolContext::new())
             .await;
         assert_eq!(out.error_code().unwrap(), "invalid_arguments", "{out:?}");
         // Refused by the schema, before the tool: the model is told where.
-        assert!(out.content.contains("color"), "{}", out.content);
+        assert!(out.content.contains(name), "{}", out.content);
     }
 }
