@@ -260,7 +260,8 @@ impl RegistryServer {
     /// At most `size` tools per `tools/list` page (at least 1; default
     /// [`DEFAULT_PAGE_SIZE`]). Longer lists come in pages linked by an
     /// opaque `nextCursor`; a cursor that is malformed, past the end or from
-    /// before the registry changed is an `invalid_params` error.
+    /// before the tool list changed is an `invalid_params` error (a registry
+    /// rebuilt with the same tools keeps its cursors).
     pub fn with_page_size(self, size: usize) -> Self {
         self.edit(|i| i.page_size = size.max(1))
     }
@@ -387,7 +388,7 @@ impl RegistryServer {
     /// One `tools/list` page: the tools from the cursor's offset on.
     fn page(&self, cursor: Option<&str>) -> Result<ListToolsResult, ErrorData> {
         let offered = self.inner.registry.offer(&self.inner.ctx);
-        let generation = offered.generation();
+        let generation = list_stamp(&offered);
         let total: usize = offered.tools().iter().map(|t| t.apis().count()).sum();
         let start = match cursor {
             None => 0,
@@ -567,7 +568,24 @@ fn tools(offered: &OfferedTools, start: usize, end: usize, bare: bool) -> Vec<rm
     tools
 }
 
-/// The offset a `tools/list` cursor (`generation:offset`) points at.
+/// What a `tools/list` cursor is made for: a digest of the served names in
+/// order. A registry rebuilt with the same tools (a `list_changed` that
+/// changed nothing) keeps it, so paging goes on; a list that changed does
+/// not, and its old cursors are refused.
+fn list_stamp(offered: &OfferedTools) -> u64 {
+    use std::hash::{Hash, Hasher};
+    // SipHash with fixed keys: the same list gives the same stamp in every
+    // process (cursors are not secrets; a forged one only pages).
+    let mut hasher = std::hash::DefaultHasher::new();
+    for tool in offered.tools() {
+        for (wire, _) in tool.apis() {
+            wire.hash(&mut hasher);
+        }
+    }
+    hasher.finish()
+}
+
+/// The offset a `tools/list` cursor (`stamp:offset`) points at.
 fn parse_cursor(cursor: &str, generation: u64, total: usize) -> Result<usize, ErrorData> {
     let shown: String = cursor.chars().take(64).collect();
     let invalid = |why: &str| {

@@ -116,3 +116,51 @@ async fn the_python_sdk_client_follows_the_pages_and_a_made_up_cursor_is_refused
     assert!(refused.contains("not-a-cursor"), "{refused}");
     stop.cancel();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cursors_survive_a_rebuild_that_changes_nothing_and_not_a_real_change() {
+    use rmcp::ServiceExt;
+    use rmcp::model::PaginatedRequestParams;
+
+    let live = tool_core::LiveRegistry::from(big_registry());
+    let server = RegistryServer::live(live.clone(), Arc::new(RunEverything), ToolContext::new())
+        .with_page_size(100);
+    let stop = CancellationToken::new();
+    let (addr, _task) = server
+        .serve_http("127.0.0.1:0".parse().unwrap(), stop.clone())
+        .await
+        .unwrap();
+    let client = ()
+        .serve(rmcp::transport::StreamableHttpClientTransport::from_uri(
+            format!("http://{addr}/mcp"),
+        ))
+        .await
+        .unwrap();
+    let page = |cursor: Option<String>| {
+        let peer = client.peer().clone();
+        async move {
+            peer.list_tools(Some(PaginatedRequestParams::default().with_cursor(cursor)))
+                .await
+        }
+    };
+    let first = page(None).await.unwrap();
+    let cursor = first.next_cursor.clone().unwrap();
+    // Every tool replaced by an equal one: a new generation, the same list.
+    let before = live.generation();
+    for t in 0..25 {
+        let tool = live.read(|r| r.get(&format!("t{t:02}")).cloned()).unwrap();
+        live.replace_arc(tool).unwrap();
+    }
+    assert_ne!(live.generation(), before, "the registry was rebuilt");
+    let second = page(Some(cursor.clone())).await.unwrap();
+    assert_eq!(second.tools[0].name, "t10____a0", "paging goes on");
+    // A tool removed: the list changed, the old cursor is refused.
+    live.remove("t24");
+    let refused = page(Some(cursor)).await.unwrap_err().to_string();
+    assert!(
+        refused.contains("before the tool list changed"),
+        "{refused}"
+    );
+    client.cancel().await.unwrap();
+    stop.cancel();
+}
