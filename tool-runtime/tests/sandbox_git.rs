@@ -176,7 +176,12 @@ async fn without_namespaces_the_named_fallback_confines_with_the_top_closed() {
     let out = sh(&c, &ws, "echo ok >> src/main.rs").await;
     assert_eq!(code(&out), 0, "{}", out.content);
     // No capabilities in the fallback either, as root too.
-    let out = sh(&c, &ws, "grep -E '^(CapEff|CapBnd|NoNewPrivs):' /proc/self/status").await;
+    let out = sh(
+        &c,
+        &ws,
+        "grep -E '^(CapEff|CapBnd|NoNewPrivs):' /proc/self/status",
+    )
+    .await;
     let status = ok(&out)["stdout"].as_str().unwrap().to_owned();
     assert!(status.contains("CapEff:\t0000000000000000"), "{status}");
     assert!(status.contains("NoNewPrivs:\t1"), "{status}");
