@@ -243,40 +243,11 @@ fn parse_key(hex: &str) -> Option<[u8; 32]> {
     Some(key)
 }
 
-/// Splits a command line on whitespace, honouring '…' and "…" quoting
-/// (no expansions: nothing here goes through a shell).
+/// Splits a command line into words by POSIX shell rules: '…' and "…"
+/// quoting, backslash escapes (`my\ server.js`, `"a \"b\""`), no
+/// expansions (nothing here goes through a shell).
 fn split_command(line: &str) -> Result<Vec<String>, String> {
-    let mut words = Vec::new();
-    let mut current = String::new();
-    let mut in_word = false;
-    let mut quote: Option<char> = None;
-    for c in line.chars() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), c) => current.push(c),
-            (None, '\'' | '"') => {
-                quote = Some(c);
-                in_word = true;
-            }
-            (None, c) if c.is_whitespace() => {
-                if in_word {
-                    words.push(std::mem::take(&mut current));
-                    in_word = false;
-                }
-            }
-            (None, c) => {
-                current.push(c);
-                in_word = true;
-            }
-        }
-    }
-    if quote.is_some() {
-        return Err("unclosed quote".into());
-    }
-    if in_word {
-        words.push(current);
-    }
-    Ok(words)
+    shell_words::split(line).map_err(|e| e.to_string())
 }
 
 /// Where a pre-registered OAuth client's secret is read from (never argv).
@@ -746,7 +717,7 @@ mod tests {
     use super::split_command;
 
     #[test]
-    fn commands_split_on_spaces_and_quotes() {
+    fn commands_split_by_shell_word_rules() {
         assert_eq!(
             split_command(r#"node "my server.js" --flag 'a b'"#).unwrap(),
             ["node", "my server.js", "--flag", "a b"]
@@ -754,5 +725,10 @@ mod tests {
         assert_eq!(split_command("  ").unwrap(), Vec::<String>::new());
         assert!(split_command("node 'open").is_err());
         assert_eq!(split_command(r#"x """#).unwrap(), ["x", ""]);
+        // Backslash escapes, as a shell would read them.
+        assert_eq!(
+            split_command(r#"node my\ server.js "say \"hi\"" a\'b"#).unwrap(),
+            ["node", "my server.js", r#"say "hi""#, "a'b"]
+        );
     }
 }
