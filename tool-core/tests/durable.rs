@@ -881,3 +881,58 @@ async fn bad_stored_turns_get_errors_that_say_where() {
     let err = Pending::from_value(value).unwrap_err();
     assert!(err.to_string().contains("/items/0/index"), "{err}");
 }
+
+/// Every object's keys in reverse order, at every depth (what a store such
+/// as a `jsonb` column may do to key order).
+fn reversed(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .rev()
+                .map(|(k, v)| (k.clone(), reversed(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(reversed).collect()),
+        other => other.clone(),
+    }
+}
+
+#[tokio::test]
+async fn a_store_that_reorders_keys_does_not_break_the_macs() {
+    let h = host();
+    let calls = [
+        ToolCall::new("disk____tidy", "{}").with_id("t1"),
+        ToolCall::new("disk____delete", r#"{"path": "/tmp/x"}"#).with_id("c2"),
+    ];
+    let turn = h
+        .invoker
+        .invoke_turn(&h.durable, &h.offered, &calls, &h.ctx)
+        .await;
+    let stored: Value = serde_json::to_value(turn.pending.unwrap()).unwrap();
+    let text = reversed(&stored).to_string();
+    assert_ne!(text, stored.to_string());
+    let pending = Pending::from_json(&text).unwrap();
+    pending.verify(h.durable.keys()).unwrap();
+    let answers = [
+        pending
+            .answer(
+                "t1",
+                Reply::input(json!({"branch": "dev"})),
+                h.durable.keys(),
+            )
+            .unwrap(),
+        pending
+            .answer("c2", Reply::approve(), h.durable.keys())
+            .unwrap(),
+    ];
+    let resumed = h
+        .invoker
+        .resume(&h.durable, &h.offered, pending, &answers, &h.ctx)
+        .await
+        .unwrap();
+    assert!(resumed.outputs[1].as_ref().unwrap().is_success());
+    assert!(
+        resumed.pending.is_some(),
+        "the tool's second question waits"
+    );
+}

@@ -72,11 +72,11 @@ impl MacKey {
 
     /// The MAC state over `domain` and `value`; `None` only if the HMAC
     /// implementation refused the key (HMAC takes keys of every length).
-    fn mac(&self, domain: &str, value: &Value) -> Option<HmacSha256> {
+    fn mac(&self, domain: &str, bytes: &[u8]) -> Option<HmacSha256> {
         let mut mac = HmacSha256::new_from_slice(&self.secret).ok()?;
         mac.update(domain.as_bytes());
         mac.update(&[0]);
-        mac.update(&canonical_bytes(value));
+        mac.update(bytes);
         Some(mac)
     }
 }
@@ -128,10 +128,38 @@ impl KeyRing {
         &self.current
     }
 
-    /// The MAC of `value` under `domain` with the current key, in hex.
+    /// The MAC of `value`'s canonical JSON under `domain` with the current
+    /// key, in hex.
     pub(crate) fn sign(&self, domain: &str, value: &Value) -> String {
+        self.sign_bytes(domain, &canonical_bytes(value))
+    }
+
+    /// The MAC of `value` serialised as it is (its caller keeps it
+    /// canonical: typed fields in declaration order, every `Value` inside
+    /// with sorted keys, see [`sort_keys`]).
+    pub(crate) fn sign_serialized<T: serde::Serialize>(&self, domain: &str, value: &T) -> String {
+        self.sign_bytes(domain, &serde_json::to_vec(value).unwrap_or_default())
+    }
+
+    /// [`verify`](Self::verify) for [`sign_serialized`](Self::sign_serialized).
+    pub(crate) fn verify_serialized<T: serde::Serialize>(
+        &self,
+        domain: &str,
+        key_id: &str,
+        value: &T,
+        mac: &str,
+    ) -> Result<(), String> {
+        self.verify_bytes(
+            domain,
+            key_id,
+            &serde_json::to_vec(value).unwrap_or_default(),
+            mac,
+        )
+    }
+
+    fn sign_bytes(&self, domain: &str, bytes: &[u8]) -> String {
         self.current
-            .mac(domain, value)
+            .mac(domain, bytes)
             .map(|mac| hex(&mac.finalize().into_bytes()))
             .unwrap_or_default()
     }
@@ -145,14 +173,24 @@ impl KeyRing {
         value: &Value,
         mac: &str,
     ) -> Result<(), String> {
+        self.verify_bytes(domain, key_id, &canonical_bytes(value), mac)
+    }
+
+    fn verify_bytes(
+        &self,
+        domain: &str,
+        key_id: &str,
+        bytes: &[u8],
+        mac: &str,
+    ) -> Result<(), String> {
         let key = std::iter::once(&self.current)
             .chain(&self.previous)
             .find(|k| k.id == key_id)
             .ok_or_else(|| format!("no key with id `{key_id}` is held here"))?;
-        let bytes = unhex(mac).ok_or_else(|| "the MAC is not hex".to_owned())?;
-        key.mac(domain, value)
+        let expected = unhex(mac).ok_or_else(|| "the MAC is not hex".to_owned())?;
+        key.mac(domain, bytes)
             .ok_or_else(|| "the key cannot make a MAC".to_owned())?
-            .verify_slice(&bytes)
+            .verify_slice(&expected)
             .map_err(|_| {
                 "the MAC does not match (forged, altered or signed with another key)".to_owned()
             })
@@ -180,6 +218,19 @@ pub fn digest(value: &Value) -> String {
 /// their UTF-8 bytes, strings and numbers as `serde_json` writes them.
 pub fn canonical_json(value: &Value) -> String {
     String::from_utf8(canonical_bytes(value)).unwrap_or_default()
+}
+
+/// Sorts the keys of every object in `value`, at every depth, in place:
+/// then `value` serialises as its canonical JSON.
+pub(crate) fn sort_keys(value: &mut Value) {
+    match value {
+        Value::Array(items) => items.iter_mut().for_each(sort_keys),
+        Value::Object(map) => {
+            map.sort_keys();
+            map.values_mut().for_each(sort_keys);
+        }
+        _ => {}
+    }
 }
 
 fn canonical_bytes(value: &Value) -> Vec<u8> {
@@ -287,6 +338,14 @@ mod tests {
         assert!(MacKey::new("", [0u8; 32]).is_err());
         assert!(MacKey::new("a b", [0u8; 32]).is_err());
         assert!(!format!("{:?}", MacKey::new("k", [5u8; 32]).unwrap()).contains('5'));
+    }
+
+    #[test]
+    fn a_value_with_sorted_keys_serialises_as_its_canonical_json() {
+        let mut v = json!({"z": {"b": [1, {"y": 2, "x": 1}], "a": "x"}, "a": null});
+        let canonical = canonical_json(&v);
+        sort_keys(&mut v);
+        assert_eq!(serde_json::to_string(&v).unwrap(), canonical);
     }
 
     #[test]

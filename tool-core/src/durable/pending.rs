@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::confine::Confinement;
-use crate::durable::mac::KeyRing;
+use crate::durable::mac::{KeyRing, sort_keys};
 use crate::error::Error;
 use crate::gate::{GateAction, GateDecision};
 use crate::invoke::ToolCall;
@@ -219,16 +219,32 @@ impl PendingItem {
         serde_json::from_str(&self.call.arguments).unwrap_or(Value::Null)
     }
 
-    fn signed_value(&self, pending_id: &str) -> Value {
-        let mut item = serde_json::to_value(self).unwrap_or(Value::Null);
-        if let Some(map) = item.as_object_mut() {
-            map.remove("mac");
+    /// What the item's MAC covers: the item without its MAC, and the turn.
+    fn signed<'a>(&'a self, pending_id: &'a str) -> ItemSigned<'a> {
+        ItemSigned {
+            pending_id,
+            index: self.index,
+            call: &self.call,
+            decision: &self.decision,
+            asked: &self.asked,
+            binding: &self.binding,
         }
-        json!({ "pendingId": pending_id, "item": item })
     }
 
     pub(crate) fn sign(&mut self, pending_id: &str, keys: &KeyRing) {
-        self.mac = keys.sign(ITEM_DOMAIN, &self.signed_value(pending_id));
+        self.mac = keys.sign_serialized(ITEM_DOMAIN, &self.signed(pending_id));
+    }
+
+    /// Sorts the keys of every free-form value, so the item serialises
+    /// canonically (see [`Pending::from_json`]).
+    fn normalize(&mut self) {
+        sort_keys(&mut self.decision.reason);
+        if let Asked::Input { questions, state } = &mut self.asked {
+            sort_keys(state);
+            for question in questions {
+                sort_keys(&mut question.requested_schema);
+            }
+        }
     }
 
     /// The key of this item in the use-once ledger.
@@ -248,6 +264,33 @@ impl PendingItem {
             asked.get(..32).unwrap_or_default()
         )
     }
+}
+
+/// The fields an item's MAC covers, in a fixed order.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ItemSigned<'a> {
+    pending_id: &'a str,
+    index: usize,
+    call: &'a ToolCall,
+    decision: &'a DecisionRecord,
+    asked: &'a Asked,
+    binding: &'a Binding,
+}
+
+/// The fields a turn's MAC covers, in a fixed order.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PendingSigned<'a> {
+    version: u32,
+    id: &'a str,
+    key_id: &'a str,
+    created_at_ms: u64,
+    expires_at_ms: u64,
+    scope: &'a Scope,
+    calls: &'a [ToolCall],
+    outputs: &'a [Option<ToolOutput>],
+    items: Vec<&'a str>,
 }
 
 /// A turn that could not be settled in the process that ran it: the batch's
@@ -308,7 +351,10 @@ fn refused(id: &str, pointer: impl Into<String>, message: impl Into<String>) -> 
 
 impl Pending {
     /// Reads a stored turn, checking its shape and version (not its MAC:
-    /// [`verify`](Self::verify) does, and resume always does).
+    /// [`verify`](Self::verify) does, and resume always does). Read stored
+    /// turns with this (not a bare `serde_json::from_str`): it puts the
+    /// keys of free-form values back in canonical order, so a store that
+    /// reorders them (`jsonb`) does not break the MACs.
     pub fn from_json(text: &str) -> Result<Self, Error> {
         let value: Value =
             serde_json::from_str(text).map_err(|e| refused("", "", format!("not JSON: {e}")))?;
@@ -333,8 +379,9 @@ impl Pending {
             }
             None => return Err(refused(&id, "/version", "no version")),
         }
-        let pending: Pending = serde_json::from_value(value)
+        let mut pending: Pending = serde_json::from_value(value)
             .map_err(|e| refused(&id, "", format!("not a pending turn: {e}")))?;
+        pending.normalize();
         if pending.outputs.len() != pending.calls.len() {
             return Err(refused(
                 &id,
@@ -361,24 +408,42 @@ impl Pending {
 
     /// What the turn's MAC covers: everything but the MACs themselves,
     /// with each item standing by its own MAC (which covers the item).
-    fn signed_value(&self) -> Value {
-        json!({
-            "version": self.version,
-            "id": self.id,
-            "keyId": self.key_id,
-            "createdAtMs": self.created_at_ms,
-            "expiresAtMs": self.expires_at_ms,
-            "scope": self.scope,
-            "calls": self.calls,
-            "outputs": self.outputs,
-            "items": self.items.iter().map(|item| item.mac.as_str()).collect::<Vec<_>>(),
-        })
+    fn signed(&self) -> PendingSigned<'_> {
+        PendingSigned {
+            version: self.version,
+            id: &self.id,
+            key_id: &self.key_id,
+            created_at_ms: self.created_at_ms,
+            expires_at_ms: self.expires_at_ms,
+            scope: &self.scope,
+            calls: &self.calls,
+            outputs: &self.outputs,
+            items: self.items.iter().map(|item| item.mac.as_str()).collect(),
+        }
+    }
+
+    /// Sorts the keys of every free-form value (tools' states, the gate's
+    /// reasons, questions' schemas), so the turn serialises canonically:
+    /// its MACs then hold whatever key order a store gives it back in.
+    pub(crate) fn normalize(&mut self) {
+        for item in &mut self.items {
+            item.normalize();
+        }
+        for output in self.outputs.iter_mut().flatten() {
+            if let Some(state) = &mut output.state {
+                sort_keys(state);
+            }
+            if let Some(details) = output.error.as_mut().and_then(|e| e.details.as_mut()) {
+                sort_keys(details);
+            }
+        }
     }
 
     /// Signs every item and the whole turn with the ring's current key.
     pub(crate) fn sign(&mut self, keys: &KeyRing) {
         // Items keep their MACs (answers made for them stay valid) unless
         // the signing key changed since.
+        self.normalize();
         let rotated = self.key_id != keys.current().id();
         self.key_id = keys.current().id().to_owned();
         let id = self.id.clone();
@@ -387,7 +452,7 @@ impl Pending {
                 item.sign(&id, keys);
             }
         }
-        self.mac = keys.sign(PENDING_DOMAIN, &self.signed_value());
+        self.mac = keys.sign_serialized(PENDING_DOMAIN, &self.signed());
     }
 
     /// Checks the turn's MAC and every item's: `Err` names the first part
@@ -396,21 +461,11 @@ impl Pending {
         if self.version != PENDING_VERSION {
             return Err(refused(&self.id, "/version", "unknown version"));
         }
-        keys.verify(
-            PENDING_DOMAIN,
-            &self.key_id,
-            &self.signed_value(),
-            &self.mac,
-        )
-        .map_err(|m| refused(&self.id, "/mac", m))?;
+        keys.verify_serialized(PENDING_DOMAIN, &self.key_id, &self.signed(), &self.mac)
+            .map_err(|m| refused(&self.id, "/mac", m))?;
         for (i, item) in self.items.iter().enumerate() {
-            keys.verify(
-                ITEM_DOMAIN,
-                &self.key_id,
-                &item.signed_value(&self.id),
-                &item.mac,
-            )
-            .map_err(|m| refused(&self.id, format!("/items/{i}/mac"), m))?;
+            keys.verify_serialized(ITEM_DOMAIN, &self.key_id, &item.signed(&self.id), &item.mac)
+                .map_err(|m| refused(&self.id, format!("/items/{i}/mac"), m))?;
         }
         Ok(())
     }

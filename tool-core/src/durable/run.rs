@@ -310,6 +310,8 @@ impl Invoker {
         answers: &[crate::durable::Resolution],
         ctx: &ToolContext,
     ) -> Result<Turn, Error> {
+        let mut pending = pending;
+        pending.normalize();
         pending.verify(durable.keys())?;
         let mut refused = Vec::new();
         let mut replies: HashMap<usize, Reply> = HashMap::new();
