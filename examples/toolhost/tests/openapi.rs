@@ -375,3 +375,39 @@ async fn secured_operations_get_credentials_from_the_environment_and_a_file() {
         "{err}"
     );
 }
+
+#[test]
+fn a_bad_credentials_file_is_a_source_error_naming_the_scheme_not_the_secret() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("credentials.json");
+    std::fs::write(&file, r#"{"api_key": {"password": "leak-me-123"}}"#).unwrap();
+    let (code, _, err) = toolhost(&[
+        "--openapi",
+        &petstore(),
+        "--openapi-credentials",
+        file.to_str().unwrap(),
+        "tools",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("api_key"), "{err}");
+    assert!(!err.contains("leak-me-123"), "{err}");
+    std::fs::write(&file, r#"{"api_key": "leak-me-123""#).unwrap();
+    let (code, _, err) = toolhost(&[
+        "--openapi",
+        &petstore(),
+        "--openapi-credentials",
+        file.to_str().unwrap(),
+        "tools",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(!err.contains("leak-me-123"), "{err}");
+    let (code, _, err) = toolhost(&[
+        "--openapi",
+        &petstore(),
+        "--openapi-secret",
+        "api_key",
+        "tools",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("SCHEME=ENV_VAR"), "{err}");
+}
