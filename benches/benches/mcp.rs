@@ -145,6 +145,8 @@ fn hostile_catalog(count: usize) -> McpCatalog {
                 input_schema: json!({"type": "object", "properties": {"q": {"type": "string"}}}),
                 output_schema: None,
                 annotations: None,
+                icons: None,
+                meta: None,
             }
         })
         .collect();

@@ -23,6 +23,12 @@ pub struct McpCatalogTool {
     /// The MCP annotations object (`readOnlyHint`, `destructiveHint`, …) as sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<Value>,
+    /// The tool's icons as sent (`[{"src", "mimeType"?, "sizes"?, "theme"?}]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icons: Option<Value>,
+    /// The tool's `_meta` object as sent.
+    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Value>,
 }
 
 impl McpCatalogTool {
@@ -51,6 +57,14 @@ impl McpCatalogTool {
                 .annotations
                 .and_then(|a| serde_json::to_value(a).ok())
                 .filter(|a| a.as_object().is_some_and(|o| !o.is_empty())),
+            icons: tool
+                .icons
+                .filter(|icons| !icons.is_empty())
+                .and_then(|icons| serde_json::to_value(icons).ok()),
+            meta: tool
+                .meta
+                .and_then(|meta| serde_json::to_value(meta).ok())
+                .filter(|m| m.as_object().is_some_and(|o| !o.is_empty())),
         }
     }
 }
@@ -90,3 +104,31 @@ pub type Catalog = McpCatalog;
 /// The former name of [`McpCatalogTool`].
 #[deprecated(note = "renamed `McpCatalogTool` (unique across the crate family)")]
 pub type CatalogTool = McpCatalogTool;
+
+#[cfg(test)]
+mod tests {
+    use super::McpCatalogTool;
+    use serde_json::json;
+
+    #[test]
+    fn every_field_of_a_listed_tool_is_kept() {
+        let listed: rmcp::model::Tool = serde_json::from_value(json!({
+            "name": "read", "title": "Read", "description": "Reads.",
+            "inputSchema": {"type": "object"},
+            "outputSchema": {"type": "object", "properties": {"text": {"type": "string"}}},
+            "annotations": {"readOnlyHint": true, "openWorldHint": false},
+            "icons": [{"src": "https://example.invalid/read.png", "mimeType": "image/png"}],
+            "_meta": {"vendor/rank": 3}
+        }))
+        .unwrap();
+        let kept = McpCatalogTool::from_remote(listed);
+        assert_eq!(kept.title.as_deref(), Some("Read"));
+        assert_eq!(
+            kept.output_schema.unwrap()["properties"]["text"]["type"],
+            "string"
+        );
+        assert_eq!(kept.annotations.unwrap()["openWorldHint"], false);
+        assert_eq!(kept.icons.unwrap()[0]["mimeType"], "image/png");
+        assert_eq!(kept.meta.unwrap()["vendor/rank"], 3);
+    }
+}
