@@ -185,7 +185,8 @@ fn document(addr: SocketAddr) -> Value {
                     "type": "object", "required": ["txnId"], "properties": {
                         "txnId": {"type": "string"}, "format": {"type": "string"}}}}}}}},
             "/required-body": {"post": {"operationId": "requiredBody", "requestBody": {"required": true, "content": {
-                "application/json": {"schema": {"type": "object", "properties": {
+                "application/json": {"schema": {"type": "object", "required": ["id"], "properties": {
+                    "id": {"type": "string", "readOnly": true},
                     "description": {"type": "string"}}}}}}}},
             "/image": {"get": {"operationId": "image"}},
             "/pdf": {"get": {"operationId": "pdf"}},
@@ -583,6 +584,20 @@ async fn an_optional_body_given_needs_its_required_properties() {
 #[tokio::test]
 async fn a_required_body_whose_schema_requires_nothing_is_sent_as_an_empty_object() {
     let fixture = setup().await;
+    // Its one required property is read-only: the server's, never an argument.
+    let schema = fixture
+        .registry
+        .get("bodies")
+        .unwrap()
+        .manifest()
+        .api
+        .iter()
+        .find(|a| a.name == "requiredBody")
+        .unwrap()
+        .parameters_schema()
+        .into_owned();
+    assert!(schema["properties"].get("id").is_none(), "{schema}");
+    assert!(schema.get("required").is_none(), "{schema}");
     let out = call(&fixture, "requiredBody", json!({})).await;
     let sent = body(&out);
     assert_eq!(sent["contentType"], "application/json");

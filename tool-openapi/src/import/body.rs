@@ -6,8 +6,9 @@
 //! last `*/*`, read as JSON.
 //!
 //! - **JSON, form, multipart** with an object schema: one argument per
-//!   property (a name already taken becomes `body_<name>`); form and
-//!   multipart keep the media type's `encoding` per field. Any other JSON
+//!   property (a name already taken becomes `body_<name>`; a `readOnly`
+//!   property is left out, required or not: the server writes it); form
+//!   and multipart keep the media type's `encoding` per field. Any other JSON
 //!   body is one `body` argument.
 //! - **Files**: a multipart property that is binary (`format: binary`, or a
 //!   3.1 `contentMediaType` without `contentEncoding`), or a list of them,
@@ -175,6 +176,12 @@ pub(crate) fn request_body<'b>(
                 let first = parameters.len();
                 for (name, property) in properties {
                     let property = converter.top(property);
+                    // A read-only property is the server's to write: never
+                    // sent in a request, and its `required` holds for
+                    // responses only (OpenAPI 3.0 `readOnly`).
+                    if property.get("readOnly") == Some(&Value::Bool(true)) {
+                        continue;
+                    }
                     let argument = free_name(&name, parameters);
                     let file = kind == BodyKind::Multipart && is_file(&property);
                     let property = if file {
