@@ -453,9 +453,10 @@ impl ShellManager {
         let waiter_shell = Arc::clone(&shell);
         tokio::spawn(async move {
             let status = child.wait().await;
-            // The command has ended: its pids cgroup can go (off the
-            // async threads: removal waits for the members to be reaped).
-            let _ = tokio::task::spawn_blocking(move || drop(held)).await;
+            // The command has ended: its pids cgroup can go, off the async
+            // threads and off the way to the caller (removal may wait for
+            // the members to be reaped).
+            drop(tokio::task::spawn_blocking(move || drop(held)));
             // What the command created is swept before anyone sees it end.
             waiter_shell.sweep().await;
             {
