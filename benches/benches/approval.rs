@@ -155,6 +155,18 @@ fn bench(c: &mut Criterion) {
     let semi_then_error = family(format!("{} (", "a ; ".repeat(4096)));
     let and_then_error = family(format!("{} (", "a && ".repeat(4096)));
     let open_substitutions = family("$(".repeat(32_768));
+    // Issue 36 §7: a removal target's brace product (20 pairs spelled a
+    // million targets, 11 s), pathspec lists, long options read by unique
+    // prefix, find primaries, `$_` re-evaluation, unknown wrappers.
+    let rm_brace_pairs = family(format!("rm -rf {}/ /", "{a,b}".repeat(20)));
+    let pathspecs = family(format!(
+        "git log -p -- {}",
+        "':(glob)**/.env*' ".repeat(3001)
+    ));
+    let long_options = family(format!("sort {}notes.txt", "--outp=x ".repeat(8000)));
+    let find_primaries = family(format!("find . {}-print", "-name x -o ".repeat(8000)));
+    let last_word = family("ls x; echo $((_)); ".repeat(4000));
+    let unknown_wrappers = family(format!("{}git push", "frobnicate ".repeat(8000)));
     for (name, args) in [
         ("cd_16370_then_secret", &cd_chain),
         ("pushd_100", &pushd_chain),
@@ -182,6 +194,12 @@ fn bench(c: &mut Criterion) {
         ("watch_64_deep", &watch),
         ("xargs_16384_deep", &wrappers),
         ("pipeline_2048_then_syntax_error", &broken_pipeline),
+        ("rm_20_brace_pairs", &rm_brace_pairs),
+        ("git_log_3001_glob_pathspecs", &pathspecs),
+        ("sort_8000_prefix_long_options", &long_options),
+        ("find_8000_primaries", &find_primaries),
+        ("last_word_arith_4000", &last_word),
+        ("unknown_wrappers_8000", &unknown_wrappers),
     ] {
         worst.bench_function(name, |b| {
             b.iter(|| {

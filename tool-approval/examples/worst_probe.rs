@@ -1,6 +1,8 @@
 //! Worst-case probe: evaluates the pathological input families of issue 17
 //! §4 (repeated `cd`, brace expansion, many parts, inputs near the size
-//! limit) and prints, per input, its size, the best of a few wall-clock
+//! limit) and of issue 36 §7 (a removal target's brace product, pathspec
+//! lists, long options read by unique prefix, find primaries, `$_`
+//! re-evaluation, unknown wrappers) and prints, per input, its size, the best of a few wall-clock
 //! times, the action and the rule. Run it in release:
 //! `cargo run --release -p tool-approval --example worst_probe [filter]`.
 //! The inputs are only evaluated, never run.

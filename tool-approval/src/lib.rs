@@ -1,6 +1,10 @@
 //! `tool-approval` decides, for each tool call an LLM agent makes, whether
 //! it **runs**, a human is **asked**, or it is **blocked**, and says why.
-//! Evaluation is a pure, synchronous function over values; it never runs a tool.
+//! Evaluation is a synchronous function over values; it never runs a tool.
+//! It is not pure: path checks read the file system through [`PathView`]
+//! ([`RealFs`] by default: where a link or `..` really points, whether a
+//! path exists) and the home directory from `$HOME`, so the same call can
+//! be decided differently on another machine.
 //!
 //! # Roles
 //!
@@ -106,9 +110,25 @@
 //! classes (`audit/blacklist/path_rows.rs`, `tool_core::path_class!` rows
 //! over cleaned, case-folded paths), dangerous environment
 //! (`audit/blacklist/env_rows.rs`), network clients and command runners.
-//! A new dangerous command, option or file is one row plus its corpus
-//! lines; only what needs code (fork bombs, removal relative to the working
-//! directory, reverse shells) is a named check.
+//! A new dangerous option or file is one row plus its corpus lines; a new
+//! built-in blacklist entry is still more (its `Builtin`, its place in
+//! `BUILTINS`, a dispatch row and its check); what needs code (fork bombs,
+//! removal relative to the working directory, reverse shells) is a named
+//! check.
+//!
+//! # What a prefix rule approves
+//!
+//! A prefix rule (`never`), a remembered answer or an allow-list entry
+//! approves a program with a closed row (`find`, `sort`, `rg`, `tree`,
+//! `jq`, `go test`, `pytest`: `shell/table/known_rows.rs`) only when every
+//! option is one the row lists: any other is `limits/unknown-option`
+//! (asks where a person is present, runs under the default confinement
+//! where nobody is). Long options are read as the program reads them
+//! (GNU unique prefixes: `sort --outp=F` is `--output=F`). An option with
+//! an [`Effect`] (`--manifest-path`, `-C`, `--config`) takes the call out of
+//! the rule, also out of a full-access rule's `confinement`;
+//! [`PolicyFile::findings`] names full-access rules over programs that run
+//! the workspace's code.
 //!
 //! Worked example: `git send-email --sendmail-cmd=CMD` runs CMD to send each
 //! patch. Without a row, `git send-email --sendmail-cmd='rm -rf ~' x.patch`
@@ -162,8 +182,8 @@ pub use call::CallRef;
 pub use call::arguments::{FoundArgument, command_arguments, path_arguments};
 pub use decision::{Action, Decision, Evaluation, Level, Partition, Reason};
 pub use engine::{
-    EXACT_ONLY, HostRule, MAX_POLICY_FILE_BYTES, MAX_SUBCOMMAND_WORDS, PolicyEngine,
-    PolicyEngineBuilder, PolicyFile,
+    EXACT_ONLY, FULL_ACCESS_RUNS_WORKSPACE_CODE, HostRule, MAX_POLICY_FILE_BYTES,
+    MAX_SUBCOMMAND_WORDS, PolicyEngine, PolicyEngineBuilder, PolicyFile, PolicyFinding,
 };
 pub use error::Error;
 pub use mode::{ApprovalMode, CONFINEMENT_UNAVAILABLE};

@@ -230,3 +230,83 @@ fn every_problem_is_named_by_its_pointer() {
         ]
     );
 }
+
+#[test]
+fn a_full_access_rule_over_a_build_or_test_runner_is_a_finding() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/corpus/policies/agent.json"
+    );
+    let file = PolicyFile::load(std::path::Path::new(path)).unwrap();
+    let findings = file.findings();
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    assert_eq!(
+        findings[0].id,
+        tool_approval::FULL_ACCESS_RUNS_WORKSPACE_CODE
+    );
+    assert_eq!(findings[0].pointer, "/rules/local-system~1runCommand/18");
+    assert!(findings[0].message.contains("cargo build"), "{findings:?}");
+    // The file still loads and its engine is built: the host decides.
+    assert!(file.engine().is_ok());
+    // The fixture and a full-access rule over a read-only command: none.
+    assert!(common::policy_file().findings().is_empty());
+    let file = PolicyFile::from_value(&json!({"rules": {"local-system/runCommand": [
+        {"match": {"command": "git status:*"}, "policy": "never", "confinement": "full_access"},
+        {"match": {"command": "cargo build:*"}, "policy": "never", "confinement": "workspace_write"},
+    ]}}))
+    .unwrap();
+    assert!(file.findings().is_empty());
+    // A catch-all full-access rule covers every command.
+    let file = PolicyFile::from_value(&json!({"rules": {"local-system/runCommand": [
+        {"policy": "never", "confinement": "full_access"},
+    ]}}))
+    .unwrap();
+    assert_eq!(file.findings().len(), 1);
+}
+
+#[test]
+fn a_full_access_rule_applies_only_to_the_invocation_it_names() {
+    let file = PolicyFile::from_value(&json!({"rules": {"local-system/runCommand": [
+        {"match": {"command": "cargo build:*"}, "policy": "never", "confinement": "full_access"},
+        {"policy": "required"},
+    ]}}))
+    .unwrap();
+    let engine = tool_approval::PolicyEngine::builder()
+        .policy_file(&file)
+        .mode(ApprovalMode::AutoRun)
+        .confinement_support(tool_core::ConfinementSupport::Available {
+            mechanism: "test".into(),
+        })
+        .build()
+        .unwrap();
+    let mut manifest = common::local_system();
+    for api in &mut manifest.api {
+        api.touches_host = true;
+    }
+    let ctx = ToolContext::new();
+    let decide = |command: &str| {
+        let args = json!({ "command": command });
+        common::decide(&engine, &manifest, "runCommand", &args, &ctx)
+    };
+    let d = decide("cargo build --release");
+    assert_eq!(
+        d.confinement,
+        Some(tool_core::Confinement::FullAccess),
+        "{d:?}"
+    );
+    for command in [
+        "cargo build --manifest-path /tmp/evil/Cargo.toml",
+        "cargo build --manifest-path=../other/Cargo.toml",
+        "cargo build --target-dir /tmp/t",
+        "cargo build --config build.rustc-wrapper=./x",
+    ] {
+        let d = decide(command);
+        assert_eq!(d.action, Action::Run, "{command}: {d:?}");
+        assert!(
+            d.confinement
+                .as_ref()
+                .is_some_and(tool_core::Confinement::is_confined),
+            "{command}: {d:?}"
+        );
+    }
+}

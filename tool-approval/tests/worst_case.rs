@@ -168,3 +168,43 @@ fn many_git_alias_definitions_name_the_alias_limit() {
     let decision = decide(ApprovalMode::Manual, few);
     assert_eq!(decision.action, Action::Block, "{decision:?}");
 }
+
+#[test]
+fn the_issue_36_families_are_decided_without_running() {
+    // The families of issue 36 §7 (timed by the `approval_worst_case`
+    // bench group and `examples/worst_probe.rs`): each is stopped where a
+    // person is present; the secret reads, removals and deny rules also
+    // where nobody is (an unknown option there runs confined).
+    for (command, stopped_headless) in [
+        (format!("rm -rf {}/ /", "{a,b}".repeat(20)), true),
+        (format!("rm -rf {}/", "{a,b}".repeat(24)), true),
+        (
+            format!("git log -p -- {}", "':(glob)**/.env' ".repeat(3001)),
+            true,
+        ),
+        (format!("sort {}notes.txt", "--outp=x ".repeat(8000)), false),
+        ("ls x; echo $((_)); ".repeat(4000), true),
+        (format!("{}git push", "frobnicate ".repeat(3)), true),
+    ] {
+        let d = decide(ApprovalMode::Manual, &command);
+        assert_ne!(d.action, Action::Run, "{:.80}: {d:?}", command);
+        let d = decide(ApprovalMode::Headless, &command);
+        assert_eq!(
+            d.action != Action::Run,
+            stopped_headless,
+            "{:.80}: {d:?}",
+            command
+        );
+    }
+    // A brace product past the bound is judged whole (its count is known
+    // before any target is made): precious, asks.
+    let d = decide(
+        ApprovalMode::AutoRun,
+        &format!("rm -rf {}/", "{a,b}".repeat(24)),
+    );
+    assert_eq!(
+        d.reason.rule.as_deref(),
+        Some("blacklist/rm-recursive-root"),
+        "{d:?}"
+    );
+}

@@ -22,6 +22,7 @@ mod gate;
 mod host_rule;
 mod json_fields;
 mod policy_file;
+mod policy_findings;
 pub(crate) mod policy_shell;
 pub(crate) mod remember;
 
@@ -29,6 +30,7 @@ pub use builder::PolicyEngineBuilder;
 pub use host_rule::HostRule;
 use host_rule::HostRules;
 pub use policy_file::{MAX_POLICY_FILE_BYTES, PolicyFile};
+pub use policy_findings::{FULL_ACCESS_RUNS_WORKSPACE_CODE, PolicyFinding};
 use remember::Memory;
 pub use remember::{EXACT_ONLY, MAX_SUBCOMMAND_WORDS};
 

@@ -28,7 +28,8 @@ pub const MAX_POLICY_FILE_BYTES: u64 = 4 * 1024 * 1024;
 ///     "local-system/runCommand": [
 ///       {"match": {"command": "git status:*"}, "policy": "never",
 ///        "examples": {"match": ["git status -s"], "notMatch": ["git status && rm -rf ~"]}},
-///       {"match": {"command": "cargo build:*"}, "policy": "never", "confinement": "full_access"},
+///       {"match": {"command": "cargo build:*"}, "policy": "never",
+///        "confinement": {"mode": "workspace_write", "writable_roots": ["/home/me/.cargo"], "network": true}},
 ///       {"match": {"command": "git push:*"}, "policy": "deny"},
 ///       {"policy": "required"}
 ///     ]
@@ -36,6 +37,15 @@ pub const MAX_POLICY_FILE_BYTES: u64 = 4 * 1024 * 1024;
 ///   "blacklist": "default"
 /// }
 /// ```
+///
+/// A rule's `confinement` bounds what the calls it approves can do; a
+/// full-access rule (`"confinement": "full_access"`) applies only to the
+/// invocation it names (an option that takes the command to another
+/// project, directory or configuration, `cargo build --manifest-path
+/// /tmp/x/Cargo.toml`, takes it out of the rule), and one over a program
+/// that runs the workspace's code (builds, test runners, package scripts,
+/// interpreters) is reported by [`PolicyFile::findings`]: an edit the path
+/// scope approves (a `build.rs`, a path dependency) would run unconfined.
 ///
 /// - `mode`: `manual` | `allow-list` | `auto-run` | `headless` (optional; a
 ///   host's command-line flag may override it).

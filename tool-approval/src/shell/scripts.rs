@@ -685,7 +685,7 @@ fn stored_code(source: &str, parts: &[super::SimpleCommand]) -> Vec<String> {
             && let Some(last) = p
                 .words
                 .last()
-                .filter(|w| p.words.len() > 1 && holds_code(w))
+                .filter(|w| p.words.len() > 1 && w.contains(['$', '`']) && holds_code(w))
         {
             out.push(last.clone());
         }

@@ -1021,7 +1021,10 @@ impl<'a> Invocation<'a> {
             }
             out.options.push(read);
         }
-        if let Some(by_sub) = rows.closed(out.subcommand) {
+        // Closed rows come last in a program's rows (the read-only
+        // programs have only those): one look answers the other programs.
+        let maybe_closed = rows.builtin.last().is_some_and(|r| r.closed);
+        if maybe_closed && let Some(by_sub) = rows.closed(out.subcommand) {
             out.unknown = out
                 .options
                 .iter()

@@ -943,9 +943,10 @@ fn more_git_aliases_than(args: &[String], n: usize) -> bool {
 
 /// True when `words` stack more wrappers than [`views`] looks through.
 pub(crate) fn too_many_wrappers(words: &[String]) -> bool {
-    if words.first().is_none_or(|w| {
-        !is_wrapper(basename(w)) && !unknown_wrappers::reads_through(w, words.get(1))
-    }) {
+    if words
+        .first()
+        .is_none_or(|w| !is_wrapper(basename(w)) && !unknown_wrappers::reads_through(words))
+    {
         return false;
     }
     // The steps of `unwrap_once` (on the view whose first word is its
@@ -1085,8 +1086,8 @@ fn unwrap_split<'w>(
         None => {
             let Some(w) = host.iter().find(|w| w.name == *first) else {
                 // `frobnicate git push`: read as `git push` too.
-                return unknown_wrappers::reads_through(first, rest.first())
-                    .then(|| (Vec::new(), rest));
+                return unknown_wrappers::reads_through_at(first, rest)
+                    .map(|at| (Vec::new(), rest.get(at..).unwrap_or_default()));
             };
             Spec {
                 name: &w.name,

@@ -407,7 +407,8 @@ fn dumps_environment(program: &str, args: &[String]) -> bool {
         }
         "set" => args.is_empty(),
         "jq" => operands().any(|a| jq_reads_environment(a)),
-        "git" => git_config_credential(args),
+        // Most git commands are not `git config`: no reading for them.
+        "git" => args.iter().any(|a| a == "config") && git_config_credential(args),
         _ => false,
     }
 }

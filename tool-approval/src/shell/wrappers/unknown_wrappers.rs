@@ -148,34 +148,79 @@ pub(crate) const KNOWN_PROGRAMS: &[&str] = &[
     "code",
 ];
 
-/// Whether `name` (a basename) is a program the engine knows.
-pub(crate) fn is_known_program(name: &str) -> bool {
-    type Names = crate::name_hash::NameMap<&'static str, ()>;
-    static NAMES: std::sync::OnceLock<Names> = std::sync::OnceLock::new();
-    NAMES
-        .get_or_init(|| {
-            KNOWN_PROGRAMS
-                .iter()
-                .copied()
-                .chain(super::builtin_wrapper_names())
-                .chain(crate::shell::table::builtin_program_names())
-                .map(|n| (n, ()))
-                .collect()
-        })
-        .contains_key(name)
+/// The known names, and a bit set keyed by (length, first byte, last
+/// byte) of each: most words after a command word are no program's name,
+/// and the bit set answers them without hashing.
+struct Known {
+    names: crate::name_hash::NameMap<&'static str, ()>,
+    bits: Vec<u64>,
 }
 
-/// Whether `first` (the command word as written) is unknown and `next`
-/// names a known program: the rest may be that program's command line.
-pub(crate) fn reads_through(first: &str, next: Option<&String>) -> bool {
-    let Some(next) = next else {
-        return false;
-    };
-    if next.starts_with('-') || next.contains('=') || first.contains('=') {
-        return false;
-    }
+const SLOTS: usize = 8192;
+
+fn slot(name: &str) -> usize {
+    let first = usize::from(name.bytes().next().unwrap_or(0));
+    let last = usize::from(name.bytes().next_back().unwrap_or(0));
+    (name.len().wrapping_mul(31) ^ first.wrapping_mul(131) ^ (last << 5)) % SLOTS
+}
+
+fn known() -> &'static Known {
+    static KNOWN: std::sync::OnceLock<Known> = std::sync::OnceLock::new();
+    KNOWN.get_or_init(|| {
+        let names: crate::name_hash::NameMap<&'static str, ()> = KNOWN_PROGRAMS
+            .iter()
+            .copied()
+            .chain(super::builtin_wrapper_names())
+            .chain(crate::shell::table::builtin_program_names())
+            .map(|n| (n, ()))
+            .collect();
+        let mut bits = vec![0u64; SLOTS / 64];
+        for name in names.keys() {
+            let at = slot(name);
+            if let Some(word) = bits.get_mut(at / 64) {
+                *word |= 1 << (at % 64);
+            }
+        }
+        Known { names, bits }
+    })
+}
+
+/// Whether `name` (a basename) is a program the engine knows.
+pub(crate) fn is_known_program(name: &str) -> bool {
+    let known = known();
+    let at = slot(name);
+    known
+        .bits
+        .get(at / 64)
+        .is_some_and(|word| word & (1 << (at % 64)) != 0)
+        && known.names.contains_key(name)
+}
+
+/// How many words after an unknown command word are looked at for a
+/// known program (`mywrap --arch x86_64 git push`: its options and their
+/// values come first).
+const LOOK_AHEAD: usize = 4;
+
+/// Where in `rest` (the words after `first`, the command word as
+/// written) a known program starts, when `first` is unknown: the rest may
+/// be that program's command line (`frobnicate git push`,
+/// `mywrap x86_64 git push`).
+pub(crate) fn reads_through_at(first: &str, rest: &[String]) -> Option<usize> {
+    // Most words after a command word are no program (`git add`, `echo
+    // done`): the bit set answers them before the command word is looked up.
+    let at = rest
+        .iter()
+        .take(LOOK_AHEAD)
+        .position(|w| !w.starts_with('-') && is_known_program(basename(w)))?;
     let name = basename(first);
-    !name.is_empty() && !is_known_program(name) && is_known_program(basename(next))
+    (!name.is_empty() && !first.contains('=') && !is_known_program(name)).then_some(at)
+}
+
+/// Whether [`reads_through_at`] finds a program in `words` (command word first).
+pub(crate) fn reads_through(words: &[String]) -> bool {
+    words
+        .split_first()
+        .is_some_and(|(first, rest)| reads_through_at(first, rest).is_some())
 }
 
 #[cfg(test)]
@@ -184,7 +229,7 @@ mod tests {
 
     fn through(line: &str) -> bool {
         let words: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
-        reads_through(&words[0], words.get(1))
+        reads_through(&words)
     }
 
     #[test]
@@ -192,6 +237,9 @@ mod tests {
         assert!(through("frobnicate git push"));
         assert!(through("./tools/run.sh git push"));
         assert!(through("frobnicate /usr/bin/printenv X"));
+        // Stacked, or with an argument of its own first.
+        assert!(through("frobnicate frobnicate git push"));
+        assert!(through("mywrap --arch x86_64 git push"));
         // Known command words are read by their own rows.
         assert!(!through("echo git push"));
         assert!(!through("grep rm notes.txt"));
