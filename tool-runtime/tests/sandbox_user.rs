@@ -216,6 +216,22 @@ async fn the_wall(base: &Path) {
         std::fs::read_to_string(ws.join(".git/config")).unwrap(),
         "[core]\n"
     );
+    // Git works: a new repository, a commit, a branch; its hooks stay shut.
+    let out = sh(
+        &c,
+        &ws,
+        "git init -q repo2 && cd repo2 && echo a > a && git add a && git -c user.name=T -c user.email=t@example.invalid commit -q -m first && git branch side && git log --oneline | wc -l",
+    )
+    .await;
+    assert_eq!(code(&out), 0, "{}", out.content);
+    assert_eq!(stdout(&out).trim(), "1", "{}", out.content);
+    let out = sh(
+        &c,
+        &ws.join("repo2"),
+        "echo 'echo hi' > .git/hooks/pre-commit",
+    )
+    .await;
+    assert_ne!(code(&out), 0, "{}", out.content);
     // A process that leaves the group does not outlive the command.
     let out = sh(
         &c,
