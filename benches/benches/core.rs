@@ -88,6 +88,96 @@ fn bench_core(c: &mut Criterion) {
     });
 }
 
+/// A gate deciding by API name: `api3` asks, the rest run.
+struct AskApi3;
+
+#[async_trait::async_trait]
+impl tool_core::Gate for AskApi3 {
+    async fn decide(
+        &self,
+        calls: &[tool_core::PreparedCall],
+        _: &tool_core::OfferedTools,
+        _: &ToolContext,
+    ) -> Vec<tool_core::GateDecision> {
+        calls
+            .iter()
+            .map(|c| {
+                if c.api == "api3" {
+                    tool_core::GateDecision::ask("api3 asks")
+                } else {
+                    tool_core::GateDecision::run()
+                }
+            })
+            .collect()
+    }
+}
+
+/// Durable approvals: producing a pending turn (bind, digest, MAC) and
+/// resuming it (verify, re-bind, re-decide, claim, run), against a gated
+/// call that runs. Target: each within 2x of the gated run.
+fn bench_durable(c: &mut Criterion) {
+    use std::sync::Arc;
+    use tool_core::durable::{Durable, KeyRing, MacKey, Reply, Scope};
+
+    let registry = registry();
+    let ctx = ToolContext::new().with_extension(Scope::new().with(Scope::CONVERSATION, "c-1"));
+    let offered = registry.offer(&ctx);
+    let invoker = Invoker::default().with_gate(Arc::new(AskApi3));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let args = r#"{"path": "src/lib.rs", "limit": 20, "tags": ["a", "b"]}"#;
+    let runs = ToolCall::new("tool7____api2", args).with_id("c1");
+    let asks = ToolCall::new("tool7____api3", args).with_id("c1");
+    let keys = KeyRing::new(MacKey::new("bench", [7u8; 32]).expect("key"));
+    let durable = Durable::new(keys.clone());
+
+    c.bench_function("durable/gated call that runs (baseline)", |b| {
+        b.iter(|| runtime.block_on(invoker.invoke(&offered, black_box(&runs), &ctx)))
+    });
+    c.bench_function("durable/produce a pending turn (1 ask)", |b| {
+        b.iter(|| {
+            runtime.block_on(invoker.invoke_turn(
+                &durable,
+                &offered,
+                std::slice::from_ref(black_box(&asks)),
+                &ctx,
+            ))
+        })
+    });
+    c.bench_function(
+        "durable/resume an approved call (verify, claim, run)",
+        |b| {
+            b.iter_batched(
+                || {
+                    // A fresh ledger each time: an item is used once.
+                    let durable = Durable::new(keys.clone());
+                    let turn = runtime.block_on(invoker.invoke_turn(
+                        &durable,
+                        &offered,
+                        std::slice::from_ref(&asks),
+                        &ctx,
+                    ));
+                    let pending = turn.pending.expect("pending");
+                    let answer = pending
+                        .answer("c1", Reply::approve(), durable.keys())
+                        .expect("answer");
+                    (durable, pending, answer)
+                },
+                |(durable, pending, answer)| {
+                    let turn = runtime
+                        .block_on(invoker.resume(&durable, &offered, pending, &[answer], &ctx))
+                        .expect("resumed");
+                    assert!(turn.is_settled());
+                    turn
+                },
+                criterion::BatchSize::SmallInput,
+            )
+        },
+    );
+}
+
 /// A registry of 100 tools x 5 APIs: export, cached offer, provider messages.
 fn bench_large(c: &mut Criterion) {
     let registry = registry_of(100);
@@ -134,5 +224,5 @@ fn bench_large(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, bench_core, bench_large);
+criterion_group!(benches, bench_core, bench_durable, bench_large);
 criterion_main!(benches);
