@@ -401,8 +401,9 @@ impl McpManager {
 
     /// Opens a session to `slot`'s server in the revision its configuration
     /// asks for; [`McpProtocol::Auto`] tries `server/discover` (within
-    /// [`DISCOVER_PROBE_BUDGET`]) and falls back to `initialize` when the
-    /// handshake fails, and remembers which worked.
+    /// [`DISCOVER_PROBE_BUDGET`]; `initialize` on the same connection when
+    /// the server answers it with an error, on a new one when the probe
+    /// fails otherwise) and remembers which worked.
     async fn open(
         &self,
         slot: &Slot,
@@ -418,23 +419,22 @@ impl McpManager {
             (McpProtocol::V2026_07_28, _) => Lifecycle::Discover,
             (McpProtocol::Auto, Some(known)) => known,
             (McpProtocol::Auto, None) => {
+                // Discover, falling back to `initialize` on the same
+                // connection when the server answers with an error; a
+                // server that fails the probe otherwise (an HTTP refusal
+                // without JSON-RPC, no answer in time) gets a fresh
+                // `initialize` session.
                 let mut probe = slot.config.clone();
                 let budget = slot.config.startup_timeout().min(DISCOVER_PROBE_BUDGET);
                 probe.startup_timeout_ms = Some(budget.as_millis().try_into().unwrap_or(u64::MAX));
-                match Session::connect(
-                    &probe,
-                    options,
-                    hooks.clone(),
-                    challenge,
-                    Lifecycle::Discover,
-                )
-                .await
+                match Session::connect(&probe, options, hooks.clone(), challenge, Lifecycle::Auto)
+                    .await
                 {
                     Ok(session) => {
                         *slot
                             .lifecycle
                             .lock()
-                            .unwrap_or_else(PoisonError::into_inner) = Some(Lifecycle::Discover);
+                            .unwrap_or_else(PoisonError::into_inner) = Some(session.lifecycle());
                         return Ok(session);
                     }
                     Err(

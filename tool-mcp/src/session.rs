@@ -45,6 +45,10 @@ pub(crate) enum Lifecycle {
     /// 2026-07-28: `server/discover`, then stateless requests with
     /// per-request `_meta`.
     Discover,
+    /// `server/discover`, and on the same connection the `initialize`
+    /// handshake when the server answers it with a JSON-RPC error (it does
+    /// not know the method).
+    Auto,
 }
 
 impl Lifecycle {
@@ -66,6 +70,17 @@ impl Lifecycle {
                         transport,
                         ClientLifecycleMode::Discover {
                             preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                        },
+                    )
+                    .await
+            }
+            Self::Auto => {
+                hooks
+                    .serve_with_lifecycle(
+                        transport,
+                        ClientLifecycleMode::Auto {
+                            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                            legacy_version: Some(PROPOSED_PROTOCOL_VERSION),
                         },
                     )
                     .await
@@ -414,7 +429,11 @@ impl Session {
             .peer()
             .set_response_cache_config(ClientCacheConfig::disabled())
             .await;
-        let listener = (lifecycle == Lifecycle::Discover)
+        let stateless = service
+            .peer()
+            .peer_info()
+            .is_some_and(|info| !info.protocol_version.has_initialize());
+        let listener = stateless
             .then(|| listen_for_list_changes(service.peer(), service.service()))
             .flatten();
         Ok(Self {
@@ -475,6 +494,14 @@ impl Session {
         self.peer()
             .peer_info()
             .and_then(|info| info.server_info.as_ref().map(|i| i.name.clone()))
+    }
+
+    /// The lifecycle this session ended up with.
+    pub(crate) fn lifecycle(&self) -> Lifecycle {
+        match self.peer().peer_info() {
+            Some(info) if !info.protocol_version.has_initialize() => Lifecycle::Discover,
+            _ => Lifecycle::Initialize,
+        }
     }
 
     /// The protocol version the handshake settled on.

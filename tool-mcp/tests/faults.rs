@@ -289,3 +289,25 @@ async fn every_log_line_of_a_flood_reaches_the_call_before_its_answer() {
     assert!(format!("{result:?}").contains("flooded 5000"));
     assert_eq!(heard.0.load(std::sync::atomic::Ordering::Relaxed), 5_000);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_does_not_know_discover_is_initialized_on_the_same_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("received.jsonl");
+    let manager = McpManager::default();
+    manager.upsert(faults("old", &log, None)).unwrap();
+    manager.catalog("old").await.unwrap();
+    let seen = received(&log);
+    let methods: Vec<&str> = seen.iter().filter_map(|r| r["method"].as_str()).collect();
+    assert_eq!(
+        &methods[..3],
+        ["server/discover", "initialize", "notifications/initialized"],
+        "{seen:?}"
+    );
+    let pids: std::collections::BTreeSet<i64> =
+        seen.iter().filter_map(|r| r["pid"].as_i64()).collect();
+    assert_eq!(pids.len(), 1, "one process: {seen:?}");
+    let status = manager.status("old").await.unwrap();
+    assert_eq!(status.protocol_version.as_deref(), Some("2025-11-25"));
+    manager.shutdown().await;
+}
