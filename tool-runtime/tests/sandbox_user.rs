@@ -323,3 +323,69 @@ async fn as_an_unprivileged_user_the_same_wall_holds_and_no_temp_dir_is_left() {
         }
     }
 }
+
+/// The private temp dirs in `tmp`.
+fn private_dirs(tmp: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(tmp)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("tool-sandbox-"))
+        .collect();
+    names.sort();
+    names
+}
+
+/// Runs one step of `test` in a child with `TMPDIR` = `tmp`.
+fn run_step(test: &str, base: &Path, step: &str) -> std::process::Output {
+    std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", test, "--nocapture", "--test-threads=1"])
+        .env(CHILD, "1")
+        .env(BASE, base)
+        .env("STEP", step)
+        .env("TMPDIR", base.join("tmp"))
+        .output()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_private_temp_dir_left_by_a_host_that_died_is_removed_by_the_next_host() {
+    const TEST: &str = "a_private_temp_dir_left_by_a_host_that_died_is_removed_by_the_next_host";
+    if let Some(base) = child_base() {
+        let ws = base.join("ws");
+        let c = computer(SandboxOptions::default());
+        if !namespaced(&c, &ws).await {
+            return;
+        }
+        let tmp = base.join("tmp");
+        if std::env::var("STEP").as_deref() == Ok("die") {
+            // Ends without running any destructor, as a killed host would.
+            std::process::exit(0);
+        }
+        // This host's own private temp dir exists; the dead host's is gone.
+        let left = private_dirs(&tmp);
+        assert_eq!(left.len(), 1, "{left:?}");
+        let stale = std::fs::read_to_string(base.join("stale")).unwrap();
+        assert!(!left.contains(&stale), "{stale} is still there");
+        return;
+    }
+    let dir = tempfile::tempdir_in(base_outside_temp()).unwrap();
+    let base = std::fs::canonicalize(dir.path()).unwrap();
+    write(&base.join("ws"), "a.txt", "a\n");
+    std::fs::create_dir_all(base.join("tmp")).unwrap();
+    let died = run_step(TEST, &base, "die");
+    let text = String::from_utf8_lossy(&died.stderr).into_owned();
+    assert!(!text.contains("skipping"), "{text}");
+    let left = private_dirs(&base.join("tmp"));
+    assert_eq!(left.len(), 1, "the dead host left {left:?}");
+    std::fs::write(base.join("stale"), &left[0]).unwrap();
+    let next = run_step(TEST, &base, "sweep");
+    let text = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&next.stdout),
+        String::from_utf8_lossy(&next.stderr)
+    );
+    assert!(next.status.success() && text.contains("1 passed"), "{text}");
+    // And the second host, dropped normally, left nothing either.
+    assert!(private_dirs(&base.join("tmp")).is_empty());
+}

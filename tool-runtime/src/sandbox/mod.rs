@@ -42,7 +42,7 @@
 //! | **network**: new sockets of every family (Unix-domain too: daemons' sockets), `io_uring` | none unless `network: true` (`socketpair` works) | `sandbox::loopback_connections_are_refused_with_network_off_and_work_with_it_on`, `sandbox::unix_sockets_to_local_daemons_are_refused_with_network_off`, `daemons::a_confined_command_cannot_ask_a_tmux_server_to_run_a_command` |
 //! | **keep running**: background children, `setsid`, `nohup`, double forks | end with the command (PID 1 of its namespace exits when the shell does; the kernel kills the rest) | `sandbox_protected::a_killed_command_is_swept_and_nothing_it_started_outlives_it`, `sandbox_user::as_root_the_environment_and_home_are_scrubbed_and_limits_hold` |
 //! | **limits** ([`Limits`]): processes, memory, CPU time, file size, open files | rlimits; a hit is named in the content (`file size limit`, `cpu time limit`, `process limit`) | `sandbox_user::as_root_the_environment_and_home_are_scrubbed_and_limits_hold` |
-//! | **temp dir** | nothing of a computer is left after it is dropped (as an unprivileged host too) | `sandbox_user::as_an_unprivileged_user_the_same_wall_holds_and_no_temp_dir_is_left` |
+//! | **temp dir** | nothing of a computer is left after it is dropped (as an unprivileged host too); what a host that died left is removed by the next | `sandbox_user::as_an_unprivileged_user_the_same_wall_holds_and_no_temp_dir_is_left`, `sandbox_user::a_private_temp_dir_left_by_a_host_that_died_is_removed_by_the_next_host` |
 //!
 //! `read_only` is the same with no writable root (the private `/tmp`'s
 //! upper layer read-only too). `full_access` confines nothing.
@@ -104,8 +104,11 @@
 //!   allow-list or credential broker yet.
 //! - **Listing**: the names inside a folder on the way to a hidden or
 //!   secret one (`~`, `/`) can be listed; contents cannot be read.
-//! - A command that was started under a host that dies by `SIGKILL` leaves
-//!   the computer's private temp dir behind.
+//! - A host that ends without dropping its computer (killed, or ended by a
+//!   signal it does not handle) leaves the computer's private temp dir
+//!   behind until the next computer of the same user is made: each
+//!   private temp dir holds a lock its computer keeps, and a new computer
+//!   removes those whose lock nobody holds.
 //! - 32-bit (`i386`) programs are killed by the seccomp filter's
 //!   architecture check.
 //!

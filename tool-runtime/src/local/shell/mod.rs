@@ -7,6 +7,7 @@
 //! still running when it is dropped.
 
 mod buffer;
+mod private_tmp;
 mod process;
 
 use std::collections::BTreeMap;
@@ -241,7 +242,7 @@ pub(crate) struct ShellManager {
     shells: Mutex<BTreeMap<u64, Arc<Shell>>>,
     /// The private temp dir of `workspace_write` commands (their `TMPDIR`),
     /// created on first use and removed with the manager.
-    private_tmp: std::sync::OnceLock<Option<tempfile::TempDir>>,
+    private_tmp: std::sync::OnceLock<Option<private_tmp::PrivateTmp>>,
     quarantine: Arc<Quarantine>,
 }
 
@@ -278,12 +279,7 @@ impl ShellManager {
     /// the manager): a writable root of every `workspace_write` call.
     pub(crate) fn private_tmp(&self) -> Option<PathBuf> {
         self.private_tmp
-            .get_or_init(|| {
-                tempfile::Builder::new()
-                    .prefix("tool-sandbox-")
-                    .tempdir()
-                    .ok()
-            })
+            .get_or_init(private_tmp::PrivateTmp::make)
             .as_ref()
             .map(|dir| dir.path().to_path_buf())
     }
