@@ -783,17 +783,30 @@ async fn an_always_is_remembered_in_its_scope_only_and_survives_export() {
     // A rule without a scope is never loaded.
     let unscoped = r#"[{"tool":"disk","api":"delete","argumentsDigest":"x","argumentsPreview":"","scope":{}}]"#;
     assert!(RememberedAnswers::from_json(unscoped).is_err());
-    // A turn without the picked scope key cannot record an "always".
+    // A turn without the picked scope key cannot record an "always": the
+    // approval runs once and the resume says the "always" was not kept.
     let bare = host_with("Lists.", false, durable, Scope::new());
     let turn = bare
         .invoker
         .invoke_turn(&bare.durable, &bare.offered, &batch(), &bare.ctx)
         .await;
+    let pending = turn.pending.unwrap();
+    assert!(bare.durable.always_rule(&pending.items[0]).is_err());
+    let always = pending
+        .answer("c2", Reply::approve_always(), bare.durable.keys())
+        .unwrap();
+    let resumed = bare
+        .invoker
+        .resume(&bare.durable, &bare.offered, pending, &[always], &bare.ctx)
+        .await
+        .unwrap();
+    assert!(resumed.outputs[1].as_ref().unwrap().is_success());
     assert!(
-        bare.durable
-            .always_rule(&turn.pending.unwrap().items[0])
-            .is_err()
+        resumed.refused[0].reason.contains("was not recorded"),
+        "{:?}",
+        resumed.refused
     );
+    assert_eq!(store.rules().len(), 1);
 }
 
 #[tokio::test]

@@ -455,10 +455,20 @@ impl Invoker {
                         Err(output)
                     }
                     Ok(run) => {
-                        if matches!(reply, Reply::Approve { always: true, .. })
-                            && let Ok(rule) = durable.always_rule(&item)
-                        {
-                            let _ = durable.remembered().add(rule);
+                        if matches!(reply, Reply::Approve { always: true, .. }) {
+                            // The approval still holds once; a missing
+                            // "always" is said, not dropped.
+                            let recorded = durable
+                                .always_rule(&item)
+                                .and_then(|rule| durable.remembered().add(rule));
+                            if let Err(e) = recorded {
+                                refused.push(RefusedAnswer {
+                                    call_id: item.call_id().to_owned(),
+                                    reason: format!(
+                                        "approved once; \"always\" was not recorded: {e}"
+                                    ),
+                                });
+                            }
                         }
                         match durable.ledger().mark_started(&key).await {
                             Ok(()) => Ok(run),

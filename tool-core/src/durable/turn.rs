@@ -52,7 +52,8 @@ pub struct Turn {
     /// for waiting calls, `approved` / `rejected` for those settled by this
     /// step's answers, `None` for calls that needed no one.
     pub interventions: Vec<Option<Intervention>>,
-    /// Answers that were refused.
+    /// Answers that were refused (they settled nothing), and approvals
+    /// that ran once but whose "always" could not be recorded.
     pub refused: Vec<RefusedAnswer>,
 }
 
