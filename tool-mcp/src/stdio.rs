@@ -51,8 +51,30 @@ pub(crate) const DEFAULT_MAX_LINE: usize = 16 * 1024 * 1024;
 /// whose real answer was too long (`{"toolMcp": "message_too_large", …}`).
 pub(crate) const TOO_LARGE_MARK: &str = "message_too_large";
 
-/// How long a closing server may take to exit by itself.
+/// How long a closing server may take to exit by itself, after its input
+/// is closed and again after SIGTERM.
 const EXIT_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// SIGTERM (15 on every Unix this runs on).
+#[cfg(unix)]
+const SIGTERM: i32 = 15;
+
+/// The MCP stdio shutdown of a server whose input is already closed: it
+/// gets [`EXIT_GRACE`] to exit, then SIGTERM (its whole process group) and
+/// [`EXIT_GRACE`] again, then SIGKILL.
+async fn wind_down(mut child: Box<dyn ChildWrapper>) -> std::io::Result<()> {
+    if tokio::time::timeout(EXIT_GRACE, child.wait()).await.is_ok() {
+        return Ok(());
+    }
+    #[cfg(unix)]
+    {
+        let _ = child.signal(SIGTERM);
+        if tokio::time::timeout(EXIT_GRACE, child.wait()).await.is_ok() {
+            return Ok(());
+        }
+    }
+    Box::into_pin(child.kill()).await
+}
 
 /// The members a plain tool result may have; anything else (a task, an
 /// input request) goes through rmcp's full decoding.
@@ -284,15 +306,19 @@ fn broken_answer(
 
 impl Drop for StdioTransport {
     fn drop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            // The whole process group; reaped by a task when a runtime is there.
+        if let Some(child) = self.child.take() {
+            // Its input closed now (unless a write holds it: then when
+            // that ends), the whole process group wound down by a task
+            // when a runtime is there; killed at once when not.
+            if let Ok(mut writer) = self.writer.try_lock() {
+                drop(writer.take());
+            }
             match tokio::runtime::Handle::try_current() {
                 Ok(runtime) => {
-                    runtime.spawn(async move {
-                        let _ = Box::into_pin(child.kill()).await;
-                    });
+                    runtime.spawn(wind_down(child));
                 }
                 Err(_) => {
+                    let mut child = child;
                     let _ = child.start_kill();
                 }
             }
@@ -383,18 +409,17 @@ impl Transport<RoleClient> for StdioTransport {
         }
     }
 
-    /// Closes the server's stdin and gives it [`EXIT_GRACE`] to exit (the
-    /// MCP stdio shutdown), then kills what is left of its process group.
+    /// Closes the server's stdin and winds it down (the MCP stdio
+    /// shutdown): [`EXIT_GRACE`] to exit by itself, then SIGTERM and the
+    /// same grace, then SIGKILL for what is left of its process group.
     async fn close(&mut self) -> Result<(), Self::Error> {
         drop(self.writer.lock().await.take());
-        if let Some(child) = self.child.as_mut() {
-            let _ = tokio::time::timeout(EXIT_GRACE, child.wait()).await;
+        // A close cancelled from here on drops the child, which kills it
+        // (the command is spawned with kill-on-drop).
+        match self.child.take() {
+            Some(child) => wind_down(child).await,
+            None => Ok(()),
         }
-        // Still in `self.child` until here: a cancelled close kills on drop.
-        if let Some(mut child) = self.child.take() {
-            Box::into_pin(child.kill()).await?;
-        }
-        Ok(())
     }
 }
 

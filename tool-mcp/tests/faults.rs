@@ -311,3 +311,40 @@ async fn a_server_that_does_not_know_discover_is_initialized_on_the_same_process
     assert_eq!(status.protocol_version.as_deref(), Some("2025-11-25"));
     manager.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_stays_after_its_input_closes_gets_sigterm_before_it_is_killed() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("received.jsonl");
+    let mut config = faults("lingering", &log, None);
+    if let McpTransport::Stdio { env, .. } = &mut config.transport {
+        env.insert("TOOL_MCP_FAULT_LINGER".into(), "1".to_owned().into());
+    }
+    let manager = McpManager::default();
+    manager.upsert(config).unwrap();
+    manager.catalog("lingering").await.unwrap();
+    let closed = Instant::now();
+    manager.disconnect("lingering").await;
+    let mut seen = Vec::new();
+    for _ in 0..300 {
+        seen = received(&log);
+        if seen.iter().any(|r| r["signal"] == "SIGTERM") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let after = closed.elapsed();
+    assert!(
+        seen.iter().any(|r| r["stdin"] == "closed"),
+        "its input was closed first: {seen:?}"
+    );
+    assert!(
+        seen.iter().any(|r| r["signal"] == "SIGTERM"),
+        "SIGTERM, not only SIGKILL: {seen:?}"
+    );
+    assert!(
+        after >= Duration::from_millis(400),
+        "it had its grace before SIGTERM ({after:?})"
+    );
+    manager.shutdown().await;
+}
