@@ -22,7 +22,9 @@ pub const MIN_SECRET_LEN: usize = 32;
 #[derive(Clone)]
 pub struct MacKey {
     id: String,
-    secret: Vec<u8>,
+    /// HMAC-SHA-256 keyed with the secret (its inner and outer pads
+    /// hashed once), cloned for each MAC.
+    keyed: HmacSha256,
 }
 
 impl fmt::Debug for MacKey {
@@ -62,7 +64,11 @@ impl MacKey {
                 ),
             });
         }
-        Ok(Self { id, secret })
+        let keyed = HmacSha256::new_from_slice(&secret).map_err(|_| Error::InvalidMacKey {
+            key_id: id.clone(),
+            message: "HMAC refused the secret".to_owned(),
+        })?;
+        Ok(Self { id, keyed })
     }
 
     /// The key's id.
@@ -73,7 +79,7 @@ impl MacKey {
     /// The MAC state over `domain` and `value`; `None` only if the HMAC
     /// implementation refused the key (HMAC takes keys of every length).
     fn mac(&self, domain: &str, bytes: &[u8]) -> Option<HmacSha256> {
-        let mut mac = HmacSha256::new_from_slice(&self.secret).ok()?;
+        let mut mac = self.keyed.clone();
         mac.update(domain.as_bytes());
         mac.update(&[0]);
         mac.update(bytes);
@@ -128,12 +134,6 @@ impl KeyRing {
         &self.current
     }
 
-    /// The MAC of `value`'s canonical JSON under `domain` with the current
-    /// key, in hex.
-    pub(crate) fn sign(&self, domain: &str, value: &Value) -> String {
-        self.sign_bytes(domain, &canonical_bytes(value))
-    }
-
     /// The MAC of `value` serialised as it is (its caller keeps it
     /// canonical: typed fields in declaration order, every `Value` inside
     /// with sorted keys, see [`sort_keys`]).
@@ -141,7 +141,9 @@ impl KeyRing {
         self.sign_bytes(domain, &serde_json::to_vec(value).unwrap_or_default())
     }
 
-    /// [`verify`](Self::verify) for [`sign_serialized`](Self::sign_serialized).
+    /// Whether `mac` (hex) is the MAC [`sign_serialized`](Self::sign_serialized)
+    /// makes of `value` under `domain` with the key `key_id`; compared in
+    /// constant time. `Err` names what is wrong.
     pub(crate) fn verify_serialized<T: serde::Serialize>(
         &self,
         domain: &str,
@@ -162,18 +164,6 @@ impl KeyRing {
             .mac(domain, bytes)
             .map(|mac| hex(&mac.finalize().into_bytes()))
             .unwrap_or_default()
-    }
-
-    /// Whether `mac` (hex) is the MAC of `value` under `domain` with the
-    /// key `key_id`; compared in constant time. `Err` names what is wrong.
-    pub(crate) fn verify(
-        &self,
-        domain: &str,
-        key_id: &str,
-        value: &Value,
-        mac: &str,
-    ) -> Result<(), String> {
-        self.verify_bytes(domain, key_id, &canonical_bytes(value), mac)
     }
 
     fn verify_bytes(
@@ -312,24 +302,27 @@ mod tests {
     fn a_mac_verifies_only_the_value_domain_and_key_it_was_made_for() {
         let ring = ring();
         let value = json!({"a": 1});
-        let mac = ring.sign("d", &value);
-        assert!(ring.verify("d", "k1", &value, &mac).is_ok());
-        assert!(ring.verify("e", "k1", &value, &mac).is_err());
-        assert!(ring.verify("d", "k1", &json!({"a": 2}), &mac).is_err());
-        assert!(ring.verify("d", "k2", &value, &mac).is_err());
+        let mac = ring.sign_serialized("d", &value);
+        assert!(ring.verify_serialized("d", "k1", &value, &mac).is_ok());
+        assert!(ring.verify_serialized("e", "k1", &value, &mac).is_err());
+        assert!(
+            ring.verify_serialized("d", "k1", &json!({"a": 2}), &mac)
+                .is_err()
+        );
+        assert!(ring.verify_serialized("d", "k2", &value, &mac).is_err());
         let other = KeyRing::new(MacKey::new("k1", [2u8; 32]).unwrap());
-        assert!(other.verify("d", "k1", &value, &mac).is_err());
-        assert!(ring.verify("d", "k1", &value, "zz").is_err());
+        assert!(other.verify_serialized("d", "k1", &value, &mac).is_err());
+        assert!(ring.verify_serialized("d", "k1", &value, "zz").is_err());
     }
 
     #[test]
     fn a_rotated_out_key_still_verifies_and_the_current_one_signs() {
         let old = ring();
-        let mac = old.sign("d", &json!(1));
+        let mac = old.sign_serialized("d", &json!(1));
         let new = KeyRing::new(MacKey::new("k2", [3u8; 32]).unwrap())
             .with_previous(MacKey::new("k1", [1u8; 32]).unwrap());
-        assert!(new.verify("d", "k1", &json!(1), &mac).is_ok());
-        assert_ne!(new.sign("d", &json!(1)), mac);
+        assert!(new.verify_serialized("d", "k1", &json!(1), &mac).is_ok());
+        assert_ne!(new.sign_serialized("d", &json!(1)), mac);
     }
 
     #[test]

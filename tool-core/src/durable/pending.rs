@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::confine::Confinement;
 use crate::durable::mac::{KeyRing, sort_keys};
@@ -253,8 +253,12 @@ impl PendingItem {
     /// the turn, the call's position and id, and what is asked (a tool's
     /// second round of questions for the same call is another item).
     pub(crate) fn ledger_key(&self, pending_id: &str) -> String {
-        let asked =
-            crate::durable::mac::digest(&serde_json::to_value(&self.asked).unwrap_or(Value::Null));
+        let asked = match &self.asked {
+            Asked::Approval => "approval".to_owned(),
+            asked => {
+                crate::durable::mac::digest(&serde_json::to_value(asked).unwrap_or(Value::Null))
+            }
+        };
         format!(
             "tool-core:pending:{pending_id}:{}:{}:{}",
             self.index,
@@ -499,7 +503,7 @@ impl Pending {
             mac: String::new(),
         };
         resolution.key_id = keys.current().id().to_owned();
-        resolution.mac = keys.sign(ANSWER_DOMAIN, &resolution.signed_value());
+        resolution.mac = keys.sign_serialized(ANSWER_DOMAIN, &resolution.signed());
         Ok(resolution)
     }
 
@@ -613,18 +617,33 @@ pub struct Resolution {
     pub mac: String,
 }
 
+/// The fields an answer's MAC covers, in a fixed order.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AnswerSigned<'a> {
+    pending_id: &'a str,
+    call_id: &'a str,
+    item_mac: &'a str,
+    reply: Reply,
+}
+
 impl Resolution {
-    fn signed_value(&self) -> Value {
-        json!({
-            "pendingId": self.pending_id,
-            "callId": self.call_id,
-            "itemMac": self.item_mac,
-            "reply": self.reply,
-        })
+    /// What the answer's MAC covers (a tool's answers with sorted keys).
+    fn signed(&self) -> AnswerSigned<'_> {
+        let mut reply = self.reply.clone();
+        if let Reply::Input { content, .. } = &mut reply {
+            sort_keys(content);
+        }
+        AnswerSigned {
+            pending_id: &self.pending_id,
+            call_id: &self.call_id,
+            item_mac: &self.item_mac,
+            reply,
+        }
     }
 
     pub(crate) fn verify(&self, keys: &KeyRing) -> Result<(), String> {
-        keys.verify(ANSWER_DOMAIN, &self.key_id, &self.signed_value(), &self.mac)
+        keys.verify_serialized(ANSWER_DOMAIN, &self.key_id, &self.signed(), &self.mac)
     }
 }
 
