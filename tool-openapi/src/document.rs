@@ -434,6 +434,13 @@ pub struct Parameter {
     /// (`:/?#[]@!$&'()*+,;=`) as they are (OpenAPI `allowReserved`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub allow_reserved: bool,
+    /// Whether a query parameter may be sent with an empty value, `name=`
+    /// (OpenAPI 3.0 `allowEmptyValue`, default `false`). Without it an
+    /// optional query string given as `""` is not sent, and a required
+    /// one's schema says `minLength: 1`; empty arrays and objects follow
+    /// their style (see the execute module's style table).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub allow_empty_value: bool,
     /// A body property the body's schema requires while the body itself
     /// is optional: required as soon as any body argument is given (the
     /// arguments schema says so with `dependentRequired`).

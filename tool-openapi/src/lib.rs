@@ -101,6 +101,7 @@ mod method;
 mod narrow;
 mod pointer;
 mod provider;
+mod sendable;
 mod server;
 mod tool;
 

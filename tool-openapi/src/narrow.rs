@@ -540,7 +540,7 @@ impl Validator {
             location,
             description,
             required: required.unwrap_or(location == Location::Path),
-            schema: std::sync::Arc::new(crate::execute::sendable(
+            schema: std::sync::Arc::new(crate::sendable::sendable(
                 location,
                 json!({ "type": schema_type? }),
             )),
@@ -549,6 +549,7 @@ impl Validator {
             explode: None,
             allow_reserved: false,
             required_with_body: false,
+            allow_empty_value: false,
             content_type: None,
         })
     }

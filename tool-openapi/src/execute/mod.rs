@@ -28,7 +28,6 @@ pub use coerce::coerce;
 use request::{PlannedBody, RequestParts, plan};
 use response::Redactor;
 pub(crate) use security::TokenCache;
-pub(crate) use style::sendable;
 
 /// Everything a call needs besides the document.
 #[derive(Debug, Clone)]

@@ -30,10 +30,15 @@
 //!   `+` stay encoded: they would end the value or the URL). Header values
 //!   are not encoded (a header carries text).
 //! - **Empty values**: an empty string is `color=` (form), `.` (label),
-//!   `;color` (matrix). An empty array or object not exploded is `color=`;
+//!   `;color` (matrix). In a query, `color=` is sent for `""` only where
+//!   the document allows it (`allowEmptyValue: true`, OpenAPI 3.0) or the
+//!   parameter is required; an optional query string given as `""`
+//!   without `allowEmptyValue` is not sent, and a required one's schema
+//!   says `minLength: 1` (see [`non_empty_query`](crate::sendable::non_empty_query)), so `""` is refused
+//!   before sending unless its `enum`/`const` lists it. An empty array or object not exploded is `color=`;
 //!   exploded, it sends nothing unless the parameter is required, then
 //!   `color=`. A path value that expands to nothing is refused (the
-//!   arguments schema already says `minLength: 1`, see [`sendable`]).
+//!   arguments schema already says `minLength: 1`, see [`sendable`](crate::sendable::sendable)).
 //! - A parameter declared with a JSON `content` type (not a `schema`) is
 //!   its value's compact JSON text, written as a string
 //!   (`filter=%7B%22a%22%3A1%7D`).
@@ -47,7 +52,7 @@ use std::borrow::Cow;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::{Map, Value};
 
-use crate::document::{Location, Parameter, ParameterStyle};
+use crate::document::{Parameter, ParameterStyle};
 
 /// Kept as they are in a path segment, a query component or a cookie
 /// value: RFC 3986 unreserved.
@@ -73,64 +78,6 @@ const RESERVED_KEPT: &AsciiSet = &UNRESERVED
     .remove(b';')
     .remove(b'[')
     .remove(b']');
-
-/// What a header value can hold: visible ASCII, space and tab (RFC 9110
-/// field values; the client refuses anything else).
-pub(crate) const HEADER_VALUE_PATTERN: &str = "^[\\t -~]*$";
-
-/// `schema` as sending accepts it at `location`:
-/// - a path value cannot be empty (`minLength: 1` on a string,
-///   `minItems: 1` on an array, `minProperties: 1` on an object; a schema
-///   of another or no type gets `minLength: 1`, which constrains only
-///   strings);
-/// - a header string holds only what a header carries
-///   ([`HEADER_VALUE_PATTERN`]), unless its schema has a pattern already.
-///
-/// Other locations are returned unchanged.
-pub(crate) fn sendable(location: Location, mut schema: Value) -> Value {
-    if !matches!(location, Location::Path | Location::Header) {
-        return schema;
-    }
-    let Value::Object(object) = &mut schema else {
-        return schema;
-    };
-    if location == Location::Header {
-        if object.get("type").and_then(Value::as_str) == Some("string")
-            && !object.contains_key("pattern")
-            && !object.contains_key("enum")
-            && !object.contains_key("const")
-        {
-            object.insert("pattern".into(), Value::from(HEADER_VALUE_PATTERN));
-        }
-        return schema;
-    }
-    let types: Vec<&str> = match object.get("type") {
-        Some(Value::String(t)) => vec![t.as_str()],
-        Some(Value::Array(list)) => list.iter().filter_map(Value::as_str).collect(),
-        _ => Vec::new(),
-    };
-    let has = |name: &str| types.is_empty() || types.contains(&name);
-    let mut floors = Vec::new();
-    if has("string") {
-        floors.push("minLength");
-    }
-    if types.contains(&"array") {
-        floors.push("minItems");
-    }
-    if types.contains(&"object") {
-        floors.push("minProperties");
-    }
-    for key in floors {
-        let at_least_one = object
-            .get(key)
-            .and_then(Value::as_u64)
-            .is_some_and(|n| n >= 1);
-        if !at_least_one {
-            object.insert(key.into(), Value::from(1));
-        }
-    }
-    schema
-}
 
 /// The value as written: for a parameter declared with a JSON `content`
 /// type, its compact JSON text (then written as a string by the style).
@@ -249,6 +196,10 @@ pub(crate) fn query_pairs(param: &Parameter, value: &Value, out: &mut Vec<String
     };
     let e = |t: &str| encode(t, set);
     let name = encode(&param.name, UNRESERVED);
+    if value.as_str() == Some("") && !param.allow_empty_value && !param.required {
+        // An empty value is not one the document allows: nothing to send.
+        return;
+    }
     let empty = match value {
         Value::Array(items) => items.is_empty(),
         Value::Object(map) => map.is_empty(),
@@ -326,6 +277,7 @@ pub(crate) fn cookie_pairs(param: &Parameter, value: &Value, out: &mut Vec<(Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::document::Location;
     use serde_json::json;
     use std::sync::Arc;
 
@@ -346,43 +298,31 @@ mod tests {
             explode,
             allow_reserved: false,
             required_with_body: false,
+            allow_empty_value: false,
             content_type: None,
         }
     }
 
     #[test]
-    fn path_schemas_refuse_what_sending_refuses() {
-        assert_eq!(
-            sendable(Location::Path, json!({"type": "string"})),
-            json!({"type": "string", "minLength": 1})
-        );
-        assert_eq!(
-            sendable(Location::Path, json!({"type": "array"})),
-            json!({"type": "array", "minItems": 1})
-        );
-        assert_eq!(
-            sendable(Location::Path, json!({"type": "integer"})),
-            json!({"type": "integer"})
-        );
-        assert_eq!(
-            sendable(Location::Path, json!({"type": "string", "minLength": 3})),
-            json!({"type": "string", "minLength": 3})
-        );
-        assert_eq!(
-            sendable(Location::Query, json!({"type": "string"})),
-            json!({"type": "string"})
-        );
-        assert_eq!(
-            sendable(Location::Header, json!({"type": "string"})),
-            json!({"type": "string", "pattern": HEADER_VALUE_PATTERN})
-        );
-        assert_eq!(
-            sendable(
-                Location::Header,
-                json!({"type": "string", "pattern": "^a+$"})
-            ),
-            json!({"type": "string", "pattern": "^a+$"})
-        );
+    fn empty_query_strings_are_sent_only_where_allowed_or_required() {
+        let mut p = param(Location::Query, None, None);
+        let mut out = Vec::new();
+        query_pairs(&p, &json!(""), &mut out);
+        assert!(out.is_empty(), "{out:?}");
+        p.allow_empty_value = true;
+        query_pairs(&p, &json!(""), &mut out);
+        assert_eq!(out, ["color="]);
+        out.clear();
+        p.allow_empty_value = false;
+        p.required = true;
+        query_pairs(&p, &json!(""), &mut out);
+        assert_eq!(out, ["color="]);
+        // Arrays follow their style: not exploded, empty is `color=`.
+        out.clear();
+        p.required = false;
+        p.explode = Some(false);
+        query_pairs(&p, &json!([]), &mut out);
+        assert_eq!(out, ["color="]);
     }
 
     #[test]

@@ -148,6 +148,7 @@ pub(crate) fn request_body<'b>(
                     explode: None,
                     allow_reserved: false,
                     required_with_body: !required && argument.listed,
+                    allow_empty_value: false,
                     content_type: None,
                 });
             }
@@ -206,6 +207,7 @@ pub(crate) fn request_body<'b>(
                         explode: None,
                         allow_reserved: false,
                         required_with_body: !required && listed,
+                        allow_empty_value: false,
                         content_type: None,
                     });
                 }
@@ -335,6 +337,7 @@ fn whole_body(
         explode: None,
         allow_reserved: false,
         required_with_body: false,
+        allow_empty_value: false,
         content_type: None,
     }
 }

@@ -184,8 +184,12 @@ pub(crate) fn convert<'a, 'b>(
                 }
             },
         };
+        let allow_empty_value = location == Location::Query
+            && param.get("allowEmptyValue").and_then(Node::as_bool) == Some(true);
         let schema = if matches!(location, Location::Path | Location::Header) {
-            Arc::new(crate::execute::sendable(location, Value::clone(&schema)))
+            Arc::new(crate::sendable::sendable(location, Value::clone(&schema)))
+        } else if location == Location::Query && required && !allow_empty_value {
+            crate::sendable::non_empty_query(&schema).map_or(schema, Arc::new)
         } else {
             schema
         };
@@ -202,6 +206,7 @@ pub(crate) fn convert<'a, 'b>(
             allow_reserved: location == Location::Query
                 && param.get("allowReserved").and_then(Node::as_bool) == Some(true),
             required_with_body: false,
+            allow_empty_value,
             content_type: match (param.get("schema"), param.get("content")) {
                 (None, Some(Node::Object(content))) => content.keys().next().map(str::to_owned),
                 _ => None,

@@ -19,6 +19,8 @@ struct Cell {
     /// The path segment, the query, the header value or the cookie line.
     wire: Option<&'static str>,
     required: bool,
+    /// `allowEmptyValue: true` (query only).
+    allow_empty: bool,
 }
 
 fn string() -> Value {
@@ -45,6 +47,7 @@ fn cell(
         value,
         wire: Some(wire),
         required: false,
+        allow_empty: false,
     }
 }
 
@@ -173,7 +176,6 @@ fn cells() -> Vec<Cell> {
         ),
         cell("cookie", "form", true, object(), "R=100; G=200; B=150"),
         // empty values: `color=` as the style says
-        cell("query", "form", false, json!(""), "color="),
         cell("query", "form", false, json!([]), "color="),
         cell("query", "pipeDelimited", false, json!([]), "color="),
         cell("cookie", "form", false, json!(""), "color="),
@@ -209,6 +211,26 @@ fn cells() -> Vec<Cell> {
         required: true,
         ..cell("query", "form", true, json!([]), "color=")
     });
+    // An empty query string: `color=` where the document allows it
+    // (`allowEmptyValue`), or the parameter is required and its schema
+    // lists `""`; an optional one without `allowEmptyValue` is not sent.
+    cells.push(Cell {
+        allow_empty: true,
+        ..cell("query", "form", false, json!(""), "color=")
+    });
+    cells.push(Cell {
+        allow_empty: true,
+        required: true,
+        ..cell("query", "form", true, json!(""), "color=")
+    });
+    cells.push(Cell {
+        wire: None,
+        ..cell("query", "form", false, json!(""), "")
+    });
+    cells.push(Cell {
+        wire: None,
+        ..cell("query", "form", true, json!(""), "")
+    });
     cells
 }
 
@@ -240,6 +262,7 @@ fn document(addr: std::net::SocketAddr, cells: &[Cell]) -> String {
                 "parameters": [{
                     "name": name, "in": cell.location, "style": cell.style,
                     "explode": cell.explode, "required": cell.required || cell.location == "path",
+                    "allowEmptyValue": cell.allow_empty,
                     "schema": schema_of(&cell.value)
                 }],
                 "responses": {"200": {"description": "ok"}}
@@ -305,12 +328,18 @@ async fn every_style_explode_location_and_type_cell_arrives_as_the_specification
 }
 
 #[tokio::test]
-async fn path_and_header_arguments_refuse_in_the_schema_what_sending_refuses() {
+async fn path_header_and_required_query_arguments_refuse_in_the_schema_what_sending_refuses() {
     let addr = common::start().await;
     let cells = vec![
         cell("path", "simple", false, string(), "blue"),
         cell("path", "simple", false, array(), "blue"),
         cell("header", "simple", false, string(), "blue"),
+        // Required, no `allowEmptyValue`: an empty value is not the
+        // document's.
+        Cell {
+            required: true,
+            ..cell("query", "form", false, string(), "color=blue")
+        },
     ];
     let import = import_openapi(&document(addr, &cells), &ImportOptions::new()).unwrap();
     let tool = OpenApiTool::builder(import.document, "styles")
@@ -336,6 +365,11 @@ async fn path_and_header_arguments_refuse_in_the_schema_what_sending_refuses() {
         header_schema["properties"]["X-Color"]["pattern"].is_string(),
         "{header_schema}"
     );
+    let query_schema = manifest.api[3].parameters_schema();
+    assert_eq!(
+        query_schema["properties"]["color"]["minLength"], 1,
+        "{query_schema}"
+    );
     let mut registry = ToolRegistry::new().with_name_rules(NameRules::Foreign);
     registry.register(tool).unwrap();
     for (api, name, bad) in [
@@ -343,6 +377,7 @@ async fn path_and_header_arguments_refuse_in_the_schema_what_sending_refuses() {
         ("c1", "color", json!([])),
         ("c2", "X-Color", json!("caf\u{e9}")),
         ("c2", "X-Color", json!("a\r\nInjected: 1")),
+        ("c3", "color", json!("")),
     ] {
         let call = ToolCall::new(format!("styles____{api}"), json!({ name: bad }).to_string());
         let out = Invoker::default()
