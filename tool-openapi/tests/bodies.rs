@@ -28,6 +28,9 @@ async fn start() -> SocketAddr {
         .route("/analyze", post(raw))
         .route("/multipart-text", post(upload))
         .route("/vendor", post(raw))
+        .route("/typed", post(raw))
+        .route("/typed-xml", post(raw))
+        .route("/typed-narrow", post(raw))
         .route("/optional-body", post(raw))
         .route("/required-body", post(raw))
         .route("/redirect-upload", post(redirect_upload))
@@ -78,8 +81,15 @@ async fn upload(headers: HeaderMap, body: Bytes) -> Response {
 }
 
 async fn raw(headers: HeaderMap, body: Bytes) -> Response {
-    axum::Json(json!({"contentType": content_type(&headers), "bytes": body.to_vec()}))
-        .into_response()
+    let all: Vec<&str> = headers
+        .get_all(header::CONTENT_TYPE)
+        .iter()
+        .map(|v| v.to_str().unwrap_or("?"))
+        .collect();
+    axum::Json(json!({
+        "contentType": content_type(&headers), "contentTypes": all, "bytes": body.to_vec()
+    }))
+    .into_response()
 }
 
 async fn redirect_upload(request: Request) -> Response {
@@ -520,6 +530,77 @@ async fn a_multipart_body_with_no_other_type_is_still_framed_with_a_boundary() {
     let sent = body(&out);
     assert_eq!(sent["parts"][0]["name"], "body", "{sent}");
     assert_eq!(sent["parts"][0]["content"], "hello", "{sent}");
+}
+
+/// One `Content-Type` arrives, the body's declared media type, whatever
+/// the provider's headers or the document's header parameters say.
+#[tokio::test]
+async fn the_body_media_type_is_the_only_content_type_sent() {
+    let addr = start().await;
+    let content_type_param = json!([{"name": "Content-Type", "in": "header", "required": true,
+        "schema": {"type": "string", "enum": ["application/x-tar"]}}]);
+    let document = json!({
+        "openapi": "3.0.3",
+        "info": {"title": "Typed", "version": "1"},
+        "servers": [{"url": format!("http://{addr}")}],
+        "paths": {
+            "/typed": {"post": {"operationId": "typed", "parameters": content_type_param,
+                "requestBody": {"content": {"application/json": {"schema": {
+                    "type": "object", "properties": {"a": {"type": "string"}}}}}}}},
+            "/typed-xml": {"post": {"operationId": "typedXml", "parameters": content_type_param,
+                "requestBody": {"required": true, "content": {"application/xml": {"schema": {
+                    "type": "object", "properties": {"a": {"type": "string"}}}}}}}}
+        }
+    });
+    let import = import_value(&document, &ImportOptions::new()).unwrap();
+    assert!(
+        import
+            .warnings
+            .iter()
+            .any(|w| w.to_string().contains("`Content-Type` is ignored")),
+        "{:?}",
+        import.warnings
+    );
+    let narrow = json!({
+        "server": format!("http://{addr}"), "description": "d",
+        "paths": {"/typed-narrow": {"post": {"operationId": "typedNarrow", "parameters": [
+            {"name": "Content-Type", "in": "header", "type": "str"},
+            {"name": "a", "in": "request_body", "type": "str"}]}}}
+    });
+    let (narrow, _) = tool_openapi::parse_narrow(&narrow.to_string()).unwrap();
+    let guard = SsrfGuard::new(SsrfPolicy::default().allow("127.0.0.1").unwrap());
+    let mut registry = ToolRegistry::new().with_name_rules(NameRules::Foreign);
+    for (document, name) in [(import.document, "typed"), (narrow, "narrow")] {
+        OpenApiTool::builder(document, name)
+            .guard(guard.clone())
+            .header("Content-Type", "text/plain")
+            .unwrap()
+            .register(&mut registry)
+            .unwrap();
+    }
+    for (api, args, expected) in [
+        ("typed____typed", json!({"a": "x"}), "application/json"),
+        (
+            "typed____typedXml",
+            json!({"body": "<a>x</a>"}),
+            "application/xml",
+        ),
+        (
+            "narrow____typedNarrow",
+            json!({"Content-Type": "application/x-tar", "a": "x"}),
+            "application/json",
+        ),
+    ] {
+        let out = Invoker::default()
+            .invoke_in(
+                &registry,
+                &ToolCall::new(api, args.to_string()),
+                &ToolContext::new(),
+            )
+            .await;
+        let sent = body(&out);
+        assert_eq!(sent["contentTypes"], json!([expected]), "{api}: {sent}");
+    }
 }
 
 #[tokio::test]

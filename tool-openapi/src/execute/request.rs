@@ -11,6 +11,12 @@
 //! - **Headers**: provider headers first, then header parameters (which
 //!   replace a provider header of the same name), then credentials (the
 //!   security module chooses which).
+//! - **`Content-Type`** is the body's declared media type whenever a body
+//!   is sent: a `Content-Type` from the provider's headers or from a
+//!   header parameter (a narrow or stored document can hold one; an
+//!   imported OpenAPI document's is ignored at import, as OpenAPI says) is
+//!   not sent beside it or in its place. A request without a body keeps
+//!   what the provider or a header parameter gave.
 //! - **Body**: `request_body` arguments form a JSON object (a `body`
 //!   argument is the whole body), or form pairs, or multipart parts, by
 //!   the operation's [`BodyFormat`](crate::BodyFormat) (see the body
@@ -222,6 +228,10 @@ pub(crate) fn plan(
     } else {
         None
     };
+    if body.is_some() {
+        // The body's media type is the request's only `Content-Type`.
+        headers.remove(http::header::CONTENT_TYPE);
+    }
     Ok(PlannedRequest {
         method: op.method,
         url,
@@ -355,6 +365,39 @@ mod tests {
         assert_eq!(e[0].argument, "n");
         let e = planned(json!({})).unwrap_err();
         assert_eq!(e[0].message, "is required");
+    }
+
+    #[test]
+    fn the_body_media_type_replaces_a_content_type_header() {
+        let (doc, _) = parse_narrow(
+            r#"{"server":"http://h.test","description":"d","paths":{"/f":{"post":{
+            "operationId":"f","parameters":[
+            {"name":"Content-Type","in":"header","type":"str"},
+            {"name":"flag","in":"request_body","type":"bool"}]}}}}"#,
+        )
+        .unwrap();
+        let parts = RequestParts {
+            server: &doc.server,
+            operation: &doc.operations[0],
+            headers: &[(
+                http::header::CONTENT_TYPE,
+                HeaderValue::from_static("text/plain"),
+            )],
+            security: &[],
+            arguments: None,
+        };
+        let Value::Object(args) = json!({"Content-Type": "application/x-tar", "flag": true}) else {
+            panic!()
+        };
+        let r = plan(&parts, &args).unwrap();
+        assert!(r.headers.get(http::header::CONTENT_TYPE).is_none());
+        assert_eq!(r.body, Some(PlannedBody::Json(json!({"flag": true}), None)));
+        // No body: the header parameter is what was given.
+        let Value::Object(args) = json!({"Content-Type": "application/x-tar"}) else {
+            panic!()
+        };
+        let r = plan(&parts, &args).unwrap();
+        assert_eq!(r.headers[http::header::CONTENT_TYPE], "application/x-tar");
     }
 
     proptest::proptest! {
