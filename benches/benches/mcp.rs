@@ -16,6 +16,13 @@
 //! pipeline 152 → 161–167 µs sequential (within this machine's noise;
 //! `peers_mcp` in `benches/run mcp`: 49–52 µs with 100 in flight).
 //!
+//! Group `mcp_revisions` (issue 34): the same echo on the Python SDK
+//! fixture opened as 2026-07-28 and as 2025-11-25, sequential and 100 in
+//! flight (see [`bench_revisions`]). First run, 2026-12-07 on the shared
+//! 2-core machine at load ~5 (noisy): 2026-07-28 2.55 ms sequential and
+//! 1.11 ms per call with 100 in flight; 2025-11-25 1.38 ms and 1.41 ms.
+//! The Python server dominates both (server-everything's echo is ~0.13 ms).
+//!
 //! Group `mcp_faults` (issue 18 §5): loading 10 000 hostile remote tool
 //! descriptions into a registry, and one `tools/call` whose answer comes
 //! behind 0 or 100 000 `notifications/message` lines, against the same
@@ -31,7 +38,8 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
 use tool_core::{Invoker, NameRules, ToolCall, ToolContext, ToolRegistry};
 use tool_mcp::{
-    McpCatalog, McpCatalogTool, McpManager, McpProvider, McpServerConfig, McpTool, McpTransport,
+    McpCatalog, McpCatalogTool, McpManager, McpProtocol, McpProvider, McpServerConfig, McpTool,
+    McpTransport,
 };
 
 fn bench(c: &mut Criterion) {
@@ -318,5 +326,80 @@ impl Drop for BareFlood {
     }
 }
 
-criterion_group!(benches, bench, bench_faults);
+/// The same echo on the same server (the pinned Python `mcp` SDK fixture
+/// over stdio, which speaks both revisions) opened as 2026-07-28
+/// (`server/discover`, stateless requests with per-request `_meta`) and as
+/// 2025-11-25 (`initialize`, a session): the manager's `call_tool`,
+/// sequential and 100 in flight (per call).
+fn bench_revisions(c: &mut Criterion) {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tool-mcp/tests/fixtures/python");
+    let python = fixtures.join(".venv/bin/python");
+    assert!(
+        python.exists(),
+        "{} is missing: run `bash .ci/setup.d/30-mcp.sh`",
+        python.display()
+    );
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let manager = Arc::new(McpManager::default());
+    let script = fixtures.join("server.py").display().to_string();
+    for (id, protocol) in [
+        ("v2026", McpProtocol::V2026_07_28),
+        ("v2025", McpProtocol::V2025_11_25),
+    ] {
+        manager
+            .upsert(
+                McpServerConfig::new(
+                    id,
+                    McpTransport::stdio(
+                        python.display().to_string(),
+                        [script.clone(), "stdio".into()],
+                    ),
+                )
+                .with_protocol(protocol)
+                .with_startup_timeout(Duration::from_secs(30)),
+            )
+            .unwrap();
+    }
+    let args = json!({"message": "hello"}).as_object().unwrap().clone();
+    rt.block_on(async {
+        for (id, version) in [("v2026", "2026-07-28"), ("v2025", "2025-11-25")] {
+            manager.connect(id).await.unwrap();
+            let status = manager.status(id).await.unwrap();
+            assert_eq!(status.protocol_version.as_deref(), Some(version));
+            let out = manager.call_tool(id, "echo", args.clone()).await.unwrap();
+            assert!(format!("{out:?}").contains("Echo: hello"), "{out:?}");
+        }
+    });
+    let mut group = c.benchmark_group("mcp_revisions");
+    for id in ["v2026", "v2025"] {
+        group.bench_function(format!("echo_{id}_sequential"), |b| {
+            b.iter(|| {
+                rt.block_on(manager.call_tool(id, "echo", args.clone()))
+                    .unwrap()
+            })
+        });
+        group.bench_function(format!("echo_{id}_100_in_flight_per_call"), |b| {
+            b.iter_custom(|iters| {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    let start = Instant::now();
+                    let outs = rt.block_on(futures::future::join_all(
+                        (0..100).map(|_| manager.call_tool(id, "echo", args.clone())),
+                    ));
+                    total += start.elapsed() / 100;
+                    assert!(outs.iter().all(Result::is_ok));
+                }
+                total
+            })
+        });
+    }
+    group.finish();
+    rt.block_on(manager.shutdown());
+}
+
+criterion_group!(benches, bench, bench_faults, bench_revisions);
 criterion_main!(benches);
