@@ -594,6 +594,11 @@ pub struct FieldEncoding {
     /// Whether arrays and objects are exploded (default: `true` for `form`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub explode: Option<bool>,
+    /// Headers sent with each multipart part of the field (OpenAPI
+    /// `encoding.headers`), by name: those whose value the document fixes
+    /// (the header schema's `const`, one-value `enum` or `default`).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub headers: std::collections::BTreeMap<String, String>,
 }
 
 /// An authentication scheme (OpenAPI `securitySchemes` entry).

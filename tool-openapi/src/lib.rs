@@ -28,7 +28,12 @@
 //!   at the token URL through the same SSRF guard, the token cached until
 //!   it expires), none where it says `security: []`. Parameters are
 //!   written by their `style` and `explode` (form, spaceDelimited,
-//!   pipeDelimited, deepObject, simple, label, matrix).
+//!   pipeDelimited, deepObject, simple, label, matrix); an empty query
+//!   value is sent only where `allowEmptyValue` (or the style, for arrays)
+//!   says so. Form and multipart fields follow their `encoding`
+//!   (`contentType`, `style`, `explode`, and part `headers` whose value
+//!   the document fixes), and the body's media type is the only
+//!   `Content-Type` sent.
 //! - [`SsrfGuard`]: builds a guarded `reqwest::Client` under an
 //!   [`SsrfPolicy`]; it lives in `tool_core::net` (feature `net`) so
 //!   tool-mcp's HTTP transport uses the same guard, and is re-exported here.

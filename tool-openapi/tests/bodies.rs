@@ -23,6 +23,7 @@ async fn start() -> SocketAddr {
     let router = Router::new()
         .route("/form", post(form))
         .route("/upload", post(upload))
+        .route("/upload-encoded", post(upload))
         .route("/raw", post(raw))
         .route("/raw-file", post(raw))
         .route("/analyze", post(raw))
@@ -72,10 +73,22 @@ async fn upload(headers: HeaderMap, body: Bytes) -> Response {
                 .and_then(|v| v.split('"').next())
         };
         let part_type = head.lines().find_map(|l| l.strip_prefix("Content-Type: "));
-        parts.push(
-            json!({"name": field("; name"), "filename": field("filename"),
-            "contentType": part_type, "content": content}),
-        );
+        let mut part = json!({"name": field("; name"), "filename": field("filename"),
+            "contentType": part_type, "content": content});
+        // Any other part header, by name (only when there is one).
+        let others: serde_json::Map<String, Value> = head
+            .lines()
+            .filter_map(|l| l.split_once(": "))
+            .filter(|(k, _)| {
+                !k.eq_ignore_ascii_case("content-type")
+                    && !k.eq_ignore_ascii_case("content-disposition")
+            })
+            .map(|(k, v)| (k.to_owned(), json!(v)))
+            .collect();
+        if !others.is_empty() {
+            part["headers"] = Value::Object(others);
+        }
+        parts.push(part);
     }
     axum::Json(json!({"parts": parts})).into_response()
 }
@@ -175,6 +188,26 @@ fn document(addr: SocketAddr) -> Value {
                         "file": binary,
                         "extra": {"type": "array", "items": binary}}},
                     "encoding": {"file": {"contentType": "text/csv"}}}}}}},
+            "/upload-encoded": {"post": {"operationId": "uploadEncoded", "requestBody": {"content": {
+                "multipart/form-data": {
+                    "schema": {"type": "object", "properties": {
+                        "title": {"type": "string"},
+                        "meta": {"type": "object", "properties": {"k": {"type": "string"}}},
+                        "tags": {"type": "array", "items": {"type": "string"}},
+                        "count": {"type": "integer"},
+                        "file": binary}},
+                    "encoding": {
+                        "title": {"contentType": "text/markdown", "headers": {
+                            "X-Rate-Limit": {"schema": {"type": "integer", "const": 5}},
+                            "X-Lang": {"schema": {"type": "string", "enum": ["en"]}},
+                            "X-Trace": {"required": true, "schema": {"type": "string"}},
+                            "Content-Type": {"schema": {"type": "string", "default": "text/html"}}}},
+                        "meta": {"contentType": "application/vnd.acme+json"},
+                        "tags": {"contentType": "text/plain", "headers": {
+                            "X-Item": {"schema": {"type": "boolean", "default": true}}}},
+                        "count": {"contentType": "image/png, image/jpeg"},
+                        "file": {"contentType": "image/png", "headers": {
+                            "X-Checksum": {"schema": {"type": "string", "default": "abc"}}}}}}}}}},
             "/raw": {"post": {"operationId": "sendXml", "requestBody": {"required": true, "content": {
                 "application/xml": {"schema": {"type": "object", "properties": {"a": {"type": "string"}}}}}}}},
             "/raw-file": {"post": {"operationId": "sendFile", "requestBody": {"required": true, "content": {
@@ -313,6 +346,69 @@ async fn multipart_uploads_workspace_files_beside_text_and_json_parts() {
     assert_eq!(parts[3]["contentType"], "application/octet-stream");
     assert_eq!(parts[4]["filename"], "report.csv");
     assert_eq!(parts.as_array().unwrap().len(), 5);
+}
+
+/// Each part carries its field's `encoding`: the `contentType` and the
+/// part headers whose value the document fixes, checked as the server
+/// splits the parts.
+#[tokio::test]
+async fn multipart_parts_carry_their_encoding_content_type_and_headers() {
+    let addr = start().await;
+    let import = import_value(&document(addr), &ImportOptions::new()).unwrap();
+    let warned = |needle: &str| {
+        import
+            .warnings
+            .iter()
+            .any(|w| w.to_string().contains(needle))
+    };
+    assert!(
+        warned("part header `X-Trace` has no value"),
+        "{:?}",
+        import.warnings
+    );
+    assert!(
+        warned("part header `Content-Type` is ignored"),
+        "{:?}",
+        import.warnings
+    );
+    let fixture = setup().await;
+    let out = call(
+        &fixture,
+        "uploadEncoded",
+        json!({"title": "# Q3", "meta": {"k": "v"}, "tags": ["a", "b"], "count": 2, "file": "report.csv"}),
+    )
+    .await;
+    let parts = &body(&out)["parts"];
+    assert_eq!(
+        parts[0],
+        json!({"name": "title", "filename": null, "contentType": "text/markdown", "content": "# Q3",
+            "headers": {"X-Lang": "en", "X-Rate-Limit": "5"}}),
+        "{parts}"
+    );
+    assert_eq!(parts[1]["contentType"], "application/vnd.acme+json");
+    assert_eq!(parts[1]["content"], r#"{"k":"v"}"#);
+    assert!(parts[1].get("headers").is_none(), "{parts}");
+    for (index, item) in [(2, "a"), (3, "b")] {
+        assert_eq!(
+            parts[index],
+            json!({"name": "tags", "filename": null, "contentType": null, "content": item,
+                "headers": {"X-Item": "true"}}),
+            "{parts}"
+        );
+    }
+    // A list of types names none to send.
+    assert_eq!(
+        parts[4],
+        json!({"name": "count", "filename": null, "contentType": null, "content": "2"}),
+        "{parts}"
+    );
+    assert_eq!(
+        parts[5],
+        json!({"name": "file", "filename": "report.csv", "contentType": "image/png",
+            "content": "a,b\n1,2\n", "headers": {"X-Checksum": "abc"}}),
+        "{parts}"
+    );
+    assert_eq!(parts.as_array().unwrap().len(), 6);
 }
 
 #[tokio::test]
@@ -461,7 +557,13 @@ async fn file_operations_touch_the_host_and_confined_calls_never_read_secrets() 
         .collect();
     assert_eq!(
         touching,
-        ["upload", "sendFile", "redirected", "analyzeImageInStream"]
+        [
+            "upload",
+            "uploadEncoded",
+            "sendFile",
+            "redirected",
+            "analyzeImageInStream"
+        ]
     );
 
     let dir = fixture.workspace.path();

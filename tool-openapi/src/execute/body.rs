@@ -9,7 +9,12 @@
 //!   is sent as JSON text.
 //! - **Multipart** fields are one part each (text for scalars, JSON for
 //!   objects, or the field's `contentType`), a list one part per item, a
-//!   file field one part per file with its base name as `filename`.
+//!   file field one part per file with its base name as `filename`; each
+//!   part carries its field's `encoding.headers` whose value the document
+//!   fixes (see [`FieldEncoding::headers`](crate::FieldEncoding::headers)).
+//!   A `contentType` listing several types (`image/png, image/jpeg`) or a
+//!   wildcard sends a scalar part untyped and a file as
+//!   `application/octet-stream`.
 //! - **Files** are read from the workspace (the tool's
 //!   [`workspace`](crate::OpenApiToolBuilder::workspace), else the call's
 //!   `cwd`): a relative path is taken from its root, and a path that
@@ -30,6 +35,8 @@ use crate::document::FieldEncoding;
 pub(crate) struct PartPlan {
     pub name: String,
     pub content_type: Option<String>,
+    /// The field's part headers (its encoding's), in name order.
+    pub headers: Vec<(String, String)>,
     pub source: PartSource,
 }
 
@@ -105,6 +112,14 @@ pub(crate) fn multipart_parts(
     out: &mut Vec<PartPlan>,
 ) {
     let declared = encoding.and_then(|e| e.content_type.clone());
+    let headers: Vec<(String, String)> = encoding
+        .map(|e| {
+            e.headers
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect()
+        })
+        .unwrap_or_default();
     if file {
         let content_type = declared
             .filter(|t| !t.contains([',', '*']))
@@ -117,6 +132,7 @@ pub(crate) fn multipart_parts(
             out.push(PartPlan {
                 name: name.to_owned(),
                 content_type: Some(content_type.clone()),
+                headers: headers.clone(),
                 source: PartSource::File(scalar_text(path, ",")),
             });
         }
@@ -132,11 +148,14 @@ pub(crate) fn multipart_parts(
         Value::Array(_) | Value::Object(_) => out.push(PartPlan {
             name: name.to_owned(),
             content_type: Some(declared.unwrap_or_else(|| "application/json".to_owned())),
+            headers,
             source: PartSource::Text(value.to_string()),
         }),
         other => out.push(PartPlan {
             name: name.to_owned(),
-            content_type: declared.filter(|t| !t.starts_with("text/plain")),
+            content_type: declared
+                .filter(|t| !t.starts_with("text/plain") && !t.contains([',', '*'])),
+            headers,
             source: PartSource::Text(scalar_text(other, ",")),
         }),
     }
@@ -153,6 +172,8 @@ pub(crate) struct Part {
     pub name: String,
     pub filename: Option<String>,
     pub content_type: Option<String>,
+    /// Further part headers, written after `Content-Type`.
+    pub headers: Vec<(String, String)>,
     pub bytes: Vec<u8>,
 }
 
@@ -191,6 +212,12 @@ pub(crate) fn multipart_body(parts: &[Part]) -> (String, Vec<u8>) {
         if let Some(content_type) = &part.content_type {
             body.extend_from_slice(b"\r\nContent-Type: ");
             body.extend_from_slice(quoted(content_type).as_bytes());
+        }
+        for (name, value) in &part.headers {
+            body.extend_from_slice(b"\r\n");
+            body.extend_from_slice(quoted(name).as_bytes());
+            body.extend_from_slice(b": ");
+            body.extend_from_slice(quoted(value).as_bytes());
         }
         body.extend_from_slice(b"\r\n\r\n");
         body.extend_from_slice(&part.bytes);
@@ -304,6 +331,7 @@ mod tests {
             content_type: None,
             style: Some(style.into()),
             explode,
+            headers: Default::default(),
         }
     }
 
@@ -348,12 +376,15 @@ mod tests {
                 name: "note".into(),
                 filename: None,
                 content_type: None,
+                headers: Vec::new(),
                 bytes: b"hi".to_vec(),
             },
             Part {
                 name: "file\"x".into(),
                 filename: Some("a\r\nb.txt".into()),
                 content_type: Some("text/csv".into()),
+                // A part header cannot end its line: CR and LF are encoded.
+                headers: vec![("X-Sum".into(), "a\r\nInjected: 1".into())],
                 bytes: b"1,2".to_vec(),
             },
         ];
@@ -363,7 +394,7 @@ mod tests {
             text,
             format!(
                 "--{boundary}\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\nhi\r\n\
-                 --{boundary}\r\nContent-Disposition: form-data; name=\"file%22x\"; filename=\"a%0D%0Ab.txt\"\r\nContent-Type: text/csv\r\n\r\n1,2\r\n\
+                 --{boundary}\r\nContent-Disposition: form-data; name=\"file%22x\"; filename=\"a%0D%0Ab.txt\"\r\nContent-Type: text/csv\r\nX-Sum: a%0D%0AInjected: 1\r\n\r\n1,2\r\n\
                  --{boundary}--\r\n"
             )
         );

@@ -237,6 +237,7 @@ async fn attach_body(
                 name: "body".into(),
                 filename: None,
                 content_type: None,
+                headers: Vec::new(),
                 bytes: text.into_bytes(),
             }]);
             let essence = media
@@ -277,6 +278,7 @@ async fn attach_body(
                     name: plan.name,
                     filename,
                     content_type: plan.content_type,
+                    headers: plan.headers,
                     bytes,
                 });
             }

@@ -152,7 +152,7 @@ pub(crate) fn request_body<'b>(
                     content_type: None,
                 });
             }
-            return Ok(kept(kind, media_type, media));
+            return Ok(kept(kind, media_type, media, at, warn));
         }
         let marks = converter.marks();
         let media_at = crate::pointer::join(&crate::pointer::join(at, "content"), media_type);
@@ -170,7 +170,7 @@ pub(crate) fn request_body<'b>(
                 required,
                 parameters,
             ));
-            return Ok(kept(kind, media_type, media));
+            return Ok(kept(kind, media_type, media, at, warn));
         }
         let schema = match object_properties(schema) {
             Ok((properties, required_props)) => {
@@ -229,7 +229,7 @@ pub(crate) fn request_body<'b>(
                         .collect();
                     splits.0.insert(key, split);
                 }
-                return Ok(kept(kind, media_type, media));
+                return Ok(kept(kind, media_type, media, at, warn));
             }
             Err(schema) => schema,
         };
@@ -266,7 +266,7 @@ pub(crate) fn request_body<'b>(
             required,
             parameters,
         ));
-        return Ok(kept(kind, media_type, media));
+        return Ok(kept(kind, media_type, media, at, warn));
     }
 }
 
@@ -274,14 +274,20 @@ pub(crate) fn request_body<'b>(
 /// `application/json` (the default), so a vendor type
 /// (`application/vnd.api+json`, `application/problem+json`) is the
 /// `Content-Type` sent.
-fn kept(kind: BodyKind, media_type: &str, media: &Node<'_>) -> Option<BodyFormat> {
+fn kept(
+    kind: BodyKind,
+    media_type: &str,
+    media: &Node<'_>,
+    at: &str,
+    warn: &mut impl FnMut(String, String),
+) -> Option<BodyFormat> {
     let plain_json = kind == BodyKind::Json && {
         let essence = media_type.split(';').next().unwrap_or("").trim();
         essence.eq_ignore_ascii_case("application/json")
             || essence == "*/*"
             || essence.contains('*')
     };
-    (!plain_json).then(|| format(kind, media_type, media))
+    (!plain_json).then(|| format(kind, media_type, media, at, warn))
 }
 
 /// The one argument of a whole body: JSON as its schema says, text as a
@@ -342,17 +348,36 @@ fn whole_body(
     }
 }
 
-fn format(kind: BodyKind, media_type: &str, media: &Node<'_>) -> BodyFormat {
+fn format(
+    kind: BodyKind,
+    media_type: &str,
+    media: &Node<'_>,
+    at: &str,
+    warn: &mut impl FnMut(String, String),
+) -> BodyFormat {
     let mut encoding = std::collections::BTreeMap::new();
     if let Some(Node::Object(fields)) = media.get("encoding") {
+        let encoding_at = || {
+            let content = crate::pointer::join(at, "content");
+            crate::pointer::join(&crate::pointer::join(&content, media_type), "encoding")
+        };
         for (name, field) in fields.iter() {
             let text = |key: &str| field.get(key).and_then(Node::as_str).map(str::to_owned);
+            let headers = match (kind, field.get("headers")) {
+                (BodyKind::Multipart, Some(Node::Object(headers))) => part_headers(
+                    headers,
+                    &crate::pointer::join(&crate::pointer::join(&encoding_at(), name), "headers"),
+                    warn,
+                ),
+                _ => std::collections::BTreeMap::new(),
+            };
             encoding.insert(
                 name.to_owned(),
                 FieldEncoding {
                     content_type: text("contentType"),
                     style: text("style"),
                     explode: field.get("explode").and_then(Node::as_bool),
+                    headers,
                 },
             );
         }
@@ -362,6 +387,66 @@ fn format(kind: BodyKind, media_type: &str, media: &Node<'_>) -> BodyFormat {
         media_type: media_type.to_owned(),
         encoding,
     }
+}
+
+/// The part headers of one multipart field's `encoding.headers` that are
+/// sent: each whose schema fixes its value (`const`, a one-value `enum`,
+/// else `default`; a string, number or boolean). `Content-Type` is the
+/// field's `contentType` and `Content-Disposition` the part's own, so
+/// both are ignored (OpenAPI says so of the first); any other header left
+/// out (no fixed value, a `$ref`, not a valid header) is a warning at `at`.
+fn part_headers(
+    headers: &super::node::Object<'_>,
+    at: &str,
+    warn: &mut impl FnMut(String, String),
+) -> std::collections::BTreeMap<String, String> {
+    let mut sent = std::collections::BTreeMap::new();
+    for (name, header) in headers.iter() {
+        let header_at = crate::pointer::join(at, name);
+        let lower = name.to_ascii_lowercase();
+        if lower == "content-type" || lower == "content-disposition" {
+            warn(
+                header_at,
+                format!("part header `{name}` is ignored (the part writes its own)"),
+            );
+            continue;
+        }
+        let schema = header.get("schema");
+        let fixed = schema.and_then(|schema| {
+            schema
+                .get("const")
+                .or_else(|| match schema.get("enum").and_then(Node::as_array) {
+                    Some([only]) => Some(only),
+                    _ => None,
+                })
+                .or_else(|| schema.get("default"))
+        });
+        let value = match fixed.map(Node::to_value) {
+            Some(Value::String(text)) => Some(text),
+            Some(value @ (Value::Number(_) | Value::Bool(_))) => Some(value.to_string()),
+            _ => None,
+        };
+        let Some(value) = value else {
+            warn(
+                header_at,
+                format!(
+                    "part header `{name}` has no value the document fixes (a `const`, a one-value `enum` or a `default` in its schema): not sent"
+                ),
+            );
+            continue;
+        };
+        if http::HeaderName::from_bytes(name.as_bytes()).is_err()
+            || http::HeaderValue::from_str(&value).is_err()
+        {
+            warn(
+                header_at,
+                format!("part header `{name}: {value}` is not a valid header: not sent"),
+            );
+            continue;
+        }
+        sent.insert(name.to_owned(), value);
+    }
+    sent
 }
 
 /// `name`, or `body_<name>` (then `body_<name>_2`, …) when an argument
