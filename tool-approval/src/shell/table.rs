@@ -353,7 +353,7 @@ pub(crate) const fn valued(names: &'static [&'static str]) -> Opt {
     }
 }
 
-const fn program(
+pub(crate) const fn program(
     programs: &'static [&'static str],
     clusters: bool,
     options: &'static [Opt],

@@ -18,7 +18,7 @@
 //! reads what `-exec` runs), `tree -R` (writes `00Tree.html` into every
 //! folder with `-H`), `jq -f` (a program from a file), `go test -args`.
 
-use super::{Effect, Opt, OptionValue, Options, Parser, Row, opt, valued};
+use super::{Effect, Opt, OptionValue, Options, Parser, Row, opt, program, valued};
 
 use Effect::{ChangesConfig, LoadsCode, RunsCode, WritesFile};
 use OptionValue::{Flag, Required};
@@ -40,14 +40,9 @@ const fn closed(
     options: &'static [Opt],
 ) -> Row {
     Row {
-        programs,
-        subcommand: None,
-        options_at: Options::Anywhere,
-        clusters,
-        options,
-        operands: super::Operands::Plain,
         parser,
         closed: true,
+        ..program(programs, clusters, options)
     }
 }
 
