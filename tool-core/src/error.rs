@@ -204,6 +204,16 @@ pub enum Error {
         /// reqwest's message.
         message: String,
     },
+    /// A tool search query (from a model or a host) cannot be run: an
+    /// empty query, or a regular expression that does not compile or is
+    /// too large.
+    #[error("tool search query `{query}`: {message}")]
+    InvalidSearchQuery {
+        /// The query as given.
+        query: String,
+        /// What is wrong with it.
+        message: String,
+    },
 }
 
 impl Error {

@@ -9,45 +9,23 @@ impl OfferedTools {
     /// OpenAI Chat Completions `tools`:
     /// `[{"type":"function","function":{"name","description","parameters"}}]`.
     pub fn openai_chat_tools(&self) -> Vec<Value> {
-        self.all_apis()
-            .map(|(tool, name, api)| {
-                json!({
-                    "type": "function",
-                    "function": {
-                        "name": name,
-                        "description": description(tool, api),
-                        "parameters": api.parameters_schema(),
-                    }
-                })
-            })
-            .collect()
+        self.definitions(crate::ProviderFormat::OpenAiChat)
     }
 
     /// OpenAI Responses `tools`:
     /// `[{"type":"function","name","description","parameters"}]`.
     pub fn openai_responses_tools(&self) -> Vec<Value> {
-        self.all_apis()
-            .map(|(tool, name, api)| {
-                json!({
-                    "type": "function",
-                    "name": name,
-                    "description": description(tool, api),
-                    "parameters": api.parameters_schema(),
-                })
-            })
-            .collect()
+        self.definitions(crate::ProviderFormat::OpenAiResponses)
     }
 
     /// Anthropic Messages `tools`: `[{"name","description","input_schema"}]`.
     pub fn anthropic_tools(&self) -> Vec<Value> {
+        self.definitions(crate::ProviderFormat::Anthropic)
+    }
+
+    fn definitions(&self, format: crate::ProviderFormat) -> Vec<Value> {
         self.all_apis()
-            .map(|(tool, name, api)| {
-                json!({
-                    "name": name,
-                    "description": description(tool, api),
-                    "input_schema": api.parameters_schema(),
-                })
-            })
+            .map(|(tool, name, api)| definition(format, tool, name, api))
             .collect()
     }
 
@@ -86,8 +64,38 @@ impl OfferedTools {
     }
 }
 
+/// One API's definition in `format`'s request shape.
+pub(crate) fn definition(
+    format: crate::ProviderFormat,
+    tool: &OfferedTool,
+    name: &str,
+    api: &ApiDefinition,
+) -> Value {
+    match format {
+        crate::ProviderFormat::OpenAiChat => json!({
+            "type": "function",
+            "function": {
+                "name": name,
+                "description": description(tool, api),
+                "parameters": api.parameters_schema(),
+            }
+        }),
+        crate::ProviderFormat::OpenAiResponses => json!({
+            "type": "function",
+            "name": name,
+            "description": description(tool, api),
+            "parameters": api.parameters_schema(),
+        }),
+        crate::ProviderFormat::Anthropic => json!({
+            "name": name,
+            "description": description(tool, api),
+            "input_schema": api.parameters_schema(),
+        }),
+    }
+}
+
 /// The API's description, falling back to the tool's.
-fn description(tool: &OfferedTool, api: &ApiDefinition) -> String {
+pub(crate) fn description(tool: &OfferedTool, api: &ApiDefinition) -> String {
     if !api.description.trim().is_empty() {
         return api.description.clone();
     }

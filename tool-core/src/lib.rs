@@ -156,6 +156,7 @@ mod provide_error;
 mod provider;
 mod registry;
 mod schema;
+pub mod search;
 mod shared_defs;
 mod strict;
 mod suggest;

@@ -180,6 +180,10 @@ pub struct ApiDefinition {
     /// host cannot confine, unattended calls ask or are blocked instead.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub touches_host: bool,
+    /// Offer only the API's name to search until a search loads it (see
+    /// [`search::DeferPolicy`](crate::search::DeferPolicy)).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub defer_loading: bool,
     /// JSON Schema of the result's `state`, when the API promises one (MCP
     /// serves it as the tool's `outputSchema`, with the state as
     /// `structuredContent`).
@@ -207,6 +211,8 @@ impl Serialize for ApiDefinition {
             human_intervention: Option<&'a HumanIntervention>,
             #[serde(skip_serializing_if = "std::ops::Not::not")]
             touches_host: bool,
+            #[serde(skip_serializing_if = "std::ops::Not::not")]
+            defer_loading: bool,
             #[serde(skip_serializing_if = "Option::is_none")]
             output_schema: Option<&'a Value>,
         }
@@ -218,6 +224,7 @@ impl Serialize for ApiDefinition {
             render_display_control: self.render_display_control,
             human_intervention: self.human_intervention.as_ref(),
             touches_host: self.touches_host,
+            defer_loading: self.defer_loading,
             output_schema: self.output_schema.as_ref(),
         }
         .serialize(serializer)
@@ -235,6 +242,7 @@ impl ApiDefinition {
             render_display_control: None,
             human_intervention: None,
             touches_host: false,
+            defer_loading: false,
             output_schema: None,
             shared_defs: None,
         }
@@ -304,6 +312,12 @@ impl ApiDefinition {
     /// Declares the schema of the result's `state`.
     pub fn with_output_schema(mut self, schema: Value) -> Self {
         self.output_schema = Some(schema);
+        self
+    }
+
+    /// Marks the API as deferred (see [`ApiDefinition::defer_loading`]).
+    pub fn deferred(mut self) -> Self {
+        self.defer_loading = true;
         self
     }
 

@@ -40,6 +40,12 @@ impl OfferedTool {
         &self.manifest
     }
 
+    /// The shared manifest (the search index keeps it to see later whether
+    /// the tool changed).
+    pub(crate) fn manifest_arc(&self) -> &Arc<ToolManifest> {
+        &self.manifest
+    }
+
     /// The manifest's fingerprint, computed by `make` once per snapshot.
     pub(crate) fn fingerprint_with(&self, make: impl FnOnce(&ToolManifest) -> String) -> &str {
         self.fingerprint.get_or_init(|| make(&self.manifest))

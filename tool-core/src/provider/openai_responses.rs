@@ -18,12 +18,22 @@ pub(super) fn tool_calls(response: &Value) -> Result<Vec<ToolCall>, Error> {
             continue;
         }
         let pointer = format!("{at}/{index}");
-        calls.push(call_from(
-            FORMAT,
-            item,
-            &pointer,
-            ["call_id", "name", "arguments"],
-        )?);
+        let mut call = call_from(FORMAT, item, &pointer, ["call_id", "name", "arguments"])?;
+        // A function of a `namespace` tool (deferred tool search exports
+        // one namespace per tool): the call names the namespace apart.
+        match item.get("namespace") {
+            None | Some(Value::Null) => {}
+            Some(Value::String(namespace)) if !namespace.is_empty() => {
+                call.name = format!("{namespace}{}{}", crate::WIRE_SEPARATOR, call.name);
+            }
+            Some(_) => {
+                return Err(FORMAT.problem(
+                    &format!("{pointer}/namespace"),
+                    "`namespace` must be a non-empty string".into(),
+                ));
+            }
+        }
+        calls.push(call);
     }
     Ok(calls)
 }
