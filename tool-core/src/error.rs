@@ -214,6 +214,25 @@ pub enum Error {
         /// What is wrong with it.
         message: String,
     },
+    /// A stored taint session state (ledger, pins, quota counts) does not
+    /// read.
+    #[error("taint session: {message}")]
+    Session {
+        /// What is wrong.
+        message: String,
+    },
+    /// A rule of a data table (a secret-redaction rule, a quota) is
+    /// refused at load: a pattern that does not compile, an example it does
+    /// not match, a counter-example it does match.
+    #[error("rule `{rule}` of {table}: {message}")]
+    InvalidRule {
+        /// The table (`secret rules`, `quotas`…) or its file.
+        table: String,
+        /// The rule's id (`""` when it has none).
+        rule: String,
+        /// What is wrong.
+        message: String,
+    },
 }
 
 impl Error {

@@ -199,6 +199,7 @@ pub struct Invoker {
     config: InvokeConfig,
     gate: Option<Arc<dyn Gate>>,
     asker: Option<Arc<dyn Asker>>,
+    session: Option<Arc<crate::taint::Session>>,
 }
 
 impl std::fmt::Debug for Invoker {
@@ -207,6 +208,7 @@ impl std::fmt::Debug for Invoker {
             .field("config", &self.config)
             .field("gate", &self.gate.is_some())
             .field("asker", &self.asker.is_some())
+            .field("session", &self.session.is_some())
             .finish()
     }
 }
@@ -218,6 +220,7 @@ impl Invoker {
             config,
             gate: None,
             asker: None,
+            session: None,
         }
     }
 
@@ -232,6 +235,21 @@ impl Invoker {
     pub fn with_asker(mut self, asker: Arc<dyn Asker>) -> Self {
         self.asker = Some(asker);
         self
+    }
+
+    /// The same pipeline keeping `session`'s ledger: every call that runs
+    /// is recorded as it completes, with the values its output delivered
+    /// when its API reads private data or returns untrusted content (see
+    /// [`taint`](crate::taint)). Pair it with a
+    /// [`TaintGate`](crate::taint::TaintGate) over the same session.
+    pub fn with_session(mut self, session: Arc<crate::taint::Session>) -> Self {
+        self.session = Some(session);
+        self
+    }
+
+    /// The taint session, when there is one.
+    pub fn session(&self) -> Option<&Arc<crate::taint::Session>> {
+        self.session.as_ref()
     }
 
     /// The asker, when there is one.
@@ -335,9 +353,13 @@ impl Invoker {
             outcome = tracing::field::Empty,
         );
         let started = (!span.is_disabled()).then(std::time::Instant::now);
+        let observed = self.session.as_ref().map(|s| s.observe(&call));
         // Boxed once here, so the futures around it stay small and are not
         // copied at each layer (a measurable share of a trivial call).
-        let output = Box::pin(self.run(call, ctx)).instrument(span.clone()).await;
+        let mut output = Box::pin(self.run(call, ctx)).instrument(span.clone()).await;
+        if let (Some(session), Some(observed)) = (&self.session, observed) {
+            session.completed(observed, &mut output);
+        }
         if let Some(started) = started {
             span.record("duration_ms", started.elapsed().as_millis() as u64);
         }

@@ -38,6 +38,13 @@
 //!   of waiting ([`Invoker::invoke_turn`]); any process resumes it
 //!   ([`Invoker::resume`]), once (a use-once ledger), failing closed when
 //!   the call, the tool, the policy or the scope changed.
+//! - [`taint`]: what a conversation has taken in. Each API's
+//!   [`taint::Capabilities`] (private reads, untrusted content, a way
+//!   out); a serialisable [`taint::Ledger`] the invoker keeps
+//!   ([`Invoker::with_session`]); the [`taint::TaintGate`] that holds back
+//!   an egress call carrying a destination from untrusted content or
+//!   private data to a destination the user did not name
+//!   (`taint/trifecta`).
 //! - [`Confinement`] and [`PathClass`]: what a call that runs may touch on
 //!   the host, and the named protected and secret path classes both walls
 //!   (approval and the OS sandbox) read.
@@ -128,6 +135,7 @@ mod arg_role;
 mod arguments;
 mod assembly;
 mod batch;
+mod capability;
 mod compiled;
 mod confine;
 mod content;
@@ -163,6 +171,7 @@ mod suggest;
 mod surface;
 mod synthetic;
 mod talk;
+pub mod taint;
 mod tool;
 mod validate;
 mod violation;

@@ -189,6 +189,11 @@ pub struct ApiDefinition {
     /// `structuredContent`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_schema: Option<Value>,
+    /// What the API can do to data (private reads, untrusted content, a
+    /// way out), when its author says; `None` lets the host derive it from
+    /// the tool's source (see [`taint::derive_capabilities`](crate::taint::derive_capabilities)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capabilities: Option<crate::capability::Capabilities>,
     /// Definitions held once for many APIs that `parameters` may refer to.
     #[serde(skip)]
     shared_defs: Option<crate::SharedDefs>,
@@ -215,6 +220,8 @@ impl Serialize for ApiDefinition {
             defer_loading: bool,
             #[serde(skip_serializing_if = "Option::is_none")]
             output_schema: Option<&'a Value>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            capabilities: Option<crate::capability::Capabilities>,
         }
         Stored {
             name: &self.name,
@@ -226,6 +233,7 @@ impl Serialize for ApiDefinition {
             touches_host: self.touches_host,
             defer_loading: self.defer_loading,
             output_schema: self.output_schema.as_ref(),
+            capabilities: self.capabilities,
         }
         .serialize(serializer)
     }
@@ -244,6 +252,7 @@ impl ApiDefinition {
             touches_host: false,
             defer_loading: false,
             output_schema: None,
+            capabilities: None,
             shared_defs: None,
         }
     }
@@ -312,6 +321,13 @@ impl ApiDefinition {
     /// Declares the schema of the result's `state`.
     pub fn with_output_schema(mut self, schema: Value) -> Self {
         self.output_schema = Some(schema);
+        self
+    }
+
+    /// Declares what the API can do to data (see
+    /// [`ApiDefinition::capabilities`]).
+    pub fn with_capabilities(mut self, capabilities: crate::capability::Capabilities) -> Self {
+        self.capabilities = Some(capabilities);
         self
     }
 

@@ -143,6 +143,19 @@ pub enum Error {
         /// What failed.
         message: String,
     },
+    /// A remote tool's questions could not be kept pending, or the answers
+    /// of a resumed call could not be sent: a question this client cannot
+    /// answer, a state that is not this call's, answers that do not fit
+    /// the questions.
+    #[error("MCP server `{server}`, tool `{tool}`: {message}")]
+    InputState {
+        /// The server id.
+        server: String,
+        /// The remote tool.
+        tool: String,
+        /// What was wrong.
+        message: String,
+    },
     /// Serving a registry over MCP failed (bind, transport).
     #[error("serving over MCP: {0}")]
     Serve(String),
@@ -184,7 +197,8 @@ impl Error {
             | Self::UrlRefused { server, .. }
             | Self::ToolRemoved { server, .. }
             | Self::NotOffered { server, .. }
-            | Self::Unauthorized { server, .. } => Some(server),
+            | Self::Unauthorized { server, .. }
+            | Self::InputState { server, .. } => Some(server),
             Self::Serve(_) | Self::ClientInput { .. } => None,
         }
     }
@@ -227,6 +241,7 @@ impl Error {
             Self::ToolRemoved { .. } => "mcp_tool_removed",
             Self::NotOffered { .. } => "mcp_not_offered",
             Self::Unauthorized { .. } => "mcp_unauthorized",
+            Self::InputState { .. } => "mcp_input_state",
             Self::Serve(_) => "mcp_serve",
             Self::ClientInput { .. } => "mcp_client_input",
         }

@@ -30,8 +30,12 @@
 //!   (`initialize`, a session), choosing per server ([`McpProtocol`]:
 //!   discover first, `initialize` when the server does not know it); a
 //!   2026-07-28 server's `input_required` questions are answered by the
-//!   host's [`ElicitationHandler`] and the call is made again with the
-//!   server's request state. The server serves both on one endpoint.
+//!   host's [`ElicitationHandler`] (or the call's asker) and the call is
+//!   made again with the server's request state; with
+//!   [`ManagerOptions::pending_questions`] the questions nobody here answers
+//!   become the call's pending item in tool-core's durable turn
+//!   ([`tool_core::durable`]), resumed in any process with the answers and
+//!   the state intact, once. The server serves both on one endpoint.
 //! - [`RegistryServer`]: the other direction — a [`tool_core::ToolRegistry`]
 //!   served over MCP, each call through the [`tool_core::Invoker`] pipeline
 //!   gated by the host's [`tool_core::Gate`], `ask`s put to the client by
@@ -135,6 +139,8 @@ mod policy;
 mod provider;
 #[cfg(feature = "client")]
 mod remote_library;
+#[cfg(feature = "client")]
+mod remote_pending;
 #[cfg(feature = "client")]
 mod remote_rounds;
 #[cfg(feature = "client")]

@@ -17,7 +17,7 @@ use crate::elicit::ElicitationHandler;
 use crate::error::Error;
 use crate::http::HttpGuard;
 use crate::remote_rounds::call_in_rounds;
-use crate::remote_talk::{InFlight, call_tool_with_events};
+use crate::remote_talk::{InFlight, call_rounds_with_events, call_tool_with_events};
 use crate::session::{ConnectOptions, Hooks, Lifecycle, Session};
 use crate::stderr::DEFAULT_STDERR_LIMIT;
 
@@ -48,6 +48,7 @@ pub struct ManagerOptions {
     stderr_limit: usize,
     max_message_bytes: usize,
     elicitation: Option<Arc<dyn ElicitationHandler>>,
+    pending_questions: bool,
     oauth: Option<crate::oauth::OAuthOptions>,
 }
 
@@ -59,6 +60,7 @@ impl std::fmt::Debug for ManagerOptions {
             .field("stderr_limit", &self.stderr_limit)
             .field("max_message_bytes", &self.max_message_bytes)
             .field("elicitation", &self.elicitation.is_some())
+            .field("pending_questions", &self.pending_questions)
             .field("oauth", &self.oauth)
             .finish()
     }
@@ -72,6 +74,7 @@ impl Default for ManagerOptions {
             stderr_limit: DEFAULT_STDERR_LIMIT,
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             elicitation: None,
+            pending_questions: false,
             oauth: None,
         }
     }
@@ -116,6 +119,22 @@ impl ManagerOptions {
     /// Answers servers' elicitation requests (and declares the capability).
     pub fn elicitation(mut self, handler: Arc<dyn ElicitationHandler>) -> Self {
         self.elicitation = Some(handler);
+        self
+    }
+
+    /// Lets a 2026-07-28 server's questions to a [`McpTool`](crate::McpTool)
+    /// call wait as data: what no [`elicitation`](Self::elicitation) handler
+    /// and no asker of the call's context answers becomes the call's
+    /// `input_required` output, which tool-core's durable turn
+    /// ([`Invoker::invoke_turn`](tool_core::Invoker::invoke_turn)) keeps
+    /// pending and [`Invoker::resume`](tool_core::Invoker::resume) sends
+    /// again with the answers and the server's request state, in any
+    /// process (see [`McpTool`](crate::McpTool)). Declares the elicitation
+    /// capability; a 2025-11-25 server's `elicitation/create` (which
+    /// cannot wait: the server holds the call open) that no handler
+    /// answers is cancelled.
+    pub fn pending_questions(mut self, pending: bool) -> Self {
+        self.pending_questions = pending;
         self
     }
 
@@ -378,6 +397,7 @@ impl McpManager {
         let hooks = Hooks {
             server: slot.config.id.clone(),
             elicitation: self.options.elicitation.clone(),
+            pending_questions: self.options.pending_questions,
             in_flight: Arc::clone(&slot.in_flight),
             on_tools_changed: Arc::new(move || {
                 changes.fetch_add(1, Ordering::SeqCst);
@@ -660,6 +680,38 @@ impl McpManager {
             async move {
                 call_tool_with_events(session.peer(), session.hooks(), &in_flight, params, events)
                     .await
+            }
+        })
+        .await
+    }
+
+    /// A [`McpTool`](crate::McpTool) call: [`call_tool_with_events`](Self::call_tool_with_events)
+    /// whose questions may wait ([`ManagerOptions::pending_questions`]),
+    /// sent with `resumed` answers and request state when it is the resume
+    /// of such a call.
+    pub(crate) async fn call_tool_in_turn(
+        &self,
+        id: &str,
+        name: &str,
+        arguments: Map<String, Value>,
+        events: Arc<dyn tool_core::CallEvents>,
+        resumed: Option<crate::remote_pending::Resumed>,
+        ctx: &tool_core::ToolContext,
+    ) -> Result<crate::remote_rounds::Rounds, Error> {
+        let slot = self.enabled_slot(id)?;
+        let mut params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
+        if let Some(resumed) = resumed {
+            params.input_responses = Some(resumed.responses);
+            params.request_state = resumed.request_state;
+        }
+        let in_flight = Arc::clone(&slot.in_flight);
+        self.with_session(&slot, "tools/call", Resend::Never, |session| {
+            let (params, in_flight, events) =
+                (params.clone(), Arc::clone(&in_flight), Arc::clone(&events));
+            async move {
+                let answerer =
+                    crate::remote_pending::ForTool::new(session.hooks(), session.peer(), ctx);
+                call_rounds_with_events(session.peer(), &answerer, &in_flight, params, events).await
             }
         })
         .await

@@ -12,8 +12,8 @@
 //! re-sent otherwise.
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, InputRequest, InputRequests, InputResponses,
-    NumberOrString, ServerResult,
+    CallToolRequestParams, CallToolResult, InputRequest, InputRequests, InputRequiredResult,
+    InputResponses, NumberOrString, ServerResult,
 };
 use rmcp::service::{Peer, RequestContext};
 use rmcp::{ClientHandler, ErrorData, RoleClient, ServiceError};
@@ -59,24 +59,62 @@ async fn answer(
     Ok(responses)
 }
 
+/// Who answers a round's questions.
+pub(crate) trait Answerer: Sync {
+    /// The answers to `requests`, or `None` when they wait (the call ends
+    /// with the server's `input_required` as it is).
+    fn answer(
+        &self,
+        requests: &InputRequests,
+    ) -> impl Future<Output = Result<Option<InputResponses>, ServiceError>> + Send;
+}
+
+/// The session's hooks answer, in process (the host's
+/// [`ElicitationHandler`](crate::ElicitationHandler), else a decline).
+pub(crate) struct ByHooks<'a, H> {
+    pub(crate) hooks: &'a H,
+    pub(crate) peer: &'a Peer<RoleClient>,
+}
+
+impl<H: ClientHandler> Answerer for ByHooks<'_, H> {
+    async fn answer(
+        &self,
+        requests: &InputRequests,
+    ) -> Result<Option<InputResponses>, ServiceError> {
+        answer(self.hooks, self.peer, requests).await.map(Some)
+    }
+}
+
+/// What a call in rounds came to.
+#[derive(Debug)]
+pub(crate) enum Rounds {
+    /// The server's result.
+    Done(CallToolResult),
+    /// Questions the answerer left waiting, with the server's state.
+    Asked(InputRequiredResult),
+}
+
 /// Sends `params` with `send` and answers `input_required` rounds until
-/// the call completes.
-pub(crate) async fn call_in_rounds<F, Fut>(
-    hooks: &impl ClientHandler,
-    peer: &Peer<RoleClient>,
+/// the call completes or the answerer lets the questions wait. `params`
+/// may already carry answers and a request state (a resumed call).
+pub(crate) async fn rounds<F, Fut>(
+    answerer: &impl Answerer,
     mut params: CallToolRequestParams,
     mut send: F,
-) -> Result<CallToolResult, ServiceError>
+) -> Result<Rounds, ServiceError>
 where
     F: FnMut(CallToolRequestParams) -> Fut,
     Fut: Future<Output = Result<ServerResult, ServiceError>>,
 {
     for _ in 0..MAX_ROUNDS {
         match send(params.clone()).await? {
-            ServerResult::CallToolResult(result) => return Ok(result),
+            ServerResult::CallToolResult(result) => return Ok(Rounds::Done(result)),
             ServerResult::InputRequiredResult(asked) => {
                 let responses = match &asked.input_requests {
-                    Some(requests) => answer(hooks, peer, requests).await?,
+                    Some(requests) => match answerer.answer(requests).await? {
+                        Some(responses) => responses,
+                        None => return Ok(Rounds::Asked(asked)),
+                    },
                     None => InputResponses::new(),
                 };
                 params.input_responses = (!responses.is_empty()).then_some(responses);
@@ -88,4 +126,22 @@ where
     Err(ServiceError::InputRequiredRoundsExceeded {
         max_rounds: MAX_ROUNDS,
     })
+}
+
+/// [`rounds`] answered in process by the session's hooks.
+pub(crate) async fn call_in_rounds<F, Fut>(
+    hooks: &impl ClientHandler,
+    peer: &Peer<RoleClient>,
+    params: CallToolRequestParams,
+    send: F,
+) -> Result<CallToolResult, ServiceError>
+where
+    F: FnMut(CallToolRequestParams) -> Fut,
+    Fut: Future<Output = Result<ServerResult, ServiceError>>,
+{
+    match rounds(&ByHooks { hooks, peer }, params, send).await? {
+        Rounds::Done(result) => Ok(result),
+        // The hooks answer every question.
+        Rounds::Asked(_) => Err(ServiceError::UnexpectedResponse),
+    }
 }

@@ -37,7 +37,7 @@ use serde_json::Value;
 use tool_core::{CallEvents, Progress};
 
 use crate::level::from_mcp_level;
-use crate::remote_rounds::call_in_rounds;
+use crate::remote_rounds::{Answerer, ByHooks, Rounds, rounds};
 
 /// Progress notes kept for a token not registered yet (the answer to a
 /// request can race its registration by a few microseconds).
@@ -203,8 +203,9 @@ impl Drop for CancelOnDrop {
 }
 
 /// `tools/call` on `peer` with the server's progress for it (and its log
-/// lines meanwhile) handed to `events`. Dropping the future sends the
-/// server `notifications/cancelled`, as rmcp's own `call_tool` does.
+/// lines meanwhile) handed to `events`, questions answered in process by
+/// `hooks`. Dropping the future sends the server `notifications/cancelled`,
+/// as rmcp's own `call_tool` does.
 pub(crate) async fn call_tool_with_events(
     peer: &Peer<RoleClient>,
     hooks: &impl rmcp::ClientHandler,
@@ -212,7 +213,23 @@ pub(crate) async fn call_tool_with_events(
     params: CallToolRequestParams,
     events: Arc<dyn CallEvents>,
 ) -> Result<CallToolResult, ServiceError> {
-    call_in_rounds(hooks, peer, params, |params| {
+    match call_rounds_with_events(peer, &ByHooks { hooks, peer }, in_flight, params, events).await?
+    {
+        Rounds::Done(result) => Ok(result),
+        Rounds::Asked(_) => Err(ServiceError::UnexpectedResponse),
+    }
+}
+
+/// [`call_tool_with_events`] with questions answered by `answerer`, which
+/// may leave them waiting.
+pub(crate) async fn call_rounds_with_events(
+    peer: &Peer<RoleClient>,
+    answerer: &impl Answerer,
+    in_flight: &Arc<InFlight>,
+    params: CallToolRequestParams,
+    events: Arc<dyn CallEvents>,
+) -> Result<Rounds, ServiceError> {
+    rounds(answerer, params, |params| {
         let events = Arc::clone(&events);
         async move {
             // rmcp gives every request a progress token of its own: learn it from the handle.

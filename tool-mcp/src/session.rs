@@ -95,6 +95,11 @@ pub(crate) struct Hooks {
     pub(crate) server: String,
     pub(crate) on_tools_changed: Arc<dyn Fn() + Send + Sync>,
     pub(crate) elicitation: Option<Arc<dyn ElicitationHandler>>,
+    /// Questions without an in-process answer may wait as pending data
+    /// ([`ManagerOptions::pending_questions`](crate::ManagerOptions::pending_questions)):
+    /// elicitation is declared, and a session's `elicitation/create` that
+    /// no handler answers is cancelled (dismissed), not declined.
+    pub(crate) pending_questions: bool,
     /// The calls with events in flight (progress and log lines go there).
     pub(crate) in_flight: Arc<InFlight>,
 }
@@ -135,7 +140,11 @@ impl ClientHandler for Hooks {
             },
         ) = (&self.elicitation, request)
         else {
-            return Ok(ElicitResult::new(ElicitationAction::Decline));
+            return Ok(ElicitResult::new(if self.pending_questions {
+                ElicitationAction::Cancel
+            } else {
+                ElicitationAction::Decline
+            }));
         };
         let schema = serde_json::to_value(&requested_schema).unwrap_or_default();
         Ok(
@@ -150,7 +159,7 @@ impl ClientHandler for Hooks {
 
     fn get_info(&self) -> ClientConfig {
         let mut capabilities = ClientCapabilities::default();
-        if self.elicitation.is_some() {
+        if self.elicitation.is_some() || self.pending_questions {
             let mut elicitation = ElicitationCapability::new();
             elicitation.form = Some(FormElicitationCapability::new());
             capabilities.elicitation = Some(elicitation);

@@ -16,6 +16,8 @@ use crate::content::map_call_result;
 use crate::error::Error;
 use crate::manager::McpManager;
 use crate::policy::effective_policy;
+use crate::remote_pending::{pending_request, resumed};
+use crate::remote_rounds::Rounds;
 
 /// The manifest `type` of managed MCP tools.
 pub const MCP_TOOL_KIND: &str = tool_core::ToolKind::Mcp.as_str();
@@ -27,6 +29,18 @@ pub const MCP_TOOL_KIND: &str = tool_core::ToolKind::Mcp.as_str();
 /// call to a remote tool the server's current catalog no longer lists (it
 /// sent `notifications/tools/list_changed`) fails with `mcp_tool_removed`
 /// without reaching the server.
+///
+/// A 2026-07-28 server's questions during a call (`input_required`) are
+/// answered by the manager's [`ElicitationHandler`](crate::ElicitationHandler),
+/// else, with [`ManagerOptions::pending_questions`](crate::ManagerOptions::pending_questions),
+/// by the call's asker ([`ToolContext::elicit`]); when nobody here can
+/// answer, the call's output is [`ToolOutput::input_required`]: a durable
+/// turn ([`Invoker::invoke_turn`](tool_core::Invoker::invoke_turn)) keeps it
+/// pending, bound to the exact call and MAC'd with the server's request
+/// state, and [`Invoker::resume`](tool_core::Invoker::resume) in any
+/// process calls the server again, once, with the answers and that state.
+/// The reply's content is the answer to the one question, or an array of
+/// answers in the questions' order.
 pub struct McpTool {
     manifest: ToolManifest,
     server: String,
@@ -179,12 +193,22 @@ impl Tool for McpTool {
         // The server's progress and log lines go to this call's context, so
         // the host's events (a progress bar) see a remote call like a local one.
         let events = Arc::new(ToContext(ctx.clone()));
+        // The resume of a call whose questions waited: its answers and the
+        // server's state go with it (see `ManagerOptions::pending_questions`).
+        let resumed = ctx
+            .input_response()
+            .map(|response| resumed(&self.server, api, response))
+            .transpose()
+            .map_err(|error| self.error(api, &error))?;
         match self
             .manager
-            .call_tool_with_events(&self.server, api, arguments, events)
+            .call_tool_in_turn(&self.server, api, arguments, events, resumed, ctx)
             .await
         {
-            Ok(result) => Ok(map_call_result(&self.server, api, result)),
+            Ok(Rounds::Done(result)) => Ok(map_call_result(&self.server, api, result)),
+            Ok(Rounds::Asked(asked)) => pending_request(&self.server, api, asked)
+                .map(ToolOutput::input_required)
+                .map_err(|error| self.error(api, &error)),
             Err(error) => Err(self.error(api, &error)),
         }
     }

@@ -1,0 +1,140 @@
+//! The taint gate: any gate, plus the session's trifecta rule.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde_json::json;
+
+use super::session::Session;
+use super::trifecta::{TRIFECTA_RULE, TrifectaHit, judge};
+use crate::context::ToolContext;
+use crate::gate::{Gate, GateAction, GateDecision};
+use crate::offered::OfferedTools;
+use crate::prepared::PreparedCall;
+
+/// A [`Gate`] that asks the inner gate first, then holds back each egress
+/// call the session's ledger says would close the trifecta (rule
+/// `taint/trifecta`, see [`judge`](super::judge)).
+///
+/// 1. The inner gate decides every call (tool-approval's `PolicyEngine`,
+///    or [`RunAll`](super::RunAll) when there is no other policy).
+/// 2. A `block` stays a block. For any other decision of a call whose API
+///    has `egress` ([`Session::capabilities_of`]), the trifecta rule
+///    judges its arguments against the ledger; a hit turns the decision
+///    into an ask (a block with [`headless`](super::TrifectaSettings::headless)),
+///    with the hit's message, the rule, and `details.taint` naming the
+///    calls each value came from. The inner decision is kept under
+///    `details.inner`; its confinement is kept.
+/// 3. So a remembered "always" of the inner gate does not let a tainted
+///    call through: the trifecta is judged after it.
+///
+/// The ledger is read as it was when the batch was decided: the calls of
+/// one batch do not see each other's outputs.
+#[derive(Clone)]
+pub struct TaintGate {
+    inner: Arc<dyn Gate>,
+    session: Arc<Session>,
+}
+
+impl std::fmt::Debug for TaintGate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaintGate")
+            .field("session", &self.session)
+            .finish_non_exhaustive()
+    }
+}
+
+impl TaintGate {
+    /// `inner`, then the trifecta rule of `session`.
+    pub fn new(inner: Arc<dyn Gate>, session: Arc<Session>) -> Self {
+        Self { inner, session }
+    }
+
+    /// The session read.
+    pub fn session(&self) -> &Arc<Session> {
+        &self.session
+    }
+}
+
+/// Turns `decision` into the hit's ask (or block).
+fn held(decision: GateDecision, hit: TrifectaHit, action: GateAction) -> GateDecision {
+    let inner = json!({
+        "action": decision.action,
+        "message": decision.message,
+        "rule": decision.rule,
+        "details": decision.details,
+    });
+    GateDecision {
+        action,
+        message: hit.message.clone(),
+        rule: Some(TRIFECTA_RULE.to_owned()),
+        confinement: decision.confinement,
+        details: json!({
+            "reason": { "level": "session", "rule": TRIFECTA_RULE, "message": hit.message },
+            "taint": hit.details,
+            "inner": inner,
+        }),
+    }
+}
+
+#[async_trait]
+impl Gate for TaintGate {
+    async fn decide(
+        &self,
+        calls: &[PreparedCall],
+        offered: &OfferedTools,
+        ctx: &ToolContext,
+    ) -> Vec<GateDecision> {
+        let mut decisions = self.inner.decide(calls, offered, ctx).await;
+        decisions.truncate(calls.len());
+        let settings = self.session.trifecta();
+        let state = self.session.lock();
+        let mut out = Vec::with_capacity(calls.len());
+        for (call, decision) in calls.iter().zip(decisions) {
+            if decision.action == GateAction::Block || !self.session.capabilities_of(call).egress {
+                out.push(decision);
+                continue;
+            }
+            let api = format!("{}/{}", call.identifier, call.api);
+            match judge(&state.ledger, &api, &call.arguments, settings) {
+                Some(hit) => out.push(held(decision, hit, settings.action())),
+                None => out.push(decision),
+            }
+        }
+        out
+    }
+
+    fn remember(&self, call: &PreparedCall, decision: &GateDecision) {
+        // A trifecta ask is never remembered: the next call is judged
+        // against the ledger again. The inner gate remembers its own.
+        if decision.rule.as_deref() == Some(TRIFECTA_RULE) {
+            return;
+        }
+        self.inner.remember(call, decision);
+    }
+
+    fn fingerprint(&self) -> Option<String> {
+        use sha2::{Digest, Sha256};
+        let settings = serde_json::to_string(self.session.trifecta()).unwrap_or_default();
+        let inner = self.inner.fingerprint().unwrap_or_default();
+        let digest = Sha256::digest(format!("{inner}\ntaint:{settings}").as_bytes());
+        Some(digest.iter().map(|b| format!("{b:02x}")).collect())
+    }
+}
+
+/// A gate that runs every call: the inner gate of a [`TaintGate`] for a
+/// host with no other policy.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RunAll;
+
+#[async_trait]
+impl Gate for RunAll {
+    async fn decide(
+        &self,
+        calls: &[PreparedCall],
+        _: &OfferedTools,
+        _: &ToolContext,
+    ) -> Vec<GateDecision> {
+        calls.iter().map(|_| GateDecision::run()).collect()
+    }
+}

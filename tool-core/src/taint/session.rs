@@ -1,0 +1,185 @@
+//! One conversation's taint session: the host's settings and the
+//! serialisable state the pipeline keeps as calls complete.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use serde::{Deserialize, Serialize};
+
+use super::capability::CapabilityMap;
+use super::ledger::{Ledger, MAX_VALUES_PER_CALL};
+use super::trifecta::TrifectaSettings;
+use super::values::{ValueKind, values_in, values_in_json};
+use crate::capability::Capabilities;
+use crate::error::Error;
+use crate::output::ToolOutput;
+use crate::prepared::PreparedCall;
+
+/// What a session keeps between turns and processes: store it beside the
+/// conversation (and its [durable](crate::durable) pending turn) and give
+/// it back with [`Session::with_state`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct SessionState {
+    /// What has entered the context.
+    #[serde(default)]
+    pub ledger: Ledger,
+}
+
+impl SessionState {
+    /// An empty state.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Reads a stored state; a bad one is [`Error::Session`] naming what.
+    pub fn from_json(text: &str) -> Result<Self, Error> {
+        serde_json::from_str(text).map_err(|e| Error::Session {
+            message: format!("the stored session state does not read: {e}"),
+        })
+    }
+
+    /// The state as JSON text.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+/// One conversation's taint session, shared by the [`Invoker`](crate::Invoker)
+/// that keeps its ledger ([`Invoker::with_session`](crate::Invoker::with_session))
+/// and the [`TaintGate`](super::TaintGate) that reads it.
+///
+/// Settings (fixed once built): the [`CapabilityMap`], the
+/// [`TrifectaSettings`]. State (changing): a [`SessionState`].
+#[derive(Debug, Default)]
+pub struct Session {
+    capabilities: CapabilityMap,
+    trifecta: TrifectaSettings,
+    state: Mutex<SessionState>,
+}
+
+/// What the pipeline notes about a call before it runs, to record it once
+/// it completes.
+#[derive(Debug, Clone)]
+pub(crate) struct Observed {
+    call_id: String,
+    identifier: String,
+    api: String,
+    capabilities: Capabilities,
+}
+
+impl Session {
+    /// A fresh session: no overrides, default trifecta settings, empty state.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The same session with `state` (a stored one).
+    pub fn with_state(self, state: SessionState) -> Self {
+        Self {
+            state: Mutex::new(state),
+            ..self
+        }
+    }
+
+    /// The same session with the host's capability overrides.
+    pub fn with_capabilities(mut self, capabilities: CapabilityMap) -> Self {
+        self.capabilities = capabilities;
+        self
+    }
+
+    /// The same session with `settings` for the trifecta rule.
+    pub fn with_trifecta(mut self, settings: TrifectaSettings) -> Self {
+        self.trifecta = settings;
+        self
+    }
+
+    /// The capability overrides.
+    pub fn capability_map(&self) -> &CapabilityMap {
+        &self.capabilities
+    }
+
+    /// The trifecta settings.
+    pub fn trifecta(&self) -> &TrifectaSettings {
+        &self.trifecta
+    }
+
+    /// A copy of the state, to store.
+    pub fn state(&self) -> SessionState {
+        self.lock().clone()
+    }
+
+    /// Records a user message (its values count as named by the user).
+    pub fn user_said(&self, text: &str) {
+        self.lock().ledger.user_said(text);
+    }
+
+    /// The capabilities of `call`'s API (see [`CapabilityMap`]).
+    pub fn capabilities_of(&self, call: &PreparedCall) -> Capabilities {
+        let manifest = call.tool.manifest();
+        match manifest.api(&call.api) {
+            Some(api) => self.capabilities.resolve(manifest, api).0,
+            // A tool that lost the API it was called with: assume the worst.
+            None => Capabilities {
+                reads_private: true,
+                untrusted_source: true,
+                egress: true,
+            },
+        }
+    }
+
+    pub(crate) fn lock(&self) -> MutexGuard<'_, SessionState> {
+        // A panic while holding the lock leaves a state that is still
+        // whole (every update is one insert); keep using it.
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Noted before `call` runs.
+    pub(crate) fn observe(&self, call: &PreparedCall) -> Observed {
+        Observed {
+            call_id: call.call_id.clone().unwrap_or_default(),
+            identifier: call.identifier.clone(),
+            api: call.api.clone(),
+            capabilities: self.capabilities_of(call),
+        }
+    }
+
+    /// Once `observed`'s call completed with `output`: records the call,
+    /// and the values its output delivered when it read private data or
+    /// took in untrusted content.
+    pub(crate) fn completed(&self, observed: Observed, output: &mut ToolOutput) {
+        let mut values: Vec<(ValueKind, String)> = Vec::new();
+        let mut truncated = false;
+        if observed.capabilities.feeds_ledger() {
+            let mut push = |kind, value| {
+                if values.len() < MAX_VALUES_PER_CALL {
+                    values.push((kind, value));
+                } else {
+                    truncated = true;
+                }
+            };
+            values_in(&output.content, &mut push);
+            if let Some(state) = &output.state {
+                values_in_json(state, &mut |_, kind, value| push(kind, value));
+            }
+            if let Some(error) = &output.error {
+                values_in(&error.message, &mut push);
+            }
+        }
+        let mut state = self.lock();
+        let index = state.ledger.record_call(
+            &observed.call_id,
+            &observed.identifier,
+            &observed.api,
+            observed.capabilities,
+            output.success,
+        );
+        state.ledger.record_values(index, values);
+        if truncated {
+            state.ledger.mark_truncated(index, true);
+        }
+    }
+}
+
+/// A shared session, as the invoker and the gate hold it.
+pub type SharedSession = Arc<Session>;

@@ -1,0 +1,511 @@
+//! The trifecta rule, down to the values: an egress call whose destination
+//! came from untrusted content, or which carries privately read data to a
+//! destination the user did not name.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::ledger::{Ledger, ValueEntry};
+use super::values::{ValueKind, values_in_json};
+use crate::gate::GateAction;
+
+/// The rule name in every decision this module makes.
+pub const TRIFECTA_RULE: &str = "taint/trifecta";
+
+/// How the trifecta rule judges (a host option, per session).
+///
+/// Defaults: values followed (not strict), a hit asks, no destination
+/// allowed beyond what the user names.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TrifectaSettings {
+    /// Session level as well: once the session holds private data *and*
+    /// untrusted content, every egress call asks, whatever it carries.
+    #[serde(default)]
+    pub strict: bool,
+    /// A hit blocks instead of asking (a host with no one to ask).
+    #[serde(default)]
+    pub headless: bool,
+    /// Destinations the host allows whoever named them: an e-mail address,
+    /// a host (its subdomains too, and addresses at it), a URL prefix, or
+    /// an `identifier/api` (the API as a destination).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allow: Vec<String>,
+}
+
+impl TrifectaSettings {
+    /// The action of a hit.
+    pub fn action(&self) -> GateAction {
+        if self.headless {
+            GateAction::Block
+        } else {
+            GateAction::Ask
+        }
+    }
+
+    fn allows(&self, kind: ValueKind, value: &str) -> bool {
+        self.allow.iter().any(|entry| {
+            let entry = entry.trim().to_ascii_lowercase();
+            if entry.is_empty() {
+                return false;
+            }
+            let under = |host: &str| host == entry || host.ends_with(&format!(".{entry}"));
+            match kind {
+                ValueKind::Email => {
+                    value == entry || value.rsplit_once('@').is_some_and(|(_, d)| under(d))
+                }
+                ValueKind::Host => under(value),
+                ValueKind::Url => {
+                    value.starts_with(&entry)
+                        || super::values::normalise_url(value).is_some_and(|(_, h)| under(&h))
+                }
+                _ => value == entry,
+            }
+        })
+    }
+}
+
+/// Which way the rule fired.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum TrifectaMode {
+    /// A destination or recipient came from untrusted content.
+    UntrustedDestination,
+    /// Privately read data goes to a destination the user did not name.
+    PrivateToUnnamed,
+    /// Strict mode: the session holds private data and untrusted content.
+    Session,
+}
+
+impl TrifectaMode {
+    /// The snake-case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::UntrustedDestination => "untrusted_destination",
+            Self::PrivateToUnnamed => "private_to_unnamed",
+            Self::Session => "session",
+        }
+    }
+}
+
+/// One hit of the rule: why, and the calls the values came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TrifectaHit {
+    /// Which way it fired.
+    pub mode: TrifectaMode,
+    /// For people.
+    pub message: String,
+    /// `{mode, destinations, values}`: each value with the argument it is
+    /// in and the calls (`callId`, `tool`, `api`) it came from.
+    pub details: Value,
+}
+
+/// One argument name that makes its values destinations.
+#[derive(Debug, Clone, Copy)]
+pub struct DestinationName {
+    /// The name, lower case, without `_` and `-`.
+    pub name: &'static str,
+    /// Matches names that end with it too (`userEmail`), not only equal.
+    pub suffix: bool,
+}
+
+/// Argument names whose values are destinations or recipients. Names are
+/// compared lower-cased without `_` and `-`; checked by a test against
+/// names that must and must not match.
+pub const DESTINATION_NAMES: &[DestinationName] = &[
+    DestinationName {
+        name: "to",
+        suffix: false,
+    },
+    DestinationName {
+        name: "cc",
+        suffix: false,
+    },
+    DestinationName {
+        name: "bcc",
+        suffix: false,
+    },
+    DestinationName {
+        name: "recipient",
+        suffix: true,
+    },
+    DestinationName {
+        name: "recipients",
+        suffix: true,
+    },
+    DestinationName {
+        name: "receiver",
+        suffix: true,
+    },
+    DestinationName {
+        name: "email",
+        suffix: true,
+    },
+    DestinationName {
+        name: "emails",
+        suffix: true,
+    },
+    DestinationName {
+        name: "address",
+        suffix: true,
+    },
+    DestinationName {
+        name: "url",
+        suffix: true,
+    },
+    DestinationName {
+        name: "uri",
+        suffix: true,
+    },
+    DestinationName {
+        name: "link",
+        suffix: false,
+    },
+    DestinationName {
+        name: "endpoint",
+        suffix: true,
+    },
+    DestinationName {
+        name: "webhook",
+        suffix: true,
+    },
+    DestinationName {
+        name: "host",
+        suffix: true,
+    },
+    DestinationName {
+        name: "hostname",
+        suffix: true,
+    },
+    DestinationName {
+        name: "domain",
+        suffix: true,
+    },
+    DestinationName {
+        name: "destination",
+        suffix: true,
+    },
+    DestinationName {
+        name: "target",
+        suffix: false,
+    },
+    DestinationName {
+        name: "channel",
+        suffix: true,
+    },
+    DestinationName {
+        name: "iban",
+        suffix: true,
+    },
+    DestinationName {
+        name: "account",
+        suffix: false,
+    },
+    DestinationName {
+        name: "accountnumber",
+        suffix: false,
+    },
+    DestinationName {
+        name: "phone",
+        suffix: true,
+    },
+    DestinationName {
+        name: "phonenumber",
+        suffix: true,
+    },
+    DestinationName {
+        name: "participants",
+        suffix: true,
+    },
+    DestinationName {
+        name: "attendees",
+        suffix: true,
+    },
+    DestinationName {
+        name: "user",
+        suffix: false,
+    },
+    DestinationName {
+        name: "username",
+        suffix: false,
+    },
+    DestinationName {
+        name: "remote",
+        suffix: false,
+    },
+];
+
+/// Whether an argument called `name` holds destinations.
+pub fn is_destination_name(name: &str) -> bool {
+    let norm: String = name
+        .chars()
+        .filter(|c| *c != '_' && *c != '-')
+        .flat_map(char::to_lowercase)
+        .collect();
+    DESTINATION_NAMES
+        .iter()
+        .any(|d| norm == d.name || (d.suffix && norm.ends_with(d.name)))
+}
+
+fn path_is_destination(path: &str) -> bool {
+    path.split('/')
+        .filter(|seg| !seg.is_empty() && !seg.bytes().all(|b| b.is_ascii_digit()))
+        .any(is_destination_name)
+}
+
+struct Found {
+    path: String,
+    kind: ValueKind,
+    value: String,
+}
+
+/// Judges one egress call: its `arguments`, against what `ledger` holds.
+/// `api` is `identifier/api`, the destination when no argument names one.
+/// `None`: the call may go as the inner gate said.
+///
+/// Order: a destination from untrusted content; then private data to an
+/// unnamed destination; then (strict only) the session rule.
+pub fn judge(
+    ledger: &Ledger,
+    api: &str,
+    arguments: &Value,
+    settings: &TrifectaSettings,
+) -> Option<TrifectaHit> {
+    let mut destinations: Vec<Found> = Vec::new();
+    let mut payload: Vec<Found> = Vec::new();
+    values_in_json(arguments, &mut |path, kind, value| {
+        let found = Found {
+            path: path.to_owned(),
+            kind,
+            value,
+        };
+        if path_is_destination(path) {
+            destinations.push(found);
+        } else {
+            payload.push(found);
+        }
+    });
+    // A destination string is judged by the addresses, links and ids in
+    // it; by its whole text only when it has none.
+    let atom_paths: std::collections::HashSet<String> = destinations
+        .iter()
+        .filter(|d| d.kind != ValueKind::Text)
+        .map(|d| d.path.clone())
+        .collect();
+    destinations.retain(|d| d.kind != ValueKind::Text || !atom_paths.contains(&d.path));
+    if destinations.is_empty() {
+        destinations.push(Found {
+            path: String::new(),
+            kind: ValueKind::Text,
+            value: api.to_ascii_lowercase(),
+        });
+    }
+    let named = |d: &Found| -> bool {
+        if settings.allows(d.kind, &d.value) || ledger.origins(&d.value).is_some_and(|e| e.user) {
+            return true;
+        }
+        // A link to a host the user named (or the host allows).
+        match d.kind {
+            ValueKind::Url => super::values::normalise_url(&d.value).is_some_and(|(_, host)| {
+                settings.allows(ValueKind::Host, &host)
+                    || ledger.origins(&host).is_some_and(|e| e.user)
+            }),
+            _ => false,
+        }
+    };
+    let unnamed: Vec<&Found> = destinations.iter().filter(|d| !named(d)).collect();
+    if unnamed.is_empty() {
+        return None;
+    }
+    // 1. A destination that came from untrusted content.
+    let untrusted: Vec<(&Found, Vec<u32>)> = unnamed
+        .iter()
+        .filter_map(|d| {
+            let calls = from_calls(ledger, ledger.origins(&d.value), |c| c.is_untrusted());
+            (!calls.is_empty()).then_some((*d, calls))
+        })
+        .collect();
+    if let Some((first, calls)) = untrusted.first() {
+        let message = format!(
+            "`{api}` would send to {} (argument `{}`), which came from untrusted content ({}), not from the user",
+            shown(&first.value),
+            pointer(&first.path),
+            describe_calls(ledger, calls),
+        );
+        let values: Vec<Value> = untrusted
+            .iter()
+            .map(|(d, calls)| value_json(ledger, d, calls))
+            .collect();
+        return Some(hit(
+            TrifectaMode::UntrustedDestination,
+            message,
+            &unnamed,
+            values,
+        ));
+    }
+    // 2. Privately read data to a destination the user did not name.
+    let private: Vec<(&Found, Vec<u32>)> = payload
+        .iter()
+        .filter_map(|p| {
+            let calls = from_calls(ledger, ledger.origins(&p.value), |c| c.is_private());
+            (!calls.is_empty()).then_some((p, calls))
+        })
+        .collect();
+    if let Some((first, calls)) = private.first() {
+        let message = format!(
+            "`{api}` would send data read privately ({} from {}) to {}, a destination the user did not name",
+            shown(&first.value),
+            describe_calls(ledger, calls),
+            shown(&unnamed[0].value),
+        );
+        let values: Vec<Value> = private
+            .iter()
+            .map(|(p, calls)| value_json(ledger, p, calls))
+            .collect();
+        return Some(hit(
+            TrifectaMode::PrivateToUnnamed,
+            message,
+            &unnamed,
+            values,
+        ));
+    }
+    // 3. The session rule, for hosts that ask for it.
+    if settings.strict && ledger.has_private() && ledger.has_untrusted() {
+        let private: Vec<u32> = indexes(ledger, |c| c.is_private());
+        let untrusted: Vec<u32> = indexes(ledger, |c| c.is_untrusted());
+        let message = format!(
+            "strict session: this session has read private data ({}) and taken in untrusted content ({}); every way out asks",
+            describe_calls(ledger, &private),
+            describe_calls(ledger, &untrusted),
+        );
+        let mut values: Vec<Value> = Vec::new();
+        for (label, list) in [("private", &private), ("untrusted", &untrusted)] {
+            values.push(json!({ "kind": label, "from": calls_json(ledger, list) }));
+        }
+        return Some(hit(TrifectaMode::Session, message, &unnamed, values));
+    }
+    None
+}
+
+fn indexes(ledger: &Ledger, keep: impl Fn(&super::ledger::CallRecord) -> bool) -> Vec<u32> {
+    (0..ledger.calls().len())
+        .filter_map(|i| u32::try_from(i).ok())
+        .filter(|i| ledger.call(*i).is_some_and(&keep))
+        .collect()
+}
+
+fn from_calls(
+    ledger: &Ledger,
+    entry: Option<&ValueEntry>,
+    keep: impl Fn(&super::ledger::CallRecord) -> bool,
+) -> Vec<u32> {
+    entry
+        .map(|e| {
+            e.calls
+                .iter()
+                .copied()
+                .filter(|i| ledger.call(*i).is_some_and(&keep))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn hit(mode: TrifectaMode, message: String, unnamed: &[&Found], values: Vec<Value>) -> TrifectaHit {
+    let destinations: Vec<Value> = unnamed
+        .iter()
+        .map(|d| json!({ "argument": pointer(&d.path), "kind": d.kind, "value": shown(&d.value) }))
+        .collect();
+    TrifectaHit {
+        mode,
+        message,
+        details: json!({ "mode": mode.as_str(), "destinations": destinations, "values": values }),
+    }
+}
+
+fn value_json(ledger: &Ledger, found: &Found, calls: &[u32]) -> Value {
+    json!({
+        "argument": pointer(&found.path),
+        "kind": found.kind,
+        "value": shown(&found.value),
+        "from": calls_json(ledger, calls),
+    })
+}
+
+fn calls_json(ledger: &Ledger, calls: &[u32]) -> Vec<Value> {
+    calls
+        .iter()
+        .filter_map(|i| ledger.call(*i))
+        .map(|c| json!({ "callId": c.call_id, "tool": c.tool, "api": c.api }))
+        .collect()
+}
+
+fn describe_calls(ledger: &Ledger, calls: &[u32]) -> String {
+    let named: Vec<String> = calls
+        .iter()
+        .filter_map(|i| ledger.call(*i))
+        .take(3)
+        .map(|c| format!("call {} {}/{}", c.call_id, c.tool, c.api))
+        .collect();
+    let more = calls.len().saturating_sub(3);
+    if more > 0 {
+        format!("{} and {more} more", named.join(", "))
+    } else {
+        named.join(", ")
+    }
+}
+
+fn pointer(path: &str) -> &str {
+    if path.is_empty() {
+        "(the API itself)"
+    } else {
+        path
+    }
+}
+
+/// A value as shown in a message: at most 64 characters.
+fn shown(value: &str) -> String {
+    let mut out: String = value.chars().take(64).collect();
+    if out.len() < value.len() {
+        out.push('…');
+    }
+    format!("`{out}`")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn destination_names_match_their_examples_only() {
+        for yes in [
+            "to",
+            "recipients",
+            "user_email",
+            "webhookUrl",
+            "IBAN",
+            "recipient-iban",
+            "channel",
+            "attendees",
+            "url",
+        ] {
+            assert!(is_destination_name(yes), "{yes}");
+        }
+        for no in [
+            "photo",
+            "body",
+            "subject",
+            "content",
+            "amount",
+            "accountant",
+            "targets_met",
+            "users_count",
+            "title",
+        ] {
+            assert!(!is_destination_name(no), "{no}");
+        }
+        for d in DESTINATION_NAMES {
+            assert!(d.name.bytes().all(|b| b.is_ascii_lowercase()), "{}", d.name);
+        }
+    }
+}
