@@ -49,6 +49,10 @@ pub enum Confinement {
         /// Whether new network connections are allowed.
         #[serde(default)]
         network: bool,
+        /// Egress by name: the network only through the runtime's proxy, to
+        /// the names listed (overrides `network`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        egress: Option<Egress>,
     },
     /// No writes at all (except to `/dev/null` and its kind); secrets
     /// unreadable; network off unless `network`.
@@ -56,7 +60,95 @@ pub enum Confinement {
         /// Whether new network connections are allowed.
         #[serde(default)]
         network: bool,
+        /// Egress by name (overrides `network`), as for `workspace_write`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        egress: Option<Egress>,
     },
+}
+
+/// Egress by name: a confined call reaches the network only through a
+/// proxy the runtime starts, and only the names allowed here (the package
+/// registries and mirrors a build needs).
+///
+/// A name matches an entry written exactly (`registry.example`,
+/// case-insensitive, a trailing dot ignored) or, for `*.cdn.example`, any
+/// name below `cdn.example` (not `cdn.example` itself). A name matching a
+/// `deny` entry is refused even when an `allow` entry matches it (deny
+/// wins). IP addresses are never names: a literal address is refused.
+/// `methods`, when not empty, limits plain HTTP requests to those methods
+/// (`GET`, `HEAD`); the proxy cannot see the methods inside an HTTPS
+/// tunnel, so with a method limit it refuses tunnels too.
+///
+/// ```
+/// use tool_core::{Confinement, Egress};
+///
+/// let c: Confinement = serde_json::from_str(
+///     r#"{"mode": "workspace_write", "egress": {"allow": ["registry.example", "*.cdn.example"]}}"#,
+/// ).unwrap();
+/// let egress = c.egress().unwrap();
+/// assert!(egress.allows("registry.example"));
+/// assert!(egress.allows("eu.cdn.example"));
+/// assert!(!egress.allows("cdn.example"));
+/// assert!(!egress.allows("evil.example"));
+/// let denied = Egress::allow(["*.cdn.example"]).with_deny(["eu.cdn.example"]);
+/// assert!(!denied.allows("eu.cdn.example"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Egress {
+    /// Names (or `*.suffix` patterns) the call may reach.
+    #[serde(default)]
+    pub allow: Vec<String>,
+    /// Names (or patterns) refused even when allowed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deny: Vec<String>,
+    /// Plain HTTP methods allowed (empty: any); a limit also refuses
+    /// HTTPS tunnels.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub methods: Vec<String>,
+}
+
+impl Egress {
+    /// An allow-list of names or `*.suffix` patterns.
+    pub fn allow<S: Into<String>>(names: impl IntoIterator<Item = S>) -> Self {
+        Self {
+            allow: names.into_iter().map(Into::into).collect(),
+            ..Self::default()
+        }
+    }
+
+    /// The same with names refused even when allowed.
+    pub fn with_deny<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
+        self.deny.extend(names.into_iter().map(Into::into));
+        self
+    }
+
+    /// The same with plain HTTP limited to `methods` (`GET`, `HEAD`).
+    pub fn with_methods<S: Into<String>>(mut self, methods: impl IntoIterator<Item = S>) -> Self {
+        self.methods.extend(methods.into_iter().map(Into::into));
+        self
+    }
+
+    /// Whether `host` (a name, not an address) is allowed: matched by an
+    /// `allow` entry and by no `deny` entry.
+    pub fn allows(&self, host: &str) -> bool {
+        let host = host.trim_end_matches('.').to_ascii_lowercase();
+        let matches = |entry: &String| {
+            let entry = entry.trim_end_matches('.').to_ascii_lowercase();
+            match entry.strip_prefix("*.") {
+                Some(suffix) => host
+                    .strip_suffix(suffix)
+                    .is_some_and(|head| head.len() > 1 && head.ends_with('.')),
+                None => !entry.is_empty() && host == entry,
+            }
+        };
+        !host.is_empty() && !self.deny.iter().any(matches) && self.allow.iter().any(matches)
+    }
+
+    /// Whether plain HTTP `method` is allowed.
+    pub fn allows_method(&self, method: &str) -> bool {
+        self.methods.is_empty() || self.methods.iter().any(|m| m.eq_ignore_ascii_case(method))
+    }
 }
 
 impl Confinement {
@@ -66,12 +158,16 @@ impl Confinement {
         Self::WorkspaceWrite {
             writable_roots: Vec::new(),
             network: false,
+            egress: None,
         }
     }
 
     /// `read_only` without network.
     pub fn read_only() -> Self {
-        Self::ReadOnly { network: false }
+        Self::ReadOnly {
+            network: false,
+            egress: None,
+        }
     }
 
     /// The same confinement with the network allowed (or not); no effect on
@@ -79,9 +175,36 @@ impl Confinement {
     pub fn with_network(mut self, allowed: bool) -> Self {
         match &mut self {
             Self::FullAccess => {}
-            Self::WorkspaceWrite { network, .. } | Self::ReadOnly { network } => *network = allowed,
+            Self::WorkspaceWrite { network, .. } | Self::ReadOnly { network, .. } => {
+                *network = allowed
+            }
         }
         self
+    }
+
+    /// The same confinement with the network only through the egress proxy
+    /// to the names `egress` allows (`network` off); no effect on
+    /// `full_access`.
+    pub fn with_egress(mut self, allowed: Egress) -> Self {
+        match &mut self {
+            Self::FullAccess => {}
+            Self::WorkspaceWrite {
+                network, egress, ..
+            }
+            | Self::ReadOnly { network, egress } => {
+                *network = false;
+                *egress = Some(allowed);
+            }
+        }
+        self
+    }
+
+    /// The egress allow-list, when the network is open by name only.
+    pub fn egress(&self) -> Option<&Egress> {
+        match self {
+            Self::FullAccess => None,
+            Self::WorkspaceWrite { egress, .. } | Self::ReadOnly { egress, .. } => egress.as_ref(),
+        }
     }
 
     /// The same confinement with one more writable root; ignored by
@@ -102,11 +225,15 @@ impl Confinement {
         }
     }
 
-    /// Whether new network connections are allowed.
+    /// Whether new network connections are allowed to any address (not
+    /// when an [`Egress`] list narrows them).
     pub fn network(&self) -> bool {
         match self {
             Self::FullAccess => true,
-            Self::WorkspaceWrite { network, .. } | Self::ReadOnly { network } => *network,
+            Self::WorkspaceWrite {
+                network, egress, ..
+            }
+            | Self::ReadOnly { network, egress } => *network && egress.is_none(),
         }
     }
 
@@ -124,10 +251,15 @@ impl Confinement {
     }
 
     /// Whether `self` allows nothing that `other` forbids: `read_only` ≤
-    /// `workspace_write` ≤ `full_access`, network off ≤ on, and for two
+    /// `workspace_write` ≤ `full_access`, network off ≤ egress by name ≤
+    /// on (two egress lists only when equal), and for two
     /// `workspace_write`s, `self`'s extra roots all among `other`'s.
     pub fn is_narrower_or_equal(&self, other: &Self) -> bool {
-        let network = !self.network() || other.network();
+        let network = match (self.network(), self.egress()) {
+            (true, _) => other.network(),
+            (false, None) => true,
+            (false, Some(mine)) => other.network() || other.egress() == Some(mine),
+        };
         match (self, other) {
             (_, Self::FullAccess) => true,
             (Self::FullAccess, _) => false,

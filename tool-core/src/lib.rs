@@ -184,7 +184,7 @@ pub use assembly::{
 };
 pub use batch::BatchOutcome;
 pub use compiled::CompiledSchema;
-pub use confine::{Confinement, ConfinementSupport};
+pub use confine::{Confinement, ConfinementSupport, Egress};
 pub use content::{CONTENT_PARTS_KEY, ChatAttachments, ContentPart};
 pub use context::ToolContext;
 pub use error::Error;

@@ -341,6 +341,25 @@ pub fn command_output(r: &CommandOutput) -> String {
             moves.join(", ")
         );
     }
+    if !r.network_blocked.is_empty() {
+        let refused: Vec<String> = r
+            .network_blocked
+            .iter()
+            .map(|b| {
+                let times = if b.count > 1 {
+                    format!(", {} times", b.count)
+                } else {
+                    String::new()
+                };
+                format!("{}:{} ({}{times})", b.host, b.port, b.reason)
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "(sandbox: the egress proxy refused {}; only the host can allow more names)",
+            refused.join(", ")
+        );
+    }
     if r.dropped_bytes > 0 {
         let _ = writeln!(
             out,

@@ -106,8 +106,9 @@ pub use response::{
 };
 pub use runtime::{ComputerRuntime, failure};
 pub use sandbox::{
-    AppliedSandbox, DEFAULT_SCAN_LIMIT, KernelSupport, Limits, ProtectedCreated, SandboxFallback,
-    SandboxOptions, SandboxPolicy, confinement_support, probe_kernel,
+    AppliedSandbox, BlockedConnection, CredentialBinding, DEFAULT_SCAN_LIMIT, EgressOptions,
+    KernelSupport, Limits, ProtectedCreated, SandboxFallback, SandboxOptions, SandboxPolicy,
+    confinement_support, probe_kernel,
 };
 
 /// What a host uses, in one import: `use tool_runtime::prelude::*;` — the

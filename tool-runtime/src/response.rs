@@ -340,6 +340,10 @@ pub struct CommandOutput {
     /// process group ended (or when it was killed).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub protected_created: Vec<crate::sandbox::ProtectedCreated>,
+    /// Connections the egress proxy refused (egress by name): host, port,
+    /// why, how often.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub network_blocked: Vec<crate::sandbox::BlockedConnection>,
 }
 
 /// Result of `killCommand`.

@@ -158,6 +158,7 @@ fn command_output() -> CommandOutput {
         filter: Some("a".into()),
         sandbox: None,
         protected_created: Vec::new(),
+        network_blocked: Vec::new(),
     }
 }
 

@@ -73,3 +73,446 @@ async fn a_confinement_in_the_context_replaces_the_configured_sandbox_for_comman
     assert_eq!(ok(&out)["exitCode"], 0, "{}", out.content);
     assert!(target.exists());
 }
+
+/// Egress by name: real HTTP and HTTPS servers on 127.0.0.1 stand in for
+/// the world; names are mapped to them by the proxy's `resolve` setting,
+/// and loopback is let through only by `allow_addresses` (as the SSRF
+/// guard's tests do).
+#[cfg(target_os = "linux")]
+mod egress {
+    use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+    use std::net::{IpAddr, TcpListener};
+    use std::path::Path;
+    use std::sync::{Arc, Mutex};
+
+    use super::common::{base_outside_temp, ctx, ok, state};
+    use serde_json::Value;
+    use tool_core::{Confinement, Egress};
+    use tool_runtime::{
+        ComputerRuntime, CredentialBinding, EgressOptions, LocalComputer, LocalConfig,
+        RunCommandParams, SandboxOptions, ShellConfig,
+    };
+
+    /// The request heads a plain HTTP server received.
+    type Seen = Arc<Mutex<Vec<String>>>;
+
+    /// A plain HTTP/1.1 server on 127.0.0.1: answers every request with
+    /// `hello from upstream` (never echoing what it got) and keeps each
+    /// request's head.
+    fn http_server() -> (u16, Seen) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let seen: Seen = Arc::default();
+        let kept = Arc::clone(&seen);
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let mut head = String::new();
+                let mut length = 0usize;
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                        break;
+                    }
+                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                        length = v.trim().parse().unwrap_or(0);
+                    }
+                    head.push_str(&line);
+                }
+                let mut body = vec![0; length];
+                let _ = reader.read_exact(&mut body);
+                kept.lock().unwrap().push(head);
+                let _ = stream.write_all(
+                    b"HTTP/1.1 200 OK\r\nContent-Length: 20\r\nConnection: close\r\n\r\nhello from upstream\n",
+                );
+            }
+        });
+        (port, seen)
+    }
+
+    /// An HTTPS server (python's http.server over TLS, a certificate for
+    /// `secure.example` made here); killed on drop.
+    struct TlsServer {
+        port: u16,
+        child: std::process::Child,
+        _dir: tempfile::TempDir,
+    }
+
+    impl Drop for TlsServer {
+        fn drop(&mut self) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+
+    const TLS_SERVER: &str = r#"import http.server, ssl, sys
+class Hello(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        body = b"hello over tls\n"
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *args):
+        pass
+server = http.server.HTTPServer(("127.0.0.1", 0), Hello)
+context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+context.load_cert_chain(sys.argv[1], sys.argv[2])
+server.socket = context.wrap_socket(server.socket, server_side=True)
+print(server.server_address[1], flush=True)
+server.serve_forever()
+"#;
+
+    fn tls_server() -> TlsServer {
+        let dir = tempfile::tempdir().unwrap();
+        let made = rcgen::generate_simple_self_signed(vec!["secure.example".to_owned()]).unwrap();
+        let cert = dir.path().join("cert.pem");
+        let key = dir.path().join("key.pem");
+        let script = dir.path().join("server.py");
+        std::fs::write(&cert, made.cert.pem()).unwrap();
+        std::fs::write(&key, made.signing_key.serialize_pem()).unwrap();
+        std::fs::write(&script, TLS_SERVER).unwrap();
+        let mut child = std::process::Command::new("python3")
+            .arg(&script)
+            .arg(&cert)
+            .arg(&key)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("python3 for the HTTPS server");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let port = line.trim().parse().expect("the HTTPS server's port");
+        TlsServer {
+            port,
+            child,
+            _dir: dir,
+        }
+    }
+
+    /// Whether `program` is installed; under `CI=true` its absence fails.
+    fn needed(program: &str) -> bool {
+        let found = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("command -v {program}"))
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if !found {
+            assert!(std::env::var("CI").is_err(), "{program} is needed under CI");
+            eprintln!("skipping: {program} is not installed");
+        }
+        found
+    }
+
+    fn loopback() -> IpAddr {
+        "127.0.0.1".parse().unwrap()
+    }
+
+    /// The proxy's settings of these tests: the names mapped to loopback
+    /// (and one to a private address), loopback allowed on purpose.
+    fn test_options() -> EgressOptions {
+        EgressOptions::default()
+            .with_allowed_addresses("127.0.0.0/8")
+            .with_resolve("allowed.example", loopback())
+            .with_resolve("mirror.example", loopback())
+            .with_resolve("secure.example", loopback())
+            .with_resolve("other.example", loopback())
+            .with_resolve("private.example", "10.0.0.1".parse().unwrap())
+    }
+
+    fn computer(egress: EgressOptions) -> LocalComputer {
+        LocalComputer::new(LocalConfig {
+            shell: ShellConfig {
+                sandbox_options: SandboxOptions {
+                    egress,
+                    ..SandboxOptions::default()
+                },
+                ..ShellConfig::default()
+            },
+            ..LocalConfig::default()
+        })
+    }
+
+    async fn run(c: &LocalComputer, dir: &Path, confinement: Confinement, command: &str) -> Value {
+        let out = c
+            .run_command(
+                RunCommandParams::new(command),
+                &ctx(dir).with_extension(confinement),
+            )
+            .await;
+        let mut value = ok(&out).clone();
+        value["content"] = Value::String(out.content.clone());
+        value
+    }
+
+    /// Whether confined commands get namespaces here; under `CI=true` a
+    /// machine without them fails.
+    async fn namespaced(c: &LocalComputer, dir: &Path) -> bool {
+        let out = c
+            .run_command(
+                RunCommandParams::new("true"),
+                &ctx(dir).with_extension(Confinement::workspace_write()),
+            )
+            .await;
+        let mechanism = state(&out)["sandbox"]["mechanism"].as_str().unwrap_or("");
+        if mechanism != "namespaces+landlock+seccomp" {
+            assert!(
+                std::env::var("CI").is_err(),
+                "namespaces unavailable under CI: {}",
+                out.content
+            );
+            eprintln!("skipping: no namespaces here ({mechanism})");
+            return false;
+        }
+        true
+    }
+
+    fn blocked(state: &Value) -> Vec<(String, String)> {
+        state["networkBlocked"]
+            .as_array()
+            .map(|list| {
+                list.iter()
+                    .map(|b| {
+                        (
+                            b["host"].as_str().unwrap_or("").to_owned(),
+                            b["reason"].as_str().unwrap_or("").to_owned(),
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    fn reason_for<'a>(blocked: &'a [(String, String)], host: &str) -> &'a str {
+        blocked
+            .iter()
+            .find(|(h, _)| h == host)
+            .map(|(_, r)| r.as_str())
+            .unwrap_or_else(|| panic!("{host} not reported as blocked: {blocked:?}"))
+    }
+
+    #[tokio::test]
+    async fn an_allowed_name_is_reached_through_the_proxy_and_the_rest_refused_and_reported() {
+        let ws = tempfile::tempdir_in(base_outside_temp()).unwrap();
+        let c = computer(test_options());
+        if !namespaced(&c, ws.path()).await || !needed("curl") || !needed("python3") {
+            return;
+        }
+        let (port, seen) = http_server();
+        let tls = tls_server();
+        let socket = ws.path().join("daemon.sock");
+        let _daemon = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+        let curl = "curl -sS --max-time 10";
+        let command = [
+            format!("echo A; {curl} http://allowed.example:{port}/hello"),
+            format!("echo B; {curl} -k https://secure.example:{}/", tls.port),
+            format!("echo C; {curl} http://other.example:{port}/nope"),
+            format!("echo D; {curl} -k https://other.example:{}/", tls.port),
+            format!("echo E; {curl} http://127.0.0.1:{port}/raw"),
+            format!("echo F; {curl} http://private.example:{port}/inside"),
+            // Around the proxy: no route, no Unix socket, no DNS.
+            format!(
+                "echo G; {curl} --noproxy '*' http://127.0.0.1:{port}/direct || echo direct-failed"
+            ),
+            format!("echo H; {curl} --unix-socket daemon.sock http://x/ || echo unix-failed"),
+            "echo I; getent hosts allowed.example || echo dns-failed".to_owned(),
+            "echo J; env | grep -i '^https_proxy='".to_owned(),
+        ]
+        .join("; ");
+        let allow = Egress::allow(["allowed.example", "secure.example", "private.example"]);
+        let out = run(
+            &c,
+            ws.path(),
+            Confinement::workspace_write().with_egress(allow),
+            &command,
+        )
+        .await;
+        let stdout = out["stdout"].as_str().unwrap_or("");
+        let section = |from: &str, to: &str| {
+            let start = stdout.find(&format!("{from}\n")).unwrap_or(0);
+            let end = stdout.find(&format!("{to}\n")).unwrap_or(stdout.len());
+            stdout[start..end.max(start)].to_owned()
+        };
+        assert!(
+            section("A", "B").contains("hello from upstream"),
+            "{}",
+            out["content"]
+        );
+        assert!(
+            section("B", "C").contains("hello over tls"),
+            "{}",
+            out["content"]
+        );
+        for (from, to) in [("C", "D"), ("E", "F"), ("F", "G")] {
+            assert!(
+                section(from, to).contains("egress proxy refused"),
+                "{}",
+                out["content"]
+            );
+        }
+        assert!(
+            section("G", "H").contains("direct-failed"),
+            "{}",
+            out["content"]
+        );
+        assert!(
+            section("H", "I").contains("unix-failed"),
+            "{}",
+            out["content"]
+        );
+        assert!(
+            section("I", "J").contains("dns-failed"),
+            "{}",
+            out["content"]
+        );
+        assert!(
+            section("J", "K").contains("127.0.0.1:3128"),
+            "{}",
+            out["content"]
+        );
+        let list = blocked(&out);
+        assert!(reason_for(&list, "other.example").contains("not on the allow-list"));
+        assert!(reason_for(&list, "127.0.0.1").contains("IP address"));
+        assert!(reason_for(&list, "private.example").contains("non-public"));
+        assert!(
+            out["content"]
+                .as_str()
+                .unwrap_or("")
+                .contains("egress proxy refused other.example")
+        );
+        assert_eq!(out["sandbox"]["egress"]["allow"][0], "allowed.example");
+        let heads = seen.lock().unwrap().clone();
+        assert_eq!(
+            heads.len(),
+            1,
+            "only the allowed request arrived: {heads:?}"
+        );
+        assert!(heads[0].starts_with("GET /hello HTTP/1.1"), "{heads:?}");
+        assert!(
+            heads[0]
+                .to_ascii_lowercase()
+                .contains("host: allowed.example"),
+            "{heads:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn loopback_behind_an_allowed_name_is_refused_without_the_explicit_setting() {
+        let ws = tempfile::tempdir_in(base_outside_temp()).unwrap();
+        let strict = EgressOptions::default().with_resolve("allowed.example", loopback());
+        let c = computer(strict);
+        if !namespaced(&c, ws.path()).await || !needed("curl") {
+            return;
+        }
+        let (port, seen) = http_server();
+        let out = run(
+            &c,
+            ws.path(),
+            Confinement::workspace_write()
+                .with_egress(Egress::allow(["allowed.example", "localhost"])),
+            &format!(
+                "curl -sS --max-time 10 http://allowed.example:{port}/; curl -sS --max-time 10 http://localhost:{port}/"
+            ),
+        )
+        .await;
+        let list = blocked(&out);
+        assert!(
+            reason_for(&list, "allowed.example").contains("127.0.0.1"),
+            "{list:?}"
+        );
+        assert!(
+            reason_for(&list, "localhost").contains("non-public"),
+            "{list:?}"
+        );
+        assert!(seen.lock().unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_method_limit_lets_get_through_and_refuses_post_and_tunnels() {
+        let ws = tempfile::tempdir_in(base_outside_temp()).unwrap();
+        let c = computer(test_options());
+        if !namespaced(&c, ws.path()).await || !needed("curl") {
+            return;
+        }
+        let (port, seen) = http_server();
+        let egress =
+            Egress::allow(["allowed.example", "secure.example"]).with_methods(["GET", "HEAD"]);
+        let out = run(
+            &c,
+            ws.path(),
+            Confinement::workspace_write().with_egress(egress),
+            &format!(
+                "curl -sS --max-time 10 http://allowed.example:{port}/get; curl -sS --max-time 10 -d x=1 http://allowed.example:{port}/post; curl -sS -k --max-time 10 https://secure.example:443/"
+            ),
+        )
+        .await;
+        assert!(
+            out["stdout"]
+                .as_str()
+                .unwrap_or("")
+                .contains("hello from upstream")
+        );
+        let list = blocked(&out);
+        assert!(
+            reason_for(&list, "allowed.example").contains("POST"),
+            "{list:?}"
+        );
+        assert!(
+            reason_for(&list, "secure.example").contains("tunnel"),
+            "{list:?}"
+        );
+        let heads = seen.lock().unwrap().clone();
+        assert_eq!(heads.len(), 1, "{heads:?}");
+        assert!(heads[0].starts_with("GET /get"));
+    }
+
+    #[tokio::test]
+    async fn the_brokered_token_reaches_only_its_host_and_the_command_sees_a_dummy() {
+        let ws = tempfile::tempdir_in(base_outside_temp()).unwrap();
+        let real = "ghp_R3alT0kenOnlyTheHostKnows0123456789";
+        let options = test_options().with_credential(
+            CredentialBinding::new("TEST_BROKER_TOKEN", ["allowed.example"]).with_value(real),
+        );
+        let c = computer(options);
+        if !namespaced(&c, ws.path()).await || !needed("curl") {
+            return;
+        }
+        let (port, seen) = http_server();
+        let header = "-H \"Authorization: Bearer $TEST_BROKER_TOKEN\"";
+        let out = run(
+            &c,
+            ws.path(),
+            Confinement::workspace_write()
+                .with_egress(Egress::allow(["allowed.example", "mirror.example"])),
+            &format!(
+                "printenv TEST_BROKER_TOKEN; cat /proc/self/environ | tr '\\0' '\\n' | grep -c R3alT0ken; curl -sS --max-time 10 {header} \"http://allowed.example:{port}/bound?t=$TEST_BROKER_TOKEN\"; curl -sS --max-time 10 {header} http://mirror.example:{port}/unbound"
+            ),
+        )
+        .await;
+        let stdout = out["stdout"].as_str().unwrap_or("");
+        let dummy = stdout.lines().next().unwrap_or("").to_owned();
+        assert_eq!(dummy.len(), real.len(), "{stdout}");
+        assert!(dummy.starts_with("ghp_") && dummy != real, "{stdout}");
+        assert!(
+            !out.to_string().contains(real),
+            "the command saw the real token"
+        );
+        assert_eq!(
+            out["sandbox"]["credentialsBrokered"][0],
+            "TEST_BROKER_TOKEN"
+        );
+        let heads = seen.lock().unwrap().clone();
+        assert_eq!(heads.len(), 2, "{heads:?}");
+        let bound = heads.iter().find(|h| h.contains("/bound")).unwrap();
+        let unbound = heads.iter().find(|h| h.contains("/unbound")).unwrap();
+        assert!(bound.contains(&format!("Bearer {real}")), "{bound}");
+        assert!(bound.contains(&format!("?t={real}")), "{bound}");
+        assert!(
+            !unbound.contains(real) && unbound.contains(&dummy),
+            "{unbound}"
+        );
+    }
+}

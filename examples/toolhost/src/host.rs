@@ -21,7 +21,7 @@ pub struct PolicyOptions {
     pub file: Option<std::path::PathBuf>,
     /// `--mode` (overrides the file's mode).
     pub mode: Option<ApprovalMode>,
-    /// `--sandbox` and `--allow-network`.
+    /// `--sandbox`, `--allow-network` and `--allow-domain`.
     pub sandbox: crate::sandbox::SandboxChoice,
 }
 
@@ -55,7 +55,7 @@ impl Host {
         registry
             .register(builtin::clock::tool().map_err(internal)?)
             .map_err(internal)?;
-        let computer = LocalComputer::new(crate::sandbox::local_config(policy.sandbox));
+        let computer = LocalComputer::new(crate::sandbox::local_config(&policy.sandbox));
         registry
             .register(local_system_tool(computer.clone()))
             .map_err(internal)?;

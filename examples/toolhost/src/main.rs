@@ -53,6 +53,12 @@ struct Cli {
     #[arg(long, global = true)]
     allow_network: bool,
 
+    /// Let sandboxed commands reach this host name (or `*.suffix`) through the
+    /// runtime's egress proxy, and nothing else on the network (repeatable;
+    /// wins over --allow-network).
+    #[arg(long = "allow-domain", global = true, value_name = "NAME")]
+    allow_domain: Vec<String>,
+
     /// An MCP server to load tools from: a command line run over stdio (repeatable).
     #[arg(long = "mcp-stdio", global = true, value_name = "COMMAND ARGS…")]
     mcp_stdio: Vec<String>,
@@ -335,6 +341,7 @@ async fn run(cli: Cli) -> Result<Value, Failure> {
         sandbox: sandbox::SandboxChoice {
             arg: cli.sandbox,
             allow_network: cli.allow_network,
+            allow_domains: cli.allow_domain,
         },
     };
     let mcp_options = mcp::McpOptions {

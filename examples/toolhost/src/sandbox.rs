@@ -1,5 +1,5 @@
-//! Confinement: `--sandbox` and `--allow-network`, and what they mean for
-//! the approval engine and the local computer.
+//! Confinement: `--sandbox`, `--allow-network` and `--allow-domain`, and
+//! what they mean for the approval engine and the local computer.
 //!
 //! Every `run` decision of a call that touches the host (local-system,
 //! skill scripts) carries the confinement it runs under, and the computer
@@ -8,8 +8,9 @@
 //! - Without `--sandbox`, calls no person has seen (auto-run and headless
 //!   for `required` calls, allow-list approvals, `never` rules in every
 //!   mode) run under `workspace-write` without network (`--allow-network`
-//!   turns it on); a call a person approved (`call --approve` on an `ask`)
-//!   runs with full access.
+//!   turns it on; `--allow-domain NAME`, repeatable, opens it by name
+//!   only, through the runtime's egress proxy); a call a person approved
+//!   (`call --approve` on an `ask`) runs with full access.
 //! - With `--sandbox POLICY`, every run gets exactly that policy, approved
 //!   or not: the host's explicit choice (`full-access` included).
 //! - Where the kernel cannot confine, unattended calls that would run
@@ -33,30 +34,52 @@ pub enum SandboxArg {
 }
 
 /// The sandbox options of the command line.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Default, Clone)]
 pub struct SandboxChoice {
     /// `--sandbox`, if given.
     pub arg: Option<SandboxArg>,
     /// `--allow-network`.
     pub allow_network: bool,
+    /// `--allow-domain` (repeatable): the network by name only.
+    pub allow_domains: Vec<String>,
+}
+
+impl std::fmt::Debug for SandboxChoice {
+    // Without `--allow-domain` the same text as before it existed (pending
+    // turns fingerprint it).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut d = f.debug_struct("SandboxChoice");
+        d.field("arg", &self.arg)
+            .field("allow_network", &self.allow_network);
+        if !self.allow_domains.is_empty() {
+            d.field("allow_domains", &self.allow_domains);
+        }
+        d.finish()
+    }
 }
 
 impl SandboxChoice {
     /// The confinement of a run no person has seen: the `--sandbox` policy,
-    /// else `workspace-write` (network as `--allow-network` says).
-    pub fn unattended(self) -> Confinement {
-        match self.arg.unwrap_or(SandboxArg::WorkspaceWrite) {
-            SandboxArg::FullAccess => Confinement::FullAccess,
+    /// else `workspace-write` (network as `--allow-network` says, or by
+    /// name only with `--allow-domain`, which wins).
+    pub fn unattended(&self) -> Confinement {
+        let confinement = match self.arg.unwrap_or(SandboxArg::WorkspaceWrite) {
+            SandboxArg::FullAccess => return Confinement::FullAccess,
             SandboxArg::WorkspaceWrite => {
                 Confinement::workspace_write().with_network(self.allow_network)
             }
             SandboxArg::ReadOnly => Confinement::read_only().with_network(self.allow_network),
+        };
+        if self.allow_domains.is_empty() {
+            confinement
+        } else {
+            confinement.with_egress(tool_core::Egress::allow(self.allow_domains.iter().cloned()))
         }
     }
 
     /// Whether approved asks keep the unattended confinement: yes when the
     /// host chose a policy with `--sandbox`.
-    pub fn confine_approved(self) -> bool {
+    pub fn confine_approved(&self) -> bool {
         self.arg.is_some()
     }
 }
@@ -69,7 +92,7 @@ pub fn support() -> ConfinementSupport {
 /// The local computer's settings: the `--sandbox` policy when given (the
 /// floor for calls that come without a decided confinement), else full
 /// access; the gate's decision confines each call.
-pub fn local_config(choice: SandboxChoice) -> LocalConfig {
+pub fn local_config(choice: &SandboxChoice) -> LocalConfig {
     let base = if choice.arg.is_some() {
         choice.unattended()
     } else {
@@ -156,6 +179,7 @@ mod tests {
         let open = SandboxChoice {
             arg: Some(SandboxArg::ReadOnly),
             allow_network: true,
+            ..SandboxChoice::default()
         };
         assert_eq!(
             open.unattended(),
@@ -165,7 +189,21 @@ mod tests {
         let full = SandboxChoice {
             arg: Some(SandboxArg::FullAccess),
             allow_network: false,
+            ..SandboxChoice::default()
         };
         assert_eq!(full.unattended(), Confinement::FullAccess);
+        let by_name = SandboxChoice {
+            allow_network: true,
+            allow_domains: vec!["registry.example".to_owned()],
+            ..SandboxChoice::default()
+        };
+        let confinement = by_name.unattended();
+        assert!(!confinement.network());
+        assert!(
+            confinement
+                .egress()
+                .is_some_and(|e| e.allows("registry.example"))
+        );
+        assert!(!format!("{:?}", SandboxChoice::default()).contains("allow_domains"));
     }
 }

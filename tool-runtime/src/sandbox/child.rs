@@ -34,6 +34,27 @@ pub(crate) struct Confinement {
     pub(crate) cgroup_procs: Option<CString>,
     /// Resource limits set before `exec`: `(resource, soft = hard)`.
     pub(crate) limits: Vec<(libc::__rlimit_resource_t, u64)>,
+    /// Egress by name: the child makes a network namespace and hands its
+    /// proxy listener out.
+    pub(crate) egress: Option<EgressChild>,
+}
+
+/// The child's side of the egress proxy.
+#[derive(Debug)]
+pub(crate) struct EgressChild {
+    /// The Unix socket the listener is sent over (the host holds the
+    /// other end; close-on-exec, so the command never holds it).
+    pub(crate) channel: OwnedFd,
+    /// The port the proxy listens on inside the namespace.
+    pub(crate) port: u16,
+}
+
+impl EgressChild {
+    /// The channel's descriptor number, for the child.
+    pub(crate) fn channel_fd(&self) -> libc::c_int {
+        use std::os::fd::AsRawFd as _;
+        self.channel.as_raw_fd()
+    }
 }
 
 /// What the child does to its mount namespace, every path ready as a C

@@ -15,19 +15,21 @@ use seccompiler::{
 };
 
 use crate::error::{Error, Result};
-use crate::sandbox::child::{Confinement, Mounts};
+use crate::sandbox::child::{Confinement, EgressChild, Mounts};
 use crate::sandbox::plan::Plan;
 use crate::sandbox::policy::{KernelSupport, Limits};
 
 /// The mechanism's name for the report.
 pub(crate) const MECHANISM: &str = "landlock+seccomp";
 
-/// Builds the ruleset and the filter for `plan` on a kernel with `support`.
+/// Builds the ruleset and the filter for `plan` on a kernel with `support`
+/// (with `egress`, the network by name through the proxy).
 pub(crate) fn build(
     plan: &Plan,
     support: KernelSupport,
     mounts: Option<Mounts>,
     limits: &Limits,
+    egress: Option<EgressChild>,
 ) -> Result<Confinement> {
     let abi = ABI::from(i32::from(support.landlock_abi));
     let setup = |path: &Path, what: &str, e: &dyn std::fmt::Display| Error::SandboxSetup {
@@ -79,7 +81,12 @@ pub(crate) fn build(
             reason: "seccomp filters are not available in this kernel".to_owned(),
         });
     }
-    let filters = filters_for(plan.network)?;
+    let network = match (plan.network, &egress) {
+        (true, _) => Network::On,
+        (false, Some(_)) => Network::Egress,
+        (false, None) => Network::Off,
+    };
+    let filters = filters_for(network)?;
     Ok(Confinement {
         ruleset,
         filters,
@@ -89,6 +96,7 @@ pub(crate) fn build(
         device_access: device.bits(),
         limits: limits.rlimits(),
         cgroup_procs: None,
+        egress,
     })
 }
 
@@ -330,15 +338,30 @@ const REFUSED_WITHOUT_NETWORK: &[(i64, Args, &str)] = &[
     (libc::SYS_io_uring_register, Args::Any, "io_uring"),
 ];
 
+/// What the filter lets a command do with the network.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Network {
+    /// No new sockets.
+    Off,
+    /// Egress by name: TCP/IP sockets only (`AF_INET`, `AF_INET6`), in a
+    /// network namespace whose only way out is the proxy; no Unix-domain
+    /// sockets (a host daemon's socket is reached by path, whatever the
+    /// network namespace).
+    Egress,
+    /// Every socket.
+    On,
+}
+
 /// The seccomp filters of every confined command: the rows of [`REFUSED`]
 /// (and, with the network off, [`REFUSED_WITHOUT_NETWORK`] and
-/// `socketpair` of any family but `AF_UNIX`), each refused with `EPERM`;
+/// `socketpair` of any family but `AF_UNIX`; under egress by name the same
+/// but `socket` of `AF_INET` and `AF_INET6`), each refused with `EPERM`;
 /// [`UNSUPPORTED`] answered `EOPNOTSUPP`; `clone3` answers `ENOSYS` so that
 /// C libraries fall back to `clone`, whose flags the filter can read.
 /// Other syscalls are untouched. Ownership changes are not filtered: with
 /// no capabilities the kernel allows only a no-op `chown` (own uid, own
 /// group), which `cp -a`, `tar` and `sed -i` need.
-fn seccomp_filter(network: bool) -> Result<Vec<BpfProgram>> {
+fn seccomp_filter(network: Network) -> Result<Vec<BpfProgram>> {
     let fail = |e: &dyn std::fmt::Display| Error::SandboxSetup {
         path: "/".into(),
         message: format!("cannot build the seccomp filter: {e}"),
@@ -374,11 +397,28 @@ fn seccomp_filter(network: bool) -> Result<Vec<BpfProgram>> {
     let mut table: Vec<(i64, Args)> = REFUSED.iter().map(|(n, a, _)| (*n, *a)).collect();
     #[cfg(target_arch = "x86_64")]
     table.extend(REFUSED_X86_64.iter().map(|(n, a, _)| (*n, *a)));
-    if !network {
-        table.extend(REFUSED_WITHOUT_NETWORK.iter().map(|(n, a, _)| (*n, *a)));
+    match network {
+        Network::Off => table.extend(REFUSED_WITHOUT_NETWORK.iter().map(|(n, a, _)| (*n, *a))),
+        Network::Egress => table.extend(
+            REFUSED_WITHOUT_NETWORK
+                .iter()
+                .filter(|(n, _, _)| *n != libc::SYS_socket)
+                .map(|(n, a, _)| (*n, *a)),
+        ),
+        Network::On => {}
     }
     let mut extra = Vec::new();
-    if !network {
+    if network == Network::Egress {
+        // Refused unless the family is AF_INET or AF_INET6.
+        extra.push((
+            libc::SYS_socket,
+            rule(vec![
+                condition(0, SeccompCmpOp::Ne, libc::AF_INET as u64)?,
+                condition(0, SeccompCmpOp::Ne, libc::AF_INET6 as u64)?,
+            ])?,
+        ));
+    }
+    if network != Network::On {
         extra.push((
             libc::SYS_socketpair,
             rule(vec![condition(0, SeccompCmpOp::Ne, libc::AF_UNIX as u64)?])?,
@@ -459,12 +499,16 @@ fn compile(
 
 /// The compiled filters for `network`, built once per process (they only
 /// depend on it).
-fn filters_for(network: bool) -> Result<Vec<BpfProgram>> {
-    static WITH: std::sync::OnceLock<std::result::Result<Vec<BpfProgram>, String>> =
-        std::sync::OnceLock::new();
-    static WITHOUT: std::sync::OnceLock<std::result::Result<Vec<BpfProgram>, String>> =
-        std::sync::OnceLock::new();
-    let cell = if network { &WITH } else { &WITHOUT };
+fn filters_for(network: Network) -> Result<Vec<BpfProgram>> {
+    type Cell = std::sync::OnceLock<std::result::Result<Vec<BpfProgram>, String>>;
+    static WITH: Cell = Cell::new();
+    static EGRESS: Cell = Cell::new();
+    static WITHOUT: Cell = Cell::new();
+    let cell = match network {
+        Network::On => &WITH,
+        Network::Egress => &EGRESS,
+        Network::Off => &WITHOUT,
+    };
     cell.get_or_init(|| seccomp_filter(network).map_err(|e| e.to_string()))
         .clone()
         .map_err(|message| Error::SandboxSetup {

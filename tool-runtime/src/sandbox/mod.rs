@@ -40,6 +40,8 @@
 //! | **devices** | a fresh `/dev`: `null`, `zero`, `full`, `random`, `urandom`, `tty`, a private `pts` and `shm`; no disks, no `mem` | `sandbox::no_capabilities_even_as_root_a_fresh_proc_a_minimal_dev_and_refused_calls` |
 //! | **refused calls** (seccomp; table with reasons in the `linux` module): mounts, `open_by_handle_at`, `name_to_handle_at`, `chattr` ioctls, `TIOCSTI`, `mknod`, new namespaces, keyrings, `bpf`, `perf_event_open`, `kexec`, modules, `reboot`, clock and host name changes; set-id mode bits; extended attributes answer "not supported" | refused | same test, `sandbox::ownership_xattrs_and_set_id_bits_are_refused_plain_modes_inside_work` |
 //! | **network**: new sockets of every family (Unix-domain too: daemons' sockets), `io_uring` | none unless `network: true` (`socketpair` works) | `sandbox::loopback_connections_are_refused_with_network_off_and_work_with_it_on`, `sandbox::unix_sockets_to_local_daemons_are_refused_with_network_off`, `daemons::a_confined_command_cannot_ask_a_tmux_server_to_run_a_command` |
+//! | **network by name** (the confinement's [`tool_core::Egress`]: `allow`, `deny`, `methods`) | only through the runtime's egress proxy, in a network namespace of the command's own (loopback only); TCP/IP sockets only, no Unix-domain sockets, no DNS; names on the allow-list and not denied, never an IP address, never a private or loopback address after resolution (unless [`EgressOptions::allow_addresses`]); a method limit refuses other methods and HTTPS tunnels; each refusal in `networkBlocked` (host, port, reason) and one content line; how it works: [`EgressOptions`] | `confinement::egress::an_allowed_name_is_reached_through_the_proxy_and_the_rest_refused_and_reported`, `confinement::egress::loopback_behind_an_allowed_name_is_refused_without_the_explicit_setting`, `confinement::egress::a_method_limit_lets_get_through_and_refuses_post_and_tunnels` |
+//! | **brokered secrets** ([`CredentialBinding`]) | the command sees a dummy of the same shape; the proxy puts the real value in the request line and headers of plain HTTP requests to the bound hosts only; HTTPS tunnels pass untouched (no TLS interception: a bound host reached over HTTPS gets the dummy) | `confinement::egress::the_brokered_token_reaches_only_its_host_and_the_command_sees_a_dummy` |
 //! | **keep running**: background children, `setsid`, `nohup`, double forks | end with the command (PID 1 of its namespace exits when the shell does; the kernel kills the rest) | `sandbox_protected::a_killed_command_is_swept_and_nothing_it_started_outlives_it`, `sandbox_user::as_root_the_environment_and_home_are_scrubbed_and_limits_hold` |
 //! | **limits** ([`Limits`]): processes, memory, CPU time, file size, open files | rlimits; a hit is named in the content (`file size limit`, `cpu time limit`, `process limit`) | `sandbox_user::as_root_the_environment_and_home_are_scrubbed_and_limits_hold` |
 //! | **temp dir** | nothing of a computer is left after it is dropped (as an unprivileged host too); what a host that died left is removed by the next | `sandbox_user::as_an_unprivileged_user_the_same_wall_holds_and_no_temp_dir_is_left`, `sandbox_user::a_private_temp_dir_left_by_a_host_that_died_is_removed_by_the_next_host` |
@@ -100,8 +102,13 @@
 //!   no process limit (the PID namespace still ends every process with the
 //!   command). Memory and CPU are per process (rlimits, not cgroups); the
 //!   private `/tmp` has no size limit beyond the file-size limit.
-//! - **Network** is all or nothing: there is no egress proxy, domain
-//!   allow-list or credential broker yet.
+//! - **Network by name** needs the namespaces (without them a confinement
+//!   with an egress list fails with `sandbox_unavailable`) and clients
+//!   that honour `HTTP_PROXY`/`HTTPS_PROXY` (others fail to connect: there
+//!   is no other route). Plain HTTP requests and HTTPS `CONNECT` tunnels
+//!   only: no UDP, no other protocol. The proxy does not terminate TLS, so
+//!   the credential broker works for plain HTTP only; a tunnel's bytes are
+//!   not inspected.
 //! - **Listing**: the names inside a folder on the way to a hidden or
 //!   secret one (`~`, `/`) can be listed; contents cannot be read.
 //! - A host that ends without dropping its computer (killed, or ended by a
@@ -153,6 +160,7 @@ mod cgroup;
 #[cfg(target_os = "linux")]
 mod child;
 mod classes;
+mod egress;
 mod entries;
 pub(crate) mod env;
 mod home;
@@ -164,6 +172,8 @@ mod linux;
 mod plan;
 mod policy;
 mod quarantine;
+pub(crate) use egress::Log as EgressLog;
+pub use egress::{BlockedConnection, CredentialBinding, DEFAULT_PROXY_PORT, EgressOptions};
 pub use quarantine::ProtectedCreated;
 pub(crate) use quarantine::Watch;
 
@@ -251,12 +261,31 @@ pub fn confinement_support(options: &SandboxOptions) -> tool_core::ConfinementSu
     }
 }
 
-/// What must live as long as a confined command runs (its pids cgroup),
-/// dropped when it has ended.
+/// What must live as long as a confined command runs (its pids cgroup,
+/// its egress proxy), dropped when it has ended.
 #[derive(Debug, Default)]
 pub(crate) struct Held {
     #[cfg(target_os = "linux")]
     _pids: Option<cgroup::PidsGroup>,
+    #[cfg(all(target_os = "linux", feature = "egress"))]
+    _proxy: Option<egress::Proxy>,
+    /// The egress proxy's refusals.
+    egress_log: Option<std::sync::Arc<egress::Log>>,
+    /// The variables the command gets for egress (the proxy, dummies).
+    egress_env: Vec<(String, String)>,
+}
+
+impl Held {
+    /// The egress proxy's refusals, when the command has a proxy.
+    pub(crate) fn egress_log(&self) -> Option<std::sync::Arc<egress::Log>> {
+        self.egress_log.clone()
+    }
+
+    /// The variables the command gets for egress by name: the proxy's
+    /// address under every name clients read, the brokered dummies.
+    pub(crate) fn egress_env(&self) -> &[(String, String)] {
+        &self.egress_env
+    }
 }
 
 /// A command's sandbox, ready to install on its `Command`.
@@ -301,6 +330,57 @@ pub(crate) fn make_removable(dir: &Path) {
             let _ = std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o700));
         }
     }
+}
+
+/// Starts the egress proxy of one command under `allowed`: the channel
+/// its child hands the listener over, the proxy serving it (kept in
+/// `held`), the command's variables; returns the child's side and the
+/// names of the brokered secrets.
+#[cfg(all(target_os = "linux", feature = "egress"))]
+fn start_egress(
+    allowed: &tool_core::Egress,
+    options: &SandboxOptions,
+    held: &mut Held,
+) -> Result<(child::EgressChild, Vec<String>)> {
+    let setup = |message: String| Error::SandboxSetup {
+        path: "egress".into(),
+        message,
+    };
+    let handle = tokio::runtime::Handle::try_current()
+        .map_err(|e| setup(format!("the egress proxy needs a tokio runtime: {e}")))?;
+    let broker = egress::Broker::new(&options.egress.credentials);
+    let rules = egress::Rules::new(allowed, &options.egress, broker.clone())?;
+    let (host_end, child_end) = std::os::unix::net::UnixStream::pair()
+        .map_err(|e| setup(format!("cannot make the proxy's channel: {e}")))?;
+    let log = std::sync::Arc::new(egress::Log::default());
+    held._proxy = Some(egress::Proxy::start(
+        &handle,
+        host_end.into(),
+        rules,
+        std::sync::Arc::clone(&log),
+    ));
+    held.egress_log = Some(log);
+    let port = options.egress.port;
+    let address = format!("http://127.0.0.1:{port}");
+    held.egress_env = [
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+        "http_proxy",
+        "https_proxy",
+        "all_proxy",
+    ]
+    .into_iter()
+    .map(|name| (name.to_owned(), address.clone()))
+    .chain(broker.env())
+    .collect();
+    Ok((
+        child::EgressChild {
+            channel: child_end.into(),
+            port,
+        },
+        broker.names(),
+    ))
 }
 
 /// Builds the sandbox of one command whose workspace is `workspace`.
@@ -365,6 +445,8 @@ pub(crate) fn prepare(
         env_withheld: Vec::new(),
         home_hidden: plan.home_hidden,
         process_limit: None,
+        egress: policy.egress().cloned(),
+        credentials_brokered: Vec::new(),
     };
     let unavailable = |applied: AppliedSandbox, reason: String| -> Result<Prepared> {
         match options.fallback {
@@ -376,6 +458,7 @@ pub(crate) fn prepare(
                 applied: AppliedSandbox {
                     mechanism: "unconfined".to_owned(),
                     network: true,
+                    egress: None,
                     unconfined_reason: Some(reason),
                     ..applied
                 },
@@ -411,7 +494,32 @@ pub(crate) fn prepare(
             None
         };
         let overlay = mounts.as_ref().is_some_and(|m| m.tmp_overlay.is_some());
-        let mut confinement = linux::build(&plan, support, mounts, &options.limits)?;
+        let mut held = Held::default();
+        let egress_child = match policy.egress() {
+            None => None,
+            Some(_) if namespaces == Namespaces::Off => {
+                let reason = if matches!(policy, SandboxPolicy::ReadOnly { .. }) {
+                    "egress by name needs the command's own namespaces, which `read_only` commands do not get: use `workspace_write`"
+                } else {
+                    "egress by name needs a network namespace (user namespaces), which this machine does not give"
+                };
+                return unavailable(applied, reason.to_owned());
+            }
+            #[cfg(feature = "egress")]
+            Some(allowed) => {
+                let (child, brokered) = start_egress(allowed, options, &mut held)?;
+                applied.credentials_brokered = brokered;
+                Some(child)
+            }
+            #[cfg(not(feature = "egress"))]
+            Some(_) => {
+                return unavailable(
+                    applied,
+                    "tool-runtime was built without its `egress` feature".to_owned(),
+                );
+            }
+        };
+        let mut confinement = linux::build(&plan, support, mounts, &options.limits, egress_child)?;
         applied.limits = Some(options.limits);
         let pids = options.limits.processes.and_then(cgroup::make);
         confinement.cgroup_procs = pids.as_ref().map(|g| g.procs.clone());
@@ -456,10 +564,11 @@ pub(crate) fn prepare(
                 options.scan_limit,
             )
         });
+        held._pids = pids;
         Ok(Prepared {
             applied,
             watch,
-            held: Held { _pids: pids },
+            held,
             confinement: Some(confinement),
         })
     }

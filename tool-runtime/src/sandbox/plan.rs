@@ -59,7 +59,8 @@ pub(crate) struct Plan {
     pub(crate) secrets_in_roots: Vec<PathBuf>,
     /// Whether a listing of a writable root's directory stopped at its limit.
     pub(crate) scan_truncated: bool,
-    /// Whether the network stays allowed.
+    /// Whether the network stays allowed (to any address: not under an
+    /// egress allow-list, which goes through the proxy).
     pub(crate) network: bool,
     /// Paths no rule grants anything (the secrets Landlock keeps out).
     pub(crate) excluded: Vec<PathBuf>,
@@ -81,10 +82,7 @@ pub(crate) fn plan(
 ) -> Result<Option<Plan>> {
     let (roots, network) = match policy {
         SandboxPolicy::FullAccess => return Ok(None),
-        SandboxPolicy::WorkspaceWrite {
-            writable_roots,
-            network,
-        } => {
+        SandboxPolicy::WorkspaceWrite { writable_roots, .. } => {
             let mut roots = vec![workspace.to_path_buf()];
             for root in writable_roots {
                 if !root.is_absolute() {
@@ -99,9 +97,9 @@ pub(crate) fn plan(
             if !namespaces {
                 roots.push(temp.to_path_buf());
             }
-            (roots, *network)
+            (roots, policy.network())
         }
-        SandboxPolicy::ReadOnly { network } => (Vec::new(), *network),
+        SandboxPolicy::ReadOnly { .. } => (Vec::new(), policy.network()),
         other => {
             return Err(Error::SandboxSetup {
                 path: workspace.to_path_buf(),

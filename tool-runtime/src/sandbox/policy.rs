@@ -74,6 +74,7 @@ pub type ProbeFailure = String;
 /// | `toolchain_caches_writable` | on |
 /// | `home_readable`, `home_caches` | none (extra toolchain locations) |
 /// | `env_pass`, `env_withhold` | none (see the environment rules in the sandbox guide) |
+/// | `egress` | [`EgressOptions::default`](crate::sandbox::EgressOptions): public addresses only, DNS, no credentials |
 ///
 /// Entries inside the writable roots are found, when a command starts,
 /// without walking the workspace: each root's top and every directory on
@@ -131,6 +132,10 @@ pub struct SandboxOptions {
     /// Extra environment variables withheld from confined commands (by
     /// exact name).
     pub env_withhold: Vec<String>,
+    /// The egress proxy's settings (addresses allowed although private,
+    /// fixed name resolutions, the credential broker's bindings), for
+    /// commands whose confinement carries an egress allow-list.
+    pub egress: crate::sandbox::EgressOptions,
     /// Finds what the kernel offers; tests replace it to simulate a kernel
     /// without Landlock.
     #[serde(skip, default = "default_probe")]
@@ -241,6 +246,7 @@ impl Default for SandboxOptions {
             home_caches: Vec::new(),
             env_pass: Vec::new(),
             env_withhold: Vec::new(),
+            egress: crate::sandbox::EgressOptions::default(),
             probe: default_probe(),
         }
     }
@@ -315,6 +321,14 @@ pub struct AppliedSandbox {
     /// only, which the kernel does not apply to root).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub process_limit: Option<String>,
+    /// Egress by name: the names the command could reach through the
+    /// runtime's proxy (its only network).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub egress: Option<tool_core::Egress>,
+    /// The environment variables that held dummies the proxy swaps for
+    /// the real secrets on requests to their bound hosts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub credentials_brokered: Vec<String>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -340,6 +354,8 @@ impl AppliedSandbox {
             env_withheld: Vec::new(),
             home_hidden: false,
             process_limit: None,
+            egress: None,
+            credentials_brokered: Vec::new(),
         }
     }
 
@@ -361,11 +377,21 @@ impl AppliedSandbox {
                 self.unconfined_reason.as_deref().unwrap_or("no mechanism")
             ));
         }
+        let network = match (&self.egress, self.network) {
+            (Some(egress), _) => format!(
+                "network only to {} through the egress proxy",
+                if egress.allow.is_empty() {
+                    "no name".to_owned()
+                } else {
+                    egress.allow.join(", ")
+                }
+            ),
+            (None, true) => "network on".to_owned(),
+            (None, false) => "network off".to_owned(),
+        };
         Some(format!(
-            "(sandbox: {} via {}, network {})",
-            self.policy,
-            self.mechanism,
-            if self.network { "on" } else { "off" }
+            "(sandbox: {} via {}, {network})",
+            self.policy, self.mechanism
         ))
     }
 
@@ -450,7 +476,11 @@ impl AppliedSandbox {
                 }
             )
         };
-        let network = if self.network { "" } else { ", network is off" };
+        let network = match (&self.egress, self.network) {
+            (Some(_), _) => ", the network only to the allowed names through the proxy",
+            (None, true) => "",
+            (None, false) => ", network is off",
+        };
         Some(format!(
             "Hint: the {} sandbox may have refused this: {writes}{protected}{network}. Only the host can widen it (writable_roots, network: true, or full_access); do not try to work around it.",
             self.policy

@@ -120,6 +120,8 @@ struct Shell {
     watch: Option<Arc<Watch>>,
     /// The computer's quarantine folder.
     quarantine: Arc<Quarantine>,
+    /// The egress proxy's refusals, under egress by name.
+    egress_log: Option<Arc<sandbox::EgressLog>>,
 }
 
 impl Shell {
@@ -168,6 +170,11 @@ impl Shell {
             filter: filter.map(|re| re.as_str().to_owned()),
             sandbox: Some(self.sandbox.clone()),
             protected_created: state.protected_created.clone(),
+            network_blocked: self
+                .egress_log
+                .as_ref()
+                .map(|log| log.blocked())
+                .unwrap_or_default(),
         }
     }
 
@@ -396,6 +403,11 @@ impl ShellManager {
             );
             cmd.env_clear().envs(kept).envs(&spawn.env);
             applied.env_withheld = withheld;
+            if !held.egress_env().is_empty() {
+                // The proxy is the only way out: every client is pointed at it.
+                cmd.env_remove("NO_PROXY").env_remove("no_proxy");
+                cmd.envs(held.egress_env().iter().map(|(k, v)| (k, v)));
+            }
         }
         // The private temp dir is the command's /tmp when it has its own
         // mount namespace, and its TMPDIR otherwise.
@@ -438,6 +450,7 @@ impl ShellManager {
             sandbox: applied,
             watch: watch.map(Arc::new),
             quarantine: Arc::clone(&self.quarantine),
+            egress_log: held.egress_log(),
         });
         let drain_tx = Arc::new(drain_tx);
         if let Some(out) = child.stdout.take() {

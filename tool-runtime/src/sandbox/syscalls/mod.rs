@@ -39,6 +39,8 @@ use std::os::fd::AsRawFd as _;
 use std::ffi::CStr;
 
 mod mounts;
+mod netns;
+pub(crate) use netns::receive_listener;
 
 use mounts::{clone_one, enter, fresh_dev, mount_fs, overlay, set_read_only, setup_namespace};
 
@@ -116,17 +118,24 @@ fn exit_as(status: libc::c_int) -> ! {
     unsafe { libc::_exit(code) }
 }
 
-/// Runs `setup` as PID 1 of new user, mount and PID namespaces, then
+/// Runs `setup` as PID 1 of new user, mount and PID namespaces (and a
+/// network namespace handing its listener out over `egress`), then
 /// `confine` in the command's process, which returns to `exec` (see the
 /// module guide for the three processes). Returns only in the command's
 /// process (or with an error before it exists).
 fn in_namespaces(
     uid_map: &[u8],
     gid_map: &[u8],
+    egress: Option<(libc::c_int, u16)>,
     setup: impl Fn() -> std::io::Result<()>,
     confine: impl Fn() -> std::io::Result<()>,
 ) -> std::io::Result<()> {
-    enter(uid_map, gid_map)?;
+    enter(uid_map, gid_map, egress.is_some())?;
+    if let Some((channel, port)) = egress {
+        // A new network namespace: loopback only, and on it the proxy's
+        // listener, which the host serves.
+        netns::hand_out_listener(channel, port)?;
+    }
     let mut pipe = [-1 as libc::c_int; 2];
     // SAFETY: `pipe` has room for the two descriptors.
     if unsafe { libc::pipe2(pipe.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
@@ -246,7 +255,7 @@ pub(crate) fn probe_namespace(overlay_options: Option<std::ffi::CString>) -> std
                 c"",
             )
         };
-        in_namespaces(&uid_map, &gid_map, setup, drop_capabilities)
+        in_namespaces(&uid_map, &gid_map, None, setup, drop_capabilities)
     };
     // SAFETY: the hook runs in the forked child before exec and makes only
     // async-signal-safe syscalls on data built before the fork.
@@ -413,6 +422,7 @@ pub(crate) fn confine_child(cmd: &mut tokio::process::Command, confinement: Conf
         device_access,
         limits,
         cgroup_procs,
+        egress,
     } = confinement;
 
     let hook = move || -> std::io::Result<()> {
@@ -476,7 +486,14 @@ pub(crate) fn confine_child(cmd: &mut tokio::process::Command, confinement: Conf
             write_file(procs, b"0")?;
         }
         match &mounts {
-            Some(m) => in_namespaces(&m.uid_map, &m.gid_map, || setup_namespace(m), confine),
+            Some(m) => in_namespaces(
+                &m.uid_map,
+                &m.gid_map,
+                // The channel itself lives in this closure until the spawn.
+                egress.as_ref().map(|e| (e.channel_fd(), e.port)),
+                || setup_namespace(m),
+                confine,
+            ),
             None => confine(),
         }
     };

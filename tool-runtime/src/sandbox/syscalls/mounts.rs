@@ -31,13 +31,18 @@ struct MountAttr {
     userns_fd: u64,
 }
 
-/// Enters new user, mount and PID namespaces (the PID namespace takes
+/// Enters new user, mount and PID namespaces (with `network`, a network
+/// namespace too; the PID namespace takes
 /// the next child), maps the host's ids to themselves and makes every
 /// mount private. As root too: inside, root has capabilities only over
 /// the new namespaces, and the command drops even those.
-pub(super) fn enter(uid_map: &[u8], gid_map: &[u8]) -> std::io::Result<()> {
+pub(super) fn enter(uid_map: &[u8], gid_map: &[u8], network: bool) -> std::io::Result<()> {
+    let mut flags = libc::CLONE_NEWUSER | libc::CLONE_NEWNS | libc::CLONE_NEWPID;
+    if network {
+        flags |= libc::CLONE_NEWNET;
+    }
     // SAFETY: unshare with constant flags.
-    if unsafe { libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS | libc::CLONE_NEWPID) } != 0 {
+    if unsafe { libc::unshare(flags) } != 0 {
         return Err(errno());
     }
     write_file(c"/proc/self/setgroups", b"deny")?;

@@ -1,0 +1,300 @@
+//! The egress proxy of one command: HTTP/1 with `CONNECT` tunnels, served
+//! on the listener the command's namespace handed out, every request
+//! checked by [`Rules`] and every refusal recorded in a [`Log`].
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::os::fd::OwnedFd;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt as _, Full, combinators::BoxBody};
+use hyper::body::Incoming;
+use hyper::header::{HOST, HeaderValue};
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpStream;
+use tokio_util::sync::CancellationToken;
+
+use super::Log;
+use super::rules::Rules;
+
+/// How long a connection to an upstream may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Headers that belong to one hop, never forwarded.
+const HOP_BY_HOP: [&str; 8] = [
+    "connection",
+    "proxy-connection",
+    "keep-alive",
+    "proxy-authorization",
+    "proxy-authenticate",
+    "te",
+    "trailer",
+    "upgrade",
+];
+
+type Body = BoxBody<Bytes, hyper::Error>;
+
+/// A running proxy; stopped (every connection and tunnel with it) when
+/// dropped.
+#[derive(Debug)]
+pub(crate) struct Proxy {
+    stop: CancellationToken,
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
+
+impl Proxy {
+    /// Starts the proxy on the runtime `handle`: it waits for the
+    /// command's listener on `channel`, then serves it under `rules`.
+    pub(crate) fn start(
+        handle: &tokio::runtime::Handle,
+        channel: OwnedFd,
+        rules: Rules,
+        log: Arc<Log>,
+    ) -> Self {
+        let stop = CancellationToken::new();
+        let token = stop.clone();
+        let rules = Arc::new(rules);
+        handle.spawn(async move {
+            tokio::select! {
+                () = token.cancelled() => {}
+                () = serve(channel, rules, log, token.clone()) => {}
+            }
+        });
+        Self { stop }
+    }
+}
+
+/// Receives the listener and accepts connections until stopped.
+async fn serve(channel: OwnedFd, rules: Arc<Rules>, log: Arc<Log>, stop: CancellationToken) {
+    let Ok(Ok(Some(fd))) =
+        tokio::task::spawn_blocking(move || crate::sandbox::syscalls::receive_listener(&channel))
+            .await
+    else {
+        return;
+    };
+    let listener = std::net::TcpListener::from(fd);
+    if listener.set_nonblocking(true).is_err() {
+        return;
+    }
+    let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
+        return;
+    };
+    while let Ok((stream, _)) = listener.accept().await {
+        let rules = Arc::clone(&rules);
+        let log = Arc::clone(&log);
+        let stop = stop.clone();
+        tokio::spawn(async move {
+            let service_stop = stop.clone();
+            let service = hyper::service::service_fn(move |req| {
+                handle(
+                    req,
+                    Arc::clone(&rules),
+                    Arc::clone(&log),
+                    service_stop.clone(),
+                )
+            });
+            let connection = hyper::server::conn::http1::Builder::new()
+                .preserve_header_case(true)
+                .title_case_headers(true)
+                .serve_connection(TokioIo::new(stream), service)
+                .with_upgrades();
+            tokio::select! {
+                () = stop.cancelled() => {}
+                _ = connection => {}
+            }
+        });
+    }
+}
+
+/// A plain-text response.
+fn text(status: StatusCode, body: String) -> Response<Body> {
+    let mut response = Response::new(
+        Full::new(Bytes::from(body))
+            .map_err(|never| match never {})
+            .boxed(),
+    );
+    *response.status_mut() = status;
+    response
+}
+
+/// One request from the command.
+async fn handle(
+    req: Request<Incoming>,
+    rules: Arc<Rules>,
+    log: Arc<Log>,
+    stop: CancellationToken,
+) -> Result<Response<Body>, Infallible> {
+    let method = req.method().as_str().to_owned();
+    let (host, port) = match target(&req) {
+        Ok(target) => target,
+        Err(message) => return Ok(text(StatusCode::BAD_REQUEST, format!("{message}\n"))),
+    };
+    let blocked = |reason: String| {
+        log.record(&host, port, &reason);
+        let mut response = text(
+            StatusCode::FORBIDDEN,
+            format!("the sandbox's egress proxy refused {host}:{port}: {reason}\n"),
+        );
+        response
+            .headers_mut()
+            .insert("x-sandbox-egress", HeaderValue::from_static("blocked"));
+        response
+    };
+    if let Err(reason) = rules.check_name(&host, &method) {
+        return Ok(blocked(reason));
+    }
+    let addresses = match rules.resolve(&host, port).await {
+        Ok(addresses) => addresses,
+        Err(reason) => return Ok(blocked(reason)),
+    };
+    let upstream = match connect(&addresses).await {
+        Ok(stream) => stream,
+        Err(e) => {
+            return Ok(text(
+                StatusCode::BAD_GATEWAY,
+                format!("cannot connect to {host}:{port}: {e}\n"),
+            ));
+        }
+    };
+    if req.method() == Method::CONNECT {
+        tokio::spawn(async move {
+            let tunnel = async move {
+                if let Ok(upgraded) = hyper::upgrade::on(req).await {
+                    let mut client = TokioIo::new(upgraded);
+                    let mut upstream = upstream;
+                    let _ = tokio::io::copy_bidirectional(&mut client, &mut upstream).await;
+                }
+            };
+            tokio::select! {
+                () = stop.cancelled() => {}
+                () = tunnel => {}
+            }
+        });
+        return Ok(Response::new(
+            Full::new(Bytes::new())
+                .map_err(|never| match never {})
+                .boxed(),
+        ));
+    }
+    Ok(forward(req, &host, port, upstream, &rules, stop).await)
+}
+
+/// The host and port a request is for: a `CONNECT`'s authority, or an
+/// absolute `http://` URL's.
+fn target(req: &Request<Incoming>) -> Result<(String, u16), String> {
+    let uri = req.uri();
+    if req.method() == Method::CONNECT {
+        let authority = uri
+            .authority()
+            .ok_or_else(|| "CONNECT needs host:port".to_owned())?;
+        let port = authority
+            .port_u16()
+            .ok_or_else(|| "CONNECT needs host:port".to_owned())?;
+        return Ok((authority.host().to_ascii_lowercase(), port));
+    }
+    match uri.scheme_str() {
+        Some("http") => {}
+        Some(other) => return Err(format!("the proxy forwards http:// URLs, not {other}://")),
+        None => {
+            return Err(
+                "the proxy takes absolute URLs (http://host/…) or CONNECT host:port".to_owned(),
+            );
+        }
+    }
+    let host = uri
+        .host()
+        .ok_or_else(|| "the URL has no host".to_owned())?
+        .to_ascii_lowercase();
+    Ok((host, uri.port_u16().unwrap_or(80)))
+}
+
+/// A connection to the first of `addresses` that answers.
+async fn connect(addresses: &[SocketAddr]) -> std::io::Result<TcpStream> {
+    let mut last = std::io::Error::other("no address");
+    for address in addresses {
+        match tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(address)).await {
+            Ok(Ok(stream)) => return Ok(stream),
+            Ok(Err(e)) => last = e,
+            Err(_) => last = std::io::Error::new(std::io::ErrorKind::TimedOut, "timed out"),
+        }
+    }
+    Err(last)
+}
+
+/// Forwards a plain HTTP request over `upstream` in origin form, without
+/// hop-by-hop headers, with the bound secrets' real values put back.
+async fn forward(
+    req: Request<Incoming>,
+    host: &str,
+    port: u16,
+    upstream: TcpStream,
+    rules: &Rules,
+    stop: CancellationToken,
+) -> Response<Body> {
+    let (mut parts, body) = req.into_parts();
+    let authority = parts
+        .uri
+        .authority()
+        .map(|a| a.as_str().to_owned())
+        .unwrap_or_else(|| format!("{host}:{port}"));
+    let target = parts
+        .uri
+        .path_and_query()
+        .map_or("/".to_owned(), |p| p.as_str().to_owned());
+    let target = rules.broker.substitute(host, &target).unwrap_or(target);
+    parts.uri = match target.parse() {
+        Ok(uri) => uri,
+        Err(e) => {
+            return text(
+                StatusCode::BAD_REQUEST,
+                format!("bad request target: {e}\n"),
+            );
+        }
+    };
+    for name in HOP_BY_HOP {
+        parts.headers.remove(name);
+    }
+    for value in parts.headers.values_mut() {
+        if let Some(real) = value
+            .to_str()
+            .ok()
+            .and_then(|v| rules.broker.substitute(host, v))
+            .and_then(|v| HeaderValue::from_str(&v).ok())
+        {
+            *value = real;
+        }
+    }
+    if !parts.headers.contains_key(HOST)
+        && let Ok(value) = HeaderValue::from_str(&authority)
+    {
+        parts.headers.insert(HOST, value);
+    }
+    let (mut sender, connection) =
+        match hyper::client::conn::http1::handshake(TokioIo::new(upstream)).await {
+            Ok(pair) => pair,
+            Err(e) => return text(StatusCode::BAD_GATEWAY, format!("upstream: {e}\n")),
+        };
+    tokio::spawn(async move {
+        tokio::select! {
+            () = stop.cancelled() => {}
+            _ = connection => {}
+        }
+    });
+    match sender.send_request(Request::from_parts(parts, body)).await {
+        Ok(response) => {
+            let (mut parts, body) = response.into_parts();
+            for name in HOP_BY_HOP {
+                parts.headers.remove(name);
+            }
+            Response::from_parts(parts, body.boxed())
+        }
+        Err(e) => text(StatusCode::BAD_GATEWAY, format!("upstream: {e}\n")),
+    }
+}
