@@ -439,3 +439,109 @@ async fn a_stored_session_keeps_judging_after_a_restart() {
         "{err}"
     );
 }
+
+/// A fake GitHub token (the format, not a credential).
+const TOKEN: &str = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
+
+#[tokio::test]
+async fn secrets_are_redacted_before_the_model_sees_them_counted_and_made_private() {
+    let redactor = tool_core::taint::Redactor::builtin()
+        .unwrap()
+        .with_host_secret("billing-api", "hunter2-billing-key")
+        .unwrap();
+    let session = Session::new().with_redactor(redactor);
+    let mut registry = registry();
+    registry
+        .register(
+            ToolBuilder::new("shell")
+                .api(
+                    ApiDefinition::new("env", "Prints the environment."),
+                    |_, _| async {
+                        Ok(ToolOutput::with_state(
+                            format!(
+                                "GITHUB_TOKEN={TOKEN}\nBILLING=hunter2-billing-key\nHOME=/root"
+                            ),
+                            json!({"lines": [format!("GITHUB_TOKEN={TOKEN}")]}),
+                        ))
+                    },
+                )
+                .build()
+                .unwrap(),
+        )
+        .unwrap();
+    let session = Arc::new(session);
+    let invoker = Invoker::default().with_session(Arc::clone(&session));
+    let ctx = ToolContext::new();
+    let offered = registry.offer(&ctx);
+    let out = invoker
+        .invoke(
+            &offered,
+            &ToolCall::new("shell____env", "{}").with_id("e1"),
+            &ctx,
+        )
+        .await;
+    assert_eq!(
+        out.content,
+        "GITHUB_TOKEN=[REDACTED:github-token]\nBILLING=[REDACTED:host-secret:billing-api]\nHOME=/root"
+    );
+    let state = out.state.unwrap();
+    assert_eq!(state["lines"][0], "GITHUB_TOKEN=[REDACTED:github-token]");
+    assert_eq!(
+        state["redacted"],
+        json!({"github-token": 2, "host-secret:billing-api": 1})
+    );
+    let ledger = session.state().ledger;
+    let call = &ledger.calls()[0];
+    assert_eq!(call.secrets, ["github-token", "host-secret:billing-api"]);
+    assert!(
+        call.is_private(),
+        "an output with a secret in it is private data"
+    );
+    let stored = session.state().to_json();
+    assert!(
+        !stored.contains(TOKEN) && !stored.contains("hunter2"),
+        "the ledger never holds a secret"
+    );
+}
+
+/// `n` MB of log lines with a token every 100 000 lines and near misses
+/// everywhere else.
+fn big_output(mb: usize) -> (String, usize) {
+    let mut text = String::with_capacity(mb << 20);
+    let mut planted = 0;
+    let mut line = 0usize;
+    while text.len() < mb << 20 {
+        if line % 100_000 == 7 {
+            text.push_str("deploy with token ");
+            text.push_str(TOKEN);
+            text.push('\n');
+            planted += 1;
+        } else {
+            text.push_str(
+                "ghp_short AKIA1234 eyJhbGciOiJIUzI1NiJ9 password: <redacted> 2026-12-07 ok\n",
+            );
+        }
+        line += 1;
+    }
+    (text, planted)
+}
+
+#[test]
+fn redaction_of_ten_megabytes_finds_every_planted_token_and_nothing_else() {
+    let redactor = tool_core::taint::Redactor::builtin().unwrap();
+    for mb in [1, 10] {
+        let (text, planted) = big_output(mb);
+        let (clean, found) = redactor.redact(&text).unwrap();
+        assert_eq!(
+            found.counts.get("github-token").copied(),
+            Some(planted as u64),
+            "{mb} MB"
+        );
+        assert_eq!(found.total(), planted as u64, "{mb} MB: {found:?}");
+        assert!(!clean.contains(TOKEN));
+        assert_eq!(
+            clean.len(),
+            text.len() - planted * (TOKEN.len() - "[REDACTED:github-token]".len())
+        );
+    }
+}

@@ -28,6 +28,11 @@
 //!   destination the user did not name, asks, naming the calls each value
 //!   came from. [`TrifectaSettings`] adds the session-level strict mode,
 //!   headless blocking and the host's allowed destinations.
+//! - [`Redactor`]: secrets in tool output (rules as data,
+//!   [`BUILTIN_SECRET_RULES`], each with examples and counter-examples
+//!   checked at load; the host's own values) replaced by named
+//!   placeholders before the model sees them, in linear time; counted in
+//!   the output's state and recorded in the ledger as private data.
 //!
 //! # Example
 //!
@@ -65,6 +70,7 @@
 mod capability;
 mod gate;
 mod ledger;
+mod redact;
 mod session;
 mod trifecta;
 mod values;
@@ -73,6 +79,7 @@ pub use crate::capability::Capabilities;
 pub use capability::{CapabilityMap, CapabilitySource, derive_capabilities};
 pub use gate::{RunAll, TaintGate};
 pub use ledger::{CallRecord, Ledger, MAX_VALUES_PER_CALL, ValueEntry};
+pub use redact::{BUILTIN_SECRET_RULES, MIN_HOST_SECRET_LEN, Redactions, Redactor, SecretRule};
 pub use session::{Session, SessionState, SharedSession};
 pub use trifecta::{
     DESTINATION_NAMES, DestinationName, TRIFECTA_RULE, TrifectaHit, TrifectaMode, TrifectaSettings,

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::capability::CapabilityMap;
 use super::ledger::{Ledger, MAX_VALUES_PER_CALL};
+use super::redact::{Redactions, Redactor};
 use super::trifecta::TrifectaSettings;
 use super::values::{ValueKind, values_in, values_in_json};
 use crate::capability::Capabilities;
@@ -50,12 +51,41 @@ impl SessionState {
 /// and the [`TaintGate`](super::TaintGate) that reads it.
 ///
 /// Settings (fixed once built): the [`CapabilityMap`], the
-/// [`TrifectaSettings`]. State (changing): a [`SessionState`].
-#[derive(Debug, Default)]
+/// [`TrifectaSettings`], the [`Redactor`] (none by default) and whether it
+/// also redacts `state` (yes by default). State (changing): a
+/// [`SessionState`].
+///
+/// # What the pipeline does with each completed call
+///
+/// 1. With a redactor: the secrets in its content and error message (and
+///    its state, unless [`redact_state(false)`](Self::redact_state)) are
+///    replaced by named placeholders; the state gets
+///    `"redacted": {rule: count}` (a state that is not an object becomes
+///    `{"value": state, "redacted": …}`).
+/// 2. The call is recorded in the ledger with its capabilities; a secret
+///    found makes its output private data.
+/// 3. When it read private data or took in untrusted content, the values
+///    its (redacted) output delivered are recorded, up to
+///    [`MAX_VALUES_PER_CALL`].
+#[derive(Debug)]
 pub struct Session {
     capabilities: CapabilityMap,
     trifecta: TrifectaSettings,
+    redactor: Option<Redactor>,
+    redact_state: bool,
     state: Mutex<SessionState>,
+}
+
+impl Default for Session {
+    fn default() -> Self {
+        Self {
+            capabilities: CapabilityMap::default(),
+            trifecta: TrifectaSettings::default(),
+            redactor: None,
+            redact_state: true,
+            state: Mutex::new(SessionState::default()),
+        }
+    }
 }
 
 /// What the pipeline notes about a call before it runs, to record it once
@@ -91,6 +121,21 @@ impl Session {
     /// The same session with `settings` for the trifecta rule.
     pub fn with_trifecta(mut self, settings: TrifectaSettings) -> Self {
         self.trifecta = settings;
+        self
+    }
+
+    /// The same session redacting secrets from every output with
+    /// `redactor` (e.g. [`Redactor::builtin`] plus the host's own values).
+    pub fn with_redactor(mut self, redactor: Redactor) -> Self {
+        self.redactor = Some(redactor);
+        self
+    }
+
+    /// Whether the redactor also scans `state` (default yes: a UI showing
+    /// the state to the user is not the model, but a host that sends the
+    /// state to the model, or stores it, wants it clean).
+    pub fn redact_state(mut self, yes: bool) -> Self {
+        self.redact_state = yes;
         self
     }
 
@@ -148,6 +193,7 @@ impl Session {
     /// and the values its output delivered when it read private data or
     /// took in untrusted content.
     pub(crate) fn completed(&self, observed: Observed, output: &mut ToolOutput) {
+        let found = self.redact(output);
         let mut values: Vec<(ValueKind, String)> = Vec::new();
         let mut truncated = false;
         if observed.capabilities.feeds_ledger() {
@@ -175,9 +221,56 @@ impl Session {
             output.success,
         );
         state.ledger.record_values(index, values);
+        if !found.is_empty() {
+            state.ledger.record_secrets(index, found.counts.into_keys());
+        }
         if truncated {
             state.ledger.mark_truncated(index, true);
         }
+    }
+}
+
+impl Session {
+    /// Redacts `output` in place (step 1 of the pipeline's record).
+    fn redact(&self, output: &mut ToolOutput) -> Redactions {
+        let Some(redactor) = &self.redactor else {
+            return Redactions::default();
+        };
+        let mut found = Redactions::default();
+        let mut merge = |more: Redactions| {
+            for (id, n) in more.counts {
+                *found.counts.entry(id).or_default() += n;
+            }
+        };
+        if let Some((text, here)) = redactor.redact(&output.content) {
+            output.content = text;
+            merge(here);
+        }
+        if let Some(error) = &mut output.error
+            && let Some((text, here)) = redactor.redact(&error.message)
+        {
+            error.message = text;
+            merge(here);
+        }
+        if self.redact_state
+            && let Some(state) = &mut output.state
+        {
+            merge(redactor.redact_json(state));
+        }
+        if !found.is_empty() {
+            let counts = serde_json::to_value(&found.counts).unwrap_or_default();
+            match &mut output.state {
+                Some(serde_json::Value::Object(map)) => {
+                    map.insert("redacted".into(), counts);
+                }
+                Some(other) => {
+                    let value = other.take();
+                    *other = serde_json::json!({ "value": value, "redacted": counts });
+                }
+                None => output.state = Some(serde_json::json!({ "redacted": counts })),
+            }
+        }
+        found
     }
 }
 

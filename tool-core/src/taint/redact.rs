@@ -1,0 +1,429 @@
+//! Secrets redacted from tool output before the model sees it: rules as
+//! data (checked at load), plus the host's own secret values.
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use regex::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::Error;
+
+/// The built-in rule table: cloud keys, Git hosting and CI tokens, chat
+/// webhooks, private keys, JWTs, connection strings with passwords…
+pub const BUILTIN_SECRET_RULES: &str = include_str!("secret_rules.json");
+
+/// The most bytes one compiled rule may take (a pattern past it is
+/// refused at load rather than slowing every output).
+const RULE_SIZE_LIMIT: usize = 1 << 20;
+
+/// The shortest host secret value redacted (a shorter one would blank out
+/// ordinary words).
+pub const MIN_HOST_SECRET_LEN: usize = 8;
+
+/// One rule of a secret table, as stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SecretRule {
+    /// The rule's id: the placeholder's name (`[REDACTED:github-token]`).
+    pub id: String,
+    /// What it finds, for people.
+    #[serde(default)]
+    pub description: String,
+    /// The pattern (Rust `regex` syntax: no look-around or
+    /// back-references, so matching stays linear). A group named `secret`
+    /// limits what is replaced to that group.
+    pub regex: String,
+    /// Texts the rule must find something in.
+    pub examples: Vec<String>,
+    /// Texts the rule must find nothing in.
+    #[serde(default)]
+    pub counter_examples: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Table {
+    #[serde(rename = "$comment", default)]
+    _comment: Option<String>,
+    rules: Vec<SecretRule>,
+}
+
+/// What one redaction pass found and replaced.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Redactions {
+    /// Rule id (or `host-secret:NAME`) → how many were replaced.
+    pub counts: BTreeMap<String, u64>,
+}
+
+impl Redactions {
+    /// Whether nothing was found.
+    pub fn is_empty(&self) -> bool {
+        self.counts.is_empty()
+    }
+
+    /// How many were replaced in all.
+    pub fn total(&self) -> u64 {
+        self.counts.values().sum()
+    }
+
+    fn add(&mut self, other: Redactions) {
+        for (id, n) in other.counts {
+            *self.counts.entry(id).or_default() += n;
+        }
+    }
+}
+
+/// Finds secrets in text and replaces each with a named placeholder,
+/// `[REDACTED:<rule id>]` (`[REDACTED:host-secret:<name>]` for a host's own
+/// value), in time linear in the text's length.
+///
+/// One pass of a [`RegexSet`] says which rules occur at all (most outputs:
+/// none, and nothing is copied); only those rules are then run, each once.
+///
+/// ```
+/// use tool_core::taint::Redactor;
+/// let redactor = Redactor::builtin()?.with_host_secret("vault", "correct-horse-battery")?;
+/// let (text, found) = redactor
+///     .redact("token ghp_0123456789abcdefghijABCDEFGHIJ012345 and correct-horse-battery")
+///     .unwrap();
+/// assert_eq!(text, "token [REDACTED:github-token] and [REDACTED:host-secret:vault]");
+/// assert_eq!(found.total(), 2);
+/// assert!(redactor.redact("nothing to see").is_none());
+/// # Ok::<(), tool_core::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Redactor {
+    ids: Vec<String>,
+    set: RegexSet,
+    rules: Vec<Regex>,
+    host: Option<(Regex, Vec<String>)>,
+    host_values: Vec<(String, String)>,
+}
+
+impl Redactor {
+    /// The built-in rules ([`BUILTIN_SECRET_RULES`]), loaded and checked
+    /// once per process.
+    pub fn builtin() -> Result<Self, Error> {
+        static BUILTIN: OnceLock<Result<Redactor, Error>> = OnceLock::new();
+        BUILTIN
+            .get_or_init(|| Self::from_json(BUILTIN_SECRET_RULES, "the built-in secret rules"))
+            .clone()
+    }
+
+    /// Rules from a JSON table `{"rules": [SecretRule…]}`; `table` names it
+    /// in errors. Every rule must compile, find something in each of its
+    /// examples and nothing in its counter-examples; ids must be unique.
+    pub fn from_json(text: &str, table: &str) -> Result<Self, Error> {
+        let parsed: Table = serde_json::from_str(text).map_err(|e| Error::InvalidRule {
+            table: table.to_owned(),
+            rule: String::new(),
+            message: format!("the table does not read: {e}"),
+        })?;
+        Self::from_rules(&parsed.rules, table)
+    }
+
+    /// Rules given as values (see [`from_json`](Self::from_json)).
+    pub fn from_rules(rules: &[SecretRule], table: &str) -> Result<Self, Error> {
+        let bad = |rule: &str, message: String| Error::InvalidRule {
+            table: table.to_owned(),
+            rule: rule.to_owned(),
+            message,
+        };
+        let mut ids: Vec<String> = Vec::with_capacity(rules.len());
+        let mut compiled = Vec::with_capacity(rules.len());
+        for rule in rules {
+            if rule.id.is_empty()
+                || !rule
+                    .id
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            {
+                return Err(bad(
+                    &rule.id,
+                    "an id is lower-case letters, digits and `-`".into(),
+                ));
+            }
+            if ids.contains(&rule.id) {
+                return Err(bad(&rule.id, "the id is used twice".into()));
+            }
+            let regex = RegexBuilder::new(&rule.regex)
+                .size_limit(RULE_SIZE_LIMIT)
+                .build()
+                .map_err(|e| bad(&rule.id, format!("the regex does not compile: {e}")))?;
+            if rule.examples.is_empty() {
+                return Err(bad(&rule.id, "a rule needs at least one example".into()));
+            }
+            for example in &rule.examples {
+                if !regex.is_match(example) {
+                    return Err(bad(
+                        &rule.id,
+                        format!("finds nothing in its example {example:?}"),
+                    ));
+                }
+            }
+            for counter in &rule.counter_examples {
+                if regex.is_match(counter) {
+                    return Err(bad(
+                        &rule.id,
+                        format!("finds something in its counter-example {counter:?}"),
+                    ));
+                }
+            }
+            ids.push(rule.id.clone());
+            compiled.push(regex);
+        }
+        let set = RegexSetBuilder::new(rules.iter().map(|r| r.regex.as_str()))
+            .size_limit(RULE_SIZE_LIMIT * rules.len().max(1))
+            .build()
+            .map_err(|e| bad("", format!("the rules do not compile together: {e}")))?;
+        Ok(Self {
+            ids,
+            set,
+            rules: compiled,
+            host: None,
+            host_values: Vec::new(),
+        })
+    }
+
+    /// The same redactor also replacing the host's own secret `value`
+    /// (an API key it holds) with `[REDACTED:host-secret:<name>]`. A value
+    /// shorter than [`MIN_HOST_SECRET_LEN`] is refused.
+    pub fn with_host_secret(mut self, name: &str, value: &str) -> Result<Self, Error> {
+        if value.chars().count() < MIN_HOST_SECRET_LEN {
+            return Err(Error::InvalidRule {
+                table: "host secrets".into(),
+                rule: name.to_owned(),
+                message: format!(
+                    "a secret value shorter than {MIN_HOST_SECRET_LEN} characters would redact ordinary text"
+                ),
+            });
+        }
+        self.host_values.push((name.to_owned(), value.to_owned()));
+        // Longest first, so a value that contains another is replaced whole.
+        let mut values = self.host_values.clone();
+        values.sort_by_key(|v| std::cmp::Reverse(v.1.len()));
+        let pattern = values
+            .iter()
+            .map(|(_, v)| format!("({})", regex::escape(v)))
+            .collect::<Vec<_>>()
+            .join("|");
+        let regex = RegexBuilder::new(&pattern)
+            .size_limit(RULE_SIZE_LIMIT * 4)
+            .build()
+            .map_err(|e| Error::InvalidRule {
+                table: "host secrets".into(),
+                rule: name.to_owned(),
+                message: format!("the values do not compile: {e}"),
+            })?;
+        self.host = Some((regex, values.into_iter().map(|(n, _)| n).collect()));
+        Ok(self)
+    }
+
+    /// The rule ids, in table order.
+    pub fn rule_ids(&self) -> &[String] {
+        &self.ids
+    }
+
+    /// `text` with every secret replaced, and what was found; `None` when
+    /// nothing was (the text is then not copied).
+    pub fn redact(&self, text: &str) -> Option<(String, Redactions)> {
+        let mut spans: Vec<(usize, usize, String)> = Vec::new();
+        if let Some((host, names)) = &self.host {
+            for caps in host.captures_iter(text) {
+                if let Some((i, m)) = caps
+                    .iter()
+                    .skip(1)
+                    .enumerate()
+                    .find_map(|(i, m)| m.map(|m| (i, m)))
+                {
+                    let name = names.get(i).map_or("", String::as_str);
+                    spans.push((m.start(), m.end(), format!("host-secret:{name}")));
+                }
+            }
+        }
+        let matched = self.set.matches(text);
+        for index in matched.iter() {
+            let (Some(regex), Some(id)) = (self.rules.get(index), self.ids.get(index)) else {
+                continue;
+            };
+            let secret = regex.capture_names().position(|n| n == Some("secret"));
+            for caps in regex.captures_iter(text) {
+                let m = match secret {
+                    Some(g) => caps.get(g),
+                    None => caps.get(0),
+                };
+                if let Some(m) = m.filter(|m| !m.is_empty()) {
+                    spans.push((m.start(), m.end(), id.clone()));
+                }
+            }
+        }
+        if spans.is_empty() {
+            return None;
+        }
+        // Earliest first; of two that overlap, the one starting first (and
+        // then the longer) wins, and the other is dropped.
+        spans.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+        let mut out = String::with_capacity(text.len());
+        let mut found = Redactions::default();
+        let mut at = 0;
+        for (start, end, id) in spans {
+            if start < at {
+                continue;
+            }
+            out.push_str(&text[at..start]);
+            out.push_str("[REDACTED:");
+            out.push_str(&id);
+            out.push(']');
+            *found.counts.entry(id).or_default() += 1;
+            at = end;
+        }
+        out.push_str(&text[at..]);
+        Some((out, found))
+    }
+
+    /// Redacts every string in `value` in place (keys are left alone).
+    pub fn redact_json(&self, value: &mut Value) -> Redactions {
+        let mut found = Redactions::default();
+        self.walk(value, &mut found);
+        found
+    }
+
+    fn walk(&self, value: &mut Value, found: &mut Redactions) {
+        match value {
+            Value::String(s) => {
+                if let Some((text, here)) = self.redact(s) {
+                    *s = text;
+                    found.add(here);
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(|v| self.walk(v, found)),
+            Value::Object(map) => map.values_mut().for_each(|v| self.walk(v, found)),
+            Value::Null | Value::Bool(_) | Value::Number(_) => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table() -> Vec<SecretRule> {
+        serde_json::from_str::<Value>(BUILTIN_SECRET_RULES)
+            .ok()
+            .and_then(|v| serde_json::from_value(v["rules"].clone()).ok())
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn the_builtin_table_loads_and_each_rule_redacts_its_examples_and_spares_its_counter_examples()
+    {
+        let redactor = Redactor::builtin().unwrap();
+        let rules = table();
+        assert!(rules.len() >= 15, "{}", rules.len());
+        for rule in &rules {
+            for example in &rule.examples {
+                let (text, found) = redactor
+                    .redact(example)
+                    .unwrap_or_else(|| panic!("{}: {example}", rule.id));
+                assert!(
+                    found.counts.contains_key(&rule.id),
+                    "{}: {example} → {found:?}",
+                    rule.id
+                );
+                assert!(text.contains(&format!("[REDACTED:{}]", rule.id)), "{text}");
+            }
+            for counter in &rule.counter_examples {
+                if let Some((_, found)) = redactor.redact(counter) {
+                    assert!(
+                        !found.counts.contains_key(&rule.id),
+                        "{}: {counter}",
+                        rule.id
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_secret_group_keeps_the_name_and_replaces_only_the_value() {
+        let redactor = Redactor::builtin().unwrap();
+        let (text, _) = redactor
+            .redact("DATABASE_URL=postgres://app:s3cr3t-Pa55@db.internal:5432/app")
+            .unwrap();
+        assert_eq!(
+            text,
+            "DATABASE_URL=postgres://app:[REDACTED:connection-string-password]@db.internal:5432/app"
+        );
+    }
+
+    #[test]
+    fn a_bad_rule_is_refused_naming_the_rule_and_the_reason() {
+        let rule = |regex: &str, examples: &[&str], counter: &[&str]| SecretRule {
+            id: "r".into(),
+            description: String::new(),
+            regex: regex.into(),
+            examples: examples.iter().map(|s| (*s).to_owned()).collect(),
+            counter_examples: counter.iter().map(|s| (*s).to_owned()).collect(),
+        };
+        let cases = [
+            (rule("(", &["x"], &[]), "does not compile"),
+            (rule("abc", &["xyz"], &[]), "finds nothing in its example"),
+            (
+                rule("abc", &["abc"], &["xabcx"]),
+                "finds something in its counter-example",
+            ),
+            (rule("abc", &[], &[]), "at least one example"),
+            (rule("(?<=a)b", &["ab"], &[]), "does not compile"),
+        ];
+        for (r, want) in cases {
+            let err = Redactor::from_rules(&[r], "t.json").unwrap_err();
+            assert!(err.to_string().starts_with("rule `r` of t.json:"), "{err}");
+            assert!(err.to_string().contains(want), "{err}");
+        }
+        let err = Redactor::from_json(
+            r#"{"rules": [{"id": "x", "regex": "a", "examples": ["a"], "typo": 1}]}"#,
+            "t.json",
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("unknown field `typo`"), "{err}");
+        let err = Redactor::from_json(
+            r#"{"rules": [{"id": "Bad Id", "regex": "a", "examples": ["a"]}]}"#,
+            "t.json",
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("lower-case"), "{err}");
+    }
+
+    #[test]
+    fn host_secrets_are_replaced_whole_and_short_ones_refused() {
+        let r = Redactor::from_rules(&[], "none")
+            .unwrap()
+            .with_host_secret("a", "abcdefgh")
+            .unwrap()
+            .with_host_secret("b", "abcdefgh-longer")
+            .unwrap();
+        let (text, found) = r.redact("x abcdefgh-longer y abcdefgh").unwrap();
+        assert_eq!(
+            text,
+            "x [REDACTED:host-secret:b] y [REDACTED:host-secret:a]"
+        );
+        assert_eq!(found.total(), 2);
+        assert!(
+            Redactor::from_rules(&[], "none")
+                .unwrap()
+                .with_host_secret("c", "short")
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn strings_inside_json_are_redacted_in_place() {
+        let r = Redactor::builtin().unwrap();
+        let mut v = serde_json::json!({"env": ["GITHUB_TOKEN=ghs_0123456789abcdefghijABCDEFGHIJ012345"], "n": 1});
+        let found = r.redact_json(&mut v);
+        assert_eq!(found.total(), 1);
+        assert_eq!(v["env"][0], "GITHUB_TOKEN=[REDACTED:github-token]");
+    }
+}
