@@ -71,7 +71,7 @@ pub(crate) fn definition(
     name: &str,
     api: &ApiDefinition,
 ) -> Value {
-    match format {
+    let mut definition = match format {
         crate::ProviderFormat::OpenAiChat => json!({
             "type": "function",
             "function": {
@@ -91,7 +91,33 @@ pub(crate) fn definition(
             "description": description(tool, api),
             "input_schema": api.parameters_schema(),
         }),
+    };
+    // Provider metadata kept in the manifest (see `ProviderHints`).
+    let hints = &api.provider;
+    match format {
+        crate::ProviderFormat::OpenAiChat => {
+            if let Some(strict) = hints.strict {
+                definition["function"]["strict"] = Value::Bool(strict);
+            }
+        }
+        crate::ProviderFormat::OpenAiResponses => {
+            if let Some(strict) = hints.strict {
+                definition["strict"] = Value::Bool(strict);
+            }
+        }
+        crate::ProviderFormat::Anthropic => {
+            if !api.examples.is_empty() {
+                definition["input_examples"] = json!(api.examples);
+            }
+            if let Some(callers) = &hints.allowed_callers {
+                definition["allowed_callers"] = json!(callers);
+            }
+            if let Some(strict) = hints.strict {
+                definition["strict"] = Value::Bool(strict);
+            }
+        }
     }
+    definition
 }
 
 /// The API's description, falling back to the tool's.

@@ -631,3 +631,47 @@ fn malformed_provider_search_blocks_are_errors_with_their_pointer() {
     );
     assert!(loaded.is_empty());
 }
+
+#[test]
+fn provider_metadata_in_the_manifest_is_exported_where_the_provider_takes_it() {
+    let api: ApiDefinition = serde_json::from_value(json!({
+        "name": "forecast",
+        "description": "Weather forecast for a city.",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+        "deferLoading": true,
+        "examples": [{"city": "Oslo"}],
+        "provider": {"allowedCallers": ["direct"], "strict": true}
+    }))
+    .unwrap();
+    let stored = serde_json::to_value(&api).unwrap();
+    assert_eq!(stored["examples"], json!([{"city": "Oslo"}]));
+    assert_eq!(stored["provider"]["allowedCallers"], json!(["direct"]));
+    assert_eq!(stored["deferLoading"], true);
+    let mut registry = ToolRegistry::new();
+    registry
+        .register(
+            ToolBuilder::new("weather")
+                .api(api, |_, _| async { Ok(ToolOutput::text("rain")) })
+                .build()
+                .unwrap(),
+        )
+        .unwrap();
+    let offered = registry.offer(&ToolContext::new());
+    let anthropic = &offered.anthropic_tools()[0];
+    assert_eq!(anthropic["input_examples"], json!([{"city": "Oslo"}]));
+    assert_eq!(anthropic["allowed_callers"], json!(["direct"]));
+    assert_eq!(anthropic["strict"], true);
+    keys_documented(
+        anthropic,
+        &fixture("anthropic.request.json")["tools"][0],
+        "anthropic tool with metadata",
+    );
+    assert_eq!(offered.openai_chat_tools()[0]["function"]["strict"], true);
+    let responses = &offered.openai_responses_tools()[0];
+    assert_eq!(responses["strict"], true);
+    assert!(responses.get("input_examples").is_none());
+
+    // An example that is not an object is refused when the manifest is read.
+    let bad = serde_json::from_value::<ApiDefinition>(json!({"name": "f", "examples": ["Oslo"]}));
+    assert!(bad.unwrap_err().to_string().contains("map"));
+}

@@ -172,7 +172,9 @@ pub struct ExportReport {
     /// includes the deferred definitions the provider holds back).
     pub chars_sent: usize,
     /// Characters of what enters the model's context up front: the loaded
-    /// definitions and the search tool.
+    /// definitions and the search tool, and with OpenAI Responses' native
+    /// search the name and description of each deferred function (or of
+    /// each namespace), which that API shows before any search.
     pub chars_in_context: usize,
     /// [`chars_in_context`](Self::chars_in_context) as estimated tokens.
     pub tokens_in_context: usize,
@@ -326,6 +328,11 @@ pub(crate) fn export(
         }
         if !is_deferred {
             chars_in_context += p.chars + 1;
+        } else if native && format == ProviderFormat::OpenAiResponses && !namespaces {
+            // Responses shows a deferred function's name and description up
+            // front; only its parameters wait for the search.
+            let visible = json!({"name": p.wire, "description": p.definition["description"]});
+            chars_in_context += visible.to_string().len() + 1;
         }
         let mut definition = p.definition;
         if is_deferred {
@@ -346,6 +353,10 @@ pub(crate) fn export(
             .get(&name)
             .and_then(|t| t.manifest().meta.description.clone())
             .unwrap_or_else(|| format!("The APIs of {name}."));
+        // A namespace shows its name and description up front, and its
+        // loaded members in full (counted above).
+        let visible = json!({"type": "namespace", "name": name, "description": description});
+        chars_in_context += visible.to_string().len() + 1;
         tools.push(json!({
             "type": "namespace",
             "name": name,
