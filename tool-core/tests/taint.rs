@@ -545,3 +545,64 @@ fn redaction_of_ten_megabytes_finds_every_planted_token_and_nothing_else() {
         );
     }
 }
+
+#[tokio::test]
+async fn quotas_block_past_their_limit_with_a_named_rule_and_count_a_batch_in_order() {
+    use tool_core::taint::{Quota, QuotaSettings};
+    let quotas = QuotaSettings {
+        quotas: vec![Quota::new("mail/drafts").per_turn(2).per_session(3)],
+        budget: None,
+    };
+    let h = host(Session::new().with_quotas(quotas).unwrap());
+    let calls: Vec<ToolCall> = (0..3)
+        .map(|i| ToolCall::new("mail____drafts", "{}").with_id(format!("d{i}")))
+        .collect();
+    let outs = h.invoker.invoke_batch(&h.offered, &calls, &h.ctx).await;
+    assert!(outs[0].success && outs[1].success, "{outs:?}");
+    assert_eq!(outs[2].error_code().unwrap(), "blocked_by_security_privacy");
+    let reason = &outs[2].state.as_ref().unwrap()["reason"];
+    assert_eq!(reason["rule"], "quota/turn");
+    assert!(
+        reason["message"]
+            .as_str()
+            .unwrap()
+            .contains("`mail/drafts` allows 2 call(s) per turn")
+    );
+    // A new turn: one more for the session, then the session quota.
+    h.session.begin_turn();
+    assert!(h.call("d3", "mail____drafts", json!({})).await.success);
+    let out = h.call("d4", "mail____drafts", json!({})).await;
+    assert_eq!(out.state.unwrap()["reason"]["rule"], "quota/session");
+    // Other APIs are not counted; the counts are stored with the session.
+    assert!(h.call("r", "files____read", json!({})).await.success);
+    let stored = h.session.state();
+    assert_eq!(stored.quotas.scopes["mail/drafts"].in_session, 3);
+    assert_eq!(SessionState::from_json(&stored.to_json()).unwrap(), stored);
+}
+
+#[tokio::test]
+async fn a_cost_budget_stops_the_call_that_would_exceed_it() {
+    use tool_core::taint::{Quota, QuotaSettings};
+    let quotas = QuotaSettings {
+        quotas: vec![Quota::new("web").cost(0.4)],
+        budget: Some(1.0),
+    };
+    let h = host(Session::new().with_quotas(quotas).unwrap());
+    assert!(h.call("f1", "web____fetch", json!({})).await.success);
+    assert!(h.call("f2", "web____fetch", json!({})).await.success);
+    let out = h.call("f3", "web____fetch", json!({})).await;
+    let reason = &out.state.unwrap()["reason"];
+    assert_eq!(reason["rule"], "quota/budget");
+    assert!(
+        reason["message"].as_str().unwrap().contains("costs 0.4"),
+        "{reason}"
+    );
+    assert!(
+        Session::new()
+            .with_quotas(QuotaSettings {
+                quotas: vec![Quota::new("x/y/z").per_turn(1)],
+                budget: None
+            })
+            .is_err()
+    );
+}

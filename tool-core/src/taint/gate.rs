@@ -5,6 +5,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use serde_json::json;
 
+use super::quota::QuotaHit;
 use super::session::Session;
 use super::trifecta::{TRIFECTA_RULE, TrifectaHit, judge};
 use crate::context::ToolContext;
@@ -18,14 +19,18 @@ use crate::prepared::PreparedCall;
 ///
 /// 1. The inner gate decides every call (tool-approval's `PolicyEngine`,
 ///    or [`RunAll`](super::RunAll) when there is no other policy).
-/// 2. A `block` stays a block. For any other decision of a call whose API
+/// 2. A `block` stays a block. A call past one of the session's quotas
+///    is blocked with the quota's rule (`quota/turn`, `quota/session`,
+///    `quota/window`, `quota/budget`); the calls of one batch count
+///    against each other in order.
+/// 3. For any other decision of a call whose API
 ///    has `egress` ([`Session::capabilities_of`]), the trifecta rule
 ///    judges its arguments against the ledger; a hit turns the decision
 ///    into an ask (a block with [`headless`](super::TrifectaSettings::headless)),
 ///    with the hit's message, the rule, and `details.taint` naming the
 ///    calls each value came from. The inner decision is kept under
 ///    `details.inner`; its confinement is kept.
-/// 3. So a remembered "always" of the inner gate does not let a tainted
+/// 4. So a remembered "always" of the inner gate does not let a tainted
 ///    call through: the trifecta is judged after it.
 ///
 /// The ledger is read as it was when the batch was decided: the calls of
@@ -77,6 +82,20 @@ fn held(decision: GateDecision, hit: TrifectaHit, action: GateAction) -> GateDec
     }
 }
 
+/// Turns `decision` into the quota's block.
+fn over_quota(decision: GateDecision, hit: QuotaHit) -> GateDecision {
+    GateDecision {
+        action: GateAction::Block,
+        message: hit.message.clone(),
+        rule: Some(hit.rule.to_owned()),
+        confinement: decision.confinement,
+        details: json!({
+            "reason": { "level": "session", "rule": hit.rule, "message": hit.message },
+            "quota": { "scope": hit.scope },
+        }),
+    }
+}
+
 #[async_trait]
 impl Gate for TaintGate {
     async fn decide(
@@ -88,10 +107,28 @@ impl Gate for TaintGate {
         let mut decisions = self.inner.decide(calls, offered, ctx).await;
         decisions.truncate(calls.len());
         let settings = self.session.trifecta();
+        let quotas = self.session.quotas();
+        let counting = !quotas.quotas.is_empty() || quotas.budget.is_some();
+        let now = super::session::now_ms();
         let state = self.session.lock();
+        let mut let_through: Vec<(String, String)> = Vec::new();
         let mut out = Vec::with_capacity(calls.len());
         for (call, decision) in calls.iter().zip(decisions) {
-            if decision.action == GateAction::Block || !self.session.capabilities_of(call).egress {
+            if decision.action == GateAction::Block {
+                out.push(decision);
+                continue;
+            }
+            if counting
+                && let Some(hit) =
+                    state
+                        .quotas
+                        .check(quotas, &call.identifier, &call.api, &let_through, now)
+            {
+                out.push(over_quota(decision, hit));
+                continue;
+            }
+            let_through.push((call.identifier.clone(), call.api.clone()));
+            if !self.session.capabilities_of(call).egress {
                 out.push(decision);
                 continue;
             }

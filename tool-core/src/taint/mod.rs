@@ -28,6 +28,9 @@
 //!   destination the user did not name, asks, naming the calls each value
 //!   came from. [`TrifectaSettings`] adds the session-level strict mode,
 //!   headless blocking and the host's allowed destinations.
+//! - [`QuotaSettings`]: per API, per tool or for every call, at most N
+//!   calls per turn, per session, per time window, and a cost budget;
+//!   past one the gate blocks with `quota/…`.
 //! - [`Redactor`]: secrets in tool output (rules as data,
 //!   [`BUILTIN_SECRET_RULES`], each with examples and counter-examples
 //!   checked at load; the host's own values) replaced by named
@@ -70,6 +73,7 @@
 mod capability;
 mod gate;
 mod ledger;
+mod quota;
 mod redact;
 mod session;
 mod trifecta;
@@ -79,6 +83,7 @@ pub use crate::capability::Capabilities;
 pub use capability::{CapabilityMap, CapabilitySource, derive_capabilities};
 pub use gate::{RunAll, TaintGate};
 pub use ledger::{CallRecord, Ledger, MAX_VALUES_PER_CALL, ValueEntry};
+pub use quota::{Quota, QuotaCounts, QuotaHit, QuotaSettings, ScopeCount, Window};
 pub use redact::{BUILTIN_SECRET_RULES, MIN_HOST_SECRET_LEN, Redactions, Redactor, SecretRule};
 pub use session::{Session, SessionState, SharedSession};
 pub use trifecta::{

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::capability::CapabilityMap;
 use super::ledger::{Ledger, MAX_VALUES_PER_CALL};
+use super::quota::{QuotaCounts, QuotaSettings};
 use super::redact::{Redactions, Redactor};
 use super::trifecta::TrifectaSettings;
 use super::values::{ValueKind, values_in, values_in_json};
@@ -18,13 +19,16 @@ use crate::prepared::PreparedCall;
 /// What a session keeps between turns and processes: store it beside the
 /// conversation (and its [durable](crate::durable) pending turn) and give
 /// it back with [`Session::with_state`].
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct SessionState {
     /// What has entered the context.
     #[serde(default)]
     pub ledger: Ledger,
+    /// What the quotas have counted.
+    #[serde(default)]
+    pub quotas: QuotaCounts,
 }
 
 impl SessionState {
@@ -62,9 +66,10 @@ impl SessionState {
 ///    replaced by named placeholders; the state gets
 ///    `"redacted": {rule: count}` (a state that is not an object becomes
 ///    `{"value": state, "redacted": …}`).
-/// 2. The call is recorded in the ledger with its capabilities; a secret
+/// 2. The call is counted by the quotas that apply to it.
+/// 3. The call is recorded in the ledger with its capabilities; a secret
 ///    found makes its output private data.
-/// 3. When it read private data or took in untrusted content, the values
+/// 4. When it read private data or took in untrusted content, the values
 ///    its (redacted) output delivered are recorded, up to
 ///    [`MAX_VALUES_PER_CALL`].
 #[derive(Debug)]
@@ -73,6 +78,7 @@ pub struct Session {
     trifecta: TrifectaSettings,
     redactor: Option<Redactor>,
     redact_state: bool,
+    quotas: QuotaSettings,
     state: Mutex<SessionState>,
 }
 
@@ -83,6 +89,7 @@ impl Default for Session {
             trifecta: TrifectaSettings::default(),
             redactor: None,
             redact_state: true,
+            quotas: QuotaSettings::default(),
             state: Mutex::new(SessionState::default()),
         }
     }
@@ -137,6 +144,24 @@ impl Session {
     pub fn redact_state(mut self, yes: bool) -> Self {
         self.redact_state = yes;
         self
+    }
+
+    /// The same session with `quotas` (checked: see
+    /// [`QuotaSettings::check`]).
+    pub fn with_quotas(mut self, quotas: QuotaSettings) -> Result<Self, Error> {
+        quotas.check()?;
+        self.quotas = quotas;
+        Ok(self)
+    }
+
+    /// The quotas.
+    pub fn quotas(&self) -> &QuotaSettings {
+        &self.quotas
+    }
+
+    /// Starts a new turn (a new user message): per-turn quotas count from 0.
+    pub fn begin_turn(&self) {
+        self.lock().quotas.begin_turn();
     }
 
     /// The capability overrides.
@@ -213,6 +238,12 @@ impl Session {
             }
         }
         let mut state = self.lock();
+        if !self.quotas.quotas.is_empty() || self.quotas.budget.is_some() {
+            let now = now_ms();
+            state
+                .quotas
+                .record(&self.quotas, &observed.identifier, &observed.api, now);
+        }
         let index = state.ledger.record_call(
             &observed.call_id,
             &observed.identifier,
@@ -272,6 +303,13 @@ impl Session {
         }
         found
     }
+}
+
+/// Milliseconds since the Unix epoch, now.
+pub(crate) fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 /// A shared session, as the invoker and the gate hold it.
