@@ -202,8 +202,8 @@ pub use live::LiveRegistry;
 pub use manifest::json_kind;
 pub use manifest::{
     ApiDefinition, ArgMatcher, DynamicIntervention, Executor, HumanIntervention,
-    InterventionPolicy, InterventionRule, ProviderHints, RenderDisplayControl, RuleExamples,
-    ToolManifest, ToolMeta,
+    InterventionPolicy, InterventionRule, RenderDisplayControl, RuleExamples, ToolManifest,
+    ToolMeta,
 };
 pub use manifest_problem::ManifestProblem;
 pub use naming::{MAX_WIRE_NAME_LEN, WIRE_SEPARATOR, is_provider_safe, split_wire_name, wire_name};

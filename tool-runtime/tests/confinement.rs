@@ -132,10 +132,14 @@ mod egress {
     }
 
     /// An HTTPS server (python's http.server over TLS, a certificate for
-    /// `secure.example` made here); killed on drop.
+    /// `secure.example` signed by a CA made here); it prints each request's
+    /// path and `Authorization` header, which `seen` collects; killed on
+    /// drop.
     struct TlsServer {
         port: u16,
         child: std::process::Child,
+        seen: Seen,
+        ca_file: std::path::PathBuf,
         _dir: tempfile::TempDir,
     }
 
@@ -149,6 +153,7 @@ mod egress {
     const TLS_SERVER: &str = r#"import http.server, ssl, sys
 class Hello(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
+        print(self.path, self.headers.get("Authorization"), flush=True)
         body = b"hello over tls\n"
         self.send_response(200)
         self.send_header("Content-Length", str(len(body)))
@@ -165,13 +170,23 @@ server.serve_forever()
 "#;
 
     fn tls_server() -> TlsServer {
+        use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, IsCa, KeyPair};
         let dir = tempfile::tempdir().unwrap();
-        let made = rcgen::generate_simple_self_signed(vec!["secure.example".to_owned()]).unwrap();
+        let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
+        ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        let ca = CertifiedIssuer::self_signed(ca_params, KeyPair::generate().unwrap()).unwrap();
+        let leaf_key = KeyPair::generate().unwrap();
+        let leaf = CertificateParams::new(vec!["secure.example".to_owned()])
+            .unwrap()
+            .signed_by(&leaf_key, &ca)
+            .unwrap();
         let cert = dir.path().join("cert.pem");
         let key = dir.path().join("key.pem");
+        let ca_file = dir.path().join("ca.pem");
         let script = dir.path().join("server.py");
-        std::fs::write(&cert, made.cert.pem()).unwrap();
-        std::fs::write(&key, made.signing_key.serialize_pem()).unwrap();
+        std::fs::write(&cert, leaf.pem()).unwrap();
+        std::fs::write(&key, leaf_key.serialize_pem()).unwrap();
+        std::fs::write(&ca_file, ca.pem()).unwrap();
         std::fs::write(&script, TLS_SERVER).unwrap();
         let mut child = std::process::Command::new("python3")
             .arg(&script)
@@ -181,14 +196,24 @@ server.serve_forever()
             .stderr(std::process::Stdio::null())
             .spawn()
             .expect("python3 for the HTTPS server");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let port = line.trim().parse().expect("the HTTPS server's port");
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let port = lines
+            .next()
+            .and_then(|l| l.ok())
+            .and_then(|l| l.trim().parse().ok())
+            .expect("the HTTPS server's port");
+        let seen: Seen = Arc::default();
+        let kept = Arc::clone(&seen);
+        std::thread::spawn(move || {
+            for line in lines.map_while(Result::ok) {
+                kept.lock().unwrap().push(line);
+            }
+        });
         TlsServer {
             port,
             child,
+            seen,
+            ca_file,
             _dir: dir,
         }
     }
@@ -513,6 +538,55 @@ server.serve_forever()
         assert!(
             !unbound.contains(real) && unbound.contains(&dummy),
             "{unbound}"
+        );
+    }
+
+    #[tokio::test]
+    async fn over_https_the_bound_host_gets_the_token_through_the_commands_own_ca() {
+        let ws = tempfile::tempdir_in(base_outside_temp()).unwrap();
+        let c = computer(test_options());
+        if !namespaced(&c, ws.path()).await || !needed("curl") || !needed("python3") {
+            return;
+        }
+        let tls = tls_server();
+        let real = "ghp_S3cretOverTlsOnlyTheHostKnows0123456";
+        let options = test_options()
+            .with_resolve("tunnel.example", loopback())
+            .with_upstream_root(&tls.ca_file)
+            .with_credential(
+                CredentialBinding::new("TEST_TLS_TOKEN", ["secure.example"]).with_value(real),
+            );
+        let c = computer(options);
+        let header = "-H \"Authorization: Bearer $TEST_TLS_TOKEN\"";
+        let port = tls.port;
+        let out = run(
+            &c,
+            ws.path(),
+            Confinement::workspace_write()
+                .with_egress(Egress::allow(["secure.example", "tunnel.example"])),
+            &format!(
+                "printenv TEST_TLS_TOKEN; curl -sS --max-time 10 {header} https://secure.example:{port}/bound; curl -sS --max-time 10 -k {header} https://tunnel.example:{port}/tunnelled; test -r \"$SSL_CERT_FILE\" && echo store-readable"
+            ),
+        )
+        .await;
+        let stdout = out["stdout"].as_str().unwrap_or("");
+        // Verified by curl against the command's own store: no -k.
+        assert!(stdout.contains("hello over tls"), "{}", out["content"]);
+        assert!(stdout.contains("store-readable"), "{}", out["content"]);
+        let dummy = stdout.lines().next().unwrap_or("").to_owned();
+        assert!(dummy.starts_with("ghp_") && dummy.len() == real.len() && dummy != real);
+        assert!(
+            !out.to_string().contains(real),
+            "the command saw the real token"
+        );
+        let seen = tls.seen.lock().unwrap().clone();
+        assert!(
+            seen.contains(&format!("/bound Bearer {real}")),
+            "the bound host got the real token: {seen:?}"
+        );
+        assert!(
+            seen.contains(&format!("/tunnelled Bearer {dummy}")),
+            "a tunnel to another name keeps the dummy: {seen:?}"
         );
     }
 }

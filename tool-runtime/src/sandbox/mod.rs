@@ -41,7 +41,7 @@
 //! | **refused calls** (seccomp; table with reasons in the `linux` module): mounts, `open_by_handle_at`, `name_to_handle_at`, `chattr` ioctls, `TIOCSTI`, `mknod`, new namespaces, keyrings, `bpf`, `perf_event_open`, `kexec`, modules, `reboot`, clock and host name changes; set-id mode bits; extended attributes answer "not supported" | refused | same test, `sandbox::ownership_xattrs_and_set_id_bits_are_refused_plain_modes_inside_work` |
 //! | **network**: new sockets of every family (Unix-domain too: daemons' sockets), `io_uring` | none unless `network: true` (`socketpair` works) | `sandbox::loopback_connections_are_refused_with_network_off_and_work_with_it_on`, `sandbox::unix_sockets_to_local_daemons_are_refused_with_network_off`, `daemons::a_confined_command_cannot_ask_a_tmux_server_to_run_a_command` |
 //! | **network by name** (the confinement's [`tool_core::Egress`]: `allow`, `deny`, `methods`) | only through the runtime's egress proxy, in a network namespace of the command's own (loopback only); TCP/IP sockets only, no Unix-domain sockets, no DNS; names on the allow-list and not denied, never an IP address, never a private or loopback address after resolution (unless [`EgressOptions::allow_addresses`]); a method limit refuses other methods and HTTPS tunnels; each refusal in `networkBlocked` (host, port, reason) and one content line; how it works: [`EgressOptions`] | `confinement::egress::an_allowed_name_is_reached_through_the_proxy_and_the_rest_refused_and_reported`, `confinement::egress::loopback_behind_an_allowed_name_is_refused_without_the_explicit_setting`, `confinement::egress::a_method_limit_lets_get_through_and_refuses_post_and_tunnels` |
-//! | **brokered secrets** ([`CredentialBinding`]) | the command sees a dummy of the same shape; the proxy puts the real value in the request line and headers of plain HTTP requests to the bound hosts only; HTTPS tunnels pass untouched (no TLS interception: a bound host reached over HTTPS gets the dummy) | `confinement::egress::the_brokered_token_reaches_only_its_host_and_the_command_sees_a_dummy` |
+//! | **brokered secrets** ([`CredentialBinding`]) | the command sees a dummy of the same shape; the proxy puts the real value in the request target and headers of requests to the bound hosts only (HTTPS to them intercepted with a CA made for the command and trusted only through its environment; HTTPS elsewhere tunnelled untouched) | `confinement::egress::the_brokered_token_reaches_only_its_host_and_the_command_sees_a_dummy`, `confinement::egress::over_https_the_bound_host_gets_the_token_through_the_commands_own_ca` |
 //! | **keep running**: background children, `setsid`, `nohup`, double forks | end with the command (PID 1 of its namespace exits when the shell does; the kernel kills the rest) | `sandbox_protected::a_killed_command_is_swept_and_nothing_it_started_outlives_it`, `sandbox_user::as_root_the_environment_and_home_are_scrubbed_and_limits_hold` |
 //! | **limits** ([`Limits`]): processes, memory, CPU time, file size, open files | rlimits; a hit is named in the content (`file size limit`, `cpu time limit`, `process limit`) | `sandbox_user::as_root_the_environment_and_home_are_scrubbed_and_limits_hold` |
 //! | **temp dir** | nothing of a computer is left after it is dropped (as an unprivileged host too); what a host that died left is removed by the next | `sandbox_user::as_an_unprivileged_user_the_same_wall_holds_and_no_temp_dir_is_left`, `sandbox_user::a_private_temp_dir_left_by_a_host_that_died_is_removed_by_the_next_host` |
@@ -106,9 +106,9 @@
 //!   with an egress list fails with `sandbox_unavailable`) and clients
 //!   that honour `HTTP_PROXY`/`HTTPS_PROXY` (others fail to connect: there
 //!   is no other route). Plain HTTP requests and HTTPS `CONNECT` tunnels
-//!   only: no UDP, no other protocol. The proxy does not terminate TLS, so
-//!   the credential broker works for plain HTTP only; a tunnel's bytes are
-//!   not inspected.
+//!   only: no UDP, no other protocol. A tunnel's bytes are not inspected;
+//!   only HTTPS to a host a secret is bound to is intercepted, and a client
+//!   that ignores the trust-store variables fails there.
 //! - **Listing**: the names inside a folder on the way to a hidden or
 //!   secret one (`~`, `/`) can be listed; contents cannot be read.
 //! - A host that ends without dropping its computer (killed, or ended by a
@@ -273,6 +273,9 @@ pub(crate) struct Held {
     egress_log: Option<std::sync::Arc<egress::Log>>,
     /// The variables the command gets for egress (the proxy, dummies).
     egress_env: Vec<(String, String)>,
+    /// The trust store with the interception CA, removed when dropped.
+    #[cfg(all(target_os = "linux", feature = "egress"))]
+    _ca_bundle: Option<tempfile::NamedTempFile>,
 }
 
 impl Held {
@@ -341,6 +344,7 @@ fn start_egress(
     allowed: &tool_core::Egress,
     options: &SandboxOptions,
     held: &mut Held,
+    tmp_dir: Option<std::path::PathBuf>,
 ) -> Result<(child::EgressChild, Vec<String>)> {
     let setup = |message: String| Error::SandboxSetup {
         path: "egress".into(),
@@ -350,6 +354,16 @@ fn start_egress(
         .map_err(|e| setup(format!("the egress proxy needs a tokio runtime: {e}")))?;
     let broker = egress::Broker::new(&options.egress.credentials);
     let rules = egress::Rules::new(allowed, &options.egress, broker.clone())?;
+    let trust = match (rules.ca_pem(), tmp_dir) {
+        (Some(ca), Some(dir)) => Some(egress::trust_store(&ca, &dir).map_err(setup)?),
+        (Some(_), None) => {
+            return Err(setup(
+                "the credential broker needs the command's private /tmp for its trust store"
+                    .to_owned(),
+            ));
+        }
+        (None, _) => None,
+    };
     let (host_end, child_end) = std::os::unix::net::UnixStream::pair()
         .map_err(|e| setup(format!("cannot make the proxy's channel: {e}")))?;
     let log = std::sync::Arc::new(egress::Log::default());
@@ -374,6 +388,14 @@ fn start_egress(
     .map(|name| (name.to_owned(), address.clone()))
     .chain(broker.env())
     .collect();
+    if let Some((file, inside)) = trust {
+        held.egress_env.extend(
+            egress::TRUST_STORE_VARIABLES
+                .iter()
+                .map(|name| ((*name).to_owned(), inside.clone())),
+        );
+        held._ca_bundle = Some(file);
+    }
     Ok((
         child::EgressChild {
             channel: child_end.into(),
@@ -507,7 +529,13 @@ pub(crate) fn prepare(
             }
             #[cfg(feature = "egress")]
             Some(allowed) => {
-                let (child, brokered) = start_egress(allowed, options, &mut held)?;
+                // Where the command's trust store goes: a file its /tmp shows.
+                let tmp_dir = if overlay {
+                    Some(std::path::PathBuf::from("/tmp"))
+                } else {
+                    private_tmp.map(Path::to_path_buf)
+                };
+                let (child, brokered) = start_egress(allowed, options, &mut held, tmp_dir)?;
                 applied.credentials_brokered = brokered;
                 Some(child)
             }

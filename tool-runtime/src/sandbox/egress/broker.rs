@@ -63,6 +63,16 @@ impl Broker {
         self.bound.iter().map(|b| b.env.clone()).collect()
     }
 
+    /// Whether a secret is bound to `host`.
+    pub(crate) fn binds(&self, host: &str) -> bool {
+        self.bound.iter().any(|b| b.hosts.allows(host))
+    }
+
+    /// Whether no secret is bound.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.bound.is_empty()
+    }
+
     /// `text` with the dummies of the secrets bound to `host` replaced by
     /// their real values (`None`: nothing to replace).
     pub(crate) fn substitute(&self, host: &str, text: &str) -> Option<String> {

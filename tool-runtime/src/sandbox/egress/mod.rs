@@ -14,6 +14,8 @@ use serde::{Deserialize, Serialize};
 #[cfg(all(target_os = "linux", feature = "egress"))]
 mod broker;
 #[cfg(all(target_os = "linux", feature = "egress"))]
+mod intercept;
+#[cfg(all(target_os = "linux", feature = "egress"))]
 mod proxy;
 #[cfg(all(target_os = "linux", feature = "egress"))]
 mod rules;
@@ -24,6 +26,58 @@ pub(crate) use broker::Broker;
 pub(crate) use proxy::Proxy;
 #[cfg(all(target_os = "linux", feature = "egress"))]
 pub(crate) use rules::Rules;
+
+/// The variables that point clients at the command's trust store when the
+/// broker intercepts TLS (OpenSSL, curl, Python requests, git, cargo, pip,
+/// Node).
+#[cfg(all(target_os = "linux", feature = "egress"))]
+pub(crate) const TRUST_STORE_VARIABLES: [&str; 7] = [
+    "SSL_CERT_FILE",
+    "CURL_CA_BUNDLE",
+    "REQUESTS_CA_BUNDLE",
+    "GIT_SSL_CAINFO",
+    "CARGO_HTTP_CAINFO",
+    "PIP_CERT",
+    "NODE_EXTRA_CA_CERTS",
+];
+
+/// Writes the command's trust store in `dir` (a directory its `/tmp`
+/// shows at `/tmp`): the system's roots and `ca_pem`. Returns the file
+/// (removed when dropped) and its path inside the command.
+#[cfg(all(target_os = "linux", feature = "egress"))]
+pub(crate) fn trust_store(
+    ca_pem: &str,
+    dir: &std::path::Path,
+) -> Result<(tempfile::NamedTempFile, String), String> {
+    use std::io::Write as _;
+    let system = std::env::var_os("SSL_CERT_FILE")
+        .map(std::path::PathBuf::from)
+        .into_iter()
+        .chain(
+            [
+                "/etc/ssl/certs/ca-certificates.crt",
+                "/etc/pki/tls/certs/ca-bundle.crt",
+                "/etc/ssl/cert.pem",
+            ]
+            .map(std::path::PathBuf::from),
+        )
+        .find_map(|p| std::fs::read_to_string(p).ok())
+        .unwrap_or_default();
+    let mut file = tempfile::Builder::new()
+        .prefix("tool-egress-ca-")
+        .suffix(".pem")
+        .tempfile_in(dir)
+        .map_err(|e| format!("cannot write the trust store in {}: {e}", dir.display()))?;
+    file.write_all(format!("{system}\n{ca_pem}").as_bytes())
+        .and_then(|()| file.flush())
+        .map_err(|e| format!("cannot write the trust store: {e}"))?;
+    let name = file
+        .path()
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Ok((file, format!("/tmp/{name}")))
+}
 
 /// The port the proxy listens on inside a command's network namespace.
 pub const DEFAULT_PROXY_PORT: u16 = 3128;
@@ -37,6 +91,7 @@ pub const DEFAULT_PROXY_PORT: u16 = 3128;
 /// | `allow_addresses` | none: only public unicast addresses are reached |
 /// | `resolve` | none: names are resolved by the host's resolver |
 /// | `credentials` | none |
+/// | `upstream_roots` | none: the system's roots |
 /// | `port` | [`DEFAULT_PROXY_PORT`] |
 ///
 /// # How
@@ -86,11 +141,24 @@ pub const DEFAULT_PROXY_PORT: u16 = 3128;
 /// `GITHUB_TOKEN` → `api.github.com`). The command's environment then holds
 /// a dummy of the same shape (same length, same prefix such as `ghp_`,
 /// same character classes), made afresh for each command. The proxy
-/// replaces the dummy by the real value in the request line and the header
-/// values of **plain HTTP** requests to a bound host, and nowhere else.
-/// HTTPS tunnels (`CONNECT`) are passed through untouched: the proxy does
-/// not terminate TLS, so over HTTPS a bound host receives the dummy. A
-/// request body is never rewritten.
+/// replaces the dummy by the real value in the request target and the
+/// header values of requests to a bound host, and nowhere else; a request
+/// body is never rewritten.
+///
+/// | traffic | what the proxy does |
+/// |---|---|
+/// | plain HTTP to a bound host | forwarded request by request, dummy → real value |
+/// | HTTPS (`CONNECT`) to a bound host | **intercepted**: the proxy opens verified TLS to the host itself (system roots and [`upstream_roots`](Self::upstream_roots); a failure answers `502`), then ends the command's TLS with a certificate for that name signed by a certificate authority made for this command (its key stays in the host's memory, gone with the command), and forwards each request inside as for plain HTTP |
+/// | plain HTTP to any other allowed host | forwarded untouched (the dummy stays a dummy) |
+/// | HTTPS to any other allowed host | **tunnelled** untouched: the proxy never sees inside |
+///
+/// The command trusts that authority only through its own environment: a
+/// trust store (the system's roots plus the authority) written to its
+/// private `/tmp` and named by `SSL_CERT_FILE`, `CURL_CA_BUNDLE`,
+/// `REQUESTS_CA_BUNDLE`, `GIT_SSL_CAINFO`, `CARGO_HTTP_CAINFO`, `PIP_CERT`
+/// and `NODE_EXTRA_CA_CERTS`; nothing on the host trusts it. A client
+/// that pins certificates or ignores those variables fails on a bound
+/// host instead of leaking anything.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
@@ -106,6 +174,9 @@ pub struct EgressOptions {
     pub resolve: BTreeMap<String, IpAddr>,
     /// Secrets bound to hosts (the credential broker).
     pub credentials: Vec<CredentialBinding>,
+    /// PEM files of certificate authorities the proxy trusts, beyond the
+    /// system's, when it opens TLS to a bound host itself.
+    pub upstream_roots: Vec<std::path::PathBuf>,
     /// The port the proxy listens on inside the command's namespace.
     pub port: u16,
 }
@@ -116,6 +187,7 @@ impl Default for EgressOptions {
             allow_addresses: Vec::new(),
             resolve: BTreeMap::new(),
             credentials: Vec::new(),
+            upstream_roots: Vec::new(),
             port: DEFAULT_PROXY_PORT,
         }
     }
@@ -132,6 +204,12 @@ impl EgressOptions {
     pub fn with_resolve(mut self, name: impl Into<String>, address: IpAddr) -> Self {
         self.resolve
             .insert(name.into().to_ascii_lowercase(), address);
+        self
+    }
+
+    /// The same options with one more trusted CA file for upstreams.
+    pub fn with_upstream_root(mut self, pem_file: impl Into<std::path::PathBuf>) -> Self {
+        self.upstream_roots.push(pem_file.into());
         self
     }
 

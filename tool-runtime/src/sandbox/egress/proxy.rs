@@ -18,7 +18,10 @@ use tokio::net::TcpStream;
 use tokio_util::sync::CancellationToken;
 
 use super::Log;
+use super::intercept::Authority;
 use super::rules::Rules;
+use tokio_rustls::rustls::pki_types::ServerName;
+use tokio_rustls::{TlsAcceptor, TlsConnector};
 
 /// How long a connection to an upstream may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -124,6 +127,15 @@ fn text(status: StatusCode, body: String) -> Response<Body> {
     response
 }
 
+/// An empty `200`.
+fn empty() -> Response<Body> {
+    Response::new(
+        Full::new(Bytes::new())
+            .map_err(|never| match never {})
+            .boxed(),
+    )
+}
+
 /// One request from the command.
 async fn handle(
     req: Request<Incoming>,
@@ -164,6 +176,11 @@ async fn handle(
         }
     };
     if req.method() == Method::CONNECT {
+        if let Some(authority) = rules.intercepts(&host) {
+            // A secret is bound to this host: TLS ends here (the command
+            // trusts this command's CA), real TLS goes on upstream.
+            return Ok(intercept(req, host, upstream, authority, rules, stop).await);
+        }
         tokio::spawn(async move {
             let tunnel = async move {
                 if let Ok(upgraded) = hyper::upgrade::on(req).await {
@@ -177,11 +194,7 @@ async fn handle(
                 () = tunnel => {}
             }
         });
-        return Ok(Response::new(
-            Full::new(Bytes::new())
-                .map_err(|never| match never {})
-                .boxed(),
-        ));
+        return Ok(empty());
     }
     Ok(forward(req, &host, port, upstream, &rules, stop).await)
 }
@@ -228,17 +241,16 @@ async fn connect(addresses: &[SocketAddr]) -> std::io::Result<TcpStream> {
     Err(last)
 }
 
-/// Forwards a plain HTTP request over `upstream` in origin form, without
-/// hop-by-hop headers, with the bound secrets' real values put back.
-async fn forward(
-    req: Request<Incoming>,
+/// Readies a request for its upstream: origin form, no hop-by-hop
+/// headers, `Host` set, the bound secrets' real values put back in the
+/// request target and the header values (`host` is the name the proxy
+/// checked and connected to).
+fn rewrite(
+    parts: &mut hyper::http::request::Parts,
     host: &str,
     port: u16,
-    upstream: TcpStream,
     rules: &Rules,
-    stop: CancellationToken,
-) -> Response<Body> {
-    let (mut parts, body) = req.into_parts();
+) -> Result<(), String> {
     let authority = parts
         .uri
         .authority()
@@ -249,15 +261,9 @@ async fn forward(
         .path_and_query()
         .map_or("/".to_owned(), |p| p.as_str().to_owned());
     let target = rules.broker.substitute(host, &target).unwrap_or(target);
-    parts.uri = match target.parse() {
-        Ok(uri) => uri,
-        Err(e) => {
-            return text(
-                StatusCode::BAD_REQUEST,
-                format!("bad request target: {e}\n"),
-            );
-        }
-    };
+    parts.uri = target
+        .parse()
+        .map_err(|e| format!("bad request target: {e}"))?;
     for name in HOP_BY_HOP {
         parts.headers.remove(name);
     }
@@ -276,18 +282,16 @@ async fn forward(
     {
         parts.headers.insert(HOST, value);
     }
-    let (mut sender, connection) =
-        match hyper::client::conn::http1::handshake(TokioIo::new(upstream)).await {
-            Ok(pair) => pair,
-            Err(e) => return text(StatusCode::BAD_GATEWAY, format!("upstream: {e}\n")),
-        };
-    tokio::spawn(async move {
-        tokio::select! {
-            () = stop.cancelled() => {}
-            _ = connection => {}
-        }
-    });
-    match sender.send_request(Request::from_parts(parts, body)).await {
+    Ok(())
+}
+
+/// Sends a readied request and returns the response without hop-by-hop
+/// headers.
+async fn send(
+    sender: &mut hyper::client::conn::http1::SendRequest<Incoming>,
+    request: Request<Incoming>,
+) -> Response<Body> {
+    match sender.send_request(request).await {
         Ok(response) => {
             let (mut parts, body) = response.into_parts();
             for name in HOP_BY_HOP {
@@ -297,4 +301,121 @@ async fn forward(
         }
         Err(e) => text(StatusCode::BAD_GATEWAY, format!("upstream: {e}\n")),
     }
+}
+
+/// Runs an upstream connection's driver until it ends or the proxy stops.
+fn drive<F: std::future::Future + Send + 'static>(connection: F, stop: CancellationToken) {
+    tokio::spawn(async move {
+        tokio::select! {
+            () = stop.cancelled() => {}
+            _ = connection => {}
+        }
+    });
+}
+
+/// Forwards a plain HTTP request over `upstream`.
+async fn forward(
+    req: Request<Incoming>,
+    host: &str,
+    port: u16,
+    upstream: TcpStream,
+    rules: &Rules,
+    stop: CancellationToken,
+) -> Response<Body> {
+    let (mut parts, body) = req.into_parts();
+    if let Err(message) = rewrite(&mut parts, host, port, rules) {
+        return text(StatusCode::BAD_REQUEST, format!("{message}\n"));
+    }
+    let (mut sender, connection) =
+        match hyper::client::conn::http1::handshake(TokioIo::new(upstream)).await {
+            Ok(pair) => pair,
+            Err(e) => return text(StatusCode::BAD_GATEWAY, format!("upstream: {e}\n")),
+        };
+    drive(connection, stop);
+    send(&mut sender, Request::from_parts(parts, body)).await
+}
+
+/// A `CONNECT` to a host a secret is bound to: TLS to the upstream first
+/// (verified; a failure answers `502`), then `200`, then the command's
+/// TLS ended with a certificate of this command's CA and each request
+/// inside rewritten as a plain one is.
+async fn intercept(
+    req: Request<Incoming>,
+    host: String,
+    upstream: TcpStream,
+    authority: Arc<Authority>,
+    rules: Arc<Rules>,
+    stop: CancellationToken,
+) -> Response<Body> {
+    let port = req
+        .uri()
+        .authority()
+        .and_then(|a| a.port_u16())
+        .unwrap_or(443);
+    let failed = |what: &str, e: &dyn std::fmt::Display| {
+        text(
+            StatusCode::BAD_GATEWAY,
+            format!("{what} {host}:{port}: {e}\n"),
+        )
+    };
+    let server = match authority.server_config(&host) {
+        Ok(config) => config,
+        Err(e) => return failed("cannot present", &e),
+    };
+    let name = match ServerName::try_from(host.clone()) {
+        Ok(name) => name,
+        Err(e) => return failed("not a TLS name:", &e),
+    };
+    let tls = match TlsConnector::from(authority.upstream())
+        .connect(name, upstream)
+        .await
+    {
+        Ok(tls) => tls,
+        Err(e) => return failed("TLS to", &e),
+    };
+    let (sender, connection) = match hyper::client::conn::http1::handshake(TokioIo::new(tls)).await
+    {
+        Ok(pair) => pair,
+        Err(e) => return failed("HTTP to", &e),
+    };
+    drive(connection, stop.clone());
+    let session_stop = stop.clone();
+    tokio::spawn(async move {
+        let session = async move {
+            let Ok(upgraded) = hyper::upgrade::on(req).await else {
+                return;
+            };
+            let Ok(client) = TlsAcceptor::from(server)
+                .accept(TokioIo::new(upgraded))
+                .await
+            else {
+                return;
+            };
+            let sender = Arc::new(tokio::sync::Mutex::new(sender));
+            let service = hyper::service::service_fn(move |inner: Request<Incoming>| {
+                let sender = Arc::clone(&sender);
+                let rules = Arc::clone(&rules);
+                let host = host.clone();
+                async move {
+                    let (mut parts, body) = inner.into_parts();
+                    if let Err(message) = rewrite(&mut parts, &host, port, &rules) {
+                        return Ok::<_, Infallible>(text(
+                            StatusCode::BAD_REQUEST,
+                            format!("{message}\n"),
+                        ));
+                    }
+                    let mut sender = sender.lock().await;
+                    Ok(send(&mut sender, Request::from_parts(parts, body)).await)
+                }
+            });
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(TokioIo::new(client), service)
+                .await;
+        };
+        tokio::select! {
+            () = session_stop.cancelled() => {}
+            () = session => {}
+        }
+    });
+    empty()
 }

@@ -10,6 +10,7 @@ use tool_core::net::{SsrfGuard, SsrfPolicy};
 
 use super::EgressOptions;
 use super::broker::Broker;
+use super::intercept::Authority;
 use crate::error::{Error, Result};
 
 /// How long a name may take to resolve.
@@ -22,6 +23,8 @@ pub(crate) struct Rules {
     guard: SsrfGuard,
     resolve: BTreeMap<String, IpAddr>,
     pub(crate) broker: Broker,
+    /// The CA for the bound hosts' TLS, when a secret is bound.
+    authority: Option<std::sync::Arc<Authority>>,
 }
 
 impl Rules {
@@ -40,12 +43,36 @@ impl Rules {
             }
             policy = policy.allow(entry).map_err(|e| bad(e.to_string()))?;
         }
+        let authority = if broker.is_empty() {
+            None
+        } else {
+            let made =
+                Authority::new(&options.upstream_roots).map_err(|message| Error::SandboxSetup {
+                    path: "egress.credentials".into(),
+                    message: format!("cannot make the interception CA: {message}"),
+                })?;
+            Some(std::sync::Arc::new(made))
+        };
         Ok(Self {
             egress: egress.clone(),
             guard: SsrfGuard::new(policy),
             resolve: options.resolve.clone(),
             broker,
+            authority,
         })
+    }
+
+    /// The CA to terminate TLS with, when a secret is bound to `host`.
+    pub(crate) fn intercepts(&self, host: &str) -> Option<std::sync::Arc<Authority>> {
+        self.authority
+            .as_ref()
+            .filter(|_| self.broker.binds(host))
+            .cloned()
+    }
+
+    /// The interception CA's certificate (PEM), when there is one.
+    pub(crate) fn ca_pem(&self) -> Option<String> {
+        self.authority.as_ref().map(|a| a.ca_pem())
     }
 
     /// Checks 1–3 of the module guide for a request to `host` with
