@@ -1,7 +1,8 @@
 //! What a confined command can see of the host user: the environment
 //! without secret-looking variables, the home hidden but for the toolchain
 //! locations (caches writable), limits that end a runaway command with a
-//! named failure; and the same wall for an unprivileged host (the test
+//! named failure, the network by name through the egress proxy with a
+//! brokered token; and the same wall for an unprivileged host (the test
 //! re-runs itself as uid 65534), which leaves nothing in its temp dir.
 //!
 //! The environment and the user are the process's, so each scenario runs
@@ -21,8 +22,8 @@ use std::time::Duration;
 use common::{base_outside_temp, ctx, ok, state, write};
 use tool_core::ToolOutput;
 use tool_runtime::{
-    ComputerRuntime, Limits, LocalComputer, LocalConfig, RunCommandParams, SandboxOptions,
-    SandboxPolicy, ShellConfig,
+    ComputerRuntime, CredentialBinding, EgressOptions, Limits, LocalComputer, LocalConfig,
+    RunCommandParams, SandboxOptions, SandboxPolicy, ShellConfig,
 };
 
 const CHILD: &str = "TOOL_SANDBOX_TEST_CHILD";
@@ -278,6 +279,83 @@ async fn the_wall(base: &Path) {
     );
     assert!(out.content.contains("process limit"), "{}", out.content);
     assert_eq!(state(&out)["sandbox"]["limits"]["processes"], 32);
+    egress_by_name(&ws).await;
+}
+
+/// A plain HTTP server on 127.0.0.1 that keeps each request's head and
+/// answers `hello` (never echoing what it got).
+fn http_server() -> (u16, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    use std::io::{BufRead as _, Write as _};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let kept = std::sync::Arc::clone(&seen);
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().map_while(Result::ok) {
+            let mut reader = std::io::BufReader::new(stream.try_clone().unwrap());
+            let mut head = String::new();
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                head.push_str(&line);
+            }
+            kept.lock().unwrap().push(head);
+            let _ = stream.write_all(
+                b"HTTP/1.1 200 OK\r\nContent-Length: 6\r\nConnection: close\r\n\r\nhello\n",
+            );
+        }
+    });
+    (port, seen)
+}
+
+/// Egress by name as this user: an allowed name reached through the proxy
+/// with the host's own `GITHUB_TOKEN` brokered (the command sees a dummy),
+/// another name refused and reported.
+async fn egress_by_name(ws: &Path) {
+    let has_curl = std::process::Command::new("sh")
+        .args(["-c", "command -v curl"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_curl {
+        assert!(std::env::var("CI").is_err(), "curl is needed under CI");
+        eprintln!("skipping the egress part: no curl");
+        return;
+    }
+    let (port, seen) = http_server();
+    let real = FAKE_ENV[1].1;
+    let c = computer(SandboxOptions {
+        egress: EgressOptions::default()
+            .with_allowed_addresses("127.0.0.1")
+            .with_resolve("allowed.example", "127.0.0.1".parse().unwrap())
+            .with_resolve("other.example", "127.0.0.1".parse().unwrap())
+            .with_credential(CredentialBinding::new("GITHUB_TOKEN", ["allowed.example"])),
+        ..SandboxOptions::default()
+    });
+    let confinement = tool_core::Confinement::workspace_write()
+        .with_egress(tool_core::Egress::allow(["allowed.example"]));
+    let out = c
+        .run_command(
+            RunCommandParams::new(format!(
+                "echo \"$GITHUB_TOKEN\"; curl -sS --max-time 10 -H \"Authorization: token $GITHUB_TOKEN\" http://allowed.example:{port}/in; curl -sS --max-time 10 http://other.example:{port}/out"
+            )),
+            &ctx(ws).with_extension(confinement),
+        )
+        .await;
+    let text = stdout(&out);
+    assert!(text.contains("hello"), "{}", out.content);
+    assert!(text.contains("refused other.example"), "{}", out.content);
+    assert!(!out.content.contains(real) && !state(&out).to_string().contains(real));
+    let dummy = text.lines().next().unwrap_or("").to_owned();
+    assert!(dummy.starts_with("ghp_") && dummy.len() == real.len() && dummy != real);
+    assert_eq!(state(&out)["networkBlocked"][0]["host"], "other.example");
+    let heads = seen.lock().unwrap().clone();
+    assert_eq!(heads.len(), 1, "{heads:?}");
+    assert!(
+        heads[0].contains(&format!("Authorization: token {real}")),
+        "{heads:?}"
+    );
 }
 
 #[tokio::test]
