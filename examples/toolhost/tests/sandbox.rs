@@ -1,4 +1,4 @@
-//! `toolhost --sandbox` / `--allow-network` end to end: the defaults by
+//! `toolhost --sandbox` / `--allow-network` / `--allow-domain` end to end: the defaults by
 //! approval mode and a write outside the workspace refused by the kernel.
 //! Commands are harmless writes into directories the test creates under
 //! cargo's target temp dir.
@@ -108,4 +108,59 @@ fn unattended_modes_confine_commands_and_manual_mode_does_not() {
     );
     assert_eq!(result["output"]["state"]["exitCode"], 0, "{result}");
     assert!(target.exists());
+}
+
+#[test]
+fn allow_domain_opens_the_network_by_name_only_and_reports_refusals() {
+    if let Err(reason) = tool_runtime::probe_kernel() {
+        assert!(
+            std::env::var("CI").is_err(),
+            "no sandbox under CI: {reason}"
+        );
+        eprintln!("skipping: no sandbox on this kernel: {reason}");
+        return;
+    }
+    let has_curl = Command::new("sh")
+        .args(["-c", "command -v curl"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_curl {
+        assert!(std::env::var("CI").is_err(), "curl is needed under CI");
+        eprintln!("skipping: no curl");
+        return;
+    }
+    let base = tempfile::tempdir_in(base_outside_temp()).unwrap();
+    // Nothing leaves this machine: the allowed name is not asked for, the
+    // others are refused by name before any lookup.
+    let result = call(
+        base.path(),
+        &[
+            "--mode",
+            "auto-run",
+            "--allow-domain",
+            "registry.example",
+            "--allow-domain",
+            "*.cdn.example",
+            "--allow-network",
+        ],
+        "curl -sS --max-time 5 http://other.example/; curl -sS --max-time 5 http://127.0.0.1:9/",
+    );
+    let state = &result["output"]["state"];
+    assert_eq!(state["sandbox"]["network"], false, "{result}");
+    assert_eq!(
+        state["sandbox"]["egress"]["allow"],
+        json!(["registry.example", "*.cdn.example"]),
+        "{result}"
+    );
+    let blocked = state["networkBlocked"].to_string();
+    assert!(blocked.contains("other.example"), "{result}");
+    assert!(blocked.contains("not on the allow-list"), "{result}");
+    assert!(blocked.contains("127.0.0.1"), "{result}");
+    assert!(
+        result["output"]["content"]
+            .as_str()
+            .unwrap()
+            .contains("egress proxy refused other.example"),
+        "{result}"
+    );
 }
