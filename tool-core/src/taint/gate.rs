@@ -5,6 +5,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use serde_json::json;
 
+use super::pin::{Change, PIN_RULE};
 use super::quota::QuotaHit;
 use super::session::Session;
 use super::trifecta::{TRIFECTA_RULE, TrifectaHit, judge};
@@ -23,15 +24,20 @@ use crate::prepared::PreparedCall;
 ///    is blocked with the quota's rule (`quota/turn`, `quota/session`,
 ///    `quota/window`, `quota/budget`); the calls of one batch count
 ///    against each other in order.
-/// 3. For any other decision of a call whose API
+/// 3. A call of a pinned tool whose definition changed since it was
+///    pinned asks (blocks when headless) with rule `pin/changed` and the
+///    diff under `details.changes`; an unpinned one is pinned now.
+/// 4. For a call whose API
 ///    has `egress` ([`Session::capabilities_of`]), the trifecta rule
 ///    judges its arguments against the ledger; a hit turns the decision
 ///    into an ask (a block with [`headless`](super::TrifectaSettings::headless)),
 ///    with the hit's message, the rule, and `details.taint` naming the
 ///    calls each value came from. The inner decision is kept under
 ///    `details.inner`; its confinement is kept.
-/// 4. So a remembered "always" of the inner gate does not let a tainted
-///    call through: the trifecta is judged after it.
+/// 5. So a remembered "always" of the inner gate does not let a tainted
+///    call, or a call of a changed definition, through: both are judged
+///    after it. A person's "always" on a `pin/changed` ask accepts the new
+///    definition; on a `taint/trifecta` ask it is not remembered.
 ///
 /// The ledger is read as it was when the batch was decided: the calls of
 /// one batch do not see each other's outputs.
@@ -82,6 +88,32 @@ fn held(decision: GateDecision, hit: TrifectaHit, action: GateAction) -> GateDec
     }
 }
 
+/// Turns `decision` into the changed definition's ask (or block).
+fn changed(
+    decision: GateDecision,
+    call: &PreparedCall,
+    changes: Vec<Change>,
+    action: GateAction,
+) -> GateDecision {
+    let pointers: Vec<&str> = changes.iter().map(|c| c.pointer.as_str()).collect();
+    let message = format!(
+        "the definition of `{}/{}` changed since it was pinned ({}); its calls ask until the change is accepted",
+        call.identifier,
+        call.api,
+        pointers.join(", ")
+    );
+    GateDecision {
+        action,
+        message: message.clone(),
+        rule: Some(PIN_RULE.to_owned()),
+        confinement: decision.confinement,
+        details: json!({
+            "reason": { "level": "session", "rule": PIN_RULE, "message": message },
+            "changes": changes,
+        }),
+    }
+}
+
 /// Turns `decision` into the quota's block.
 fn over_quota(decision: GateDecision, hit: QuotaHit) -> GateDecision {
     GateDecision {
@@ -110,7 +142,7 @@ impl Gate for TaintGate {
         let quotas = self.session.quotas();
         let counting = !quotas.quotas.is_empty() || quotas.budget.is_some();
         let now = super::session::now_ms();
-        let state = self.session.lock();
+        let mut state = self.session.lock();
         let mut let_through: Vec<(String, String)> = Vec::new();
         let mut out = Vec::with_capacity(calls.len());
         for (call, decision) in calls.iter().zip(decisions) {
@@ -128,6 +160,10 @@ impl Gate for TaintGate {
                 continue;
             }
             let_through.push((call.identifier.clone(), call.api.clone()));
+            if let Some(changes) = self.session.pin_changes(&mut state, call) {
+                out.push(changed(decision, call, changes, settings.action()));
+                continue;
+            }
             if !self.session.capabilities_of(call).egress {
                 out.push(decision);
                 continue;
@@ -145,6 +181,11 @@ impl Gate for TaintGate {
         // A trifecta ask is never remembered: the next call is judged
         // against the ledger again. The inner gate remembers its own.
         if decision.rule.as_deref() == Some(TRIFECTA_RULE) {
+            return;
+        }
+        // "Always" on a changed definition accepts the new definition.
+        if decision.rule.as_deref() == Some(PIN_RULE) {
+            self.session.accept_definition(call);
             return;
         }
         self.inner.remember(call, decision);

@@ -31,6 +31,10 @@
 //! - [`QuotaSettings`]: per API, per tool or for every call, at most N
 //!   calls per turn, per session, per time window, and a cost budget;
 //!   past one the gate blocks with `quota/…`.
+//! - [`PinStore`]: remote tools' definitions pinned when first offered
+//!   ([`Session::check_pins`] reports new, changed with a [`diff`],
+//!   renamed, and descriptions addressing the model about other tools);
+//!   a changed definition's calls ask with `pin/changed`.
 //! - [`Redactor`]: secrets in tool output (rules as data,
 //!   [`BUILTIN_SECRET_RULES`], each with examples and counter-examples
 //!   checked at load; the host's own values) replaced by named
@@ -73,6 +77,7 @@
 mod capability;
 mod gate;
 mod ledger;
+mod pin;
 mod quota;
 mod redact;
 mod session;
@@ -83,6 +88,10 @@ pub use crate::capability::Capabilities;
 pub use capability::{CapabilityMap, CapabilitySource, derive_capabilities};
 pub use gate::{RunAll, TaintGate};
 pub use ledger::{CallRecord, Ledger, MAX_VALUES_PER_CALL, ValueEntry};
+pub use pin::{
+    ADDRESSING_PHRASES, Addressing, Change, ChangedTool, PIN_RULE, Pin, PinPolicy, PinReport,
+    PinStore, Renamed, diff,
+};
 pub use quota::{Quota, QuotaCounts, QuotaHit, QuotaSettings, ScopeCount, Window};
 pub use redact::{BUILTIN_SECRET_RULES, MIN_HOST_SECRET_LEN, Redactions, Redactor, SecretRule};
 pub use session::{Session, SessionState, SharedSession};

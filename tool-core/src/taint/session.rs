@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::capability::CapabilityMap;
 use super::ledger::{Ledger, MAX_VALUES_PER_CALL};
+use super::pin::{PinPolicy, PinReport, PinStore};
 use super::quota::{QuotaCounts, QuotaSettings};
 use super::redact::{Redactions, Redactor};
 use super::trifecta::TrifectaSettings;
@@ -29,6 +30,9 @@ pub struct SessionState {
     /// What the quotas have counted.
     #[serde(default)]
     pub quotas: QuotaCounts,
+    /// The pinned tool definitions.
+    #[serde(default)]
+    pub pins: PinStore,
 }
 
 impl SessionState {
@@ -79,6 +83,7 @@ pub struct Session {
     redactor: Option<Redactor>,
     redact_state: bool,
     quotas: QuotaSettings,
+    pin_policy: PinPolicy,
     state: Mutex<SessionState>,
 }
 
@@ -90,6 +95,7 @@ impl Default for Session {
             redactor: None,
             redact_state: true,
             quotas: QuotaSettings::default(),
+            pin_policy: PinPolicy::default(),
             state: Mutex::new(SessionState::default()),
         }
     }
@@ -162,6 +168,50 @@ impl Session {
     /// Starts a new turn (a new user message): per-turn quotas count from 0.
     pub fn begin_turn(&self) {
         self.lock().quotas.begin_turn();
+    }
+
+    /// The same session pinning the tools `policy` names (default: the
+    /// remote kinds `mcp`, `api`, `skill`).
+    pub fn with_pin_policy(mut self, policy: PinPolicy) -> Self {
+        self.pin_policy = policy;
+        self
+    }
+
+    /// The pin policy.
+    pub fn pin_policy(&self) -> &PinPolicy {
+        &self.pin_policy
+    }
+
+    /// Checks the definitions of `offered` against the pins (see
+    /// [`PinStore::check`]): call it when tools are loaded or their lists
+    /// change, and show the host the report. Calls of a changed
+    /// definition ask (`pin/changed`) until accepted.
+    pub fn check_pins(&self, offered: &crate::OfferedTools) -> PinReport {
+        self.lock().pins.check(offered, &self.pin_policy)
+    }
+
+    /// Accepts the definition `call`'s API has now: its calls no longer
+    /// ask for `pin/changed`.
+    pub fn accept_definition(&self, call: &PreparedCall) {
+        let manifest = call.tool.manifest();
+        if let Some(api) = manifest.api(&call.api) {
+            self.lock().pins.accept(manifest, api);
+        }
+    }
+
+    /// The changes of `call`'s API against its pin, pinning it when new;
+    /// `None` when unchanged or not pinned by the policy.
+    pub(crate) fn pin_changes(
+        &self,
+        state: &mut SessionState,
+        call: &PreparedCall,
+    ) -> Option<Vec<super::pin::Change>> {
+        let manifest = call.tool.manifest();
+        if !self.pin_policy.pins(manifest) {
+            return None;
+        }
+        let api = manifest.api(&call.api)?;
+        state.pins.changes(manifest, api)
     }
 
     /// The capability overrides.
