@@ -320,3 +320,54 @@ impl ConfinementSupport {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn egress_by_name_sits_between_network_off_and_on() {
+        let registry = Egress::allow(["registry.example"]);
+        let by_name = Confinement::workspace_write()
+            .with_network(true)
+            .with_egress(registry.clone());
+        assert!(!by_name.network(), "egress wins over network: true");
+        assert_eq!(by_name.egress(), Some(&registry));
+        let off = Confinement::workspace_write();
+        let on = Confinement::workspace_write().with_network(true);
+        assert!(off.is_narrower_or_equal(&by_name));
+        assert!(by_name.is_narrower_or_equal(&on));
+        assert!(!on.is_narrower_or_equal(&by_name));
+        assert!(!by_name.is_narrower_or_equal(&off));
+        let other = Confinement::workspace_write().with_egress(Egress::allow(["other.example"]));
+        assert!(!by_name.is_narrower_or_equal(&other));
+        assert!(by_name.is_narrower_or_equal(&by_name.clone()));
+        // Serialised only when set: older readers see the same shape.
+        let plain = serde_json::to_value(&off).unwrap_or_default();
+        assert!(plain.get("egress").is_none());
+        let back: Confinement =
+            serde_json::from_value(serde_json::to_value(&by_name).unwrap_or_default())
+                .unwrap_or_default();
+        assert_eq!(back, by_name);
+        assert_eq!(Confinement::FullAccess.with_egress(registry).egress(), None);
+    }
+
+    #[test]
+    fn names_match_exactly_or_below_a_wildcard_and_deny_wins() {
+        let e = Egress::allow(["Registry.Example.", "*.cdn.example", "", "*."])
+            .with_deny(["*.bad.cdn.example"]);
+        assert!(e.allows("registry.example"));
+        assert!(e.allows("REGISTRY.EXAMPLE."));
+        assert!(e.allows("a.b.cdn.example"));
+        assert!(!e.allows("cdn.example"));
+        assert!(!e.allows("x.bad.cdn.example"));
+        assert!(!e.allows("evilcdn.example"));
+        assert!(!e.allows("registry.example.evil"));
+        assert!(!e.allows(""));
+        assert!(!e.allows("anything"));
+        let limited = Egress::allow(["a.example"]).with_methods(["GET"]);
+        assert!(limited.allows_method("get"));
+        assert!(!limited.allows_method("POST"));
+        assert!(Egress::allow(["a.example"]).allows_method("DELETE"));
+    }
+}

@@ -25,6 +25,9 @@ use tokio_rustls::{TlsAcceptor, TlsConnector};
 
 /// How long a connection to an upstream may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Connections from one command served at once; more wait in the
+/// listener's backlog.
+const MAX_CONNECTIONS: usize = 256;
 /// Headers that belong to one hop, never forwarded.
 const HOP_BY_HOP: [&str; 8] = [
     "connection",
@@ -89,7 +92,14 @@ async fn serve(channel: OwnedFd, rules: Arc<Rules>, log: Arc<Log>, stop: Cancell
     let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
         return;
     };
-    while let Ok((stream, _)) = listener.accept().await {
+    let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    loop {
+        let Ok(slot) = Arc::clone(&slots).acquire_owned().await else {
+            return;
+        };
+        let Ok((stream, _)) = listener.accept().await else {
+            return;
+        };
         let rules = Arc::clone(&rules);
         let log = Arc::clone(&log);
         let stop = stop.clone();
@@ -112,6 +122,7 @@ async fn serve(channel: OwnedFd, rules: Arc<Rules>, log: Arc<Log>, stop: Cancell
                 () = stop.cancelled() => {}
                 _ = connection => {}
             }
+            drop(slot);
         });
     }
 }
