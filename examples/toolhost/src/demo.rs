@@ -128,6 +128,8 @@ pub async fn run(text: bool) -> Result<Value, Failure> {
     walk.step(&title, &explanation, result);
     let (title, explanation, result) = crate::dispatch::demo_step().await;
     walk.step(&title, &explanation, result);
+    let (title, explanation, result) = crate::tool_search::demo_step().await;
+    walk.step(&title, &explanation, result);
     for (title, explanation, result) in crate::skills::demo_steps().await {
         walk.step(&title, &explanation, result);
     }

@@ -121,6 +121,11 @@ impl Host {
         (self.registry, self.engine, self.ctx)
     }
 
+    /// The offered tools of this host's context.
+    pub fn offered(&self) -> tool_core::OfferedTools {
+        self.registry.offer(&self.ctx)
+    }
+
     /// The offered tools in `format`.
     pub fn tools(&self, format: Format) -> Vec<Value> {
         let offered = self.registry.offer(&self.ctx);

@@ -19,6 +19,7 @@ mod pending;
 mod sandbox;
 mod script_audit;
 mod skills;
+mod tool_search;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -143,6 +144,19 @@ enum Command {
         /// Shape of each entry.
         #[arg(long, value_enum, default_value_t = Format::Manifest)]
         format: Format,
+        /// Print the offered APIs ranked for QUERY instead (BM25):
+        /// `{"results": [{"name", "score", "description"}]}`.
+        #[arg(long, value_name = "QUERY", conflicts_with = "defer_over")]
+        search: Option<String>,
+        /// How many ranked APIs `--search` prints.
+        #[arg(long, value_name = "K", default_value_t = 10, requires = "search")]
+        limit: usize,
+        /// Defer every API that does not fit CHARS characters of loaded
+        /// definitions (first fit, offered order); adds `"deferral"` (sizes,
+        /// what the budget deferred) and `"systemNote"`. Needs a provider
+        /// `--format`.
+        #[arg(long, value_name = "CHARS")]
+        defer_over: Option<usize>,
     },
     /// Decide, then run one call: `{"decision": Decision, "output": ToolOutput | null}`.
     Call {
@@ -365,12 +379,34 @@ async fn run(cli: Cli) -> Result<Value, Failure> {
         credentials_file: cli.openapi_credentials,
     };
     match cli.command {
-        Command::Tools { format } => {
+        Command::Tools {
+            format,
+            search,
+            limit,
+            defer_over,
+        } => {
             let mut host = Host::new(&cwd, &policy)?;
             let reports = mcp::attach(&mut host, &mcp_options).await?;
             let skill_findings = skills::attach(&mut host, &cli.skills)?;
             openapi::attach(&mut host, &openapi_options)?;
-            let mut out = json!({ "tools": host.tools(format) });
+            let mut out = match (search, defer_over) {
+                (Some(query), _) => tool_search::search(&host.offered(), &query, limit)?,
+                (None, Some(chars)) => {
+                    let provider = match format {
+                        Format::Openai => tool_core::ProviderFormat::OpenAiChat,
+                        Format::OpenaiResponses => tool_core::ProviderFormat::OpenAiResponses,
+                        Format::Anthropic => tool_core::ProviderFormat::Anthropic,
+                        Format::Manifest => {
+                            return Err(Failure::Usage(
+                                "--defer-over needs --format openai, openai-responses or anthropic"
+                                    .into(),
+                            ));
+                        }
+                    };
+                    tool_search::deferred(&host.offered(), provider, chars)?
+                }
+                (None, None) => json!({ "tools": host.tools(format) }),
+            };
             if !skill_findings.is_empty() {
                 out["skills"] = json!({ "findings": skill_findings });
             }

@@ -553,3 +553,104 @@ fn output_to_a_closed_pipe_ends_quietly() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+#[test]
+fn tools_search_prints_ranked_apis_with_name_score_and_description() {
+    let out = toolhost(&[
+        "tools",
+        "--search",
+        "evaluate a math expression",
+        "--limit",
+        "2",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let results = stdout_json(&out)["results"].as_array().unwrap().clone();
+    assert!(!results.is_empty() && results.len() <= 2, "{results:?}");
+    assert_eq!(results[0]["name"], "calculator____evaluate");
+    for result in &results {
+        let keys: Vec<&String> = result.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["name", "score", "description"]);
+        assert!(result["score"].as_f64().unwrap() > 0.0);
+    }
+    // A query with no searchable word is a usage error.
+    let out = toolhost(&["tools", "--search", "the of"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr_json(&out)["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("--search")
+    );
+}
+
+#[test]
+fn tools_defer_over_exports_with_deferral_and_reports_sizes() {
+    let full = stdout_json(&toolhost(&["tools", "--format", "anthropic"]));
+    let count = full["tools"].as_array().unwrap().len();
+    let out = toolhost(&["tools", "--format", "anthropic", "--defer-over", "1500"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json = stdout_json(&out);
+    let tools = json["tools"].as_array().unwrap();
+    let report = &json["deferral"];
+    assert!(report["deferred"].as_u64().unwrap() > 0, "{report}");
+    assert_eq!(
+        report["deferredByBudget"].as_array().unwrap().len() as u64,
+        report["deferred"].as_u64().unwrap()
+    );
+    assert!(tools.iter().any(|t| t["defer_loading"] == true));
+    assert_eq!(
+        tools.last().unwrap()["type"],
+        "tool_search_tool_bm25_20251119"
+    );
+    assert_eq!(tools.len(), count + 1);
+    assert!(
+        report["charsInContext"].as_u64().unwrap() <= 1500,
+        "{report}"
+    );
+    assert!(json["systemNote"].as_str().unwrap().contains("more tools"));
+
+    let out = toolhost(&["tools", "--defer-over", "1500"]);
+    assert_eq!(out.status.code(), Some(2), "manifests have no deferral");
+}
+
+#[test]
+fn demo_searches_loads_and_calls_a_deferred_tool() {
+    let out = toolhost(&["demo"]);
+    assert!(out.status.success());
+    let steps = stdout_json(&out)["demo"].as_array().unwrap().clone();
+    let step = steps
+        .iter()
+        .find(|s| s["step"] == "Thousands of tools: search, load, call")
+        .expect("the tool search step");
+    let result = &step["result"];
+    assert_eq!(
+        result["turn1"]["offered"],
+        serde_json::json!(["tool_search"])
+    );
+    assert!(
+        result["turn1"]["output"]
+            .as_str()
+            .unwrap()
+            .contains("crm____listOpenOrders")
+    );
+    assert!(
+        result["turn2"]["offered"]
+            .as_array()
+            .unwrap()
+            .contains(&Value::from("crm____listOpenOrders"))
+    );
+    assert!(
+        result["turn2"]["output"]
+            .as_str()
+            .unwrap()
+            .contains("CUST-12345")
+    );
+}
