@@ -26,7 +26,9 @@
 //!   with schemas, time budgets, system role and approval config.
 //! - [`sandbox`]: commands confined by the OS ([`SandboxPolicy`]: Landlock
 //!   and seccomp on Linux), so writes stay in the workspace, `.git` stays
-//!   read-only and the network stays off unless the host allows more.
+//!   read-only and the network stays off unless the host allows more: all
+//!   of it, or only names through an egress proxy ([`EgressOptions`]), with
+//!   secrets brokered so the command sees dummies.
 //! - [`dispatch`]: reverse dispatch of a call to an executor elsewhere (a
 //!   desktop app, a browser) with a shared deadline and exactly one result,
 //!   over an in-memory or (feature `redis`) a Redis result store.
@@ -62,6 +64,11 @@
 //!
 //! # Crate features
 //!
+//! - `egress` (default): egress by name, the proxy a confined command's
+//!   network goes through when its confinement carries an allow-list
+//!   (hyper; rustls, rcgen and the system's roots for the credential
+//!   broker's HTTPS). Without it such a confinement fails with
+//!   `sandbox_unavailable`.
 //! - `redis`: `dispatch::RedisResultStore`, a result store shared by
 //!   several server instances through one Redis (6.2 or later).
 //! - `redis-cluster`: the same store on a Redis Cluster (7 or later), with

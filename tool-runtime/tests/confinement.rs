@@ -513,7 +513,7 @@ server.serve_forever()
             Confinement::workspace_write()
                 .with_egress(Egress::allow(["allowed.example", "mirror.example"])),
             &format!(
-                "printenv TEST_BROKER_TOKEN; cat /proc/self/environ | tr '\\0' '\\n' | grep -c R3alT0ken; curl -sS --max-time 10 {header} \"http://allowed.example:{port}/bound?t=$TEST_BROKER_TOKEN\"; curl -sS --max-time 10 {header} http://mirror.example:{port}/unbound"
+                "printenv TEST_BROKER_TOKEN; cat /proc/self/environ | tr '\\0' '\\n' | grep -c R3alT0ken; curl -sS --max-time 10 {header} \"http://allowed.example:{port}/bound?t=$TEST_BROKER_TOKEN\"; curl -sS --max-time 10 {header} http://mirror.example:{port}/unbound; curl -sS --max-time 10 {header} -H 'Host: mirror.example' http://allowed.example:{port}/fronted"
             ),
         )
         .await;
@@ -530,7 +530,14 @@ server.serve_forever()
             "TEST_BROKER_TOKEN"
         );
         let heads = seen.lock().unwrap().clone();
-        assert_eq!(heads.len(), 2, "{heads:?}");
+        assert_eq!(heads.len(), 3, "{heads:?}");
+        // A Host header naming another site is replaced by the name checked.
+        let fronted = heads.iter().find(|h| h.contains("/fronted")).unwrap();
+        assert!(
+            fronted.contains(&format!("Host: allowed.example:{port}"))
+                && !fronted.contains("mirror"),
+            "{fronted}"
+        );
         let bound = heads.iter().find(|h| h.contains("/bound")).unwrap();
         let unbound = heads.iter().find(|h| h.contains("/unbound")).unwrap();
         assert!(bound.contains(&format!("Bearer {real}")), "{bound}");

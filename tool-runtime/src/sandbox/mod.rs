@@ -108,7 +108,11 @@
 //!   is no other route). Plain HTTP requests and HTTPS `CONNECT` tunnels
 //!   only: no UDP, no other protocol. A tunnel's bytes are not inspected;
 //!   only HTTPS to a host a secret is bound to is intercepted, and a client
-//!   that ignores the trust-store variables fails there.
+//!   that ignores the trust-store variables fails there. Inside a tunnel
+//!   the `Host` a client sends is not seen, so a site sharing an allowed
+//!   name's address (a CDN) can be reached through it; where the proxy
+//!   does see requests (plain HTTP, intercepted HTTPS) it sets `Host` to
+//!   the name it checked.
 //! - **Listing**: the names inside a folder on the way to a hidden or
 //!   secret one (`~`, `/`) can be listed; contents cannot be read.
 //! - A host that ends without dropping its computer (killed, or ended by a

@@ -253,20 +253,28 @@ async fn connect(addresses: &[SocketAddr]) -> std::io::Result<TcpStream> {
 }
 
 /// Readies a request for its upstream: origin form, no hop-by-hop
-/// headers, `Host` set, the bound secrets' real values put back in the
-/// request target and the header values (`host` is the name the proxy
-/// checked and connected to).
+/// headers, `Host` set to the name the proxy checked and connected to
+/// (`host`, `port`), the bound secrets' real values put back in the
+/// request target and the header values.
 fn rewrite(
     parts: &mut hyper::http::request::Parts,
     host: &str,
     port: u16,
     rules: &Rules,
 ) -> Result<(), String> {
-    let authority = parts
-        .uri
-        .authority()
-        .map(|a| a.as_str().to_owned())
-        .unwrap_or_else(|| format!("{host}:{port}"));
+    // The name checked and connected to, whatever `Host` the client
+    // wrote: no fronting to another site behind the same address (with a
+    // secret bound to this name, that would hand it to the other site).
+    let default_port = if parts.uri.scheme_str() == Some("http") {
+        80
+    } else {
+        443
+    };
+    let authority = if port == default_port {
+        host.to_owned()
+    } else {
+        format!("{host}:{port}")
+    };
     let target = parts
         .uri
         .path_and_query()
@@ -288,11 +296,8 @@ fn rewrite(
             *value = real;
         }
     }
-    if !parts.headers.contains_key(HOST)
-        && let Ok(value) = HeaderValue::from_str(&authority)
-    {
-        parts.headers.insert(HOST, value);
-    }
+    let value = HeaderValue::from_str(&authority).map_err(|e| format!("bad host: {e}"))?;
+    parts.headers.insert(HOST, value);
     Ok(())
 }
 
