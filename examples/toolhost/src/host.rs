@@ -33,6 +33,8 @@ pub struct Host {
     engine: Arc<PolicyEngine>,
     /// The computer behind `local-system` (same sandbox for skill scripts).
     computer: LocalComputer,
+    /// The taint session of `--session`, when there is one.
+    session: Option<Arc<tool_core::taint::Session>>,
 }
 
 /// What `call` did: the decision, and the output when there is one.
@@ -88,6 +90,7 @@ impl Host {
             invoker: Invoker::default().with_gate(engine.clone()),
             engine,
             computer,
+            session: None,
         })
     }
 
@@ -95,6 +98,28 @@ impl Host {
     /// sandbox policy), for other tools that run commands on it.
     pub fn computer(&self) -> &LocalComputer {
         &self.computer
+    }
+
+    /// Keeps `session`'s ledger and judges every call against it: the
+    /// pipeline's gate becomes the taint gate over the policy engine.
+    /// Checks the offered tools against the session's pins; returns the
+    /// report.
+    pub fn with_session(
+        &mut self,
+        session: Arc<tool_core::taint::Session>,
+    ) -> tool_core::taint::PinReport {
+        let gate = tool_core::taint::TaintGate::new(self.engine.clone(), Arc::clone(&session));
+        self.invoker = Invoker::default()
+            .with_gate(Arc::new(gate))
+            .with_session(Arc::clone(&session));
+        let report = session.check_pins(&self.registry.offer(&self.ctx));
+        self.session = Some(session);
+        report
+    }
+
+    /// Each offered API's capabilities under `map` (`toolhost tools`).
+    pub fn capabilities(&self, map: &tool_core::taint::CapabilityMap) -> Value {
+        crate::session::capabilities_json(&self.registry.offer(&self.ctx), map)
     }
 
     /// Registers more tools (e.g. from MCP servers); returns what failed to register.
@@ -177,7 +202,13 @@ impl Host {
         let output = if let Some(blocked) = decision.blocked_output() {
             Some(blocked)
         } else if decision.is_run() || approve {
-            let invoker = self.invoker.clone().with_asker(Arc::new(ApproveAll));
+            // With a session, a call the engine lets run may still be held
+            // by the taint gate: only `--approve` (a person) answers that.
+            let invoker = if self.session.is_some() && !approve {
+                self.invoker.clone()
+            } else {
+                self.invoker.clone().with_asker(Arc::new(ApproveAll))
+            };
             Some(invoker.invoke(&offered, &call, &self.ctx).await)
         } else {
             None

@@ -18,6 +18,7 @@ mod openapi;
 mod pending;
 mod sandbox;
 mod script_audit;
+mod session;
 mod skills;
 mod tool_search;
 
@@ -132,6 +133,23 @@ struct Cli {
     /// instead of the one in toolhost's state directory.
     #[arg(long = "ledger-redis", global = true, value_name = "URL")]
     ledger_redis: Option<String>,
+
+    /// A session file (created when missing) keeping the taint ledger, the
+    /// pinned tool definitions and the quota counts between runs; `call`
+    /// judges each way out against it (rules `taint/trifecta`,
+    /// `pin/changed`, `quota/…`). Its `settings` are written by a person.
+    #[arg(long = "session", global = true, value_name = "FILE")]
+    session: Option<PathBuf>,
+
+    /// What the user wrote, recorded in the session before the call
+    /// (repeatable): destinations it names are not exfiltration.
+    #[arg(
+        long = "user-said",
+        global = true,
+        value_name = "TEXT",
+        requires = "session"
+    )]
+    user_said: Vec<String>,
 
     #[command(subcommand)]
     command: Command,
@@ -358,6 +376,10 @@ async fn run(cli: Cli) -> Result<Value, Failure> {
             allow_domains: cli.allow_domain,
         },
     };
+    let facts = session::HostFacts {
+        headless: policy.mode == Some(tool_approval::ApprovalMode::Headless),
+        command_network: policy.sandbox.allow_network || !policy.sandbox.allow_domains.is_empty(),
+    };
     let mcp_options = mcp::McpOptions {
         stdio: cli.mcp_stdio,
         http: cli.mcp_http,
@@ -407,6 +429,17 @@ async fn run(cli: Cli) -> Result<Value, Failure> {
                 }
                 (None, None) => json!({ "tools": host.tools(format) }),
             };
+            let loaded = match &cli.session {
+                Some(path) => Some(session::SessionFile::load(path, facts)?),
+                None => None,
+            };
+            let map = session::capability_map(loaded.as_ref().map(|s| s.settings()), facts);
+            out["capabilities"] = host.capabilities(&map);
+            if let Some(file) = &loaded {
+                let pins = host.with_session(std::sync::Arc::clone(file.session()));
+                file.save()?;
+                out["session"] = file.summary(&pins);
+            }
             if !skill_findings.is_empty() {
                 out["skills"] = json!({ "findings": skill_findings });
             }
@@ -429,13 +462,30 @@ async fn run(cli: Cli) -> Result<Value, Failure> {
                 let args = args.as_deref().unwrap_or("");
                 return pending::call(host, &policy, &state, &cwd, &name, args, &file).await;
             }
+            let loaded = match &cli.session {
+                Some(path) => Some(session::SessionFile::load(path, facts)?),
+                None => None,
+            };
+            let mut pins = tool_core::taint::PinReport::default();
+            if let Some(file) = &loaded {
+                file.session().begin_turn();
+                for text in &cli.user_said {
+                    file.session().user_said(text);
+                }
+                pins = host.with_session(std::sync::Arc::clone(file.session()));
+            }
             let called = host
                 .call(&name, args.as_deref().unwrap_or(""), approve)
                 .await;
-            Ok(json!({
+            let mut out = json!({
                 "decision": host::decision_json(&called.decision),
                 "output": called.output,
-            }))
+            });
+            if let Some(file) = &loaded {
+                file.save()?;
+                out["session"] = file.summary(&pins);
+            }
+            Ok(out)
         }
         Command::Resume {
             file,
