@@ -259,6 +259,7 @@ impl CredentialBinding {
     }
 
     /// The real value: the one given, else the host's variable.
+    #[cfg_attr(not(feature = "egress"), allow(dead_code))]
     pub(crate) fn real_value(&self) -> Option<String> {
         self.value
             .clone()
@@ -296,6 +297,7 @@ pub struct BlockedConnection {
 }
 
 /// How many distinct refusals a command's log keeps.
+#[cfg_attr(not(feature = "egress"), allow(dead_code))]
 const LOG_CAP: usize = 64;
 
 /// The refusals of one command's proxy.
@@ -305,6 +307,7 @@ pub(crate) struct Log {
 }
 
 impl Log {
+    #[cfg_attr(not(feature = "egress"), allow(dead_code))]
     pub(crate) fn record(&self, host: &str, port: u16, reason: &str) {
         let mut blocked = self.blocked.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(seen) = blocked

@@ -40,6 +40,7 @@ use std::ffi::CStr;
 
 mod mounts;
 mod netns;
+#[cfg(feature = "egress")]
 pub(crate) use netns::receive_listener;
 
 use mounts::{clone_one, enter, fresh_dev, mount_fs, overlay, set_read_only, setup_namespace};

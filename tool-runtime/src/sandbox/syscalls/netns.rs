@@ -129,6 +129,7 @@ fn send_fd(channel: libc::c_int, fd: libc::c_int) -> std::io::Result<()> {
 
 /// Receives the listener the child sent over `channel` (`None`: the child
 /// closed its end without sending one). Runs in the host, blocking.
+#[cfg(feature = "egress")]
 pub(crate) fn receive_listener(
     channel: &std::os::fd::OwnedFd,
 ) -> std::io::Result<Option<std::os::fd::OwnedFd>> {
