@@ -596,4 +596,24 @@ server.serve_forever()
             "a tunnel to another name keeps the dummy: {seen:?}"
         );
     }
+
+    #[tokio::test]
+    async fn egress_under_read_only_is_refused_with_a_named_reason_and_runs_nothing() {
+        let ws = tempfile::tempdir_in(base_outside_temp()).unwrap();
+        let c = computer(test_options());
+        if !namespaced(&c, ws.path()).await {
+            return;
+        }
+        let out = c
+            .run_command(
+                RunCommandParams::new("echo ran > ran.txt"),
+                &ctx(ws.path()).with_extension(
+                    Confinement::read_only().with_egress(Egress::allow(["allowed.example"])),
+                ),
+            )
+            .await;
+        assert_eq!(super::common::code(&out), "sandbox_unavailable");
+        assert!(out.content.contains("workspace_write"), "{}", out.content);
+        assert!(!ws.path().join("ran.txt").exists());
+    }
 }

@@ -102,8 +102,10 @@
 //!   no process limit (the PID namespace still ends every process with the
 //!   command). Memory and CPU are per process (rlimits, not cgroups); the
 //!   private `/tmp` has no size limit beyond the file-size limit.
-//! - **Network by name** needs the namespaces (without them a confinement
-//!   with an egress list fails with `sandbox_unavailable`) and clients
+//! - **Network by name** needs the namespaces (without them, and under
+//!   `read_only`, which gets none, a confinement with an egress list fails
+//!   with `sandbox_unavailable`:
+//!   `confinement::egress::egress_under_read_only_is_refused_with_a_named_reason_and_runs_nothing`) and clients
 //!   that honour `HTTP_PROXY`/`HTTPS_PROXY` (others fail to connect: there
 //!   is no other route). Plain HTTP requests and HTTPS `CONNECT` tunnels
 //!   only: no UDP, no other protocol. A tunnel's bytes are not inspected;
