@@ -344,7 +344,7 @@ server.serve_forever()
             ),
             format!("echo H; {curl} --unix-socket daemon.sock http://x/ || echo unix-failed"),
             "echo I; getent hosts allowed.example || echo dns-failed".to_owned(),
-            "echo J; env | grep -i '^https_proxy='".to_owned(),
+            "echo J; env | grep -i '^https_proxy=\\|^NODE_USE_ENV_PROXY='".to_owned(),
         ]
         .join("; ");
         let allow = Egress::allow(["allowed.example", "secure.example", "private.example"]);
@@ -395,6 +395,11 @@ server.serve_forever()
         );
         assert!(
             section("J", "K").contains("127.0.0.1:3128"),
+            "{}",
+            out["content"]
+        );
+        assert!(
+            section("J", "K").contains("NODE_USE_ENV_PROXY=1"),
             "{}",
             out["content"]
         );

@@ -392,6 +392,8 @@ fn start_egress(
     ]
     .into_iter()
     .map(|name| (name.to_owned(), address.clone()))
+    // Node's own fetch follows the variables only when told to.
+    .chain([("NODE_USE_ENV_PROXY".to_owned(), "1".to_owned())])
     .chain(broker.env())
     .collect();
     if let Some((file, inside)) = trust {

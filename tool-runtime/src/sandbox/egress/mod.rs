@@ -104,9 +104,10 @@ pub const DEFAULT_PROXY_PORT: u16 = 3128;
 /// 2. The host's proxy (a task of the host's tokio runtime) accepts the
 ///    command's connections from that socket and makes the outgoing ones
 ///    itself, from the host's network. The command's environment names it
-///    (`HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY` and their lower-case forms;
-///    `NO_PROXY` removed), which curl, git, cargo, pip, npm and most
-///    language runtimes follow.
+///    (`HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY` and their lower-case forms,
+///    `NODE_USE_ENV_PROXY=1`; `NO_PROXY` removed), which curl, wget, git,
+///    cargo, pip, npm, Go and Node's fetch follow; a client that ignores
+///    them (a JVM without proxy flags) has no network at all.
 /// 3. seccomp lets the command make TCP/IP sockets only (`AF_INET`,
 ///    `AF_INET6`): no Unix-domain socket reaches a host daemon, no netlink.
 ///    DNS does not work inside (no resolver is reachable): clients hand
