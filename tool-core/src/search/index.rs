@@ -253,7 +253,7 @@ impl SearchIndex {
         self.remove_tool(&manifest.identifier);
         let identifier: Arc<str> = Arc::from(manifest.identifier.as_str());
         let source = source_text(&manifest);
-        let mut weights: HashMap<u32, f32> = HashMap::new();
+        let mut weights: Vec<(u32, f32)> = Vec::new();
         let mut slots = Vec::with_capacity(manifest.api.len());
         for (wire, api) in tool.apis() {
             weights.clear();
@@ -296,7 +296,7 @@ impl SearchIndex {
         api: &ApiDefinition,
         identifier: &Arc<str>,
         source: &str,
-        weights: &mut HashMap<u32, f32>,
+        weights: &mut Vec<(u32, f32)>,
     ) -> u32 {
         let mut text = String::with_capacity(wire.len() + api.description.len() + 64);
         text.push_str(wire);
@@ -306,7 +306,8 @@ impl SearchIndex {
         let description_end = text.len();
         text.push('\n');
         let schema = api.parameters_schema();
-        for (name, description) in parameters(&schema) {
+        let parameters = parameters(&schema);
+        for &(name, description) in &parameters {
             text.push_str(name);
             if let Some(description) = description {
                 text.push_str(": ");
@@ -318,14 +319,14 @@ impl SearchIndex {
         let mut add = |index: &mut Self, piece: &str, weight: f32| {
             each_term(piece, |term| {
                 let id = index.term_id(term);
-                *weights.entry(id).or_insert(0.0) += weight;
+                weights.push((id, weight));
                 length += weight;
             });
         };
         add(self, &api.name, WEIGHT_NAME);
         add(self, source, WEIGHT_SOURCE);
         add(self, &api.description, WEIGHT_DESCRIPTION);
-        for (name, description) in parameters(&schema) {
+        for &(name, description) in &parameters {
             add(self, name, WEIGHT_PARAM_NAME);
             if let Some(description) = description {
                 add(self, description, WEIGHT_PARAM_DESCRIPTION);
@@ -339,8 +340,17 @@ impl SearchIndex {
                 (self.docs.len() - 1) as u32
             }
         };
+        // One posting per distinct term, its weights summed.
+        weights.sort_unstable_by_key(|&(term, _)| term);
         let mut terms: Vec<u32> = Vec::with_capacity(weights.len());
-        for (&term, &tf) in weights.iter() {
+        let mut i = 0;
+        while i < weights.len() {
+            let term = weights[i].0;
+            let mut tf = 0.0;
+            while i < weights.len() && weights[i].0 == term {
+                tf += weights[i].1;
+                i += 1;
+            }
             self.postings[term as usize].push(Posting { doc: slot, tf });
             terms.push(term);
         }

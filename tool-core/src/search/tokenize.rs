@@ -46,18 +46,36 @@ pub(crate) fn each_term(text: &str, mut sink: impl FnMut(&str)) {
         if word.is_empty() {
             continue;
         }
-        let chars: Vec<(usize, char)> = word.char_indices().collect();
         let mut start = 0;
-        for i in 1..chars.len() {
-            let (at, c) = chars[i];
-            let prev = chars[i - 1].1;
-            let next_lower = chars.get(i + 1).is_some_and(|(_, n)| n.is_lowercase());
-            let boundary = c.is_uppercase()
-                && ((prev.is_lowercase() || prev.is_ascii_digit())
-                    || (prev.is_uppercase() && next_lower));
-            if boundary {
-                emit(&word[start..at], &mut buffer, &mut sink);
-                start = at;
+        if word.is_ascii() {
+            // The same rules on bytes, without collecting the characters.
+            let bytes = word.as_bytes();
+            for i in 1..bytes.len() {
+                let (prev, c) = (bytes[i - 1], bytes[i]);
+                let next_lower = bytes.get(i + 1).is_some_and(u8::is_ascii_lowercase);
+                if c.is_ascii_uppercase()
+                    && (prev.is_ascii_lowercase()
+                        || prev.is_ascii_digit()
+                        || (prev.is_ascii_uppercase() && next_lower))
+                {
+                    emit(&word[start..i], &mut buffer, &mut sink);
+                    start = i;
+                }
+            }
+        } else {
+            let chars: Vec<(usize, char)> = word.char_indices().collect();
+            for i in 1..chars.len() {
+                let (at, c) = chars[i];
+                let prev = chars[i - 1].1;
+                let next_lower = chars.get(i + 1).is_some_and(|(_, n)| n.is_lowercase());
+                if c.is_uppercase()
+                    && (prev.is_lowercase()
+                        || prev.is_ascii_digit()
+                        || (prev.is_uppercase() && next_lower))
+                {
+                    emit(&word[start..at], &mut buffer, &mut sink);
+                    start = at;
+                }
             }
         }
         emit(&word[start..], &mut buffer, &mut sink);
@@ -66,8 +84,19 @@ pub(crate) fn each_term(text: &str, mut sink: impl FnMut(&str)) {
 
 fn emit(piece: &str, buffer: &mut String, sink: &mut impl FnMut(&str)) {
     buffer.clear();
-    buffer.extend(piece.chars().flat_map(char::to_lowercase));
-    if buffer.chars().count() < 2 || STOPWORDS.binary_search(&buffer.as_str()).is_ok() {
+    if piece.is_ascii() {
+        if piece.len() < 2 {
+            return;
+        }
+        buffer.push_str(piece);
+        buffer.make_ascii_lowercase();
+    } else {
+        buffer.extend(piece.chars().flat_map(char::to_lowercase));
+        if buffer.chars().count() < 2 {
+            return;
+        }
+    }
+    if STOPWORDS.binary_search(&buffer.as_str()).is_ok() {
         return;
     }
     fold_plural(buffer);
