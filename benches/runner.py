@@ -450,6 +450,58 @@ PAIRS = [
         ],
     ),
     Pair(
+        "tool_search",
+        "tool_search",
+        crate="tool-core search (issue 35)",
+        notes=[
+            "tool_search: `tool_core::search::SearchIndex` over generated APIs (tools of 50 APIs, "
+            "`verbNoun` names, a sentence of description, three described parameters): building the "
+            "index from an `OfferedTools`, a 6-word BM25 query and a regex for the 5 best, and "
+            "`sync` after one tool was replaced. Memory: the index's heap estimate beside the "
+            "definitions' JSON. Token savings: estimated tokens entering the model's context up "
+            "front (chars / 4, Anthropic chars / 3.5) for GitHub REST, Microsoft Graph v1.0 and "
+            "server-everything with every API deferred (native search, or our portable "
+            "`tool_search`) beside the same export without deferral (Anthropic's own framing of "
+            "the search tool is not counted; Responses native counts each deferred function's name "
+            "and description, which that API shows up front). Recall: the Berkeley Function "
+            "Calling Leaderboard's `simple_python`, `multiple`, `live_simple` and `live_multiple` "
+            "entries with one expected call (PyPI `bfcl-eval` 2026.3.23, pinned with hashes): one "
+            "pool of every function offered (1 096), each entry's last user message as the query "
+            "(1 911), hit when the expected function ranks first / in the top 5; the reference is "
+            "`rank-bm25` 0.2.2 `BM25Okapi` over the same text (see "
+            "benches/peers/retrieval/bfcl_recall.py).",
+        ],
+        rows=[
+            Row("tool search: index 1 000 APIs", crit("tool_search/index/1000")),
+            Row("tool search: index 10 000 APIs", crit("tool_search/index/10000"),
+                None, ("ours", 100_000_000.0)),
+            Row("tool search: BM25 query, 1 000 APIs", crit("tool_search/query/1000")),
+            Row("tool search: BM25 query, 10 000 APIs", crit("tool_search/query/10000"),
+                None, ("ours", 1_000_000.0)),
+            Row("tool search: regex query, 10 000 APIs", crit("tool_search/regex/10000")),
+            Row("tool search: sync after one tool replaced, 10 000 APIs",
+                crit("tool_search/sync one changed tool/10000")),
+            Row("tool search: recall@1 on BFCL (%), ours vs rank-bm25",
+                memory("tool_search/recall/ours@1"), memory("tool_search/recall/reference@1"),
+                unit="count", peer_note="rank-bm25"),
+            Row("tool search: recall@5 on BFCL (%), ours vs rank-bm25",
+                memory("tool_search/recall/ours@5"), memory("tool_search/recall/reference@5"),
+                unit="count", peer_note="rank-bm25"),
+            Row("tool search: index memory vs the definitions' JSON, 10 000 APIs",
+                memory("tool_search/10000/index_kib"), memory("tool_search/10000/definitions_kib"),
+                ("ratio", 2.0), unit="memory", peer_note="definitions"),
+        ] + [
+            Row(f"tool search: {corpus} {fmt} tokens up front, {style} deferral vs none",
+                memory(f"tool_search/savings/{corpus}/{fmt}/{style}"),
+                memory(f"tool_search/savings/{corpus}/{fmt}/without"),
+                unit="count", peer_note="no deferral")
+            for corpus in ["github", "graph", "everything"]
+            for fmt, style in [("anthropic", "native"), ("openai-responses", "native"),
+                               ("openai-responses", "native-namespaces"),
+                               ("openai-chat", "portable"), ("anthropic", "portable")]
+        ],
+    ),
+    Pair(
         "dispatch",
         "dispatch",
         crate="tool-runtime dispatch (issue 12)",

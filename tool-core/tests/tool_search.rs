@@ -675,3 +675,33 @@ fn provider_metadata_in_the_manifest_is_exported_where_the_provider_takes_it() {
     let bad = serde_json::from_value::<ApiDefinition>(json!({"name": "f", "examples": ["Oslo"]}));
     assert!(bad.unwrap_err().to_string().contains("map"));
 }
+
+#[path = "../../.ci/fixtures.rs"]
+mod fixtures;
+#[path = "../../benches/peers/retrieval/ours.rs"]
+mod retrieval;
+
+/// Retrieval quality on a public labelled benchmark (BFCL, from PyPI's
+/// `bfcl-eval`), against a reference BM25 (PyPI's `rank-bm25`) on the same
+/// pool and queries: ours must be at least as good.
+#[test]
+fn bfcl_recall_is_at_least_the_reference_bm25() {
+    fixtures::ensure("60-retrieval.sh");
+    let out = tempfile_path("bfcl.json");
+    let document = retrieval::bfcl_document(&fixtures::repo_root(), &out);
+    let _ = std::fs::remove_dir_all(out.parent().unwrap());
+    let document = document.unwrap();
+    let reference = retrieval::reference(&document);
+    let ours = retrieval::ours(&document).unwrap();
+    assert!(reference.queries > 1000, "{reference:?}");
+    assert!(
+        ours.at1 >= reference.at1 && ours.at5 >= reference.at5,
+        "ours {ours:?} vs reference {reference:?}"
+    );
+}
+
+fn tempfile_path(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("tool-search-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
