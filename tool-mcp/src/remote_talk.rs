@@ -56,6 +56,11 @@ type Finished = (ProgressToken, Arc<dyn CallEvents>, Instant);
 #[derive(Default)]
 struct Calls {
     by_token: HashMap<ProgressToken, Arc<dyn CallEvents>>,
+    /// Calls whose request is being sent (their token is not known yet):
+    /// they hear log lines already, since a server may log before the
+    /// request's handle comes back to its caller.
+    sending: HashMap<u64, Arc<dyn CallEvents>>,
+    next_sending: u64,
     early: VecDeque<ProgressNotificationParam>,
     finished: VecDeque<Finished>,
 }
@@ -111,16 +116,69 @@ fn to_progress(note: &ProgressNotificationParam) -> Progress {
     }
 }
 
+/// A call whose request is being sent: it hears log lines from now on
+/// (removed when dropped, unless [`Sending::sent`] registered it).
+pub(crate) struct Sending {
+    in_flight: Arc<InFlight>,
+    id: u64,
+    events: Arc<dyn CallEvents>,
+}
+
+impl Sending {
+    /// The request went out with `token`: the call is registered under it
+    /// (in the same step as it leaves the calls being sent, so no log line
+    /// falls between) and gets the progress that arrived for it already.
+    pub(crate) fn sent(self, token: ProgressToken) -> Registered {
+        let registered =
+            self.in_flight
+                .register_from(token, Arc::clone(&self.events), Some(self.id));
+        drop(self);
+        registered
+    }
+}
+
+impl Drop for Sending {
+    fn drop(&mut self) {
+        self.in_flight.lock().sending.remove(&self.id);
+    }
+}
+
 impl InFlight {
     fn lock(&self) -> std::sync::MutexGuard<'_, Calls> {
         self.calls.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// A call about to send its request: it hears log lines at once.
+    pub(crate) fn sending(self: &Arc<Self>, events: Arc<dyn CallEvents>) -> Sending {
+        let mut calls = self.lock();
+        calls.next_sending += 1;
+        let id = calls.next_sending;
+        calls.sending.insert(id, Arc::clone(&events));
+        Sending {
+            in_flight: Arc::clone(self),
+            id,
+            events,
+        }
+    }
+
     /// Registers a call's events under the progress token rmcp gave its
     /// request, and hands them what arrived for it already.
+    #[cfg(test)]
     fn register(self: &Arc<Self>, token: ProgressToken, events: Arc<dyn CallEvents>) -> Registered {
+        self.register_from(token, events, None)
+    }
+
+    fn register_from(
+        self: &Arc<Self>,
+        token: ProgressToken,
+        events: Arc<dyn CallEvents>,
+        sending: Option<u64>,
+    ) -> Registered {
         let early: VecDeque<ProgressNotificationParam> = {
             let mut calls = self.lock();
+            if let Some(id) = sending {
+                calls.sending.remove(&id);
+            }
             calls.by_token.insert(token.clone(), Arc::clone(&events));
             let (mine, others) = std::mem::take(&mut calls.early)
                 .into_iter()
@@ -157,9 +215,18 @@ impl InFlight {
         events.progress(None, &to_progress(note));
     }
 
-    /// A `notifications/message`: to every call in flight.
+    /// A `notifications/message`: to every call in flight (and every call
+    /// sending its request).
     pub(crate) fn log(&self, note: &LoggingMessageNotificationParam) {
-        let all: Vec<Arc<dyn CallEvents>> = self.lock().by_token.values().cloned().collect();
+        let all: Vec<Arc<dyn CallEvents>> = {
+            let calls = self.lock();
+            calls
+                .by_token
+                .values()
+                .chain(calls.sending.values())
+                .cloned()
+                .collect()
+        };
         if all.is_empty() {
             return;
         }
@@ -232,12 +299,15 @@ pub(crate) async fn call_rounds_with_events(
     rounds(answerer, params, |params| {
         let events = Arc::clone(&events);
         async move {
+            // The call hears log lines before its request is written: a
+            // server may log at once, before the handle comes back here.
+            let sending = in_flight.sending(events);
             // rmcp gives every request a progress token of its own: learn it from the handle.
             let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
             let handle = peer
                 .send_cancellable_request(request, PeerRequestOptions::no_options())
                 .await?;
-            let _registered = in_flight.register(handle.progress_token.clone(), events);
+            let _registered = sending.sent(handle.progress_token.clone());
             let mut guard = CancelOnDrop {
                 peer: peer.clone(),
                 id: Some(handle.id.clone()),
@@ -313,6 +383,34 @@ mod tests {
         drop(ra);
         drop(rb);
         assert!(in_flight.lock().by_token.is_empty(), "guards unregister");
+    }
+
+    #[test]
+    fn a_call_hears_log_lines_while_its_request_is_still_being_sent() {
+        let in_flight = Arc::new(InFlight::default());
+        let a = Arc::new(Seen::default());
+        let token = ProgressToken(rmcp::model::NumberOrString::Number(7));
+        let note = |text: &str| {
+            LoggingMessageNotificationParam::new(rmcp::model::LoggingLevel::Info, json!(text))
+        };
+        // The server logs before the request's handle is back.
+        let sending = in_flight.sending(a.clone());
+        in_flight.log(&note("first"));
+        let registered = sending.sent(token.clone());
+        in_flight.log(&note("second"));
+        in_flight.progress(&ProgressNotificationParam::new(token, 1.0));
+        assert_eq!(
+            *a.0.lock().unwrap(),
+            ["Info first", "Info second", "1/None"]
+        );
+        assert!(in_flight.lock().sending.is_empty(), "moved, not kept twice");
+        drop(registered);
+        // A send that fails: dropping it unregisters.
+        let b = Arc::new(Seen::default());
+        drop(in_flight.sending(b.clone()));
+        in_flight.log(&note("nobody"));
+        assert!(b.0.lock().unwrap().is_empty());
+        assert!(in_flight.lock().sending.is_empty());
     }
 
     #[test]
