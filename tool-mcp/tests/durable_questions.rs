@@ -24,7 +24,7 @@ use tool_core::{
     Answer, Ask, Asker, Elicitation, Elicited, Invoker, OfferedTools, ToolCall, ToolContext,
     ToolRegistry,
 };
-use tool_mcp::{ManagerOptions, McpManager, McpTransport};
+use tool_mcp::{ManagerOptions, McpManager, McpServerConfig, McpTransport};
 
 /// The server's request-state key (the Python SDK wants 32 bytes or more).
 const STATE_KEY: &str = "a 32-byte request state key for the fixture";
@@ -45,9 +45,6 @@ fn keys() -> KeyRing {
 }
 
 async fn host(run_log: &Path, ledger: &Arc<MemoryLedger>) -> Host {
-    let manager = Arc::new(McpManager::new(
-        ManagerOptions::default().pending_questions(true),
-    ));
     let mut config = common::python_stdio("py", "stdio");
     if let McpTransport::Stdio { env, .. } = &mut config.transport {
         env.insert("TOOL_MCP_STATE_KEY".into(), STATE_KEY.into());
@@ -56,6 +53,13 @@ async fn host(run_log: &Path, ledger: &Arc<MemoryLedger>) -> Host {
             run_log.display().to_string().into(),
         );
     }
+    host_of(config, ledger).await
+}
+
+async fn host_of(config: McpServerConfig, ledger: &Arc<MemoryLedger>) -> Host {
+    let manager = Arc::new(McpManager::new(
+        ManagerOptions::default().pending_questions(true),
+    ));
     manager.upsert(config).unwrap();
     let registry = common::registry_of(&manager).await;
     let ctx = ToolContext::new().with_extension(Scope::new().with(Scope::CONVERSATION, "c-1"));
@@ -281,4 +285,58 @@ async fn with_an_asker_in_the_process_the_question_is_answered_at_once_and_nothi
         "removed /srv/now (asked in process)"
     );
     h.manager.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_streamable_http_a_restarted_host_resumes_the_servers_question() {
+    let (_dir, log) = temp_log();
+    let port = common::free_port();
+    let mut command = tokio::process::Command::new(common::python());
+    command
+        .arg(common::python_script())
+        .arg("http")
+        .arg(port.to_string())
+        .env("TOOL_MCP_RUN_LOG", &log);
+    let server = common::spawn_http(&mut command, port).await;
+    let config = || McpServerConfig::new("py", McpTransport::http(server.url.clone()));
+    let ledger = Arc::new(MemoryLedger::new());
+
+    let first = host_of(config(), &ledger).await;
+    let call = remove(&first.offered, "h1", "/srv/remote");
+    let turn = first
+        .invoker
+        .invoke_turn(&first.durable, &first.offered, &[call], &first.ctx)
+        .await;
+    let stored = serde_json::to_string(&turn.pending.expect("the question waits")).unwrap();
+    first.manager.shutdown().await;
+    drop(first);
+    assert!(runs(&log).is_empty());
+
+    // The host restarts; the server (remote) stays.
+    let second = host_of(config(), &ledger).await;
+    let pending = Pending::from_json(&stored).unwrap();
+    let yes = pending
+        .answer(
+            "h1",
+            Reply::input(json!({"confirm": true, "note": "later"})),
+            second.durable.keys(),
+        )
+        .unwrap();
+    let done = second
+        .invoker
+        .resume(
+            &second.durable,
+            &second.offered,
+            pending,
+            &[yes],
+            &second.ctx,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        done.outputs[0].as_ref().unwrap().content,
+        "removed /srv/remote (later)"
+    );
+    assert_eq!(runs(&log).len(), 1);
+    second.manager.shutdown().await;
 }

@@ -100,7 +100,7 @@ async fn wait_for_port(port: u16) {
     panic!("nothing listens on 127.0.0.1:{port} after 10 s");
 }
 
-async fn spawn_http(command: &mut tokio::process::Command, port: u16) -> ServerProcess {
+pub async fn spawn_http(command: &mut tokio::process::Command, port: u16) -> ServerProcess {
     let child = command
         .stdout(Stdio::null())
         .stderr(Stdio::null())
