@@ -52,6 +52,12 @@
 //!   [`ContentPart`]s (images, files…) beside the text.
 //! - [`ProviderFormat`]: OpenAI Chat, OpenAI Responses and Anthropic messages
 //!   both ways: assistant turns → [`ToolCall`]s, outputs → tool results.
+//! - [`search`]: thousands of APIs in one turn. A BM25 and regex index
+//!   over every kind of tool, kept up to date one tool at a time; deferred
+//!   definitions (per manifest, tool, kind or over a budget) exported with
+//!   each provider's own tool search or our portable `tool_search`, the
+//!   loaded set carried from turn to turn as data, and a size report per
+//!   export ([`search::ToolSearch`]).
 //! - [`Assembler`]: stored [`ToolReference`]s → runtime tools via
 //!   [`ToolProvider`]s, keyed by [`ToolKind`].
 //! - [`SurfaceTable`]: `identifier → api → T` lookups for host UI surfaces.
