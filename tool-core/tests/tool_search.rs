@@ -705,3 +705,74 @@ fn tempfile_path(name: &str) -> std::path::PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir.join(name)
 }
+
+mod incremental {
+    use proptest::prelude::*;
+    use tool_core::search::SearchIndex;
+    use tool_core::{ApiDefinition, ToolBuilder, ToolContext, ToolOutput, ToolRegistry};
+
+    const WORDS: [&str; 8] = [
+        "issue",
+        "repository",
+        "weather",
+        "invoice",
+        "deploy",
+        "comment",
+        "user",
+        "branch",
+    ];
+
+    /// A tool `t{id}` with `apis` APIs whose text is drawn from WORDS by `seed`.
+    fn tool(id: u8, apis: u8, seed: u8) -> tool_core::FnTool {
+        let mut builder = ToolBuilder::new(format!("t{id}"));
+        for a in 0..apis.max(1) {
+            let w = |k: u8| WORDS[usize::from(seed.wrapping_add(a).wrapping_mul(k)) % WORDS.len()];
+            let api = ApiDefinition::new(
+                format!("{}{}", w(1), a),
+                format!("Does {} with the {} of a {}.", w(3), w(5), w(7)),
+            );
+            builder = builder.api(api, |_, _| async { Ok(ToolOutput::text("")) });
+        }
+        builder.build().unwrap()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        /// Whatever the sequence of registrations, replacements and
+        /// removals, the index kept up to date by `sync` ranks every query
+        /// exactly like an index built from scratch.
+        #[test]
+        fn synced_index_equals_a_fresh_one(ops in proptest::collection::vec((0u8..3, 0u8..5, 1u8..4, any::<u8>()), 1..24)) {
+            let ctx = ToolContext::new();
+            let mut registry = ToolRegistry::new();
+            let mut index = SearchIndex::new();
+            for (op, id, apis, seed) in ops {
+                let name = format!("t{id}");
+                match op {
+                    0 if !index.contains_tool(&name) && registry.offer(&ctx).get(&name).is_none() => {
+                        registry.register(tool(id, apis, seed)).unwrap();
+                    }
+                    0 | 1 => {
+                        registry.replace(tool(id, apis, seed)).unwrap();
+                    }
+                    _ => {
+                        registry.remove(&name);
+                    }
+                }
+                index.sync(&registry.offer(&ctx));
+            }
+            let fresh = SearchIndex::from_offered(&registry.offer(&ctx));
+            prop_assert_eq!(index.len(), fresh.len());
+            for word in WORDS {
+                prop_assert_eq!(index.search(word, 50).unwrap(), fresh.search(word, 50).unwrap());
+            }
+            for query in ["issue of a repository user", "deploy the branch comment", "weather invoice user branch"] {
+                prop_assert_eq!(index.search(query, 50).unwrap(), fresh.search(query, 50).unwrap());
+            }
+            prop_assert_eq!(
+                index.search_regex("(?i)o", 50).unwrap(),
+                fresh.search_regex("(?i)o", 50).unwrap()
+            );
+        }
+    }
+}

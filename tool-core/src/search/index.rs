@@ -415,12 +415,15 @@ impl SearchIndex {
         limit: usize,
         keep: impl Fn(&str) -> bool,
     ) -> Result<Vec<SearchHit>, Error> {
-        let mut query_terms: Vec<u32> = Vec::new();
+        // Distinct query terms in text order of the term (not of its id,
+        // which depends on indexing history), so scores are summed in the
+        // same order however the index was built.
+        let mut known: Vec<(&str, u32)> = Vec::new();
         let mut any = false;
         each_term(words, |term| {
             any = true;
-            if let Some(&id) = self.terms.get(term) {
-                query_terms.push(id);
+            if let Some((key, &id)) = self.terms.get_key_value(term) {
+                known.push((key, id));
             }
         });
         if !any {
@@ -429,8 +432,9 @@ impl SearchIndex {
                 message: "no searchable word in the query".into(),
             });
         }
-        query_terms.sort_unstable();
-        query_terms.dedup();
+        known.sort_unstable();
+        known.dedup();
+        let query_terms: Vec<u32> = known.into_iter().map(|(_, id)| id).collect();
         if self.live == 0 || limit == 0 {
             return Ok(Vec::new());
         }
