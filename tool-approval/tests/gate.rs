@@ -447,3 +447,147 @@ fn a_tool_that_confines_its_calls_needs_no_word_from_the_host() {
         assert_eq!(out.error_code().unwrap(), "blocked_by_security_privacy");
     });
 }
+
+/// A policy file of `rules` (for `local-system/runCommand`) and `extra`
+/// top-level fields.
+fn fingerprint_of(file: serde_json::Value) -> String {
+    let engine = PolicyFile::from_value(&file).unwrap().engine().unwrap();
+    let through_gate = Gate::fingerprint(&engine).expect("the engine supplies a fingerprint");
+    assert_eq!(through_gate, engine.fingerprint());
+    through_gate
+}
+
+fn fingerprint_policy() -> serde_json::Value {
+    json!({
+        "mode": "manual",
+        "allowList": ["local-system/status"],
+        "rules": {"local-system/runCommand": [
+            {"match": {"command": "git status:*"}, "policy": "never"},
+            {"match": {"command": "cargo build:*"}, "policy": "never", "confinement": "workspace_write"},
+            {"match": {"command": "git push:*"}, "policy": "deny"},
+            {"policy": "required"}
+        ]},
+        "blacklist": "default"
+    })
+}
+
+/// Set in the child process of
+/// [`the_same_policy_has_the_same_fingerprint_in_another_process`].
+const FINGERPRINT_CHILD: &str = "TOOL_APPROVAL_FINGERPRINT_CHILD";
+
+#[test]
+fn the_same_policy_has_the_same_fingerprint_in_another_process() {
+    let here = fingerprint_of(fingerprint_policy());
+    if std::env::var_os(FINGERPRINT_CHILD).is_some() {
+        // The child: say it and stop.
+        println!("\nfingerprint={here}");
+        return;
+    }
+    // Loaded twice in this process: the same.
+    assert_eq!(here, fingerprint_of(fingerprint_policy()));
+    assert_eq!(here.len(), 64, "{here}");
+    // This test binary run again (another process, another address
+    // layout and hash seed): the same.
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "the_same_policy_has_the_same_fingerprint_in_another_process",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(FINGERPRINT_CHILD, "1")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let there = stdout
+        .lines()
+        .find_map(|l| l.split_once("fingerprint=").map(|(_, rest)| rest.trim()))
+        .unwrap_or_else(|| panic!("no fingerprint in the child's output: {stdout}"));
+    assert_eq!(here, there);
+}
+
+/// A change made to a policy file.
+type Edit = Box<dyn Fn(&mut serde_json::Value)>;
+
+#[test]
+fn any_change_to_the_policy_changes_the_fingerprint() {
+    let base = fingerprint_of(fingerprint_policy());
+    let changed = |edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut file = fingerprint_policy();
+        edit(&mut file);
+        fingerprint_of(file)
+    };
+    const RULES: &str = "/rules/local-system~1runCommand";
+    let edits: Vec<(&str, Edit)> = vec![
+        (
+            "a rule's pattern",
+            Box::new(|f| {
+                f.pointer_mut(&format!("{RULES}/0/match/command"))
+                    .map_or((), |v| *v = json!("git status -s:*"))
+            }),
+        ),
+        (
+            "a rule's policy",
+            Box::new(|f| {
+                f.pointer_mut(&format!("{RULES}/2/policy"))
+                    .map_or((), |v| *v = json!("required"))
+            }),
+        ),
+        (
+            "a rule's confinement",
+            Box::new(|f| {
+                f.pointer_mut(&format!("{RULES}/1/confinement"))
+                    .map_or((), |v| *v = json!("full_access"))
+            }),
+        ),
+        (
+            "the rules' order",
+            Box::new(|f| {
+                if let Some(list) = f.pointer_mut(RULES).and_then(|v| v.as_array_mut()) {
+                    list.swap(0, 1);
+                }
+            }),
+        ),
+        ("the mode", Box::new(|f| f["mode"] = json!("auto-run"))),
+        ("the allow list", Box::new(|f| f["allowList"] = json!([]))),
+        (
+            "the blacklist",
+            Box::new(|f| f["blacklist"] = json!({"remove": ["read-secrets"]})),
+        ),
+        (
+            "the shell syntax",
+            Box::new(|f| f["shell"] = json!({"wrappers": [{"name": "mywrap"}]})),
+        ),
+    ];
+    for (what, edit) in &edits {
+        assert_ne!(
+            base,
+            changed(edit.as_ref()),
+            "changing {what} kept the fingerprint"
+        );
+    }
+    // Settings made on the builder count too.
+    let file = PolicyFile::from_value(&fingerprint_policy()).unwrap();
+    let built = |b: tool_approval::PolicyEngineBuilder| b.policy_file(&file).build().unwrap();
+    let plain = built(PolicyEngine::builder());
+    assert_eq!(plain.fingerprint(), base);
+    for other in [
+        built(PolicyEngine::builder().confinement(Confinement::FullAccess)),
+        built(PolicyEngine::builder().confine_approved(true)),
+        built(PolicyEngine::builder().confinement_support(available())),
+    ] {
+        assert_ne!(other.fingerprint(), base);
+    }
+    // A person's "always" is the policy's answer, not the policy.
+    let args = json!({"command": "ls -la"});
+    plain.remember_call(
+        &CallRef::new("local-system", "runCommand", &args),
+        &ToolContext::new(),
+    );
+    assert_eq!(plain.fingerprint(), base);
+}

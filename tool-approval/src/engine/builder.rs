@@ -3,6 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 
+use serde_json::{Value, json};
 use tool_core::{Confinement, ConfinementSupport};
 
 use super::PolicyEngine;
@@ -207,7 +208,47 @@ impl PolicyEngineBuilder {
         self.finish(host_rules)
     }
 
+    /// The digest of everything this builder decides by (see
+    /// [`PolicyEngine::fingerprint`]).
+    fn fingerprint(&self) -> String {
+        let rules: serde_json::Map<String, Value> = self
+            .host_rules
+            .iter()
+            .map(|(key, rules)| {
+                let rules = rules
+                    .iter()
+                    .map(|r| json!({"rule": r.rule, "confinement": r.confinement}))
+                    .collect();
+                (key.clone(), Value::Array(rules))
+            })
+            .collect();
+        let blacklist = self.blacklist.as_ref().map(|b| {
+            let entries: Vec<Value> = b
+                .entries()
+                .iter()
+                .map(|e| json!([e.id(), e.policy(), e.message(), e.check_text()]))
+                .collect();
+            json!({"home": b.home_dir().map(|h| h.to_string_lossy()), "entries": entries})
+        });
+        tool_core::durable::digest(&json!({
+            "engine": "tool-approval",
+            "version": env!("CARGO_PKG_VERSION"),
+            "knowledge": env!("TOOL_APPROVAL_KNOWLEDGE"),
+            "mode": format!("{:?}", self.mode),
+            "allowList": self.allow_list,
+            "rules": rules,
+            "blacklist": blacklist,
+            "globalAudits": self.global_audits.iter().map(|a| a.name()).collect::<Vec<_>>(),
+            "dynamicAudits": self.dynamic_audits.keys().collect::<Vec<_>>(),
+            "shell": format!("{:?}", self.shell_syntax),
+            "confinement": self.confinement,
+            "confineApproved": self.confine_approved,
+            "support": self.support,
+        }))
+    }
+
     fn finish(self, host_rules: BTreeMap<String, HostRules>) -> PolicyEngine {
+        let fingerprint = self.fingerprint();
         let mut global_audits: Vec<Arc<dyn GlobalAudit>> = Vec::new();
         if let Some(blacklist) = self.blacklist {
             global_audits.push(Arc::new(blacklist));
@@ -225,6 +266,7 @@ impl PolicyEngineBuilder {
             confine_approved: self.confine_approved,
             support: self.support,
             memory: Memory::default(),
+            fingerprint,
         }
     }
 }

@@ -67,4 +67,10 @@ impl Gate for PolicyEngine {
         let call = CallRef::new(&call.identifier, &call.api, &call.arguments);
         self.remember_call(&call, &ToolContext::new());
     }
+
+    /// [`PolicyEngine::fingerprint`]: a pending approval made under
+    /// another policy (or another version of the engine's tables) is stale.
+    fn fingerprint(&self) -> Option<String> {
+        Some(self.fingerprint.clone())
+    }
 }

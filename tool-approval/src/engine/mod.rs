@@ -147,6 +147,8 @@ pub struct PolicyEngine {
     confine_approved: bool,
     support: ConfinementSupport,
     memory: Memory,
+    /// See [`PolicyEngine::fingerprint`].
+    fingerprint: String,
 }
 
 /// Compiled manifest rule lists, keyed by where the list lives and checked
@@ -171,6 +173,30 @@ impl PolicyEngine {
     /// Whether the host said it can confine calls.
     pub fn confinement_support(&self) -> &ConfinementSupport {
         &self.support
+    }
+
+    /// A digest of the policy this engine decides by: its mode, allow
+    /// list, host rules (with their confinements), blacklist entries and
+    /// their home, other audits by name, shell syntax, confinement
+    /// settings, and the version of the engine and of its knowledge tables
+    /// (a digest of the crate's sources made at build). The same policy
+    /// gives the same value in every process that loads it with the same
+    /// build; a changed rule, mode or table gives another. Approvals a
+    /// person made with "always" ([remembered approvals](Self#remembered-approvals))
+    /// are not part of it: they are the policy's answers, not the policy.
+    /// It is the engine's [`Gate::fingerprint`](tool_core::Gate::fingerprint),
+    /// so a pending approval stored under another policy is stale.
+    ///
+    /// ```
+    /// use tool_approval::{ApprovalMode, PolicyEngine};
+    /// let a = PolicyEngine::builder().build().unwrap();
+    /// let b = PolicyEngine::builder().build().unwrap();
+    /// let c = PolicyEngine::builder().mode(ApprovalMode::AutoRun).build().unwrap();
+    /// assert_eq!(a.fingerprint(), b.fingerprint());
+    /// assert_ne!(a.fingerprint(), c.fingerprint());
+    /// ```
+    pub fn fingerprint(&self) -> &str {
+        &self.fingerprint
     }
 
     /// Evaluates a batch; decisions come back in input order.

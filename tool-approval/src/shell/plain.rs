@@ -124,6 +124,10 @@ pub(crate) struct Split {
     pub(crate) wrapper_chain: bool,
 }
 
+/// Room for the words of a part made at once (most commands an agent
+/// writes have up to eight words; a longer one grows).
+const WORDS_PER_PART: usize = 8;
+
 /// The simple commands of a plain line, or `None` when the line needs the
 /// full parser.
 pub(crate) fn split(source: &str) -> Option<Split> {
@@ -135,7 +139,7 @@ pub(crate) fn split(source: &str) -> Option<Split> {
     let operators = plain_bytes(bytes)?;
     let mut parts: Vec<SimpleCommand> = Vec::with_capacity(operators + 1);
     let mut wrapper_chain = false;
-    let mut words: Vec<String> = Vec::new();
+    let mut words: Vec<String> = Vec::with_capacity(WORDS_PER_PART);
     let mut piped = false;
     let mut i = 0;
     // Commands finished so far (the closure holds `parts`).
@@ -176,7 +180,8 @@ pub(crate) fn split(source: &str) -> Option<Split> {
                 .first()
                 .is_some_and(|w| runs_with_stdin_words(basename(w)));
         parts.push(SimpleCommand {
-            words: std::mem::take(words),
+            // The next part's words start with room for a usual command.
+            words: std::mem::replace(words, Vec::with_capacity(WORDS_PER_PART)),
             views: if words_only {
                 std::sync::OnceLock::new()
             } else {

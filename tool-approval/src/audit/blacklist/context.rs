@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::call::arguments::{ENV_NAMES, WORKDIR_NAMES};
 use crate::path_view::resolve_path;
@@ -20,6 +20,16 @@ pub(super) enum Dir {
     Unknown,
 }
 
+/// The value of `map`'s key `name`. An arguments object has a few keys:
+/// comparing them costs less than hashing `name` for a lookup; a large
+/// one (keys come from the call) is looked up.
+fn field<'v>(map: &'v Map<String, Value>, name: &str) -> Option<&'v Value> {
+    if map.len() > 8 {
+        return map.get(name);
+    }
+    map.iter().find(|(k, _)| k.as_str() == name).map(|(_, v)| v)
+}
+
 /// The directory the call's commands start in: its working-directory
 /// argument resolved against the host's, else the host's.
 pub(super) fn start_dir(args: &Value, cwd: Option<&Path>, home: Option<&Path>) -> Dir {
@@ -27,7 +37,7 @@ pub(super) fn start_dir(args: &Value, cwd: Option<&Path>, home: Option<&Path>) -
         return Dir::Known(cwd.map(Path::to_path_buf));
     };
     for name in WORKDIR_NAMES {
-        match map.get(*name) {
+        match field(map, name) {
             None | Some(Value::Null) => {}
             Some(Value::String(raw)) if raw.is_empty() => {}
             Some(Value::String(raw)) => {
@@ -176,7 +186,7 @@ pub(super) fn env_names(args: &Value, shells: &[&ShellCommand]) -> Vec<EnvSet> {
     let mut out = Vec::new();
     if let Some(map) = args.as_object() {
         for name in ENV_NAMES {
-            match map.get(*name) {
+            match field(map, name) {
                 Some(Value::Object(vars)) => out.extend(
                     vars.iter()
                         .map(|(k, v)| (k.clone(), v.as_str().map(str::to_owned))),

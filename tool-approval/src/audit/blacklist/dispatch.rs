@@ -247,7 +247,9 @@ const TABLE_ROWS: &[(TablePrograms, Row)] = &[
             builtin: Builtin::ReadSecrets,
             programs: &[],
             // `gh auth token`, `vault kv get`: a command that prints one.
-            check: |v, _, _| super::secret_printers::prints_secret(v).is_some(),
+            check: |v, _, ctx| {
+                super::secret_printers::prints_secret_into(v, ctx.next_stage).is_some()
+            },
         },
     ),
     (
@@ -360,21 +362,33 @@ pub(super) fn view_hits(facts: &Facts<'_>, ctx: &Ctx<'_>) -> u32 {
 /// every row.
 fn hits_with(facts: &Facts<'_>, ctx: &Ctx<'_>, every: bool) -> u32 {
     let mut hits = 0u32;
-    for (part, dir) in super::parts_in_dirs(facts) {
-        let here = ctx.in_dir(dir);
-        for view in views(part) {
-            let (mut all, mut gated);
-            let rows: &mut dyn Iterator<Item = &'static Row> = if every {
-                all = all_rows();
-                &mut all
-            } else {
-                gated = rows_for(program(view));
-                &mut gated
-            };
-            for row in rows {
-                if hits & bit(row.builtin) == 0 && (row.check)(view, part, &here) {
-                    hits |= bit(row.builtin);
-                }
+    let lines = facts.commands.iter().zip(&facts.dirs);
+    for ((_, shell), dirs) in lines {
+        let parts = shell.parts();
+        for (at, (part, dir)) in parts.iter().zip(dirs).enumerate() {
+            let mut here = ctx.in_dir(dir);
+            // `env | grep PATH`: what the part prints reaches the next stage.
+            here.next_stage = parts.get(at + 1).filter(|_| part.pipe_out);
+            hits |= part_hits(part, &here, every, hits);
+        }
+    }
+    hits
+}
+
+/// The rows that fire for `part`'s readings, beyond those in `hits`.
+fn part_hits(part: &SimpleCommand, here: &Ctx<'_>, every: bool, mut hits: u32) -> u32 {
+    for view in views(part) {
+        let (mut all, mut gated);
+        let rows: &mut dyn Iterator<Item = &'static Row> = if every {
+            all = all_rows();
+            &mut all
+        } else {
+            gated = rows_for(program(view));
+            &mut gated
+        };
+        for row in rows {
+            if hits & bit(row.builtin) == 0 && (row.check)(view, part, here) {
+                hits |= bit(row.builtin);
             }
         }
     }

@@ -362,6 +362,17 @@ impl BlacklistEntry {
     pub fn message(&self) -> &str {
         &self.message
     }
+
+    /// What the entry checks, as text that names it exactly: a built-in
+    /// check's name, a command pattern or a path glob as written (a
+    /// policy's fingerprint is made of it).
+    pub(crate) fn check_text(&self) -> String {
+        match &self.check {
+            Check::Builtin(b) => format!("builtin:{b:?}"),
+            Check::Command(m) => format!("command:{}", m.source()),
+            Check::Path(g) => format!("path:{}", g.glob().glob()),
+        }
+    }
 }
 
 /// A list of blacklist entries; a [`GlobalAudit`] named `blacklist`.
@@ -521,6 +532,11 @@ impl Blacklist {
         &self.entries
     }
 
+    /// The home directory the entries resolve `~` with.
+    pub(crate) fn home_dir(&self) -> Option<&Path> {
+        self.home.as_deref()
+    }
+
     /// Checks one shell command as if it were a `command` argument.
     ///
     /// ```
@@ -576,16 +592,23 @@ impl Blacklist {
             arg_paths: Vec::new(),
         };
         let start = start_dir(args, cwd_real.as_deref(), home);
-        let mut seen = HashSet::new();
+        // Each command's parts' directories, made first so the words seen
+        // below are kept as borrowed (word, directory) pairs, not copies.
+        let shells: Vec<(&Value, &Arc<ShellCommand>)> = call
+            .commands
+            .iter()
+            .filter_map(|c| c.shell.as_ref().map(|s| (c.value, s)))
+            .collect();
+        let all_dirs: Vec<Vec<Dir>> = shells
+            .iter()
+            .map(|(_, shell)| part_dirs(shell, &start, home))
+            .collect();
+        let mut seen: HashSet<(&str, Option<&Path>)> = HashSet::new();
         // Words already placed in every sensitive directory (a part run
         // somewhere unknown): once each, however many parts repeat them.
-        let mut unknown_seen = HashSet::new();
-        for command in &call.commands {
-            let Some(shell) = command.shell.as_ref() else {
-                continue;
-            };
-            let dirs = part_dirs(shell, &start, home);
-            for (part, dir) in shell.parts().iter().zip(&dirs) {
+        let mut unknown_seen: HashSet<&str> = HashSet::new();
+        for ((_, shell), dirs) in shells.iter().zip(&all_dirs) {
+            for (part, dir) in shell.parts().iter().zip(dirs) {
                 // Relative paths are seen from where the part runs (`cd /etc && cat shadow`).
                 let here = match dir {
                     Dir::Known(Some(d)) => Some(d.as_path()),
@@ -609,8 +632,8 @@ impl Blacklist {
                     .filter(|_| !part.words.is_empty())
                     .filter_map(|a| a.split_once('='))
                     .filter(|(name, _)| !CREDENTIAL_VARIABLES.contains(name))
-                    .map(|(_, v)| v.to_owned());
-                let values: Vec<String> = values.collect();
+                    .map(|(_, v)| v);
+                let values: Vec<&str> = values.collect();
                 // `cp .env.example .env`: setting up an env file from its
                 // example writes the file and reads no secret.
                 let example_copy = example_env_copy_destination(part);
@@ -619,14 +642,20 @@ impl Blacklist {
                 let long = part.words.len() > 32;
                 // (Made only for a long part: making a set seeds its hash.)
                 let mut not_secret: Option<HashSet<&str>> = None;
-                for word in part
-                    .words
-                    .iter()
-                    .skip(skip)
-                    .chain(&part.redirects)
-                    .chain(&values)
+                // `jq '.env' package.json`: a program's text names no file
+                // (read only when a word might be a path).
+                let program_text = std::cell::OnceCell::new();
+                let text_at = || *program_text.get_or_init(|| paths::program_text_at(&part.words));
+                let words = part.words.iter().enumerate().skip(skip);
+                for (at, word) in words
+                    .map(|(at, w)| (Some(at), w.as_str()))
+                    .chain(part.redirects.iter().map(|w| (None, w.as_str())))
+                    .chain(values.iter().map(|v| (None, *v)))
                 {
-                    if example_copy.as_deref() == Some(word.as_str()) {
+                    if example_copy.as_deref() == Some(word) {
+                        continue;
+                    }
+                    if at.is_some() && (moved || word.contains(['.', '/'])) && text_at() == at {
                         continue;
                     }
                     if (looks_like_path(word)
@@ -635,17 +664,17 @@ impl Blacklist {
                         // without a dot are `looks_like_path` already.
                         || (word.contains('.') && {
                             let known = long
-                                && not_secret.as_ref().is_some_and(|n| n.contains(word.as_str()));
+                                && not_secret.as_ref().is_some_and(|n| n.contains(word));
                             let secret =
                                 !known && path_rows::secret_row(word, home).is_some();
                             if long && !known && !secret {
                                 not_secret
                                     .get_or_insert_with(HashSet::new)
-                                    .insert(word.as_str());
+                                    .insert(word);
                             }
                             secret
                         }))
-                        && seen.insert((word.clone(), here.map(Path::to_path_buf)))
+                        && seen.insert((word, here))
                     {
                         add_path(&mut facts.paths, word, here, home);
                     }
@@ -656,14 +685,11 @@ impl Blacklist {
                     if (!word.starts_with('-') || word.starts_with("--"))
                         && let Some((_, value)) = word.split_once('=')
                         && looks_like_path(value)
-                        && seen.insert((value.to_owned(), here.map(Path::to_path_buf)))
+                        && seen.insert((value, here))
                     {
                         add_path(&mut facts.paths, value, here, home);
                     }
-                    if *dir == Dir::Unknown
-                        && is_relative_word(word)
-                        && unknown_seen.insert(word.clone())
-                    {
+                    if *dir == Dir::Unknown && is_relative_word(word) && unknown_seen.insert(word) {
                         // `cd "$X" && echo x >> passwd`: the part runs
                         // somewhere unknown, so a relative word may name
                         // the file of that name in any sensitive directory.
@@ -673,9 +699,10 @@ impl Blacklist {
                     }
                 }
             }
-            facts.dirs.push(dirs);
-            facts.commands.push((command.value, shell));
         }
+        drop((seen, unknown_seen));
+        facts.dirs = all_dirs;
+        facts.commands = shells;
         let shells: Vec<&ShellCommand> = facts.commands.iter().map(|(_, s)| s.as_ref()).collect();
         facts.env = env_names(args, &shells);
         for found in &call.paths {
@@ -694,6 +721,7 @@ impl Blacklist {
             workspace: cwd_real.as_deref(),
             home,
             unknown_dir: false,
+            next_stage: None,
         };
         let view_hits = if self
             .entries
@@ -773,6 +801,9 @@ pub(super) struct Ctx<'a> {
     pub(super) home: Option<&'a Path>,
     /// The part runs in a directory that cannot be known (`cd $X; …`).
     pub(super) unknown_dir: bool,
+    /// The pipeline stage the part's output goes into (`grep PATH` of
+    /// `env | grep PATH`; see [`secret_printers::keeps_harmless_variables`]).
+    pub(super) next_stage: Option<&'a SimpleCommand>,
 }
 
 impl<'a> Ctx<'a> {
@@ -787,6 +818,7 @@ impl<'a> Ctx<'a> {
             workspace: self.workspace,
             home: self.home,
             unknown_dir: *dir == Dir::Unknown,
+            next_stage: None,
         }
     }
 }

@@ -443,7 +443,22 @@ impl Table {
     /// pattern is in no row. Most words (`src/main.rs`) are answered here
     /// without their components being collected.
     fn may_start_in(&self, path: &str) -> bool {
-        path.split('/').any(|raw| {
+        // Split at `/` by bytes (short words: no searcher to set up).
+        let bytes = path.as_bytes();
+        let mut start = 0;
+        let mut pieces = std::iter::from_fn(|| {
+            if start > bytes.len() {
+                return None;
+            }
+            let end = bytes
+                .get(start..)
+                .and_then(|rest| rest.iter().position(|&b| b == b'/'))
+                .map_or(bytes.len(), |at| start + at);
+            let piece = path.get(start..end);
+            start = end + 1;
+            piece
+        });
+        pieces.any(|raw| {
             if matches!(raw, "" | "." | "..") {
                 return false;
             }

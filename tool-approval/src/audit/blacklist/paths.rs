@@ -4,6 +4,8 @@ use std::path::Path;
 
 use super::path_rows;
 use crate::path_view::resolve_path;
+use crate::shell::basename;
+use crate::shell::table::Invocation;
 use crate::shell::wildcard::wildcard_match;
 
 pub(super) fn add_path(
@@ -256,6 +258,35 @@ pub(super) fn is_kernel_path(path: &str) -> bool {
 /// would also take in a folder of that name ([`secret_file_name`]).
 pub(crate) fn is_secret(path: &str, home: Option<&Path>) -> bool {
     secret_file_name(path) || path_rows::secret_row(path, home).is_some()
+}
+
+/// Programs whose first operand is program text or a pattern, not a file
+/// (`jq '.env' package.json`, `grep .env .gitignore`), unless one of the
+/// options that give the program or pattern another way is used (then
+/// every operand may be a file): the programs, those options' letters, and
+/// their long names.
+const PROGRAM_TEXT_FIRST: &[(&[&str], &str, &[&str])] = &[
+    (&["jq"], "f", &["from-file"]),
+    (&["grep", "egrep", "fgrep", "rg"], "ef", &["regexp", "file"]),
+];
+
+/// The index in `words` (command word first) of the operand that is
+/// program text or a pattern (see [`PROGRAM_TEXT_FIRST`]), read through
+/// the program table; `None` when there is none.
+pub(super) fn program_text_at(words: &[String]) -> Option<usize> {
+    let program = basename(words.first()?);
+    let (_, letters, longs) = PROGRAM_TEXT_FIRST
+        .iter()
+        .find(|(programs, _, _)| programs.contains(&program))?;
+    let inv = Invocation::read(words, &[]);
+    let elsewhere = inv
+        .options
+        .iter()
+        .any(|o| o.letters.chars().any(|c| letters.contains(c)) || longs.contains(&o.long));
+    if elsewhere {
+        return None;
+    }
+    inv.subcommand_at.map(|at| at + 1)
 }
 
 /// The named check behind [`is_secret`] for bare names that are also

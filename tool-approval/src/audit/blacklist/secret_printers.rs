@@ -9,7 +9,7 @@
 //! of which must be present (`kubectl config view --raw`). A new command is
 //! one row with its examples, checked by the crate's tests.
 
-use crate::shell::basename;
+use crate::shell::{SimpleCommand, basename};
 
 /// One group of secret-printing invocations.
 #[derive(Debug, Clone, Copy)]
@@ -472,6 +472,90 @@ fn prints_secret_variable(program: &str, args: &[String]) -> bool {
             .any(|a| !a.starts_with('-') && super::secret_names::names_secret(a))
 }
 
+/// Variables whose lines a filter may keep from an environment dump: none
+/// holds a secret, and no usual secret's name contains one of them.
+const HARMLESS_VARIABLES: &[&str] = &[
+    "PATH",
+    "HOME",
+    "USER",
+    "SHELL",
+    "LANG",
+    "LC_ALL",
+    "TERM",
+    "PWD",
+    "TMPDIR",
+    "EDITOR",
+    "HOSTNAME",
+    "GOPATH",
+    "GOROOT",
+    "CARGO_HOME",
+    "RUSTUP_HOME",
+    "JAVA_HOME",
+    "PYTHONPATH",
+    "NODE_ENV",
+    "VIRTUAL_ENV",
+    "CONDA_PREFIX",
+    "LD_LIBRARY_PATH",
+];
+
+/// grep's options that change neither which lines are kept nor add others
+/// around them (`-A`/`-B`/`-C` print neighbours, `-v` the rest, `-f`/`-e`
+/// other patterns).
+const NARROW_GREP_FLAGS: &[&str] = &[
+    "--ignore-case",
+    "--word-regexp",
+    "--line-regexp",
+    "--fixed-strings",
+    "--extended-regexp",
+    "--basic-regexp",
+    "--line-number",
+    "--count",
+    "--only-matching",
+    "--no-messages",
+    "--quiet",
+    "--silent",
+    "--color",
+    "--colour",
+    "--color=auto",
+    "--color=always",
+    "--color=never",
+];
+
+/// Whether `part` (a pipeline's next stage, reading the previous one's
+/// output) keeps only lines naming one of [`HARMLESS_VARIABLES`]: `grep`
+/// with narrow options (short ones of `iwxFEGncosq`, or
+/// [`NARROW_GREP_FLAGS`]) and one pattern, that variable's name (`PATH`,
+/// `^PATH=`, `-i path`), and no file. Anything else (`grep -v PATH`,
+/// `grep -A9 PATH`, `grep -i key`, `grep AWS`, `sed`, `awk`) is no such
+/// filter, and the dump before it stays a secret read.
+pub(crate) fn keeps_harmless_variables(part: &SimpleCommand) -> bool {
+    let Some((first, args)) = part.words.split_first() else {
+        return false;
+    };
+    if !part.pipe_in || !matches!(basename(first), "grep" | "egrep" | "fgrep") {
+        return false;
+    }
+    let mut patterns = args.iter().filter(|a| !a.starts_with('-'));
+    let narrow = args.iter().filter(|a| a.starts_with('-')).all(|o| {
+        NARROW_GREP_FLAGS.contains(&o.as_str())
+            || o.strip_prefix('-').is_some_and(|letters| {
+                !letters.is_empty()
+                    && !letters.starts_with('-')
+                    && letters.bytes().all(|b| b"iwxFEGncosq".contains(&b))
+            })
+    });
+    let (Some(pattern), None) = (patterns.next(), patterns.next()) else {
+        return false;
+    };
+    let name = pattern.strip_prefix('^').unwrap_or(pattern);
+    let name = name.strip_suffix('=').unwrap_or(name);
+    narrow
+        && HARMLESS_VARIABLES
+            .iter()
+            .any(|v| v.eq_ignore_ascii_case(name))
+        && !super::secret_names::names_secret(name)
+}
+
 /// The programs a row of [`PRINTERS`] names, and `printenv`.
 pub(crate) fn printer_programs() -> impl Iterator<Item = &'static str> {
     PRINTERS
@@ -482,12 +566,23 @@ pub(crate) fn printer_programs() -> impl Iterator<Item = &'static str> {
 
 /// The row `words` (a command's words, program first) matches.
 pub(crate) fn prints_secret(words: &[String]) -> Option<&'static Printer> {
+    prints_secret_into(words, None)
+}
+
+/// [`prints_secret`] for a command whose output goes into `next` (a
+/// pipeline's next stage): a whole-environment dump into a filter that
+/// keeps only lines of harmless variables ([`keeps_harmless_variables`]) is
+/// no secret read (`env | grep PATH`); every other row still is.
+pub(crate) fn prints_secret_into(
+    words: &[String],
+    next: Option<&SimpleCommand>,
+) -> Option<&'static Printer> {
     let (first, args) = words.split_first()?;
     let program = basename(first);
     if prints_secret_variable(program, args) {
         return Some(&VARIABLE_PRINTER);
     }
-    if dumps_environment(program, args) {
+    if dumps_environment(program, args) && !next.is_some_and(keeps_harmless_variables) {
         return Some(&ENVIRONMENT_DUMP);
     }
     // Most commands name no printer (every part's every reading asks).
