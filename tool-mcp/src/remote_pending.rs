@@ -32,6 +32,12 @@
 //! for fields left out, SEP-1034); for several, an array with one answer
 //! per question, in order. `decline` and `cancel` go to every question.
 //!
+//! The server's state has a lifetime of its own (the server's to choose:
+//! minutes, typically): an answer that comes after it is refused by the
+//! server (the call fails with `mcp_request_failed` naming its reason and
+//! nothing runs), whatever the pending item's own expiry says. Hosts keep
+//! [`Durable`](tool_core::durable::Durable)'s TTL within it when they know it.
+//!
 //! Questions this client cannot answer at all (sampling, roots, URL-mode
 //! elicitation: not declared) fail the call naming the key, as an
 //! in-process round does.
