@@ -1,7 +1,9 @@
 //! tool-runtime: what the OS sandbox adds to one runCommand (`true`), end to
 //! end: full access, then workspace_write in a workspace without and with
 //! protected entries (the latter splits the workspace into per-entry rules),
-//! then read_only. Linux with Landlock only; elsewhere it prints why not.
+//! then read_only, then workspace_write with egress by name (its own network
+//! namespace and a proxy started per command). Linux with Landlock only;
+//! elsewhere it prints why not.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::hint::black_box;
@@ -39,6 +41,12 @@ fn sandbox(c: &mut Criterion) {
             repo.path(),
         ),
         ("read_only", SandboxPolicy::read_only(), plain.path()),
+        (
+            "workspace_write_egress",
+            SandboxPolicy::workspace_write()
+                .with_egress(tool_core::Egress::allow(["registry.example"])),
+            plain.path(),
+        ),
     ];
     let mut group = c.benchmark_group("sandbox_run_true");
     for (name, policy, dir) in cases {
