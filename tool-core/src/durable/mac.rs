@@ -1,5 +1,5 @@
-//! The host's MAC keys, and the canonical JSON every MAC and digest is
-//! computed over.
+//! The host's MAC keys, the canonical JSON digests are computed over, and
+//! the streaming of what a MAC covers into the MAC.
 
 use std::fmt;
 
@@ -7,6 +7,7 @@ use hmac::{Hmac, KeyInit, Mac};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use crate::durable::encode::{Sink, encode};
 use crate::error::Error;
 
 type HmacSha256 = Hmac<Sha256>;
@@ -138,7 +139,15 @@ impl KeyRing {
     /// canonical: typed fields in declaration order, every `Value` inside
     /// with sorted keys, see [`sort_keys`]).
     pub(crate) fn sign_serialized<T: serde::Serialize>(&self, domain: &str, value: &T) -> String {
-        self.sign_bytes(domain, &serde_json::to_vec(value).unwrap_or_default())
+        self.current
+            .mac(domain, &[])
+            .map(|mac| {
+                hex(&HashSink::new(mac)
+                    .feed_encoded(value)
+                    .finalize()
+                    .into_bytes())
+            })
+            .unwrap_or_default()
     }
 
     /// Whether `mac` (hex) is the MAC [`sign_serialized`](Self::sign_serialized)
@@ -151,35 +160,16 @@ impl KeyRing {
         value: &T,
         mac: &str,
     ) -> Result<(), String> {
-        self.verify_bytes(
-            domain,
-            key_id,
-            &serde_json::to_vec(value).unwrap_or_default(),
-            mac,
-        )
-    }
-
-    fn sign_bytes(&self, domain: &str, bytes: &[u8]) -> String {
-        self.current
-            .mac(domain, bytes)
-            .map(|mac| hex(&mac.finalize().into_bytes()))
-            .unwrap_or_default()
-    }
-
-    fn verify_bytes(
-        &self,
-        domain: &str,
-        key_id: &str,
-        bytes: &[u8],
-        mac: &str,
-    ) -> Result<(), String> {
         let key = std::iter::once(&self.current)
             .chain(&self.previous)
             .find(|k| k.id == key_id)
             .ok_or_else(|| format!("no key with id `{key_id}` is held here"))?;
         let expected = unhex(mac).ok_or_else(|| "the MAC is not hex".to_owned())?;
-        key.mac(domain, bytes)
-            .ok_or_else(|| "the key cannot make a MAC".to_owned())?
+        let keyed = key
+            .mac(domain, &[])
+            .ok_or_else(|| "the key cannot make a MAC".to_owned())?;
+        HashSink::new(keyed)
+            .feed_encoded(value)
             .verify_slice(&expected)
             .map_err(|_| {
                 "the MAC does not match (forged, altered or signed with another key)".to_owned()
@@ -201,7 +191,112 @@ impl KeyRing {
 /// assert_eq!(a.len(), 64);
 /// ```
 pub fn digest(value: &Value) -> String {
-    hex(&Sha256::digest(canonical_bytes(value)))
+    let mut sink = HashSink::new(Sha256::new());
+    write_canonical(value, &mut sink);
+    hex(&sink.finish().finalize())
+}
+
+/// Bytes written into a hash or MAC through a small buffer, so what is
+/// hashed is never built as a whole (no allocation, no copy of the JSON).
+struct HashSink<H: Update> {
+    hash: H,
+    buf: [u8; 512],
+    len: usize,
+}
+
+/// What a [`HashSink`] feeds: a hash or a keyed MAC.
+trait Update {
+    fn feed(&mut self, bytes: &[u8]);
+}
+
+impl Update for Sha256 {
+    fn feed(&mut self, bytes: &[u8]) {
+        Digest::update(self, bytes);
+    }
+}
+
+impl Update for HmacSha256 {
+    fn feed(&mut self, bytes: &[u8]) {
+        Mac::update(self, bytes);
+    }
+}
+
+impl<H: Update> HashSink<H> {
+    fn new(hash: H) -> Self {
+        Self {
+            hash,
+            buf: [0; 512],
+            len: 0,
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, bytes: &[u8]) {
+        if let Some(room) = self.buf.get_mut(self.len..self.len + bytes.len()) {
+            room.copy_from_slice(bytes);
+            self.len += bytes.len();
+            return;
+        }
+        self.spill(bytes);
+    }
+
+    #[inline]
+    fn push_byte(&mut self, byte: u8) {
+        if self.len == self.buf.len() {
+            self.spill(&[]);
+        }
+        self.buf[self.len] = byte;
+        self.len += 1;
+    }
+
+    /// Hashes the buffer, then takes `bytes` (straight into the hash when
+    /// they would not fit the buffer).
+    #[cold]
+    fn spill(&mut self, bytes: &[u8]) {
+        self.hash.feed(&self.buf[..self.len]);
+        self.len = 0;
+        match self.buf.get_mut(..bytes.len()) {
+            Some(room) => {
+                room.copy_from_slice(bytes);
+                self.len = bytes.len();
+            }
+            None => self.hash.feed(bytes),
+        }
+    }
+
+    /// Feeds `value` in the encoding MACs cover ([`encode`]).
+    fn feed_encoded<T: serde::Serialize>(mut self, value: &T) -> H {
+        encode(value, &mut self);
+        self.finish()
+    }
+
+    fn finish(mut self) -> H {
+        self.hash.feed(&self.buf[..self.len]);
+        self.hash
+    }
+}
+
+impl<H: Update> Sink for HashSink<H> {
+    #[inline]
+    fn put(&mut self, bytes: &[u8]) {
+        self.push(bytes);
+    }
+
+    #[inline]
+    fn byte(&mut self, byte: u8) {
+        self.push_byte(byte);
+    }
+}
+
+impl<H: Update> std::io::Write for HashSink<H> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.push(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// `value` as canonical JSON text: no whitespace, object keys sorted by
@@ -229,35 +324,35 @@ fn canonical_bytes(value: &Value) -> Vec<u8> {
     out
 }
 
-fn write_canonical(value: &Value, out: &mut Vec<u8>) {
+fn write_canonical<W: std::io::Write>(value: &Value, out: &mut W) {
     match value {
         Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {
             // Scalars cannot fail to serialise.
             let _ = serde_json::to_writer(&mut *out, value);
         }
         Value::Array(items) => {
-            out.push(b'[');
+            let _ = out.write_all(b"[");
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
-                    out.push(b',');
+                    let _ = out.write_all(b",");
                 }
                 write_canonical(item, out);
             }
-            out.push(b']');
+            let _ = out.write_all(b"]");
         }
         Value::Object(map) => {
             let mut entries: Vec<(&String, &Value)> = map.iter().collect();
             entries.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-            out.push(b'{');
+            let _ = out.write_all(b"{");
             for (i, (key, item)) in entries.into_iter().enumerate() {
                 if i > 0 {
-                    out.push(b',');
+                    let _ = out.write_all(b",");
                 }
                 let _ = serde_json::to_writer(&mut *out, key);
-                out.push(b':');
+                let _ = out.write_all(b":");
                 write_canonical(item, out);
             }
-            out.push(b'}');
+            let _ = out.write_all(b"}");
         }
     }
 }
@@ -293,6 +388,26 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn streaming_into_the_hash_equals_hashing_the_whole_bytes_at_any_size() {
+        // Sizes around the sink's buffer: a fit, an exact fill, one over,
+        // one byte after a full buffer, and many buffers.
+        for len in [0usize, 1, 300, 510, 511, 512, 513, 1023, 1024, 1025, 5000] {
+            let value = json!({"a": "x".repeat(len), "b": ["y".repeat(len / 3), len]});
+            let whole = hex(&Sha256::digest(canonical_bytes(&value)));
+            assert_eq!(digest(&value), whole, "canonical digest at {len}");
+            let mut expected = Vec::new();
+            encode(&value, &mut expected);
+            let mut sink = HashSink::new(Sha256::new());
+            encode(&value, &mut sink);
+            assert_eq!(
+                hex(&sink.finish().finalize()),
+                hex(&Sha256::digest(&expected)),
+                "encoded digest at {len}"
+            );
+        }
+    }
 
     fn ring() -> KeyRing {
         KeyRing::new(MacKey::new("k1", [1u8; 32]).unwrap())

@@ -97,6 +97,7 @@
 //! HMAC-SHA-256 with keys of at least 32 bytes the host keeps; see
 //! [`KeyRing`] for rotation.
 
+mod encode;
 mod input;
 mod ledger;
 mod mac;

@@ -318,8 +318,9 @@ struct PendingSigned<'a> {
 ///   "mac": "…" }
 /// ```
 ///
-/// The MACs are HMAC-SHA-256 over canonical JSON (keys sorted), so a store
-/// that reorders keys (`jsonb`) does not break them; any other change does.
+/// The MACs are HMAC-SHA-256 over a canonical binary form of these fields
+/// (free-form objects with sorted keys), so a store that reorders keys
+/// (`jsonb`) does not break them; any other change does.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Pending {

@@ -361,41 +361,56 @@ impl Invoker {
             expires_at_ms: pending.expires_at_ms,
         };
         let now = unix_ms(SystemTime::now());
-        let mut outputs = pending.outputs.clone();
+        let mut outputs = std::mem::take(&mut pending.outputs);
         let mut interventions: Vec<Option<Intervention>> = vec![None; pending.calls.len()];
         let mut remaining = Vec::new();
         // Each answered item: bound (re-prepared) or stale (which part).
         let mut answered: Vec<(PendingItem, Reply, Checked)> = Vec::new();
-        for (pos, item) in pending.items.iter().enumerate() {
+        for (pos, item) in std::mem::take(&mut pending.items).into_iter().enumerate() {
             let Some(reply) = replies.remove(&pos) else {
                 interventions[item.index] = Some(Intervention::pending());
-                remaining.push(item.clone());
+                remaining.push(item);
                 continue;
             };
-            let checked = self.check_binding(&frame, item, now);
-            answered.push((item.clone(), reply, checked));
+            let checked = self.check_binding(&frame, &item, now);
+            answered.push((item, reply, checked));
         }
 
-        // The gate re-decides every answered approval it can re-prepare.
-        let redecide: Vec<(usize, PreparedCall)> = answered
-            .iter()
-            .enumerate()
-            .filter(|(_, (item, _, _))| matches!(item.asked, Asked::Approval))
-            .filter_map(|(i, (_, _, checked))| match checked {
-                Checked::Bound(call) | Checked::Stale(_, Some(call)) => Some((i, (**call).clone())),
-                Checked::Stale(_, None) => None,
-            })
-            .collect();
+        // The gate re-decides every answered approval it can re-prepare
+        // (the calls lent to it and taken back, not copied).
         let mut redecided: HashMap<usize, GateDecision> = HashMap::new();
         if let Some(gate) = self.gate() {
-            let calls: Vec<PreparedCall> = redecide.iter().map(|(_, c)| c.clone()).collect();
+            let mut lent: Vec<(usize, Option<BindingPart>)> = Vec::new();
+            let mut calls: Vec<PreparedCall> = Vec::new();
+            for (i, (item, _, checked)) in answered.iter_mut().enumerate() {
+                if !matches!(item.asked, Asked::Approval) {
+                    continue;
+                }
+                match std::mem::replace(checked, Checked::Stale(BindingPart::Tool, None)) {
+                    Checked::Bound(call) => {
+                        lent.push((i, None));
+                        calls.push(*call);
+                    }
+                    Checked::Stale(part, Some(call)) => {
+                        lent.push((i, Some(part)));
+                        calls.push(*call);
+                    }
+                    unpreparable => *checked = unpreparable,
+                }
+            }
             if !calls.is_empty() {
                 let mut decisions = gate.decide(&calls, offered, ctx).await;
                 decisions.resize_with(calls.len(), || {
                     GateDecision::block("the approval gate gave no decision for this call")
                 });
-                for ((i, _), decision) in redecide.iter().zip(decisions) {
-                    redecided.insert(*i, decision);
+                for (((i, part), call), decision) in lent.into_iter().zip(calls).zip(decisions) {
+                    if let Some((_, _, checked)) = answered.get_mut(i) {
+                        *checked = match part {
+                            None => Checked::Bound(Box::new(call)),
+                            Some(part) => Checked::Stale(part, Some(Box::new(call))),
+                        };
+                    }
+                    redecided.insert(i, decision);
                 }
             }
         }
@@ -497,7 +512,7 @@ impl Invoker {
                 }
             }
         }
-        let calls = pending.calls.clone();
+        let calls = std::mem::take(&mut pending.calls);
         self.run_step(
             &frame,
             &calls,
@@ -510,6 +525,7 @@ impl Invoker {
         .await;
         let next = (!remaining.is_empty()).then(|| {
             let mut next = Pending {
+                calls: calls.clone(),
                 outputs: outputs.clone(),
                 items: remaining,
                 mac: String::new(),
