@@ -535,6 +535,10 @@ pub(crate) fn prepare(
                 };
                 return unavailable(applied, reason.to_owned());
             }
+            Some(_) if namespace::network_available().is_err() => {
+                let reason = namespace::network_available().err().unwrap_or_default();
+                return unavailable(applied, reason);
+            }
             #[cfg(feature = "egress")]
             Some(allowed) => {
                 // Where the command's trust store goes: a file its /tmp shows.

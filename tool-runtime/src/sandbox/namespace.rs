@@ -65,8 +65,22 @@ pub(crate) fn available() -> std::result::Result<(), String> {
     static PROBE: OnceLock<std::result::Result<(), String>> = OnceLock::new();
     PROBE
         .get_or_init(|| {
-            super::syscalls::probe_namespace(None).map_err(|e| {
+            super::syscalls::probe_namespace(None, false).map_err(|e| {
                 format!("cannot make private user, mount and PID namespaces here: {e}")
+            })
+        })
+        .clone()
+}
+
+/// Whether a child in such namespaces can also make a network namespace
+/// with loopback up and a listener on it (egress by name): probed once.
+pub(crate) fn network_available() -> std::result::Result<(), String> {
+    static PROBE: OnceLock<std::result::Result<(), String>> = OnceLock::new();
+    PROBE
+        .get_or_init(|| {
+            available()?;
+            super::syscalls::probe_namespace(None, true).map_err(|e| {
+                format!("cannot make the network namespace egress by name needs here: {e}")
             })
         })
         .clone()
@@ -89,7 +103,7 @@ pub(crate) fn overlay_available() -> std::result::Result<(), String> {
                 .ok_or_else(|| {
                     "the system temp dir's path cannot be given to an overlay".to_owned()
                 })?;
-            let probed = super::syscalls::probe_namespace(Some(options))
+            let probed = super::syscalls::probe_namespace(Some(options), false)
                 .map_err(|e| format!("cannot mount an overlay over /tmp here: {e}"));
             super::make_removable(scratch.path());
             probed

@@ -231,8 +231,22 @@ fn in_namespaces(
 /// Runs `true` in the namespaces a confined command gets (fresh `/proc`
 /// and `/dev` included), to learn whether the kernel (and its policy)
 /// allows them here. With `overlay` (mount options), the child also mounts
-/// that overlay over its `/tmp`.
-pub(crate) fn probe_namespace(overlay_options: Option<std::ffi::CString>) -> std::io::Result<()> {
+/// that overlay over its `/tmp`; with `network`, it also makes the network
+/// namespace egress by name needs.
+pub(crate) fn probe_namespace(
+    overlay_options: Option<std::ffi::CString>,
+    network: bool,
+) -> std::io::Result<()> {
+    // With `network`: a network namespace too, its loopback up and a
+    // listener handed out over a channel nobody reads (the egress path).
+    let channel = if network {
+        Some(std::os::unix::net::UnixStream::pair()?)
+    } else {
+        None
+    };
+    let egress = channel
+        .as_ref()
+        .map(|(_, child)| (child.as_raw_fd(), crate::sandbox::DEFAULT_PROXY_PORT));
     let (uid, gid) = ids();
     let uid_map = format!("{uid} {uid} 1").into_bytes();
     let gid_map = format!("{gid} {gid} 1").into_bytes();
@@ -256,7 +270,7 @@ pub(crate) fn probe_namespace(overlay_options: Option<std::ffi::CString>) -> std
                 c"",
             )
         };
-        in_namespaces(&uid_map, &gid_map, None, setup, drop_capabilities)
+        in_namespaces(&uid_map, &gid_map, egress, setup, drop_capabilities)
     };
     // SAFETY: the hook runs in the forked child before exec and makes only
     // async-signal-safe syscalls on data built before the fork.
