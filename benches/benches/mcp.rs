@@ -22,6 +22,21 @@
 //! 2-core machine at load ~5 (noisy): 2026-07-28 2.55 ms sequential and
 //! 1.11 ms per call with 100 in flight; 2025-11-25 1.38 ms and 1.41 ms.
 //! The Python server dominates both (server-everything's echo is ~0.13 ms).
+//! Again 2026-12-07 at load 5–6.6: 2026-07-28 1.71 ms sequential and
+//! 0.69 ms per call with 100 in flight; 2025-11-25 1.11 ms and 0.84 ms.
+//! Why 2026-07-28 is slower sequentially, measured by CPU time (load
+//! independent) over 1 000 echoes per revision, alternated three times in
+//! one process (release): tool-mcp's client spends the same on both,
+//! 0.07–0.10 ms per call; the Python server spends 0.12–0.17 ms more per
+//! call on 2026-07-28 (0.74–1.02 against 0.62–0.87 ms), and the wall-clock
+//! gap there (0.85–1.1 against 0.68–0.97 ms) is that. A bare JSON-lines
+//! client (no tool-mcp) sees the server's share too: +0.03 ms for the
+//! stateless request itself (the `_meta` envelope checked, `serverInfo`
+//! and `resultType` in each result) and +0.07 ms more while a
+//! `subscriptions/listen` stream is open (tool-mcp opens one when a server
+//! declares `tools.listChanged`). The wire holds one request and one
+//! answer per call on both revisions. The rest of the gap in this row is
+//! the machine's noise at this load.
 //!
 //! Group `mcp_faults` (issue 18 §5): loading 10 000 hostile remote tool
 //! descriptions into a registry, and one `tools/call` whose answer comes
