@@ -54,20 +54,23 @@ pub(crate) fn is_interpreter(name: &str) -> bool {
     let stem = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
     // Looked up by its lower-cased spelling in a set built once (every
     // reading of every part asks); no interpreter's name is longer than 16.
+    static NAMES: std::sync::OnceLock<crate::name_hash::NameMap<&'static str, ()>> =
+        std::sync::OnceLock::new();
+    let names = NAMES.get_or_init(|| INTERPRETERS.iter().map(|i| (*i, ())).collect());
+    if stem.len() > 16 {
+        return false;
+    }
+    if !stem.bytes().any(|b| b.is_ascii_uppercase()) {
+        // Most names are written in lower case already.
+        return names.contains_key(stem);
+    }
     let mut lower = [0u8; 16];
     let Some(buf) = lower.get_mut(..stem.len()) else {
         return false;
     };
     buf.copy_from_slice(stem.as_bytes());
     buf.make_ascii_lowercase();
-    let Ok(key) = std::str::from_utf8(buf) else {
-        return false;
-    };
-    static NAMES: std::sync::OnceLock<crate::name_hash::NameMap<&'static str, ()>> =
-        std::sync::OnceLock::new();
-    NAMES
-        .get_or_init(|| INTERPRETERS.iter().map(|i| (*i, ())).collect())
-        .contains_key(key)
+    std::str::from_utf8(buf).is_ok_and(|key| names.contains_key(key))
 }
 
 /// Whether `view` (a command's words, wrappers removed) runs a program the

@@ -64,6 +64,8 @@ use crate::shell::{ShellCommand, SimpleCommand, basename};
 
 mod commands;
 mod context;
+#[cfg(test)]
+mod differential;
 mod dispatch;
 mod env_rows;
 mod escapes;
