@@ -13,7 +13,12 @@ impl OfferedTools {
     }
 
     /// OpenAI Responses `tools`:
-    /// `[{"type":"function","name","description","parameters"}]`.
+    /// `[{"type":"function","name","description","parameters","strict"}]`.
+    ///
+    /// `strict` is always present (the API requires it and reads a missing
+    /// one as `true`): the manifest's `provider.strict`, else `false`. For
+    /// strict schemas where possible see
+    /// [`openai_responses_tools_strict`](Self::openai_responses_tools_strict).
     pub fn openai_responses_tools(&self) -> Vec<Value> {
         self.definitions(crate::ProviderFormat::OpenAiResponses)
     }
@@ -101,9 +106,10 @@ pub(crate) fn definition(
             }
         }
         crate::ProviderFormat::OpenAiResponses => {
-            if let Some(strict) = hints.strict {
-                definition["strict"] = Value::Bool(strict);
-            }
+            // Responses requires the key (openai-python's `FunctionToolParam`)
+            // and treats a missing one as `true`: say `false` unless the
+            // manifest asks for strict mode.
+            definition["strict"] = Value::Bool(hints.strict.unwrap_or(false));
         }
         crate::ProviderFormat::Anthropic => {
             if !api.examples.is_empty() {

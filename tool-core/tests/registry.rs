@@ -217,7 +217,7 @@ fn exports_have_each_providers_shape() {
     assert_eq!(
         offered.openai_responses_tools(),
         vec![json!({"type": "function", "name": "calc____add",
-            "description": "Does add.", "parameters": params})]
+            "description": "Does add.", "parameters": params, "strict": false})]
     );
     assert_eq!(
         offered.anthropic_tools(),

@@ -352,6 +352,112 @@ fn openai_responses_native_export_has_the_documented_shape() {
     keys_documented(deferred, &doc["tools"][1], "deferred function");
 }
 
+/// Every `function` tool in a Responses tool list, namespace members included.
+fn responses_functions(tools: &[Value]) -> Vec<&Value> {
+    let mut functions = Vec::new();
+    for tool in tools {
+        match tool["type"].as_str() {
+            Some("function") => functions.push(tool),
+            Some("namespace") => functions.extend(tool["tools"].as_array().unwrap().iter()),
+            _ => {}
+        }
+    }
+    functions
+}
+
+#[test]
+fn every_responses_function_carries_the_keys_the_sdk_requires() {
+    let doc = fixture("openai_responses.request.json");
+    let required: Vec<&str> = doc["_function_tool_param_required"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k.as_str().unwrap())
+        .collect();
+    let mut registry = registry();
+    let strict_api =
+        ApiDefinition::new("exact", "Takes exactly one code.").with_parameters(json!({
+            "type": "object",
+            "properties": {"code": {"type": "string"}},
+            "required": ["code"],
+            "additionalProperties": false
+        }));
+    let mut hints = tool_core::ProviderHints::default();
+    hints.strict = Some(true);
+    let strict_api = strict_api.with_provider_hints(hints);
+    registry
+        .register(
+            ToolBuilder::new("codes")
+                .api(strict_api, |_, _| async { Ok(ToolOutput::text("ok")) })
+                .build()
+                .unwrap(),
+        )
+        .unwrap();
+    let offered = registry.offer(&ToolContext::new());
+    let mut namespaced = DeferPolicy::default().defer_tool("github");
+    namespaced.namespaces = true;
+    let exports: Vec<(&str, Vec<Value>)> = vec![
+        ("plain", offered.openai_responses_tools()),
+        ("strict", offered.openai_responses_tools_strict().tools),
+        (
+            "native",
+            ToolSearch::new(DeferPolicy::default())
+                .export(&offered, ProviderFormat::OpenAiResponses)
+                .tools,
+        ),
+        (
+            "namespaces",
+            ToolSearch::new(namespaced)
+                .export(&offered, ProviderFormat::OpenAiResponses)
+                .tools,
+        ),
+        (
+            "portable",
+            ToolSearch::new(
+                DeferPolicy::default()
+                    .defer_tool("github")
+                    .with_search(SearchStyle::Portable),
+            )
+            .export(&offered, ProviderFormat::OpenAiResponses)
+            .tools,
+        ),
+    ];
+    for (what, tools) in &exports {
+        let functions = responses_functions(tools);
+        assert!(!functions.is_empty(), "{what}");
+        for function in functions {
+            for key in &required {
+                assert!(
+                    function.get(*key).is_some(),
+                    "{what}: `{key}` missing from {function}"
+                );
+            }
+            assert!(function["strict"].is_boolean(), "{what}: {function}");
+        }
+    }
+    // Without a strict export, `strict` is what the manifest says, else false.
+    let plain = &exports[0].1;
+    let strict_of = |name: &str| {
+        plain.iter().find(|t| t["name"] == name).unwrap()["strict"]
+            .as_bool()
+            .unwrap()
+    };
+    assert!(strict_of("codes____exact"));
+    assert!(!strict_of("clock____now"));
+    assert!(!strict_of("weather____forecast"));
+    // The strict export keeps deciding per schema.
+    let strict = &exports[1].1;
+    let forecast = strict
+        .iter()
+        .find(|t| t["name"] == "weather____forecast")
+        .unwrap();
+    assert_eq!(forecast["strict"], true, "{forecast}");
+    // Our portable search tool's optional `limit` is not a strict schema.
+    let portable = exports[4].1.last().unwrap();
+    assert_eq!(portable["name"], "tool_search");
+    assert_eq!(portable["strict"], false);
+}
+
 #[test]
 fn portable_export_sends_only_loaded_definitions_and_our_search_tool() {
     let offered = offered();

@@ -433,8 +433,10 @@ fn portable_search_tool(format: ProviderFormat, searchable: usize) -> Value {
             "type": "function",
             "function": {"name": TOOL_SEARCH_NAME, "description": description, "parameters": parameters}
         }),
+        // `limit` is optional, so the schema is not a strict one.
         ProviderFormat::OpenAiResponses => json!({
-            "type": "function", "name": TOOL_SEARCH_NAME, "description": description, "parameters": parameters
+            "type": "function", "name": TOOL_SEARCH_NAME, "description": description,
+            "parameters": parameters, "strict": false
         }),
         ProviderFormat::Anthropic => json!({
             "name": TOOL_SEARCH_NAME, "description": description, "input_schema": parameters
