@@ -246,7 +246,7 @@ pub(crate) fn probe_namespace(
     };
     let egress = channel
         .as_ref()
-        .map(|(_, child)| (child.as_raw_fd(), crate::sandbox::DEFAULT_PROXY_PORT));
+        .map(|(_, child)| (child.as_raw_fd(), netns::PROBE_PORT));
     let (uid, gid) = ids();
     let uid_map = format!("{uid} {uid} 1").into_bytes();
     let gid_map = format!("{gid} {gid} 1").into_bytes();

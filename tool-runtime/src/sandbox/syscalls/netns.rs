@@ -7,6 +7,10 @@
 
 use super::errno;
 
+/// The port the namespace probe listens on (any port: the namespace is
+/// the probe's own).
+pub(super) const PROBE_PORT: u16 = 3128;
+
 /// Brings `lo` up in the current (new) network namespace, listens on
 /// `127.0.0.1:port` and sends the listening socket over `channel` (a Unix
 /// socket whose other end the host holds): the host's proxy accepts the
