@@ -635,7 +635,16 @@ impl Blacklist {
                     .filter_map(|a| a.split_once('='))
                     .filter(|(name, _)| !CREDENTIAL_VARIABLES.contains(name))
                     .map(|(_, v)| v);
-                let values: Vec<&str> = values.collect();
+                let mut values: Vec<&str> = values.collect();
+                // `git log -p -- ':(glob)**/.env*'`: a pathspec's magic is
+                // no part of the path it names.
+                // A leading `**/` matches no directory too (`.env` itself).
+                if part.program().is_some_and(|p| basename(p) == "git") {
+                    for body in part.words.iter().filter_map(|w| paths::pathspec_body(w)) {
+                        values.push(body);
+                        values.extend(body.strip_prefix("**/"));
+                    }
+                }
                 // `cp .env.example .env`: setting up an env file from its
                 // example writes the file and reads no secret.
                 let example_copy = example_env_copy_destination(part);

@@ -260,6 +260,18 @@ pub(crate) fn is_secret(path: &str, home: Option<&Path>) -> bool {
     secret_file_name(path) || path_rows::secret_row(path, home).is_some()
 }
 
+/// The path a git pathspec with magic names: `.env*` of `:(glob).env*`,
+/// `:(top,icase)x`, `:/x`, `:!x`, `:^x`; `None` for a word without magic.
+pub(super) fn pathspec_body(word: &str) -> Option<&str> {
+    let rest = word.strip_prefix(':')?;
+    if let Some(long) = rest.strip_prefix('(') {
+        return long.split_once(')').map(|(_, body)| body);
+    }
+    let body = rest.trim_start_matches(['/', '!', '^']);
+    let body = body.strip_prefix(':').unwrap_or(body);
+    (body.len() < rest.len() || rest.starts_with(':')).then_some(body)
+}
+
 /// Programs whose first operand is program text or a pattern, not a file
 /// (`jq '.env' package.json`, `grep .env .gitignore`), unless one of the
 /// options that give the program or pattern another way is used (then
@@ -310,6 +322,19 @@ fn secret_file_name(path: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
+
+    #[test]
+    fn a_pathspec_s_magic_is_taken_off() {
+        use super::pathspec_body;
+        assert_eq!(pathspec_body(":(glob)**/.env*"), Some("**/.env*"));
+        assert_eq!(pathspec_body(":(top,icase).ENV"), Some(".ENV"));
+        assert_eq!(pathspec_body(":/.env"), Some(".env"));
+        assert_eq!(pathspec_body(":!secrets/x"), Some("secrets/x"));
+        assert_eq!(pathspec_body("::x"), Some("x"));
+        assert_eq!(pathspec_body("src/a.rs"), None);
+        assert_eq!(pathspec_body(":x"), None);
+        assert_eq!(pathspec_body(":(glob"), None);
+    }
 
     use super::is_lexically_clean;
 
