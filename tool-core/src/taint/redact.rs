@@ -2,9 +2,10 @@
 //! data (checked at load), plus the host's own secret values.
 
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
-use regex::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use regex::{Regex, RegexBuilder};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -31,6 +32,9 @@ pub struct SecretRule {
     /// What it finds, for people.
     #[serde(default)]
     pub description: String,
+    /// Lower-case words one of which occurs (in any case) wherever the
+    /// rule can match: the rule runs only on text containing one.
+    pub keywords: Vec<String>,
     /// The pattern (Rust `regex` syntax: no look-around or
     /// back-references, so matching stays linear). A group named `secret`
     /// limits what is replaced to that group.
@@ -79,8 +83,9 @@ impl Redactions {
 /// `[REDACTED:<rule id>]` (`[REDACTED:host-secret:<name>]` for a host's own
 /// value), in time linear in the text's length.
 ///
-/// One pass of a [`RegexSet`] says which rules occur at all (most outputs:
-/// none, and nothing is copied); only those rules are then run, each once.
+/// One pass of an Aho-Corasick automaton over the rules' keywords says
+/// which rules can occur at all (most outputs: none, and nothing is
+/// copied); only those rules' regexes then run, each once.
 ///
 /// ```
 /// use tool_core::taint::Redactor;
@@ -95,9 +100,20 @@ impl Redactions {
 /// ```
 #[derive(Debug, Clone)]
 pub struct Redactor {
+    // Shared, so clones (one per session) share the regexes' match caches.
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
     ids: Vec<String>,
-    set: RegexSet,
+    /// Every keyword of every rule, ASCII case-insensitive.
+    keywords: AhoCorasick,
+    /// Keyword pattern index → the rules it opens.
+    opens: Vec<Vec<usize>>,
     rules: Vec<Regex>,
+    /// Index of each rule's `secret` group, when it has one.
+    secret_group: Vec<Option<usize>>,
     host: Option<(Regex, Vec<String>)>,
     host_values: Vec<(String, String)>,
 }
@@ -155,11 +171,29 @@ impl Redactor {
             if rule.examples.is_empty() {
                 return Err(bad(&rule.id, "a rule needs at least one example".into()));
             }
+            if rule.keywords.is_empty()
+                || rule
+                    .keywords
+                    .iter()
+                    .any(|k| k.is_empty() || *k != k.to_ascii_lowercase())
+            {
+                return Err(bad(
+                    &rule.id,
+                    "a rule needs keywords, each non-empty and lower case".into(),
+                ));
+            }
             for example in &rule.examples {
                 if !regex.is_match(example) {
                     return Err(bad(
                         &rule.id,
                         format!("finds nothing in its example {example:?}"),
+                    ));
+                }
+                let lower = example.to_ascii_lowercase();
+                if !rule.keywords.iter().any(|k| lower.contains(k.as_str())) {
+                    return Err(bad(
+                        &rule.id,
+                        format!("none of its keywords occurs in its example {example:?}"),
                     ));
                 }
             }
@@ -174,16 +208,38 @@ impl Redactor {
             ids.push(rule.id.clone());
             compiled.push(regex);
         }
-        let set = RegexSetBuilder::new(rules.iter().map(|r| r.regex.as_str()))
-            .size_limit(RULE_SIZE_LIMIT * rules.len().max(1))
-            .build()
-            .map_err(|e| bad("", format!("the rules do not compile together: {e}")))?;
+        let mut words: Vec<String> = Vec::new();
+        let mut opens: Vec<Vec<usize>> = Vec::new();
+        for (index, rule) in rules.iter().enumerate() {
+            for keyword in &rule.keywords {
+                match words.iter().position(|w| w == keyword) {
+                    Some(at) => opens[at].push(index),
+                    None => {
+                        words.push(keyword.clone());
+                        opens.push(vec![index]);
+                    }
+                }
+            }
+        }
+        let keywords = AhoCorasickBuilder::new()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::Standard)
+            .build(&words)
+            .map_err(|e| bad("", format!("the keywords do not build: {e}")))?;
+        let secret_group = compiled
+            .iter()
+            .map(|r| r.capture_names().position(|n| n == Some("secret")))
+            .collect();
         Ok(Self {
-            ids,
-            set,
-            rules: compiled,
-            host: None,
-            host_values: Vec::new(),
+            inner: Arc::new(Inner {
+                ids,
+                keywords,
+                opens,
+                rules: compiled,
+                secret_group,
+                host: None,
+                host_values: Vec::new(),
+            }),
         })
     }
 
@@ -200,9 +256,10 @@ impl Redactor {
                 ),
             });
         }
-        self.host_values.push((name.to_owned(), value.to_owned()));
+        let mut host_values = self.inner.host_values.clone();
+        host_values.push((name.to_owned(), value.to_owned()));
         // Longest first, so a value that contains another is replaced whole.
-        let mut values = self.host_values.clone();
+        let mut values = host_values.clone();
         values.sort_by_key(|v| std::cmp::Reverse(v.1.len()));
         let pattern = values
             .iter()
@@ -217,20 +274,30 @@ impl Redactor {
                 rule: name.to_owned(),
                 message: format!("the values do not compile: {e}"),
             })?;
-        self.host = Some((regex, values.into_iter().map(|(n, _)| n).collect()));
+        let inner = &self.inner;
+        self.inner = Arc::new(Inner {
+            ids: inner.ids.clone(),
+            keywords: inner.keywords.clone(),
+            opens: inner.opens.clone(),
+            rules: inner.rules.clone(),
+            secret_group: inner.secret_group.clone(),
+            host: Some((regex, values.into_iter().map(|(n, _)| n).collect())),
+            host_values,
+        });
         Ok(self)
     }
 
     /// The rule ids, in table order.
     pub fn rule_ids(&self) -> &[String] {
-        &self.ids
+        &self.inner.ids
     }
 
     /// `text` with every secret replaced, and what was found; `None` when
     /// nothing was (the text is then not copied).
     pub fn redact(&self, text: &str) -> Option<(String, Redactions)> {
+        let inner = &*self.inner;
         let mut spans: Vec<(usize, usize, String)> = Vec::new();
-        if let Some((host, names)) = &self.host {
+        if let Some((host, names)) = &inner.host {
             for caps in host.captures_iter(text) {
                 if let Some((i, m)) = caps
                     .iter()
@@ -243,19 +310,41 @@ impl Redactor {
                 }
             }
         }
-        let matched = self.set.matches(text);
-        for index in matched.iter() {
-            let (Some(regex), Some(id)) = (self.rules.get(index), self.ids.get(index)) else {
-                continue;
-            };
-            let secret = regex.capture_names().position(|n| n == Some("secret"));
-            for caps in regex.captures_iter(text) {
-                let m = match secret {
-                    Some(g) => caps.get(g),
-                    None => caps.get(0),
+        let mut open = vec![false; inner.rules.len()];
+        let mut any = false;
+        for found in inner.keywords.find_overlapping_iter(text) {
+            if let Some(rules) = inner.opens.get(found.pattern().as_usize()) {
+                for &rule in rules {
+                    open[rule] = true;
+                    any = true;
+                }
+            }
+        }
+        if any {
+            for (index, _) in open.iter().enumerate().filter(|(_, o)| **o) {
+                let (Some(regex), Some(id)) = (inner.rules.get(index), inner.ids.get(index)) else {
+                    continue;
                 };
-                if let Some(m) = m.filter(|m| !m.is_empty()) {
-                    spans.push((m.start(), m.end(), id.clone()));
+                match inner.secret_group.get(index).copied().flatten() {
+                    None => {
+                        for m in regex.find_iter(text) {
+                            if !m.is_empty() {
+                                spans.push((m.start(), m.end(), id.clone()));
+                            }
+                        }
+                    }
+                    Some(group) => {
+                        // The fast search finds each match; the slower
+                        // capturing one runs only where there is one.
+                        for whole in regex.find_iter(text) {
+                            let Some(caps) = regex.captures_at(text, whole.start()) else {
+                                continue;
+                            };
+                            if let Some(m) = caps.get(group).filter(|m| !m.is_empty()) {
+                                spans.push((m.start(), m.end(), id.clone()));
+                            }
+                        }
+                    }
                 }
             }
         }
@@ -364,6 +453,7 @@ mod tests {
             id: "r".into(),
             description: String::new(),
             regex: regex.into(),
+            keywords: vec!["a".into()],
             examples: examples.iter().map(|s| (*s).to_owned()).collect(),
             counter_examples: counter.iter().map(|s| (*s).to_owned()).collect(),
         };
@@ -376,6 +466,10 @@ mod tests {
             ),
             (rule("abc", &[], &[]), "at least one example"),
             (rule("(?<=a)b", &["ab"], &[]), "does not compile"),
+            (
+                rule("b", &["b"], &[]),
+                "none of its keywords occurs in its example",
+            ),
         ];
         for (r, want) in cases {
             let err = Redactor::from_rules(&[r], "t.json").unwrap_err();
@@ -389,7 +483,7 @@ mod tests {
         .unwrap_err();
         assert!(err.to_string().contains("unknown field `typo`"), "{err}");
         let err = Redactor::from_json(
-            r#"{"rules": [{"id": "Bad Id", "regex": "a", "examples": ["a"]}]}"#,
+            r#"{"rules": [{"id": "Bad Id", "keywords": ["a"], "regex": "a", "examples": ["a"]}]}"#,
             "t.json",
         )
         .unwrap_err();

@@ -361,6 +361,7 @@ pub fn judge(
         );
         let values: Vec<Value> = private
             .iter()
+            .take(MAX_NAMED_CALLS)
             .map(|(p, calls)| value_json(ledger, p, calls))
             .collect();
         return Some(hit(
@@ -432,12 +433,21 @@ fn value_json(ledger: &Ledger, found: &Found, calls: &[u32]) -> Value {
     })
 }
 
+/// The most calls a decision names per value (the earliest; a count of
+/// the rest follows).
+pub const MAX_NAMED_CALLS: usize = 8;
+
 fn calls_json(ledger: &Ledger, calls: &[u32]) -> Vec<Value> {
-    calls
+    let mut out: Vec<Value> = calls
         .iter()
+        .take(MAX_NAMED_CALLS)
         .filter_map(|i| ledger.call(*i))
         .map(|c| json!({ "callId": c.call_id, "tool": c.tool, "api": c.api }))
-        .collect()
+        .collect();
+    if calls.len() > MAX_NAMED_CALLS {
+        out.push(json!({ "more": calls.len() - MAX_NAMED_CALLS }));
+    }
+    out
 }
 
 fn describe_calls(ledger: &Ledger, calls: &[u32]) -> String {

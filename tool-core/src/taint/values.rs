@@ -99,6 +99,16 @@ pub fn normalise_text(text: &str) -> Option<String> {
     if trimmed.len() < 3 || trimmed.len() > MAX_TEXT_VALUE * 4 {
         return None;
     }
+    // Past the character limit whatever the whitespace: no value.
+    if trimmed.len() > MAX_TEXT_VALUE
+        && trimmed
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .nth(MAX_TEXT_VALUE)
+            .is_some()
+    {
+        return None;
+    }
     let mut out = String::with_capacity(trimmed.len());
     let mut space = false;
     let mut chars = 0usize;
@@ -193,20 +203,24 @@ fn atoms_in(text: &str, found: &mut dyn FnMut(ValueKind, String)) {
 fn classify(token: &str, found: &mut dyn FnMut(ValueKind, String)) {
     let token = token.trim_end_matches(['.', ':', '!', '?']);
     let token = token.trim_start_matches(':');
-    if token.len() < 3 {
+    let bytes = token.as_bytes();
+    if bytes.len() < 3 {
         return;
     }
-    let lower_start = token.get(..8).unwrap_or(token).to_ascii_lowercase();
-    if lower_start.starts_with("http://") || lower_start.starts_with("https://") {
+    let starts = |prefix: &[u8]| {
+        bytes.len() >= prefix.len() && bytes[..prefix.len()].eq_ignore_ascii_case(prefix)
+    };
+    if starts(b"http://") || starts(b"https://") {
         if let Some((url, host)) = normalise_url(token) {
             found(ValueKind::Url, url);
             found(ValueKind::Host, host);
         }
         return;
     }
-    let token = match lower_start.strip_prefix("mailto:") {
-        Some(_) => token.get(7..).unwrap_or_default(),
-        None => token,
+    let token = if starts(b"mailto:") {
+        token.get(7..).unwrap_or_default()
+    } else {
+        token
     };
     if let Some(at) = token.rfind('@') {
         let (local, domain) = (&token[..at], &token[at + 1..]);
@@ -220,15 +234,32 @@ fn classify(token: &str, found: &mut dyn FnMut(ValueKind, String)) {
         }
         return;
     }
-    if let Some(norm) = normalise_number(token) {
+    // Cheap checks on the bytes first: most tokens are words, and a word
+    // costs no allocation.
+    let (mut digits, mut letters, mut dots) = (0usize, 0usize, 0usize);
+    for b in token.bytes() {
+        match b {
+            b'0'..=b'9' => digits += 1,
+            b'a'..=b'z' | b'A'..=b'Z' => letters += 1,
+            b'.' => dots += 1,
+            _ => {}
+        }
+    }
+    if digits >= 4
+        && let Some(norm) = normalise_number(token)
+    {
         found(ValueKind::Number, norm);
         return;
     }
-    if is_host(token) {
+    if dots > 0 && is_host(token) {
         found(ValueKind::Host, token.to_ascii_lowercase());
         return;
     }
-    if let Some(id) = normalise_id(token) {
+    if digits > 0
+        && letters > 0
+        && digits + letters >= 6
+        && let Some(id) = normalise_id(token)
+    {
         found(ValueKind::Id, id);
     }
 }
