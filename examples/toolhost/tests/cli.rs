@@ -654,3 +654,64 @@ fn demo_searches_loads_and_calls_a_deferred_tool() {
             .contains("CUST-12345")
     );
 }
+
+/// The demo's approval step tells its engine what this machine can
+/// confine, and each explanation agrees with the decision printed beside
+/// it: its action and rule are named, and the step's claims hold here.
+#[test]
+fn demo_approval_explanations_agree_with_their_decisions() {
+    let out = toolhost(&["demo"]);
+    assert!(out.status.success());
+    let steps = stdout_json(&out)["demo"].as_array().unwrap().clone();
+    let step = steps
+        .iter()
+        .find(|s| s["step"] == "Approval: run, ask or block, with reasons")
+        .expect("the approval step");
+    let result = &step["result"];
+    let support = tool_runtime::confinement_support(&tool_runtime::SandboxOptions::default());
+    assert_eq!(
+        result["confinementSupport"],
+        serde_json::to_value(&support).unwrap()
+    );
+    let unavailable = "confinement/unavailable";
+    let explanation = step["explanation"].as_str().unwrap();
+    assert_eq!(
+        explanation.contains(unavailable),
+        !support.is_available(),
+        "{explanation}"
+    );
+    let decisions = result["decisions"].as_array().unwrap();
+    assert_eq!(decisions.len(), 7);
+    let mut runs = 0;
+    let mut unconfined = 0;
+    for entry in decisions {
+        let why = entry["why"].as_str().unwrap();
+        let decision = &entry["decision"];
+        let action = decision["action"].as_str().unwrap();
+        let rule = decision["reason"]["rule"].as_str().unwrap();
+        assert!(why.contains(&format!("`{rule}`")), "{why} / {decision}");
+        if rule == unavailable {
+            unconfined += 1;
+            assert_eq!(action, "ask");
+            assert!(why.contains("cannot confine calls"), "{why}");
+        } else {
+            assert!(why.contains(&format!("Decision: {action}")), "{why}");
+        }
+        for other in ["run", "ask", "block"].iter().filter(|a| **a != action) {
+            assert!(!why.contains(&format!("Decision: {other}")), "{why}");
+        }
+        assert!(!why.starts_with("Meant to show"), "{why}");
+        if action == "run" {
+            runs += 1;
+            let mode = decision["confinement"]["mode"].as_str().unwrap();
+            assert!(why.contains(&format!("confined ({mode}")), "{why}");
+        }
+    }
+    // The allowed plain status and the in-workspace read run confined where
+    // the kernel confines, and ask for that reason where it cannot.
+    if support.is_available() {
+        assert_eq!((runs, unconfined), (2, 0), "{decisions:?}");
+    } else {
+        assert_eq!((runs, unconfined), (0, 2), "{decisions:?}");
+    }
+}
