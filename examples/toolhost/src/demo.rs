@@ -347,9 +347,10 @@ async fn gated_step(walk: &mut Walk) -> Result<(), Failure> {
             LocalComputer::new(LocalConfig::default()),
         ))
         .map_err(internal)?;
+    let support = crate::sandbox::support();
     let engine = tool_approval::PolicyEngine::builder()
         .mode(tool_approval::ApprovalMode::AutoRun)
-        .confinement_support(crate::sandbox::support())
+        .confinement_support(support.clone())
         .build()
         .map_err(|e| Failure::Source(format!("demo policy: {e}")))?;
     let invoker = Invoker::default()
@@ -385,12 +386,61 @@ async fn gated_step(walk: &mut Walk) -> Result<(), Failure> {
             })
         })
         .collect();
+    let explanation = format!(
+        "One invoker built with the policy engine as its gate (auto-run here) and the host's asker (one that declines). {} One output per call, in order; every command here is harmless in its scratch directory.",
+        gated_outcomes(&support, &outputs)
+    );
     walk.step(
         "Approval in the pipeline: decide, ask, run confined",
-        "One invoker built with the policy engine as its gate (auto-run here) and the host's asker (one that declines). The calculator runs; the command runs confined to the workspace without network (state.sandbox says so); a write to .git/config and a read of a secret are findings, so even auto-run asks, and this asker declines both (ready declined outputs, nothing ran). One output per call, in order; every command here is harmless in its scratch directory.",
+        &explanation,
         json!(results),
     );
     Ok(())
+}
+
+/// What happened to the gated step's four calls, read from their outputs
+/// (and the host's confinement), never assumed.
+fn gated_outcomes(support: &ConfinementSupport, outputs: &[ToolOutput]) -> String {
+    let code = |o: &ToolOutput| o.error_code().map(|c| c.as_str().to_owned());
+    let declined = |o: &ToolOutput| o.error_code() == Some(&tool_core::ErrorCode::DECLINED_BY_USER);
+    let mut said = Vec::new();
+    if let Some(calculator) = outputs.first() {
+        said.push(if calculator.success {
+            "The calculator runs".to_owned()
+        } else {
+            format!(
+                "The calculator does not run ({})",
+                code(calculator).unwrap_or_default()
+            )
+        });
+    }
+    if let Some(command) = outputs.get(1) {
+        let sandbox = command.state.as_ref().and_then(|s| s.get("sandbox"));
+        said.push(match (sandbox, support.missing_reason()) {
+            (Some(sandbox), _) => format!(
+                "the command runs confined ({}, network {}; state.sandbox says so)",
+                sandbox["policy"].as_str().unwrap_or("?"),
+                if sandbox["network"] == true { "on" } else { "off" }
+            ),
+            (None, Some(reason)) if declined(command) => format!(
+                "this host cannot confine the command ({reason}), so even auto-run asks, and this asker declines it (nothing ran)"
+            ),
+            (None, _) => format!(
+                "the command ends without a sandbox report: {}",
+                code(command).unwrap_or_default()
+            ),
+        });
+    }
+    let findings = outputs.get(2..).unwrap_or_default();
+    if !findings.is_empty() && findings.iter().all(declined) {
+        said.push("a write to .git/config and a read of a secret are findings, so even auto-run asks, and this asker declines both (ready declined outputs, nothing ran)".to_owned());
+    } else {
+        said.push(format!(
+            "the write to .git/config and the read of a secret end with {:?}",
+            findings.iter().map(code).collect::<Vec<_>>()
+        ));
+    }
+    format!("{}.", said.join("; "))
 }
 
 /// The local computer: files and shell in a scratch directory.
@@ -516,6 +566,49 @@ mod tests {
             why.contains("run, confined (workspace_write, network off)"),
             "{why}"
         );
+    }
+
+    #[test]
+    fn the_gated_step_says_what_its_outputs_show() {
+        let unavailable = ConfinementSupport::Unavailable {
+            reason: "no Landlock in this kernel".to_owned(),
+        };
+        let declined = || {
+            ToolOutput::failure(tool_core::ToolError::new(
+                tool_core::ErrorCode::DECLINED_BY_USER,
+                "declined in the demo",
+            ))
+        };
+        let said = gated_outcomes(
+            &unavailable,
+            &[ToolOutput::text("42"), declined(), declined(), declined()],
+        );
+        assert!(said.starts_with("The calculator runs;"), "{said}");
+        assert!(
+            said.contains("cannot confine the command (no Landlock in this kernel)"),
+            "{said}"
+        );
+        assert!(!said.contains("runs confined"), "{said}");
+        assert!(said.contains("declines both"), "{said}");
+
+        let confined = ToolOutput::with_state(
+            "notes",
+            json!({"sandbox": {"policy": "workspace_write", "network": false}}),
+        );
+        let said = gated_outcomes(
+            &ConfinementSupport::Unknown,
+            &[
+                ToolOutput::text("42"),
+                confined,
+                declined(),
+                ToolOutput::text("key"),
+            ],
+        );
+        assert!(
+            said.contains("runs confined (workspace_write, network off"),
+            "{said}"
+        );
+        assert!(!said.contains("declines both"), "{said}");
     }
 
     #[test]

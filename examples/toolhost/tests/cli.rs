@@ -657,9 +657,10 @@ fn demo_searches_loads_and_calls_a_deferred_tool() {
 
 /// The demo's approval step tells its engine what this machine can
 /// confine, and each explanation agrees with the decision printed beside
-/// it: its action and rule are named, and the step's claims hold here.
+/// it: its action and rule are named, and the step's claims hold here;
+/// the gated step says what its outputs show.
 #[test]
-fn demo_approval_explanations_agree_with_their_decisions() {
+fn demo_approval_steps_explain_what_they_decided() {
     let out = toolhost(&["demo"]);
     assert!(out.status.success());
     let steps = stdout_json(&out)["demo"].as_array().unwrap().clone();
@@ -714,4 +715,37 @@ fn demo_approval_explanations_agree_with_their_decisions() {
     } else {
         assert_eq!((runs, unconfined), (0, 2), "{decisions:?}");
     }
+
+    // The gated step says what its outputs show.
+    let gated = steps
+        .iter()
+        .find(|s| s["step"] == "Approval in the pipeline: decide, ask, run confined")
+        .expect("the gated step");
+    let explanation = gated["explanation"].as_str().unwrap();
+    let results = gated["result"].as_array().unwrap();
+    assert_eq!(results.len(), 4);
+    assert_eq!(results[0]["content"], "42");
+    assert!(explanation.contains("The calculator runs"), "{explanation}");
+    match results[1]["sandbox"]["policy"].as_str() {
+        Some(policy) => {
+            assert!(support.is_available(), "{results:?}");
+            assert!(
+                explanation.contains(&format!("the command runs confined ({policy}")),
+                "{explanation}"
+            );
+        }
+        None => {
+            assert!(!explanation.contains("runs confined"), "{explanation}");
+            assert_eq!(results[1]["errorCode"], "declined_by_user");
+            assert!(
+                explanation.contains("cannot confine the command"),
+                "{explanation}"
+            );
+        }
+    }
+    let both_declined = results[2..]
+        .iter()
+        .all(|r| r["errorCode"] == "declined_by_user");
+    assert!(both_declined, "{results:?}");
+    assert!(explanation.contains("declines both"), "{explanation}");
 }
