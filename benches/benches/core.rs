@@ -224,5 +224,110 @@ fn bench_large(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, bench_core, bench_durable, bench_large);
+/// About 1 KB of a mailbox listing: addresses, amounts, ids, links.
+fn mailbox_1kb() -> String {
+    let mut text = String::new();
+    let mut i = 0;
+    while text.len() < 1024 {
+        text.push_str(&format!(
+            "From: user{i}@corp.example | Subject: Invoice {i}042 for 1,250.00 EUR | IBAN DE89370400440532013{i:03} | https://portal.corp.example/inv/{i}\n"
+        ));
+        i += 1;
+    }
+    text.truncate(1024);
+    text
+}
+
+/// Trust and taint: what a session (secret redaction with the built-in
+/// rules, then the ledger's record of the values) adds to a call whose
+/// 1 KB output is a private read, against the same call without a
+/// session; and the parts alone. Target: <= 2 us per call added.
+fn bench_taint(c: &mut Criterion) {
+    use std::sync::Arc;
+    use tool_core::taint::{Capabilities, Ledger, Redactor, Session, TrifectaSettings};
+
+    let text = mailbox_1kb();
+    let mut registry = ToolRegistry::new();
+    let body = text.clone();
+    registry
+        .register(
+            ToolBuilder::new("mail")
+                .api(
+                    ApiDefinition::new("read", "Reads the inbox.")
+                        .with_capabilities(Capabilities::private_read()),
+                    move |_, _| {
+                        let body = body.clone();
+                        async move { Ok(ToolOutput::text(body)) }
+                    },
+                )
+                .build()
+                .expect("valid tool"),
+        )
+        .expect("registers");
+    let ctx = ToolContext::new();
+    let offered = registry.offer(&ctx);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let call = ToolCall::new("mail____read", "{}");
+    let redactor = Redactor::builtin().expect("built-in rules load");
+    let plain = Invoker::default();
+    c.bench_function("taint/1 KB private read, no session", |b| {
+        b.iter(|| runtime.block_on(plain.invoke(&offered, black_box(&call), &ctx)))
+    });
+    // A fresh session per batch, so the ledger does not grow without end:
+    // every value is new to it (the costlier case).
+    c.bench_function("taint/1 KB private read, session (redact + ledger)", |b| {
+        b.iter_batched(
+            || {
+                Invoker::default()
+                    .with_session(Arc::new(Session::new().with_redactor(redactor.clone())))
+            },
+            |invoker| runtime.block_on(invoker.invoke(&offered, black_box(&call), &ctx)),
+            criterion::BatchSize::SmallInput,
+        )
+    });
+    c.bench_function("taint/redact 1 KB, no secret", |b| {
+        b.iter(|| redactor.redact(black_box(&text)).is_none())
+    });
+    let mut with_secret = text.clone();
+    with_secret.replace_range(100..140, "ghp_0123456789abcdefghijABCDEFGHIJ012345");
+    c.bench_function("taint/redact 1 KB, one token", |b| {
+        b.iter(|| redactor.redact(black_box(&with_secret)).is_some())
+    });
+    let big = text.repeat(1024);
+    c.bench_function("taint/redact 1 MB, no secret", |b| {
+        b.iter(|| redactor.redact(black_box(&big)).is_none())
+    });
+    c.bench_function("taint/values of 1 KB", |b| {
+        b.iter(|| {
+            let mut n = 0usize;
+            tool_core::taint::values_in(black_box(&text), &mut |_, _| n += 1);
+            n
+        })
+    });
+    // The trifecta judge of one egress call against a ledger of 1000
+    // recorded 1 KB outputs.
+    let mut ledger = Ledger::new();
+    for i in 0..1000 {
+        let index = ledger.record_call(
+            &format!("c{i}"),
+            "mail",
+            "read",
+            Capabilities::private_read(),
+            true,
+        );
+        ledger.record_text(index, &text.replace("user", &format!("u{i}x")));
+    }
+    let args = json!({"to": "someone@else.example", "body": "Invoice 3042 for 1,250.00 EUR"});
+    let settings = TrifectaSettings::default();
+    c.bench_function("taint/judge one egress call, 1000-call ledger", |b| {
+        b.iter(|| {
+            tool_core::taint::judge(&ledger, "mail/send", black_box(&args), &settings).is_some()
+        })
+    });
+}
+
+criterion_group!(benches, bench_core, bench_durable, bench_large, bench_taint);
 criterion_main!(benches);
