@@ -813,3 +813,27 @@ async fn a_held_call_waits_as_a_durable_turn_and_its_resumed_run_is_recorded() {
     let ids: Vec<&str> = ledger.calls().iter().map(|c| c.call_id.as_str()).collect();
     assert_eq!(ids, ["f1", "s1"]);
 }
+
+#[tokio::test]
+async fn untrusted_output_is_wrapped_in_the_turns_boundary_and_its_provenance_kept() {
+    let boundary = tool_core::taint::Boundary::new("Zb7Qm2Lx9Kp4Wc1T").unwrap();
+    let h = host(Session::new().with_boundary(boundary));
+    let out = h.call("f", "web____fetch", json!({})).await;
+    assert!(
+        out.content
+            .starts_with("<untrusted-content id=\"Zb7Qm2Lx9Kp4Wc1T\" source=\"web/fetch\">\n"),
+        "{}",
+        out.content
+    );
+    assert!(out.content.contains(PAGE));
+    assert_eq!(
+        out.state.unwrap()["provenance"],
+        json!({"source": "web/fetch", "untrusted": true})
+    );
+    let out = h.call("r", "files____read", json!({})).await;
+    assert_eq!(out.content, NOTES, "trusted output is left as it is");
+    // The ledger holds the page's values, not the boundary.
+    let ledger = h.session.state().ledger;
+    assert!(ledger.origins("eve@evil.example").is_some());
+    assert!(ledger.origins("ZB7QM2LX9KP4WC1T").is_none());
+}

@@ -35,6 +35,9 @@
 //!   ([`Session::check_pins`] reports new, changed with a [`diff`],
 //!   renamed, and descriptions addressing the model about other tools);
 //!   a changed definition's calls ask with `pin/changed`.
+//! - [`Boundary`]: untrusted content reaches the model inside a per-turn
+//!   random boundary the content cannot forge, with a standing note for
+//!   the system prompt ([`Session::with_boundary`]).
 //! - [`Redactor`]: secrets in tool output (rules as data,
 //!   [`BUILTIN_SECRET_RULES`], each with examples and counter-examples
 //!   checked at load; the host's own values) replaced by named
@@ -74,6 +77,7 @@
 //! # }).unwrap();
 //! ```
 
+mod boundary;
 mod capability;
 mod gate;
 mod ledger;
@@ -85,6 +89,7 @@ mod trifecta;
 mod values;
 
 pub use crate::capability::Capabilities;
+pub use boundary::Boundary;
 pub use capability::{CapabilityMap, CapabilitySource, derive_capabilities};
 pub use gate::{RunAll, TaintGate};
 pub use ledger::{CallRecord, Ledger, MAX_VALUES_PER_CALL, ValueEntry};

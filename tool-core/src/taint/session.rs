@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde::{Deserialize, Serialize};
 
+use super::boundary::Boundary;
 use super::capability::CapabilityMap;
 use super::ledger::{Ledger, MAX_VALUES_PER_CALL};
 use super::pin::{PinPolicy, PinReport, PinStore};
@@ -84,6 +85,7 @@ pub struct Session {
     redact_state: bool,
     quotas: QuotaSettings,
     pin_policy: PinPolicy,
+    boundary: Option<Boundary>,
     state: Mutex<SessionState>,
 }
 
@@ -96,6 +98,7 @@ impl Default for Session {
             redact_state: true,
             quotas: QuotaSettings::default(),
             pin_policy: PinPolicy::default(),
+            boundary: None,
             state: Mutex::new(SessionState::default()),
         }
     }
@@ -174,6 +177,16 @@ impl Session {
     /// remote kinds `mcp`, `api`, `skill`).
     pub fn with_pin_policy(mut self, policy: PinPolicy) -> Self {
         self.pin_policy = policy;
+        self
+    }
+
+    /// The same session marking untrusted content: the content of every
+    /// `untrusted_source` output is wrapped in `boundary` (make one per
+    /// turn, [`Boundary::random`]) and its state gets `"provenance":
+    /// {"source": "identifier/api", "untrusted": true}`. Send
+    /// [`Boundary::note`] in the system prompt. Off by default.
+    pub fn with_boundary(mut self, boundary: Boundary) -> Self {
+        self.boundary = Some(boundary);
         self
     }
 
@@ -285,6 +298,23 @@ impl Session {
             }
             if let Some(error) = &output.error {
                 values_in(&error.message, &mut push);
+            }
+        }
+        if observed.capabilities.untrusted_source
+            && let Some(boundary) = &self.boundary
+        {
+            let source = format!("{}/{}", observed.identifier, observed.api);
+            output.content = boundary.wrap(&source, &output.content);
+            let provenance = serde_json::json!({ "source": source, "untrusted": true });
+            match &mut output.state {
+                Some(serde_json::Value::Object(map)) => {
+                    map.insert("provenance".into(), provenance);
+                }
+                Some(other) => {
+                    let value = other.take();
+                    *other = serde_json::json!({ "value": value, "provenance": provenance });
+                }
+                None => output.state = Some(serde_json::json!({ "provenance": provenance })),
             }
         }
         let mut state = self.lock();
