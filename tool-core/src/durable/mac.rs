@@ -164,7 +164,7 @@ impl KeyRing {
             .chain(&self.previous)
             .find(|k| k.id == key_id)
             .ok_or_else(|| format!("no key with id `{key_id}` is held here"))?;
-        let expected = unhex(mac).ok_or_else(|| "the MAC is not hex".to_owned())?;
+        let expected = unhex(mac).ok_or_else(|| "the MAC is not 64 hex digits".to_owned())?;
         let keyed = key
             .mac(domain, &[])
             .ok_or_else(|| "the key cannot make a MAC".to_owned())?;
@@ -367,20 +367,22 @@ fn hex(bytes: &[u8]) -> String {
     s
 }
 
-fn unhex(text: &str) -> Option<Vec<u8>> {
-    if !text.len().is_multiple_of(2) {
-        return None;
-    }
+fn unhex(text: &str) -> Option<[u8; 32]> {
     let nibble = |c: u8| match c {
         b'0'..=b'9' => Some(c - b'0'),
         b'a'..=b'f' => Some(c - b'a' + 10),
         b'A'..=b'F' => Some(c - b'A' + 10),
         _ => None,
     };
-    text.as_bytes()
-        .chunks(2)
-        .map(|pair| Some(nibble(pair[0])? << 4 | nibble(pair[1])?))
-        .collect()
+    let bytes = text.as_bytes();
+    if bytes.len() != 64 {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    for (slot, pair) in out.iter_mut().zip(bytes.chunks_exact(2)) {
+        *slot = nibble(pair[0])? << 4 | nibble(pair[1])?;
+    }
+    Some(out)
 }
 
 #[cfg(test)]

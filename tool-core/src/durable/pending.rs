@@ -32,6 +32,9 @@ const ANSWER_DOMAIN: &str = "tool-core/answer/v1";
 #[serde(transparent)]
 pub struct Scope(BTreeMap<String, String>);
 
+/// The scope of a context that set none.
+pub(crate) static NO_SCOPE: Scope = Scope(BTreeMap::new());
+
 impl Scope {
     /// The conventional key of a conversation (topic) id.
     pub const CONVERSATION: &'static str = "conversation";
@@ -294,7 +297,16 @@ struct PendingSigned<'a> {
     scope: &'a Scope,
     calls: &'a [ToolCall],
     outputs: &'a [Option<ToolOutput>],
-    items: Vec<&'a str>,
+    items: ItemMacs<'a>,
+}
+
+/// The items' MACs, serialised as a list of strings without collecting them.
+struct ItemMacs<'a>(&'a [PendingItem]);
+
+impl Serialize for ItemMacs<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(|item| item.mac.as_str()))
+    }
 }
 
 /// A turn that could not be settled in the process that ran it: the batch's
@@ -423,7 +435,7 @@ impl Pending {
             scope: &self.scope,
             calls: &self.calls,
             outputs: &self.outputs,
-            items: self.items.iter().map(|item| item.mac.as_str()).collect(),
+            items: ItemMacs(&self.items),
         }
     }
 

@@ -12,7 +12,7 @@ use crate::durable::input::{InputRequest, InputResponse};
 use crate::durable::ledger::{Claim, UseState, from_unix_ms, unix_ms};
 use crate::durable::mac::digest;
 use crate::durable::pending::{
-    Asked, Binding, BindingPart, DecisionRecord, Intervention, PENDING_VERSION, Pending,
+    Asked, Binding, BindingPart, DecisionRecord, Intervention, NO_SCOPE, PENDING_VERSION, Pending,
     PendingItem, Reply, Scope,
 };
 use crate::durable::settings::Durable;
@@ -25,8 +25,8 @@ use crate::output::{ErrorCode, ToolError, ToolOutput};
 use crate::prepared::PreparedCall;
 
 /// The host's scope of `ctx` (empty when it set none).
-fn scope_of(ctx: &ToolContext) -> Scope {
-    ctx.extension::<Scope>().cloned().unwrap_or_default()
+fn scope_of(ctx: &ToolContext) -> &Scope {
+    ctx.extension::<Scope>().unwrap_or(&NO_SCOPE)
 }
 
 /// The digest of the offered manifest of `identifier`, made once per
@@ -54,7 +54,7 @@ struct ToRun {
 /// What building a turn needs besides the items.
 struct Frame<'a> {
     offered: &'a OfferedTools,
-    scope: Scope,
+    scope: &'a Scope,
     policy: String,
     expires_at_ms: u64,
 }
@@ -177,7 +177,7 @@ impl Invoker {
                     let remembered =
                         durable
                             .remembered()
-                            .find(&call.identifier, &call.api, &args, &frame.scope);
+                            .find(&call.identifier, &call.api, &args, frame.scope);
                     if remembered.is_some() {
                         to_run.push(ToRun {
                             index,
@@ -551,7 +551,7 @@ impl Invoker {
         if now_ms > binding.expires_at_ms {
             return Checked::Stale(BindingPart::Expiry, None);
         }
-        if frame.scope != binding.scope {
+        if *frame.scope != binding.scope {
             return Checked::Stale(BindingPart::Scope, None);
         }
         let Some(manifest) = manifest_fingerprint(frame.offered, &binding.tool) else {
