@@ -225,3 +225,92 @@ async fn without_the_overlay_the_cwd_under_tmp_is_bound_back_read_only() {
             .contains("hello")
     );
 }
+
+/// A computer whose private `/tmp` may take at most `tmp_bytes` on disk.
+fn computer_with_tmp_limit(tmp_bytes: u64) -> LocalComputer {
+    let mut limits = tool_runtime::Limits::default();
+    limits.tmp_bytes = Some(tmp_bytes);
+    LocalComputer::new(LocalConfig {
+        shell: ShellConfig {
+            sandbox: SandboxPolicy::workspace_write(),
+            sandbox_options: SandboxOptions {
+                limits,
+                ..SandboxOptions::default()
+            },
+            ..ShellConfig::default()
+        },
+        ..LocalConfig::default()
+    })
+}
+
+#[tokio::test]
+async fn a_command_filling_the_private_tmp_past_its_limit_is_killed_and_named() {
+    let Some(d) = dirs() else {
+        assert!(std::env::var("CI").is_err(), "no sandbox under CI");
+        return;
+    };
+    let c = computer_with_tmp_limit(1 << 20);
+    // Zeros into its own /tmp, past 1 MiB, then a wait it must not finish.
+    let started = std::time::Instant::now();
+    let out = sh_in(
+        &c,
+        &d.ws,
+        &d.ws,
+        "head -c 4000000 /dev/zero > /tmp/fill && sleep 20; echo survived",
+    )
+    .await;
+    if !namespaced(&out) {
+        assert!(
+            std::env::var("CI").is_err(),
+            "namespaces unavailable under CI"
+        );
+        return;
+    }
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(10),
+        "{}",
+        out.content
+    );
+    let stdout = ok(&out)["stdout"].as_str().unwrap_or("").to_owned();
+    assert!(!stdout.contains("survived"), "{}", out.content);
+    assert!(out.content.contains("tmp size limit"), "{}", out.content);
+    assert_eq!(state(&out)["sandbox"]["tmpLimitHit"], true);
+    assert_eq!(state(&out)["sandbox"]["limits"]["tmp_bytes"], 1 << 20);
+    // A command that writes past it and ends at once is named too.
+    let out = sh_in(&c, &d.ws, &d.ws, "head -c 3000000 /dev/zero > /tmp/fill2").await;
+    assert!(out.content.contains("tmp size limit"), "{}", out.content);
+    // Freeing the space lets the next commands run.
+    let out = sh_in(&c, &d.ws, &d.ws, "rm -f /tmp/fill /tmp/fill2").await;
+    assert_eq!(exit_code(&out), 0, "{}", out.content);
+    let out = sh_in(&c, &d.ws, &d.ws, "sleep 0.5; echo fine").await;
+    assert_eq!(exit_code(&out), 0, "{}", out.content);
+    assert!(!out.content.contains("tmp size limit"), "{}", out.content);
+    assert!(state(&out)["sandbox"].get("tmpLimitHit").is_none());
+}
+
+#[tokio::test]
+async fn a_command_staying_under_the_private_tmp_limit_runs_to_its_end() {
+    let Some(d) = dirs() else {
+        assert!(std::env::var("CI").is_err(), "no sandbox under CI");
+        return;
+    };
+    let c = computer_with_tmp_limit(1 << 20);
+    let out = sh_in(
+        &c,
+        &d.ws,
+        &d.ws,
+        "head -c 200000 /dev/zero > /tmp/small && sleep 0.5 && wc -c < /tmp/small",
+    )
+    .await;
+    if !namespaced(&out) {
+        assert!(
+            std::env::var("CI").is_err(),
+            "namespaces unavailable under CI"
+        );
+        return;
+    }
+    assert_eq!(exit_code(&out), 0, "{}", out.content);
+    assert!(out.content.contains("200000"), "{}", out.content);
+    assert!(!out.content.contains("tmp size limit"), "{}", out.content);
+    assert!(state(&out)["sandbox"].get("tmpLimitHit").is_none());
+}

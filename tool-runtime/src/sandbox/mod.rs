@@ -44,6 +44,7 @@
 //! | **brokered secrets** ([`CredentialBinding`]) | the command sees a dummy of the same shape; the proxy puts the real value in the request target and headers of requests to the bound hosts only (HTTPS to them intercepted with a CA made for the command and trusted only through its environment; HTTPS elsewhere tunnelled untouched) | `confinement::egress::the_brokered_token_reaches_only_its_host_and_the_command_sees_a_dummy`, `confinement::egress::over_https_the_bound_host_gets_the_token_through_the_commands_own_ca` |
 //! | **keep running**: background children, `setsid`, `nohup`, double forks | end with the command (PID 1 of its namespace exits when the shell does; the kernel kills the rest) | `sandbox_protected::a_killed_command_is_swept_and_nothing_it_started_outlives_it`, `sandbox_user::as_root_the_environment_and_home_are_scrubbed_and_limits_hold` |
 //! | **limits** ([`Limits`]): processes, memory, CPU time, file size, open files | rlimits; a hit is named in the content (`file size limit`, `cpu time limit`, `process limit`) | `sandbox_user::as_root_the_environment_and_home_are_scrubbed_and_limits_hold` |
+//! | **fill the private `/tmp`** ([`Limits::tmp_bytes`], default 1 GiB, shared by the computer's commands) | measured every 100 ms while a command runs and when it ends; past the limit the command is killed and named (`tmp size limit`, `tmpLimitHit`); a command under it runs to its end | `sandbox_tmp::a_command_filling_the_private_tmp_past_its_limit_is_killed_and_named`, `sandbox_tmp::a_command_staying_under_the_private_tmp_limit_runs_to_its_end` |
 //! | **temp dir** | nothing of a computer is left after it is dropped (as an unprivileged host too); what a host that died left is removed by the next | `sandbox_user::as_an_unprivileged_user_the_same_wall_holds_and_no_temp_dir_is_left`, `sandbox_user::a_private_temp_dir_left_by_a_host_that_died_is_removed_by_the_next_host` |
 //!
 //! `read_only` is the same with no writable root (the private `/tmp`'s
@@ -100,8 +101,11 @@
 //!   `RLIMIT_NPROC` (`"rlimit"`), which the kernel does not apply to uid 0
 //!   of the initial user namespace: a root host without cgroup access has
 //!   no process limit (the PID namespace still ends every process with the
-//!   command). Memory and CPU are per process (rlimits, not cgroups); the
-//!   private `/tmp` has no size limit beyond the file-size limit.
+//!   command). Memory and CPU are per process (rlimits, not cgroups).
+//! - **The private `/tmp`'s size** is measured, not enforced by a mount
+//!   (it is a host folder shared by the computer's commands): a command
+//!   can pass the limit by what it writes between two measures (100 ms;
+//!   each file stays under the file-size limit) before it is killed.
 //! - **Network by name** needs the namespaces (without them, and under
 //!   `read_only`, which gets none, a confinement with an egress list fails
 //!   with `sandbox_unavailable`:
@@ -178,6 +182,8 @@ mod linux;
 mod plan;
 mod policy;
 mod quarantine;
+#[cfg(unix)]
+pub(crate) mod tmp_limit;
 pub(crate) use egress::Log as EgressLog;
 pub use egress::{BlockedConnection, CredentialBinding, DEFAULT_PROXY_PORT, EgressOptions};
 pub use quarantine::ProtectedCreated;
@@ -477,6 +483,7 @@ pub(crate) fn prepare(
         process_limit: None,
         egress: policy.egress().cloned(),
         credentials_brokered: Vec::new(),
+        tmp_limit_hit: false,
     };
     let unavailable = |applied: AppliedSandbox, reason: String| -> Result<Prepared> {
         match options.fallback {

@@ -153,6 +153,13 @@ pub struct SandboxOptions {
 /// | `cpu_seconds` (`RLIMIT_CPU`, per process) | none | `SIGXCPU`: the output says `cpu time limit` |
 /// | `file_size_bytes` (`RLIMIT_FSIZE`, the largest file a process writes) | 4 GiB | `SIGXFSZ` (or `EFBIG` where it is ignored): the output says `file size limit` |
 /// | `open_files` (`RLIMIT_NOFILE`) | 4 096 | `open` fails (`Too many open files`) |
+/// | `tmp_bytes` (the space the computer's private `/tmp` takes on disk, shared by its commands; measured while a command runs and when it ends, see below) | 1 GiB | the command is killed: the output says `tmp size limit` (state `sandbox.tmpLimitHit: true`); what it wrote stays until removed, so a later command ends the same way unless it frees the space first (`rm` in it) |
+///
+/// The private `/tmp` is a folder of the host shared by the computer's
+/// commands, so no mount of one command's own can bound it: its use is
+/// measured every 100 ms while a confined command runs and once when it
+/// ends. A command can therefore pass the limit by what it writes within
+/// one measure (each file stays under `file_size_bytes`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
@@ -167,6 +174,8 @@ pub struct Limits {
     pub file_size_bytes: Option<u64>,
     /// Open file descriptors per process.
     pub open_files: Option<u64>,
+    /// Space the computer's private `/tmp` takes on disk, in bytes.
+    pub tmp_bytes: Option<u64>,
 }
 
 impl Default for Limits {
@@ -177,6 +186,7 @@ impl Default for Limits {
             cpu_seconds: None,
             file_size_bytes: Some(4 << 30),
             open_files: Some(4096),
+            tmp_bytes: Some(1 << 30),
         }
     }
 }
@@ -190,6 +200,7 @@ impl Limits {
             cpu_seconds: None,
             file_size_bytes: None,
             open_files: None,
+            tmp_bytes: None,
         }
     }
 
@@ -329,6 +340,11 @@ pub struct AppliedSandbox {
     /// the real secrets on requests to their bound hosts.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub credentials_brokered: Vec<String>,
+    /// Whether the private `/tmp` took more than [`Limits::tmp_bytes`]
+    /// while the command ran or when it ended (the command was killed if
+    /// it still ran).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tmp_limit_hit: bool,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -356,6 +372,7 @@ impl AppliedSandbox {
             process_limit: None,
             egress: None,
             credentials_brokered: Vec::new(),
+            tmp_limit_hit: false,
         }
     }
 
@@ -396,8 +413,9 @@ impl AppliedSandbox {
     }
 
     /// The name of the [`Limits`] entry a confined command hit, when its
-    /// end says so: killed by (or, through the shell, exited with 128 +)
-    /// `SIGXFSZ` or `SIGXCPU`, or `fork` failing for lack of processes.
+    /// end says so: its private `/tmp` over its size, killed by (or,
+    /// through the shell, exited with 128 +) `SIGXFSZ` or `SIGXCPU`, or
+    /// `fork` failing for lack of processes.
     pub fn limit_hit(
         &self,
         exit_code: Option<i32>,
@@ -405,6 +423,9 @@ impl AppliedSandbox {
         stderr: &str,
     ) -> Option<&'static str> {
         let limits = self.limits.as_ref()?;
+        if self.tmp_limit_hit {
+            return Some("tmp size limit");
+        }
         if let Some(name) = signal
             .or_else(|| exit_code.filter(|c| *c > 128).map(|c| c - 128))
             .and_then(Limits::hit_by_signal)

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use std::os::unix::process::ExitStatusExt as _;
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -122,6 +122,10 @@ struct Shell {
     quarantine: Arc<Quarantine>,
     /// The egress proxy's refusals, under egress by name.
     egress_log: Option<Arc<sandbox::EgressLog>>,
+    /// The private temp dir and its size limit, when confined with one.
+    tmp_limit: Option<(PathBuf, u64)>,
+    /// Whether the private temp dir went over its size limit.
+    tmp_limit_hit: AtomicBool,
 }
 
 impl Shell {
@@ -168,7 +172,10 @@ impl Shell {
                 .min(u128::from(u64::MAX)) as u64,
             background: background && status.is_none(),
             filter: filter.map(|re| re.as_str().to_owned()),
-            sandbox: Some(self.sandbox.clone()),
+            sandbox: Some(AppliedSandbox {
+                tmp_limit_hit: self.tmp_limit_hit.load(Ordering::Relaxed),
+                ..self.sandbox.clone()
+            }),
             protected_created: state.protected_created.clone(),
             network_blocked: self
                 .egress_log
@@ -176,6 +183,22 @@ impl Shell {
                 .map(|log| log.blocked())
                 .unwrap_or_default(),
         }
+    }
+
+    /// Whether the private temp dir is over its size limit now (recorded).
+    async fn check_tmp(&self) -> bool {
+        let Some((dir, limit)) = self.tmp_limit.clone() else {
+            return false;
+        };
+        let over = tokio::task::spawn_blocking(move || sandbox::tmp_limit::over(&dir, limit))
+            .await
+            .ok()
+            .flatten()
+            .is_some();
+        if over {
+            self.tmp_limit_hit.store(true, Ordering::Relaxed);
+        }
+        over
     }
 
     /// Moves the protected entries the command created since it started
@@ -411,6 +434,10 @@ impl ShellManager {
         }
         // The private temp dir is the command's /tmp when it has its own
         // mount namespace, and its TMPDIR otherwise.
+        let tmp_limit = tmp
+            .clone()
+            .filter(|_| applied.is_confined())
+            .zip(applied.limits.and_then(|l| l.tmp_bytes));
         let tmpdir = if applied.private_tmp {
             Some(PathBuf::from("/tmp"))
         } else {
@@ -451,6 +478,8 @@ impl ShellManager {
             watch: watch.map(Arc::new),
             quarantine: Arc::clone(&self.quarantine),
             egress_log: held.egress_log(),
+            tmp_limit,
+            tmp_limit_hit: AtomicBool::new(false),
         });
         let drain_tx = Arc::new(drain_tx);
         if let Some(out) = child.stdout.take() {
@@ -459,9 +488,14 @@ impl ShellManager {
         if let Some(err) = child.stderr.take() {
             tokio::spawn(pump(err, Arc::clone(&shell), true, drain_tx));
         }
+        if shell.tmp_limit.is_some() {
+            tokio::spawn(watch_tmp(Arc::clone(&shell)));
+        }
         let waiter_shell = Arc::clone(&shell);
         tokio::spawn(async move {
             let status = child.wait().await;
+            // What the command left in the private /tmp counts too.
+            waiter_shell.check_tmp().await;
             // The command has ended: its pids cgroup can go, off the async
             // threads and off the way to the caller (removal may wait for
             // the members to be reaped).
@@ -571,6 +605,23 @@ impl Drop for ShellManager {
 }
 
 /// Copies one pipe into the shell's bounded buffer until it closes.
+/// Measures the private temp dir of a running confined command every
+/// [`sandbox::tmp_limit::POLL`]; kills the command's group once it is over
+/// its size limit.
+async fn watch_tmp(shell: Arc<Shell>) {
+    let mut exited = shell.exited.clone();
+    loop {
+        tokio::select! {
+            _ = exited.wait_for(|done| *done) => return,
+            () = tokio::time::sleep(sandbox::tmp_limit::POLL) => {}
+        }
+        if shell.check_tmp().await {
+            process::signal_group(shell.pgid, nix::sys::signal::Signal::SIGKILL);
+            return;
+        }
+    }
+}
+
 async fn pump<R: tokio::io::AsyncRead + Unpin>(
     mut pipe: R,
     shell: Arc<Shell>,
