@@ -182,7 +182,10 @@ fn printf_name(view: &[String]) -> Option<EnvSet> {
 /// a command, alone, in a `for` loop), `env`/`sudo`/`doas` and `make`
 /// operands `VAR=value`, `export`/`declare`/`typeset`/`local`/`readonly`,
 /// `read` and `printf -v`.
-pub(super) fn env_names(args: &Value, shells: &[&ShellCommand]) -> Vec<EnvSet> {
+pub(super) fn env_names<'s>(
+    args: &Value,
+    shells: impl Iterator<Item = &'s ShellCommand>,
+) -> Vec<EnvSet> {
     let mut out = Vec::new();
     if let Some(map) = args.as_object() {
         for name in ENV_NAMES {

@@ -390,6 +390,35 @@ impl Default for Blacklist {
     }
 }
 
+/// The (word, directory) pairs already taken as paths: a short list
+/// searched in place while a line has few (most have one or two; a set
+/// would hash each and allocate its table), a set once it has more.
+#[derive(Default)]
+struct Seen<'a> {
+    few: Vec<(&'a str, Option<&'a Path>)>,
+    many: HashSet<(&'a str, Option<&'a Path>)>,
+}
+
+impl<'a> Seen<'a> {
+    /// Most pairs kept in the list before the set takes them.
+    const FEW: usize = 16;
+
+    /// Adds `pair`; whether it was new.
+    fn insert(&mut self, pair: (&'a str, Option<&'a Path>)) -> bool {
+        if self.few.len() < Self::FEW {
+            if self.few.contains(&pair) {
+                return false;
+            }
+            self.few.push(pair);
+            return true;
+        }
+        if self.many.is_empty() {
+            self.many.extend(self.few.iter().copied());
+        }
+        self.many.insert(pair)
+    }
+}
+
 /// What the blacklist looks at in one call.
 struct Facts<'c> {
     /// Each command argument's value and parse.
@@ -605,7 +634,7 @@ impl Blacklist {
             .iter()
             .map(|(_, shell)| part_dirs(shell, &start, home))
             .collect();
-        let mut seen: HashSet<(&str, Option<&Path>)> = HashSet::new();
+        let mut seen = Seen::default();
         // Words already placed in every sensitive directory (a part run
         // somewhere unknown): once each, however many parts repeat them.
         let mut unknown_seen: HashSet<&str> = HashSet::new();
@@ -714,8 +743,7 @@ impl Blacklist {
         drop((seen, unknown_seen));
         facts.dirs = all_dirs;
         facts.commands = shells;
-        let shells: Vec<&ShellCommand> = facts.commands.iter().map(|(_, s)| s.as_ref()).collect();
-        facts.env = env_names(args, &shells);
+        facts.env = env_names(args, facts.commands.iter().map(|(_, s)| s.as_ref()));
         for found in &call.paths {
             if let Some(raw) = found.as_str() {
                 let from = facts.paths.len();
@@ -976,6 +1004,26 @@ fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>, view_hits: u32) 
             // says whether it only reads).
             facts.arg_paths.iter().any(|p| is_code_execution_file(p))
                 || writes_after_cd(facts, ctx, is_code_execution_file)
+        }
+    }
+}
+
+#[cfg(test)]
+mod seen_tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// `Seen` says what a set says, past its list's length too.
+        #[test]
+        fn seen_answers_as_a_set(words in proptest::collection::vec(0u8..40, 0..80)) {
+            let names: Vec<String> = words.iter().map(|w| format!("w{w}")).collect();
+            let dirs = [None, Some(Path::new("/a"))];
+            let mut seen = Seen::default();
+            let mut set = HashSet::new();
+            for (i, name) in names.iter().enumerate() {
+                let pair = (name.as_str(), dirs[i % 2]);
+                proptest::prop_assert_eq!(seen.insert(pair), set.insert(pair));
+            }
         }
     }
 }
