@@ -157,9 +157,10 @@ pub struct SandboxOptions {
 ///
 /// The private `/tmp` is a folder of the host shared by the computer's
 /// commands, so no mount of one command's own can bound it: its use is
-/// measured every 100 ms while a confined command runs and once when it
-/// ends. A command can therefore pass the limit by what it writes within
-/// one measure (each file stays under `file_size_bytes`).
+/// measured every 100 ms (less often when a measure takes long) while a
+/// confined command runs and once when it ends. A command can therefore
+/// pass the limit by what it writes between two measures (each file stays
+/// under `file_size_bytes`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]

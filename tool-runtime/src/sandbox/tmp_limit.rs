@@ -5,8 +5,9 @@
 //! computer's commands, so no mount of the command's own can bound it (a
 //! `tmpfs` would end with the command). Its use is measured instead: the
 //! space its files take on disk (allocated blocks, so a sparse file counts
-//! what it really holds), while a command runs (every
-//! [`POLL`]) and when it ends. A command running when the use passes
+//! what it really holds), while a command runs (every [`POLL`], or less
+//! often when a measure takes long: at most a tenth of the time goes to
+//! measuring) and when it ends. A command running when the use passes
 //! [`Limits::tmp_bytes`](super::Limits::tmp_bytes) is killed, and its end
 //! names the `tmp size limit`. The bound is as tight as the poll: what a
 //! command writes within one poll lands before it is killed (each file

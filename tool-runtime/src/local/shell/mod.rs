@@ -606,19 +606,23 @@ impl Drop for ShellManager {
 
 /// Copies one pipe into the shell's bounded buffer until it closes.
 /// Measures the private temp dir of a running confined command every
-/// [`sandbox::tmp_limit::POLL`]; kills the command's group once it is over
-/// its size limit.
+/// [`sandbox::tmp_limit::POLL`] (less often when one measure takes long:
+/// at most a tenth of the time goes to measuring); kills the command's
+/// group once it is over its size limit.
 async fn watch_tmp(shell: Arc<Shell>) {
     let mut exited = shell.exited.clone();
+    let mut pause = sandbox::tmp_limit::POLL;
     loop {
         tokio::select! {
             _ = exited.wait_for(|done| *done) => return,
-            () = tokio::time::sleep(sandbox::tmp_limit::POLL) => {}
+            () = tokio::time::sleep(pause) => {}
         }
+        let started = Instant::now();
         if shell.check_tmp().await {
             process::signal_group(shell.pgid, nix::sys::signal::Signal::SIGKILL);
             return;
         }
+        pause = sandbox::tmp_limit::POLL.max(started.elapsed() * 9);
     }
 }
 
