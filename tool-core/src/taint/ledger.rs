@@ -206,6 +206,9 @@ impl Ledger {
         index: u32,
         values: impl IntoIterator<Item = (ValueKind, String)>,
     ) {
+        let values = values.into_iter();
+        // Grown once, not doubled (and rehashed) a few times per output.
+        self.values.reserve(values.size_hint().0);
         for (kind, value) in values {
             self.add(index, kind, value);
         }

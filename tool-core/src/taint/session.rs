@@ -282,7 +282,10 @@ impl Session {
     /// took in untrusted content.
     pub(crate) fn completed(&self, observed: Observed, output: &mut ToolOutput) {
         let found = self.redact(output);
-        let mut values: Vec<(ValueKind, String)> = Vec::new();
+        let mut values: Vec<(ValueKind, String)> = Vec::with_capacity(
+            // About one value per 20 bytes of text (a mailbox listing).
+            (output.content.len() / 16).clamp(8, MAX_VALUES_PER_CALL),
+        );
         let mut truncated = false;
         if observed.capabilities.feeds_ledger() {
             let mut push = |kind, value| {

@@ -225,12 +225,23 @@ fn classify(token: &str, found: &mut dyn FnMut(ValueKind, String)) {
     if let Some(at) = token.rfind('@') {
         let (local, domain) = (&token[..at], &token[at + 1..]);
         if !local.is_empty() && is_host(domain) {
-            let domain = domain.to_ascii_lowercase();
-            found(
-                ValueKind::Email,
-                format!("{}@{domain}", local.to_lowercase()),
-            );
-            found(ValueKind::Host, domain);
+            // One allocation per value: ASCII (nearly every address)
+            // lower-cases in place.
+            let mut email = String::with_capacity(token.len());
+            if local.is_ascii() {
+                email.push_str(local);
+            } else {
+                email.push_str(&local.to_lowercase());
+            }
+            email.push('@');
+            email.push_str(domain);
+            email.make_ascii_lowercase();
+            let host = email
+                .get(email.len() - domain.len()..)
+                .unwrap_or_default()
+                .to_owned();
+            found(ValueKind::Email, email);
+            found(ValueKind::Host, host);
         }
         return;
     }
@@ -289,55 +300,70 @@ fn is_host(s: &str) -> bool {
 /// The normalised URL and its host.
 pub(crate) fn normalise_url(token: &str) -> Option<(String, String)> {
     let (scheme, rest) = token.split_once("://")?;
-    let scheme = scheme.to_ascii_lowercase();
     let rest = rest.split('#').next().unwrap_or_default();
     let (authority, path) = match rest.find(['/', '?']) {
         Some(i) => (&rest[..i], &rest[i..]),
         None => (rest, ""),
     };
     let host_port = authority.rsplit('@').next().unwrap_or(authority);
-    let host = host_port
-        .split(':')
-        .next()
-        .unwrap_or_default()
-        .to_ascii_lowercase();
+    let host = host_port.split(':').next().unwrap_or_default();
     if host.is_empty() {
         return None;
     }
-    let authority = authority.to_ascii_lowercase();
     let path = path.trim_end_matches('/');
-    Some((format!("{scheme}://{authority}{path}"), host))
+    // Scheme and authority lower-cased in place, the path kept as written.
+    let mut url = String::with_capacity(scheme.len() + 3 + authority.len() + path.len());
+    url.push_str(scheme);
+    url.push_str("://");
+    url.push_str(authority);
+    url.make_ascii_lowercase();
+    url.push_str(path);
+    Some((url, host.to_ascii_lowercase()))
 }
 
 /// A number of four or more digits, or `None`.
 pub(crate) fn normalise_number(token: &str) -> Option<String> {
     let token = token.trim_start_matches(['+', '$', '€', '£']);
-    let mut digits = String::with_capacity(token.len());
-    let mut decimal: Option<String> = None;
-    let mut count = 0;
-    for (i, c) in token.char_indices() {
-        match c {
-            '0'..='9' => {
+    let bytes = token.as_bytes();
+    // Checked first on the bytes (any other byte, non-ASCII included, is
+    // not a number), so a word costs no allocation.
+    let (mut count, mut int_digits, mut point) = (0usize, 0usize, None);
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'0'..=b'9' => {
                 count += 1;
-                match &mut decimal {
-                    Some(d) => d.push(c),
-                    None => digits.push(c),
+                if point.is_none() {
+                    int_digits += 1;
                 }
             }
-            ',' | ' ' | '_' | '-' if decimal.is_none() && i > 0 => {}
-            '.' if decimal.is_none() => decimal = Some(String::new()),
+            b',' | b' ' | b'_' | b'-' if point.is_none() && i > 0 => {}
+            b'.' if point.is_none() => point = Some(i),
             _ => return None,
         }
     }
-    if count < 4 || digits.is_empty() {
+    if count < 4 || int_digits == 0 {
         return None;
     }
-    let int = digits.trim_start_matches('0');
-    let int = if int.is_empty() { "0" } else { int };
-    match decimal.as_deref().map(|d| d.trim_end_matches('0')) {
-        Some(d) if !d.is_empty() => Some(format!("{int}.{d}")),
-        _ => Some(int.to_owned()),
+    let (int, frac) = match point {
+        Some(p) => (&bytes[..p], &bytes[p + 1..]),
+        None => (bytes, &[][..]),
+    };
+    // After the point only digits were allowed: drop the trailing zeros.
+    let frac_len = frac.iter().rposition(|b| *b != b'0').map_or(0, |i| i + 1);
+    let mut out = String::with_capacity(int_digits + 1 + frac_len);
+    for &b in int.iter().filter(|b| b.is_ascii_digit()) {
+        if !(out.is_empty() && b == b'0') {
+            out.push(char::from(b));
+        }
     }
+    if out.is_empty() {
+        out.push('0');
+    }
+    if frac_len > 0 {
+        out.push('.');
+        out.extend(frac[..frac_len].iter().map(|b| char::from(*b)));
+    }
+    Some(out)
 }
 
 /// An id of six or more letters and digits, both present.
@@ -402,6 +428,48 @@ mod tests {
         assert!(
             grouped.contains(&(ValueKind::Number, "4111111111111111".into())),
             "{grouped:?}"
+        );
+    }
+
+    #[test]
+    fn numbers_normalise_the_same_at_every_edge() {
+        for (token, want) in [
+            ("+$1,234.5600", Some("1234.56")),
+            ("€0000", Some("0")),
+            ("0000.000", Some("0")),
+            ("12.3456", Some("12.3456")),
+            ("1234.", Some("1234")),
+            ("1_234-567", Some("1234567")),
+            (".1234", None),
+            (",1234", None),
+            ("1.2.34", None),
+            ("12.34,56", None),
+            ("12€34", None),
+            ("123", None),
+        ] {
+            assert_eq!(normalise_number(token).as_deref(), want, "{token}");
+        }
+    }
+
+    #[test]
+    fn addresses_lower_case_beyond_ascii_and_keep_their_host() {
+        let v = all("write to ÄNNE@Corp.Example now");
+        assert!(
+            v.contains(&(ValueKind::Email, "änne@corp.example".into())),
+            "{v:?}"
+        );
+        assert!(
+            v.contains(&(ValueKind::Host, "corp.example".into())),
+            "{v:?}"
+        );
+        let v = all("see HTTP://User@Corp.Example:81/A/B/ here");
+        assert!(
+            v.contains(&(ValueKind::Url, "http://user@corp.example:81/A/B".into())),
+            "{v:?}"
+        );
+        assert!(
+            v.contains(&(ValueKind::Host, "corp.example".into())),
+            "{v:?}"
         );
     }
 
