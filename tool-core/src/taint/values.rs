@@ -62,8 +62,8 @@ pub fn values_in_json(value: &Value, found: &mut dyn FnMut(&str, ValueKind, Stri
 fn walk(value: &Value, path: &mut String, found: &mut dyn FnMut(&str, ValueKind, String)) {
     match value {
         Value::String(s) => {
-            let at = path.clone();
-            values_in(s, &mut |k, v| found(&at, k, v));
+            let at: &str = path;
+            values_in(s, &mut |k, v| found(at, k, v));
         }
         Value::Number(n) => {
             if let Some(norm) = normalise_number(&n.to_string()) {
@@ -222,7 +222,20 @@ fn classify(token: &str, found: &mut dyn FnMut(ValueKind, String)) {
     } else {
         token
     };
-    if let Some(at) = token.rfind('@') {
+    // One pass of cheap checks on the bytes: most tokens are words, and a
+    // word costs no allocation (nor a search per question asked of it).
+    let (mut digits, mut letters, mut dots) = (0usize, 0usize, 0usize);
+    let mut last_at = None;
+    for (i, b) in token.bytes().enumerate() {
+        match b {
+            b'0'..=b'9' => digits += 1,
+            b'a'..=b'z' | b'A'..=b'Z' => letters += 1,
+            b'.' => dots += 1,
+            b'@' => last_at = Some(i),
+            _ => {}
+        }
+    }
+    if let Some(at) = last_at {
         let (local, domain) = (&token[..at], &token[at + 1..]);
         if !local.is_empty() && is_host(domain) {
             // One allocation per value: ASCII (nearly every address)
@@ -244,17 +257,6 @@ fn classify(token: &str, found: &mut dyn FnMut(ValueKind, String)) {
             found(ValueKind::Host, host);
         }
         return;
-    }
-    // Cheap checks on the bytes first: most tokens are words, and a word
-    // costs no allocation.
-    let (mut digits, mut letters, mut dots) = (0usize, 0usize, 0usize);
-    for b in token.bytes() {
-        match b {
-            b'0'..=b'9' => digits += 1,
-            b'a'..=b'z' | b'A'..=b'Z' => letters += 1,
-            b'.' => dots += 1,
-            _ => {}
-        }
     }
     if digits >= 4
         && let Some(norm) = normalise_number(token)
