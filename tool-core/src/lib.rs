@@ -176,8 +176,8 @@ mod strict;
 mod suggest;
 mod surface;
 mod synthetic;
-mod talk;
 pub mod taint;
+mod talk;
 mod tool;
 mod validate;
 mod violation;
@@ -208,8 +208,8 @@ pub use live::LiveRegistry;
 pub use manifest::json_kind;
 pub use manifest::{
     ApiDefinition, ArgMatcher, DynamicIntervention, Executor, HumanIntervention,
-    InterventionPolicy, InterventionRule, RenderDisplayControl, RuleExamples, ToolManifest,
-    ToolMeta,
+    InterventionPolicy, InterventionRule, ProviderHints, RenderDisplayControl, RuleExamples,
+    ToolManifest, ToolMeta,
 };
 pub use manifest_problem::ManifestProblem;
 pub use naming::{MAX_WIRE_NAME_LEN, WIRE_SEPARATOR, is_provider_safe, split_wire_name, wire_name};

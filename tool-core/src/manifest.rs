@@ -184,6 +184,14 @@ pub struct ApiDefinition {
     /// [`search::DeferPolicy`](crate::search::DeferPolicy)).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub defer_loading: bool,
+    /// Example arguments, each a JSON object valid against the parameters
+    /// (Anthropic receives them as `input_examples`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub examples: Vec<serde_json::Map<String, Value>>,
+    /// Provider-specific options passed through where the provider takes
+    /// them (see [`ProviderHints`]).
+    #[serde(default, skip_serializing_if = "ProviderHints::is_empty")]
+    pub provider: ProviderHints,
     /// JSON Schema of the result's `state`, when the API promises one (MCP
     /// serves it as the tool's `outputSchema`, with the state as
     /// `structuredContent`).
@@ -218,6 +226,10 @@ impl Serialize for ApiDefinition {
             touches_host: bool,
             #[serde(skip_serializing_if = "std::ops::Not::not")]
             defer_loading: bool,
+            #[serde(skip_serializing_if = "<[_]>::is_empty")]
+            examples: &'a [serde_json::Map<String, Value>],
+            #[serde(skip_serializing_if = "ProviderHints::is_empty")]
+            provider: &'a ProviderHints,
             #[serde(skip_serializing_if = "Option::is_none")]
             output_schema: Option<&'a Value>,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -232,6 +244,8 @@ impl Serialize for ApiDefinition {
             human_intervention: self.human_intervention.as_ref(),
             touches_host: self.touches_host,
             defer_loading: self.defer_loading,
+            examples: &self.examples,
+            provider: &self.provider,
             output_schema: self.output_schema.as_ref(),
             capabilities: self.capabilities,
         }
@@ -251,6 +265,8 @@ impl ApiDefinition {
             human_intervention: None,
             touches_host: false,
             defer_loading: false,
+            examples: Vec::new(),
+            provider: ProviderHints::default(),
             output_schema: None,
             capabilities: None,
             shared_defs: None,
@@ -331,6 +347,18 @@ impl ApiDefinition {
         self
     }
 
+    /// Adds an example of the arguments (see [`ApiDefinition::examples`]).
+    pub fn with_example(mut self, example: serde_json::Map<String, Value>) -> Self {
+        self.examples.push(example);
+        self
+    }
+
+    /// Sets the provider options (see [`ProviderHints`]).
+    pub fn with_provider_hints(mut self, hints: ProviderHints) -> Self {
+        self.provider = hints;
+        self
+    }
+
     /// Marks the API as deferred (see [`ApiDefinition::defer_loading`]).
     pub fn deferred(mut self) -> Self {
         self.defer_loading = true;
@@ -341,6 +369,36 @@ impl ApiDefinition {
     pub fn touching_host(mut self) -> Self {
         self.touches_host = true;
         self
+    }
+}
+
+/// Provider-specific options of an API, kept as data and exported where the
+/// provider takes them.
+///
+/// | field | Anthropic | OpenAI Chat / Responses |
+/// |---|---|---|
+/// | `allowedCallers` | `allowed_callers` (`direct`, `code_execution_…`) | — |
+/// | `strict` | `strict` | `strict` |
+///
+/// (OpenAI Responses namespaces come from the deferral policy, one per tool;
+/// see [`search::DeferPolicy`](crate::search::DeferPolicy).)
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ProviderHints {
+    /// Who may call the API on Anthropic (`direct`, or a code execution
+    /// tool version for programmatic calls).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allowed_callers: Option<Vec<String>>,
+    /// Ask the provider to enforce the schema strictly.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strict: Option<bool>,
+}
+
+impl ProviderHints {
+    /// Whether no option is set.
+    pub fn is_empty(&self) -> bool {
+        self.allowed_callers.is_none() && self.strict.is_none()
     }
 }
 
