@@ -139,7 +139,7 @@ pub(crate) fn split(source: &str) -> Option<Split> {
     let operators = plain_bytes(bytes)?;
     let mut parts: Vec<SimpleCommand> = Vec::with_capacity(operators + 1);
     let mut wrapper_chain = false;
-    let mut words: Vec<String> = Vec::new();
+    let mut words: Vec<String> = Vec::with_capacity(WORDS_PER_PART);
     let mut piped = false;
     let mut i = 0;
     // Commands finished so far (the closure holds `parts`).
@@ -180,7 +180,8 @@ pub(crate) fn split(source: &str) -> Option<Split> {
                 .first()
                 .is_some_and(|w| runs_with_stdin_words(basename(w)));
         parts.push(SimpleCommand {
-            words: std::mem::take(words),
+            // The next part's words start with room for a usual command.
+            words: std::mem::replace(words, Vec::with_capacity(WORDS_PER_PART)),
             views: if words_only {
                 std::sync::OnceLock::new()
             } else {
@@ -253,11 +254,6 @@ pub(crate) fn split(source: &str) -> Option<Split> {
                 if word.starts_with('=') {
                     // `==`, `=~`: the grammar reads test operators here.
                     return None;
-                }
-                if words.capacity() == 0 {
-                    // A part's words start with room for a usual command
-                    // (made at its first word: no room is made after the last).
-                    words.reserve_exact(WORDS_PER_PART);
                 }
                 words.push(word.to_owned());
             }
