@@ -264,53 +264,29 @@ impl<'a, S: Sink> ser::Serializer for Encoder<'a, S> {
     }
 }
 
-impl<S: Sink> ser::SerializeSeq for Encoder<'_, S> {
-    type Ok = ();
-    type Error = Unencodable;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
-        value.serialize(self.nested())
-    }
-    fn end(self) -> Done {
-        self.sink.byte(tag::END);
-        Ok(())
-    }
+/// The sequence-like compounds: each element in order, then the end tag.
+macro_rules! elements {
+    ($($trait:ident :: $method:ident),*) => {$(
+        impl<S: Sink> ser::$trait for Encoder<'_, S> {
+            type Ok = ();
+            type Error = Unencodable;
+            fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
+                value.serialize(self.nested())
+            }
+            fn end(self) -> Done {
+                self.sink.byte(tag::END);
+                Ok(())
+            }
+        }
+    )*};
 }
 
-impl<S: Sink> ser::SerializeTuple for Encoder<'_, S> {
-    type Ok = ();
-    type Error = Unencodable;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
-        value.serialize(self.nested())
-    }
-    fn end(self) -> Done {
-        self.sink.byte(tag::END);
-        Ok(())
-    }
-}
-
-impl<S: Sink> ser::SerializeTupleStruct for Encoder<'_, S> {
-    type Ok = ();
-    type Error = Unencodable;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
-        value.serialize(self.nested())
-    }
-    fn end(self) -> Done {
-        self.sink.byte(tag::END);
-        Ok(())
-    }
-}
-
-impl<S: Sink> ser::SerializeTupleVariant for Encoder<'_, S> {
-    type Ok = ();
-    type Error = Unencodable;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
-        value.serialize(self.nested())
-    }
-    fn end(self) -> Done {
-        self.sink.byte(tag::END);
-        Ok(())
-    }
-}
+elements!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
 
 impl<S: Sink> ser::SerializeMap for Encoder<'_, S> {
     type Ok = ();
