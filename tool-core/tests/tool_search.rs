@@ -806,6 +806,58 @@ fn bfcl_recall_is_at_least_the_reference_bm25() {
     );
 }
 
+/// The official Python SDKs' own types (PyPI `anthropic`, `openai`, pinned)
+/// accept every tool list we export, deferred or not, and the provider
+/// answers our fixtures hold.
+#[test]
+fn the_official_sdks_types_accept_our_exports_and_answer_fixtures() {
+    fixtures::ensure("61-provider-sdks.sh");
+    let offered = offered();
+    let exported = |policy: DeferPolicy, format: ProviderFormat| -> Vec<Value> {
+        let mut search = ToolSearch::new(policy);
+        search.sync(&offered);
+        search.export(&offered, format).tools
+    };
+    let mut regex = DeferPolicy::default();
+    regex.anthropic = AnthropicSearch::Regex;
+    let mut namespaces = DeferPolicy::default().defer_tool("github");
+    namespaces.namespaces = true;
+    let mut anthropic = exported(DeferPolicy::default(), ProviderFormat::Anthropic);
+    anthropic.extend(exported(regex, ProviderFormat::Anthropic));
+    anthropic.extend(offered.anthropic_tools());
+    let mut responses = exported(DeferPolicy::default(), ProviderFormat::OpenAiResponses);
+    responses.extend(exported(namespaces, ProviderFormat::OpenAiResponses));
+    responses.extend(offered.openai_responses_tools());
+    let mut chat = exported(DeferPolicy::default(), ProviderFormat::OpenAiChat);
+    chat.extend(offered.openai_chat_tools());
+    let document = json!({
+        "anthropic_tools": anthropic,
+        "anthropic_answers": [fixture("anthropic.answer.json")],
+        "responses_tools": responses,
+        "responses_answers": [fixture("openai_responses.answer.json")],
+        "chat_tools": chat,
+    });
+    // A folder of its own: the BFCL test removes the shared one when done.
+    let dir = std::env::temp_dir().join(format!("tool-search-sdk-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let input = dir.join("sdk.json");
+    std::fs::write(&input, document.to_string()).unwrap();
+    let sdk = fixtures::repo_root().join("tool-core/tests/fixtures/providers/sdk");
+    let ran = std::process::Command::new(sdk.join(".venv/bin/python"))
+        .arg(sdk.join("validate.py"))
+        .arg(&input)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let report = String::from_utf8_lossy(&ran.stdout);
+    assert!(
+        ran.status.success(),
+        "{report}{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    assert!(report.contains("failed 0"), "{report}");
+}
+
 fn tempfile_path(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("tool-search-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
