@@ -128,11 +128,17 @@ impl Browser {
         let id = session["value"]["sessionId"]
             .as_str()
             .unwrap_or_else(|| panic!("no session: {session}"));
-        Self {
+        let browser = Self {
             base: format!("{root}/session/{id}"),
             http,
             _driver: driver,
-        }
+        };
+        // A click that submits a form returns before the next page is
+        // there: a look-up waits up to 10 s for its element to appear.
+        browser
+            .post("/timeouts", json!({ "implicit": 10_000 }))
+            .await;
+        browser
     }
 
     async fn post(&self, path: &str, body: Value) -> Value {
