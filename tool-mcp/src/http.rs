@@ -145,6 +145,8 @@ pub(crate) struct WatchedClient {
     refusals: RefusalSlot,
     /// The first `WWW-Authenticate` of a 401 (OAuth needed).
     challenges: RefusalSlot,
+    /// The session id the transport sends (2025-11-25 sessions).
+    session_ids: RefusalSlot,
 }
 
 impl WatchedClient {
@@ -158,7 +160,19 @@ impl WatchedClient {
             guard,
             refusals,
             challenges: RefusalSlot::default(),
+            session_ids: RefusalSlot::default(),
         }
+    }
+
+    fn note_session(&self, id: Option<&str>) {
+        if let Some(id) = id {
+            self.session_ids.note(id.to_owned());
+        }
+    }
+
+    /// Where the session id the transport sends is noted (the first one).
+    pub(crate) fn session_ids(&self) -> RefusalSlot {
+        self.session_ids.clone()
     }
 
     /// Notes 401 challenges in `slot`.
@@ -212,6 +226,7 @@ impl StreamableHttpClient for WatchedClient {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<StreamableHttpPostResponse, StreamableHttpError<reqwest::Error>> {
+        self.note_session(session_id.as_deref());
         let result = self
             .client
             .post_message(uri, message, session_id, auth_header, custom_headers)
@@ -228,6 +243,7 @@ impl StreamableHttpClient for WatchedClient {
         custom_headers: HashMap<HeaderName, HeaderValue>,
         max_sse_event_size: usize,
     ) -> Result<StreamableHttpPostResponse, StreamableHttpError<reqwest::Error>> {
+        self.note_session(session_id.as_deref());
         let result = self
             .client
             .post_message_with_max_sse_event_size(
@@ -251,6 +267,7 @@ impl StreamableHttpClient for WatchedClient {
         custom_headers: HashMap<HeaderName, HeaderValue>,
         limits: StreamableHttpResponseLimits,
     ) -> Result<StreamableHttpPostResponse, StreamableHttpError<reqwest::Error>> {
+        self.note_session(session_id.as_deref());
         let result = self
             .client
             .post_message_with_response_limits(

@@ -48,6 +48,15 @@
 //!   state, refused when altered); `completion/complete` is answered by the
 //!   resource and prompt sources; `subscriptions/listen` streams get the
 //!   tool list changes.
+//! - Traces: each `tools/call` request is a `tracing` span on both sides
+//!   in the OpenTelemetry MCP conventions (`tools/call {tool}`, attribute
+//!   names in [`semconv`]; never an argument value), and the client's
+//!   trace context travels in the request's `_meta` (`traceparent`,
+//!   `tracestate`), so the server span is the client span's child across
+//!   processes. A [`TracePropagator`] decides the ids: [`SpanFields`] by
+//!   default, a host's OpenTelemetry SDK bridge otherwise
+//!   ([`ManagerOptions::trace_propagator`],
+//!   [`RegistryServer::with_trace_propagator`]).
 //!
 //! # Example
 //!
@@ -161,6 +170,7 @@ mod stderr;
 mod stdio;
 #[cfg(feature = "client")]
 mod tool;
+mod trace;
 
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
@@ -237,6 +247,7 @@ pub use stderr::DEFAULT_STDERR_LIMIT;
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub use tool::{MCP_TOOL_KIND, McpTool};
+pub use trace::{SpanFields, TraceContext, TracePropagator, semconv};
 
 /// What a host uses, in one import: `use tool_mcp::prelude::*;` — servers
 /// and their manager ([`McpServerConfig`], [`McpTransport`],

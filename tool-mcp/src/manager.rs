@@ -16,10 +16,10 @@ use crate::config::{McpProtocol, McpServerConfig};
 use crate::elicit::ElicitationHandler;
 use crate::error::Error;
 use crate::http::HttpGuard;
-use crate::remote_rounds::call_in_rounds;
-use crate::remote_talk::{InFlight, call_rounds_with_events, call_tool_with_events};
+use crate::remote_talk::{InFlight, Unheard, call_rounds_with_events, call_tool_with_events};
 use crate::session::{ConnectOptions, Hooks, Lifecycle, Session};
 use crate::stderr::DEFAULT_STDERR_LIMIT;
+use crate::trace::{ClientTrace, SpanFields, TracePropagator};
 
 /// The most `tools/list` pages followed before discovery gives up (a server
 /// handing out cursors forever is reported, not followed forever).
@@ -50,6 +50,7 @@ pub struct ManagerOptions {
     elicitation: Option<Arc<dyn ElicitationHandler>>,
     pending_questions: bool,
     oauth: Option<crate::oauth::OAuthOptions>,
+    propagator: Arc<dyn TracePropagator>,
 }
 
 impl std::fmt::Debug for ManagerOptions {
@@ -62,7 +63,7 @@ impl std::fmt::Debug for ManagerOptions {
             .field("elicitation", &self.elicitation.is_some())
             .field("pending_questions", &self.pending_questions)
             .field("oauth", &self.oauth)
-            .finish()
+            .finish_non_exhaustive()
     }
 }
 
@@ -76,6 +77,7 @@ impl Default for ManagerOptions {
             elicitation: None,
             pending_questions: false,
             oauth: None,
+            propagator: Arc::new(SpanFields),
         }
     }
 }
@@ -135,6 +137,15 @@ impl ManagerOptions {
     /// answers is cancelled.
     pub fn pending_questions(mut self, pending: bool) -> Self {
         self.pending_questions = pending;
+        self
+    }
+
+    /// Who makes the trace context each `tools/call` carries in `_meta`
+    /// (default [`SpanFields`]: W3C ids made here, recorded on the client
+    /// span). A host exporting to OpenTelemetry passes a bridge to its SDK
+    /// (see [`TracePropagator`]).
+    pub fn trace_propagator(mut self, propagator: Arc<dyn TracePropagator>) -> Self {
+        self.propagator = propagator;
         self
     }
 
@@ -640,20 +651,8 @@ impl McpManager {
         name: &str,
         arguments: Map<String, Value>,
     ) -> Result<CallToolResult, Error> {
-        let slot = self.enabled_slot(id)?;
-        let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
-        self.with_session(&slot, "tools/call", Resend::Never, |session| {
-            let params = params.clone();
-            async move {
-                let peer = session.peer();
-                // `call_tool_once` cancels the request when dropped.
-                call_in_rounds(session.hooks(), peer, params, |params| async move {
-                    peer.call_tool_once(params).await.map(Into::into)
-                })
-                .await
-            }
-        })
-        .await
+        self.call_tool_with_events(id, name, arguments, Arc::new(Unheard))
+            .await
     }
 
     /// [`call_tool`](Self::call_tool), with what the server reports while
@@ -677,8 +676,10 @@ impl McpManager {
         self.with_session(&slot, "tools/call", Resend::Never, |session| {
             let (params, in_flight, events) =
                 (params.clone(), Arc::clone(&in_flight), Arc::clone(&events));
+            let trace = self.trace(&slot, &session);
             async move {
-                call_tool_with_events(session.peer(), session.hooks(), &in_flight, params, events)
+                let hooks = session.hooks();
+                call_tool_with_events(session.peer(), hooks, &in_flight, params, events, &trace)
                     .await
             }
         })
@@ -708,13 +709,32 @@ impl McpManager {
         self.with_session(&slot, "tools/call", Resend::Never, |session| {
             let (params, in_flight, events) =
                 (params.clone(), Arc::clone(&in_flight), Arc::clone(&events));
+            let trace = self.trace(&slot, &session);
             async move {
                 let answerer =
                     crate::remote_pending::ForTool::new(session.hooks(), session.peer(), ctx);
-                call_rounds_with_events(session.peer(), &answerer, &in_flight, params, events).await
+                call_rounds_with_events(
+                    session.peer(),
+                    &answerer,
+                    &in_flight,
+                    params,
+                    events,
+                    &trace,
+                )
+                .await
             }
         })
         .await
+    }
+
+    /// What the client spans of `session` record.
+    fn trace(&self, slot: &Slot, session: &Session) -> ClientTrace {
+        ClientTrace::new(
+            Arc::clone(&self.options.propagator),
+            &slot.config.transport,
+            session.protocol_version(),
+            session.session_id().as_deref(),
+        )
     }
 
     /// Opens the session of `id` now (instead of on first use).

@@ -127,21 +127,3 @@ where
         max_rounds: MAX_ROUNDS,
     })
 }
-
-/// [`rounds`] answered in process by the session's hooks.
-pub(crate) async fn call_in_rounds<F, Fut>(
-    hooks: &impl ClientHandler,
-    peer: &Peer<RoleClient>,
-    params: CallToolRequestParams,
-    send: F,
-) -> Result<CallToolResult, ServiceError>
-where
-    F: FnMut(CallToolRequestParams) -> Fut,
-    Fut: Future<Output = Result<ServerResult, ServiceError>>,
-{
-    match rounds(&ByHooks { hooks, peer }, params, send).await? {
-        Rounds::Done(result) => Ok(result),
-        // The hooks answer every question.
-        Rounds::Asked(_) => Err(ServiceError::UnexpectedResponse),
-    }
-}

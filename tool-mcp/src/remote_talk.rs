@@ -29,15 +29,17 @@ use std::time::{Duration, Instant};
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
     ClientRequest, LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken,
-    RequestId,
+    RequestId, ServerResult,
 };
 use rmcp::service::{Peer, PeerRequestOptions};
 use rmcp::{RoleClient, ServiceError};
 use serde_json::Value;
-use tool_core::{CallEvents, Progress};
+use tool_core::{CallEvents, LogLevel, Progress};
+use tracing::Instrument;
 
 use crate::level::from_mcp_level;
 use crate::remote_rounds::{Answerer, ByHooks, Rounds, rounds};
+use crate::trace::{ClientTrace, record_error, record_result, record_rpc_error, semconv};
 
 /// Progress notes kept for a token not registered yet (the answer to a
 /// request can race its registration by a few microseconds).
@@ -269,6 +271,14 @@ impl Drop for CancelOnDrop {
     }
 }
 
+/// A call's events that go nowhere (a call made without events).
+pub(crate) struct Unheard;
+
+impl CallEvents for Unheard {
+    fn progress(&self, _: Option<&str>, _: &Progress) {}
+    fn log(&self, _: Option<&str>, _: LogLevel, _: &str, _: Option<&Value>) {}
+}
+
 /// `tools/call` on `peer` with the server's progress for it (and its log
 /// lines meanwhile) handed to `events`, questions answered in process by
 /// `hooks`. Dropping the future sends the server `notifications/cancelled`,
@@ -279,34 +289,51 @@ pub(crate) async fn call_tool_with_events(
     in_flight: &Arc<InFlight>,
     params: CallToolRequestParams,
     events: Arc<dyn CallEvents>,
+    trace: &ClientTrace,
 ) -> Result<CallToolResult, ServiceError> {
-    match call_rounds_with_events(peer, &ByHooks { hooks, peer }, in_flight, params, events).await?
-    {
+    let answerer = ByHooks { hooks, peer };
+    match call_rounds_with_events(peer, &answerer, in_flight, params, events, trace).await? {
         Rounds::Done(result) => Ok(result),
         Rounds::Asked(_) => Err(ServiceError::UnexpectedResponse),
     }
 }
 
 /// [`call_tool_with_events`] with questions answered by `answerer`, which
-/// may leave them waiting.
+/// may leave them waiting. Each round is a request of its own, each its
+/// own client span whose trace context the request
+/// carries in `_meta`.
 pub(crate) async fn call_rounds_with_events(
     peer: &Peer<RoleClient>,
     answerer: &impl Answerer,
     in_flight: &Arc<InFlight>,
     params: CallToolRequestParams,
     events: Arc<dyn CallEvents>,
+    trace: &ClientTrace,
 ) -> Result<Rounds, ServiceError> {
-    rounds(answerer, params, |params| {
+    rounds(answerer, params, |mut params| {
         let events = Arc::clone(&events);
+        let span = trace.span(&params.name);
+        if let Some(context) = trace.inject(&span) {
+            context.write_meta(params.meta.get_or_insert_with(Default::default));
+        }
+        let recorded = span.clone();
         async move {
             // The call hears log lines before its request is written: a
             // server may log at once, before the handle comes back here.
             let sending = in_flight.sending(events);
             // rmcp gives every request a progress token of its own: learn it from the handle.
             let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-            let handle = peer
+            let handle = match peer
                 .send_cancellable_request(request, PeerRequestOptions::no_options())
-                .await?;
+                .await
+            {
+                Ok(handle) => handle,
+                Err(error) => {
+                    record_failure(&recorded, &error);
+                    return Err(error);
+                }
+            };
+            recorded.record(semconv::JSONRPC_REQUEST_ID, handle.id.to_string());
             let _registered = sending.sent(handle.progress_token.clone());
             let mut guard = CancelOnDrop {
                 peer: peer.clone(),
@@ -314,10 +341,28 @@ pub(crate) async fn call_rounds_with_events(
             };
             let answer = handle.await_response().await;
             guard.id = None;
+            match &answer {
+                Ok(ServerResult::CallToolResult(result)) => record_result(&recorded, result),
+                Ok(_) => {}
+                Err(error) => record_failure(&recorded, error),
+            }
             answer
         }
+        .instrument(span)
     })
     .await
+}
+
+/// Records why a request failed on its span: the JSON-RPC code, or the
+/// class of a failure with none.
+fn record_failure(span: &tracing::Span, error: &ServiceError) {
+    match error {
+        ServiceError::McpError(error) => record_rpc_error(span, error),
+        ServiceError::Timeout { .. } => record_error(span, "timeout", None),
+        ServiceError::Cancelled { .. } => record_error(span, "cancelled", None),
+        ServiceError::UnexpectedResponse => record_error(span, "unexpected_response", None),
+        _ => record_error(span, "transport", None),
+    }
 }
 
 /// An accepted elicitation answer with the schema's defaults for the

@@ -73,6 +73,8 @@ use crate::error::Error;
 use crate::gate::{ClientAsker, NoOneToAsk};
 use crate::serve_talk::{SessionLog, served_events};
 use crate::served::{PromptSource, ResourceSource, SourceError, page_of};
+use crate::trace::{SpanFields, TracePropagator, record_response, server_span};
+use tracing::Instrument;
 
 /// The browser origins `mcp serve` over HTTP accepts (any port).
 const LOOPBACK_ORIGINS: [&str; 6] = [
@@ -127,6 +129,8 @@ struct Inner {
     prompts: Option<Arc<dyn PromptSource>>,
     /// Seals the `requestState` of 2026-07-28 multi-round-trip calls.
     seal: StateSeal,
+    /// Reads the trace context of a call's `_meta` into its span.
+    propagator: Arc<dyn TracePropagator>,
 }
 
 /// An MCP server over a registry. Cheap to clone (one per HTTP session).
@@ -185,6 +189,7 @@ impl RegistryServer {
                 resources: None,
                 prompts: None,
                 seal,
+                propagator: Arc::new(SpanFields),
             }),
             log: Arc::default(),
         }
@@ -205,6 +210,7 @@ impl RegistryServer {
             resources: shared.resources.clone(),
             prompts: shared.prompts.clone(),
             seal: shared.seal.clone(),
+            propagator: Arc::clone(&shared.propagator),
         });
         f(&mut inner);
         Self {
@@ -249,6 +255,12 @@ impl RegistryServer {
     pub fn with_request_state_key(self, key: &[u8]) -> Result<Self, Error> {
         let seal = StateSeal::new(key)?;
         Ok(self.edit(|i| i.seal = seal))
+    }
+
+    /// Who turns the trace context a call carries in `_meta` into its
+    /// span's parent (default [`SpanFields`]; see [`TracePropagator`]).
+    pub fn with_trace_propagator(self, propagator: Arc<dyn TracePropagator>) -> Self {
+        self.edit(|i| i.propagator = propagator)
     }
 
     /// The server name announced in the handshake.
@@ -698,7 +710,19 @@ impl ServerHandler for RegistryServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        self.run_call(request, context).await
+        let (span, own) = server_span(&*self.inner.propagator, &request.name, &context);
+        let call = self.run_call(request, context);
+        let recorded = span.clone();
+        async move {
+            let response = match own {
+                Some(own) => own.scope(call).await,
+                None => call.await,
+            };
+            record_response(&recorded, &response);
+            response
+        }
+        .instrument(span)
+        .await
     }
 
     async fn list_resources(

@@ -193,6 +193,8 @@ pub(crate) struct Session {
     refusals: Option<(String, RefusalSlot)>,
     /// The first 401/403 challenge of an HTTP session.
     challenges: Option<RefusalSlot>,
+    /// The HTTP session id the transport sends (2025-11-25).
+    session_ids: Option<RefusalSlot>,
     /// 2026-07-28: the `subscriptions/listen` stream for tool list changes.
     listener: Option<tokio::task::JoinHandle<()>>,
 }
@@ -273,6 +275,7 @@ impl Session {
         let mut pid = None;
         let mut refusals = None;
         let mut challenge_slot = None;
+        let mut session_ids = None;
         let (handshake, stderr) = match &config.transport {
             McpTransport::Stdio {
                 command,
@@ -334,6 +337,7 @@ impl Session {
                 let watched =
                     WatchedClient::new(client.clone(), options.http_guard.clone(), slot.clone())
                         .with_challenges(challenges.clone());
+                session_ids = Some(watched.session_ids());
                 let unauthorized = |message: String| Error::Unauthorized {
                     server: server.clone(),
                     message,
@@ -452,6 +456,7 @@ impl Session {
             pid,
             refusals,
             challenges: challenge_slot,
+            session_ids,
             listener,
         })
     }
@@ -466,6 +471,11 @@ impl Session {
     /// The first 401/403 challenge this session met.
     pub(crate) fn challenge(&self) -> Option<String> {
         self.challenges.as_ref().and_then(RefusalSlot::get)
+    }
+
+    /// The HTTP session id, once the server gave one (2025-11-25).
+    pub(crate) fn session_id(&self) -> Option<String> {
+        self.session_ids.as_ref().and_then(RefusalSlot::get)
     }
 
     pub(crate) fn process_id(&self) -> Option<u32> {

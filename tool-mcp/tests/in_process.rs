@@ -8,6 +8,8 @@
 )]
 
 mod common;
+#[path = "in_process/traces.rs"]
+mod traces;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
