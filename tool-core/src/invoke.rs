@@ -21,6 +21,7 @@ use crate::offered::OfferedTools;
 use crate::output::{ErrorCode, ToolError, ToolOutput};
 use crate::prepared::PreparedCall;
 use crate::registry::ToolRegistry;
+use crate::telemetry::{CallTrace, TracedGate};
 
 /// The global default time budget of a call: 120 s.
 pub const DEFAULT_TIMEOUT_MS: u64 = 120_000;
@@ -335,39 +336,50 @@ impl Invoker {
     /// (see [`ToolContext`]). With an [asker](Self::with_asker), the call's
     /// questions ([`ToolContext::elicit`]) go to it.
     pub async fn execute(&self, call: PreparedCall, ctx: &ToolContext) -> ToolOutput {
-        if let Some(asker) = &self.asker {
-            let ctx = ctx.clone().with_asker(Arc::clone(asker));
-            return self.execute_in(call, &ctx).await;
-        }
-        self.execute_in(call, ctx).await
+        let trace = CallTrace::prepared(&call);
+        self.execute_traced(call, ctx, trace).await
     }
 
-    async fn execute_in(&self, call: PreparedCall, ctx: &ToolContext) -> ToolOutput {
-        let span = tracing::info_span!(
-            "tool_call",
-            tool = %call.identifier,
-            api = %call.api,
-            call_id = call.call_id.as_deref().unwrap_or(""),
-            timeout_ms = call.timeout.as_millis() as u64,
-            duration_ms = tracing::field::Empty,
-            outcome = tracing::field::Empty,
-        );
-        let started = (!span.is_disabled()).then(std::time::Instant::now);
+    /// [`execute`](Self::execute) inside the call's `execute_tool` span
+    /// (made before the gate decided, in a gated batch).
+    pub(crate) async fn execute_traced(
+        &self,
+        call: PreparedCall,
+        ctx: &ToolContext,
+        trace: CallTrace,
+    ) -> ToolOutput {
+        if let Some(asker) = &self.asker {
+            let ctx = ctx.clone().with_asker(Arc::clone(asker));
+            return self.execute_in(call, &ctx, trace).await;
+        }
+        self.execute_in(call, ctx, trace).await
+    }
+
+    async fn execute_in(
+        &self,
+        call: PreparedCall,
+        ctx: &ToolContext,
+        trace: CallTrace,
+    ) -> ToolOutput {
+        trace.run(&call, ctx.extension::<Confinement>());
         let observed = self.session.as_ref().map(|s| s.observe(&call));
         // Boxed once here, so the futures around it stay small and are not
         // copied at each layer (a measurable share of a trivial call).
-        let mut output = Box::pin(self.run(call, ctx)).instrument(span.clone()).await;
+        let mut output = Box::pin(self.run(call, ctx))
+            .instrument(trace.span.clone())
+            .await;
         if let (Some(session), Some(observed)) = (&self.session, observed) {
             session.completed(observed, &mut output);
         }
-        if let Some(started) = started {
-            span.record("duration_ms", started.elapsed().as_millis() as u64);
-        }
-        span.record(
-            "outcome",
-            output.error_code().map_or("success", ErrorCode::as_str),
-        );
-        tracing::debug!(parent: &span, success = output.success, "tool call finished");
+        trace.finish(&output);
+        output
+    }
+
+    /// A refusal of [`prepare`](Self::prepare), capped, on its own
+    /// `execute_tool` span.
+    fn refused(&self, call: &ToolCall, refused: ToolOutput) -> ToolOutput {
+        let output = cap_content(refused, self.config.max_content_chars);
+        CallTrace::refused(&call.name, call.id.as_deref()).finish(&output);
         output
     }
 
@@ -451,7 +463,7 @@ impl Invoker {
         }
         match self.prepare(offered, call) {
             Ok(prepared) => self.execute(prepared, ctx).await,
-            Err(refused) => cap_content(refused, self.config.max_content_chars),
+            Err(refused) => self.refused(call, refused),
         }
     }
 
@@ -492,27 +504,32 @@ impl Invoker {
         let prepared: Vec<Result<PreparedCall, ToolOutput>> = calls.iter().map(prepare).collect();
         if let Some(gate) = &self.gate {
             return self
-                .gated_batch(gate.as_ref(), offered, prepared, ctx)
+                .gated_batch(gate.as_ref(), offered, calls, prepared, ctx)
                 .await;
         }
         let batch_ctx = &batch_context(ctx, prepared.iter().filter_map(|p| p.as_ref().ok()));
-        futures::future::join_all(prepared.into_iter().map(|prepared| async move {
-            match prepared {
-                Ok(prepared) => self.execute(prepared, batch_ctx).await,
-                Err(refused) => cap_content(refused, self.config.max_content_chars),
-            }
-        }))
+        futures::future::join_all(prepared.into_iter().zip(calls).map(
+            |(prepared, call)| async move {
+                match prepared {
+                    Ok(prepared) => self.execute(prepared, batch_ctx).await,
+                    Err(refused) => self.refused(call, refused),
+                }
+            },
+        ))
         .await
     }
 }
 
 impl Invoker {
     /// The gated batch: decide, ask, then run what may run under its
-    /// confinement (see the [`Gate`] flow).
+    /// confinement (see the [`Gate`] flow). Each prepared call's
+    /// `execute_tool` span is opened before the gate decides, so the
+    /// decision and the answer are events on it.
     async fn gated_batch(
         &self,
         gate: &dyn Gate,
         offered: &OfferedTools,
+        calls: &[ToolCall],
         prepared: Vec<Result<PreparedCall, ToolOutput>>,
         ctx: &ToolContext,
     ) -> Vec<ToolOutput> {
@@ -520,20 +537,35 @@ impl Invoker {
             .iter()
             .filter_map(|p| p.as_ref().ok().cloned())
             .collect();
-        let verdicts =
-            crate::gate::judge(gate, self.asker.as_deref(), &ready, offered, ctx, false).await;
-        let mut verdicts = ready.into_iter().zip(verdicts);
+        let traces: Vec<CallTrace> = ready.iter().map(CallTrace::prepared).collect();
+        let traced = TracedGate::new(gate, &ready, &traces);
+        let verdicts = crate::gate::judge(
+            traced.as_gate(),
+            self.asker.as_deref(),
+            &ready,
+            offered,
+            ctx,
+            false,
+        )
+        .await;
+        let asked = traced.asked();
+        let mut verdicts = ready.into_iter().zip(verdicts).zip(traces).enumerate();
         // Every slot: a refusal, a ready output, or a call to run.
         let slots: Vec<Slot> = prepared
             .into_iter()
-            .map(|p| match p {
-                Err(refused) => Slot::Done(refused),
+            .zip(calls)
+            .map(|(p, call)| match p {
+                Err(refused) => Slot::Done(self.refused(call, refused)),
                 Ok(_) => match verdicts.next() {
-                    Some((call, Verdict::Run(confinement))) => Slot::Run(call, confinement),
-                    Some((_, Verdict::Done(output))) => Slot::Done(output),
-                    // Not asked to defer: unreachable, and blocked if reached.
-                    Some((_, Verdict::Defer(decision))) => {
-                        Slot::Done(ToolOutput::approval_required(decision.message, Value::Null))
+                    Some((index, ((call, verdict), trace))) => {
+                        let was_asked = asked.get(index).copied().unwrap_or(false);
+                        settle(
+                            call,
+                            verdict,
+                            trace,
+                            was_asked,
+                            self.config.max_content_chars,
+                        )
                     }
                     None => Slot::Done(ToolOutput::blocked(
                         "the approval step lost this call",
@@ -543,21 +575,65 @@ impl Invoker {
             })
             .collect();
         let running = slots.iter().filter_map(|s| match s {
-            Slot::Run(call, _) => Some(call),
+            Slot::Run(call, _, _) => Some(call),
             Slot::Done(_) => None,
         });
         let batch_ctx = &batch_context(ctx, running);
         futures::future::join_all(slots.into_iter().map(|slot| async move {
             match slot {
-                Slot::Run(call, Some(confinement)) => {
+                Slot::Run(call, Some(confinement), trace) => {
                     let ctx = batch_ctx.clone().with_extension(confinement);
-                    self.execute(call, &ctx).await
+                    self.execute_traced(call, &ctx, trace).await
                 }
-                Slot::Run(call, None) => self.execute(call, batch_ctx).await,
-                Slot::Done(done) => cap_content(done, self.config.max_content_chars),
+                Slot::Run(call, None, trace) => self.execute_traced(call, batch_ctx, trace).await,
+                Slot::Done(done) => done,
             }
         }))
         .await
+    }
+}
+
+/// The slot of one decided call: to run on its trace, or done (its trace
+/// finished with the ready output). Records the answer to an ask.
+fn settle(
+    call: PreparedCall,
+    verdict: Verdict,
+    trace: CallTrace,
+    asked: bool,
+    max_chars: usize,
+) -> Slot {
+    let done = |output: ToolOutput, trace: CallTrace| {
+        let output = cap_content(output, max_chars);
+        trace.finish(&output);
+        Slot::Done(output)
+    };
+    match verdict {
+        Verdict::Run(confinement) => {
+            if asked {
+                trace.answer("approved");
+            }
+            Slot::Run(call, confinement, trace)
+        }
+        Verdict::Done(output) => {
+            if asked {
+                trace.answer(
+                    if output.error_code() == Some(&ErrorCode::DECLINED_BY_USER) {
+                        "declined"
+                    } else {
+                        "unanswered"
+                    },
+                );
+            }
+            done(output, trace)
+        }
+        // Not asked to defer: unreachable, and not run if reached.
+        Verdict::Defer(decision) => {
+            trace.answer("pending");
+            done(
+                ToolOutput::approval_required(decision.message, Value::Null),
+                trace,
+            )
+        }
     }
 }
 
@@ -578,7 +654,7 @@ pub(crate) fn batch_context<'a>(
 /// One call of a gated batch once decided: to run (under its
 /// confinement), or done with a ready output.
 enum Slot {
-    Run(PreparedCall, Option<Confinement>),
+    Run(PreparedCall, Option<Confinement>, CallTrace),
     Done(ToolOutput),
 }
 

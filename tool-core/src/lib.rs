@@ -45,6 +45,10 @@
 //!   an egress call carrying a destination from untrusted content or
 //!   private data to a destination the user did not name
 //!   (`taint/trifecta`).
+//! - [`telemetry`]: what a host sees of each call through `tracing`: an
+//!   `execute_tool` span in the OpenTelemetry GenAI conventions, the
+//!   gate's decision and the answer as events on it, metric events; what
+//!   is recorded and what never is (argument values, content, credentials).
 //! - [`Confinement`] and [`PathClass`]: what a call that runs may touch on
 //!   the host, and the named protected and secret path classes both walls
 //!   (approval and the OS sandbox) read.
@@ -178,6 +182,7 @@ mod surface;
 mod synthetic;
 pub mod taint;
 mod talk;
+pub mod telemetry;
 mod tool;
 mod validate;
 mod violation;

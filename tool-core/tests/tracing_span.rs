@@ -1,10 +1,15 @@
-//! Each call runs inside a `tool_call` span recording tool, API, duration and outcome.
+//! Each call runs inside an `execute_tool` span in the OpenTelemetry GenAI
+//! conventions (it replaced the `tool_call` span and kept its fields), with
+//! the gate's decision, the answer and the run as events on it, and metric
+//! events a host can turn into counters. No argument value is recorded.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::sync::{Arc, Mutex};
 
+use async_trait::async_trait;
 use tool_core::{
-    ApiDefinition, Invoker, ToolBuilder, ToolCall, ToolContext, ToolOutput, ToolRegistry,
+    Answer, ApiDefinition, Ask, Asker, Gate, GateDecision, Invoker, OfferedTools, PreparedCall,
+    ToolBuilder, ToolCall, ToolContext, ToolOutput, ToolRegistry,
 };
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
@@ -12,8 +17,56 @@ use tracing_subscriber::Layer;
 use tracing_subscriber::layer::{Context, SubscriberExt};
 use tracing_subscriber::registry::LookupSpan;
 
+/// One span or event as the subscriber saw it.
+#[derive(Debug, Clone, Default)]
+struct Seen {
+    /// The span's name, or the event's.
+    name: String,
+    /// For an event, the name of the span it belongs to.
+    parent: Option<String>,
+    /// For an event, its target.
+    target: String,
+    fields: Vec<(String, String)>,
+}
+
+impl Seen {
+    fn get(&self, name: &str) -> Option<&str> {
+        self.fields
+            .iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
 #[derive(Default, Clone)]
-struct Recorded(Arc<Mutex<Vec<(String, String)>>>);
+struct Recorded {
+    spans: Arc<Mutex<Vec<(u64, Seen)>>>,
+    events: Arc<Mutex<Vec<Seen>>>,
+}
+
+impl Recorded {
+    fn spans(&self, name: &str) -> Vec<Seen> {
+        let spans = self.spans.lock().unwrap();
+        spans
+            .iter()
+            .filter(|(_, s)| s.name == name)
+            .map(|(_, s)| s.clone())
+            .collect()
+    }
+    fn events(&self, name: &str) -> Vec<Seen> {
+        let events = self.events.lock().unwrap();
+        events.iter().filter(|e| e.name == name).cloned().collect()
+    }
+    /// Everything recorded, as one text to search for leaks.
+    fn all_text(&self) -> String {
+        format!(
+            "{:?}{:?}",
+            self.spans.lock().unwrap(),
+            self.events.lock().unwrap()
+        )
+    }
+}
 
 struct Fields<'a>(&'a mut Vec<(String, String)>);
 
@@ -24,31 +77,41 @@ impl Visit for Fields<'_> {
             format!("{value:?}").trim_matches('"').to_owned(),
         ));
     }
-    fn record_u64(&mut self, field: &Field, value: u64) {
-        self.0.push((field.name().to_owned(), value.to_string()));
-    }
     fn record_str(&mut self, field: &Field, value: &str) {
         self.0.push((field.name().to_owned(), value.to_owned()));
     }
 }
 
 impl<S: tracing::Subscriber + for<'a> LookupSpan<'a>> Layer<S> for Recorded {
-    fn on_new_span(&self, attrs: &Attributes<'_>, _: &Id, _: Context<'_, S>) {
-        if attrs.metadata().name() == "tool_call" {
-            attrs.record(&mut Fields(&mut self.0.lock().unwrap()));
+    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, _: Context<'_, S>) {
+        let mut seen = Seen {
+            name: attrs.metadata().name().to_owned(),
+            ..Seen::default()
+        };
+        attrs.record(&mut Fields(&mut seen.fields));
+        self.spans.lock().unwrap().push((id.into_u64(), seen));
+    }
+    fn on_record(&self, id: &Id, values: &Record<'_>, _: Context<'_, S>) {
+        let mut spans = self.spans.lock().unwrap();
+        if let Some((_, seen)) = spans.iter_mut().rev().find(|(i, _)| *i == id.into_u64()) {
+            values.record(&mut Fields(&mut seen.fields));
         }
     }
-    fn on_record(&self, _: &Id, values: &Record<'_>, _: Context<'_, S>) {
-        values.record(&mut Fields(&mut self.0.lock().unwrap()));
+    fn on_event(&self, event: &tracing::Event<'_>, ctx: Context<'_, S>) {
+        let mut seen = Seen {
+            name: event.metadata().name().to_owned(),
+            parent: ctx.event_span(event).map(|s| s.name().to_owned()),
+            target: event.metadata().target().to_owned(),
+            ..Seen::default()
+        };
+        event.record(&mut Fields(&mut seen.fields));
+        self.events.lock().unwrap().push(seen);
     }
 }
 
-#[tokio::test]
-async fn a_call_records_tool_api_duration_and_outcome() {
-    let recorded = Recorded::default();
-    let subscriber = tracing_subscriber::registry().with(recorded.clone());
-    let _guard = tracing::subscriber::set_default(subscriber);
+const SECRET: &str = "hunter2-do-not-trace";
 
+fn registry() -> ToolRegistry {
     let mut registry = ToolRegistry::new();
     registry
         .register(
@@ -60,25 +123,204 @@ async fn a_call_records_tool_api_duration_and_outcome() {
                 .unwrap(),
         )
         .unwrap();
+    registry
+        .register(
+            ToolBuilder::new("vault")
+                .api(
+                    ApiDefinition::new("store", "Stores a value.").with_parameters(
+                        serde_json::json!({
+                            "type": "object",
+                            "properties": {"value": {"type": "string"}},
+                            "required": ["value"]
+                        }),
+                    ),
+                    |_, _| async { Ok(ToolOutput::text("stored")) },
+                )
+                .api(ApiDefinition::new("wipe", "Wipes it."), |_, _| async {
+                    Ok(ToolOutput::text("wiped"))
+                })
+                .build()
+                .unwrap(),
+        )
+        .unwrap();
+    registry
+}
+
+/// Asks before `store` (naming a rule), blocks `wipe`, runs the rest.
+struct Policy;
+
+#[async_trait]
+impl Gate for Policy {
+    async fn decide(
+        &self,
+        calls: &[PreparedCall],
+        _: &OfferedTools,
+        _: &ToolContext,
+    ) -> Vec<GateDecision> {
+        calls
+            .iter()
+            .map(|c| match c.api.as_str() {
+                "store" => GateDecision::ask("storing needs a yes")
+                    .with_rule("rules[0]")
+                    .with_details(serde_json::json!({"reason": {"level": "host_policy"}})),
+                "wipe" => GateDecision::block("never").with_rule("blacklist/wipe"),
+                _ => GateDecision::run(),
+            })
+            .collect()
+    }
+}
+
+struct Yes;
+
+#[async_trait]
+impl Asker for Yes {
+    async fn ask(&self, asks: &[Ask<'_>], _: &ToolContext) -> Vec<Answer> {
+        asks.iter().map(|_| Answer::approve()).collect()
+    }
+}
+
+fn recording() -> (Recorded, tracing::subscriber::DefaultGuard) {
+    let recorded = Recorded::default();
+    let subscriber = tracing_subscriber::registry().with(recorded.clone());
+    (recorded, tracing::subscriber::set_default(subscriber))
+}
+
+#[tokio::test]
+async fn a_call_records_the_genai_attributes_and_the_earlier_fields() {
+    let (recorded, _guard) = recording();
     let out = Invoker::default()
         .invoke_in(
-            &registry,
+            &registry(),
             &ToolCall::new("clock____now", "{}").with_id("call-1"),
             &ToolContext::new(),
         )
         .await;
     assert!(out.success);
 
-    let fields = recorded.0.lock().unwrap().clone();
-    let get = |name: &str| {
-        fields
+    let spans = recorded.spans("execute_tool");
+    assert_eq!(spans.len(), 1, "{spans:?}");
+    let span = &spans[0];
+    assert_eq!(span.get("otel.name"), Some("execute_tool clock____now"));
+    assert_eq!(span.get("otel.kind"), Some("internal"));
+    assert_eq!(span.get("gen_ai.operation.name"), Some("execute_tool"));
+    assert_eq!(span.get("gen_ai.tool.name"), Some("clock____now"));
+    assert_eq!(span.get("gen_ai.tool.call.id"), Some("call-1"));
+    assert_eq!(span.get("gen_ai.tool.type"), Some("function"));
+    assert_eq!(span.get("gen_ai.tool.description"), Some("Now."));
+    assert_eq!(span.get("error.type"), None);
+    // The fields of the earlier `tool_call` span.
+    assert_eq!(span.get("tool"), Some("clock"));
+    assert_eq!(span.get("api"), Some("now"));
+    assert_eq!(span.get("call_id"), Some("call-1"));
+    assert_eq!(span.get("outcome"), Some("success"));
+    assert!(span.get("duration_ms").is_some());
+    assert!(span.get("timeout_ms").is_some());
+
+    let durations: Vec<Seen> = recorded
+        .events
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|e| e.get("histogram.gen_ai.execute_tool.duration").is_some())
+        .cloned()
+        .collect();
+    assert_eq!(durations.len(), 1, "{durations:?}");
+    assert_eq!(durations[0].target, tool_core::telemetry::METRICS_TARGET);
+    assert_eq!(durations[0].get("gen_ai.tool.name"), Some("clock____now"));
+    assert_eq!(durations[0].get("error.type"), Some(""));
+}
+
+#[tokio::test]
+async fn a_gated_batch_puts_decision_answer_and_run_on_each_calls_span() {
+    let (recorded, _guard) = recording();
+    let invoker = Invoker::default()
+        .with_gate(Arc::new(Policy))
+        .with_asker(Arc::new(Yes));
+    let registry = registry();
+    let ctx = ToolContext::new();
+    let offered = registry.offer(&ctx);
+    let args = format!(r#"{{"value": "{SECRET}"}}"#);
+    let calls = [
+        ToolCall::new("vault____store", args.as_str()).with_id("c-store"),
+        ToolCall::new("vault____wipe", "{}").with_id("c-wipe"),
+        ToolCall::new(
+            "vault____store",
+            format!(r#"{{"value": 7, "x": "{SECRET}"}}"#),
+        )
+        .with_id("c-bad"),
+    ];
+    let outputs = invoker.invoke_batch(&offered, &calls, &ctx).await;
+    assert_eq!(outputs[0].content, "stored");
+    assert_eq!(
+        outputs[1].error_code().unwrap().as_str(),
+        "blocked_by_security_privacy"
+    );
+    assert_eq!(
+        outputs[2].error_code().unwrap().as_str(),
+        "invalid_arguments"
+    );
+
+    let spans = recorded.spans("execute_tool");
+    assert_eq!(spans.len(), 3, "{spans:?}");
+    let by_id = |id: &str| {
+        spans
             .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.clone())
+            .find(|s| s.get("gen_ai.tool.call.id") == Some(id))
+            .unwrap_or_else(|| panic!("no span for {id}: {spans:?}"))
+            .clone()
     };
-    assert_eq!(get("tool").as_deref(), Some("clock"));
-    assert_eq!(get("api").as_deref(), Some("now"));
-    assert_eq!(get("call_id").as_deref(), Some("call-1"));
-    assert_eq!(get("outcome").as_deref(), Some("success"));
-    assert!(get("duration_ms").is_some());
+    assert_eq!(by_id("c-store").get("outcome"), Some("success"));
+    let wipe = by_id("c-wipe");
+    assert_eq!(wipe.get("error.type"), Some("blocked_by_security_privacy"));
+    assert_eq!(wipe.get("otel.status_code"), Some("ERROR"));
+    assert_eq!(by_id("c-bad").get("error.type"), Some("invalid_arguments"));
+
+    let decisions = recorded.events("gate.decision");
+    assert_eq!(decisions.len(), 2, "{decisions:?}");
+    assert!(
+        decisions
+            .iter()
+            .all(|d| d.parent.as_deref() == Some("execute_tool"))
+    );
+    let ask = decisions
+        .iter()
+        .find(|d| d.get("action") == Some("ask"))
+        .unwrap();
+    assert_eq!(ask.get("rule"), Some("rules[0]"));
+    assert_eq!(ask.get("level"), Some("host_policy"));
+    assert_eq!(ask.get("confinement"), Some("none"));
+    let block = decisions
+        .iter()
+        .find(|d| d.get("action") == Some("block"))
+        .unwrap();
+    assert_eq!(block.get("rule"), Some("blacklist/wipe"));
+    let answers = recorded.events("gate.answer");
+    assert_eq!(answers.len(), 1, "{answers:?}");
+    assert_eq!(answers[0].get("answer"), Some("approved"));
+    assert_eq!(recorded.events("tool.run").len(), 1);
+
+    let counters: Vec<Seen> = recorded
+        .events
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|e| e.get("monotonic_counter.tool.gate.decisions").is_some())
+        .cloned()
+        .collect();
+    assert_eq!(counters.len(), 2, "{counters:?}");
+    assert!(
+        counters
+            .iter()
+            .any(|c| c.get("action") == Some("block") && c.get("rule") == Some("blacklist/wipe"))
+    );
+
+    let text = recorded.all_text();
+    assert!(
+        !text.contains(SECRET),
+        "an argument value was traced: {text}"
+    );
+    assert!(
+        !text.contains("storing needs a yes"),
+        "the gate's message was traced"
+    );
 }
