@@ -224,6 +224,21 @@ pub(crate) async fn authorize(
         .with_client_name(options.client_name.clone())
         .with_initial_scope_selection()
         .with_challenge(challenge);
+    // A step-up (SEP-2350): the new token is asked for what was granted
+    // before and what the challenge names, so the operations the old token
+    // allowed keep working with the new one.
+    let granted = options
+        .store
+        .load(server)
+        .await
+        .ok()
+        .flatten()
+        .map(|credentials| credentials.granted_scopes)
+        .unwrap_or_default();
+    let challenged = challenge_scopes(challenge);
+    if !granted.is_empty() && !challenged.is_empty() {
+        request = request.with_scopes(scope_union(granted, challenged));
+    }
     if let Some(url) = &options.client_metadata_url {
         request = request.with_client_metadata_url(url.clone());
     }
@@ -259,5 +274,89 @@ pub(crate) async fn authorize(
     match state {
         OAuthState::Authorized(manager) => Ok(manager),
         _ => Err("authorization did not complete".into()),
+    }
+}
+
+/// The scopes a `WWW-Authenticate` challenge names (its `scope` parameter,
+/// quoted or not; RFC 6750 §3), in order.
+fn challenge_scopes(challenge: &str) -> Vec<String> {
+    let mut rest = challenge;
+    while let Some(at) = find_param(rest, "scope") {
+        let value = &rest[at..];
+        let scopes = match value.strip_prefix('"') {
+            Some(quoted) => quoted.split('"').next().unwrap_or_default(),
+            None => value.split([',', ' ']).next().unwrap_or_default(),
+        };
+        if !scopes.trim().is_empty() {
+            return scopes.split_whitespace().map(str::to_owned).collect();
+        }
+        rest = value;
+    }
+    Vec::new()
+}
+
+/// Where the value of auth-param `name` starts in `header` (the name
+/// standing alone before `=`, outside quotes).
+fn find_param(header: &str, name: &str) -> Option<usize> {
+    let bytes = header.as_bytes();
+    let mut quoted = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => quoted = !quoted,
+            _ if !quoted
+                && (i == 0 || matches!(bytes[i - 1], b' ' | b',' | b'\t'))
+                && header[i..].len() > name.len()
+                && header.is_char_boundary(i + name.len())
+                && header[i..i + name.len()].eq_ignore_ascii_case(name) =>
+            {
+                let after = header[i + name.len()..].trim_start();
+                if let Some(value) = after.strip_prefix('=') {
+                    let value = value.trim_start();
+                    return Some(header.len() - value.len());
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// `first` then the scopes of `more` it lacks.
+fn scope_union(mut first: Vec<String>, more: Vec<String>) -> Vec<String> {
+    for scope in more {
+        if !first.contains(&scope) {
+            first.push(scope);
+        }
+    }
+    first
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_challenge_names_its_scopes_quoted_or_not() {
+        let header = r#"Bearer error="insufficient_scope", scope="mcp:write files:read", resource_metadata="https://x/.well-known/oauth-protected-resource""#;
+        assert_eq!(challenge_scopes(header), ["mcp:write", "files:read"]);
+        assert_eq!(challenge_scopes("Bearer scope=mcp:basic, error=x"), ["mcp:basic"]);
+        // Another parameter whose name ends in `scope`, or a `scope=` inside
+        // a quoted value, is not the scope.
+        assert!(challenge_scopes(r#"Bearer error_description="no scope=admin here""#).is_empty());
+        assert!(challenge_scopes(r#"Bearer myscope="a""#).is_empty());
+        assert!(challenge_scopes("Bearer").is_empty());
+        assert!(challenge_scopes("Bearer scope=").is_empty());
+        assert!(challenge_scopes("Bearer scope=\"").is_empty());
+    }
+
+    #[test]
+    fn a_step_up_keeps_the_scopes_granted_before() {
+        let union = scope_union(
+            vec!["mcp:basic".into(), "offline_access".into()],
+            vec!["mcp:write".into(), "mcp:basic".into()],
+        );
+        assert_eq!(union, ["mcp:basic", "offline_access", "mcp:write"]);
     }
 }
