@@ -172,6 +172,7 @@ mod mode;
 mod name_hash;
 mod path_view;
 mod policy;
+pub mod record;
 mod shell;
 
 pub use audit::{

@@ -146,6 +146,11 @@ impl Host {
         (self.registry, self.engine, self.ctx)
     }
 
+    /// The fingerprint of the policy engine (what decision records name).
+    pub fn policy_fingerprint(&self) -> String {
+        self.engine.fingerprint().to_owned()
+    }
+
     /// The offered tools of this host's context.
     pub fn offered(&self) -> tool_core::OfferedTools {
         self.registry.offer(&self.ctx)

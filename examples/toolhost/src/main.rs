@@ -16,6 +16,7 @@ mod host;
 mod mcp;
 mod openapi;
 mod pending;
+mod replay;
 mod sandbox;
 mod script_audit;
 mod session;
@@ -190,6 +191,8 @@ enum Command {
         /// with `toolhost resume FILE`.
         #[arg(long, value_name = "FILE", conflicts_with = "approve")]
         pending: Option<PathBuf>,
+        #[command(flatten)]
+        record: replay::RecordArgs,
     },
     /// Answer a pending turn and run it: `{"outputs", "interventions", "refused", "pending"}`.
     Resume {
@@ -213,6 +216,15 @@ enum Command {
         name: String,
         /// The raw arguments JSON (default `{}`).
         args: Option<String>,
+        #[command(flatten)]
+        record: replay::RecordArgs,
+    },
+    /// Re-decide recorded calls (`--record FILE --record-arguments`) under
+    /// this host's policy (`--policy NEW.json`) and print what would change:
+    /// `{"changes", "summary", "unchanged", "notReplayable", …}`.
+    Replay {
+        /// A JSON Lines file of decision records.
+        records: PathBuf,
     },
     /// MCP: serve this host's tools, or list what configured servers offer.
     Mcp {
@@ -453,6 +465,7 @@ async fn run(cli: Cli) -> Result<Value, Failure> {
             args,
             approve,
             pending,
+            record,
         } => {
             let mut host = Host::new(&cwd, &policy)?;
             mcp::attach(&mut host, &mcp_options).await?;
@@ -477,6 +490,9 @@ async fn run(cli: Cli) -> Result<Value, Failure> {
             let called = host
                 .call(&name, args.as_deref().unwrap_or(""), approve)
                 .await;
+            let fingerprint = host.policy_fingerprint();
+            let raw = args.as_deref().unwrap_or("");
+            replay::write(&record, &host, &name, raw, &called.decision, &fingerprint)?;
             let mut out = json!({
                 "decision": host::decision_json(&called.decision),
                 "output": called.output,
@@ -499,13 +515,23 @@ async fn run(cli: Cli) -> Result<Value, Failure> {
             pending::resume(host, &policy, &state, &cwd, &file, answer, always).await
         }
         Command::Pending { file } => pending::show(&policy, &state, &cwd, &file).await,
-        Command::Check { name, args } => {
+        Command::Check { name, args, record } => {
             let mut host = Host::new(&cwd, &policy)?;
             mcp::attach(&mut host, &mcp_options).await?;
             skills::attach(&mut host, &cli.skills)?;
             openapi::attach(&mut host, &openapi_options)?;
-            let decision = host.check(&name, args.as_deref().unwrap_or(""));
+            let raw = args.as_deref().unwrap_or("");
+            let decision = host.check(&name, raw);
+            let fingerprint = host.policy_fingerprint();
+            replay::write(&record, &host, &name, raw, &decision, &fingerprint)?;
             Ok(json!({ "decision": host::decision_json(&decision) }))
+        }
+        Command::Replay { records } => {
+            let mut host = Host::new(&cwd, &policy)?;
+            mcp::attach(&mut host, &mcp_options).await?;
+            skills::attach(&mut host, &cli.skills)?;
+            openapi::attach(&mut host, &openapi_options)?;
+            replay::replay(&host, &records)
         }
         Command::Mcp { command } => {
             let sources = mcp::Sources {

@@ -749,3 +749,168 @@ fn demo_approval_steps_explain_what_they_decided() {
     assert!(both_declined, "{results:?}");
     assert!(explanation.contains("declines both"), "{explanation}");
 }
+
+/// Decisions recorded with `check --record FILE --record-arguments` under
+/// one policy, replayed under another: each change is reported (action
+/// changes by their direction, same action by another rule as `rule`),
+/// digest-only, tampered and unreadable lines are named, not guessed at.
+#[test]
+fn replay_reports_what_a_new_policy_would_change_on_recorded_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path().join("ws");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let cwd = cwd.to_str().unwrap();
+    let old = dir.path().join("old.json");
+    std::fs::write(
+        &old,
+        r#"{"mode": "manual", "rules": {"local-system/runCommand": [
+            {"match": {"command": "git status:*"}, "policy": "never"},
+            {"match": {"command": "echo:*"}, "policy": "never"},
+            {"match": {"command": "git push:*"}, "policy": "deny"},
+            {"policy": "required"}]}}"#,
+    )
+    .unwrap();
+    let new = dir.path().join("new.json");
+    std::fs::write(
+        &new,
+        r#"{"mode": "manual", "rules": {"local-system/runCommand": [
+            {"match": {"command": "echo hi:*"}, "policy": "never"},
+            {"match": {"command": "ls:*"}, "policy": "never"},
+            {"policy": "required"}]}}"#,
+    )
+    .unwrap();
+    let records = dir.path().join("decisions.jsonl");
+    let records = records.to_str().unwrap();
+    let (old, new) = (old.to_str().unwrap(), new.to_str().unwrap());
+    let record = |command: &str, keep: bool| {
+        let args = serde_json::json!({ "command": command }).to_string();
+        let mut argv = vec![
+            "--cwd",
+            cwd,
+            "--policy",
+            old,
+            "check",
+            "local-system____runCommand",
+            args.as_str(),
+            "--record",
+            records,
+        ];
+        if keep {
+            argv.push("--record-arguments");
+        }
+        let out = toolhost(&argv);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        stdout_json(&out)["decision"]["action"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert_eq!(record("git status", true), "run");
+    assert_eq!(record("ls -la", true), "ask");
+    assert_eq!(record("git push origin main", true), "block");
+    assert_eq!(record("echo hi", true), "run");
+    assert_eq!(record("echo private-value", false), "run");
+
+    let text = std::fs::read_to_string(records).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 5);
+    // Digest only unless the host opts in: the value is not on record.
+    assert!(!lines[4].contains("private-value"), "{}", lines[4]);
+    let first: Value = serde_json::from_str(lines[0]).unwrap();
+    for key in [
+        "timeMs",
+        "tool",
+        "api",
+        "argumentsDigest",
+        "action",
+        "rule",
+        "policyFingerprint",
+    ] {
+        assert!(first.get(key).is_some(), "{key} missing from {first}");
+    }
+    assert_eq!(first["arguments"]["command"], "git status");
+    // A record whose kept arguments no longer match its digest, and a line
+    // that is not a record.
+    let mut tampered: Value = serde_json::from_str(lines[0]).unwrap();
+    tampered["arguments"]["command"] = Value::from("rm -rf ~");
+    let text = format!("{text}{tampered}\nnot a record\n");
+    std::fs::write(records, text).unwrap();
+
+    // Under the policy they were recorded with, nothing changes.
+    let same = toolhost(&["--cwd", cwd, "--policy", old, "replay", records]);
+    assert!(
+        same.status.success(),
+        "{}",
+        String::from_utf8_lossy(&same.stderr)
+    );
+    let same = stdout_json(&same);
+    assert_eq!(same["changes"], serde_json::json!([]), "{same}");
+    assert_eq!(same["unchanged"], 4);
+    assert_eq!(same["policy"]["recordedUnder"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        same["policy"]["recordedUnder"][0],
+        same["policy"]["fingerprint"]
+    );
+
+    let out = toolhost(&["--cwd", cwd, "--policy", new, "replay", records]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = stdout_json(&out);
+    assert_eq!(out["records"], 6, "{out}");
+    assert_eq!(out["replayed"], 4, "{out}");
+    assert_eq!(out["unchanged"], 0, "{out}");
+    assert_ne!(out["policy"]["fingerprint"], first["policyFingerprint"]);
+    let changes = out["changes"].as_array().unwrap();
+    let change_of = |line: u64| {
+        changes
+            .iter()
+            .find(|c| c["line"] == line)
+            .unwrap_or_else(|| panic!("no change for line {line}: {out}"))
+    };
+    assert_eq!(change_of(1)["change"], "run→ask");
+    assert_eq!(change_of(1)["before"]["action"], "run");
+    assert_eq!(change_of(1)["after"]["action"], "ask");
+    assert_eq!(change_of(2)["change"], "ask→run");
+    assert!(
+        change_of(2)["after"]["rule"]
+            .as_str()
+            .unwrap()
+            .contains("ls:*"),
+        "{out}"
+    );
+    assert_eq!(change_of(3)["change"], "block→ask");
+    let rule = change_of(4);
+    assert_eq!(rule["change"], "rule", "{out}");
+    assert_eq!(rule["before"]["action"], rule["after"]["action"]);
+    assert!(rule["before"]["rule"].as_str().unwrap().contains("echo:*"));
+    assert!(
+        rule["after"]["rule"]
+            .as_str()
+            .unwrap()
+            .contains("echo hi:*")
+    );
+    assert_eq!(
+        out["summary"],
+        serde_json::json!({"run→ask": 1, "ask→run": 1, "block→ask": 1, "rule": 1})
+    );
+    let not_replayable = out["notReplayable"].as_array().unwrap();
+    assert_eq!(not_replayable.len(), 2, "{out}");
+    assert_eq!(not_replayable[0]["line"], 5);
+    assert_eq!(not_replayable[0]["why"], "arguments_not_kept");
+    assert_eq!(not_replayable[1]["line"], 6);
+    assert_eq!(not_replayable[1]["why"], "digest_mismatch");
+    assert_eq!(out["unreadable"][0]["line"], 7, "{out}");
+
+    // A missing records file is a source error.
+    let missing = dir.path().join("missing.jsonl");
+    let gone = toolhost(&["--cwd", cwd, "replay", missing.to_str().unwrap()]);
+    assert_eq!(gone.status.code(), Some(1));
+    assert_eq!(stderr_json(&gone)["error"]["kind"], "source");
+}
