@@ -114,8 +114,8 @@ pub use response::{
 pub use runtime::{ComputerRuntime, failure};
 pub use sandbox::{
     AppliedSandbox, BlockedConnection, CredentialBinding, DEFAULT_SCAN_LIMIT, EgressOptions,
-    KernelSupport, Limits, ProtectedCreated, SandboxFallback, SandboxOptions, SandboxPolicy,
-    confinement_support, probe_kernel,
+    KernelSupport, LimitHit, Limits, ProtectedCreated, SandboxFallback, SandboxOptions,
+    SandboxPolicy, confinement_support, probe_kernel,
 };
 
 /// What a host uses, in one import: `use tool_runtime::prelude::*;` — the

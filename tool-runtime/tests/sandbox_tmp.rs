@@ -58,6 +58,7 @@ struct Dirs {
 
 fn dirs() -> Option<Dirs> {
     if !confinement_support(&SandboxOptions::default()).is_available() {
+        assert!(std::env::var("CI").is_err(), "under CI: no sandbox here");
         eprintln!("skipping: no sandbox here");
         return None;
     }
@@ -90,6 +91,10 @@ fn dirs() -> Option<Dirs> {
 fn namespaced(out: &ToolOutput) -> bool {
     let mechanism = state(out)["sandbox"]["mechanism"].as_str().unwrap_or("");
     if mechanism != "namespaces+landlock+seccomp" {
+        assert!(
+            std::env::var("CI").is_err(),
+            "under CI: namespaces unavailable here (mechanism {mechanism})"
+        );
         eprintln!("skipping: namespaces unavailable here (mechanism {mechanism})");
         return false;
     }
@@ -110,6 +115,10 @@ async fn a_cwd_and_inputs_under_the_hosts_tmp_are_readable_and_writes_stay_priva
         return;
     }
     if state(&out)["sandbox"]["hostTmpReadable"] != true {
+        assert!(
+            std::env::var("CI").is_err(),
+            "under CI: this kernel gives no overlay over /tmp"
+        );
         eprintln!("skipping: this kernel gives no overlay over /tmp");
         return;
     }
@@ -313,4 +322,99 @@ async fn a_command_staying_under_the_private_tmp_limit_runs_to_its_end() {
     assert!(out.content.contains("200000"), "{}", out.content);
     assert!(!out.content.contains("tmp size limit"), "{}", out.content);
     assert!(state(&out)["sandbox"].get("tmpLimitHit").is_none());
+}
+
+fn computer_with_limits(limits: tool_runtime::Limits) -> LocalComputer {
+    LocalComputer::new(LocalConfig {
+        shell: ShellConfig {
+            sandbox: SandboxPolicy::workspace_write(),
+            sandbox_options: SandboxOptions {
+                limits,
+                ..SandboxOptions::default()
+            },
+            ..ShellConfig::default()
+        },
+        ..LocalConfig::default()
+    })
+}
+
+#[tokio::test]
+async fn a_run_over_its_memory_limit_is_killed_and_named_and_one_under_it_ends_normally() {
+    let Some(d) = dirs() else {
+        assert!(std::env::var("CI").is_err(), "no sandbox under CI");
+        return;
+    };
+    let mut limits = tool_runtime::Limits::default();
+    limits.run_memory_bytes = Some(64 << 20);
+    let c = computer_with_limits(limits);
+    // The shell holds 200 MB of `a` in one variable: three times the limit.
+    let out = sh_in(
+        &c,
+        &d.ws,
+        &d.ws,
+        "x=$(head -c 200000000 /dev/zero | tr '\\0' a); echo survived ${#x}",
+    )
+    .await;
+    if state(&out)["sandbox"]["memoryLimit"] != "cgroup" {
+        assert!(
+            std::env::var("CI").is_err(),
+            "no memory cgroup under CI: {}",
+            out.content
+        );
+        eprintln!("skipping: this host cannot make a memory cgroup");
+        return;
+    }
+    assert_ne!(exit_code_or_signal(&out), 0, "{}", out.content);
+    let stdout = ok(&out)["stdout"].as_str().unwrap_or("").to_owned();
+    assert!(!stdout.contains("survived"), "{}", out.content);
+    assert!(out.content.contains("memory limit"), "{}", out.content);
+    assert_eq!(state(&out)["sandbox"]["limitHit"], "memory");
+    assert_eq!(state(&out)["sandbox"]["memoryLimitHit"], true);
+    assert_eq!(
+        state(&out)["sandbox"]["limits"]["run_memory_bytes"],
+        64 << 20
+    );
+    // The same computer, a command well under the limit.
+    let out = sh_in(
+        &c,
+        &d.ws,
+        &d.ws,
+        "x=$(head -c 1000000 /dev/zero | tr '\\0' a); echo fine ${#x}",
+    )
+    .await;
+    assert_eq!(exit_code(&out), 0, "{}", out.content);
+    assert!(out.content.contains("fine 1000000"), "{}", out.content);
+    assert!(state(&out)["sandbox"].get("limitHit").is_none());
+    assert!(!out.content.contains("memory limit"), "{}", out.content);
+}
+
+#[tokio::test]
+async fn a_run_over_its_cpu_time_is_stopped_and_named() {
+    let Some(d) = dirs() else {
+        assert!(std::env::var("CI").is_err(), "no sandbox under CI");
+        return;
+    };
+    let mut limits = tool_runtime::Limits::default();
+    limits.cpu_seconds = Some(1);
+    let c = computer_with_limits(limits);
+    let started = std::time::Instant::now();
+    let out = sh_in(&c, &d.ws, &d.ws, "while :; do :; done").await;
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(20),
+        "{}",
+        out.content
+    );
+    assert_ne!(exit_code_or_signal(&out), 0, "{}", out.content);
+    assert!(out.content.contains("cpu time limit"), "{}", out.content);
+    assert_eq!(state(&out)["sandbox"]["limitHit"], "cpu_time");
+    assert_eq!(state(&out)["sandbox"]["limits"]["cpu_seconds"], 1);
+}
+
+/// The exit code, or 128 + the signal that ended the command.
+fn exit_code_or_signal(out: &ToolOutput) -> i64 {
+    let s = ok(out);
+    s["exitCode"]
+        .as_i64()
+        .or_else(|| s["signal"].as_i64().map(|n| 128 + n))
+        .unwrap_or(-1)
 }

@@ -254,6 +254,7 @@ async fn the_wall(base: &Path) {
     let out = sh(&limited, &ws, "head -c 100000 /dev/zero > big.bin").await;
     assert_ne!(code(&out), 0, "{}", out.content);
     assert!(out.content.contains("file size limit"), "{}", out.content);
+    assert_eq!(state(&out)["sandbox"]["limitHit"], "file_size");
     assert!(std::fs::metadata(ws.join("big.bin")).unwrap().len() <= 4096);
     // The process limit: a pids cgroup where the host can make one (root
     // here), else RLIMIT_NPROC, which the kernel does not apply to uid 0 of
@@ -278,6 +279,7 @@ async fn the_wall(base: &Path) {
         out.content
     );
     assert!(out.content.contains("process limit"), "{}", out.content);
+    assert_eq!(state(&out)["sandbox"]["limitHit"], "processes");
     assert_eq!(state(&out)["sandbox"]["limits"]["processes"], 32);
     egress_by_name(&ws).await;
 }

@@ -29,11 +29,11 @@ pub(crate) struct Confinement {
     pub(crate) read_access: u64,
     /// The Landlock rights on device files, granted beneath `/dev/pts`.
     pub(crate) device_access: u64,
-    /// The `cgroup.procs` file of the command's pids cgroup, which its
-    /// first process writes itself into before anything else.
-    pub(crate) cgroup_procs: Option<CString>,
-    /// Resource limits set before `exec`: `(resource, soft = hard)`.
-    pub(crate) limits: Vec<(libc::__rlimit_resource_t, u64)>,
+    /// The files of the command's cgroups (`tasks` or `cgroup.procs`)
+    /// its first process writes itself into before anything else.
+    pub(crate) cgroup_joins: Vec<CString>,
+    /// Resource limits set before `exec`: `(resource, soft, hard)`.
+    pub(crate) limits: Vec<(libc::__rlimit_resource_t, u64, u64)>,
     /// Egress by name: the child makes a network namespace and hands its
     /// proxy listener out.
     pub(crate) egress: Option<EgressChild>,

@@ -95,7 +95,7 @@ pub(crate) fn build(
         read_access: read.bits(),
         device_access: device.bits(),
         limits: limits.rlimits(),
-        cgroup_procs: None,
+        cgroup_joins: Vec::new(),
         egress,
     })
 }

@@ -43,7 +43,7 @@
 //! | **network by name** (the confinement's [`tool_core::Egress`]: `allow`, `deny`, `methods`) | only through the runtime's egress proxy, in a network namespace of the command's own (loopback only); TCP/IP sockets only, no Unix-domain sockets, no DNS; names on the allow-list and not denied, never an IP address, never a private or loopback address after resolution (unless [`EgressOptions::allow_addresses`]); a method limit refuses other methods and HTTPS tunnels; each refusal in `networkBlocked` (host, port, reason) and one content line; how it works: [`EgressOptions`] | `confinement::egress::an_allowed_name_is_reached_through_the_proxy_and_the_rest_refused_and_reported`, `confinement::egress::loopback_behind_an_allowed_name_is_refused_without_the_explicit_setting`, `confinement::egress::a_method_limit_lets_get_through_and_refuses_post_and_tunnels`, as root and as an unprivileged host: `sandbox_user::as_root_the_environment_and_home_are_scrubbed_and_limits_hold`, `sandbox_user::as_an_unprivileged_user_the_same_wall_holds_and_no_temp_dir_is_left` |
 //! | **brokered secrets** ([`CredentialBinding`]) | the command sees a dummy of the same shape; the proxy puts the real value in the request target and headers of requests to the bound hosts only (HTTPS to them intercepted with a CA made for the command and trusted only through its environment; HTTPS elsewhere tunnelled untouched) | `confinement::egress::the_brokered_token_reaches_only_its_host_and_the_command_sees_a_dummy`, `confinement::egress::over_https_the_bound_host_gets_the_token_through_the_commands_own_ca` |
 //! | **keep running**: background children, `setsid`, `nohup`, double forks | end with the command (PID 1 of its namespace exits when the shell does; the kernel kills the rest) | `sandbox_protected::a_killed_command_is_swept_and_nothing_it_started_outlives_it`, `sandbox_user::as_root_the_environment_and_home_are_scrubbed_and_limits_hold` |
-//! | **limits** ([`Limits`]): processes, memory, CPU time, file size, open files | rlimits; a hit is named in the content (`file size limit`, `cpu time limit`, `process limit`) | `sandbox_user::as_root_the_environment_and_home_are_scrubbed_and_limits_hold` |
+//! | **limits** ([`Limits`]): processes, memory of the whole run, CPU time, file size, open files | cgroups of the command (processes, memory) where the host can make them, else rlimits; a hit is named in the content (`memory limit`, `cpu time limit`, `file size limit`, `process limit`) and typed in the state (`limitHit`: [`LimitHit`]) | `sandbox_user::as_root_the_environment_and_home_are_scrubbed_and_limits_hold`, `sandbox_tmp::a_run_over_its_memory_limit_is_killed_and_named_and_one_under_it_ends_normally`, `sandbox_tmp::a_run_over_its_cpu_time_is_stopped_and_named` |
 //! | **fill the private `/tmp`** ([`Limits::tmp_bytes`], default 1 GiB, shared by the computer's commands) | measured every 100 ms (less often for a large one) while a command runs and when it ends; past the limit the command is killed and named (`tmp size limit`, `tmpLimitHit`); a command under it runs to its end | `sandbox_tmp::a_command_filling_the_private_tmp_past_its_limit_is_killed_and_named`, `sandbox_tmp::a_command_staying_under_the_private_tmp_limit_runs_to_its_end` |
 //! | **temp dir** | nothing of a computer is left after it is dropped (as an unprivileged host too); what a host that died left is removed by the next | `sandbox_user::as_an_unprivileged_user_the_same_wall_holds_and_no_temp_dir_is_left`, `sandbox_user::a_private_temp_dir_left_by_a_host_that_died_is_removed_by_the_next_host` |
 //!
@@ -101,7 +101,10 @@
 //!   `RLIMIT_NPROC` (`"rlimit"`), which the kernel does not apply to uid 0
 //!   of the initial user namespace: a root host without cgroup access has
 //!   no process limit (the PID namespace still ends every process with the
-//!   command). Memory and CPU are per process (rlimits, not cgroups).
+//!   command). The memory of the whole run is likewise a memory cgroup
+//!   where the host can make one (`memoryLimit: "cgroup"`), else
+//!   unenforced (`"unenforced"`; the per-process `RLIMIT_AS`, when set,
+//!   still applies). CPU time is per process (`RLIMIT_CPU`).
 //! - **The private `/tmp`'s size** is measured, not enforced by a mount
 //!   (it is a host folder shared by the computer's commands): a command
 //!   can pass the limit by what it writes between two measures (100 ms;
@@ -207,8 +210,8 @@ mod syscalls;
 use std::path::Path;
 
 pub use policy::{
-    AppliedSandbox, DEFAULT_SCAN_LIMIT, KernelSupport, Limits, ProbeFailure, SandboxFallback,
-    SandboxOptions, SandboxPolicy,
+    AppliedSandbox, DEFAULT_SCAN_LIMIT, KernelSupport, LimitHit, Limits, ProbeFailure,
+    SandboxFallback, SandboxOptions, SandboxPolicy,
 };
 
 use crate::error::{Error, Result};
@@ -273,12 +276,12 @@ pub fn confinement_support(options: &SandboxOptions) -> tool_core::ConfinementSu
     }
 }
 
-/// What must live as long as a confined command runs (its pids cgroup,
-/// its egress proxy), dropped when it has ended.
+/// What must live as long as a confined command runs (its cgroups, its
+/// egress proxy), dropped when it has ended.
 #[derive(Debug, Default)]
 pub(crate) struct Held {
     #[cfg(target_os = "linux")]
-    _pids: Option<cgroup::PidsGroup>,
+    groups: cgroup::RunGroups,
     #[cfg(all(target_os = "linux", feature = "egress"))]
     _proxy: Option<egress::Proxy>,
     /// The egress proxy's refusals.
@@ -291,6 +294,15 @@ pub(crate) struct Held {
 }
 
 impl Held {
+    /// Whether the kernel killed a process of the command for going over
+    /// its memory limit (read once the command has ended).
+    pub(crate) fn memory_exceeded(&self) -> bool {
+        #[cfg(target_os = "linux")]
+        return self.groups.memory_exceeded();
+        #[cfg(not(target_os = "linux"))]
+        false
+    }
+
     /// The egress proxy's refusals, when the command has a proxy.
     pub(crate) fn egress_log(&self) -> Option<std::sync::Arc<egress::Log>> {
         self.egress_log.clone()
@@ -484,6 +496,9 @@ pub(crate) fn prepare(
         egress: policy.egress().cloned(),
         credentials_brokered: Vec::new(),
         tmp_limit_hit: false,
+        memory_limit: None,
+        memory_limit_hit: false,
+        limit_hit: None,
     };
     let unavailable = |applied: AppliedSandbox, reason: String| -> Result<Prepared> {
         match options.fallback {
@@ -568,12 +583,24 @@ pub(crate) fn prepare(
         };
         let mut confinement = linux::build(&plan, support, mounts, &options.limits, egress_child)?;
         applied.limits = Some(options.limits);
-        let pids = options.limits.processes.and_then(cgroup::make);
-        confinement.cgroup_procs = pids.as_ref().map(|g| g.procs.clone());
-        applied.process_limit = options
-            .limits
-            .processes
-            .map(|_| if pids.is_some() { "cgroup" } else { "rlimit" }.to_owned());
+        let groups = cgroup::make(options.limits.processes, options.limits.run_memory_bytes);
+        confinement.cgroup_joins = groups.joins();
+        applied.process_limit = options.limits.processes.map(|_| {
+            if groups.limits_processes() {
+                "cgroup"
+            } else {
+                "rlimit"
+            }
+            .to_owned()
+        });
+        applied.memory_limit = options.limits.run_memory_bytes.map(|_| {
+            if groups.limits_memory() {
+                "cgroup"
+            } else {
+                "unenforced"
+            }
+            .to_owned()
+        });
         applied.mechanism = if namespaces != Namespaces::Off {
             namespace::MECHANISM.to_owned()
         } else {
@@ -611,7 +638,7 @@ pub(crate) fn prepare(
                 options.scan_limit,
             )
         });
-        held._pids = pids;
+        held.groups = groups;
         Ok(Prepared {
             applied,
             watch,

@@ -144,13 +144,17 @@ pub struct SandboxOptions {
 
 /// Resource limits of a confined command, set as rlimits (soft and hard
 /// alike) in the command's process before `exec`, inherited by everything
-/// it starts. `None`: no limit. The state's `sandbox.limits` lists them.
+/// it starts, or as cgroups of the command where the table says so.
+/// `None`: no limit. The state's `sandbox.limits` lists them, and a limit
+/// hit is named in the content and, typed, in `sandbox.limitHit`
+/// ([`LimitHit`]).
 ///
 /// | limit | default | what happens when it is hit |
 /// |---|---|---|
 /// | `processes` (a pids cgroup of the command where the host can make one, which binds root hosts too; else `RLIMIT_NPROC`, which the kernel does not apply to uid 0) | 1 024 | `fork` fails (`Resource temporarily unavailable`): the output says `process limit` |
+/// | `run_memory_bytes` (a memory cgroup of the command: the memory of all its processes together, page cache included, no swap; where the host can make one, else unenforced: state `memoryLimit`) | 8 GiB | the kernel kills the command's largest process (`SIGKILL`): the output says `memory limit` |
 /// | `memory_bytes` (`RLIMIT_AS`, address space per process) | none (runtimes such as Node and Go reserve far more than they use) | allocations fail (`Cannot allocate memory`) |
-/// | `cpu_seconds` (`RLIMIT_CPU`, per process) | none | `SIGXCPU`: the output says `cpu time limit` |
+/// | `cpu_seconds` (`RLIMIT_CPU`, CPU time per process) | none | `SIGXCPU` (and `SIGKILL` a second later if a process ignores it): the output says `cpu time limit` |
 /// | `file_size_bytes` (`RLIMIT_FSIZE`, the largest file a process writes) | 4 GiB | `SIGXFSZ` (or `EFBIG` where it is ignored): the output says `file size limit` |
 /// | `open_files` (`RLIMIT_NOFILE`) | 4 096 | `open` fails (`Too many open files`) |
 /// | `tmp_bytes` (the space the computer's private `/tmp` takes on disk, shared by its commands; measured while a command runs and when it ends, see below) | 1 GiB | the command is killed: the output says `tmp size limit` (state `sandbox.tmpLimitHit: true`); what it wrote stays until removed, so a later command ends the same way unless it frees the space first (`rm` in it) |
@@ -167,6 +171,8 @@ pub struct SandboxOptions {
 pub struct Limits {
     /// Processes (and threads) at once.
     pub processes: Option<u64>,
+    /// Memory of the whole command (all its processes), in bytes.
+    pub run_memory_bytes: Option<u64>,
     /// Address space per process, in bytes.
     pub memory_bytes: Option<u64>,
     /// CPU time per process, in seconds.
@@ -183,6 +189,7 @@ impl Default for Limits {
     fn default() -> Self {
         Self {
             processes: Some(1024),
+            run_memory_bytes: Some(8 << 30),
             memory_bytes: None,
             cpu_seconds: None,
             file_size_bytes: Some(4 << 30),
@@ -197,6 +204,7 @@ impl Limits {
     pub fn none() -> Self {
         Self {
             processes: None,
+            run_memory_bytes: None,
             memory_bytes: None,
             cpu_seconds: None,
             file_size_bytes: None,
@@ -205,28 +213,70 @@ impl Limits {
         }
     }
 
-    /// The limits as `(rlimit resource, value)` pairs.
+    /// The limits as `(rlimit resource, soft, hard)`: soft and hard alike
+    /// but for CPU time, whose hard limit is a second later (at the hard
+    /// limit the kernel sends `SIGKILL`, at the soft one `SIGXCPU`, which
+    /// names the limit).
     #[cfg(target_os = "linux")]
-    pub(crate) fn rlimits(&self) -> Vec<(libc::__rlimit_resource_t, u64)> {
+    pub(crate) fn rlimits(&self) -> Vec<(libc::__rlimit_resource_t, u64, u64)> {
         [
-            (libc::RLIMIT_NPROC, self.processes),
-            (libc::RLIMIT_AS, self.memory_bytes),
-            (libc::RLIMIT_CPU, self.cpu_seconds),
-            (libc::RLIMIT_FSIZE, self.file_size_bytes),
-            (libc::RLIMIT_NOFILE, self.open_files),
+            (libc::RLIMIT_NPROC, self.processes, 0),
+            (libc::RLIMIT_AS, self.memory_bytes, 0),
+            (libc::RLIMIT_CPU, self.cpu_seconds, 1),
+            (libc::RLIMIT_FSIZE, self.file_size_bytes, 0),
+            (libc::RLIMIT_NOFILE, self.open_files, 0),
         ]
         .into_iter()
-        .filter_map(|(resource, value)| value.map(|v| (resource, v)))
+        .filter_map(|(resource, value, grace)| {
+            value.map(|v| (resource, v, v.saturating_add(grace)))
+        })
         .collect()
     }
 
     /// The name of the limit a command ended by `signal` hit, if any.
     pub fn hit_by_signal(signal: i32) -> Option<&'static str> {
+        LimitHit::by_signal(signal).map(LimitHit::name)
+    }
+}
+
+/// Which of its [`Limits`] a confined command hit: `sandbox.limitHit` in
+/// its state (snake_case), named in its content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum LimitHit {
+    /// [`Limits::processes`]: `fork` failed.
+    Processes,
+    /// [`Limits::run_memory_bytes`]: the kernel killed a process of the
+    /// command for it.
+    Memory,
+    /// [`Limits::cpu_seconds`]: `SIGXCPU`.
+    CpuTime,
+    /// [`Limits::file_size_bytes`]: `SIGXFSZ`.
+    FileSize,
+    /// [`Limits::tmp_bytes`]: the command was killed.
+    TmpSize,
+}
+
+impl LimitHit {
+    /// The limit's name in the content (`memory limit`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Processes => "process limit",
+            Self::Memory => "memory limit",
+            Self::CpuTime => "cpu time limit",
+            Self::FileSize => "file size limit",
+            Self::TmpSize => "tmp size limit",
+        }
+    }
+
+    /// The limit a command ended by `signal` hit, if any.
+    pub fn by_signal(signal: i32) -> Option<Self> {
         #[cfg(target_os = "linux")]
         {
             match signal {
-                libc::SIGXCPU => return Some("cpu time limit"),
-                libc::SIGXFSZ => return Some("file size limit"),
+                libc::SIGXCPU => return Some(Self::CpuTime),
+                libc::SIGXFSZ => return Some(Self::FileSize),
                 _ => {}
             }
         }
@@ -333,6 +383,11 @@ pub struct AppliedSandbox {
     /// only, which the kernel does not apply to root).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub process_limit: Option<String>,
+    /// How the memory limit of the whole command was enforced: `cgroup`
+    /// (a memory cgroup of the command) or `unenforced` (the host could
+    /// make none; the per-process limits still apply).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_limit: Option<String>,
     /// Egress by name: the names the command could reach through the
     /// runtime's proxy (its only network).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -346,6 +401,14 @@ pub struct AppliedSandbox {
     /// it still ran).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub tmp_limit_hit: bool,
+    /// Whether the kernel killed a process of the command for going over
+    /// [`Limits::run_memory_bytes`].
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub memory_limit_hit: bool,
+    /// The limit the command hit, once it has ended (see
+    /// [`AppliedSandbox::hit`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit_hit: Option<LimitHit>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -374,6 +437,9 @@ impl AppliedSandbox {
             egress: None,
             credentials_brokered: Vec::new(),
             tmp_limit_hit: false,
+            memory_limit: None,
+            memory_limit_hit: false,
+            limit_hit: None,
         }
     }
 
@@ -413,31 +479,45 @@ impl AppliedSandbox {
         ))
     }
 
-    /// The name of the [`Limits`] entry a confined command hit, when its
-    /// end says so: its private `/tmp` over its size, killed by (or,
-    /// through the shell, exited with 128 +) `SIGXFSZ` or `SIGXCPU`, or
-    /// `fork` failing for lack of processes.
+    /// The name of the [`Limits`] entry a confined command hit (see
+    /// [`AppliedSandbox::hit`]).
     pub fn limit_hit(
         &self,
         exit_code: Option<i32>,
         signal: Option<i32>,
         stderr: &str,
     ) -> Option<&'static str> {
+        self.hit(exit_code, signal, stderr).map(LimitHit::name)
+    }
+
+    /// The [`Limits`] entry a confined command hit, when its end says so:
+    /// its private `/tmp` over its size, a process killed by its memory
+    /// cgroup, killed by (or, through the shell, exited with 128 +)
+    /// `SIGXFSZ` or `SIGXCPU`, or `fork` failing for lack of processes.
+    pub fn hit(
+        &self,
+        exit_code: Option<i32>,
+        signal: Option<i32>,
+        stderr: &str,
+    ) -> Option<LimitHit> {
         let limits = self.limits.as_ref()?;
         if self.tmp_limit_hit {
-            return Some("tmp size limit");
+            return Some(LimitHit::TmpSize);
         }
-        if let Some(name) = signal
+        if self.memory_limit_hit {
+            return Some(LimitHit::Memory);
+        }
+        if let Some(hit) = signal
             .or_else(|| exit_code.filter(|c| *c > 128).map(|c| c - 128))
-            .and_then(Limits::hit_by_signal)
+            .and_then(LimitHit::by_signal)
         {
-            return Some(name);
+            return Some(hit);
         }
         (limits.processes.is_some()
             && (stderr.contains("Cannot fork")
                 || (stderr.contains("fork")
                     && stderr.contains("Resource temporarily unavailable"))))
-        .then_some("process limit")
+        .then_some(LimitHit::Processes)
     }
 
     /// A one-line hint when the command's output shows an operation the

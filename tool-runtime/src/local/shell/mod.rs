@@ -126,6 +126,8 @@ struct Shell {
     tmp_limit: Option<(PathBuf, u64)>,
     /// Whether the private temp dir went over its size limit.
     tmp_limit_hit: AtomicBool,
+    /// Whether the command's memory cgroup killed a process of it.
+    memory_limit_hit: AtomicBool,
 }
 
 impl Shell {
@@ -151,6 +153,14 @@ impl Shell {
                 .collect(),
         };
         let status = state.status;
+        let mut sandbox = AppliedSandbox {
+            tmp_limit_hit: self.tmp_limit_hit.load(Ordering::Relaxed),
+            memory_limit_hit: self.memory_limit_hit.load(Ordering::Relaxed),
+            ..self.sandbox.clone()
+        };
+        if let Some(status) = status {
+            sandbox.limit_hit = sandbox.hit(status.code(), status.signal(), &err.text);
+        }
         CommandOutput {
             shell_id: self.id.clone(),
             command: self.command.clone(),
@@ -172,10 +182,7 @@ impl Shell {
                 .min(u128::from(u64::MAX)) as u64,
             background: background && status.is_none(),
             filter: filter.map(|re| re.as_str().to_owned()),
-            sandbox: Some(AppliedSandbox {
-                tmp_limit_hit: self.tmp_limit_hit.load(Ordering::Relaxed),
-                ..self.sandbox.clone()
-            }),
+            sandbox: Some(sandbox),
             protected_created: state.protected_created.clone(),
             network_blocked: self
                 .egress_log
@@ -480,6 +487,7 @@ impl ShellManager {
             egress_log: held.egress_log(),
             tmp_limit,
             tmp_limit_hit: AtomicBool::new(false),
+            memory_limit_hit: AtomicBool::new(false),
         });
         let drain_tx = Arc::new(drain_tx);
         if let Some(out) = child.stdout.take() {
@@ -496,6 +504,9 @@ impl ShellManager {
             let status = child.wait().await;
             // What the command left in the private /tmp counts too.
             waiter_shell.check_tmp().await;
+            if held.memory_exceeded() {
+                waiter_shell.memory_limit_hit.store(true, Ordering::Relaxed);
+            }
             // The command has ended: its pids cgroup can go, off the async
             // threads and off the way to the caller (removal may wait for
             // the members to be reaped).

@@ -436,7 +436,7 @@ pub(crate) fn confine_child(cmd: &mut tokio::process::Command, confinement: Conf
         read_access,
         device_access,
         limits,
-        cgroup_procs,
+        cgroup_joins,
         egress,
     } = confinement;
 
@@ -452,10 +452,10 @@ pub(crate) fn confine_child(cmd: &mut tokio::process::Command, confinement: Conf
                 allow_beneath(ruleset.as_raw_fd(), c"/dev/pts", device_access)?;
             }
             drop_capabilities()?;
-            for (resource, value) in &limits {
+            for (resource, soft, hard) in &limits {
                 let limit = libc::rlimit {
-                    rlim_cur: *value,
-                    rlim_max: *value,
+                    rlim_cur: *soft,
+                    rlim_max: *hard,
                 };
                 // SAFETY: `limit` lives for the call.
                 if unsafe { libc::setrlimit(*resource, &limit) } != 0 {
@@ -496,9 +496,9 @@ pub(crate) fn confine_child(cmd: &mut tokio::process::Command, confinement: Conf
             }
             Ok(())
         };
-        // Into the pids cgroup first: everything started from here on counts.
-        if let Some(procs) = &cgroup_procs {
-            write_file(procs, b"0")?;
+        // Into the cgroups first: everything started from here on counts.
+        for join in &cgroup_joins {
+            write_file(join, b"0")?;
         }
         match &mounts {
             Some(m) => in_namespaces(
