@@ -10,6 +10,8 @@ mod security;
 mod setup;
 #[path = "http/styles.rs"]
 mod styles;
+#[path = "http/traces.rs"]
+mod traces;
 
 use std::time::Duration;
 

@@ -11,6 +11,7 @@ use tool_core::{
     ApiDefinition, RenderDisplayControl, Tool, ToolContext, ToolError, ToolManifest, ToolOutput,
     deserialize_args,
 };
+use tracing::field::Empty;
 
 use crate::catalog::{CatalogFormat, CatalogOptions, xml_escape};
 use crate::codes;
@@ -226,7 +227,22 @@ impl SkillsTool {
 
     /// Activates a skill as a model's call would (host-side use, e.g. a
     /// slash command). Lookup: exact, then ignoring case when unambiguous.
+    ///
+    /// Runs in a `load_skill` span (`gen_ai.skill.name`: the activated
+    /// skill's registered name; `error.type` on failure).
     pub fn activate(&self, name: &str) -> ToolOutput {
+        let span = tracing::info_span!(
+            "load_skill",
+            gen_ai.skill.name = Empty,
+            error.type = Empty,
+        );
+        let _entered = span.enter();
+        let output = self.activate_in(name);
+        traced(&span, &output, false);
+        output
+    }
+
+    fn activate_in(&self, name: &str) -> ToolOutput {
         let registry = self.read();
         let skill = match find_skill(&registry, name) {
             Ok(found) => found,
@@ -265,7 +281,25 @@ impl SkillsTool {
     }
 
     /// Reads one file of a skill as a model's call would.
+    ///
+    /// Runs in a `read_skill_resource` span (`gen_ai.skill.name`,
+    /// `gen_ai.skill.resource.name`: the file read, relative to the skill's
+    /// folder; `error.type` on failure). The requested path itself is not
+    /// recorded.
     pub fn read_reference(&self, skill_name: &str, path: &str) -> ToolOutput {
+        let span = tracing::info_span!(
+            "read_skill_resource",
+            gen_ai.skill.name = Empty,
+            gen_ai.skill.resource.name = Empty,
+            error.type = Empty,
+        );
+        let _entered = span.enter();
+        let output = self.read_reference_in(skill_name, path);
+        traced(&span, &output, true);
+        output
+    }
+
+    fn read_reference_in(&self, skill_name: &str, path: &str) -> ToolOutput {
         let registry = self.read();
         let (skill, _) = match find_skill(&registry, skill_name) {
             Ok(found) => found,
@@ -326,6 +360,27 @@ impl SkillsTool {
         state["binary"] = json!(false);
         let text = String::from_utf8(bytes).unwrap_or_default();
         ToolOutput::with_state(text, state)
+    }
+}
+
+/// Records on `span` what `output` says: on success the skill's registered
+/// name (and, for a resource, the file read, relative to its folder), on
+/// failure the error code only (what the model asked for is not recorded).
+fn traced(span: &tracing::Span, output: &ToolOutput, resource: bool) {
+    if span.is_disabled() {
+        return;
+    }
+    if let Some(code) = output.error_code() {
+        span.record("error.type", code.as_str());
+        return;
+    }
+    let state = output.state.as_ref();
+    if let Some(skill) = state.and_then(|s| s.get("skill")).and_then(Value::as_str) {
+        span.record("gen_ai.skill.name", skill);
+    }
+    let path = state.and_then(|s| s.get("path")).and_then(Value::as_str);
+    if let Some(path) = path.filter(|_| resource) {
+        span.record("gen_ai.skill.resource.name", path);
     }
 }
 

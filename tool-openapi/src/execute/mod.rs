@@ -17,6 +17,8 @@ use std::path::PathBuf;
 use http::{HeaderName, HeaderValue};
 use serde_json::{Value, json};
 use tool_core::{Confinement, ErrorCode, ToolContext, ToolError, ToolOutput};
+use tracing::Instrument;
+use tracing::field::Empty;
 
 use crate::codes;
 use crate::credentials::Credentials;
@@ -69,7 +71,52 @@ impl HttpSettings {
 /// Runs operation `index` of `document` with `args`; `arguments` is its
 /// arguments schema when its parameters hold none (see
 /// [`RequestParts::arguments`]).
+///
+/// The request runs in an `http_request` span (OpenTelemetry HTTP client
+/// conventions): `http.request.method`, `url.template` (the operation's
+/// path template, never the filled-in URL), `http.response.status_code`
+/// and `error.type`. Argument values, query strings, headers, bodies and
+/// credentials are never recorded.
 pub(crate) async fn run(
+    document: &ApiDocument,
+    index: usize,
+    arguments: Option<&Value>,
+    args: Value,
+    settings: &HttpSettings,
+    ctx: &ToolContext,
+) -> Result<ToolOutput, ToolError> {
+    let operation = &document.operations[index];
+    let method = operation.method.as_str().to_ascii_uppercase();
+    let span = tracing::info_span!(
+        "http_request",
+        otel.name = Empty,
+        otel.kind = "client",
+        otel.status_code = Empty,
+        http.request.method = method.as_str(),
+        url.template = operation.path.as_str(),
+        http.response.status_code = Empty,
+        error.type = Empty,
+    );
+    if !span.is_disabled() {
+        span.record("otel.name", format!("{method} {}", operation.path).as_str());
+    }
+    let result = send(document, index, arguments, args, settings, ctx)
+        .instrument(span.clone())
+        .await;
+    if !span.is_disabled() {
+        let code = match &result {
+            Ok(output) => output.error_code().map(|c| c.as_str().to_owned()),
+            Err(error) => Some(error.code.as_str().to_owned()),
+        };
+        if let Some(code) = code {
+            span.record("error.type", code.as_str());
+            span.record("otel.status_code", "ERROR");
+        }
+    }
+    result
+}
+
+async fn send(
     document: &ApiDocument,
     index: usize,
     arguments: Option<&Value>,
@@ -171,7 +218,7 @@ pub(crate) async fn run(
         }
         request = request.timeout(remaining);
     }
-    tracing::debug!(method = %planned.method, path = %planned.url.path(), "sending API request");
+    tracing::debug!("sending API request");
     let response = tokio::select! {
         biased;
         () = ctx.cancellation().cancelled() => {
@@ -195,7 +242,8 @@ pub(crate) async fn run(
         .get(http::header::CONTENT_DISPOSITION)
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
-    tracing::debug!(status = status.as_u16(), path = %planned.url.path(), "API response");
+    tracing::Span::current().record("http.response.status_code", status.as_u16());
+    tracing::debug!(status = status.as_u16(), "API response");
     let limit = settings.guard.policy().body_limit();
     let bytes = read_body(response, limit)
         .await

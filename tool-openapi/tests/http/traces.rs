@@ -1,0 +1,244 @@
+//! What a host's subscriber sees of one gated call and one HTTP API call:
+//! an in-memory `tracing` layer collects the spans and events of a batch
+//! decided by tool-approval's policy engine (the API call asks, a person
+//! approves) and checks the OpenTelemetry names and attributes
+//! (`execute_tool` with the GenAI attributes, `http_request` with the
+//! HTTP client attributes under it), and that no argument value and no
+//! credential appears anywhere.
+
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use serde_json::json;
+use tool_core::{
+    Answer, ApiDefinition, Ask, Asker, Invoker, NameRules, ToolBuilder, ToolCall, ToolContext,
+    ToolOutput, ToolRegistry,
+};
+use tool_openapi::{OpenApiTool, SsrfGuard, SsrfPolicy, parse_narrow};
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id, Record};
+use tracing_subscriber::Layer;
+use tracing_subscriber::layer::{Context, SubscriberExt};
+use tracing_subscriber::registry::LookupSpan;
+
+/// A span or an event as the subscriber saw it.
+#[derive(Debug, Clone, Default)]
+struct Seen {
+    name: String,
+    /// The enclosing span's name (a span's parent, an event's span).
+    parent: Option<String>,
+    fields: Vec<(String, String)>,
+}
+
+impl Seen {
+    fn get(&self, name: &str) -> Option<&str> {
+        self.fields
+            .iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+#[derive(Default, Clone)]
+struct Collected {
+    spans: Arc<Mutex<Vec<(u64, Seen)>>>,
+    events: Arc<Mutex<Vec<Seen>>>,
+}
+
+impl Collected {
+    fn spans(&self, name: &str) -> Vec<Seen> {
+        let spans = self.spans.lock().unwrap();
+        spans
+            .iter()
+            .filter(|(_, s)| s.name == name)
+            .map(|(_, s)| s.clone())
+            .collect()
+    }
+    fn events(&self, name: &str) -> Vec<Seen> {
+        let events = self.events.lock().unwrap();
+        events.iter().filter(|e| e.name == name).cloned().collect()
+    }
+    fn all_text(&self) -> String {
+        format!(
+            "{:?}{:?}",
+            self.spans.lock().unwrap(),
+            self.events.lock().unwrap()
+        )
+    }
+}
+
+struct Fields<'a>(&'a mut Vec<(String, String)>);
+
+impl Visit for Fields<'_> {
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        self.0.push((
+            field.name().to_owned(),
+            format!("{value:?}").trim_matches('"').to_owned(),
+        ));
+    }
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.0.push((field.name().to_owned(), value.to_owned()));
+    }
+}
+
+impl<S: tracing::Subscriber + for<'a> LookupSpan<'a>> Layer<S> for Collected {
+    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
+        let parent = ctx
+            .span(id)
+            .and_then(|span| span.parent())
+            .map(|parent| parent.name().to_owned());
+        let mut seen = Seen {
+            name: attrs.metadata().name().to_owned(),
+            parent,
+            ..Seen::default()
+        };
+        attrs.record(&mut Fields(&mut seen.fields));
+        self.spans.lock().unwrap().push((id.into_u64(), seen));
+    }
+    fn on_record(&self, id: &Id, values: &Record<'_>, _: Context<'_, S>) {
+        let mut spans = self.spans.lock().unwrap();
+        if let Some((_, seen)) = spans.iter_mut().rev().find(|(i, _)| *i == id.into_u64()) {
+            values.record(&mut Fields(&mut seen.fields));
+        }
+    }
+    fn on_event(&self, event: &tracing::Event<'_>, ctx: Context<'_, S>) {
+        let mut seen = Seen {
+            name: event.metadata().name().to_owned(),
+            parent: ctx.event_span(event).map(|s| s.name().to_owned()),
+            ..Seen::default()
+        };
+        event.record(&mut Fields(&mut seen.fields));
+        self.events.lock().unwrap().push(seen);
+    }
+}
+
+/// A person who says yes.
+struct Yes;
+
+#[async_trait]
+impl Asker for Yes {
+    async fn ask(&self, asks: &[Ask<'_>], _: &ToolContext) -> Vec<Answer> {
+        asks.iter().map(|_| Answer::approve()).collect()
+    }
+}
+
+const API_KEY: &str = "provider-secret-42";
+const NAME_VALUE: &str = "alice-private-name";
+const QUERY_VALUE: &str = "query-private-value";
+const NOTE_VALUE: &str = "note-private-value";
+
+#[tokio::test]
+async fn traces_of_a_gated_call_and_an_api_call_carry_the_conventions_and_no_values() {
+    let collected = Collected::default();
+    let subscriber = tracing_subscriber::registry().with(collected.clone());
+    let _guard = tracing::subscriber::set_default(subscriber);
+
+    let addr = crate::common::start().await;
+    let (doc, _) = parse_narrow(&crate::common::narrow_doc(addr)).unwrap();
+    let api = OpenApiTool::builder(doc, "test")
+        .guard(SsrfGuard::new(
+            SsrfPolicy::default().allow("127.0.0.1").unwrap(),
+        ))
+        .secret_header("X-Api-Key", API_KEY)
+        .unwrap()
+        .build()
+        .unwrap();
+    let mut registry = ToolRegistry::new().with_name_rules(NameRules::Foreign);
+    registry.register(api).unwrap();
+    registry
+        .register(
+            ToolBuilder::new("notes")
+                .api(
+                    ApiDefinition::new("add", "Adds a note.").with_parameters(json!({
+                        "type": "object",
+                        "properties": {"text": {"type": "string"}},
+                        "required": ["text"]
+                    })),
+                    |_, _| async { Ok(ToolOutput::text("added")) },
+                )
+                .build()
+                .unwrap(),
+        )
+        .unwrap();
+    let policy = tool_approval::PolicyFile::from_json(
+        r#"{"mode": "manual", "rules": {"test/echoGet": [{"policy": "required"}]}}"#,
+    )
+    .unwrap();
+    let invoker = Invoker::default()
+        .with_gate(Arc::new(policy.engine().unwrap()))
+        .with_asker(Arc::new(Yes));
+    let ctx = ToolContext::new();
+    let offered = registry.offer(&ctx);
+    let calls = [
+        ToolCall::new("notes____add", json!({"text": NOTE_VALUE}).to_string()).with_id("c-note"),
+        ToolCall::new(
+            "test____echoGet",
+            json!({"name": NAME_VALUE, "q": QUERY_VALUE}).to_string(),
+        )
+        .with_id("c-api"),
+    ];
+    let outputs = invoker.invoke_batch(&offered, &calls, &ctx).await;
+    assert_eq!(outputs[0].content, "added");
+    assert!(outputs[1].success, "{:?}", outputs[1]);
+
+    let tools = collected.spans("execute_tool");
+    assert_eq!(tools.len(), 2, "{tools:?}");
+    let tool = |id: &str| {
+        tools
+            .iter()
+            .find(|s| s.get("gen_ai.tool.call.id") == Some(id))
+            .unwrap_or_else(|| panic!("no execute_tool span for {id}: {tools:?}"))
+    };
+    let note = tool("c-note");
+    assert_eq!(note.get("otel.name"), Some("execute_tool notes____add"));
+    assert_eq!(note.get("gen_ai.operation.name"), Some("execute_tool"));
+    assert_eq!(note.get("gen_ai.tool.name"), Some("notes____add"));
+    assert_eq!(note.get("gen_ai.tool.type"), Some("function"));
+    assert_eq!(note.get("gen_ai.tool.description"), Some("Adds a note."));
+    let call = tool("c-api");
+    assert_eq!(call.get("otel.name"), Some("execute_tool test____echoGet"));
+    assert_eq!(call.get("gen_ai.tool.name"), Some("test____echoGet"));
+    assert_eq!(call.get("gen_ai.tool.type"), Some("extension"));
+    assert_eq!(call.get("gen_ai.tool.description"), Some("Echo."));
+    assert_eq!(call.get("outcome"), Some("success"));
+    assert_eq!(call.get("error.type"), None);
+
+    let decisions = collected.events("gate.decision");
+    assert_eq!(decisions.len(), 2, "{decisions:?}");
+    assert!(
+        decisions
+            .iter()
+            .all(|d| d.parent.as_deref() == Some("execute_tool"))
+    );
+    let asked = decisions
+        .iter()
+        .find(|d| d.get("action") == Some("ask"))
+        .unwrap_or_else(|| panic!("{decisions:?}"));
+    assert_eq!(asked.get("level"), Some("host_policy"));
+    assert!(
+        asked.get("rule").unwrap().contains("test/echoGet"),
+        "{asked:?}"
+    );
+    assert_eq!(asked.get("confinement"), Some("none"));
+    assert!(decisions.iter().any(|d| d.get("action") == Some("run")));
+    let answers = collected.events("gate.answer");
+    assert_eq!(answers.len(), 1, "{answers:?}");
+    assert_eq!(answers[0].get("answer"), Some("approved"));
+
+    let requests = collected.spans("http_request");
+    assert_eq!(requests.len(), 1, "{requests:?}");
+    let request = &requests[0];
+    assert_eq!(request.parent.as_deref(), Some("execute_tool"));
+    assert_eq!(request.get("otel.name"), Some("GET /echo/{name}"));
+    assert_eq!(request.get("otel.kind"), Some("client"));
+    assert_eq!(request.get("http.request.method"), Some("GET"));
+    assert_eq!(request.get("url.template"), Some("/echo/{name}"));
+    assert_eq!(request.get("http.response.status_code"), Some("200"));
+    assert_eq!(request.get("error.type"), None);
+
+    let text = collected.all_text();
+    for value in [API_KEY, NAME_VALUE, QUERY_VALUE, NOTE_VALUE] {
+        assert!(!text.contains(value), "{value} was traced: {text}");
+    }
+}
