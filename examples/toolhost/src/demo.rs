@@ -471,7 +471,7 @@ async fn computer_steps(walk: &mut Walk) -> Result<(), Failure> {
         (
             "editFile",
             r#"{"path": "notes/todo.md", "oldString": "write tests", "newString": "write more tests"}"#,
-            "A unique edit succeeds; the state carries a unified diff.",
+            "A unique edit succeeds; the content shows the change as a unified diff.",
         ),
         (
             "grepContent",

@@ -105,11 +105,21 @@ pub fn local_config(choice: &SandboxChoice) -> LocalConfig {
 /// one allowed and two refused by the kernel.
 pub async fn demo_step() -> (String, String, Value) {
     let title = "A second wall: the OS sandbox".to_owned();
-    let explanation = "Under workspace_write (the default for auto-run and headless hosts) a command that approval let through still cannot change git's config or hooks or write outside the workspace (git itself keeps working): the kernel refuses it (namespaces, Landlock and seccomp on Linux) and the content says so.".to_owned();
+    let mut explanation = "Under workspace_write (the default for auto-run and headless hosts) a command that approval let through still cannot change git's config or hooks or write outside the workspace (git itself keeps working): the kernel refuses it (namespaces, Landlock and seccomp on Linux) and the content says so.".to_owned();
     let result = match run_demo().await {
         Ok(value) => value,
         Err(message) => json!({ "error": message }),
     };
+    // Where the kernel cannot confine, the runtime refuses to run the
+    // commands at all: say that, not what a confining host would show.
+    let refused = result
+        .as_array()
+        .and_then(|r| r.iter().find_map(|e| e["errorCode"].as_str()));
+    if let Some(code) = refused {
+        explanation = format!(
+            "Under workspace_write (the default for auto-run and headless hosts) a command runs only inside the OS sandbox. This host cannot confine commands, so the runtime refused to run them unconfined (`{code}`): nothing ran."
+        );
+    }
     (title, explanation, result)
 }
 

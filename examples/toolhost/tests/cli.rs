@@ -914,3 +914,311 @@ fn replay_reports_what_a_new_policy_would_change_on_recorded_calls() {
     assert_eq!(gone.status.code(), Some(1));
     assert_eq!(stderr_json(&gone)["error"]["kind"], "source");
 }
+
+/// Every step of `toolhost demo` is checked against what it printed: each
+/// explanation's claim holds for its result on this machine (a step this
+/// test does not know fails it, so a new step comes with its check). The
+/// approval steps' fuller checks are in
+/// `demo_approval_steps_explain_what_they_decided`.
+#[test]
+fn demo_each_step_explanation_matches_its_result() {
+    let out = toolhost(&["demo"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let steps = stdout_json(&out)["demo"].as_array().unwrap().clone();
+    let code = |v: &Value| v["output"]["error"]["code"].as_str().map(str::to_owned);
+    let mut checked = Vec::new();
+    for step in &steps {
+        let title = step["step"].as_str().unwrap();
+        let why = step["explanation"].as_str().unwrap();
+        let r = &step["result"];
+        let context = format!("{title}: {why}\n{r}");
+        match title {
+            "Offer tools to a model" => {
+                assert!(why.contains("identifier____apiName"), "{context}");
+                let names = r.as_array().unwrap();
+                assert!(!names.is_empty(), "{context}");
+                assert!(
+                    names.iter().all(|n| n.as_str().unwrap().contains("____")),
+                    "{context}"
+                );
+            }
+            "Names that providers would reject" => {
+                let wire = r["wireName"].as_str().unwrap();
+                assert_eq!(r["roundTrips"], true, "{context}");
+                assert_ne!(r["wireName"], r["identifier"], "{context}");
+                assert!(wire.len() <= 64, "{context}");
+                assert!(
+                    wire.bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-'),
+                    "{context}"
+                );
+            }
+            "A successful call" => {
+                assert_eq!(r["output"]["success"], true, "{context}");
+                assert!(!r["output"]["content"].as_str().unwrap().is_empty());
+                assert!(
+                    r["output"]["state"].is_object(),
+                    "state for a UI: {context}"
+                );
+            }
+            "Arguments cut off by the model" => {
+                assert_eq!(code(r).as_deref(), Some("truncated_arguments"), "{context}");
+            }
+            "Arguments that break the schema" => {
+                assert_eq!(code(r).as_deref(), Some("invalid_arguments"), "{context}");
+                let violations = r["output"]["error"]["details"]["violations"]
+                    .as_array()
+                    .unwrap();
+                assert_eq!(violations.len(), 2, "every violation: {context}");
+                let content = r["output"]["content"].as_str().unwrap();
+                assert!(
+                    content.contains("at /expression") && content.contains("at /:"),
+                    "{context}"
+                );
+            }
+            "A tool error" => {
+                let c = code(r).unwrap();
+                assert!(
+                    !["execution_failed", "invalid_arguments", "executor_panic"]
+                        .contains(&c.as_str()),
+                    "its specific code: {context}"
+                );
+                assert!(!r["output"]["content"].as_str().unwrap().is_empty());
+            }
+            "A call past its time budget" => {
+                assert_eq!(code(r).as_deref(), Some("timeout"), "{context}");
+                let ms = r["output"]["error"]["details"]["timeoutMs"]
+                    .as_u64()
+                    .unwrap();
+                assert!((1_000..=800_000).contains(&ms), "{context}");
+            }
+            "A name nobody offered" => {
+                assert_eq!(code(r).as_deref(), Some("tool_not_found"), "{context}");
+            }
+            "Approval: run, ask or block, with reasons" => {
+                for entry in r["decisions"].as_array().unwrap() {
+                    let rule = entry["decision"]["reason"]["rule"].as_str().unwrap();
+                    assert!(entry["why"].as_str().unwrap().contains(rule), "{context}");
+                }
+            }
+            "Approval in the pipeline: decide, ask, run confined" => {
+                assert_eq!(r[0]["content"], "42", "{context}");
+                assert!(why.contains("The calculator runs"), "{context}");
+            }
+            "The local computer" => {
+                let r = r.as_array().unwrap();
+                assert!(why.contains("state omitted"), "{context}");
+                assert_eq!(r[0]["success"], true, "{context}");
+                assert!(r[0]["content"].as_str().unwrap().contains("notes/todo.md"));
+                assert_eq!(r[1]["errorCode"], "edit_ambiguous", "{context}");
+                assert!(
+                    r[1]["content"].as_str().unwrap().contains("lines 1, 3"),
+                    "{context}"
+                );
+                assert_eq!(r[2]["success"], true, "{context}");
+                let diff = r[2]["content"].as_str().unwrap();
+                assert!(
+                    diff.contains("--- a/") && diff.contains("+++ b/"),
+                    "{context}"
+                );
+                assert_eq!(r[3]["success"], true, "{context}");
+                assert!(
+                    r[3]["content"]
+                        .as_str()
+                        .unwrap()
+                        .starts_with("2 matching lines"),
+                    "{context}"
+                );
+                assert!(
+                    r[4]["content"]
+                        .as_str()
+                        .unwrap()
+                        .contains("exited with code 3"),
+                    "{context}"
+                );
+                for entry in r {
+                    let stated = entry["why"].as_str().unwrap();
+                    assert!(!stated.is_empty());
+                }
+            }
+            "A second wall: the OS sandbox" => {
+                let r = r.as_array().unwrap();
+                match r.iter().find_map(|e| e["errorCode"].as_str()) {
+                    Some(refused) => {
+                        assert!(
+                            why.contains("cannot confine") && why.contains(refused),
+                            "{context}"
+                        );
+                    }
+                    None => {
+                        assert!(why.contains("the kernel refuses it"), "{context}");
+                        let content = |i: usize| r[i]["content"].as_str().unwrap();
+                        assert!(content(0).contains("exited with code 0"), "{context}");
+                        for i in [1, 2] {
+                            assert!(content(i).contains("exited with code"), "{context}");
+                            assert!(
+                                !content(i).contains("exited with code 0"),
+                                "refused: {context}"
+                            );
+                        }
+                        assert!(
+                            r.iter()
+                                .all(|e| e["sandbox"]["policy"] == "workspace_write"),
+                            "{context}"
+                        );
+                    }
+                }
+            }
+            "Remote dispatch to a client executor" => {
+                assert_eq!(r["route"], "client", "{context}");
+                let calls = r["calls"].as_array().unwrap();
+                assert_eq!(calls[0]["output"]["success"], true, "{context}");
+                assert_eq!(calls[0]["output"]["content"], "Battery at 87%, charging.");
+                assert_eq!(
+                    code(&calls[1]).as_deref(),
+                    Some("client_executor_timeout"),
+                    "{context}"
+                );
+                let received = r["executorReceived"].as_array().unwrap();
+                assert!(
+                    received.iter().all(|m| m["type"] == "tool_execute"),
+                    "{context}"
+                );
+                let sent = received[1]["executionTimeoutMs"].as_u64().unwrap();
+                let budget = calls[1]["output"]["error"]["details"]["budgetMs"]
+                    .as_u64()
+                    .unwrap();
+                assert_eq!(budget + 500, sent, "budget − 500 ms: {context}");
+                assert_eq!(r["uncollectedResults"], 0, "exactly one result: {context}");
+            }
+            "Thousands of tools: search, load, call" => {
+                assert_eq!(
+                    r["turn1"]["offered"],
+                    serde_json::json!(["tool_search"]),
+                    "{context}"
+                );
+            }
+            "Skills: the catalog" => {
+                assert!(why.contains("600-character budget"), "{context}");
+                assert!(
+                    r["text"].as_str().unwrap().chars().count() <= 600,
+                    "{context}"
+                );
+                assert!(!r["shortened"].as_array().unwrap().is_empty(), "{context}");
+            }
+            "Skills: activateSkill" => {
+                let content = r["content"].as_str().unwrap();
+                assert!(content.starts_with("<skill_content name="), "{context}");
+                assert!(
+                    !content.contains("\ndescription:"),
+                    "no frontmatter: {context}"
+                );
+                assert!(
+                    content.contains("Skill folder:") && content.contains("<file>"),
+                    "{context}"
+                );
+            }
+            "Skills: readReference" => {
+                assert_eq!(r["state"]["requested"], "table", "{context}");
+                assert_eq!(r["state"]["path"], "references/table.md", "{context}");
+                assert_eq!(r["state"]["resolution"], "uniqueFileName", "{context}");
+            }
+            "Skills: no path escapes" => {
+                assert_eq!(r["success"], false, "{context}");
+                assert_eq!(r["error"]["code"], "path_not_allowed", "{context}");
+            }
+            "Skills: runScript" => {
+                assert_eq!(r["humanIntervention"], "required", "{context}");
+                let sandbox = r["sandbox"].as_str().unwrap_or("none");
+                assert!(why.contains(&format!("under {sandbox}")), "{context}");
+                let args = r["arguments"]["args"].as_array().unwrap();
+                let word = args[0].as_str().unwrap();
+                assert_eq!(args.len(), 1);
+                assert!(
+                    r["stdout"]
+                        .as_str()
+                        .unwrap()
+                        .contains(&format!("length: {}", word.len())),
+                    "one word: {context}"
+                );
+            }
+            "Compile a narrow API document" => {
+                let apis = r.as_array().unwrap();
+                assert!(
+                    why.contains("GET runs without asking (`never`)"),
+                    "{context}"
+                );
+                assert_eq!(apis[0]["name"], "getWeather");
+                assert_eq!(apis[0]["humanIntervention"], "never", "{context}");
+                assert_eq!(apis[1]["name"], "addNote");
+                assert_eq!(apis[1]["humanIntervention"], "required", "{context}");
+            }
+            "Call `weather____getWeather`" => {
+                let args: Value =
+                    serde_json::from_str(r["call"]["arguments"].as_str().unwrap()).unwrap();
+                assert!(args["city"].as_str().unwrap().contains('/'), "{context}");
+                assert_eq!(
+                    r["output"]["state"]["body"]["city"], args["city"],
+                    "one segment: {context}"
+                );
+                assert_eq!(
+                    r["output"]["state"]["body"]["units"], args["units"],
+                    "{context}"
+                );
+            }
+            "Call `weather____addNote`" => {
+                let args: Value =
+                    serde_json::from_str(r["call"]["arguments"].as_str().unwrap()).unwrap();
+                assert_eq!(
+                    r["output"]["state"]["body"]["saved"], args,
+                    "the JSON body: {context}"
+                );
+            }
+            "Call `weather_default_guard____getWeather`" => {
+                assert_eq!(code(r).as_deref(), Some("ssrf_blocked"), "{context}");
+                assert_eq!(r["output"]["error"]["details"]["address"], "127.0.0.1");
+            }
+            "MCP: toolhost talks to itself" => {
+                let calls = r["calls"].as_array().unwrap();
+                assert!(calls.iter().all(|c| c["success"] == true), "{context}");
+                let elicitations = r["elicitations"].as_array().unwrap();
+                assert_eq!(elicitations.len(), 1, "only runCommand asked: {context}");
+                assert!(
+                    elicitations[0].as_str().unwrap().contains("runCommand"),
+                    "{context}"
+                );
+                assert!(
+                    calls[4]["content"]
+                        .as_str()
+                        .unwrap()
+                        .contains("written over MCP")
+                );
+            }
+            "MCP: a third-party server" => {
+                if r.is_null() {
+                    assert!(why.starts_with("Not installed"), "{context}");
+                } else {
+                    let outs = r.as_array().unwrap();
+                    assert!(
+                        outs[0]["content"]
+                            .as_str()
+                            .unwrap()
+                            .contains("hello from toolhost")
+                    );
+                    assert!(
+                        outs[1]["content"].as_str().unwrap().contains("[image:"),
+                        "{context}"
+                    );
+                    assert_eq!(outs[1]["stateKept"], true, "{context}");
+                }
+            }
+            other => panic!("the demo step {other:?} has no check here: {context}"),
+        }
+        checked.push(title.to_owned());
+    }
+    assert!(checked.len() >= 24, "{checked:?}");
+}
