@@ -90,10 +90,18 @@ fn created(out: &ToolOutput) -> Vec<(String, String)> {
 async fn new_protected_entries_are_quarantined(namespaces: bool, with_git: bool) {
     let Some(s) = setup(with_git) else { return };
     let c = computer(&s, namespaces);
+    // With namespaces, missing protected folders are refused up front
+    // (`missing_protected_folders_are_refused_up_front_and_leave_nothing`):
+    // only the file-like names are left to the sweep.
+    let folders = if namespaces {
+        ""
+    } else {
+        "mkdir .vscode && echo x > .vscode/tasks.json && mkdir -p .github/workflows && touch .github/workflows/ci.yml && "
+    };
     let out = sh(
         &c,
         &s.ws,
-        "mkdir .vscode && echo x > .vscode/tasks.json && echo x > .envrc && mkdir -p .github/workflows && touch .github/workflows/ci.yml && mkdir -p app && echo y > app/.envrc && echo notes > NOTES.md && mkdir docs && echo d > docs/a.md",
+        &format!("{folders}echo x > .envrc && mkdir -p .github && mkdir -p app && echo y > app/.envrc && echo notes > NOTES.md && mkdir docs && echo d > docs/a.md"),
     )
     .await;
     let mechanism = state(&out)["sandbox"]["mechanism"]
@@ -113,7 +121,12 @@ async fn new_protected_entries_are_quarantined(namespaces: bool, with_git: bool)
     let q = s.quarantine.display().to_string();
     let mut got = created(&out);
     got.sort();
-    let expected: Vec<(String, String)> = [".envrc", ".github/workflows", ".vscode"]
+    let names: &[&str] = if namespaces {
+        &[".envrc"]
+    } else {
+        &[".envrc", ".github/workflows", ".vscode"]
+    };
+    let expected: Vec<(String, String)> = names
         .iter()
         .map(|rel| (format!("{ws}/{rel}"), format!("{q}/sh-1/{rel}")))
         .collect();
@@ -125,10 +138,16 @@ async fn new_protected_entries_are_quarantined(namespaces: bool, with_git: bool)
     assert!(s.ws.join("app/.envrc").exists());
     // Moved, not deleted.
     assert_eq!(
-        std::fs::read_to_string(s.quarantine.join("sh-1/.vscode/tasks.json")).unwrap(),
+        std::fs::read_to_string(s.quarantine.join("sh-1/.envrc")).unwrap(),
         "x\n"
     );
-    assert!(s.quarantine.join("sh-1/.github/workflows/ci.yml").is_file());
+    if !namespaces {
+        assert_eq!(
+            std::fs::read_to_string(s.quarantine.join("sh-1/.vscode/tasks.json")).unwrap(),
+            "x\n"
+        );
+        assert!(s.quarantine.join("sh-1/.github/workflows/ci.yml").is_file());
+    }
     // Ordinary new files and folders stay; so does what existed.
     assert_eq!(
         std::fs::read_to_string(s.ws.join("NOTES.md")).unwrap(),
@@ -138,8 +157,9 @@ async fn new_protected_entries_are_quarantined(namespaces: bool, with_git: bool)
         std::fs::read_to_string(s.ws.join("docs/a.md")).unwrap(),
         "d\n"
     );
+    // (With namespaces `.github` was a stand-in while the command ran.)
     assert!(
-        s.ws.join(".github").is_dir(),
+        namespaces || s.ws.join(".github").is_dir(),
         "the plain parent folder stays"
     );
     assert_eq!(s.ws.join(".git/config").exists(), with_git);
@@ -300,4 +320,105 @@ async fn a_protected_symlink_is_protected_at_its_target_and_a_dangling_one_refus
         "protected_symlink"
     );
     assert!(!s.ws.join("missing-decoy").exists());
+}
+
+/// Runs each attempt as its own command in `dir` (the workspace is `ws`):
+/// each must fail, and the sweep must find nothing to move.
+async fn refused(c: &LocalComputer, ws: &Path, dir: &Path, attempts: &[&str]) {
+    for attempt in attempts {
+        let mut params = RunCommandParams::new(*attempt);
+        params.cwd = Some(dir.display().to_string());
+        let out = c.run_command(params, &ctx(ws)).await;
+        assert_ne!(ok(&out)["exitCode"], 0, "{attempt}: {}", out.content);
+        assert_eq!(
+            state(&out)["protectedCreated"],
+            Value::Null,
+            "{attempt}: {}",
+            out.content
+        );
+    }
+}
+
+#[tokio::test]
+async fn missing_protected_folders_are_refused_up_front_and_leave_nothing() {
+    let Some(s) = setup(true) else { return };
+    let c = computer(&s, true);
+    write(&s.ws, ".github/CODEOWNERS", "* @team\n");
+    write(&s.ws, "app/src/main.rs", "");
+    let out = sh(&c, &s.ws, "true").await;
+    if state(&out)["sandbox"]["mechanism"] != "namespaces+landlock+seccomp" {
+        assert!(std::env::var("CI").is_err(), "under CI: {}", out.content);
+        eprintln!("skipping: namespaces unavailable here");
+        return;
+    }
+    // Bypass attempts, each a harmless write in the test's workspace.
+    refused(
+        &c,
+        &s.ws,
+        &s.ws,
+        &[
+            "echo '{}' > .vscode/tasks.json",
+            "mkdir -p .vscode/sub",
+            "rmdir .vscode && mkdir .vscode && echo x > .vscode/tasks.json",
+            "mv .vscode moved && mkdir .vscode && echo x > .vscode/tasks.json",
+            "ln -s decoy .vscode",
+            "mkdir -p .github/workflows && echo 'on: push' > .github/workflows/ci.yml",
+            "echo x > .github/actions",
+            "mkdir -p .claude/hooks",
+            "mkdir .husky && echo 'npm test' > .husky/pre-commit",
+            "cd .. && mkdir -p ws/.devcontainer && echo '{}' > ws/.devcontainer/devcontainer.json",
+        ],
+    )
+    .await;
+    // Working in a subfolder: the folders on the way there are covered too.
+    refused(
+        &c,
+        &s.ws,
+        &s.ws.join("app"),
+        &[
+            "mkdir .vscode",
+            "mkdir -p .github/workflows && echo x > .github/workflows/ci.yml",
+            "echo x > .github/actions/a.yml",
+        ],
+    )
+    .await;
+    // Nothing was made, and the stand-ins are gone once the commands ended.
+    for rel in [
+        ".vscode",
+        "moved",
+        ".github/workflows",
+        ".github/actions",
+        ".claude",
+        ".husky",
+        ".devcontainer",
+        "app/.vscode",
+        "app/.github",
+    ] {
+        assert!(
+            s.ws.join(rel).symlink_metadata().is_err(),
+            "{rel} is in the workspace"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(s.ws.join(".github/CODEOWNERS")).unwrap(),
+        "* @team\n"
+    );
+    // Ordinary work next to them goes on: a plain folder in .github, new
+    // files at the top.
+    let out = sh(
+        &c,
+        &s.ws,
+        "mkdir -p .github/ISSUE_TEMPLATE && echo b > .github/ISSUE_TEMPLATE/bug.md && echo n > NOTES.md && ls -a",
+    )
+    .await;
+    assert_eq!(ok(&out)["exitCode"], 0, "{}", out.content);
+    assert!(s.ws.join(".github/ISSUE_TEMPLATE/bug.md").is_file());
+    assert!(s.ws.join("NOTES.md").is_file());
+    // An existing folder is protected as it is (not a stand-in): kept.
+    write(&s.ws, ".vscode/settings.json", "{}\n");
+    refused(&c, &s.ws, &s.ws, &["echo x > .vscode/tasks.json"]).await;
+    assert_eq!(
+        std::fs::read_to_string(s.ws.join(".vscode/settings.json")).unwrap(),
+        "{}\n"
+    );
 }

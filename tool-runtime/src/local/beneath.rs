@@ -23,7 +23,7 @@ use nix::sys::stat::{Mode, fchmod, fstatat, mkdirat};
 
 /// Opens `dir` (canonical, beneath `root`) by walking from `root` without
 /// following any symlink, creating missing directories when `create`.
-fn open_dir(root: &Path, dir: &Path, create: bool) -> std::io::Result<OwnedFd> {
+pub(crate) fn open_dir(root: &Path, dir: &Path, create: bool) -> std::io::Result<OwnedFd> {
     let rel = dir
         .strip_prefix(root)
         .map_err(|_| std::io::Error::other("the directory is not beneath its root"))?;

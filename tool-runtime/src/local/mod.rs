@@ -1,7 +1,7 @@
 //! `LocalComputer`: the real filesystem and real processes of this machine.
 
 #[cfg(target_os = "linux")]
-mod beneath;
+pub(crate) mod beneath;
 mod confine;
 mod edit;
 mod fs;

@@ -28,7 +28,8 @@
 //! | **git's code parts**: `config`, `config.worktree`, `hooks`, `info`, `commondir`, `gitdir` of every git directory found (also in `modules/…`, `worktrees/…`, a worktree's resolved git dir); the git dir itself cannot be renamed | read-only | same tests, `sandbox::git_and_code_execution_files_stay_read_only` |
 //! | a **new repository** (`git init`, `cargo new`) | kept; its code parts read-only from the next command on | `sandbox_protected::a_new_repository_keeps_its_git_and_its_hooks_are_then_protected` |
 //! | **protected entries** ([`tool_core::PathClass`] protected classes) that exist at a root's top or in a directory on the way to the working directory (one listing each, never a walk of the workspace) | read-only mounts (neither written, renamed nor removed); a symlinked one read-only at its target; a dangling symlinked one refuses the run (`protected_symlink`) | `sandbox_protected::a_protected_symlink_is_protected_at_its_target_and_a_dangling_one_refused` |
-//! | protected names that do **not exist** there yet (`.envrc`, `.vscode/`, `.github/workflows`) | creatable, then moved into the quarantine folder when the command has ended (no process of it is left: PID namespace), listed in `protectedCreated` and in one content line | `sandbox_protected::protected_entries_a_command_creates_in_a_git_workspace_are_moved_to_quarantine` |
+//! | protected **folders** that do **not exist** there yet (`.vscode/`, `.github/workflows`, `.husky/`, `.devcontainer/`…: the table of the private `placeholder` module) | refused up front: an empty stand-in folder, bound read-only, holds the name (its first missing component) while the command runs, and is removed when it has ended; commands running at once share it | `sandbox_protected::missing_protected_folders_are_refused_up_front_and_leave_nothing` |
+//! | protected **files** that do not exist there yet (`.envrc`, `.mcp.json`, `conftest.py`…), and every missing name under the fallback | creatable, then moved into the quarantine folder when the command has ended (no process of it is left: PID namespace), listed in `protectedCreated` and in one content line | `sandbox_protected::protected_entries_a_command_creates_in_a_git_workspace_are_moved_to_quarantine`, `sandbox_protected::the_landlock_fallback_sweeps_too` |
 //! | **read**: the system (`/usr`, `/etc` but secrets), the workspace, the toolchain locations of the home (`~/.cargo/bin`, `~/.rustup`, `~/.pyenv`, `~/.nvm`, git's settings…: the table of the private `home` module) | yes | `sandbox_user::as_root_the_environment_and_home_are_scrubbed_and_limits_hold` |
 //! | **write** the toolchain caches (`~/.cargo/registry`, `~/.npm`, `~/.cache/pip`, `~/go/pkg/mod`…) | yes ([`SandboxOptions::toolchain_caches_writable`], default on) | same |
 //! | **read** the rest of the home (`~/.wakatime.cfg`, kubeconfigs, other projects) | no (contents; the names of a folder on the way to a hidden one can be listed) | same |
@@ -92,10 +93,15 @@
 //!   cost of a command does not grow with the workspace): a nested
 //!   `app/.env` is readable, a nested `app/.envrc` writable and not moved
 //!   by a command working at the root. File operations check every path.
-//! - **Missing protected names** are creatable during the run and moved
+//! - **Missing protected files** are creatable during the run and moved
 //!   out only after it (a name without an inode has nothing for a mount or
-//!   a Landlock rule to attach to); while the command runs, a program
-//!   watching the tree may see them.
+//!   a Landlock rule to attach to, and an empty stand-in file is not
+//!   harmless: an empty `rust-toolchain.toml` or `.mcp.json` breaks the
+//!   tools that read it); while the command runs, a program watching the
+//!   tree may see them. Missing protected folders have stand-ins instead,
+//!   which the host's workspace shows while the command runs (empty
+//!   folders: git does not list them); a stand-in for `.github` (no
+//!   `.github` yet) keeps the command from creating anything beneath it.
 //! - **The process limit** is a pids cgroup of the command where the host
 //!   can make one (state `processLimit: "cgroup"`); elsewhere it is
 //!   `RLIMIT_NPROC` (`"rlimit"`), which the kernel does not apply to uid 0
@@ -182,6 +188,8 @@ mod namespace;
 pub(crate) use classes::Classes;
 #[cfg(target_os = "linux")]
 mod linux;
+#[cfg(target_os = "linux")]
+mod placeholder;
 mod plan;
 mod policy;
 mod quarantine;
@@ -284,6 +292,9 @@ pub(crate) struct Held {
     groups: cgroup::RunGroups,
     #[cfg(all(target_os = "linux", feature = "egress"))]
     _proxy: Option<egress::Proxy>,
+    /// The empty read-only folders standing in for missing protected names.
+    #[cfg(target_os = "linux")]
+    placeholders: placeholder::Claimed,
     /// The egress proxy's refusals.
     egress_log: Option<std::sync::Arc<egress::Log>>,
     /// The variables the command gets for egress (the proxy, dummies).
@@ -294,6 +305,14 @@ pub(crate) struct Held {
 }
 
 impl Held {
+    /// Removes the stand-ins for missing protected folders (once no
+    /// other command uses them): quick, done before the command is
+    /// reported ended so that its caller finds the workspace as it was.
+    pub(crate) fn release_placeholders(&mut self) {
+        #[cfg(target_os = "linux")]
+        drop(std::mem::take(&mut self.placeholders));
+    }
+
     /// Whether the kernel killed a process of the command for going over
     /// its memory limit (read once the command has ended).
     pub(crate) fn memory_exceeded(&self) -> bool {
@@ -431,6 +450,33 @@ fn start_egress(
     ))
 }
 
+/// The placeholder folders of a `workspace_write` command: in the places
+/// examined of the workspace and the host's writable roots (not the
+/// shared or the computer's private temp dir: not workspaces).
+#[cfg(target_os = "linux")]
+fn claim_placeholders(
+    workspace: &Path,
+    writable_roots: &[std::path::PathBuf],
+    cwd: &Path,
+    private_tmp: Option<&Path>,
+    options: &SandboxOptions,
+    home: Option<&Path>,
+) -> Result<placeholder::Claimed> {
+    let temps: Vec<std::path::PathBuf> = [Some(std::env::temp_dir().as_path()), private_tmp]
+        .into_iter()
+        .flatten()
+        .filter_map(|p| std::fs::canonicalize(p).ok())
+        .collect();
+    let roots: Vec<std::path::PathBuf> = std::iter::once(workspace)
+        .chain(writable_roots.iter().map(std::path::PathBuf::as_path))
+        .filter_map(|r| std::fs::canonicalize(r).ok())
+        .filter(|r| !temps.contains(r))
+        .collect();
+    let cwd = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+    let classes = Classes::new(options, home)?;
+    Ok(placeholder::claim(&roots, &cwd, &classes))
+}
+
 /// Builds the sandbox of one command whose workspace is `workspace`.
 pub(crate) fn prepare(
     policy: &SandboxPolicy,
@@ -459,7 +505,24 @@ pub(crate) fn prepare(
         let _ = (private_tmp, cwd);
         Namespaces::Off
     };
-    let Some(plan) = plan::plan(
+    // Missing protected folders get a read-only stand-in for the command's
+    // run (namespaces only: the mounts are what makes them read-only).
+    #[cfg(target_os = "linux")]
+    let placeholders = match policy {
+        SandboxPolicy::WorkspaceWrite { writable_roots, .. } if namespaces != Namespaces::Off => {
+            claim_placeholders(
+                workspace,
+                writable_roots,
+                cwd,
+                private_tmp,
+                options,
+                home.as_deref(),
+            )?
+        }
+        _ => placeholder::Claimed::default(),
+    };
+    #[cfg_attr(not(target_os = "linux"), allow(unused_mut))]
+    let Some(mut plan) = plan::plan(
         policy,
         options,
         workspace,
@@ -477,6 +540,12 @@ pub(crate) fn prepare(
             confinement: None,
         });
     };
+    #[cfg(target_os = "linux")]
+    for path in placeholders.paths() {
+        if !plan.read_only.contains(path) {
+            plan.read_only.push(path.clone());
+        }
+    }
     let mut applied = AppliedSandbox {
         policy: policy.name().to_owned(),
         mechanism: String::new(),
@@ -639,6 +708,7 @@ pub(crate) fn prepare(
             )
         });
         held.groups = groups;
+        held.placeholders = placeholders;
         Ok(Prepared {
             applied,
             watch,

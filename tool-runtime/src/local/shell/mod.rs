@@ -507,6 +507,8 @@ impl ShellManager {
             if held.memory_exceeded() {
                 waiter_shell.memory_limit_hit.store(true, Ordering::Relaxed);
             }
+            let mut held = held;
+            held.release_placeholders();
             // The command has ended: its pids cgroup can go, off the async
             // threads and off the way to the caller (removal may wait for
             // the members to be reaped).
