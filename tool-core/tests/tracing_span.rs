@@ -324,3 +324,44 @@ async fn a_gated_batch_puts_decision_answer_and_run_on_each_calls_span() {
         "the gate's message was traced"
     );
 }
+
+#[tokio::test]
+async fn a_redacted_output_is_an_event_naming_the_rule_never_the_secret() {
+    let (recorded, _guard) = recording();
+    let secret = "correct-horse-battery-staple";
+    let redactor = tool_core::taint::Redactor::builtin()
+        .unwrap()
+        .with_host_secret("vault", secret)
+        .unwrap();
+    let session = Arc::new(tool_core::taint::Session::new().with_redactor(redactor));
+    let mut registry = ToolRegistry::new();
+    registry
+        .register(
+            ToolBuilder::new("leaky")
+                .api(
+                    ApiDefinition::new("read", "Reads."),
+                    move |_, _| async move { Ok(ToolOutput::text(format!("the key is {secret}"))) },
+                )
+                .build()
+                .unwrap(),
+        )
+        .unwrap();
+    let out = Invoker::default()
+        .with_session(session)
+        .invoke_in(
+            &registry,
+            &ToolCall::new("leaky____read", "{}"),
+            &ToolContext::new(),
+        )
+        .await;
+    assert!(!out.content.contains(secret), "{}", out.content);
+    let redacted = recorded.events("tool.redacted");
+    assert_eq!(redacted.len(), 1, "{redacted:?}");
+    assert_eq!(redacted[0].parent.as_deref(), Some("execute_tool"));
+    assert!(
+        redacted[0].get("rules").unwrap().contains("vault"),
+        "{redacted:?}"
+    );
+    assert_eq!(redacted[0].get("count"), Some("1"));
+    assert!(!recorded.all_text().contains(secret));
+}

@@ -1,7 +1,7 @@
 //! What a host's subscriber sees of one gated call and one HTTP API call:
 //! an in-memory `tracing` layer collects the spans and events of a batch
 //! decided by tool-approval's policy engine (the API call asks, a person
-//! approves) and checks the OpenTelemetry names and attributes
+//! approves; a second API call is refused by the SSRF guard) and checks the OpenTelemetry names and attributes
 //! (`execute_tool` with the GenAI attributes, `http_request` with the
 //! HTTP client attributes under it), and that no argument value and no
 //! credential appears anywhere.
@@ -144,8 +144,12 @@ async fn traces_of_a_gated_call_and_an_api_call_carry_the_conventions_and_no_val
         .unwrap()
         .build()
         .unwrap();
+    // The same API behind the default guard: loopback is refused.
+    let (doc, _) = parse_narrow(&crate::common::narrow_doc(addr)).unwrap();
+    let guarded = OpenApiTool::builder(doc, "guarded").build().unwrap();
     let mut registry = ToolRegistry::new().with_name_rules(NameRules::Foreign);
     registry.register(api).unwrap();
+    registry.register(guarded).unwrap();
     registry
         .register(
             ToolBuilder::new("notes")
@@ -177,13 +181,19 @@ async fn traces_of_a_gated_call_and_an_api_call_carry_the_conventions_and_no_val
             json!({"name": NAME_VALUE, "q": QUERY_VALUE}).to_string(),
         )
         .with_id("c-api"),
+        ToolCall::new(
+            "guarded____echoGet",
+            json!({"name": NAME_VALUE, "q": QUERY_VALUE}).to_string(),
+        )
+        .with_id("c-ssrf"),
     ];
     let outputs = invoker.invoke_batch(&offered, &calls, &ctx).await;
     assert_eq!(outputs[0].content, "added");
     assert!(outputs[1].success, "{:?}", outputs[1]);
+    assert_eq!(outputs[2].error_code().unwrap().as_str(), "ssrf_blocked");
 
     let tools = collected.spans("execute_tool");
-    assert_eq!(tools.len(), 2, "{tools:?}");
+    assert_eq!(tools.len(), 3, "{tools:?}");
     let tool = |id: &str| {
         tools
             .iter()
@@ -204,8 +214,16 @@ async fn traces_of_a_gated_call_and_an_api_call_carry_the_conventions_and_no_val
     assert_eq!(call.get("outcome"), Some("success"));
     assert_eq!(call.get("error.type"), None);
 
+    let refused = tool("c-ssrf");
+    assert_eq!(refused.get("error.type"), Some("ssrf_blocked"));
+    assert_eq!(refused.get("otel.status_code"), Some("ERROR"));
+    let walls = collected.events("tool.refused");
+    assert_eq!(walls.len(), 1, "{walls:?}");
+    assert_eq!(walls[0].get("wall"), Some("ssrf"));
+    assert_eq!(walls[0].get("error.type"), Some("ssrf_blocked"));
+
     let decisions = collected.events("gate.decision");
-    assert_eq!(decisions.len(), 2, "{decisions:?}");
+    assert_eq!(decisions.len(), 3, "{decisions:?}");
     assert!(
         decisions
             .iter()
@@ -227,8 +245,21 @@ async fn traces_of_a_gated_call_and_an_api_call_carry_the_conventions_and_no_val
     assert_eq!(answers[0].get("answer"), Some("approved"));
 
     let requests = collected.spans("http_request");
-    assert_eq!(requests.len(), 1, "{requests:?}");
-    let request = &requests[0];
+    assert_eq!(requests.len(), 2, "{requests:?}");
+    let blocked = requests
+        .iter()
+        .find(|r| r.get("error.type").is_some())
+        .unwrap_or_else(|| panic!("{requests:?}"));
+    assert_eq!(blocked.get("error.type"), Some("ssrf_blocked"));
+    assert_eq!(
+        blocked.get("http.response.status_code"),
+        None,
+        "nothing was sent"
+    );
+    let request = requests
+        .iter()
+        .find(|r| r.get("error.type").is_none())
+        .unwrap_or_else(|| panic!("{requests:?}"));
     assert_eq!(request.parent.as_deref(), Some("execute_tool"));
     assert_eq!(request.get("otel.name"), Some("GET /echo/{name}"));
     assert_eq!(request.get("otel.kind"), Some("client"));
