@@ -949,3 +949,137 @@ async fn a_store_that_reorders_keys_does_not_break_the_macs() {
         "the tool's second question waits"
     );
 }
+
+/// Two stored turns of two deletes each (same key, same scope).
+async fn two_turns_of_two_items() -> (Value, Value) {
+    let h = host();
+    let mut turns = Vec::new();
+    for dir in ["a", "b"] {
+        let calls = [
+            ToolCall::new("disk____delete", format!(r#"{{"path": "/tmp/{dir}1"}}"#)).with_id("d1"),
+            ToolCall::new("disk____delete", format!(r#"{{"path": "/tmp/{dir}2"}}"#)).with_id("d2"),
+        ];
+        let turn = h
+            .invoker
+            .invoke_turn(&h.durable, &h.offered, &calls, &h.ctx)
+            .await;
+        turns.push(serde_json::to_value(turn.pending.expect("both wait")).unwrap());
+    }
+    let b = turns.pop().unwrap();
+    (turns.pop().unwrap(), b)
+}
+
+#[tokio::test]
+async fn a_turn_with_items_swapped_dropped_or_spliced_from_another_is_refused_whole() {
+    let (a, b) = two_turns_of_two_items().await;
+    let h = host();
+    assert_eq!(a["items"].as_array().unwrap().len(), 2);
+    // Untouched, both verify: the edits below are what is refused.
+    for turn in [&a, &b] {
+        Pending::from_value(turn.clone())
+            .unwrap()
+            .verify(h.durable.keys())
+            .unwrap();
+    }
+
+    let mut edits: Vec<(&str, Value)> = Vec::new();
+    // The two items trade places (each keeps its index and call).
+    let mut swapped = a.clone();
+    swapped["items"].as_array_mut().unwrap().swap(0, 1);
+    edits.push(("items swapped", swapped));
+    // The two calls and items trade positions consistently.
+    let mut reordered = a.clone();
+    reordered["calls"].as_array_mut().unwrap().swap(0, 1);
+    let items = reordered["items"].as_array_mut().unwrap();
+    items.swap(0, 1);
+    items[0]["index"] = json!(0);
+    items[1]["index"] = json!(1);
+    edits.push(("batch reordered", reordered));
+    // The second item dropped (its call left pending for ever).
+    let mut truncated = a.clone();
+    truncated["items"].as_array_mut().unwrap().pop();
+    edits.push(("an item dropped", truncated));
+    // The last call, its output slot and its item dropped.
+    let mut shortened = a.clone();
+    shortened["items"].as_array_mut().unwrap().pop();
+    shortened["calls"].as_array_mut().unwrap().pop();
+    shortened["outputs"].as_array_mut().unwrap().pop();
+    edits.push(("the batch truncated", shortened));
+    // Turn b's first item and call (signed with the same key) in turn a.
+    let mut spliced = a.clone();
+    spliced["items"][0] = b["items"][0].clone();
+    spliced["calls"][0] = b["calls"][0].clone();
+    edits.push(("an item spliced from another turn", spliced));
+    // Turn a's header and MAC over turn b's body.
+    let mut header = b.clone();
+    for field in ["id", "createdAtMs", "expiresAtMs", "mac"] {
+        header[field] = a[field].clone();
+    }
+    edits.push(("another turn's header and MAC", header));
+    // Turn b's item ids in turn a.
+    let mut ids = a.clone();
+    for i in 0..2 {
+        ids["items"][i]["mac"] = b["items"][i]["mac"].clone();
+    }
+    edits.push(("another turn's item ids", ids));
+
+    for (what, value) in edits {
+        assert_ne!(value, a, "{what}");
+        let pending = Pending::from_value(value).unwrap();
+        let err = pending.verify(h.durable.keys()).unwrap_err();
+        assert!(
+            matches!(&err, Error::PendingRefused { pointer, .. } if pointer == "/mac"),
+            "{what}: {err}"
+        );
+        // Nothing can be answered or resumed from it either.
+        assert!(
+            pending
+                .answer("d1", Reply::approve(), h.durable.keys())
+                .is_err(),
+            "{what}"
+        );
+        let resumed = h
+            .invoker
+            .resume(&h.durable, &h.offered, pending, &[], &h.ctx)
+            .await;
+        assert!(resumed.is_err(), "{what}");
+    }
+    assert_eq!(h.runs.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test]
+async fn an_item_whose_call_differs_from_the_batchs_call_is_refused_by_name() {
+    let (a, _) = two_turns_of_two_items().await;
+    let h = host();
+    let good = Pending::from_value(a).unwrap();
+    let answer = good
+        .answer("d2", Reply::approve(), h.durable.keys())
+        .unwrap();
+    // Built in memory (not read from JSON): only the item's copy of the
+    // call is changed, the batch's call (which the MAC covers) is not.
+    let mut altered = good.clone();
+    altered.items[1].call.arguments = r#"{"path": "/etc"}"#.to_owned();
+    let err = altered.verify(h.durable.keys()).unwrap_err();
+    assert!(err.to_string().contains("/items/1/call"), "{err}");
+    let err = h
+        .invoker
+        .resume(
+            &h.durable,
+            &h.offered,
+            altered,
+            std::slice::from_ref(&answer),
+            &h.ctx,
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::PendingRefused { .. }), "{err}");
+    assert_eq!(h.runs.load(Ordering::SeqCst), 0);
+    // The untouched turn still runs the approved call, once.
+    let resumed = h
+        .invoker
+        .resume(&h.durable, &h.offered, good, &[answer], &h.ctx)
+        .await
+        .unwrap();
+    assert!(resumed.outputs[1].as_ref().unwrap().is_success());
+    assert_eq!(h.runs.load(Ordering::SeqCst), 1);
+}

@@ -6,9 +6,15 @@
 //! (length first) and numbers as fixed-width bytes, so MACs cost what the
 //! hash costs. Each value starts with a tag byte; sequences, maps and
 //! structs end with an end tag, and strings carry their length, so two
-//! different values never encode to the same bytes. Field and variant
-//! names are part of it, so renaming one changes every MAC (the turn's
-//! version says which form a stored turn was made with).
+//! different values of one type never encode to the same bytes.
+//!
+//! A struct's fields are encoded by position, without their names: what
+//! a MAC covers is always one fixed type under its own domain string, so
+//! the names would only add bytes to hash. A field serde skips still
+//! leaves a tag of its own, so "absent" and "present" differ. Variant
+//! names and map keys are encoded (they tell values of one type apart).
+//! Reordering, adding or removing a field of a signed type changes its
+//! MACs: the domain strings carry a version for that.
 
 use serde::ser::{self, Serialize};
 
@@ -306,15 +312,14 @@ impl<S: Sink> ser::SerializeMap for Encoder<'_, S> {
 impl<S: Sink> ser::SerializeStruct for Encoder<'_, S> {
     type Ok = ();
     type Error = Unencodable;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Done {
-        self.name(key);
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, _: &'static str, value: &T) -> Done {
         value.serialize(self.nested())
     }
-    fn skip_field(&mut self, key: &'static str) -> Done {
+    fn skip_field(&mut self, _: &'static str) -> Done {
         // A skipped field still leaves a mark, so a present-but-default
-        // field and an absent one differ where serde can tell them apart.
+        // field and an absent one differ where serde can tell them apart,
+        // and the fields after it keep their positions.
         self.sink.byte(tag::SKIPPED);
-        self.name(key);
         Ok(())
     }
     fn end(self) -> Done {
@@ -326,9 +331,12 @@ impl<S: Sink> ser::SerializeStruct for Encoder<'_, S> {
 impl<S: Sink> ser::SerializeStructVariant for Encoder<'_, S> {
     type Ok = ();
     type Error = Unencodable;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Done {
-        self.name(key);
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, _: &'static str, value: &T) -> Done {
         value.serialize(self.nested())
+    }
+    fn skip_field(&mut self, _: &'static str) -> Done {
+        self.sink.byte(tag::SKIPPED);
+        Ok(())
     }
     fn end(self) -> Done {
         self.sink.byte(tag::END);
@@ -378,6 +386,34 @@ mod tests {
         for (i, a) in values.iter().enumerate() {
             for b in &values[i + 1..] {
                 assert_ne!(bytes(a), bytes(b), "{a} and {b} encode alike");
+            }
+        }
+    }
+
+    #[derive(serde::Serialize)]
+    struct Two {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        a: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        b: Option<String>,
+    }
+
+    #[test]
+    fn fields_encode_by_position_and_a_skipped_field_keeps_its_place() {
+        let x = || Some("x".to_owned());
+        let variants = [
+            Two { a: x(), b: None },
+            Two { a: None, b: x() },
+            Two { a: x(), b: x() },
+            Two { a: None, b: None },
+            Two {
+                a: Some(String::new()),
+                b: None,
+            },
+        ];
+        for (i, a) in variants.iter().enumerate() {
+            for b in &variants[i + 1..] {
+                assert_ne!(bytes(a), bytes(b));
             }
         }
     }

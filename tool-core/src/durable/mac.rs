@@ -77,14 +77,12 @@ impl MacKey {
         &self.id
     }
 
-    /// The MAC state over `domain` and `value`; `None` only if the HMAC
-    /// implementation refused the key (HMAC takes keys of every length).
-    fn mac(&self, domain: &str, bytes: &[u8]) -> Option<HmacSha256> {
+    /// The MAC state with `domain` (and a separator) fed in.
+    fn mac(&self, domain: &str) -> HmacSha256 {
         let mut mac = self.keyed.clone();
         mac.update(domain.as_bytes());
         mac.update(&[0]);
-        mac.update(bytes);
-        Some(mac)
+        mac
     }
 }
 
@@ -139,15 +137,9 @@ impl KeyRing {
     /// canonical: typed fields in declaration order, every `Value` inside
     /// with sorted keys, see [`sort_keys`]).
     pub(crate) fn sign_serialized<T: serde::Serialize>(&self, domain: &str, value: &T) -> String {
-        self.current
-            .mac(domain, &[])
-            .map(|mac| {
-                hex(&HashSink::new(mac)
-                    .feed_encoded(value)
-                    .finalize()
-                    .into_bytes())
-            })
-            .unwrap_or_default()
+        let mut sink = HashSink::new(self.current.mac(domain));
+        encode(value, &mut sink);
+        hex(&sink.finish().finalize().into_bytes())
     }
 
     /// Whether `mac` (hex) is the MAC [`sign_serialized`](Self::sign_serialized)
@@ -165,15 +157,11 @@ impl KeyRing {
             .find(|k| k.id == key_id)
             .ok_or_else(|| format!("no key with id `{key_id}` is held here"))?;
         let expected = unhex(mac).ok_or_else(|| "the MAC is not 64 hex digits".to_owned())?;
-        let keyed = key
-            .mac(domain, &[])
-            .ok_or_else(|| "the key cannot make a MAC".to_owned())?;
-        HashSink::new(keyed)
-            .feed_encoded(value)
-            .verify_slice(&expected)
-            .map_err(|_| {
-                "the MAC does not match (forged, altered or signed with another key)".to_owned()
-            })
+        let mut sink = HashSink::new(key.mac(domain));
+        encode(value, &mut sink);
+        sink.finish().verify_slice(&expected).map_err(|_| {
+            "the MAC does not match (forged, altered or signed with another key)".to_owned()
+        })
     }
 }
 
@@ -191,9 +179,28 @@ impl KeyRing {
 /// assert_eq!(a.len(), 64);
 /// ```
 pub fn digest(value: &Value) -> String {
+    hex(&digest_bytes(value))
+}
+
+/// [`digest`] as bytes.
+pub(crate) fn digest_bytes(value: &Value) -> [u8; 32] {
     let mut sink = HashSink::new(Sha256::new());
     write_canonical(value, &mut sink);
-    hex(&sink.finish().finalize())
+    sink.finish().finalize().into()
+}
+
+/// Whether `hex_digest` is [`digest`] of `value` (without making the hex).
+pub(crate) fn digest_is(value: &Value, hex_digest: &str) -> bool {
+    unhex(hex_digest).is_some_and(|expected| expected == digest_bytes(value))
+}
+
+/// The SHA-256 of `value` in the encoding MACs cover, in hex, written into
+/// `out` (no allocation).
+pub(crate) fn hash_encoded_hex<T: serde::Serialize>(value: &T, out: &mut [u8; 64]) {
+    let mut sink = HashSink::new(Sha256::new());
+    encode(value, &mut sink);
+    let hash: [u8; 32] = sink.finish().finalize().into();
+    hex_into(&hash, out);
 }
 
 /// Bytes written into a hash or MAC through a small buffer, so what is
@@ -232,9 +239,28 @@ impl<H: Update> HashSink<H> {
 
     #[inline]
     fn push(&mut self, bytes: &[u8]) {
-        if let Some(room) = self.buf.get_mut(self.len..self.len + bytes.len()) {
+        let len = bytes.len();
+        // Most of what is encoded is short (tags, lengths, names, ids):
+        // copied here with fixed-size moves instead of a call to `memcpy`.
+        if len <= 16 && self.len + 16 <= self.buf.len() {
+            let at = self.len;
+            if len >= 8 {
+                self.buf[at..at + 8].copy_from_slice(&bytes[..8]);
+                self.buf[at + len - 8..at + len].copy_from_slice(&bytes[len - 8..]);
+            } else if len >= 4 {
+                self.buf[at..at + 4].copy_from_slice(&bytes[..4]);
+                self.buf[at + len - 4..at + len].copy_from_slice(&bytes[len - 4..]);
+            } else {
+                for (i, b) in bytes.iter().enumerate() {
+                    self.buf[at + i] = *b;
+                }
+            }
+            self.len += len;
+            return;
+        }
+        if let Some(room) = self.buf.get_mut(self.len..self.len + len) {
             room.copy_from_slice(bytes);
-            self.len += bytes.len();
+            self.len += len;
             return;
         }
         self.spill(bytes);
@@ -262,12 +288,6 @@ impl<H: Update> HashSink<H> {
             }
             None => self.hash.feed(bytes),
         }
-    }
-
-    /// Feeds `value` in the encoding MACs cover ([`encode`]).
-    fn feed_encoded<T: serde::Serialize>(mut self, value: &T) -> H {
-        encode(value, &mut self);
-        self.finish()
     }
 
     fn finish(mut self) -> H {
@@ -311,7 +331,10 @@ pub(crate) fn sort_keys(value: &mut Value) {
     match value {
         Value::Array(items) => items.iter_mut().for_each(sort_keys),
         Value::Object(map) => {
-            map.sort_keys();
+            // A stored turn read back is mostly sorted already.
+            if !map.keys().is_sorted() {
+                map.sort_keys();
+            }
             map.values_mut().for_each(sort_keys);
         }
         _ => {}
@@ -357,14 +380,22 @@ fn write_canonical<W: std::io::Write>(value: &Value, out: &mut W) {
     }
 }
 
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
 fn hex(bytes: &[u8]) -> String {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut s = String::with_capacity(bytes.len() * 2);
     for b in bytes {
         s.push(char::from(HEX[usize::from(b >> 4)]));
         s.push(char::from(HEX[usize::from(b & 0xf)]));
     }
     s
+}
+
+fn hex_into(bytes: &[u8; 32], out: &mut [u8; 64]) {
+    for (pair, b) in out.chunks_exact_mut(2).zip(bytes) {
+        pair[0] = HEX[usize::from(b >> 4)];
+        pair[1] = HEX[usize::from(b & 0xf)];
+    }
 }
 
 fn unhex(text: &str) -> Option<[u8; 32]> {
@@ -409,6 +440,24 @@ mod tests {
                 "encoded digest at {len}"
             );
         }
+    }
+
+    #[test]
+    fn short_pieces_across_the_buffer_edge_hash_as_the_whole_bytes() {
+        // Strings of every short length (the inline copies), many times
+        // over, so pieces land on and across the buffer's edge.
+        let pieces: Vec<String> = (0..2000)
+            .map(|i| "abcdefghijklmnopq"[..i % 18].to_owned())
+            .collect();
+        let value = json!(pieces);
+        let mut expected = Vec::new();
+        encode(&value, &mut expected);
+        let mut sink = HashSink::new(Sha256::new());
+        encode(&value, &mut sink);
+        assert_eq!(
+            hex(&sink.finish().finalize()),
+            hex(&Sha256::digest(&expected))
+        );
     }
 
     fn ring() -> KeyRing {

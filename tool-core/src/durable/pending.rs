@@ -1,13 +1,14 @@
 //! A pending turn as data: the calls a batch could not settle, each bound
 //! to its exact call and MAC'd, and the answers that settle them.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::confine::Confinement;
-use crate::durable::mac::{KeyRing, sort_keys};
+use crate::durable::mac::{KeyRing, hash_encoded_hex, sort_keys};
 use crate::error::Error;
 use crate::gate::{GateAction, GateDecision};
 use crate::invoke::ToolCall;
@@ -17,9 +18,12 @@ use crate::talk::Elicitation;
 /// The version of the [`Pending`] JSON shape this crate writes and reads.
 pub const PENDING_VERSION: u32 = 1;
 
-const PENDING_DOMAIN: &str = "tool-core/pending/v1";
-const ITEM_DOMAIN: &str = "tool-core/pending-item/v1";
-const ANSWER_DOMAIN: &str = "tool-core/answer/v1";
+// The domains name the layout of what each MAC covers: v2 is one MAC
+// over the whole turn (items in full), fields encoded by position.
+const PENDING_DOMAIN: &str = "tool-core/pending/v2";
+const ITEM_DOMAIN: &str = "tool-core/pending-item/v2";
+const ANSWER_DOMAIN: &str = "tool-core/answer/v2";
+const LEDGER_DOMAIN: &str = "tool-core/ledger/v2";
 
 /// The host's scope of a turn: named ids the host supplies
 /// (`conversation`, `session`, `workspace`, `user`, or its own). A pending
@@ -207,7 +211,10 @@ pub struct PendingItem {
     pub asked: Asked,
     /// What the item is bound to.
     pub binding: Binding,
-    /// HMAC-SHA-256 (hex) over the item and the turn's id, with the turn's key.
+    /// The item's id: HMAC-SHA-256 (hex) over the item and the turn's id,
+    /// made with the turn's key when the item was made. Answers name the
+    /// item by it ([`Resolution::item_mac`]); the turn's MAC covers it with
+    /// the rest of the item.
     pub mac: String,
 }
 
@@ -252,24 +259,44 @@ impl PendingItem {
 
     /// The key of this item in the use-once ledger.
     ///
-    /// Made of what the item MAC covers and does not change on re-signing:
+    /// Made of what the turn's MAC covers and does not change on re-signing:
     /// the turn, the call's position and id, and what is asked (a tool's
-    /// second round of questions for the same call is another item).
-    pub(crate) fn ledger_key(&self, pending_id: &str) -> String {
-        let asked = match &self.asked {
-            Asked::Approval => "approval".to_owned(),
-            asked => {
-                crate::durable::mac::digest(&serde_json::to_value(asked).unwrap_or(Value::Null))
-            }
-        };
-        format!(
-            "tool-core:pending:{pending_id}:{}:{}:{}",
-            self.index,
-            crate::durable::mac::digest(&Value::String(self.call_id().to_owned()))
-                .get(..16)
-                .unwrap_or_default(),
-            asked.get(..32).unwrap_or_default()
-        )
+    /// second round of questions for the same call is another item). A
+    /// fixed-size digest, so a key costs no allocation and a model's call
+    /// id cannot shape it.
+    pub(crate) fn ledger_key(&self, pending_id: &str) -> LedgerKey {
+        let mut key = LedgerKey::EMPTY;
+        let (prefix, digest) = key.0.split_at_mut(LedgerKey::PREFIX.len());
+        prefix.copy_from_slice(LedgerKey::PREFIX.as_bytes());
+        if let Ok(digest) = <&mut [u8; 64]>::try_from(digest) {
+            hash_encoded_hex(
+                &(
+                    LEDGER_DOMAIN,
+                    pending_id,
+                    self.index,
+                    self.call_id(),
+                    &self.asked,
+                ),
+                digest,
+            );
+        }
+        key
+    }
+}
+
+/// An item's key in the use-once ledger: `tool-core:pending:` and 64 hex
+/// digits, held inline.
+#[derive(Clone, Copy)]
+pub(crate) struct LedgerKey([u8; LedgerKey::LEN]);
+
+impl LedgerKey {
+    const PREFIX: &'static str = "tool-core:pending:";
+    const LEN: usize = Self::PREFIX.len() + 64;
+    const EMPTY: Self = Self([b'0'; Self::LEN]);
+
+    /// The key as text (ASCII by construction).
+    pub(crate) fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.0).unwrap_or(Self::PREFIX)
     }
 }
 
@@ -285,7 +312,8 @@ struct ItemSigned<'a> {
     binding: &'a Binding,
 }
 
-/// The fields a turn's MAC covers, in a fixed order.
+/// The fields a turn's MAC covers, in a fixed order: the whole turn but
+/// its MAC.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct PendingSigned<'a> {
@@ -297,15 +325,33 @@ struct PendingSigned<'a> {
     scope: &'a Scope,
     calls: &'a [ToolCall],
     outputs: &'a [Option<ToolOutput>],
-    items: ItemMacs<'a>,
+    items: ItemsInTurn<'a>,
 }
 
-/// The items' MACs, serialised as a list of strings without collecting them.
-struct ItemMacs<'a>(&'a [PendingItem]);
+/// The items as the turn's MAC covers them: each in full, its call by
+/// position (the batch's call at its index, checked equal by
+/// [`Pending::verify`]), its id included.
+struct ItemsInTurn<'a>(&'a [PendingItem]);
 
-impl Serialize for ItemMacs<'_> {
+/// One item as the turn's MAC covers it.
+#[derive(Serialize)]
+struct ItemInTurn<'a> {
+    index: usize,
+    id: &'a str,
+    decision: &'a DecisionRecord,
+    asked: &'a Asked,
+    binding: &'a Binding,
+}
+
+impl Serialize for ItemsInTurn<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.iter().map(|item| item.mac.as_str()))
+        serializer.collect_seq(self.0.iter().map(|item| ItemInTurn {
+            index: item.index,
+            id: &item.mac,
+            decision: &item.decision,
+            asked: &item.asked,
+            binding: &item.binding,
+        }))
     }
 }
 
@@ -330,9 +376,12 @@ impl Serialize for ItemMacs<'_> {
 ///   "mac": "…" }
 /// ```
 ///
-/// The MACs are HMAC-SHA-256 over a canonical binary form of these fields
-/// (free-form objects with sorted keys), so a store that reorders keys
-/// (`jsonb`) does not break them; any other change does.
+/// The turn's `mac` is HMAC-SHA-256 over a canonical binary form of all
+/// the fields above (free-form objects with sorted keys), items in full:
+/// a store that reorders keys (`jsonb`) does not break it; any other
+/// change does (an argument, an item moved, swapped in from another turn,
+/// dropped or spliced). An item's `mac` is its id, made with the key when
+/// the item was made; the answers name it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Pending {
@@ -423,8 +472,7 @@ impl Pending {
         serde_json::to_value(self).unwrap_or(Value::Null)
     }
 
-    /// What the turn's MAC covers: everything but the MACs themselves,
-    /// with each item standing by its own MAC (which covers the item).
+    /// What the turn's MAC covers: everything but the turn's MAC.
     fn signed(&self) -> PendingSigned<'_> {
         PendingSigned {
             version: self.version,
@@ -435,7 +483,7 @@ impl Pending {
             scope: &self.scope,
             calls: &self.calls,
             outputs: &self.outputs,
-            items: ItemMacs(&self.items),
+            items: ItemsInTurn(&self.items),
         }
     }
 
@@ -472,7 +520,8 @@ impl Pending {
         self.mac = keys.sign_serialized(PENDING_DOMAIN, &self.signed());
     }
 
-    /// Checks the turn's MAC and every item's: `Err` names the first part
+    /// Checks the turn's MAC (which covers every item) and that each item's
+    /// call is the batch's call at its index: `Err` names the first part
     /// that was forged or altered, or the key that is not held.
     pub fn verify(&self, keys: &KeyRing) -> Result<(), Error> {
         if self.version != PENDING_VERSION {
@@ -481,8 +530,13 @@ impl Pending {
         keys.verify_serialized(PENDING_DOMAIN, &self.key_id, &self.signed(), &self.mac)
             .map_err(|m| refused(&self.id, "/mac", m))?;
         for (i, item) in self.items.iter().enumerate() {
-            keys.verify_serialized(ITEM_DOMAIN, &self.key_id, &item.signed(&self.id), &item.mac)
-                .map_err(|m| refused(&self.id, format!("/items/{i}/mac"), m))?;
+            if self.calls.get(item.index) != Some(&item.call) {
+                return Err(refused(
+                    &self.id,
+                    format!("/items/{i}/call"),
+                    "the item's call is not the batch's call at its index (altered)",
+                ));
+            }
         }
         Ok(())
     }
@@ -620,7 +674,8 @@ pub struct Resolution {
     pub pending_id: String,
     /// The call it answers.
     pub call_id: String,
-    /// The MAC of the item it answers (binds it to that exact item).
+    /// The id of the item it answers, its [`PendingItem::mac`] (binds the
+    /// answer to that exact item).
     pub item_mac: String,
     /// The reply.
     pub reply: Reply,
@@ -637,16 +692,22 @@ struct AnswerSigned<'a> {
     pending_id: &'a str,
     call_id: &'a str,
     item_mac: &'a str,
-    reply: Reply,
+    reply: Cow<'a, Reply>,
 }
 
 impl Resolution {
     /// What the answer's MAC covers (a tool's answers with sorted keys).
     fn signed(&self) -> AnswerSigned<'_> {
-        let mut reply = self.reply.clone();
-        if let Reply::Input { content, .. } = &mut reply {
-            sort_keys(content);
-        }
+        let reply = match &self.reply {
+            Reply::Input { .. } => {
+                let mut reply = self.reply.clone();
+                if let Reply::Input { content, .. } = &mut reply {
+                    sort_keys(content);
+                }
+                Cow::Owned(reply)
+            }
+            reply => Cow::Borrowed(reply),
+        };
         AnswerSigned {
             pending_id: &self.pending_id,
             call_id: &self.call_id,

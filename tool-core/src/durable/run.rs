@@ -1,7 +1,7 @@
 //! The pipeline's durable side: a batch that returns a pending turn
 //! instead of waiting, and the resume of such a turn in any process.
 
-use std::collections::HashMap;
+use std::borrow::Cow;
 use std::time::SystemTime;
 
 use serde_json::{Value, json};
@@ -10,7 +10,7 @@ use crate::confine::Confinement;
 use crate::context::ToolContext;
 use crate::durable::input::{InputRequest, InputResponse};
 use crate::durable::ledger::{Claim, UseState, from_unix_ms, unix_ms};
-use crate::durable::mac::digest;
+use crate::durable::mac::{digest, digest_is};
 use crate::durable::pending::{
     Asked, Binding, BindingPart, DecisionRecord, Intervention, NO_SCOPE, PENDING_VERSION, Pending,
     PendingItem, Reply, Scope,
@@ -31,14 +31,13 @@ fn scope_of(ctx: &ToolContext) -> &Scope {
 
 /// The digest of the offered manifest of `identifier`, made once per
 /// offered snapshot.
-fn manifest_fingerprint(offered: &OfferedTools, identifier: &str) -> Option<String> {
+fn manifest_fingerprint<'a>(offered: &'a OfferedTools, identifier: &str) -> Option<&'a str> {
     let tool = offered.get(identifier)?;
-    let fingerprint = tool.fingerprint_with(|manifest| {
+    Some(tool.fingerprint_with(|manifest| {
         serde_json::to_value(manifest)
             .map(|value| digest(&value))
             .unwrap_or_default()
-    });
-    Some(fingerprint.to_owned())
+    }))
 }
 
 /// One call to run in a step: where its output goes, what it runs under,
@@ -55,19 +54,21 @@ struct ToRun {
 struct Frame<'a> {
     offered: &'a OfferedTools,
     scope: &'a Scope,
-    policy: String,
+    policy: Cow<'a, str>,
     expires_at_ms: u64,
 }
 
 impl Frame<'_> {
-    fn binding(&self, call: &PreparedCall) -> Binding {
+    /// The binding of `call`; `arguments_digest` when already made.
+    fn binding(&self, call: &PreparedCall, arguments_digest: Option<String>) -> Binding {
         Binding {
             tool: call.identifier.clone(),
             api: call.api.clone(),
-            arguments_digest: digest(&call.arguments),
+            arguments_digest: arguments_digest.unwrap_or_else(|| digest(&call.arguments)),
             manifest_fingerprint: manifest_fingerprint(self.offered, &call.identifier)
-                .unwrap_or_default(),
-            policy_fingerprint: self.policy.clone(),
+                .unwrap_or_default()
+                .to_owned(),
+            policy_fingerprint: self.policy.clone().into_owned(),
             scope: self.scope.clone(),
             expires_at_ms: self.expires_at_ms,
         }
@@ -80,13 +81,14 @@ impl Frame<'_> {
         call: &PreparedCall,
         decision: DecisionRecord,
         asked: Asked,
+        arguments_digest: Option<String>,
     ) -> PendingItem {
         PendingItem {
             index,
             call: raw.clone(),
             decision,
             asked,
-            binding: self.binding(call),
+            binding: self.binding(call, arguments_digest),
             mac: String::new(),
         }
     }
@@ -126,16 +128,21 @@ impl Invoker {
             expires_at_ms: unix_ms(SystemTime::now() + durable.ttl()),
         };
         let mut outputs: Vec<Option<ToolOutput>> = vec![None; calls.len()];
-        let mut ready: Vec<(usize, PreparedCall)> = Vec::new();
+        // The prepared calls and their positions, side by side (the gate
+        // reads the calls; they move on to run without a copy).
+        let mut ready: Vec<usize> = Vec::with_capacity(calls.len());
+        let mut prepared: Vec<PreparedCall> = Vec::with_capacity(calls.len());
         for (index, call) in calls.iter().enumerate() {
             match self.prepare(offered, call) {
-                Ok(prepared) => ready.push((index, prepared)),
+                Ok(call) => {
+                    ready.push(index);
+                    prepared.push(call);
+                }
                 Err(refused) => {
                     outputs[index] = Some(cap_content(refused, self.config().max_content_chars))
                 }
             }
         }
-        let prepared: Vec<PreparedCall> = ready.iter().map(|(_, c)| c.clone()).collect();
         let verdicts: Vec<(Verdict, DecisionRecord)> = match self.gate() {
             Some(gate) => {
                 let asker = self.asker().map(|a| a.as_ref());
@@ -160,7 +167,7 @@ impl Invoker {
         let mut items = Vec::new();
         let mut interventions = vec![None; calls.len()];
         let mut to_run = Vec::new();
-        for ((index, call), (verdict, record)) in ready.into_iter().zip(verdicts) {
+        for ((index, call), (verdict, record)) in ready.into_iter().zip(prepared).zip(verdicts) {
             match verdict {
                 Verdict::Done(output) => {
                     outputs[index] = Some(cap_content(output, self.config().max_content_chars))
@@ -194,22 +201,26 @@ impl Invoker {
                             &call,
                             record,
                             Asked::Approval,
+                            Some(args),
                         ));
                         interventions[index] = Some(Intervention::pending());
                     }
                 }
             }
         }
-        self.run_step(
-            &frame,
-            &calls,
-            to_run,
-            &mut outputs,
-            &mut items,
-            &mut interventions,
-            ctx,
-        )
-        .await;
+        if !to_run.is_empty() {
+            // Boxed, like the resume's step (see there).
+            Box::pin(self.run_step(
+                &frame,
+                &calls,
+                to_run,
+                &mut outputs,
+                &mut items,
+                &mut interventions,
+                ctx,
+            ))
+            .await;
+        }
         let pending = (!items.is_empty()).then(|| {
             let created = unix_ms(SystemTime::now());
             let mut pending = Pending {
@@ -250,32 +261,57 @@ impl Invoker {
         ctx: &ToolContext,
     ) {
         let batch_ctx = &batch_context(ctx, to_run.iter().map(|r| &r.call));
-        let ran = futures::future::join_all(to_run.into_iter().map(|run| async move {
-            let mut ctx = batch_ctx.clone();
-            if let Some(confinement) = run.confinement.clone() {
-                ctx = ctx.with_extension(confinement);
+        // The call moves into the run (no copy): the rare tool that asks
+        // questions has its call prepared again from the raw one for the
+        // item's binding.
+        let one = |run: ToRun| async move {
+            let ToRun {
+                index,
+                call,
+                confinement,
+                decision,
+                input,
+            } = run;
+            let output = if confinement.is_none() && input.is_none() {
+                self.execute(call, batch_ctx).await
+            } else {
+                let mut ctx = batch_ctx.clone();
+                if let Some(confinement) = confinement {
+                    ctx = ctx.with_extension(confinement);
+                }
+                if let Some(input) = input {
+                    ctx = ctx.with_extension(input);
+                }
+                self.execute(call, &ctx).await
+            };
+            (index, decision, output)
+        };
+        let ran = if to_run.len() == 1 {
+            let mut ran = Vec::with_capacity(1);
+            for run in to_run {
+                ran.push(one(run).await);
             }
-            if let Some(input) = run.input.clone() {
-                ctx = ctx.with_extension(input);
-            }
-            let output = self.execute(run.call.clone(), &ctx).await;
-            (run, output)
-        }))
-        .await;
-        for (run, output) in ran {
-            match InputRequest::from_output(&output) {
-                Some(request) => {
-                    let Some(raw) = calls.get(run.index) else {
-                        continue;
-                    };
+            ran
+        } else {
+            futures::future::join_all(to_run.into_iter().map(one)).await
+        };
+        for (index, decision, output) in ran {
+            let request = InputRequest::from_output(&output);
+            let raw = calls.get(index);
+            let call = match (&request, raw) {
+                (Some(_), Some(raw)) => self.prepare(frame.offered, raw).ok(),
+                _ => None,
+            };
+            match (request, raw, call) {
+                (Some(request), Some(raw), Some(call)) => {
                     let asked = Asked::Input {
                         questions: request.questions,
                         state: request.state,
                     };
-                    items.push(frame.item(run.index, raw, &run.call, run.decision, asked));
-                    interventions[run.index] = Some(Intervention::pending());
+                    items.push(frame.item(index, raw, &call, decision, asked, None));
+                    interventions[index] = Some(Intervention::pending());
                 }
-                None => outputs[run.index] = Some(output),
+                _ => outputs[index] = Some(output),
             }
         }
     }
@@ -284,10 +320,11 @@ impl Invoker {
     /// ([`Pending::answer`]), in any process holding the same tools, gate
     /// and `durable` keys and ledger.
     ///
-    /// 1. The turn's and every item's MAC must verify, or the whole turn is
-    ///    refused ([`Error::PendingRefused`]).
+    /// 1. The turn's MAC (one over the whole turn, every item in full) must
+    ///    verify, and each item's call be the batch's call at its index, or
+    ///    the whole turn is refused ([`Error::PendingRefused`]).
     /// 2. Each answer must verify and name an item of this turn (its call
-    ///    and its item MAC); others are [refused](Turn::refused) and settle
+    ///    and its item id); others are [refused](Turn::refused) and settle
     ///    nothing. Items without an answer stay pending.
     /// 3. Each answered item's binding is re-computed here: expiry, scope,
     ///    tool, manifest, arguments (re-prepared from the raw call), policy.
@@ -314,7 +351,8 @@ impl Invoker {
         pending.normalize();
         pending.verify(durable.keys())?;
         let mut refused = Vec::new();
-        let mut replies: HashMap<usize, Reply> = HashMap::new();
+        // The reply for each item, by the item's position.
+        let mut replies: Vec<Option<Reply>> = vec![None; pending.items.len()];
         for answer in answers {
             let reason = if let Err(m) = answer.verify(durable.keys()) {
                 Some(format!("the answer's MAC: {m}"))
@@ -330,7 +368,7 @@ impl Invoker {
                     .position(|i| i.call_id() == answer.call_id && i.mac == answer.item_mac)
                 {
                     None => Some("the answer names no waiting item of this turn (another call, or an item settled before)".to_owned()),
-                    Some(pos) if replies.contains_key(&pos) => Some("a second answer for the same call".to_owned()),
+                    Some(pos) if replies[pos].is_some() => Some("a second answer for the same call".to_owned()),
                     Some(pos) => {
                         let fits = matches!(
                             (&pending.items[pos].asked, &answer.reply),
@@ -338,7 +376,7 @@ impl Invoker {
                                 | (Asked::Input { .. }, Reply::Input { .. })
                         );
                         if fits {
-                            replies.insert(pos, answer.reply.clone());
+                            replies[pos] = Some(answer.reply.clone());
                             None
                         } else {
                             Some("the reply does not fit what the item asks (an approval for questions, or answers for an approval)".to_owned())
@@ -365,9 +403,9 @@ impl Invoker {
         let mut interventions: Vec<Option<Intervention>> = vec![None; pending.calls.len()];
         let mut remaining = Vec::new();
         // Each answered item: bound (re-prepared) or stale (which part).
-        let mut answered: Vec<(PendingItem, Reply, Checked)> = Vec::new();
-        for (pos, item) in std::mem::take(&mut pending.items).into_iter().enumerate() {
-            let Some(reply) = replies.remove(&pos) else {
+        let mut answered: Vec<(PendingItem, Reply, Checked)> = Vec::with_capacity(answers.len());
+        for (item, reply) in std::mem::take(&mut pending.items).into_iter().zip(replies) {
+            let Some(reply) = reply else {
                 interventions[item.index] = Some(Intervention::pending());
                 remaining.push(item);
                 continue;
@@ -378,10 +416,10 @@ impl Invoker {
 
         // The gate re-decides every answered approval it can re-prepare
         // (the calls lent to it and taken back, not copied).
-        let mut redecided: HashMap<usize, GateDecision> = HashMap::new();
+        let mut redecided: Vec<Option<GateDecision>> = Vec::new();
         if let Some(gate) = self.gate() {
-            let mut lent: Vec<(usize, Option<BindingPart>)> = Vec::new();
-            let mut calls: Vec<PreparedCall> = Vec::new();
+            let mut lent: Vec<(usize, Option<BindingPart>)> = Vec::with_capacity(answered.len());
+            let mut calls: Vec<PreparedCall> = Vec::with_capacity(answered.len());
             for (i, (item, _, checked)) in answered.iter_mut().enumerate() {
                 if !matches!(item.asked, Asked::Approval) {
                     continue;
@@ -403,6 +441,7 @@ impl Invoker {
                 decisions.resize_with(calls.len(), || {
                     GateDecision::block("the approval gate gave no decision for this call")
                 });
+                redecided.resize_with(answered.len(), || None);
                 for (((i, part), call), decision) in lent.into_iter().zip(calls).zip(decisions) {
                     if let Some((_, _, checked)) = answered.get_mut(i) {
                         *checked = match part {
@@ -410,29 +449,33 @@ impl Invoker {
                             Some(part) => Checked::Stale(part, Some(Box::new(call))),
                         };
                     }
-                    redecided.insert(i, decision);
+                    redecided[i] = Some(decision);
                 }
             }
         }
 
-        let mut to_run = Vec::new();
+        let mut to_run = Vec::with_capacity(answered.len());
         for (i, (item, reply, checked)) in answered.into_iter().enumerate() {
             let index = item.index;
-            let decision = redecided.get(&i);
-            // What this answer settles to, before the ledger has its say.
-            let settled: Result<ToRun, ToolOutput> = match (checked, decision) {
+            let decision = redecided.get(i).and_then(Option::as_ref);
+            // What this answer settles to, before the ledger has its say:
+            // the call to run (with its confinement and the tool's
+            // answers), or the output.
+            type Settled =
+                Result<(PreparedCall, Option<Confinement>, Option<InputResponse>), ToolOutput>;
+            let settled: Settled = match (checked, decision) {
                 (Checked::Stale(part, _), decision) => Err(stale_output(&item, part, decision)),
                 (Checked::Bound(_), Some(d)) if d.action == GateAction::Block => {
                     Err(ToolOutput::blocked(d.message.clone(), d.reason()))
                 }
-                (Checked::Bound(call), _) => match reply.clone() {
-                    Reply::Approve { confinement, .. } => Ok(ToRun {
-                        index,
-                        call: *call,
-                        confinement: confinement.or_else(|| item.decision.confinement.clone()),
-                        decision: item.decision.clone(),
-                        input: None,
-                    }),
+                (Checked::Bound(call), _) => match &reply {
+                    Reply::Approve { confinement, .. } => Ok((
+                        *call,
+                        confinement
+                            .clone()
+                            .or_else(|| item.decision.confinement.clone()),
+                        None,
+                    )),
                     Reply::Decline { reason } => Err(ToolOutput::declined(
                         reason.as_deref(),
                         item.decision.reason.clone(),
@@ -442,34 +485,33 @@ impl Invoker {
                             Asked::Input { state, .. } => state.clone(),
                             Asked::Approval => Value::Null,
                         };
-                        Ok(ToRun {
-                            index,
-                            call: *call,
-                            confinement: item.decision.confinement.clone(),
-                            decision: item.decision.clone(),
-                            input: Some(InputResponse {
-                                action,
-                                content,
+                        Ok((
+                            *call,
+                            item.decision.confinement.clone(),
+                            Some(InputResponse {
+                                action: *action,
+                                content: content.clone(),
                                 state,
                             }),
-                        })
+                        ))
                     }
                 },
             };
             let key = item.ledger_key(&pending.id);
+            let key = key.as_str();
             let claim = durable
                 .ledger()
-                .claim(&key, from_unix_ms(item.binding.expires_at_ms))
+                .claim(key, from_unix_ms(item.binding.expires_at_ms))
                 .await;
             let outcome: Result<ToRun, ToolOutput> = match claim {
                 Err(error) => Err(ledger_output(&error)),
                 Ok(Claim::Taken(state)) => Err(used_output(state)),
                 Ok(Claim::First) => match settled {
                     Err(output) => {
-                        let _ = durable.ledger().mark_started(&key).await;
+                        let _ = durable.ledger().mark_started(key).await;
                         Err(output)
                     }
-                    Ok(run) => {
+                    Ok((call, confinement, input)) => {
                         if matches!(reply, Reply::Approve { always: true, .. }) {
                             // The approval still holds once; a missing
                             // "always" is said, not dropped.
@@ -485,8 +527,14 @@ impl Invoker {
                                 });
                             }
                         }
-                        match durable.ledger().mark_started(&key).await {
-                            Ok(()) => Ok(run),
+                        match durable.ledger().mark_started(key).await {
+                            Ok(()) => Ok(ToRun {
+                                index,
+                                call,
+                                confinement,
+                                decision: item.decision,
+                                input,
+                            }),
                             Err(error) => Err(ledger_output(&error)),
                         }
                     }
@@ -500,8 +548,8 @@ impl Invoker {
                 Err(output) => {
                     interventions[index] = Some(match output.error_code() {
                         Some(code) if *code == ErrorCode::DECLINED_BY_USER => {
-                            let reason = match &reply {
-                                Reply::Decline { reason } => reason.clone(),
+                            let reason = match reply {
+                                Reply::Decline { reason } => reason,
                                 _ => None,
                             };
                             Intervention::rejected(reason)
@@ -513,16 +561,20 @@ impl Invoker {
             }
         }
         let calls = std::mem::take(&mut pending.calls);
-        self.run_step(
-            &frame,
-            &calls,
-            to_run,
-            &mut outputs,
-            &mut remaining,
-            &mut interventions,
-            ctx,
-        )
-        .await;
+        if !to_run.is_empty() {
+            // Boxed: the step's future is large, and the resume's own
+            // future should not carry (and move) its size.
+            Box::pin(self.run_step(
+                &frame,
+                &calls,
+                to_run,
+                &mut outputs,
+                &mut remaining,
+                &mut interventions,
+                ctx,
+            ))
+            .await;
+        }
         let next = (!remaining.is_empty()).then(|| {
             let mut next = Pending {
                 calls: calls.clone(),
@@ -568,7 +620,7 @@ impl Invoker {
         if manifest != binding.manifest_fingerprint {
             return Checked::Stale(BindingPart::Manifest, Some(Box::new(call)));
         }
-        if digest(&call.arguments) != binding.arguments_digest {
+        if !digest_is(&call.arguments, &binding.arguments_digest) {
             return Checked::Stale(BindingPart::Arguments, Some(Box::new(call)));
         }
         if frame.policy != binding.policy_fingerprint {

@@ -1,6 +1,7 @@
 //! A host's settings for durable turns: keys, ledger, expiry, policy
 //! fingerprint, remembered answers.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -135,11 +136,14 @@ impl Durable {
         RememberedRule::for_item(item, &keys)
     }
 
-    /// The policy fingerprint items are bound to.
-    pub(crate) fn policy_fingerprint(&self, gate: Option<&Arc<dyn Gate>>) -> String {
-        self.policy_fingerprint
-            .clone()
-            .or_else(|| gate.and_then(|g| g.fingerprint()))
-            .unwrap_or_else(|| "none".to_owned())
+    /// The policy fingerprint items are bound to (borrowed when it is
+    /// these settings' own).
+    pub(crate) fn policy_fingerprint(&self, gate: Option<&Arc<dyn Gate>>) -> Cow<'_, str> {
+        match &self.policy_fingerprint {
+            Some(own) => Cow::Borrowed(own),
+            None => gate
+                .and_then(|g| g.fingerprint())
+                .map_or(Cow::Borrowed("none"), Cow::Owned),
+        }
     }
 }
