@@ -218,13 +218,19 @@ impl UseOnceLedger for FileLedger {
 }
 
 /// The durable settings of this command: key, ledger, remembered answers
-/// (and where to save them), the policy fingerprint of the flags.
+/// (and where to save them), the policy fingerprint of the host.
 struct Settings {
     durable: Durable,
     remembered_file: PathBuf,
 }
 
-async fn settings(policy: &PolicyOptions, state: &StateOptions) -> Result<Settings, Failure> {
+/// `host` gives the policy fingerprint items are bound to (`None` where
+/// nothing is decided, e.g. `pending FILE`).
+async fn settings(
+    host: Option<&Host>,
+    policy: &PolicyOptions,
+    state: &StateOptions,
+) -> Result<Settings, Failure> {
     let dir = state_dir()?;
     let key = match &state.key_file {
         Some(path) => read_key(path)?,
@@ -248,32 +254,28 @@ async fn settings(policy: &PolicyOptions, state: &StateOptions) -> Result<Settin
             .map_err(|e| Failure::Source(format!("{}: {e}", remembered_file.display())))?,
         Err(_) => RememberedAnswers::new(),
     };
-    let durable = Durable::new(KeyRing::new(key))
+    let mut durable = Durable::new(KeyRing::new(key))
         .with_ledger(ledger)
         .with_remembered(Arc::new(remembered))
-        .with_remember_scope([Scope::WORKSPACE])
-        .with_policy_fingerprint(policy_fingerprint(policy)?);
+        .with_remember_scope([Scope::WORKSPACE]);
+    if let Some(host) = host {
+        durable = durable.with_policy_fingerprint(policy_fingerprint(host, policy));
+    }
     Ok(Settings {
         durable,
         remembered_file,
     })
 }
 
-/// A digest of everything that decides: the policy file's contents, the
-/// mode, the sandbox flags.
-fn policy_fingerprint(policy: &PolicyOptions) -> Result<String, Failure> {
-    let file = match &policy.file {
-        Some(path) => Value::String(
-            std::fs::read_to_string(path)
-                .map_err(|e| Failure::Source(format!("--policy {}: {e}", path.display())))?,
-        ),
-        None => Value::Null,
-    };
-    Ok(digest(&json!({
-        "file": file,
-        "mode": policy.mode.map(|m| format!("{m:?}")),
+/// A digest of everything that decides: the policy engine's own
+/// fingerprint (its rules, mode, confinement and tables, see
+/// `PolicyEngine::fingerprint`, made once when the engine is built) and
+/// the sandbox flags (which also shape the computer the calls run on).
+fn policy_fingerprint(host: &Host, policy: &PolicyOptions) -> String {
+    digest(&json!({
+        "engine": host.policy_fingerprint(),
         "sandbox": format!("{:?}", policy.sandbox),
-    })))
+    }))
 }
 
 fn scope_of(cwd: &Path) -> Scope {
@@ -302,7 +304,7 @@ pub async fn call(
     args: &str,
     file: &Path,
 ) -> Result<Value, Failure> {
-    let settings = settings(policy, state).await?;
+    let settings = settings(Some(&host), policy, state).await?;
     let decision = host.check(name, args);
     let (registry, engine, ctx) = host.into_parts();
     let ctx = ctx.with_extension(scope_of(cwd));
@@ -345,7 +347,7 @@ pub async fn resume(
     answer: AnswerArg,
     always: bool,
 ) -> Result<Value, Failure> {
-    let settings = settings(policy, state).await?;
+    let settings = settings(Some(&host), policy, state).await?;
     let pending = load(file)?;
     let refused = |e: tool_core::Error| Failure::Source(format!("{}: {e}", file.display()));
     let reply = match answer {
@@ -389,7 +391,7 @@ pub async fn show(
     cwd: &Path,
     file: &Path,
 ) -> Result<Value, Failure> {
-    let settings = settings(policy, state).await?;
+    let settings = settings(None, policy, state).await?;
     let pending = load(file)?;
     let verified = pending.verify(settings.durable.keys());
     let items: Vec<Value> = pending

@@ -188,6 +188,23 @@ fn another_policy_or_another_key_fails_closed() {
     );
     assert_eq!(e.runs(), 0);
 
+    // The sandbox flags are part of what decides, too.
+    let e3 = env();
+    e3.write_pending();
+    let other_sandbox = e3.run(&[
+        "--allow-network",
+        "resume",
+        e3.file(),
+        "--answer",
+        "approve",
+    ]);
+    assert_eq!(first_code(&other_sandbox), "approval_stale");
+    assert_eq!(
+        json(&other_sandbox)["outputs"][0]["error"]["details"]["part"],
+        "policy"
+    );
+    assert_eq!(e3.runs(), 0);
+
     let key = e.state.with_file_name("other.key");
     std::fs::write(&key, "ab".repeat(32)).unwrap();
     let e2 = env();
