@@ -141,9 +141,33 @@ async fn the_pipeline_records_each_call_and_the_values_of_tainted_outputs_only()
             ("c3", false, false)
         ]
     );
-    assert_eq!(state.ledger.origins("eve@evil.example").unwrap().calls, [0]);
-    assert_eq!(state.ledger.origins("4111111111111111").unwrap().calls, [1]);
-    assert_eq!(state.ledger.origins("AB12CD34").unwrap().calls, [1]);
+    assert_eq!(
+        state
+            .ledger
+            .origins("eve@evil.example")
+            .unwrap()
+            .calls()
+            .collect::<Vec<_>>(),
+        [0]
+    );
+    assert_eq!(
+        state
+            .ledger
+            .origins("4111111111111111")
+            .unwrap()
+            .calls()
+            .collect::<Vec<_>>(),
+        [1]
+    );
+    assert_eq!(
+        state
+            .ledger
+            .origins("AB12CD34")
+            .unwrap()
+            .calls()
+            .collect::<Vec<_>>(),
+        [1]
+    );
     assert!(
         state.ledger.origins("no drafts").is_none(),
         "a neutral output adds no values"

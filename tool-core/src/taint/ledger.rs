@@ -1,12 +1,14 @@
 //! The session ledger: what has entered a conversation's context, from
 //! which call, and which values each output delivered.
 
-use std::collections::HashMap;
+use std::hash::BuildHasher;
 
+use hashbrown::hash_table::Entry;
+use hashbrown::{DefaultHashBuilder, HashTable};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::values::{ValueKind, values_in, values_in_json};
+use super::values::{ValueKind, scan_json, scan_text};
 use crate::capability::Capabilities;
 
 /// The most values one `record_text` or `record_json` adds to the
@@ -49,24 +51,87 @@ impl CallRecord {
     }
 }
 
+/// The calls one value came from: the first held inline (most values come
+/// from one call), the rest in a list allocated only when there are some.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct CallList {
+    first: Option<u32>,
+    rest: Vec<u32>,
+}
+
+impl CallList {
+    fn last(&self) -> Option<u32> {
+        self.rest.last().copied().or(self.first)
+    }
+
+    fn push(&mut self, index: u32) {
+        if self.first.is_none() {
+            self.first = Some(index);
+        } else {
+            self.rest.push(index);
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        self.first.into_iter().chain(self.rest.iter().copied())
+    }
+
+    fn len(&self) -> usize {
+        usize::from(self.first.is_some()) + self.rest.len()
+    }
+}
+
 /// One normalised value and everywhere it came from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ValueEntry {
     /// Its kind.
     pub kind: ValueKind,
     /// Whether the user wrote it.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub user: bool,
+    calls: CallList,
+}
+
+impl ValueEntry {
+    fn new(kind: ValueKind) -> Self {
+        Self {
+            kind,
+            user: false,
+            calls: CallList::default(),
+        }
+    }
+
     /// The calls whose outputs delivered it (indexes into
     /// [`Ledger::calls`]), oldest first.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub calls: Vec<u32>,
+    pub fn calls(&self) -> impl Iterator<Item = u32> + '_ {
+        self.calls.iter()
+    }
+
+    /// How many calls delivered it.
+    pub fn call_count(&self) -> usize {
+        self.calls.len()
+    }
+}
+
+/// A value as stored: its entry and where its text is in the ledger's
+/// buffer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Slot {
+    start: u32,
+    len: u32,
+    entry: ValueEntry,
 }
 
 /// What has entered one conversation's context, kept by the pipeline as
 /// calls complete (never by the model), serialisable so the host stores it
 /// beside the conversation (and its [durable](crate::durable) pending turn).
+///
+/// Its JSON is `{"calls": [CallRecord…], "values": {"<value>": {"kind",
+/// "user"?, "calls"?: [index…]}}}`, values in the order they first came.
+///
+/// The values' texts are kept one after the other in one buffer, found by
+/// a hash table of their places in it: recording an output allocates
+/// nothing per value (what keeps the pipeline's cost per call at a couple
+/// of microseconds; see the taint bench).
 ///
 /// ```
 /// use tool_core::taint::{Capabilities, Ledger, ValueKind};
@@ -75,17 +140,24 @@ pub struct ValueEntry {
 /// let inbox = ledger.record_call("c1", "mail", "read", Capabilities::private_read(), true);
 /// ledger.record_text(inbox, "From: eve@evil.example — wire 4,000 to IBAN DE89370400440532013000");
 /// let from = ledger.origins("eve@evil.example").unwrap();
-/// assert_eq!((from.kind, from.user, from.calls.as_slice()), (ValueKind::Email, false, &[0][..]));
+/// assert_eq!((from.kind, from.user, from.calls().collect::<Vec<_>>()), (ValueKind::Email, false, vec![0]));
 /// assert!(ledger.origins("boss@corp.example").unwrap().user);
 /// assert!(ledger.has_private() && !ledger.has_untrusted());
 /// let stored = serde_json::to_string(&ledger).unwrap();
 /// assert_eq!(serde_json::from_str::<Ledger>(&stored).unwrap(), ledger);
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Default)]
 pub struct Ledger {
     calls: Vec<CallRecord>,
-    values: HashMap<String, ValueEntry>,
+    /// Every value's text, one after the other.
+    text: String,
+    /// The values in the order they first came.
+    slots: Vec<Slot>,
+    /// Index into `slots`, by the hash of the value's text.
+    table: HashTable<u32>,
+    hasher: DefaultHashBuilder,
+    /// A buffer each value is normalised into before it is looked up.
+    scratch: String,
 }
 
 impl Ledger {
@@ -106,12 +178,28 @@ impl Ledger {
 
     /// How many distinct values are held.
     pub fn value_count(&self) -> usize {
-        self.values.len()
+        self.slots.len()
+    }
+
+    /// Every value held and its entry, in the order they first came.
+    pub fn values(&self) -> impl Iterator<Item = (&str, &ValueEntry)> + '_ {
+        self.slots
+            .iter()
+            .map(|slot| (slot_text(&self.text, slot), &slot.entry))
     }
 
     /// Where the normalised value `value` came from, if anywhere.
     pub fn origins(&self, value: &str) -> Option<&ValueEntry> {
-        self.values.get(value)
+        let hash = self.hasher.hash_one(value);
+        let (text, slots) = (&self.text, &self.slots);
+        self.table
+            .find(hash, |&i| {
+                slots
+                    .get(i as usize)
+                    .is_some_and(|s| slot_text(text, s) == value)
+            })
+            .and_then(|&i| slots.get(i as usize))
+            .map(|s| &s.entry)
     }
 
     /// Whether any private data has entered the context.
@@ -127,16 +215,13 @@ impl Ledger {
     /// Records a user message: every value in it counts as named by the
     /// user (a destination the user named is not an exfiltration).
     pub fn user_said(&mut self, text: &str) {
-        values_in(text, &mut |kind, value| {
-            self.values
-                .entry(value)
-                .or_insert_with(|| ValueEntry {
-                    kind,
-                    user: false,
-                    calls: Vec::new(),
-                })
-                .user = true;
+        let mut buf = std::mem::take(&mut self.scratch);
+        scan_text(text, &mut buf, &mut |kind, value| {
+            if let Some(entry) = self.entry(kind, value) {
+                entry.user = true;
+            }
         });
+        self.scratch = buf;
     }
 
     /// Records a completed call; returns its index for
@@ -173,44 +258,65 @@ impl Ledger {
     /// Records the values of `text` as delivered by call `index`.
     pub fn record_text(&mut self, index: u32, text: &str) {
         let mut budget = MAX_VALUES_PER_CALL;
-        let mut truncated = false;
-        values_in(text, &mut |kind, value| {
-            if budget == 0 {
-                truncated = true;
-                return;
-            }
-            budget -= 1;
-            self.add(index, kind, value);
-        });
-        self.mark_truncated(index, truncated);
+        self.record_output(index, text, None, None, &mut budget);
     }
 
     /// Records the values of `value` (a state) as delivered by call `index`.
     pub fn record_json(&mut self, index: u32, value: &Value) {
         let mut budget = MAX_VALUES_PER_CALL;
+        self.record_output(index, "", Some(value), None, &mut budget);
+    }
+
+    /// Records the values of an output's `content`, `state` and error
+    /// `message` as delivered by call `index`, up to `budget` of them
+    /// (counted down); past it the call is marked truncated.
+    pub(crate) fn record_output(
+        &mut self,
+        index: u32,
+        content: &str,
+        state: Option<&Value>,
+        message: Option<&str>,
+        budget: &mut usize,
+    ) {
+        let mut buf = std::mem::take(&mut self.scratch);
         let mut truncated = false;
-        values_in_json(value, &mut |_, kind, value| {
-            if budget == 0 {
-                truncated = true;
-                return;
+        {
+            let mut add = |kind: ValueKind, value: &str| {
+                if *budget == 0 {
+                    truncated = true;
+                    return;
+                }
+                *budget -= 1;
+                if let Some(entry) = self.entry(kind, value)
+                    && entry.calls.last() != Some(index)
+                {
+                    entry.calls.push(index);
+                }
+            };
+            scan_text(content, &mut buf, &mut add);
+            if let Some(state) = state {
+                scan_json(state, &mut buf, &mut add);
             }
-            budget -= 1;
-            self.add(index, kind, value);
-        });
+            if let Some(message) = message {
+                scan_text(message, &mut buf, &mut add);
+            }
+        }
+        self.scratch = buf;
         self.mark_truncated(index, truncated);
     }
 
-    /// Records values already extracted (see [`values_in`]).
+    /// Records values already extracted (see [`values_in`](super::values_in)).
     pub fn record_values(
         &mut self,
         index: u32,
         values: impl IntoIterator<Item = (ValueKind, String)>,
     ) {
-        let values = values.into_iter();
-        // Grown once, not doubled (and rehashed) a few times per output.
-        self.values.reserve(values.size_hint().0);
         for (kind, value) in values {
-            self.add(index, kind, value);
+            if let Some(entry) = self.entry(kind, &value)
+                && entry.calls.last() != Some(index)
+            {
+                entry.calls.push(index);
+            }
         }
     }
 
@@ -220,14 +326,186 @@ impl Ledger {
         }
     }
 
-    fn add(&mut self, index: u32, kind: ValueKind, value: String) {
-        let entry = self.values.entry(value).or_insert_with(|| ValueEntry {
-            kind,
-            user: false,
-            calls: Vec::new(),
-        });
-        if entry.calls.last() != Some(&index) {
-            entry.calls.push(index);
+    /// The entry of `value`, made (of `kind`) when new; `None` once the
+    /// values pass 4 GiB (the ledger stops growing).
+    fn entry(&mut self, kind: ValueKind, value: &str) -> Option<&mut ValueEntry> {
+        let hash = self.hasher.hash_one(value);
+        let Self {
+            text,
+            slots,
+            table,
+            hasher,
+            ..
+        } = self;
+        let at = match table.entry(
+            hash,
+            |&i| {
+                slots
+                    .get(i as usize)
+                    .is_some_and(|s| slot_text(text, s) == value)
+            },
+            |&i| {
+                slots
+                    .get(i as usize)
+                    .map_or(0, |s| hasher.hash_one(slot_text(text, s)))
+            },
+        ) {
+            Entry::Occupied(found) => *found.get() as usize,
+            Entry::Vacant(vacant) => {
+                let at = slots.len();
+                let (Ok(start), Ok(len), Ok(index)) = (
+                    u32::try_from(text.len()),
+                    u32::try_from(value.len()),
+                    u32::try_from(at),
+                ) else {
+                    return None;
+                };
+                text.push_str(value);
+                slots.push(Slot {
+                    start,
+                    len,
+                    entry: ValueEntry::new(kind),
+                });
+                vacant.insert(index);
+                at
+            }
+        };
+        slots.get_mut(at).map(|slot| &mut slot.entry)
+    }
+}
+
+fn slot_text<'a>(text: &'a str, slot: &Slot) -> &'a str {
+    let start = slot.start as usize;
+    text.get(start..start + slot.len as usize)
+        .unwrap_or_default()
+}
+
+impl PartialEq for Ledger {
+    fn eq(&self, other: &Self) -> bool {
+        self.calls == other.calls
+            && self.slots.len() == other.slots.len()
+            && self
+                .values()
+                .all(|(value, entry)| other.origins(value) == Some(entry))
+    }
+}
+
+impl Eq for Ledger {}
+
+impl std::fmt::Debug for Ledger {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ledger")
+            .field("calls", &self.calls)
+            .field("values", &ValuesView(self))
+            .finish()
+    }
+}
+
+/// The values of a ledger as a map, for `Debug` and `Serialize`.
+struct ValuesView<'a>(&'a Ledger);
+
+impl std::fmt::Debug for ValuesView<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map().entries(self.0.values()).finish()
+    }
+}
+
+/// One value's entry as stored.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct EntryRepr {
+    kind: ValueKind,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    user: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    calls: Vec<u32>,
+}
+
+impl Serialize for ValuesView<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.0.slots.len()))?;
+        for (value, entry) in self.0.values() {
+            let repr = EntryRepr {
+                kind: entry.kind,
+                user: entry.user,
+                calls: entry.calls().collect(),
+            };
+            map.serialize_entry(value, &repr)?;
         }
+        map.end()
+    }
+}
+
+impl Serialize for Ledger {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut s = serializer.serialize_struct("Ledger", 2)?;
+        s.serialize_field("calls", &self.calls)?;
+        s.serialize_field("values", &ValuesView(self))?;
+        s.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Ledger {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        // `values` is a map in JSON; read in its order.
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct MapRepr {
+            #[serde(default)]
+            calls: Vec<CallRecord>,
+            #[serde(default)]
+            values: OrderedMap,
+        }
+        let repr = MapRepr::deserialize(deserializer)?;
+        let mut ledger = Ledger {
+            calls: repr.calls,
+            ..Ledger::default()
+        };
+        let count = ledger.calls.len();
+        for (value, entry) in repr.values.0 {
+            if let Some(bad) = entry.calls.iter().find(|i| **i as usize >= count) {
+                return Err(serde::de::Error::custom(format!(
+                    "value {value:?} names call {bad}, but the ledger holds {count} calls"
+                )));
+            }
+            let Some(slot) = ledger.entry(entry.kind, &value) else {
+                return Err(serde::de::Error::custom("the ledger's values pass 4 GiB"));
+            };
+            slot.user = entry.user;
+            slot.calls = CallList::default();
+            for index in entry.calls {
+                slot.calls.push(index);
+            }
+        }
+        Ok(ledger)
+    }
+}
+
+/// A JSON object read as its pairs, in order.
+#[derive(Default)]
+struct OrderedMap(Vec<(String, EntryRepr)>);
+
+impl<'de> Deserialize<'de> for OrderedMap {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = OrderedMap;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object of values and their entries")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<OrderedMap, A::Error> {
+                let mut out = Vec::with_capacity(map.size_hint().unwrap_or(0).min(4096));
+                while let Some(pair) = map.next_entry::<String, EntryRepr>()? {
+                    out.push(pair);
+                }
+                Ok(OrderedMap(out))
+            }
+        }
+        deserializer.deserialize_map(Visit)
     }
 }

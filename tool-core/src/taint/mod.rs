@@ -87,6 +87,8 @@ mod redact;
 mod session;
 mod trifecta;
 mod values;
+#[cfg(test)]
+mod values_reference;
 
 pub use crate::capability::Capabilities;
 pub use boundary::Boundary;

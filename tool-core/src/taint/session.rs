@@ -12,7 +12,6 @@ use super::pin::{PinPolicy, PinReport, PinStore};
 use super::quota::{QuotaCounts, QuotaSettings};
 use super::redact::{Redactions, Redactor};
 use super::trifecta::TrifectaSettings;
-use super::values::{ValueKind, values_in, values_in_json};
 use crate::capability::Capabilities;
 use crate::error::Error;
 use crate::output::ToolOutput;
@@ -77,6 +76,8 @@ impl SessionState {
 /// 4. When it read private data or took in untrusted content, the values
 ///    its (redacted) output delivered are recorded, up to
 ///    [`MAX_VALUES_PER_CALL`].
+/// 5. With a [boundary](Self::with_boundary), an untrusted output's
+///    content is wrapped and its state gets its provenance.
 #[derive(Debug)]
 pub struct Session {
     capabilities: CapabilityMap,
@@ -282,25 +283,37 @@ impl Session {
     /// took in untrusted content.
     pub(crate) fn completed(&self, observed: Observed, output: &mut ToolOutput) {
         let found = self.redact(output);
-        let mut values: Vec<(ValueKind, String)> = Vec::with_capacity(
-            // About one value per 20 bytes of text (a mailbox listing).
-            (output.content.len() / 16).clamp(8, MAX_VALUES_PER_CALL),
-        );
-        let mut truncated = false;
-        if observed.capabilities.feeds_ledger() {
-            let mut push = |kind, value| {
-                if values.len() < MAX_VALUES_PER_CALL {
-                    values.push((kind, value));
-                } else {
-                    truncated = true;
-                }
-            };
-            values_in(&output.content, &mut push);
-            if let Some(state) = &output.state {
-                values_in_json(state, &mut |_, kind, value| push(kind, value));
+        {
+            let mut state = self.lock();
+            if !self.quotas.quotas.is_empty() || self.quotas.budget.is_some() {
+                let now = now_ms();
+                state
+                    .quotas
+                    .record(&self.quotas, &observed.identifier, &observed.api, now);
             }
-            if let Some(error) = &output.error {
-                values_in(&error.message, &mut push);
+            let index = state.ledger.record_call(
+                &observed.call_id,
+                &observed.identifier,
+                &observed.api,
+                observed.capabilities,
+                output.success,
+            );
+            if observed.capabilities.feeds_ledger() {
+                // The values of the output as the model will see it
+                // (redacted, before any boundary), scanned once, straight
+                // into the ledger's buffer: no copy of the output, no
+                // allocation per value.
+                let mut budget = MAX_VALUES_PER_CALL;
+                state.ledger.record_output(
+                    index,
+                    &output.content,
+                    output.state.as_ref(),
+                    output.error.as_ref().map(|e| e.message.as_str()),
+                    &mut budget,
+                );
+            }
+            if !found.is_empty() {
+                state.ledger.record_secrets(index, found.counts.into_keys());
             }
         }
         if observed.capabilities.untrusted_source
@@ -319,27 +332,6 @@ impl Session {
                 }
                 None => output.state = Some(serde_json::json!({ "provenance": provenance })),
             }
-        }
-        let mut state = self.lock();
-        if !self.quotas.quotas.is_empty() || self.quotas.budget.is_some() {
-            let now = now_ms();
-            state
-                .quotas
-                .record(&self.quotas, &observed.identifier, &observed.api, now);
-        }
-        let index = state.ledger.record_call(
-            &observed.call_id,
-            &observed.identifier,
-            &observed.api,
-            observed.capabilities,
-            output.success,
-        );
-        state.ledger.record_values(index, values);
-        if !found.is_empty() {
-            state.ledger.record_secrets(index, found.counts.into_keys());
-        }
-        if truncated {
-            state.ledger.mark_truncated(index, true);
         }
     }
 }

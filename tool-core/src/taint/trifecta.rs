@@ -403,9 +403,7 @@ fn from_calls(
 ) -> Vec<u32> {
     entry
         .map(|e| {
-            e.calls
-                .iter()
-                .copied()
+            e.calls()
                 .filter(|i| ledger.call(*i).is_some_and(&keep))
                 .collect()
         })

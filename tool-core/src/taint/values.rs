@@ -45,10 +45,10 @@ pub const MAX_TEXT_VALUE: usize = 256;
 /// assert!(seen.contains(&(ValueKind::Number, "1250".to_owned())));
 /// ```
 pub fn values_in(text: &str, found: &mut dyn FnMut(ValueKind, String)) {
-    if let Some(whole) = normalise_text(text) {
-        found(ValueKind::Text, whole);
-    }
-    atoms_in(text, found);
+    let mut buf = String::new();
+    scan_text(text, &mut buf, &mut |kind, value| {
+        found(kind, value.to_owned())
+    });
 }
 
 /// Calls `found` with every value in `value`: each leaf string as
@@ -56,18 +56,24 @@ pub fn values_in(text: &str, found: &mut dyn FnMut(ValueKind, String)) {
 /// the JSON pointer of each leaf.
 pub fn values_in_json(value: &Value, found: &mut dyn FnMut(&str, ValueKind, String)) {
     let mut path = String::new();
-    walk(value, &mut path, found);
+    let mut buf = String::new();
+    walk(value, &mut path, &mut buf, found);
 }
 
-fn walk(value: &Value, path: &mut String, found: &mut dyn FnMut(&str, ValueKind, String)) {
+fn walk(
+    value: &Value,
+    path: &mut String,
+    buf: &mut String,
+    found: &mut dyn FnMut(&str, ValueKind, String),
+) {
     match value {
         Value::String(s) => {
             let at: &str = path;
-            values_in(s, &mut |k, v| found(at, k, v));
+            scan_text(s, buf, &mut |k, v| found(at, k, v.to_owned()));
         }
         Value::Number(n) => {
-            if let Some(norm) = normalise_number(&n.to_string()) {
-                found(path, ValueKind::Number, norm);
+            if normalise_number_into(&n.to_string(), buf) {
+                found(path, ValueKind::Number, buf.clone());
             }
         }
         Value::Array(items) => {
@@ -75,7 +81,7 @@ fn walk(value: &Value, path: &mut String, found: &mut dyn FnMut(&str, ValueKind,
                 let len = path.len();
                 path.push('/');
                 path.push_str(&i.to_string());
-                walk(item, path, found);
+                walk(item, path, buf, found);
                 path.truncate(len);
             }
         }
@@ -84,7 +90,7 @@ fn walk(value: &Value, path: &mut String, found: &mut dyn FnMut(&str, ValueKind,
                 let len = path.len();
                 path.push('/');
                 path.push_str(&key.replace('~', "~0").replace('/', "~1"));
-                walk(item, path, found);
+                walk(item, path, buf, found);
                 path.truncate(len);
             }
         }
@@ -92,12 +98,82 @@ fn walk(value: &Value, path: &mut String, found: &mut dyn FnMut(&str, ValueKind,
     }
 }
 
+/// The values of every leaf of `value` (as [`values_in_json`], without
+/// the pointers), each normalised into `buf` and lent to `found`: no
+/// allocation per value (the ledger's path).
+pub(crate) fn scan_json(value: &Value, buf: &mut String, found: &mut dyn FnMut(ValueKind, &str)) {
+    match value {
+        Value::String(s) => scan_text(s, buf, found),
+        Value::Number(n) => {
+            // A number's text is short; a float's `Display` is the same as
+            // `to_string`'s.
+            let mut digits = String::new();
+            // Writing into a String cannot fail.
+            let _ = std::fmt::Write::write_fmt(&mut digits, format_args!("{n}"));
+            if normalise_number_into(&digits, buf) {
+                found(ValueKind::Number, buf);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| scan_json(v, buf, found)),
+        Value::Object(map) => map.values().for_each(|v| scan_json(v, buf, found)),
+        Value::Null | Value::Bool(_) => {}
+    }
+}
+
+/// The values of `text` (as [`values_in`]), each normalised into `buf`
+/// and lent to `found`: no allocation per value.
+pub(crate) fn scan_text(text: &str, buf: &mut String, found: &mut dyn FnMut(ValueKind, &str)) {
+    if normalise_text_into(text, buf) {
+        found(ValueKind::Text, buf);
+    }
+    atoms_in(text, buf, found);
+}
+
 /// A whole string as a [`ValueKind::Text`] value, or `None` when it is too
 /// short or too long to be one.
 pub fn normalise_text(text: &str) -> Option<String> {
+    let mut buf = String::new();
+    normalise_text_into(text, &mut buf).then_some(buf)
+}
+
+/// `char::is_whitespace` for an ASCII byte.
+fn is_ascii_space(b: u8) -> bool {
+    b == b' ' || (b'\t'..=b'\r').contains(&b)
+}
+
+/// [`normalise_text`] into `buf`; whether there is a value.
+fn normalise_text_into(text: &str, buf: &mut String) -> bool {
+    buf.clear();
     let trimmed = text.trim();
     if trimmed.len() < 3 || trimmed.len() > MAX_TEXT_VALUE * 4 {
-        return None;
+        return false;
+    }
+    if trimmed.is_ascii() {
+        // One byte, one character: count and copy in one pass.
+        let bytes = trimmed.as_bytes();
+        if bytes.len() > MAX_TEXT_VALUE
+            && bytes
+                .iter()
+                .filter(|b| !is_ascii_space(**b))
+                .nth(MAX_TEXT_VALUE)
+                .is_some()
+        {
+            return false;
+        }
+        buf.reserve(bytes.len());
+        let mut space = false;
+        for &b in bytes {
+            if is_ascii_space(b) {
+                space = true;
+                continue;
+            }
+            if space {
+                buf.push(' ');
+                space = false;
+            }
+            buf.push(char::from(b.to_ascii_lowercase()));
+        }
+        return true;
     }
     // Past the character limit whatever the whitespace: no value.
     if trimmed.len() > MAX_TEXT_VALUE
@@ -107,9 +183,8 @@ pub fn normalise_text(text: &str) -> Option<String> {
             .nth(MAX_TEXT_VALUE)
             .is_some()
     {
-        return None;
+        return false;
     }
-    let mut out = String::with_capacity(trimmed.len());
     let mut space = false;
     let mut chars = 0usize;
     for c in trimmed.chars() {
@@ -118,46 +193,38 @@ pub fn normalise_text(text: &str) -> Option<String> {
             continue;
         }
         if space {
-            out.push(' ');
+            buf.push(' ');
             space = false;
         }
         for l in c.to_lowercase() {
-            out.push(l);
+            buf.push(l);
         }
         chars += 1;
         if chars > MAX_TEXT_VALUE {
-            return None;
+            return false;
         }
     }
-    Some(out)
+    true
 }
 
+/// The bytes that end a token.
+const SEPARATORS: [bool; 256] = {
+    let mut table = [false; 256];
+    let list = b" \t\n\r\"'<>()[]{},;|`\\";
+    let mut i = 0;
+    while i < list.len() {
+        table[list[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
 fn is_separator(b: u8) -> bool {
-    matches!(
-        b,
-        b' ' | b'\t'
-            | b'\n'
-            | b'\r'
-            | b'"'
-            | b'\''
-            | b'<'
-            | b'>'
-            | b'('
-            | b')'
-            | b'['
-            | b']'
-            | b'{'
-            | b'}'
-            | b','
-            | b';'
-            | b'|'
-            | b'`'
-            | b'\\'
-    )
+    SEPARATORS[usize::from(b)]
 }
 
 /// Each address, URL, host, number and id in `text`.
-fn atoms_in(text: &str, found: &mut dyn FnMut(ValueKind, String)) {
+fn atoms_in(text: &str, buf: &mut String, found: &mut dyn FnMut(ValueKind, &str)) {
     let bytes = text.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
@@ -187,20 +254,22 @@ fn atoms_in(text: &str, found: &mut dyn FnMut(ValueKind, String)) {
                 end = j;
             }
             if end > i
-                && let Some(norm) = text.get(start..end).and_then(normalise_number)
+                && text
+                    .get(start..end)
+                    .is_some_and(|t| normalise_number_into(t, buf))
             {
-                found(ValueKind::Number, norm);
+                found(ValueKind::Number, buf);
                 i = end;
                 continue;
             }
             if let Some(token) = text.get(start..i) {
-                classify(token, found);
+                classify(token, buf, found);
             }
         }
     }
 }
 
-fn classify(token: &str, found: &mut dyn FnMut(ValueKind, String)) {
+fn classify(token: &str, buf: &mut String, found: &mut dyn FnMut(ValueKind, &str)) {
     let token = token.trim_end_matches(['.', ':', '!', '?']);
     let token = token.trim_start_matches(':');
     let bytes = token.as_bytes();
@@ -211,9 +280,11 @@ fn classify(token: &str, found: &mut dyn FnMut(ValueKind, String)) {
         bytes.len() >= prefix.len() && bytes[..prefix.len()].eq_ignore_ascii_case(prefix)
     };
     if starts(b"http://") || starts(b"https://") {
-        if let Some((url, host)) = normalise_url(token) {
-            found(ValueKind::Url, url);
-            found(ValueKind::Host, host);
+        if let Some((from, to)) = normalise_url_into(token, buf) {
+            found(ValueKind::Url, buf);
+            if let Some(host) = buf.get(from..to) {
+                found(ValueKind::Host, host);
+            }
         }
         return;
     }
@@ -223,7 +294,7 @@ fn classify(token: &str, found: &mut dyn FnMut(ValueKind, String)) {
         token
     };
     // One pass of cheap checks on the bytes: most tokens are words, and a
-    // word costs no allocation (nor a search per question asked of it).
+    // word costs nothing more.
     let (mut digits, mut letters, mut dots) = (0usize, 0usize, 0usize);
     let mut last_at = None;
     for (i, b) in token.bytes().enumerate() {
@@ -238,97 +309,119 @@ fn classify(token: &str, found: &mut dyn FnMut(ValueKind, String)) {
     if let Some(at) = last_at {
         let (local, domain) = (&token[..at], &token[at + 1..]);
         if !local.is_empty() && is_host(domain) {
-            // One allocation per value: ASCII (nearly every address)
-            // lower-cases in place.
-            let mut email = String::with_capacity(token.len());
+            buf.clear();
             if local.is_ascii() {
-                email.push_str(local);
+                buf.push_str(local);
             } else {
-                email.push_str(&local.to_lowercase());
+                buf.push_str(&local.to_lowercase());
             }
-            email.push('@');
-            email.push_str(domain);
-            email.make_ascii_lowercase();
-            let host = email
-                .get(email.len() - domain.len()..)
-                .unwrap_or_default()
-                .to_owned();
-            found(ValueKind::Email, email);
-            found(ValueKind::Host, host);
+            buf.push('@');
+            let host_at = buf.len();
+            buf.push_str(domain);
+            buf.make_ascii_lowercase();
+            found(ValueKind::Email, buf);
+            if let Some(host) = buf.get(host_at..) {
+                found(ValueKind::Host, host);
+            }
         }
         return;
     }
-    if digits >= 4
-        && let Some(norm) = normalise_number(token)
-    {
-        found(ValueKind::Number, norm);
+    if digits >= 4 && normalise_number_into(token, buf) {
+        found(ValueKind::Number, buf);
         return;
     }
     if dots > 0 && is_host(token) {
-        found(ValueKind::Host, token.to_ascii_lowercase());
+        buf.clear();
+        buf.push_str(token);
+        buf.make_ascii_lowercase();
+        found(ValueKind::Host, buf);
         return;
     }
-    if digits > 0
-        && letters > 0
-        && digits + letters >= 6
-        && let Some(id) = normalise_id(token)
-    {
-        found(ValueKind::Id, id);
+    if digits > 0 && letters > 0 && digits + letters >= 6 && normalise_id_into(token, buf) {
+        found(ValueKind::Id, buf);
     }
 }
 
 /// `host.name` with at least two labels and an alphabetic top label.
 fn is_host(s: &str) -> bool {
-    if s.len() > 253 || !s.contains('.') {
+    let bytes = s.as_bytes();
+    if bytes.len() > 253 {
         return false;
     }
-    let mut labels = 0;
-    let mut last = "";
-    for label in s.split('.') {
-        if label.is_empty()
-            || label.len() > 63
-            || !label
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'-')
-        {
+    let (mut labels, mut label_start) = (0usize, 0usize);
+    for (i, &b) in bytes.iter().enumerate() {
+        if b == b'.' {
+            let len = i - label_start;
+            if len == 0 || len > 63 {
+                return false;
+            }
+            labels += 1;
+            label_start = i + 1;
+        } else if !(b.is_ascii_alphanumeric() || b == b'-') {
             return false;
         }
-        labels += 1;
-        last = label;
     }
-    labels >= 2 && last.len() >= 2 && last.bytes().all(|b| b.is_ascii_alphabetic())
+    let last = &bytes[label_start..];
+    labels >= 1
+        && !last.is_empty()
+        && last.len() <= 63
+        && last.len() >= 2
+        && last.iter().all(u8::is_ascii_alphabetic)
 }
 
 /// The normalised URL and its host.
 pub(crate) fn normalise_url(token: &str) -> Option<(String, String)> {
-    let (scheme, rest) = token.split_once("://")?;
-    let rest = rest.split('#').next().unwrap_or_default();
-    let (authority, path) = match rest.find(['/', '?']) {
+    let mut buf = String::new();
+    let (from, to) = normalise_url_into(token, &mut buf)?;
+    let host = buf.get(from..to)?.to_owned();
+    Some((buf, host))
+}
+
+/// [`normalise_url`] into `buf`; the host's range in it.
+fn normalise_url_into(token: &str, buf: &mut String) -> Option<(usize, usize)> {
+    let bytes = token.as_bytes();
+    let sep = bytes.windows(3).position(|w| w == b"://")?;
+    let (scheme, rest) = (&token[..sep], &token[sep + 3..]);
+    let rest = match rest.find('#') {
+        Some(i) => &rest[..i],
+        None => rest,
+    };
+    let (authority, path) = match rest.bytes().position(|b| b == b'/' || b == b'?') {
         Some(i) => (&rest[..i], &rest[i..]),
         None => (rest, ""),
     };
-    let host_port = authority.rsplit('@').next().unwrap_or(authority);
-    let host = host_port.split(':').next().unwrap_or_default();
-    if host.is_empty() {
+    let host_from = authority.rfind('@').map_or(0, |i| i + 1);
+    let host_port = &authority[host_from..];
+    let host_len = host_port.find(':').unwrap_or(host_port.len());
+    if host_len == 0 {
         return None;
     }
     let path = path.trim_end_matches('/');
     // Scheme and authority lower-cased in place, the path kept as written.
-    let mut url = String::with_capacity(scheme.len() + 3 + authority.len() + path.len());
-    url.push_str(scheme);
-    url.push_str("://");
-    url.push_str(authority);
-    url.make_ascii_lowercase();
-    url.push_str(path);
-    Some((url, host.to_ascii_lowercase()))
+    buf.clear();
+    buf.push_str(scheme);
+    buf.push_str("://");
+    let authority_at = buf.len();
+    buf.push_str(authority);
+    buf.make_ascii_lowercase();
+    buf.push_str(path);
+    let from = authority_at + host_from;
+    Some((from, from + host_len))
 }
 
 /// A number of four or more digits, or `None`.
+#[cfg(test)]
 pub(crate) fn normalise_number(token: &str) -> Option<String> {
+    let mut buf = String::new();
+    normalise_number_into(token, &mut buf).then_some(buf)
+}
+
+/// A number of four or more digits into `buf`; whether it is one.
+fn normalise_number_into(token: &str, buf: &mut String) -> bool {
     let token = token.trim_start_matches(['+', '$', '€', '£']);
     let bytes = token.as_bytes();
     // Checked first on the bytes (any other byte, non-ASCII included, is
-    // not a number), so a word costs no allocation.
+    // not a number), so a word costs nothing more.
     let (mut count, mut int_digits, mut point) = (0usize, 0usize, None);
     for (i, &b) in bytes.iter().enumerate() {
         match b {
@@ -340,11 +433,11 @@ pub(crate) fn normalise_number(token: &str) -> Option<String> {
             }
             b',' | b' ' | b'_' | b'-' if point.is_none() && i > 0 => {}
             b'.' if point.is_none() => point = Some(i),
-            _ => return None,
+            _ => return false,
         }
     }
     if count < 4 || int_digits == 0 {
-        return None;
+        return false;
     }
     let (int, frac) = match point {
         Some(p) => (&bytes[..p], &bytes[p + 1..]),
@@ -352,41 +445,41 @@ pub(crate) fn normalise_number(token: &str) -> Option<String> {
     };
     // After the point only digits were allowed: drop the trailing zeros.
     let frac_len = frac.iter().rposition(|b| *b != b'0').map_or(0, |i| i + 1);
-    let mut out = String::with_capacity(int_digits + 1 + frac_len);
+    buf.clear();
     for &b in int.iter().filter(|b| b.is_ascii_digit()) {
-        if !(out.is_empty() && b == b'0') {
-            out.push(char::from(b));
+        if !(buf.is_empty() && b == b'0') {
+            buf.push(char::from(b));
         }
     }
-    if out.is_empty() {
-        out.push('0');
+    if buf.is_empty() {
+        buf.push('0');
     }
     if frac_len > 0 {
-        out.push('.');
-        out.extend(frac[..frac_len].iter().map(|b| char::from(*b)));
+        buf.push('.');
+        buf.extend(frac[..frac_len].iter().map(|b| char::from(*b)));
     }
-    Some(out)
+    true
 }
 
-/// An id of six or more letters and digits, both present.
-fn normalise_id(token: &str) -> Option<String> {
-    let mut out = String::with_capacity(token.len());
+/// An id of six or more letters and digits, both present, into `buf`.
+fn normalise_id_into(token: &str, buf: &mut String) -> bool {
+    buf.clear();
     let (mut letters, mut digits) = (false, false);
     for b in token.bytes() {
         match b {
             b'0'..=b'9' => {
                 digits = true;
-                out.push(char::from(b));
+                buf.push(char::from(b));
             }
             b'a'..=b'z' | b'A'..=b'Z' => {
                 letters = true;
-                out.push(char::from(b.to_ascii_uppercase()));
+                buf.push(char::from(b.to_ascii_uppercase()));
             }
             b'-' | b'_' => {}
-            _ => return None,
+            _ => return false,
         }
     }
-    (letters && digits && out.len() >= 6).then_some(out)
+    letters && digits && buf.len() >= 6
 }
 
 #[cfg(test)]
@@ -397,6 +490,131 @@ mod tests {
         let mut v = Vec::new();
         values_in(text, &mut |k, s| v.push((k, s)));
         v
+    }
+
+    fn reference(text: &str) -> Vec<(ValueKind, String)> {
+        let mut v = Vec::new();
+        super::super::values_reference::values_in(text, &mut |k, s| v.push((k, s)));
+        v
+    }
+
+    /// Pieces the generated texts are made of: every kind of value, every
+    /// separator, the edges of each rule (case, trailing dots, `mailto:`,
+    /// grouped digits, non-ASCII).
+    const PIECES: &[&str] = &[
+        " ",
+        "  ",
+        "\t",
+        "\n",
+        "\r\n",
+        "\u{b}",
+        "\u{a0}",
+        ",",
+        ";",
+        ".",
+        ":",
+        "!",
+        "?",
+        "@",
+        "/",
+        "#",
+        "-",
+        "_",
+        "'",
+        "\"",
+        "<",
+        ">",
+        "(",
+        ")",
+        "[",
+        "]",
+        "{",
+        "}",
+        "|",
+        "`",
+        "\\",
+        "a",
+        "Z",
+        "é",
+        "Ä",
+        "€",
+        "£",
+        "$",
+        "+",
+        "0",
+        "7",
+        "1,250.00",
+        "4111 1111",
+        "GB29",
+        "NWBK",
+        "ab-12cd-34",
+        "US133000000121212121212",
+        "mail",
+        "Ann@Example.org",
+        "x@y",
+        "a@b.io",
+        "mailto:",
+        "http://",
+        "HTTPS://",
+        "Evil.Example.com",
+        ":8443",
+        "/Upload/",
+        "?k=1",
+        "#top",
+        "user:pw@",
+        "www.x.io",
+        "v1.2",
+        "e.g.",
+        "0042.50",
+        "12.34,56",
+        "ÄNNE@Corp.Example",
+        "https://a.b/c#d",
+        "::",
+        "..",
+        "x.",
+        "3.5",
+        "2024-05-13",
+        "+1 (555) 010-9999",
+    ];
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+        #[test]
+        fn the_scanner_finds_exactly_what_the_first_extraction_found(
+            picks in proptest::collection::vec(0..PIECES.len(), 0..40),
+            noise in ".{0,12}",
+        ) {
+            let mut text: String = picks.iter().map(|i| PIECES[*i]).collect();
+            text.push_str(&noise);
+            proptest::prop_assert_eq!(all(&text), reference(&text), "{:?}", text);
+            let json = serde_json::json!({"a": [text.clone(), 12345.5, 42], "b/~": {"c": text}});
+            let mut new = Vec::new();
+            values_in_json(&json, &mut |p, k, s| new.push((p.to_owned(), k, s)));
+            let mut old = Vec::new();
+            super::super::values_reference::values_in_json(&json, &mut |p, k, s| old.push((p.to_owned(), k, s)));
+            proptest::prop_assert_eq!(new, old);
+            let mut buf = String::new();
+            let mut lent = Vec::new();
+            scan_json(&json, &mut buf, &mut |k, s| lent.push((k, s.to_owned())));
+            let mut old_values: Vec<(ValueKind, String)> = Vec::new();
+            super::super::values_reference::values_in_json(&json, &mut |_, k, s| old_values.push((k, s)));
+            proptest::prop_assert_eq!(lent, old_values);
+        }
+    }
+
+    #[test]
+    fn the_scanner_agrees_with_the_first_extraction_on_a_mailbox_digest() {
+        // A fixed corpus too, so a change shows on every run the same way.
+        let mut text = String::new();
+        for i in 0..200 {
+            text.push_str(&format!(
+                "From: User{i}@Corp.Example | Invoice {i}042 for 1,250.00 EUR | IBAN DE89 3704 0044 0532 013{i:03} | https://Portal.corp.example/inv/{i}/#x | ref ab-{i}cd-99 | café №{i}\n"
+            ));
+        }
+        for piece in text.lines() {
+            assert_eq!(all(piece), reference(piece), "{piece}");
+        }
+        assert_eq!(all(&text), reference(&text));
     }
 
     #[test]
