@@ -209,8 +209,10 @@ impl Invoker {
             }
         }
         if !to_run.is_empty() {
-            // Boxed, like the resume's step (see there).
-            Box::pin(self.run_step(
+            // Not boxed: the step's future is over a kilobyte, and a
+            // kilobyte-sized allocation costs more (the allocator merges
+            // its free lists) than carrying it.
+            self.run_step(
                 &frame,
                 &calls,
                 to_run,
@@ -218,7 +220,7 @@ impl Invoker {
                 &mut items,
                 &mut interventions,
                 ctx,
-            ))
+            )
             .await;
         }
         let pending = (!items.is_empty()).then(|| {
@@ -562,9 +564,7 @@ impl Invoker {
         }
         let calls = std::mem::take(&mut pending.calls);
         if !to_run.is_empty() {
-            // Boxed: the step's future is large, and the resume's own
-            // future should not carry (and move) its size.
-            Box::pin(self.run_step(
+            self.run_step(
                 &frame,
                 &calls,
                 to_run,
@@ -572,7 +572,7 @@ impl Invoker {
                 &mut remaining,
                 &mut interventions,
                 ctx,
-            ))
+            )
             .await;
         }
         let next = (!remaining.is_empty()).then(|| {
