@@ -48,6 +48,12 @@
 //! call envelope, never from argument values. A host that wants arguments
 //! on record keeps decision records with its opt-in (tool-approval's
 //! `record` module), not traces.
+//!
+//! This holds for the spans and events of this crate family. Libraries
+//! below it log at their own levels: rmcp's `debug` and `trace` events
+//! carry whole MCP requests, arguments included, and hyper's name the
+//! addresses it connects to. A production subscriber keeps those targets
+//! at `info` or above.
 
 use std::time::Instant;
 

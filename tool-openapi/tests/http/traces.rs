@@ -1,10 +1,13 @@
-//! What a host's subscriber sees of one gated call and one HTTP API call:
+//! What a host's subscriber sees of one gated call, one HTTP API call and
+//! one MCP call (our client against our server over HTTP on 127.0.0.1):
 //! an in-memory `tracing` layer collects the spans and events of a batch
 //! decided by tool-approval's policy engine (the API call asks, a person
 //! approves; a second API call is refused by the SSRF guard) and checks the OpenTelemetry names and attributes
 //! (`execute_tool` with the GenAI attributes, `http_request` with the
-//! HTTP client attributes under it), and that no argument value and no
-//! credential appears anywhere.
+//! HTTP client attributes under it; `tools/call` client and server spans
+//! in one trace, the server's the child of the client's through the
+//! `traceparent` the request carried in `_meta`), and that no argument
+//! value and no credential appears anywhere.
 
 use std::sync::{Arc, Mutex};
 
@@ -27,6 +30,8 @@ struct Seen {
     name: String,
     /// The enclosing span's name (a span's parent, an event's span).
     parent: Option<String>,
+    /// The callsite's target (the crate and module that emitted it).
+    target: String,
     fields: Vec<(String, String)>,
 }
 
@@ -59,12 +64,17 @@ impl Collected {
         let events = self.events.lock().unwrap();
         events.iter().filter(|e| e.name == name).cloned().collect()
     }
+    /// Every span, and every event of our crates, as one text to search
+    /// for leaks. (rmcp's own debug and trace events log whole requests,
+    /// arguments included: a host keeps `rmcp` at `info` or above.)
     fn all_text(&self) -> String {
-        format!(
-            "{:?}{:?}",
-            self.spans.lock().unwrap(),
-            self.events.lock().unwrap()
-        )
+        let events = self.events.lock().unwrap();
+        let ours: Vec<&Seen> = events
+            .iter()
+            .filter(|e| e.target.starts_with("tool_"))
+            .collect();
+        assert!(!ours.is_empty());
+        format!("{:?}{ours:?}", self.spans.lock().unwrap())
     }
 }
 
@@ -91,6 +101,7 @@ impl<S: tracing::Subscriber + for<'a> LookupSpan<'a>> Layer<S> for Collected {
         let mut seen = Seen {
             name: attrs.metadata().name().to_owned(),
             parent,
+            target: attrs.metadata().target().to_owned(),
             ..Seen::default()
         };
         attrs.record(&mut Fields(&mut seen.fields));
@@ -106,6 +117,7 @@ impl<S: tracing::Subscriber + for<'a> LookupSpan<'a>> Layer<S> for Collected {
         let mut seen = Seen {
             name: event.metadata().name().to_owned(),
             parent: ctx.event_span(event).map(|s| s.name().to_owned()),
+            target: event.metadata().target().to_owned(),
             ..Seen::default()
         };
         event.record(&mut Fields(&mut seen.fields));
@@ -127,9 +139,10 @@ const API_KEY: &str = "provider-secret-42";
 const NAME_VALUE: &str = "alice-private-name";
 const QUERY_VALUE: &str = "query-private-value";
 const NOTE_VALUE: &str = "note-private-value";
+const MCP_VALUE: &str = "memo-private-value";
 
 #[tokio::test]
-async fn traces_of_a_gated_call_and_an_api_call_carry_the_conventions_and_no_values() {
+async fn traces_of_gated_api_and_mcp_calls_carry_the_conventions_and_no_values() {
     let collected = Collected::default();
     let subscriber = tracing_subscriber::registry().with(collected.clone());
     let _guard = tracing::subscriber::set_default(subscriber);
@@ -165,6 +178,48 @@ async fn traces_of_a_gated_call_and_an_api_call_carry_the_conventions_and_no_val
                 .unwrap(),
         )
         .unwrap();
+    // An MCP server of ours, serving a memo tool, and our client's tools
+    // from it in the same registry.
+    let mut served = ToolRegistry::new();
+    served
+        .register(
+            ToolBuilder::new("memo")
+                .api(
+                    ApiDefinition::new("keep", "Keeps a memo.").with_parameters(json!({
+                        "type": "object",
+                        "properties": {"text": {"type": "string"}},
+                        "required": ["text"]
+                    })),
+                    |_, _| async { Ok(ToolOutput::text("kept")) },
+                )
+                .build()
+                .unwrap(),
+        )
+        .unwrap();
+    let server = tool_mcp::RegistryServer::new(
+        Arc::new(served),
+        Arc::new(tool_mcp::RunEverything),
+        ToolContext::new(),
+    );
+    let stop = tokio_util::sync::CancellationToken::new();
+    let (mcp_addr, _task) = server
+        .serve_http("127.0.0.1:0".parse().unwrap(), stop.clone())
+        .await
+        .unwrap();
+    let manager = Arc::new(tool_mcp::McpManager::default());
+    manager
+        .upsert(tool_mcp::McpServerConfig::new(
+            "remote",
+            tool_mcp::McpTransport::http(format!("http://{mcp_addr}/mcp")),
+        ))
+        .unwrap();
+    let load = tool_mcp::McpProvider::new(Arc::clone(&manager))
+        .load_all()
+        .await;
+    for tool in load.tools {
+        registry.register_arc(tool).unwrap();
+    }
+
     let policy = tool_approval::PolicyFile::from_json(
         r#"{"mode": "manual", "rules": {"test/echoGet": [{"policy": "required"}]}}"#,
     )
@@ -186,14 +241,27 @@ async fn traces_of_a_gated_call_and_an_api_call_carry_the_conventions_and_no_val
             json!({"name": NAME_VALUE, "q": QUERY_VALUE}).to_string(),
         )
         .with_id("c-ssrf"),
+        ToolCall::new(
+            offered
+                .resolve_pair("remote", "memo____keep")
+                .unwrap()
+                .wire_name
+                .to_owned(),
+            json!({"text": MCP_VALUE}).to_string(),
+        )
+        .with_id("c-mcp"),
     ];
     let outputs = invoker.invoke_batch(&offered, &calls, &ctx).await;
     assert_eq!(outputs[0].content, "added");
     assert!(outputs[1].success, "{:?}", outputs[1]);
     assert_eq!(outputs[2].error_code().unwrap().as_str(), "ssrf_blocked");
+    assert_eq!(outputs[3].content, "kept", "{:?}", outputs[3]);
+    stop.cancel();
+    manager.shutdown().await;
 
+    // Ours: the four calls; the MCP server's: the memo call it ran.
     let tools = collected.spans("execute_tool");
-    assert_eq!(tools.len(), 3, "{tools:?}");
+    assert_eq!(tools.len(), 5, "{tools:?}");
     let tool = |id: &str| {
         tools
             .iter()
@@ -222,8 +290,43 @@ async fn traces_of_a_gated_call_and_an_api_call_carry_the_conventions_and_no_val
     assert_eq!(walls[0].get("wall"), Some("ssrf"));
     assert_eq!(walls[0].get("error.type"), Some("ssrf_blocked"));
 
+    let remote = tool("c-mcp");
+    assert_eq!(remote.get("gen_ai.tool.type"), Some("extension"));
+    assert_eq!(remote.get("outcome"), Some("success"));
+
+    // The MCP call: a client span under our execute_tool span, a server
+    // span in the same trace, its parent the client span, and the served
+    // call's own execute_tool span under the server span.
+    let mcp = collected.spans("tools/call");
+    let side = |kind: &str| {
+        let spans: Vec<&Seen> = mcp
+            .iter()
+            .filter(|s| s.get("otel.kind") == Some(kind))
+            .collect();
+        assert_eq!(spans.len(), 1, "{kind} spans: {mcp:?}");
+        spans[0].clone()
+    };
+    let (client, served) = (side("client"), side("server"));
+    assert_eq!(client.parent.as_deref(), Some("execute_tool"), "{client:?}");
+    for span in [&client, &served] {
+        assert_eq!(span.get("otel.name"), Some("tools/call memo____keep"));
+        assert_eq!(span.get("mcp.method.name"), Some("tools/call"));
+        assert_eq!(span.get("gen_ai.operation.name"), Some("execute_tool"));
+        assert_eq!(span.get("gen_ai.tool.name"), Some("memo____keep"));
+    }
+    assert!(client.get("trace_id").is_some(), "{client:?}");
+    assert_eq!(served.get("trace_id"), client.get("trace_id"), "one trace");
+    assert_eq!(served.get("parent_span_id"), client.get("span_id"));
+    assert!(
+        tools
+            .iter()
+            .any(|s| s.get("gen_ai.tool.name") == Some("memo____keep")
+                && s.parent.as_deref() == Some("tools/call")),
+        "the served call's span: {tools:?}"
+    );
+
     let decisions = collected.events("gate.decision");
-    assert_eq!(decisions.len(), 3, "{decisions:?}");
+    assert!(decisions.len() >= 4, "{decisions:?}");
     assert!(
         decisions
             .iter()
@@ -231,7 +334,10 @@ async fn traces_of_a_gated_call_and_an_api_call_carry_the_conventions_and_no_val
     );
     let asked = decisions
         .iter()
-        .find(|d| d.get("action") == Some("ask"))
+        .find(|d| {
+            d.get("action") == Some("ask")
+                && d.get("rule").is_some_and(|r| r.contains("test/echoGet"))
+        })
         .unwrap_or_else(|| panic!("{decisions:?}"));
     assert_eq!(asked.get("level"), Some("host_policy"));
     assert!(
@@ -240,9 +346,10 @@ async fn traces_of_a_gated_call_and_an_api_call_carry_the_conventions_and_no_val
     );
     assert_eq!(asked.get("confinement"), Some("none"));
     assert!(decisions.iter().any(|d| d.get("action") == Some("run")));
+    // The API call and the MCP call (a remote tool asks in manual mode).
     let answers = collected.events("gate.answer");
-    assert_eq!(answers.len(), 1, "{answers:?}");
-    assert_eq!(answers[0].get("answer"), Some("approved"));
+    assert_eq!(answers.len(), 2, "{answers:?}");
+    assert!(answers.iter().all(|a| a.get("answer") == Some("approved")));
 
     let requests = collected.spans("http_request");
     assert_eq!(requests.len(), 2, "{requests:?}");
@@ -269,7 +376,7 @@ async fn traces_of_a_gated_call_and_an_api_call_carry_the_conventions_and_no_val
     assert_eq!(request.get("error.type"), None);
 
     let text = collected.all_text();
-    for value in [API_KEY, NAME_VALUE, QUERY_VALUE, NOTE_VALUE] {
+    for value in [API_KEY, NAME_VALUE, QUERY_VALUE, NOTE_VALUE, MCP_VALUE] {
         assert!(!text.contains(value), "{value} was traced: {text}");
     }
 }
