@@ -32,6 +32,8 @@ use budget::StepBudget;
 
 mod braces;
 mod budget;
+mod class_index;
+pub(crate) mod classes;
 pub(crate) mod links;
 pub(crate) mod options;
 mod pipelines;
@@ -301,7 +303,8 @@ impl ShellCommand {
             // prefix rules off, a program's file write counts as a
             // redirection.
             let mut found: Vec<(Found, From)> = Vec::new();
-            if options::may_have_effects(&part.words, &syntax.options) {
+            let classes = class_index::part_classes(part);
+            if options::may_have_effects(&part.words, classes, &syntax.options) {
                 for view in wrappers::views(part) {
                     let (effects, unknown) = options::read_options(view, &syntax.options);
                     if unknown {
@@ -315,7 +318,7 @@ impl ShellCommand {
                     );
                 }
             }
-            if programs::may_have_programs(&part.words) {
+            if classes.any_is(classes::LANGUAGE) {
                 for view in wrappers::views(part) {
                     found.extend(
                         programs::program_effects(view)
@@ -355,9 +358,12 @@ impl ShellCommand {
                     _ => {}
                 }
             }
-            if wrappers::views(part)
-                .iter()
-                .any(|v| unread_code::runs_unread_code(v))
+            // A part read only as its words runs unread code only if its
+            // command word is an interpreter.
+            if (!part.words_only || classes.first_is(classes::INTERPRETER))
+                && wrappers::views(part)
+                    .iter()
+                    .any(|v| unread_code::runs_unread_code(v))
             {
                 self.hazards.push(Hazard::UnreadCode);
             }

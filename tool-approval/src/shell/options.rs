@@ -21,6 +21,7 @@
 //! `-o ProxyCommand=…`, tar's `--checkpoint-action=exec=CMD`. Hosts add rows
 //! with [`ShellSyntax::with_option`](super::ShellSyntax::with_option).
 
+use super::classes::{self, PartClasses};
 use super::table::{CommandOption, Effect, Found, Invocation};
 use super::words::basename;
 
@@ -96,14 +97,20 @@ fn git_harmless_key(key: &str) -> bool {
 
 /// A cheap first look: whether `words` name a program of the table (or
 /// one that takes `-t DIR`) and hold an option at all, or are `git config`.
-pub(crate) fn may_have_effects(words: &[String], extra: &[CommandOption]) -> bool {
+/// `classes` are the words' ([`PartClasses`]): the names are looked up
+/// once per part, not here.
+pub(crate) fn may_have_effects(
+    words: &[String],
+    classes: PartClasses,
+    extra: &[CommandOption],
+) -> bool {
     // `git config KEY VALUE` writes a configuration file without an option.
     if words.get(1).is_some_and(|w| w == "config")
         && words.first().is_some_and(|w| basename(w) == "git")
     {
         return true;
     }
-    let has_option = words.iter().any(|w| w.starts_with('-'));
+    let has_option = classes.has_option();
     // `systemctl link PATH`, `make -f -`: effects without a row (the
     // programs are found by name, after the cheap look for an option).
     if !has_option
@@ -113,41 +120,54 @@ pub(crate) fn may_have_effects(words: &[String], extra: &[CommandOption]) -> boo
     {
         return false;
     }
-    // One lookup per word answers both questions.
+    classes.named_is(classes::LOADER)
+        || (has_option
+            && (classes.named_is(classes::ROW_OR_MOVER)
+                || (!extra.is_empty()
+                    && programs(words).any(|name| extra.iter().any(|o| o.program == name)))))
+}
+
+/// [`may_have_effects`] as it read the words itself, one lookup per word:
+/// what the differential test holds it to.
+#[cfg(test)]
+pub(crate) fn may_have_effects_by_words(words: &[String], extra: &[CommandOption]) -> bool {
+    if words.get(1).is_some_and(|w| w == "config")
+        && words.first().is_some_and(|w| basename(w) == "git")
+    {
+        return true;
+    }
+    let has_option = words.iter().any(|w| w.starts_with('-'));
+    if !has_option
+        && !words
+            .iter()
+            .any(|w| matches!(w.as_str(), "link" | "enable" | "set"))
+    {
+        return false;
+    }
     programs(words).any(|name| {
-        let kinds = effect_names(name);
-        kinds & LOADER != 0
-            || (has_option
-                && (kinds & ROW_OR_MOVER != 0 || extra.iter().any(|o| o.program == name)))
+        let (loader, row) = effect_classes(name);
+        loader || (has_option && (row || extra.iter().any(|o| o.program == name)))
     })
 }
 
-/// [`effect_names`]: a loader (`systemctl`, `npm`, `pnpm`, a [`CONFIG_LOADERS`] program).
-const LOADER: u8 = 1;
-/// [`effect_names`]: a program with a row of the program table, or one
-/// that moves files into a place (`mv`, `cp`, `install`, `ln`).
-const ROW_OR_MOVER: u8 = 2;
+/// Whether `name` is a loader and whether it has a row of the table or
+/// moves files, from the tables themselves (no index).
+#[cfg(test)]
+pub(crate) fn effect_classes(name: &str) -> (bool, bool) {
+    (
+        loader_names().any(|n| n == name),
+        row_or_mover_names().any(|n| n == name),
+    )
+}
 
-/// Which of [`may_have_effects`]'s name sets `name` is in, from one index
-/// built once from the loaders and the program table.
-fn effect_names(name: &str) -> u8 {
-    static NAMES: std::sync::OnceLock<crate::name_hash::NameMap<&'static str, u8>> =
-        std::sync::OnceLock::new();
-    let names = NAMES.get_or_init(|| {
-        let mut names = crate::name_hash::NameMap::<&'static str, u8>::default();
-        for name in loader_names() {
-            *names.entry(name).or_default() |= LOADER;
-        }
-        for name in super::table::builtin_program_names().chain(["mv", "cp", "install", "ln"]) {
-            *names.entry(name).or_default() |= ROW_OR_MOVER;
-        }
-        names
-    });
-    names.get(name).copied().unwrap_or(0)
+/// The programs with a row of the table, and those that move files into
+/// a place (`-t DIR`).
+pub(crate) fn row_or_mover_names() -> impl Iterator<Item = &'static str> {
+    super::table::builtin_program_names().chain(["mv", "cp", "install", "ln"])
 }
 
 /// `systemctl`, `npm`, `pnpm` and the programs of [`CONFIG_LOADERS`].
-fn loader_names() -> impl Iterator<Item = &'static str> {
+pub(crate) fn loader_names() -> impl Iterator<Item = &'static str> {
     ["systemctl", "npm", "pnpm"].into_iter().chain(
         CONFIG_LOADERS
             .iter()

@@ -12,12 +12,13 @@
 //! property test checks that both paths agree on every line the fast path
 //! accepts.
 
+use super::class_index::classes_of;
+use super::classes::ClassCell;
 use super::scripts::{reads_stdin_script_views, scripts_of_views};
 use super::types::{MAX_LINE_PARTS, SimpleCommand};
 use super::words::basename;
 use super::wrappers::{
-    runs_with_stdin_words, starts_with_wrapper, stored_views, too_many_wrappers, views_of,
-    words_are_a_view,
+    runs_with_stdin_words, stored_views_of, too_many_wrappers, views_of, words_are_a_view,
 };
 
 /// Lines longer than this always take the full parser: the size limit, so
@@ -153,7 +154,10 @@ pub(crate) fn split(source: &str) -> Option<Split> {
         // A wrapper whose own words run a script needs the full parser:
         // known before its views are computed (`watch watch … ls` has as
         // many views as wrappers, and each script of it is tried here too).
-        let wrapped = starts_with_wrapper(words);
+        // The words' classes, read once: kept on the part for every
+        // later reader.
+        let classes = classes_of(words);
+        let wrapped = classes.first_is(super::classes::WRAPPER);
         if wrapped
             && words_are_a_view(words)
             && !scripts_of_views(std::slice::from_ref(words)).is_empty()
@@ -165,7 +169,7 @@ pub(crate) fn split(source: &str) -> Option<Split> {
         wrapper_chain |= wrapped && too_many_wrappers(words);
         // The views are computed once here and kept on the part, where
         // every later reader (effects, rules, the blacklist) finds them.
-        let stored = stored_views(words, &[]);
+        let stored = stored_views_of(words, classes, &[]);
         let views = views_of(words, &stored);
         if !scripts_of_views(views).is_empty()
             || ((*piped || next_piped) && reads_stdin_script_views(views))
@@ -188,6 +192,7 @@ pub(crate) fn split(source: &str) -> Option<Split> {
                 std::sync::OnceLock::from(stored)
             },
             words_only,
+            classes: ClassCell::with(classes),
             pipe_in: *piped,
             pipe_out: next_piped,
             ..SimpleCommand::default()

@@ -35,7 +35,9 @@ use super::scripts::reads_stdin_script;
 use super::table::Found;
 use super::words::{basename, join_argv, tokenize};
 
-/// A cheap first look: whether any word names a program this module reads.
+/// Whether any word names a program this module reads, word by word (the
+/// plain reading `class_index`'s tests hold a part's classes to).
+#[cfg(test)]
 pub(crate) fn may_have_programs(words: &[String]) -> bool {
     words.iter().any(|w| kind(basename(w)).is_some())
 }
@@ -50,30 +52,53 @@ enum Kind {
     Make,
 }
 
+/// The programs whose language this module reads, by kind: the one list
+/// [`kind`] and the shared name index (`shell::classes`) read.
+const LANGUAGES: &[(&[&str], Kind)] = &[
+    (&["sed", "gsed"], Kind::Sed),
+    (&["awk", "gawk", "mawk", "nawk", "busybox-awk"], Kind::Awk),
+    (
+        &["vim", "vi", "nvim", "gvim", "ex", "view", "vimdiff", "rvim"],
+        Kind::Vim,
+    ),
+    (&["node", "nodejs", "bun", "deno"], Kind::Interpreter),
+    (&["expect"], Kind::Expect),
+    (&["make", "gmake"], Kind::Make),
+];
+
+/// Interpreters read also with a version suffix (`python3.12`, `perl5`).
+/// (Each of these names starts with `p` or `r`.)
+const VERSIONED: &[&str] = &["perl", "python", "pypy", "ruby", "php"];
+
+/// Every name [`kind`] knows without a version suffix.
+pub(crate) fn language_names() -> impl Iterator<Item = &'static str> {
+    LANGUAGES
+        .iter()
+        .flat_map(|(names, _)| names.iter().copied())
+        .chain(VERSIONED.iter().copied())
+}
+
+/// Whether this module reads the language of the program `name` (a basename).
+#[cfg(test)]
+pub(crate) fn is_language(name: &str) -> bool {
+    kind(name).is_some()
+}
+
+/// Whether `name` is an interpreter of [`VERSIONED`] with or without a
+/// version suffix.
+pub(crate) fn is_versioned_interpreter(name: &str) -> bool {
+    matches!(name.as_bytes().first(), Some(b'p' | b'r'))
+        && VERSIONED.iter().any(|base| {
+            name.strip_prefix(base)
+                .is_some_and(|rest| rest.bytes().all(|b| b.is_ascii_digit() || b == b'.'))
+        })
+}
+
 fn kind(name: &str) -> Option<Kind> {
-    let versioned = |base: &str| {
-        name.strip_prefix(base)
-            .is_some_and(|rest| rest.bytes().all(|b| b.is_ascii_digit() || b == b'.'))
-    };
-    match name {
-        "sed" | "gsed" => Some(Kind::Sed),
-        "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk" => Some(Kind::Awk),
-        "vim" | "vi" | "nvim" | "gvim" | "ex" | "view" | "vimdiff" | "rvim" => Some(Kind::Vim),
-        "node" | "nodejs" | "bun" | "deno" => Some(Kind::Interpreter),
-        "expect" => Some(Kind::Expect),
-        "make" | "gmake" => Some(Kind::Make),
-        // (Each of these names starts with `p` or `r`.)
-        _ if matches!(name.as_bytes().first(), Some(b'p' | b'r'))
-            && (versioned("perl")
-                || versioned("python")
-                || versioned("pypy")
-                || versioned("ruby")
-                || versioned("php")) =>
-        {
-            Some(Kind::Interpreter)
-        }
-        _ => None,
+    if let Some((_, kind)) = LANGUAGES.iter().find(|(names, _)| names.contains(&name)) {
+        return Some(*kind);
     }
+    is_versioned_interpreter(name).then_some(Kind::Interpreter)
 }
 
 /// What the program in `view` (a command's words) does.

@@ -221,6 +221,8 @@ pub struct SimpleCommand {
     /// `stdin_commands` stay empty and are not asked. Whatever changes the
     /// words or the views clears it.
     pub(crate) words_only: bool,
+    /// What the words are as program names (`shell::classes`), read once.
+    pub(crate) classes: super::classes::ClassCell,
 }
 
 impl PartialEq for SimpleCommand {

@@ -45,6 +45,11 @@ const INTERPRETERS: &[&str] = &[
     "tsx",
 ];
 
+/// The names [`is_interpreter`] knows as written (lower case, no version).
+pub(crate) fn interpreter_names() -> impl Iterator<Item = &'static str> {
+    INTERPRETERS.iter().copied().filter(|n| n.len() <= 16)
+}
+
 /// Arguments that only print information: no program runs.
 const INFO_ONLY: &[&str] = &["--version", "-V", "-v", "--help", "-h", "-version"];
 

@@ -131,6 +131,7 @@ impl Walker<'_, '_> {
                     part.views = std::sync::OnceLock::new();
                     part.stdin_commands = std::sync::OnceLock::new();
                     part.words_only = false;
+                    part.classes.clear();
                 }
                 self.after_redirects(host.unwrap_or_default(), redirects);
             }

@@ -3,6 +3,7 @@
 //! Deny and `always` rules must see the command a wrapper runs. Approval
 //! never looks through a wrapper: `sudo git status` is not `git status`.
 
+use super::classes::{self, PartClasses, holds_ifs};
 use super::syntax::HostWrapper;
 use super::table::takes_separate_value;
 use super::types::{SimpleCommand, StdinCommand};
@@ -492,12 +493,28 @@ pub(crate) fn stored_views(words: &[String], host: &[HostWrapper]) -> Vec<Vec<St
     }
 }
 
-/// Whether `word` holds `IFS` (a byte scan; every word of every part is
-/// looked at).
-fn holds_ifs(word: &str) -> bool {
-    word.as_bytes()
-        .windows(3)
-        .any(|b| matches!(b, [b'I', b'F', b'S']))
+/// [`stored_views`] of words whose [`PartClasses`] are known: a command
+/// word that is no wrapper, before words no program's name, is no wrapper
+/// of the built-in table nor an unknown one (`unwrap_once`).
+pub(crate) fn stored_views_of(
+    words: &[String],
+    classes: PartClasses,
+    host: &[HostWrapper],
+) -> Vec<Vec<String>> {
+    let only_the_words = words.first().is_some_and(|first| !first.contains('/'))
+        && !classes.holds_ifs()
+        && find_exec(words).is_empty()
+        && git_views(words).is_empty()
+        && package_runner(words).is_none()
+        && ((host.is_empty()
+            && !classes.first_is(classes::WRAPPER)
+            && !classes.rest_is(classes::KNOWN))
+            || unwrap_once(words, host).is_none());
+    if only_the_words {
+        Vec::new()
+    } else {
+        word_views_with(words, host)
+    }
 }
 
 /// The views of `words` from their stored form ([`stored_views`]).
@@ -585,14 +602,6 @@ fn unwrapped_views(words: &[String], host: &[HostWrapper]) -> Vec<Vec<String>> {
 /// it in their views too.
 pub(crate) fn words_are_a_view(words: &[String]) -> bool {
     words.first().is_some_and(|first| !first.contains('/')) && package_runner(words).is_none()
-}
-
-/// Whether the command word is a built-in wrapper (its views are more
-/// than its words).
-pub(crate) fn starts_with_wrapper(words: &[String]) -> bool {
-    words
-        .first()
-        .is_some_and(|first| is_wrapper(basename(first)))
 }
 
 /// `npm exec ARGS`, `npm x`, `pnpm exec`/`dlx`, `yarn exec`/`dlx`, `bun x`
@@ -1021,6 +1030,24 @@ impl Spec<'_> {
 /// The names of the built-in wrappers.
 pub(crate) fn builtin_wrapper_names() -> impl Iterator<Item = &'static str> {
     WRAPPERS.iter().map(|w| w.name)
+}
+
+/// The programs an unknown command word may be running
+/// (`unknown_wrappers::is_known_program`'s names).
+pub(crate) fn known_program_names() -> impl Iterator<Item = &'static str> {
+    unknown_wrappers::known_names()
+}
+
+/// Whether `name` is a known program as `unknown_wrappers` answers it.
+#[cfg(test)]
+pub(crate) fn unknown_wrappers_is_known(name: &str) -> bool {
+    unknown_wrappers::is_known_program(name)
+}
+
+/// Whether `name` is a built-in wrapper.
+#[cfg(test)]
+pub(crate) fn is_builtin_wrapper(name: &str) -> bool {
+    is_wrapper(name)
 }
 
 /// Whether `name` is a built-in wrapper (what [`unwrap_once`] unwraps

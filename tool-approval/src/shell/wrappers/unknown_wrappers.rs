@@ -164,16 +164,21 @@ fn slot(name: &str) -> usize {
     (name.len().wrapping_mul(31) ^ first.wrapping_mul(131) ^ (last << 5)) % SLOTS
 }
 
+/// Every known name: [`KNOWN_PROGRAMS`], the built-in wrappers and the
+/// program table's programs.
+pub(super) fn known_names() -> impl Iterator<Item = &'static str> {
+    KNOWN_PROGRAMS
+        .iter()
+        .copied()
+        .chain(super::builtin_wrapper_names())
+        .chain(crate::shell::table::builtin_program_names())
+}
+
 fn known() -> &'static Known {
     static KNOWN: std::sync::OnceLock<Known> = std::sync::OnceLock::new();
     KNOWN.get_or_init(|| {
-        let names: crate::name_hash::NameMap<&'static str, ()> = KNOWN_PROGRAMS
-            .iter()
-            .copied()
-            .chain(super::builtin_wrapper_names())
-            .chain(crate::shell::table::builtin_program_names())
-            .map(|n| (n, ()))
-            .collect();
+        let names: crate::name_hash::NameMap<&'static str, ()> =
+            known_names().map(|n| (n, ())).collect();
         let mut bits = vec![0u64; SLOTS / 64];
         for name in names.keys() {
             let at = slot(name);
