@@ -74,6 +74,7 @@
 //!   (a gated invoker puts the decision's there). Without a computer the API
 //!   is not offered at all.
 #![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod catalog;
 pub mod codes;
