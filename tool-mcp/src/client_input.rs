@@ -49,6 +49,7 @@ use rmcp::model::{
     ListRootsResult, RequestStateCodec, SealOptions,
 };
 use rmcp::service::Peer;
+use rmcp::task_manager::TaskContext;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tokio::sync::Notify;
@@ -192,6 +193,9 @@ enum LineKind {
     Session(Peer<RoleServer>),
     /// 2026-07-28: multi-round-trip.
     Rounds(Arc<Round>),
+    /// A task (SEP-2663): the question waits in the task's
+    /// `inputRequests` until the client answers by `tasks/update`.
+    Task(TaskContext, Arc<AtomicUsize>),
 }
 
 impl std::fmt::Debug for ClientLine {
@@ -199,6 +203,7 @@ impl std::fmt::Debug for ClientLine {
         let kind = match self.kind {
             LineKind::Session(_) => "session",
             LineKind::Rounds(_) => "multi-round-trip",
+            LineKind::Task(..) => "task",
         };
         f.debug_struct("ClientLine")
             .field("kind", &kind)
@@ -221,6 +226,13 @@ impl ClientLine {
         }
     }
 
+    pub(crate) fn task(task: TaskContext, caps: ClientCapabilities) -> Self {
+        Self {
+            kind: LineKind::Task(task, Arc::default()),
+            caps,
+        }
+    }
+
     /// The line of the served call `ctx` belongs to (none outside a served call).
     pub fn of(ctx: &ToolContext) -> Option<Self> {
         ctx.extension::<Self>().cloned()
@@ -232,10 +244,11 @@ impl ClientLine {
         capability.declared(&self.caps)
     }
 
-    /// Whether asks travel by multi-round-trip (2026-07-28) rather than as
-    /// requests on a session.
+    /// Whether asks travel by multi-round-trip (2026-07-28) or in a task
+    /// (both: the question is data the client answers with a later
+    /// request) rather than as requests on a session.
     pub fn is_multi_round_trip(&self) -> bool {
-        matches!(self.kind, LineKind::Rounds(_))
+        matches!(self.kind, LineKind::Rounds(_) | LineKind::Task(..))
     }
 
     /// Asks the client `request` under `key` (the name of the question in
@@ -266,6 +279,23 @@ impl ClientLine {
                     return std::future::pending().await;
                 }
                 round.answer(key, &request, ctx).await
+            }
+            LineKind::Task(task, _) => {
+                if !self.declares(capability) {
+                    return Err(refused(format!(
+                        "the client did not declare `{}`",
+                        capability.name()
+                    )));
+                }
+                let input = request.to_input_request().map_err(refused)?;
+                tokio::select! {
+                    biased;
+                    () = ctx.cancellation().cancelled() => Err(refused("the task was cancelled while the client was asked".into())),
+                    answer = task.request_input(key, input) => match answer {
+                        Ok(answer) => request.read_answer(answer).map_err(|why| refused(format!("inputResponses `{key}` {why}"))),
+                        Err(_) => Err(refused("the task was cancelled while the client was asked".into())),
+                    },
+                }
             }
             LineKind::Session(peer) => {
                 if !self.declares(capability) {
@@ -313,6 +343,7 @@ impl ClientLine {
     pub(crate) fn next_key(&self, prefix: &str) -> String {
         let n = match &self.kind {
             LineKind::Rounds(round) => round.counter.fetch_add(1, Ordering::Relaxed) + 1,
+            LineKind::Task(_, counter) => counter.fetch_add(1, Ordering::Relaxed) + 1,
             LineKind::Session(_) => 0,
         };
         format!("{prefix}-{n}")

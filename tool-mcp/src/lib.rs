@@ -161,6 +161,8 @@ mod serve;
 #[cfg(feature = "server")]
 mod serve_talk;
 #[cfg(feature = "server")]
+mod serve_tasks;
+#[cfg(feature = "server")]
 mod served;
 #[cfg(feature = "client")]
 mod session;
@@ -235,6 +237,9 @@ pub use secret::{McpSecret, SEALED_PREFIX};
 #[cfg(feature = "server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub use serve::{DEFAULT_PAGE_SIZE, RegistryServer};
+#[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
+pub use serve_tasks::TaskSupport;
 #[cfg(feature = "server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub use served::{PromptSource, RESOURCE_NOT_FOUND, ResourceSource, SourceError};

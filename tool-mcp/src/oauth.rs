@@ -341,7 +341,10 @@ mod tests {
     fn a_challenge_names_its_scopes_quoted_or_not() {
         let header = r#"Bearer error="insufficient_scope", scope="mcp:write files:read", resource_metadata="https://x/.well-known/oauth-protected-resource""#;
         assert_eq!(challenge_scopes(header), ["mcp:write", "files:read"]);
-        assert_eq!(challenge_scopes("Bearer scope=mcp:basic, error=x"), ["mcp:basic"]);
+        assert_eq!(
+            challenge_scopes("Bearer scope=mcp:basic, error=x"),
+            ["mcp:basic"]
+        );
         // Another parameter whose name ends in `scope`, or a `scope=` inside
         // a quoted value, is not the scope.
         assert!(challenge_scopes(r#"Bearer error_description="no scope=admin here""#).is_empty());

@@ -53,9 +53,13 @@ use rmcp::model::{
     RequestParamsMeta, ResourcesCapability, ServerCapabilities, ServerConfig, ServerNotification,
     SetLevelRequestParams, SubscriptionFilter, ToolAnnotations,
 };
+use rmcp::model::{
+    CancelTaskParams, GetTaskParams, GetTaskResult, TASKS_EXTENSION_ID, UpdateTaskParams,
+};
 use rmcp::service::{
     NotificationContext, Peer, RequestContext, SubscriptionContext, SubscriptionSink,
 };
+use rmcp::task_manager::TaskContext;
 use rmcp::transport::streamable_http_server::{
     StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
 };
@@ -72,6 +76,7 @@ use crate::content::to_result;
 use crate::error::Error;
 use crate::gate::{ClientAsker, NoOneToAsk};
 use crate::serve_talk::{SessionLog, served_events};
+use crate::serve_tasks::{self, ServedTasks, TaskSupport, call_as_task};
 use crate::served::{PromptSource, ResourceSource, SourceError, page_of};
 use crate::trace::{SpanFields, TracePropagator, record_response, server_span};
 use tracing::Instrument;
@@ -131,6 +136,8 @@ struct Inner {
     seal: StateSeal,
     /// Reads the trace context of a call's `_meta` into its span.
     propagator: Arc<dyn TracePropagator>,
+    /// The tools that run as tasks (SEP-2663), and their tasks.
+    tasks: ServedTasks,
 }
 
 /// An MCP server over a registry. Cheap to clone (one per HTTP session).
@@ -190,6 +197,7 @@ impl RegistryServer {
                 prompts: None,
                 seal,
                 propagator: Arc::new(SpanFields),
+                tasks: ServedTasks::default(),
             }),
             log: Arc::default(),
         }
@@ -211,6 +219,7 @@ impl RegistryServer {
             prompts: shared.prompts.clone(),
             seal: shared.seal.clone(),
             propagator: Arc::clone(&shared.propagator),
+            tasks: shared.tasks.clone(),
         });
         f(&mut inner);
         Self {
@@ -261,6 +270,22 @@ impl RegistryServer {
     /// span's parent (default [`SpanFields`]; see [`TracePropagator`]).
     pub fn with_trace_propagator(self, propagator: Arc<dyn TracePropagator>) -> Self {
         self.edit(|i| i.propagator = propagator)
+    }
+
+    /// Runs the served tools `tools` (by the name clients call them) as
+    /// tasks of the tasks extension (SEP-2663), which the server then
+    /// declares: a call from a client that declared the extension answers
+    /// at once with a task the client polls (`tasks/get`) or cancels
+    /// (`tasks/cancel`); without it, an [`Optional`](TaskSupport::Optional)
+    /// tool is called at once and a [`Required`](TaskSupport::Required)
+    /// one is refused with `-32021`. For long-running tools (a build, a
+    /// remote dispatch). Replaces an earlier list.
+    pub fn with_task_tools<S: Into<String>>(
+        self,
+        tools: impl IntoIterator<Item = (S, TaskSupport)>,
+    ) -> Self {
+        let tasks = ServedTasks::new(tools.into_iter().map(|(n, s)| (n.into(), s)).collect());
+        self.edit(|i| i.tasks = tasks)
     }
 
     /// The server name announced in the handshake.
@@ -439,10 +464,12 @@ impl RegistryServer {
         Ok((ClientLine::rounds(Arc::clone(&round), caps), Some(round)))
     }
 
+    /// A served call; in `task`, its asks wait in the task.
     async fn run_call(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
+        task: Option<TaskContext>,
     ) -> Result<CallToolResponse, ErrorData> {
         let inner = &self.inner;
         let bound = Bound {
@@ -450,7 +477,13 @@ impl RegistryServer {
             state: request.request_state.as_deref(),
             responses: request.input_responses.clone(),
         };
-        let (line, round) = self.line_for(&context, &bound)?;
+        let (line, round) = match task {
+            Some(task) => (
+                ClientLine::task(task, context.client_capabilities().unwrap_or_default()),
+                None,
+            ),
+            None => self.line_for(&context, &bound)?,
+        };
         let token = request
             .progress_token()
             .or_else(|| context.meta.get_progress_token());
@@ -645,6 +678,12 @@ impl ServerHandler for RegistryServer {
         if self.inner.prompts.is_some() || self.inner.resources.is_some() {
             capabilities.completions = Some(Map::new());
         }
+        if self.inner.tasks.offered() {
+            capabilities
+                .extensions
+                .get_or_insert_with(Default::default)
+                .insert(TASKS_EXTENSION_ID.to_owned(), Map::new());
+        }
         ServerConfig::new(capabilities).with_server_info(Implementation::new(
             self.inner.name.clone(),
             env!("CARGO_PKG_VERSION"),
@@ -711,7 +750,15 @@ impl ServerHandler for RegistryServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let (span, own) = server_span(&*self.inner.propagator, &request.name, &context);
-        let call = self.run_call(request, context);
+        let server = self.clone();
+        let run = move |request, context, task| async move {
+            server.run_call(request, context, Some(task)).await
+        };
+        if let Some(response) = call_as_task(&self.inner.tasks, &request, &context, run) {
+            record_response(&span, &response);
+            return response;
+        }
+        let call = self.run_call(request, context, None);
         let recorded = span.clone();
         async move {
             let response = match own {
@@ -723,6 +770,30 @@ impl ServerHandler for RegistryServer {
         }
         .instrument(span)
         .await
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        serve_tasks::get(&self.inner.tasks, &request)
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        serve_tasks::update(&self.inner.tasks, request)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        serve_tasks::cancel(&self.inner.tasks, &request)
     }
 
     async fn list_resources(

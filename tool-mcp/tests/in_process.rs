@@ -8,6 +8,8 @@
 )]
 
 mod common;
+#[path = "in_process/tasks.rs"]
+mod tasks;
 #[path = "in_process/traces.rs"]
 mod traces;
 

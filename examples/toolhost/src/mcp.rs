@@ -10,6 +10,7 @@
 
 mod conformance;
 mod conformance_rounds;
+mod conformance_tasks;
 mod oauth;
 mod skills;
 
@@ -466,7 +467,13 @@ pub async fn run(
             let mut host = Host::new(cwd, policy)?;
             if conformance_fixtures {
                 let tools = conformance::fixture_tool()
-                    .and_then(|tool| Ok(vec![tool, conformance_rounds::rounds_tool()?]))
+                    .and_then(|tool| {
+                        Ok(vec![
+                            tool,
+                            conformance_rounds::rounds_tool()?,
+                            conformance_tasks::tasks_tool()?,
+                        ])
+                    })
                     .map_err(|e| Failure::Source(format!("conformance fixtures: {e}")))?;
                 if let Some(problem) = host.add_tools(tools).into_iter().next() {
                     return Err(Failure::Source(format!("conformance fixtures: {problem}")));
@@ -496,7 +503,8 @@ pub async fn run(
                 let fixtures = Arc::new(conformance::FixtureLibrary);
                 server = server
                     .with_resources(fixtures.clone())
-                    .with_prompts(fixtures);
+                    .with_prompts(fixtures)
+                    .with_task_tools(conformance_tasks::TASK_TOOLS);
             } else if !library.is_empty() {
                 server = server.with_resources(library.clone()).with_prompts(library);
             }
