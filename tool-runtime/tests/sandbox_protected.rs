@@ -131,7 +131,7 @@ async fn new_protected_entries_are_quarantined(namespaces: bool, with_git: bool)
         .map(|rel| (format!("{ws}/{rel}"), format!("{q}/sh-1/{rel}")))
         .collect();
     assert_eq!(got, expected, "{}", out.content);
-    for rel in [".envrc", ".vscode", ".github/workflows"] {
+    for rel in names {
         assert!(!s.ws.join(rel).exists(), "{rel} is still in the workspace");
     }
     // Deeper than the places examined (the workspace is not walked): left.
@@ -367,6 +367,9 @@ async fn missing_protected_folders_are_refused_up_front_and_leave_nothing() {
             "mkdir -p .claude/hooks",
             "mkdir .husky && echo 'npm test' > .husky/pre-commit",
             "cd .. && mkdir -p ws/.devcontainer && echo '{}' > ws/.devcontainer/devcontainer.json",
+            // The repository has no hooks folder yet.
+            "mkdir -p .git/hooks && echo 'echo hi' > .git/hooks/pre-commit",
+            "echo x > .git/info/attributes",
         ],
     )
     .await;
@@ -382,7 +385,9 @@ async fn missing_protected_folders_are_refused_up_front_and_leave_nothing() {
         ],
     )
     .await;
-    // Nothing was made, and the stand-ins are gone once the commands ended.
+    // Nothing was made, and the stand-ins are gone once the computer is
+    // dropped (until then kept a moment, for the commands that follow).
+    drop(c);
     for rel in [
         ".vscode",
         "moved",
@@ -393,6 +398,8 @@ async fn missing_protected_folders_are_refused_up_front_and_leave_nothing() {
         ".devcontainer",
         "app/.vscode",
         "app/.github",
+        ".git/hooks",
+        ".git/info",
     ] {
         assert!(
             s.ws.join(rel).symlink_metadata().is_err(),
@@ -405,6 +412,7 @@ async fn missing_protected_folders_are_refused_up_front_and_leave_nothing() {
     );
     // Ordinary work next to them goes on: a plain folder in .github, new
     // files at the top.
+    let c = computer(&s, true);
     let out = sh(
         &c,
         &s.ws,

@@ -28,8 +28,8 @@
 //! | **git's code parts**: `config`, `config.worktree`, `hooks`, `info`, `commondir`, `gitdir` of every git directory found (also in `modules/…`, `worktrees/…`, a worktree's resolved git dir); the git dir itself cannot be renamed | read-only | same tests, `sandbox::git_and_code_execution_files_stay_read_only` |
 //! | a **new repository** (`git init`, `cargo new`) | kept; its code parts read-only from the next command on | `sandbox_protected::a_new_repository_keeps_its_git_and_its_hooks_are_then_protected` |
 //! | **protected entries** ([`tool_core::PathClass`] protected classes) that exist at a root's top or in a directory on the way to the working directory (one listing each, never a walk of the workspace) | read-only mounts (neither written, renamed nor removed); a symlinked one read-only at its target; a dangling symlinked one refuses the run (`protected_symlink`) | `sandbox_protected::a_protected_symlink_is_protected_at_its_target_and_a_dangling_one_refused` |
-//! | protected **folders** that do **not exist** there yet (`.vscode/`, `.github/workflows`, `.husky/`, `.devcontainer/`…: the table of the private `placeholder` module) | refused up front: an empty stand-in folder, bound read-only, holds the name (its first missing component) while the command runs, and is removed when it has ended; commands running at once share it | `sandbox_protected::missing_protected_folders_are_refused_up_front_and_leave_nothing` |
-//! | protected **files** that do not exist there yet (`.envrc`, `.mcp.json`, `conftest.py`…), and every missing name under the fallback | creatable, then moved into the quarantine folder when the command has ended (no process of it is left: PID namespace), listed in `protectedCreated` and in one content line | `sandbox_protected::protected_entries_a_command_creates_in_a_git_workspace_are_moved_to_quarantine`, `sandbox_protected::the_landlock_fallback_sweeps_too` |
+//! | protected **folders** that do **not exist** there yet (`.vscode/`, `.github/workflows`, `.husky/`, `.devcontainer/`, `.git/hooks`…: the short table of the private `placeholder` module) | refused up front: an empty stand-in folder, bound read-only, holds the name (its first missing component) while the command runs; commands share it, and it is removed (if empty) once unused for two seconds or when the computer is dropped | `sandbox_protected::missing_protected_folders_are_refused_up_front_and_leave_nothing` |
+//! | protected **files** and the other protected folders that do not exist there yet (`.envrc`, `.mcp.json`, `conftest.py`, `.idea/`…), and every missing name under the fallback | creatable, then moved into the quarantine folder when the command has ended (no process of it is left: PID namespace), listed in `protectedCreated` and in one content line | `sandbox_protected::protected_entries_a_command_creates_in_a_git_workspace_are_moved_to_quarantine`, `sandbox_protected::the_landlock_fallback_sweeps_too` |
 //! | **read**: the system (`/usr`, `/etc` but secrets), the workspace, the toolchain locations of the home (`~/.cargo/bin`, `~/.rustup`, `~/.pyenv`, `~/.nvm`, git's settings…: the table of the private `home` module) | yes | `sandbox_user::as_root_the_environment_and_home_are_scrubbed_and_limits_hold` |
 //! | **write** the toolchain caches (`~/.cargo/registry`, `~/.npm`, `~/.cache/pip`, `~/go/pkg/mod`…) | yes ([`SandboxOptions::toolchain_caches_writable`], default on) | same |
 //! | **read** the rest of the home (`~/.wakatime.cfg`, kubeconfigs, other projects) | no (contents; the names of a folder on the way to a hidden one can be listed) | same |
@@ -305,9 +305,9 @@ pub(crate) struct Held {
 }
 
 impl Held {
-    /// Removes the stand-ins for missing protected folders (once no
-    /// other command uses them): quick, done before the command is
-    /// reported ended so that its caller finds the workspace as it was.
+    /// Lets go of the stand-ins for missing protected folders (removed
+    /// once no command has used them for a while, see the private
+    /// `placeholder` module), before the command is reported ended.
     pub(crate) fn release_placeholders(&mut self) {
         #[cfg(target_os = "linux")]
         drop(std::mem::take(&mut self.placeholders));
@@ -448,6 +448,13 @@ fn start_egress(
         },
         broker.names(),
     ))
+}
+
+/// Removes the stand-ins for missing protected folders that no command
+/// uses now (a computer being dropped leaves none behind).
+pub(crate) fn remove_unused_placeholders() {
+    #[cfg(target_os = "linux")]
+    placeholder::remove_unused();
 }
 
 /// The placeholder folders of a `workspace_write` command: in the places

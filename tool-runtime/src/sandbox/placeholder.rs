@@ -15,9 +15,13 @@
 //! so the file-like protected names are still moved out after the run.
 //!
 //! The folders appear in the host's workspace while the command runs and
-//! are removed when it has ended (if still empty). Commands of one host
-//! process running at once share them: a count per folder, removed when
-//! the last command using it has ended. Each is made with `mkdirat` in a
+//! are removed (if still empty) once no command has used them for two
+//! seconds, or when the computer is dropped: removing one costs
+//! milliseconds (the kernel detaches the mount points the ended command's
+//! namespace had on it), so commands that follow each other share them.
+//! Commands of one host process share them by a count; a stand-in is
+//! never removed while a command uses it (removing a mount point in the
+//! host detaches the mount in every namespace). Each is made with `mkdirat` in a
 //! handle of its parent reached from the root without following symlinks,
 //! so a concurrent command cannot redirect it outside the workspace.
 
@@ -31,34 +35,93 @@ use nix::sys::stat::{Mode, mkdirat};
 use crate::sandbox::classes::Classes;
 
 /// Protected names whose absence gets an empty read-only folder while a
-/// confined command runs: folders an editor, a CI system, a hook manager
-/// or an agent reads programs to start from. Each must be protected by a
-/// [`tool_core::PathClass`] (checked by the module's tests).
+/// confined command runs: the folders an editor, CI, a hook manager or an
+/// agent most often starts programs from. Each stand-in is one more mount
+/// per command (~0.5 ms), so the list is short; the other protected
+/// folders (`.idea`, `.gitlab`, `.circleci`…) are protected when they
+/// exist and swept when a command creates them. Each must be protected by
+/// a [`tool_core::PathClass`] (checked by the module's tests).
 pub(crate) const PLACEHOLDERS: &[&str] = &[
+    // VS Code runs a folder-open task from `.vscode/tasks.json`.
     ".vscode",
-    ".idea",
-    ".zed",
-    ".fleet",
     ".devcontainer",
-    ".husky",
-    ".githooks",
     ".github/workflows",
     ".github/actions",
-    ".gitlab",
-    ".circleci",
-    ".buildkite",
-    ".azure-pipelines",
-    ".woodpecker",
+    ".husky",
+    ".githooks",
     ".claude/hooks",
 ];
 
-/// The folders made for commands now running, with how many use each.
-fn active() -> MutexGuard<'static, HashMap<PathBuf, usize>> {
-    static ACTIVE: OnceLock<Mutex<HashMap<PathBuf, usize>>> = OnceLock::new();
+/// The code folders of a git directory (`.git`, a real folder) that get a
+/// stand-in when missing: git makes them at `git init`, so an empty one
+/// is what git expects; without it a command could add a hook.
+pub(crate) const GIT_PLACEHOLDERS: &[&str] = &[".git/hooks", ".git/info"];
+
+/// How long a stand-in no command uses stays before it is removed: a
+/// removal costs milliseconds (the kernel detaches the mount points the
+/// ended command's namespace had on it), so commands that follow each
+/// other share one instead of paying it each time.
+const IDLE: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// A stand-in folder: how many commands use it, since when none does.
+#[derive(Debug)]
+struct Standing {
+    users: usize,
+    idle_since: Option<std::time::Instant>,
+}
+
+/// The stand-ins this process made and has not removed yet.
+fn active() -> MutexGuard<'static, HashMap<PathBuf, Standing>> {
+    static ACTIVE: OnceLock<Mutex<HashMap<PathBuf, Standing>>> = OnceLock::new();
     ACTIVE
         .get_or_init(Default::default)
         .lock()
         .unwrap_or_else(|p| p.into_inner())
+}
+
+/// Removes the stand-ins no command has used for `idle` (deepest first;
+/// only empty ones: anything the host put there stays, and is no longer
+/// a stand-in). Returns how many are left.
+fn remove_idle(idle: std::time::Duration) -> usize {
+    let mut active = active();
+    let mut idle_paths: Vec<PathBuf> = active
+        .iter()
+        .filter(|(_, s)| s.users == 0 && s.idle_since.is_some_and(|t| t.elapsed() >= idle))
+        .map(|(p, _)| p.clone())
+        .collect();
+    idle_paths.sort_by_key(|p| std::cmp::Reverse(p.components().count()));
+    for path in idle_paths {
+        active.remove(&path);
+        if let Err(e) = std::fs::remove_dir(&path)
+            && e.kind() != std::io::ErrorKind::NotFound
+        {
+            tracing::debug!(path = %path.display(), error = %e, "stand-in kept");
+        }
+    }
+    active.len()
+}
+
+/// Removes every stand-in no command uses now (a computer being dropped).
+pub(crate) fn remove_unused() {
+    remove_idle(std::time::Duration::ZERO);
+}
+
+/// Starts (once) the thread that removes stand-ins idle for [`IDLE`].
+fn start_janitor() {
+    static STARTED: OnceLock<()> = OnceLock::new();
+    STARTED.get_or_init(|| {
+        let spawned = std::thread::Builder::new()
+            .name("sandbox-stand-ins".into())
+            .spawn(|| {
+                loop {
+                    std::thread::sleep(IDLE / 2);
+                    remove_idle(IDLE);
+                }
+            });
+        if let Err(e) = spawned {
+            tracing::warn!(error = %e, "no thread to remove idle stand-ins");
+        }
+    });
 }
 
 /// The placeholder folders one command uses; released when dropped.
@@ -76,26 +139,20 @@ impl Claimed {
 
 impl Drop for Claimed {
     fn drop(&mut self) {
+        if self.paths.is_empty() {
+            return;
+        }
         let mut active = active();
-        // Deepest first: a folder made inside another goes before it.
-        for path in self.paths.iter().rev() {
-            let last = match active.get_mut(path) {
-                Some(n) if *n > 1 => {
-                    *n -= 1;
-                    false
-                }
-                _ => true,
-            };
-            if last {
-                active.remove(path);
-                // Only an empty folder goes: anything the host put there stays.
-                if let Err(e) = std::fs::remove_dir(path)
-                    && e.kind() != std::io::ErrorKind::NotFound
-                {
-                    tracing::debug!(path = %path.display(), error = %e, "placeholder kept");
+        for path in &self.paths {
+            if let Some(standing) = active.get_mut(path) {
+                standing.users = standing.users.saturating_sub(1);
+                if standing.users == 0 {
+                    standing.idle_since = Some(std::time::Instant::now());
                 }
             }
         }
+        drop(active);
+        start_janitor();
     }
 }
 
@@ -125,7 +182,12 @@ pub(crate) fn claim(roots: &[PathBuf], cwd: &Path, classes: &Classes) -> Claimed
     let mut active = active();
     for root in roots {
         for dir in crate::sandbox::entries::dirs_of(root, cwd, classes) {
-            for name in PLACEHOLDERS {
+            let git = dir
+                .join(".git")
+                .symlink_metadata()
+                .is_ok_and(|m| m.is_dir());
+            let git_names = GIT_PLACEHOLDERS.iter().filter(|_| git);
+            for name in PLACEHOLDERS.iter().chain(git_names) {
                 let full = dir.join(name);
                 // Inside a stand-in already claimed: covered by it.
                 if claimed.paths.iter().any(|p| full.starts_with(p)) {
@@ -141,8 +203,9 @@ pub(crate) fn claim(roots: &[PathBuf], cwd: &Path, classes: &Classes) -> Claimed
                     .find(|a| active.contains_key(*a))
                     .map(Path::to_path_buf);
                 if let Some(shared) = shared {
-                    if let Some(n) = active.get_mut(&shared) {
-                        *n += 1;
+                    if let Some(standing) = active.get_mut(&shared) {
+                        standing.users += 1;
+                        standing.idle_since = None;
                     }
                     claimed.paths.push(shared);
                     continue;
@@ -151,7 +214,13 @@ pub(crate) fn claim(roots: &[PathBuf], cwd: &Path, classes: &Classes) -> Claimed
                     continue;
                 };
                 if make(root, &path).is_ok() {
-                    active.insert(path.clone(), 1);
+                    active.insert(
+                        path.clone(),
+                        Standing {
+                            users: 1,
+                            idle_since: None,
+                        },
+                    );
                     claimed.paths.push(path);
                 }
             }
@@ -179,7 +248,7 @@ mod tests {
     #[test]
     fn every_placeholder_names_a_protected_entry() {
         let classes = Classes::new(&SandboxOptions::default(), None).unwrap();
-        for name in PLACEHOLDERS {
+        for name in PLACEHOLDERS.iter().chain(GIT_PLACEHOLDERS) {
             let probe = Path::new("/ws").join(name).join("x");
             assert!(
                 classes.protected(&probe).is_some(),
@@ -193,7 +262,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = std::fs::canonicalize(dir.path()).unwrap();
         std::fs::create_dir(root.join(".github")).unwrap();
-        std::fs::write(root.join(".idea"), "a file: not a folder, left alone").unwrap();
+        std::fs::write(root.join(".husky"), "a file: not a folder, left alone").unwrap();
         let classes = Classes::new(&SandboxOptions::default(), None).unwrap();
         let first = claim(std::slice::from_ref(&root), &root, &classes);
         assert!(first.paths().contains(&root.join(".vscode")));
@@ -205,23 +274,34 @@ mod tests {
         assert!(nested.paths().contains(&root.join("sub/.github")));
         assert!(!nested.paths().contains(&root.join("sub/.github/actions")));
         drop(nested);
+        remove_unused();
         assert!(!root.join("sub/.github").exists());
         assert!(first.paths().contains(&root.join(".claude")));
         assert!(
             !first
                 .paths()
                 .iter()
-                .any(|p| p.starts_with(root.join(".idea")))
+                .any(|p| p.starts_with(root.join(".husky")))
         );
         assert!(root.join(".vscode").is_dir());
+        assert!(
+            !first.paths().contains(&root.join(".git")),
+            "no .git stand-in: git init must work"
+        );
         let second = claim(std::slice::from_ref(&root), &root, &classes);
         assert_eq!(first.paths(), second.paths());
         drop(first);
+        remove_unused();
         assert!(root.join(".vscode").is_dir(), "still used by the second");
         drop(second);
+        assert!(
+            root.join(".vscode").is_dir(),
+            "kept while idle, for the next"
+        );
+        remove_unused();
         assert!(!root.join(".vscode").exists());
         assert!(!root.join(".github/workflows").exists());
         assert!(root.join(".github").is_dir(), "what existed stays");
-        assert!(root.join(".idea").is_file());
+        assert!(root.join(".husky").is_file());
     }
 }

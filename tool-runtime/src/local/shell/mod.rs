@@ -604,6 +604,7 @@ impl Drop for KillOnDrop {
 
 impl Drop for ShellManager {
     fn drop(&mut self) {
+        sandbox::remove_unused_placeholders();
         for shell in self.shells().values() {
             if shell.running() || group_alive(shell.pgid) {
                 process::signal_group(shell.pgid, nix::sys::signal::Signal::SIGKILL);
