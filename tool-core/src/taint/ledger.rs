@@ -280,6 +280,20 @@ impl Ledger {
     ) {
         let mut buf = std::mem::take(&mut self.scratch);
         let mut truncated = false;
+        // Grown once for the output, not doubled (and rehashed) a few
+        // times: about one value per 20 bytes (a mailbox listing).
+        let expected = ((content.len() + message.map_or(0, str::len)) / 20).min(*budget);
+        self.slots.reserve(expected);
+        self.text.reserve(expected * 16);
+        {
+            let (slots, text) = (&self.slots, &self.text);
+            let hasher = &self.hasher;
+            self.table.reserve(expected, |&i| {
+                slots
+                    .get(i as usize)
+                    .map_or(0, |s| hasher.hash_one(slot_text(text, s)))
+            });
+        }
         {
             let mut add = |kind: ValueKind, value: &str| {
                 if *budget == 0 {

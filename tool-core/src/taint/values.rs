@@ -270,8 +270,18 @@ fn atoms_in(text: &str, buf: &mut String, found: &mut dyn FnMut(ValueKind, &str)
 }
 
 fn classify(token: &str, buf: &mut String, found: &mut dyn FnMut(ValueKind, &str)) {
-    let token = token.trim_end_matches(['.', ':', '!', '?']);
-    let token = token.trim_start_matches(':');
+    // The trims, on bytes (each trimmed byte is ASCII, so the cuts fall
+    // on character boundaries).
+    let raw = token.as_bytes();
+    let mut end = raw.len();
+    while end > 0 && matches!(raw[end - 1], b'.' | b':' | b'!' | b'?') {
+        end -= 1;
+    }
+    let mut start = 0;
+    while start < end && raw[start] == b':' {
+        start += 1;
+    }
+    let token = token.get(start..end).unwrap_or_default();
     let bytes = token.as_bytes();
     if bytes.len() < 3 {
         return;
@@ -279,7 +289,8 @@ fn classify(token: &str, buf: &mut String, found: &mut dyn FnMut(ValueKind, &str
     let starts = |prefix: &[u8]| {
         bytes.len() >= prefix.len() && bytes[..prefix.len()].eq_ignore_ascii_case(prefix)
     };
-    if starts(b"http://") || starts(b"https://") {
+    let first = bytes[0].to_ascii_lowercase();
+    if first == b'h' && (starts(b"http://") || starts(b"https://")) {
         if let Some((from, to)) = normalise_url_into(token, buf) {
             found(ValueKind::Url, buf);
             if let Some(host) = buf.get(from..to) {
@@ -288,7 +299,7 @@ fn classify(token: &str, buf: &mut String, found: &mut dyn FnMut(ValueKind, &str
         }
         return;
     }
-    let token = if starts(b"mailto:") {
+    let token = if first == b'm' && starts(b"mailto:") {
         token.get(7..).unwrap_or_default()
     } else {
         token
