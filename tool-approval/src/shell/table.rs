@@ -25,6 +25,7 @@
 use super::words::basename;
 
 pub(crate) mod known_rows;
+pub(crate) mod text_rows;
 
 /// What an option, an operand or a program's own language does, beyond
 /// what the command's name says: the one vocabulary of the program table.
@@ -719,10 +720,10 @@ pub(crate) fn builtin_program_names() -> impl Iterator<Item = &'static str> {
     all_rows().flat_map(|row| row.programs.iter().copied())
 }
 
-/// Every built-in row: this table's and the read-only programs' rows of
-/// `shell::known_rows`.
+/// Every built-in row: this table's, the read-only programs' rows of
+/// `shell::known_rows` and the text tools' of `shell::text_rows`.
 fn all_rows() -> impl Iterator<Item = &'static Row> {
-    TABLE.iter().chain(known_rows::ROWS)
+    TABLE.iter().chain(known_rows::ROWS).chain(text_rows::ROWS)
 }
 
 /// The built-in rows of `program`, found through an index built once (most

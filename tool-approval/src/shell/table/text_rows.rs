@@ -1,0 +1,314 @@
+//! Closed rows of the text tools agents' allow-lists approve by prefix
+//! (`grep:*`, `diff:*`): each lists every option of GNU grep and GNU
+//! diffutils' diff, so an option no row lists is unknown
+//! (`limits/unknown-option`: no prefix rule approves it), as for the
+//! read-only programs of `shell::known_rows`. Both read long options with
+//! GNU `getopt_long` (unique prefixes) and cluster short ones.
+//!
+//! Not listed, on purpose (unknown, so they ask): `diff -l`/`--paginate`
+//! (runs `pr`). grep's `-NUM` context is listed as its ten digits.
+
+use super::{Effect, Opt, OptionValue, Parser, Row, opt, program, valued};
+
+use Effect::ReadsFile;
+use OptionValue::{Attached, Flag, Required};
+
+/// Options that take no value and do nothing the engine judges.
+const fn flags(names: &'static [&'static str]) -> Opt {
+    Opt {
+        names,
+        value: Flag,
+        effect: None,
+    }
+}
+
+/// Options whose value is only attached (`--color=auto`).
+const fn attached(names: &'static [&'static str]) -> Opt {
+    Opt {
+        names,
+        value: Attached,
+        effect: None,
+    }
+}
+
+/// A closed row of a GNU program's own options.
+const fn gnu(programs: &'static [&'static str], options: &'static [Opt]) -> Row {
+    Row {
+        parser: Parser::UniquePrefix,
+        closed: true,
+        ..program(programs, true, options)
+    }
+}
+
+/// The closed rows (see the module docs).
+pub(crate) const ROWS: &[Row] = &[
+    gnu(
+        &["grep", "egrep", "fgrep"],
+        &[
+            flags(&[
+                "-E",
+                "--extended-regexp",
+                "-F",
+                "--fixed-strings",
+                "-G",
+                "--basic-regexp",
+                "-P",
+                "--perl-regexp",
+                "-i",
+                "--ignore-case",
+                "--no-ignore-case",
+                "-y",
+                "-v",
+                "--invert-match",
+                "-w",
+                "--word-regexp",
+                "-x",
+                "--line-regexp",
+                "-c",
+                "--count",
+                "-L",
+                "--files-without-match",
+                "-l",
+                "--files-with-matches",
+                "-o",
+                "--only-matching",
+                "-q",
+                "--quiet",
+                "--silent",
+                "-s",
+                "--no-messages",
+                "-b",
+                "--byte-offset",
+                "-H",
+                "--with-filename",
+                "-h",
+                "--no-filename",
+                "-n",
+                "--line-number",
+                "--no-line-number",
+                "-T",
+                "--initial-tab",
+                "-Z",
+                "--null",
+                "-z",
+                "--null-data",
+                "-a",
+                "--text",
+                "-I",
+                "-r",
+                "--recursive",
+                "-R",
+                "--dereference-recursive",
+                "-U",
+                "--binary",
+                "--line-buffered",
+                "--no-group-separator",
+                "-V",
+                "--version",
+                "--help",
+                "-0",
+                "-1",
+                "-2",
+                "-3",
+                "-4",
+                "-5",
+                "-6",
+                "-7",
+                "-8",
+                "-9",
+            ]),
+            attached(&["--color", "--colour"]),
+            valued(&[
+                "-e",
+                "--regexp",
+                "-m",
+                "--max-count",
+                "-A",
+                "--after-context",
+                "-B",
+                "--before-context",
+                "-C",
+                "--context",
+                "-d",
+                "--directories",
+                "-D",
+                "--devices",
+                "--binary-files",
+                "--exclude",
+                "--exclude-dir",
+                "--include",
+                "--label",
+                "--group-separator",
+            ]),
+            opt(&["-f", "--file", "--exclude-from"], Required, ReadsFile),
+        ],
+    ),
+    gnu(
+        &["diff"],
+        &[
+            flags(&[
+                "-i",
+                "--ignore-case",
+                "--ignore-file-name-case",
+                "--no-ignore-file-name-case",
+                "-E",
+                "--ignore-tab-expansion",
+                "-Z",
+                "--ignore-trailing-space",
+                "-b",
+                "--ignore-space-change",
+                "-w",
+                "--ignore-all-space",
+                "-B",
+                "--ignore-blank-lines",
+                "--strip-trailing-cr",
+                "-a",
+                "--text",
+                "-q",
+                "--brief",
+                "-s",
+                "--report-identical-files",
+                "-c",
+                "-u",
+                "-e",
+                "--ed",
+                "-f",
+                "--forward-ed",
+                "-n",
+                "--rcs",
+                "--normal",
+                "-y",
+                "--side-by-side",
+                "--left-column",
+                "--suppress-common-lines",
+                "-p",
+                "--show-c-function",
+                "-t",
+                "--expand-tabs",
+                "-T",
+                "--initial-tab",
+                "--suppress-blank-empty",
+                "-r",
+                "--recursive",
+                "--no-dereference",
+                "-N",
+                "--new-file",
+                "--unidirectional-new-file",
+                "-d",
+                "--minimal",
+                "--speed-large-files",
+                "-v",
+                "--version",
+                "--help",
+            ]),
+            attached(&["--color", "--unified", "--context"]),
+            valued(&[
+                "-C",
+                "-U",
+                "-W",
+                "--width",
+                "--tabsize",
+                "-I",
+                "--ignore-matching-lines",
+                "-F",
+                "--show-function-line",
+                "-x",
+                "--exclude",
+                "-S",
+                "--starting-file",
+                "-D",
+                "--ifdef",
+                "--label",
+                "--horizon-lines",
+                "--palette",
+                "--line-format",
+                "--old-line-format",
+                "--new-line-format",
+                "--unchanged-line-format",
+                "--old-group-format",
+                "--new-group-format",
+                "--unchanged-group-format",
+                "--changed-group-format",
+            ]),
+            opt(
+                &["-X", "--exclude-from", "--from-file", "--to-file"],
+                Required,
+                ReadsFile,
+            ),
+        ],
+    ),
+];
+
+/// How an example must read.
+#[cfg(test)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reads {
+    /// Every option listed, none with an effect.
+    Harmless,
+    /// An option the rows do not list.
+    Unknown,
+    /// A listed option with this effect.
+    Does(Effect),
+}
+
+/// The rows' examples, checked by this module's tests through the reader
+/// every other reader uses (`Invocation::read`).
+#[cfg(test)]
+const EXAMPLES: &[(&str, Reads)] = &[
+    ("grep lib", Reads::Harmless),
+    ("grep -rn --include=*.rs TODO src", Reads::Harmless),
+    ("grep -E -i -C 3 --color=auto x a.txt", Reads::Harmless),
+    ("grep -5 x a.txt", Reads::Harmless),
+    ("grep --inc=*.rs -r x .", Reads::Harmless),
+    ("grep -f patterns.txt a.txt", Reads::Does(ReadsFile)),
+    ("grep --frobnicate x", Reads::Unknown),
+    ("grep --no x", Reads::Unknown),
+    ("diff -u a.txt b.txt", Reads::Harmless),
+    ("diff -ruN --exclude=target a b", Reads::Harmless),
+    ("diff --unified=5 a b", Reads::Harmless),
+    ("diff --to-file=b a", Reads::Does(ReadsFile)),
+    ("diff -l a b", Reads::Unknown),
+    ("diff --paginate a b", Reads::Unknown),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shell::table::Invocation;
+
+    fn reads(line: &str) -> Reads {
+        let words: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
+        let inv = Invocation::read(&words, &[]);
+        if let Some(effect) = inv.options.iter().find_map(|o| o.effect) {
+            return Reads::Does(effect);
+        }
+        if inv.unknown.is_some() {
+            return Reads::Unknown;
+        }
+        Reads::Harmless
+    }
+
+    #[test]
+    fn every_example_reads_as_its_row_says() {
+        let wrong: Vec<String> = EXAMPLES
+            .iter()
+            .filter(|(line, want)| reads(line) != *want)
+            .map(|(line, want)| format!("{line}: want {want:?}, read {:?}", reads(line)))
+            .collect();
+        assert!(wrong.is_empty(), "{wrong:#?}");
+    }
+
+    #[test]
+    fn every_row_has_a_harmless_and_an_unknown_example() {
+        for row in ROWS {
+            let name = row.programs[0];
+            let mine = |want: Reads| {
+                EXAMPLES
+                    .iter()
+                    .any(|(line, r)| *r == want && line.split_whitespace().next() == Some(name))
+            };
+            assert!(mine(Reads::Harmless), "{name}: no harmless example");
+            assert!(mine(Reads::Unknown), "{name}: no unknown example");
+        }
+    }
+}
