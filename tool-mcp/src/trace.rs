@@ -34,6 +34,12 @@
 //!   sets the remote parent (`set_parent`); this crate stays free of the
 //!   OpenTelemetry SDK.
 
+// Without either half only the public types are used.
+#![cfg_attr(
+    not(any(feature = "client", feature = "server")),
+    allow(dead_code, unused_macros)
+)]
+
 use std::hash::{BuildHasher, Hasher, RandomState};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -242,16 +248,19 @@ impl TraceContext {
     }
 
     /// Runs `future` with `self` as the [`current`](Self::current) context.
+    #[cfg(feature = "server")]
     pub(crate) async fn scope<F: Future>(self, future: F) -> F::Output {
         CURRENT.scope(self, future).await
     }
 
     /// Reads the context of a request's `_meta`.
+    #[cfg(feature = "server")]
     pub(crate) fn from_meta(meta: &rmcp::model::MetaObject) -> Option<Self> {
         Self::parse(meta.get_traceparent()?, meta.get_tracestate())
     }
 
     /// Writes this context into a request's `_meta`.
+    #[cfg(feature = "client")]
     pub(crate) fn write_meta(&self, meta: &mut rmcp::model::MetaObject) {
         meta.set_traceparent(self.traceparent());
         if let Some(state) = &self.state {
