@@ -72,6 +72,14 @@ fn reads_clean(script: &str, syntax: &ShellSyntax, grammar_only: bool) -> bool {
 }
 
 /// Whether a reading of a part changes directory (`cd X`, `pushd X`, `chdir X`).
+/// Whether a command in `text` starts with a substitution or an expansion
+/// (`` `x` ``, `$(x)`, `$X`): its command word is computed at run time.
+/// Read from the text, for a reading the grammar did not parse.
+fn starts_a_command_with_computed_word(text: &str) -> bool {
+    text.split(['\n', ';', '&', '|', '(', ')', '{', '}'])
+        .any(|segment| segment.trim_start().starts_with(['`', '$']))
+}
+
 pub(crate) fn is_dir_change(view: &[String]) -> bool {
     view.first()
         .is_some_and(|w| matches!(basename(w), "cd" | "pushd" | "chdir"))
@@ -502,6 +510,12 @@ impl ShellCommand {
                 }
                 split.push(c);
             }
+            if starts_a_command_with_computed_word(&split) {
+                // In this reading a command starts with a substitution or an
+                // expansion (`ls\n\\ `x`` runs the output of `x`), which the
+                // grammar, joining the lines, did not see as a command word.
+                self.hazards.push(Hazard::DynamicCommandWord);
+            }
             self.fallback(level, &split, false);
         }
         if pipelines::too_long(source) {
@@ -810,6 +824,28 @@ mod tests {
         assert_eq!(
             ShellCommand::parse("# only a comment").hazards(),
             [Hazard::Empty]
+        );
+    }
+
+    #[test]
+    fn a_line_starting_with_an_escaped_space_and_a_substitution_is_a_computed_word() {
+        for text in [
+            "\\ `x`",
+            "ls -la\n\\ `x`",
+            "ls -la\n\\ $(x)",
+            "true\n\\\t$X args",
+        ] {
+            assert!(
+                ShellCommand::parse(text)
+                    .hazards()
+                    .contains(&Hazard::DynamicCommandWord),
+                "{text:?}"
+            );
+        }
+        assert!(
+            !ShellCommand::parse("cp my\\ file.txt out/")
+                .hazards()
+                .contains(&Hazard::DynamicCommandWord)
         );
     }
 }
