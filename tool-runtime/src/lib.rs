@@ -80,6 +80,8 @@
 #![deny(missing_docs)]
 
 pub mod adapter;
+#[cfg(target_os = "linux")]
+mod beneath;
 pub mod dispatch;
 mod error;
 pub mod format;

@@ -116,7 +116,7 @@ pub(crate) fn atomic_write(
                 "the path left the writable roots while it was being written",
             )));
         };
-        return crate::local::beneath::write_atomic(&root, &entry, bytes, before_commit, io);
+        return crate::beneath::write_atomic(&root, &entry, bytes, before_commit, io);
     }
     #[cfg(not(target_os = "linux"))]
     let _ = guard;

@@ -1,7 +1,5 @@
 //! `LocalComputer`: the real filesystem and real processes of this machine.
 
-#[cfg(target_os = "linux")]
-pub(crate) mod beneath;
 mod confine;
 mod edit;
 mod fs;

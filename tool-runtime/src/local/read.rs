@@ -122,8 +122,7 @@ pub(crate) fn read_limited(
     #[cfg(target_os = "linux")]
     if let Some(guard) = guard {
         use std::io::Read as _;
-        let (file, real) =
-            crate::local::beneath::open_read(path).map_err(|e| Error::io(shown, e))?;
+        let (file, real) = crate::beneath::open_read(path).map_err(|e| Error::io(shown, e))?;
         guard.check_opened(&real, shown)?;
         let meta = file.metadata().map_err(|e| Error::io(shown, e))?;
         if meta.is_dir() {

@@ -235,7 +235,7 @@ fn make(root: &Path, path: &Path) -> std::io::Result<()> {
     let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
         return Err(std::io::Error::other("no parent"));
     };
-    let dir = crate::local::beneath::open_dir(root, parent, false)?;
+    let dir = crate::beneath::open_dir(root, parent, false)?;
     mkdirat(dir.as_fd(), name, Mode::from_bits_truncate(0o755))?;
     Ok(())
 }
