@@ -4,54 +4,23 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::fs;
-use std::path::Path;
 use std::sync::Arc;
 
-use tool_skills::{BuiltinSkill, LoadOptions, SkillRegistry, SkillSource, SkillsTool};
+use tool_skills::{LoadOptions, SkillRegistry, SkillSource, SkillsTool};
 
-fn write(dir: &Path, rel: &str, bytes: &[u8]) {
-    let path = dir.join(rel);
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    fs::write(path, bytes).unwrap();
-}
-
-/// A disk skill `pdf` with nested references, an asset and a script, and a
-/// builtin skill `notes` with resources.
+/// One disk skill `pdf` with one reference.
 fn fixture() -> (tempfile::TempDir, SkillRegistry) {
     let root = tempfile::tempdir().unwrap();
-    let d = root.path();
-    write(d, "pdf/SKILL.md", b"---\nname: pdf\ndescription: Works with PDF files.\nlicense: MIT\n---\n# PDF\nSee references/forms.md.\n");
-    write(d, "pdf/references/forms.md", b"# Forms\nFill them.");
-    write(d, "pdf/references/deep/Layout.md", b"layout notes");
-    write(d, "pdf/references/api.txt", b"api text");
-    write(d, "pdf/guide", b"guide without extension");
-    write(d, "pdf/README.md", b"readme one");
-    write(d, "pdf/docs/README.md", b"readme two");
-    write(d, "pdf/a/tips.md", b"tips one");
-    write(d, "pdf/b/tips.md", b"tips two");
-    write(d, "pdf/assets/logo.png", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR");
-    write(d, "pdf/assets/big.txt", &vec![b'a'; 300 * 1024]);
-    write(d, "pdf/scripts/extract.py", b"print('hi')\n");
-    write(d, "pdf/Mixed/Case.md", b"mixed one");
-    write(d, "pdf/mixed/case.md", b"mixed two");
+    let skill = root.path().join("pdf");
+    fs::create_dir_all(skill.join("references")).unwrap();
+    fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: pdf\ndescription: Works with PDF files.\n---\n# PDF\n",
+    )
+    .unwrap();
+    fs::write(skill.join("references/forms.md"), "# Forms").unwrap();
     let registry = SkillRegistry::load(
-        [
-            SkillSource::dir("project", d),
-            SkillSource::builtin(
-                "builtin",
-                [BuiltinSkill::new(
-                    "notes",
-                    "notes",
-                    "Takes notes.",
-                    "# Notes\nUse references/style.md.",
-                )
-                .resource("references/style.md", "Short sentences.")
-                .resource("references/Tone.md", "Calm.")
-                .resource("assets/icon.bin", vec![0u8, 1, 2, 3])
-                .resource("a/dup.md", "one")
-                .resource("b/dup.md", "two")],
-            ),
-        ],
+        [SkillSource::dir("project", root.path())],
         LoadOptions::default(),
     );
     (root, registry)
