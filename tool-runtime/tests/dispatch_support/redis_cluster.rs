@@ -48,11 +48,30 @@ pub struct Tls {
     pub ca: String,
 }
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port()
+/// How many times a node that died at start is started again on other
+/// ports.
+const START_TRIES: usize = 5;
+
+/// A free port whose cluster bus port (`port + 10000`) is free too and
+/// inside the port range, and that no other node of this cluster has taken.
+/// A node whose bus port is taken exits at once.
+fn free_port(taken: &[u16]) -> u16 {
+    loop {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("a free port");
+        let port = listener.local_addr().expect("a bound address").port();
+        let Some(bus) = port.checked_add(10000) else {
+            continue;
+        };
+        if taken
+            .iter()
+            .any(|&t| t == port || t == bus || u32::from(t) + 10000 == u32::from(port))
+        {
+            continue;
+        }
+        if TcpListener::bind(("127.0.0.1", bus)).is_ok() {
+            return port;
+        }
+    }
 }
 
 impl RedisCluster {
@@ -72,13 +91,13 @@ impl RedisCluster {
             tls,
         };
         for _ in 0..masters * (1 + replicas) {
-            let port = free_port();
+            let port = free_port(&cluster.ports());
             let mut node = Node { port, child: None };
             node.child = Some(cluster.spawn(port));
             cluster.nodes.push(node);
         }
-        for node in &cluster.nodes {
-            cluster.wait_until_answers(node.port).await;
+        for index in 0..cluster.nodes.len() {
+            cluster.wait_until_node_answers(index).await;
         }
         let mut create = cluster.cli_command();
         create.arg("--cluster").arg("create");
@@ -147,6 +166,8 @@ impl RedisCluster {
             // Replicas sync at once (the default waits 5 s for more replicas).
             .args(["--repl-diskless-sync-delay", "0"])
             .args(["--loglevel", "warning"])
+            .arg("--logfile")
+            .arg(node_dir.join("redis.log"))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -173,18 +194,66 @@ impl RedisCluster {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
-    async fn wait_until_answers(&self, port: u16) {
+    fn ports(&self) -> Vec<u16> {
+        self.nodes.iter().map(|n| n.port).collect()
+    }
+
+    /// Waits until node `index` answers `PING`. A node that exited (its
+    /// port or bus port was taken between the choice and its bind, by
+    /// another test's connection) is started again on new ports.
+    async fn wait_until_node_answers(&mut self, index: usize) {
+        for _ in 0..START_TRIES {
+            match self.wait_until_answers(index).await {
+                Ok(()) => return,
+                Err(exit) => {
+                    let port = free_port(&self.ports());
+                    let node = &mut self.nodes[index];
+                    eprintln!(
+                        "redis-server on port {} exited at start ({exit}); retrying on port {port}",
+                        node.port
+                    );
+                    node.kill();
+                    node.port = port;
+                    let child = self.spawn(port);
+                    self.nodes[index].child = Some(child);
+                }
+            }
+        }
+        let node = &self.nodes[index];
+        panic!(
+            "redis-server exited at start {START_TRIES} times; last log:\n{}",
+            self.log(node.port)
+        );
+    }
+
+    /// `Ok` once the node answers; `Err` with its exit status if it exited.
+    async fn wait_until_answers(&mut self, index: usize) -> Result<(), String> {
         // A loaded 2-core machine (CI builds other test binaries meanwhile)
         // can take seconds to start a server: wait by the clock, not by a
         // count of tries that each also start a `redis-cli`.
         let deadline = std::time::Instant::now() + STARTUP_WAIT;
+        let port = self.nodes[index].port;
         while std::time::Instant::now() < deadline {
             if self.cli(port, &["PING"]).trim() == "PONG" {
-                return;
+                return Ok(());
+            }
+            if let Some(child) = self.nodes[index].child.as_mut() {
+                if let Ok(Some(status)) = child.try_wait() {
+                    return Err(status.to_string());
+                }
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
-        panic!("redis-server did not answer on port {port} within {STARTUP_WAIT:?}");
+        panic!(
+            "redis-server did not answer on port {port} within {STARTUP_WAIT:?}; its log:\n{}",
+            self.log(port)
+        );
+    }
+
+    /// The node's log file (empty if it has none yet).
+    fn log(&self, port: u16) -> String {
+        std::fs::read_to_string(self.dir.path().join(port.to_string()).join("redis.log"))
+            .unwrap_or_default()
     }
 
     /// Waits until every live node says `cluster_state:ok`.
