@@ -237,10 +237,10 @@ impl RedisCluster {
             if self.cli(port, &["PING"]).trim() == "PONG" {
                 return Ok(());
             }
-            if let Some(child) = self.nodes[index].child.as_mut() {
-                if let Ok(Some(status)) = child.try_wait() {
-                    return Err(status.to_string());
-                }
+            if let Some(child) = self.nodes[index].child.as_mut()
+                && let Ok(Some(status)) = child.try_wait()
+            {
+                return Err(status.to_string());
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
