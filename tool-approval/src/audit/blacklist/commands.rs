@@ -698,7 +698,9 @@ fn reads_recursively(view: &[String]) -> bool {
 
 /// A recursive reader of a directory that holds a fixed secret location
 /// (`tar cf - ~/.claude`, `zip -r x.zip ~/.config`), other than a whole
-/// home or `/` (`read-home`).
+/// home or `/` (`read-home`), or of a hidden folder that holds a secret
+/// row's location (`grep -r extraheader .git`, see
+/// `path_rows::holds_secret_row`).
 pub(super) fn reads_secret_tree(view: &[String], ctx: &Ctx<'_>) -> bool {
     if !reads_recursively(view) {
         return false;
@@ -706,6 +708,11 @@ pub(super) fn reads_secret_tree(view: &[String], ctx: &Ctx<'_>) -> bool {
     let base = ctx.cwd.unwrap_or(Path::new("/"));
     let secrets = super::path_rows::fixed_secret_locations(ctx.home);
     invocation(view).operands.iter().any(|t| {
+        // `grep -r extraheader .git`: a hidden folder that holds a secret
+        // row's location wherever it is.
+        if super::path_rows::holds_secret_row(t) {
+            return true;
+        }
         if t.contains(['*', '?']) || !(t.starts_with(['/', '~', '$']) || ctx.cwd.is_some()) {
             return false;
         }

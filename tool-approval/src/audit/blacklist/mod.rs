@@ -978,7 +978,15 @@ fn builtin_hits(builtin: Builtin, facts: &Facts, ctx: &Ctx<'_>, view_hits: u32) 
         // A path of a secret class (the rows hold the shared classes too);
         // commands that print one (`gh auth token`), recursive readers of a
         // secret's folder and `echo "$TOKEN"` are rows of `dispatch`.
-        Builtin::ReadSecrets => facts.paths.iter().any(|p| is_secret(p, ctx.home)),
+        // A file tool's path argument that is a folder holding one
+        // (`grepContent` over `.git`) reads it too.
+        Builtin::ReadSecrets => {
+            facts.paths.iter().any(|p| is_secret(p, ctx.home))
+                || facts
+                    .arg_paths
+                    .iter()
+                    .any(|p| path_rows::holds_secret_row(p))
+        }
         Builtin::ReverseShell => facts
             .commands
             .iter()

@@ -235,6 +235,12 @@ pub(crate) const SECRETS_ANYWHERE: &[PathClass] = &[
              "/etc/ssl/private/site.key", "/var/backups/shadow.bak", "/proc/self/environ",
              "/proc/1/environ", "/etc/security/opasswd"],
         no ["/etc/ssl/certs/ca.pem.crt", "/var/backups/dpkg.status", "/proc/self/status"]),
+    row!("repository-config", Secret, "a repository's git configuration (the `http.<url>.extraheader` token CI checkouts store, remote URLs with user info)",
+        [".git/config", ".git/config.worktree", ".git/modules/*/config", ".git/worktrees/*/config.worktree"],
+        except [],
+        yes [".git/config", "./.git/config", "vendor/dep/.git/config", ".GIT/Config",
+             ".git/modules/lib/config", ".git/worktrees/w/config.worktree"],
+        no [".git/HEAD", ".git/hooks/pre-commit", ".gitconfig.md", "src/git/config.rs", ".git/modules/lib/HEAD"]),
     row!("browser-stores", Secret, "browser cookie and login stores",
         ["cookies.sqlite", "Cookies.binarycookies", "Login Data", "logins.json", "key4.db",
          "Web Data"],
@@ -864,6 +870,36 @@ pub(crate) fn system_binary_row(word: &str) -> Option<&'static PathClass> {
         return None;
     }
     find(binary_rows(), word, None)
+}
+
+/// Whether `path` names a hidden folder that holds a secret row's location
+/// at a fixed place inside it (`.git` holds `.git/config`, `.kube` holds
+/// `.kube/config`): what a recursive reader of the folder, or a file tool
+/// given it as its scope, reads too. The folders are the first components
+/// of the rows' patterns that match at any depth and start with a hidden
+/// folder, so a new row brings its folder with it.
+pub(crate) fn holds_secret_row(path: &str) -> bool {
+    static HOLDERS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    let holders = HOLDERS.get_or_init(|| {
+        let mut out: Vec<String> = SECRETS_ANYWHERE
+            .iter()
+            .chain(PathClass::of_role(PathRole::Secret))
+            .flat_map(|c| c.patterns.iter())
+            .filter(|p| !p.starts_with(['/', '~']))
+            .filter_map(|p| p.split_once('/'))
+            .map(|(first, _)| first)
+            .filter(|first| first.starts_with('.') && !first.contains(['*', '?', '[']))
+            .map(str::to_ascii_lowercase)
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    });
+    let clean = path_clean::clean(path);
+    clean
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|name| holders.iter().any(|h| h.eq_ignore_ascii_case(name)))
 }
 
 /// The fixed secret locations (anchored, no `*`) of the shared list,

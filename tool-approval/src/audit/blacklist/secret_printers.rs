@@ -54,6 +54,38 @@ pub(crate) const PRINTERS: &[Printer] = &[
         &["git credential fill"],
         &["git credential approve", "git config user.name"],
     ),
+    // A remote's URL may carry user info (`https://user:token@host/…`);
+    // whether it does is in the repository's configuration, not on the
+    // line, so printing one is reading a credential.
+    printer(
+        &["git"],
+        &[&["remote"], &["get-url", "show"]],
+        &[],
+        &[
+            "git remote get-url origin",
+            "git remote get-url --push origin",
+            "git -C sub remote show origin",
+        ],
+        &[
+            "git remote",
+            "git remote add upstream ../up",
+            "git remote rename a b",
+        ],
+    ),
+    printer(
+        &["git"],
+        &[&["remote"]],
+        &["-v", "--verbose"],
+        &["git remote -v", "git remote --verbose"],
+        &["git remote", "git remote prune origin"],
+    ),
+    printer(
+        &["git"],
+        &[&["ls-remote"]],
+        &["--get-url"],
+        &["git ls-remote --get-url origin"],
+        &["git ls-remote --tags ."],
+    ),
     printer(
         &[
             "git-credential-manager",
@@ -328,7 +360,7 @@ pub(crate) const VARIABLE_PRINTER: Printer = printer(
 /// without a command, `export`/`declare -x`/`set` without operands, jq's
 /// `env` and `$ENV`, and git configuration values that hold credentials
 /// (the `http.<url>.extraheader` CI checkouts store, `credential.*`, a
-/// whole listing). A named check beside the rows, with its examples.
+/// remote's URL, a whole listing). A named check beside the rows, with its examples.
 pub(crate) const ENVIRONMENT_DUMP: Printer = printer(
     &[
         "printenv", "env", "export", "declare", "typeset", "set", "jq", "git",
@@ -363,6 +395,8 @@ pub(crate) const ENVIRONMENT_DUMP: Printer = printer(
         "git config list",
         "git config --get credential.helper",
         "git config get http.https://x/.extraheader",
+        "git config --get remote.origin.url",
+        "git config remote.upstream.pushurl",
     ],
     &[
         "printenv PATH",
@@ -376,6 +410,7 @@ pub(crate) const ENVIRONMENT_DUMP: Printer = printer(
         "jq .environment config.json",
         "jq -r .envs[] x.json",
         "git config --get user.name",
+        "git config --get remote.origin.fetch",
         "git config --get-regexp ^alias",
         "git config user.name ada",
     ],
@@ -429,7 +464,8 @@ fn jq_reads_environment(program: &str) -> bool {
 }
 
 /// `git config` asked for a credential value or for every value: keys
-/// `http.*.extraheader`, `credential.*`, `--list`, and `--get-regexp`
+/// `http.*.extraheader`, `credential.*`, `remote.*.url`/`pushurl`,
+/// `--list`, and `--get-regexp`
 /// with a pattern that can match those keys.
 fn git_config_credential(args: &[String]) -> bool {
     let inv = crate::shell::table::Invocation::read_args("git", args, &[]);
@@ -452,7 +488,12 @@ fn git_config_credential(args: &[String]) -> bool {
     let Some(key) = keys.first().map(|k| k.to_ascii_lowercase()) else {
         return false;
     };
-    let credential = |k: &str| k.ends_with(".extraheader") || k.starts_with("credential.");
+    // A remote's URL may carry user info (see `PRINTERS`).
+    let credential = |k: &str| {
+        k.ends_with(".extraheader")
+            || k.starts_with("credential.")
+            || (k.starts_with("remote.") && (k.ends_with(".url") || k.ends_with(".pushurl")))
+    };
     if regexp || operands.first() == Some(&"get-regexp") {
         // A pattern: anything that can match a credential key.
         return ["extra", "header", "cred", "http", ".", "*"]
