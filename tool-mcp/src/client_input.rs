@@ -56,6 +56,7 @@ use tokio::sync::Notify;
 use tool_core::{Elicitation, Elicited, ToolContext};
 
 use crate::error::Error;
+use crate::serve_tasks::Escalation;
 
 /// How long a sealed `requestState` is accepted after it was handed out.
 pub const REQUEST_STATE_TTL: Duration = Duration::from_secs(15 * 60);
@@ -191,8 +192,9 @@ pub struct ClientLine {
 enum LineKind {
     /// A session: server→client requests.
     Session(Peer<RoleServer>),
-    /// 2026-07-28: multi-round-trip.
-    Rounds(Arc<Round>),
+    /// 2026-07-28: multi-round-trip; with an [`Escalation`], a call that
+    /// may become a task when it says so ([`ClientLine::start_task`]).
+    Rounds(Arc<Round>, Option<Arc<Escalation>>),
     /// A task (SEP-2663): the question waits in the task's
     /// `inputRequests` until the client answers by `tasks/update`.
     Task(TaskContext, Arc<AtomicUsize>),
@@ -202,7 +204,7 @@ impl std::fmt::Debug for ClientLine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let kind = match self.kind {
             LineKind::Session(_) => "session",
-            LineKind::Rounds(_) => "multi-round-trip",
+            LineKind::Rounds(..) => "multi-round-trip",
             LineKind::Task(..) => "task",
         };
         f.debug_struct("ClientLine")
@@ -219,9 +221,13 @@ impl ClientLine {
         }
     }
 
-    pub(crate) fn rounds(round: Arc<Round>, caps: ClientCapabilities) -> Self {
+    pub(crate) fn rounds(
+        round: Arc<Round>,
+        escalation: Option<Arc<Escalation>>,
+        caps: ClientCapabilities,
+    ) -> Self {
         Self {
-            kind: LineKind::Rounds(round),
+            kind: LineKind::Rounds(round, escalation),
             caps,
         }
     }
@@ -248,7 +254,22 @@ impl ClientLine {
     /// (both: the question is data the client answers with a later
     /// request) rather than as requests on a session.
     pub fn is_multi_round_trip(&self) -> bool {
-        matches!(self.kind, LineKind::Rounds(_) | LineKind::Task(..))
+        matches!(self.kind, LineKind::Rounds(..) | LineKind::Task(..))
+    }
+
+    /// Says the call's long part starts here: a served tool the host let
+    /// ask before it becomes a task
+    /// ([`RegistryServer::with_questions_before_task`](crate::RegistryServer::with_questions_before_task)),
+    /// called on 2026-07-28 by a client that declared the tasks extension,
+    /// becomes a task now: the client gets the task (`CreateTaskResult`)
+    /// and the call goes on in it, its later questions waiting in the task
+    /// for `tasks/update`. Everywhere else (a session, a call that already
+    /// is a task, a tool the host did not let ask first) it returns at once
+    /// and changes nothing. Returns once the task exists.
+    pub async fn start_task(&self) {
+        if let LineKind::Rounds(_, Some(escalation)) = &self.kind {
+            escalation.start().await;
+        }
     }
 
     /// Asks the client `request` under `key` (the name of the question in
@@ -273,30 +294,24 @@ impl ClientLine {
         };
         let capability = request.capability();
         match &self.kind {
-            LineKind::Rounds(round) => {
-                if !self.declares(capability) {
-                    round.stop(Stop::Missing(capability));
-                    return std::future::pending().await;
-                }
-                round.answer(key, &request, ctx).await
-            }
-            LineKind::Task(task, _) => {
-                if !self.declares(capability) {
-                    return Err(refused(format!(
-                        "the client did not declare `{}`",
-                        capability.name()
-                    )));
-                }
-                let input = request.to_input_request().map_err(refused)?;
-                tokio::select! {
-                    biased;
-                    () = ctx.cancellation().cancelled() => Err(refused("the task was cancelled while the client was asked".into())),
-                    answer = task.request_input(key, input) => match answer {
-                        Ok(answer) => request.read_answer(answer).map_err(|why| refused(format!("inputResponses `{key}` {why}"))),
-                        Err(_) => Err(refused("the task was cancelled while the client was asked".into())),
-                    },
+            LineKind::Rounds(round, escalation) => {
+                // Once the call became a task, what earlier rounds did not
+                // answer is asked in the task.
+                let task = escalation.as_ref().and_then(|e| e.task());
+                match task {
+                    Some(task) if !round.offered.contains_key(key) => {
+                        self.ask_in_task(&task, key, &request, ctx).await
+                    }
+                    _ => {
+                        if !self.declares(capability) {
+                            round.stop(Stop::Missing(capability));
+                            return std::future::pending().await;
+                        }
+                        round.answer(key, &request, ctx).await
+                    }
                 }
             }
+            LineKind::Task(task, _) => self.ask_in_task(task, key, &request, ctx).await,
             LineKind::Session(peer) => {
                 if !self.declares(capability) {
                     return Err(refused(format!(
@@ -338,11 +353,42 @@ impl ClientLine {
         }
     }
 
+    /// `request` put in the task's `inputRequests` until the client
+    /// answers it by `tasks/update`.
+    async fn ask_in_task(
+        &self,
+        task: &TaskContext,
+        key: &str,
+        request: &ClientAsk,
+        ctx: &ToolContext,
+    ) -> Result<ClientReply, Error> {
+        let refused = |message: String| Error::ClientInput {
+            method: request.method().to_owned(),
+            message,
+        };
+        let capability = request.capability();
+        if !self.declares(capability) {
+            return Err(refused(format!(
+                "the client did not declare `{}`",
+                capability.name()
+            )));
+        }
+        let input = request.to_input_request().map_err(refused)?;
+        tokio::select! {
+            biased;
+            () = ctx.cancellation().cancelled() => Err(refused("the task was cancelled while the client was asked".into())),
+            answer = task.request_input(key, input) => match answer {
+                Ok(answer) => request.read_answer(answer).map_err(|why| refused(format!("inputResponses `{key}` {why}"))),
+                Err(_) => Err(refused("the task was cancelled while the client was asked".into())),
+            },
+        }
+    }
+
     /// The next key of an ask numbered by the line (`prefix-N`, from 1, in
     /// the order the call asks; the same on every round).
     pub(crate) fn next_key(&self, prefix: &str) -> String {
         let n = match &self.kind {
-            LineKind::Rounds(round) => round.counter.fetch_add(1, Ordering::Relaxed) + 1,
+            LineKind::Rounds(round, _) => round.counter.fetch_add(1, Ordering::Relaxed) + 1,
             LineKind::Task(_, counter) => counter.fetch_add(1, Ordering::Relaxed) + 1,
             LineKind::Session(_) => 0,
         };

@@ -76,7 +76,7 @@ use crate::content::to_result;
 use crate::error::Error;
 use crate::gate::{ClientAsker, NoOneToAsk};
 use crate::serve_talk::{SessionLog, served_events};
-use crate::serve_tasks::{self, ServedTasks, TaskSupport, call_as_task};
+use crate::serve_tasks::{self, Escalation, Running, ServedTasks, TaskSupport, call_as_task};
 use crate::served::{PromptSource, ResourceSource, SourceError, page_of};
 use crate::trace::{SpanFields, TracePropagator, record_response, server_span};
 use tracing::Instrument;
@@ -288,6 +288,26 @@ impl RegistryServer {
         self.edit(|i| i.tasks = tasks)
     }
 
+    /// Lets the task tools `tools` (named in
+    /// [`with_task_tools`](Self::with_task_tools)) ask their questions
+    /// before they become a task: called on 2026-07-28 by a client that
+    /// declared the tasks extension, such a tool runs as a plain
+    /// multi-round-trip call (its questions answered by `input_required`
+    /// rounds) until it calls
+    /// [`ClientLine::start_task`](crate::ClientLine::start_task); that
+    /// round is answered with the task and the call goes on in it. A call
+    /// that ends first is answered with a task already completed
+    /// ([`Required`](TaskSupport::Required)) or its result
+    /// ([`Optional`](TaskSupport::Optional)). On a session, a task from
+    /// the first request as before. Replaces an earlier list.
+    pub fn with_questions_before_task<S: Into<String>>(
+        self,
+        tools: impl IntoIterator<Item = S>,
+    ) -> Self {
+        let tools = tools.into_iter().map(Into::into).collect();
+        self.edit(|i| i.tasks = i.tasks.asking_first(tools))
+    }
+
     /// The server name announced in the handshake.
     pub fn with_name(self, name: impl Into<String>) -> Self {
         let name = name.into();
@@ -447,12 +467,10 @@ impl RegistryServer {
         &self,
         context: &RequestContext<RoleServer>,
         bound: &Bound<'_>,
+        escalation: Option<&Arc<Escalation>>,
     ) -> Result<(ClientLine, Option<Arc<Round>>), ErrorData> {
         let caps = context.client_capabilities().unwrap_or_default();
-        let stateless = context
-            .protocol_version()
-            .is_some_and(|version| !version.has_initialize());
-        if !stateless {
+        if !serve_tasks::stateless(context) {
             return Ok((ClientLine::session(context.peer.clone(), caps), None));
         }
         let round = Round::open(
@@ -461,7 +479,8 @@ impl RegistryServer {
             bound.state,
             bound.responses.clone(),
         )?;
-        Ok((ClientLine::rounds(Arc::clone(&round), caps), Some(round)))
+        let line = ClientLine::rounds(Arc::clone(&round), escalation.cloned(), caps);
+        Ok((line, Some(round)))
     }
 
     /// A served call; in `task`, its asks wait in the task.
@@ -477,12 +496,21 @@ impl RegistryServer {
             state: request.request_state.as_deref(),
             responses: request.input_responses.clone(),
         };
+        // A tool that asks first may become a task mid-call (2026-07-28).
+        let escalates = match task {
+            Some(_) => None,
+            None if serve_tasks::stateless(&context) => inner
+                .tasks
+                .escalates(&request.name, serve_tasks::declared(&context))
+                .map(|support| (support, Escalation::new(), CancellationToken::new())),
+            None => None,
+        };
         let (line, round) = match task {
             Some(task) => (
                 ClientLine::task(task, context.client_capabilities().unwrap_or_default()),
                 None,
             ),
-            None => self.line_for(&context, &bound)?,
+            None => self.line_for(&context, &bound, escalates.as_ref().map(|(_, e, _)| e))?,
         };
         let token = request
             .progress_token()
@@ -493,10 +521,16 @@ impl RegistryServer {
             Arc::clone(&self.log)
         };
         let (events, forwarder) = served_events(context.peer.clone(), token, log, &request.name);
+        // A call that may outlive its request has a cancellation of its
+        // own, fired by the request's until it becomes a task.
+        let cancellation = match &escalates {
+            Some((_, _, stop)) => stop.clone(),
+            None => context.ct.child_token(),
+        };
         let ctx = inner
             .ctx
             .clone()
-            .with_cancellation(context.ct.child_token())
+            .with_cancellation(cancellation)
             .with_events(events)
             .with_extension(line.clone());
         let offered = inner.registry.offer(&ctx);
@@ -536,6 +570,20 @@ impl RegistryServer {
                 .clone()
                 .with_gate(Arc::new(NoOneToAsk(Arc::clone(&inner.gate))))
         };
+        if let (Some((support, escalation, stop)), Some(round)) = (escalates, &round) {
+            let running: Running = Box::pin(
+                async move {
+                    let output = invoker.invoke(&offered, &call, &ctx).await;
+                    drop(ctx);
+                    forwarder.finish().await;
+                    to_result(output)
+                }
+                .in_current_span(),
+            );
+            return self
+                .race_to_task(running, round, &bound, &context, support, escalation, stop)
+                .await;
+        }
         let invoked = invoker.invoke(&offered, &call, &ctx);
         let output = match &round {
             None => invoked.await,
@@ -551,6 +599,48 @@ impl RegistryServer {
         drop(ctx);
         forwarder.finish().await;
         Ok(to_result(output).into())
+    }
+}
+
+impl RegistryServer {
+    /// Runs the call of a tool that asks first until it ends, stops to
+    /// ask (`input_required`) or says its long part starts (the task).
+    #[allow(clippy::too_many_arguments)]
+    async fn race_to_task(
+        &self,
+        mut running: Running,
+        round: &Round,
+        bound: &Bound<'_>,
+        context: &RequestContext<RoleServer>,
+        support: TaskSupport,
+        escalation: Arc<Escalation>,
+        stop: CancellationToken,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let seal = &self.inner.seal;
+        let raced = round.race(seal, &bound.binding, async {
+            tokio::select! {
+                biased;
+                result = &mut running => Some(result),
+                () = escalation.asked() => None,
+                () = context.ct.cancelled() => {
+                    stop.cancel();
+                    Some((&mut running).await)
+                }
+            }
+        });
+        match raced.await {
+            Raced::Stopped(stopped) => stopped.map(CallToolResponse::InputRequired),
+            Raced::Done(Some(result)) => Ok(match support {
+                TaskSupport::Required => serve_tasks::completed(&self.inner.tasks, result),
+                _ => result.into(),
+            }),
+            Raced::Done(None) => Ok(serve_tasks::escalate(
+                &self.inner.tasks,
+                escalation,
+                stop,
+                running,
+            )),
+        }
     }
 }
 
@@ -879,7 +969,7 @@ impl ServerHandler for RegistryServer {
             state: request.request_state.as_deref(),
             responses: request.input_responses.clone(),
         };
-        let (line, round) = self.line_for(&context, &bound)?;
+        let (line, round) = self.line_for(&context, &bound, None)?;
         let ctx = self
             .inner
             .ctx

@@ -21,11 +21,22 @@
 //! an elicitation (a tool's question, an approval ask of the gate) waits
 //! in the task's `inputRequests` (`tasks/get` reports `input_required`)
 //! until the client answers it by `tasks/update`; a cancel while it waits
-//! ends the task `cancelled`. Not offered yet: the `notifications/tasks`
-//! status stream, and a 2026-07-28 call that first asks by
-//! `input_required` and then becomes a task (SEP-2322 with SEP-2663).
+//! ends the task `cancelled`.
+//!
+//! A task tool the host lets ask first
+//! ([`RegistryServer::with_questions_before_task`](crate::RegistryServer::with_questions_before_task))
+//! composes the two (SEP-2322 with SEP-2663): called on 2026-07-28 by a
+//! client that declared the extension, it runs as a plain
+//! multi-round-trip call, its questions answered by `input_required`
+//! rounds, until it calls [`ClientLine::start_task`](crate::ClientLine::start_task);
+//! that round answers with the task, and the call goes on in it, its
+//! cancellation now the task's. A call that ends before it says so is
+//! answered with a task already completed (a [`TaskSupport::Required`]
+//! tool) or with its result (an optional one). Not offered yet: the
+//! `notifications/tasks` status stream.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::pin::Pin;
 use std::sync::Arc;
 
 use rmcp::model::{
@@ -35,6 +46,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::task_manager::{TaskContext, TaskExit, TaskManager, TaskOptions};
 use rmcp::{ErrorData, RoleServer};
+use tokio::sync::{Notify, watch};
 use tokio_util::sync::CancellationToken;
 use tool_core::ErrorCode;
 
@@ -58,6 +70,8 @@ pub enum TaskSupport {
 #[derive(Clone, Default)]
 pub(crate) struct ServedTasks {
     tools: Arc<BTreeMap<String, TaskSupport>>,
+    /// Task tools that ask by `input_required` before they become a task.
+    ask_first: Arc<BTreeSet<String>>,
     manager: TaskManager,
 }
 
@@ -65,8 +79,28 @@ impl ServedTasks {
     pub(crate) fn new(tools: BTreeMap<String, TaskSupport>) -> Self {
         Self {
             tools: Arc::new(tools),
+            ask_first: Arc::default(),
             manager: TaskManager::new(),
         }
+    }
+
+    /// The same tasks, with `tools` asking before they become a task.
+    pub(crate) fn asking_first(&self, tools: BTreeSet<String>) -> Self {
+        Self {
+            tools: Arc::clone(&self.tools),
+            ask_first: Arc::new(tools),
+            manager: self.manager.clone(),
+        }
+    }
+
+    /// How a 2026-07-28 call of `name` from a client that declared the
+    /// extension (`declared`) may become a task mid-call: `Some` with the
+    /// tool's support when it asks first.
+    pub(crate) fn escalates(&self, name: &str, declared: bool) -> Option<TaskSupport> {
+        if !declared || !self.ask_first.contains(name) {
+            return None;
+        }
+        self.support(name)
     }
 
     /// Whether any tool runs as a task (the extension is declared).
@@ -83,13 +117,29 @@ impl std::fmt::Debug for ServedTasks {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ServedTasks")
             .field("tools", &self.tools)
+            .field("ask_first", &self.ask_first)
             .finish_non_exhaustive()
     }
 }
 
+/// Whether the client of `context` declared the tasks extension.
+pub(crate) fn declared(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .client_capabilities()
+        .is_some_and(|caps| caps.supports_tasks())
+}
+
+/// Whether `context` is a stateless (2026-07-28) request.
+pub(crate) fn stateless(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|version| !version.has_initialize())
+}
+
 /// What a `tools/call` of `request` comes to: `None` when it is called at
-/// once (not a task tool, or optional without the extension); else a task
-/// running `run` (the served call, its asks put in the task) or `-32021`.
+/// once (not a task tool, optional without the extension, or a tool that
+/// asks first on 2026-07-28); else a task running `run` (the served call,
+/// its asks put in the task) or `-32021`.
 pub(crate) fn call_as_task<F, Fut>(
     tasks: &ServedTasks,
     request: &CallToolRequestParams,
@@ -103,9 +153,10 @@ where
     Fut: Future<Output = Result<CallToolResponse, ErrorData>> + Send + 'static,
 {
     let support = tasks.support(&request.name)?;
-    let declared = context
-        .client_capabilities()
-        .is_some_and(|caps| caps.supports_tasks());
+    let declared = declared(context);
+    if stateless(context) && tasks.escalates(&request.name, declared).is_some() {
+        return None;
+    }
     if !declared {
         return match support {
             TaskSupport::Optional => None,
@@ -121,35 +172,122 @@ where
     let task = tasks.manager.spawn(TaskOptions::new(), move |task| {
         Box::pin(async move {
             let call = run(request, context, task.clone());
-            tokio::pin!(call);
-            let response = tokio::select! {
-                biased;
-                () = task.cancelled() => {
-                    // The call hears its cancellation and gets a moment to
-                    // stop on its own before it is dropped.
-                    stop.cancel();
-                    let _ = tokio::time::timeout(CANCEL_GRACE, &mut call).await;
-                    return Err(TaskExit::Cancelled);
-                }
-                response = &mut call => response,
-            };
-            match response {
-                Ok(CallToolResponse::Complete(result)) if panicked(&result) => {
-                    Err(TaskExit::Error(ErrorData::internal_error(
-                        "the tool's executor panicked",
-                        None,
-                    )))
-                }
-                Ok(CallToolResponse::Complete(result)) => Ok(result),
-                Ok(_) => Err(TaskExit::Error(ErrorData::internal_error(
-                    "the task's call ended without a result",
-                    None,
-                ))),
-                Err(error) => Err(TaskExit::Error(error)),
-            }
+            settle(&task, &stop, call).await
         })
     });
     Some(Ok(CallToolResponse::Task(CreateTaskResult::new(task))))
+}
+
+/// A served call that runs on after its request was answered.
+pub(crate) type Running = Pin<Box<dyn Future<Output = CallToolResult> + Send>>;
+
+/// Makes the running `call` of a tool that asked first a task (it called
+/// [`ClientLine::start_task`](crate::ClientLine::start_task)): its line
+/// asks in the task from now on, `stop` is its cancellation.
+pub(crate) fn escalate(
+    tasks: &ServedTasks,
+    escalation: Arc<Escalation>,
+    stop: CancellationToken,
+    call: Running,
+) -> CallToolResponse {
+    let task = tasks.manager.spawn(TaskOptions::new(), move |task| {
+        escalation.become_task(task.clone());
+        Box::pin(async move { settle(&task, &stop, async move { Ok(call.await.into()) }).await })
+    });
+    CallToolResponse::Task(CreateTaskResult::new(task))
+}
+
+/// A task already completed with `result`: a required task tool that asked
+/// first and ended before it said where its long part starts.
+pub(crate) fn completed(tasks: &ServedTasks, result: CallToolResult) -> CallToolResponse {
+    let stop = CancellationToken::new();
+    let task = tasks.manager.spawn(TaskOptions::new(), move |task| {
+        Box::pin(async move { settle(&task, &stop, async move { Ok(result.into()) }).await })
+    });
+    CallToolResponse::Task(CreateTaskResult::new(task))
+}
+
+/// Runs a task's `call` to its end: its result, its failure, or
+/// `cancelled` when `tasks/cancel` came first (`stop` fired, a moment's
+/// grace for the call to stop on its own, then dropped).
+async fn settle(
+    task: &TaskContext,
+    stop: &CancellationToken,
+    call: impl Future<Output = Result<CallToolResponse, ErrorData>>,
+) -> Result<CallToolResult, TaskExit> {
+    tokio::pin!(call);
+    let response = tokio::select! {
+        biased;
+        () = task.cancelled() => {
+            stop.cancel();
+            let _ = tokio::time::timeout(CANCEL_GRACE, &mut call).await;
+            return Err(TaskExit::Cancelled);
+        }
+        response = &mut call => response,
+    };
+    match response {
+        Ok(CallToolResponse::Complete(result)) if panicked(&result) => Err(TaskExit::Error(
+            ErrorData::internal_error("the tool's executor panicked", None),
+        )),
+        Ok(CallToolResponse::Complete(result)) => Ok(result),
+        Ok(_) => Err(TaskExit::Error(ErrorData::internal_error(
+            "the task's call ended without a result",
+            None,
+        ))),
+        Err(error) => Err(TaskExit::Error(error)),
+    }
+}
+
+/// A call of a tool that asks first, on its way to becoming a task: the
+/// tool says when ([`Escalation::start`]), the server makes the task and
+/// hands its context over ([`Escalation::become_task`]).
+pub(crate) struct Escalation {
+    asked: Notify,
+    task: watch::Sender<Option<TaskContext>>,
+}
+
+impl std::fmt::Debug for Escalation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Escalation")
+            .field(
+                "task",
+                &self.task.borrow().as_ref().map(TaskContext::task_id),
+            )
+            .finish_non_exhaustive()
+    }
+}
+
+impl Escalation {
+    pub(crate) fn new() -> Arc<Self> {
+        Arc::new(Self {
+            asked: Notify::new(),
+            task: watch::Sender::new(None),
+        })
+    }
+
+    /// The task the call became, if it did.
+    pub(crate) fn task(&self) -> Option<TaskContext> {
+        self.task.borrow().clone()
+    }
+
+    /// The tool's word: returns once the call is a task.
+    pub(crate) async fn start(&self) {
+        let mut made = self.task.subscribe();
+        if made.borrow().is_some() {
+            return;
+        }
+        self.asked.notify_one();
+        let _ = made.wait_for(Option::is_some).await;
+    }
+
+    /// Resolves once the tool said its long part starts.
+    pub(crate) async fn asked(&self) {
+        self.asked.notified().await;
+    }
+
+    fn become_task(&self, task: TaskContext) {
+        self.task.send_replace(Some(task));
+    }
 }
 
 /// Whether `result` is tool-core's report of a panicking executor: a

@@ -504,7 +504,8 @@ pub async fn run(
                 server = server
                     .with_resources(fixtures.clone())
                     .with_prompts(fixtures)
-                    .with_task_tools(conformance_tasks::TASK_TOOLS);
+                    .with_task_tools(conformance_tasks::TASK_TOOLS)
+                    .with_questions_before_task(conformance_tasks::ASK_FIRST);
             } else if !library.is_empty() {
                 server = server.with_resources(library.clone()).with_prompts(library);
             }

@@ -113,6 +113,8 @@ fn claimed_server(revision: &str) -> &'static [&'static str] {
             "tasks-dispatch-and-envelope",
             "tasks-status-notifications",
             "tasks-required-task-error",
+            // Asks by input_required, then a task (`with_questions_before_task`).
+            "tasks-mrtr-composition",
         ],
     }
 }
@@ -132,12 +134,6 @@ fn not_offered_server(revision: &str) -> &'static [(&'static str, &'static str)]
             ),
         ],
         _ => &[
-            (
-                "tasks-mrtr-composition",
-                "a call that first asks by input_required and becomes a task on its last round: \
-                 a served call is a task from its first request or never (the tool has no way to \
-                 say, from tool-core, where its long part starts)",
-            ),
             (
                 "json-schema-2020-12",
                 "pending in the suite: on the 2026-07-28 wire it expects composition, conditional and $anchor keywords our fixture schema does not have",

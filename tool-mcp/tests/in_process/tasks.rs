@@ -1,6 +1,7 @@
 //! The tasks extension (SEP-2663) served: a registry's long-running tools
 //! run as tasks for a client that declared the extension (rmcp's client
-//! over real HTTP on 127.0.0.1), which polls, answers and cancels them.
+//! over real HTTP on 127.0.0.1), which polls, answers and cancels them;
+//! on 2026-07-28 a tool that asks first becomes a task mid-call.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -8,12 +9,12 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ClientCapabilities,
-    ClientConfig, DetailedTask, ErrorCode, GetTaskParams, Implementation, TaskPayload,
-    UpdateTaskParams,
+    ClientConfig, DetailedTask, ErrorCode, GetTaskParams, Implementation, ProtocolVersion,
+    TaskPayload, UpdateTaskParams,
 };
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::{ServiceError, ServiceExt};
+use rmcp::{ClientLifecycleMode, ClientServiceExt, ServiceError, ServiceExt};
 use serde_json::json;
 use tool_core::{
     ApiDefinition, Elicitation, Elicited, HumanIntervention, InterventionPolicy, ToolBuilder,
@@ -257,6 +258,230 @@ async fn long_tools_run_as_tasks_the_client_polls_answers_and_cancels() {
     let refused = call(&plain, "jobs____boom").await.unwrap_err();
     assert!(
         matches!(&refused, ServiceError::McpError(e) if e.code == ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY),
+        "{refused:?}"
+    );
+    stop.cancel();
+}
+
+/// `steps`: `greet` asks the user's name by `input_required`, becomes a
+/// task, then asks in the task whether to shout; `short` asks and ends
+/// before it would become a task; `long` asks, becomes a task and waits
+/// 30 s (its end noted in `stopped`).
+fn steps(stopped: Arc<AtomicBool>) -> ToolRegistry {
+    async fn name(ctx: &ToolContext) -> Result<String, ToolError> {
+        let line = ClientLine::of(ctx).expect("served");
+        let question = Elicitation::new(
+            "Your name?",
+            json!({"type": "object", "properties": {"name": {"type": "string"}}}),
+        );
+        match line.ask("name", ClientAsk::Elicit(question), ctx).await {
+            Ok(ClientReply::Elicited(Elicited::Accept(answer))) => {
+                Ok(answer["name"].as_str().unwrap_or("nobody").to_owned())
+            }
+            other => Err(ToolError::execution_failed(format!("{other:?}"))),
+        }
+    }
+    let tool = ToolBuilder::new("steps")
+        .api(api("greet"), |_, ctx: ToolContext| async move {
+            let name = name(&ctx).await?;
+            let line = ClientLine::of(&ctx).expect("served");
+            line.start_task().await;
+            let question = Elicitation::new(
+                "Shout?",
+                json!({"type": "object", "properties": {"shout": {"type": "boolean"}}}),
+            );
+            let shout = matches!(
+                line.ask("shout", ClientAsk::Elicit(question), &ctx).await,
+                Ok(ClientReply::Elicited(Elicited::Accept(a))) if a["shout"] == true
+            );
+            let text = format!("Hello, {name}");
+            Ok(ToolOutput::text(if shout {
+                text.to_uppercase()
+            } else {
+                text
+            }))
+        })
+        .api(api("short"), |_, ctx: ToolContext| async move {
+            Ok(ToolOutput::text(format!("Hi, {}", name(&ctx).await?)))
+        })
+        .api(api("short_optional"), |_, ctx: ToolContext| async move {
+            Ok(ToolOutput::text(format!("Hi, {}", name(&ctx).await?)))
+        })
+        .api(api("long"), move |_, ctx: ToolContext| {
+            let stopped = Arc::clone(&stopped);
+            async move {
+                name(&ctx).await?;
+                // Round one's run stops at the question: noted from here on.
+                let _ended = Ended(stopped);
+                ClientLine::of(&ctx).expect("served").start_task().await;
+                tokio::select! {
+                    () = ctx.cancellation().cancelled() => {}
+                    () = tokio::time::sleep(Duration::from_secs(30)) => {}
+                }
+                Ok(ToolOutput::text("slept"))
+            }
+        })
+        .build()
+        .unwrap();
+    let mut registry = ToolRegistry::new();
+    registry.register(tool).unwrap();
+    registry
+}
+
+/// Round one of a tool that asks first: its `input_required` (no task
+/// yet); round two with `name` answered: the response.
+async fn two_rounds(
+    client: &RunningService<RoleClient, ClientConfig>,
+    tool: &str,
+    name: &str,
+) -> CallToolResponse {
+    let first = call(client, tool).await.unwrap();
+    let CallToolResponse::InputRequired(asked) = first else {
+        panic!("round one of {tool} must ask by input_required, got {first:?}");
+    };
+    let requests = asked.input_requests.clone().unwrap();
+    assert_eq!(requests.keys().collect::<Vec<_>>(), ["name"]);
+    let again = CallToolRequestParams::new(tool.to_owned())
+        .with_input_responses(
+            [(
+                "name".to_owned(),
+                json!({"action": "accept", "content": {"name": name}}),
+            )]
+            .into(),
+        )
+        .with_request_state(asked.request_state.clone().unwrap());
+    client.peer().call_tool_once(again).await.unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_2026_07_28_a_tool_asks_by_input_required_then_becomes_a_task_when_it_says_so() {
+    let stopped = Arc::new(AtomicBool::new(false));
+    let server = RegistryServer::new(
+        Arc::new(steps(Arc::clone(&stopped))),
+        Arc::new(RunEverything),
+        ToolContext::new(),
+    )
+    .with_task_tools([
+        ("steps____greet", TaskSupport::Required),
+        ("steps____short", TaskSupport::Required),
+        ("steps____short_optional", TaskSupport::Optional),
+        ("steps____long", TaskSupport::Optional),
+    ])
+    .with_questions_before_task([
+        "steps____greet",
+        "steps____short",
+        "steps____short_optional",
+        "steps____long",
+    ]);
+    let stop = tokio_util::sync::CancellationToken::new();
+    let (addr, _task) = server
+        .serve_http("127.0.0.1:0".parse().unwrap(), stop.clone())
+        .await
+        .unwrap();
+    let caps = ClientCapabilities::builder()
+        .enable_elicitation()
+        .enable_tasks()
+        .build();
+    let client = ClientConfig::new(caps, Implementation::new("test", "0"))
+        .serve_with_lifecycle(
+            StreamableHttpClientTransport::from_uri(format!("http://{addr}/mcp")),
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        )
+        .await
+        .unwrap();
+
+    // Asked by input_required, then a task; its later question waits in
+    // the task, and the answer of round one reaches the result.
+    let response = two_rounds(&client, "steps____greet", "Alice").await;
+    let CallToolResponse::Task(created) = &response else {
+        panic!("round two must be the task, got {response:?}");
+    };
+    let wire = serde_json::to_value(created).unwrap();
+    assert!(
+        wire.get("requestState").is_none() && wire.get("inputRequests").is_none(),
+        "the task carries neither the state nor the questions of the rounds: {wire}"
+    );
+    let id = task_id(response);
+    let asked = wait_for(&client, &id, |t| {
+        matches!(&t.payload, TaskPayload::InputRequired { .. })
+    })
+    .await;
+    let TaskPayload::InputRequired { input_requests } = &asked.payload else {
+        unreachable!()
+    };
+    assert_eq!(input_requests.keys().collect::<Vec<_>>(), ["shout"]);
+    let answers = [(
+        "shout".to_owned(),
+        json!({"action": "accept", "content": {"shout": true}}),
+    )]
+    .into_iter()
+    .collect();
+    client
+        .peer()
+        .update_task(UpdateTaskParams::new(id.clone(), answers))
+        .await
+        .unwrap();
+    let done = wait_for(&client, &id, |t| t.status().is_terminal()).await;
+    assert_eq!(text(&completed(&done)), "HELLO, ALICE");
+
+    // Ended before it said so: a required tool's answer is a task already
+    // completed, an optional one's is its result.
+    let id = task_id(two_rounds(&client, "steps____short", "Bob").await);
+    let done = wait_for(&client, &id, |t| t.status().is_terminal()).await;
+    assert_eq!(text(&completed(&done)), "Hi, Bob");
+    match two_rounds(&client, "steps____short_optional", "Eve").await {
+        CallToolResponse::Complete(result) => assert_eq!(text(&result), "Hi, Eve"),
+        other => panic!("expected the result at once, got {other:?}"),
+    }
+
+    // The task outlives the request that made it, until it is cancelled.
+    let id = task_id(two_rounds(&client, "steps____long", "Ann").await);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        !stopped.load(Ordering::SeqCst),
+        "the call goes on after its request was answered"
+    );
+    let working = wait_for(&client, &id, |_| true).await;
+    assert!(!working.status().is_terminal(), "{working:?}");
+    client
+        .peer()
+        .cancel_task(CancelTaskParams::new(id.clone()))
+        .await
+        .unwrap();
+    let done = wait_for(&client, &id, |t| t.status().is_terminal()).await;
+    assert!(matches!(done.payload, TaskPayload::Cancelled), "{done:?}");
+    for _ in 0..50 {
+        if stopped.load(Ordering::SeqCst) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(
+        stopped.load(Ordering::SeqCst),
+        "the call stopped with its task"
+    );
+
+    // A round two whose state was altered is refused; nothing becomes a task.
+    let CallToolResponse::InputRequired(asked) = call(&client, "steps____greet").await.unwrap()
+    else {
+        panic!("round one asks");
+    };
+    let mut state = asked.request_state.clone().unwrap();
+    state.push('x');
+    let tampered = CallToolRequestParams::new("steps____greet")
+        .with_input_responses(
+            [(
+                "name".to_owned(),
+                json!({"action": "accept", "content": {"name": "Mallory"}}),
+            )]
+            .into(),
+        )
+        .with_request_state(state);
+    let refused = client.peer().call_tool_once(tampered).await.unwrap_err();
+    assert!(
+        matches!(&refused, ServiceError::McpError(e) if e.code == ErrorCode::INVALID_PARAMS),
         "{refused:?}"
     );
     stop.cancel();

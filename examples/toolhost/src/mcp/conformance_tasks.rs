@@ -3,9 +3,12 @@
 //! declared the extension, `seconds` long), `failing_job` (only as a
 //! task; its tool reports a failure after a second),
 //! `protocol_error_job` (a task whose tool panics), `confirm_delete` (a
-//! task that asks the user once) and `multi_input` (a task that asks two
-//! questions at once). Their task support is [`TASK_TOOLS`], given to
-//! tool-mcp's `RegistryServer::with_task_tools`.
+//! task that asks the user once), `multi_input` (a task that asks two
+//! questions at once) and `test_tool_with_task` (only as a task; on
+//! 2026-07-28 it asks the user's name by `input_required` first and
+//! becomes a task once answered). Their task support is [`TASK_TOOLS`],
+//! given to tool-mcp's `RegistryServer::with_task_tools`; the tools that
+//! ask before they become a task are [`ASK_FIRST`].
 
 use std::time::Duration;
 
@@ -17,13 +20,18 @@ use tool_core::{
 use tool_mcp::{ClientAsk, ClientLine, ClientReply, TaskSupport};
 
 /// The task support of the fixtures, by the bare names the suite calls.
-pub const TASK_TOOLS: [(&str, TaskSupport); 5] = [
+pub const TASK_TOOLS: [(&str, TaskSupport); 6] = [
     ("slow_compute", TaskSupport::Optional),
+    ("test_tool_with_task", TaskSupport::Required),
     ("failing_job", TaskSupport::Required),
     ("protocol_error_job", TaskSupport::Optional),
     ("confirm_delete", TaskSupport::Optional),
     ("multi_input", TaskSupport::Optional),
 ];
+
+/// The task tools that ask before they become a task
+/// (`RegistryServer::with_questions_before_task`).
+pub const ASK_FIRST: [&str; 1] = ["test_tool_with_task"];
 
 /// What `protocol_error_job` does: panic (tool-core catches it).
 #[allow(clippy::panic)]
@@ -139,6 +147,27 @@ pub fn tasks_tool() -> Result<std::sync::Arc<dyn tool_core::Tool>, tool_core::Er
                     ask(&ctx, "second", "Second name?", fields()),
                 );
                 Ok(ToolOutput::text(format!("{}; {}", first?, second?)))
+            },
+        )
+        .api(
+            api(
+                "test_tool_with_task",
+                "Asks the user's name, then works on it as a task (only as a task).",
+                json!({"type": "object", "properties": {}}),
+            ),
+            |_, ctx| async move {
+                let fields = json!({"name": {"type": "string"}});
+                let answer = ask(&ctx, "user_name", "What is your name?", fields).await?;
+                let name = serde_json::from_str::<Value>(&answer)
+                    .ok()
+                    .and_then(|v| v["name"].as_str().map(str::to_owned))
+                    .unwrap_or(answer);
+                // The long part: from here on a task.
+                if let Some(line) = ClientLine::of(&ctx) {
+                    line.start_task().await;
+                }
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                Ok(ToolOutput::text(format!("Worked for {name}.")))
             },
         )
         .build()?;
