@@ -48,6 +48,18 @@ pub enum Error {
         /// Why it does not qualify.
         reason: String,
     },
+    /// A stored trust store does not read.
+    #[error("{message}")]
+    TrustStore {
+        /// What is wrong with it.
+        message: String,
+    },
+    /// A folder was expected (a workspace root to open or trust).
+    #[error("{}: not a folder", path.display())]
+    NotAFolder {
+        /// The path.
+        path: PathBuf,
+    },
 }
 
 fn summary(findings: &[Finding]) -> String {

@@ -122,6 +122,10 @@ codes! {
     SourceNotFound => "source_not_found",
     /// A file or folder could not be read.
     IoError => "io_error",
+    /// A skills folder is configuration of a workspace the host has not
+    /// trusted (or leads out of it): its skills were listed, not read
+    /// (see [`SkillRegistry::withheld`](crate::SkillRegistry::withheld)).
+    UntrustedWorkspace => "untrusted_workspace",
 }
 
 impl fmt::Display for FindingCode {

@@ -26,7 +26,9 @@
 //! are compared in NFKC form ([`normalize_name`]);
 //! [`SkillDocument::properties`] gives the frontmatter fields flat
 //! ([`SkillProperties`]); [`maintain`] creates, renames, edits and deletes
-//! skills on disk.
+//! skills on disk; [`trust`] keeps the skills folders of a workspace the
+//! host has not trusted listed but unread
+//! ([`LoadOptions::in_workspace`], [`SkillRegistry::withheld`]).
 //!
 //! # Example
 //!
@@ -94,6 +96,7 @@ mod skill;
 mod skill_lookup;
 mod source;
 mod tool;
+pub mod trust;
 mod validate;
 
 #[allow(deprecated)]

@@ -13,6 +13,7 @@ use crate::finding::{Finding, FindingCode, Severity};
 use crate::name::normalize_name;
 use crate::skill::{Provenance, Skill};
 use crate::source::{LoadOptions, SkillSource, load_source};
+use crate::trust::Withheld;
 
 /// A skill that lost to a skill of the same name in a higher source.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -94,6 +95,7 @@ pub struct SkillRegistry {
     skills: BTreeMap<String, Arc<Skill>>,
     shadowed: Vec<Shadowed>,
     findings: Vec<Finding>,
+    withheld: Vec<Withheld>,
     disabled: BTreeSet<String>,
     generation: u64,
 }
@@ -116,9 +118,11 @@ impl SkillRegistry {
         let mut skills: BTreeMap<String, Arc<Skill>> = BTreeMap::new();
         let mut shadowed = Vec::new();
         let mut findings = Vec::new();
+        let mut withheld = Vec::new();
         for source in &self.sources {
             let loaded = load_source(source, &self.options);
             findings.extend(loaded.findings);
+            withheld.extend(loaded.withheld);
             for skill in loaded.skills {
                 if let Some(winner) = skills.get(skill.name()) {
                     findings.push(Finding::new(
@@ -163,6 +167,7 @@ impl SkillRegistry {
         self.skills = skills;
         self.shadowed = shadowed;
         self.findings = findings;
+        self.withheld = withheld;
         self.generation += 1;
         diff
     }
@@ -170,6 +175,13 @@ impl SkillRegistry {
     /// The sources, highest precedence first.
     pub fn sources(&self) -> &[SkillSource] {
         &self.sources
+    }
+
+    /// The folder sources not read because they are configuration of a
+    /// workspace the host has not trusted ([`LoadOptions::in_workspace`]),
+    /// with the skill folders found in them (listed, not read).
+    pub fn withheld(&self) -> &[Withheld] {
+        &self.withheld
     }
 
     /// The load options.

@@ -10,6 +10,7 @@ use crate::discovery::{DiscoveryOptions, FoundSkill, discover};
 use crate::finding::{Finding, FindingCode, Severity};
 use crate::frontmatter::ParseLimits;
 use crate::skill::{BuiltinSkill, Origin, Skill, digest};
+use crate::trust::{Place, Withheld, Withhold, Workspace, withheld};
 use crate::validate::{ParseOptions, SkillDocument, ValidationMode, parse_skill_md};
 
 /// Where skills come from; a registry holds several in precedence order.
@@ -63,6 +64,9 @@ pub struct LoadOptions {
     pub limits: ParseLimits,
     /// Discovery bounds and policies.
     pub discovery: DiscoveryOptions,
+    /// The workspace folder sources are judged against (none: every
+    /// folder is read). See [`in_workspace`](Self::in_workspace).
+    pub workspace: Option<Workspace>,
 }
 
 impl LoadOptions {
@@ -73,6 +77,17 @@ impl LoadOptions {
             ..Self::default()
         }
     }
+
+    /// The same options judging each folder source against `workspace`
+    /// first: a folder that is the workspace's configuration and not
+    /// readable ([`Place`]) is listed, never read; it loads no skill, is
+    /// reported in [`SkillRegistry::withheld`](crate::SkillRegistry::withheld)
+    /// and by an `untrusted_workspace` finding. Folders outside the
+    /// workspace (the host's own) load as before.
+    pub fn in_workspace(mut self, workspace: Workspace) -> Self {
+        self.workspace = Some(workspace);
+        self
+    }
 }
 
 /// What one source loaded, plus every finding.
@@ -80,12 +95,41 @@ impl LoadOptions {
 pub(crate) struct Loaded {
     pub skills: Vec<Skill>,
     pub findings: Vec<Finding>,
+    pub withheld: Vec<Withheld>,
 }
 
 /// Loads one source; within it, the first skill of a name (in sorted order) wins.
 pub(crate) fn load_source(source: &SkillSource, options: &LoadOptions) -> Loaded {
-    let mut loaded = match &source.kind {
-        SourceKind::Dir(root) => {
+    let withheld = match &source.kind {
+        SourceKind::Dir(root) => judge(source, root, options),
+        SourceKind::Builtin(_) => None,
+    };
+    let mut loaded = match (&source.kind, withheld) {
+        (SourceKind::Dir(root), Some(withheld)) => {
+            let count = withheld.skills.len();
+            let message = format!(
+                "the skills folder is configuration of the workspace {} ({}): {count} skill folder{} listed, none read; trust the workspace to load them",
+                options
+                    .workspace
+                    .as_ref()
+                    .map(|w| w.root().display().to_string())
+                    .unwrap_or_default(),
+                withheld.why.as_str(),
+                if count == 1 { "" } else { "s" },
+            );
+            Loaded {
+                skills: Vec::new(),
+                findings: vec![Finding::new(
+                    FindingCode::UntrustedWorkspace,
+                    Severity::Warning,
+                    root.display().to_string(),
+                    None,
+                    message,
+                )],
+                withheld: vec![withheld],
+            }
+        }
+        (SourceKind::Dir(root), None) => {
             let (found, mut findings) = discover(root, &options.discovery);
             let mut skills = Vec::with_capacity(found.len());
             for result in load_all(&found, &source.label, options) {
@@ -99,9 +143,13 @@ pub(crate) fn load_source(source: &SkillSource, options: &LoadOptions) -> Loaded
                     Err(finding) => findings.push(finding),
                 }
             }
-            Loaded { skills, findings }
+            Loaded {
+                skills,
+                findings,
+                withheld: Vec::new(),
+            }
         }
-        SourceKind::Builtin(list) => {
+        (SourceKind::Builtin(list), _) => {
             let mut loaded = Loaded::default();
             for builtin in list {
                 let (skill, findings) = load_builtin(builtin, &source.label, options.mode);
@@ -133,6 +181,24 @@ pub(crate) fn load_source(source: &SkillSource, options: &LoadOptions) -> Loaded
     }
     loaded.skills = kept;
     loaded
+}
+
+/// The report of a folder source the workspace does not let be read.
+fn judge(source: &SkillSource, root: &std::path::Path, options: &LoadOptions) -> Option<Withheld> {
+    let workspace = options.workspace.as_ref()?;
+    match workspace.place(root) {
+        Place::Workspace {
+            readable: false,
+            why,
+        } => Some(withheld(
+            &source.label,
+            root,
+            workspace,
+            why.unwrap_or(Withhold::NotTrusted),
+            &options.discovery,
+        )),
+        _ => None,
+    }
 }
 
 type FoundResult = Result<(Option<Skill>, Vec<Finding>), Finding>;

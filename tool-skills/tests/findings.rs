@@ -476,6 +476,20 @@ fn disk_codes() -> BTreeSet<FindingCode> {
         );
         seen.extend(codes(&registry));
     }
+    {
+        // A skills folder inside a workspace nobody trusted.
+        let ws = root.join("ws");
+        fs::create_dir_all(ws.join("skills/x")).unwrap();
+        fs::write(ws.join("skills/x/SKILL.md"), "---\nname: x\n---\n").unwrap();
+        let workspace = tool_skills::trust::Workspace::untrusted(&ws).unwrap();
+        let options = LoadOptions::default().in_workspace(workspace);
+        let registry = SkillRegistry::load([SkillSource::dir("w", ws.join("skills"))], options);
+        assert_eq!(
+            find(registry.findings(), FindingCode::UntrustedWorkspace).severity,
+            W
+        );
+        seen.extend(codes(&registry));
+    }
     seen
 }
 
