@@ -146,6 +146,17 @@ impl Host {
         (self.registry, self.engine, self.ctx)
     }
 
+    /// The gated pipeline (no asker): the policy engine, or with a session
+    /// the taint gate over it, keeping the session's ledger.
+    pub fn invoker(&self) -> &Invoker {
+        &self.invoker
+    }
+
+    /// The context tools get (`--cwd`).
+    pub fn context(&self) -> &ToolContext {
+        &self.ctx
+    }
+
     /// The fingerprint of the policy engine (what decision records name).
     pub fn policy_fingerprint(&self) -> String {
         self.engine.fingerprint().to_owned()

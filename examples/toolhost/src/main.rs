@@ -17,6 +17,7 @@ mod mcp;
 mod openapi;
 mod pending;
 mod replay;
+mod resume_gate;
 mod sandbox;
 mod script_audit;
 mod session;
@@ -471,10 +472,6 @@ async fn run(cli: Cli) -> Result<Value, Failure> {
             mcp::attach(&mut host, &mcp_options).await?;
             skills::attach(&mut host, &cli.skills)?;
             openapi::attach(&mut host, &openapi_options)?;
-            if let Some(file) = pending {
-                let args = args.as_deref().unwrap_or("");
-                return pending::call(host, &policy, &state, &cwd, &name, args, &file).await;
-            }
             let loaded = match &cli.session {
                 Some(path) => Some(session::SessionFile::load(path, facts)?),
                 None => None,
@@ -486,6 +483,17 @@ async fn run(cli: Cli) -> Result<Value, Failure> {
                     file.session().user_said(text);
                 }
                 pins = host.with_session(std::sync::Arc::clone(file.session()));
+            }
+            if let Some(path) = pending {
+                let args = args.as_deref().unwrap_or("");
+                let file = loaded.as_ref();
+                let mut out =
+                    pending::call(host, &policy, &state, &cwd, &name, args, &path, file).await?;
+                if let Some(file) = file {
+                    file.save()?;
+                    out["session"] = file.summary(&pins);
+                }
+                return Ok(out);
             }
             let called = host
                 .call(&name, args.as_deref().unwrap_or(""), approve)
@@ -512,9 +520,36 @@ async fn run(cli: Cli) -> Result<Value, Failure> {
             mcp::attach(&mut host, &mcp_options).await?;
             skills::attach(&mut host, &cli.skills)?;
             openapi::attach(&mut host, &openapi_options)?;
-            pending::resume(host, &policy, &state, &cwd, &file, answer, always).await
+            let loaded = match &cli.session {
+                Some(path) => Some(session::SessionFile::load(path, facts)?),
+                None => None,
+            };
+            let mut pins = tool_core::taint::PinReport::default();
+            if let Some(file) = &loaded {
+                // A resumed call continues the turn it was asked in: no
+                // new turn, so per-turn quotas keep counting.
+                for text in &cli.user_said {
+                    file.session().user_said(text);
+                }
+                pins = host.with_session(std::sync::Arc::clone(file.session()));
+            }
+            let session = loaded.as_ref();
+            let mut out =
+                pending::resume(host, &policy, &state, &cwd, &file, answer, always, session)
+                    .await?;
+            if let Some(file) = session {
+                file.save()?;
+                out["session"] = file.summary(&pins);
+            }
+            Ok(out)
         }
-        Command::Pending { file } => pending::show(&policy, &state, &cwd, &file).await,
+        Command::Pending { file } => {
+            let loaded = match &cli.session {
+                Some(path) => Some(session::SessionFile::load(path, facts)?),
+                None => None,
+            };
+            pending::show(&policy, &state, &cwd, &file, loaded.as_ref()).await
+        }
         Command::Check { name, args, record } => {
             let mut host = Host::new(&cwd, &policy)?;
             mcp::attach(&mut host, &mcp_options).await?;

@@ -20,6 +20,19 @@
 //! pending file edited by hand (an argument, the decision) is refused
 //! whole. Resuming with other flags (another `--policy`, `--mode`,
 //! `--sandbox`, other tools) fails closed with `approval_stale`.
+//!
+//! # With `--session FILE`
+//!
+//! Both `call --pending` and `resume` load the session and save it after:
+//! calls are decided by the taint gate over the policy engine, a call that
+//! runs (at once, or on resume) enters the session's ledger and counts
+//! against its quotas, the session's pins are checked. The session file's
+//! path joins the turn's scope (`session`), and its settings the policy
+//! fingerprint, so a turn resumed with another session (or none), or after
+//! the settings changed, fails closed with `approval_stale`. The "always"
+//! answers are kept in the session file instead of `remembered.json`,
+//! scoped to the workspace and the session. A session rule the person was
+//! not shown blocks on resume (see [`crate::resume_gate`]).
 
 use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
@@ -38,6 +51,8 @@ use tool_core::{Invoker, ToolCall};
 
 use crate::Failure;
 use crate::host::{Host, PolicyOptions};
+use crate::resume_gate::{ResumeGate, held_by_session};
+use crate::session::SessionFile;
 
 /// The environment variable naming toolhost's state directory.
 pub const STATE_DIR_ENV: &str = "TOOLHOST_STATE_DIR";
@@ -221,7 +236,8 @@ impl UseOnceLedger for FileLedger {
 /// (and where to save them), the policy fingerprint of the host.
 struct Settings {
     durable: Durable,
-    remembered_file: PathBuf,
+    /// `None` with a session: its file keeps the answers.
+    remembered_file: Option<PathBuf>,
 }
 
 /// `host` gives the policy fingerprint items are bound to (`None` where
@@ -230,6 +246,7 @@ async fn settings(
     host: Option<&Host>,
     policy: &PolicyOptions,
     state: &StateOptions,
+    session: Option<&SessionFile>,
 ) -> Result<Settings, Failure> {
     let dir = state_dir()?;
     let key = match &state.key_file {
@@ -248,18 +265,28 @@ async fn settings(
             Arc::new(FileLedger { dir: ledger_dir })
         }
     };
-    let remembered_file = dir.join("remembered.json");
-    let remembered = match std::fs::read_to_string(&remembered_file) {
-        Ok(text) => RememberedAnswers::from_json(&text)
-            .map_err(|e| Failure::Source(format!("{}: {e}", remembered_file.display())))?,
-        Err(_) => RememberedAnswers::new(),
+    let (remembered, remembered_file, scope) = match session {
+        Some(file) => (
+            Arc::clone(file.remembered()),
+            None,
+            vec![Scope::WORKSPACE, Scope::SESSION],
+        ),
+        None => {
+            let path = dir.join("remembered.json");
+            let remembered = match std::fs::read_to_string(&path) {
+                Ok(text) => RememberedAnswers::from_json(&text)
+                    .map_err(|e| Failure::Source(format!("{}: {e}", path.display())))?,
+                Err(_) => RememberedAnswers::new(),
+            };
+            (Arc::new(remembered), Some(path), vec![Scope::WORKSPACE])
+        }
     };
     let mut durable = Durable::new(KeyRing::new(key))
         .with_ledger(ledger)
-        .with_remembered(Arc::new(remembered))
-        .with_remember_scope([Scope::WORKSPACE]);
+        .with_remembered(remembered)
+        .with_remember_scope(scope);
     if let Some(host) = host {
-        durable = durable.with_policy_fingerprint(policy_fingerprint(host, policy));
+        durable = durable.with_policy_fingerprint(policy_fingerprint(host, policy, session));
     }
     Ok(Settings {
         durable,
@@ -271,15 +298,29 @@ async fn settings(
 /// fingerprint (its rules, mode, confinement and tables, see
 /// `PolicyEngine::fingerprint`, made once when the engine is built) and
 /// the sandbox flags (which also shape the computer the calls run on).
-fn policy_fingerprint(host: &Host, policy: &PolicyOptions) -> String {
-    digest(&json!({
+/// With a session, its settings too (capabilities, trifecta, quotas,
+/// pins, redaction decide as well).
+fn policy_fingerprint(
+    host: &Host,
+    policy: &PolicyOptions,
+    session: Option<&SessionFile>,
+) -> String {
+    let mut parts = json!({
         "engine": host.policy_fingerprint(),
         "sandbox": format!("{:?}", policy.sandbox),
-    }))
+    });
+    if let Some(file) = session {
+        parts["session"] = serde_json::to_value(file.settings()).unwrap_or_default();
+    }
+    digest(&parts)
 }
 
-fn scope_of(cwd: &Path) -> Scope {
-    Scope::new().with(Scope::WORKSPACE, cwd.display().to_string())
+fn scope_of(cwd: &Path, session: Option<&SessionFile>) -> Scope {
+    let scope = Scope::new().with(Scope::WORKSPACE, cwd.display().to_string());
+    match session {
+        Some(file) => scope.with(Scope::SESSION, file.id()),
+        None => scope,
+    }
 }
 
 fn write_private(path: &Path, text: &str) -> Result<(), Failure> {
@@ -294,7 +335,11 @@ fn write_private(path: &Path, text: &str) -> Result<(), Failure> {
 }
 
 /// `call NAME ARGS --pending FILE`: decides and runs what may run; an ask
-/// is written to FILE as a pending turn (`output: null`).
+/// is written to FILE as a pending turn (`output: null`). With a session
+/// (already given to `host`), the call is decided by the taint gate and a
+/// call that runs enters the ledger; a session rule's ask is never
+/// covered by a remembered "always".
+#[allow(clippy::too_many_arguments)]
 pub async fn call(
     host: Host,
     policy: &PolicyOptions,
@@ -303,14 +348,22 @@ pub async fn call(
     name: &str,
     args: &str,
     file: &Path,
+    session: Option<&SessionFile>,
 ) -> Result<Value, Failure> {
-    let settings = settings(Some(&host), policy, state).await?;
+    let mut settings = settings(Some(&host), policy, state, session).await?;
     let decision = host.check(name, args);
-    let (registry, engine, ctx) = host.into_parts();
-    let ctx = ctx.with_extension(scope_of(cwd));
-    let offered = registry.offer(&ctx);
-    let invoker = Invoker::default().with_gate(engine);
+    let ctx = host
+        .context()
+        .clone()
+        .with_extension(scope_of(cwd, session));
+    let offered = host.offered();
+    let invoker = host.invoker().clone();
     let call = ToolCall::new(name, args);
+    if session.is_some() && session_holds(&invoker, &offered, &call, &ctx).await {
+        settings.durable = settings
+            .durable
+            .with_remembered(Arc::new(RememberedAnswers::new()));
+    }
     let turn = invoker
         .invoke_turn(&settings.durable, &offered, &[call], &ctx)
         .await;
@@ -330,6 +383,24 @@ pub async fn call(
     }))
 }
 
+/// Whether the session's gate holds `call` back by a session rule (so no
+/// remembered "always" may answer it). Deciding twice is harmless: the
+/// taint gate counts quotas when a call completes, not when it decides.
+async fn session_holds(
+    invoker: &Invoker,
+    offered: &tool_core::OfferedTools,
+    call: &ToolCall,
+    ctx: &tool_core::ToolContext,
+) -> bool {
+    let (Some(gate), Ok(prepared)) = (invoker.gate(), invoker.prepare(offered, call)) else {
+        return false;
+    };
+    gate.decide(std::slice::from_ref(&prepared), offered, ctx)
+        .await
+        .first()
+        .is_some_and(held_by_session)
+}
+
 fn load(file: &Path) -> Result<Pending, Failure> {
     let text = std::fs::read_to_string(file)
         .map_err(|e| Failure::Source(format!("{}: {e}", file.display())))?;
@@ -337,7 +408,12 @@ fn load(file: &Path) -> Result<Pending, Failure> {
 }
 
 /// `resume FILE --answer approve|decline [--always]`: the person's answer,
-/// signed here, and the resumed turn.
+/// signed here, and the resumed turn. With a session (already given to
+/// `host`), the resumed calls are re-decided by the taint gate (a session
+/// rule the person was not shown blocks), their outputs enter the ledger,
+/// and an "always" on a session rule's ask approves once only
+/// (`notRemembered`).
+#[allow(clippy::too_many_arguments)]
 pub async fn resume(
     host: Host,
     policy: &PolicyOptions,
@@ -346,8 +422,9 @@ pub async fn resume(
     file: &Path,
     answer: AnswerArg,
     always: bool,
+    session: Option<&SessionFile>,
 ) -> Result<Value, Failure> {
-    let settings = settings(Some(&host), policy, state).await?;
+    let settings = settings(Some(&host), policy, state, session).await?;
     let pending = load(file)?;
     let refused = |e: tool_core::Error| Failure::Source(format!("{}: {e}", file.display()));
     let reply = match answer {
@@ -356,31 +433,63 @@ pub async fn resume(
         AnswerArg::Decline => Reply::decline(Some("declined at the command line".to_owned())),
     };
     let mut answers = Vec::new();
+    let mut not_remembered = Vec::new();
     for item in &pending.items {
+        let session_rule = item
+            .decision
+            .rule
+            .as_deref()
+            .is_some_and(|rule| crate::resume_gate::SESSION_RULES.contains(&rule));
+        let reply = if always && session_rule && answer == AnswerArg::Approve {
+            not_remembered.push(json!({
+                "callId": item.call_id(),
+                "rule": item.decision.rule,
+                "reason": "a session rule's ask is approved once, never remembered",
+            }));
+            Reply::approve()
+        } else {
+            reply.clone()
+        };
         answers.push(
             pending
-                .answer(item.call_id(), reply.clone(), settings.durable.keys())
+                .answer(item.call_id(), reply, settings.durable.keys())
                 .map_err(refused)?,
         );
     }
-    let (registry, engine, ctx) = host.into_parts();
-    let ctx = ctx.with_extension(scope_of(cwd));
-    let offered = registry.offer(&ctx);
-    let invoker = Invoker::default().with_gate(engine);
+    let ctx = host
+        .context()
+        .clone()
+        .with_extension(scope_of(cwd, session));
+    let offered = host.offered();
+    let mut invoker = host.invoker().clone();
+    if let (Some(file), Some(gate)) = (session, invoker.gate()) {
+        let shown = pending
+            .items
+            .iter()
+            .map(|item| (item.call_id().to_owned(), item.decision.rule.clone()))
+            .collect();
+        invoker = Invoker::default()
+            .with_gate(Arc::new(ResumeGate::new(Arc::clone(gate), shown)))
+            .with_session(Arc::clone(file.session()));
+    }
     let turn = invoker
         .resume(&settings.durable, &offered, pending, &answers, &ctx)
         .await
         .map_err(refused)?;
-    if always {
+    if always && let Some(path) = &settings.remembered_file {
         let text = settings.durable.remembered().to_json().to_string();
-        write_private(&settings.remembered_file, &text)?;
+        write_private(path, &text)?;
     }
-    Ok(json!({
+    let mut out = json!({
         "outputs": turn.outputs,
         "interventions": turn.interventions,
         "refused": turn.refused,
         "pending": turn.pending,
-    }))
+    });
+    if !not_remembered.is_empty() {
+        out["notRemembered"] = json!(not_remembered);
+    }
+    Ok(out)
 }
 
 /// `pending FILE`: the turn for a person: each waiting call, why, under
@@ -390,8 +499,9 @@ pub async fn show(
     state: &StateOptions,
     cwd: &Path,
     file: &Path,
+    session: Option<&SessionFile>,
 ) -> Result<Value, Failure> {
-    let settings = settings(None, policy, state).await?;
+    let settings = settings(None, policy, state, session).await?;
     let pending = load(file)?;
     let verified = pending.verify(settings.durable.keys());
     let items: Vec<Value> = pending
@@ -409,7 +519,7 @@ pub async fn show(
                 "confinement": item.decision.confinement,
                 "scope": item.binding.scope,
                 // Whether `resume` from this --cwd is in the item's scope.
-                "inScope": item.binding.scope == scope_of(cwd),
+                "inScope": item.binding.scope == scope_of(cwd, session),
                 "expiresAtMs": item.binding.expires_at_ms,
                 "always": settings.durable.always_rule(item).ok().map(|r| r.describe()),
             })

@@ -10,9 +10,14 @@
 //!   with named placeholders).
 //! - `state` (written by toolhost): the `SessionState`.
 //!
+//! - `remembered` (written by toolhost, absent until there is one): the
+//!   "always" answers of `resume --always` given with this session, in
+//!   `RememberedAnswers` JSON, scoped to the workspace and this session.
+//!
 //! Each `toolhost call` is one turn (per-turn quotas start again), and
 //! `--user-said TEXT` records what the user wrote (destinations it names
-//! are not exfiltration).
+//! are not exfiltration). `call --pending` and `resume` keep the same
+//! session: a resumed call continues the turn it was asked in.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -20,6 +25,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use tool_core::OfferedTools;
+use tool_core::durable::RememberedAnswers;
 use tool_core::taint::{
     Capabilities, CapabilityMap, PinPolicy, PinReport, QuotaSettings, Redactor, Session,
     SessionState, TrifectaSettings,
@@ -71,13 +77,18 @@ struct Stored {
     settings: SessionSettings,
     #[serde(default)]
     state: SessionState,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    remembered: Option<Value>,
 }
 
 /// A loaded session file.
 pub struct SessionFile {
     path: PathBuf,
+    /// The file's canonical path: the `session` of pending turns' scope.
+    id: String,
     settings: SessionSettings,
     session: Arc<Session>,
+    remembered: Arc<RememberedAnswers>,
 }
 
 /// What the host knows that changes capabilities: commands have network.
@@ -119,6 +130,12 @@ impl SessionFile {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Stored::default(),
             Err(e) => return Err(source(e.to_string())),
         };
+        let remembered = match &stored.remembered {
+            Some(value) => RememberedAnswers::from_json(&value.to_string())
+                .map_err(|e| source(format!("remembered: {e}")))?,
+            None => RememberedAnswers::new(),
+        };
+        let id = session_id(path).map_err(|e| source(e.to_string()))?;
         let mut settings = stored.settings;
         if facts.headless {
             settings.trifecta.headless = true;
@@ -136,9 +153,22 @@ impl SessionFile {
         }
         Ok(Self {
             path: path.to_owned(),
+            id,
             settings,
             session: Arc::new(session),
+            remembered: Arc::new(remembered),
         })
+    }
+
+    /// The file's canonical path, which names this session in the scope
+    /// of the pending turns written with it.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The "always" answers kept in this session file.
+    pub fn remembered(&self) -> &Arc<RememberedAnswers> {
+        &self.remembered
     }
 
     /// The settings, as found in the file.
@@ -153,7 +183,10 @@ impl SessionFile {
 
     /// Writes the settings (as found) and the state back, atomically.
     pub fn save(&self) -> Result<(), Failure> {
-        let stored = json!({ "settings": self.settings, "state": self.session.state() });
+        let mut stored = json!({ "settings": self.settings, "state": self.session.state() });
+        if !self.remembered.rules().is_empty() {
+            stored["remembered"] = self.remembered.to_json();
+        }
         let text = serde_json::to_string_pretty(&stored).unwrap_or_default();
         let tmp = self.path.with_extension("tmp");
         std::fs::write(&tmp, text)
@@ -183,6 +216,22 @@ impl SessionFile {
         }
         out
     }
+}
+
+/// The canonical path of a session file that may not exist yet: its
+/// folder's canonical path and its name.
+fn session_id(path: &Path) -> std::io::Result<String> {
+    let name = path
+        .file_name()
+        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "names no file"))?;
+    let parent = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    Ok(std::fs::canonicalize(parent)?
+        .join(name)
+        .display()
+        .to_string())
 }
 
 /// `identifier/api` → its capabilities and where they came from, for
