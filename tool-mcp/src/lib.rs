@@ -117,141 +117,95 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 #[cfg(feature = "client")]
-mod catalog;
-#[cfg(feature = "client")]
-mod cipher;
-#[cfg(feature = "server")]
-mod client_input;
-#[cfg(feature = "client")]
-mod config;
+mod client;
 mod content;
-#[cfg(feature = "client")]
-mod elicit;
 mod error;
-#[cfg(feature = "server")]
-mod gate;
-#[cfg(feature = "client")]
-mod http;
 #[cfg(any(feature = "client", feature = "server"))]
 mod level;
-#[cfg(feature = "client")]
-mod line_id;
-#[cfg(feature = "client")]
-mod live;
-#[cfg(feature = "client")]
-mod manager;
-#[cfg(feature = "client")]
-mod oauth;
-#[cfg(feature = "client")]
-mod policy;
-#[cfg(feature = "client")]
-mod provider;
-#[cfg(feature = "client")]
-mod remote_library;
-#[cfg(feature = "client")]
-mod remote_pending;
-#[cfg(feature = "client")]
-mod remote_rounds;
-#[cfg(feature = "client")]
-mod remote_talk;
-#[cfg(feature = "client")]
-mod secret;
 #[cfg(feature = "server")]
-mod serve;
-#[cfg(feature = "server")]
-mod serve_talk;
-#[cfg(feature = "server")]
-mod serve_tasks;
-#[cfg(feature = "server")]
-mod served;
-#[cfg(feature = "client")]
-mod session;
-#[cfg(feature = "client")]
-mod stderr;
-#[cfg(feature = "client")]
-mod stdio;
-#[cfg(feature = "client")]
-mod tool;
+mod server;
 mod trace;
 
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 #[allow(deprecated)]
-pub use catalog::{Catalog, CatalogTool};
+pub use client::catalog::{Catalog, CatalogTool};
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
-pub use catalog::{McpCatalog, McpCatalogTool};
+pub use client::catalog::{McpCatalog, McpCatalogTool};
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
-pub use cipher::SecretCipher;
+pub use client::cipher::SecretCipher;
 #[cfg(feature = "encryption")]
 #[cfg_attr(docsrs, doc(cfg(feature = "encryption")))]
-pub use cipher::XChaChaCipher;
-#[cfg(feature = "server")]
-#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
-pub use client_input::{ClientAsk, ClientCapability, ClientLine, ClientReply, REQUEST_STATE_TTL};
+pub use client::cipher::XChaChaCipher;
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
-pub use config::{
+pub use client::config::{
     ApprovalOverrides, DEFAULT_STARTUP_TIMEOUT_MS, MAX_STARTUP_TIMEOUT_MS, MIN_STARTUP_TIMEOUT_MS,
     McpProtocol, McpServerConfig, McpTransport, RESERVED_HEADERS, parse_server_list,
 };
-pub use content::{ERROR_META_KEY, MCP_TOOL_ERROR, STATE_META_KEY, map_call_result, to_result};
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
-pub use elicit::{ElicitationHandler, Elicited};
-pub use error::Error;
-#[cfg(feature = "server")]
-#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
-pub use gate::RunEverything;
+pub use client::elicit::{ElicitationHandler, Elicited};
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
-pub use http::{HttpGuard, SsrfHttpGuard};
+pub use client::http::{HttpGuard, SsrfHttpGuard};
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
-pub use live::{LiveLoad, LiveSync};
+pub use client::live::{LiveLoad, LiveSync};
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
-pub use manager::{
+pub use client::manager::{
     DEFAULT_MAX_MESSAGE_BYTES, MAX_LIST_PAGES, ManagerOptions, McpManager, ServerStatus,
 };
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
-pub use oauth::{Authorizer, InMemoryTokenStore, OAuthOptions, TokenStore};
+pub use client::oauth::{Authorizer, InMemoryTokenStore, OAuthOptions, TokenStore};
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
-pub use policy::{default_policy, effective_policy};
+pub use client::policy::{default_policy, effective_policy};
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
-pub use provider::{ALL_TOOLS, MCP_REFERENCE_KIND, McpLoad, McpProvider, ServerReport};
-/// The rmcp this crate speaks: its model types (`CallToolResult`,
-/// `Resource`, `Prompt`…) appear in this crate's API.
-pub use rmcp;
+pub use client::provider::{ALL_TOOLS, MCP_REFERENCE_KIND, McpLoad, McpProvider, ServerReport};
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 #[allow(deprecated)]
-pub use secret::Secret;
+pub use client::secret::Secret;
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
-pub use secret::{McpSecret, SEALED_PREFIX};
+pub use client::secret::{McpSecret, SEALED_PREFIX};
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
+pub use client::session::PROTOCOL_VERSION;
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
+pub use client::stderr::DEFAULT_STDERR_LIMIT;
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
+pub use client::tool::{MCP_TOOL_KIND, McpTool};
+pub use content::{ERROR_META_KEY, MCP_TOOL_ERROR, STATE_META_KEY, map_call_result, to_result};
+pub use error::Error;
+/// The rmcp this crate speaks: its model types (`CallToolResult`,
+/// `Resource`, `Prompt`…) appear in this crate's API.
+pub use rmcp;
 #[cfg(feature = "server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
-pub use serve::{DEFAULT_PAGE_SIZE, RegistryServer};
+pub use server::client_input::{
+    ClientAsk, ClientCapability, ClientLine, ClientReply, REQUEST_STATE_TTL,
+};
 #[cfg(feature = "server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
-pub use serve_tasks::TaskSupport;
+pub use server::gate::RunEverything;
 #[cfg(feature = "server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
-pub use served::{PromptSource, RESOURCE_NOT_FOUND, ResourceSource, SourceError};
-#[cfg(feature = "client")]
-#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
-pub use session::PROTOCOL_VERSION;
-#[cfg(feature = "client")]
-#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
-pub use stderr::DEFAULT_STDERR_LIMIT;
-#[cfg(feature = "client")]
-#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
-pub use tool::{MCP_TOOL_KIND, McpTool};
+pub use server::serve::{DEFAULT_PAGE_SIZE, RegistryServer};
+#[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
+pub use server::serve_tasks::TaskSupport;
+#[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
+pub use server::served::{PromptSource, RESOURCE_NOT_FOUND, ResourceSource, SourceError};
 pub use trace::{SpanFields, TraceContext, TracePropagator, semconv};
 
 /// What a host uses, in one import: `use tool_mcp::prelude::*;` — servers

@@ -401,15 +401,16 @@ pub(crate) struct ClientTrace {
 
 #[cfg(feature = "client")]
 impl ClientTrace {
+    /// `http_url`: the server's URL over streamable HTTP, `None` over stdio.
     pub(crate) fn new(
         propagator: std::sync::Arc<dyn TracePropagator>,
-        transport: &crate::McpTransport,
+        http_url: Option<&str>,
         protocol_version: Option<String>,
         session_id: Option<&str>,
     ) -> Self {
-        let (transport, address) = match transport {
-            crate::McpTransport::Stdio { .. } => ("pipe", None),
-            crate::McpTransport::Http { url, .. } => (
+        let (transport, address) = match http_url {
+            None => ("pipe", None),
+            Some(url) => (
                 "tcp",
                 reqwest::Url::parse(url).ok().and_then(|url| {
                     Some((url.host_str()?.to_owned(), url.port_or_known_default()?))

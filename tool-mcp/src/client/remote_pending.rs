@@ -53,10 +53,10 @@ use serde_json::{Value, json};
 use tool_core::durable::{InputAction, InputResponse};
 use tool_core::{Elicitation, Elicited, ToolContext};
 
+use crate::client::remote_rounds::{Answerer, ByHooks};
+use crate::client::remote_talk::with_defaults;
+use crate::client::session::Hooks;
 use crate::error::Error;
-use crate::remote_rounds::{Answerer, ByHooks};
-use crate::remote_talk::with_defaults;
-use crate::session::Hooks;
 
 /// The key of the MCP part of a pending call's tool state.
 const STATE_KEY: &str = "mcp";

@@ -22,7 +22,7 @@ use rmcp::model::{
 use serde_json::{Map, Value, json};
 use tool_core::ToolContext;
 
-use crate::client_input::ClientLine;
+use crate::server::client_input::ClientLine;
 
 /// The MCP error code for a resource that does not exist.
 pub const RESOURCE_NOT_FOUND: i32 = -32002;

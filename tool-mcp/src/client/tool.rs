@@ -10,14 +10,14 @@ use tool_core::{
     ToolManifest, ToolOutput, validate_manifest_with, wire_name,
 };
 
-use crate::catalog::{McpCatalog, McpCatalogTool};
-use crate::config::McpServerConfig;
+use crate::client::catalog::{McpCatalog, McpCatalogTool};
+use crate::client::config::McpServerConfig;
+use crate::client::manager::McpManager;
+use crate::client::policy::effective_policy;
+use crate::client::remote_pending::{pending_request, resumed};
+use crate::client::remote_rounds::Rounds;
 use crate::content::map_call_result;
 use crate::error::Error;
-use crate::manager::McpManager;
-use crate::policy::effective_policy;
-use crate::remote_pending::{pending_request, resumed};
-use crate::remote_rounds::Rounds;
 
 /// The manifest `type` of managed MCP tools.
 pub const MCP_TOOL_KIND: &str = tool_core::ToolKind::Mcp.as_str();

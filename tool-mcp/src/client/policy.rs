@@ -2,8 +2,8 @@
 
 use tool_core::InterventionPolicy;
 
-use crate::catalog::McpCatalogTool;
-use crate::config::ApprovalOverrides;
+use crate::client::catalog::McpCatalogTool;
+use crate::client::config::ApprovalOverrides;
 
 /// The policy a remote tool's annotations suggest: `readOnlyHint: true`
 /// (and not also `destructiveHint: true`) → `never`; anything else —

@@ -20,13 +20,13 @@ use rmcp::{
     ClientCacheConfig, ClientHandler, ClientLifecycleMode, ClientServiceExt, RoleClient, ServiceExt,
 };
 
-use crate::config::{McpServerConfig, McpTransport};
-use crate::elicit::{ElicitationHandler, Elicited};
+use crate::client::config::{McpServerConfig, McpTransport};
+use crate::client::elicit::{ElicitationHandler, Elicited};
+use crate::client::http::{HttpGuard, RefusalSlot, WatchedClient, default_client};
+use crate::client::remote_talk::{InFlight, with_defaults};
+use crate::client::stderr::{StderrTail, scrub};
+use crate::client::stdio::StdioTransport;
 use crate::error::Error;
-use crate::http::{HttpGuard, RefusalSlot, WatchedClient, default_client};
-use crate::remote_talk::{InFlight, with_defaults};
-use crate::stderr::{StderrTail, scrub};
-use crate::stdio::StdioTransport;
 
 /// The protocol version the client proposes in the `initialize` handshake:
 /// the newest one that has a handshake. (rmcp's default, `LATEST`, is
@@ -179,7 +179,7 @@ pub(crate) struct ConnectOptions {
     pub(crate) http_guard: Option<Arc<dyn HttpGuard>>,
     pub(crate) stderr_limit: usize,
     pub(crate) max_message_bytes: usize,
-    pub(crate) oauth: Option<crate::oauth::OAuthOptions>,
+    pub(crate) oauth: Option<crate::client::oauth::OAuthOptions>,
 }
 
 /// A live session. Dropping it closes the transport; a stdio child's whole
@@ -346,12 +346,18 @@ impl Session {
                 let stored = match (&options.oauth, challenge) {
                     // Asked mid-session: authorize again (a new scope).
                     (Some(oauth), Some(challenge)) => Some(
-                        crate::oauth::authorize(&server, url, client.clone(), oauth, challenge)
-                            .await
-                            .map_err(&unauthorized)?,
+                        crate::client::oauth::authorize(
+                            &server,
+                            url,
+                            client.clone(),
+                            oauth,
+                            challenge,
+                        )
+                        .await
+                        .map_err(&unauthorized)?,
                     ),
                     (Some(oauth), None) => {
-                        crate::oauth::stored(&server, url, client.clone(), oauth)
+                        crate::client::oauth::stored(&server, url, client.clone(), oauth)
                             .await
                             .map_err(&unauthorized)?
                     }
@@ -388,10 +394,15 @@ impl Session {
                             "it answered 401 ({challenge}) and the host configured no OAuth"
                         )));
                     };
-                    let manager =
-                        crate::oauth::authorize(&server, url, client.clone(), oauth, &challenge)
-                            .await
-                            .map_err(&unauthorized)?;
+                    let manager = crate::client::oauth::authorize(
+                        &server,
+                        url,
+                        client.clone(),
+                        oauth,
+                        &challenge,
+                    )
+                    .await
+                    .map_err(&unauthorized)?;
                     let transport = StreamableHttpClientTransport::with_client(
                         // A fresh slot: the 401 just answered is not this session's.
                         rmcp::transport::auth::AuthClient::new(

@@ -6,9 +6,9 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use tool_core::{Partial, ProvideError, Tool, ToolProvider, ToolReference};
 
+use crate::client::manager::McpManager;
+use crate::client::tool::McpTool;
 use crate::error::Error;
-use crate::manager::McpManager;
-use crate::tool::McpTool;
 
 /// The reference `type` the provider serves.
 pub const MCP_REFERENCE_KIND: &str = "mcp";

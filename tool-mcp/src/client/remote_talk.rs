@@ -37,8 +37,8 @@ use serde_json::Value;
 use tool_core::{CallEvents, LogLevel, Progress};
 use tracing::Instrument;
 
+use crate::client::remote_rounds::{Answerer, ByHooks, Rounds, rounds};
 use crate::level::from_mcp_level;
-use crate::remote_rounds::{Answerer, ByHooks, Rounds, rounds};
 use crate::trace::{ClientTrace, record_error, record_result, record_rpc_error, semconv};
 
 /// Progress notes kept for a token not registered yet (the answer to a

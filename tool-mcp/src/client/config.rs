@@ -24,8 +24,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tool_core::{InterventionPolicy, is_valid_name};
 
+use crate::client::secret::McpSecret;
 use crate::error::Error;
-use crate::secret::McpSecret;
 
 /// Startup (handshake) budget when a configuration sets none: 30 s.
 pub const DEFAULT_STARTUP_TIMEOUT_MS: u64 = 30_000;

@@ -40,8 +40,8 @@ use serde_json::{Map, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{ChildStderr, ChildStdin, ChildStdout};
 
-use crate::line_id::IdScan;
-use crate::remote_talk::InFlight;
+use crate::client::line_id::IdScan;
+use crate::client::remote_talk::InFlight;
 
 /// Longest accepted line by default (as rmcp): longer ones are not
 /// buffered; the request they answer fails with `mcp_message_too_large`.

@@ -6,9 +6,9 @@
 //! value copied into another field does not open. A configuration whose
 //! secrets are still sealed never connects: the error says which field.
 
-use crate::config::McpServerConfig;
+use crate::client::config::McpServerConfig;
+use crate::client::secret::SEALED_PREFIX;
 use crate::error::Error;
-use crate::secret::SEALED_PREFIX;
 
 /// An authenticated cipher supplied by the host (it owns the key).
 ///

@@ -22,9 +22,9 @@ use rmcp::model::{
 };
 use serde_json::{Map, Value};
 
+use crate::client::manager::{MAX_LIST_PAGES, McpManager};
+use crate::client::session::Session;
 use crate::error::Error;
-use crate::manager::{MAX_LIST_PAGES, McpManager};
-use crate::session::Session;
 
 /// Which capability a request needs.
 #[derive(Clone, Copy)]

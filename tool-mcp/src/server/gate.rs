@@ -22,7 +22,7 @@ use tool_core::{
     PreparedCall, ToolContext,
 };
 
-use crate::client_input::{ClientAsk, ClientLine, ClientReply, form_schema};
+use crate::server::client_input::{ClientAsk, ClientLine, ClientReply, form_schema};
 
 /// A gate that runs everything, with nothing confined (for trusted, local
 /// use only: tests, a registry of pure functions).

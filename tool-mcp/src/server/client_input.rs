@@ -56,7 +56,7 @@ use tokio::sync::Notify;
 use tool_core::{Elicitation, Elicited, ToolContext};
 
 use crate::error::Error;
-use crate::serve_tasks::Escalation;
+use crate::server::serve_tasks::Escalation;
 
 /// How long a sealed `requestState` is accepted after it was handed out.
 pub const REQUEST_STATE_TTL: Duration = Duration::from_secs(15 * 60);

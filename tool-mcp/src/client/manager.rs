@@ -11,14 +11,16 @@ use rmcp::ServiceError;
 use rmcp::model::{CallToolRequestParams, CallToolResult, PaginatedRequestParams};
 use serde_json::{Map, Value};
 
-use crate::catalog::{McpCatalog, McpCatalogTool};
-use crate::config::{McpProtocol, McpServerConfig};
-use crate::elicit::ElicitationHandler;
+use crate::client::catalog::{McpCatalog, McpCatalogTool};
+use crate::client::config::{McpProtocol, McpServerConfig, McpTransport};
+use crate::client::elicit::ElicitationHandler;
+use crate::client::http::HttpGuard;
+use crate::client::remote_talk::{
+    InFlight, Unheard, call_rounds_with_events, call_tool_with_events,
+};
+use crate::client::session::{ConnectOptions, Hooks, Lifecycle, Session};
+use crate::client::stderr::DEFAULT_STDERR_LIMIT;
 use crate::error::Error;
-use crate::http::HttpGuard;
-use crate::remote_talk::{InFlight, Unheard, call_rounds_with_events, call_tool_with_events};
-use crate::session::{ConnectOptions, Hooks, Lifecycle, Session};
-use crate::stderr::DEFAULT_STDERR_LIMIT;
 use crate::trace::{ClientTrace, SpanFields, TracePropagator};
 
 /// The most `tools/list` pages followed before discovery gives up (a server
@@ -27,7 +29,7 @@ pub const MAX_LIST_PAGES: usize = 1_000;
 
 /// The longest message taken from a stdio server unless
 /// [`ManagerOptions::max_message_bytes`] says otherwise: 16 MiB.
-pub const DEFAULT_MAX_MESSAGE_BYTES: usize = crate::stdio::DEFAULT_MAX_LINE;
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = crate::client::stdio::DEFAULT_MAX_LINE;
 
 /// Settings of a [`McpManager`].
 ///
@@ -49,7 +51,7 @@ pub struct ManagerOptions {
     max_message_bytes: usize,
     elicitation: Option<Arc<dyn ElicitationHandler>>,
     pending_questions: bool,
-    oauth: Option<crate::oauth::OAuthOptions>,
+    oauth: Option<crate::client::oauth::OAuthOptions>,
     propagator: Arc<dyn TracePropagator>,
 }
 
@@ -106,14 +108,14 @@ impl ManagerOptions {
     /// every streamable HTTP server, with MCP's redirect rule: see
     /// [`SsrfHttpGuard`](crate::SsrfHttpGuard). Replaces a client or guard set before.
     pub fn ssrf_guard(self, guard: &tool_core::net::SsrfGuard) -> Result<Self, tool_core::Error> {
-        Ok(self.http_guard(Arc::new(crate::http::SsrfHttpGuard::new(guard)?)))
+        Ok(self.http_guard(Arc::new(crate::client::http::SsrfHttpGuard::new(guard)?)))
     }
 
     /// Authorizes streamable HTTP servers that ask for OAuth 2.1 (a `401`
     /// to the handshake) as [`OAuthOptions`](crate::OAuthOptions) say; see
     /// the `oauth` guide in [`Authorizer`](crate::Authorizer). Without it
     /// such a server fails with [`Error::Unauthorized`].
-    pub fn oauth(mut self, oauth: crate::oauth::OAuthOptions) -> Self {
+    pub fn oauth(mut self, oauth: crate::client::oauth::OAuthOptions) -> Self {
         self.oauth = Some(oauth);
         self
     }
@@ -696,9 +698,9 @@ impl McpManager {
         name: &str,
         arguments: Map<String, Value>,
         events: Arc<dyn tool_core::CallEvents>,
-        resumed: Option<crate::remote_pending::Resumed>,
+        resumed: Option<crate::client::remote_pending::Resumed>,
         ctx: &tool_core::ToolContext,
-    ) -> Result<crate::remote_rounds::Rounds, Error> {
+    ) -> Result<crate::client::remote_rounds::Rounds, Error> {
         let slot = self.enabled_slot(id)?;
         let mut params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
         if let Some(resumed) = resumed {
@@ -711,8 +713,11 @@ impl McpManager {
                 (params.clone(), Arc::clone(&in_flight), Arc::clone(&events));
             let trace = self.trace(&slot, &session);
             async move {
-                let answerer =
-                    crate::remote_pending::ForTool::new(session.hooks(), session.peer(), ctx);
+                let answerer = crate::client::remote_pending::ForTool::new(
+                    session.hooks(),
+                    session.peer(),
+                    ctx,
+                );
                 call_rounds_with_events(
                     session.peer(),
                     &answerer,
@@ -731,7 +736,10 @@ impl McpManager {
     fn trace(&self, slot: &Slot, session: &Session) -> ClientTrace {
         ClientTrace::new(
             Arc::clone(&self.options.propagator),
-            &slot.config.transport,
+            match &slot.config.transport {
+                McpTransport::Http { url, .. } => Some(url.as_str()),
+                _ => None,
+            },
             session.protocol_version(),
             session.session_id().as_deref(),
         )
@@ -842,7 +850,7 @@ fn too_large_limit(error: &ServiceError) -> Option<usize> {
         return None;
     };
     let data = data.data.as_ref()?;
-    if data.get("toolMcp")?.as_str()? != crate::stdio::TOO_LARGE_MARK {
+    if data.get("toolMcp")?.as_str()? != crate::client::stdio::TOO_LARGE_MARK {
         return None;
     }
     usize::try_from(data.get("limit")?.as_u64()?).ok()

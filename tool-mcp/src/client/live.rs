@@ -8,9 +8,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use tokio::sync::broadcast::error::RecvError;
 use tool_core::LiveRegistry;
 
-use crate::manager::McpManager;
-use crate::provider::{McpProvider, ServerReport};
-use crate::tool::McpTool;
+use crate::client::manager::McpManager;
+use crate::client::provider::{McpProvider, ServerReport};
+use crate::client::tool::McpTool;
 
 /// What [`McpProvider::load_live`] produced.
 #[derive(Debug)]

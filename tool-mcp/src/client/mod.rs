@@ -1,0 +1,37 @@
+//! The client half (feature `client`): MCP servers as agent tools.
+//!
+//! - Configuration: [`config`] (what a host stores per server), [`secret`]
+//!   and [`cipher`] (secrets redacted, sealed at rest), [`policy`]
+//!   (approval defaults from annotations).
+//! - Talking to a server: [`manager`] (one live session per
+//!   configuration, discovery, reconnects), [`session`] (the handshake or
+//!   `server/discover`), [`stdio`] with [`line_id`] and [`stderr`] (our
+//!   own stdio transport), [`http`] (the SSRF guard), [`oauth`],
+//!   [`remote_talk`] (what the server sends during a call),
+//!   [`remote_rounds`] and [`remote_pending`] (multi-round-trip questions,
+//!   answered here or kept in the durable turn), [`elicit`].
+//! - Tools out of it: [`catalog`] (what a server offers), [`tool`] (a
+//!   server as one tool), [`provider`] and [`live`] (loading every server
+//!   into a registry and keeping it in step), [`remote_library`]
+//!   (resources and prompts).
+
+pub(crate) mod catalog;
+pub(crate) mod cipher;
+pub(crate) mod config;
+pub(crate) mod elicit;
+pub(crate) mod http;
+pub(crate) mod line_id;
+pub(crate) mod live;
+pub(crate) mod manager;
+pub(crate) mod oauth;
+pub(crate) mod policy;
+pub(crate) mod provider;
+pub(crate) mod remote_library;
+pub(crate) mod remote_pending;
+pub(crate) mod remote_rounds;
+pub(crate) mod remote_talk;
+pub(crate) mod secret;
+pub(crate) mod session;
+pub(crate) mod stderr;
+pub(crate) mod stdio;
+pub(crate) mod tool;

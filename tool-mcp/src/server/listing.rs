@@ -1,0 +1,170 @@
+//! `tools/list` served: pages of the offered tools (one per API, under
+//! wire or bare names, with their output schemas and truthful hints) and
+//! the cursors that link them, made for one list and refused once it
+//! changed.
+
+use std::sync::Arc;
+
+use rmcp::ErrorData;
+use rmcp::model::{ListToolsResult, ToolAnnotations};
+use serde_json::{Map, Value, json};
+use tool_core::{HumanIntervention, InterventionPolicy, OfferedTools};
+
+use super::serve::RegistryServer;
+impl RegistryServer {
+    /// One `tools/list` page: the tools from the cursor's offset on.
+    pub(super) fn page(&self, cursor: Option<&str>) -> Result<ListToolsResult, ErrorData> {
+        let offered = self.inner.registry.offer(&self.inner.ctx);
+        let generation = list_stamp(&offered);
+        let total: usize = offered.tools().iter().map(|t| t.apis().count()).sum();
+        let start = match cursor {
+            None => 0,
+            Some(cursor) => parse_cursor(cursor, generation, total)?,
+        };
+        let end = start.saturating_add(self.inner.page_size).min(total);
+        let mut result =
+            ListToolsResult::with_all_items(tools(&offered, start, end, self.inner.bare_names));
+        if end < total {
+            result.next_cursor = Some(format!("{generation}:{end}"));
+        }
+        Ok(result)
+    }
+}
+
+/// The served tools `start..end` (in offer order, one per API).
+fn tools(offered: &OfferedTools, start: usize, end: usize, bare: bool) -> Vec<rmcp::model::Tool> {
+    let mut tools = Vec::with_capacity(end.saturating_sub(start));
+    let mut index = 0;
+    for tool in offered.tools() {
+        let manifest = tool.manifest();
+        for (wire, api) in tool.apis() {
+            let here = index;
+            index += 1;
+            if here < start {
+                continue;
+            }
+            if here >= end {
+                return tools;
+            }
+            let schema = match api.parameters_schema().into_owned() {
+                Value::Object(map) => map,
+                _ => Map::new(),
+            };
+            let name = if bare
+                && offered
+                    .resolve(&api.name)
+                    .is_ok_and(|resolved| resolved.wire_name == wire)
+            {
+                api.name.clone()
+            } else {
+                wire.to_owned()
+            };
+            let mut remote =
+                rmcp::model::Tool::new(name, api.description.clone(), Arc::new(schema));
+            if let Some(Value::Object(output)) = &api.output_schema {
+                remote = remote.with_raw_output_schema(Arc::new(output.clone()));
+            }
+            if let Some(title) = &manifest.meta.title {
+                remote = remote.with_title(format!("{title}: {}", api.name));
+            }
+            let policy = match manifest.intervention_for(&api.name) {
+                Some(HumanIntervention::Policy(p)) => Some(*p),
+                None => Some(InterventionPolicy::Never),
+                _ => None,
+            };
+            if policy == Some(InterventionPolicy::Never) {
+                let mut hints = ToolAnnotations::default();
+                hints.destructive_hint = Some(false);
+                remote = remote.with_annotations(hints);
+            }
+            tools.push(remote);
+        }
+    }
+    tools
+}
+
+/// What a `tools/list` cursor is made for: a digest of the served names in
+/// order. A registry rebuilt with the same tools (a `list_changed` that
+/// changed nothing) keeps it, so paging goes on; a list that changed does
+/// not, and its old cursors are refused.
+fn list_stamp(offered: &OfferedTools) -> u64 {
+    use std::hash::{Hash, Hasher};
+    // SipHash with fixed keys: the same list gives the same stamp in every
+    // process (cursors are not secrets; a forged one only pages).
+    let mut hasher = std::hash::DefaultHasher::new();
+    for tool in offered.tools() {
+        for (wire, _) in tool.apis() {
+            wire.hash(&mut hasher);
+        }
+    }
+    hasher.finish()
+}
+
+/// The offset a `tools/list` cursor (`stamp:offset`) points at.
+fn parse_cursor(cursor: &str, generation: u64, total: usize) -> Result<usize, ErrorData> {
+    let shown: String = cursor.chars().take(64).collect();
+    let invalid = |why: &str| {
+        ErrorData::invalid_params(
+            format!("tools/list cursor `{shown}` {why}"),
+            Some(json!({"cursor": shown})),
+        )
+    };
+    let (made_at, offset) = cursor
+        .split_once(':')
+        .and_then(|(g, o)| Some((g.parse::<u64>().ok()?, o.parse::<usize>().ok()?)))
+        .filter(|(g, o)| format!("{g}:{o}") == cursor)
+        .ok_or_else(|| invalid("is not one this server handed out"))?;
+    if made_at != generation {
+        return Err(invalid(
+            "is from before the tool list changed; list again from the start",
+        ));
+    }
+    if offset == 0 || offset >= total {
+        return Err(invalid("is past the end of the tool list"));
+    }
+    Ok(offset)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_cursor;
+    use proptest::prelude::*;
+
+    #[test]
+    fn cursors_point_inside_the_list_they_were_made_for() {
+        assert_eq!(parse_cursor("7:40", 7, 250).unwrap(), 40);
+        assert_eq!(parse_cursor("7:249", 7, 250).unwrap(), 249);
+        for (cursor, why) in [
+            ("6:40", "before the tool list changed"),
+            ("7:250", "past the end"),
+            ("7:0", "past the end"),
+            ("7:-1", "not one this server"),
+            ("7", "not one this server"),
+            ("", "not one this server"),
+            (":40", "not one this server"),
+            ("7:40:1", "not one this server"),
+            ("+7:40", "not one this server"),
+            ("7:040", "not one this server"),
+            ("7:99999999999999999999999", "not one this server"),
+        ] {
+            let error = parse_cursor(cursor, 7, 250).unwrap_err();
+            assert!(error.message.contains(why), "{cursor}: {}", error.message);
+        }
+        let long = "x".repeat(10_000);
+        let error = parse_cursor(&long, 7, 250).unwrap_err();
+        assert!(
+            error.message.len() < 200,
+            "a huge cursor is not echoed whole"
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn only_handed_out_cursors_parse(cursor in ".{0,40}", generation in 0u64..4, total in 0usize..300) {
+            if let Ok(offset) = parse_cursor(&cursor, generation, total) {
+                prop_assert!(offset > 0 && offset < total);
+                prop_assert_eq!(cursor, format!("{generation}:{offset}"));
+            }
+        }
+    }
+}
