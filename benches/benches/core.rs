@@ -292,6 +292,40 @@ fn bench_taint(c: &mut Criterion) {
             criterion::BatchSize::SmallInput,
         )
     });
+    // The same, with the output's values recorded in the ledger at once
+    // (what the first egress call judged, or storing the state, does for
+    // every output still pending): the whole cost, on the call's path or
+    // not.
+    c.bench_function("taint/1 KB private read, session, values recorded", |b| {
+        b.iter_batched(
+            || {
+                let session = Arc::new(Session::new().with_redactor(redactor.clone()));
+                (
+                    Invoker::default().with_session(Arc::clone(&session)),
+                    session,
+                )
+            },
+            |(invoker, session)| {
+                let output = runtime.block_on(invoker.invoke(&offered, black_box(&call), &ctx));
+                // Reading the ledger records what is pending.
+                session.user_said("");
+                (output, invoker, session)
+            },
+            criterion::BatchSize::SmallInput,
+        )
+    });
+    c.bench_function("taint/ledger records 1 KB", |b| {
+        b.iter_batched(
+            Ledger::new,
+            |mut ledger| {
+                let index =
+                    ledger.record_call("c", "mail", "read", Capabilities::private_read(), true);
+                ledger.record_text(index, black_box(&text));
+                ledger
+            },
+            criterion::BatchSize::SmallInput,
+        )
+    });
     c.bench_function("taint/redact 1 KB, no secret", |b| {
         b.iter(|| redactor.redact(black_box(&text)).is_none())
     });

@@ -142,7 +142,9 @@ impl Gate for TaintGate {
         let quotas = self.session.quotas();
         let counting = !quotas.quotas.is_empty() || quotas.budget.is_some();
         let now = super::session::now_ms();
-        let mut state = self.session.lock();
+        // The ledger's values are brought up to date only when an egress
+        // call is judged.
+        let mut state = self.session.lock_unflushed();
         let mut let_through: Vec<(String, String)> = Vec::new();
         let mut out = Vec::with_capacity(calls.len());
         for (call, decision) in calls.iter().zip(decisions) {
@@ -168,6 +170,7 @@ impl Gate for TaintGate {
                 out.push(decision);
                 continue;
             }
+            state.flush();
             let api = format!("{}/{}", call.identifier, call.api);
             match judge(&state.ledger, &api, &call.arguments, settings) {
                 Some(hit) => out.push(held(decision, hit, settings.action())),

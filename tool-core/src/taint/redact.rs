@@ -231,6 +231,7 @@ impl Redactor {
             // A full DFA: a few bytes of table per state for a handful of
             // keywords, and the fastest scan between prefilter hits.
             .kind(Some(AhoCorasickKind::DFA))
+            .prefilter(false)
             .build(&words)
             .map_err(|e| bad("", format!("the keywords do not build: {e}")))?;
         let opens: Vec<Vec<usize>> = words

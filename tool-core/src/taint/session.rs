@@ -87,7 +87,73 @@ pub struct Session {
     quotas: QuotaSettings,
     pin_policy: PinPolicy,
     boundary: Option<Boundary>,
-    state: Mutex<SessionState>,
+    state: Mutex<Inner>,
+}
+
+/// The state and the outputs whose values are not yet in the ledger.
+#[derive(Debug, Default)]
+pub(crate) struct Inner {
+    state: SessionState,
+    /// Outputs of calls that fed the ledger, values not yet extracted:
+    /// the scan runs when something reads the ledger (an egress call
+    /// judged, the state stored), not on every call's path.
+    pending: Vec<PendingOutput>,
+    /// Bytes held in `pending` (past [`MAX_PENDING_BYTES`] they are
+    /// scanned at once).
+    pending_bytes: usize,
+}
+
+/// What is kept of an output until its values are recorded.
+#[derive(Debug)]
+struct PendingOutput {
+    index: u32,
+    content: String,
+    state: Option<serde_json::Value>,
+    message: Option<String>,
+}
+
+/// The most output bytes held unscanned; past it the values are recorded
+/// at once, so a session of many reads and no way out holds little.
+const MAX_PENDING_BYTES: usize = 256 * 1024;
+
+impl Inner {
+    /// Records the values of every pending output, oldest first.
+    fn flush(&mut self) {
+        for p in std::mem::take(&mut self.pending) {
+            let mut budget = MAX_VALUES_PER_CALL;
+            self.state.ledger.record_output(
+                p.index,
+                &p.content,
+                p.state.as_ref(),
+                p.message.as_deref(),
+                &mut budget,
+            );
+        }
+        self.pending_bytes = 0;
+    }
+}
+
+/// The locked state of a session.
+pub(crate) struct StateGuard<'a>(MutexGuard<'a, Inner>);
+
+impl StateGuard<'_> {
+    /// Records the pending outputs' values (before the ledger is read).
+    pub(crate) fn flush(&mut self) {
+        self.0.flush();
+    }
+}
+
+impl std::ops::Deref for StateGuard<'_> {
+    type Target = SessionState;
+    fn deref(&self) -> &SessionState {
+        &self.0.state
+    }
+}
+
+impl std::ops::DerefMut for StateGuard<'_> {
+    fn deref_mut(&mut self) -> &mut SessionState {
+        &mut self.0.state
+    }
 }
 
 impl Default for Session {
@@ -100,7 +166,7 @@ impl Default for Session {
             quotas: QuotaSettings::default(),
             pin_policy: PinPolicy::default(),
             boundary: None,
-            state: Mutex::new(SessionState::default()),
+            state: Mutex::new(Inner::default()),
         }
     }
 }
@@ -124,7 +190,10 @@ impl Session {
     /// The same session with `state` (a stored one).
     pub fn with_state(self, state: SessionState) -> Self {
         Self {
-            state: Mutex::new(state),
+            state: Mutex::new(Inner {
+                state,
+                ..Inner::default()
+            }),
             ..self
         }
     }
@@ -171,7 +240,7 @@ impl Session {
 
     /// Starts a new turn (a new user message): per-turn quotas count from 0.
     pub fn begin_turn(&self) {
-        self.lock().quotas.begin_turn();
+        self.lock_unflushed().quotas.begin_turn();
     }
 
     /// The same session pinning the tools `policy` names (default: the
@@ -201,7 +270,7 @@ impl Session {
     /// change, and show the host the report. Calls of a changed
     /// definition ask (`pin/changed`) until accepted.
     pub fn check_pins(&self, offered: &crate::OfferedTools) -> PinReport {
-        self.lock().pins.check(offered, &self.pin_policy)
+        self.lock_unflushed().pins.check(offered, &self.pin_policy)
     }
 
     /// Accepts the definition `call`'s API has now: its calls no longer
@@ -209,7 +278,7 @@ impl Session {
     pub fn accept_definition(&self, call: &PreparedCall) {
         let manifest = call.tool.manifest();
         if let Some(api) = manifest.api(&call.api) {
-            self.lock().pins.accept(manifest, api);
+            self.lock_unflushed().pins.accept(manifest, api);
         }
     }
 
@@ -262,10 +331,19 @@ impl Session {
         }
     }
 
-    pub(crate) fn lock(&self) -> MutexGuard<'_, SessionState> {
+    /// The state with every pending output's values recorded.
+    pub(crate) fn lock(&self) -> StateGuard<'_> {
+        let mut guard = self.lock_unflushed();
+        guard.flush();
+        guard
+    }
+
+    /// The state, pending outputs left pending (for what does not read
+    /// the ledger's values: quotas, pins, recording a call).
+    pub(crate) fn lock_unflushed(&self) -> StateGuard<'_> {
         // A panic while holding the lock leaves a state that is still
         // whole (every update is one insert); keep using it.
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+        StateGuard(self.state.lock().unwrap_or_else(|p| p.into_inner()))
     }
 
     /// Noted before `call` runs.
@@ -284,7 +362,7 @@ impl Session {
     pub(crate) fn completed(&self, observed: Observed, output: &mut ToolOutput) {
         let found = self.redact(output);
         {
-            let mut state = self.lock();
+            let mut state = self.lock_unflushed();
             if !self.quotas.quotas.is_empty() || self.quotas.budget.is_some() {
                 let now = now_ms();
                 state
@@ -298,22 +376,27 @@ impl Session {
                 observed.capabilities,
                 output.success,
             );
-            if observed.capabilities.feeds_ledger() {
-                // The values of the output as the model will see it
-                // (redacted, before any boundary), scanned once, straight
-                // into the ledger's buffer: no copy of the output, no
-                // allocation per value.
-                let mut budget = MAX_VALUES_PER_CALL;
-                state.ledger.record_output(
-                    index,
-                    &output.content,
-                    output.state.as_ref(),
-                    output.error.as_ref().map(|e| e.message.as_str()),
-                    &mut budget,
-                );
-            }
             if !found.is_empty() {
                 state.ledger.record_secrets(index, found.counts.into_keys());
+            }
+            if observed.capabilities.feeds_ledger() {
+                // The values of the output as the model will see it
+                // (redacted, before any boundary), scanned when the
+                // ledger is next read, straight into its buffer (no
+                // allocation per value).
+                let message = output.error.as_ref().map(|e| e.message.clone());
+                let inner = &mut *state.0;
+                inner.pending_bytes +=
+                    output.content.len() + message.as_ref().map_or(0, String::len);
+                inner.pending.push(PendingOutput {
+                    index,
+                    content: output.content.clone(),
+                    state: output.state.clone(),
+                    message,
+                });
+                if inner.pending_bytes > MAX_PENDING_BYTES {
+                    inner.flush();
+                }
             }
         }
         if observed.capabilities.untrusted_source

@@ -151,12 +151,10 @@ fn normalise_text_into(text: &str, buf: &mut String) -> bool {
     if trimmed.is_ascii() {
         // One byte, one character: count and copy in one pass.
         let bytes = trimmed.as_bytes();
+        // More than MAX_TEXT_VALUE non-space bytes: no value. Counted in
+        // one branch-free pass (the common case: an output far too long).
         if bytes.len() > MAX_TEXT_VALUE
-            && bytes
-                .iter()
-                .filter(|b| !is_ascii_space(**b))
-                .nth(MAX_TEXT_VALUE)
-                .is_some()
+            && bytes.len() - bytes.iter().filter(|b| is_ascii_space(**b)).count() > MAX_TEXT_VALUE
         {
             return false;
         }
