@@ -1,8 +1,10 @@
-//! Protected entries that did not exist before a confined command: no
-//! kernel mechanism refuses a name without an inode, so the runtime looks
-//! again at the places it examined (each root's top and the way to the
-//! working directory; never a walk of the workspace) once every process of
-//! the command has ended, and moves every new protected entry into the
+//! Protected entries that did not exist before a confined command: the
+//! folders and files of the stand-in tables are refused up front (a
+//! read-only stand-in holds the name while the command runs); for the
+//! others (and under the Landlock fallback) the runtime looks again at the
+//! places it examined (each root's top and the way to the working
+//! directory; never a walk of the workspace) once every process of the
+//! command has ended, and moves every new protected entry into the
 //! computer's quarantine folder, never deleting it; the state and the
 //! content say so. Ordinary new files and new repositories are untouched;
 //! nothing the command started outlives it; an existing protected symlink
@@ -90,9 +92,10 @@ fn created(out: &ToolOutput) -> Vec<(String, String)> {
 async fn new_protected_entries_are_quarantined(namespaces: bool, with_git: bool) {
     let Some(s) = setup(with_git) else { return };
     let c = computer(&s, namespaces);
-    // With namespaces, missing protected folders are refused up front
-    // (`missing_protected_folders_are_refused_up_front_and_leave_nothing`):
-    // only the file-like names are left to the sweep.
+    // With namespaces, missing protected folders and the files of the
+    // stand-in table are refused up front
+    // (`missing_protected_entries_are_refused_up_front_and_leave_nothing`):
+    // only the other names (`.npmrc` here) are left to the sweep.
     let folders = if namespaces {
         ""
     } else {
@@ -101,7 +104,7 @@ async fn new_protected_entries_are_quarantined(namespaces: bool, with_git: bool)
     let out = sh(
         &c,
         &s.ws,
-        &format!("{folders}echo x > .envrc && mkdir -p .github && mkdir -p app && echo y > app/.envrc && echo notes > NOTES.md && mkdir docs && echo d > docs/a.md"),
+        &format!("{folders}echo x > .npmrc && mkdir -p .github && mkdir -p app && echo y > app/.envrc && echo notes > NOTES.md && mkdir docs && echo d > docs/a.md"),
     )
     .await;
     let mechanism = state(&out)["sandbox"]["mechanism"]
@@ -122,9 +125,9 @@ async fn new_protected_entries_are_quarantined(namespaces: bool, with_git: bool)
     let mut got = created(&out);
     got.sort();
     let names: &[&str] = if namespaces {
-        &[".envrc"]
+        &[".npmrc"]
     } else {
-        &[".envrc", ".github/workflows", ".vscode"]
+        &[".github/workflows", ".npmrc", ".vscode"]
     };
     let expected: Vec<(String, String)> = names
         .iter()
@@ -138,7 +141,7 @@ async fn new_protected_entries_are_quarantined(namespaces: bool, with_git: bool)
     assert!(s.ws.join("app/.envrc").exists());
     // Moved, not deleted.
     assert_eq!(
-        std::fs::read_to_string(s.quarantine.join("sh-1/.envrc")).unwrap(),
+        std::fs::read_to_string(s.quarantine.join("sh-1/.npmrc")).unwrap(),
         "x\n"
     );
     if !namespaces {
@@ -170,7 +173,7 @@ async fn new_protected_entries_are_quarantined(namespaces: bool, with_git: bool)
         .find(|l| l.contains("moved to quarantine"))
         .unwrap_or_else(|| panic!("no quarantine line: {}", out.content));
     assert!(
-        line.contains(&format!("{ws}/.envrc -> {q}/sh-1/.envrc")),
+        line.contains(&format!("{ws}/.npmrc -> {q}/sh-1/.npmrc")),
         "{line}"
     );
     // A later command that finds nothing new reports nothing.
@@ -205,12 +208,12 @@ async fn a_killed_command_is_swept_and_nothing_it_started_outlives_it() {
     let Some(s) = setup(true) else { return };
     let c = computer(&s, true);
     // Killed while running: swept at the kill.
-    let mut params = RunCommandParams::new("echo x > .envrc && sleep 30");
+    let mut params = RunCommandParams::new("echo x > .npmrc && sleep 30");
     params.run_in_background = Some(true);
     let started = c.run_command(params, &ctx(&s.ws)).await;
     let id = ok(&started)["shellId"].as_str().unwrap().to_owned();
     for _ in 0..100 {
-        if s.ws.join(".envrc").exists() {
+        if s.ws.join(".npmrc").exists() {
             break;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
@@ -224,7 +227,7 @@ async fn a_killed_command_is_swept_and_nothing_it_started_outlives_it() {
         )
         .await;
     assert!(killed.success, "{}", killed.content);
-    assert!(!s.ws.join(".envrc").exists());
+    assert!(!s.ws.join(".npmrc").exists());
     let out = c
         .get_command_output(
             GetCommandOutputParams {
@@ -235,25 +238,32 @@ async fn a_killed_command_is_swept_and_nothing_it_started_outlives_it() {
         )
         .await;
     assert_eq!(created(&out).len(), 1, "{}", out.content);
-    assert!(s.quarantine.join(&id).join(".envrc").is_file());
+    assert!(s.quarantine.join(&id).join(".npmrc").is_file());
     // Nothing the command starts outlives it (a PID namespace): neither a
     // background child nor one that left the group with setsid, so none
     // can create an entry after the check.
     for command in [
         "(sleep 0.5; mkdir -p .vscode; echo t > .vscode/tasks.json) > /dev/null 2>&1 &",
-        "setsid sh -c 'sleep 0.5; echo x > .envrc; echo y > outlived' > /dev/null 2>&1 &",
+        "setsid sh -c 'sleep 0.5; echo x > .npmrc; echo y > outlived' > /dev/null 2>&1 &",
     ] {
         let out = sh(&c, &s.ws, command).await;
         assert_eq!(ok(&out)["exitCode"], 0, "{}", out.content);
         tokio::time::sleep(Duration::from_millis(1200)).await;
-        // `.vscode` may still be the empty stand-in of the last command
-        // (removed after two idle seconds): nothing may be in it.
+        // `.vscode` may still be the stand-in of the last command (removed
+        // after two idle seconds): nothing but its `.gitignore` in it.
         let vscode = s.ws.join(".vscode");
+        let inside: Vec<String> = std::fs::read_dir(&vscode)
+            .map(|d| {
+                d.flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
         assert!(
-            !vscode.exists() || std::fs::read_dir(&vscode).is_ok_and(|mut d| d.next().is_none()),
-            "{command}"
+            inside.is_empty() || inside == [".gitignore"],
+            "{command}: {inside:?}"
         );
-        assert!(!s.ws.join(".envrc").exists(), "{command}");
+        assert!(!s.ws.join(".npmrc").exists(), "{command}");
         assert!(!s.ws.join("outlived").exists(), "{command}");
     }
 }
@@ -346,11 +356,12 @@ async fn refused(c: &LocalComputer, ws: &Path, dir: &Path, attempts: &[&str]) {
 }
 
 #[tokio::test]
-async fn missing_protected_folders_are_refused_up_front_and_leave_nothing() {
+async fn missing_protected_entries_are_refused_up_front_and_leave_nothing() {
     let Some(s) = setup(true) else { return };
     let c = computer(&s, true);
     write(&s.ws, ".github/CODEOWNERS", "* @team\n");
     write(&s.ws, "app/src/main.rs", "");
+    write(&s.ws, "NOTES.txt", "notes\n");
     let out = sh(&c, &s.ws, "true").await;
     if state(&out)["sandbox"]["mechanism"] != "namespaces+landlock+seccomp" {
         assert!(std::env::var("CI").is_err(), "under CI: {}", out.content);
@@ -376,9 +387,49 @@ async fn missing_protected_folders_are_refused_up_front_and_leave_nothing() {
             // The repository has no hooks folder yet.
             "mkdir -p .git/hooks && echo 'echo hi' > .git/hooks/pre-commit",
             "echo x > .git/info/attributes",
+            // Missing protected files: a stand-in holds each name.
+            "echo 'echo hi' > .envrc",
+            "echo x >> .envrc",
+            "rm -f .envrc && echo x > .envrc",
+            "mv NOTES.txt .envrc",
+            "ln -sf NOTES.txt .envrc",
+            "cp NOTES.txt .mcp.json",
+            "echo 'def pytest_configure(): pass' > conftest.py",
+            "touch .pre-commit-config.yaml",
+            "echo x > lefthook.yml",
+            "echo x > .gitlab-ci.yml",
+            "echo x > Jenkinsfile",
+            "echo '{}' > .devcontainer.json",
+            "echo x > .exrc",
+            "echo x > .nvim.lua",
+            "cd .. && echo x > ws/.envrc",
+            // Inside, the name holds nothing to read.
+            "cat .envrc",
         ],
     )
     .await;
+    // Git does not see the stand-ins: `git add -A` in a real repository
+    // (working there puts stand-ins in it) commits ordinary files only.
+    if git_available() {
+        let repo = s.ws.join("repo");
+        write(&repo, "NOTES.txt", "notes\n");
+        let init = std::process::Command::new("git")
+            .args(["init", "-q"])
+            .arg(&repo)
+            .status()
+            .unwrap();
+        assert!(init.success());
+        let mut params = RunCommandParams::new(
+            "git -c user.name=t -c user.email=t@t add -A && git -c user.name=t -c user.email=t@t commit -qm c && ls -a && echo --- && git ls-files",
+        );
+        params.cwd = Some(repo.display().to_string());
+        let out = c.run_command(params, &ctx(&s.ws)).await;
+        assert_eq!(ok(&out)["exitCode"], 0, "{}", out.content);
+        let stdout = ok(&out)["stdout"].as_str().unwrap_or_default().to_owned();
+        let (seen, listed) = stdout.split_once("---\n").unwrap_or_default();
+        assert!(seen.contains(".envrc"), "the stand-in is there: {stdout}");
+        assert_eq!(listed, "NOTES.txt\n", "only the ordinary file is committed");
+    }
     // Working in a subfolder: the folders on the way there are covered too.
     refused(
         &c,
@@ -388,6 +439,9 @@ async fn missing_protected_folders_are_refused_up_front_and_leave_nothing() {
             "mkdir .vscode",
             "mkdir -p .github/workflows && echo x > .github/workflows/ci.yml",
             "echo x > .github/actions/a.yml",
+            "echo x > .envrc",
+            "echo x > ../.envrc",
+            "echo x > conftest.py",
         ],
     )
     .await;
@@ -406,6 +460,19 @@ async fn missing_protected_folders_are_refused_up_front_and_leave_nothing() {
         "app/.github",
         ".git/hooks",
         ".git/info",
+        ".envrc",
+        ".mcp.json",
+        "conftest.py",
+        ".pre-commit-config.yaml",
+        "lefthook.yml",
+        ".gitlab-ci.yml",
+        "Jenkinsfile",
+        ".devcontainer.json",
+        ".exrc",
+        ".nvim.lua",
+        "app/.envrc",
+        "app/conftest.py",
+        "repo/.envrc",
     ] {
         assert!(
             s.ws.join(rel).symlink_metadata().is_err(),
@@ -434,5 +501,20 @@ async fn missing_protected_folders_are_refused_up_front_and_leave_nothing() {
     assert_eq!(
         std::fs::read_to_string(s.ws.join(".vscode/settings.json")).unwrap(),
         "{}\n"
+    );
+    // An existing protected file is readable and read-only. (While a
+    // stand-in holds the name, the host cannot create it either: the
+    // computer is dropped first.)
+    drop(c);
+    write(&s.ws, ".envrc", "export A=1\n");
+    let c = computer(&s, true);
+    let out = sh(&c, &s.ws, "cat .envrc").await;
+    assert_eq!(ok(&out)["stdout"], "export A=1\n", "{}", out.content);
+    refused(&c, &s.ws, &s.ws, &["echo x >> .envrc"]).await;
+    drop(c);
+    assert_eq!(
+        std::fs::read_to_string(s.ws.join(".envrc")).unwrap(),
+        "export A=1\n",
+        "what the host wrote is never removed"
     );
 }

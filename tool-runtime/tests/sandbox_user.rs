@@ -2,8 +2,12 @@
 //! without secret-looking variables, the home hidden but for the toolchain
 //! locations (caches writable), limits that end a runaway command with a
 //! named failure, the network by name through the egress proxy with a
-//! brokered token; and the same wall for an unprivileged host (the test
-//! re-runs itself as uid 65534), which leaves nothing in its temp dir.
+//! brokered token; ordinary work (git's whole round, copies, archives,
+//! editable installs, local npm packages) and the issue's leaks refused
+//! (handles, attributes, devices, disks, other processes, symlinked and
+//! missing protected entries, a CI token, raced file tools); the same wall
+//! for an unprivileged host (the test re-runs itself as uid 65534), which
+//! leaves nothing in its temp dir.
 //!
 //! The environment and the user are the process's, so each scenario runs
 //! in a child process of this test binary (`TOOL_SANDBOX_TEST_CHILD`): the
@@ -282,6 +286,199 @@ async fn the_wall(base: &Path) {
     assert_eq!(state(&out)["sandbox"]["limitHit"], "processes");
     assert_eq!(state(&out)["sandbox"]["limits"]["processes"], 32);
     egress_by_name(&ws).await;
+    workflows(&c, &ws, &base.join("outside")).await;
+    leaks(&c, &ws, &base.join("outside")).await;
+}
+
+/// Whether `program` runs here; its absence is said (and fails under CI).
+fn has(program: &str) -> bool {
+    let found = std::process::Command::new("sh")
+        .args(["-c", &format!("command -v {program}")])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        assert!(std::env::var("CI").is_err(), "{program} is needed under CI");
+        eprintln!("not tested here: no {program}");
+    }
+    found
+}
+
+/// Ordinary work, as this user: the whole git round, copies, archives,
+/// in-place edits, an editable pip install imported by the next call, an
+/// npm install of a local package.
+async fn workflows(c: &LocalComputer, ws: &Path, outside: &Path) {
+    let git = "export GIT_AUTHOR_NAME=T GIT_AUTHOR_EMAIL=t@example.invalid GIT_COMMITTER_NAME=T GIT_COMMITTER_EMAIL=t@example.invalid; \
+        main=$(git branch --show-current) && { git tag v1 && echo b > b && git stash -u -q && git stash pop -q && \
+        git add b && git commit -qm second && git checkout -q side && echo c > c && git add c && git commit -qm third && \
+        git rebase -q \"$main\" && git checkout -q \"$main\" && git merge -q --ff-only side; } > /dev/null && git log --oneline | wc -l && git tag";
+    let out = sh(c, &ws.join("repo2"), git).await;
+    assert_eq!(code(&out), 0, "{}", out.content);
+    assert_eq!(stdout(&out), "3\nv1\n", "{}", out.content);
+    write(ws, "copy-src/a.txt", "alpha\n");
+    write(ws, "copy-src/bin/run.sh", "echo run\n");
+    let out = sh(
+        c,
+        ws,
+        "chmod 755 copy-src/bin/run.sh && cp -a copy-src copy && tar cf src.tar copy-src && mkdir unpacked && tar xf src.tar -C unpacked && sed -i s/alpha/beta/ copy-src/a.txt && cat copy-src/a.txt copy/a.txt unpacked/copy-src/a.txt && ./unpacked/copy-src/bin/run.sh",
+    )
+    .await;
+    assert_eq!(code(&out), 0, "{}", out.content);
+    assert_eq!(stdout(&out), "beta\nalpha\nalpha\nrun\n", "{}", out.content);
+    if has("python3") {
+        let py = ws.join("py");
+        write(
+            &py,
+            "pyproject.toml",
+            "[build-system]\nrequires = [\"setuptools\"]\nbuild-backend = \"setuptools.build_meta\"\n\n[project]\nname = \"demo-pkg\"\nversion = \"0.1.0\"\n",
+        );
+        write(&py, "demo_pkg/__init__.py", "VALUE = 42\n");
+        let out = sh(
+            c,
+            &py,
+            "python3 -m venv .venv && .venv/bin/pip install -q --no-build-isolation --no-deps --no-index -e . > /dev/null 2>&1; .venv/bin/python -c 'print(1)'",
+        )
+        .await;
+        assert_eq!(code(&out), 0, "{}", out.content);
+        let out = sh(
+            c,
+            &py,
+            ".venv/bin/python -c 'import demo_pkg; print(demo_pkg.VALUE)'",
+        )
+        .await;
+        assert_eq!(stdout(&out), "42\n", "{}", out.content);
+        assert_eq!(state(&out)["protectedCreated"], serde_json::Value::Null);
+    }
+    if has("npm") {
+        write(
+            outside,
+            "sibling/package.json",
+            "{\"name\": \"sibling\", \"version\": \"1.0.0\", \"main\": \"index.js\"}\n",
+        );
+        write(outside, "sibling/index.js", "module.exports = 7;\n");
+        write(
+            &ws.join("app"),
+            "package.json",
+            "{\"name\": \"app\", \"version\": \"1.0.0\"}\n",
+        );
+        let out = sh(
+            c,
+            &ws.join("app"),
+            "npm install --no-audit --no-fund --offline ../../outside/sibling > /dev/null && node -e 'console.log(require(\"sibling\"))'",
+        )
+        .await;
+        assert_eq!(code(&out), 0, "{}", out.content);
+        assert_eq!(stdout(&out), "7\n", "{}", out.content);
+    }
+}
+
+/// The leaks of the issue, as this user: handles, attributes, device
+/// nodes, other processes, disks, a symlinked protected entry, a missing
+/// one, a CI token in a git config, and the file tools raced by a command.
+async fn leaks(c: &LocalComputer, ws: &Path, outside: &Path) {
+    write(ws, "marker.txt", "m\n");
+    for (what, command) in [
+        ("mknod", "mknod dev-null-copy c 1 3"),
+        ("mount", "mount -t tmpfs none src"),
+        ("other processes", "cat /proc/1/environ"),
+        ("a missing protected file", "echo 'echo hi' > .envrc"),
+        ("a missing protected folder", "mkdir -p .github/workflows"),
+    ] {
+        let out = sh(c, ws, command).await;
+        assert_ne!(code(&out), 0, "{what}: {}", out.content);
+    }
+    if has("chattr") {
+        let out = sh(c, ws, "chattr +i marker.txt").await;
+        assert_ne!(code(&out), 0, "chattr: {}", out.content);
+    }
+    #[cfg(target_arch = "x86_64")]
+    if has("python3") {
+        write(ws, "probe.py", common::SYSCALL_PROBE);
+        let out = sh(c, ws, "python3 probe.py").await;
+        let text = stdout(&out);
+        for call in ["name_to_handle_at", "open_by_handle_at", "reboot"] {
+            assert!(text.contains(&format!("{call} 1\n")), "{call}: {text}");
+        }
+    }
+    // No disk of the host is there to read.
+    let disks: Vec<String> = std::fs::read_dir("/sys/block")
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    let out = sh(c, ws, "ls /dev").await;
+    let listing = stdout(&out);
+    for disk in &disks {
+        assert!(!listing.lines().any(|l| l == disk), "{disk}: {listing}");
+    }
+    // A protected entry that is a symlink is protected at its target.
+    let sym = ws.join("sym");
+    write(&sym, "decoy/tasks.json", "{}\n");
+    std::os::unix::fs::symlink("decoy", sym.join(".vscode")).unwrap();
+    let out = sh(c, &sym, "echo '{\"tasks\": 1}' > .vscode/tasks.json").await;
+    assert_ne!(code(&out), 0, "{}", out.content);
+    assert_eq!(
+        std::fs::read_to_string(sym.join("decoy/tasks.json")).unwrap(),
+        "{}\n"
+    );
+    // The CI token a checkout action leaves in a repository's config.
+    let ci = ws.join("ci");
+    write(
+        &ci,
+        ".git/config",
+        "[core]\n[http \"https://example.invalid/\"]\n\textraheader = AUTHORIZATION: basic fake-ci-token\n",
+    );
+    let out = sh(c, &ci, "cat .git/config").await;
+    assert_eq!(code(&out), 0, "{}", out.content);
+    assert!(!stdout(&out).contains("fake-ci-token"), "{}", out.content);
+    assert!(stdout(&out).contains("[core]"), "{}", out.content);
+    // The file tools, raced by a confined command flipping a folder and a
+    // symlink to a secret folder outside.
+    let vault = outside.join("vault");
+    write(&vault, "notes.txt", "vault-secret\n");
+    write(ws, "race/real/notes.txt", "plain\n");
+    let race = ws.join("race");
+    std::os::unix::fs::symlink("real", race.join("d")).unwrap();
+    let raced = LocalComputer::new(LocalConfig {
+        shell: ShellConfig {
+            sandbox: SandboxPolicy::workspace_write(),
+            sandbox_options: SandboxOptions {
+                secret_paths: vec![vault.clone()],
+                ..SandboxOptions::default()
+            },
+            ..ShellConfig::default()
+        },
+        ..LocalConfig::default()
+    });
+    let v = vault.display();
+    let mut params = RunCommandParams::new(format!(
+        "ln -s real d.in; ln -s '{v}' d.out; while :; do cp -P d.out d.tmp; mv -T d.tmp d; cp -P d.in d.tmp; mv -T d.tmp d; done"
+    ));
+    params.run_in_background = Some(true);
+    let started = raced.run_command(params, &ctx(&race)).await;
+    let shell = ok(&started)["shellId"].as_str().unwrap().to_owned();
+    for i in 0..100 {
+        let write_params = tool_runtime::WriteFileParams {
+            path: "d/x".to_owned(),
+            content: format!("{i}\n"),
+        };
+        let _ = raced.write_file(write_params, &ctx(&race)).await;
+        assert!(!vault.join("x").exists(), "a write landed in the vault");
+        let out = raced
+            .read_file(
+                tool_runtime::ReadFileParams::new("d/notes.txt"),
+                &ctx(&race),
+            )
+            .await;
+        assert!(!out.content.contains("vault-secret"), "{}", out.content);
+    }
+    let _ = raced
+        .kill_command(
+            tool_runtime::KillCommandParams { shell_id: shell },
+            &ctx(&race),
+        )
+        .await;
 }
 
 /// A plain HTTP server on 127.0.0.1 that keeps each request's head and

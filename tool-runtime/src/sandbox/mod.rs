@@ -28,8 +28,8 @@
 //! | **git's code parts**: `config`, `config.worktree`, `hooks`, `info`, `commondir`, `gitdir` of every git directory found (also in `modules/…`, `worktrees/…`, a worktree's resolved git dir); the git dir itself cannot be renamed | read-only | same tests, `sandbox::git_and_code_execution_files_stay_read_only` |
 //! | a **new repository** (`git init`, `cargo new`) | kept; its code parts read-only from the next command on | `sandbox_protected::a_new_repository_keeps_its_git_and_its_hooks_are_then_protected` |
 //! | **protected entries** ([`tool_core::PathClass`] protected classes) that exist at a root's top or in a directory on the way to the working directory (one listing each, never a walk of the workspace) | read-only mounts (neither written, renamed nor removed); a symlinked one read-only at its target; a dangling symlinked one refuses the run (`protected_symlink`) | `sandbox_protected::a_protected_symlink_is_protected_at_its_target_and_a_dangling_one_refused` |
-//! | protected **folders** that do **not exist** there yet (`.vscode/`, `.github/workflows`, `.husky/`, `.devcontainer/`, `.git/hooks`…: the short table of the private `placeholder` module) | refused up front: an empty stand-in folder, bound read-only, holds the name (its first missing component) while the command runs; commands share it, and it is removed (if empty) once unused for two seconds or when the computer is dropped | `sandbox_protected::missing_protected_folders_are_refused_up_front_and_leave_nothing` |
-//! | protected **files** and the other protected folders that do not exist there yet (`.envrc`, `.mcp.json`, `conftest.py`, `.idea/`…), and every missing name under the fallback | creatable, then moved into the quarantine folder when the command has ended (no process of it is left: PID namespace), listed in `protectedCreated` and in one content line | `sandbox_protected::protected_entries_a_command_creates_in_a_git_workspace_are_moved_to_quarantine`, `sandbox_protected::the_landlock_fallback_sweeps_too` |
+//! | protected **folders and files** that do **not exist** there yet (`.vscode/`, `.github/workflows`, `.husky/`, `.devcontainer/`, `.git/hooks`…; `.envrc`, `.mcp.json`, `conftest.py`, `.pre-commit-config.yaml`, `.gitlab-ci.yml`, `Jenkinsfile`…: the two short tables of the private `placeholder` module) | refused up front: a stand-in folder (holding only a `.gitignore` that ignores everything), bound read-only, holds the name (its first missing component) while the command runs (`EISDIR`, `EROFS`, `EBUSY`); git does not see it (`git add -A`, `git stash -u` work); commands share it, and it is removed (if nothing else is in it) once unused for two seconds or when the computer is dropped | `sandbox_protected::missing_protected_entries_are_refused_up_front_and_leave_nothing`, as root and as an unprivileged host: `sandbox_user::as_root_the_environment_and_home_are_scrubbed_and_limits_hold`, `sandbox_user::as_an_unprivileged_user_the_same_wall_holds_and_no_temp_dir_is_left` |
+//! | the other protected files that do not exist there yet (`rust-toolchain.toml`, `.npmrc`, patterns such as `*.code-workspace`, `*.pth`, `.idea/`…), and every missing name under the fallback | creatable, then moved into the quarantine folder when the command has ended (no process of it is left: PID namespace), listed in `protectedCreated` and in one content line | `sandbox_protected::protected_entries_a_command_creates_in_a_git_workspace_are_moved_to_quarantine`, `sandbox_protected::the_landlock_fallback_sweeps_too` |
 //! | **read**: the system (`/usr`, `/etc` but secrets), the workspace, the toolchain locations of the home (`~/.cargo/bin`, `~/.rustup`, `~/.pyenv`, `~/.nvm`, git's settings…: the table of the private `home` module) | yes | `sandbox_user::as_root_the_environment_and_home_are_scrubbed_and_limits_hold` |
 //! | **write** the toolchain caches (`~/.cargo/registry`, `~/.npm`, `~/.cache/pip`, `~/go/pkg/mod`…) | yes ([`SandboxOptions::toolchain_caches_writable`], default on) | same |
 //! | **read** the rest of the home (`~/.wakatime.cfg`, kubeconfigs, other projects) | no (contents; the names of a folder on the way to a hidden one can be listed) | same |
@@ -93,14 +93,17 @@
 //!   cost of a command does not grow with the workspace): a nested
 //!   `app/.env` is readable, a nested `app/.envrc` writable and not moved
 //!   by a command working at the root. File operations check every path.
-//! - **Missing protected files** are creatable during the run and moved
-//!   out only after it (a name without an inode has nothing for a mount or
-//!   a Landlock rule to attach to, and an empty stand-in file is not
-//!   harmless: an empty `rust-toolchain.toml` or `.mcp.json` breaks the
-//!   tools that read it); while the command runs, a program watching the
-//!   tree may see them. Missing protected folders have stand-ins instead,
-//!   which the host's workspace shows while the command runs (empty
-//!   folders: git does not list them); a stand-in for `.github` (no
+//! - **Missing protected files off the stand-in tables** are creatable
+//!   during the run and moved out only after it (a name without an inode
+//!   has nothing for a mount or a Landlock rule to attach to; a stand-in
+//!   must be harmless to the programs a command runs: an empty
+//!   `rust-toolchain.toml`, or a folder in its place, breaks `cargo`);
+//!   while the command runs, a program watching the tree may see them.
+//!   The stand-ins (folders, also for the file names) show in the host's
+//!   workspace while a command runs and for two seconds after: git does
+//!   not list them (each holds a `.gitignore` ignoring everything; `git
+//!   clean -x` in the command fails on them), but the host cannot create a
+//!   file of that name meanwhile (`EISDIR`); a stand-in for `.github` (no
 //!   `.github` yet) keeps the command from creating anything beneath it.
 //! - **The process limit** is a pids cgroup of the command where the host
 //!   can make one (state `processLimit: "cgroup"`); elsewhere it is

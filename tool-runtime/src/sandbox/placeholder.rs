@@ -1,21 +1,31 @@
-//! Protected folders that do not exist yet, refused up front: while a
+//! Protected entries that do not exist yet, refused up front: while a
 //! confined command (with its own mount namespace) runs, each missing name
-//! of [`PLACEHOLDERS`] in the places examined (a root's top and the way to
-//! the working directory) gets an empty folder in its place, which the
-//! namespace binds read-only like any protected entry. The command can
-//! neither create the name nor anything in it, remove or rename it
-//! (`EROFS`, `EBUSY`), so nothing needs sweeping afterwards.
+//! of [`PLACEHOLDERS`] (folders) and [`FILE_PLACEHOLDERS`] (files) in the
+//! places examined (a root's top and the way to the working directory)
+//! gets an empty folder in its place, which the namespace binds read-only
+//! like any protected entry. The command can neither create the name nor
+//! anything in it, write, remove or rename it (`EISDIR`, `EROFS`,
+//! `EBUSY`), so nothing needs sweeping afterwards.
 //!
 //! The first missing component of a name is what is made: `.github/workflows`
 //! in a workspace without `.github` makes `.github` (so nothing can be
 //! created beneath `.github` during that command), with one it makes
-//! `.github/workflows`. Only folders are made: an empty folder is what the
-//! tools reading these names take for "nothing here" (an empty file in
-//! place of `.envrc`, `.mcp.json` or `rust-toolchain.toml` would not be),
-//! so the file-like protected names are still moved out after the run.
+//! `.github/workflows`. Only folders are made, for file names too: a
+//! folder holding only a `.gitignore` that ignores everything is what git
+//! (in the host and in the command: `git add -A` does not pick it up,
+//! `git stash -u` and `git clean -d` leave it) and the programs reading
+//! these names take for "nothing here" or skip (`pytest` looks for a
+//! regular `conftest.py`);
+//! an empty file would not be harmless (an empty `rust-toolchain.toml` or
+//! JSON settings file breaks the tools that read it, and git lists and
+//! commits it), nor would a device (`git add -A` refuses one). The file
+//! table holds only names whose readers inside a command cope with a
+//! folder; the other protected files (`rust-toolchain.toml`, `.npmrc`,
+//! the `*.pth` and other patterns…) are still moved out after the run when
+//! a command creates them.
 //!
 //! The folders appear in the host's workspace while the command runs and
-//! are removed (if still empty) once no command has used them for two
+//! are removed (if still empty but for their `.gitignore`) once no command has used them for two
 //! seconds, or when the computer is dropped: removing one costs
 //! milliseconds (the kernel detaches the mount points the ended command's
 //! namespace had on it), so commands that follow each other share them.
@@ -57,6 +67,37 @@ pub(crate) const PLACEHOLDERS: &[&str] = &[
 /// is what git expects; without it a command could add a hook.
 pub(crate) const GIT_PLACEHOLDERS: &[&str] = &[".git/hooks", ".git/info"];
 
+/// Protected file names whose absence gets an empty read-only folder while
+/// a confined command runs: the files that make a program start something
+/// on its own (a shell entering the folder, an agent, a commit hook
+/// manager, a test runner, CI, an editor), and that no program a command
+/// usually runs reads (or it skips a folder there). Each must be protected
+/// by a [`tool_core::PathClass`] (checked by the module's tests); each is
+/// one more mount per command.
+pub(crate) const FILE_PLACEHOLDERS: &[&str] = &[
+    // direnv runs it when a shell enters the folder.
+    ".envrc",
+    // Agents start the MCP servers it names.
+    ".mcp.json",
+    // pytest imports it before any test (it looks for a regular file).
+    "conftest.py",
+    // Hook managers run what these name on the next commit.
+    ".pre-commit-config.yaml",
+    "lefthook.yml",
+    // CI runs these with the repository's credentials on the next push.
+    ".gitlab-ci.yml",
+    "Jenkinsfile",
+    // Editors start what these name when the folder is opened.
+    ".devcontainer.json",
+    ".exrc",
+    ".nvim.lua",
+];
+
+/// The `.gitignore` of every stand-in: git (in the host and in the
+/// command) lists nothing of it, and `git clean -d` (which `git stash -u`
+/// runs) leaves it alone instead of failing on a folder it cannot remove.
+const IGNORE_ALL: &[u8] = b"# A sandbox stand-in for a protected name: git ignores it.\n*\n";
+
 /// How long a stand-in no command uses stays before it is removed: a
 /// removal costs milliseconds (the kernel detaches the mount points the
 /// ended command's namespace had on it), so commands that follow each
@@ -92,6 +133,11 @@ fn remove_idle(idle: std::time::Duration) -> usize {
     idle_paths.sort_by_key(|p| std::cmp::Reverse(p.components().count()));
     for path in idle_paths {
         active.remove(&path);
+        // Its ignore file first, while it is still the one made here.
+        let ignore = path.join(".gitignore");
+        if std::fs::read(&ignore).is_ok_and(|text| text == IGNORE_ALL) {
+            let _ = std::fs::remove_file(&ignore);
+        }
         if let Err(e) = std::fs::remove_dir(&path)
             && e.kind() != std::io::ErrorKind::NotFound
         {
@@ -187,7 +233,11 @@ pub(crate) fn claim(roots: &[PathBuf], cwd: &Path, classes: &Classes) -> Claimed
                 .symlink_metadata()
                 .is_ok_and(|m| m.is_dir());
             let git_names = GIT_PLACEHOLDERS.iter().filter(|_| git);
-            for name in PLACEHOLDERS.iter().chain(git_names) {
+            for name in PLACEHOLDERS
+                .iter()
+                .chain(git_names)
+                .chain(FILE_PLACEHOLDERS)
+            {
                 let full = dir.join(name);
                 // Inside a stand-in already claimed: covered by it.
                 if claimed.paths.iter().any(|p| full.starts_with(p)) {
@@ -237,6 +287,28 @@ fn make(root: &Path, path: &Path) -> std::io::Result<()> {
     };
     let dir = crate::beneath::open_dir(root, parent, false)?;
     mkdirat(dir.as_fd(), name, Mode::from_bits_truncate(0o755))?;
+    let ignored = (|| -> std::io::Result<()> {
+        use nix::fcntl::OFlag;
+        let made = nix::fcntl::openat(
+            dir.as_fd(),
+            name,
+            OFlag::O_PATH | OFlag::O_DIRECTORY | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC,
+            Mode::empty(),
+        )?;
+        let ignore = nix::fcntl::openat(
+            made.as_fd(),
+            ".gitignore",
+            OFlag::O_CREAT | OFlag::O_EXCL | OFlag::O_WRONLY | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC,
+            Mode::from_bits_truncate(0o644),
+        )?;
+        std::io::Write::write_all(&mut std::fs::File::from(ignore), IGNORE_ALL)
+    })();
+    if let Err(e) = ignored {
+        // Not a stand-in then: nothing of it is left.
+        let _ = std::fs::remove_file(path.join(".gitignore"));
+        let _ = nix::unistd::unlinkat(dir.as_fd(), name, nix::unistd::UnlinkatFlags::RemoveDir);
+        return Err(e);
+    }
     Ok(())
 }
 
@@ -248,6 +320,13 @@ mod tests {
     #[test]
     fn every_placeholder_names_a_protected_entry() {
         let classes = Classes::new(&SandboxOptions::default(), None).unwrap();
+        for name in FILE_PLACEHOLDERS {
+            let probe = Path::new("/ws").join(name);
+            assert!(
+                classes.protected(&probe).is_some(),
+                "{name} is not protected"
+            );
+        }
         for name in PLACEHOLDERS.iter().chain(GIT_PLACEHOLDERS) {
             let probe = Path::new("/ws").join(name).join("x");
             assert!(
@@ -284,6 +363,7 @@ mod tests {
                 .any(|p| p.starts_with(root.join(".husky")))
         );
         assert!(root.join(".vscode").is_dir());
+        assert!(root.join(".envrc").is_dir(), "a file name held by a folder");
         assert!(
             !first.paths().contains(&root.join(".git")),
             "no .git stand-in: git init must work"
@@ -300,6 +380,7 @@ mod tests {
         );
         remove_unused();
         assert!(!root.join(".vscode").exists());
+        assert!(!root.join(".envrc").exists());
         assert!(!root.join(".github/workflows").exists());
         assert!(root.join(".github").is_dir(), "what existed stays");
         assert!(root.join(".husky").is_file());

@@ -54,3 +54,23 @@ pub fn base_outside_temp() -> std::path::PathBuf {
         .find(|dir| dir.is_dir() && !real(dir).starts_with(&temp))
         .expect("a writable directory outside the system temp dir")
 }
+
+/// Calls refused syscalls by number through ctypes and prints each errno.
+/// Harmless: a handle of a marker file, `reboot` with an invalid magic
+/// number (the kernel checks the capability first, then the magic),
+/// `unshare` of a user namespace, a keyring query.
+#[cfg(target_arch = "x86_64")]
+pub const SYSCALL_PROBE: &str = r#"import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+def call(nr, *args):
+    r = libc.syscall(nr, *args)
+    return 0 if r >= 0 else ctypes.get_errno()
+handle = ctypes.create_string_buffer(136)
+ctypes.memmove(handle, (128).to_bytes(4, "little"), 4)
+mount_id = ctypes.c_int()
+print("name_to_handle_at", call(303, -100, b"marker.txt", handle, ctypes.byref(mount_id), 0))
+print("open_by_handle_at", call(304, -100, handle, 0))
+print("reboot", call(169, 0, 0, 0, 0))
+print("unshare", call(272, 0x10000000))
+print("keyctl", call(250, 0, 0, 0, 0, 0))
+"#;

@@ -31,6 +31,12 @@ impl Rules {
     /// The rules for `egress` under the host's `options`; an entry of
     /// `allow_addresses` that is not an address or a range is refused.
     pub(crate) fn new(egress: &Egress, options: &EgressOptions, broker: Broker) -> Result<Self> {
+        // A list built in code (not read from JSON, which checks it) is
+        // checked here: an entry that can never match is a mistake.
+        egress.check().map_err(|e| Error::SandboxSetup {
+            path: "egress".into(),
+            message: e.to_string(),
+        })?;
         let mut policy = SsrfPolicy::default();
         for entry in &options.allow_addresses {
             let bad = |message: String| Error::SandboxSetup {
@@ -249,5 +255,19 @@ mod tests {
             Broker::default(),
         );
         assert!(bad.unwrap_err().to_string().contains("localhost"));
+    }
+
+    #[test]
+    fn an_allow_list_built_in_code_with_an_address_is_refused_naming_it() {
+        let bad = Rules::new(
+            &Egress::allow(["a.example", "10.0.0.7"]),
+            &EgressOptions::default(),
+            Broker::default(),
+        );
+        let message = bad.unwrap_err().to_string();
+        assert!(
+            message.contains("/allow/1") && message.contains("10.0.0.7"),
+            "{message}"
+        );
     }
 }
