@@ -23,6 +23,7 @@ mod script_audit;
 mod session;
 mod skills;
 mod tool_search;
+mod workspace;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -152,6 +153,18 @@ struct Cli {
         requires = "session"
     )]
     user_said: Vec<String>,
+
+    /// Trust the workspace (`--cwd`): record it in toolhost's trust store
+    /// (`trusted.json` in the state directory), so the configuration it
+    /// carries (`.toolhost/skills`, `.agents/skills`, `.toolhost/policy.json`,
+    /// `.toolhost/mcp.json`, `AGENTS.md`, `CLAUDE.md`) is used from now on.
+    /// Until then it is reported under `"workspace"`, never read.
+    #[arg(long, global = true, conflicts_with = "distrust_workspace")]
+    trust_workspace: bool,
+
+    /// Remove the workspace (`--cwd`) from toolhost's trust store.
+    #[arg(long, global = true)]
+    distrust_workspace: bool,
 
     #[command(subcommand)]
     command: Command,
@@ -366,7 +379,7 @@ pub fn report(line: &Value) {
     let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
-async fn run(cli: Cli) -> Result<Value, Failure> {
+async fn run(mut cli: Cli) -> Result<Value, Failure> {
     let cwd = match cli.cwd {
         Some(dir) => dir,
         None => std::env::current_dir()
@@ -380,6 +393,30 @@ async fn run(cli: Cli) -> Result<Value, Failure> {
             cwd.display()
         )));
     }
+    // The workspace's own configuration, where the command builds a host:
+    // reported, and used only once the workspace is trusted.
+    let builds_host = matches!(
+        cli.command,
+        Command::Tools { .. }
+            | Command::Call { .. }
+            | Command::Check { .. }
+            | Command::Resume { .. }
+            | Command::Replay { .. }
+            | Command::Mcp { .. }
+    );
+    let mut workspace = None;
+    if builds_host || cli.trust_workspace || cli.distrust_workspace {
+        let flags = workspace::TrustFlags {
+            trust: cli.trust_workspace,
+            distrust: cli.distrust_workspace,
+        };
+        let mut config = workspace::WorkspaceConfig::open(&cwd, flags)?;
+        if builds_host {
+            config.apply(&mut cli.policy, &mut cli.mcp_config, &mut cli.skills);
+        }
+        workspace = Some(config);
+    }
+    let report = |instructions: bool| workspace.as_ref().and_then(|w| w.report(instructions));
     let policy = host::PolicyOptions {
         file: cli.policy,
         mode: cli.mode.map(Into::into),
@@ -459,6 +496,9 @@ async fn run(cli: Cli) -> Result<Value, Failure> {
             if !reports.is_empty() {
                 out["mcp"] = json!(reports);
             }
+            if let Some(report) = report(true) {
+                out["workspace"] = report;
+            }
             Ok(out)
         }
         Command::Call {
@@ -493,6 +533,9 @@ async fn run(cli: Cli) -> Result<Value, Failure> {
                     file.save()?;
                     out["session"] = file.summary(&pins);
                 }
+                if let Some(report) = report(false) {
+                    out["workspace"] = report;
+                }
                 return Ok(out);
             }
             let called = host
@@ -508,6 +551,9 @@ async fn run(cli: Cli) -> Result<Value, Failure> {
             if let Some(file) = &loaded {
                 file.save()?;
                 out["session"] = file.summary(&pins);
+            }
+            if let Some(report) = report(false) {
+                out["workspace"] = report;
             }
             Ok(out)
         }
@@ -541,6 +587,9 @@ async fn run(cli: Cli) -> Result<Value, Failure> {
                 file.save()?;
                 out["session"] = file.summary(&pins);
             }
+            if let Some(report) = report(false) {
+                out["workspace"] = report;
+            }
             Ok(out)
         }
         Command::Pending { file } => {
@@ -559,7 +608,11 @@ async fn run(cli: Cli) -> Result<Value, Failure> {
             let decision = host.check(&name, raw);
             let fingerprint = host.policy_fingerprint();
             replay::write(&record, &host, &name, raw, &decision, &fingerprint)?;
-            Ok(json!({ "decision": host::decision_json(&decision) }))
+            let mut out = json!({ "decision": host::decision_json(&decision) });
+            if let Some(report) = report(false) {
+                out["workspace"] = report;
+            }
+            Ok(out)
         }
         Command::Replay { records } => {
             let mut host = Host::new(&cwd, &policy)?;

@@ -76,8 +76,15 @@ pub struct StateOptions {
 }
 
 /// The state directory (see the module docs), created 0700.
-fn state_dir() -> Result<PathBuf, Failure> {
-    let dir = match std::env::var_os(STATE_DIR_ENV) {
+pub fn state_dir() -> Result<PathBuf, Failure> {
+    let dir = state_dir_path()?;
+    private_dir(&dir)?;
+    Ok(dir)
+}
+
+/// Where the state directory is (see the module docs), not created.
+pub fn state_dir_path() -> Result<PathBuf, Failure> {
+    Ok(match std::env::var_os(STATE_DIR_ENV) {
         Some(dir) if !dir.is_empty() => PathBuf::from(dir),
         _ => match std::env::var_os("XDG_STATE_HOME") {
             Some(base) if !base.is_empty() => PathBuf::from(base).join("toolhost"),
@@ -90,12 +97,11 @@ fn state_dir() -> Result<PathBuf, Failure> {
                 }
             },
         },
-    };
-    private_dir(&dir)?;
-    Ok(dir)
+    })
 }
 
-fn private_dir(dir: &Path) -> Result<(), Failure> {
+/// Creates `dir` with mode 0700, or checks an existing one is not open to others.
+pub fn private_dir(dir: &Path) -> Result<(), Failure> {
     std::fs::DirBuilder::new()
         .recursive(true)
         .mode(0o700)
@@ -323,7 +329,8 @@ fn scope_of(cwd: &Path, session: Option<&SessionFile>) -> Scope {
     }
 }
 
-fn write_private(path: &Path, text: &str) -> Result<(), Failure> {
+/// Writes `text` to `path` with mode 0600.
+pub fn write_private(path: &Path, text: &str) -> Result<(), Failure> {
     std::fs::OpenOptions::new()
         .write(true)
         .create(true)
