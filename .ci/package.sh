@@ -51,6 +51,12 @@ mkdir -p "$ws"
 for entry in "${pkgs[@]}"; do
   crate="$root/target/package/${entry%% *}-${entry##* }.crate"
   [ -f "$crate" ] || { echo "package: $crate was not made" >&2; exit 1; }
+  # The license texts travel with each package (`license` names both:
+  # MIT OR Apache-2.0); each crate links the root's and lists them in `include`.
+  for text in LICENSE-MIT LICENSE-APACHE; do
+    tar -tzf "$crate" "${entry%% *}-${entry##* }/$text" >/dev/null 2>&1 ||
+      { echo "package: ${entry%% *} leaves out $text" >&2; exit 1; }
+  done
   tar -xzf "$crate" -C "$ws"
 done
 cp Cargo.lock "$ws/Cargo.lock"
