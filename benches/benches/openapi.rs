@@ -12,7 +12,7 @@
 //! `.ci/setup.d/20-openapi.sh` into tool-openapi/tests/fixtures/npm.
 //!
 //! Group `openapi_synthetic`: generated documents shaped like the worst
-//! public ones (tool-openapi/tests/common/synthetic.rs): docusign-like
+//! public ones (tool-openapi/tests/it/common/synthetic.rs): docusign-like
 //! (3.2 MB, a wide web of described schemas) and graph-like (17 MB, 11 317
 //! operations). Prints, per document, the median of 3 runs of the
 //! `serde_json` parse, of the import (checked, compilations kept) and of a
@@ -28,7 +28,7 @@
 //! file's text included) as a multiple of the file size.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "../../tool-openapi/tests/common/synthetic.rs"]
+#[path = "../../tool-openapi/tests/it/common/synthetic.rs"]
 mod synthetic;
 
 use std::hint::black_box;

@@ -4,110 +4,14 @@
 //! events a host can turn into counters. No argument value is recorded.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use async_trait::async_trait;
+use test_support::{Collected, Seen};
 use tool_core::{
     Answer, ApiDefinition, Ask, Asker, Gate, GateDecision, Invoker, OfferedTools, PreparedCall,
     ToolBuilder, ToolCall, ToolContext, ToolOutput, ToolRegistry,
 };
-use tracing::field::{Field, Visit};
-use tracing::span::{Attributes, Id, Record};
-use tracing_subscriber::Layer;
-use tracing_subscriber::layer::{Context, SubscriberExt};
-use tracing_subscriber::registry::LookupSpan;
-
-/// One span or event as the subscriber saw it.
-#[derive(Debug, Clone, Default)]
-struct Seen {
-    /// The span's name, or the event's.
-    name: String,
-    /// For an event, the name of the span it belongs to.
-    parent: Option<String>,
-    /// For an event, its target.
-    target: String,
-    fields: Vec<(String, String)>,
-}
-
-impl Seen {
-    fn get(&self, name: &str) -> Option<&str> {
-        self.fields
-            .iter()
-            .rev()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    }
-}
-
-#[derive(Default, Clone)]
-struct Recorded {
-    spans: Arc<Mutex<Vec<(u64, Seen)>>>,
-    events: Arc<Mutex<Vec<Seen>>>,
-}
-
-impl Recorded {
-    fn spans(&self, name: &str) -> Vec<Seen> {
-        let spans = self.spans.lock().unwrap();
-        spans
-            .iter()
-            .filter(|(_, s)| s.name == name)
-            .map(|(_, s)| s.clone())
-            .collect()
-    }
-    fn events(&self, name: &str) -> Vec<Seen> {
-        let events = self.events.lock().unwrap();
-        events.iter().filter(|e| e.name == name).cloned().collect()
-    }
-    /// Everything recorded, as one text to search for leaks.
-    fn all_text(&self) -> String {
-        format!(
-            "{:?}{:?}",
-            self.spans.lock().unwrap(),
-            self.events.lock().unwrap()
-        )
-    }
-}
-
-struct Fields<'a>(&'a mut Vec<(String, String)>);
-
-impl Visit for Fields<'_> {
-    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-        self.0.push((
-            field.name().to_owned(),
-            format!("{value:?}").trim_matches('"').to_owned(),
-        ));
-    }
-    fn record_str(&mut self, field: &Field, value: &str) {
-        self.0.push((field.name().to_owned(), value.to_owned()));
-    }
-}
-
-impl<S: tracing::Subscriber + for<'a> LookupSpan<'a>> Layer<S> for Recorded {
-    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, _: Context<'_, S>) {
-        let mut seen = Seen {
-            name: attrs.metadata().name().to_owned(),
-            ..Seen::default()
-        };
-        attrs.record(&mut Fields(&mut seen.fields));
-        self.spans.lock().unwrap().push((id.into_u64(), seen));
-    }
-    fn on_record(&self, id: &Id, values: &Record<'_>, _: Context<'_, S>) {
-        let mut spans = self.spans.lock().unwrap();
-        if let Some((_, seen)) = spans.iter_mut().rev().find(|(i, _)| *i == id.into_u64()) {
-            values.record(&mut Fields(&mut seen.fields));
-        }
-    }
-    fn on_event(&self, event: &tracing::Event<'_>, ctx: Context<'_, S>) {
-        let mut seen = Seen {
-            name: event.metadata().name().to_owned(),
-            parent: ctx.event_span(event).map(|s| s.name().to_owned()),
-            target: event.metadata().target().to_owned(),
-            ..Seen::default()
-        };
-        event.record(&mut Fields(&mut seen.fields));
-        self.events.lock().unwrap().push(seen);
-    }
-}
 
 const SECRET: &str = "hunter2-do-not-trace";
 
@@ -179,10 +83,8 @@ impl Asker for Yes {
     }
 }
 
-fn recording() -> (Recorded, tracing::subscriber::DefaultGuard) {
-    let recorded = Recorded::default();
-    let subscriber = tracing_subscriber::registry().with(recorded.clone());
-    (recorded, tracing::subscriber::set_default(subscriber))
+fn recording() -> (Collected, tracing::subscriber::DefaultGuard) {
+    Collected::install()
 }
 
 #[tokio::test]
@@ -216,14 +118,8 @@ async fn a_call_records_the_genai_attributes_and_the_earlier_fields() {
     assert!(span.get("duration_ms").is_some());
     assert!(span.get("timeout_ms").is_some());
 
-    let durations: Vec<Seen> = recorded
-        .events
-        .lock()
-        .unwrap()
-        .iter()
-        .filter(|e| e.get("histogram.gen_ai.execute_tool.duration").is_some())
-        .cloned()
-        .collect();
+    let durations: Vec<Seen> =
+        recorded.events_where(|e| e.get("histogram.gen_ai.execute_tool.duration").is_some());
     assert_eq!(durations.len(), 1, "{durations:?}");
     assert_eq!(durations[0].target, tool_core::telemetry::METRICS_TARGET);
     assert_eq!(durations[0].get("gen_ai.tool.name"), Some("clock____now"));
@@ -299,14 +195,8 @@ async fn a_gated_batch_puts_decision_answer_and_run_on_each_calls_span() {
     assert_eq!(answers[0].get("answer"), Some("approved"));
     assert_eq!(recorded.events("tool.run").len(), 1);
 
-    let counters: Vec<Seen> = recorded
-        .events
-        .lock()
-        .unwrap()
-        .iter()
-        .filter(|e| e.get("monotonic_counter.tool.gate.decisions").is_some())
-        .cloned()
-        .collect();
+    let counters: Vec<Seen> =
+        recorded.events_where(|e| e.get("monotonic_counter.tool.gate.decisions").is_some());
     assert_eq!(counters.len(), 2, "{counters:?}");
     assert!(
         counters

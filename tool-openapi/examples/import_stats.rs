@@ -12,7 +12,7 @@
 //! (each result dropped outside the timing), and the ratio of the medians.
 #![allow(clippy::print_stdout, clippy::unwrap_used)]
 
-#[path = "../tests/common/synthetic.rs"]
+#[path = "../tests/it/common/synthetic.rs"]
 mod synthetic;
 
 use std::time::Instant;

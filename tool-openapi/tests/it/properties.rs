@@ -1,6 +1,5 @@
 //! Property tests (run in CI): the narrow parser on generated documents,
 //! and the SSRF guard on every spelling of random IPv4 addresses.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::net::Ipv4Addr;
 

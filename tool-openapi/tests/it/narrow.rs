@@ -1,6 +1,5 @@
 //! The narrow protocol: every validation error with its pointer and message,
 //! normalisation with warnings, compilation and approval defaults.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use serde_json::{Value, json};
 use tool_core::{HumanIntervention, InterventionPolicy, Violation};

@@ -16,18 +16,14 @@
 //! relative or missing servers, ECMA-262 patterns) occur only where
 //! [`REMAINING`] names the document and says why.
 //!
-//! - `cargo test -p tool-openapi --test corpus`: a pinned subset, every
+//! - `cargo test -p tool-openapi --test it corpus::`: a pinned subset, every
 //!   [`EVERY`]th document by sorted path (a debug build affords that in CI).
-//! - `cargo test -p tool-openapi --test corpus -- --ignored`: every document.
+//! - `cargo test -p tool-openapi --test it corpus:: -- --ignored`: every document.
 //!
 //! The table goes to stderr (`-- --nocapture` shows it) and, when
 //! `TOOL_OPENAPI_CORPUS_REPORT` names a file, into that file as Markdown;
 //! `TOOL_OPENAPI_CORPUS_DIGEST` names a file for a per-document digest of
 //! what a host gets, to compare two versions of the import ([`DIGEST`]).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-#[path = "../../.ci/fixtures.rs"]
-mod setup;
 
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
@@ -41,6 +37,8 @@ use tool_core::{
     CompiledSchema, NameRules, ToolContext, ToolRegistry, is_provider_safe, is_valid_name,
 };
 use tool_openapi::{Error, ImportOptions, Loaded, Location, OpenApiTool, load_document};
+
+use crate::setup;
 
 /// The subset the normal test runs: every `EVERY`th document of the sorted
 /// list (starting with the first), about 264 of 2 639.

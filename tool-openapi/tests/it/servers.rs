@@ -1,8 +1,5 @@
 //! Base URLs: relative and missing `servers`, server variables, and calls
 //! without a base (a real HTTP server on 127.0.0.1 answers those with one).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod common;
 
 use serde_json::{Value, json};
 use tool_core::{
@@ -12,6 +9,8 @@ use tool_core::{
 use tool_openapi::{
     ApiDocument, ImportOptions, OpenApiProvider, OpenApiTool, SsrfGuard, SsrfPolicy, import_value,
 };
+
+use crate::common;
 
 fn doc(servers: Option<Value>) -> Value {
     let mut doc = json!({

@@ -1,16 +1,8 @@
 //! Execution against a real HTTP server on 127.0.0.1 (axum, started here).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
-#[path = "http/judge.rs"]
 mod judge;
-#[path = "http/security.rs"]
 mod security;
-#[path = "../../.ci/fixtures.rs"]
-mod setup;
-#[path = "http/styles.rs"]
 mod styles;
-#[path = "http/traces.rs"]
 mod traces;
 
 use std::time::Duration;
@@ -21,7 +13,7 @@ use tool_core::{
 };
 use tool_openapi::{OpenApiTool, SsrfGuard, SsrfPolicy, parse_narrow};
 
-use common::body_of;
+use crate::common::{self, body_of};
 
 async fn setup() -> (std::net::SocketAddr, ToolRegistry) {
     let addr = common::start().await;

@@ -1,6 +1,5 @@
 //! Request bodies other than JSON, and responses that are not JSON,
 //! against a real HTTP server on 127.0.0.1 (axum, started here).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::net::SocketAddr;
 

@@ -9,121 +9,16 @@
 //! `traceparent` the request carried in `_meta`), and that no argument
 //! value and no credential appears anywhere.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use serde_json::json;
+use test_support::{Collected, Seen};
 use tool_core::{
     Answer, ApiDefinition, Ask, Asker, Invoker, NameRules, ToolBuilder, ToolCall, ToolContext,
     ToolOutput, ToolRegistry,
 };
 use tool_openapi::{OpenApiTool, SsrfGuard, SsrfPolicy, parse_narrow};
-use tracing::field::{Field, Visit};
-use tracing::span::{Attributes, Id, Record};
-use tracing_subscriber::Layer;
-use tracing_subscriber::layer::{Context, SubscriberExt};
-use tracing_subscriber::registry::LookupSpan;
-
-/// A span or an event as the subscriber saw it.
-#[derive(Debug, Clone, Default)]
-struct Seen {
-    name: String,
-    /// The enclosing span's name (a span's parent, an event's span).
-    parent: Option<String>,
-    /// The callsite's target (the crate and module that emitted it).
-    target: String,
-    fields: Vec<(String, String)>,
-}
-
-impl Seen {
-    fn get(&self, name: &str) -> Option<&str> {
-        self.fields
-            .iter()
-            .rev()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    }
-}
-
-#[derive(Default, Clone)]
-struct Collected {
-    spans: Arc<Mutex<Vec<(u64, Seen)>>>,
-    events: Arc<Mutex<Vec<Seen>>>,
-}
-
-impl Collected {
-    fn spans(&self, name: &str) -> Vec<Seen> {
-        let spans = self.spans.lock().unwrap();
-        spans
-            .iter()
-            .filter(|(_, s)| s.name == name)
-            .map(|(_, s)| s.clone())
-            .collect()
-    }
-    fn events(&self, name: &str) -> Vec<Seen> {
-        let events = self.events.lock().unwrap();
-        events.iter().filter(|e| e.name == name).cloned().collect()
-    }
-    /// Every span, and every event of our crates, as one text to search
-    /// for leaks. (rmcp's own debug and trace events log whole requests,
-    /// arguments included: a host keeps `rmcp` at `info` or above.)
-    fn all_text(&self) -> String {
-        let events = self.events.lock().unwrap();
-        let ours: Vec<&Seen> = events
-            .iter()
-            .filter(|e| e.target.starts_with("tool_"))
-            .collect();
-        assert!(!ours.is_empty());
-        format!("{:?}{ours:?}", self.spans.lock().unwrap())
-    }
-}
-
-struct Fields<'a>(&'a mut Vec<(String, String)>);
-
-impl Visit for Fields<'_> {
-    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-        self.0.push((
-            field.name().to_owned(),
-            format!("{value:?}").trim_matches('"').to_owned(),
-        ));
-    }
-    fn record_str(&mut self, field: &Field, value: &str) {
-        self.0.push((field.name().to_owned(), value.to_owned()));
-    }
-}
-
-impl<S: tracing::Subscriber + for<'a> LookupSpan<'a>> Layer<S> for Collected {
-    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
-        let parent = ctx
-            .span(id)
-            .and_then(|span| span.parent())
-            .map(|parent| parent.name().to_owned());
-        let mut seen = Seen {
-            name: attrs.metadata().name().to_owned(),
-            parent,
-            target: attrs.metadata().target().to_owned(),
-            ..Seen::default()
-        };
-        attrs.record(&mut Fields(&mut seen.fields));
-        self.spans.lock().unwrap().push((id.into_u64(), seen));
-    }
-    fn on_record(&self, id: &Id, values: &Record<'_>, _: Context<'_, S>) {
-        let mut spans = self.spans.lock().unwrap();
-        if let Some((_, seen)) = spans.iter_mut().rev().find(|(i, _)| *i == id.into_u64()) {
-            values.record(&mut Fields(&mut seen.fields));
-        }
-    }
-    fn on_event(&self, event: &tracing::Event<'_>, ctx: Context<'_, S>) {
-        let mut seen = Seen {
-            name: event.metadata().name().to_owned(),
-            parent: ctx.event_span(event).map(|s| s.name().to_owned()),
-            target: event.metadata().target().to_owned(),
-            ..Seen::default()
-        };
-        event.record(&mut Fields(&mut seen.fields));
-        self.events.lock().unwrap().push(seen);
-    }
-}
 
 /// A person who says yes.
 struct Yes;
@@ -143,9 +38,7 @@ const MCP_VALUE: &str = "memo-private-value";
 
 #[tokio::test]
 async fn traces_of_gated_api_and_mcp_calls_carry_the_conventions_and_no_values() {
-    let collected = Collected::default();
-    let subscriber = tracing_subscriber::registry().with(collected.clone());
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let (collected, _guard) = Collected::install();
 
     let addr = crate::common::start().await;
     let (doc, _) = parse_narrow(&crate::common::narrow_doc(addr)).unwrap();
@@ -375,7 +268,15 @@ async fn traces_of_gated_api_and_mcp_calls_carry_the_conventions_and_no_values()
     assert_eq!(request.get("http.response.status_code"), Some("200"));
     assert_eq!(request.get("error.type"), None);
 
-    let text = collected.all_text();
+    // Every span, and every event of our crates. (rmcp's own debug and
+    // trace events log whole requests, arguments included: a host keeps
+    // `rmcp` at `info` or above.)
+    assert!(
+        !collected
+            .events_where(|e| e.target.starts_with("tool_"))
+            .is_empty()
+    );
+    let text = collected.text_where(|e| e.target.starts_with("tool_"));
     for value in [API_KEY, NAME_VALUE, QUERY_VALUE, NOTE_VALUE, MCP_VALUE] {
         assert!(!text.contains(value), "{value} was traced: {text}");
     }

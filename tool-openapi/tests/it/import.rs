@@ -1,10 +1,5 @@
 //! Importing real OpenAPI documents: the petstores written here (3.0 YAML,
 //! 3.1 JSON) and the GitHub REST description from npm `@octokit/openapi`.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod common;
-#[path = "../../.ci/fixtures.rs"]
-mod setup;
 
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -19,6 +14,8 @@ use tool_openapi::{
     SchemeKind, SsrfGuard, SsrfPolicy, compile_manifest, import_batch, import_openapi,
     load_document,
 };
+
+use crate::{common, setup};
 
 fn fixture(name: &str) -> String {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))

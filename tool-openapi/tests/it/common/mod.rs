@@ -1,6 +1,8 @@
 //! A real HTTP server on 127.0.0.1 for the tests.
 #![allow(dead_code, clippy::unwrap_used)]
 
+pub mod synthetic;
+
 use std::net::SocketAddr;
 use std::time::Duration;
 

@@ -2,12 +2,6 @@
 //! budget (never a silent loss), the operation filter applied before any
 //! schema is built; on synthetic documents shaped like the worst public
 //! ones and on the GitHub REST description.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-#[path = "../../.ci/fixtures.rs"]
-mod setup;
-#[path = "common/synthetic.rs"]
-mod synthetic;
 
 use std::path::PathBuf;
 
@@ -16,6 +10,9 @@ use tool_openapi::{
     DEFAULT_MAX_TOOL_CHARS, ImportOptions, Method, api_definition, compile_manifest,
     import_openapi, import_value,
 };
+
+use crate::common::synthetic;
+use crate::setup;
 
 /// The size a model receives for one operation (its API definition's JSON).
 fn tool_size(op: &tool_openapi::Operation) -> usize {

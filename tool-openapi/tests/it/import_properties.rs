@@ -2,7 +2,6 @@
 //! what importing its parsed `serde_json::Value` gives (the importer reads
 //! JSON text into its own arena tree), on generated documents whose
 //! schemas repeat keys, use escapes, `$ref`s and OpenAPI 3.0 dialect.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use proptest::prelude::*;
 use tool_openapi::{
