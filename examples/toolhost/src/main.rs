@@ -7,7 +7,9 @@
 //! - exit 0 when the command itself worked (even if the tool call failed:
 //!   the failure is in the output), 2 for a usage error, 1 when a source
 //!   (a policy file, a spec…) cannot be loaded; errors are JSON on stderr:
-//!   `{"error": {"kind": "usage" | "source" | "internal", "message": …}}`.
+//!   `{"error": {"kind": "usage" | "source" | "internal", "message": …}}`;
+//! - with `TOOLHOST_TRACE_FILE=PATH` set, the tool-layer crates' spans and
+//!   events are appended to PATH as JSON lines ([`trace_file`]).
 
 mod builtin;
 mod demo;
@@ -23,6 +25,7 @@ mod script_audit;
 mod session;
 mod skills;
 mod tool_search;
+mod trace_file;
 mod workspace;
 
 use std::path::PathBuf;
@@ -322,6 +325,9 @@ fn main() -> ExitCode {
             return fail(&Failure::Usage(error.render().to_string()));
         }
     };
+    if let Err(failure) = trace_file::install() {
+        return fail(&failure);
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

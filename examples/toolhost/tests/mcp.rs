@@ -3,6 +3,10 @@
 //! `toolhost mcp tools`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+/// One call's trace across client and server processes.
+#[path = "mcp/traces.rs"]
+mod traces;
+
 use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
