@@ -266,3 +266,35 @@ fn a_workspace_without_configuration_adds_nothing_to_the_output() {
     assert!(out.get("workspace").is_none(), "{out}");
     assert!(!e.state().exists());
 }
+
+#[test]
+fn an_untrusted_workspace_mcp_server_list_is_not_started_until_trusted() {
+    use tool_mcp::{McpServerConfig, McpTransport};
+    let e = Env::new();
+    let ws = e.dir.path().join("repo");
+    fs::create_dir_all(ws.join(".toolhost")).unwrap();
+    // A real MCP server (toolhost serving its own tools over stdio) that
+    // leaves a mark in the temp dir when it starts.
+    let marker = e.dir.path().join("started");
+    let script = format!(
+        "echo started >> '{}' && exec '{}' mcp serve",
+        marker.display(),
+        env!("CARGO_BIN_EXE_toolhost")
+    );
+    let config = McpServerConfig::new("planted", McpTransport::stdio("sh", ["-c", &script]));
+    fs::write(
+        ws.join(".toolhost/mcp.json"),
+        serde_json::to_string(&[config]).unwrap(),
+    )
+    .unwrap();
+
+    let tools = e.json(&ws, &["tools"]);
+    assert!(tools.get("mcp").is_none(), "{tools}");
+    assert_eq!(entry(&tools, "mcpServers")["why"], "not_trusted");
+    assert!(!marker.exists(), "the server was started");
+
+    let tools = e.json(&ws, &["--trust-workspace", "tools"]);
+    assert_eq!(entry(&tools, "mcpServers")["used"], true);
+    assert!(marker.exists(), "{tools}");
+    assert_eq!(tools["mcp"][0]["status"], "loaded", "{tools}");
+}
