@@ -4,6 +4,14 @@
 # whole family, and what each cargo feature adds. Writes benches/BUILD_COST.md.
 #
 # Usage: benches/build_cost.sh [OUT.md]
+#        benches/build_cost.sh --graph-only
+#
+# --graph-only builds nothing: it prints, for each row of the per-feature
+# table, the number of crates the feature adds and their names (the same
+# `cargo tree` comparison as the full run), in seconds. The crate counts do
+# not move with the machine's load, so a change to a feature's dependencies
+# can be checked with it before and after, and the full run kept for when
+# the compile times are wanted.
 #
 # Each scenario is one cold `cargo build` (dev profile, the library targets
 # only, --locked, CARGO_INCREMENTAL=0) into a private target directory made
@@ -18,6 +26,11 @@
 # it by hand on a quiet machine when the dependency graph changes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+graph_only=false
+if [ "${1:-}" = "--graph-only" ]; then
+  graph_only=true
+  shift
+fi
 out=${1:-benches/BUILD_COST.md}
 
 export CARGO_INCREMENTAL=0 CARGO_TERM_COLOR=never
@@ -39,6 +52,7 @@ scenarios=(
 rows="$work/rows.tsv"
 : >"$rows"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+$graph_only && scenarios=()
 for entry in "${scenarios[@]}"; do
   label=${entry%%|*}
   # shellcheck disable=SC2206
@@ -90,6 +104,16 @@ for entry in "${features[@]}"; do
   cargo tree --locked -e normal,build --prefix none $with 2>/dev/null | awk '{ print $1 }' | sort -u >"$work/b"
   printf '%s\t%s\t%s\n' "$crate" "$feature" "$(comm -13 "$work/a" "$work/b" | paste -sd' ' -)" >>"$feat"
 done
+
+if $graph_only; then
+  printf '| crate | feature | crates added | added crates |\n|---|---|---:|---|\n'
+  while IFS=$'\t' read -r crate feature added; do
+    # shellcheck disable=SC2086
+    set -- $added
+    printf '| %s | %s | %d | %s |\n' "$crate" "$feature" "$#" "$added"
+  done <"$feat"
+  exit 0
+fi
 
 python3 - "$rows" "$feat" "$timings" "$out" "$load_before" "$load_after" \
   "$(rustc --version)" "$(nproc)" "$(date -u +%Y-%m-%d)" <<'PY'
