@@ -119,12 +119,19 @@
 //! # What a prefix rule approves
 //!
 //! A prefix rule (`never`), a remembered answer or an allow-list entry
-//! approves a program with a closed row (`find`, `sort`, `rg`, `tree`,
-//! `jq`, `go test`, `pytest`: `shell/table/known_rows.rs`) only when every
-//! option is one the row lists: any other is `limits/unknown-option`
-//! (asks where a person is present, runs under the default confinement
-//! where nobody is). Long options are read as the program reads them
-//! (GNU unique prefixes: `sort --outp=F` is `--output=F`). An option with
+//! approves a program with a closed row only when every option is one the
+//! row lists, or one the host adds (`shell.options`): any other is
+//! `limits/unknown-option` (asks where a person is present, runs under the
+//! default confinement where nobody is). Closed rows: `find`, `sort`, `rg`,
+//! `tree`, `jq`, `go test`, `pytest` (`shell/table/known_rows.rs`);
+//! `grep`, `diff`, `sed`, `awk` (`text_rows.rs`); git's own options and
+//! `status`, `log`, `diff`, `show`, `blame`, `branch`, `rev-parse`,
+//! `ls-files`, `config` (`git_rows.rs`); cargo's and npm's own options and
+//! their build, test, run and listing subcommands (`build_rows.rs`);
+//! `xargs`, whose options end at the first operand, the command it runs
+//! judged by its own row (`runner_rows.rs`). Long options are read as the
+//! program reads them (GNU unique prefixes: `sort --outp=F` is
+//! `--output=F`; cargo's exactly). An option with
 //! an [`Effect`] (`--manifest-path`, `-C`, `--config`) takes the call out of
 //! the rule, also out of a full-access rule's `confinement`;
 //! [`PolicyFile::findings`] names full-access rules over programs that run

@@ -34,7 +34,8 @@ fn hosts_extend_the_wrapper_and_option_tables() {
             &["--runner-script"],
             OptionValue::Required,
             Effect::ChangesConfig,
-        ));
+        ))
+        .with_option(CommandOption::valued("cargo", &["--shard"]).subcommand("test"));
     let engine = |mode| {
         PolicyEngine::builder()
             .policy_file(&common::policy_file())
@@ -96,14 +97,26 @@ fn hosts_extend_the_wrapper_and_option_tables() {
         Action::Run,
         "only after the subcommand the host named"
     );
-    // A host option stops a prefix rule from approving.
+    // cargo's rows are closed: an option they do not list is unknown, so
+    // the prefix rule does not approve it; the host's row makes it known,
+    // and its effect still stops the prefix rule.
+    let d = common::run_command(&plain_manual, "cargo test --runner-script x");
     assert_eq!(
-        common::run_command(&plain_manual, "cargo test --runner-script x").action,
-        Action::Run
+        (d.action, d.reason.rule.as_deref()),
+        (Action::Ask, Some("limits/unknown-option")),
+        "{d:?}"
+    );
+    let d = common::run_command(&manual, "cargo test --runner-script x");
+    assert_eq!(d.action, Action::Ask, "{d:?}");
+    assert_ne!(d.reason.rule.as_deref(), Some("limits/unknown-option"));
+    // A host's option without an effect is one the prefix rule approves.
+    assert_eq!(
+        common::run_command(&plain_manual, "cargo test --shard 1").action,
+        Action::Ask
     );
     assert_eq!(
-        common::run_command(&manual, "cargo test --runner-script x").action,
-        Action::Ask
+        common::run_command(&manual, "cargo test --shard 1").action,
+        Action::Run
     );
     assert_eq!(
         common::run_command(&manual, "cargo test -p x").action,

@@ -24,7 +24,10 @@
 
 use super::words::basename;
 
+pub(crate) mod build_rows;
+pub(crate) mod git_rows;
 pub(crate) mod known_rows;
+pub(crate) mod runner_rows;
 pub(crate) mod text_rows;
 
 /// What an option, an operand or a program's own language does, beyond
@@ -200,6 +203,10 @@ pub enum OptionValue {
     Required,
     /// Only attached: `--output=FILE` (a separate word is an operand).
     Attached,
+    /// Only attached, and the value names no file: a backup suffix
+    /// (`sed -i.bak`, `--in-place=.orig`, `-i~`), so an effect the option
+    /// has carries no value.
+    Suffix,
 }
 
 /// A host's row of the program table: one option of one command (after
@@ -279,6 +286,11 @@ pub(crate) enum Options {
     /// The first operand is the subcommand; the program's own options may
     /// come anywhere (`cargo test --config X`).
     Anywhere,
+    /// Options end at the first operand (getopt's `+` mode): the rest is
+    /// the operand list, and for a command runner the command it runs
+    /// (`xargs -0 grep -r x`: `-r` is grep's; `awk '{…}' -x`: `-x` is an
+    /// operand).
+    BeforeOperands,
 }
 
 /// One row of the program table.
@@ -334,7 +346,7 @@ pub(crate) enum Operands {
 }
 
 use Effect::{ChangesConfig, LoadsCode, RunsCode, WritesFile};
-use OptionValue::{Attached, Flag, Required};
+use OptionValue::{Attached, Flag, Required, Suffix};
 
 pub(crate) const fn opt(names: &'static [&'static str], value: OptionValue, effect: Effect) -> Opt {
     Opt {
@@ -383,7 +395,7 @@ const fn writer(
     }
 }
 
-const fn sub(
+pub(crate) const fn sub(
     programs: &'static [&'static str],
     subcommand: &'static str,
     options: &'static [Opt],
@@ -400,128 +412,9 @@ const fn sub(
     }
 }
 
-const GIT: &[&str] = &["git"];
-
 /// The built-in rows. A program's row without a subcommand comes first.
 pub(crate) const TABLE: &[Row] = &[
-    // git: its own options before the subcommand (`-c` is judged by key,
-    // see `shell::options`).
-    Row {
-        programs: GIT,
-        subcommand: None,
-        options_at: Options::BeforeSubcommand,
-        clusters: false,
-        options: &[
-            opt(
-                &[
-                    "-C",
-                    "--git-dir",
-                    "--work-tree",
-                    "--exec-path",
-                    "--namespace",
-                ],
-                Required,
-                ChangesConfig,
-            ),
-            opt(&["--config-env"], Required, ChangesConfig),
-            valued(&["-c", "--super-prefix"]),
-        ],
-        operands: Operands::Plain,
-        parser: Parser::Exact,
-        closed: false,
-    },
-    sub(
-        GIT,
-        "diff",
-        &[
-            opt(&["--output"], Required, WritesFile),
-            opt(&["--ext-diff"], Flag, ChangesConfig),
-        ],
-    ),
-    sub(
-        GIT,
-        "log",
-        &[
-            opt(&["--output"], Required, WritesFile),
-            opt(&["--ext-diff"], Flag, ChangesConfig),
-        ],
-    ),
-    sub(GIT, "show", &[opt(&["--output"], Required, WritesFile)]),
-    sub(
-        GIT,
-        "format-patch",
-        &[opt(&["-o", "--output-directory"], Required, WritesFile)],
-    ),
-    sub(
-        GIT,
-        "grep",
-        &[opt(&["-O", "--open-files-in-pager"], Attached, RunsCode)],
-    ),
-    sub(GIT, "fetch", &[opt(&["--upload-pack"], Required, RunsCode)]),
-    sub(GIT, "pull", &[opt(&["--upload-pack"], Required, RunsCode)]),
-    sub(
-        GIT,
-        "clone",
-        &[
-            opt(&["-u", "--upload-pack"], Required, RunsCode),
-            opt(&["--template", "-c", "--config"], Required, ChangesConfig),
-        ],
-    ),
-    sub(
-        GIT,
-        "push",
-        &[opt(&["--receive-pack", "--exec"], Required, RunsCode)],
-    ),
-    // `git send-email --sendmail-cmd=CMD` runs CMD to send each patch.
-    sub(
-        GIT,
-        "send-email",
-        &[opt(&["--sendmail-cmd"], Required, RunsCode)],
-    ),
-    sub(
-        GIT,
-        "ls-remote",
-        &[opt(&["--upload-pack"], Required, RunsCode)],
-    ),
-    sub(
-        GIT,
-        "archive",
-        &[
-            opt(&["-o", "--output"], Required, WritesFile),
-            opt(&["--exec"], Required, RunsCode),
-        ],
-    ),
-    // cargo: configuration that picks the compiler, runners, wrappers.
-    program(
-        &["cargo"],
-        false,
-        &[
-            // Another project's manifest, configuration or output: the
-            // command is not the one a rule named (a full-access
-            // `cargo build:*` must not build `/tmp/evil`).
-            opt(
-                &["--config", "-Z", "--target-dir", "--manifest-path"],
-                Required,
-                ChangesConfig,
-            ),
-            valued(&["--color"]),
-        ],
-    ),
-    // npm and its kin: Node options, another project, another shell.
-    program(
-        &["npm"],
-        false,
-        &[
-            opt(
-                &["--node-options", "--prefix", "-C"],
-                Required,
-                ChangesConfig,
-            ),
-            opt(&["--script-shell"], Required, RunsCode),
-            opt(&["--userconfig", "--globalconfig"], Required, ChangesConfig),
-            valued(&["--dir", "--cwd"]),
-        ],
-    ),
+    // git: see `shell::git_rows`; cargo and npm: `shell::build_rows`.
     program(
         &["npx"],
         false,
@@ -720,10 +613,19 @@ pub(crate) fn builtin_program_names() -> impl Iterator<Item = &'static str> {
     all_rows().flat_map(|row| row.programs.iter().copied())
 }
 
-/// Every built-in row: this table's, the read-only programs' rows of
-/// `shell::known_rows` and the text tools' of `shell::text_rows`.
+/// Every built-in row: this table's, git's (`shell::git_rows`), the build
+/// tools' (`shell::build_rows`), the read-only programs' rows of
+/// `shell::known_rows`, the text tools' of `shell::text_rows` and the
+/// command runners' of `shell::runner_rows`. A program's rows all come
+/// from one file, its own row first.
 fn all_rows() -> impl Iterator<Item = &'static Row> {
-    TABLE.iter().chain(known_rows::ROWS).chain(text_rows::ROWS)
+    TABLE
+        .iter()
+        .chain(git_rows::ROWS)
+        .chain(build_rows::ROWS)
+        .chain(known_rows::ROWS)
+        .chain(text_rows::ROWS)
+        .chain(runner_rows::ROWS)
 }
 
 /// The built-in rows of `program`, found through an index built once (most
@@ -835,17 +737,19 @@ impl<'a> Rows<'a> {
         self.own().map_or(Parser::Exact, |r| r.parser)
     }
 
-    /// Whether the options read with subcommand `sub` are all listed: the
-    /// subcommand's row is closed, or (none) the program's own row is.
-    /// `Some(true)`: closed by the subcommand's row (options before the
-    /// subcommand are the program's own, not judged by it).
-    fn closed(&self, sub: Option<&str>) -> Option<bool> {
-        if let Some(sub) = sub
-            && let Some(row) = self.builtin.iter().find(|r| r.subcommand == Some(sub))
-        {
-            return row.closed.then_some(true);
-        }
-        self.own().filter(|r| r.closed).map(|_| false)
+    /// Whether every option must be listed: `(before, after)` for the
+    /// options before the subcommand (the program's own row decides) and
+    /// after it (the subcommand's row decides; a subcommand without a row
+    /// of a program that has subcommand rows, `cargo nextest`, is not
+    /// known, so its options are not judged; a program without any, `sort`,
+    /// is judged by its own row throughout).
+    fn closed(&self, sub: Option<&str>) -> (bool, bool) {
+        let own = self.own().is_some_and(|r| r.closed);
+        let after = match sub.and_then(|s| self.builtin.iter().find(|r| r.subcommand == Some(s))) {
+            Some(row) => row.closed,
+            None => own && !self.builtin.iter().any(|r| r.subcommand.is_some()),
+        };
+        (own, after)
     }
 
     /// The one listed long spelling `name` (`--outp`) abbreviates, where
@@ -936,6 +840,7 @@ impl<'a> Invocation<'a> {
         let rows = Rows::of(program, extra);
         let clusters = rows.clusters();
         let parser = rows.parser();
+        let stops_at_operand = rows.options_at() == Options::BeforeOperands;
         let mut out = Self {
             program,
             ..Self::default()
@@ -945,11 +850,14 @@ impl<'a> Invocation<'a> {
         while let Some((at, word)) = iter.next() {
             let word = word.as_str();
             if options_done || word == "-" || !word.starts_with('-') {
-                if out.subcommand.is_none() && !options_done {
+                // (After `--` too where options end at the first operand:
+                // `xargs -- -x` runs `-x`.)
+                if out.subcommand.is_none() && (!options_done || stops_at_operand) {
                     out.subcommand = Some(word);
                     out.subcommand_at = Some(at);
                 }
                 out.operands.push(word);
+                options_done |= stops_at_operand;
                 continue;
             }
             if word == "--" {
@@ -993,6 +901,7 @@ impl<'a> Invocation<'a> {
                     read.effect = m.effect;
                     match (m.value, attached) {
                         (Flag, Some(_)) => read.effect = None,
+                        (Suffix, _) => {}
                         (_, Some(v)) => read.value = Some(v),
                         (Required, None) => wants_next = true,
                         _ => {}
@@ -1012,7 +921,7 @@ impl<'a> Invocation<'a> {
                 // `-o=FILE`.
                 read.letters = name.get(1..).unwrap_or_default();
                 read.effect = m.effect;
-                read.value = Some(rest);
+                read.value = (m.value != Suffix).then_some(rest);
                 read.known = true;
             } else if parser != Parser::GoFlag {
                 read_short(word, clusters, &meaning, &mut read, &mut wants_next);
@@ -1022,14 +931,12 @@ impl<'a> Invocation<'a> {
             }
             out.options.push(read);
         }
-        // Closed rows come last in a program's rows (the read-only
-        // programs have only those): one look answers the other programs.
-        let maybe_closed = rows.builtin.last().is_some_and(|r| r.closed);
-        if maybe_closed && let Some(by_sub) = rows.closed(out.subcommand) {
+        if rows.builtin.iter().any(|r| r.closed) {
+            let (own, after) = rows.closed(out.subcommand);
             out.unknown = out
                 .options
                 .iter()
-                .find(|o| !(o.known || (by_sub && o.before_subcommand)))
+                .find(|o| !o.known && if o.before_subcommand { own } else { after })
                 .map(|o| o.word);
         }
         out
@@ -1096,6 +1003,13 @@ fn read_short<'a>(
             known = false;
             continue;
         };
+        if m.value == Suffix {
+            // `-i.bak`: the rest of the word is the option's, and no file.
+            read.effect = m.effect.or(read.effect);
+            read.known = known;
+            read.letters = letters.get(..at + c.len_utf8()).unwrap_or_default();
+            return;
+        }
         if m.effect.is_some() {
             read.effect = m.effect;
         }

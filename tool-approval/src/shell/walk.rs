@@ -456,6 +456,12 @@ impl Walker<'_, '_> {
             if field == Some("descriptor") || child.kind() == "file_descriptor" && field.is_none() {
                 continue;
             }
+            if !have_target && self.text(*child).starts_with('#') {
+                // `> # x`: bash reads a comment, so the redirection has no
+                // target and the line does not run (the grammar takes the
+                // comment, and what follows it, as the target).
+                self.hazard(Hazard::Syntax);
+            }
             let (target, _) = self.word(*child, depth + 1);
             if have_target {
                 // `rm >x -rf /`: words after the target are the command's arguments.

@@ -5,7 +5,7 @@
 
 use super::classes::{self, PartClasses, holds_ifs};
 use super::syntax::HostWrapper;
-use super::table::takes_separate_value;
+use super::table::{runner_rows, takes_separate_value};
 use super::types::{SimpleCommand, StdinCommand};
 use super::words::{basename, tokenize};
 
@@ -282,22 +282,11 @@ const WRAPPERS: &[Wrapper] = &[
         valued: &[],
         positional: 1,
     },
+    // Its options are read through its row of the program table
+    // (`table::runner_rows`): the command starts at the first operand.
     Wrapper {
         name: "xargs",
-        valued: &[
-            "-I",
-            "-n",
-            "-P",
-            "-d",
-            "-E",
-            "-L",
-            "-s",
-            "-a",
-            "--max-args",
-            "--max-procs",
-            "--delimiter",
-            "--arg-file",
-        ],
+        valued: &[],
         positional: 0,
     },
     Wrapper {
@@ -1103,6 +1092,12 @@ fn unwrap_split<'w>(
     rest: &'w [String],
     host: &[HostWrapper],
 ) -> Option<(Vec<String>, &'w [String])> {
+    if let Some(w) = builtin_wrapper(first)
+        && let Some(at) = runner_rows::command_at(w.name, rest)
+    {
+        // `xargs`: where its row says the command starts.
+        return Some((Vec::new(), rest.get(at..).unwrap_or_default()));
+    }
     let wrapper = match builtin_wrapper(first) {
         Some(w) => Spec {
             name: w.name,

@@ -1,17 +1,23 @@
 //! Closed rows of the text tools agents' allow-lists approve by prefix
-//! (`grep:*`, `diff:*`): each lists every option of GNU grep and GNU
-//! diffutils' diff, so an option no row lists is unknown
-//! (`limits/unknown-option`: no prefix rule approves it), as for the
-//! read-only programs of `shell::known_rows`. Both read long options with
-//! GNU `getopt_long` (unique prefixes) and cluster short ones.
+//! (`grep:*`, `diff:*`, `sed:*`, `awk:*`): each lists every option of GNU
+//! grep, GNU diffutils' diff, GNU sed and gawk (awk's options are gawk's,
+//! a superset of POSIX awk's and mawk's `-W`), so an option no row lists
+//! is unknown (`limits/unknown-option`: no prefix rule approves it), as for
+//! the read-only programs of `shell::known_rows`. All read long options
+//! with GNU `getopt_long` (unique prefixes) and cluster short ones; awk's
+//! options end at the program text (getopt's `+` mode: `awk '{…}' -x` has
+//! no option `-x`). What sed scripts and awk programs do is read from
+//! their text (`shell::programs`); a script or program from a file is code
+//! the line does not show.
 //!
 //! Not listed, on purpose (unknown, so they ask): `diff -l`/`--paginate`
-//! (runs `pr`). grep's `-NUM` context is listed as its ten digits.
+//! (runs `pr`); gawk's `-D`/`--debug` (a debugger reading commands). grep's
+//! `-NUM` context is listed as its ten digits.
 
-use super::{Effect, Opt, OptionValue, Parser, Row, opt, program, valued};
+use super::{Effect, Opt, OptionValue, Options, Parser, Row, opt, program, valued};
 
-use Effect::ReadsFile;
-use OptionValue::{Attached, Flag, Required};
+use Effect::{LoadsCode, ReadsFile, WritesFile};
+use OptionValue::{Attached, Flag, Required, Suffix};
 
 /// Options that take no value and do nothing the engine judges.
 const fn flags(names: &'static [&'static str]) -> Opt {
@@ -42,6 +48,123 @@ const fn gnu(programs: &'static [&'static str], options: &'static [Opt]) -> Row 
 
 /// The closed rows (see the module docs).
 pub(crate) const ROWS: &[Row] = &[
+    gnu(
+        &["sed", "gsed"],
+        &[
+            flags(&[
+                "-n",
+                "--quiet",
+                "--silent",
+                "--debug",
+                "--follow-symlinks",
+                "--posix",
+                "-E",
+                "-r",
+                "--regexp-extended",
+                "-s",
+                "--separate",
+                "--sandbox",
+                "-u",
+                "--unbuffered",
+                "-z",
+                "--null-data",
+                "--help",
+                "--version",
+            ]),
+            // The script: read from the line by `shell::programs`.
+            valued(&["-e", "--expression", "-l", "--line-length"]),
+            // A script from a file: code the line does not show.
+            opt(&["-f", "--file"], Required, LoadsCode),
+            // Every file operand is rewritten (the suffix names a backup).
+            opt(&["-i", "--in-place"], Suffix, WritesFile),
+        ],
+    ),
+    Row {
+        options_at: Options::BeforeOperands,
+        ..gnu(
+            &["awk", "gawk"],
+            &[
+                flags(&[
+                    "-b",
+                    "--characters-as-bytes",
+                    "-c",
+                    "--traditional",
+                    "-C",
+                    "--copyright",
+                    "-g",
+                    "--gen-pot",
+                    "-h",
+                    "--help",
+                    "-I",
+                    "--trace",
+                    "-k",
+                    "--csv",
+                    "-M",
+                    "--bignum",
+                    "-N",
+                    "--use-lc-numeric",
+                    "-n",
+                    "--non-decimal-data",
+                    "-O",
+                    "--optimize",
+                    "-P",
+                    "--posix",
+                    "-r",
+                    "--re-interval",
+                    "-s",
+                    "--no-optimize",
+                    "-S",
+                    "--sandbox",
+                    "-t",
+                    "--lint-old",
+                    "-V",
+                    "--version",
+                ]),
+                attached(&["-L", "--lint"]),
+                // The program text (read by `shell::programs`), fields,
+                // variables, mawk's `-W` settings.
+                valued(&[
+                    "-e",
+                    "--source",
+                    "-F",
+                    "--field-separator",
+                    "-v",
+                    "--assign",
+                    "-W",
+                ]),
+                // A program or extension from a file: code the line does
+                // not show.
+                opt(
+                    &[
+                        "-f",
+                        "--file",
+                        "-E",
+                        "--exec",
+                        "-i",
+                        "--include",
+                        "-l",
+                        "--load",
+                    ],
+                    Required,
+                    LoadsCode,
+                ),
+                // Variables, a profile or the pretty-printed program are
+                // written to a file (a default one without a value).
+                opt(
+                    &[
+                        "-d",
+                        "--dump-variables",
+                        "-o",
+                        "--pretty-print",
+                        "-p",
+                        "--profile",
+                    ],
+                    Attached,
+                    WritesFile,
+                ),
+            ],
+        )
+    },
     gnu(
         &["grep", "egrep", "fgrep"],
         &[
@@ -269,6 +392,29 @@ const EXAMPLES: &[(&str, Reads)] = &[
     ("diff --to-file=b a", Reads::Does(ReadsFile)),
     ("diff -l a b", Reads::Unknown),
     ("diff --paginate a b", Reads::Unknown),
+    ("sed -n 1,5p README.md", Reads::Harmless),
+    ("sed -E -e s/a/b/g -e 1d README.md", Reads::Harmless),
+    ("sed README.md --expr=1d", Reads::Harmless),
+    ("sed --sandbox 1d README.md", Reads::Harmless),
+    ("sed -i s/a/b/ src/main.rs", Reads::Does(WritesFile)),
+    ("sed -i.bak s/a/b/ src/main.rs", Reads::Does(WritesFile)),
+    ("sed -ni~ s/a/b/p src/main.rs", Reads::Does(WritesFile)),
+    ("sed --in-place=.orig s/a/b/ x", Reads::Does(WritesFile)),
+    ("sed --in s/a/b/ x", Reads::Does(WritesFile)),
+    ("sed -f edits.sed README.md", Reads::Does(LoadsCode)),
+    ("sed --frobnicate 1d x", Reads::Unknown),
+    ("sed --s 1d x", Reads::Unknown),
+    ("awk {print} README.md", Reads::Harmless),
+    ("awk -F: -v x=1 {print} /etc/hosts", Reads::Harmless),
+    ("awk -F, {print} data.csv -x", Reads::Harmless),
+    ("gawk --source=BEGIN{} -e END{}", Reads::Harmless),
+    ("awk -f prog.awk data.csv", Reads::Does(LoadsCode)),
+    ("awk -i inplace {print} x", Reads::Does(LoadsCode)),
+    ("awk -l ./ext.so BEGIN{}", Reads::Does(LoadsCode)),
+    ("awk -d/tmp/vars BEGIN{}", Reads::Does(WritesFile)),
+    ("awk --prof=src/main.rs BEGIN{}", Reads::Does(WritesFile)),
+    ("awk -D BEGIN{}", Reads::Unknown),
+    ("awk --frobnicate BEGIN{}", Reads::Unknown),
 ];
 
 #[cfg(test)]
