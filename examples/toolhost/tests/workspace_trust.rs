@@ -228,6 +228,22 @@ fn a_link_out_of_a_trusted_workspace_is_not_read() {
     assert_eq!(out["workspace"]["trusted"], true);
     assert_eq!(out["decision"]["action"], "ask", "{out}");
     assert_eq!(entry(&out, "policy")["why"], "leaves_workspace");
+
+    // The whole `.toolhost` folder a link out: its skills are not loaded
+    // (nor walked: nothing outside is listed).
+    let planted = e.workspace("planted", ECHO_RUNS);
+    let repo = e.dir.path().join("repo2");
+    fs::create_dir_all(&repo).unwrap();
+    symlink(planted.join(".toolhost"), repo.join(".toolhost")).unwrap();
+    let tools = e.json(&repo, &["--trust-workspace", "tools"]);
+    assert!(
+        !identifiers(&tools).contains(&"skills".to_owned()),
+        "{tools}"
+    );
+    let skills = entry(&tools, "skills");
+    assert_eq!(skills["why"], "leaves_workspace", "{tools}");
+    assert_eq!(skills["listed"], serde_json::json!([]));
+    assert_eq!(entry(&tools, "policy")["why"], "leaves_workspace");
 }
 
 #[test]
