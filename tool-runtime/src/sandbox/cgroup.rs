@@ -19,6 +19,12 @@
 //! the calling thread and skips that lock; the child is a fresh fork with
 //! one thread, so the thread is the whole process. On v2 a thread cannot
 //! move on its own across groups, so `cgroup.procs` it is.
+//!
+//! `clone3` with `CLONE_INTO_CGROUP` (v2 only) would start the process in
+//! its group instead of moving it there; it would save that write's cost,
+//! not add a guarantee (nothing of the command runs before the move, and
+//! every later process starts inside). The command's first process comes
+//! from tokio's `fork`, which cannot be given a group, so it is not used.
 
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt as _;
