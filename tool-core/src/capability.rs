@@ -31,6 +31,11 @@ pub struct Capabilities {
     /// open-world MCP tools, messaging, commands with network.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub egress: bool,
+    /// Changes the user's own data or accounts: deletes files or mail,
+    /// changes passwords or profiles, creates or cancels events. Not a
+    /// way out, but an action the trifecta rule also guards.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub writes_private: bool,
 }
 
 impl Capabilities {
@@ -39,6 +44,7 @@ impl Capabilities {
         reads_private: false,
         untrusted_source: false,
         egress: false,
+        writes_private: false,
     };
 
     /// Only `reads_private`.
@@ -65,12 +71,27 @@ impl Capabilities {
         }
     }
 
+    /// Only `writes_private`.
+    pub fn private_write() -> Self {
+        Self {
+            writes_private: true,
+            ..Self::NONE
+        }
+    }
+
+    /// Whether a call of it acts (sends data out, or changes the user's
+    /// data): what the trifecta rule judges.
+    pub fn acts(self) -> bool {
+        self.egress || self.writes_private
+    }
+
     /// These and `other` together.
     pub fn union(self, other: Self) -> Self {
         Self {
             reads_private: self.reads_private || other.reads_private,
             untrusted_source: self.untrusted_source || other.untrusted_source,
             egress: self.egress || other.egress,
+            writes_private: self.writes_private || other.writes_private,
         }
     }
 
@@ -87,6 +108,7 @@ impl std::fmt::Display for Capabilities {
             (self.reads_private, "reads_private"),
             (self.untrusted_source, "untrusted_source"),
             (self.egress, "egress"),
+            (self.writes_private, "writes_private"),
         ]
         .into_iter()
         .filter_map(|(on, name)| on.then_some(name))

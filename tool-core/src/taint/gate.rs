@@ -8,15 +8,16 @@ use serde_json::json;
 use super::pin::{Change, PIN_RULE};
 use super::quota::QuotaHit;
 use super::session::Session;
-use super::trifecta::{TRIFECTA_RULE, TrifectaHit, judge};
+use super::trifecta::{TRIFECTA_RULE, TrifectaHit, judge_call};
 use crate::context::ToolContext;
 use crate::gate::{Gate, GateAction, GateDecision};
 use crate::offered::OfferedTools;
 use crate::prepared::PreparedCall;
 
-/// A [`Gate`] that asks the inner gate first, then holds back each egress
-/// call the session's ledger says would close the trifecta (rule
-/// `taint/trifecta`, see [`judge`](super::judge)).
+/// A [`Gate`] that asks the inner gate first, then holds back each action
+/// (egress, or a write to the user's data) the session's ledger says
+/// would close the trifecta or was not asked for (rule `taint/trifecta`,
+/// see [`judge_call`](super::judge_call)).
 ///
 /// 1. The inner gate decides every call (tool-approval's `PolicyEngine`,
 ///    or [`RunAll`](super::RunAll) when there is no other policy).
@@ -27,8 +28,8 @@ use crate::prepared::PreparedCall;
 /// 3. A call of a pinned tool whose definition changed since it was
 ///    pinned asks (blocks when headless) with rule `pin/changed` and the
 ///    diff under `details.changes`; an unpinned one is pinned now.
-/// 4. For a call whose API
-///    has `egress` ([`Session::capabilities_of`]), the trifecta rule
+/// 4. For a call whose API has `egress` or `writes_private`
+///    ([`Session::capabilities_of`]), the trifecta rule
 ///    judges its arguments against the ledger; a hit turns the decision
 ///    into an ask (a block with [`headless`](super::TrifectaSettings::headless)),
 ///    with the hit's message, the rule, and `details.taint` naming the
@@ -166,13 +167,14 @@ impl Gate for TaintGate {
                 out.push(changed(decision, call, changes, settings.action()));
                 continue;
             }
-            if !self.session.capabilities_of(call).egress {
+            let caps = self.session.capabilities_of(call);
+            if !caps.acts() {
                 out.push(decision);
                 continue;
             }
             state.flush();
             let api = format!("{}/{}", call.identifier, call.api);
-            match judge(&state.ledger, &api, &call.arguments, settings) {
+            match judge_call(&state.ledger, &api, caps, &call.arguments, settings) {
                 Some(hit) => out.push(held(decision, hit, settings.action())),
                 None => out.push(decision),
             }
@@ -192,6 +194,13 @@ impl Gate for TaintGate {
             return;
         }
         self.inner.remember(call, decision);
+    }
+
+    fn remembers(&self, decision: &GateDecision) -> bool {
+        // The ledger's and the pins' asks depend on the session, not on
+        // the call: no remembered answer covers them.
+        let session_rule = matches!(decision.rule.as_deref(), Some(TRIFECTA_RULE | PIN_RULE));
+        !session_rule && self.inner.remembers(decision)
     }
 
     fn fingerprint(&self) -> Option<String> {

@@ -1,6 +1,7 @@
 //! The session ledger: what has entered a conversation's context, from
 //! which call, and which values each output delivered.
 
+use std::collections::BTreeSet;
 use std::hash::BuildHasher;
 
 use hashbrown::hash_table::Entry;
@@ -126,7 +127,8 @@ struct Slot {
 /// beside the conversation (and its [durable](crate::durable) pending turn).
 ///
 /// Its JSON is `{"calls": [CallRecord…], "values": {"<value>": {"kind",
-/// "user"?, "calls"?: [index…]}}}`, values in the order they first came.
+/// "user"?, "calls"?: [index…]}}, "userWords"?: [word…]}`, values in the
+/// order they first came.
 ///
 /// The values' texts are kept one after the other in one buffer, found by
 /// a hash table of their places in it: recording an output allocates
@@ -158,6 +160,8 @@ pub struct Ledger {
     hasher: DefaultHashBuilder,
     /// A buffer each value is normalised into before it is looked up.
     scratch: String,
+    /// The words of the user's messages (what the user asked for).
+    user_words: BTreeSet<String>,
 }
 
 impl Ledger {
@@ -202,6 +206,12 @@ impl Ledger {
             .map(|s| &s.entry)
     }
 
+    /// The words of the user's messages, lower case (see
+    /// [`asked_for`](super::asked_for)).
+    pub fn user_words(&self) -> &BTreeSet<String> {
+        &self.user_words
+    }
+
     /// Whether any private data has entered the context.
     pub fn has_private(&self) -> bool {
         self.calls.iter().any(CallRecord::is_private)
@@ -215,6 +225,7 @@ impl Ledger {
     /// Records a user message: every value in it counts as named by the
     /// user (a destination the user named is not an exfiltration).
     pub fn user_said(&mut self, text: &str) {
+        super::intent::words_of(text, &mut self.user_words);
         let mut buf = std::mem::take(&mut self.scratch);
         scan_text(text, &mut buf, &mut |kind, value| {
             if let Some(entry) = self.entry(kind, value) {
@@ -397,6 +408,7 @@ fn slot_text<'a>(text: &'a str, slot: &Slot) -> &'a str {
 impl PartialEq for Ledger {
     fn eq(&self, other: &Self) -> bool {
         self.calls == other.calls
+            && self.user_words == other.user_words
             && self.slots.len() == other.slots.len()
             && self
                 .values()
@@ -411,6 +423,7 @@ impl std::fmt::Debug for Ledger {
         f.debug_struct("Ledger")
             .field("calls", &self.calls)
             .field("values", &ValuesView(self))
+            .field("user_words", &self.user_words)
             .finish()
     }
 }
@@ -454,9 +467,14 @@ impl Serialize for ValuesView<'_> {
 impl Serialize for Ledger {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        let mut s = serializer.serialize_struct("Ledger", 2)?;
+        let mut s = serializer.serialize_struct("Ledger", 3)?;
         s.serialize_field("calls", &self.calls)?;
         s.serialize_field("values", &ValuesView(self))?;
+        if self.user_words.is_empty() {
+            s.skip_field("userWords")?;
+        } else {
+            s.serialize_field("userWords", &self.user_words)?;
+        }
         s.end()
     }
 }
@@ -471,10 +489,13 @@ impl<'de> Deserialize<'de> for Ledger {
             calls: Vec<CallRecord>,
             #[serde(default)]
             values: OrderedMap,
+            #[serde(default)]
+            user_words: BTreeSet<String>,
         }
         let repr = MapRepr::deserialize(deserializer)?;
         let mut ledger = Ledger {
             calls: repr.calls,
+            user_words: repr.user_words,
             ..Ledger::default()
         };
         let count = ledger.calls.len();

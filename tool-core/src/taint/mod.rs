@@ -11,13 +11,13 @@
 //! # Overview of the roles
 //!
 //! - [`Capabilities`]: what an API can do to data (`reads_private`,
-//!   `untrusted_source`, `egress`), declared in its manifest
+//!   `untrusted_source`, `egress`, `writes_private`), declared in its manifest
 //!   ([`ApiDefinition::capabilities`](crate::ApiDefinition::capabilities)),
 //!   derived from its source ([`derive_capabilities`]), overridden by the host
 //!   ([`CapabilityMap`]).
 //! - [`Ledger`]: per conversation, every completed call and the
 //!   normalised values ([`ValueKind`]) each output delivered, and the
-//!   values the user wrote. Serialisable; kept by the pipeline
+//!   values and words the user wrote. Serialisable; kept by the pipeline
 //!   ([`Invoker::with_session`](crate::Invoker::with_session)), never by
 //!   the model.
 //! - [`Session`]: the host's settings and the [`SessionState`] (the
@@ -26,8 +26,12 @@
 //!   `taint/trifecta`): an egress call whose destination came from
 //!   untrusted content, or which carries privately read values to a
 //!   destination the user did not name, asks, naming the calls each value
-//!   came from. [`TrifectaSettings`] adds the session-level strict mode,
-//!   headless blocking and the host's allowed destinations.
+//!   came from; a link from untrusted content passed on asks too
+//!   (`untrusted_link`); and, once untrusted content is in, an action
+//!   (egress or `writes_private`) the user's messages did not ask for
+//!   ([`asked_for`], tables [`ACTION_VERBS`] and [`ACTION_OBJECTS`];
+//!   `unrequested_action`). [`TrifectaSettings`] adds the session-level
+//!   strict mode, headless blocking and the host's allowed destinations.
 //! - [`QuotaSettings`]: per API, per tool or for every call, at most N
 //!   calls per turn, per session, per time window, and a cost budget;
 //!   past one the gate blocks with `quota/…`.
@@ -80,6 +84,7 @@
 mod boundary;
 mod capability;
 mod gate;
+mod intent;
 mod ledger;
 mod pin;
 mod quota;
@@ -94,6 +99,7 @@ pub use crate::capability::Capabilities;
 pub use boundary::Boundary;
 pub use capability::{CapabilityMap, CapabilitySource, derive_capabilities};
 pub use gate::{RunAll, TaintGate};
+pub use intent::{ACTION_OBJECTS, ACTION_VERBS, ActionWords, ObjectWords, asked_for, words_of};
 pub use ledger::{CallRecord, Ledger, MAX_VALUES_PER_CALL, ValueEntry};
 pub use pin::{
     ADDRESSING_PHRASES, Addressing, Change, ChangedTool, PIN_RULE, Pin, PinPolicy, PinReport,
@@ -104,6 +110,6 @@ pub use redact::{BUILTIN_SECRET_RULES, MIN_HOST_SECRET_LEN, Redactions, Redactor
 pub use session::{Session, SessionState, SharedSession};
 pub use trifecta::{
     DESTINATION_NAMES, DestinationName, TRIFECTA_RULE, TrifectaHit, TrifectaMode, TrifectaSettings,
-    is_destination_name, judge,
+    is_destination_name, judge, judge_call,
 };
 pub use values::{MAX_TEXT_VALUE, ValueKind, normalise_text, values_in, values_in_json};

@@ -327,6 +327,7 @@ impl Session {
                 reads_private: true,
                 untrusted_source: true,
                 egress: true,
+                writes_private: true,
             },
         }
     }

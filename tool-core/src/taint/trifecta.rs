@@ -5,8 +5,10 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use super::intent::asked_for;
 use super::ledger::{Ledger, ValueEntry};
-use super::values::{ValueKind, values_in_json};
+use super::values::{ValueKind, values_in, values_in_json};
+use crate::capability::Capabilities;
 use crate::gate::GateAction;
 
 /// The rule name in every decision this module makes.
@@ -14,9 +16,9 @@ pub const TRIFECTA_RULE: &str = "taint/trifecta";
 
 /// How the trifecta rule judges (a host option, per session).
 ///
-/// Defaults: values followed (not strict), a hit asks, no destination
-/// allowed beyond what the user names.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// Defaults: values followed (not strict), requests followed, a hit
+/// asks, no destination allowed beyond what the user names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TrifectaSettings {
     /// Session level as well: once the session holds private data *and*
@@ -31,6 +33,27 @@ pub struct TrifectaSettings {
     /// an `identifier/api` (the API as a destination).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub allow: Vec<String>,
+    /// Once untrusted content is in the session, an action the user's
+    /// messages did not ask for ([`asked_for`](super::asked_for)) asks
+    /// (mode `unrequested_action`). Only where the user's messages are
+    /// recorded ([`Session::user_said`](super::Session::user_said)).
+    #[serde(default = "yes")]
+    pub follow_requests: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for TrifectaSettings {
+    fn default() -> Self {
+        Self {
+            strict: false,
+            headless: false,
+            allow: Vec::new(),
+            follow_requests: true,
+        }
+    }
 }
 
 impl TrifectaSettings {
@@ -76,6 +99,10 @@ pub enum TrifectaMode {
     PrivateToUnnamed,
     /// Strict mode: the session holds private data and untrusted content.
     Session,
+    /// An action the user did not ask for, once untrusted content is in.
+    UnrequestedAction,
+    /// A link or address from untrusted content passed on to others.
+    UntrustedLink,
 }
 
 impl TrifectaMode {
@@ -85,6 +112,8 @@ impl TrifectaMode {
             Self::UntrustedDestination => "untrusted_destination",
             Self::PrivateToUnnamed => "private_to_unnamed",
             Self::Session => "session",
+            Self::UnrequestedAction => "unrequested_action",
+            Self::UntrustedLink => "untrusted_link",
         }
     }
 }
@@ -262,13 +291,73 @@ struct Found {
 
 /// Judges one egress call: its `arguments`, against what `ledger` holds.
 /// `api` is `identifier/api`, the destination when no argument names one.
-/// `None`: the call may go as the inner gate said.
-///
-/// Order: a destination from untrusted content; then private data to an
-/// unnamed destination; then (strict only) the session rule.
+/// `None`: the call may go as the inner gate said. (See [`judge_call`]
+/// for a call of any capabilities.)
 pub fn judge(
     ledger: &Ledger,
     api: &str,
+    arguments: &Value,
+    settings: &TrifectaSettings,
+) -> Option<TrifectaHit> {
+    judge_call(ledger, api, Capabilities::egress(), arguments, settings)
+}
+
+/// Judges one call of an API with `caps` (one that
+/// [acts](Capabilities::acts); any other is let through): its
+/// `arguments`, against what `ledger` holds. `api` is `identifier/api`,
+/// the destination when no argument names one.
+///
+/// Order:
+/// 1. a destination that came from untrusted content (any action);
+/// 2. a link or address from untrusted content passed on in the payload
+///    (egress);
+/// 3. privately read data to a destination the user did not name
+///    (egress);
+/// 4. (strict only, egress) the session rule;
+/// 5. an action the user's messages did not ask for, once untrusted
+///    content is in ([`TrifectaSettings::follow_requests`]).
+pub fn judge_call(
+    ledger: &Ledger,
+    api: &str,
+    caps: Capabilities,
+    arguments: &Value,
+    settings: &TrifectaSettings,
+) -> Option<TrifectaHit> {
+    if !caps.acts() {
+        return None;
+    }
+    if let Some(hit) = judge_values(ledger, api, caps, arguments, settings) {
+        return Some(hit);
+    }
+    if settings.follow_requests && !ledger.user_words().is_empty() && ledger.has_untrusted() {
+        let name = api.rsplit_once('/').map_or(api, |(_, name)| name);
+        if asked_for(name, ledger.user_words()) == Some(false) {
+            let untrusted = indexes(ledger, |c| c.is_untrusted());
+            let message = format!(
+                "`{api}` is an action the user's messages did not ask for, and untrusted content has entered the session ({})",
+                describe_calls(ledger, &untrusted),
+            );
+            let values =
+                vec![json!({ "kind": "untrusted", "from": calls_json(ledger, &untrusted) })];
+            return Some(TrifectaHit {
+                mode: TrifectaMode::UnrequestedAction,
+                message,
+                details: json!({
+                    "mode": TrifectaMode::UnrequestedAction.as_str(),
+                    "destinations": [],
+                    "values": values,
+                }),
+            });
+        }
+    }
+    None
+}
+
+/// Rules 1 to 4 of [`judge_call`].
+fn judge_values(
+    ledger: &Ledger,
+    api: &str,
+    caps: Capabilities,
     arguments: &Value,
     settings: &TrifectaSettings,
 ) -> Option<TrifectaHit> {
@@ -286,6 +375,28 @@ pub fn judge(
             payload.push(found);
         }
     });
+    // What an address carries: the values in a destination link's path
+    // and query are payload too (data leaves in a link as well).
+    let mut carried: Vec<Found> = Vec::new();
+    for d in destinations.iter().filter(|d| d.kind == ValueKind::Url) {
+        let rest = d.value.split_once("://").map_or("", |(_, r)| r);
+        let rest = rest.find(['/', '?']).map_or("", |i| &rest[i..]);
+        let spaced: String = rest
+            .chars()
+            .map(|c| match c {
+                '/' | '?' | '&' | '=' | '+' | ';' | '#' => ' ',
+                c => c,
+            })
+            .collect();
+        values_in(&spaced, &mut |kind, value| {
+            carried.push(Found {
+                path: d.path.clone(),
+                kind,
+                value,
+            });
+        });
+    }
+    payload.extend(carried);
     // A destination string is judged by the addresses, links and ids in
     // it; by its whole text only when it has none.
     let atom_paths: std::collections::HashSet<String> = destinations
@@ -315,12 +426,18 @@ pub fn judge(
         }
     };
     let unnamed: Vec<&Found> = destinations.iter().filter(|d| !named(d)).collect();
-    if unnamed.is_empty() {
-        return None;
-    }
+    // A fetch (a call that takes in untrusted content from an address and
+    // changes nothing) the user asked for follows links found in content:
+    // its address is judged by what it carries (rule 3), not by where it
+    // came from.
+    let name = api.rsplit_once('/').map_or(api, |(_, name)| name);
+    let browsing = caps.untrusted_source
+        && !caps.writes_private
+        && asked_for(name, ledger.user_words()) == Some(true);
     // 1. A destination that came from untrusted content.
     let untrusted: Vec<(&Found, Vec<u32>)> = unnamed
         .iter()
+        .filter(|_| !browsing)
         .filter_map(|d| {
             let calls = from_calls(ledger, ledger.origins(&d.value), |c| c.is_untrusted());
             (!calls.is_empty()).then_some((*d, calls))
@@ -344,9 +461,42 @@ pub fn judge(
             values,
         ));
     }
-    // 2. Privately read data to a destination the user did not name.
+    if !caps.egress {
+        return None;
+    }
+    // 2. A link or address from untrusted content, passed on to others
+    // (a phishing link spread), when the user did not name it.
+    let links: Vec<(&Found, Vec<u32>)> = payload
+        .iter()
+        .filter(|p| matches!(p.kind, ValueKind::Url | ValueKind::Host | ValueKind::Email))
+        .filter(|p| !named(p))
+        .filter_map(|p| {
+            let calls = from_calls(ledger, ledger.origins(&p.value), |c| c.is_untrusted());
+            (!calls.is_empty()).then_some((p, calls))
+        })
+        .collect();
+    if let Some((first, calls)) = links.first() {
+        let message = format!(
+            "`{api}` would pass on {} (argument `{}`), which came from untrusted content ({}), not from the user",
+            shown(&first.value),
+            pointer(&first.path),
+            describe_calls(ledger, calls),
+        );
+        let values: Vec<Value> = links
+            .iter()
+            .take(MAX_NAMED_CALLS)
+            .map(|(p, calls)| value_json(ledger, p, calls))
+            .collect();
+        return Some(hit(TrifectaMode::UntrustedLink, message, &unnamed, values));
+    }
+    if unnamed.is_empty() {
+        return None;
+    }
+    // 3. Privately read data to a destination the user did not name (a
+    // value the user wrote is the user's to send).
     let private: Vec<(&Found, Vec<u32>)> = payload
         .iter()
+        .filter(|p| !ledger.origins(&p.value).is_some_and(|e| e.user))
         .filter_map(|p| {
             let calls = from_calls(ledger, ledger.origins(&p.value), |c| c.is_private());
             (!calls.is_empty()).then_some((p, calls))
@@ -371,7 +521,7 @@ pub fn judge(
             values,
         ));
     }
-    // 3. The session rule, for hosts that ask for it.
+    // 4. The session rule, for hosts that ask for it.
     if settings.strict && ledger.has_private() && ledger.has_untrusted() {
         let private: Vec<u32> = indexes(ledger, |c| c.is_private());
         let untrusted: Vec<u32> = indexes(ledger, |c| c.is_untrusted());

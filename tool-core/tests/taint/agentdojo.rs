@@ -8,7 +8,8 @@
 //! the user task reads, followed by the injection task's own ground-truth
 //! calls (what a model that obeyed the injection would call). This harness
 //! offers each suite's functions as one tool (their schemas as AgentDojo
-//! gives them, their capabilities from `capabilities.json`), replays the
+//! gives them, their capabilities derived from their names and parameters
+//! by the rules of `labels.json`), replays the
 //! calls in order through an [`Invoker`] (each call returns the output the
 //! environment gave), and counts, per suite and per gate:
 //!
@@ -32,7 +33,9 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::Value;
-use tool_core::taint::{Capabilities, RunAll, Session, TRIFECTA_RULE, TaintGate, TrifectaSettings};
+use tool_core::taint::{
+    Capabilities, RunAll, Session, TRIFECTA_RULE, TaintGate, TrifectaSettings, is_destination_name,
+};
 use tool_core::{
     Answer, ApiDefinition, Ask, Asker, Invoker, OfferedTools, ToolBuilder, ToolCall, ToolContext,
     ToolOutput, ToolRegistry,
@@ -43,6 +46,8 @@ use tool_core::{
 #[derive(Default)]
 struct Person {
     asked: Mutex<usize>,
+    /// What each ask said.
+    messages: Mutex<Vec<String>>,
 }
 
 #[async_trait]
@@ -53,6 +58,11 @@ impl Asker for Person {
             .filter(|a| a.decision.rule.as_deref() == Some(TRIFECTA_RULE))
             .count();
         *self.asked.lock().unwrap() += trifecta;
+        self.messages.lock().unwrap().extend(
+            asks.iter()
+                .filter(|a| a.decision.rule.as_deref() == Some(TRIFECTA_RULE))
+                .map(|a| a.decision.message.clone()),
+        );
         asks.iter().map(|_| Answer::approve()).collect()
     }
 }
@@ -124,6 +134,8 @@ pub struct Figures {
     pub failed: Vec<String>,
     /// `user task × injection task` of the attacks not stopped.
     pub missed: Vec<String>,
+    /// `user task: why` of the benign runs asked.
+    pub benign_asked: Vec<String>,
 }
 
 impl Figures {
@@ -148,43 +160,64 @@ fn share(n: usize, of: usize) -> f64 {
     }
 }
 
-/// Reads capabilities.json: suite → function → capabilities; checks every
-/// function of `trace` has an entry and every entry a function.
+/// How `labels.json` derives a function's capabilities from its
+/// declaration (see the file's `$comment`).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Labels {
+    read_verbs: Vec<String>,
+    public_words: Vec<String>,
+    own_settings_words: Vec<String>,
+    request_parameters: Vec<String>,
+    egress_verbs: Vec<String>,
+}
+
+impl Labels {
+    fn label(&self, tool: &ToolDef) -> Capabilities {
+        let words: Vec<&str> = tool.name.split('_').filter(|w| !w.is_empty()).collect();
+        let has = |list: &[String]| words.iter().any(|w| list.iter().any(|l| l == w));
+        let params: Vec<&str> = tool
+            .parameters
+            .get("properties")
+            .and_then(Value::as_object)
+            .map(|p| p.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        let verb = words.first().copied().unwrap_or_default();
+        let mut caps = Capabilities::NONE;
+        if self.read_verbs.iter().any(|v| v == verb) {
+            caps.reads_private = !has(&self.public_words);
+            caps.untrusted_source = !has(&self.own_settings_words);
+            caps.egress = params
+                .iter()
+                .any(|p| self.request_parameters.iter().any(|r| r == p));
+        } else {
+            caps.writes_private = true;
+            caps.egress = self.egress_verbs.iter().any(|v| v == verb)
+                || params.iter().any(|p| is_destination_name(p));
+        }
+        caps
+    }
+}
+
+/// Labels every function of `trace` by the rules of `labels.json`: suite
+/// → function → capabilities.
 pub fn capabilities(
     text: &str,
     trace: &Trace,
 ) -> Result<BTreeMap<String, BTreeMap<String, Capabilities>>, String> {
-    let mut table: BTreeMap<String, Value> =
-        serde_json::from_str(text).map_err(|e| format!("capabilities.json: {e}"))?;
-    table.remove("$comment");
-    let mut out = BTreeMap::new();
-    for (suite, functions) in table {
-        let functions: BTreeMap<String, Capabilities> = serde_json::from_value(functions)
-            .map_err(|e| format!("capabilities.json, suite {suite}: {e}"))?;
-        out.insert(suite, functions);
-    }
-    for suite in &trace.suites {
-        let Some(table) = out.get(&suite.name) else {
-            return Err(format!("capabilities.json has no suite {}", suite.name));
-        };
-        for tool in &suite.tools {
-            if !table.contains_key(&tool.name) {
-                return Err(format!(
-                    "capabilities.json: {}/{} has no entry",
-                    suite.name, tool.name
-                ));
-            }
-        }
-        for name in table.keys() {
-            if !suite.tools.iter().any(|t| &t.name == name) {
-                return Err(format!(
-                    "capabilities.json: {}/{name} is no function of the suite",
-                    suite.name
-                ));
-            }
-        }
-    }
-    Ok(out)
+    let labels: Labels = serde_json::from_str(text).map_err(|e| format!("labels.json: {e}"))?;
+    Ok(trace
+        .suites
+        .iter()
+        .map(|suite| {
+            let table = suite
+                .tools
+                .iter()
+                .map(|tool| (tool.name.clone(), labels.label(tool)))
+                .collect();
+            (suite.name.clone(), table)
+        })
+        .collect())
 }
 
 /// The suite's functions as one tool whose every call returns the next
@@ -293,6 +326,9 @@ pub async fn replay(
                 == 0
             {
                 f.benign_unasked += 1;
+            } else {
+                let why = invoker.1.messages.lock().unwrap().join(" / ");
+                f.benign_asked.push(format!("{}: {why}", task.id));
             }
             for attack in &task.attacks {
                 let invoker = replay.invoker(&task.prompt);

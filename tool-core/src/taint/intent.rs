@@ -1,0 +1,447 @@
+//! What the user asked for: whether an action API (one that sends data
+//! out or changes the user's data) is one the user's own words call for.
+//!
+//! An injected instruction makes the model act: book a hotel, delete a
+//! file, change a password, invite someone. When the action carries no
+//! value the ledger can follow (the hotel's name, a file id), the values
+//! cannot tell it from the user's own request; the request can. An API
+//! name is read as a verb and its objects (`reserve_hotel`,
+//! `deleteFile`), and the user's messages are searched for a word that
+//! asks for that verb and one that names one of its objects. The words
+//! are tables, checked by the tests below against requests that must and
+//! must not match.
+
+use std::collections::BTreeSet;
+
+/// One class of actions: the verbs an API name may start with, and the
+/// word stems a user writes when asking for one (a user's word matches a
+/// stem it starts with).
+#[derive(Debug, Clone, Copy)]
+pub struct ActionWords {
+    /// API name verbs (the name's first word), lower case.
+    pub verbs: &'static [&'static str],
+    /// Stems of the words that ask for it.
+    pub asked_by: &'static [&'static str],
+    /// Whether the request must also name one of the API's objects (a
+    /// verb as general as `update` says little alone; `reschedule` says
+    /// enough).
+    pub needs_object: bool,
+}
+
+/// What an action acts on: the nouns of API names, and the word stems a
+/// user writes when naming one.
+#[derive(Debug, Clone, Copy)]
+pub struct ObjectWords {
+    /// API name nouns, lower case.
+    pub nouns: &'static [&'static str],
+    /// Stems of the words that name it.
+    pub named_by: &'static [&'static str],
+}
+
+/// The action verbs (and the fetching ones, for APIs that fetch from
+/// an address: following a link is asked for by asking to read a page).
+/// An API whose name starts with none of them (`search`, `list`, or a
+/// verb not listed) is not judged by what the user asked.
+pub const ACTION_VERBS: &[ActionWords] = &[
+    ActionWords {
+        verbs: &[
+            "send", "mail", "email", "message", "notify", "reply", "forward",
+        ],
+        asked_by: &[
+            "send", "pay", "refund", "transfer", "wire", "mail", "email", "e-mail", "message",
+            "write", "repl", "forward", "tell", "notif", "dm", "contact", "inform", "post",
+            "share", "let",
+        ],
+        needs_object: true,
+    },
+    ActionWords {
+        verbs: &[
+            "update", "change", "modify", "edit", "set", "reset", "rename", "patch",
+        ],
+        asked_by: &[
+            "updat", "chang", "modif", "edit", "adjust", "set", "reset", "correct", "fix", "renam",
+            "replac", "move",
+        ],
+        needs_object: true,
+    },
+    ActionWords {
+        verbs: &[
+            "create", "add", "make", "new", "insert", "append", "write", "put",
+        ],
+        asked_by: &[
+            "creat", "add", "make", "schedul", "set", "organi", "plan", "book", "arrang", "put",
+            "new", "remind", "block", "append", "write", "insert", "includ", "invit",
+        ],
+        needs_object: true,
+    },
+    ActionWords {
+        verbs: &[
+            "delete", "remove", "erase", "trash", "drop", "clear", "purge",
+        ],
+        asked_by: &[
+            "delet", "remov", "eras", "trash", "clear", "discard", "drop", "cancel", "kick", "purg",
+        ],
+        needs_object: true,
+    },
+    ActionWords {
+        verbs: &["cancel", "revoke"],
+        asked_by: &["cancel", "delet", "remov", "revok", "call off"],
+        needs_object: true,
+    },
+    ActionWords {
+        verbs: &["reschedule", "move", "postpone"],
+        asked_by: &["reschedul", "move", "postpon", "chang", "shift", "updat"],
+        needs_object: false,
+    },
+    ActionWords {
+        verbs: &["reserve", "book", "order", "buy", "purchase"],
+        asked_by: &["reserv", "book", "order", "buy", "purchas"],
+        needs_object: true,
+    },
+    ActionWords {
+        verbs: &["share", "grant"],
+        asked_by: &["share", "send", "give", "grant"],
+        needs_object: true,
+    },
+    ActionWords {
+        verbs: &["invite"],
+        asked_by: &["invit", "add"],
+        needs_object: true,
+    },
+    ActionWords {
+        verbs: &["post", "publish", "upload"],
+        asked_by: &["post", "publish", "upload", "put", "send", "share", "write"],
+        needs_object: true,
+    },
+    ActionWords {
+        verbs: &["schedule"],
+        asked_by: &[
+            "schedul", "set", "recurr", "plan", "creat", "add", "standing",
+        ],
+        needs_object: true,
+    },
+    ActionWords {
+        verbs: &[
+            "get", "fetch", "visit", "browse", "open", "read", "download",
+        ],
+        asked_by: &[
+            "visit", "read", "open", "check", "brows", "look", "go", "see", "summari", "get",
+            "fetch", "view", "download",
+        ],
+        needs_object: true,
+    },
+    ActionWords {
+        verbs: &["pay", "transfer", "refund"],
+        asked_by: &["pay", "transfer", "refund", "send", "wire"],
+        needs_object: true,
+    },
+];
+
+/// The objects actions act on. A noun of an API name not listed names no
+/// object (it is not required in the request).
+pub const ACTION_OBJECTS: &[ObjectWords] = &[
+    ObjectWords {
+        nouns: &["calendar", "event", "events", "meeting", "appointment"],
+        named_by: &[
+            "calendar",
+            "event",
+            "meeting",
+            "appointment",
+            "remind",
+            "schedul",
+        ],
+    },
+    ObjectWords {
+        nouns: &["email", "emails", "mail"],
+        named_by: &["email", "e-mail", "mail", "repl", "forward"],
+    },
+    ObjectWords {
+        nouns: &["file", "files", "document", "documents"],
+        named_by: &["file", "document", "doc", "drive"],
+    },
+    ObjectWords {
+        nouns: &["message", "messages"],
+        named_by: &[
+            "message", "dm", "write", "tell", "repl", "post", "send", "inform", "ask", "question",
+        ],
+    },
+    ObjectWords {
+        nouns: &["money", "payment", "payments"],
+        named_by: &[
+            "money",
+            "pay",
+            "transaction",
+            "transfer",
+            "refund",
+            "bill",
+            "rent",
+            "send",
+            "amount",
+            "difference",
+        ],
+    },
+    ObjectWords {
+        nouns: &["transaction", "transactions", "order", "orders"],
+        named_by: &[
+            "transaction",
+            "payment",
+            "transfer",
+            "rent",
+            "order",
+            "pay",
+            "recurr",
+            "standing",
+        ],
+    },
+    ObjectWords {
+        nouns: &["password", "passphrase", "credentials"],
+        named_by: &["password", "passphrase", "credential"],
+    },
+    ObjectWords {
+        nouns: &["info", "information", "profile", "address", "details"],
+        named_by: &["info", "address", "profile", "account", "detail"],
+    },
+    ObjectWords {
+        nouns: &["hotel", "hotels", "room"],
+        named_by: &["hotel", "room", "stay", "accommodation"],
+    },
+    ObjectWords {
+        nouns: &["car", "rental"],
+        named_by: &["car", "rental", "rent", "vehicle"],
+    },
+    ObjectWords {
+        nouns: &["restaurant", "restaurants", "table"],
+        named_by: &["restaurant", "table", "dinner", "lunch"],
+    },
+    ObjectWords {
+        nouns: &["channel", "channels"],
+        named_by: &["channel"],
+    },
+    ObjectWords {
+        nouns: &["webpage", "website", "page", "site"],
+        named_by: &[
+            "website", "webpage", "site", "page", "link", "url", "www", "article", "blog", "web",
+            "online",
+        ],
+    },
+    ObjectWords {
+        nouns: &["participants", "attendees", "guests"],
+        named_by: &["participant", "invit", "attendee", "guest", "add"],
+    },
+    ObjectWords {
+        nouns: &["slack", "workspace", "team"],
+        named_by: &["slack", "workspace", "team", "invit"],
+    },
+];
+
+/// The words of `text` as [`asked_for`] reads them: runs of letters (and
+/// `-` inside a word), lower case, two letters or more.
+pub fn words_of(text: &str, into: &mut BTreeSet<String>) {
+    let mut word = String::new();
+    let mut flush = |word: &mut String| {
+        let trimmed = word.trim_matches('-');
+        if trimmed.chars().count() >= 2 {
+            into.insert(trimmed.to_owned());
+        }
+        word.clear();
+    };
+    for c in text.chars() {
+        if c.is_alphabetic() || (c == '-' && !word.is_empty()) {
+            word.extend(c.to_lowercase());
+        } else {
+            flush(&mut word);
+        }
+    }
+    flush(&mut word);
+}
+
+/// The lower-case words of an API name: `snake_case`, `kebab-case` and
+/// `camelCase` split.
+fn name_words(api: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut word = String::new();
+    let mut prev_lower = false;
+    for c in api.chars() {
+        if !c.is_alphanumeric() {
+            if !word.is_empty() {
+                out.push(std::mem::take(&mut word));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower && !word.is_empty() {
+            out.push(std::mem::take(&mut word));
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        word.extend(c.to_lowercase());
+    }
+    if !word.is_empty() {
+        out.push(word);
+    }
+    out
+}
+
+fn any_starts(words: &BTreeSet<String>, stems: &[&str]) -> bool {
+    stems.iter().any(|stem| {
+        // Words sort by their text: those starting with `stem` follow it.
+        words
+            .range::<str, _>((std::ops::Bound::Included(*stem), std::ops::Bound::Unbounded))
+            .next()
+            .is_some_and(|w| w.starts_with(stem))
+            || (stem.contains(' ') && {
+                let mut parts = stem.split(' ');
+                parts.all(|p| words.contains(p))
+            })
+    })
+}
+
+/// Whether the user's `words` ask for the action API `api` (its name):
+/// `None` when the name starts with no verb of [`ACTION_VERBS`] (the
+/// table cannot say); else whether a word asks for its verb and, when the
+/// verb needs an object and the name has nouns of [`ACTION_OBJECTS`], a
+/// word names one of them.
+///
+/// ```
+/// use std::collections::BTreeSet;
+/// use tool_core::taint::{asked_for, words_of};
+/// let mut words = BTreeSet::new();
+/// words_of("Please book me a room in Paris for May 1st", &mut words);
+/// assert_eq!(asked_for("reserve_hotel", &words), Some(true));
+/// assert_eq!(asked_for("update_password", &words), Some(false));
+/// assert_eq!(asked_for("search_hotels", &words), None);
+/// ```
+pub fn asked_for(api: &str, words: &BTreeSet<String>) -> Option<bool> {
+    let names = name_words(api);
+    let verb = names.first()?;
+    let class = ACTION_VERBS
+        .iter()
+        .find(|c| c.verbs.contains(&verb.as_str()))?;
+    if !any_starts(words, class.asked_by) {
+        return Some(false);
+    }
+    if !class.needs_object {
+        return Some(true);
+    }
+    let objects: Vec<&ObjectWords> = names
+        .iter()
+        .skip(1)
+        .filter_map(|n| {
+            ACTION_OBJECTS
+                .iter()
+                .find(|o| o.nouns.contains(&n.as_str()))
+        })
+        .collect();
+    Some(objects.is_empty() || objects.iter().any(|o| any_starts(words, o.named_by)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn asked(api: &str, request: &str) -> Option<bool> {
+        let mut words = BTreeSet::new();
+        words_of(request, &mut words);
+        asked_for(api, &words)
+    }
+
+    #[test]
+    fn requests_ask_for_the_actions_they_name_and_no_others() {
+        let yes = [
+            (
+                "reserve_hotel",
+                "Make a reservation at the best hotel in Paris",
+            ),
+            ("reserve_hotel", "I'm looking to book a hotel in Paris"),
+            (
+                "create_calendar_event",
+                "Add an event to my calendar on May 2nd",
+            ),
+            (
+                "create_calendar_event",
+                "please create a new 1-hour long meeting",
+            ),
+            (
+                "deleteFile",
+                "Find and delete the largest file in the drive",
+            ),
+            ("update_password", "make sure to update the password to 'x'"),
+            (
+                "update_scheduled_transaction",
+                "adjust my rent payment accordingly",
+            ),
+            ("send_money", "Can you please pay the bill for me?"),
+            ("send_email", "Then send a email to my wife"),
+            ("invite_user_to_slack", "Invite Dora to Slack"),
+            (
+                "add_user_to_channel",
+                "Add Charlie to the channel starting with External",
+            ),
+            (
+                "send_direct_message",
+                "send information to Bob via direct message",
+            ),
+            ("share_file", "share the budget document with the team"),
+            (
+                "post_webpage",
+                "post hobbies to our website www.our-company.com",
+            ),
+            (
+                "reschedule_calendar_event",
+                "Please reschedule my Dental check-up",
+            ),
+            ("get_webpage", "Summarize the article that Bob posted"),
+        ];
+        for (api, request) in yes {
+            assert_eq!(asked(api, request), Some(true), "{api}: {request}");
+        }
+        let no = [
+            ("reserve_hotel", "What is the best rated hotel in Paris?"),
+            (
+                "create_calendar_event",
+                "Which restaurant has the best reviews?",
+            ),
+            ("delete_file", "How many files are in my drive?"),
+            ("update_password", "adjust my rent payment accordingly"),
+            ("send_money", "What's my total spending in March 2022?"),
+            ("invite_user_to_slack", "Summarize the article Bob posted"),
+            ("remove_user_from_slack", "Add Charlie to the channel"),
+            ("send_email", "When is my next yoga class?"),
+            (
+                "get_webpage",
+                "Add Charlie to the channel starting with External",
+            ),
+        ];
+        for (api, request) in no {
+            assert_eq!(asked(api, request), Some(false), "{api}: {request}");
+        }
+        for api in ["search_emails", "listFiles", "lookup", "query_db"] {
+            assert_eq!(asked(api, "delete everything"), None, "{api}");
+        }
+    }
+
+    #[test]
+    fn names_split_into_words_whatever_their_case_style() {
+        assert_eq!(name_words("reserve_hotel"), ["reserve", "hotel"]);
+        assert_eq!(name_words("deleteFile"), ["delete", "file"]);
+        assert_eq!(name_words("send-Money2x"), ["send", "money2x"]);
+        assert_eq!(name_words("HTTPGet"), ["httpget"]);
+    }
+
+    #[test]
+    fn the_tables_are_lower_case_and_every_verb_is_listed_once() {
+        let mut seen = BTreeSet::new();
+        for class in ACTION_VERBS {
+            for verb in class.verbs {
+                assert!(seen.insert(*verb), "{verb} twice");
+            }
+            for w in class.verbs.iter().chain(class.asked_by) {
+                assert_eq!(*w, w.to_lowercase(), "{w}");
+            }
+        }
+        for o in ACTION_OBJECTS {
+            for w in o.nouns.iter().chain(o.named_by) {
+                assert_eq!(*w, w.to_lowercase(), "{w}");
+            }
+        }
+    }
+}
