@@ -599,6 +599,35 @@ fn policies_round_trip_through_serde() {
     assert_eq!(read_only, SandboxPolicy::read_only());
     let bad = serde_json::from_str::<SandboxPolicy>(r#"{"mode": "jail"}"#).unwrap_err();
     assert!(bad.to_string().contains("jail"), "{bad}");
+    // The network by name, spelled as the allow-list itself.
+    let by_name: SandboxPolicy = serde_json::from_str(
+        r#"{"mode": "workspace_write", "network": {"allow": ["registry.example", "*.cdn.example"]}}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        by_name,
+        SandboxPolicy::workspace_write().with_egress(tool_core::Egress::allow([
+            "registry.example",
+            "*.cdn.example"
+        ]))
+    );
+    for (bad, field) in [
+        (
+            r#"{"mode": "workspace_write", "network": "registry.example"}"#,
+            "/network",
+        ),
+        (
+            r#"{"mode": "workspace_write", "network": {"allow": ["127.0.0.1"]}}"#,
+            "/network/allow/0",
+        ),
+        (
+            r#"{"mode": "workspace_write", "network": {"alow": ["a.example"]}}"#,
+            "/network/alow",
+        ),
+    ] {
+        let err = serde_json::from_str::<SandboxPolicy>(bad).unwrap_err();
+        assert!(err.to_string().contains(field), "{bad}: {err}");
+    }
     // Options: every field optional; the probe is never read from JSON.
     let options: SandboxOptions =
         serde_json::from_str(r#"{"fallback": "unconfined", "secret_paths": ["~/.vault"]}"#)
