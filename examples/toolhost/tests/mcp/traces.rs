@@ -5,16 +5,19 @@
 //! `_meta` (`traceparent`): both sides' `tools/call` spans carry the MCP and
 //! GenAI convention names and attributes and the same trace id, the
 //! server's span is the child of the client's, and the served call's
-//! `execute_tool` span and gate decision sit under it. No argument value,
-//! result or credential appears on either side.
+//! `execute_tool` span and gate decision sit under it. The call is gated
+//! on both sides (here a manual-mode policy asks and a person approves;
+//! there the serving host's policy runs it). No argument value, result or
+//! credential appears on either side.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use async_trait::async_trait;
 use test_support::{Collected, Seen};
-use tool_core::{Invoker, NameRules, ToolCall, ToolContext, ToolRegistry};
+use tool_core::{Answer, Ask, Asker, Invoker, NameRules, ToolCall, ToolContext, ToolRegistry};
 use tool_mcp::{McpManager, McpProvider, McpSecret, McpServerConfig, McpTransport};
 
 /// The file's name is an argument value; its text is the result.
@@ -22,6 +25,16 @@ const FILE_NAME: &str = "private-notes-5b1e.txt";
 const FILE_TEXT: &str = "content-private-value";
 /// The credential the client sends with every request.
 const TOKEN: &str = "token-private-9c2d";
+
+/// A person who says yes.
+struct Yes;
+
+#[async_trait]
+impl Asker for Yes {
+    async fn ask(&self, asks: &[Ask<'_>], _: &ToolContext) -> Vec<Answer> {
+        asks.iter().map(|_| Answer::approve()).collect()
+    }
+}
 
 /// `toolhost mcp serve --http 127.0.0.1:0`, killed when dropped.
 struct Server(Child);
@@ -120,7 +133,11 @@ async fn one_mcp_call_is_one_trace_across_client_and_server_processes() {
         .wire_name
         .to_owned();
     let args = serde_json::json!({ "path": FILE_NAME }).to_string();
+    // Gated on this side too: in manual mode a remote tool asks first.
+    let policy = tool_approval::PolicyFile::from_json(r#"{"mode": "manual"}"#).unwrap();
     let out = Invoker::default()
+        .with_gate(Arc::new(policy.engine().unwrap()))
+        .with_asker(Arc::new(Yes))
         .invoke(&offered, &ToolCall::new(wire, args).with_id("c-mcp"), &ctx)
         .await;
     assert!(out.content.contains(FILE_TEXT), "{out:?}");
@@ -134,6 +151,16 @@ async fn one_mcp_call_is_one_trace_across_client_and_server_processes() {
     assert_eq!(tools[0].get("gen_ai.operation.name"), Some("execute_tool"));
     assert_eq!(tools[0].get("gen_ai.tool.type"), Some("extension"));
     assert_eq!(tools[0].get("outcome"), Some("success"));
+    let asked: Vec<Seen> = collected
+        .events("gate.decision")
+        .into_iter()
+        .filter(|d| d.get("action") == Some("ask"))
+        .collect();
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert_eq!(asked[0].parent.as_deref(), Some("execute_tool"));
+    let answers = collected.events("gate.answer");
+    assert_eq!(answers.len(), 1, "{answers:?}");
+    assert_eq!(answers[0].get("answer"), Some("approved"));
     let calls = collected.spans("tools/call");
     assert_eq!(calls.len(), 1, "{calls:?}");
     let client = &calls[0];
