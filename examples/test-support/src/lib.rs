@@ -9,6 +9,15 @@
 //! - [`Seen::from_json_lines`]: the same records read from another process
 //!   (`toolhost` writes its spans as JSON lines when `TOOLHOST_TRACE_FILE`
 //!   names a file), so one test can join both sides of a call.
+//! - [`fixtures`]: `.ci/fixtures.rs`, the fixtures from outside cargo
+//!   (`fixtures::ensure("20-openapi.sh")` runs that `.ci/setup.d` script
+//!   once per process, under a lock shared by every test process).
+//! - [`module_graph`]: `.ci/module_graph.rs`, the reader that finds import
+//!   circles between a crate's modules.
+//!
+//! Both `.ci` files are also included by path (`#[path = …] mod …;`) by the
+//! crates that do not use this crate yet; a crate's tests move over by
+//! replacing that with `use test_support::fixtures as setup;`.
 //!
 //! ```
 //! let (collected, _guard) = test_support::Collected::install();
@@ -24,3 +33,11 @@
 mod spans;
 
 pub use spans::{Collected, Seen};
+
+#[allow(missing_docs, missing_debug_implementations)]
+#[path = "../../../.ci/fixtures.rs"]
+pub mod fixtures;
+
+#[allow(missing_docs, missing_debug_implementations)]
+#[path = "../../../.ci/module_graph.rs"]
+pub mod module_graph;

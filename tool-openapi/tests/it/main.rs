@@ -5,9 +5,6 @@
 
 /// The test HTTP server and the synthetic documents.
 mod common;
-/// `.ci/setup.d` fixtures (the npm corpus, Prism), set up on first use.
-#[path = "../../../.ci/fixtures.rs"]
-mod setup;
 
 mod bodies;
 mod corpus;
@@ -19,3 +16,6 @@ mod narrow;
 mod properties;
 mod servers;
 mod size;
+
+// `.ci/setup.d` fixtures (the npm corpus, Prism), set up on first use.
+use test_support::fixtures as setup;
