@@ -239,6 +239,17 @@ pub trait Gate: Send + Sync {
         let _ = (call, decision);
     }
 
+    /// Whether a remembered "always" may answer `decision`, and whether an
+    /// "always" given to it may be kept. An ask that depends on what the
+    /// session took in rather than on the call itself (the taint gate's
+    /// trifecta and changed-definition rules) says no: a remembered answer
+    /// never covers it, and "always" on it approves this call once. `true`
+    /// by default.
+    fn remembers(&self, decision: &GateDecision) -> bool {
+        let _ = decision;
+        true
+    }
+
     /// A fingerprint of the policy this gate decides by (a digest of its
     /// rules and mode), recorded in the binding of every pending approval:
     /// a turn resumed after the policy changed is re-decided and fails

@@ -1083,3 +1083,151 @@ async fn an_item_whose_call_differs_from_the_batchs_call_is_refused_by_name() {
     assert!(resumed.outputs[1].as_ref().unwrap().is_success());
     assert_eq!(h.runs.load(Ordering::SeqCst), 1);
 }
+
+/// Asks before `delete` like [`Policy`], but by the rule `session/watch`
+/// while `watching` is set (a question about the session, not the call,
+/// as the taint gate's trifecta asks): answers to it are never kept.
+struct Watch {
+    watching: Arc<std::sync::atomic::AtomicBool>,
+}
+
+#[async_trait]
+impl Gate for Watch {
+    async fn decide(
+        &self,
+        calls: &[PreparedCall],
+        offered: &OfferedTools,
+        ctx: &ToolContext,
+    ) -> Vec<GateDecision> {
+        let plain = Policy {
+            block_deletes: false,
+        };
+        let mut decisions = plain.decide(calls, offered, ctx).await;
+        if self.watching.load(Ordering::SeqCst) {
+            for (call, decision) in calls.iter().zip(&mut decisions) {
+                if call.api == "delete" {
+                    decision.rule = Some("session/watch".to_owned());
+                }
+            }
+        }
+        decisions
+    }
+
+    fn remembers(&self, decision: &GateDecision) -> bool {
+        decision.rule.as_deref() != Some("session/watch")
+    }
+
+    fn fingerprint(&self) -> Option<String> {
+        Some("watch".to_owned())
+    }
+}
+
+fn watched_host(durable: Durable) -> (Host, Arc<std::sync::atomic::AtomicBool>) {
+    let watching = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut h = host_with("Lists.", false, durable, scope());
+    h.invoker = Invoker::default().with_gate(Arc::new(Watch {
+        watching: Arc::clone(&watching),
+    }));
+    (h, watching)
+}
+
+#[tokio::test]
+async fn a_remembered_always_never_answers_an_ask_the_gate_does_not_keep() {
+    let store = Arc::new(RememberedAnswers::new());
+    let durable = Durable::new(keys()).with_remembered(Arc::clone(&store));
+    let (h, watching) = watched_host(durable);
+    // An "always" for the plain rule is kept...
+    let turn = h
+        .invoker
+        .invoke_turn(&h.durable, &h.offered, &batch(), &h.ctx)
+        .await;
+    let pending = turn.pending.unwrap();
+    let always = pending
+        .answer("c2", Reply::approve_always(), h.durable.keys())
+        .unwrap();
+    h.invoker
+        .resume(&h.durable, &h.offered, pending, &[always], &h.ctx)
+        .await
+        .unwrap();
+    assert_eq!(store.rules().len(), 1);
+    assert_eq!(h.runs.load(Ordering::SeqCst), 1);
+
+    // ...and answers the same call while the question is the same; once
+    // the gate asks about the session instead, the same call waits.
+    watching.store(true, Ordering::SeqCst);
+    let turn = h
+        .invoker
+        .invoke_turn(&h.durable, &h.offered, &batch(), &h.ctx)
+        .await;
+    let pending = turn.pending.expect("the session's question is asked");
+    assert_eq!(
+        pending.items[0].decision.rule.as_deref(),
+        Some("session/watch")
+    );
+    assert_eq!(h.runs.load(Ordering::SeqCst), 1);
+
+    // "Always" on it approves this call once and is not kept.
+    let always = pending
+        .answer("c2", Reply::approve_always(), h.durable.keys())
+        .unwrap();
+    let resumed = h
+        .invoker
+        .resume(&h.durable, &h.offered, pending, &[always], &h.ctx)
+        .await
+        .unwrap();
+    assert!(resumed.outputs[1].as_ref().unwrap().is_success());
+    assert_eq!(h.runs.load(Ordering::SeqCst), 2);
+    assert!(
+        resumed.refused[0]
+            .reason
+            .contains("does not keep answers to its rule `session/watch`"),
+        "{:?}",
+        resumed.refused
+    );
+    assert_eq!(store.rules().len(), 1);
+}
+
+#[tokio::test]
+async fn an_approval_resumed_after_the_gate_asks_by_another_rule_is_stale_naming_the_decision() {
+    let (h, watching) = watched_host(Durable::new(keys()));
+    let turn = h
+        .invoker
+        .invoke_turn(&h.durable, &h.offered, &batch(), &h.ctx)
+        .await;
+    let pending = turn.pending.unwrap();
+    assert_eq!(pending.items[0].decision.rule.as_deref(), Some("rules[0]"));
+    // Between the ask and the answer the session changed: the person said
+    // yes to another question than the one the gate asks now.
+    watching.store(true, Ordering::SeqCst);
+    let answer = pending
+        .answer("c2", Reply::approve(), h.durable.keys())
+        .unwrap();
+    let resumed = h
+        .invoker
+        .resume(&h.durable, &h.offered, pending, &[answer], &h.ctx)
+        .await
+        .unwrap();
+    let output = resumed.outputs[1].as_ref().unwrap();
+    assert_eq!(code(&resumed, 1), "approval_stale");
+    let state = output.state.as_ref().unwrap();
+    assert_eq!(state["part"], "decision");
+    assert_eq!(state["redecided"]["rule"], "session/watch");
+    assert_eq!(h.runs.load(Ordering::SeqCst), 0);
+}
+
+#[test]
+fn the_taint_gate_keeps_no_answer_to_its_session_rules_and_defers_the_rest() {
+    use tool_core::taint::{PIN_RULE, RunAll, Session, TRIFECTA_RULE, TaintGate};
+    let gate = TaintGate::new(Arc::new(RunAll), Arc::new(Session::new()));
+    for rule in [TRIFECTA_RULE, PIN_RULE] {
+        assert!(
+            !gate.remembers(&GateDecision::ask("?").with_rule(rule)),
+            "{rule}"
+        );
+    }
+    assert!(gate.remembers(&GateDecision::ask("?").with_rule("rules[0]")));
+    // The inner gate's own say is kept.
+    let watching = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let gate = TaintGate::new(Arc::new(Watch { watching }), Arc::new(Session::new()));
+    assert!(!gate.remembers(&GateDecision::ask("?").with_rule("session/watch")));
+}

@@ -131,6 +131,10 @@ pub enum BindingPart {
     Scope,
     /// The item expired.
     Expiry,
+    /// The gate, deciding again, asks by another rule than the one the
+    /// person answered (the session took in untrusted content, a
+    /// definition changed): the answer was not given to that question.
+    Decision,
 }
 
 impl BindingPart {
@@ -143,6 +147,7 @@ impl BindingPart {
             Self::Policy => "policy",
             Self::Scope => "scope",
             Self::Expiry => "expiry",
+            Self::Decision => "decision",
         }
     }
 }

@@ -181,10 +181,17 @@ impl Invoker {
                 }),
                 Verdict::Defer(decision) => {
                     let args = digest(&call.arguments);
-                    let remembered =
-                        durable
-                            .remembered()
-                            .find(&call.identifier, &call.api, &args, frame.scope);
+                    let rememberable = self.gate().is_none_or(|g| g.remembers(&decision));
+                    let remembered = rememberable
+                        .then(|| {
+                            durable.remembered().find(
+                                &call.identifier,
+                                &call.api,
+                                &args,
+                                frame.scope,
+                            )
+                        })
+                        .flatten();
                     if remembered.is_some() {
                         to_run.push(ToRun {
                             index,
@@ -470,6 +477,11 @@ impl Invoker {
                 (Checked::Bound(_), Some(d)) if d.action == GateAction::Block => {
                     Err(ToolOutput::blocked(d.message.clone(), d.reason()))
                 }
+                (Checked::Bound(_), Some(d))
+                    if d.action == GateAction::Ask && d.rule != item.decision.rule =>
+                {
+                    Err(stale_output(&item, BindingPart::Decision, Some(d)))
+                }
                 (Checked::Bound(call), _) => match &reply {
                     Reply::Approve { confinement, .. } => Ok((
                         *call,
@@ -517,9 +529,19 @@ impl Invoker {
                         if matches!(reply, Reply::Approve { always: true, .. }) {
                             // The approval still holds once; a missing
                             // "always" is said, not dropped.
-                            let recorded = durable
-                                .always_rule(&item)
-                                .and_then(|rule| durable.remembered().add(rule));
+                            let kept = match (self.gate(), decision) {
+                                (Some(gate), Some(d)) if !gate.remembers(d) => Err(format!(
+                                    "the gate does not keep answers to its rule `{}`",
+                                    d.rule.as_deref().unwrap_or("-")
+                                )),
+                                _ => Ok(()),
+                            };
+                            let recorded = kept.and_then(|()| {
+                                durable
+                                    .always_rule(&item)
+                                    .and_then(|rule| durable.remembered().add(rule))
+                                    .map_err(|e| e.to_string())
+                            });
                             if let Err(e) = recorded {
                                 refused.push(RefusedAnswer {
                                     call_id: item.call_id().to_owned(),
@@ -656,6 +678,7 @@ fn stale_output(
         BindingPart::Policy => "the approval policy changed since it was asked",
         BindingPart::Scope => "it is resumed in another conversation, session or workspace",
         BindingPart::Expiry => "the approval expired",
+        BindingPart::Decision => "the gate now asks a different question about it",
     };
     let message = format!(
         "The approval of `{}` no longer holds ({what}); the call did not run. Call it again to be asked anew.",
