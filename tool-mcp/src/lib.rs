@@ -35,7 +35,10 @@
 //!   [`ManagerOptions::pending_questions`] the questions nobody here answers
 //!   become the call's pending item in tool-core's durable turn
 //!   ([`tool_core::durable`]), resumed in any process with the answers and
-//!   the state intact, once. The server serves both on one endpoint.
+//!   the state intact, once. With [`ManagerOptions::tasks`] the client
+//!   declares the tasks extension (SEP-2663) and a call the server makes a
+//!   task is followed to its end (polled, its questions answered, cancelled
+//!   when the call is dropped). The server serves both on one endpoint.
 //! - [`RegistryServer`]: the other direction — a [`tool_core::ToolRegistry`]
 //!   served over MCP, each call through the [`tool_core::Invoker`] pipeline
 //!   gated by the host's [`tool_core::Gate`], `ask`s put to the client by

@@ -51,6 +51,7 @@ pub struct ManagerOptions {
     max_message_bytes: usize,
     elicitation: Option<Arc<dyn ElicitationHandler>>,
     pending_questions: bool,
+    tasks: bool,
     oauth: Option<crate::client::oauth::OAuthOptions>,
     propagator: Arc<dyn TracePropagator>,
 }
@@ -64,6 +65,7 @@ impl std::fmt::Debug for ManagerOptions {
             .field("max_message_bytes", &self.max_message_bytes)
             .field("elicitation", &self.elicitation.is_some())
             .field("pending_questions", &self.pending_questions)
+            .field("tasks", &self.tasks)
             .field("oauth", &self.oauth)
             .finish_non_exhaustive()
     }
@@ -78,6 +80,7 @@ impl Default for ManagerOptions {
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             elicitation: None,
             pending_questions: false,
+            tasks: false,
             oauth: None,
             propagator: Arc::new(SpanFields),
         }
@@ -139,6 +142,20 @@ impl ManagerOptions {
     /// answers is cancelled.
     pub fn pending_questions(mut self, pending: bool) -> Self {
         self.pending_questions = pending;
+        self
+    }
+
+    /// Declares the tasks extension (SEP-2663) to every server, so a
+    /// server may make a call a task (and a tool it runs only as a task,
+    /// refused with `-32021` otherwise, can be called): the call then
+    /// follows its task to the end — `tasks/get` at the server's poll
+    /// interval, the task's questions answered like a call's (the
+    /// [`elicitation`](Self::elicitation) handler) by `tasks/update`, the
+    /// result returned as the call's; a call dropped or timed out first
+    /// cancels its task (`tasks/cancel`). Off by default: a long task then
+    /// holds the call for as long as it runs, within the call's timeout.
+    pub fn tasks(mut self, tasks: bool) -> Self {
+        self.tasks = tasks;
         self
     }
 
@@ -411,6 +428,7 @@ impl McpManager {
             server: slot.config.id.clone(),
             elicitation: self.options.elicitation.clone(),
             pending_questions: self.options.pending_questions,
+            tasks: self.options.tasks,
             in_flight: Arc::clone(&slot.in_flight),
             on_tools_changed: Arc::new(move || {
                 changes.fetch_add(1, Ordering::SeqCst);

@@ -9,7 +9,8 @@
 //!   own stdio transport), [`http`] (the SSRF guard), [`oauth`],
 //!   [`remote_talk`] (what the server sends during a call),
 //!   [`remote_rounds`] and [`remote_pending`] (multi-round-trip questions,
-//!   answered here or kept in the durable turn), [`elicit`].
+//!   answered here or kept in the durable turn), [`remote_tasks`] (a call
+//!   the server made a task, followed to its end), [`elicit`].
 //! - Tools out of it: [`catalog`] (what a server offers), [`tool`] (a
 //!   server as one tool), [`provider`] and [`live`] (loading every server
 //!   into a registry and keeping it in step), [`remote_library`]
@@ -30,6 +31,7 @@ pub(crate) mod remote_library;
 pub(crate) mod remote_pending;
 pub(crate) mod remote_rounds;
 pub(crate) mod remote_talk;
+pub(crate) mod remote_tasks;
 pub(crate) mod secret;
 pub(crate) mod session;
 pub(crate) mod stderr;

@@ -13,7 +13,7 @@
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, InputRequest, InputRequests, InputRequiredResult,
-    InputResponses, NumberOrString, ServerResult,
+    InputResponses, NumberOrString, ServerResult, Task,
 };
 use rmcp::service::{Peer, RequestContext};
 use rmcp::{ClientHandler, ErrorData, RoleClient, ServiceError};
@@ -94,26 +94,42 @@ pub(crate) enum Rounds {
     Asked(InputRequiredResult),
 }
 
+/// Where [`rounds`] stopped: the call's end, or the task the server made
+/// of it (to follow: `remote_tasks`).
+#[derive(Debug)]
+pub(crate) enum Reached {
+    /// The call's rounds ended.
+    Rounds(Rounds),
+    /// The server made the call this task.
+    Task(Task),
+}
+
 /// Sends `params` with `send` and answers `input_required` rounds until
-/// the call completes or the answerer lets the questions wait. `params`
-/// may already carry answers and a request state (a resumed call).
+/// the call completes, the answerer lets the questions wait, or the server
+/// makes the call a task. `params` may already carry answers and a request
+/// state (a resumed call).
 pub(crate) async fn rounds<F, Fut>(
     answerer: &impl Answerer,
     mut params: CallToolRequestParams,
     mut send: F,
-) -> Result<Rounds, ServiceError>
+) -> Result<Reached, ServiceError>
 where
     F: FnMut(CallToolRequestParams) -> Fut,
     Fut: Future<Output = Result<ServerResult, ServiceError>>,
 {
     for _ in 0..MAX_ROUNDS {
         match send(params.clone()).await? {
-            ServerResult::CallToolResult(result) => return Ok(Rounds::Done(result)),
+            ServerResult::CallToolResult(result) => {
+                return Ok(Reached::Rounds(Rounds::Done(result)));
+            }
+            // The server made the call a task (the client declared the
+            // extension): the caller follows it.
+            ServerResult::CreateTaskResult(created) => return Ok(Reached::Task(created.task)),
             ServerResult::InputRequiredResult(asked) => {
                 let responses = match &asked.input_requests {
                     Some(requests) => match answerer.answer(requests).await? {
                         Some(responses) => responses,
-                        None => return Ok(Rounds::Asked(asked)),
+                        None => return Ok(Reached::Rounds(Rounds::Asked(asked))),
                     },
                     None => InputResponses::new(),
                 };

@@ -37,7 +37,8 @@ use serde_json::Value;
 use tool_core::{CallEvents, LogLevel, Progress};
 use tracing::Instrument;
 
-use crate::client::remote_rounds::{Answerer, ByHooks, Rounds, rounds};
+use crate::client::remote_rounds::{Answerer, ByHooks, Reached, Rounds, rounds};
+use crate::client::remote_tasks::follow;
 use crate::level::from_mcp_level;
 use crate::trace::{ClientTrace, record_error, record_result, record_rpc_error, semconv};
 
@@ -310,7 +311,7 @@ pub(crate) async fn call_rounds_with_events(
     events: Arc<dyn CallEvents>,
     trace: &ClientTrace,
 ) -> Result<Rounds, ServiceError> {
-    rounds(answerer, params, |mut params| {
+    let rounds = rounds(answerer, params, |mut params| {
         let events = Arc::clone(&events);
         let span = trace.span(&params.name);
         if let Some(context) = trace.inject(&span) {
@@ -350,7 +351,11 @@ pub(crate) async fn call_rounds_with_events(
         }
         .instrument(span)
     })
-    .await
+    .await?;
+    match rounds {
+        Reached::Task(task) => follow(peer, answerer, task).await.map(Rounds::Done),
+        Reached::Rounds(rounds) => Ok(rounds),
+    }
 }
 
 /// Records why a request failed on its span: the JSON-RPC code, or the

@@ -11,7 +11,7 @@ use rmcp::model::{
     ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
     ElicitationCapability, FormElicitationCapability, Implementation,
     LoggingMessageNotificationParam, ProgressNotificationParam, ProtocolVersion,
-    ServerNotification, SubscriptionFilter,
+    ServerNotification, SubscriptionFilter, TASKS_EXTENSION_ID,
 };
 use rmcp::service::{NotificationContext, Peer, RequestContext, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
@@ -100,6 +100,9 @@ pub(crate) struct Hooks {
     /// elicitation is declared, and a session's `elicitation/create` that
     /// no handler answers is cancelled (dismissed), not declined.
     pub(crate) pending_questions: bool,
+    /// The tasks extension is declared and calls made tasks are followed
+    /// ([`ManagerOptions::tasks`](crate::ManagerOptions::tasks)).
+    pub(crate) tasks: bool,
     /// The calls with events in flight (progress and log lines go there).
     pub(crate) in_flight: Arc<InFlight>,
 }
@@ -163,6 +166,12 @@ impl ClientHandler for Hooks {
             let mut elicitation = ElicitationCapability::new();
             elicitation.form = Some(FormElicitationCapability::new());
             capabilities.elicitation = Some(elicitation);
+        }
+        if self.tasks {
+            capabilities
+                .extensions
+                .get_or_insert_with(Default::default)
+                .insert(TASKS_EXTENSION_ID.to_owned(), Default::default());
         }
         ClientConfig::new(
             capabilities,

@@ -1,7 +1,9 @@
 //! The tasks extension (SEP-2663) served: a registry's long-running tools
 //! run as tasks for a client that declared the extension (rmcp's client
 //! over real HTTP on 127.0.0.1), which polls, answers and cancels them;
-//! on 2026-07-28 a tool that asks first becomes a task mid-call.
+//! on 2026-07-28 a tool that asks first becomes a task mid-call. And our
+//! client (`ManagerOptions::tasks`) following the tasks such a server makes
+//! of its calls, on both revisions.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -20,7 +22,10 @@ use tool_core::{
     ApiDefinition, Elicitation, Elicited, HumanIntervention, InterventionPolicy, ToolBuilder,
     ToolContext, ToolError, ToolOutput, ToolRegistry,
 };
-use tool_mcp::{ClientAsk, ClientLine, ClientReply, RegistryServer, RunEverything, TaskSupport};
+use tool_mcp::{
+    ClientAsk, ClientLine, ClientReply, ManagerOptions, McpManager, McpProtocol, McpServerConfig,
+    McpTransport, RegistryServer, RunEverything, TaskSupport,
+};
 
 fn api(name: &str) -> ApiDefinition {
     ApiDefinition::new(name, "A job.")
@@ -484,5 +489,125 @@ async fn on_2026_07_28_a_tool_asks_by_input_required_then_becomes_a_task_when_it
         matches!(&refused, ServiceError::McpError(e) if e.code == ErrorCode::INVALID_PARAMS),
         "{refused:?}"
     );
+    stop.cancel();
+}
+
+/// Accepts every question with `{"go": true}`, counting them.
+#[derive(Default)]
+struct SaysGo(std::sync::atomic::AtomicUsize);
+
+#[async_trait::async_trait]
+impl tool_mcp::ElicitationHandler for SaysGo {
+    async fn elicit(&self, _server: &str, _message: &str, _schema: &serde_json::Value) -> Elicited {
+        self.0.fetch_add(1, Ordering::SeqCst);
+        Elicited::Accept(json!({"go": true}))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn our_client_follows_the_tasks_a_server_makes_of_its_calls_on_both_revisions() {
+    let stopped = Arc::new(AtomicBool::new(false));
+    let server = RegistryServer::new(
+        Arc::new(jobs(Arc::clone(&stopped))),
+        Arc::new(RunEverything),
+        ToolContext::new(),
+    )
+    .with_task_tools([
+        ("jobs____quick", TaskSupport::Required),
+        ("jobs____boom", TaskSupport::Required),
+        ("jobs____panics", TaskSupport::Required),
+        ("jobs____asks", TaskSupport::Required),
+        ("jobs____sleep", TaskSupport::Required),
+    ]);
+    let stop = tokio_util::sync::CancellationToken::new();
+    let (addr, _task) = server
+        .serve_http("127.0.0.1:0".parse().unwrap(), stop.clone())
+        .await
+        .unwrap();
+    let url = format!("http://{addr}/mcp");
+    for protocol in [McpProtocol::V2026_07_28, McpProtocol::V2025_11_25] {
+        let config = |id: &str| {
+            McpServerConfig::new(id, McpTransport::http(url.clone()))
+                .with_protocol(protocol)
+                .with_call_timeout(Duration::from_secs(10))
+        };
+        // Without the option the client declares no tasks: a tool the
+        // server runs only as a task is refused with -32021.
+        let plain = McpManager::default();
+        plain.upsert(config("plain")).unwrap();
+        let refused = plain
+            .call_tool("plain", "jobs____quick", Default::default())
+            .await
+            .unwrap_err();
+        assert!(
+            refused
+                .to_string()
+                .contains("Missing required client capability"),
+            "{protocol:?}: {refused}"
+        );
+
+        let asked = Arc::new(SaysGo::default());
+        let manager = McpManager::new(
+            ManagerOptions::default()
+                .tasks(true)
+                .elicitation(Arc::clone(&asked) as Arc<dyn tool_mcp::ElicitationHandler>),
+        );
+        manager.upsert(config("tasks")).unwrap();
+
+        // The task's result is the call's result.
+        let done = manager
+            .call_tool("tasks", "jobs____quick", Default::default())
+            .await
+            .unwrap();
+        assert_eq!(text(&done), "done", "{protocol:?}");
+
+        // A tool's own failure: a result with isError.
+        let failed = manager
+            .call_tool("tasks", "jobs____boom", Default::default())
+            .await
+            .unwrap();
+        assert_eq!(failed.is_error, Some(true), "{protocol:?}");
+
+        // A failed task is the server's error.
+        let broken = manager
+            .call_tool("tasks", "jobs____panics", Default::default())
+            .await
+            .unwrap_err();
+        assert!(
+            broken.to_string().contains("panicked"),
+            "{protocol:?}: {broken}"
+        );
+
+        // The task's question goes to the host's handler, once, and its
+        // answer back by tasks/update.
+        let answered = manager
+            .call_tool("tasks", "jobs____asks", Default::default())
+            .await
+            .unwrap();
+        assert_eq!(text(&answered), r#"answered {"go":true}"#, "{protocol:?}");
+        assert_eq!(asked.0.swap(0, Ordering::SeqCst), 1, "asked once");
+
+        // A call dropped before its task settles cancels the task: the
+        // tool's call stops.
+        stopped.store(false, Ordering::SeqCst);
+        let dropped = tokio::time::timeout(
+            Duration::from_millis(700),
+            manager.call_tool("tasks", "jobs____sleep", Default::default()),
+        )
+        .await;
+        assert!(dropped.is_err(), "the sleep task outlasts the wait");
+        for _ in 0..100 {
+            if stopped.load(Ordering::SeqCst) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(
+            stopped.load(Ordering::SeqCst),
+            "{protocol:?}: the abandoned task was cancelled and its call stopped"
+        );
+        manager.shutdown().await;
+        plain.shutdown().await;
+    }
     stop.cancel();
 }

@@ -1,0 +1,132 @@
+//! A remote server's tasks (SEP-2663, `io.modelcontextprotocol/tasks`),
+//! client side: with [`ManagerOptions::tasks`](crate::ManagerOptions::tasks)
+//! the client declares the extension, and a `tools/call` the server
+//! answers with a task (`resultType: "task"`) is followed to its end
+//! within the same call: `tasks/get` at the server's `pollIntervalMs`
+//! (kept between [`MIN_POLL`] and [`MAX_POLL`]); the questions a task
+//! asks (`input_required`, its `inputRequests`) answered by the same
+//! answerer as a multi-round-trip call's and sent by `tasks/update`; the
+//! task's result is the call's result, a `failed` task the server's error,
+//! a task the server cancelled an error saying so. A call dropped before
+//! its task settles (cancelled, timed out) cancels the task
+//! (`tasks/cancel`): a task never runs on unwatched. Questions nobody here
+//! answers cancel the task too, with an error naming them: a task's
+//! handle is not kept in tool-core's durable turn (yet).
+
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolResult, CancelTaskParams, GetTaskParams, Task, TaskPayload, UpdateTaskParams,
+};
+use rmcp::service::Peer;
+use rmcp::{ErrorData, RoleClient, ServiceError};
+use serde_json::Value;
+
+use crate::client::remote_rounds::Answerer;
+
+/// The shortest wait between two `tasks/get` of one task.
+pub(crate) const MIN_POLL: Duration = Duration::from_millis(50);
+/// The longest wait between two `tasks/get` of one task.
+pub(crate) const MAX_POLL: Duration = Duration::from_secs(5);
+/// The wait when the server suggests none.
+const DEFAULT_POLL: Duration = Duration::from_millis(500);
+
+/// Cancels the task it holds when dropped before [`disarm`](Self::disarm).
+struct CancelTaskOnDrop {
+    peer: Peer<RoleClient>,
+    id: Option<String>,
+}
+
+impl CancelTaskOnDrop {
+    fn disarm(&mut self) {
+        self.id = None;
+    }
+}
+
+impl Drop for CancelTaskOnDrop {
+    fn drop(&mut self) {
+        let (Some(id), Ok(runtime)) = (self.id.take(), tokio::runtime::Handle::try_current())
+        else {
+            return;
+        };
+        let peer = self.peer.clone();
+        runtime.spawn(async move {
+            if let Err(error) = peer.cancel_task(CancelTaskParams::new(id.clone())).await {
+                tracing::debug!(task = %id, %error, "tasks/cancel of an abandoned task failed");
+            }
+        });
+    }
+}
+
+fn failed(message: String) -> ServiceError {
+    ServiceError::McpError(ErrorData::internal_error(message, None))
+}
+
+/// Follows the task `task` a server made of a call to its end (see the
+/// module guide).
+pub(crate) async fn follow(
+    peer: &Peer<RoleClient>,
+    answerer: &impl Answerer,
+    task: Task,
+) -> Result<CallToolResult, ServiceError> {
+    let id = task.task_id.clone();
+    let poll = task
+        .poll_interval_ms
+        .map_or(DEFAULT_POLL, Duration::from_millis)
+        .clamp(MIN_POLL, MAX_POLL);
+    let mut guard = CancelTaskOnDrop {
+        peer: peer.clone(),
+        id: Some(id.clone()),
+    };
+    // Questions answered already (a poll may see them before the server
+    // took the answers in): never put to the user twice.
+    let mut answered = std::collections::BTreeSet::new();
+    loop {
+        let detailed = peer.get_task(GetTaskParams::new(id.clone())).await?.task;
+        match detailed.payload {
+            TaskPayload::InputRequired { mut input_requests } => {
+                input_requests.retain(|key, _| !answered.contains(key));
+                if input_requests.is_empty() {
+                    tokio::time::sleep(poll).await;
+                    continue;
+                }
+                let Some(responses) = answerer.answer(&input_requests).await? else {
+                    let keys: Vec<&String> = input_requests.keys().collect();
+                    return Err(failed(format!(
+                        "task `{id}` asks {keys:?}, which nobody here answers; the task was cancelled"
+                    )));
+                };
+                answered.extend(responses.keys().cloned());
+                peer.update_task(UpdateTaskParams::new(id.clone(), responses))
+                    .await?;
+            }
+            TaskPayload::Completed { result } => {
+                guard.disarm();
+                let result: CallToolResult = serde_json::from_value(Value::Object(result))
+                    .map_err(|e| {
+                        failed(format!(
+                            "task `{id}` completed with a result that is no tool result: {e}"
+                        ))
+                    })?;
+                return Ok(result);
+            }
+            TaskPayload::Failed { error } => {
+                guard.disarm();
+                let error: ErrorData = serde_json::from_value(Value::Object(error.clone()))
+                    .unwrap_or_else(|_| {
+                        ErrorData::internal_error(
+                            format!("task `{id}` failed with an error of no JSON-RPC shape"),
+                            Some(Value::Object(error)),
+                        )
+                    });
+                return Err(ServiceError::McpError(error));
+            }
+            TaskPayload::Cancelled => {
+                guard.disarm();
+                return Err(failed(format!("the server cancelled task `{id}`")));
+            }
+            // Working, and whatever later revisions add: wait and look again.
+            _ => tokio::time::sleep(poll).await,
+        }
+    }
+}
