@@ -8,7 +8,9 @@
 //! `execute_tool` span and gate decision sit under it. The call is gated
 //! on both sides (here a manual-mode policy asks and a person approves;
 //! there the serving host's policy runs it). No argument value, result or
-//! credential appears on either side.
+//! credential appears on either side. A second call, to an API tool the
+//! serving host loaded with `--openapi`, puts that host's `http_request`
+//! span (method, route template, status) under the served call's span.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -46,10 +48,11 @@ impl Drop for Server {
     }
 }
 
-fn serve(cwd: &std::path::Path, trace_file: &std::path::Path) -> (Server, String) {
+fn serve(cwd: &std::path::Path, trace_file: &std::path::Path, extra: &[&str]) -> (Server, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_toolhost"))
         .arg("--cwd")
         .arg(cwd)
+        .args(extra)
         .args(["mcp", "serve", "--http", "127.0.0.1:0"])
         .env("TOOLHOST_TRACE_FILE", trace_file)
         .stdin(Stdio::null())
@@ -104,7 +107,7 @@ async fn one_mcp_call_is_one_trace_across_client_and_server_processes() {
     std::fs::create_dir(&cwd).unwrap();
     std::fs::write(cwd.join(FILE_NAME), FILE_TEXT).unwrap();
     let trace_file = dir.path().join("server-spans.jsonl");
-    let (_server, url) = serve(&cwd, &trace_file);
+    let (_server, url) = serve(&cwd, &trace_file, &[]);
 
     let manager = Arc::new(McpManager::default());
     let mut transport = McpTransport::http(url);
@@ -242,4 +245,108 @@ async fn one_mcp_call_is_one_trace_across_client_and_server_processes() {
             "{value} was traced by the server: {theirs}"
         );
     }
+}
+
+/// The value of the API call's path argument (never on a span: the route
+/// template is).
+const NAME_VALUE: &str = "name-private-4e1a";
+
+#[tokio::test]
+async fn an_api_call_served_over_mcp_has_its_http_request_span_in_the_servers_trace() {
+    let (collected, _guard) = Collected::install();
+    // The API the serving host calls: GET /hello/{name}.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let api = listener.local_addr().unwrap();
+    let router = axum::Router::new().route(
+        "/hello/{name}",
+        axum::routing::get(|| async { axum::Json(serde_json::json!({"hello": "you"})) }),
+    );
+    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+    let dir = tempfile::tempdir().unwrap();
+    let doc = dir.path().join("hello.json");
+    std::fs::write(
+        &doc,
+        serde_json::json!({"server": format!("http://{api}"), "description": "Greets.",
+            "paths": {"/hello/{name}": {"get": {"operationId": "hello", "description": "Greets.",
+                "parameters": [{"name": "name", "in": "path", "type": "str"}]}}}})
+        .to_string(),
+    )
+    .unwrap();
+    let trace_file = dir.path().join("server-spans.jsonl");
+    let doc = doc.display().to_string();
+    let (_server, url) = serve(
+        dir.path(),
+        &trace_file,
+        &["--openapi", &doc, "--allow-host", "127.0.0.1"],
+    );
+
+    let manager = Arc::new(McpManager::default());
+    manager
+        .upsert(
+            McpServerConfig::new("host", McpTransport::http(url))
+                .with_startup_timeout(Duration::from_secs(20)),
+        )
+        .unwrap();
+    let load = McpProvider::new(Arc::clone(&manager)).load_all().await;
+    assert_eq!(load.failures().count(), 0, "{load:?}");
+    let mut registry = ToolRegistry::new().with_name_rules(NameRules::Foreign);
+    for tool in load.tools {
+        registry.register_arc(tool).unwrap();
+    }
+    let ctx = ToolContext::new();
+    let offered = registry.offer(&ctx);
+    let wire = offered
+        .resolve_pair("host", "hello____hello")
+        .unwrap()
+        .wire_name
+        .to_owned();
+    let args = serde_json::json!({ "name": NAME_VALUE }).to_string();
+    let out = Invoker::default()
+        .invoke(&offered, &ToolCall::new(wire, args).with_id("c-api"), &ctx)
+        .await;
+    assert!(out.content.contains("you"), "{out:?}");
+    let server = server_records(&trace_file);
+    manager.shutdown().await;
+
+    let client = collected.spans("tools/call");
+    assert_eq!(client.len(), 1, "{client:?}");
+    let served = server
+        .iter()
+        .find(|s| !s.event && s.name == "tools/call")
+        .unwrap_or_else(|| panic!("{server:?}"));
+    assert_eq!(served.get("gen_ai.tool.name"), Some("hello____hello"));
+    assert_eq!(
+        served.get("trace_id"),
+        client[0].get("trace_id"),
+        "one trace"
+    );
+    assert_eq!(served.get("parent_span_id"), client[0].get("span_id"));
+    let run = server
+        .iter()
+        .find(|s| !s.event && s.name == "execute_tool")
+        .unwrap_or_else(|| panic!("{server:?}"));
+    assert_eq!(run.parent.as_deref(), Some("tools/call"));
+    assert_eq!(run.get("otel.name"), Some("execute_tool hello____hello"));
+    assert_eq!(run.get("gen_ai.tool.type"), Some("extension"));
+    // The HTTP client span of the API call, under the served call's span:
+    // the route template and the status, never the path's value.
+    let request = server
+        .iter()
+        .find(|s| !s.event && s.name == "http_request")
+        .unwrap_or_else(|| panic!("{server:?}"));
+    assert_eq!(request.parent.as_deref(), Some("execute_tool"));
+    assert_eq!(request.get("otel.name"), Some("GET /hello/{name}"));
+    assert_eq!(request.get("otel.kind"), Some("client"));
+    assert_eq!(request.get("http.request.method"), Some("GET"));
+    assert_eq!(request.get("url.template"), Some("/hello/{name}"));
+    assert_eq!(request.get("http.response.status_code"), Some("200"));
+    assert_eq!(request.get("error.type"), None);
+
+    let ours = collected.text_where(|e| e.target.starts_with("tool_"));
+    let theirs = std::fs::read_to_string(&trace_file).unwrap();
+    assert!(!ours.contains(NAME_VALUE), "traced by the client: {ours}");
+    assert!(
+        !theirs.contains(NAME_VALUE),
+        "traced by the server: {theirs}"
+    );
 }
