@@ -167,6 +167,11 @@ fn bench(c: &mut Criterion) {
     let find_primaries = family(format!("find . {}-print", "-name x -o ".repeat(8000)));
     let last_word = family("ls x; echo $((_)); ".repeat(4000));
     let unknown_wrappers = family(format!("{}git push", "frobnicate ".repeat(8000)));
+    // Closed rows (git, npm, xargs): long options read by unique prefix,
+    // each looked up among every name of the program's rows.
+    let git_prefixes = family(format!("git log {}-p", "--no-a ".repeat(8000)));
+    let npm_prefixes = family(format!("npm test {}x", "--sil ".repeat(8000)));
+    let xargs_prefixes = family(format!("xargs {}rm -rf /", "--max-c 1 ".repeat(8000)));
     for (name, args) in [
         ("cd_16370_then_secret", &cd_chain),
         ("pushd_100", &pushd_chain),
@@ -200,6 +205,9 @@ fn bench(c: &mut Criterion) {
         ("find_8000_primaries", &find_primaries),
         ("last_word_arith_4000", &last_word),
         ("unknown_wrappers_8000", &unknown_wrappers),
+        ("git_log_8000_ambiguous_prefixes", &git_prefixes),
+        ("npm_test_8000_prefix_options", &npm_prefixes),
+        ("xargs_8000_prefix_options", &xargs_prefixes),
     ] {
         worst.bench_function(name, |b| {
             b.iter(|| {

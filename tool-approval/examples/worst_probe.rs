@@ -142,6 +142,18 @@ fn inputs() -> Vec<(&'static str, String)> {
         ),
         ("last_word_arith_4000", "ls x; echo $((_)); ".repeat(4000)),
         (
+            "git_log_ambiguous_prefixes_8000",
+            format!("git log {}-p", "--no-a ".repeat(8000)),
+        ),
+        (
+            "npm_prefix_options_8000",
+            format!("npm test {}x", "--sil ".repeat(8000)),
+        ),
+        (
+            "xargs_prefix_options_8000",
+            format!("xargs {}rm -rf /", "--max-c 1 ".repeat(8000)),
+        ),
+        (
             "unknown_wrappers_8000",
             format!("{}git push", "frobnicate ".repeat(8000)),
         ),

@@ -185,6 +185,11 @@ fn the_issue_36_families_are_decided_without_running() {
         (format!("sort {}notes.txt", "--outp=x ".repeat(8000)), false),
         ("ls x; echo $((_)); ".repeat(4000), true),
         (format!("{}git push", "frobnicate ".repeat(3)), true),
+        // Closed rows read long options by unique prefix: each ambiguous
+        // or abbreviated option is looked up among every name of its rows.
+        (format!("git log {}-p", "--no-a ".repeat(8000)), false),
+        (format!("npm test {}x", "--sil ".repeat(8000)), false),
+        (format!("xargs {}rm -rf /", "--max-c 1 ".repeat(8000)), true),
     ] {
         let d = decide(ApprovalMode::Manual, &command);
         assert_ne!(d.action, Action::Run, "{:.80}: {d:?}", command);

@@ -629,7 +629,10 @@ fn all_rows() -> impl Iterator<Item = &'static Row> {
 }
 
 /// The built-in rows of `program`, found through an index built once (most
-/// command words name no row: one hash lookup answers them).
+/// command words name no row: one hash lookup answers them). A program's
+/// rows are ordered by subcommand, its own rows (none) first, the rows of
+/// one subcommand together and in table order, so a reader finds the rows
+/// that apply as two slices.
 fn builtin_rows(program: &str) -> &'static [&'static Row] {
     type Index = crate::name_hash::NameMap<&'static str, Vec<&'static Row>>;
     static INDEX: std::sync::OnceLock<Index> = std::sync::OnceLock::new();
@@ -639,6 +642,9 @@ fn builtin_rows(program: &str) -> &'static [&'static Row] {
             for name in row.programs {
                 index.entry(*name).or_default().push(row);
             }
+        }
+        for rows in index.values_mut() {
+            rows.sort_by_key(|r| r.subcommand);
         }
         index
     });
@@ -704,15 +710,20 @@ struct Meaning {
 
 /// The rows (built in and the host's) for one program.
 struct Rows<'a> {
+    /// Every built-in row, ordered by subcommand (see [`builtin_rows`]).
     builtin: &'static [&'static Row],
+    /// How many of them are the program's own (they come first).
+    own_count: usize,
     extra: &'a [CommandOption],
     program: &'a str,
 }
 
 impl<'a> Rows<'a> {
     fn of(program: &'a str, extra: &'a [CommandOption]) -> Self {
+        let builtin = builtin_rows(program);
         Self {
-            builtin: builtin_rows(program),
+            builtin,
+            own_count: builtin.partition_point(|r| r.subcommand.is_none()),
             extra,
             program,
         }
@@ -720,9 +731,26 @@ impl<'a> Rows<'a> {
 
     fn own(&self) -> Option<&'static Row> {
         self.builtin
-            .iter()
+            .first()
             .copied()
-            .find(|r| r.subcommand.is_none())
+            .filter(|r| r.subcommand.is_none())
+    }
+
+    /// The program's own rows.
+    fn own_rows(&self) -> &'static [&'static Row] {
+        self.builtin.get(..self.own_count).unwrap_or_default()
+    }
+
+    /// The rows of subcommand `sub`, in table order.
+    fn sub_rows(&self, sub: &str) -> &'static [&'static Row] {
+        let rest = self.builtin.get(self.own_count..).unwrap_or_default();
+        let start = rest.partition_point(|r| r.subcommand < Some(sub));
+        let rest = rest.get(start..).unwrap_or_default();
+        let len = rest
+            .iter()
+            .take_while(|r| r.subcommand == Some(sub))
+            .count();
+        rest.get(..len).unwrap_or_default()
     }
 
     fn clusters(&self) -> bool {
@@ -743,11 +771,12 @@ impl<'a> Rows<'a> {
     /// of a program that has subcommand rows, `cargo nextest`, is not
     /// known, so its options are not judged; a program without any, `sort`,
     /// is judged by its own row throughout).
-    fn closed(&self, sub: Option<&str>) -> (bool, bool) {
+    /// `sub_rows` are the subcommand's rows ([`Rows::sub_rows`]).
+    fn closed(&self, sub_rows: &[&Row]) -> (bool, bool) {
         let own = self.own().is_some_and(|r| r.closed);
-        let after = match sub.and_then(|s| self.builtin.iter().find(|r| r.subcommand == Some(s))) {
+        let after = match sub_rows.first() {
             Some(row) => row.closed,
-            None => own && !self.builtin.iter().any(|r| r.subcommand.is_some()),
+            None => own && self.builtin.len() == self.own_count,
         };
         (own, after)
     }
@@ -782,42 +811,44 @@ impl<'a> Rows<'a> {
         found
     }
 
-    /// The meaning of option `name` with `sub` the subcommand read so far.
-    fn meaning(&self, name: &str, sub: Option<&str>) -> Option<Meaning> {
-        let own_applies = sub.is_none() || self.options_at() == Options::Anywhere;
-        let applies = |row_sub: Option<&str>| match row_sub {
-            None => own_applies,
-            Some(want) => sub == Some(want),
-        };
+    /// The meaning of option `name` with `sub` the subcommand read so far
+    /// and `sub_rows` its rows ([`Rows::sub_rows`]).
+    fn meaning(&self, name: &str, sub: Option<&str>, sub_rows: &[&Row]) -> Option<Meaning> {
         if self.builtin.is_empty() && self.extra.is_empty() {
             return None;
         }
+        let own_applies = sub.is_none() || self.options_at() == Options::Anywhere;
+        let in_rows = |rows: &[&Row]| {
+            rows.iter().find_map(|row| {
+                row.options
+                    .iter()
+                    .find(|o| o.names.contains(&name))
+                    .map(|o| Meaning {
+                        value: o.value,
+                        effect: o.effect,
+                    })
+            })
+        };
+        let in_extra = |want: Option<&str>| {
+            self.extra
+                .iter()
+                .filter(|o| o.program == self.program && o.subcommand.as_deref() == want)
+                .find(|o| o.names.iter().any(|n| n == name))
+                .map(|o| Meaning {
+                    value: o.value,
+                    effect: o.effect,
+                })
+        };
         // A subcommand's own rows first (`git clone -c` is not git's `-c`).
-        for pass_sub in [true, false] {
-            for row in self.builtin {
-                if row.subcommand.is_some() != pass_sub || !applies(row.subcommand) {
-                    continue;
-                }
-                if let Some(o) = row.options.iter().find(|o| o.names.contains(&name)) {
-                    return Some(Meaning {
-                        value: o.value,
-                        effect: o.effect,
-                    });
-                }
-            }
-            for o in self.extra.iter().filter(|o| o.program == self.program) {
-                if o.subcommand.is_some() != pass_sub || !applies(o.subcommand.as_deref()) {
-                    continue;
-                }
-                if o.names.iter().any(|n| n == name) {
-                    return Some(Meaning {
-                        value: o.value,
-                        effect: o.effect,
-                    });
-                }
-            }
+        if sub.is_some()
+            && let Some(m) = in_rows(sub_rows).or_else(|| in_extra(sub))
+        {
+            return Some(m);
         }
-        None
+        if !own_applies {
+            return None;
+        }
+        in_rows(self.own_rows()).or_else(|| in_extra(None))
     }
 }
 
@@ -847,6 +878,7 @@ impl<'a> Invocation<'a> {
         };
         let mut iter = args.iter().enumerate();
         let mut options_done = false;
+        let mut sub_rows: &[&Row] = &[];
         while let Some((at, word)) = iter.next() {
             let word = word.as_str();
             if options_done || word == "-" || !word.starts_with('-') {
@@ -855,6 +887,7 @@ impl<'a> Invocation<'a> {
                 if out.subcommand.is_none() && (!options_done || stops_at_operand) {
                     out.subcommand = Some(word);
                     out.subcommand_at = Some(at);
+                    sub_rows = rows.sub_rows(word);
                 }
                 out.operands.push(word);
                 options_done |= stops_at_operand;
@@ -865,7 +898,7 @@ impl<'a> Invocation<'a> {
                 continue;
             }
             let before_subcommand = out.subcommand.is_none();
-            let meaning = |name: &str| rows.meaning(name, out.subcommand);
+            let meaning = |name: &str| rows.meaning(name, out.subcommand, sub_rows);
             let mut read = ReadOption {
                 word,
                 letters: "",
@@ -923,6 +956,9 @@ impl<'a> Invocation<'a> {
                 read.effect = m.effect;
                 read.value = (m.value != Suffix).then_some(rest);
                 read.known = true;
+            } else if parser != Parser::GoFlag && word.len() == 2 {
+                // `-x`, looked up above as the listed spelling: no row has it.
+                read.letters = word.get(1..).unwrap_or_default();
             } else if parser != Parser::GoFlag {
                 read_short(word, clusters, &meaning, &mut read, &mut wants_next);
             }
@@ -931,8 +967,8 @@ impl<'a> Invocation<'a> {
             }
             out.options.push(read);
         }
-        if rows.builtin.iter().any(|r| r.closed) {
-            let (own, after) = rows.closed(out.subcommand);
+        let (own, after) = rows.closed(sub_rows);
+        if own || after {
             out.unknown = out
                 .options
                 .iter()

@@ -634,25 +634,24 @@ pub(crate) fn prints_secret_into(
 }
 
 fn row_matches(row: &Printer, args: &[String]) -> bool {
-    let operands: Vec<&str> = args
+    let mut operands = args
         .iter()
         .map(String::as_str)
-        .filter(|w| !w.starts_with('-'))
-        .collect();
+        .filter(|w| !w.starts_with('-'));
     // The subcommand words must come in order among the words that are
     // not options: the first among the first four (global options' values,
     // `kubectl --context prod -n db get`, look like operands), each next
-    // one right after or one word later (`secrets versions access`).
-    let mut at = 0;
+    // one right after or one word later (`secrets versions access`). Each
+    // search goes on from the word after the last one found.
     for (i, step) in row.path.iter().enumerate() {
-        let found = operands
-            .iter()
-            .skip(at)
-            .take(if i == 0 { 4 } else { 2 })
-            .position(|w| step.contains(w));
-        match found {
-            Some(offset) => at += offset + 1,
-            None => return false,
+        let window = if i == 0 { 4 } else { 2 };
+        if operands
+            .by_ref()
+            .take(window)
+            .position(|w| step.contains(&w))
+            .is_none()
+        {
+            return false;
         }
     }
     row.needs_option.is_empty()
