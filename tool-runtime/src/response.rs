@@ -334,10 +334,12 @@ pub struct CommandOutput {
     /// [`LocalComputer`](crate::LocalComputer); other executors may omit it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<crate::sandbox::AppliedSandbox>,
-    /// Protected entries (`.envrc`, `.vscode/`, `.github/workflows`…) the
-    /// confined command created where none existed, each moved out of the
-    /// workspace into the computer's quarantine folder once the command's
-    /// process group ended (or when it was killed).
+    /// Protected entries the confined command created where none existed
+    /// (the names without a stand-in: `rust-toolchain.toml`, `.npmrc`,
+    /// `*.code-workspace`…, and any name under the Landlock fallback;
+    /// see the sandbox guide), each moved out of the workspace into the
+    /// computer's quarantine folder once the command's process group
+    /// ended (or when it was killed).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub protected_created: Vec<crate::sandbox::ProtectedCreated>,
     /// Connections the egress proxy refused (egress by name): host, port,

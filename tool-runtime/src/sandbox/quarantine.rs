@@ -6,8 +6,11 @@
 //! folder.
 //!
 //! Existing protected entries are read-only mounts and cannot be replaced;
-//! a name that does not exist has no inode for a mount or a Landlock rule to
-//! attach to, so a command can create `.envrc` there. With the namespace
+//! missing ones of the stand-in tables are held by read-only stand-ins
+//! (the private `placeholder` module). Any other name that does not exist
+//! has no inode for a mount or a Landlock rule to attach to, so a command
+//! can create `.npmrc` or `rust-toolchain.toml` there (and, under the
+//! Landlock fallback, which has no stand-ins, `.envrc`). With the namespace
 //! mechanism every process of the command ends with it (PID namespace), so
 //! the check after the run cannot be raced or outlived. A new repository
 //! (`git init`, `cargo new`) keeps its `.git`.
