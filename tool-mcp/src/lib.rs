@@ -159,12 +159,13 @@ pub use client::http::{HttpGuard, SsrfHttpGuard};
 pub use client::live::{LiveLoad, LiveSync};
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
-pub use client::manager::{
-    DEFAULT_MAX_MESSAGE_BYTES, MAX_LIST_PAGES, ManagerOptions, McpManager, ServerStatus,
-};
+pub use client::manager::{MAX_LIST_PAGES, McpManager, ServerStatus};
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub use client::oauth::{Authorizer, InMemoryTokenStore, OAuthOptions, TokenStore};
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
+pub use client::options::{DEFAULT_MAX_MESSAGE_BYTES, ManagerOptions};
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub use client::policy::{default_policy, effective_policy};

@@ -4,7 +4,7 @@
 //!   and [`cipher`] (secrets redacted, sealed at rest), [`policy`]
 //!   (approval defaults from annotations).
 //! - Talking to a server: [`manager`] (one live session per
-//!   configuration, discovery, reconnects), [`session`] (the handshake or
+//!   configuration, discovery, reconnects) with its [`options`], [`session`] (the handshake or
 //!   `server/discover`), [`stdio`] with [`line_id`] and [`stderr`] (our
 //!   own stdio transport), [`http`] (the SSRF guard), [`oauth`],
 //!   [`remote_talk`] (what the server sends during a call),
@@ -25,6 +25,7 @@ pub(crate) mod line_id;
 pub(crate) mod live;
 pub(crate) mod manager;
 pub(crate) mod oauth;
+pub(crate) mod options;
 pub(crate) mod policy;
 pub(crate) mod provider;
 pub(crate) mod remote_library;
