@@ -285,6 +285,38 @@ async fn the_wall(base: &Path) {
     assert!(out.content.contains("process limit"), "{}", out.content);
     assert_eq!(state(&out)["sandbox"]["limitHit"], "processes");
     assert_eq!(state(&out)["sandbox"]["limits"]["processes"], 32);
+    // The memory of the whole run: a memory cgroup where the host can make
+    // one (root here), else said to be unenforced.
+    let mut limits = Limits::default();
+    limits.run_memory_bytes = Some(256 << 20);
+    limits.cpu_seconds = Some(1);
+    limits.tmp_bytes = Some(1 << 20);
+    let limited = computer(SandboxOptions {
+        limits,
+        ..SandboxOptions::default()
+    });
+    let out = sh(&limited, &ws, "true").await;
+    assert_eq!(
+        state(&out)["sandbox"]["memoryLimit"],
+        if root { "cgroup" } else { "unenforced" },
+        "{}",
+        out.content
+    );
+    // CPU time and the private /tmp's size: named failures.
+    let out = sh(&limited, &ws, "while :; do :; done").await;
+    assert!(out.content.contains("cpu time limit"), "{}", out.content);
+    assert_eq!(state(&out)["sandbox"]["limitHit"], "cpu_time");
+    let out = sh(
+        &limited,
+        &ws,
+        "head -c 4000000 /dev/zero > /tmp/fill && sleep 20; echo survived",
+    )
+    .await;
+    assert!(!stdout(&out).contains("survived"), "{}", out.content);
+    assert!(out.content.contains("tmp size limit"), "{}", out.content);
+    let out = sh(&limited, &ws, "rm -f /tmp/fill").await;
+    assert_eq!(code(&out), 0, "{}", out.content);
+    drop(limited);
     egress_by_name(&ws).await;
     workflows(&c, &ws, &base.join("outside")).await;
     leaks(&c, &ws, &base.join("outside")).await;
