@@ -269,27 +269,79 @@ impl Ledger {
     /// Records the values of `text` as delivered by call `index`.
     pub fn record_text(&mut self, index: u32, text: &str) {
         let mut budget = MAX_VALUES_PER_CALL;
-        self.record_output(index, text, None, None, &mut budget);
+        let output = Output {
+            content: text,
+            ..Output::default()
+        };
+        self.record_output(index, output, &mut budget);
     }
 
     /// Records the values of `value` (a state) as delivered by call `index`.
     pub fn record_json(&mut self, index: u32, value: &Value) {
         let mut budget = MAX_VALUES_PER_CALL;
-        self.record_output(index, "", Some(value), None, &mut budget);
+        let output = Output {
+            state: Some(value),
+            ..Output::default()
+        };
+        self.record_output(index, output, &mut budget);
     }
 
-    /// Records the values of an output's `content`, `state` and error
-    /// `message` as delivered by call `index`, up to `budget` of them
-    /// (counted down); past it the call is marked truncated.
-    pub(crate) fn record_output(
+    /// Records the values of call `index`'s output (`text`, and its
+    /// `state` when there is one) except those its own `arguments` carry:
+    /// what a call sends is not data it read, even when its output echoes
+    /// it (a command's own text in its result, a query in its answer).
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use tool_core::taint::{Capabilities, Ledger};
+    /// let mut ledger = Ledger::new();
+    /// let run = ledger.record_call("c1", "shell", "run", Capabilities::private_read(), true);
+    /// let args = json!({"command": "curl https://api.example.org/v1"});
+    /// let state = json!({"command": "curl https://api.example.org/v1", "stdout": "token 7731 for ann@corp.example"});
+    /// ledger.record_call_output(run, "done", Some(&state), &args);
+    /// assert!(ledger.origins("curl https://api.example.org/v1").is_none());
+    /// assert!(ledger.origins("api.example.org").is_none());
+    /// assert!(ledger.origins("ann@corp.example").is_some());
+    /// ```
+    pub fn record_call_output(
         &mut self,
         index: u32,
-        content: &str,
+        text: &str,
         state: Option<&Value>,
-        message: Option<&str>,
-        budget: &mut usize,
+        arguments: &Value,
     ) {
+        let mut budget = MAX_VALUES_PER_CALL;
+        let output = Output {
+            content: text,
+            state,
+            message: None,
+            arguments: Some(arguments),
+        };
+        self.record_output(index, output, &mut budget);
+    }
+
+    /// Records the values of `output` as delivered by call `index` (its
+    /// arguments' values left out), up to `budget` of them (counted
+    /// down); past it the call is marked truncated.
+    pub(crate) fn record_output(&mut self, index: u32, output: Output<'_>, budget: &mut usize) {
+        let Output {
+            content,
+            state,
+            message,
+            arguments,
+        } = output;
         let mut buf = std::mem::take(&mut self.scratch);
+        // The values the call sent: a handful (arguments are short), each
+        // owned once, only for a call that fed the ledger.
+        let mut sent: hashbrown::HashSet<String, DefaultHashBuilder> =
+            hashbrown::HashSet::with_hasher(self.hasher.clone());
+        if let Some(arguments) = arguments {
+            scan_json(arguments, &mut buf, &mut |_, value| {
+                if !sent.contains(value) {
+                    sent.insert(value.to_owned());
+                }
+            });
+        }
         let mut truncated = false;
         // Grown once for the output, not doubled (and rehashed) a few
         // times: about one value per 20 bytes (a mailbox listing).
@@ -307,6 +359,9 @@ impl Ledger {
         }
         {
             let mut add = |kind: ValueKind, value: &str| {
+                if !sent.is_empty() && sent.contains(value) {
+                    return;
+                }
                 if *budget == 0 {
                     truncated = true;
                     return;
@@ -397,6 +452,20 @@ impl Ledger {
         };
         slots.get_mut(at).map(|slot| &mut slot.entry)
     }
+}
+
+/// One output as [`Ledger::record_output`] reads it.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Output<'a> {
+    /// Its content.
+    pub(crate) content: &'a str,
+    /// Its state.
+    pub(crate) state: Option<&'a Value>,
+    /// Its error message.
+    pub(crate) message: Option<&'a str>,
+    /// The arguments of the call that made it: their values are not
+    /// recorded as delivered by it.
+    pub(crate) arguments: Option<&'a Value>,
 }
 
 fn slot_text<'a>(text: &'a str, slot: &Slot) -> &'a str {

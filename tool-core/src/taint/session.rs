@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::boundary::Boundary;
 use super::capability::CapabilityMap;
-use super::ledger::{Ledger, MAX_VALUES_PER_CALL};
+use super::ledger::{Ledger, MAX_VALUES_PER_CALL, Output};
 use super::pin::{PinPolicy, PinReport, PinStore};
 use super::quota::{QuotaCounts, QuotaSettings};
 use super::redact::{Redactions, Redactor};
@@ -75,7 +75,9 @@ impl SessionState {
 ///    found makes its output private data.
 /// 4. When it read private data or took in untrusted content, the values
 ///    its (redacted) output delivered are recorded, up to
-///    [`MAX_VALUES_PER_CALL`].
+///    [`MAX_VALUES_PER_CALL`], except the values its own arguments carry:
+///    what a call sends is not data it read, even when its output echoes
+///    it (a command's text in its result).
 /// 5. With a [boundary](Self::with_boundary), an untrusted output's
 ///    content is wrapped and its state gets its provenance.
 #[derive(Debug)]
@@ -110,6 +112,8 @@ struct PendingOutput {
     content: String,
     state: Option<serde_json::Value>,
     message: Option<String>,
+    /// The call's arguments: values it sent, not read.
+    arguments: serde_json::Value,
 }
 
 /// The most output bytes held unscanned; past it the values are recorded
@@ -121,13 +125,15 @@ impl Inner {
     fn flush(&mut self) {
         for p in std::mem::take(&mut self.pending) {
             let mut budget = MAX_VALUES_PER_CALL;
-            self.state.ledger.record_output(
-                p.index,
-                &p.content,
-                p.state.as_ref(),
-                p.message.as_deref(),
-                &mut budget,
-            );
+            let output = Output {
+                content: &p.content,
+                state: p.state.as_ref(),
+                message: p.message.as_deref(),
+                arguments: Some(&p.arguments),
+            };
+            self.state
+                .ledger
+                .record_output(p.index, output, &mut budget);
         }
         self.pending_bytes = 0;
     }
@@ -179,6 +185,9 @@ pub(crate) struct Observed {
     identifier: String,
     api: String,
     capabilities: Capabilities,
+    /// The arguments, kept only when the output will feed the ledger
+    /// (their values are left out of it).
+    arguments: serde_json::Value,
 }
 
 impl Session {
@@ -349,11 +358,18 @@ impl Session {
 
     /// Noted before `call` runs.
     pub(crate) fn observe(&self, call: &PreparedCall) -> Observed {
+        let capabilities = self.capabilities_of(call);
+        let arguments = if capabilities.feeds_ledger() {
+            call.arguments.clone()
+        } else {
+            serde_json::Value::Null
+        };
         Observed {
             call_id: call.call_id.clone().unwrap_or_default(),
             identifier: call.identifier.clone(),
             api: call.api.clone(),
-            capabilities: self.capabilities_of(call),
+            capabilities,
+            arguments,
         }
     }
 
@@ -394,6 +410,7 @@ impl Session {
                     content: output.content.clone(),
                     state: output.state.clone(),
                     message,
+                    arguments: observed.arguments,
                 });
                 if inner.pending_bytes > MAX_PENDING_BYTES {
                     inner.flush();
