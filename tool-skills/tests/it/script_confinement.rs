@@ -3,8 +3,6 @@
 //! `Confinement` in the context, and the local computer's sandbox applies
 //! it to the script (writes in the workspace work, writes to the skill's
 //! own folder are refused). Harmless scripts in temporary folders only.
-#![cfg(all(feature = "scripts", target_os = "linux"))]
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::fs;
 use std::path::{Path, PathBuf};

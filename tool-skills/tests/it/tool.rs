@@ -1,9 +1,7 @@
 //! The `skills` tool through the real pipeline: activation, every
 //! readReference resolution step, binary and oversize files, provenance.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::fs;
-use std::path::Path;
 use std::sync::{Arc, RwLock};
 
 use serde_json::{Value, json};
@@ -12,11 +10,7 @@ use tool_skills::{
     BuiltinSkill, LoadOptions, SkillRegistry, SkillSource, SkillsTool, SkillsToolConfig,
 };
 
-fn write(dir: &Path, rel: &str, bytes: &[u8]) {
-    let path = dir.join(rel);
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    fs::write(path, bytes).unwrap();
-}
+use crate::common::write;
 
 /// A disk skill `pdf` with nested references, an asset and a script, and a
 /// builtin skill `notes` with resources.
@@ -33,7 +27,7 @@ fn fixture() -> (tempfile::TempDir, SkillRegistry) {
     write(d, "pdf/a/tips.md", b"tips one");
     write(d, "pdf/b/tips.md", b"tips two");
     write(d, "pdf/assets/logo.png", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR");
-    write(d, "pdf/assets/big.txt", &vec![b'a'; 300 * 1024]);
+    write(d, "pdf/assets/big.txt", vec![b'a'; 300 * 1024]);
     write(d, "pdf/scripts/extract.py", b"print('hi')\n");
     write(d, "pdf/Mixed/Case.md", b"mixed one");
     write(d, "pdf/mixed/case.md", b"mixed two");

@@ -1,5 +1,4 @@
 //! Catalog renderings, escaping and the budget's defined degradation.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use proptest::prelude::*;
 use tool_skills::{

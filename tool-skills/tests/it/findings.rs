@@ -1,14 +1,14 @@
 //! Every finding code, in both modes, with its file and line.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeSet;
 use std::fs;
-use std::path::Path;
 
 use tool_skills::{
     BuiltinSkill, Finding, FindingCode, LoadOptions, ParseLimits, ParseOptions, Severity,
     SkillRegistry, SkillSource, SymlinkPolicy, ValidationMode, parse_skill_md,
 };
+
+use crate::common::write;
 
 const GOOD: &str = "---\nname: pdf\ndescription: Handles PDFs.\n---\n# PDF\nDo things.\n";
 
@@ -21,12 +21,6 @@ fn find(findings: &[Finding], code: FindingCode) -> &Finding {
         .iter()
         .find(|f| f.code == code)
         .unwrap_or_else(|| panic!("no {code} in {findings:#?}"))
-}
-
-fn write(dir: &Path, rel: &str, text: &str) {
-    let path = dir.join(rel);
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    fs::write(path, text).unwrap();
 }
 
 fn skill_md(name: &str) -> String {
@@ -371,10 +365,10 @@ fn disk_codes() -> BTreeSet<FindingCode> {
     write(
         root,
         "a/huge/SKILL.md",
-        &format!("{}{}", skill_md("huge"), "x".repeat(2000)),
+        format!("{}{}", skill_md("huge"), "x".repeat(2000)),
     );
-    write(root, "a/dup-one/SKILL.md", &skill_md("same"));
-    write(root, "a/dup-two/SKILL.md", &skill_md("same"));
+    write(root, "a/dup-one/SKILL.md", skill_md("same"));
+    write(root, "a/dup-two/SKILL.md", skill_md("same"));
     let mut options = LoadOptions::default();
     options.limits.max_file_bytes = 1000;
     let registry = SkillRegistry::load(
@@ -423,9 +417,9 @@ fn disk_codes() -> BTreeSet<FindingCode> {
 
     // symlink_skipped and discovery_limit.
     let outside = tempfile::tempdir().unwrap();
-    write(outside.path(), "elsewhere/SKILL.md", &skill_md("elsewhere"));
+    write(outside.path(), "elsewhere/SKILL.md", skill_md("elsewhere"));
     fs::create_dir_all(root.join("b/deep/er/still")).unwrap();
-    write(root, "b/deep/er/still/x/SKILL.md", &skill_md("x"));
+    write(root, "b/deep/er/still/x/SKILL.md", skill_md("x"));
     std::os::unix::fs::symlink(outside.path().join("elsewhere"), root.join("b/elsewhere")).unwrap();
     let mut options = LoadOptions::default();
     options.discovery.max_depth = 2;
@@ -443,7 +437,7 @@ fn disk_codes() -> BTreeSet<FindingCode> {
     seen.extend(codes(&registry));
 
     // misnamed_skill_file and skill_file_not_a_file.
-    write(root, "d/lower/skill.md", &skill_md("lower"));
+    write(root, "d/lower/skill.md", skill_md("lower"));
     fs::create_dir_all(root.join("d/folder/SKILL.md")).unwrap();
     let registry = SkillRegistry::load(
         [SkillSource::dir("d", root.join("d"))],

@@ -1,6 +1,5 @@
 //! Sources, precedence and shadowing, discovery bounds and policies,
 //! enable/disable, reload diffs and lookup, on real folders.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::fs;
 use std::path::Path;
@@ -10,17 +9,13 @@ use tool_skills::{
     ValidationMode,
 };
 
-fn write(dir: &Path, rel: &str, text: &str) {
-    let path = dir.join(rel);
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    fs::write(path, text).unwrap();
-}
+use crate::common::write;
 
 fn skill(dir: &Path, folder: &str, name: &str, description: &str) {
     write(
         dir,
         &format!("{folder}/SKILL.md"),
-        &format!("---\nname: {name}\ndescription: {description}\n---\n# {name}\n"),
+        format!("---\nname: {name}\ndescription: {description}\n---\n# {name}\n"),
     );
 }
 

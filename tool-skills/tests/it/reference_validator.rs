@@ -3,7 +3,6 @@
 //! or a `SKILL.md` that is a folder reported instead of silently skipped,
 //! a duplicate key reported at the duplicate's line, the frontmatter
 //! fields as `read-properties` prints them, and the catalog's location.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::fs;
 use std::path::Path;
@@ -13,6 +12,8 @@ use tool_skills::{
     CatalogOptions, Finding, FindingCode, LoadOptions, Lookup, Severity, SkillRegistry,
     SkillSource, SkillsTool, ValidationMode, is_valid_skill_name, maintain,
 };
+
+use crate::common::codes;
 
 fn write(path: &Path, text: &str) {
     fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -28,10 +29,6 @@ fn skill(root: &Path, folder: &str, name: &str) {
 
 fn load(root: &Path, mode: ValidationMode) -> SkillRegistry {
     SkillRegistry::load([SkillSource::dir("t", root)], LoadOptions::new(mode))
-}
-
-fn codes(registry: &SkillRegistry) -> Vec<FindingCode> {
-    registry.findings().iter().map(|f| f.code).collect()
 }
 
 fn errors(registry: &SkillRegistry) -> Vec<&Finding> {

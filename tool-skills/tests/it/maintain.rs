@@ -1,5 +1,4 @@
 //! The maintenance API on real folders: validated, atomic, link-safe.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::fs;
 

@@ -1,8 +1,6 @@
 //! `runScript` (feature `scripts`): offered only with a computer, always
 //! asks a human, runs only files of `scripts/`. Runs a harmless script in a
 //! temporary folder.
-#![cfg(feature = "scripts")]
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::fs;
 use std::sync::{Arc, RwLock};

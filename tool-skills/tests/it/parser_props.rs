@@ -1,5 +1,4 @@
 //! Property tests of the frontmatter parser (the fuzz target's CI twin).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use proptest::prelude::*;
 use tool_skills::{ParseOptions, ValidationMode, maintain, parse_skill_md};

@@ -2,7 +2,6 @@
 //! trusted is listed, never read; after trust it loads. Bypass attempts:
 //! links out of and into the workspace, `..` after a link, a workspace
 //! nested in a trusted one, a trusted folder replaced at its path.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::fs;
 use std::os::unix::fs::symlink;
@@ -10,6 +9,8 @@ use std::path::Path;
 
 use tool_skills::trust::{Place, TrustStore, Untrusted, Withhold, Workspace};
 use tool_skills::{FindingCode, LoadOptions, SkillRegistry, SkillSource};
+
+use crate::common::codes;
 
 /// A skill whose frontmatter does not parse: reading it gives `invalid_yaml`.
 const BROKEN: &str = "---\nname: [unclosed\ndescription: x\n---\nbody\n";
@@ -33,10 +34,6 @@ fn load(dir: &Path, workspace: Workspace) -> SkillRegistry {
         [SkillSource::dir("workspace", dir)],
         LoadOptions::default().in_workspace(workspace),
     )
-}
-
-fn codes(registry: &SkillRegistry) -> Vec<FindingCode> {
-    registry.findings().iter().map(|f| f.code).collect()
 }
 
 #[test]

@@ -1,8 +1,6 @@
 //! Attempts to read outside a skill's folder. Every one must fail and no
 //! output may carry the secret. Paths are data here: nothing is executed.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::Path;
 
@@ -12,18 +10,14 @@ use tool_skills::{
     BuiltinSkill, LoadOptions, SkillRegistry, SkillSource, SkillsTool, SymlinkPolicy,
 };
 
+use crate::common::write;
+
 const SECRET: &str = "TOP-SECRET-MARKER-5d1f";
 
 struct World {
     _root: tempfile::TempDir,
     outside: tempfile::TempDir,
     tool: SkillsTool,
-}
-
-fn write(dir: &Path, rel: &str, text: &str) {
-    let path = dir.join(rel);
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    fs::write(path, text).unwrap();
 }
 
 fn world(policy: SymlinkPolicy) -> World {

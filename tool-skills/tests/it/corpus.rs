@@ -2,7 +2,6 @@
 //! long descriptions, a name/folder mismatch, a binary asset, nested
 //! references, scripts, CRLF with a BOM, missing fields, client-specific
 //! keys, folded descriptions, category folders, hidden folders.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::PathBuf;
 
