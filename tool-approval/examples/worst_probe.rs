@@ -181,6 +181,7 @@ fn main() {
             .with_intervention(HumanIntervention::Policy(InterventionPolicy::Required)),
     );
     let ctx = ToolContext::new().with_cwd(std::env::temp_dir());
+    let mut slowest: Option<(&str, std::time::Duration)> = None;
     for (name, command) in inputs() {
         if !name.contains(&filter)
             || std::env::var("PROBE_SKIP").is_ok_and(|s| s.split(',').any(|x| x == name))
@@ -201,6 +202,9 @@ fn main() {
             }
         }
         let d = decision.expect("one decision");
+        if slowest.is_none_or(|(_, t)| best > t) {
+            slowest = Some((name, best));
+        }
         println!(
             "{name:24} {:>7} B {:>10.3} ms  {:?} {}",
             command.len(),
@@ -208,5 +212,11 @@ fn main() {
             d.action,
             d.reason.rule.as_deref().unwrap_or("-")
         );
+    }
+    // The maximum over the families run (issue 36 §7: none over 10 ms).
+    if let Some((name, best)) = slowest {
+        let ms = best.as_secs_f64() * 1000.0;
+        let verdict = if ms <= 10.0 { "within" } else { "OVER" };
+        println!("maximum: {name} {ms:.3} ms ({verdict} the 10 ms bound)");
     }
 }
