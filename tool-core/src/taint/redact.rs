@@ -44,6 +44,19 @@ pub struct SecretRule {
     /// Texts the rule must find nothing in.
     #[serde(default)]
     pub counter_examples: Vec<String>,
+    /// Every match lies inside one run of text without ASCII whitespace
+    /// that holds one of the keywords (the regex has no `\s`-crossing
+    /// part and no `^`/`$`): the rule then runs only on those runs, not
+    /// on the whole text (a `://` in every link of an output no longer
+    /// sends the whole output through the URL-password regex). Checked on
+    /// the examples at load.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub in_token: bool,
+    /// For an [`in_token`](Self::in_token) rule: strings every match
+    /// holds (the `@` of `user:password@`); a run without one is skipped
+    /// without running the regex. Checked on the examples at load.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub needs: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -112,6 +125,10 @@ struct Inner {
     /// Keyword pattern index → the rules it opens.
     opens: Vec<Vec<usize>>,
     rules: Vec<Regex>,
+    /// Whether each rule runs only on the runs around its keywords.
+    in_token: Vec<bool>,
+    /// What each in-token rule's runs must hold for its regex to run.
+    needs: Vec<Vec<String>>,
     /// Index of each rule's `secret` group, when it has one.
     secret_group: Vec<Option<usize>>,
     host: Option<(Regex, Vec<String>)>,
@@ -197,6 +214,28 @@ impl Redactor {
                     ));
                 }
             }
+            if !rule.needs.is_empty() && !rule.in_token {
+                return Err(bad(&rule.id, "`needs` is for inToken rules".into()));
+            }
+            if rule.in_token {
+                for example in &rule.examples {
+                    for m in regex.find_iter(example) {
+                        let lower = m.as_str().to_ascii_lowercase();
+                        if m.as_str().bytes().any(|b| b.is_ascii_whitespace())
+                            || !rule.keywords.iter().any(|k| lower.contains(k.as_str()))
+                            || !rule.needs.iter().all(|n| m.as_str().contains(n.as_str()))
+                        {
+                            return Err(bad(
+                                &rule.id,
+                                format!(
+                                    "an inToken rule's match {:?} in its example {example:?} is not one run without whitespace holding a keyword and what it needs",
+                                    m.as_str()
+                                ),
+                            ));
+                        }
+                    }
+                }
+            }
             for counter in &rule.counter_examples {
                 if regex.is_match(counter) {
                     return Err(bad(
@@ -258,6 +297,8 @@ impl Redactor {
                 keywords,
                 opens,
                 rules: compiled,
+                in_token: rules.iter().map(|r| r.in_token).collect(),
+                needs: rules.iter().map(|r| r.needs.clone()).collect(),
                 secret_group,
                 host: None,
                 host_values: Vec::new(),
@@ -302,6 +343,8 @@ impl Redactor {
             keywords: inner.keywords.clone(),
             opens: inner.opens.clone(),
             rules: inner.rules.clone(),
+            in_token: inner.in_token.clone(),
+            needs: inner.needs.clone(),
             secret_group: inner.secret_group.clone(),
             host: Some((regex, values.into_iter().map(|(n, _)| n).collect())),
             host_values,
@@ -334,52 +377,100 @@ impl Redactor {
         }
         let mut open = vec![false; inner.rules.len()];
         let mut any = false;
+        // For the in-token rules: the runs to search, and where each
+        // rule's last run ended (runs of one rule never overlap, so each
+        // byte is looked at a bounded number of times: linear).
+        let mut runs: Vec<(usize, usize, usize)> = Vec::new();
+        let mut last_end = vec![0usize; inner.rules.len()];
+        let bytes = text.as_bytes();
         for found in inner.keywords.find_iter(text) {
             if let Some(rules) = inner.opens.get(found.pattern().as_usize()) {
                 for &rule in rules {
-                    open[rule] = true;
-                    any = true;
+                    if !inner.in_token.get(rule).copied().unwrap_or(false) {
+                        open[rule] = true;
+                        any = true;
+                        continue;
+                    }
+                    let lo = last_end[rule];
+                    if found.end() <= lo {
+                        continue;
+                    }
+                    let from = found.start().max(lo);
+                    let start = bytes[lo..from]
+                        .iter()
+                        .rposition(u8::is_ascii_whitespace)
+                        .map_or(lo, |i| lo + i + 1);
+                    let end = bytes[found.end()..]
+                        .iter()
+                        .position(u8::is_ascii_whitespace)
+                        .map_or(text.len(), |i| found.end() + i);
+                    last_end[rule] = end;
+                    let run = text.get(start..end).unwrap_or_default();
+                    let needs = inner.needs.get(rule).map_or(&[][..], Vec::as_slice);
+                    if needs.iter().all(|n| run.contains(n.as_str())) {
+                        runs.push((rule, start, end));
+                        any = true;
+                    }
                 }
             }
         }
-        self.redact_opened(text, spans, &open, any)
+        self.redact_opened(text, spans, &open, &runs, any)
     }
 
-    /// [`redact`](Self::redact) with the rules `open` says (all of them,
-    /// in the tests that hold the keyword prefilter to running them all).
+    /// The matches of rule `index` in `text`, offset by `at`, into `spans`.
+    fn find_rule(
+        &self,
+        index: usize,
+        text: &str,
+        at: usize,
+        spans: &mut Vec<(usize, usize, String)>,
+    ) {
+        let inner = &*self.inner;
+        let (Some(regex), Some(id)) = (inner.rules.get(index), inner.ids.get(index)) else {
+            return;
+        };
+        match inner.secret_group.get(index).copied().flatten() {
+            None => {
+                for m in regex.find_iter(text) {
+                    if !m.is_empty() {
+                        spans.push((at + m.start(), at + m.end(), id.clone()));
+                    }
+                }
+            }
+            Some(group) => {
+                // The fast search finds each match; the slower capturing
+                // one runs only where there is one.
+                for whole in regex.find_iter(text) {
+                    let Some(caps) = regex.captures_at(text, whole.start()) else {
+                        continue;
+                    };
+                    if let Some(m) = caps.get(group).filter(|m| !m.is_empty()) {
+                        spans.push((at + m.start(), at + m.end(), id.clone()));
+                    }
+                }
+            }
+        }
+    }
+
+    /// [`redact`](Self::redact) with the rules `open` says on the whole
+    /// text (all of them, in the tests that hold the keyword prefilter to
+    /// running them all) and the in-token rules on their `runs` (rule,
+    /// start, end).
     fn redact_opened(
         &self,
         text: &str,
         mut spans: Vec<(usize, usize, String)>,
         open: &[bool],
+        runs: &[(usize, usize, usize)],
         any: bool,
     ) -> Option<(String, Redactions)> {
-        let inner = &*self.inner;
         if any {
             for (index, _) in open.iter().enumerate().filter(|(_, o)| **o) {
-                let (Some(regex), Some(id)) = (inner.rules.get(index), inner.ids.get(index)) else {
-                    continue;
-                };
-                match inner.secret_group.get(index).copied().flatten() {
-                    None => {
-                        for m in regex.find_iter(text) {
-                            if !m.is_empty() {
-                                spans.push((m.start(), m.end(), id.clone()));
-                            }
-                        }
-                    }
-                    Some(group) => {
-                        // The fast search finds each match; the slower
-                        // capturing one runs only where there is one.
-                        for whole in regex.find_iter(text) {
-                            let Some(caps) = regex.captures_at(text, whole.start()) else {
-                                continue;
-                            };
-                            if let Some(m) = caps.get(group).filter(|m| !m.is_empty()) {
-                                spans.push((m.start(), m.end(), id.clone()));
-                            }
-                        }
-                    }
+                self.find_rule(index, text, 0, &mut spans);
+            }
+            for &(index, start, end) in runs {
+                if let Some(run) = text.get(start..end) {
+                    self.find_rule(index, run, start, &mut spans);
                 }
             }
         }
@@ -515,9 +606,47 @@ mod tests {
             let text: String = picks.iter().map(|i| i.get(&pieces).as_str()).collect();
             let redactor = Redactor::builtin().unwrap();
             let all = vec![true; redactor.rule_ids().len()];
-            let everything = redactor.redact_opened(&text, Vec::new(), &all, true);
+            let everything = redactor.redact_opened(&text, Vec::new(), &all, &[], true);
             proptest::prop_assert_eq!(redactor.redact(&text), everything, "{:?}", text);
         }
+    }
+
+    #[test]
+    fn in_token_rules_search_only_the_runs_around_their_keywords_and_find_every_match() {
+        let redactor = Redactor::builtin().unwrap();
+        // Many links, two with passwords, one run holding two, one at the
+        // text's end, one in upper case after a tab.
+        let text = "see https://a.example/x and https://u:pw1@b.example/y,\
+                    https://c.example/ https://v:pw2@d.example/https://w:pw3@e.example \
+                    postgres://app:pw4@db:5432/x\tHTTPS://X:pw5@F.example";
+        let (out, found) = redactor.redact(text).unwrap();
+        for pw in ["pw1", "pw2", "pw3", "pw4", "pw5"] {
+            assert!(!out.contains(pw), "{pw} in {out}");
+        }
+        assert_eq!(found.counts["url-password"], 4, "{out}");
+        assert_eq!(found.counts["connection-string-password"], 1, "{out}");
+        assert!(out.contains("https://a.example/x"), "{out}");
+        let all = vec![true; redactor.rule_ids().len()];
+        assert_eq!(
+            redactor.redact_opened(text, Vec::new(), &all, &[], true),
+            Some((out, found))
+        );
+    }
+
+    #[test]
+    fn an_in_token_rule_whose_example_match_spans_whitespace_is_refused() {
+        let rule = SecretRule {
+            id: "spaced".into(),
+            description: String::new(),
+            regex: r"key\s+[0-9]{4}".into(),
+            keywords: vec!["key".into()],
+            examples: vec!["key 1234".into()],
+            counter_examples: Vec::new(),
+            in_token: true,
+            needs: Vec::new(),
+        };
+        let err = Redactor::from_rules(&[rule], "t").unwrap_err().to_string();
+        assert!(err.contains("spaced") && err.contains("inToken"), "{err}");
     }
 
     #[test]
@@ -554,6 +683,8 @@ mod tests {
             keywords: vec!["a".into()],
             examples: examples.iter().map(|s| (*s).to_owned()).collect(),
             counter_examples: counter.iter().map(|s| (*s).to_owned()).collect(),
+            in_token: false,
+            needs: Vec::new(),
         };
         let cases = [
             (rule("(", &["x"], &[]), "does not compile"),
