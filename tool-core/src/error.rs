@@ -165,18 +165,6 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
-    /// A confinement read from JSON (a policy file, a stored decision, a
-    /// host's setting) has a field of the wrong shape: an unknown mode or
-    /// key, `network` neither a flag nor an allow-list object, an egress
-    /// entry that is not a host name.
-    #[error("invalid confinement at {}: {message}", if field.is_empty() { "/" } else { field })]
-    InvalidConfinement {
-        /// The field, as a JSON pointer into the confinement
-        /// (`/network/allow/1`).
-        field: String,
-        /// What is wrong.
-        message: String,
-    },
     /// A MAC key cannot be used (an empty or odd id, a short secret).
     #[error("MAC key `{key_id}`: {message}")]
     InvalidMacKey {
@@ -242,6 +230,18 @@ pub enum Error {
         table: String,
         /// The rule's id (`""` when it has none).
         rule: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A confinement read from JSON (a policy file, a stored decision, a
+    /// host's setting) has a field of the wrong shape: an unknown mode or
+    /// key, `network` neither a flag nor an allow-list object, an egress
+    /// entry that is not a host name.
+    #[error("invalid confinement at {}: {message}", if field.is_empty() { "/" } else { field })]
+    InvalidConfinement {
+        /// The field, as a JSON pointer into the confinement
+        /// (`/network/allow/1`).
+        field: String,
         /// What is wrong.
         message: String,
     },
