@@ -8,9 +8,8 @@
 //! Client side: a call through `McpManager` to the same served registry is
 //! cancelled by the host's token (or dropped); the manager sends the
 //! server `notifications/cancelled`, so the remote command is killed too.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "../../.ci/process_tree.rs"]
+#[path = "../../../.ci/process_tree.rs"]
 mod process_tree;
 
 use std::path::Path;

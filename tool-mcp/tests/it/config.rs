@@ -1,5 +1,4 @@
 //! Configuration parsing, validation and secrets at rest.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use serde_json::json;
 use tool_mcp::{Error, McpServerConfig, McpTransport, parse_server_list};

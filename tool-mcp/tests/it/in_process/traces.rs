@@ -235,7 +235,7 @@ fn a_proxy_continues_the_trace_it_was_called_in() {
                 .unwrap();
             // The proxy: the server behind's tools served again.
             let proxy = RegistryServer::new(
-                Arc::new(super::common::registry_of(&onward).await),
+                Arc::new(crate::common::registry_of(&onward).await),
                 Arc::new(tool_mcp::RunEverything),
                 ToolContext::new(),
             );

@@ -16,10 +16,7 @@
 //! altered, replayed for other arguments or another tool, or made by
 //! another server is refused before anything runs; an ask for a capability
 //! the client did not declare fails with -32021.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![allow(deprecated)] // MCP logging types: deprecated by rmcp for a later revision.
-
-mod common;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -82,7 +79,7 @@ async fn everything(user: Arc<User>) -> (Arc<McpManager>, ToolRegistry) {
         ManagerOptions::default().elicitation(user as Arc<dyn ElicitationHandler>),
     ));
     manager
-        .upsert(common::everything_stdio("everything"))
+        .upsert(crate::common::everything_stdio("everything"))
         .unwrap();
     let load = McpProvider::new(Arc::clone(&manager)).load_all().await;
     assert_eq!(load.failures().count(), 0, "{load:?}");

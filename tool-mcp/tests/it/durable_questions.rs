@@ -8,9 +8,6 @@
 //! sealed with `TOOL_MCP_STATE_KEY` (so a server started again accepts the
 //! state of the one before, as a deployment sharing a key does); each run
 //! of its body is appended to `TOOL_MCP_RUN_LOG`.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod common;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -45,7 +42,7 @@ fn keys() -> KeyRing {
 }
 
 async fn host(run_log: &Path, ledger: &Arc<MemoryLedger>) -> Host {
-    let mut config = common::python_stdio("py", "stdio");
+    let mut config = crate::common::python_stdio("py", "stdio");
     if let McpTransport::Stdio { env, .. } = &mut config.transport {
         env.insert("TOOL_MCP_STATE_KEY".into(), STATE_KEY.into());
         env.insert(
@@ -61,7 +58,7 @@ async fn host_of(config: McpServerConfig, ledger: &Arc<MemoryLedger>) -> Host {
         ManagerOptions::default().pending_questions(true),
     ));
     manager.upsert(config).unwrap();
-    let registry = common::registry_of(&manager).await;
+    let registry = crate::common::registry_of(&manager).await;
     let ctx = ToolContext::new().with_extension(Scope::new().with(Scope::CONVERSATION, "c-1"));
     let offered = registry.offer(&ctx);
     Host {
@@ -290,14 +287,14 @@ async fn with_an_asker_in_the_process_the_question_is_answered_at_once_and_nothi
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn over_streamable_http_a_restarted_host_resumes_the_servers_question() {
     let (_dir, log) = temp_log();
-    let port = common::free_port();
-    let mut command = tokio::process::Command::new(common::python());
+    let port = crate::common::free_port();
+    let mut command = tokio::process::Command::new(crate::common::python());
     command
-        .arg(common::python_script())
+        .arg(crate::common::python_script())
         .arg("http")
         .arg(port.to_string())
         .env("TOOL_MCP_RUN_LOG", &log);
-    let server = common::spawn_http(&mut command, port).await;
+    let server = crate::common::spawn_http(&mut command, port).await;
     let config = || McpServerConfig::new("py", McpTransport::http(server.url.clone()));
     let ledger = Arc::new(MemoryLedger::new());
 

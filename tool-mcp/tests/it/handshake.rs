@@ -4,9 +4,6 @@
 //! Seen by an in-process rmcp server (which speaks both) and settled on
 //! with the real servers: server-everything knows only 2025-11-25, the
 //! Python SDK (2.3) speaks 2026-07-28.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod common;
 
 use std::sync::{Arc, Mutex};
 
@@ -102,10 +99,10 @@ async fn the_client_proposes_the_newest_version_with_an_initialize_handshake() {
 async fn real_servers_settle_on_the_newest_version_they_speak() {
     let manager = McpManager::default();
     manager
-        .upsert(common::everything_stdio("everything"))
+        .upsert(crate::common::everything_stdio("everything"))
         .unwrap();
     manager
-        .upsert(common::python_stdio("python", "stdio"))
+        .upsert(crate::common::python_stdio("python", "stdio"))
         .unwrap();
     for (id, version) in [("everything", PROTOCOL_VERSION), ("python", "2026-07-28")] {
         manager.connect(id).await.unwrap();

@@ -1,9 +1,6 @@
 //! The serving side pages `tools/list` when a registry has more tools than a
 //! page holds; two real clients follow the cursors to the end: tool-mcp's
 //! own (rmcp) and the pinned Python `mcp` SDK's.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod common;
 
 use std::sync::Arc;
 
@@ -89,8 +86,8 @@ async fn tool_mcp_follows_the_pages_of_a_served_registry() {
 async fn the_python_sdk_client_follows_the_pages_and_a_made_up_cursor_is_refused() {
     let stop = CancellationToken::new();
     let url = serve(Some(40), stop.clone()).await;
-    let output = tokio::process::Command::new(common::python())
-        .arg(common::fixtures().join("python/client.py"))
+    let output = tokio::process::Command::new(crate::common::python())
+        .arg(crate::common::fixtures().join("python/client.py"))
         .arg(&url)
         .arg("t24____a9")
         .output()

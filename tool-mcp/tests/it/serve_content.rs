@@ -2,9 +2,6 @@
 //! parts, and the images and resources of a real server
 //! (server-everything over stdio) re-served through its proxy tool. The
 //! served registry listens on 127.0.0.1.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod common;
 
 use std::sync::Arc;
 
@@ -109,9 +106,9 @@ async fn our_content_parts_are_served_as_mcp_blocks_and_the_state_as_structured_
 async fn a_real_servers_images_and_resources_are_re_served_as_mcp_blocks() {
     let upstream = Arc::new(McpManager::default());
     upstream
-        .upsert(common::everything_stdio("everything"))
+        .upsert(crate::common::everything_stdio("everything"))
         .unwrap();
-    let registry = common::registry_of(&upstream).await;
+    let registry = crate::common::registry_of(&upstream).await;
     let (client, stop) = serve(registry).await;
 
     let image = raw_call(&client, "everything____get-tiny-image", json!({})).await;

@@ -9,9 +9,6 @@
 //! on 127.0.0.1 with a host's `ResourceSource` and `PromptSource`:
 //! listed in pages, read, rendered; a server without them declares
 //! neither and the manager says so (`mcp_not_offered`).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod common;
 
 use std::sync::Arc;
 
@@ -55,7 +52,7 @@ fn prompt_text(result: &GetPromptResult) -> String {
 async fn a_real_servers_resources_are_listed_and_read() {
     let manager = McpManager::default();
     manager
-        .upsert(common::everything_stdio("everything"))
+        .upsert(crate::common::everything_stdio("everything"))
         .unwrap();
 
     let resources = manager.list_resources("everything").await.unwrap();
@@ -67,7 +64,7 @@ async fn a_real_servers_resources_are_listed_and_read() {
 
     // The text is the server's file, whole.
     let on_disk = std::fs::read_to_string(
-        common::everything_js()
+        crate::common::everything_js()
             .parent()
             .unwrap()
             .join("docs/features.md"),
@@ -121,7 +118,7 @@ async fn a_real_servers_resources_are_listed_and_read() {
 async fn a_real_servers_prompts_are_listed_and_rendered() {
     let manager = McpManager::default();
     manager
-        .upsert(common::everything_stdio("everything"))
+        .upsert(crate::common::everything_stdio("everything"))
         .unwrap();
 
     let prompts = manager.list_prompts("everything").await.unwrap();

@@ -5,7 +5,6 @@
 //! stored token; no OAuth options, or a user who gives up, is
 //! `mcp_unauthorized` naming why. (The official suite's `auth/*` client
 //! scenarios run in toolhost's conformance test.)
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::HashMap;
 use std::sync::Arc;

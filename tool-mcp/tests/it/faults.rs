@@ -11,15 +11,12 @@
 //!   the server's other tools load;
 //! - a flood of log notifications ahead of an answer does not lose it, and
 //!   every line reaches the call before the answer does.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod common;
 
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{python, python_script};
+use crate::common::{python, python_script};
 use serde_json::{Map, Value, json};
 use tool_mcp::{Error, ManagerOptions, McpManager, McpProvider, McpServerConfig, McpTransport};
 

@@ -4,14 +4,11 @@
 //! removed tool through an older snapshot gets a typed error. The SDK
 //! speaks 2026-07-28, where the change arrives on the client's
 //! `subscriptions/listen` stream; pinned to 2025-11-25, on the session.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod common;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use tool_core::{
     Invoker, LiveRegistry, NameRules, OfferedTools, ToolCall, ToolContext, ToolOutput, ToolRegistry,
 };

@@ -1,16 +1,8 @@
 //! Pagination, list_changed and the serving side against in-process rmcp
 //! servers on 127.0.0.1.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::field_reassign_with_default
-)]
+#![allow(clippy::field_reassign_with_default)]
 
-mod common;
-#[path = "in_process/tasks.rs"]
 mod tasks;
-#[path = "in_process/traces.rs"]
 mod traces;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -133,11 +125,11 @@ async fn discovery_follows_every_page_and_list_changed_invalidates_the_catalog()
     assert_eq!(catalog.tools[22].name, "tool.22");
 
     // Names with dots go through foreign naming and wire names.
-    let registry = common::registry_of(&manager).await;
-    let out = common::call(&registry, "paged", "tool.7", "{}").await;
+    let registry = crate::common::registry_of(&manager).await;
+    let out = crate::common::call(&registry, "paged", "tool.7", "{}").await;
     assert_eq!(out.content, "called tool.7");
 
-    let grown = common::call(&registry, "paged", "grow", "{}").await;
+    let grown = crate::common::call(&registry, "paged", "grow", "{}").await;
     assert!(grown.success);
     let mut invalidated = false;
     for _ in 0..50 {
@@ -311,8 +303,8 @@ async fn served_by(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_served_registry_round_trips_state_errors_and_refusals() {
     let (manager, _, stop) = served(Some(true)).await;
-    let registry = common::registry_of(&manager).await;
-    let read = common::call(&registry, "host", "note____read", "{}").await;
+    let registry = crate::common::registry_of(&manager).await;
+    let read = crate::common::call(&registry, "host", "note____read", "{}").await;
     assert_eq!(read.content, "the note");
     let state = read.state.unwrap();
     assert_eq!(state["structuredContent"]["lines"], 1);
@@ -320,13 +312,13 @@ async fn a_served_registry_round_trips_state_errors_and_refusals() {
         state["structuredContent"]["confinement"], "workspace_write",
         "a call that runs gets the decision's confinement in its context"
     );
-    let broken = common::call(&registry, "host", "note____broken", "{}").await;
+    let broken = crate::common::call(&registry, "host", "note____broken", "{}").await;
     assert_eq!(
         broken.error_code().unwrap(),
         "disk_full",
         "the pipeline's code survives the trip"
     );
-    let blocked = common::call(&registry, "host", "note____erase", "{}").await;
+    let blocked = crate::common::call(&registry, "host", "note____erase", "{}").await;
     assert_eq!(blocked.error_code().unwrap(), "blocked_by_security_privacy");
     assert_eq!(blocked.content, tool_core::BLOCKED_CONTENT);
     let result = manager
@@ -412,8 +404,9 @@ async fn served_schemas_carry_the_shared_definitions_they_reach() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_ask_goes_to_the_client_through_elicitation() {
     let (manager, answers, stop) = served(Some(true)).await;
-    let registry = common::registry_of(&manager).await;
-    let wrote = common::call(&registry, "host", "note____write", r#"{"text":"hello"}"#).await;
+    let registry = crate::common::registry_of(&manager).await;
+    let wrote =
+        crate::common::call(&registry, "host", "note____write", r#"{"text":"hello"}"#).await;
     assert_eq!(
         wrote.content, "wrote hello (read_only)",
         "an approved call runs under the ask's confinement: {wrote:?}"
@@ -427,8 +420,9 @@ async fn an_ask_goes_to_the_client_through_elicitation() {
     stop.cancel();
 
     let (manager, _, stop) = served(Some(false)).await;
-    let registry = common::registry_of(&manager).await;
-    let declined = common::call(&registry, "host", "note____write", r#"{"text":"hello"}"#).await;
+    let registry = crate::common::registry_of(&manager).await;
+    let declined =
+        crate::common::call(&registry, "host", "note____write", r#"{"text":"hello"}"#).await;
     assert_eq!(declined.error_code().unwrap(), "declined_by_user");
     assert!(declined.content.starts_with(tool_core::DECLINED_CONTENT));
     stop.cancel();
@@ -446,15 +440,16 @@ async fn without_elicitation_the_host_asker_answers_or_no_one_can_and_nothing_ru
     )
     .with_asker(Arc::clone(&host) as Arc<dyn Asker>);
     let (manager, _, stop) = served_by(server, None).await;
-    let registry = common::registry_of(&manager).await;
-    let wrote = common::call(&registry, "host", "note____write", r#"{"text":"hi"}"#).await;
+    let registry = crate::common::registry_of(&manager).await;
+    let wrote = crate::common::call(&registry, "host", "note____write", r#"{"text":"hi"}"#).await;
     assert_eq!(wrote.content, "wrote hi (read_only)", "{wrote:?}");
     assert_eq!(host.asked.lock().unwrap().as_slice(), ["note____write"]);
     stop.cancel();
 
     let (manager, _, stop) = served(None).await;
-    let registry = common::registry_of(&manager).await;
-    let refused = common::call(&registry, "host", "note____write", r#"{"text":"hello"}"#).await;
+    let registry = crate::common::registry_of(&manager).await;
+    let refused =
+        crate::common::call(&registry, "host", "note____write", r#"{"text":"hello"}"#).await;
     assert_eq!(
         refused.error_code().unwrap(),
         "approval_required",

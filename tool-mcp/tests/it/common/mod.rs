@@ -1,5 +1,5 @@
 //! Shared helpers: where the pinned real servers live, free ports, HTTP servers.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(dead_code)]
 
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -9,8 +9,7 @@ use std::time::Duration;
 use tool_core::{Invoker, ToolCall, ToolContext, ToolOutput, ToolRegistry};
 use tool_mcp::{McpManager, McpProvider, McpServerConfig, McpTransport};
 
-#[path = "../../../.ci/fixtures.rs"]
-mod setup;
+use test_support::fixtures as setup;
 
 pub fn fixtures() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")

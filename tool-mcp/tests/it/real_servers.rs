@@ -1,14 +1,11 @@
 //! tool-mcp against real MCP servers installed from pinned files by
 //! `.ci/setup.d/30-mcp.sh`: `@modelcontextprotocol/server-everything` (npm)
 //! and a Python `mcp` SDK server (`tests/fixtures/python/server.py`).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod common;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use serde_json::json;
 use tool_core::{ContentPart, HumanIntervention, InterventionPolicy, ProviderFormat, ToolContext};
 use tool_mcp::{Error, McpManager, McpServerConfig, McpTransport, ServerReport};

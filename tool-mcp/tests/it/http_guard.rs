@@ -5,7 +5,6 @@
 //! configured URL. The guard here is a small test policy ("only these
 //! addresses"); toolhost's tests run the same paths with tool-openapi's
 //! `SsrfGuard`. Only 127.0.0.1 is ever connected to.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::error::Error as StdError;
 use std::fmt;
