@@ -13,7 +13,7 @@ use tool_approval::{ApprovalMode, CallRef, PolicyEngine};
 use tool_core::{ApiDefinition, HumanIntervention, InterventionPolicy, ToolContext, ToolManifest};
 
 /// The families, by name (the same strings as the `approval_worst_case`
-/// bench group and `tests/worst_case.rs`).
+/// bench group and `tests/it/worst_case.rs`).
 fn inputs() -> Vec<(&'static str, String)> {
     vec![
         (

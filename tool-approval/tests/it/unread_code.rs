@@ -5,7 +5,7 @@
 //! Attack strings are only evaluated.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use tool_approval::{Action, ApprovalMode, PolicyEngine};
 use tool_core::{Confinement, ConfinementSupport};

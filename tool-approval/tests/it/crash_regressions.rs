@@ -3,7 +3,7 @@
 //! property that no text of any content crashes or hangs the parser.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use proptest::prelude::*;
 use tool_approval::{Action, ApprovalMode, Hazard, ShellCommand};
@@ -106,9 +106,17 @@ fn high_text() -> impl Strategy<Value = String> {
 
 proptest! {
     // `PROPTEST_CASES` raises the count for a long local run.
-        #![proptest_config(ProptestConfig::with_cases(
-            std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(512)
-        ))]
+        #![proptest_config(ProptestConfig {
+            // Seeds beside this file (`MODULE.proptest-regressions`): the
+            // default would look beside the binary's `main.rs`, in
+            // `tests/proptest-regressions/`.
+            failure_persistence: Some(Box::new(
+                proptest::test_runner::FileFailurePersistence::WithSource("proptest-regressions"),
+            )),
+            ..ProptestConfig::with_cases(
+                std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(512)
+            )
+        })]
 
     #[test]
     fn no_text_with_high_code_points_crashes(x in high_text()) {

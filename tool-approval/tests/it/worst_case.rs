@@ -4,7 +4,7 @@
 //! measured by the `approval_worst_case` bench group, not asserted here.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use tool_approval::{Action, ApprovalMode, Decision, Level, MAX_DIR_CHANGES, MAX_LINE_PARTS};
 

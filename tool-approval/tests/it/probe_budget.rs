@@ -6,7 +6,7 @@
 //! passes 10 ms, is a slow path; the approval bench keeps the worst ones.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use std::time::Instant;
 

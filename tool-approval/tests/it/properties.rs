@@ -1,7 +1,7 @@
 //! Property: prefixing an approved command never weakens the decision.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use std::sync::OnceLock;
 
@@ -74,9 +74,17 @@ fn shellish() -> impl Strategy<Value = String> {
 
 proptest! {
     // `PROPTEST_CASES` raises the count for a long local run.
-        #![proptest_config(ProptestConfig::with_cases(
-            std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(1000)
-        ))]
+        #![proptest_config(ProptestConfig {
+            // Seeds beside this file (`MODULE.proptest-regressions`): the
+            // default would look beside the binary's `main.rs`, in
+            // `tests/proptest-regressions/`.
+            failure_persistence: Some(Box::new(
+                proptest::test_runner::FileFailurePersistence::WithSource("proptest-regressions"),
+            )),
+            ..ProptestConfig::with_cases(
+                std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(1000)
+            )
+        })]
 
     #[test]
     fn allowed_and_x_is_never_weaker_than_x(x in shellish()) {

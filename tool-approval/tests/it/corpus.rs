@@ -51,7 +51,7 @@
 //!   is an empty temp directory).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;

@@ -1,8 +1,7 @@
 //! No import circles between this crate's modules, at any depth (the
 //! reader is `.ci/module_graph.rs`, shared by every crate).
 
-#[path = "../../.ci/module_graph.rs"]
-mod module_graph;
+use test_support::module_graph;
 
 #[test]
 fn the_modules_import_each_other_without_a_circle() {

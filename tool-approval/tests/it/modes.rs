@@ -1,7 +1,7 @@
 //! Every mode × policy source × policy combination.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

@@ -1,10 +1,10 @@
 //! Adversarial cases that need code: generated inputs at the size limits,
 //! real temp directories and symlinks, working-directory arguments. Plain
 //! (command, mode, expected decision) cases live in `tests/corpus/` and are
-//! read by `tests/corpus.rs`. Nothing here may be talked into running.
+//! read by `tests/it/corpus.rs`. Nothing here may be talked into running.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::symlink;
 

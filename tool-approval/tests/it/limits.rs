@@ -2,7 +2,7 @@
 //! names itself (`limits/…`) and asks instead of blocking.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use tool_approval::{Action, ApprovalMode, Level};
 

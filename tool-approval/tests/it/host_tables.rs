@@ -1,11 +1,11 @@
 //! A host extends or trims the engine's knowledge: its own wrappers and
 //! command options (the shell syntax table), and blacklist entries it
 //! removes. These need custom engines, so they are code, not corpus lines
-//! (see `tests/corpus.rs`). Every string here is only evaluated, never
+//! (see `tests/it/corpus.rs`). Every string here is only evaluated, never
 //! executed.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use tool_approval::{
     Action, ApprovalMode, Blacklist, CommandOption, Effect, OptionValue, PolicyEngine, ShellSyntax,

@@ -491,7 +491,7 @@ fn the_same_policy_has_the_same_fingerprint_in_another_process() {
     let out = std::process::Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            "the_same_policy_has_the_same_fingerprint_in_another_process",
+            "gate::the_same_policy_has_the_same_fingerprint_in_another_process",
             "--nocapture",
             "--test-threads=1",
         ])

@@ -1,7 +1,7 @@
 //! Loading the host policy file and using it.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use serde_json::json;
 use tool_approval::{Action, ApprovalMode, CallRef, Error, Level, PolicyFile};
