@@ -1,5 +1,5 @@
 //! tool-approval's integration tests, in one binary (one link instead of
-//! sixteen): a module per behaviour, each saying what it covers. Run one
+//! fifteen): a module per behaviour, each saying what it covers. Run one
 //! with its path, e.g. `cargo test -p tool-approval --test it corpus::`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
