@@ -72,7 +72,14 @@ fn document(param: &str, body: &str, x: &str, y: &str, version: &str) -> String 
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    // Seeds beside this file (`import_properties.proptest-regressions`):
+    // the default would look beside the binary's `main.rs`.
+    #![proptest_config(ProptestConfig {
+        failure_persistence: Some(Box::new(
+            proptest::test_runner::FileFailurePersistence::WithSource("proptest-regressions"),
+        )),
+        ..ProptestConfig::with_cases(256)
+    })]
 
     #[test]
     fn a_text_imports_as_its_value_does(

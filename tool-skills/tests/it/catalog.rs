@@ -128,6 +128,15 @@ fn no_skills_means_no_catalog() {
 }
 
 proptest! {
+    // Seeds beside this file (`catalog.proptest-regressions`): the default
+    // would look beside the binary's `main.rs`.
+    #![proptest_config(ProptestConfig {
+        failure_persistence: Some(Box::new(
+            proptest::test_runner::FileFailurePersistence::WithSource("proptest-regressions"),
+        )),
+        ..ProptestConfig::default()
+    })]
+
     #[test]
     fn the_budget_is_never_exceeded_and_every_skill_is_accounted_for(
         descriptions in proptest::collection::vec("[a-zA-Z][a-zA-Z <>&\"' ]{0,300}", 1..30),
