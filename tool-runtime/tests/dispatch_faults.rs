@@ -281,9 +281,12 @@ mod redis_faults {
             server.stop().await;
         };
         let (outs, ()) = tokio::join!(waits, stopper);
+        // Well before the 20 s deadline: the bounded recovery (0.8 s) ended
+        // the waits, not the deadline. The margin is for a loaded 2-core CI
+        // machine (5.9 s was seen while other test binaries were building).
         for (out, took) in outs {
             assert_eq!(code(&out), "store_unavailable", "{out:?}");
-            assert!(took < Duration::from_secs(5), "{took:?}");
+            assert!(took < Duration::from_secs(15), "{took:?}");
         }
     }
 }
