@@ -341,17 +341,8 @@ pub(crate) const ROWS: &[Row] = &[
     closed_sub(NPM, "info", &[]),
 ];
 
-/// How an example must read.
 #[cfg(test)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Reads {
-    /// Every option listed, none with an effect.
-    Harmless,
-    /// An option the rows do not list.
-    Unknown,
-    /// A listed option with this effect.
-    Does(Effect),
-}
+use super::known_rows::Reads;
 
 /// The rows' examples, checked by this module's tests through the reader
 /// every other reader uses (`Invocation::read`).
@@ -422,27 +413,11 @@ const EXAMPLES: &[(&str, Reads)] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::shell::table::Invocation;
-
-    fn reads(line: &str) -> Reads {
-        let words: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
-        let inv = Invocation::read(&words, &[]);
-        if let Some(effect) = inv.options.iter().find_map(|o| o.effect) {
-            return Reads::Does(effect);
-        }
-        if inv.unknown.is_some() {
-            return Reads::Unknown;
-        }
-        Reads::Harmless
-    }
+    use crate::shell::table::known_rows::misread;
 
     #[test]
     fn every_example_reads_as_its_row_says() {
-        let wrong: Vec<String> = EXAMPLES
-            .iter()
-            .filter(|(line, want)| reads(line) != *want)
-            .map(|(line, want)| format!("{line}: want {want:?}, read {:?}", reads(line)))
-            .collect();
+        let wrong = misread(EXAMPLES);
         assert!(wrong.is_empty(), "{wrong:#?}");
     }
 

@@ -767,6 +767,31 @@ pub(crate) enum Reads {
     Does(Effect),
 }
 
+/// How `line` reads through the reader every other reader uses
+/// (`Invocation::read`): the rows' examples are checked by it.
+#[cfg(test)]
+pub(crate) fn reads(line: &str) -> Reads {
+    let words: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
+    let inv = super::Invocation::read(&words, &[]);
+    if let Some(effect) = inv.options.iter().find_map(|o| o.effect) {
+        return Reads::Does(effect);
+    }
+    if inv.unknown.is_some() {
+        return Reads::Unknown;
+    }
+    Reads::Harmless
+}
+
+/// The examples that do not read as they say, each with how it read.
+#[cfg(test)]
+pub(crate) fn misread(examples: &[(&str, Reads)]) -> Vec<String> {
+    examples
+        .iter()
+        .filter(|(line, want)| reads(line) != *want)
+        .map(|(line, want)| format!("{line}: want {want:?}, read {:?}", reads(line)))
+        .collect()
+}
+
 /// The rows' examples: a command line and how it must read. Checked by
 /// this module's tests; the corpus (`tests/corpus/agent-policy.cases`)
 /// holds the same classes as decisions.
@@ -822,25 +847,9 @@ mod tests {
     use super::*;
     use crate::shell::table::Invocation;
 
-    fn reads(line: &str) -> Reads {
-        let words: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
-        let inv = Invocation::read(&words, &[]);
-        if let Some(effect) = inv.options.iter().find_map(|o| o.effect) {
-            return Reads::Does(effect);
-        }
-        if inv.unknown.is_some() {
-            return Reads::Unknown;
-        }
-        Reads::Harmless
-    }
-
     #[test]
     fn every_example_reads_as_its_row_says() {
-        let wrong: Vec<String> = EXAMPLES
-            .iter()
-            .filter(|(line, want)| reads(line) != *want)
-            .map(|(line, want)| format!("{line}: want {want:?}, read {:?}", reads(line)))
-            .collect();
+        let wrong = misread(EXAMPLES);
         assert!(wrong.is_empty(), "{wrong:#?}");
     }
 

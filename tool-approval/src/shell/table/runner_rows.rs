@@ -92,17 +92,8 @@ pub(crate) fn command_at(program: &str, args: &[String]) -> Option<usize> {
     Some(inv.subcommand_at.unwrap_or(args.len()))
 }
 
-/// How an example must read.
 #[cfg(test)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Reads {
-    /// Every option listed, none with an effect.
-    Harmless,
-    /// An option the rows do not list.
-    Unknown,
-    /// A listed option with this effect.
-    Does(Effect),
-}
+use super::known_rows::Reads;
 
 /// The rows' examples: a line, how xargs's options read, and the command
 /// it runs.
