@@ -1,6 +1,5 @@
 //! The gated pipeline: decisions, asks, answers and confinement through
 //! `Invoker::with_gate` / `with_asker`, one output per call in order.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

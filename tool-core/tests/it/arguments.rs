@@ -1,6 +1,5 @@
 //! Properties of raw-arguments parsing: never panics, and cut-off objects are
 //! always diagnosed as truncated.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use proptest::prelude::*;
 use serde_json::{Map, Value};

@@ -1,5 +1,4 @@
 //! The invocation pipeline: every call yields exactly one ToolOutput.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -3,7 +3,6 @@
 //! 127.0.0.1, names that resolve to loopback, redirect hops under each
 //! rule, and the refusal found in the error chain.
 #![cfg(feature = "net")]
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::net::SocketAddr;
 

@@ -1,6 +1,5 @@
 //! Tools that talk while they run: progress and logs reach the host's
 //! events, questions reach the invoker's asker, bounded by the deadline.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -2,7 +2,6 @@
 //! conventions (it replaced the `tool_call` span and kept its fields), with
 //! the gate's decision, the answer and the run as events on it, and metric
 //! events a host can turn into counters. No argument value is recorded.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::sync::Arc;
 

@@ -1,5 +1,4 @@
 //! What the Invoker puts in the context a tool sees: call id, deadlines, extensions.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::time::Duration;
 

@@ -1,5 +1,4 @@
 //! Assembly: stored references become runtime tools through providers.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::sync::Arc;
 

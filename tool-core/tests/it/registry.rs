@@ -1,5 +1,4 @@
 //! Registry: registration rules, per-context manifests, wire names, exports, lookups.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use proptest::prelude::*;
 use serde_json::json;

@@ -1,5 +1,4 @@
 //! Manifests round-trip through serde and are validated when registered.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use serde_json::{Value, json};
 use tool_core::{
@@ -8,7 +7,7 @@ use tool_core::{
 };
 
 fn fixture() -> Value {
-    serde_json::from_str(include_str!("fixtures/local-system.manifest.json")).unwrap()
+    serde_json::from_str(include_str!("../fixtures/local-system.manifest.json")).unwrap()
 }
 
 #[test]

@@ -1,5 +1,4 @@
 //! Definitions held once for many APIs: what leaves the process is whole.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::sync::Arc;
 

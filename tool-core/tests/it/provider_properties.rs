@@ -1,6 +1,5 @@
 //! Properties of provider messages: any JSON is parsed or refused without a
 //! panic, and every call read from a well-formed answer carries its id and name.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};

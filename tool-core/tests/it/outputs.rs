@@ -1,5 +1,4 @@
 //! Outputs cannot contradict themselves once they leave the pipeline.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use tool_core::{
     ApiDefinition, Invoker, ToolBuilder, ToolCall, ToolContext, ToolError, ToolOutput, ToolRegistry,

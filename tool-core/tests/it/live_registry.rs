@@ -1,5 +1,4 @@
 //! A live registry: replace and remove while calls are in flight; cached snapshots; per-tool name rules.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::sync::Arc;
 

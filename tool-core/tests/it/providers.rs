@@ -1,5 +1,4 @@
 //! Provider messages both ways, on fixtures shaped like the providers' documented examples.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use serde_json::{Value, json};
 use tool_core::{

@@ -1,5 +1,4 @@
 //! Typed contracts shared across crates: API keys, tool kinds, audit kinds, error codes.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeSet;
 use std::sync::Arc;

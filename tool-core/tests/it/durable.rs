@@ -3,7 +3,6 @@
 //! arguments, forged or misdirected answers, changed manifest, policy or
 //! scope, expiry, two resumers, a crash between claim and start, tampered
 //! tool state).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

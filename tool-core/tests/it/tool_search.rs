@@ -2,7 +2,6 @@
 //! index (BM25, regex, incremental updates), the three provider exports
 //! against fixtures written from the providers' docs and SDK types, and a
 //! deferred tool found, loaded and called end to end for each provider.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use serde_json::{Value, json};
 use tool_core::search::{
@@ -782,9 +781,8 @@ fn provider_metadata_in_the_manifest_is_exported_where_the_provider_takes_it() {
     assert!(bad.unwrap_err().to_string().contains("map"));
 }
 
-#[path = "../../.ci/fixtures.rs"]
-mod fixtures;
-#[path = "../../benches/peers/retrieval/ours.rs"]
+use test_support::fixtures;
+#[path = "../../../benches/peers/retrieval/ours.rs"]
 mod retrieval;
 
 /// Retrieval quality on a public labelled benchmark (BFCL, from PyPI's

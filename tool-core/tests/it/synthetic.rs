@@ -1,6 +1,5 @@
 //! A user's own action recorded as a tool call: the same content and state
 //! as the real tool, a local id, every provider's shape.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use serde_json::json;
 use tool_core::{
