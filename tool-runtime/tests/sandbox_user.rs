@@ -346,6 +346,25 @@ async fn workflows(c: &LocalComputer, ws: &Path, outside: &Path) {
     let out = sh(c, &ws.join("repo2"), git).await;
     assert_eq!(code(&out), 0, "{}", out.content);
     assert_eq!(stdout(&out), "3\nv1\n", "{}", out.content);
+    // A secret file that is neither ignored nor committed does not stop
+    // `git add -A`: it reads as an empty regular file (the secret stays
+    // out of the commit) and cannot be written.
+    let repo = ws.join("repo2");
+    write(&repo, ".env", "API_KEY=fake-dotenv-secret\n");
+    let out = sh(
+        c,
+        &repo,
+        "export GIT_AUTHOR_NAME=T GIT_AUTHOR_EMAIL=t@example.invalid GIT_COMMITTER_NAME=T GIT_COMMITTER_EMAIL=t@example.invalid; \
+         echo d > d && git add -A && git commit -qm with-env && test -f .env && test ! -s .env && git show HEAD:.env | wc -c && git ls-files .env; \
+         echo x > .env || echo refused",
+    )
+    .await;
+    assert_eq!(code(&out), 0, "{}", out.content);
+    assert_eq!(stdout(&out), "0\n.env\nrefused\n", "{}", out.content);
+    assert_eq!(
+        std::fs::read_to_string(repo.join(".env")).unwrap(),
+        "API_KEY=fake-dotenv-secret\n"
+    );
     write(ws, "copy-src/a.txt", "alpha\n");
     write(ws, "copy-src/bin/run.sh", "echo run\n");
     let out = sh(

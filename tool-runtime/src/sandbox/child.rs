@@ -91,7 +91,7 @@ pub(crate) struct Mounts {
     pub(crate) replacements: Vec<(CString, CString)>,
     /// Host device files bound into the fresh `/dev` under their names.
     pub(crate) devices: Vec<CString>,
-    /// Secret files, masked with `/dev/null`.
+    /// Secret files, masked with an empty read-only regular file.
     pub(crate) secret_files: Vec<CString>,
     /// Secret directories, masked with an empty read-only tmpfs.
     pub(crate) secret_dirs: Vec<CString>,

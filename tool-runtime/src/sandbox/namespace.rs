@@ -31,8 +31,9 @@
 //!    itself read-only (`.git/config`, `.git/hooks`, `.envrc`…: a read-only
 //!    mount point can be neither written, renamed nor removed), git
 //!    configurations holding an `extraheader` replaced by a copy without
-//!    it, and every secret entry found masked (`/dev/null` over a file, an
-//!    empty read-only tmpfs over a directory);
+//!    it, and every secret entry found masked (an empty read-only regular
+//!    file over a file, so that `git add -A` and archivers take it as an
+//!    empty file; an empty read-only tmpfs over a directory);
 //! 5. a fresh `/dev` (the few device files, a private `devpts` and
 //!    `/dev/shm`) and a fresh `/proc` of the PID namespace; everything is
 //!    `nosuid,nodev`.

@@ -237,6 +237,29 @@ pub(super) fn touch(path: &CStr) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Where the empty file masking secret files is made (and unlinked once
+/// bound): on the command's own `/dev` tmpfs.
+const MASK: &CStr = c"/dev/.sandbox-mask";
+
+/// Creates a new empty file at `path`, readable by everyone, writable by
+/// no one (the mask of secret files).
+pub(super) fn empty_file(path: &CStr) -> std::io::Result<()> {
+    // SAFETY: `path` is a valid C string; flags are constants.
+    let fd = unsafe {
+        libc::open(
+            path.as_ptr(),
+            libc::O_CREAT | libc::O_EXCL | libc::O_WRONLY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+            0o444 as libc::c_uint,
+        )
+    };
+    if fd < 0 {
+        return Err(errno());
+    }
+    // SAFETY: closing the fd opened above.
+    unsafe { libc::close(fd) };
+    Ok(())
+}
+
 /// `mkdir` that accepts an existing directory.
 pub(super) fn make_dir(path: &CStr, mode: libc::mode_t) -> std::io::Result<()> {
     // SAFETY: `path` is a valid C string.
@@ -376,8 +399,19 @@ pub(super) fn setup_namespace(mounts: &Mounts) -> std::io::Result<()> {
         attach(*fd, target)?;
     }
     fresh_dev(&device_fds[..mounts.devices.len()], &mounts.devices)?;
-    for file in &mounts.secret_files {
-        bind_read_only(c"/dev/null", file)?;
+    if !mounts.secret_files.is_empty() {
+        // An empty regular file, not a device: git (`git add -A`), `cp -a`
+        // and archivers take a device in a workspace for an error. Made on
+        // the fresh `/dev`, bound read-only over each secret file, then
+        // unlinked: nothing names it, nothing can write it.
+        empty_file(MASK)?;
+        for file in &mounts.secret_files {
+            bind_read_only(MASK, file)?;
+        }
+        // SAFETY: `MASK` is a valid C string.
+        if unsafe { libc::unlink(MASK.as_ptr()) } != 0 {
+            return Err(errno());
+        }
     }
     for dir in &mounts.secret_dirs {
         mount_fs(
