@@ -95,7 +95,8 @@ async fn new_protected_entries_are_quarantined(namespaces: bool, with_git: bool)
     // With namespaces, missing protected folders and the files of the
     // stand-in table are refused up front
     // (`missing_protected_entries_are_refused_up_front_and_leave_nothing`):
-    // only the other names (`.npmrc` here) are left to the sweep.
+    // only the other names (`.yarnrc` here) are left to the sweep; a
+    // `.pth` outside a site directory runs nothing and is left alone.
     let folders = if namespaces {
         ""
     } else {
@@ -104,7 +105,7 @@ async fn new_protected_entries_are_quarantined(namespaces: bool, with_git: bool)
     let out = sh(
         &c,
         &s.ws,
-        &format!("{folders}echo x > .npmrc && mkdir -p .github && mkdir -p app && echo y > app/.envrc && echo notes > NOTES.md && mkdir docs && echo d > docs/a.md"),
+        &format!("{folders}echo x > .yarnrc && echo 'import os' > demo.pth && mkdir -p .github && mkdir -p app && echo y > app/.envrc && echo notes > NOTES.md && mkdir docs && echo d > docs/a.md"),
     )
     .await;
     let mechanism = state(&out)["sandbox"]["mechanism"]
@@ -125,9 +126,9 @@ async fn new_protected_entries_are_quarantined(namespaces: bool, with_git: bool)
     let mut got = created(&out);
     got.sort();
     let names: &[&str] = if namespaces {
-        &[".npmrc"]
+        &[".yarnrc"]
     } else {
-        &[".github/workflows", ".npmrc", ".vscode"]
+        &[".github/workflows", ".vscode", ".yarnrc"]
     };
     let expected: Vec<(String, String)> = names
         .iter()
@@ -139,9 +140,10 @@ async fn new_protected_entries_are_quarantined(namespaces: bool, with_git: bool)
     }
     // Deeper than the places examined (the workspace is not walked): left.
     assert!(s.ws.join("app/.envrc").exists());
+    assert!(s.ws.join("demo.pth").is_file());
     // Moved, not deleted.
     assert_eq!(
-        std::fs::read_to_string(s.quarantine.join("sh-1/.npmrc")).unwrap(),
+        std::fs::read_to_string(s.quarantine.join("sh-1/.yarnrc")).unwrap(),
         "x\n"
     );
     if !namespaces {
@@ -173,7 +175,7 @@ async fn new_protected_entries_are_quarantined(namespaces: bool, with_git: bool)
         .find(|l| l.contains("moved to quarantine"))
         .unwrap_or_else(|| panic!("no quarantine line: {}", out.content));
     assert!(
-        line.contains(&format!("{ws}/.npmrc -> {q}/sh-1/.npmrc")),
+        line.contains(&format!("{ws}/.yarnrc -> {q}/sh-1/.yarnrc")),
         "{line}"
     );
     // A later command that finds nothing new reports nothing.
@@ -208,12 +210,12 @@ async fn a_killed_command_is_swept_and_nothing_it_started_outlives_it() {
     let Some(s) = setup(true) else { return };
     let c = computer(&s, true);
     // Killed while running: swept at the kill.
-    let mut params = RunCommandParams::new("echo x > .npmrc && sleep 30");
+    let mut params = RunCommandParams::new("echo x > .yarnrc && sleep 30");
     params.run_in_background = Some(true);
     let started = c.run_command(params, &ctx(&s.ws)).await;
     let id = ok(&started)["shellId"].as_str().unwrap().to_owned();
     for _ in 0..100 {
-        if s.ws.join(".npmrc").exists() {
+        if s.ws.join(".yarnrc").exists() {
             break;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
@@ -227,7 +229,7 @@ async fn a_killed_command_is_swept_and_nothing_it_started_outlives_it() {
         )
         .await;
     assert!(killed.success, "{}", killed.content);
-    assert!(!s.ws.join(".npmrc").exists());
+    assert!(!s.ws.join(".yarnrc").exists());
     let out = c
         .get_command_output(
             GetCommandOutputParams {
@@ -238,13 +240,13 @@ async fn a_killed_command_is_swept_and_nothing_it_started_outlives_it() {
         )
         .await;
     assert_eq!(created(&out).len(), 1, "{}", out.content);
-    assert!(s.quarantine.join(&id).join(".npmrc").is_file());
+    assert!(s.quarantine.join(&id).join(".yarnrc").is_file());
     // Nothing the command starts outlives it (a PID namespace): neither a
     // background child nor one that left the group with setsid, so none
     // can create an entry after the check.
     for command in [
         "(sleep 0.5; mkdir -p .vscode; echo t > .vscode/tasks.json) > /dev/null 2>&1 &",
-        "setsid sh -c 'sleep 0.5; echo x > .npmrc; echo y > outlived' > /dev/null 2>&1 &",
+        "setsid sh -c 'sleep 0.5; echo x > .yarnrc; echo y > outlived' > /dev/null 2>&1 &",
     ] {
         let out = sh(&c, &s.ws, command).await;
         assert_eq!(ok(&out)["exitCode"], 0, "{}", out.content);
@@ -263,7 +265,7 @@ async fn a_killed_command_is_swept_and_nothing_it_started_outlives_it() {
             inside.is_empty() || inside == [".gitignore"],
             "{command}: {inside:?}"
         );
-        assert!(!s.ws.join(".npmrc").exists(), "{command}");
+        assert!(!s.ws.join(".yarnrc").exists(), "{command}");
         assert!(!s.ws.join("outlived").exists(), "{command}");
     }
 }
@@ -291,6 +293,19 @@ async fn a_new_repository_keeps_its_git_and_its_hooks_are_then_protected() {
     let out = sh(&c, &s.ws, "echo 'echo hi' > .git/hooks/pre-commit").await;
     assert_ne!(ok(&out)["exitCode"], 0, "{}", out.content);
     assert!(!s.ws.join(".git/hooks/pre-commit").exists());
+}
+
+/// Whether `program` runs here; its absence is said (and fails under CI).
+fn program_available(program: &str) -> bool {
+    let found = std::process::Command::new(program)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        assert!(std::env::var("CI").is_err(), "{program} is needed under CI");
+        eprintln!("not tested here: no {program}");
+    }
+    found
 }
 
 fn git_available() -> bool {
@@ -402,6 +417,10 @@ async fn missing_protected_entries_are_refused_up_front_and_leave_nothing() {
             "echo '{}' > .devcontainer.json",
             "echo x > .exrc",
             "echo x > .nvim.lua",
+            "echo '[toolchain]' > rust-toolchain.toml",
+            "echo stable > rust-toolchain",
+            "echo 'script-shell=/bin/sh' > .npmrc",
+            "mkdir -p .cargo && echo '[build]' > .cargo/config.toml",
             "cd .. && echo x > ws/.envrc",
             // Inside, the name holds nothing to read.
             "cat .envrc",
@@ -429,6 +448,28 @@ async fn missing_protected_entries_are_refused_up_front_and_leave_nothing() {
         let (seen, listed) = stdout.split_once("---\n").unwrap_or_default();
         assert!(seen.contains(".envrc"), "the stand-in is there: {stdout}");
         assert_eq!(listed, "NOTES.txt\n", "only the ordinary file is committed");
+    }
+    // The programs reading the names held by stand-ins read them as "no
+    // file": rustup (through cargo's proxy) and npm work beside them.
+    for (program, command) in [
+        (
+            "cargo",
+            "cargo --version && rustc --version && rustup show active-toolchain",
+        ),
+        ("npm", "npm config get cache"),
+    ] {
+        if !program_available(program) {
+            continue;
+        }
+        let out = sh(
+            &c,
+            &s.ws,
+            &format!(
+                "test -d .npmrc && test -d rust-toolchain.toml && test -d .cargo && {command}"
+            ),
+        )
+        .await;
+        assert_eq!(ok(&out)["exitCode"], 0, "{program}: {}", out.content);
     }
     // Working in a subfolder: the folders on the way there are covered too.
     refused(
@@ -470,6 +511,10 @@ async fn missing_protected_entries_are_refused_up_front_and_leave_nothing() {
         ".devcontainer.json",
         ".exrc",
         ".nvim.lua",
+        "rust-toolchain.toml",
+        "rust-toolchain",
+        ".npmrc",
+        ".cargo",
         "app/.envrc",
         "app/conftest.py",
         "repo/.envrc",

@@ -20,9 +20,13 @@
 //! JSON settings file breaks the tools that read it, and git lists and
 //! commits it), nor would a device (`git add -A` refuses one). The file
 //! table holds only names whose readers inside a command cope with a
-//! folder; the other protected files (`rust-toolchain.toml`, `.npmrc`,
-//! the `*.pth` and other patterns…) are still moved out after the run when
-//! a command creates them.
+//! folder (checked with the real programs: rustup for
+//! `rust-toolchain.toml`, npm for `.npmrc`); `.cargo/config.toml` gets a
+//! stand-in `.cargo` only where there is no `.cargo` (cargo stops on a
+//! folder at the file's name). The other protected files (`.yarnrc`,
+//! `.cargo/config.toml` in an existing `.cargo`, patterns such as
+//! `*.code-workspace`…) are still moved out after the run when a command
+//! creates them, and reported (`protectedCreated`).
 //!
 //! The folders appear in the host's workspace while the command runs and
 //! are removed (if still empty but for their `.gitignore`) once no command has used them for two
@@ -91,6 +95,25 @@ pub(crate) const FILE_PLACEHOLDERS: &[&str] = &[
     ".devcontainer.json",
     ".exrc",
     ".nvim.lua",
+    // rustup starts the toolchain these name (a `path` toolchain is any
+    // program); it reads a folder there as "no file" (`cargo`, `rustc` and
+    // `rustup show` work beside the stand-in).
+    "rust-toolchain.toml",
+    "rust-toolchain",
+    // npm runs what its `script-shell`, `node-options` or `git` settings
+    // name; it reads a folder there as "no file" (`npm config`, `npm
+    // install` work beside the stand-in).
+    ".npmrc",
+];
+
+/// Protected names whose stand-in is made only when their first component
+/// is missing: the reader fails on a folder at the name itself (cargo
+/// stops on a folder `.cargo/config.toml`) but not on an empty folder in
+/// place of the first component (no `.cargo` at all: cargo looks
+/// further up).
+pub(crate) const OUTER_PLACEHOLDERS: &[&str] = &[
+    // cargo runs the `runner`, `rustc-wrapper` or linker it names.
+    ".cargo/config.toml",
 ];
 
 /// The `.gitignore` of every stand-in: git (in the host and in the
@@ -237,6 +260,7 @@ pub(crate) fn claim(roots: &[PathBuf], cwd: &Path, classes: &Classes) -> Claimed
                 .iter()
                 .chain(git_names)
                 .chain(FILE_PLACEHOLDERS)
+                .chain(OUTER_PLACEHOLDERS)
             {
                 let full = dir.join(name);
                 // Inside a stand-in already claimed: covered by it.
@@ -263,6 +287,9 @@ pub(crate) fn claim(roots: &[PathBuf], cwd: &Path, classes: &Classes) -> Claimed
                 let Some(path) = first_missing(&dir, name) else {
                     continue;
                 };
+                if OUTER_PLACEHOLDERS.contains(name) && path.parent() != Some(dir.as_path()) {
+                    continue;
+                }
                 if make(root, &path).is_ok() {
                     active.insert(
                         path.clone(),
@@ -327,7 +354,11 @@ mod tests {
                 "{name} is not protected"
             );
         }
-        for name in PLACEHOLDERS.iter().chain(GIT_PLACEHOLDERS) {
+        for name in PLACEHOLDERS
+            .iter()
+            .chain(GIT_PLACEHOLDERS)
+            .chain(OUTER_PLACEHOLDERS)
+        {
             let probe = Path::new("/ws").join(name).join("x");
             assert!(
                 classes.protected(&probe).is_some(),
@@ -364,6 +395,18 @@ mod tests {
         );
         assert!(root.join(".vscode").is_dir());
         assert!(root.join(".envrc").is_dir(), "a file name held by a folder");
+        assert!(first.paths().contains(&root.join(".cargo")));
+        // With a `.cargo` of its own, no folder at `.cargo/config.toml`
+        // (cargo would stop on it).
+        std::fs::create_dir(root.join("own")).unwrap();
+        std::fs::create_dir(root.join("own/.cargo")).unwrap();
+        let own = claim(std::slice::from_ref(&root), &root.join("own"), &classes);
+        assert!(
+            !own.paths()
+                .iter()
+                .any(|p| p.starts_with(root.join("own/.cargo")))
+        );
+        drop(own);
         assert!(
             !first.paths().contains(&root.join(".git")),
             "no .git stand-in: git init must work"

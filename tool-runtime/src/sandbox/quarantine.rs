@@ -9,8 +9,9 @@
 //! missing ones of the stand-in tables are held by read-only stand-ins
 //! (the private `placeholder` module). Any other name that does not exist
 //! has no inode for a mount or a Landlock rule to attach to, so a command
-//! can create `.npmrc` or `rust-toolchain.toml` there (and, under the
-//! Landlock fallback, which has no stand-ins, `.envrc`). With the namespace
+//! can create `.yarnrc` or `team.code-workspace` there (and, under the
+//! Landlock fallback, which has no stand-ins, `.envrc`). A `*.pth` file
+//! outside a site directory runs nothing and is left where it is. With the namespace
 //! mechanism every process of the command ends with it (PID namespace), so
 //! the check after the run cannot be raced or outlived. A new repository
 //! (`git init`, `cargo new`) keeps its `.git`.
@@ -98,7 +99,7 @@ impl Watch {
                         continue;
                     }
                     let path = entry.path();
-                    if self.classes.protected(&path).is_some() {
+                    if self.classes.protected(&path).is_some() && !inert_here(&path) {
                         add(path);
                     }
                 }
@@ -178,6 +179,23 @@ impl Watch {
         }
         out
     }
+}
+
+/// Whether `path`, of a protected class, runs nothing where it is: a
+/// `*.pth` file outside a site directory. Python reads `.pth` files (and
+/// runs their `import` lines) only in its site directories
+/// (`site-packages`, `dist-packages`, or one a program passes to
+/// `site.addsitedir`); in a project folder one is inert, so a command
+/// creating it there is neither refused nor swept.
+fn inert_here(path: &Path) -> bool {
+    let is_pth = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("pth"));
+    let in_site_dir = path
+        .parent()
+        .and_then(Path::file_name)
+        .is_some_and(|d| d == "site-packages" || d == "dist-packages");
+    is_pth && !in_site_dir
 }
 
 /// Moves `from` to `to` (or `to.1`, `to.2`… when taken): a rename, or a
@@ -272,6 +290,8 @@ mod tests {
             1000,
         );
         std::fs::write(root.join(".envrc"), "x").unwrap();
+        // A `.pth` outside a site directory runs nothing: left alone.
+        std::fs::write(root.join("demo.pth"), "import os\n").unwrap();
         std::fs::create_dir_all(root.join("app/.vscode")).unwrap();
         std::fs::write(root.join("app/.vscode/tasks.json"), "{}").unwrap();
         std::fs::write(root.join("README.md"), "x").unwrap();
@@ -285,6 +305,10 @@ mod tests {
         assert!(!root.join(".envrc").exists());
         assert!(!root.join("app/.vscode").exists());
         assert!(root.join(".git").exists() && root.join("README.md").exists());
+        assert!(root.join("demo.pth").exists());
+        assert!(inert_here(&root.join("x.PTH")));
+        assert!(!inert_here(&root.join("lib/site-packages/x.pth")));
+        assert!(!inert_here(&root.join("conftest.py")));
         assert!(root.join("app/.git/hooks").exists());
         // A hooks folder created in an existing repository is moved.
         std::fs::create_dir_all(root.join(".git/hooks")).unwrap();
