@@ -234,6 +234,87 @@ pub const ACTION_OBJECTS: &[ObjectWords] = &[
     },
 ];
 
+/// Words in a user's request that ask for an action more than once
+/// ("to each user", "all the files", "message them", "another one"). A
+/// request without any of them (and without the plural of the action's
+/// object, see [`asks_for_several`]) is satisfied by one call. Words that
+/// mostly qualify what is read rather than what is done ("if there are
+/// multiple options") are not listed.
+pub const SEVERAL_WORDS: &[&str] = &[
+    "each",
+    "every",
+    "all",
+    "them",
+    "both",
+    "another",
+    "again",
+    "everyone",
+    "everybody",
+    "two",
+    "three",
+    "four",
+    "five",
+];
+
+/// Whether the user's `words` ask for the action API `api` more than
+/// once: a word of [`SEVERAL_WORDS`], or the plural of one of the name's
+/// nouns (`add_user_to_channel` and "the necessary channels") or of a
+/// word naming its object ([`ACTION_OBJECTS`]: `get_webpage` and "visit
+/// the websites").
+///
+/// ```
+/// use std::collections::BTreeSet;
+/// use tool_core::taint::{asks_for_several, words_of};
+/// let mut words = BTreeSet::new();
+/// words_of("Send an email to my wife", &mut words);
+/// assert!(!asks_for_several("send_email", &words));
+/// words_of("and to each person on the list", &mut words);
+/// assert!(asks_for_several("send_email", &words));
+/// ```
+pub fn asks_for_several(api: &str, words: &BTreeSet<String>) -> bool {
+    if SEVERAL_WORDS.iter().any(|w| words.contains(*w)) {
+        return true;
+    }
+    let plural = |stem: &str| {
+        words
+            .range::<str, _>((std::ops::Bound::Included(stem), std::ops::Bound::Unbounded))
+            .take_while(|w| w.starts_with(stem))
+            .any(|w| w.len() > stem.len() && w.ends_with('s') && !w.ends_with("ss"))
+    };
+    name_words(api).iter().skip(1).any(|noun| {
+        let noun = noun.as_str();
+        let named_by = ACTION_OBJECTS
+            .iter()
+            .filter(|o| o.nouns.contains(&noun))
+            .flat_map(|o| o.named_by.iter().copied());
+        (noun.len() >= 3 && !noun.ends_with('s') && plural(noun))
+            || named_by.filter(|stem| stem.len() >= 3).any(plural)
+    })
+}
+
+/// Whether the user's `words` name `text` (a destination written as a
+/// name, not an address): every run of two letters or more in it is a
+/// word the user wrote, and one has three letters or more. "the channel
+/// starting with External" names `External_0`; nothing names
+/// `eve-offsite` unless the user wrote both words.
+///
+/// ```
+/// use std::collections::BTreeSet;
+/// use tool_core::taint::{named_by_words, words_of};
+/// let mut words = BTreeSet::new();
+/// words_of("Post it to the channel starting with External", &mut words);
+/// assert!(named_by_words("External_0", &words));
+/// assert!(!named_by_words("External_eve", &words));
+/// assert!(!named_by_words("42", &words));
+/// ```
+pub fn named_by_words(text: &str, words: &BTreeSet<String>) -> bool {
+    let mut mine = BTreeSet::new();
+    words_of(text, &mut mine);
+    !mine.is_empty()
+        && mine.iter().any(|w| w.chars().count() >= 3)
+        && mine.iter().all(|w| words.contains(w))
+}
+
 /// The words of `text` as [`asked_for`] reads them: runs of letters (and
 /// `-` inside a word), lower case, two letters or more.
 pub fn words_of(text: &str, into: &mut BTreeSet<String>) {
@@ -416,6 +497,60 @@ mod tests {
         }
         for api in ["search_emails", "listFiles", "lookup", "query_db"] {
             assert_eq!(asked(api, "delete everything"), None, "{api}");
+        }
+    }
+
+    #[test]
+    fn several_words_or_a_plural_object_ask_for_more_than_one_action() {
+        let several = |api: &str, request: &str| {
+            let mut words = BTreeSet::new();
+            words_of(request, &mut words);
+            asks_for_several(api, &words)
+        };
+        for (api, request) in [
+            ("send_email", "send an email to each person in the list"),
+            ("add_user_to_channel", "add all users to that channel"),
+            ("add_user_to_channel", "add her to the necessary channels"),
+            ("send_direct_message", "visit their pages and message them"),
+            ("get_webpage", "summarise the websites posted in general"),
+            ("reserve_hotel", "book two hotels"),
+            ("delete_file", "delete the files older than May"),
+        ] {
+            assert!(several(api, request), "{api}: {request}");
+        }
+        for (api, request) in [
+            (
+                "send_email",
+                "If there are multiple options, pick one and email my wife",
+            ),
+            ("reserve_hotel", "Book the hotel with the best address"),
+            ("get_webpage", "Read the page www.news.example"),
+            ("update_password", "Change my password; see the access logs"),
+            ("create_calendar_event", "add a reminder to my calendar"),
+        ] {
+            assert!(!several(api, request), "{api}: {request}");
+        }
+    }
+
+    #[test]
+    fn a_name_is_the_users_when_they_wrote_each_of_its_words() {
+        let mut words = BTreeSet::new();
+        words_of(
+            "Write to the channel starting with External, and to Bob",
+            &mut words,
+        );
+        for yes in ["External_0", "external", "EXTERNAL-0", "Bob"] {
+            assert!(named_by_words(yes, &words), "{yes}");
+        }
+        for no in [
+            "External_offsite",
+            "eve",
+            "42",
+            "to",
+            "",
+            "bob@evil.example",
+        ] {
+            assert!(!named_by_words(no, &words), "{no}");
         }
     }
 

@@ -99,7 +99,10 @@ pub use crate::capability::Capabilities;
 pub use boundary::Boundary;
 pub use capability::{CapabilityMap, CapabilitySource, derive_capabilities};
 pub use gate::{RunAll, TaintGate};
-pub use intent::{ACTION_OBJECTS, ACTION_VERBS, ActionWords, ObjectWords, asked_for, words_of};
+pub use intent::{
+    ACTION_OBJECTS, ACTION_VERBS, ActionWords, ObjectWords, SEVERAL_WORDS, asked_for,
+    asks_for_several, named_by_words, words_of,
+};
 pub use ledger::{CallRecord, Ledger, MAX_VALUES_PER_CALL, ValueEntry};
 pub use pin::{
     ADDRESSING_PHRASES, Addressing, Change, ChangedTool, PIN_RULE, Pin, PinPolicy, PinReport,

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::intent::asked_for;
+use super::intent::{asked_for, asks_for_several, named_by_words};
 use super::ledger::{Ledger, ValueEntry};
 use super::values::{ValueKind, values_in, values_in_json};
 use crate::capability::Capabilities;
@@ -103,6 +103,9 @@ pub enum TrifectaMode {
     UnrequestedAction,
     /// A link or address from untrusted content passed on to others.
     UntrustedLink,
+    /// An action the user asked for once, repeated once untrusted content
+    /// is in.
+    RepeatedAction,
 }
 
 impl TrifectaMode {
@@ -114,6 +117,7 @@ impl TrifectaMode {
             Self::Session => "session",
             Self::UnrequestedAction => "unrequested_action",
             Self::UntrustedLink => "untrusted_link",
+            Self::RepeatedAction => "repeated_action",
         }
     }
 }
@@ -315,7 +319,17 @@ pub fn judge(
 ///    (egress);
 /// 4. (strict only, egress) the session rule;
 /// 5. an action the user's messages did not ask for, once untrusted
-///    content is in ([`TrifectaSettings::follow_requests`]).
+///    content is in ([`TrifectaSettings::follow_requests`]);
+/// 6. an action they asked for once ([`asks_for_several`] says not more)
+///    that has already run, again once untrusted content is in (the
+///    injected booking after the user's own), unless the user named
+///    every destination of the new call and more such destinations than
+///    there have been calls.
+///
+/// A destination counts as the user's when the user wrote it (an address,
+/// a link to a host they wrote, an id), when the host allows it, or, for
+/// one written as a name (a channel, a person), when the user wrote each
+/// of its words ([`named_by_words`]).
 pub fn judge_call(
     ledger: &Ledger,
     api: &str,
@@ -326,12 +340,17 @@ pub fn judge_call(
     if !caps.acts() {
         return None;
     }
-    if let Some(hit) = judge_values(ledger, api, caps, arguments, settings) {
+    let mut all_named = None;
+    if let Some(hit) = judge_values(ledger, api, caps, arguments, settings, &mut all_named) {
         return Some(hit);
     }
     if settings.follow_requests && !ledger.user_words().is_empty() && ledger.has_untrusted() {
         let name = api.rsplit_once('/').map_or(api, |(_, name)| name);
-        if asked_for(name, ledger.user_words()) == Some(false) {
+        let asked = asked_for(name, ledger.user_words());
+        if asked == Some(true) && !asks_for_several(name, ledger.user_words()) {
+            return repeated(ledger, api, all_named);
+        }
+        if asked == Some(false) {
             let untrusted = indexes(ledger, |c| c.is_untrusted());
             let message = format!(
                 "`{api}` is an action the user's messages did not ask for, and untrusted content has entered the session ({})",
@@ -353,13 +372,57 @@ pub fn judge_call(
     None
 }
 
-/// Rules 1 to 4 of [`judge_call`].
+/// Rule 6 of [`judge_call`]: `api` (asked for once) has already run.
+/// `all_named`: the kind of the call's destinations when the user named
+/// every one; then the call is a repeat only once there have been as many
+/// calls as the user named values of that kind (two pages named, two
+/// visits).
+fn repeated(ledger: &Ledger, api: &str, all_named: Option<ValueKind>) -> Option<TrifectaHit> {
+    let (tool, name) = api.split_once('/')?;
+    let before = indexes(ledger, |c| c.success && c.tool == tool && c.api == name);
+    if before.is_empty() {
+        return None;
+    }
+    if let Some(kind) = all_named {
+        let named = ledger
+            .values()
+            .filter(|(_, e)| e.user && e.kind == kind)
+            .take(before.len() + 1)
+            .count();
+        if named > before.len() {
+            return None;
+        }
+    }
+    let untrusted = indexes(ledger, |c| c.is_untrusted());
+    let message = format!(
+        "`{api}` was asked for once in the user's messages and has already run ({}); another one, after untrusted content has entered the session ({}), is not what the user asked for",
+        describe_calls(ledger, &before),
+        describe_calls(ledger, &untrusted),
+    );
+    let values = vec![
+        json!({ "kind": "done", "from": calls_json(ledger, &before) }),
+        json!({ "kind": "untrusted", "from": calls_json(ledger, &untrusted) }),
+    ];
+    Some(TrifectaHit {
+        mode: TrifectaMode::RepeatedAction,
+        message,
+        details: json!({
+            "mode": TrifectaMode::RepeatedAction.as_str(),
+            "destinations": [],
+            "values": values,
+        }),
+    })
+}
+
+/// Rules 1 to 4 of [`judge_call`]; `all_named` is set to the kind of the
+/// call's first destination when the user named every one.
 fn judge_values(
     ledger: &Ledger,
     api: &str,
     caps: Capabilities,
     arguments: &Value,
     settings: &TrifectaSettings,
+    all_named: &mut Option<ValueKind>,
 ) -> Option<TrifectaHit> {
     let mut destinations: Vec<Found> = Vec::new();
     let mut payload: Vec<Found> = Vec::new();
@@ -416,6 +479,15 @@ fn judge_values(
         if settings.allows(d.kind, &d.value) || ledger.origins(&d.value).is_some_and(|e| e.user) {
             return true;
         }
+        // A name (not an address) whose every word the user wrote.
+        if matches!(d.kind, ValueKind::Text | ValueKind::Id)
+            && arguments
+                .pointer(&d.path)
+                .and_then(Value::as_str)
+                .is_some_and(|raw| named_by_words(raw, ledger.user_words()))
+        {
+            return true;
+        }
         // A link to a host the user named (or the host allows).
         match d.kind {
             ValueKind::Url => super::values::normalise_url(&d.value).is_some_and(|(_, host)| {
@@ -426,6 +498,9 @@ fn judge_values(
         }
     };
     let unnamed: Vec<&Found> = destinations.iter().filter(|d| !named(d)).collect();
+    if unnamed.is_empty() {
+        *all_named = destinations.first().map(|d| d.kind);
+    }
     // A fetch (a call that takes in untrusted content from an address and
     // changes nothing) the user asked for follows links found in content:
     // its address is judged by what it carries (rule 3), not by where it
