@@ -38,7 +38,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 target="$work/target"
 
-family=(tool-core tool-approval tool-runtime tool-openapi tool-mcp tool-skills)
+family=(tool-core tool-approval tool-runtime tool-dispatch tool-openapi tool-mcp tool-skills)
 pkgs() { local a=(); for p in "$@"; do a+=(-p "$p"); done; echo "${a[@]}"; }
 
 # scenario label | cargo arguments
@@ -83,9 +83,10 @@ features=(
   "tool-approval|(crate, over tool-core)|-p tool-core|-p tool-approval"
   "tool-runtime|(crate, no features, over tool-core)|-p tool-core|-p tool-runtime --no-default-features"
   "tool-runtime|egress (default)|-p tool-runtime --no-default-features|-p tool-runtime"
-  "tool-runtime|redis|-p tool-runtime --no-default-features|-p tool-runtime --no-default-features --features redis"
-  "tool-runtime|redis-cluster|-p tool-runtime --no-default-features --features redis|-p tool-runtime --no-default-features --features redis-cluster"
-  "tool-runtime|redis-tls|-p tool-runtime --no-default-features --features redis|-p tool-runtime --no-default-features --features redis-tls"
+  "tool-dispatch|(crate, no features, over tool-core)|-p tool-core|-p tool-dispatch"
+  "tool-dispatch|redis|-p tool-dispatch|-p tool-dispatch --features redis"
+  "tool-dispatch|redis-cluster|-p tool-dispatch --features redis|-p tool-dispatch --features redis-cluster"
+  "tool-dispatch|redis-tls|-p tool-dispatch --features redis|-p tool-dispatch --features redis-tls"
   "tool-openapi|(crate, over tool-core)|-p tool-core|-p tool-openapi"
   "tool-mcp|(crate, no features, over tool-core)|-p tool-core|-p tool-mcp --no-default-features"
   "tool-mcp|client|-p tool-mcp --no-default-features|-p tool-mcp --no-default-features --features client"

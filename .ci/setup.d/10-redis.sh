@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tool-runtime's remote-dispatch tests (feature `redis`) start their own
+# tool-dispatch's tests (feature `redis`) start their own
 # redis-server on a free 127.0.0.1 port; this installs Debian's package when
 # the binary is missing. Idempotent and quiet when it is already there.
 set -euo pipefail

@@ -19,17 +19,17 @@ use std::time::{Duration, Instant};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::json;
 use tool_core::{ApiDefinition, CancellationToken, ToolBuilder, ToolOutput};
-use tool_runtime::dispatch::{
+use tool_dispatch::{
     DispatchCall, Dispatcher, ExecutorClient, MemoryResultStore, RedisResultStore,
     RedisStoreConfig, ResultStore, in_process_channel,
 };
 
 #[allow(dead_code)]
-#[path = "../../tool-runtime/tests/dispatch_support/redis_server.rs"]
+#[path = "../../tool-runtime/dispatch/tests/it/support/redis_server.rs"]
 mod redis_server;
 
 #[allow(dead_code)]
-#[path = "../../tool-runtime/tests/dispatch_support/redis_cluster.rs"]
+#[path = "../../tool-runtime/dispatch/tests/it/support/redis_cluster.rs"]
 mod redis_cluster;
 
 use redis_cluster::RedisCluster;

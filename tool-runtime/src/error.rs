@@ -145,24 +145,6 @@ pub enum Error {
     /// The call was cancelled before the executor answered.
     #[error("the operation was cancelled")]
     Cancelled,
-    /// No channel reaches an executor for a dispatched call.
-    #[error("no executor is connected to run this tool: {message}")]
-    ChannelUnavailable {
-        /// What the channel (or the dispatcher) reported.
-        message: String,
-    },
-    /// The channel failed to deliver a dispatched call.
-    #[error("the call could not be sent to its executor: {message}")]
-    DispatchFailed {
-        /// What the channel reported.
-        message: String,
-    },
-    /// The result store of remote dispatch is missing or unreachable.
-    #[error("the result store is unavailable: {message}")]
-    StoreUnavailable {
-        /// What the store reported.
-        message: String,
-    },
     /// The sandbox policy cannot be enforced on this machine and the host
     /// did not allow running unconfined.
     #[error(
@@ -241,9 +223,6 @@ impl Error {
     /// | `transport_error` | [`Error::Transport`] |
     /// | `unsupported_operation` | [`Error::Unsupported`] |
     /// | `cancelled` | [`Error::Cancelled`] |
-    /// | `channel_unavailable` | [`Error::ChannelUnavailable`] |
-    /// | `dispatch_failed` | [`Error::DispatchFailed`] |
-    /// | `store_unavailable` | [`Error::StoreUnavailable`] |
     /// | `sandbox_unavailable` | [`Error::SandboxUnavailable`] |
     /// | `sandbox_setup_failed` | [`Error::SandboxSetup`] |
     /// | `protected_symlink` | [`Error::ProtectedSymlink`] |
@@ -271,9 +250,6 @@ impl Error {
             Self::Transport { .. } => "transport_error",
             Self::Unsupported { .. } => "unsupported_operation",
             Self::Cancelled => "cancelled",
-            Self::ChannelUnavailable { .. } => "channel_unavailable",
-            Self::DispatchFailed { .. } => "dispatch_failed",
-            Self::StoreUnavailable { .. } => "store_unavailable",
             Self::SandboxUnavailable { .. } => "sandbox_unavailable",
             Self::SandboxSetup { .. } => "sandbox_setup_failed",
             Self::ProtectedSymlink { .. } => "protected_symlink",

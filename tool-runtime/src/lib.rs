@@ -2,8 +2,9 @@
 //! trait, with a real local implementation and adapters for remote ones.
 //!
 //! A host needs one import, [`prelude`] (the local computer, its tool and
-//! the sandbox); what follows is for building other computers and for
-//! remote dispatch.
+//! the sandbox); what follows is for building other computers. Remote
+//! dispatch (a call sent to an executor elsewhere) is the crate
+//! `tool-dispatch`.
 //!
 //! # Overview of the roles
 //!
@@ -29,9 +30,6 @@
 //!   read-only and the network stays off unless the host allows more: all
 //!   of it, or only names through an egress proxy ([`EgressOptions`]), with
 //!   secrets brokered so the command sees dummies.
-//! - [`dispatch`]: reverse dispatch of a call to an executor elsewhere (a
-//!   desktop app, a browser) with a shared deadline and exactly one result,
-//!   over an in-memory or (feature `redis`) a Redis result store.
 //!
 //! # Example
 //!
@@ -69,20 +67,12 @@
 //!   (hyper; rustls, rcgen and the system's roots for the credential
 //!   broker's HTTPS). Without it such a confinement fails with
 //!   `sandbox_unavailable`.
-//! - `redis`: `dispatch::RedisResultStore`, a result store shared by
-//!   several server instances through one Redis (6.2 or later).
-//! - `redis-cluster`: the same store on a Redis Cluster (7 or later), with
-//!   the `redis` crate's cluster client and sharded pub/sub.
-//! - `redis-tls`: `rediss://` servers (rustls with aws-lc-rs, the provider
-//!   reqwest already brings), with a private CA or a client certificate
-//!   (`dispatch::RedisTls`).
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 
 pub mod adapter;
 #[cfg(target_os = "linux")]
 mod beneath;
-pub mod dispatch;
 mod error;
 pub mod format;
 mod local;
@@ -125,8 +115,7 @@ pub use sandbox::{
 /// [`local_system_tool`], [`LocalSystemTool`]), the OS sandbox
 /// ([`SandboxPolicy`], [`SandboxOptions`], [`confinement_support`] for the
 /// approval engine) and the trait other computers implement
-/// ([`ComputerRuntime`]). Remote dispatch stays in [`dispatch`]. Names do
-/// not clash with `tool_core::prelude`.
+/// ([`ComputerRuntime`]). Names do not clash with `tool_core::prelude`.
 ///
 /// ```
 /// use tool_runtime::prelude::*;

@@ -11,7 +11,7 @@ use tool_core::{
     ApiDefinition, Executor, Invoker, Tool, ToolBuilder, ToolCall, ToolContext, ToolOutput,
     ToolRegistry,
 };
-use tool_runtime::dispatch::{
+use tool_dispatch::{
     DispatchedTool, Dispatcher, ExecutorClient, MemoryResultStore, Route, RoutingConfig,
     in_process_channel, route,
 };

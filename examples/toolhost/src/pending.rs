@@ -261,7 +261,7 @@ async fn settings(
     };
     let ledger: Arc<dyn UseOnceLedger> = match &state.ledger_redis {
         Some(url) => Arc::new(
-            tool_runtime::dispatch::RedisLedger::connect(url)
+            tool_dispatch::RedisLedger::connect(url)
                 .await
                 .map_err(|e| Failure::Source(format!("--ledger-redis: {e}")))?,
         ),

@@ -1,19 +1,16 @@
 //! Remote dispatch over a real redis-server (feature `redis`): the same
 //! suite as in memory, plus what only a shared store can get wrong.
 #![cfg(feature = "redis")]
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod dispatch_support;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use dispatch_support::redis_server::RedisServer;
-use dispatch_support::suite::{self, call, code};
-use dispatch_support::tools::{Observed, device};
+use crate::support::redis_server::RedisServer;
+use crate::support::suite::{self, call, code};
+use crate::support::tools::{Observed, device};
 use tokio::time::Instant;
 use tool_core::{CancellationToken, ToolOutput};
-use tool_runtime::dispatch::*;
+use tool_dispatch::*;
 
 async fn store(server: &RedisServer) -> RedisResultStore {
     RedisResultStore::connect(RedisStoreConfig::new(server.url()))

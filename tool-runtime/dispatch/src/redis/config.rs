@@ -195,7 +195,7 @@ impl RedisStoreConfig {
 ///
 /// ```
 /// # #[cfg(feature = "redis-tls")] {
-/// use tool_runtime::dispatch::{RedisStoreConfig, RedisTls};
+/// use tool_dispatch::{RedisStoreConfig, RedisTls};
 /// let ca = b"-----BEGIN CERTIFICATE-----\n...".to_vec();
 /// let config = RedisStoreConfig::new("rediss://redis.internal:6380/")
 ///     .tls(RedisTls::new().root_certificate(ca));

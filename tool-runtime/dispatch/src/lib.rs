@@ -43,7 +43,7 @@
 //! forget the slot) even with a channel nobody reads or a stalled store;
 //! `details.step` says where a timed-out dispatch was (`expect`, `send`:
 //! it never reached an executor; `wait`). Measured worst cases in the
-//! fault tests (`tests/dispatch_faults.rs`, debug build, 2 cores): 2 ms
+//! fault tests (`tests/it/dispatch_faults.rs`, debug build, 2 cores): 2 ms
 //! over a full in-process channel, 31 ms against a redis-server stalled
 //! with `CLIENT PAUSE` or `DEBUG SLEEP`. Code calling the [`Dispatcher`]
 //! directly is protected as well as the pipeline.
@@ -90,7 +90,7 @@
 //! ```
 //! use std::{sync::Arc, time::Duration};
 //! use tool_core::{ApiDefinition, CancellationToken, ToolBuilder, ToolOutput};
-//! use tool_runtime::dispatch::{
+//! use tool_dispatch::{
 //!     DispatchCall, Dispatcher, ExecutorClient, MemoryResultStore, in_process_channel,
 //! };
 //!
@@ -125,6 +125,7 @@
 
 mod channel;
 mod dispatcher;
+mod error;
 mod executor;
 #[cfg(feature = "redis")]
 mod ledger;
@@ -138,6 +139,7 @@ mod tool;
 
 pub use channel::{DispatchChannel, InProcessChannel, Inbox, in_process_channel};
 pub use dispatcher::{CLEANUP_MARGIN, DEFAULT_SLOT_GRACE, DispatchCall, Dispatcher};
+pub use error::{Error, Result};
 pub use executor::{
     EXECUTOR_SAFETY_MARGIN, ExecutorClient, ExecutorClientBuilder, MIN_EXECUTOR_BUDGET, Responder,
     executor_budget,

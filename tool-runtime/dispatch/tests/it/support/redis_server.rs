@@ -7,8 +7,7 @@ use std::time::Duration;
 
 use tokio::process::{Child, Command};
 
-#[path = "../../../.ci/fixtures.rs"]
-pub mod setup;
+pub use test_support::fixtures as setup;
 
 pub struct RedisServer {
     pub port: u16,

@@ -1,19 +1,16 @@
 //! Remote dispatch over `rediss://` (feature `redis-tls`): a real
 //! redis-server listening on TLS only, with a private CA made by the test.
 #![cfg(feature = "redis-tls")]
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod dispatch_support;
 
 use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
-use dispatch_support::redis_server::setup;
-use dispatch_support::suite;
-use dispatch_support::tls::TestPki;
-use tool_runtime::dispatch::*;
+use crate::support::redis_server::setup;
+use crate::support::suite;
+use crate::support::tls::TestPki;
+use tool_dispatch::*;
 
 /// A redis-server with TLS on its only port; killed on drop.
 struct TlsServer {
@@ -103,7 +100,7 @@ async fn a_server_signed_by_another_ca_is_refused_with_a_named_error() {
         panic!("a certificate from an unknown CA must not be trusted");
     };
     assert!(
-        matches!(error, tool_runtime::Error::StoreUnavailable { .. }),
+        matches!(error, tool_dispatch::Error::StoreUnavailable { .. }),
         "{error:?}"
     );
 }
@@ -125,7 +122,7 @@ async fn a_plain_url_to_a_tls_server_is_refused_not_hung() {
 #[cfg(feature = "redis-cluster")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_dispatch_suite_passes_over_a_tls_cluster() {
-    use dispatch_support::redis_cluster::{RedisCluster, Tls};
+    use crate::support::redis_cluster::{RedisCluster, Tls};
     let dir = tempfile::tempdir().expect("a temp dir");
     let pki = TestPki::new(dir.path());
     let tls = Tls {

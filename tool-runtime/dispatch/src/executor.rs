@@ -25,7 +25,7 @@ pub const MIN_EXECUTOR_BUDGET: Duration = Duration::from_millis(100);
 ///
 /// ```
 /// use std::time::Duration;
-/// use tool_runtime::dispatch::executor_budget;
+/// use tool_dispatch::executor_budget;
 /// assert_eq!(executor_budget(Duration::from_secs(30)), Duration::from_millis(29_500));
 /// assert_eq!(executor_budget(Duration::from_millis(400)), Duration::from_millis(100));
 /// ```

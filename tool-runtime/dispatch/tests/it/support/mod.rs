@@ -1,6 +1,5 @@
 //! The dispatch behaviour suite, run over every result store
-//! (`tests/dispatch.rs` in memory, `tests/dispatch_redis.rs` over a real
-//! redis-server).
+//! (`dispatch` in memory, `dispatch_redis` over a real redis-server).
 #![allow(dead_code)]
 
 #[cfg(feature = "redis-cluster")]

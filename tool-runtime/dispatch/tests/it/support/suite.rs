@@ -8,8 +8,8 @@ use tokio::io::AsyncWriteExt;
 use tokio::sync::Mutex;
 use tokio::time::Instant;
 use tool_core::{CancellationToken, ToolOutput};
-use tool_runtime::dispatch::*;
-use tool_runtime::{Error, Result};
+use tool_dispatch::*;
+use tool_dispatch::{Error, Result};
 
 use super::tools::{Observed, device};
 

@@ -24,7 +24,7 @@ pub const CLIENT_EXECUTOR_NO_RESULT: ErrorCode =
 /// One call sent to an executor: `{"type": "tool_execute", …}` on the wire.
 ///
 /// ```
-/// use tool_runtime::dispatch::ToolExecute;
+/// use tool_dispatch::ToolExecute;
 /// let message: ToolExecute = serde_json::from_str(
 ///     r#"{"id":"d-1","identifier":"local-system","apiName":"readFile",
 ///         "arguments":"{\"path\":\"a.txt\"}","executionTimeoutMs":30000}"#,
@@ -49,14 +49,14 @@ pub struct ToolExecute {
     pub arguments: String,
     /// The time left of the call's budget when it was sent, in ms. The
     /// executor stops its own work earlier (see
-    /// [`executor_budget`](crate::dispatch::executor_budget)).
+    /// [`executor_budget`](crate::executor_budget)).
     pub execution_timeout_ms: u64,
 }
 
 /// A message from a dispatcher to an executor.
 ///
 /// ```
-/// use tool_runtime::dispatch::ChannelMessage;
+/// use tool_dispatch::ChannelMessage;
 /// let abort = ChannelMessage::ToolAbort { id: "d-1".into() };
 /// assert_eq!(serde_json::to_value(&abort).unwrap(),
 ///     serde_json::json!({"type": "tool_abort", "id": "d-1"}));
@@ -79,7 +79,7 @@ impl ChannelMessage {
     /// wrong and where (line and column).
     ///
     /// ```
-    /// use tool_runtime::dispatch::ChannelMessage;
+    /// use tool_dispatch::ChannelMessage;
     /// let err = ChannelMessage::parse(r#"{"type": "tool_execute", "id": "d-1"}"#).unwrap_err();
     /// assert_eq!(err.code(), "protocol_error");
     /// assert!(err.to_string().contains("missing field `identifier`"));

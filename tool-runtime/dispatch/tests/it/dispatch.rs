@@ -1,12 +1,9 @@
 //! Remote dispatch over the in-memory result store.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod dispatch_support;
 
 use std::sync::Arc;
 
-use dispatch_support::suite;
-use tool_runtime::dispatch::{MemoryResultStore, ResultStore};
+use crate::support::suite;
+use tool_dispatch::{MemoryResultStore, ResultStore};
 
 /// Runs a suite case over a fresh store, then checks nothing is left.
 macro_rules! over_memory {
@@ -42,10 +39,10 @@ mod through_the_pipeline {
 
     use tokio::time::Instant;
     use tool_core::{ApiDefinition, Invoker, Tool, ToolCall, ToolContext, ToolRegistry};
-    use tool_runtime::dispatch::{DispatchedTool, MemoryResultStore};
+    use tool_dispatch::{DispatchedTool, MemoryResultStore};
 
-    use crate::dispatch_support::suite::{self, code};
-    use crate::dispatch_support::tools::{Observed, device};
+    use crate::support::suite::{self, code};
+    use crate::support::tools::{Observed, device};
 
     /// The server registers a DispatchedTool with the device's manifest (its
     /// `hang` API given a 1 s default budget); the Invoker's deadline, call

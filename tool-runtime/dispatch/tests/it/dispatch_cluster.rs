@@ -2,20 +2,17 @@
 //! nodes started by the test, a load run, and failovers in the middle of
 //! one.
 #![cfg(feature = "redis-cluster")]
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod dispatch_support;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use dispatch_support::redis_cluster::RedisCluster;
-use dispatch_support::suite;
+use crate::support::redis_cluster::RedisCluster;
+use crate::support::suite;
 use serde_json::json;
 use tokio::time::Instant;
 use tool_core::{ApiDefinition, CancellationToken, ToolBuilder, ToolOutput};
-use tool_runtime::dispatch::*;
+use tool_dispatch::*;
 
 async fn store(cluster: &RedisCluster) -> RedisResultStore {
     RedisResultStore::connect(RedisStoreConfig::cluster(cluster.urls()))

@@ -40,7 +40,7 @@ pub enum Route {
 ///
 /// ```
 /// use tool_core::{Executor, ToolManifest};
-/// use tool_runtime::dispatch::{Route, RoutingConfig, route};
+/// use tool_dispatch::{Route, RoutingConfig, route};
 /// let mut manifest = ToolManifest::new("local-system");
 /// manifest.executors = Some(vec![Executor::Client]);
 /// let standalone = RoutingConfig { device_gateway: false, client_connected: true };
@@ -110,7 +110,7 @@ mod tests {
 
     #[test]
     fn the_local_system_tool_goes_to_a_connected_client_without_a_gateway() {
-        let manifest = crate::manifest();
+        let manifest = tool_runtime::manifest();
         let connected = RoutingConfig {
             device_gateway: false,
             client_connected: true,

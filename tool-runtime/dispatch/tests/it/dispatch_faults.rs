@@ -4,17 +4,14 @@
 //!
 //! Margins measured here are printed (`margin ...`) for the record; the
 //! documented bound is 50 ms past the deadline.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod dispatch_support;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use dispatch_support::suite::{call, code};
+use crate::support::suite::{call, code};
 use tokio::time::Instant;
 use tool_core::{CancellationToken, ToolOutput};
-use tool_runtime::dispatch::*;
+use tool_dispatch::*;
 
 /// The documented bound past the deadline.
 const MARGIN: Duration = Duration::from_millis(50);
@@ -77,8 +74,8 @@ async fn a_full_channel_nobody_reads_ends_every_call_by_its_deadline() {
 #[cfg(feature = "redis")]
 mod redis_faults {
     use super::*;
-    use dispatch_support::redis_server::RedisServer;
-    use dispatch_support::suite;
+    use crate::support::redis_server::RedisServer;
+    use crate::support::suite;
 
     async fn store(server: &RedisServer) -> RedisResultStore {
         RedisResultStore::connect(

@@ -3,16 +3,13 @@
 //! two hosts resuming one pending turn run the call exactly once, a claim
 //! never marked started is named, and an unreachable server fails closed.
 #![cfg(feature = "redis")]
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod dispatch_support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime};
 
+use crate::support::redis_server::RedisServer;
 use async_trait::async_trait;
-use dispatch_support::redis_server::RedisServer;
 use tool_core::durable::{
     Claim, Durable, KeyRing, MacKey, Pending, Reply, UseOnceLedger, UseState,
 };
@@ -20,7 +17,7 @@ use tool_core::{
     ApiDefinition, Gate, GateDecision, Invoker, OfferedTools, PreparedCall, ToolBuilder, ToolCall,
     ToolContext, ToolOutput, ToolRegistry,
 };
-use tool_runtime::dispatch::RedisLedger;
+use tool_dispatch::RedisLedger;
 
 struct AskAll;
 
