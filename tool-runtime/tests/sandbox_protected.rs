@@ -563,3 +563,105 @@ async fn missing_protected_entries_are_refused_up_front_and_leave_nothing() {
         "what the host wrote is never removed"
     );
 }
+
+#[tokio::test]
+async fn nested_repositories_stay_shut_and_a_new_ones_code_settings_are_taken_out() {
+    let Some(s) = setup(true) else { return };
+    let c = computer(&s, true);
+    if !git_available() {
+        return;
+    }
+    // Planted repositories: their configurations are only ever read here;
+    // no git command runs in them.
+    let planted = "[core]\n\trepositoryformatversion = 0\n\tfsmonitor = touch fsmonitor-ran\n";
+    write(&s.ws, "vendor/lib/.git/config", planted);
+    write(&s.ws, "vendor/lib/.git/hooks/README", "hooks\n");
+    write(&s.ws, "vendor/lib/src/a.rs", "");
+    // A submodule deeper than two folders, found through `.gitmodules`.
+    write(
+        &s.ws,
+        ".gitmodules",
+        "[submodule \"deep\"]\n\tpath = deps/a/b/deep\n\turl = ../deep\n",
+    );
+    write(&s.ws, "deps/a/b/deep/.git/config", "[core]\n");
+    let out = sh(&c, &s.ws, "true").await;
+    if state(&out)["sandbox"]["mechanism"] != "namespaces+landlock+seccomp" {
+        assert!(std::env::var("CI").is_err(), "under CI: {}", out.content);
+        eprintln!("skipping: namespaces unavailable here");
+        return;
+    }
+    refused(
+        &c,
+        &s.ws,
+        &s.ws,
+        &[
+            "echo '\tsshCommand = x' >> vendor/lib/.git/config",
+            "rm vendor/lib/.git/config",
+            "mv vendor/lib/.git vendor/lib/git-old",
+            "rm -rf vendor/lib/.git",
+            "echo x > vendor/lib/.git/hooks/pre-commit",
+            "echo '\tfsmonitor = x' >> deps/a/b/deep/.git/config",
+        ],
+    )
+    .await;
+    assert_eq!(
+        std::fs::read_to_string(s.ws.join("vendor/lib/.git/config")).unwrap(),
+        planted
+    );
+    // New repositories, one and two folders deep, given code-running
+    // settings and a hook in the same command: the settings are taken out
+    // (the original kept in quarantine), the hook moved, both reported.
+    let out = sh(
+        &c,
+        &s.ws,
+        "git init -q made && git config -f made/.git/config core.fsmonitor 'touch fsmonitor-ran' && git config -f made/.git/config alias.st status && echo 'touch hook-ran' > made/.git/hooks/pre-commit && mkdir -p vendor/new && git init -q vendor/new && git config -f vendor/new/.git/config core.hooksPath /elsewhere",
+    )
+    .await;
+    assert_eq!(ok(&out)["exitCode"], 0, "{}", out.content);
+    let ws = s.ws.display().to_string();
+    let mut got = created(&out);
+    got.sort();
+    let got_paths: Vec<&str> = got.iter().map(|(p, _)| p.as_str()).collect();
+    let expected: Vec<String> = [
+        "made/.git/config",
+        "made/.git/hooks/pre-commit",
+        "vendor/new/.git/config",
+    ]
+    .iter()
+    .map(|rel| format!("{ws}/{rel}"))
+    .collect();
+    assert_eq!(got_paths, expected, "{}", out.content);
+    let config = std::fs::read_to_string(s.ws.join("made/.git/config")).unwrap();
+    assert!(
+        !config.contains("fsmonitor") && !config.contains("[alias]\n\tst"),
+        "{config}"
+    );
+    assert!(config.contains("repositoryformatversion"), "{config}");
+    assert!(
+        !std::fs::read_to_string(s.ws.join("vendor/new/.git/config"))
+            .unwrap()
+            .contains("hooksPath")
+    );
+    assert!(!s.ws.join("made/.git/hooks/pre-commit").exists());
+    for (path, moved) in &got {
+        assert!(!moved.is_empty(), "{path} not kept");
+        assert!(Path::new(moved).exists(), "{moved}");
+    }
+    assert!(
+        out.content.contains("moved to quarantine"),
+        "{}",
+        out.content
+    );
+    // From the next command on, the new repository's code parts are shut.
+    refused(
+        &c,
+        &s.ws,
+        &s.ws,
+        &[
+            "echo '\tfsmonitor = x' >> made/.git/config",
+            "echo x >> vendor/new/.git/config",
+        ],
+    )
+    .await;
+    assert!(!s.ws.join("fsmonitor-ran").exists() && !s.ws.join("hook-ran").exists());
+}

@@ -17,7 +17,11 @@
 //!    stays writable, and the directory itself is pinned (a mount point
 //!    can be neither renamed nor removed). A git directory outside the
 //!    roots that a worktree or a submodule uses becomes writable too, so
-//!    git works there as in the main repository.
+//!    git works there as in the main repository;
+//! 4. nested repositories: the `.git` entries one and two folders below
+//!    each root's top ([`nested_git`], bounded, never inside package or
+//!    build trees) and those of the submodules a `.gitmodules` beside a
+//!    `.git` names, handled as in 3.
 //!
 //! A protected entry that is a symlink is protected at its target when the
 //! target lies in a writable root (outside them everything is read-only
@@ -37,6 +41,97 @@ use crate::sandbox::classes::{Classes, GIT_CODE_PARTS};
 
 /// Directories examined at most beneath a git directory's `modules/`.
 const MAX_MODULE_DIRS: usize = 2_000;
+
+/// Folders looked into at most, per root, for nested repositories (two
+/// levels below the root's top; see [`nested_git`]).
+pub(crate) const MAX_NESTED_PROBES: usize = 1_024;
+
+/// Submodule paths read at most from one `.gitmodules`.
+const MAX_SUBMODULES: usize = 256;
+
+/// Folders never looked into for nested repositories: package and build
+/// trees (their size must not make a command slower) and git's own.
+const NESTED_SKIP: &[&str] = &[
+    "node_modules",
+    "target",
+    ".git",
+    ".venv",
+    "venv",
+    "__pycache__",
+    ".tox",
+];
+
+/// The `.git` entries of the repositories nested in `root` at most two
+/// folders deep (`sub/.git`, `vendor/lib/.git`), never inside the
+/// [`NESTED_SKIP`] folders; one listing of the root and of each folder at
+/// its top, one `lstat` per folder, at most [`MAX_NESTED_PROBES`] folders
+/// (then the second value is `true`). The cost grows with the number of
+/// folders in those two levels, not with the workspace.
+pub(crate) fn nested_git(root: &Path) -> (Vec<PathBuf>, bool) {
+    let mut out = Vec::new();
+    let mut budget = MAX_NESTED_PROBES;
+    let mut level = vec![root.to_path_buf()];
+    for _ in 0..2 {
+        let mut next = Vec::new();
+        for dir in &level {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                // The entry's type from the listing: no `stat`, symlinks
+                // not followed.
+                if !entry.file_type().is_ok_and(|t| t.is_dir()) {
+                    continue;
+                }
+                let name = entry.file_name();
+                if NESTED_SKIP.iter().any(|s| name.eq_ignore_ascii_case(s)) {
+                    continue;
+                }
+                let Some(left) = budget.checked_sub(1) else {
+                    return (out, true);
+                };
+                budget = left;
+                let path = entry.path();
+                let git = path.join(".git");
+                if git.symlink_metadata().is_ok() {
+                    out.push(git);
+                }
+                next.push(path);
+            }
+        }
+        level = next;
+    }
+    (out, false)
+}
+
+/// The paths of the submodules a work tree's `.gitmodules` names
+/// (`path = …`), relative ones without `..` only, at most
+/// [`MAX_SUBMODULES`].
+fn submodule_paths(work_tree: &Path) -> Vec<PathBuf> {
+    let mut text = String::new();
+    let Ok(file) = std::fs::File::open(work_tree.join(".gitmodules")) else {
+        return Vec::new();
+    };
+    if file.take(256 * 1024).read_to_string(&mut text).is_err() {
+        return Vec::new();
+    }
+    text.lines()
+        .filter_map(|line| {
+            let (key, value) = line.split_once('=')?;
+            key.trim()
+                .eq_ignore_ascii_case("path")
+                .then(|| value.trim())
+        })
+        .map(|v| PathBuf::from(v.trim_matches('"')))
+        .filter(|p| {
+            p.components()
+                .all(|c| matches!(c, std::path::Component::Normal(_)))
+                && p.components().next().is_some()
+        })
+        .take(MAX_SUBMODULES)
+        .map(|p| work_tree.join(p))
+        .collect()
+}
 
 /// What the roots hold that the sandbox must treat apart.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -109,11 +204,19 @@ pub(crate) fn find(
         classes,
         out: Entries::default(),
         seen_git: HashSet::new(),
+        seen_sub: HashSet::new(),
     };
     for root in roots {
         for dir in dirs_of(root, cwd, classes) {
             finder.dir(&dir, limit)?;
             finder.out.dirs.push(dir);
+        }
+        // Repositories nested deeper than the places examined: two
+        // folders deep, and the submodules `.gitmodules` names.
+        let (nested, truncated) = nested_git(root);
+        finder.out.truncated |= truncated;
+        for git in nested {
+            finder.git_entry(&git)?;
         }
     }
     Ok(finder.out)
@@ -124,6 +227,8 @@ struct Finder<'a> {
     classes: &'a Classes,
     out: Entries,
     seen_git: HashSet<PathBuf>,
+    /// Submodules' `.git` entries already followed.
+    seen_sub: HashSet<PathBuf>,
 }
 
 impl Finder<'_> {
@@ -192,6 +297,14 @@ impl Finder<'_> {
         let Ok(meta) = path.symlink_metadata() else {
             return Ok(());
         };
+        if let Some(work_tree) = path.parent() {
+            for sub in submodule_paths(work_tree) {
+                let git = sub.join(".git");
+                if sub.starts_with(work_tree) && git != path && self.seen_sub.insert(git.clone()) {
+                    self.git_entry(&git)?;
+                }
+            }
+        }
         if meta.is_dir() {
             return self.git_dir(path);
         }

@@ -28,7 +28,9 @@
 //! | **write** anywhere else (by `..`, symlinks, hard links, `mv`, grandchildren) | no (`EACCES` / `EROFS` / `EXDEV`) | `sandbox::a_write_outside_the_workspace_is_refused_with_the_commands_own_error`, `sandbox::a_symlink_pointing_outside_does_not_open_the_outside`, `sandbox::mv_in_and_out_of_the_workspace_is_refused`, `sandbox::a_hard_link_to_an_outside_file_is_refused`, `sandbox::a_grandchild_process_inherits_the_sandbox` |
 //! | **git**: index, objects, refs, logs, stash (`add`, `commit`, `branch`, `tag`, `stash`, `rebase`, `merge`), in a worktree too | yes | `sandbox_git::git_add_commit_branch_tag_stash_rebase_and_merge_work_confined`, `sandbox_git::a_worktree_commits_confined_and_its_git_dirs_code_parts_stay_shut` |
 //! | **git's code parts**: `config`, `config.worktree`, `hooks`, `info`, `commondir`, `gitdir` of every git directory found (also in `modules/…`, `worktrees/…`, a worktree's resolved git dir); the git dir itself cannot be renamed | read-only | same tests, `sandbox::git_and_code_execution_files_stay_read_only` |
+//! | **nested repositories**: a `.git` one or two folders below a root's top (`sub/.git`, `vendor/lib/.git`; not inside `node_modules`, `target`, `.venv`, `venv`, `.tox`, `__pycache__`; at most 1 024 folders looked into per root, then `scanTruncated`), the submodules a `.gitmodules` found names (any depth), `.git/modules/…`, worktrees | their code parts read-only, their git dir pinned, like the top repository's (a missing `hooks/` of a nested one is swept and reported, not refused) | `sandbox_protected::nested_repositories_stay_shut_and_a_new_ones_code_settings_are_taken_out` |
 //! | a **new repository** (`git init`, `cargo new`) | kept; its code parts read-only from the next command on | `sandbox_protected::a_new_repository_keeps_its_git_and_its_hooks_are_then_protected` |
+//! | code a **new repository** would run, written in the same command (in the places examined and the nested places above): `config` settings that run a program or read settings from elsewhere (`core.fsmonitor`, `core.hooksPath`, `core.sshCommand`, `filter.*.smudge`, `alias.*`, `include.path`…: the table of the private `new_repo` module), hooks other than git's `*.sample` | taken out when the command has ended: the settings removed (the original config kept in the quarantine folder), the hooks moved there; each listed in `protectedCreated` and the content line | same test |
 //! | **protected entries** ([`tool_core::PathClass`] protected classes) that exist at a root's top or in a directory on the way to the working directory (one listing each, never a walk of the workspace) | read-only mounts (neither written, renamed nor removed); a symlinked one read-only at its target; a dangling symlinked one refuses the run (`protected_symlink`) | `sandbox_protected::a_protected_symlink_is_protected_at_its_target_and_a_dangling_one_refused` |
 //! | protected **folders and files** that do **not exist** there yet (`.vscode/`, `.github/workflows`, `.husky/`, `.devcontainer/`, `.git/hooks`…; `.envrc`, `.mcp.json`, `conftest.py`, `.pre-commit-config.yaml`, `.gitlab-ci.yml`, `Jenkinsfile`, `rust-toolchain.toml`, `rust-toolchain`, `.npmrc`…; `.cargo/config.toml` where there is no `.cargo`: the short tables of the private `placeholder` module) | refused up front: a stand-in folder (holding only a `.gitignore` that ignores everything), bound read-only, holds the name (its first missing component) while the command runs (`EISDIR`, `EROFS`, `EBUSY`); git does not see it (`git add -A`, `git stash -u` work), nor do the programs reading those names (rustup, cargo, npm work beside it); commands share it, and it is removed (if nothing else is in it) once unused for two seconds or when the computer is dropped | `sandbox_protected::missing_protected_entries_are_refused_up_front_and_leave_nothing`, as root and as an unprivileged host: `sandbox_user::as_root_the_environment_and_home_are_scrubbed_and_limits_hold`, `sandbox_user::as_an_unprivileged_user_the_same_wall_holds_and_no_temp_dir_is_left` |
 //! | the other protected files that do not exist there yet (`.yarnrc`, `.cargo/config.toml` in an existing `.cargo`, patterns such as `*.code-workspace`, `.lintstagedrc*`, `.idea/`…), and every missing name under the fallback | creatable, then moved into the quarantine folder when the command has ended (no process of it is left: PID namespace), never silently: listed in `protectedCreated` and in one content line | `sandbox_protected::protected_entries_a_command_creates_in_a_git_workspace_are_moved_to_quarantine`, `sandbox_protected::the_landlock_fallback_sweeps_too` |
@@ -96,6 +98,13 @@
 //!   cost of a command does not grow with the workspace): a nested
 //!   `app/.env` is readable, a nested `app/.envrc` writable and not moved
 //!   by a command working at the root. File operations check every path.
+//!   Nested repositories are looked for two folders deep and through
+//!   `.gitmodules` only: a repository deeper than that and not a
+//!   submodule (`a/b/c/.git`), or one inside `node_modules` or `target`,
+//!   is not protected, and one a command creates there keeps what the
+//!   command wrote into its config. That reaches the user only when the
+//!   user runs git in that repository (git in the outer repository does
+//!   not read an untracked nested repository's config).
 //! - **Missing protected files off the stand-in tables** are creatable
 //!   during the run and moved out only after it (a name without an inode
 //!   has nothing for a mount or a Landlock rule to attach to; a stand-in
@@ -192,6 +201,7 @@ pub(crate) mod env;
 mod home;
 #[cfg(target_os = "linux")]
 mod namespace;
+mod new_repo;
 pub(crate) use classes::Classes;
 #[cfg(target_os = "linux")]
 mod linux;

@@ -25,7 +25,8 @@ use serde::{Deserialize, Serialize};
 use tool_core::PathRole;
 
 use crate::sandbox::classes::{Classes, GIT_CODE_PARTS};
-use crate::sandbox::entries::multi_component;
+use crate::sandbox::entries::{multi_component, nested_git};
+use crate::sandbox::new_repo::{live_hooks, without_code_keys};
 
 /// Entries copied at most when a move must copy (the quarantine on another
 /// file system); a bigger entry stays where it is and the report says so.
@@ -58,6 +59,8 @@ pub(crate) struct Watch {
     limit: usize,
     /// Entries that could not be moved, already reported (not twice).
     reported: Mutex<HashSet<PathBuf>>,
+    /// New repositories already neutralised (not twice).
+    repos_done: Mutex<HashSet<PathBuf>>,
 }
 
 impl Watch {
@@ -78,6 +81,7 @@ impl Watch {
             classes,
             limit,
             reported: Mutex::new(HashSet::new()),
+            repos_done: Mutex::new(HashSet::new()),
         };
         watch.before = watch.present();
         watch
@@ -129,8 +133,7 @@ impl Watch {
         quarantine: &dyn Fn() -> Result<PathBuf, String>,
         tag: &str,
     ) -> Vec<ProtectedCreated> {
-        let mut out = Vec::new();
-        let mut reported = self.reported.lock().unwrap_or_else(|p| p.into_inner());
+        let reported = self.reported.lock().unwrap_or_else(|p| p.into_inner());
         let mut new: Vec<PathBuf> = self
             .present()
             .into_iter()
@@ -139,6 +142,9 @@ impl Watch {
             .collect();
         new.sort();
         new.dedup();
+        drop(reported);
+        let mut out = self.new_repositories(quarantine, tag);
+        let mut reported = self.reported.lock().unwrap_or_else(|p| p.into_inner());
         for path in new {
             let Some((index, root)) = self
                 .roots
@@ -176,6 +182,111 @@ impl Watch {
                 reported.insert(path);
             }
             out.push(entry);
+        }
+        out
+    }
+}
+
+impl Watch {
+    /// The git directories (real `.git` folders) at the watched places and
+    /// nested two folders deep in the roots that were not there before the
+    /// command: repositories it created.
+    fn created_repositories(&self) -> Vec<PathBuf> {
+        let mut found: Vec<PathBuf> = self.dirs.iter().map(|d| d.join(".git")).collect();
+        for root in &self.roots {
+            found.extend(nested_git(root).0);
+        }
+        let done = self.repos_done.lock().unwrap_or_else(|p| p.into_inner());
+        let mut out: Vec<PathBuf> = found
+            .into_iter()
+            .filter(|g| g.symlink_metadata().is_ok_and(|m| m.is_dir()))
+            .filter(|g| {
+                let real = std::fs::canonicalize(g).unwrap_or_else(|_| g.clone());
+                !self.git_dirs.contains(&real) && !done.contains(&real)
+            })
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// Takes the code-running settings out of the configuration of every
+    /// repository the command created (the original kept in the
+    /// quarantine folder) and moves its hooks there; reports each.
+    fn new_repositories(
+        &self,
+        quarantine: &dyn Fn() -> Result<PathBuf, String>,
+        tag: &str,
+    ) -> Vec<ProtectedCreated> {
+        let mut out = Vec::new();
+        for git in self.created_repositories() {
+            let Some(root) = self.roots.iter().find(|r| git.starts_with(r)) else {
+                continue;
+            };
+            let Ok(rel) = git.strip_prefix(root) else {
+                continue;
+            };
+            let dest = |inner: &Path| -> Result<PathBuf, String> {
+                let mut dest = quarantine()?.join(tag);
+                if self.roots.len() > 1
+                    && let Some(i) = self.roots.iter().position(|r| r == root)
+                {
+                    dest.push(format!("root-{i}"));
+                }
+                Ok(dest.join(rel).join(inner))
+            };
+            let config = git.join("config");
+            if let Ok(text) = std::fs::read_to_string(&config) {
+                let (kept, removed) = without_code_keys(&text);
+                if !removed.is_empty() {
+                    let saved = dest(Path::new("config")).and_then(|to| {
+                        let parent = to.parent().unwrap_or(&to).to_path_buf();
+                        std::fs::create_dir_all(&parent)
+                            .and_then(|()| std::fs::write(&to, &text))
+                            .and_then(|()| std::fs::write(&config, kept))
+                            .map(|()| to)
+                            .map_err(|e| format!("cannot take out {}: {e}", removed.join(", ")))
+                    });
+                    tracing::warn!(path = %config.display(), keys = ?removed, "a confined command set code-running keys in a new repository");
+                    out.push(match saved {
+                        Ok(to) => ProtectedCreated {
+                            path: config.clone(),
+                            moved_to: Some(to),
+                            error: None,
+                        },
+                        Err(error) => ProtectedCreated {
+                            path: config.clone(),
+                            moved_to: None,
+                            error: Some(error),
+                        },
+                    });
+                }
+            }
+            for hook in live_hooks(&git) {
+                let moved = hook
+                    .strip_prefix(&git)
+                    .map_err(|e| e.to_string())
+                    .and_then(&dest)
+                    .and_then(|to| move_entry(&hook, &to));
+                tracing::warn!(path = %hook.display(), "a confined command created a hook in a new repository");
+                out.push(match moved {
+                    Ok(to) => ProtectedCreated {
+                        path: hook,
+                        moved_to: Some(to),
+                        error: None,
+                    },
+                    Err(error) => ProtectedCreated {
+                        path: hook,
+                        moved_to: None,
+                        error: Some(error),
+                    },
+                });
+            }
+            let real = std::fs::canonicalize(&git).unwrap_or(git);
+            self.repos_done
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(real);
         }
         out
     }
