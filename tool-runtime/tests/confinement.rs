@@ -430,6 +430,78 @@ server.serve_forever()
         );
     }
 
+    /// A probe run inside the sandbox: `CONNECT` to the allowed name, then
+    /// TLS that asks for the site named on the command line. One address
+    /// can serve many sites, chosen by that name.
+    const SNI_PROBE: &str = r#"import socket, ssl, sys
+port, sni = int(sys.argv[1]), sys.argv[2]
+s = socket.create_connection(("127.0.0.1", 3128), timeout=10)
+s.sendall(b"CONNECT secure.example:%d HTTP/1.1\r\nHost: secure.example:%d\r\n\r\n" % (port, port))
+head = b""
+while b"\r\n\r\n" not in head:
+    chunk = s.recv(1)
+    if not chunk:
+        break
+    head += chunk
+context = ssl.create_default_context()
+context.check_hostname = False
+context.verify_mode = ssl.CERT_NONE
+try:
+    t = context.wrap_socket(s, server_hostname=sni)
+    t.sendall(b"GET /" + sni.encode() + b" HTTP/1.1\r\nHost: " + sni.encode() + b"\r\nConnection: close\r\n\r\n")
+    reply = b""
+    while True:
+        chunk = t.recv(4096)
+        if not chunk:
+            break
+        reply += chunk
+    print(sni, "reached:", reply.decode(errors="replace").split("\r\n\r\n")[-1].strip())
+except Exception as e:
+    print(sni, "failed:", type(e).__name__)
+"#;
+
+    #[tokio::test]
+    async fn a_tunnel_whose_tls_asks_for_another_site_is_closed_and_reported() {
+        let ws = tempfile::tempdir_in(base_outside_temp()).unwrap();
+        let c = computer(test_options());
+        if !namespaced(&c, ws.path()).await || !needed("python3") {
+            return;
+        }
+        let tls = tls_server();
+        std::fs::write(ws.path().join("sni_probe.py"), SNI_PROBE).unwrap();
+        let port = tls.port;
+        let out = run(
+            &c,
+            ws.path(),
+            Confinement::workspace_write().with_egress(Egress::allow(["secure.example"])),
+            &format!(
+                "python3 sni_probe.py {port} other.example; python3 sni_probe.py {port} secure.example"
+            ),
+        )
+        .await;
+        let stdout = out["stdout"].as_str().unwrap_or("");
+        assert!(
+            stdout.contains("other.example failed"),
+            "{}",
+            out["content"]
+        );
+        assert!(
+            stdout.contains("secure.example reached: hello over tls"),
+            "{}",
+            out["content"]
+        );
+        let list = blocked(&out);
+        assert!(
+            reason_for(&list, "secure.example").contains("asks for other.example"),
+            "{list:?}"
+        );
+        let seen = tls.seen.lock().unwrap().clone();
+        assert!(
+            seen.iter().all(|line| !line.contains("other.example")),
+            "the other site's request never arrived: {seen:?}"
+        );
+    }
+
     #[tokio::test]
     async fn loopback_behind_an_allowed_name_is_refused_without_the_explicit_setting() {
         let ws = tempfile::tempdir_in(base_outside_temp()).unwrap();

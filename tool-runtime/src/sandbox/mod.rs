@@ -46,7 +46,7 @@
 //! | **devices** | a fresh `/dev`: `null`, `zero`, `full`, `random`, `urandom`, `tty`, a private `pts` and `shm`; no disks, no `mem` | `sandbox::no_capabilities_even_as_root_a_fresh_proc_a_minimal_dev_and_refused_calls` |
 //! | **refused calls** (seccomp; table with reasons in the `linux` module): mounts, `open_by_handle_at`, `name_to_handle_at`, `chattr` ioctls, `TIOCSTI`, `mknod`, new namespaces, keyrings, `bpf`, `perf_event_open`, `kexec`, modules, `reboot`, clock and host name changes; set-id mode bits; extended attributes answer "not supported" | refused | same test, `sandbox::ownership_xattrs_and_set_id_bits_are_refused_plain_modes_inside_work` |
 //! | **network**: new sockets of every family (Unix-domain too: daemons' sockets), `io_uring` | none unless `network: true` (`socketpair` works), or by name through the proxy (next row) | `sandbox::loopback_connections_are_refused_with_network_off_and_work_with_it_on`, `sandbox::unix_sockets_to_local_daemons_are_refused_with_network_off`, `daemons::a_confined_command_cannot_ask_a_tmux_server_to_run_a_command` |
-//! | **network by name** (the confinement's [`tool_core::Egress`]: `allow`, `deny`, `methods`) | only through the runtime's egress proxy, in a network namespace of the command's own (loopback only); TCP/IP sockets only, no Unix-domain sockets, no DNS; names on the allow-list and not denied, never an IP address, never a private or loopback address after resolution (unless [`EgressOptions::allow_addresses`]); a method limit refuses other methods and HTTPS tunnels; each refusal in `networkBlocked` (host, port, reason) and one content line; how it works: [`EgressOptions`] | `confinement::egress::an_allowed_name_is_reached_through_the_proxy_and_the_rest_refused_and_reported`, `confinement::egress::loopback_behind_an_allowed_name_is_refused_without_the_explicit_setting`, `confinement::egress::a_method_limit_lets_get_through_and_refuses_post_and_tunnels`, as root and as an unprivileged host: `sandbox_user::as_root_the_environment_and_home_are_scrubbed_and_limits_hold`, `sandbox_user::as_an_unprivileged_user_the_same_wall_holds_and_no_temp_dir_is_left` |
+//! | **network by name** (the confinement's [`tool_core::Egress`]: `allow`, `deny`, `methods`) | only through the runtime's egress proxy, in a network namespace of the command's own (loopback only); TCP/IP sockets only, no Unix-domain sockets, no DNS; names on the allow-list and not denied, never an IP address, never a private or loopback address after resolution (unless [`EgressOptions::allow_addresses`]); a method limit refuses other methods and HTTPS tunnels; each refusal in `networkBlocked` (host, port, reason) and one content line; how it works: [`EgressOptions`] | `confinement::egress::an_allowed_name_is_reached_through_the_proxy_and_the_rest_refused_and_reported`, `confinement::egress::loopback_behind_an_allowed_name_is_refused_without_the_explicit_setting`, `confinement::egress::a_method_limit_lets_get_through_and_refuses_post_and_tunnels`, `confinement::egress::a_tunnel_whose_tls_asks_for_another_site_is_closed_and_reported`, as root and as an unprivileged host: `sandbox_user::as_root_the_environment_and_home_are_scrubbed_and_limits_hold`, `sandbox_user::as_an_unprivileged_user_the_same_wall_holds_and_no_temp_dir_is_left` |
 //! | **brokered secrets** ([`CredentialBinding`]) | the command sees a dummy of the same shape; the proxy puts the real value in the request target and headers of requests to the bound hosts only (HTTPS to them intercepted with a CA made for the command and trusted only through its environment; HTTPS elsewhere tunnelled untouched) | `confinement::egress::the_brokered_token_reaches_only_its_host_and_the_command_sees_a_dummy`, `confinement::egress::over_https_the_bound_host_gets_the_token_through_the_commands_own_ca` |
 //! | **keep running**: background children, `setsid`, `nohup`, double forks | end with the command (PID 1 of its namespace exits when the shell does; the kernel kills the rest) | `sandbox_protected::a_killed_command_is_swept_and_nothing_it_started_outlives_it`, `sandbox_user::as_root_the_environment_and_home_are_scrubbed_and_limits_hold` |
 //! | **limits** ([`Limits`]): processes, memory of the whole run, CPU time, file size, open files | cgroups of the command (processes, memory) where the host can make them, else rlimits; a hit is named in the content (`memory limit`, `cpu time limit`, `file size limit`, `process limit`) and typed in the state (`limitHit`: [`LimitHit`]) | `sandbox_tmp::a_run_over_its_memory_limit_is_killed_and_named_and_one_under_it_ends_normally`, `sandbox_tmp::a_run_over_its_cpu_time_is_stopped_and_named`; file size, processes, CPU time, the private `/tmp` and how memory is limited, as root and as an unprivileged host: `sandbox_user::as_root_the_environment_and_home_are_scrubbed_and_limits_hold`, `sandbox_user::as_an_unprivileged_user_the_same_wall_holds_and_no_temp_dir_is_left` |
@@ -137,13 +137,18 @@
 //!   `confinement::egress::egress_under_read_only_is_refused_with_a_named_reason_and_runs_nothing`) and clients
 //!   that honour `HTTP_PROXY`/`HTTPS_PROXY` (others fail to connect: there
 //!   is no other route). Plain HTTP requests and HTTPS `CONNECT` tunnels
-//!   only: no UDP, no other protocol. A tunnel's bytes are not inspected;
-//!   only HTTPS to a host a secret is bound to is intercepted, and a client
-//!   that ignores the trust-store variables fails there. Inside a tunnel
-//!   the `Host` a client sends is not seen, so a site sharing an allowed
-//!   name's address (a CDN) can be reached through it; where the proxy
-//!   does see requests (plain HTTP, intercepted HTTPS) it sets `Host` to
-//!   the name it checked.
+//!   only: no UDP, no other protocol. A tunnel must start with a TLS
+//!   ClientHello naming the host its `CONNECT` was checked for (another
+//!   name, none, or plain bytes close it and are reported), so a site
+//!   that shares an allowed name's address (a CDN) cannot be picked by
+//!   its server name; after that a tunnel's bytes are not inspected. Only
+//!   HTTPS to a host a secret is bound to is intercepted, and a client
+//!   that ignores the trust-store variables fails there. The HTTP `Host`
+//!   inside a tunnel's TLS is not seen, so a CDN that still routes by it
+//!   (domain fronting) is not stopped, and a client using Encrypted
+//!   Client Hello shows only its outer name, which fails the check; where
+//!   the proxy does see requests (plain HTTP, intercepted HTTPS) it sets
+//!   `Host` to the name it checked.
 //! - **Listing**: the names inside a folder on the way to a hidden or
 //!   secret one (`~`, `/`) can be listed; contents cannot be read.
 //! - A host that ends without dropping its computer (killed, or ended by a

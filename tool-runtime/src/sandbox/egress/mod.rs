@@ -19,6 +19,8 @@ mod intercept;
 mod proxy;
 #[cfg(all(target_os = "linux", feature = "egress"))]
 mod rules;
+#[cfg(all(target_os = "linux", feature = "egress"))]
+mod sni;
 
 #[cfg(all(target_os = "linux", feature = "egress"))]
 pub(crate) use broker::Broker;
@@ -131,7 +133,12 @@ pub const DEFAULT_PROXY_PORT: u16 = 3128;
 ///    the other non-public ranges are refused unless
 ///    [`allow_addresses`](Self::allow_addresses) lists them; the proxy connects
 ///    only to the addresses that passed, so a name that resolves again
-///    differently (DNS rebinding) gains nothing.
+///    differently (DNS rebinding) gains nothing;
+/// 5. in an HTTPS tunnel, the command's first bytes must be a TLS
+///    ClientHello whose server name (SNI) is the name checked above: one
+///    address (a CDN) serves many sites and picks one by that name. Another
+///    name, no name, or bytes that are not TLS close the tunnel before
+///    anything reaches the upstream.
 ///
 /// A refusal is listed in the command's state (`networkBlocked`: host,
 /// port, reason, count) and in one content line.
@@ -151,7 +158,7 @@ pub const DEFAULT_PROXY_PORT: u16 = 3128;
 /// | plain HTTP to a bound host | forwarded request by request, dummy → real value |
 /// | HTTPS (`CONNECT`) to a bound host | **intercepted**: the proxy opens verified TLS to the host itself (system roots and [`upstream_roots`](Self::upstream_roots); a failure answers `502`), then ends the command's TLS with a certificate for that name signed by a certificate authority made for this command (its key stays in the host's memory, gone with the command), and forwards each request inside as for plain HTTP |
 /// | plain HTTP to any other allowed host | forwarded untouched (the dummy stays a dummy) |
-/// | HTTPS to any other allowed host | **tunnelled** untouched: the proxy never sees inside |
+/// | HTTPS to any other allowed host | **tunnelled**: the ClientHello's server name is checked (step 5), then the bytes pass untouched and the proxy never sees inside |
 ///
 /// The command trusts that authority only through its own environment: a
 /// trust store (the system's roots plus the authority) written to its

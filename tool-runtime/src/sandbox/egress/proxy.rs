@@ -14,12 +14,14 @@ use hyper::body::Incoming;
 use hyper::header::{HOST, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
+use tokio::io::AsyncWriteExt as _;
 use tokio::net::TcpStream;
 use tokio_util::sync::CancellationToken;
 
 use super::Log;
 use super::intercept::Authority;
 use super::rules::Rules;
+use super::sni;
 use tokio_rustls::rustls::pki_types::ServerName;
 use tokio_rustls::{TlsAcceptor, TlsConnector};
 
@@ -196,8 +198,19 @@ async fn handle(
             let tunnel = async move {
                 if let Ok(upgraded) = hyper::upgrade::on(req).await {
                     let mut client = TokioIo::new(upgraded);
+                    // The site inside is chosen by the TLS server name, not
+                    // by the CONNECT: it must be the name just checked.
+                    let hello = match sni::check(&mut client, &host).await {
+                        Ok(hello) => hello,
+                        Err(reason) => {
+                            log.record(&host, port, &reason);
+                            return;
+                        }
+                    };
                     let mut upstream = upstream;
-                    let _ = tokio::io::copy_bidirectional(&mut client, &mut upstream).await;
+                    if upstream.write_all(&hello).await.is_ok() {
+                        let _ = tokio::io::copy_bidirectional(&mut client, &mut upstream).await;
+                    }
                 }
             };
             tokio::select! {
