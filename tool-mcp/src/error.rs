@@ -169,6 +169,15 @@ pub enum Error {
         /// What went wrong.
         message: String,
     },
+    /// A remote task's handle was refused: not a handle, edited or forged
+    /// (its MAC does not match), made with a key this host does not hold,
+    /// expired, for a server not configured here or configured somewhere
+    /// else now — or the host gave no [`TaskKeys`](crate::TaskKeys) to make one.
+    #[error("{message}")]
+    TaskHandle {
+        /// What was wrong.
+        message: String,
+    },
 }
 
 fn stderr_note(stderr: &str) -> String {
@@ -199,7 +208,7 @@ impl Error {
             | Self::NotOffered { server, .. }
             | Self::Unauthorized { server, .. }
             | Self::InputState { server, .. } => Some(server),
-            Self::Serve(_) | Self::ClientInput { .. } => None,
+            Self::Serve(_) | Self::ClientInput { .. } | Self::TaskHandle { .. } => None,
         }
     }
 
@@ -244,6 +253,7 @@ impl Error {
             Self::InputState { .. } => "mcp_input_state",
             Self::Serve(_) => "mcp_serve",
             Self::ClientInput { .. } => "mcp_client_input",
+            Self::TaskHandle { .. } => "mcp_task_handle",
         }
     }
 }

@@ -38,7 +38,12 @@
 //!   the state intact, once. With [`ManagerOptions::tasks`] the client
 //!   declares the tasks extension (SEP-2663) and a call the server makes a
 //!   task is followed to its end (polled, its questions answered, cancelled
-//!   when the call is dropped). The server serves both on one endpoint.
+//!   when the call is dropped); with [`ManagerOptions::task_keys`] a task
+//!   can instead be handed back as data ([`McpManager::start_task`]): a
+//!   MAC'd [`McpTaskHandle`] bound to the server, the call and the host's
+//!   approval record, looked at, waited for or cancelled by any process
+//!   holding the keys ([`McpManager::task_status`], [`McpManager::wait_task`],
+//!   [`McpManager::cancel_task`]). The server serves both on one endpoint.
 //! - [`RegistryServer`]: the other direction — a [`tool_core::ToolRegistry`]
 //!   served over MCP, each call through the [`tool_core::Invoker`] pipeline
 //!   gated by the host's [`tool_core::Gate`], `ask`s put to the client by
@@ -185,6 +190,14 @@ pub use client::session::PROTOCOL_VERSION;
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub use client::stderr::DEFAULT_STDERR_LIMIT;
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
+pub use client::task_control::{CANCEL_SETTLE, McpTaskStart, McpTaskStatus};
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
+pub use client::task_handle::{
+    HANDLE_DOMAIN, MIN_TASK_SECRET_LEN, McpTaskHandle, TaskKey, TaskKeys,
+};
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub use client::tool::{MCP_TOOL_KIND, McpTool};

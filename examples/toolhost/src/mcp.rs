@@ -13,6 +13,7 @@ mod conformance_rounds;
 mod conformance_tasks;
 mod oauth;
 mod skills;
+mod tasks;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -29,6 +30,7 @@ use tool_mcp::{
 };
 
 pub use oauth::OAuthMode;
+pub use tasks::TaskCommand;
 
 use crate::Failure;
 use crate::host::{Host, PolicyOptions};
@@ -79,6 +81,14 @@ pub enum McpCommand {
         server: String,
         /// The resource's URI, as the server lists it.
         uri: String,
+    },
+    /// A remote tool's task as data: `start` ends as soon as the server
+    /// made the call a task and prints its handle; `get` and `cancel`
+    /// take that handle in any later process (see the README).
+    Task {
+        /// What to do with the task.
+        #[command(subcommand)]
+        command: TaskCommand,
     },
     /// Renders prompt NAME of server SERVER with ARGS (a JSON object of
     /// strings, default `{}`): `{"description"?, "messages": [{"role", "content"}]}`.
@@ -419,6 +429,12 @@ pub async fn run(
             }
             manager.shutdown().await;
             Ok(json!({ "servers": servers }))
+        }
+        McpCommand::Task { command } => {
+            let keys = tasks::task_keys()?;
+            let manager_options = guarded(options)?.tasks(true).task_keys(keys);
+            let manager = manager_for(options.configs()?, manager_options)?;
+            tasks::run(command, cwd, policy, manager).await
         }
         McpCommand::Read { server, uri } => {
             let manager = manager_for(options.configs()?, guarded(options)?)?;

@@ -7,6 +7,10 @@
 #[path = "mcp/traces.rs"]
 mod traces;
 
+/// Remote tasks as data: `toolhost mcp task start|get|cancel`.
+#[path = "mcp/tasks.rs"]
+mod tasks;
+
 use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -147,6 +147,8 @@ pub(crate) struct WatchedClient {
     challenges: RefusalSlot,
     /// The session id the transport sends (2025-11-25 sessions).
     session_ids: RefusalSlot,
+    /// The `execution` of listed tools, read from SSE answers.
+    listed: Option<Arc<crate::client::listed_execution::ListedExecution>>,
 }
 
 impl WatchedClient {
@@ -161,6 +163,7 @@ impl WatchedClient {
             refusals,
             challenges: RefusalSlot::default(),
             session_ids: RefusalSlot::default(),
+            listed: None,
         }
     }
 
@@ -201,6 +204,47 @@ impl WatchedClient {
         }
         result
     }
+
+    /// The same client, reading the `execution` of listed tools into `listed`.
+    pub(crate) fn with_listed(
+        mut self,
+        listed: Arc<crate::client::listed_execution::ListedExecution>,
+    ) -> Self {
+        self.listed = Some(listed);
+        self
+    }
+
+    /// Notes `message` when it is a `tools/list` request (before it goes).
+    fn note_sent(&self, message: &ClientJsonRpcMessage) {
+        if let Some(listed) = &self.listed {
+            listed.sent(message);
+        }
+    }
+
+    /// Reads an answer's events as they pass, for the `execution` of
+    /// listed tools (an SSE answer; a JSON one is rmcp's before we see it).
+    fn peek(
+        &self,
+        result: Result<StreamableHttpPostResponse, StreamableHttpError<reqwest::Error>>,
+    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<reqwest::Error>> {
+        match (result, &self.listed) {
+            (Ok(StreamableHttpPostResponse::Sse(stream, session)), Some(listed)) => {
+                let listed = Arc::clone(listed);
+                let stream = futures::StreamExt::inspect(stream, move |event| {
+                    if let Ok(event) = event
+                        && let Some(data) = &event.data
+                    {
+                        listed.received(data.as_bytes());
+                    }
+                });
+                Ok(StreamableHttpPostResponse::Sse(
+                    futures::StreamExt::boxed(stream),
+                    session,
+                ))
+            }
+            (other, _) => other,
+        }
+    }
 }
 
 /// The client used when the host gives none: no proxies from the
@@ -227,11 +271,12 @@ impl StreamableHttpClient for WatchedClient {
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<StreamableHttpPostResponse, StreamableHttpError<reqwest::Error>> {
         self.note_session(session_id.as_deref());
+        self.note_sent(&message);
         let result = self
             .client
             .post_message(uri, message, session_id, auth_header, custom_headers)
             .await;
-        self.watch(result)
+        self.peek(self.watch(result))
     }
 
     async fn post_message_with_max_sse_event_size(
@@ -244,6 +289,7 @@ impl StreamableHttpClient for WatchedClient {
         max_sse_event_size: usize,
     ) -> Result<StreamableHttpPostResponse, StreamableHttpError<reqwest::Error>> {
         self.note_session(session_id.as_deref());
+        self.note_sent(&message);
         let result = self
             .client
             .post_message_with_max_sse_event_size(
@@ -255,7 +301,7 @@ impl StreamableHttpClient for WatchedClient {
                 max_sse_event_size,
             )
             .await;
-        self.watch(result)
+        self.peek(self.watch(result))
     }
 
     async fn post_message_with_response_limits(
@@ -268,6 +314,7 @@ impl StreamableHttpClient for WatchedClient {
         limits: StreamableHttpResponseLimits,
     ) -> Result<StreamableHttpPostResponse, StreamableHttpError<reqwest::Error>> {
         self.note_session(session_id.as_deref());
+        self.note_sent(&message);
         let result = self
             .client
             .post_message_with_response_limits(
@@ -279,7 +326,7 @@ impl StreamableHttpClient for WatchedClient {
                 limits,
             )
             .await;
-        self.watch(result)
+        self.peek(self.watch(result))
     }
 
     async fn delete_session(

@@ -48,8 +48,8 @@ pub struct ServerStatus {
     pub protocol_version: Option<String>,
 }
 
-struct Slot {
-    config: McpServerConfig,
+pub(crate) struct Slot {
+    pub(crate) config: McpServerConfig,
     /// The live session, read without waiting on the hot path.
     live: RwLock<Option<Arc<Session>>>,
     /// Held while a session is being opened, so concurrent callers share one.
@@ -60,7 +60,9 @@ struct Slot {
     sessions_started: AtomicU64,
     list_changes: Arc<AtomicU64>,
     /// Calls with events in flight, across sessions.
-    in_flight: Arc<InFlight>,
+    pub(crate) in_flight: Arc<InFlight>,
+    /// The `execution` of the tools the server listed (rmcp drops it).
+    pub(crate) listed: Arc<crate::client::listed_execution::ListedExecution>,
     /// The lifecycle that opened this server's last session (what
     /// [`McpProtocol::Auto`] found).
     lifecycle: Mutex<Option<Lifecycle>>,
@@ -81,6 +83,7 @@ impl Slot {
             sessions_started: AtomicU64::new(0),
             list_changes: Arc::new(AtomicU64::new(0)),
             in_flight: Arc::default(),
+            listed: Arc::default(),
             lifecycle: Mutex::new(None),
         }
     }
@@ -234,7 +237,7 @@ impl McpManager {
             .ok_or_else(|| Error::UnknownServer { server: id.into() })
     }
 
-    fn enabled_slot(&self, id: &str) -> Result<Arc<Slot>, Error> {
+    pub(crate) fn enabled_slot(&self, id: &str) -> Result<Arc<Slot>, Error> {
         let slot = self.slot(id)?;
         if !slot.config.enabled {
             return Err(Error::Disabled { server: id.into() });
@@ -271,6 +274,7 @@ impl McpManager {
             pending_questions: self.options.pending_questions,
             tasks: self.options.tasks,
             in_flight: Arc::clone(&slot.in_flight),
+            listed: Arc::clone(&slot.listed),
             on_tools_changed: Arc::new(move || {
                 changes.fetch_add(1, Ordering::SeqCst);
                 *catalog.lock().unwrap_or_else(PoisonError::into_inner) = None;
@@ -359,7 +363,7 @@ impl McpManager {
     /// flight, a [`Resend::Idempotent`] request is sent once more on a new
     /// session; a [`Resend::Never`] one fails with [`Error::Disconnected`]
     /// (it may have reached the server) and the next request reconnects.
-    async fn with_session<T, F, Fut>(
+    pub(crate) async fn with_session<T, F, Fut>(
         &self,
         slot: &Slot,
         operation: &str,
@@ -497,6 +501,11 @@ impl McpManager {
         }
     }
 
+    /// The options the manager was made with.
+    pub(crate) fn options(&self) -> &ManagerOptions {
+        &self.options
+    }
+
     /// Lists `id`'s tools again now.
     pub async fn refresh(&self, id: &str) -> Result<Arc<McpCatalog>, Error> {
         self.invalidate(id);
@@ -539,6 +548,10 @@ impl McpManager {
                 (params.clone(), Arc::clone(&in_flight), Arc::clone(&events));
             let trace = self.trace(&slot, &session);
             async move {
+                if crate::client::remote_tasks_2025::wanted(&session, &params.name) {
+                    return crate::client::remote_tasks_2025::call_as_task(session.peer(), params)
+                        .await;
+                }
                 let hooks = session.hooks();
                 call_tool_with_events(session.peer(), hooks, &in_flight, params, events, &trace)
                     .await
@@ -572,6 +585,11 @@ impl McpManager {
                 (params.clone(), Arc::clone(&in_flight), Arc::clone(&events));
             let trace = self.trace(&slot, &session);
             async move {
+                if crate::client::remote_tasks_2025::wanted(&session, &params.name) {
+                    return crate::client::remote_tasks_2025::call_as_task(session.peer(), params)
+                        .await
+                        .map(crate::client::remote_rounds::Rounds::Done);
+                }
                 let answerer = crate::client::remote_pending::ForTool::new(
                     session.hooks(),
                     session.peer(),
@@ -592,7 +610,7 @@ impl McpManager {
     }
 
     /// What the client spans of `session` record.
-    fn trace(&self, slot: &Slot, session: &Session) -> ClientTrace {
+    pub(crate) fn trace(&self, slot: &Slot, session: &Session) -> ClientTrace {
         ClientTrace::new(
             Arc::clone(&self.options.propagator),
             match &slot.config.transport {
@@ -656,7 +674,7 @@ impl McpManager {
 /// Whether a request may be sent again on a new session when the one it
 /// was sent on died before answering.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Resend {
+pub(crate) enum Resend {
     /// Listing, reading: running it twice changes nothing.
     Idempotent,
     /// `tools/call`: a payment or a delete must not run twice.

@@ -34,6 +34,7 @@ pub struct ManagerOptions {
     pub(crate) elicitation: Option<Arc<dyn ElicitationHandler>>,
     pub(crate) pending_questions: bool,
     pub(crate) tasks: bool,
+    pub(crate) task_keys: Option<crate::client::task_handle::TaskKeys>,
     pub(crate) oauth: Option<crate::client::oauth::OAuthOptions>,
     pub(crate) propagator: Arc<dyn TracePropagator>,
 }
@@ -48,6 +49,7 @@ impl std::fmt::Debug for ManagerOptions {
             .field("elicitation", &self.elicitation.is_some())
             .field("pending_questions", &self.pending_questions)
             .field("tasks", &self.tasks)
+            .field("task_keys", &self.task_keys)
             .field("oauth", &self.oauth)
             .finish_non_exhaustive()
     }
@@ -63,6 +65,7 @@ impl Default for ManagerOptions {
             elicitation: None,
             pending_questions: false,
             tasks: false,
+            task_keys: None,
             oauth: None,
             propagator: Arc::new(SpanFields),
         }
@@ -138,6 +141,18 @@ impl ManagerOptions {
     /// holds the call for as long as it runs, within the call's timeout.
     pub fn tasks(mut self, tasks: bool) -> Self {
         self.tasks = tasks;
+        self
+    }
+
+    /// The keys task handles are made and checked with: with them,
+    /// [`McpManager::start_task`](crate::McpManager::start_task) hands a
+    /// task back as a [`McpTaskHandle`](crate::McpTaskHandle) that any
+    /// process with the same keys can follow, and
+    /// [`task_status`](crate::McpManager::task_status),
+    /// [`wait_task`](crate::McpManager::wait_task) and
+    /// [`cancel_task`](crate::McpManager::cancel_task) take such handles.
+    pub fn task_keys(mut self, keys: crate::client::task_handle::TaskKeys) -> Self {
+        self.task_keys = Some(keys);
         self
     }
 

@@ -311,7 +311,24 @@ pub(crate) async fn call_rounds_with_events(
     events: Arc<dyn CallEvents>,
     trace: &ClientTrace,
 ) -> Result<Rounds, ServiceError> {
-    let rounds = rounds(answerer, params, |mut params| {
+    match call_reaching(peer, answerer, in_flight, params, events, trace).await? {
+        Reached::Task(task) => follow(peer, answerer, task).await.map(Rounds::Done),
+        Reached::Rounds(rounds) => Ok(rounds),
+    }
+}
+
+/// [`call_rounds_with_events`] up to where the server makes the call a
+/// task, which is returned as it is (a detached task: see
+/// [`McpManager::start_task`](crate::McpManager::start_task)).
+pub(crate) async fn call_reaching(
+    peer: &Peer<RoleClient>,
+    answerer: &impl Answerer,
+    in_flight: &Arc<InFlight>,
+    params: CallToolRequestParams,
+    events: Arc<dyn CallEvents>,
+    trace: &ClientTrace,
+) -> Result<Reached, ServiceError> {
+    rounds(answerer, params, |mut params| {
         let events = Arc::clone(&events);
         let span = trace.span(&params.name);
         if let Some(context) = trace.inject(&span) {
@@ -351,11 +368,7 @@ pub(crate) async fn call_rounds_with_events(
         }
         .instrument(span)
     })
-    .await?;
-    match rounds {
-        Reached::Task(task) => follow(peer, answerer, task).await.map(Rounds::Done),
-        Reached::Rounds(rounds) => Ok(rounds),
-    }
+    .await
 }
 
 /// Records why a request failed on its span: the JSON-RPC code, or the

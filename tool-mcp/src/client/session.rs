@@ -105,6 +105,8 @@ pub(crate) struct Hooks {
     pub(crate) tasks: bool,
     /// The calls with events in flight (progress and log lines go there).
     pub(crate) in_flight: Arc<InFlight>,
+    /// The `execution` of listed tools, read by the transports.
+    pub(crate) listed: Arc<crate::client::listed_execution::ListedExecution>,
 }
 
 impl ClientHandler for Hooks {
@@ -305,6 +307,7 @@ impl Session {
                     wrap,
                     options.max_message_bytes,
                     Arc::clone(&hooks.in_flight),
+                    Arc::clone(&hooks.listed),
                 )
                 .map_err(|e| spawn_error(format!("cannot run `{command}`: {e}")))?;
                 let tail = stderr.map(|s| StderrTail::spawn(s, options.stderr_limit));
@@ -345,6 +348,7 @@ impl Session {
                 let mut challenges = RefusalSlot::default();
                 let watched =
                     WatchedClient::new(client.clone(), options.http_guard.clone(), slot.clone())
+                        .with_listed(Arc::clone(&hooks.listed))
                         .with_challenges(challenges.clone());
                 session_ids = Some(watched.session_ids());
                 let unauthorized = |message: String| Error::Unauthorized {

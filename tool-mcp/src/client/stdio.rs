@@ -41,6 +41,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{ChildStderr, ChildStdin, ChildStdout};
 
 use crate::client::line_id::IdScan;
+use crate::client::listed_execution::ListedExecution;
 use crate::client::remote_talk::InFlight;
 
 /// Longest accepted line by default (as rmcp): longer ones are not
@@ -118,6 +119,8 @@ pub(crate) struct StdioTransport {
     calls: Arc<Mutex<HashSet<RequestId>>>,
     /// Where log lines go (the session's calls in flight).
     logs: Arc<InFlight>,
+    /// The `execution` of listed tools, read from the raw answers.
+    listed: Arc<ListedExecution>,
     child: Option<Box<dyn ChildWrapper>>,
 }
 
@@ -128,6 +131,7 @@ impl StdioTransport {
         mut command: CommandWrap,
         max_line: usize,
         logs: Arc<InFlight>,
+        listed: Arc<ListedExecution>,
     ) -> std::io::Result<(Self, Option<ChildStderr>, Option<u32>)> {
         command
             .command_mut()
@@ -154,6 +158,7 @@ impl StdioTransport {
                 writer: Arc::new(tokio::sync::Mutex::new(Some(stdin))),
                 calls: Arc::new(Mutex::new(HashSet::new())),
                 logs,
+                listed,
                 child: Some(child),
             },
             stderr,
@@ -357,6 +362,7 @@ impl Transport<RoleClient> for StdioTransport {
             }
             _ => {}
         }
+        self.listed.sent(&item);
         let bytes = serde_json::to_vec(&item).map(|mut bytes| {
             bytes.push(b'\n');
             bytes
@@ -391,6 +397,7 @@ impl Transport<RoleClient> for StdioTransport {
             } else if let Some(answer) = call_answer(&self.calls, text) {
                 Some(answer)
             } else {
+                self.listed.received(text);
                 match serde_json::from_slice::<ServerJsonRpcMessage>(text) {
                     Ok(message) => Some(message),
                     Err(error) => broken_answer(&self.calls, text, &error).or_else(|| {

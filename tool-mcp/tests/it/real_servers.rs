@@ -664,3 +664,69 @@ async fn an_http_server_restarted_under_the_session_is_reconnected_transparently
     assert_eq!(after.content, "Echo: after", "{after:?}");
     assert!(manager.status("py").await.unwrap().sessions_started <= 2);
 }
+
+/// server-everything's catalog once its late tools are registered.
+async fn settled_catalog(
+    manager: &McpManager,
+    id: &str,
+    wanted: &str,
+) -> Arc<tool_mcp::McpCatalog> {
+    manager.connect(id).await.unwrap();
+    for _ in 0..50 {
+        let catalog = manager.catalog(id).await.unwrap();
+        if catalog.tool(wanted).is_some() {
+            return catalog;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    panic!("{id} never listed `{wanted}`");
+}
+
+/// rmcp drops `execution.taskSupport` from listings; our transports read
+/// it from the raw answers, so server-everything's
+/// `simulate-research-query` (`taskSupport: "required"` on 2025-11-25) is
+/// called as a task (`tools/call` with `task`, `tasks/get` while it works,
+/// `tasks/result`) instead of failing every time — over stdio and over
+/// streamable HTTP, by the manager and through the pipeline.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_required_tool_of_a_2025_server_is_called_as_a_task() {
+    let everything = everything_http().await;
+    let http = McpServerConfig::new("everything", McpTransport::http(everything.url.clone()))
+        .with_startup_timeout(Duration::from_secs(20));
+    for config in [everything_stdio("everything"), http] {
+        let manager = manager_with(vec![config]);
+        settled_catalog(&manager, "everything", "simulate-research-query").await;
+        let done = manager
+            .call_tool(
+                "everything",
+                "simulate-research-query",
+                json!({"topic": "tide pools"}).as_object().unwrap().clone(),
+            )
+            .await
+            .unwrap();
+        let text = done.content[0].as_text().unwrap().text.clone();
+        assert!(text.contains("Research Report: tide pools"), "{text}");
+        assert!(
+            text.contains("Generating report"),
+            "all four stages ran: {text}"
+        );
+        // Through the pipeline, the same.
+        let registry = registry_of(&manager).await;
+        let output = call(
+            &registry,
+            "everything",
+            "simulate-research-query",
+            r#"{"topic": "kelp"}"#,
+        )
+        .await;
+        assert!(output.success, "{output:?}");
+        assert!(
+            output.content.contains("Research Report: kelp"),
+            "{output:?}"
+        );
+        // A tool listed without task support is called as before.
+        let echo = call(&registry, "everything", "echo", r#"{"message": "hi"}"#).await;
+        assert!(echo.success && echo.content.contains("hi"), "{echo:?}");
+        manager.shutdown().await;
+    }
+}

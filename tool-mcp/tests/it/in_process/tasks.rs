@@ -611,3 +611,151 @@ async fn our_client_follows_the_tasks_a_server_makes_of_its_calls_on_both_revisi
     }
     stop.cancel();
 }
+
+fn task_keys(byte: u8) -> tool_mcp::TaskKeys {
+    tool_mcp::TaskKeys::new(tool_mcp::TaskKey::new(format!("k{byte}"), [byte; 32]).unwrap())
+}
+
+/// A manager as a fresh process would make it: nothing shared with the
+/// one that started the task but the configuration and the keys.
+fn fresh_manager(url: &str, protocol: McpProtocol, keys: Option<u8>) -> McpManager {
+    let mut options = ManagerOptions::default().tasks(true);
+    if let Some(byte) = keys {
+        options = options.task_keys(task_keys(byte));
+    }
+    let manager = McpManager::new(options);
+    manager
+        .upsert(
+            McpServerConfig::new("tasks", McpTransport::http(url.to_owned()))
+                .with_protocol(protocol)
+                .with_call_timeout(Duration::from_secs(10)),
+        )
+        .unwrap();
+    manager
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_detached_task_is_read_waited_for_and_cancelled_by_handle_from_a_fresh_manager() {
+    let stopped = Arc::new(AtomicBool::new(false));
+    let server = RegistryServer::new(
+        Arc::new(jobs(Arc::clone(&stopped))),
+        Arc::new(RunEverything),
+        ToolContext::new(),
+    )
+    .with_task_tools([
+        ("jobs____quick", TaskSupport::Required),
+        ("jobs____sleep", TaskSupport::Required),
+    ]);
+    let stop = tokio_util::sync::CancellationToken::new();
+    let (addr, _task) = server
+        .serve_http("127.0.0.1:0".parse().unwrap(), stop.clone())
+        .await
+        .unwrap();
+    let url = format!("http://{addr}/mcp");
+    for protocol in [McpProtocol::V2026_07_28, McpProtocol::V2025_11_25] {
+        let approval = json!({"action": "run", "rule": "jobs are fine"});
+        // No keys: no handle is made, and nothing is sent.
+        let keyless = fresh_manager(&url, protocol, None);
+        let err = keyless
+            .start_task(
+                "tasks",
+                "jobs____quick",
+                Default::default(),
+                approval.clone(),
+            )
+            .await
+            .unwrap_err();
+        assert_eq!(err.code(), "mcp_task_handle", "{protocol:?}: {err}");
+
+        let starter = fresh_manager(&url, protocol, Some(1));
+        let started = starter
+            .start_task(
+                "tasks",
+                "jobs____quick",
+                Default::default(),
+                approval.clone(),
+            )
+            .await
+            .unwrap();
+        let tool_mcp::McpTaskStart::Task(handle) = started else {
+            panic!("{protocol:?}: the server made no task: {started:?}");
+        };
+        assert_eq!(handle.approval, approval);
+        // The starter goes away; the handle travels as text.
+        starter.shutdown().await;
+        drop(starter);
+        let text_form = handle.to_json();
+
+        let resumed = fresh_manager(&url, protocol, Some(1));
+        let handle = tool_mcp::McpTaskHandle::from_json(&text_form).unwrap();
+        let mut seen = Vec::new();
+        let done = resumed
+            .wait_task(&handle, |s| seen.push(s.status.clone()))
+            .await
+            .unwrap();
+        assert_eq!(done.status, "completed", "{protocol:?}");
+        assert_eq!(text(done.result.as_ref().unwrap()), "done", "{protocol:?}");
+        assert_eq!(seen.last().map(String::as_str), Some("completed"));
+
+        // A long task, cancelled by handle from yet another manager: the
+        // tool's call stops.
+        stopped.store(false, Ordering::SeqCst);
+        let starter = fresh_manager(&url, protocol, Some(1));
+        let tool_mcp::McpTaskStart::Task(sleeping) = starter
+            .start_task(
+                "tasks",
+                "jobs____sleep",
+                Default::default(),
+                approval.clone(),
+            )
+            .await
+            .unwrap()
+        else {
+            panic!("{protocol:?}: no task for sleep");
+        };
+        starter.shutdown().await;
+        let canceller = fresh_manager(&url, protocol, Some(1));
+        let working = canceller.task_status(&sleeping).await.unwrap();
+        assert_eq!(working.status, "working", "{protocol:?}");
+        // Edited handles and foreign keys are refused before anything is
+        // sent: the task keeps running.
+        let mut edited = sleeping.clone();
+        edited.approval = json!({"action": "run", "rule": "anything goes"});
+        let err = canceller.cancel_task(&edited).await.unwrap_err();
+        assert_eq!(err.code(), "mcp_task_handle", "{protocol:?}: {err}");
+        let foreign = fresh_manager(&url, protocol, Some(2));
+        let err = foreign.cancel_task(&sleeping).await.unwrap_err();
+        assert!(err.to_string().contains("no key with id `k1`"), "{err}");
+        // The same id configured somewhere else now.
+        let moved = McpManager::new(ManagerOptions::default().task_keys(task_keys(1)));
+        moved
+            .upsert(McpServerConfig::new(
+                "tasks",
+                McpTransport::http("http://127.0.0.1:9/mcp"),
+            ))
+            .unwrap();
+        let err = moved.task_status(&sleeping).await.unwrap_err();
+        assert!(err.to_string().contains("somewhere else"), "{err}");
+        assert!(
+            !stopped.load(Ordering::SeqCst),
+            "{protocol:?}: still running"
+        );
+
+        let cancelled = canceller.cancel_task(&sleeping).await.unwrap();
+        assert_eq!(cancelled.status, "cancelled", "{protocol:?}");
+        for _ in 0..100 {
+            if stopped.load(Ordering::SeqCst) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(
+            stopped.load(Ordering::SeqCst),
+            "{protocol:?}: the cancelled task's call stopped"
+        );
+        canceller.shutdown().await;
+        foreign.shutdown().await;
+        resumed.shutdown().await;
+    }
+    stop.cancel();
+}
