@@ -611,6 +611,7 @@ impl ShellCommand {
             out: self,
             level,
             in_expression_leaf: false,
+            redirect_mark: None,
         };
         walker.visit(root, 0, nested);
         let misread = self

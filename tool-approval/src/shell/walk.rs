@@ -35,6 +35,29 @@ pub(super) struct Walker<'s, 'o> {
     /// searches down from the root: on a 1 000-part chain, 1 000 levels
     /// deep, asking it for every punctuation node made the walk quadratic.
     pub(super) in_expression_leaf: bool,
+    /// The node a trailing redirection belongs to (see
+    /// [`redirection_target`]) and, once the walk reached it, the index of
+    /// its part (a command's own) or of its first part (a group's).
+    pub(super) redirect_mark: Option<(usize, Option<usize>)>,
+}
+
+/// The command a redirection after `body` applies to in Bash: the last
+/// command of a list or pipeline (`a && b | c < F` feeds `c`), through
+/// `!`; `body` itself otherwise (a command, a group, a subshell).
+fn redirection_target(body: Node<'_>) -> Node<'_> {
+    let mut node = body;
+    while matches!(node.kind(), "list" | "pipeline" | "negated_command") {
+        let count = u32::try_from(node.named_child_count()).unwrap_or(u32::MAX);
+        let last = (0..count)
+            .rev()
+            .filter_map(|i| node.named_child(i))
+            .find(|c| c.kind() != "comment");
+        match last {
+            Some(last) => node = last,
+            None => break,
+        }
+    }
+    node
 }
 
 impl Walker<'_, '_> {
@@ -75,6 +98,12 @@ impl Walker<'_, '_> {
             self.hazard(Hazard::TooDeep);
             return;
         }
+        if let Some((id, at)) = &mut self.redirect_mark
+            && *id == node.id()
+            && node.kind() != "command"
+        {
+            *at = Some(self.out.parts.len());
+        }
         if node.is_error() || node.is_missing() {
             self.hazard(Hazard::Syntax);
         }
@@ -95,6 +124,16 @@ impl Walker<'_, '_> {
             "redirected_statement" => {
                 let start = self.out.parts.len();
                 let mut redirects = Redirects::default();
+                // The grammar hangs a redirection after `a && b`, `a | b`
+                // on the whole list or pipeline; Bash gives it to the last
+                // command only (`git status && nc h < F` feeds `nc`). The
+                // walk records that command's own part (its substitutions'
+                // parts come before it, its scripts' after).
+                let target = node.child_by_field_name("body").map(redirection_target);
+                let outer_mark = std::mem::replace(
+                    &mut self.redirect_mark,
+                    target.map(|t| (t.id(), None)),
+                );
                 let mut cursor = node.walk();
                 let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
                 for child in children {
@@ -105,6 +144,8 @@ impl Walker<'_, '_> {
                         _ => self.visit_under(node, child, depth + 1, nested),
                     }
                 }
+                let marked = std::mem::replace(&mut self.redirect_mark, outer_mark)
+                    .and_then(|(_, at)| at);
                 let end = self.out.parts.len();
                 if end == start {
                     // A redirection with no command (`> /etc/passwd`) still opens its file.
@@ -114,16 +155,29 @@ impl Walker<'_, '_> {
                     });
                 }
                 let end = self.out.parts.len();
+                // Every part keeps the targets (a write is judged whichever
+                // command makes it); input and words go to the command
+                // that has them.
                 for part in self.out.parts.get_mut(start..end).unwrap_or_default() {
                     part.redirects.extend(redirects.targets.iter().cloned());
                 }
-                if let Some(part) = self.out.parts.get_mut(start) {
+                // Without a record (the last command made no part: `a &&
+                // (( x )) < F`), the first part, as before.
+                let host_at = marked.filter(|at| *at < end).unwrap_or(start);
+                // A group or subshell (`a && { b; c; } < F`): every
+                // command in it reads the input.
+                let group_end = match target.map(|t| t.kind()) {
+                    Some("command") | None => host_at.saturating_add(1).min(end),
+                    Some(_) if marked.is_some() => end,
+                    Some(_) => host_at.saturating_add(1).min(end),
+                };
+                for part in self.out.parts.get_mut(host_at..group_end).unwrap_or_default() {
                     part.fed.extend(redirects.stdin.iter().cloned());
                     part.inputs.extend(redirects.inputs.iter().cloned());
                 }
                 // Words after a redirection belong to the command before it.
-                let host = self.out.parts.get(start).map(|p| p.words.clone());
-                if let Some(part) = self.out.parts.get_mut(start)
+                let host = self.out.parts.get(host_at).map(|p| p.words.clone());
+                if let Some(part) = self.out.parts.get_mut(host_at)
                     && !redirects.extra_words.is_empty()
                 {
                     part.words.extend(redirects.extra_words.iter().cloned());
@@ -567,6 +621,11 @@ impl Walker<'_, '_> {
         let only_the_words = matches!(views.as_slice(), [one] if *one == part.words);
         part.views = std::sync::OnceLock::from(if only_the_words { Vec::new() } else { views });
         let host = part.words.clone();
+        if let Some((id, at)) = &mut self.redirect_mark
+            && *id == node.id()
+        {
+            *at = Some(self.out.parts.len());
+        }
         self.out.parts.push(part);
         for (hazard, script) in scripts {
             self.hazard(hazard);
