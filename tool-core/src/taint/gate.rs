@@ -1,6 +1,7 @@
 //! The taint gate: any gate, plus the session's trifecta rule.
 
-use std::sync::Arc;
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use serde_json::json;
@@ -8,7 +9,7 @@ use serde_json::json;
 use super::pin::{Change, PIN_RULE};
 use super::quota::QuotaHit;
 use super::session::Session;
-use super::trifecta::{TRIFECTA_RULE, TrifectaHit, judge_call};
+use super::trifecta::{TRIFECTA_RULE, TrifectaHit, judge_call_in, names_user_source};
 use crate::context::ToolContext;
 use crate::gate::{Gate, GateAction, GateDecision};
 use crate::offered::OfferedTools;
@@ -42,10 +43,19 @@ use crate::prepared::PreparedCall;
 ///
 /// The ledger is read as it was when the batch was decided: the calls of
 /// one batch do not see each other's outputs.
+///
+/// The gate also notes which calls of untrusted sources were directed at
+/// a source the user named (the file or page the user gave): a
+/// destination that is the only one of its kind in such a call's output is
+/// the one the user pointed at. The note is kept by this gate (and its
+/// clones) for the life of the process, not in the stored session: a
+/// session restored elsewhere asks for those destinations again.
 #[derive(Clone)]
 pub struct TaintGate {
     inner: Arc<dyn Gate>,
     session: Arc<Session>,
+    /// Ids of the calls directed at a source the user named.
+    directed: Arc<Mutex<HashSet<String>>>,
 }
 
 impl std::fmt::Debug for TaintGate {
@@ -59,7 +69,11 @@ impl std::fmt::Debug for TaintGate {
 impl TaintGate {
     /// `inner`, then the trifecta rule of `session`.
     pub fn new(inner: Arc<dyn Gate>, session: Arc<Session>) -> Self {
-        Self { inner, session }
+        Self {
+            inner,
+            session,
+            directed: Arc::default(),
+        }
     }
 
     /// The session read.
@@ -168,13 +182,38 @@ impl Gate for TaintGate {
                 continue;
             }
             let caps = self.session.capabilities_of(call);
+            if caps.untrusted_source
+                && let Some(id) = call.call_id.as_deref().filter(|id| !id.is_empty())
+                && names_user_source(&state.ledger, &call.arguments)
+            {
+                self.directed
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert(id.to_owned());
+            }
             if !caps.acts() {
                 out.push(decision);
                 continue;
             }
             state.flush();
             let api = format!("{}/{}", call.identifier, call.api);
-            match judge_call(&state.ledger, &api, caps, &call.arguments, settings) {
+            let directed = self.directed.lock().unwrap_or_else(|p| p.into_inner());
+            let is_directed = |i: u32| {
+                state
+                    .ledger
+                    .call(i)
+                    .is_some_and(|c| !c.call_id.is_empty() && directed.contains(&c.call_id))
+            };
+            let hit = judge_call_in(
+                &state.ledger,
+                &api,
+                caps,
+                &call.arguments,
+                settings,
+                &is_directed,
+            );
+            drop(directed);
+            match hit {
                 Some(hit) => out.push(held(decision, hit, settings.action())),
                 None => out.push(decision),
             }

@@ -337,11 +337,90 @@ pub fn judge_call(
     arguments: &Value,
     settings: &TrifectaSettings,
 ) -> Option<TrifectaHit> {
+    judge_call_in(ledger, api, caps, arguments, settings, &|_| false)
+}
+
+/// Whether a call's `arguments` name a source the user named: a value
+/// the user wrote (an address, a link, a number), or a string whose every
+/// word the user wrote (a file name). What such a call returns is what
+/// the user pointed at (see [`judge_call_in`]).
+pub(crate) fn names_user_source(ledger: &Ledger, arguments: &Value) -> bool {
+    let mut found = false;
+    values_in_json(arguments, &mut |path, kind, value| {
+        if found {
+            return;
+        }
+        found = if kind == ValueKind::Text {
+            arguments
+                .pointer(path)
+                .and_then(Value::as_str)
+                .is_some_and(|raw| named_by_words(raw, ledger.user_words()))
+        } else {
+            ledger.origins(&value).is_some_and(|e| e.user)
+        };
+    });
+    found
+}
+
+/// The words (stems) by which a user says what kind of value a source
+/// holds ("her e-mail is on her website"): per [`ValueKind`] of a
+/// destination. Only recipients are listed: a link or host from a page is
+/// never taken as pointed at (a page's one link is as often the injected
+/// one, and a visit the user asked for follows links already).
+pub(crate) const KIND_WORDS: &[(ValueKind, &[&str])] = &[
+    (ValueKind::Email, &["email", "e-mail", "mail", "address"]),
+    (ValueKind::Id, &["iban", "account"]),
+];
+
+/// Whether the user's words name the kind of `kind` values.
+fn kind_named(ledger: &Ledger, kind: ValueKind) -> bool {
+    let words = ledger.user_words();
+    KIND_WORDS
+        .iter()
+        .filter(|(k, _)| *k == kind)
+        .flat_map(|(_, stems)| stems.iter())
+        .any(|stem| {
+            words
+                .range::<str, _>((std::ops::Bound::Included(*stem), std::ops::Bound::Unbounded))
+                .next()
+                .is_some_and(|w| w.starts_with(stem))
+        })
+}
+
+/// [`judge_call`], where `directed(i)` says whether call `i` of the
+/// ledger was directed at a source the user named
+/// ([`names_user_source`]). When the user's words also name the kind of
+/// value the source holds ("invite Dora; her e-mail is on her website
+/// www.dora.example": a source and an e-mail, [`KIND_WORDS`]), a
+/// destination that such a call delivered as the only value of its kind
+/// in that output is the one the user pointed at, and counts as named.
+/// When the source holds a second candidate (an injected address next to
+/// hers) the user's words no longer say which, and the rule judges it as
+/// any other. A source that holds only the attacker's value, and a
+/// request that names the source but not what to take from it ("read the
+/// notice and adjust my rent"), get no such pass.
+pub(crate) fn judge_call_in(
+    ledger: &Ledger,
+    api: &str,
+    caps: Capabilities,
+    arguments: &Value,
+    settings: &TrifectaSettings,
+    directed: &dyn Fn(u32) -> bool,
+) -> Option<TrifectaHit> {
     if !caps.acts() {
         return None;
     }
     let mut all_named = None;
-    if let Some(hit) = judge_values(ledger, api, caps, arguments, settings, &mut all_named) {
+    let judged = judge_values(
+        ledger,
+        api,
+        caps,
+        arguments,
+        settings,
+        directed,
+        &mut all_named,
+    );
+    if let Some(hit) = judged {
         return Some(hit);
     }
     if settings.follow_requests && !ledger.user_words().is_empty() && ledger.has_untrusted() {
@@ -422,6 +501,7 @@ fn judge_values(
     caps: Capabilities,
     arguments: &Value,
     settings: &TrifectaSettings,
+    directed: &dyn Fn(u32) -> bool,
     all_named: &mut Option<ValueKind>,
 ) -> Option<TrifectaHit> {
     let mut destinations: Vec<Found> = Vec::new();
@@ -468,6 +548,18 @@ fn judge_values(
         .map(|d| d.path.clone())
         .collect();
     destinations.retain(|d| d.kind != ValueKind::Text || !atom_paths.contains(&d.path));
+    // The host of an address is judged with the address.
+    let domains: std::collections::HashSet<(String, String)> = destinations
+        .iter()
+        .filter(|d| d.kind == ValueKind::Email)
+        .filter_map(|d| {
+            let (_, domain) = d.value.rsplit_once('@')?;
+            Some((d.path.clone(), domain.to_owned()))
+        })
+        .collect();
+    destinations.retain(|d| {
+        d.kind != ValueKind::Host || !domains.contains(&(d.path.clone(), d.value.clone()))
+    });
     if destinations.is_empty() {
         destinations.push(Found {
             path: String::new(),
@@ -497,7 +589,30 @@ fn judge_values(
             _ => false,
         }
     };
-    let unnamed: Vec<&Found> = destinations.iter().filter(|d| !named(d)).collect();
+    // The only value of its kind in the output of a source the user
+    // named.
+    let pointed_at = |d: &Found| -> bool {
+        let Some(entry) = ledger.origins(&d.value) else {
+            return false;
+        };
+        if !kind_named(ledger, d.kind) {
+            return false;
+        }
+        let sources: Vec<u32> = entry.calls().filter(|i| directed(*i)).collect();
+        !sources.is_empty()
+            && sources.iter().any(|source| {
+                ledger
+                    .values()
+                    .filter(|(_, e)| e.kind == d.kind && e.calls().any(|i| i == *source))
+                    .take(2)
+                    .count()
+                    == 1
+            })
+    };
+    let unnamed: Vec<&Found> = destinations
+        .iter()
+        .filter(|d| !named(d) && !pointed_at(d))
+        .collect();
     if unnamed.is_empty() {
         *all_named = destinations.first().map(|d| d.kind);
     }
