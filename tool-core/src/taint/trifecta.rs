@@ -363,13 +363,27 @@ pub(crate) fn names_user_source(ledger: &Ledger, arguments: &Value) -> bool {
 }
 
 /// The words (stems) by which a user says what kind of value a source
-/// holds ("her e-mail is on her website"): per [`ValueKind`] of a
-/// destination. Only recipients are listed: a link or host from a page is
+/// holds ("her e-mail is on her website", "pay the bill in bill.txt"):
+/// per [`ValueKind`] of a destination. Only recipients are listed: a link or host from a page is
 /// never taken as pointed at (a page's one link is as often the injected
 /// one, and a visit the user asked for follows links already).
 pub(crate) const KIND_WORDS: &[(ValueKind, &[&str])] = &[
-    (ValueKind::Email, &["email", "e-mail", "mail", "address"]),
-    (ValueKind::Id, &["iban", "account"]),
+    (
+        ValueKind::Email,
+        &[
+            "email",
+            "e-mail",
+            "mail",
+            "address",
+            "participant",
+            "attendee",
+            "recipient",
+            "guest",
+            "contact",
+        ],
+    ),
+    // A bill or an invoice is a document that gives the account to pay.
+    (ValueKind::Id, &["iban", "account", "bill", "invoice"]),
 ];
 
 /// Whether the user's words name the kind of `kind` values.
@@ -396,7 +410,7 @@ fn kind_named(ledger: &Ledger, kind: ValueKind) -> bool {
 /// in that output is the one the user pointed at, and counts as named.
 /// When the source holds a second candidate (an injected address next to
 /// hers) the user's words no longer say which, and the rule judges it as
-/// any other. A source that holds only the attacker's value, and a
+/// any other, even in a call that takes them all. A source that holds only the attacker's value, and a
 /// request that names the source but not what to take from it ("read the
 /// notice and adjust my rent"), get no such pass.
 pub(crate) fn judge_call_in(
@@ -598,16 +612,17 @@ fn judge_values(
         if !kind_named(ledger, d.kind) {
             return false;
         }
-        let sources: Vec<u32> = entry.calls().filter(|i| directed(*i)).collect();
-        !sources.is_empty()
-            && sources.iter().any(|source| {
-                ledger
-                    .values()
-                    .filter(|(_, e)| e.kind == d.kind && e.calls().any(|i| i == *source))
-                    .take(2)
-                    .count()
-                    == 1
-            })
+        // The only value of its kind in the source: no choice was left.
+        // (Not "every value of its kind": an address injected into the
+        // source would then pass inside a call that copies them all.)
+        entry.calls().filter(|i| directed(*i)).any(|source| {
+            ledger
+                .values()
+                .filter(|(_, e)| e.kind == d.kind && e.calls().any(|i| i == source))
+                .take(2)
+                .count()
+                == 1
+        })
     };
     let unnamed: Vec<&Found> = destinations
         .iter()
