@@ -30,7 +30,12 @@
 //!   (`untrusted_link`); and, once untrusted content is in, an action
 //!   (egress or `writes_private`) the user's messages did not ask for
 //!   ([`asked_for`], tables [`ACTION_VERBS`] and [`ACTION_OBJECTS`];
-//!   `unrequested_action`). [`TrifectaSettings`] adds the session-level
+//!   `unrequested_action`), or one they asked for once that has already
+//!   run ([`asks_for_several`], [`SEVERAL_WORDS`]; `repeated_action`). A
+//!   destination is the user's when they wrote it, wrote each of its words
+//!   ([`named_by_words`]: "the channel starting with External"), or it is
+//!   the only one of its kind in a source the user pointed at ("her e-mail
+//!   is on www.dora.example"). [`TrifectaSettings`] adds the session-level
 //!   strict mode, headless blocking and the host's allowed destinations.
 //! - [`QuotaSettings`]: per API, per tool or for every call, at most N
 //!   calls per turn, per session, per time window, and a cost budget;
