@@ -49,6 +49,25 @@
 //!   be confined, whatever the case expects;
 //! - `@cwd none|temp`: the host's working directory (default none; `temp`
 //!   is an empty temp directory).
+//!
+//! # The decision digest
+//!
+//! The cases say what must hold; the digest says what the engine decides
+//! today. `the_corpus_decisions_match_the_checked_in_digest` evaluates every
+//! case in all four modes (whatever its `MODES`) and hashes, per case and
+//! mode, the whole decision as serialised (action, policy, level, rule,
+//! confinement) but for the free-text message, with the temp working
+//! directory written as a placeholder, under a fixed `$HOME` (the test runs
+//! itself again with it when `$HOME` differs). The hash (FNV-1a, 64 bits)
+//! is compared with [`DIGEST_FILE`]: a refactor meant to change no decision
+//! (a fast path, a file split, a table's reshape) must leave it equal.
+//!
+//! To change decisions on purpose: run the test with
+//! `TOOL_APPROVAL_CORPUS_DECISIONS=FILE` before and after the change (it
+//! writes one line per case and mode to FILE), diff the two files, and
+//! when every changed line is intended, write the new digest the failing
+//! test prints into [`DIGEST_FILE`] and say in the commit which decisions
+//! changed and why. Adding or editing a case changes the digest too.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;
@@ -66,6 +85,16 @@ const MIN_CASES: usize = 900;
 
 /// When set, the open gaps are also written to this file as Markdown.
 const GAPS_FILE_VAR: &str = "TOOL_APPROVAL_CORPUS_GAPS";
+
+/// The checked-in digest of every case's decisions (see the module docs).
+const DIGEST_FILE: &str = "tests/corpus/decisions.digest";
+
+/// The home the digest is taken under (the engine reads `$HOME`).
+const DIGEST_HOME: &str = tool_core::EXAMPLE_HOME;
+
+/// When set, every case's decisions are also written to this file, one
+/// line per case and mode (what the digest hashes).
+const DECISIONS_FILE_VAR: &str = "TOOL_APPROVAL_CORPUS_DECISIONS";
 
 const MODES: [(&str, ApprovalMode); 4] = [
     ("manual", ApprovalMode::Manual),
@@ -678,4 +707,114 @@ fn a_run_in_an_unattended_mode_of_a_host_touching_api_must_be_confined() {
     assert!(errors.is_empty(), "{errors:?}");
     let outcome = judge(&cases);
     assert!(outcome.failures.is_empty(), "{:#?}", outcome.failures);
+}
+
+/// One line per case and mode: where the case is, the mode, the input and
+/// the decision as serialised without its message, machine paths replaced.
+fn decision_lines(cases: &[Case]) -> Vec<String> {
+    let mut engines = Engines {
+        engines: HashMap::new(),
+        policies: HashMap::new(),
+    };
+    let temp = tempfile::tempdir().unwrap();
+    let temp_path = temp.path().to_string_lossy().into_owned();
+    let manifests = [manifest(false), manifest(true)];
+    let mut lines = Vec::with_capacity(cases.len() * MODES.len());
+    for case in cases {
+        let manifest = &manifests[usize::from(case.setup.touching)];
+        let ctx = if case.setup.temp_cwd {
+            ToolContext::new().with_cwd(temp.path())
+        } else {
+            ToolContext::new()
+        };
+        for &(name, mode) in &MODES {
+            let engine = engines.get(&case.setup, (name, mode));
+            let call =
+                CallRef::new(&manifest.identifier, &case.api, &case.args).with_manifest(manifest);
+            let d = engine.evaluate(&[call], &ctx).decisions()[0].clone();
+            let mut value = serde_json::to_value(&d).unwrap();
+            value["reason"].as_object_mut().unwrap().remove("message");
+            let text = value.to_string().replace(&temp_path, "<cwd>");
+            // The line number is left out: adding a case above another
+            // does not change that case's line.
+            lines.push(format!(
+                "{} [{name}] @{} {} -> {text}",
+                case.file, case.api, case.args
+            ));
+        }
+    }
+    lines
+}
+
+/// FNV-1a over the lines, each ended by a newline: a fingerprint, not a
+/// defence (the corpus is ours).
+fn fnv1a(lines: &[String]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for line in lines {
+        for byte in line.bytes().chain([b'\n']) {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    hash
+}
+
+#[test]
+fn the_corpus_decisions_match_the_checked_in_digest() {
+    // The engine reads `$HOME` (a secret under the home is one only there):
+    // the digest is taken under one fixed home, in a child run of this test.
+    if std::env::var_os("HOME").as_deref() != Some(std::ffi::OsStr::new(DIGEST_HOME)) {
+        let status = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "corpus::the_corpus_decisions_match_the_checked_in_digest",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env("HOME", DIGEST_HOME)
+            .status()
+            .unwrap();
+        assert!(
+            status.success(),
+            "the digest under HOME={DIGEST_HOME} does not match (the child's output is above)"
+        );
+        return;
+    }
+    let (cases, errors) = load();
+    assert!(errors.is_empty(), "{errors:#?}");
+    let lines = decision_lines(&cases);
+    if let Some(path) = std::env::var_os(DECISIONS_FILE_VAR) {
+        std::fs::write(&path, lines.join("\n") + "\n")
+            .unwrap_or_else(|e| panic!("{DECISIONS_FILE_VAR}: {e}"));
+    }
+    let got = format!("{:016x}", fnv1a(&lines));
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(DIGEST_FILE);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{DIGEST_FILE}: {e}"));
+    // The file: comment lines (`#`), then the digest.
+    let want = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+        .unwrap_or_default();
+    assert_eq!(
+        got,
+        want,
+        "the decisions over the corpus ({} cases x {} modes) changed: if every change is \
+         intended (compare {DECISIONS_FILE_VAR}=FILE before and after), put {got} in {DIGEST_FILE}",
+        cases.len(),
+        MODES.len()
+    );
+}
+
+#[test]
+fn the_digest_changes_with_any_decision_field() {
+    let base = vec!["a [manual] @runCommand {} -> {\"action\":\"ask\"}".to_owned()];
+    let mut other = base.clone();
+    other[0] = other[0].replace("ask", "run");
+    assert_ne!(fnv1a(&base), fnv1a(&other));
+    // Line ends count: two lines are not their concatenation.
+    assert_ne!(
+        fnv1a(&["ab".to_owned(), "c".to_owned()]),
+        fnv1a(&["a".to_owned(), "bc".to_owned()])
+    );
 }
