@@ -222,7 +222,9 @@ pub use server::serve::{DEFAULT_PAGE_SIZE, RegistryServer};
 pub use server::serve_tasks::TaskSupport;
 #[cfg(feature = "server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
-pub use server::served::{PromptSource, RESOURCE_NOT_FOUND, ResourceSource, SourceError};
+pub use server::served::{
+    PromptSource, RESOURCE_NOT_FOUND, ResourceSource, SkillSource, SourceError,
+};
 pub use trace::{SpanFields, TraceContext, TracePropagator, semconv};
 
 /// What a host uses, in one import: `use tool_mcp::prelude::*;` — servers

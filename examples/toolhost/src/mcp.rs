@@ -13,6 +13,7 @@ mod conformance_rounds;
 mod conformance_tasks;
 mod oauth;
 mod skills;
+mod skills_ext;
 mod tasks;
 
 use std::path::{Path, PathBuf};
@@ -523,7 +524,14 @@ pub async fn run(
                     .with_task_tools(conformance_tasks::TASK_TOOLS)
                     .with_questions_before_task(conformance_tasks::ASK_FIRST);
             } else if !library.is_empty() {
-                server = server.with_resources(library.clone()).with_prompts(library);
+                // And through the skills extension (SEP-2640).
+                for why in library.left_out() {
+                    crate::report(&json!({"warning": {"skills extension": why}}));
+                }
+                server = server
+                    .with_resources(library.clone())
+                    .with_prompts(library.clone())
+                    .with_skills(library);
             }
             let mut follower = None;
             if !options.is_empty() {

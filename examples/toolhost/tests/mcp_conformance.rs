@@ -334,6 +334,17 @@ impl Suite {
         listed
     }
 
+    /// Every scenario the suite has (`conformance list`, no requirement set).
+    fn list_all(&self) -> String {
+        let out = Command::new(&self.node)
+            .arg(&self.cli)
+            .arg("list")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "conformance list failed: {out:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
     /// Runs the suite with `args`; its whole output (it exits non-zero when
     /// any scenario fails, claimed or not: judged by scenario below).
     fn run(&self, args: &[&str]) -> String {
@@ -380,6 +391,11 @@ impl Drop for Served {
 }
 
 fn serve() -> (Served, String) {
+    serve_with(&["--bare-names", "--conformance-fixtures"], &[])
+}
+
+/// `toolhost [GLOBAL…] mcp serve --http 127.0.0.1:0 [SERVE…]`.
+fn serve_with(serve: &[&str], global: &[&str]) -> (Served, String) {
     let cwd = tempfile::tempdir().unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_toolhost"))
         .args([
@@ -388,14 +404,9 @@ fn serve() -> (Served, String) {
             "--mode",
             "auto-run",
         ])
-        .args([
-            "mcp",
-            "serve",
-            "--http",
-            "127.0.0.1:0",
-            "--bare-names",
-            "--conformance-fixtures",
-        ])
+        .args(global)
+        .args(["mcp", "serve", "--http", "127.0.0.1:0"])
+        .args(serve)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -576,6 +587,104 @@ fn the_official_suite_passes_every_server_scenario_we_claim() {
     assert!(
         failed.is_empty(),
         "claimed server scenarios that did not pass: {failed:?}\n{outputs}"
+    );
+}
+
+/// The skills extension (SEP-2640) is in neither requirement set; the
+/// suite lists its scenarios on their own (`sep-2640-…`, `[extension]`).
+/// Server scenarios we claim, run against `toolhost --skills
+/// examples/skills mcp serve --http` (`sep-2640-skills-directory` passes
+/// with its checks skipped: `directoryRead` is optional and not declared).
+const SKILLS_SERVER_CLAIMED: [&str; 3] = [
+    "sep-2640-skills-enumeration",
+    "sep-2640-skills-manifest",
+    "sep-2640-skills-directory",
+];
+
+/// Client scenarios of the skills extension we do not offer, with why.
+fn skills_client_not_offered() -> Vec<(&'static str, &'static str)> {
+    const NO_LOADER: &str = "no client-side skills loader yet: tool-mcp does not call skills/list, so neither tool-skills nor toolhost load a connected server's skills (no source that reads entries, defers every file read to activation and checks each file's sha256 digest, size and the SKILL.md frontmatter against the entry)";
+    vec![
+        ("sep-2640-client-no-prefetch", NO_LOADER),
+        ("sep-2640-client-verify-digest", NO_LOADER),
+        ("sep-2640-client-verify-size", NO_LOADER),
+        ("sep-2640-client-verify-frontmatter", NO_LOADER),
+    ]
+}
+
+/// `sep-2640-…` names of a plain `conformance list`: (server, client).
+fn skills_scenarios(output: &str) -> (Vec<String>, Vec<String>) {
+    let (mut server, mut client) = (Vec::new(), Vec::new());
+    let mut side = "";
+    for line in output.lines() {
+        if line.starts_with("Server scenarios") {
+            side = "server";
+        } else if line.starts_with("Client scenarios") {
+            side = "client";
+        } else if !line.starts_with(' ') && !line.is_empty() {
+            side = "";
+        }
+        let Some(name) = line.trim().strip_prefix("- ") else {
+            continue;
+        };
+        let name = name.split_whitespace().next().unwrap_or_default();
+        if !name.starts_with("sep-2640-") {
+            continue;
+        }
+        match side {
+            "server" => server.push(name.to_owned()),
+            "client" => client.push(name.to_owned()),
+            _ => {}
+        }
+    }
+    (server, client)
+}
+
+#[test]
+fn the_official_suite_passes_the_skills_extension_scenarios_we_claim() {
+    let suite = Suite::new();
+    let (server, client) = skills_scenarios(&suite.list_all());
+    assert!(
+        !server.is_empty(),
+        "the suite lists no sep-2640 server scenario"
+    );
+    let not_offered = skills_client_not_offered();
+    place_every_scenario("skills server", &server, &SKILLS_SERVER_CLAIMED, &[]);
+    place_every_scenario("skills client", &client, &[], &not_offered);
+    let examples = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../skills");
+    let (_served, url) = serve_with(&[], &["--skills", &examples.display().to_string()]);
+    let mut results = BTreeMap::new();
+    let mut outputs = String::new();
+    for scenario in SKILLS_SERVER_CLAIMED {
+        let output = suite.run(&["server", "--url", &url, "--scenario", scenario]);
+        let ok = output.contains(", 0 failed, 0 warnings") && !output.contains("FAILURE");
+        if !ok {
+            outputs.push_str(&format!("--- {scenario}\n{output}\n"));
+        }
+        results.insert(scenario.to_owned(), ok);
+    }
+    report(
+        "skills server",
+        &server,
+        &results,
+        &SKILLS_SERVER_CLAIMED,
+        &[],
+    );
+    report(
+        "skills client",
+        &client,
+        &BTreeMap::new(),
+        &[],
+        &not_offered,
+    );
+    let failed: Vec<&String> = results
+        .iter()
+        .filter(|(_, ok)| !**ok)
+        .map(|(n, _)| n)
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "claimed skills scenarios that did not pass: {failed:?}\n{outputs}"
     );
 }
 

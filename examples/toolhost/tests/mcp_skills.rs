@@ -95,11 +95,28 @@ async fn skills_are_served_as_mcp_resources_and_prompts() {
         assert_eq!(mime_type.as_deref(), Some("text/markdown"));
     }
 
-    // URIs name loaded skills, never paths.
+    // Every file of a skill is served too, as the skills extension
+    // (SEP-2640) lists it.
+    let table = manager
+        .read_resource("host", "skill://unit-conversion/references/table.md")
+        .await
+        .unwrap();
+    let [ResourceContents::TextResourceContents { text, .. }] = table.contents.as_slice() else {
+        panic!("{table:?}");
+    };
+    let on_disk = examples().join("unit-conversion/references/table.md");
+    assert_eq!(text, &std::fs::read_to_string(on_disk).unwrap());
+
+    // URIs name listed files of loaded skills, never paths.
     for uri in [
         "skill://no-such-skill/SKILL.md",
         "skill://../unit-conversion/SKILL.md",
-        "skill://unit-conversion/references/table.md",
+        "skill://unit-conversion/references/../SKILL.md",
+        "skill://unit-conversion/references/../../release-notes/SKILL.md",
+        "skill://unit-conversion/%2E%2E/release-notes/SKILL.md",
+        "skill://unit-conversion/references/table.md/",
+        "skill://unit-conversion//references/table.md",
+        "skill://unit-conversion/.hidden",
         "file:///etc/passwd",
     ] {
         let error = manager.read_resource("host", uri).await.unwrap_err();

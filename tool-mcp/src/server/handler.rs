@@ -54,6 +54,12 @@ impl ServerHandler for RegistryServer {
         if self.inner.prompts.is_some() || self.inner.resources.is_some() {
             capabilities.completions = Some(Map::new());
         }
+        if self.inner.skills.is_some() && self.inner.resources.is_some() {
+            capabilities
+                .extensions
+                .get_or_insert_with(Default::default)
+                .insert(rmcp::model::SKILLS_EXTENSION_ID.to_owned(), Map::new());
+        }
         if self.inner.tasks.offered() {
             capabilities
                 .extensions
@@ -224,6 +230,47 @@ impl ServerHandler for RegistryServer {
             .await
             .map_err(SourceError::into_mcp)?;
         Ok(ReadResourceResult::new(contents).into())
+    }
+
+    async fn list_skills(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListSkillsResult, ErrorData> {
+        let Some(source) = &self.inner.skills else {
+            return Err(ErrorData::method_not_found::<
+                rmcp::model::ListSkillsRequestMethod,
+            >());
+        };
+        let all = source.list().await.map_err(SourceError::into_mcp)?;
+        let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
+        let (items, next) = page_of("skills/list", all, cursor, self.inner.page_size)?;
+        let mut result = rmcp::model::ListSkillsResult::with_all_items(items);
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    async fn get_skill(
+        &self,
+        request: rmcp::model::GetSkillRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetSkillResult, ErrorData> {
+        let Some(source) = &self.inner.skills else {
+            return Err(ErrorData::method_not_found::<
+                rmcp::model::GetSkillRequestMethod,
+            >());
+        };
+        let all = source.list().await.map_err(SourceError::into_mcp)?;
+        let skill = all
+            .into_iter()
+            .find(|s| s.uri == request.uri)
+            .ok_or_else(|| {
+                ErrorData::invalid_params(
+                    format!("no skill is served at {}", request.uri),
+                    Some(serde_json::json!({"uri": request.uri})),
+                )
+            })?;
+        Ok(rmcp::model::GetSkillResult::new(skill))
     }
 
     async fn list_prompts(

@@ -107,6 +107,8 @@ pub(super) struct Inner {
     pub(super) bare_names: bool,
     pub(super) resources: Option<Arc<dyn ResourceSource>>,
     pub(super) prompts: Option<Arc<dyn PromptSource>>,
+    /// The skills served by the skills extension (SEP-2640).
+    pub(super) skills: Option<Arc<dyn crate::server::served::SkillSource>>,
     /// Seals the `requestState` of 2026-07-28 multi-round-trip calls.
     pub(super) seal: StateSeal,
     /// Reads the trace context of a call's `_meta` into its span.
@@ -170,6 +172,7 @@ impl RegistryServer {
                 bare_names: false,
                 resources: None,
                 prompts: None,
+                skills: None,
                 seal,
                 propagator: Arc::new(SpanFields),
                 tasks: ServedTasks::default(),
@@ -192,6 +195,7 @@ impl RegistryServer {
             bare_names: shared.bare_names,
             resources: shared.resources.clone(),
             prompts: shared.prompts.clone(),
+            skills: shared.skills.clone(),
             seal: shared.seal.clone(),
             propagator: Arc::clone(&shared.propagator),
             tasks: shared.tasks.clone(),
@@ -320,6 +324,16 @@ impl RegistryServer {
     /// (see [`PromptSource`]).
     pub fn with_prompts(self, source: Arc<dyn PromptSource>) -> Self {
         self.edit(|i| i.prompts = Some(source))
+    }
+
+    /// Serves `source`'s skills through the skills extension (SEP-2640):
+    /// the server declares `io.modelcontextprotocol/skills` and answers
+    /// `skills/list` (paged) and `skills/get` (an unknown URI is
+    /// `-32602`). Only with [`with_resources`](Self::with_resources)
+    /// serving the skills' files (the extension needs `resources`); without
+    /// it the skills are not declared.
+    pub fn with_skills(self, source: Arc<dyn crate::server::served::SkillSource>) -> Self {
+        self.edit(|i| i.skills = Some(source))
     }
 
     /// Sends `notifications/tools/list_changed` to every connected client

@@ -91,6 +91,19 @@ impl SourceError {
     }
 }
 
+/// Skills a host serves over MCP (SEP-2640, `io.modelcontextprotocol/skills`):
+/// each an entry of `skills/list` — the URI of its `SKILL.md`
+/// (`skill://<name>/SKILL.md`), its frontmatter as the file has it, and
+/// every file of the skill with its `sha256:` digest and size. The files
+/// themselves are read through the server's [`ResourceSource`]
+/// ([`RegistryServer::with_resources`](crate::RegistryServer::with_resources)),
+/// which must serve every URI listed here.
+#[async_trait]
+pub trait SkillSource: Send + Sync {
+    /// Every skill, in a stable order (the server pages it).
+    async fn list(&self) -> Result<Vec<rmcp::model::Skill>, SourceError>;
+}
+
 /// Resources a host serves over MCP.
 #[async_trait]
 pub trait ResourceSource: Send + Sync {

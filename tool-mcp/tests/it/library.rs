@@ -371,3 +371,73 @@ async fn a_server_without_resources_or_prompts_says_so() {
     manager.shutdown().await;
     stop.cancel();
 }
+
+/// Two skills whose files are `Documents`' (`doc://…`, nothing to read
+/// here: the test checks the listing).
+struct Shelf;
+
+#[async_trait]
+impl tool_mcp::SkillSource for Shelf {
+    async fn list(&self) -> Result<Vec<rmcp::model::Skill>, SourceError> {
+        use rmcp::model::{Skill, SkillFrontmatter, SkillResource, SkillResources};
+        let digest = format!("sha256:{}", "0".repeat(64));
+        Ok(["alpha", "beta"]
+            .iter()
+            .map(|name| {
+                let uri = format!("skill://{name}/SKILL.md");
+                Skill::new(
+                    uri.clone(),
+                    SkillFrontmatter::new(*name, format!("The {name} skill.")),
+                    SkillResources::Files(vec![SkillResource::new(uri, digest.clone(), 10)]),
+                )
+            })
+            .collect())
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hosts_skills_are_served_through_the_skills_extension() {
+    // Without resources the extension is not declared (its files could
+    // not be read).
+    let (url, stop) = serve(bare_server().with_skills(Arc::new(Shelf))).await;
+    let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url.clone());
+    let client = ().serve(transport).await.unwrap();
+    let capabilities = client.peer().peer_info().unwrap().capabilities.clone();
+    assert!(!capabilities.supports_skills());
+    drop(client);
+    stop.cancel();
+
+    let server = bare_server()
+        .with_resources(Arc::new(Documents { count: 1 }))
+        .with_skills(Arc::new(Shelf))
+        .with_page_size(1);
+    let (url, stop) = serve(server).await;
+    let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url.clone());
+    let client = ().serve(transport).await.unwrap();
+    let capabilities = client.peer().peer_info().unwrap().capabilities.clone();
+    assert!(capabilities.supports_skills());
+    let first = client.peer().list_skills(None).await.unwrap();
+    assert_eq!(first.skills.len(), 1, "one page of one");
+    assert_eq!(first.skills[0].uri, "skill://alpha/SKILL.md");
+    let got = client
+        .peer()
+        .get_skill(rmcp::model::GetSkillRequestParams::new(
+            "skill://beta/SKILL.md",
+        ))
+        .await
+        .unwrap();
+    assert_eq!(got.skill.frontmatter.description, "The beta skill.");
+    for unknown in ["skill://gamma/SKILL.md", "skill://alpha/../beta/SKILL.md"] {
+        let error = client
+            .peer()
+            .get_skill(rmcp::model::GetSkillRequestParams::new(unknown))
+            .await
+            .unwrap_err();
+        let rmcp::ServiceError::McpError(error) = error else {
+            panic!("{error:?}");
+        };
+        assert_eq!(error.code.0, -32602, "{unknown}: {error:?}");
+    }
+    drop(client);
+    stop.cancel();
+}

@@ -8,6 +8,8 @@
 //! `task` argument, whose message is the skill's instructions (the body)
 //! followed by the task when one is given. Resources and prompts are
 //! looked up by name among the loaded skills: a URI never names a path.
+//! The skills extension (SEP-2640: `skills/list`, `skills/get`, and every
+//! file of a skill as a resource) is [`super::skills_ext`].
 
 use std::sync::Arc;
 
@@ -16,7 +18,9 @@ use serde_json::{Map, Value};
 use tool_mcp::rmcp::model::{
     GetPromptResult, Prompt, PromptArgument, PromptMessage, Resource, ResourceContents, Role,
 };
-use tool_mcp::{PromptSource, ResourceSource, SourceError};
+use tool_mcp::{PromptSource, ResourceSource, SkillSource, SourceError};
+
+use super::skills_ext::{Bytes, Extension};
 use tool_skills::{Origin, Skill, SkillRegistry};
 
 /// The URI scheme of served skills.
@@ -29,6 +33,8 @@ const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
 /// The loaded skills, served as resources and prompts.
 pub struct SkillLibrary {
     skills: Vec<Arc<Skill>>,
+    /// The skills extension's entries and files.
+    extension: Extension,
 }
 
 impl SkillLibrary {
@@ -36,7 +42,13 @@ impl SkillLibrary {
     pub fn new(registry: &SkillRegistry) -> Self {
         let mut skills: Vec<Arc<Skill>> = registry.enabled().cloned().collect();
         skills.sort_by(|a, b| a.name().cmp(b.name()));
-        Self { skills }
+        let extension = Extension::of(&skills);
+        Self { skills, extension }
+    }
+
+    /// The skills the extension leaves out, with why.
+    pub fn left_out(&self) -> &[String] {
+        &self.extension.left_out
     }
 
     /// Whether there is nothing to serve.
@@ -97,6 +109,9 @@ impl ResourceSource for SkillLibrary {
     }
 
     async fn read(&self, uri: &str) -> Result<Vec<ResourceContents>, SourceError> {
+        if let Some(bytes) = self.extension.files.get(uri) {
+            return file_contents(uri, bytes).map(|c| vec![c]);
+        }
         let skill = uri
             .strip_prefix(SCHEME)
             .and_then(|rest| rest.strip_suffix(FILE))
@@ -109,6 +124,73 @@ impl ResourceSource for SkillLibrary {
             meta: None,
         }])
     }
+}
+
+#[async_trait]
+impl SkillSource for SkillLibrary {
+    async fn list(&self) -> Result<Vec<tool_mcp::rmcp::model::Skill>, SourceError> {
+        Ok(self.extension.entries.clone())
+    }
+}
+
+/// Base64 (standard alphabet, padded) of `bytes`.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(ALPHABET[(n >> (18 - 6 * i) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// One skill file as a resource: text when it is UTF-8, else a blob.
+fn file_contents(uri: &str, bytes: &Bytes) -> Result<ResourceContents, SourceError> {
+    let bytes = match bytes {
+        Bytes::Held(bytes) => bytes.clone(),
+        Bytes::Disk(path) => {
+            let size = std::fs::metadata(path)
+                .map_err(|e| SourceError::Failed(format!("{uri}: {e}")))?
+                .len();
+            if size > MAX_FILE_BYTES {
+                return Err(SourceError::Failed(format!(
+                    "{uri}: {size} bytes, over the {MAX_FILE_BYTES} served"
+                )));
+            }
+            std::fs::read(path).map_err(|e| SourceError::Failed(format!("{uri}: {e}")))?
+        }
+    };
+    let markdown = uri.ends_with(".md");
+    Ok(match String::from_utf8(bytes) {
+        Ok(text) => ResourceContents::TextResourceContents {
+            uri: uri.to_owned(),
+            mime_type: Some(
+                if markdown {
+                    "text/markdown"
+                } else {
+                    "text/plain"
+                }
+                .into(),
+            ),
+            text,
+            meta: None,
+        },
+        Err(raw) => ResourceContents::BlobResourceContents {
+            uri: uri.to_owned(),
+            mime_type: Some("application/octet-stream".into()),
+            blob: base64(raw.as_bytes()),
+            meta: None,
+        },
+    })
 }
 
 #[async_trait]
@@ -165,5 +247,17 @@ impl PromptSource for SkillLibrary {
             GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)])
                 .with_description(skill.description()),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn base64_pads_like_the_standard() {
+        assert_eq!(super::base64(b""), "");
+        assert_eq!(super::base64(b"f"), "Zg==");
+        assert_eq!(super::base64(b"fo"), "Zm8=");
+        assert_eq!(super::base64(b"foo"), "Zm9v");
+        assert_eq!(super::base64(&[0xff, 0xfe, 0x00, 0x01]), "//4AAQ==");
     }
 }
