@@ -35,6 +35,9 @@ pub struct Host {
     computer: LocalComputer,
     /// The taint session of `--session`, when there is one.
     session: Option<Arc<tool_core::taint::Session>>,
+    /// What the policy file says that is valid but unsafe
+    /// (`PolicyFile::findings`), as `{"pointer", "id", "message"}`.
+    policy_findings: Vec<Value>,
 }
 
 /// What `call` did: the decision, and the output when there is one.
@@ -66,6 +69,11 @@ impl Host {
                 .map_err(|e| Failure::Source(format!("--policy {}: {e}", path.display())))?,
             None => PolicyFile::default(),
         };
+        let policy_findings = file
+            .findings()
+            .into_iter()
+            .map(|f| json!({"pointer": f.pointer, "id": f.id, "message": f.message}))
+            .collect();
         let mut builder = PolicyEngine::builder()
             .policy_file(&file)
             .confinement(policy.sandbox.unattended())
@@ -91,7 +99,16 @@ impl Host {
             engine,
             computer,
             session: None,
+            policy_findings,
         })
+    }
+
+    /// The policy file's findings (`PolicyFile::findings`: a full-access
+    /// rule over a program that runs the workspace's code), as
+    /// `{"findings": [{"pointer", "id", "message"}]}`; `None` when there
+    /// are none (the output then has no `policy` field).
+    pub fn policy_findings(&self) -> Option<Value> {
+        (!self.policy_findings.is_empty()).then(|| json!({ "findings": self.policy_findings }))
     }
 
     /// The local computer of `local-system` (one process manager, one

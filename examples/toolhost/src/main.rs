@@ -499,6 +499,9 @@ async fn run(mut cli: Cli) -> Result<Value, Failure> {
             if !skill_findings.is_empty() {
                 out["skills"] = json!({ "findings": skill_findings });
             }
+            if let Some(findings) = host.policy_findings() {
+                out["policy"] = findings;
+            }
             if !reports.is_empty() {
                 out["mcp"] = json!(reports);
             }
@@ -554,6 +557,9 @@ async fn run(mut cli: Cli) -> Result<Value, Failure> {
                 "decision": host::decision_json(&called.decision),
                 "output": called.output,
             });
+            if let Some(findings) = host.policy_findings() {
+                out["policy"] = findings;
+            }
             if let Some(file) = &loaded {
                 file.save()?;
                 out["session"] = file.summary(&pins);
@@ -615,6 +621,9 @@ async fn run(mut cli: Cli) -> Result<Value, Failure> {
             let fingerprint = host.policy_fingerprint();
             replay::write(&record, &host, &name, raw, &decision, &fingerprint)?;
             let mut out = json!({ "decision": host::decision_json(&decision) });
+            if let Some(findings) = host.policy_findings() {
+                out["policy"] = findings;
+            }
             if let Some(report) = report(false) {
                 out["workspace"] = report;
             }

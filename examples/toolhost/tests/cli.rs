@@ -221,6 +221,58 @@ fn check_decides_without_running() {
 }
 
 #[test]
+fn check_and_call_report_the_policy_files_findings_and_keep_the_decision() {
+    let dir = tempfile::tempdir().unwrap();
+    // `cargo build` with full access (a build runs the workspace's
+    // `build.rs`): a finding; `git status` with full access is not one.
+    let policy = write_policy(
+        dir.path(),
+        r#"{"rules": {"local-system/runCommand": [
+            {"match": {"command": "git status:*"}, "policy": "never", "confinement": "full_access"},
+            {"match": {"command": "cargo build:*"}, "policy": "never", "confinement": "full_access"}
+        ]}}"#,
+    );
+    let cwd = dir.path().to_str().unwrap();
+    for command in ["check", "call"] {
+        let out = toolhost(&[
+            "--cwd",
+            cwd,
+            "--policy",
+            &policy,
+            command,
+            "calculator____evaluate",
+            r#"{"expression": "6*7"}"#,
+        ]);
+        assert!(out.status.success(), "{command}: {out:?}");
+        let json = stdout_json(&out);
+        assert!(json["decision"]["action"].is_string(), "{command}: {json}");
+        let findings = json["policy"]["findings"].as_array().unwrap();
+        assert_eq!(findings.len(), 1, "{command}: {json}");
+        assert_eq!(findings[0]["id"], "policy/full-access-runs-workspace-code");
+        assert_eq!(findings[0]["pointer"], "/rules/local-system~1runCommand/1");
+        assert!(
+            findings[0]["message"]
+                .as_str()
+                .unwrap()
+                .contains("build.rs")
+        );
+    }
+    // A file without findings: no `policy` field (the shape as before).
+    let clean = write_policy(dir.path(), POLICY);
+    let json = stdout_json(&toolhost(&[
+        "--cwd",
+        cwd,
+        "--policy",
+        &clean,
+        "check",
+        "calculator____evaluate",
+        r#"{"expression": "6*7"}"#,
+    ]));
+    assert!(json.get("policy").is_none(), "{json}");
+    assert!(json["decision"].is_object());
+}
+
+#[test]
 fn an_allow_rule_does_not_approve_a_compound_command() {
     let dir = tempfile::tempdir().unwrap();
     let policy = write_policy(dir.path(), POLICY);
