@@ -1,9 +1,22 @@
 //! tool-core: cost of the pipeline around a trivial tool, and of its parts.
-#![allow(clippy::expect_used, clippy::unwrap_used)]
+//!
+//! Before criterion runs, an instruction guard counts what a taint session
+//! (redaction with the built-in rules, then the ledger) adds to a call with
+//! a 1 KB private output, under callgrind (this binary run again as a
+//! probe, with 1 and with 101 calls, with a session and without; the
+//! difference over 100): a count does not move with the machine's load,
+//! where a wall-clock margin does. Over its budget, the run fails after the
+//! timings. Where valgrind is missing, `.ci/setup.d/75-valgrind.sh`
+//! installs it; if it still cannot run, the guard says so and is skipped,
+//! except under `CI=true`, where it fails.
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
 use std::hint::black_box;
 
-use criterion::{Criterion, criterion_group, criterion_main};
+#[path = "../../.ci/fixtures.rs"]
+mod fixtures;
+
+use criterion::{Criterion, criterion_group};
 use serde_json::json;
 use tool_core::{
     ApiDefinition, Invoker, ProviderFormat, ToolBuilder, ToolCall, ToolContext, ToolOutput,
@@ -238,57 +251,274 @@ fn mailbox_1kb() -> String {
     text
 }
 
+/// The taint benches' call: `mail/read`, a private read whose output is
+/// [`mailbox_1kb`], and what it runs in.
+struct TaintFixture {
+    text: String,
+    offered: tool_core::OfferedTools,
+    ctx: ToolContext,
+    runtime: tokio::runtime::Runtime,
+    call: ToolCall,
+    redactor: tool_core::taint::Redactor,
+}
+
+impl TaintFixture {
+    fn new() -> Self {
+        use tool_core::taint::{Capabilities, Redactor};
+        let text = mailbox_1kb();
+        let mut registry = ToolRegistry::new();
+        let body = text.clone();
+        registry
+            .register(
+                ToolBuilder::new("mail")
+                    .api(
+                        ApiDefinition::new("read", "Reads the inbox.")
+                            .with_capabilities(Capabilities::private_read()),
+                        move |_, _| {
+                            let body = body.clone();
+                            async move { Ok(ToolOutput::text(body)) }
+                        },
+                    )
+                    .build()
+                    .expect("valid tool"),
+            )
+            .expect("registers");
+        let ctx = ToolContext::new();
+        let offered = registry.offer(&ctx);
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        Self {
+            text,
+            offered,
+            ctx,
+            runtime,
+            call: ToolCall::new("mail____read", "{}"),
+            redactor: Redactor::builtin().expect("built-in rules load"),
+        }
+    }
+
+    /// An invoker keeping a fresh session that redacts with the built-in
+    /// rules, and the session.
+    fn session(&self) -> (Invoker, std::sync::Arc<tool_core::taint::Session>) {
+        let session = std::sync::Arc::new(
+            tool_core::taint::Session::new().with_redactor(self.redactor.clone()),
+        );
+        (
+            Invoker::default().with_session(std::sync::Arc::clone(&session)),
+            session,
+        )
+    }
+
+    fn invoke(&self, invoker: &Invoker) -> ToolOutput {
+        self.runtime
+            .block_on(invoker.invoke(&self.offered, black_box(&self.call), &self.ctx))
+    }
+}
+
+/// What the taint session may add to one call with a 1 KB private output,
+/// in instructions (callgrind's `Ir`): on the machines the figures were
+/// taken on, 1 µs is about 11 000 instructions (benches/RESULTS.md); the
+/// target (issue 39) is 2 µs. `session`: on the call's path (redaction,
+/// the call recorded, its output kept for the ledger), held to the target;
+/// `recorded`: the same with the output's values recorded in the ledger
+/// (the whole cost, on the call's path or not), reported with no budget
+/// (about 80 000 instructions when this guard was written: the value scan
+/// is the part still over the target). Each guard is named after the
+/// benchmark it stands beside, with `_instructions` added, so a filter
+/// that picks the one picks the other.
+const TAINT_BUDGETS: &[(&str, &str, Option<u64>)] = &[
+    (
+        "session",
+        "taint/1 KB private read, session (redact + ledger)",
+        Some(22_000),
+    ),
+    (
+        "recorded",
+        "taint/1 KB private read, session, values recorded",
+        None,
+    ),
+];
+
+/// The variable that makes this binary a probe: `KIND:N` makes N calls of
+/// that kind (after one warm-up call) and exits.
+const PROBE_VAR: &str = "CORE_TAINT_PROBE";
+
+/// The probe: N fresh sessions made (whatever the kind, so making them is
+/// no part of the difference), then N calls: `plain` without a session,
+/// `session` each with its own, `recorded` the same, its values then
+/// recorded. Nothing is dropped (a conversation's teardown is not a call's
+/// cost).
+fn probe(spec: &str) {
+    let (kind, n) = spec.split_once(':').expect("KIND:N");
+    let n: usize = n.parse().expect("a count");
+    let fixture = TaintFixture::new();
+    let plain = Invoker::default();
+    // Warm-up: the built-in rules, the runtime, the first allocations.
+    for _ in 0..2 {
+        let (invoker, session) = fixture.session();
+        black_box(fixture.invoke(&invoker));
+        session.user_said("");
+        black_box(fixture.invoke(&plain));
+    }
+    let sessions: Vec<_> = (0..n).map(|_| fixture.session()).collect();
+    let mut outputs = Vec::with_capacity(n);
+    for (invoker, session) in &sessions {
+        match kind {
+            "plain" => outputs.push(fixture.invoke(&plain)),
+            "session" => outputs.push(fixture.invoke(invoker)),
+            "recorded" => {
+                outputs.push(fixture.invoke(invoker));
+                session.user_said("");
+            }
+            other => panic!("unknown probe kind {other}"),
+        }
+    }
+    black_box(&outputs);
+    std::mem::forget(outputs);
+    std::mem::forget(sessions);
+}
+
+/// The instructions callgrind counts in a probe run of `spec`.
+fn probe_instructions(spec: &str) -> u64 {
+    let exe = std::env::current_exe().expect("this bench's path");
+    let out = std::process::Command::new("valgrind")
+        .args(["--tool=callgrind", "--callgrind-out-file=/dev/null"])
+        .arg(exe)
+        .env(PROBE_VAR, spec)
+        .output()
+        .expect("valgrind runs");
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "the {spec} probe failed:\n{text}");
+    text.lines()
+        .find_map(|l| {
+            l.split_once("Collected :")
+                .map(|(_, n)| n.trim().to_owned())
+        })
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no instruction count in callgrind's output:\n{text}"))
+}
+
+/// The instructions of one call of `kind`: (101 calls - 1 call) / 100.
+fn per_call(kind: &str) -> u64 {
+    let one = probe_instructions(&format!("{kind}:1"));
+    let many = probe_instructions(&format!("{kind}:101"));
+    many.saturating_sub(one) / 100
+}
+
+/// Whether a guard named `name` runs under the command line's filter (a
+/// criterion filter is a regex over the benchmark ids).
+fn selected(name: &str) -> bool {
+    // Criterion's options without a value; every other `--option` takes
+    // the next word (`--warm-up-time 1`), which is no filter.
+    const FLAGS: &[&str] = &[
+        "--bench",
+        "--noplot",
+        "--list",
+        "--test",
+        "--verbose",
+        "--quiet",
+        "--exact",
+        "--ignored",
+        "--discard-baseline",
+        "--quick",
+        "--nocapture",
+        "--show-output",
+        "-v",
+        "-n",
+    ];
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--list" || a == "--test") {
+        return false;
+    }
+    let mut filters = Vec::new();
+    let mut words = args.iter();
+    while let Some(a) = words.next() {
+        if a.starts_with('-') {
+            if !FLAGS.contains(&a.as_str()) && !a.contains('=') {
+                words.next();
+            }
+        } else {
+            filters.push(a);
+        }
+    }
+    filters.is_empty()
+        || filters
+            .iter()
+            .any(|f| regex::Regex::new(f).is_ok_and(|r| r.is_match(name)))
+}
+
+/// Whether `valgrind --version` runs.
+fn valgrind_runs() -> bool {
+    std::process::Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Counts what a session adds to one call; says which are over their
+/// budget (see [`TAINT_BUDGETS`]).
+fn instruction_guard() -> Vec<String> {
+    let guarded: Vec<(&str, Option<u64>, String)> = TAINT_BUDGETS
+        .iter()
+        .map(|(kind, bench, budget)| (*kind, *budget, format!("{bench}_instructions")))
+        .filter(|(_, _, name)| selected(name))
+        .collect();
+    if guarded.is_empty() {
+        return Vec::new();
+    }
+    if !valgrind_runs() {
+        let setup = std::panic::catch_unwind(|| fixtures::ensure("75-valgrind.sh"));
+        if setup.is_err() || !valgrind_runs() {
+            let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+            assert!(
+                !ci,
+                "the instruction guard needs valgrind (CI=true), and \
+                 .ci/setup.d/75-valgrind.sh could not install it"
+            );
+            println!("core taint instruction guard: skipped, valgrind not found");
+            return Vec::new();
+        }
+    }
+    let plain = per_call("plain");
+    let mut over = Vec::new();
+    for (kind, budget, name) in guarded {
+        let added = per_call(kind).saturating_sub(plain);
+        let limit = budget.map_or_else(|| "none".to_owned(), |b| b.to_string());
+        println!(
+            "{name}: {added} instructions added per call (budget {limit}; {plain} without a session)"
+        );
+        if let Some(budget) = budget
+            && added > budget
+        {
+            over.push(format!("{name}: {added} > {budget}"));
+        }
+    }
+    over
+}
+
 /// Trust and taint: what a session (secret redaction with the built-in
 /// rules, then the ledger's record of the values) adds to a call whose
 /// 1 KB output is a private read, against the same call without a
 /// session; and the parts alone. Target: <= 2 us per call added.
 fn bench_taint(c: &mut Criterion) {
-    use std::sync::Arc;
-    use tool_core::taint::{Capabilities, Ledger, Redactor, Session, TrifectaSettings};
+    use tool_core::taint::{Capabilities, Ledger, TrifectaSettings};
 
-    let text = mailbox_1kb();
-    let mut registry = ToolRegistry::new();
-    let body = text.clone();
-    registry
-        .register(
-            ToolBuilder::new("mail")
-                .api(
-                    ApiDefinition::new("read", "Reads the inbox.")
-                        .with_capabilities(Capabilities::private_read()),
-                    move |_, _| {
-                        let body = body.clone();
-                        async move { Ok(ToolOutput::text(body)) }
-                    },
-                )
-                .build()
-                .expect("valid tool"),
-        )
-        .expect("registers");
-    let ctx = ToolContext::new();
-    let offered = registry.offer(&ctx);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
-    let call = ToolCall::new("mail____read", "{}");
-    let redactor = Redactor::builtin().expect("built-in rules load");
+    let fixture = TaintFixture::new();
+    let text = fixture.text.clone();
+    let redactor = fixture.redactor.clone();
     let plain = Invoker::default();
     c.bench_function("taint/1 KB private read, no session", |b| {
-        b.iter(|| runtime.block_on(plain.invoke(&offered, black_box(&call), &ctx)))
+        b.iter(|| fixture.invoke(&plain))
     });
     // A fresh session per call, so the ledger does not grow without end:
     // every value is new to it (the costlier case). The session is handed
     // back, so its teardown (once per conversation) is not timed.
     c.bench_function("taint/1 KB private read, session (redact + ledger)", |b| {
         b.iter_batched(
-            || {
-                Invoker::default()
-                    .with_session(Arc::new(Session::new().with_redactor(redactor.clone())))
-            },
-            |invoker| {
-                let output = runtime.block_on(invoker.invoke(&offered, black_box(&call), &ctx));
-                (output, invoker)
-            },
+            || fixture.session(),
+            |(invoker, session)| (fixture.invoke(&invoker), invoker, session),
             criterion::BatchSize::SmallInput,
         )
     });
@@ -298,15 +528,9 @@ fn bench_taint(c: &mut Criterion) {
     // not.
     c.bench_function("taint/1 KB private read, session, values recorded", |b| {
         b.iter_batched(
-            || {
-                let session = Arc::new(Session::new().with_redactor(redactor.clone()));
-                (
-                    Invoker::default().with_session(Arc::clone(&session)),
-                    session,
-                )
-            },
+            || fixture.session(),
             |(invoker, session)| {
-                let output = runtime.block_on(invoker.invoke(&offered, black_box(&call), &ctx));
+                let output = fixture.invoke(&invoker);
                 // Reading the ledger records what is pending.
                 session.user_said("");
                 (output, invoker, session)
@@ -368,4 +592,20 @@ fn bench_taint(c: &mut Criterion) {
 }
 
 criterion_group!(benches, bench_core, bench_durable, bench_large, bench_taint);
-criterion_main!(benches);
+
+fn main() {
+    if let Ok(spec) = std::env::var(PROBE_VAR) {
+        probe(&spec);
+        return;
+    }
+    // The timings are taken either way; a count over its budget then
+    // fails the run.
+    let over = instruction_guard();
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+    assert!(
+        over.is_empty(),
+        "over the instruction budget: {}",
+        over.join("; ")
+    );
+}

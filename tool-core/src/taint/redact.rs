@@ -11,6 +11,9 @@ use serde_json::Value;
 
 use crate::error::Error;
 
+mod keywords;
+use keywords::FoldedKeywords;
+
 /// The built-in rule table: cloud keys, Git hosting and CI tokens, chat
 /// webhooks, private keys, JWTs, connection strings with passwords…
 pub const BUILTIN_SECRET_RULES: &str = include_str!("secret_rules.json");
@@ -96,9 +99,11 @@ impl Redactions {
 /// `[REDACTED:<rule id>]` (`[REDACTED:host-secret:<name>]` for a host's own
 /// value), in time linear in the text's length.
 ///
-/// One pass of an Aho-Corasick automaton over the rules' keywords says
-/// which rules can occur at all (most outputs: none, and nothing is
-/// copied); only those rules' regexes then run, each once.
+/// One pass over the text for every rule's keywords at once (a SIMD
+/// multi-pattern search over a lower-cased copy, a chunk at a time; an
+/// Aho-Corasick automaton where the keywords do not fit it) says which
+/// rules can occur at all (most outputs: none, and nothing is copied);
+/// only those rules' regexes then run, each once.
 ///
 /// ```
 /// use tool_core::taint::Redactor;
@@ -117,11 +122,15 @@ pub struct Redactor {
     inner: Arc<Inner>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Inner {
     ids: Vec<String>,
     /// Every keyword of every rule, ASCII case-insensitive.
     keywords: AhoCorasick,
+    /// The same keywords, same pattern order, searched with SIMD in a
+    /// lower-cased copy of the text; `None` when they do not fit it (the
+    /// automaton then searches).
+    packed: Option<FoldedKeywords>,
     /// Keyword pattern index → the rules it opens.
     opens: Vec<Vec<usize>>,
     rules: Vec<Regex>,
@@ -273,6 +282,7 @@ impl Redactor {
             .prefilter(false)
             .build(&words)
             .map_err(|e| bad("", format!("the keywords do not build: {e}")))?;
+        let packed = FoldedKeywords::new(&words);
         let opens: Vec<Vec<usize>> = words
             .iter()
             .map(|word| {
@@ -295,6 +305,7 @@ impl Redactor {
             inner: Arc::new(Inner {
                 ids,
                 keywords,
+                packed,
                 opens,
                 rules: compiled,
                 in_token: rules.iter().map(|r| r.in_token).collect(),
@@ -341,6 +352,7 @@ impl Redactor {
         self.inner = Arc::new(Inner {
             ids: inner.ids.clone(),
             keywords: inner.keywords.clone(),
+            packed: inner.packed.clone(),
             opens: inner.opens.clone(),
             rules: inner.rules.clone(),
             in_token: inner.in_token.clone(),
@@ -383,34 +395,48 @@ impl Redactor {
         let mut runs: Vec<(usize, usize, usize)> = Vec::new();
         let mut last_end = vec![0usize; inner.rules.len()];
         let bytes = text.as_bytes();
-        for found in inner.keywords.find_iter(text) {
-            if let Some(rules) = inner.opens.get(found.pattern().as_usize()) {
-                for &rule in rules {
-                    if !inner.in_token.get(rule).copied().unwrap_or(false) {
-                        open[rule] = true;
-                        any = true;
-                        continue;
-                    }
-                    let lo = last_end[rule];
-                    if found.end() <= lo {
-                        continue;
-                    }
-                    let from = found.start().max(lo);
-                    let start = bytes[lo..from]
-                        .iter()
-                        .rposition(u8::is_ascii_whitespace)
-                        .map_or(lo, |i| lo + i + 1);
-                    let end = bytes[found.end()..]
-                        .iter()
-                        .position(u8::is_ascii_whitespace)
-                        .map_or(text.len(), |i| found.end() + i);
-                    last_end[rule] = end;
-                    let run = text.get(start..end).unwrap_or_default();
-                    let needs = inner.needs.get(rule).map_or(&[][..], Vec::as_slice);
-                    if needs.iter().all(|n| run.contains(n.as_str())) {
-                        runs.push((rule, start, end));
-                        any = true;
-                    }
+        let mut hit = |pattern: usize, found_start: usize, found_end: usize| {
+            let Some(rules) = inner.opens.get(pattern) else {
+                return;
+            };
+            for &rule in rules {
+                if !inner.in_token.get(rule).copied().unwrap_or(false) {
+                    open[rule] = true;
+                    any = true;
+                    continue;
+                }
+                let lo = last_end[rule];
+                if found_end <= lo {
+                    continue;
+                }
+                let from = found_start.max(lo);
+                let start = bytes[lo..from]
+                    .iter()
+                    .rposition(u8::is_ascii_whitespace)
+                    .map_or(lo, |i| lo + i + 1);
+                let end = bytes[found_end..]
+                    .iter()
+                    .position(u8::is_ascii_whitespace)
+                    .map_or(text.len(), |i| found_end + i);
+                last_end[rule] = end;
+                let run = text.get(start..end).unwrap_or_default();
+                let needs = inner.needs.get(rule).map_or(&[][..], Vec::as_slice);
+                // One byte (the `@` of the URL rules) found with memchr,
+                // without a substring searcher built per run.
+                if needs.iter().all(|n| match n.as_bytes() {
+                    [byte] => run.as_bytes().contains(byte),
+                    _ => run.contains(n.as_str()),
+                }) {
+                    runs.push((rule, start, end));
+                    any = true;
+                }
+            }
+        };
+        match &inner.packed {
+            Some(packed) => packed.each(bytes, &mut hit),
+            None => {
+                for found in inner.keywords.find_iter(text) {
+                    hit(found.pattern().as_usize(), found.start(), found.end());
                 }
             }
         }
@@ -609,6 +635,102 @@ mod tests {
             let everything = redactor.redact_opened(&text, Vec::new(), &all, &[], true);
             proptest::prop_assert_eq!(redactor.redact(&text), everything, "{:?}", text);
         }
+    }
+
+    /// The built-in redactor with its keyword search replaced: the
+    /// automaton (`None`) or the SIMD search `chunk` bytes at a time.
+    fn with_search(chunk: Option<usize>) -> Redactor {
+        let redactor = Redactor::builtin().unwrap();
+        let mut inner = (*redactor.inner).clone();
+        inner.packed = match chunk {
+            None => None,
+            Some(n) => Some(inner.packed.take().unwrap().with_chunk(n)),
+        };
+        Redactor {
+            inner: Arc::new(inner),
+        }
+    }
+
+    #[test]
+    fn the_builtin_keywords_take_the_simd_search() {
+        // Where the machine has no SIMD search, the automaton does it; on
+        // the machines this project targets (x86_64, aarch64) it has.
+        if cfg!(any(target_arch = "x86_64", target_arch = "aarch64")) {
+            assert!(Redactor::builtin().unwrap().inner.packed.is_some());
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1000))]
+        #[test]
+        fn the_simd_keyword_search_redacts_exactly_what_the_automaton_and_every_rule_do(
+            picks in proptest::collection::vec(proptest::prelude::any::<proptest::sample::Index>(), 0..40),
+            chunk in 1usize..48,
+        ) {
+            let pieces = pieces();
+            let text: String = picks.iter().map(|i| i.get(&pieces).as_str()).collect();
+            let simd = with_search(Some(chunk));
+            let automaton = with_search(None);
+            let all = vec![true; simd.rule_ids().len()];
+            let everything = simd.redact_opened(&text, Vec::new(), &all, &[], true);
+            let found = simd.redact(&text);
+            proptest::prop_assert_eq!(&found, &automaton.redact(&text), "{:?}", text);
+            proptest::prop_assert_eq!(&found, &everything, "{:?}", text);
+            proptest::prop_assert_eq!(&found, &Redactor::builtin().unwrap().redact(&text), "{:?}", text);
+        }
+
+        #[test]
+        fn the_simd_keyword_search_reports_or_overlaps_every_occurrence(
+            picks in proptest::collection::vec(proptest::prelude::any::<proptest::sample::Index>(), 0..40),
+            chunk in 1usize..48,
+        ) {
+            let pieces = pieces();
+            let text: String = picks.iter().map(|i| i.get(&pieces).as_str()).collect();
+            let redactor = with_search(Some(chunk));
+            let inner = &*redactor.inner;
+            let mut hits: Vec<(usize, usize, usize)> = Vec::new();
+            inner.packed.as_ref().unwrap().each(text.as_bytes(), &mut |p, s, e| hits.push((p, s, e)));
+            let lower = text.to_ascii_lowercase();
+            for pair in hits.windows(2) {
+                proptest::prop_assert!(pair[0].2 <= pair[1].1, "{:?} in {:?}", pair, text);
+            }
+            // Every occurrence (the automaton, overlapping) is reported,
+            // or starts inside one reported.
+            let mut every = Vec::new();
+            for m in inner.keywords.find_overlapping_iter(&text) {
+                every.push((m.pattern().as_usize(), m.start(), m.end()));
+                proptest::prop_assert!(
+                    hits.iter().any(|h| *h == (m.pattern().as_usize(), m.start(), m.end()) || (h.1 <= m.start() && m.start() < h.2)),
+                    "{:?} missed in {:?}: {:?}", m, text, hits
+                );
+            }
+            // And each reported is one.
+            for h in &hits {
+                proptest::prop_assert!(every.contains(h), "{:?} in {:?}", h, lower);
+            }
+        }
+    }
+
+    #[test]
+    fn the_simd_keyword_search_finds_keywords_across_chunk_edges_of_a_long_output() {
+        let redactor = Redactor::builtin().unwrap();
+        // 3 chunks and more; a token and a password cut by each edge.
+        let mut text = String::new();
+        let token = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
+        let mut want = 0;
+        while text.len() < 3 * 4096 + 100 {
+            let edge = (text.len() / 4096 + 1) * 4096;
+            let pad = (edge - text.len()).saturating_sub(2);
+            text.push_str(&"x ".repeat(pad / 2));
+            text.push_str(" PassWord=");
+            text.push_str(token);
+            text.push(' ');
+            want += 1;
+        }
+        let (out, found) = redactor.redact(&text).unwrap();
+        assert!(!out.contains(token), "{out}");
+        assert_eq!(found.total(), want, "{found:?}");
+        assert_eq!(Some((out, found)), with_search(None).redact(&text));
     }
 
     #[test]

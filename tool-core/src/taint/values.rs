@@ -141,6 +141,19 @@ fn is_ascii_space(b: u8) -> bool {
     b == b' ' || (b'\t'..=b'\r').contains(&b)
 }
 
+/// Whether `bytes` holds more than `limit` bytes that are not ASCII
+/// whitespace.
+fn more_non_space_than(bytes: &[u8], limit: usize) -> bool {
+    let mut count = 0;
+    for block in bytes.chunks(64) {
+        count += block.iter().filter(|b| !is_ascii_space(**b)).count();
+        if count > limit {
+            return true;
+        }
+    }
+    false
+}
+
 /// [`normalise_text`] into `buf`; whether there is a value.
 fn normalise_text_into(text: &str, buf: &mut String) -> bool {
     buf.clear();
@@ -151,11 +164,11 @@ fn normalise_text_into(text: &str, buf: &mut String) -> bool {
     if trimmed.is_ascii() {
         // One byte, one character: count and copy in one pass.
         let bytes = trimmed.as_bytes();
-        // More than MAX_TEXT_VALUE non-space bytes: no value. Counted in
-        // one branch-free pass (the common case: an output far too long).
-        if bytes.len() > MAX_TEXT_VALUE
-            && bytes.len() - bytes.iter().filter(|b| is_ascii_space(**b)).count() > MAX_TEXT_VALUE
-        {
+        // More than MAX_TEXT_VALUE non-space bytes: no value. Counted a
+        // block at a time, each block in one branch-free pass, up to the
+        // first block past the limit (the common case: an output far too
+        // long, known after a few hundred bytes).
+        if bytes.len() > MAX_TEXT_VALUE && more_non_space_than(bytes, MAX_TEXT_VALUE) {
             return false;
         }
         buf.reserve(bytes.len());
