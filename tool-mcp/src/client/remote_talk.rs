@@ -311,8 +311,19 @@ pub(crate) async fn call_rounds_with_events(
     events: Arc<dyn CallEvents>,
     trace: &ClientTrace,
 ) -> Result<Rounds, ServiceError> {
-    match call_reaching(peer, answerer, in_flight, params, events, trace).await? {
-        Reached::Task(task) => follow(peer, answerer, task).await.map(Rounds::Done),
+    match call_reaching(
+        peer,
+        answerer,
+        in_flight,
+        params,
+        Arc::clone(&events),
+        trace,
+    )
+    .await?
+    {
+        Reached::Task(task) => follow(peer, answerer, task, events.as_ref())
+            .await
+            .map(Rounds::Done),
         Reached::Rounds(rounds) => Ok(rounds),
     }
 }

@@ -11,7 +11,11 @@
 //! its task settles (cancelled, timed out) cancels the task
 //! (`tasks/cancel`): a task never runs on unwatched. Questions nobody here
 //! answers cancel the task too, with an error naming them: a task's
-//! handle is not kept in tool-core's durable turn (yet).
+//! handle is not kept in tool-core's durable turn (yet): a host that
+//! needs the task to outlive the call starts it detached
+//! ([`McpManager::start_task`](crate::McpManager::start_task)). Each change
+//! of the task's status reaches the call's events as a log line (`task
+//! `ID`: working: message`, data `{"taskId", "status", "statusMessage"}`).
 
 use std::time::Duration;
 
@@ -68,6 +72,7 @@ pub(crate) async fn follow(
     peer: &Peer<RoleClient>,
     answerer: &impl Answerer,
     task: Task,
+    events: &dyn tool_core::CallEvents,
 ) -> Result<CallToolResult, ServiceError> {
     let id = task.task_id.clone();
     let poll = task
@@ -81,8 +86,29 @@ pub(crate) async fn follow(
     // Questions answered already (a poll may see them before the server
     // took the answers in): never put to the user twice.
     let mut answered = std::collections::BTreeSet::new();
+    let mut last_status = None;
     loop {
         let detailed = peer.get_task(GetTaskParams::new(id.clone())).await?.task;
+        // Each change of status (or of its message) reaches the host as a
+        // log line of the call, with the task's data.
+        let status = (detailed.task.status, detailed.task.status_message.clone());
+        if last_status.as_ref() != Some(&status) {
+            let name = serde_json::to_value(status.0)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default();
+            let message = match &status.1 {
+                Some(text) => format!("task `{id}`: {name}: {text}"),
+                None => format!("task `{id}`: {name}"),
+            };
+            let data = serde_json::json!({
+                "taskId": id,
+                "status": status.0,
+                "statusMessage": status.1,
+            });
+            events.log(None, tool_core::LogLevel::Info, &message, Some(&data));
+            last_status = Some(status);
+        }
         match detailed.payload {
             TaskPayload::InputRequired { mut input_requests } => {
                 input_requests.retain(|key, _| !answered.contains(key));

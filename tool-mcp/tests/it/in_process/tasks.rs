@@ -492,6 +492,24 @@ async fn on_2026_07_28_a_tool_asks_by_input_required_then_becomes_a_task_when_it
     stop.cancel();
 }
 
+/// The log lines a call's events get.
+#[derive(Default)]
+struct StatusLines(std::sync::Mutex<Vec<String>>);
+
+impl tool_core::CallEvents for StatusLines {
+    fn progress(&self, _: Option<&str>, _: &tool_core::Progress) {}
+
+    fn log(
+        &self,
+        _: Option<&str>,
+        _: tool_core::LogLevel,
+        message: &str,
+        _: Option<&serde_json::Value>,
+    ) {
+        self.0.lock().unwrap().push(message.to_owned());
+    }
+}
+
 /// Accepts every question with `{"go": true}`, counting them.
 #[derive(Default)]
 struct SaysGo(std::sync::atomic::AtomicUsize);
@@ -554,12 +572,20 @@ async fn our_client_follows_the_tasks_a_server_makes_of_its_calls_on_both_revisi
         );
         manager.upsert(config("tasks")).unwrap();
 
-        // The task's result is the call's result.
+        // The task's result is the call's result; its status reaches the
+        // call's events.
+        let lines = Arc::new(StatusLines::default());
         let done = manager
-            .call_tool("tasks", "jobs____quick", Default::default())
+            .call_tool_with_events("tasks", "jobs____quick", Default::default(), lines.clone())
             .await
             .unwrap();
         assert_eq!(text(&done), "done", "{protocol:?}");
+        let seen = lines.0.lock().unwrap().clone();
+        assert!(
+            seen.iter()
+                .any(|l| l.starts_with("task `") && l.ends_with(": completed")),
+            "{protocol:?}: {seen:?}"
+        );
 
         // A tool's own failure: a result with isError.
         let failed = manager
