@@ -662,7 +662,7 @@ pub(crate) const ROWS: &[Row] = &[
 ];
 
 #[cfg(test)]
-use super::known_rows::Reads;
+use super::row_examples::Reads;
 
 /// The rows' examples, checked by this module's tests through the reader
 /// every other reader uses (`Invocation::read`).
@@ -737,7 +737,7 @@ const EXAMPLES: &[(&str, Reads)] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::shell::table::known_rows::misread;
+    use crate::shell::table::row_examples::misread;
 
     #[test]
     fn every_example_reads_as_its_row_says() {

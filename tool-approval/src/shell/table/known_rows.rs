@@ -18,13 +18,13 @@
 //! reads what `-exec` runs), `tree -R` (writes `00Tree.html` into every
 //! folder with `-H`), `jq -f` (a program from a file), `go test -args`.
 
-use super::{Effect, Opt, OptionValue, Options, Parser, Row, opt, program, valued};
+use super::{Effect, Opt, OptionValue, Parser, Row, opt, program, valued};
 
-use Effect::{ChangesConfig, LoadsCode, RunsCode, WritesFile};
+use Effect::{LoadsCode, RunsCode, WritesFile};
 use OptionValue::{Flag, Required};
 
 /// Options that take no value and do nothing the engine judges.
-const fn flags(names: &'static [&'static str]) -> Opt {
+pub(super) const fn flags(names: &'static [&'static str]) -> Opt {
     Opt {
         names,
         value: Flag,
@@ -45,155 +45,6 @@ const fn closed(
         ..program(programs, clusters, options)
     }
 }
-
-/// A closed row of one subcommand (`go test`).
-const fn closed_sub(
-    programs: &'static [&'static str],
-    subcommand: &'static str,
-    options: &'static [Opt],
-) -> Row {
-    Row {
-        programs,
-        subcommand: Some(subcommand),
-        options_at: Options::Anywhere,
-        clusters: false,
-        options,
-        operands: super::Operands::Plain,
-        parser: Parser::Exact,
-        closed: true,
-    }
-}
-
-const GO: &[&str] = &["go"];
-
-/// The build flags `go build`, `go test`, `go vet`, `go run`, `go install`
-/// and `go list` share.
-const GO_BUILD: &[Opt] = &[
-    flags(&[
-        "-a",
-        "-n",
-        "-race",
-        "-msan",
-        "-asan",
-        "-cover",
-        "-v",
-        "-work",
-        "-x",
-        "-linkshared",
-        "-modcacherw",
-        "-trimpath",
-        "-json",
-        "-buildvcs",
-    ]),
-    valued(&[
-        "-p",
-        "-covermode",
-        "-coverpkg",
-        "-buildmode",
-        "-compiler",
-        "-installsuffix",
-        "-mod",
-        "-pgo",
-        "-pkgdir",
-        "-tags",
-    ]),
-    // Another directory, module file, overlay or toolchain flags: another
-    // build than the one the rule names (`-ldflags=-extld=CMD` runs CMD).
-    opt(
-        &[
-            "-C",
-            "-modfile",
-            "-overlay",
-            "-ldflags",
-            "-gcflags",
-            "-asmflags",
-            "-gccgoflags",
-        ],
-        Required,
-        ChangesConfig,
-    ),
-    opt(&["-toolexec", "-exec"], Required, RunsCode),
-    opt(&["-o"], Required, WritesFile),
-];
-
-/// `go test`'s own flags on top of [`GO_BUILD`].
-const GO_TEST: &[Opt] = &[
-    flags(&[
-        "-a",
-        "-n",
-        "-race",
-        "-msan",
-        "-asan",
-        "-cover",
-        "-v",
-        "-work",
-        "-x",
-        "-linkshared",
-        "-modcacherw",
-        "-trimpath",
-        "-json",
-        "-buildvcs",
-        "-c",
-        "-short",
-        "-benchmem",
-        "-failfast",
-        "-fullpath",
-    ]),
-    valued(&[
-        "-p",
-        "-covermode",
-        "-coverpkg",
-        "-buildmode",
-        "-compiler",
-        "-installsuffix",
-        "-mod",
-        "-pgo",
-        "-pkgdir",
-        "-tags",
-        "-run",
-        "-skip",
-        "-bench",
-        "-benchtime",
-        "-count",
-        "-timeout",
-        "-parallel",
-        "-cpu",
-        "-list",
-        "-shuffle",
-        "-vet",
-        "-fuzz",
-        "-fuzztime",
-        "-fuzzminimizetime",
-    ]),
-    opt(
-        &[
-            "-C",
-            "-modfile",
-            "-overlay",
-            "-ldflags",
-            "-gcflags",
-            "-asmflags",
-            "-gccgoflags",
-        ],
-        Required,
-        ChangesConfig,
-    ),
-    opt(&["-toolexec", "-exec"], Required, RunsCode),
-    opt(
-        &[
-            "-o",
-            "-coverprofile",
-            "-cpuprofile",
-            "-memprofile",
-            "-blockprofile",
-            "-mutexprofile",
-            "-trace",
-            "-outputdir",
-        ],
-        Required,
-        WritesFile,
-    ),
-];
 
 /// The closed rows (see the module docs).
 pub(crate) const ROWS: &[Row] = &[
@@ -628,20 +479,6 @@ pub(crate) const ROWS: &[Row] = &[
             opt(&["-L"], Required, LoadsCode),
         ],
     ),
-    // go: its own `-C DIR` comes before the subcommand; Go's flags.
-    Row {
-        programs: GO,
-        subcommand: None,
-        options_at: Options::BeforeSubcommand,
-        clusters: false,
-        options: &[opt(&["-C"], Required, ChangesConfig)],
-        operands: super::Operands::Plain,
-        parser: Parser::GoFlag,
-        closed: false,
-    },
-    closed_sub(GO, "test", GO_TEST),
-    closed_sub(GO, "build", GO_BUILD),
-    closed_sub(GO, "vet", GO_BUILD),
     // pytest: argparse (clusters, unique long prefixes).
     closed(
         &["pytest", "py.test"],
@@ -755,42 +592,10 @@ pub(crate) const ROWS: &[Row] = &[
     ),
 ];
 
-/// How an example must read.
 #[cfg(test)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Reads {
-    /// Every option listed, none with an effect.
-    Harmless,
-    /// An option the rows do not list.
-    Unknown,
-    /// A listed option with this effect.
-    Does(Effect),
-}
-
-/// How `line` reads through the reader every other reader uses
-/// (`Invocation::read`): the rows' examples are checked by it.
+use super::row_examples::Reads;
 #[cfg(test)]
-pub(crate) fn reads(line: &str) -> Reads {
-    let words: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
-    let inv = super::Invocation::read(&words, &[]);
-    if let Some(effect) = inv.options.iter().find_map(|o| o.effect) {
-        return Reads::Does(effect);
-    }
-    if inv.unknown.is_some() {
-        return Reads::Unknown;
-    }
-    Reads::Harmless
-}
-
-/// The examples that do not read as they say, each with how it read.
-#[cfg(test)]
-pub(crate) fn misread(examples: &[(&str, Reads)]) -> Vec<String> {
-    examples
-        .iter()
-        .filter(|(line, want)| reads(line) != *want)
-        .map(|(line, want)| format!("{line}: want {want:?}, read {:?}", reads(line)))
-        .collect()
-}
+use Effect::ChangesConfig;
 
 /// The rows' examples: a command line and how it must read. Checked by
 /// this module's tests; the corpus (`tests/corpus/agent-policy.cases`)
@@ -846,6 +651,7 @@ pub(crate) const EXAMPLES: &[(&str, Reads)] = &[
 mod tests {
     use super::*;
     use crate::shell::table::Invocation;
+    use crate::shell::table::row_examples::misread;
 
     #[test]
     fn every_example_reads_as_its_row_says() {

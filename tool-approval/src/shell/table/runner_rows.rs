@@ -93,7 +93,7 @@ pub(crate) fn command_at(program: &str, args: &[String]) -> Option<usize> {
 }
 
 #[cfg(test)]
-use super::known_rows::Reads;
+use super::row_examples::Reads;
 
 /// The rows' examples: a line, how xargs's options read, and the command
 /// it runs.
