@@ -103,11 +103,18 @@ fn chown_tree(path: &Path, uid: u32) {
 /// environment, `HOME` and `TMPDIR` in a fresh base; panics with the
 /// child's output when it fails.
 fn run_child(test: &str, uid: Option<u32>) {
+    run_child_with(test, uid, |_| {});
+}
+
+/// [`run_child`], with `extra` preparing more in the base (after it is
+/// given to `uid`) before the child starts.
+fn run_child_with(test: &str, uid: Option<u32>, extra: impl FnOnce(&Path)) {
     let base = tempfile::tempdir_in(base_outside_temp()).unwrap();
     let root = std::fs::canonicalize(base.path()).unwrap();
     use std::os::unix::fs::PermissionsExt as _;
     std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o755)).unwrap();
     prepare(&root, uid.unwrap_or(0));
+    extra(&root);
     let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
     cmd.args(["--exact", test, "--nocapture", "--test-threads=1"])
         .env(CHILD, "1")
@@ -716,4 +723,172 @@ async fn a_private_temp_dir_left_by_a_host_that_died_is_removed_by_the_next_host
     assert!(next.status.success() && text.contains("1 passed"), "{text}");
     // And the second host, dropped normally, left nothing either.
     assert!(private_dirs(&base.join("tmp")).is_empty());
+}
+
+/// Hard-links the tree `from` into `to` (same file system): folders are
+/// made (and given to `uid`, so the user can add to them), files are
+/// links to the same inodes (never chowned: they are the host's), symlinks
+/// copied. Removing `to` later leaves `from` as it was.
+fn link_tree(from: &Path, to: &Path, uid: u32) -> std::io::Result<()> {
+    let meta = from.symlink_metadata()?;
+    if meta.file_type().is_symlink() {
+        std::os::unix::fs::symlink(std::fs::read_link(from)?, to)
+    } else if meta.is_dir() {
+        std::fs::create_dir_all(to)?;
+        std::os::unix::fs::lchown(to, Some(uid), Some(uid))?;
+        for entry in std::fs::read_dir(from)? {
+            let entry = entry?;
+            link_tree(&entry.path(), &to.join(entry.file_name()), uid)?;
+        }
+        Ok(())
+    } else {
+        std::fs::hard_link(from, to)
+    }
+}
+
+/// Makes the parents of `path` below `base` as folders of `uid`.
+fn make_dirs(base: &Path, path: &Path, uid: u32) {
+    let mut dir = base.to_path_buf();
+    for part in path.strip_prefix(base).unwrap().components() {
+        dir.push(part);
+        if !dir.exists() {
+            std::fs::create_dir(&dir).unwrap();
+            std::os::unix::fs::lchown(&dir, Some(uid), Some(uid)).unwrap();
+        }
+    }
+}
+
+/// Gives `home` (the unprivileged user's) what `cargo build` offline of a
+/// crate depending on `itoa` needs, as hard links of the host's own: the
+/// active toolchain's `bin` and `lib` (the host's is under a home only
+/// its owner can enter) and `itoa`'s entries in the host's cargo cache
+/// (sparse index entry, `.crate`, unpacked sources). Returns what is
+/// missing, if anything.
+fn link_toolchain_and_cache(home: &Path, uid: u32) -> Result<(), String> {
+    let out = std::process::Command::new("rustc")
+        .args(["--print", "sysroot"])
+        .output()
+        .map_err(|e| format!("no rustc: {e}"))?;
+    let sysroot = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    let toolchain = home.join(".rustup/toolchains/linked");
+    make_dirs(home, &toolchain, uid);
+    for part in ["bin", "lib"] {
+        link_tree(&sysroot.join(part), &toolchain.join(part), uid).map_err(|e| {
+            format!("cannot link the toolchain's {part} (another file system?): {e}")
+        })?;
+    }
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+        .ok_or("no cargo home")?;
+    let registry = cargo_home.join("registry");
+    let mut found = (false, false, false);
+    for index in
+        std::fs::read_dir(registry.join("index")).map_err(|e| format!("no cargo cache: {e}"))?
+    {
+        let name = index.map_err(|e| e.to_string())?.file_name();
+        let mine = home.join(".cargo/registry");
+        for rel in ["config.json", ".cache/it/oa/itoa"] {
+            let from = registry.join("index").join(&name).join(rel);
+            if from.is_file() {
+                let to = mine.join("index").join(&name).join(rel);
+                make_dirs(home, to.parent().unwrap(), uid);
+                std::fs::hard_link(&from, &to).map_err(|e| e.to_string())?;
+                found.0 |= rel.ends_with("itoa");
+            }
+        }
+        for (kind, slot) in [("cache", 1), ("src", 2)] {
+            let Ok(entries) = std::fs::read_dir(registry.join(kind).join(&name)) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                if entry.file_name().to_string_lossy().starts_with("itoa-") {
+                    let to = mine.join(kind).join(&name).join(entry.file_name());
+                    make_dirs(home, to.parent().unwrap(), uid);
+                    link_tree(&entry.path(), &to, uid).map_err(|e| e.to_string())?;
+                    if slot == 1 {
+                        found.1 = true;
+                    } else {
+                        found.2 = true;
+                    }
+                }
+            }
+        }
+    }
+    match found {
+        (true, true, true) => Ok(()),
+        _ => Err(format!(
+            "the host's cargo cache has no complete itoa entry ({found:?}): run `cargo fetch` for a crate using itoa first"
+        )),
+    }
+}
+
+#[tokio::test]
+async fn as_an_unprivileged_user_cargo_builds_and_tests_offline_with_a_populated_cache() {
+    const TEST: &str =
+        "as_an_unprivileged_user_cargo_builds_and_tests_offline_with_a_populated_cache";
+    if let Some(base) = child_base() {
+        let ws = base.join("ws");
+        let c = computer(SandboxOptions::default());
+        if !namespaced(&c, &ws).await {
+            return;
+        }
+        let krate = ws.join("demo");
+        write(
+            &krate,
+            "Cargo.toml",
+            "[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nitoa = \"1\"\n\n[workspace]\n",
+        );
+        write(
+            &krate,
+            "src/lib.rs",
+            "pub fn show(n: u32) -> String { itoa::Buffer::new().format(n).to_owned() }\n#[test]\nfn shows() { assert_eq!(show(7), \"7\"); }\n",
+        );
+        let home = base.join("home");
+        let bin = home.join(".rustup/toolchains/linked/bin");
+        let mut params = RunCommandParams::new(
+            "id -u && cargo build --offline -q && cargo test --offline -q --lib 2>&1 | grep 'test result'",
+        );
+        params.env = Some(
+            [
+                (
+                    "PATH".to_owned(),
+                    format!("{}:/usr/local/bin:/usr/bin:/bin", bin.display()),
+                ),
+                ("RUSTC".to_owned(), bin.join("rustc").display().to_string()),
+                (
+                    "CARGO_HOME".to_owned(),
+                    home.join(".cargo").display().to_string(),
+                ),
+                ("CARGO_TARGET_DIR".to_owned(), "target".to_owned()),
+            ]
+            .into(),
+        );
+        let out = c.run_command(params, &ctx(&krate)).await;
+        assert_eq!(code(&out), 0, "{}", out.content);
+        let text = stdout(&out);
+        assert!(
+            text.starts_with(&format!("{UNPRIVILEGED}\n")),
+            "{}",
+            out.content
+        );
+        assert!(text.contains("1 passed"), "{}", out.content);
+        assert!(krate.join("target").is_dir());
+        return;
+    }
+    use std::os::unix::fs::MetadataExt as _;
+    let root = std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0);
+    if !root {
+        assert!(
+            std::env::var("CI").is_err(),
+            "the user switch needs root under CI"
+        );
+        eprintln!("skipping: not root, cannot switch user");
+        return;
+    }
+    run_child_with(TEST, Some(UNPRIVILEGED), |base| {
+        if let Err(why) = link_toolchain_and_cache(&base.join("home"), UNPRIVILEGED) {
+            panic!("cannot give the unprivileged user a toolchain and a cache: {why}");
+        }
+    });
 }
