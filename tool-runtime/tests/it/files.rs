@@ -1,8 +1,4 @@
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod common;
-
-use common::{code, computer, ctx, ok, state, write};
+use crate::common::{code, computer, ctx, ok, state, write};
 use tool_runtime::{
     ComputerRuntime, EditFileParams, ListFilesParams, MoveFilesParams, MoveItem, ReadFileParams,
     ReadFilesParams, RenameFileParams, SortBy, WriteFileParams,

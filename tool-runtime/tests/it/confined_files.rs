@@ -2,13 +2,10 @@
 //! writes stay in the writable roots, protected entries stay read-only
 //! (existing or not, at any depth, whatever the case), secrets stay
 //! unreadable, and the path actually reached is judged, not the argument.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{code, ok, write};
+use crate::common::{code, ok, write};
 use serde_json::{Value, json};
 use tool_core::{Confinement, ToolContext, ToolOutput};
 use tool_runtime::{ComputerRuntime, LocalComputer, LocalConfig, Request};

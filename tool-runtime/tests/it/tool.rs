@@ -1,8 +1,4 @@
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod common;
-
-use common::{ok, write};
+use crate::common::{ok, write};
 use serde_json::{Value, json};
 use tool_core::{
     ArgRole, Executor, HumanIntervention, InterventionPolicy, Invoker, Tool, ToolCall, ToolContext,

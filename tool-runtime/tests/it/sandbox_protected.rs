@@ -13,14 +13,11 @@
 //! Every command is a harmless `mkdir`, `echo` or `touch` inside the
 //! test's own temp dirs.
 #![cfg(target_os = "linux")]
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod common;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use common::{base_outside_temp, ctx, ok, state, write};
+use crate::common::{base_outside_temp, ctx, ok, state, write};
 use serde_json::Value;
 use tool_core::ToolOutput;
 use tool_runtime::{

@@ -1,11 +1,7 @@
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod common;
-
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use common::{code, computer, ctx, ok, write};
+use crate::common::{code, computer, ctx, ok, write};
 use serde_json::Value;
 use tool_core::{CancellationToken, ToolContext};
 use tool_runtime::{

@@ -6,13 +6,10 @@
 //! Every command is a harmless read or write of files the test creates in
 //! its own temp dirs.
 #![cfg(target_os = "linux")]
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{base_outside_temp, ok, state, write};
+use crate::common::{base_outside_temp, ok, state, write};
 use serde_json::Value;
 use tool_core::{ToolContext, ToolOutput};
 use tool_runtime::{

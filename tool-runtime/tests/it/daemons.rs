@@ -3,15 +3,12 @@
 //! fixture that runs nothing but records whether anyone connected. The
 //! markers are harmless files in the test's own temp dirs.
 #![cfg(target_os = "linux")]
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod common;
 
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use common::{base_outside_temp, ctx, ok};
+use crate::common::{base_outside_temp, ctx, ok};
 use tool_runtime::{
     ComputerRuntime, LocalComputer, LocalConfig, RunCommandParams, SandboxOptions, SandboxPolicy,
     confinement_support,

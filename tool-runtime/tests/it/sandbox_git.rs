@@ -4,14 +4,11 @@
 //! own; metadata outside the roots cannot change. And the named fallback
 //! (`namespaces: false`) still confines, with the top closed.
 #![cfg(target_os = "linux")]
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod common;
 
 use std::os::unix::fs::MetadataExt as _;
 use std::path::Path;
 
-use common::{base_outside_temp, ctx, ok, state, write};
+use crate::common::{base_outside_temp, ctx, ok, state, write};
 use tool_core::ToolOutput;
 use tool_runtime::{
     ComputerRuntime, LocalComputer, LocalConfig, RunCommandParams, SandboxOptions, SandboxPolicy,

@@ -1,11 +1,7 @@
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod common;
-
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
-use common::{code, computer, ctx, ok, write};
+use crate::common::{code, computer, ctx, ok, write};
 use serde_json::Value;
 use tool_runtime::{
     ComputerRuntime, EntryKind, GlobFilesParams, GrepContentParams, GrepOutputMode,

@@ -1,11 +1,8 @@
 //! A call's own confinement (the gate's decision, in its context) replaces
 //! the computer's configured sandbox, and hosts can ask whether this
 //! machine can confine at all.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
-
-use common::{base_outside_temp, ctx, ok, state};
+use crate::common::{base_outside_temp, ctx, ok, state};
 use tool_core::{Confinement, ConfinementSupport};
 use tool_runtime::{
     ComputerRuntime, LocalComputer, LocalConfig, RunCommandParams, SandboxOptions, SandboxPolicy,
@@ -86,7 +83,7 @@ mod egress {
     use std::path::Path;
     use std::sync::{Arc, Mutex};
 
-    use super::common::{base_outside_temp, ctx, ok, state};
+    use crate::common::{base_outside_temp, ctx, ok, state};
     use serde_json::Value;
     use tool_core::{Confinement, Egress};
     use tool_runtime::{
@@ -690,7 +687,7 @@ except Exception as e:
                 ),
             )
             .await;
-        assert_eq!(super::common::code(&out), "sandbox_unavailable");
+        assert_eq!(crate::common::code(&out), "sandbox_unavailable");
         assert!(out.content.contains("workspace_write"), "{}", out.content);
         assert!(!ws.path().join("ran.txt").exists());
     }

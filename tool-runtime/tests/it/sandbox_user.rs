@@ -15,15 +15,12 @@
 //! them and checks that it passed. Every command is a harmless read or
 //! write in those dirs.
 #![cfg(target_os = "linux")]
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod common;
 
 use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use common::{base_outside_temp, ctx, ok, state, write};
+use crate::common::{base_outside_temp, ctx, ok, state, write};
 use tool_core::ToolOutput;
 use tool_runtime::{
     ComputerRuntime, CredentialBinding, EgressOptions, Limits, LocalComputer, LocalConfig,
@@ -99,6 +96,14 @@ fn chown_tree(path: &Path, uid: u32) {
     }
 }
 
+/// A test's name as this binary lists it: its module path, then `test`.
+fn full_name(test: &str) -> String {
+    let module = module_path!()
+        .split_once("::")
+        .map_or(module_path!(), |(_, module)| module);
+    format!("{module}::{test}")
+}
+
 /// Runs `test` of this binary in a child process as `uid` with the fake
 /// environment, `HOME` and `TMPDIR` in a fresh base; panics with the
 /// child's output when it fails.
@@ -116,12 +121,17 @@ fn run_child_with(test: &str, uid: Option<u32>, extra: impl FnOnce(&Path)) {
     prepare(&root, uid.unwrap_or(0));
     extra(&root);
     let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
-    cmd.args(["--exact", test, "--nocapture", "--test-threads=1"])
-        .env(CHILD, "1")
-        .env(BASE, &root)
-        .env("HOME", root.join("home"))
-        .env("TMPDIR", root.join("tmp"))
-        .envs(FAKE_ENV);
+    cmd.args([
+        "--exact",
+        &full_name(test),
+        "--nocapture",
+        "--test-threads=1",
+    ])
+    .env(CHILD, "1")
+    .env(BASE, &root)
+    .env("HOME", root.join("home"))
+    .env("TMPDIR", root.join("tmp"))
+    .envs(FAKE_ENV);
     if let Some(uid) = uid {
         cmd.uid(uid).gid(uid);
     }
@@ -450,7 +460,7 @@ async fn leaks(c: &LocalComputer, ws: &Path, outside: &Path) {
     }
     #[cfg(target_arch = "x86_64")]
     if has("python3") {
-        write(ws, "probe.py", common::SYSCALL_PROBE);
+        write(ws, "probe.py", crate::common::SYSCALL_PROBE);
         let out = sh(c, ws, "python3 probe.py").await;
         let text = stdout(&out);
         for call in ["name_to_handle_at", "open_by_handle_at", "reboot"] {
@@ -674,7 +684,12 @@ fn private_dirs(tmp: &Path) -> Vec<String> {
 /// Runs one step of `test` in a child with `TMPDIR` = `tmp`.
 fn run_step(test: &str, base: &Path, step: &str) -> std::process::Output {
     std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", test, "--nocapture", "--test-threads=1"])
+        .args([
+            "--exact",
+            &full_name(test),
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(CHILD, "1")
         .env(BASE, base)
         .env("STEP", step)

@@ -1,11 +1,7 @@
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod common;
-
 use std::collections::BTreeMap;
 
+use crate::common::{code, computer, ctx, ok, write};
 use async_trait::async_trait;
-use common::{code, computer, ctx, ok, write};
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 use tool_core::{CancellationToken, ToolContext};

@@ -6,9 +6,6 @@
 //! the system temp dir the policy leaves writable), or to a listener the
 //! test opens on 127.0.0.1.
 #![cfg(target_os = "linux")]
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod common;
 
 use std::io::{Read as _, Write as _};
 use std::net::{TcpListener, UdpSocket};
@@ -16,8 +13,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 #[cfg(target_arch = "x86_64")]
-use common::SYSCALL_PROBE;
-use common::{base_outside_temp, code, ctx, ok, state, write};
+use crate::common::SYSCALL_PROBE;
+use crate::common::{base_outside_temp, code, ctx, ok, state, write};
 use serde_json::Value;
 use tool_core::ToolOutput;
 use tool_runtime::{
@@ -215,7 +212,7 @@ async fn git_and_code_execution_files_stay_read_only() {
     assert!(read_only.contains(&d.ws.join(".git/config").to_str().unwrap()));
     assert!(read_only.contains(&d.ws.join(".git/hooks").to_str().unwrap()));
     // With the namespace the top takes new entries; the Landlock-only
-    // fallback keeps it closed (tests/sandbox_git.rs pins both).
+    // fallback keeps it closed (the `sandbox_git` tests pin both).
     let out = sh(&c, &d.ws, "echo x > new-at-top.txt").await;
     if state(&out)["sandbox"]["mechanism"] == "landlock+seccomp" {
         assert_refused(&out, "new entry at the top");

@@ -1,17 +1,14 @@
 //! A command whose call is cancelled, or whose call future is dropped at
 //! its deadline, goes with its whole process tree.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
-
-#[path = "../../.ci/process_tree.rs"]
+#[path = "../../../.ci/process_tree.rs"]
 mod process_tree;
 
 use std::time::Duration;
 
 use process_tree::{alive, gone, read_pids};
 
-use common::computer;
+use crate::common::computer;
 use tokio_util::sync::CancellationToken;
 use tool_core::ToolContext;
 use tool_runtime::{ComputerRuntime, RunCommandParams};
