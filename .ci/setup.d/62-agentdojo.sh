@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The outside benchmark of the trust-and-taint gate (tool-core/tests/taint.rs,
+# The outside benchmark of the trust-and-taint gate (tool-core/tests/it/taint.rs,
 # issue 39): AgentDojo's suites, their ground-truth calls and injection
 # tasks, from PyPI's agentdojo and the parts of its closure that loading the
 # suites needs, pinned with hashes in

@@ -1,5 +1,5 @@
 //! tool-core's integration tests, in one binary (one link instead of
-//! twenty): a module per behaviour, each saying what it covers. Run one
+//! twenty-one): a module per behaviour, each saying what it covers. Run one
 //! with its path, e.g. `cargo test -p tool-core --test it durable::`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -20,6 +20,7 @@ mod providers;
 mod registry;
 mod shared_defs;
 mod synthetic;
+mod taint;
 mod talk;
 mod tool_search;
 mod tracing_span;

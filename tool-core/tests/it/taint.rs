@@ -1,7 +1,6 @@
 //! Trust and taint through the public API: the session ledger kept by the
 //! pipeline, the trifecta rule in each mode with its action and
 //! explanation, and a stored session that keeps judging after a restart.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::sync::Arc;
 
@@ -1026,11 +1025,8 @@ async fn untrusted_output_is_wrapped_in_the_turns_boundary_and_its_provenance_ke
     assert!(ledger.origins("ZB7QM2LX9KP4WC1T").is_none());
 }
 
-#[path = "taint/agentdojo.rs"]
 mod agentdojo;
-#[path = "../../.ci/fixtures.rs"]
-mod fixtures;
-#[path = "taint/requests.rs"]
+use test_support::fixtures;
 mod requests;
 
 #[tokio::test]
