@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# toolhost's MCP conformance test (examples/toolhost/tests/mcp_conformance.rs)
+# toolhost's MCP conformance test (examples/toolhost/tests/it/mcp_conformance.rs)
 # runs the official suite, @modelcontextprotocol/conformance, which needs
 # Node >= 22. Both are pinned by
 # examples/toolhost/tests/fixtures/conformance/package.json + package-lock.json:

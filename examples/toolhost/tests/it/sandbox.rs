@@ -3,7 +3,6 @@
 //! Commands are harmless writes into directories the test creates under
 //! cargo's target temp dir.
 #![cfg(target_os = "linux")]
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::Path;
 use std::process::Command;

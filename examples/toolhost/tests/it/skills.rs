@@ -1,6 +1,5 @@
 //! `toolhost` with Agent Skills: `--skills`, `skills validate`, `skills catalog`,
 //! `skills properties`, the demo.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::PathBuf;
 use std::process::Command;

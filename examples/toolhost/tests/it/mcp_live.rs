@@ -2,7 +2,6 @@
 //! list (the pinned Python `mcp` SDK fixture of tool-mcp): the served list
 //! follows, and toolhost tells its own client with
 //! `notifications/tools/list_changed`.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -11,8 +10,7 @@ use std::time::Duration;
 use serde_json::json;
 use tool_mcp::{McpManager, McpServerConfig, McpTransport, map_call_result};
 
-#[path = "../../../.ci/fixtures.rs"]
-mod setup;
+use test_support::fixtures as setup;
 
 fn python_fixture() -> (PathBuf, PathBuf) {
     setup::ensure("30-mcp.sh");

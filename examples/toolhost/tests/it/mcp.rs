@@ -1,14 +1,11 @@
 //! `toolhost mcp serve` ⇄ tool-mcp: every builtin tool round-trips through
 //! MCP, with approval asks answered through elicitation; `--mcp-stdio` and
 //! `toolhost mcp tools`.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 /// One call's trace across client and server processes.
-#[path = "mcp/traces.rs"]
 mod traces;
 
 /// Remote tasks as data: `toolhost mcp task start|get|cancel`.
-#[path = "mcp/tasks.rs"]
 mod tasks;
 
 use std::process::Command;

@@ -5,7 +5,6 @@
 //! script paths that leave `scripts/`. The scripts really run are the
 //! example skill's harmless subject checker and one-line writes into folders
 //! the test creates; escape paths are only sent as data and refused.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::fs;
 use std::path::{Path, PathBuf};

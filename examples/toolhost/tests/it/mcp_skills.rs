@@ -3,7 +3,6 @@
 //! tool-mcp's manager (rmcp) talking to a real `toolhost` process over
 //! stdio; the skills are the repository's examples and one written by the
 //! test.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

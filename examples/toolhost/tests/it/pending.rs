@@ -3,10 +3,8 @@
 //! edited, under another policy or key; "always" scoped to the workspace;
 //! two processes resuming at once over a real redis-server run it once.
 //! The commands run are harmless appends inside temp dirs.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "../../../.ci/fixtures.rs"]
-mod setup;
+use test_support::fixtures as setup;
 
 use std::net::TcpListener;
 use std::os::unix::fs::PermissionsExt;

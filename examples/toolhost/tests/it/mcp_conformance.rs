@@ -9,10 +9,8 @@
 //! and reported as such: a scenario a new suite adds, or one it drops,
 //! fails the test until it is placed. Everything listens on 127.0.0.1 (the
 //! suite's client-scenario servers on localhost).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "../../../.ci/fixtures.rs"]
-mod setup;
+use test_support::fixtures as setup;
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};

@@ -1,5 +1,4 @@
 //! `toolhost` with API documents: `--openapi`, `--allow-host`, `openapi validate|tools`.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::PathBuf;
 use std::process::Command;

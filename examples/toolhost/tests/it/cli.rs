@@ -1,5 +1,4 @@
 //! The `toolhost` CLI contract: commands, JSON shapes, exit codes.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::process::{Command, Output};
 

@@ -1,7 +1,6 @@
 //! `toolhost … | head`: a reader that goes away, on stdout or on stderr,
 //! ends the command quietly with its usual exit code, never a panic (exit
 //! 101 and a "failed printing" message).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Command, Stdio};

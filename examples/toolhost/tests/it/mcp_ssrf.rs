@@ -3,7 +3,6 @@
 //! the URL in any spelling, behind a host name, behind a redirect — unless
 //! `--allow-host` lets them through. Every refusal is a `mcp_url_refused`
 //! report naming the configured URL. Only 127.0.0.1 is ever connected to.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::sync::Arc;
 
