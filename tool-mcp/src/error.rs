@@ -178,6 +178,19 @@ pub enum Error {
         /// What was wrong.
         message: String,
     },
+    /// A server's skill (SEP-2640) failed its checks: an entry that breaks
+    /// the extension's rules, or a file whose bytes differ from its entry
+    /// (size, `sha256:` digest) or whose `SKILL.md` frontmatter differs
+    /// from the entry's. Nothing of the skill was used.
+    #[error("MCP server `{server}`: skill file {uri}: {message}")]
+    SkillIntegrity {
+        /// The server id.
+        server: String,
+        /// The skill or file URI.
+        uri: String,
+        /// What differed.
+        message: String,
+    },
 }
 
 fn stderr_note(stderr: &str) -> String {
@@ -207,7 +220,8 @@ impl Error {
             | Self::ToolRemoved { server, .. }
             | Self::NotOffered { server, .. }
             | Self::Unauthorized { server, .. }
-            | Self::InputState { server, .. } => Some(server),
+            | Self::InputState { server, .. }
+            | Self::SkillIntegrity { server, .. } => Some(server),
             Self::Serve(_) | Self::ClientInput { .. } | Self::TaskHandle { .. } => None,
         }
     }
@@ -254,6 +268,7 @@ impl Error {
             Self::Serve(_) => "mcp_serve",
             Self::ClientInput { .. } => "mcp_client_input",
             Self::TaskHandle { .. } => "mcp_task_handle",
+            Self::SkillIntegrity { .. } => "mcp_skill_integrity",
         }
     }
 }

@@ -179,6 +179,9 @@ pub use client::policy::{default_policy, effective_policy};
 pub use client::provider::{ALL_TOOLS, MCP_REFERENCE_KIND, McpLoad, McpProvider, ServerReport};
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
+pub use client::remote_skills::{McpLoadedSkill, McpSkillFile};
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 #[allow(deprecated)]
 pub use client::secret::Secret;
 #[cfg(feature = "client")]

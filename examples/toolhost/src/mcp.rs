@@ -12,6 +12,7 @@ mod conformance;
 mod conformance_rounds;
 mod conformance_tasks;
 mod oauth;
+mod remote_skills;
 mod skills;
 mod skills_ext;
 mod tasks;
@@ -82,6 +83,19 @@ pub enum McpCommand {
         server: String,
         /// The resource's URI, as the server lists it.
         uri: String,
+    },
+    /// The skills the configured servers serve (SEP-2640), no file read:
+    /// `{"servers": [{"id", "skills": [entry]} | {"id", "code", "error"}]}`.
+    Skills,
+    /// Loads skill NAME of server SERVER: reads its files (`SKILL.md`
+    /// first), each checked against the server's entry (size, `sha256`
+    /// digest, frontmatter): `{"skill", "files": [{"uri", "size", "text"}]}`;
+    /// a file that fails stops the load (`mcp_skill_integrity`).
+    Skill {
+        /// The server's id.
+        server: String,
+        /// The skill's name.
+        name: String,
     },
     /// A remote tool's task as data: `start` ends as soon as the server
     /// made the call a task and prints its handle; `get` and `cancel`
@@ -436,6 +450,18 @@ pub async fn run(
             let manager_options = guarded(options)?.tasks(true).task_keys(keys);
             let manager = manager_for(options.configs()?, manager_options)?;
             tasks::run(command, cwd, policy, manager).await
+        }
+        McpCommand::Skills => {
+            let manager = manager_for(options.configs()?, guarded(options)?)?;
+            let listed = remote_skills::list(&manager).await;
+            manager.shutdown().await;
+            Ok(listed)
+        }
+        McpCommand::Skill { server, name } => {
+            let manager = manager_for(options.configs()?, guarded(options)?)?;
+            let loaded = remote_skills::load(&manager, &server, &name).await;
+            manager.shutdown().await;
+            loaded
         }
         McpCommand::Read { server, uri } => {
             let manager = manager_for(options.configs()?, guarded(options)?)?;

@@ -18,7 +18,7 @@
 //! - Tools out of it: [`catalog`] (what a server offers), [`tool`] (a
 //!   server as one tool), [`provider`] and [`live`] (loading every server
 //!   into a registry and keeping it in step), [`remote_library`]
-//!   (resources and prompts).
+//!   (resources and prompts), [`remote_skills`] (skills, SEP-2640).
 
 pub(crate) mod catalog;
 pub(crate) mod cipher;
@@ -36,6 +36,7 @@ pub(crate) mod provider;
 pub(crate) mod remote_library;
 pub(crate) mod remote_pending;
 pub(crate) mod remote_rounds;
+pub(crate) mod remote_skills;
 pub(crate) mod remote_talk;
 pub(crate) mod remote_tasks;
 pub(crate) mod remote_tasks_2025;

@@ -57,7 +57,10 @@ fn offers(session: &Session, feature: Feature) -> bool {
 }
 
 /// Every page of a list, guarded against servers whose list never ends.
-async fn every_page<T, F, Fut>(operation: &str, mut page: F) -> Result<Vec<T>, ServiceError>
+pub(crate) async fn every_page<T, F, Fut>(
+    operation: &str,
+    mut page: F,
+) -> Result<Vec<T>, ServiceError>
 where
     F: FnMut(Option<PaginatedRequestParams>) -> Fut,
     Fut: Future<Output = Result<(Vec<T>, Option<String>), ServiceError>>,

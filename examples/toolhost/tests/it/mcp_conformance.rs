@@ -599,16 +599,30 @@ const SKILLS_SERVER_CLAIMED: [&str; 3] = [
     "sep-2640-skills-directory",
 ];
 
-/// Client scenarios of the skills extension we do not offer, with why.
-fn skills_client_not_offered() -> Vec<(&'static str, &'static str)> {
-    const NO_LOADER: &str = "no client-side skills loader yet: tool-mcp does not call skills/list, so neither tool-skills nor toolhost load a connected server's skills (no source that reads entries, defers every file read to activation and checks each file's sha256 digest, size and the SKILL.md frontmatter against the entry)";
-    vec![
-        ("sep-2640-client-no-prefetch", NO_LOADER),
-        ("sep-2640-client-verify-digest", NO_LOADER),
-        ("sep-2640-client-verify-size", NO_LOADER),
-        ("sep-2640-client-verify-frontmatter", NO_LOADER),
-    ]
-}
+/// Client scenarios of the skills extension we claim: toolhost's command
+/// for each (the suite appends the server URL) and whether it must refuse
+/// the skill with `mcp_skill_integrity`. `no-prefetch` lists the skills
+/// (`mcp skills`: `skills/list`, no file read); the `verify-*` ones load
+/// the tampered skill (`mcp skill`), which must stop at its `SKILL.md`
+/// (size, digest, frontmatter) before reading any other file.
+const SKILLS_CLIENT_CLAIMED: [(&str, &str, bool); 4] = [
+    ("sep-2640-client-no-prefetch", "skills", false),
+    (
+        "sep-2640-client-verify-digest",
+        "skill mcp1 pdf-processing",
+        true,
+    ),
+    (
+        "sep-2640-client-verify-size",
+        "skill mcp1 pdf-processing",
+        true,
+    ),
+    (
+        "sep-2640-client-verify-frontmatter",
+        "skill mcp1 pdf-processing",
+        true,
+    ),
+];
 
 /// `sep-2640-…` names of a plain `conformance list`: (server, client).
 fn skills_scenarios(output: &str) -> (Vec<String>, Vec<String>) {
@@ -646,9 +660,9 @@ fn the_official_suite_passes_the_skills_extension_scenarios_we_claim() {
         !server.is_empty(),
         "the suite lists no sep-2640 server scenario"
     );
-    let not_offered = skills_client_not_offered();
+    let client_claimed: Vec<&str> = SKILLS_CLIENT_CLAIMED.iter().map(|(n, _, _)| *n).collect();
     place_every_scenario("skills server", &server, &SKILLS_SERVER_CLAIMED, &[]);
-    place_every_scenario("skills client", &client, &[], &not_offered);
+    place_every_scenario("skills client", &client, &client_claimed, &[]);
     let examples = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../skills");
     let (_served, url) = serve_with(&[], &["--skills", &examples.display().to_string()]);
     let mut results = BTreeMap::new();
@@ -668,15 +682,29 @@ fn the_official_suite_passes_the_skills_extension_scenarios_we_claim() {
         &SKILLS_SERVER_CLAIMED,
         &[],
     );
+    let toolhost = env!("CARGO_BIN_EXE_toolhost");
+    let mut client_results = BTreeMap::new();
+    for (scenario, command, refuses) in SKILLS_CLIENT_CLAIMED {
+        let command = format!("{toolhost} --allow-host localhost mcp {command} --mcp-http");
+        let output = suite.run(&["client", "--command", &command, "--scenario", scenario]);
+        let ok = output.contains("OVERALL: PASSED")
+            && output.contains(", 0 failed, 0 warnings")
+            && output.contains("mcp_skill_integrity") == refuses;
+        if !ok {
+            outputs.push_str(&format!("--- client {scenario}\n{output}\n"));
+        }
+        client_results.insert(scenario.to_owned(), ok);
+    }
     report(
         "skills client",
         &client,
-        &BTreeMap::new(),
+        &client_results,
+        &client_claimed,
         &[],
-        &not_offered,
     );
     let failed: Vec<&String> = results
         .iter()
+        .chain(&client_results)
         .filter(|(_, ok)| !**ok)
         .map(|(n, _)| n)
         .collect();
