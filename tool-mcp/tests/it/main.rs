@@ -24,4 +24,5 @@ mod oauth;
 mod real_servers;
 mod serve_content;
 mod serve_pages;
+mod skills;
 mod talk;

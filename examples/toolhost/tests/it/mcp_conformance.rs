@@ -714,6 +714,53 @@ fn the_official_suite_passes_the_skills_extension_scenarios_we_claim() {
     );
 }
 
+/// toolhost's client against toolhost's own skills server (two real
+/// processes): `mcp skills` lists every served skill with its files, and
+/// `mcp skill` loads one, each file the bytes on disk.
+#[test]
+fn toolhosts_client_lists_and_loads_the_skills_toolhost_serves() {
+    let examples = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../skills");
+    let (_served, url) = serve_with(&[], &["--skills", &examples.display().to_string()]);
+    let client = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_toolhost"))
+            .args(["--allow-host", "127.0.0.1", "mcp"])
+            .args(args)
+            .args(["--mcp-http", &url])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "mcp {args:?}: {out:?}");
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let listed = client(&["skills"]);
+    let skills = listed["servers"][0]["skills"].as_array().unwrap();
+    let names: Vec<&str> = skills
+        .iter()
+        .map(|s| s["frontmatter"]["name"].as_str().unwrap())
+        .collect();
+    for name in ["commit-messages", "release-notes", "unit-conversion"] {
+        assert!(names.contains(&name), "{name} not in {listed}");
+    }
+    let notes = skills
+        .iter()
+        .find(|s| s["frontmatter"]["name"] == "release-notes")
+        .unwrap();
+    assert_eq!(notes["uri"], "skill://release-notes/SKILL.md");
+    let listed_files = notes["resources"].as_array().unwrap();
+    assert!(listed_files.len() > 1, "{notes}");
+
+    let loaded = client(&["skill", "mcp1", "release-notes"]);
+    let files = loaded["files"].as_array().unwrap();
+    assert_eq!(files.len(), listed_files.len(), "{loaded}");
+    assert_eq!(files[0]["uri"], "skill://release-notes/SKILL.md");
+    for file in files {
+        let uri = file["uri"].as_str().unwrap();
+        let path = uri.strip_prefix("skill://").unwrap();
+        let on_disk = std::fs::read_to_string(examples.join(path)).unwrap();
+        assert_eq!(file["text"], on_disk.as_str(), "{uri}");
+        assert_eq!(file["size"], on_disk.len(), "{uri}");
+    }
+}
+
 #[test]
 fn the_official_suite_passes_every_client_scenario_we_claim() {
     let suite = Suite::new();
