@@ -11,7 +11,14 @@
 //! - the name of a named coprocess before a subshell (`coproc P (CMD)`,
 //!   valid Bash the grammar does not read) is blanked, so the grammar reads
 //!   `coproc (CMD)` and the command inside is judged like any other. The
-//!   name is a variable name, never a command.
+//!   name is a variable name, never a command;
+//! - a blank a backslash escapes (`\ `, a backslash before a tab, a
+//!   carriage return, a vertical tab or a form feed) is [`SHADOW_BYTE`]: to
+//!   Bash it is a word character, while the grammar reads it as a blank —
+//!   a word that is only an escaped space (`\ && > F`, `ls; \ `) is a
+//!   syntax error or vanishes, `\  ls` is one word, `x=\  ls` no command.
+//!   A here-document's delimiter keeps its escaped blanks (its body ends at
+//!   a line the grammar compares with the delimiter's text).
 
 use std::borrow::Cow;
 
@@ -30,7 +37,8 @@ const SHADOW_BYTE: u8 = b'x';
 /// same place or earlier (the body lines are then judged as commands).
 pub(super) fn grammar_shadow(source: &str) -> Cow<'_, str> {
     let named_coproc = source.contains("coproc");
-    if source.is_ascii() && !named_coproc {
+    let escaped_blank = source.contains('\\') && escaped_blanks(source.as_bytes()).next().is_some();
+    if source.is_ascii() && !named_coproc && !escaped_blank {
         return Cow::Borrowed(source);
     }
     let mut bytes: Vec<u8> = source
@@ -40,8 +48,64 @@ pub(super) fn grammar_shadow(source: &str) -> Cow<'_, str> {
     if named_coproc {
         blank_coproc_names(&mut bytes);
     }
+    if escaped_blank {
+        for at in escaped_blanks(source.as_bytes()).collect::<Vec<_>>() {
+            if let Some(b) = bytes.get_mut(at) {
+                *b = SHADOW_BYTE;
+            }
+        }
+    }
     // Every byte is ASCII now, so the bytes are UTF-8.
     Cow::Owned(String::from_utf8(bytes).unwrap_or_default())
+}
+
+/// The offsets of the blanks a backslash escapes, outside here-document
+/// delimiters. A backslash escapes the byte after it (a quote, another
+/// backslash); inside single quotes it does not, but a blank there is no
+/// separator either, so reading it as a letter moves no boundary.
+fn escaped_blanks(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    let mut at = 0;
+    let mut delimiter = false;
+    std::iter::from_fn(move || {
+        while let Some(&b) = bytes.get(at) {
+            at += 1;
+            match b {
+                b'\\' => {
+                    let next = at;
+                    at += 1;
+                    if !delimiter
+                        && bytes
+                            .get(next)
+                            .is_some_and(|c| matches!(c, b' ' | b'\t' | b'\r' | 0x0b | 0x0c))
+                    {
+                        return Some(next);
+                    }
+                }
+                b'<' if bytes.get(at) == Some(&b'<') => {
+                    at += 1;
+                    if bytes.get(at) == Some(&b'<') {
+                        // `<<< WORD`: a here-string, read as any word.
+                        at += 1;
+                        continue;
+                    }
+                    // `<<WORD` or `<<-WORD`: the delimiter word follows,
+                    // after blanks.
+                    if bytes.get(at) == Some(&b'-') {
+                        at += 1;
+                    }
+                    while bytes.get(at).is_some_and(|c| matches!(c, b' ' | b'\t')) {
+                        at += 1;
+                    }
+                    delimiter = true;
+                }
+                b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>' => {
+                    delimiter = false;
+                }
+                _ => {}
+            }
+        }
+        None
+    })
 }
 
 /// Blanks `NAME` in each `coproc NAME (` that starts a command (at the
@@ -112,6 +176,22 @@ mod tests {
         let shadow = grammar_shadow("echo é{");
         assert_eq!(shadow, "echo xx{");
         assert!(matches!(grammar_shadow("ls -la"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn an_escaped_blank_is_a_word_character_except_in_a_delimiter() {
+        assert_eq!(grammar_shadow("\\ && > ls"), "\\x&& > ls");
+        assert_eq!(grammar_shadow("x=\\\t ls"), "x=\\x ls");
+        // An escaped backslash escapes nothing after it.
+        assert_eq!(grammar_shadow("echo \\\\ x"), "echo \\\\ x");
+        assert_eq!(grammar_shadow("echo \\\\\\ x"), "echo \\\\\\xx");
+        // A here-document's delimiter keeps its text; a here-string does not.
+        assert_eq!(
+            grammar_shadow("cat <<-\\ E\n E\n\\ ls"),
+            "cat <<-\\ E\n E\n\\xls"
+        );
+        assert_eq!(grammar_shadow("cat <<< \\ x"), "cat <<< \\xx");
+        assert!(matches!(grammar_shadow("echo a\\b"), Cow::Borrowed(_)));
     }
 
     #[test]

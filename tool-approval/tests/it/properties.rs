@@ -148,6 +148,15 @@ fn inputs_the_property_found_stay_never_weaker() {
         // list: `nc` seemed to read the pipe alone, not behind `&&`.
         "\u{e9}\\;\u{fffc}=a|=a|\u{e9}\\<-c&&nc",
         "git log | sort | uniq -c && nc -z localhost 22",
+        // A word that is only an escaped blank: the grammar read it as a
+        // blank (an error alone, a vanished word after a newline), Bash as
+        // a command word; then a command that is only a redirection.
+        "\\ && > ls",
+        "\\ ",
+        "\\\t| ls",
+        "echo \\ ",
+        "x=\\  ls",
+        "\\  ls > f",
     ] {
         never_weaker(x).unwrap();
     }
