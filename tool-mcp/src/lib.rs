@@ -44,6 +44,12 @@
 //!   approval record, looked at, waited for or cancelled by any process
 //!   holding the keys ([`McpManager::task_status`], [`McpManager::wait_task`],
 //!   [`McpManager::cancel_task`]). The server serves both on one endpoint.
+//! - Skills (SEP-2640): [`McpManager::list_skills`] lists the skills a
+//!   server serves through the skills extension without reading a file;
+//!   [`McpManager::load_skill`] reads them only then, `SKILL.md` first, each
+//!   checked against the server's entry (size, `sha256:` digest, the
+//!   frontmatter field by field) into a [`McpLoadedSkill`]; the first file
+//!   that fails stops the load ([`Error::SkillIntegrity`]).
 //! - [`RegistryServer`]: the other direction — a [`tool_core::ToolRegistry`]
 //!   served over MCP, each call through the [`tool_core::Invoker`] pipeline
 //!   gated by the host's [`tool_core::Gate`], `ask`s put to the client by
