@@ -12,7 +12,7 @@
 //! nothing of the skill is handed back ([`Error::SkillIntegrity`], naming
 //! the server, the file and what differed).
 
-use rmcp::model::{ResourceContents, Skill, SkillResource, SkillResources};
+use rmcp::model::{ResourceContents, Skill, SkillIntegrityError, SkillResource, SkillResources};
 use serde_json::Value;
 
 use crate::client::manager::McpManager;
@@ -189,9 +189,22 @@ impl McpManager {
         };
         if let Some(file) = listed {
             file.verify(&bytes)
-                .map_err(|e| integrity(id, uri, e.to_string()))?;
+                .map_err(|e| integrity(id, uri, mismatch(&e)))?;
         }
         Ok(bytes)
+    }
+}
+
+/// What differed, without the URI the error names already.
+fn mismatch(error: &SkillIntegrityError) -> String {
+    match error {
+        SkillIntegrityError::Size {
+            expected, actual, ..
+        } => format!("it is {actual} bytes, the entry says {expected}"),
+        SkillIntegrityError::Digest {
+            expected, actual, ..
+        } => format!("its digest is {actual}, the entry says {expected}"),
+        other => other.to_string(),
     }
 }
 
