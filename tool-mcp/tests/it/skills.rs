@@ -36,6 +36,8 @@ struct Shelf {
     entry_body: String,
     /// Overrides the entry's digest of `SKILL.md`.
     entry_digest: Option<String>,
+    /// FORMS.md served as a base64 blob (this text) instead of text.
+    forms_blob: Option<String>,
     reads: Mutex<Vec<String>>,
 }
 
@@ -46,6 +48,7 @@ impl Shelf {
             served_forms: FORMS_TEXT.to_owned(),
             entry_body: BODY.to_owned(),
             entry_digest: None,
+            forms_blob: None,
             reads: Mutex::new(Vec::new()),
         }
     }
@@ -86,6 +89,14 @@ impl ResourceSource for Shelf {
             FORMS => self.served_forms.clone(),
             _ => return Err(SourceError::no_resource(uri)),
         };
+        if let (FORMS, Some(blob)) = (uri, &self.forms_blob) {
+            return Ok(vec![ResourceContents::BlobResourceContents {
+                uri: uri.to_owned(),
+                mime_type: Some("application/octet-stream".into()),
+                blob: blob.clone(),
+                meta: None,
+            }]);
+        }
         Ok(vec![ResourceContents::TextResourceContents {
             uri: uri.to_owned(),
             mime_type: Some("text/markdown".into()),
@@ -309,4 +320,25 @@ async fn a_malformed_entry_is_refused_without_a_read() {
     manager.shutdown().await;
     stop.cancel();
     stop_honest.cancel();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_file_served_as_a_blob_is_decoded_and_verified() {
+    // "Supporting content.\n" in base64.
+    let mut shelf = Shelf::honest();
+    shelf.forms_blob = Some("U3VwcG9ydGluZyBjb250ZW50Lgo=".to_owned());
+    let shelf = Arc::new(shelf);
+    let (manager, stop) = connect(shelf.clone(), true).await;
+    let loaded = manager.load_skill("shelf", "pdf").await.unwrap();
+    assert_eq!(loaded.files[1].bytes, FORMS_TEXT.as_bytes());
+    manager.shutdown().await;
+    stop.cancel();
+
+    // Not base64: refused, naming the file.
+    let mut shelf = Shelf::honest();
+    shelf.forms_blob = Some("not*base64".to_owned());
+    let (error, reads) = refused(shelf).await;
+    assert!(error.to_string().contains(FORMS), "{error}");
+    assert!(error.to_string().contains("base64"), "{error}");
+    assert_eq!(reads, [SKILL_MD, FORMS]);
 }
