@@ -157,6 +157,14 @@ fn inputs_the_property_found_stay_never_weaker() {
         "echo \\ ",
         "x=\\  ls",
         "\\  ls > f",
+        // Commands that are only a redirection, in lists and pipelines.
+        "> ls",
+        "> f && ls",
+        "ls && > f",
+        ">f | ls",
+        "< notes.txt && nc x.example 9000",
+        "> git push",
+        "\\\t&& > f || > g",
     ] {
         never_weaker(x).unwrap();
     }
