@@ -407,70 +407,20 @@ fn per_call(kind: &str) -> u64 {
     many.saturating_sub(one) / 100
 }
 
-/// Whether a guard named `name` runs under the command line's filter (a
-/// criterion filter is a regex over the benchmark ids).
-fn selected(name: &str) -> bool {
-    // Criterion's options without a value; every other `--option` takes
-    // the next word (`--warm-up-time 1`), which is no filter.
-    const FLAGS: &[&str] = &[
-        "--bench",
-        "--noplot",
-        "--list",
-        "--test",
-        "--verbose",
-        "--quiet",
-        "--exact",
-        "--ignored",
-        "--discard-baseline",
-        "--quick",
-        "--nocapture",
-        "--show-output",
-        "-v",
-        "-n",
-    ];
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.iter().any(|a| a == "--list" || a == "--test") {
-        return false;
-    }
-    let mut filters = Vec::new();
-    let mut words = args.iter();
-    while let Some(a) = words.next() {
-        if a.starts_with('-') {
-            if !FLAGS.contains(&a.as_str()) && !a.contains('=') {
-                words.next();
-            }
-        } else {
-            filters.push(a);
-        }
-    }
-    filters.is_empty()
-        || filters
-            .iter()
-            .any(|f| regex::Regex::new(f).is_ok_and(|r| r.is_match(name)))
-}
-
-/// Whether `valgrind --version` runs.
-fn valgrind_runs() -> bool {
-    std::process::Command::new("valgrind")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
 /// Counts what a session adds to one call; says which are over their
 /// budget (see [`TAINT_BUDGETS`]).
 fn instruction_guard() -> Vec<String> {
     let guarded: Vec<(&str, Option<u64>, String)> = TAINT_BUDGETS
         .iter()
         .map(|(kind, bench, budget)| (*kind, *budget, format!("{bench}_instructions")))
-        .filter(|(_, _, name)| selected(name))
+        .filter(|(_, _, name)| tool_benches::guard::selected(name))
         .collect();
     if guarded.is_empty() {
         return Vec::new();
     }
-    if !valgrind_runs() {
+    if !tool_benches::guard::valgrind_runs() {
         let setup = std::panic::catch_unwind(|| fixtures::ensure("75-valgrind.sh"));
-        if setup.is_err() || !valgrind_runs() {
+        if setup.is_err() || !tool_benches::guard::valgrind_runs() {
             let ci = std::env::var("CI").is_ok_and(|v| v == "true");
             assert!(
                 !ci,

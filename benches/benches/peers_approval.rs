@@ -177,48 +177,6 @@ fn probe_instructions(valgrind: &str, kind: &str, n: usize) -> u64 {
         .unwrap_or_else(|| panic!("no instruction count in callgrind's output:\n{text}"))
 }
 
-/// Whether a guard named `name` runs under the command line's filter (a
-/// criterion filter is a regex over the benchmark ids).
-fn selected(name: &str) -> bool {
-    // Criterion's options without a value; every other `--option` takes
-    // the next word (`--warm-up-time 1`), which is no filter.
-    const FLAGS: &[&str] = &[
-        "--bench",
-        "--noplot",
-        "--list",
-        "--test",
-        "--verbose",
-        "--quiet",
-        "--exact",
-        "--ignored",
-        "--discard-baseline",
-        "--quick",
-        "--nocapture",
-        "--show-output",
-        "-v",
-        "-n",
-    ];
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.iter().any(|a| a == "--list" || a == "--test") {
-        return false;
-    }
-    let mut filters = Vec::new();
-    let mut words = args.iter();
-    while let Some(a) = words.next() {
-        if a.starts_with('-') {
-            if !FLAGS.contains(&a.as_str()) && !a.contains('=') {
-                words.next();
-            }
-        } else {
-            filters.push(a);
-        }
-    }
-    filters.is_empty()
-        || filters
-            .iter()
-            .any(|f| Regex::new(f).is_ok_and(|r| r.is_match(name)))
-}
-
 /// Counts one decision of each kind; says which are over their budget
 /// (see [`BUDGETS`]).
 fn instruction_guard() -> Vec<String> {
@@ -231,16 +189,16 @@ fn instruction_guard() -> Vec<String> {
                 format!("peers_approval/{bench}_instructions"),
             )
         })
-        .filter(|(_, _, name)| selected(name))
+        .filter(|(_, _, name)| tool_benches::guard::selected(name))
         .collect();
     if guarded.is_empty() {
         return Vec::new();
     }
-    if !valgrind_runs() {
+    if !tool_benches::guard::valgrind_runs() {
         // The setup script installs it where it can (it panics with what
         // failed where it cannot; that message is printed either way).
         let setup = std::panic::catch_unwind(|| fixtures::ensure("75-valgrind.sh"));
-        if setup.is_err() || !valgrind_runs() {
+        if setup.is_err() || !tool_benches::guard::valgrind_runs() {
             let ci = std::env::var("CI").is_ok_and(|v| v == "true");
             assert!(
                 !ci,
@@ -262,14 +220,6 @@ fn instruction_guard() -> Vec<String> {
         }
     }
     over
-}
-
-/// Whether `valgrind --version` runs.
-fn valgrind_runs() -> bool {
-    std::process::Command::new("valgrind")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
 }
 
 fn bench(c: &mut Criterion) {
