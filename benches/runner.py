@@ -509,7 +509,7 @@ PAIRS = [
             "dispatch: the `dispatch` bench of issue 12 (benches/benches/dispatch.rs): a `Dispatcher` "
             "sending to an `ExecutorClient` over the in-process channel, results through "
             "`MemoryResultStore` or `RedisResultStore` (a redis-server and a 3-master Redis Cluster "
-            "it starts on 127.0.0.1 with tool-runtime's test support). The 10 000-in-flight rows "
+            "it starts on 127.0.0.1 with tool-dispatch's test support). The 10 000-in-flight rows "
             "time one batch of 10 000 calls started at once (median of 5 batches by total time): "
             "per call, and when the median, 99th-percentile and last call completed from the "
             "batch's start. No peer.",
