@@ -14,8 +14,8 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::json;
 use tool_approval::{CallRef, PolicyEngine, PolicyFile};
 use tool_core::{
-    ApiDefinition, DynamicIntervention, HumanIntervention, InterventionPolicy, Invoker,
-    ToolBuilder, ToolCall, ToolContext, ToolManifest, ToolOutput, ToolRegistry,
+    ApiDefinition, HumanIntervention, InterventionPolicy, Invoker, ToolBuilder, ToolCall,
+    ToolContext, ToolManifest, ToolOutput, ToolRegistry, manifest::DynamicIntervention,
 };
 
 fn manifest() -> ToolManifest {

@@ -20,7 +20,7 @@ use criterion::{Criterion, criterion_group};
 use serde_json::json;
 use tool_core::{
     ApiDefinition, Invoker, ProviderFormat, ToolBuilder, ToolCall, ToolContext, ToolOutput,
-    ToolRegistry, parse_arguments, wire_name,
+    ToolRegistry, export::wire_name, pipeline::parse_arguments,
 };
 
 fn registry() -> ToolRegistry {
@@ -108,7 +108,7 @@ struct AskApi3;
 impl tool_core::Gate for AskApi3 {
     async fn decide(
         &self,
-        calls: &[tool_core::PreparedCall],
+        calls: &[tool_core::pipeline::PreparedCall],
         _: &tool_core::OfferedTools,
         _: &ToolContext,
     ) -> Vec<tool_core::GateDecision> {

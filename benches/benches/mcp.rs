@@ -63,7 +63,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
-use tool_core::{Invoker, NameRules, ToolCall, ToolContext, ToolRegistry};
+use tool_core::{Invoker, ToolCall, ToolContext, ToolRegistry, manifest::NameRules};
 use tool_mcp::{
     McpCatalog, McpCatalogTool, McpManager, McpProtocol, McpProvider, McpServerConfig, McpTool,
     McpTransport,

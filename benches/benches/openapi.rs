@@ -37,7 +37,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::Value;
-use tool_core::{NameRules, ToolRegistry};
+use tool_core::{ToolRegistry, manifest::NameRules};
 use tool_openapi::{ImportOptions, OpenApiTool, compile_manifest, import_openapi};
 
 const PEAK_MODE: &str = "TOOL_OPENAPI_BENCH_PEAK";

@@ -31,8 +31,8 @@ use regex::Regex;
 use serde_json::{Value, json};
 use tool_approval::{Action, CallRef, PolicyEngine, PolicyFile};
 use tool_core::{
-    ApiDefinition, DynamicIntervention, HumanIntervention, InterventionPolicy, ToolContext,
-    ToolManifest,
+    ApiDefinition, HumanIntervention, InterventionPolicy, ToolContext, ToolManifest,
+    manifest::DynamicIntervention,
 };
 
 /// Command prefixes the policy approves (49 rules + a catch-all = 50).

@@ -31,7 +31,7 @@ use std::process::Command;
 
 use criterion::{Criterion, criterion_group};
 use serde_json::{Value, json};
-use tool_core::{NameRules, ToolContext, ToolRegistry};
+use tool_core::{ToolContext, ToolRegistry, manifest::NameRules};
 use tool_openapi::{ApiDocument, ImportOptions, OpenApiTool, import_openapi};
 
 const DESCRIPTION: &str = "node_modules/@octokit/openapi/generated/api.github.com.json";

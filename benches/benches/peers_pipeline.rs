@@ -15,8 +15,8 @@ use std::path::Path;
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::{Value, json};
 use tool_core::{
-    ApiDefinition, CompiledSchema, Invoker, ToolBuilder, ToolCall, ToolContext, ToolOutput,
-    ToolRegistry,
+    ApiDefinition, Invoker, ToolBuilder, ToolCall, ToolContext, ToolOutput, ToolRegistry,
+    pipeline::CompiledSchema,
 };
 
 /// The trivial tool's arguments schema; `peers/python/pipeline.py` declares

@@ -44,7 +44,7 @@ fn sandbox(c: &mut Criterion) {
         (
             "workspace_write_egress",
             SandboxPolicy::workspace_write()
-                .with_egress(tool_core::Egress::allow(["registry.example"])),
+                .with_egress(tool_core::approval::Egress::allow(["registry.example"])),
             plain.path(),
         ),
     ];

@@ -36,8 +36,8 @@ use std::time::Duration;
 
 use tool_core::search::{DeferPolicy, SearchIndex, SearchStyle, ToolSearch};
 use tool_core::{
-    ApiDefinition, NameRules, OfferedTools, ProviderFormat, ToolBuilder, ToolContext, ToolOutput,
-    ToolRegistry,
+    ApiDefinition, OfferedTools, ProviderFormat, ToolBuilder, ToolContext, ToolOutput,
+    ToolRegistry, manifest::NameRules,
 };
 
 const VERBS: [&str; 12] = [

@@ -68,8 +68,8 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tool_core::{
-    Confinement, Gate, GateAction, GateDecision, InterventionPolicy, OfferedTools, PreparedCall,
-    ToolContext,
+    Confinement, Gate, GateAction, GateDecision, InterventionPolicy, OfferedTools, ToolContext,
+    pipeline::PreparedCall,
 };
 
 use crate::call::CallRef;

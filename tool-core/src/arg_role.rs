@@ -6,8 +6,8 @@ use serde_json::Value;
 
 /// The role of one argument, carried in its JSON Schema as
 /// `"x-role": "<name>"` (on the items of an array for lists). Tools declare
-/// it (on a typed API's parameters with the [`role`](crate::role) schema
-/// types, `#[schemars(with = "tool_core::role::Path")]`, or
+/// it (on a typed API's parameters with the [`role`](crate::approval::role) schema
+/// types, `#[schemars(with = "tool_core::approval::role::Path")]`, or
 /// [`ArgRole::annotate`] on a hand-written schema);
 /// tool-approval reads it ([`ArgRole::of`]) to find the paths to audit and
 /// the commands to parse.
@@ -22,7 +22,7 @@ use serde_json::Value;
 ///
 /// ```
 /// use serde_json::json;
-/// use tool_core::ArgRole;
+/// use tool_core::approval::ArgRole;
 /// let mut schema = json!({"type": "string"});
 /// ArgRole::Path.annotate(&mut schema);
 /// assert_eq!(schema["x-role"], "path");
@@ -171,8 +171,8 @@ impl ArgRole {
 }
 
 /// Schemas of arguments with a role, for the fields of a typed API's
-/// parameters: `#[schemars(with = "tool_core::role::Path")]` on a `String`
-/// field (`Option<tool_core::role::Path>` on an `Option<String>`) makes its
+/// parameters: `#[schemars(with = "tool_core::approval::role::Path")]` on a `String`
+/// field (`Option<tool_core::approval::role::Path>` on an `Option<String>`) makes its
 /// schema a string carrying `"x-role": "path"`, so the role is declared by
 /// a type, not spelled as a string at each field. The field keeps its own
 /// Rust type; only its schema changes.
@@ -181,22 +181,22 @@ impl ArgRole {
 /// #[derive(schemars::JsonSchema, serde::Deserialize)]
 /// struct Params {
 ///     /// File to read.
-///     #[schemars(with = "tool_core::role::Path")]
+///     #[schemars(with = "tool_core::approval::role::Path")]
 ///     path: String,
 ///     /// Files to compare.
-///     #[schemars(with = "tool_core::role::Paths")]
+///     #[schemars(with = "tool_core::approval::role::Paths")]
 ///     others: Vec<String>,
 ///     /// Directory to run in.
-///     #[schemars(with = "Option<tool_core::role::WorkingDirectory>")]
+///     #[schemars(with = "Option<tool_core::approval::role::WorkingDirectory>")]
 ///     cwd: Option<String>,
 /// }
 /// let schema = serde_json::to_value(schemars::schema_for!(Params)).unwrap();
 /// let roles: Vec<_> = ["path", "cwd"]
 ///     .iter()
-///     .map(|p| tool_core::ArgRole::of(&schema["properties"][p]))
+///     .map(|p| tool_core::approval::ArgRole::of(&schema["properties"][p]))
 ///     .collect();
-/// assert_eq!(roles, [Some(tool_core::ArgRole::Path), Some(tool_core::ArgRole::WorkingDirectory)]);
-/// assert_eq!(tool_core::ArgRole::of(&schema["properties"]["others"]["items"]), Some(tool_core::ArgRole::Path));
+/// assert_eq!(roles, [Some(tool_core::approval::ArgRole::Path), Some(tool_core::approval::ArgRole::WorkingDirectory)]);
+/// assert_eq!(tool_core::approval::ArgRole::of(&schema["properties"]["others"]["items"]), Some(tool_core::approval::ArgRole::Path));
 /// ```
 pub mod role {
     use std::borrow::Cow;

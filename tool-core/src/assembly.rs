@@ -5,6 +5,9 @@
 //! [`Assembler`] maps each reference's `type` to a [`ToolProvider`] that builds
 //! the runtime tool; debug runs and production runs go through the same path.
 
+pub use crate::offered::ResolvedApi;
+pub use crate::provide_error::{ErrorSource, ProvideError};
+
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
@@ -18,7 +21,6 @@ use serde_json::Value;
 use crate::compiled::CompiledSchema;
 use crate::error::Error;
 use crate::partial::Partial;
-use crate::provide_error::ProvideError;
 use crate::registry::ToolRegistry;
 use crate::schema::schema_for_args;
 use crate::tool::Tool;
@@ -119,7 +121,7 @@ impl fmt::Display for ToolReference {
 ///
 /// ```
 /// use std::sync::Arc;
-/// use tool_core::{ProvideError, Tool, ToolProvider, ToolReference};
+/// use tool_core::{Tool, assembly::{ProvideError, ToolProvider, ToolReference}};
 ///
 /// struct Remote;
 ///
@@ -142,7 +144,7 @@ impl fmt::Display for ToolReference {
 /// [`ProvideError::Failed`] with the cause flattened into a string (the
 /// host can no longer tell a retryable outage from a broken spec); building
 /// the tool's name rules into the registry instead of the tool (return
-/// [`NameRules::Foreign`](crate::NameRules::Foreign) from
+/// [`NameRules::Foreign`](crate::manifest::NameRules::Foreign) from
 /// [`Tool::name_rules`] for foreign names).
 #[async_trait]
 pub trait ToolProvider: Send + Sync {
@@ -168,7 +170,7 @@ struct FactoryEntry {
 /// against it before the factory runs.
 ///
 /// ```
-/// use tool_core::{ApiDefinition, Assembler, BuiltinProvider, ToolBuilder, ToolOutput, ToolReference};
+/// use tool_core::{ApiDefinition, ToolBuilder, ToolOutput, assembly::{Assembler, BuiltinProvider, ToolReference}};
 /// #[derive(schemars::JsonSchema, serde::Deserialize)]
 /// struct Params { greeting: String }
 ///
@@ -180,7 +182,7 @@ struct FactoryEntry {
 ///             let g = greeting.clone();
 ///             async move { Ok(ToolOutput::text(g)) }
 ///         })
-///         .build().map_err(|e| tool_core::ProvideError::Failed(e.to_string()))?))
+///         .build().map_err(|e| tool_core::assembly::ProvideError::Failed(e.to_string()))?))
 /// })?;
 /// let assembler = Assembler::new().with_provider(builtin);
 /// let refs = vec![ToolReference::new("builtin", "greetings", "greeter")
@@ -286,7 +288,7 @@ impl BuiltinProvider {
             schema_for_args::<P>(),
             move |params| {
                 let params: P = serde_json::from_value(params).map_err(|e| {
-                    ProvideError::InvalidParams(vec![crate::Violation {
+                    ProvideError::InvalidParams(vec![crate::pipeline::Violation {
                         pointer: String::new(),
                         message: e.to_string(),
                     }])
@@ -387,7 +389,7 @@ impl Assembly {
     ///
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-    /// use tool_core::{Assembler, ToolReference, ToolRegistry};
+    /// use tool_core::{ToolRegistry, assembly::{Assembler, ToolReference}};
     /// let references = [ToolReference::new("teleporter", "acme", "beam")];
     /// let loaded = Assembler::new().assemble(&references).await.into_partial();
     /// assert_eq!(loaded.failed()[0].source, "references[0]");

@@ -97,7 +97,7 @@ impl CompiledSchema {
     /// of the schema.
     ///
     /// ```
-    /// use tool_core::{CompiledSchema, Error};
+    /// use tool_core::{Error, pipeline::CompiledSchema};
     /// let error = CompiledSchema::try_compile(&serde_json::json!({
     ///     "type": "object", "properties": {"n": {"type": "integer", "minimum": "zero"}}
     /// })).unwrap_err();
@@ -123,7 +123,7 @@ impl CompiledSchema {
     ///
     /// ```
     /// use std::sync::Arc;
-    /// use tool_core::{ApiDefinition, CompiledSchema, NameRules, ToolManifest};
+    /// use tool_core::{ApiDefinition, ToolManifest, pipeline::CompiledSchema, manifest::NameRules};
     /// let schema = serde_json::json!({"type": "object", "properties": {"n": {"type": "integer"}}});
     /// let checked = CompiledSchema::checked(&schema)?;
     /// assert!(!checked.is_compiled());
@@ -157,7 +157,7 @@ impl CompiledSchema {
     /// to know).
     ///
     /// ```
-    /// use tool_core::CompiledSchema;
+    /// use tool_core::pipeline::CompiledSchema;
     /// use serde_json::json;
     /// assert!(CompiledSchema::meets_meta_schema(&json!({"type": "object", "properties": {"n": {"type": "integer"}}})));
     /// assert!(!CompiledSchema::meets_meta_schema(&json!({"type": "string", "pattern": 0})));
@@ -185,7 +185,7 @@ impl CompiledSchema {
     ///
     /// ```
     /// use std::sync::Arc;
-    /// use tool_core::{ApiDefinition, CompiledSchema, NameRules, ToolManifest};
+    /// use tool_core::{ApiDefinition, ToolManifest, pipeline::CompiledSchema, manifest::NameRules};
     /// let schema = serde_json::json!({"type": "object", "properties": {"n": {"$ref": "#/$defs/gone"}}});
     /// assert!(CompiledSchema::meets_meta_schema(&schema)); // but it does not compile
     /// let mut manifest = ToolManifest::new("count");
@@ -216,7 +216,7 @@ impl CompiledSchema {
     /// compilation instead of compiling again (see [`for_manifest`](Self::for_manifest)).
     ///
     /// ```
-    /// use tool_core::CompiledSchema;
+    /// use tool_core::pipeline::CompiledSchema;
     /// let schema = serde_json::json!({"type": "object", "properties": {"n": {"type": "integer"}}});
     /// let compiled = CompiledSchema::try_compile_kept(schema.clone())?;
     /// assert_eq!(compiled.source(), Some(&schema));
@@ -242,7 +242,7 @@ impl CompiledSchema {
     /// [`for_manifest`](Self::for_manifest)).
     ///
     /// ```
-    /// use tool_core::CompiledSchema;
+    /// use tool_core::pipeline::CompiledSchema;
     /// let schema = serde_json::json!({"type": "object", "properties": {}});
     /// let (compiled, source) = CompiledSchema::try_compile_kept(schema.clone())?.into_source();
     /// assert_eq!(source, Some(schema));

@@ -44,7 +44,7 @@ use crate::error::Error;
 /// [`Error::InvalidConfinement`] naming the field.
 ///
 /// ```
-/// use tool_core::{Confinement, Egress};
+/// use tool_core::{Confinement, approval::Egress};
 ///
 /// let c: Confinement = serde_json::from_str(
 ///     r#"{"mode": "workspace_write", "network": {"allow": ["registry.example", "*.cdn.example"]}}"#,
@@ -68,8 +68,8 @@ pub enum Confinement {
     FullAccess,
     /// Writes only inside the context's working directory, the
     /// `writable_roots` and a private temp dir; protected entries
-    /// ([`PathRole::Protected`](crate::PathRole::Protected)) stay read-only; secrets
-    /// ([`PathRole::Secret`](crate::PathRole::Secret)) unreadable; network off unless `network`.
+    /// ([`PathRole::Protected`](crate::approval::PathRole::Protected)) stay read-only; secrets
+    /// ([`PathRole::Secret`](crate::approval::PathRole::Secret)) unreadable; network off unless `network`.
     WorkspaceWrite {
         /// Directories the host adds to the writable set (absolute paths).
         #[serde(default)]
@@ -108,7 +108,7 @@ pub enum Confinement {
 /// tunnel, so with a method limit it refuses tunnels too.
 ///
 /// ```
-/// use tool_core::{Confinement, Egress};
+/// use tool_core::{Confinement, approval::Egress};
 ///
 /// let c: Confinement = serde_json::from_str(
 ///     r#"{"mode": "workspace_write", "egress": {"allow": ["registry.example", "*.cdn.example"]}}"#,
@@ -186,7 +186,7 @@ impl Egress {
     /// error names the first bad entry as a JSON pointer (`/allow/1`).
     ///
     /// ```
-    /// use tool_core::Egress;
+    /// use tool_core::approval::Egress;
     ///
     /// assert!(Egress::allow(["registry.example", "*.cdn.example"]).check().is_ok());
     /// let err = Egress::allow(["registry.example"]).with_deny(["https://x.example/"]).check();

@@ -24,7 +24,7 @@ use crate::extensions::Extensions;
 /// with:
 ///
 /// 1. [`call_id`](Self::call_id): the provider's call id, or one minted with
-///    [`mint_call_id`](crate::mint_call_id) when the model sent none;
+///    [`mint_call_id`](crate::pipeline::mint_call_id) when the model sent none;
 /// 2. [`deadline`](Self::deadline): when this call's time budget ends; the
 ///    earlier of *now + resolved timeout* and a deadline the host set on the
 ///    turn's context with [`with_deadline`](Self::with_deadline);

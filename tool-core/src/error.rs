@@ -289,7 +289,7 @@ impl Error {
     }
 
     /// The position of the stored reference this error is about (errors of
-    /// an [`Assembler`](crate::Assembler) run), if it is about one.
+    /// an [`Assembler`](crate::assembly::Assembler) run), if it is about one.
     pub fn reference_index(&self) -> Option<usize> {
         match self {
             Self::MissingProvider { index, .. }

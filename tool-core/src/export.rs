@@ -1,5 +1,11 @@
 //! Exporting offered tools in each provider's request shape.
 
+pub use crate::naming::{
+    MAX_WIRE_NAME_LEN, WIRE_SEPARATOR, is_provider_safe, split_wire_name, wire_name,
+};
+pub use crate::strict::{StrictExport, strict_schema};
+pub use crate::surface::SurfaceTable;
+
 use serde_json::{Value, json};
 
 use crate::manifest::ApiDefinition;

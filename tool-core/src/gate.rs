@@ -163,10 +163,7 @@ impl GateDecision {
 /// ```
 /// use std::sync::Arc;
 /// use async_trait::async_trait;
-/// use tool_core::{
-///     Answer, ApiDefinition, Ask, Asker, Gate, GateDecision, Invoker, OfferedTools,
-///     PreparedCall, ToolBuilder, ToolCall, ToolContext, ToolOutput, ToolRegistry,
-/// };
+/// use tool_core::{Answer, ApiDefinition, Ask, Asker, Gate, GateDecision, Invoker, OfferedTools, ToolBuilder, ToolCall, ToolContext, ToolOutput, ToolRegistry, pipeline::PreparedCall};
 ///
 /// /// Asks before every `delete`, blocks `format`, runs the rest.
 /// struct ByName;

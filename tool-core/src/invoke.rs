@@ -78,9 +78,9 @@ impl ToolCall {
 /// sent no id; ids a provider sent are kept as they are.
 ///
 /// ```
-/// let a = tool_core::mint_call_id();
+/// let a = tool_core::pipeline::mint_call_id();
 /// assert!(a.starts_with("call_") && a.len() == 29);
-/// assert_ne!(a, tool_core::mint_call_id());
+/// assert_ne!(a, tool_core::pipeline::mint_call_id());
 /// assert!(a[5..].bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)));
 /// ```
 pub fn mint_call_id() -> String {
@@ -273,7 +273,7 @@ impl Invoker {
     ///
     /// A `null` given for an optional property whose schema does not accept
     /// `null` counts as absent: that is how a model in OpenAI strict mode
-    /// (see [`strict_schema`](crate::strict_schema)) leaves a property out.
+    /// (see [`strict_schema`](crate::export::strict_schema)) leaves a property out.
     /// The call id is kept, or minted when the model sent none.
     // The refusal *is* the product here (handed straight to the model), once per call.
     #[allow(clippy::result_large_err)]
@@ -476,16 +476,6 @@ impl Invoker {
     ) -> ToolOutput {
         let offered = registry.offer(ctx);
         self.invoke(&offered, call, ctx).await
-    }
-
-    /// [`invoke_batch`](Self::invoke_batch), with the partial outcome spelled out.
-    pub async fn invoke_batch_outcome(
-        &self,
-        offered: &OfferedTools,
-        calls: &[ToolCall],
-        ctx: &ToolContext,
-    ) -> crate::BatchOutcome {
-        crate::BatchOutcome::new(self.invoke_batch(offered, calls, ctx).await)
     }
 
     /// Runs a batch concurrently; outputs come back in input order, one per call.

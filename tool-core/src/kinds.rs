@@ -24,7 +24,7 @@ pub const PATH_SCOPE_AUDIT: &str = "pathScopeAudit";
 /// | [`Skill`](Self::Skill) | `skill` | `skills` |
 /// | [`Function`](Self::Function) | `function` | `workflow` |
 ///
-/// The [`Assembler`](crate::Assembler) finds a provider under any spelling
+/// The [`Assembler`](crate::assembly::Assembler) finds a provider under any spelling
 /// of its kind, so references stored as `builtin_tool` still resolve.
 ///
 /// ```

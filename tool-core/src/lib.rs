@@ -6,7 +6,7 @@
 //!
 //! - [`ToolManifest`] / [`ApiDefinition`]: pure data describing a tool and its
 //!   APIs, in the camelCase JSON shape hosts store. An API's arguments
-//!   schema is a [`Parameters`]: a `Value` held whole, or, from importers
+//!   schema is a [`Parameters`](manifest::Parameters): a `Value` held whole, or, from importers
 //!   writing thousands of APIs, composed of property schemas shared between
 //!   them; it reads as the `Value` either way.
 //! - [`Tool`]: a manifest plus code. [`ToolBuilder`] wraps closures and
@@ -15,8 +15,8 @@
 //! - [`ToolRegistry`]: identifier → tool, changed while in use (replace,
 //!   remove); [`ToolRegistry::offer`] gives the [`OfferedTools`] of one
 //!   context, an immutable shared snapshot that exports provider tool lists
-//!   (also OpenAI strict mode, [`strict_schema`]) and resolves wire names
-//!   ([`wire_name`]). [`LiveRegistry`] shares one between tasks.
+//!   (also OpenAI strict mode, [`export::strict_schema`]) and resolves wire
+//!   names ([`export::wire_name`]). [`LiveRegistry`] shares one between tasks.
 //!   [`OfferedTools::system_prompt`] is the text the model needs beside the
 //!   tool list: each offered tool's `system_role` (the skills catalog,
 //!   local-system's working rules…), or `None` when no tool has one. Send
@@ -49,7 +49,7 @@
 //!   `execute_tool` span in the OpenTelemetry GenAI conventions, the
 //!   gate's decision and the answer as events on it, metric events; what
 //!   is recorded and what never is (argument values, content, credentials).
-//! - [`Confinement`] and [`PathClass`]: what a call that runs may touch on
+//! - [`Confinement`] and [`approval::PathClass`]: what a call that runs may touch on
 //!   the host, and the named protected and secret path classes both walls
 //!   (approval and the OS sandbox) read.
 //! - [`ToolOutput`]: text for the model, state for a UI, a typed error; typed
@@ -62,13 +62,30 @@
 //!   each provider's own tool search or our portable `tool_search`, the
 //!   loaded set carried from turn to turn as data, and a size report per
 //!   export ([`search::ToolSearch`]).
-//! - [`Assembler`]: stored [`ToolReference`]s → runtime tools via
-//!   [`ToolProvider`]s, keyed by [`ToolKind`].
-//! - [`SurfaceTable`]: `identifier → api → T` lookups for host UI surfaces.
+//! - [`assembly`]: stored [`ToolReference`](assembly::ToolReference)s →
+//!   runtime tools via [`ToolProvider`](assembly::ToolProvider)s, keyed by
+//!   [`ToolKind`].
+//! - [`export::SurfaceTable`]: `identifier → api → T` lookups for host UI surfaces.
 //! - Shared contracts: [`ApiKey`] (`identifier/apiName`), [`ToolKind`],
-//!   [`ArgRole`] (what an argument is: path, shell command…),
+//!   [`approval::ArgRole`] (what an argument is: path, shell command…),
 //!   [`ConfinementSupport`],
-//!   [`PATH_SCOPE_AUDIT`], the [`ErrorCode`] constants.
+//!   [`approval::PATH_SCOPE_AUDIT`], the [`ErrorCode`] constants.
+//!
+//! # Where names live
+//!
+//! The root holds what a host touches on every turn (declaring, offering,
+//! invoking, gating, the output and its errors, [`Partial`] for batch
+//! loads); the rest lives in a module per concept:
+//!
+//! | module | holds |
+//! |---|---|
+//! | [`manifest`] | the declaration format: manifests, APIs, intervention rules, parameters, validation |
+//! | [`pipeline`] | the steps from a raw call to an output: argument parsing and diagnosis, schemas, prepared calls, caps |
+//! | [`approval`] | the gate's ready answers, argument roles, path classes, egress |
+//! | [`export`] | provider exports: wire names, strict mode, UI surface tables |
+//! | [`assembly`] | stored references to runtime tools through providers |
+//! | [`content`] | typed non-text parts and chat attachments |
+//! | [`durable`], [`taint`], [`telemetry`], [`search`] | turns as data, what a conversation took in, tracing, tool search |
 //!
 //! # Example
 //!
@@ -143,22 +160,21 @@
 mod api_key;
 mod arg_role;
 mod arguments;
-mod assembly;
-mod batch;
+pub mod assembly;
 mod capability;
 mod compiled;
 mod confine;
-mod content;
+pub mod content;
 mod context;
 pub mod durable;
 mod error;
-mod export;
+pub mod export;
 mod extensions;
 mod gate;
 mod invoke;
 mod kinds;
 mod live;
-mod manifest;
+pub mod manifest;
 mod manifest_problem;
 mod naming;
 #[cfg(feature = "net")]
@@ -188,57 +204,56 @@ mod validate;
 mod violation;
 
 pub use api_key::ApiKey;
-pub use arg_role::{ArgRole, ROLE_KEY, role};
-pub use arguments::{ArgumentsProblem, diagnose as diagnose_arguments, parse_arguments};
-pub use assembly::{
-    Assembler, Assembly, BUILTIN_KIND, BuiltinProvider, ToolProvider, ToolReference,
-};
-pub use batch::BatchOutcome;
-pub use compiled::CompiledSchema;
-pub use confine::{Confinement, ConfinementSupport, Egress};
-pub use content::{CONTENT_PARTS_KEY, ChatAttachments, ContentPart};
+pub use confine::{Confinement, ConfinementSupport};
+pub use content::ContentPart;
 pub use context::ToolContext;
 pub use error::Error;
 pub use extensions::Extensions;
-pub use gate::{
-    APPROVAL_REQUIRED_CONTENT, Answer, ApproveAll, Ask, Asker, BLOCKED_CONTENT, DECLINED_CONTENT,
-    DeclineAll, Gate, GateAction, GateDecision,
-};
-pub use invoke::{
-    DEFAULT_MAX_CONTENT_CHARS, DEFAULT_TIMEOUT_MS, InvokeConfig, Invoker, MAX_TIMEOUT_MS,
-    MIN_TIMEOUT_MS, ToolCall, cap_content, mint_call_id,
-};
-pub use kinds::{PATH_SCOPE_AUDIT, ToolKind};
+pub use gate::{Answer, Ask, Asker, Gate, GateAction, GateDecision};
+pub use invoke::{InvokeConfig, Invoker, ToolCall};
+pub use kinds::ToolKind;
 pub use live::LiveRegistry;
-pub use manifest::json_kind;
-pub use manifest::{
-    ApiDefinition, ArgMatcher, DynamicIntervention, Executor, HumanIntervention,
-    InterventionPolicy, InterventionRule, ProviderHints, RenderDisplayControl, RuleExamples,
-    ToolManifest, ToolMeta,
-};
-pub use manifest_problem::ManifestProblem;
-pub use naming::{MAX_WIRE_NAME_LEN, WIRE_SEPARATOR, is_provider_safe, split_wire_name, wire_name};
-pub use offered::{OfferedTool, OfferedTools, ResolvedApi};
+pub use manifest::{ApiDefinition, HumanIntervention, InterventionPolicy, ToolManifest, ToolMeta};
+pub use offered::{OfferedTool, OfferedTools};
 pub use output::{ErrorCode, ToolError, ToolOutput};
-pub use parameters::Parameters;
 pub use partial::{Failed, Incomplete, Partial};
-pub use path_class::{EXAMPLE_HOME, PathClass, PathRole};
-pub use prepared::PreparedCall;
-pub use provide_error::{ErrorSource, ProvideError};
 pub use provider::{ProviderFormat, ResultOptions};
 pub use registry::ToolRegistry;
-pub use schema::schema_for_args;
-pub use shared_defs::SharedDefs;
-pub use strict::{StrictExport, strict_schema};
-pub use suggest::nearest_candidates;
-pub use surface::SurfaceTable;
-pub use synthetic::SyntheticCall;
 pub use talk::{CallEvents, Elicitation, Elicited, LogLevel, Progress};
-pub use tool::{FnTool, Tool, ToolBuilder, TypedApi, deserialize_args};
-pub use validate::{
-    NameRules, is_valid_name, manifest_problems, validate_manifest, validate_manifest_with,
-};
-pub use violation::Violation;
+pub use tool::{FnTool, Tool, ToolBuilder, TypedApi};
+
+/// Approval's shared vocabulary: the gate's ready-made answers and the
+/// texts of refused calls, what an argument is ([`ArgRole`](approval::ArgRole)),
+/// the protected and secret path classes both walls read, and where a
+/// confined call may connect.
+pub mod approval {
+    pub use crate::arg_role::{ArgRole, ROLE_KEY, role};
+    pub use crate::confine::Egress;
+    pub use crate::gate::{
+        APPROVAL_REQUIRED_CONTENT, ApproveAll, BLOCKED_CONTENT, DECLINED_CONTENT, DeclineAll,
+    };
+    pub use crate::kinds::PATH_SCOPE_AUDIT;
+    pub use crate::path_class::{EXAMPLE_HOME, PathClass, PathRole};
+}
+
+/// The steps between a raw call and its output, for hosts that drive them
+/// one by one: argument parsing and diagnosis, schema compilation and
+/// validation, prepared and synthetic calls, content caps and the
+/// invoker's limits.
+pub mod pipeline {
+    pub use crate::arguments::{ArgumentsProblem, diagnose as diagnose_arguments, parse_arguments};
+    pub use crate::compiled::CompiledSchema;
+    pub use crate::invoke::{
+        DEFAULT_MAX_CONTENT_CHARS, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, MIN_TIMEOUT_MS, cap_content,
+        mint_call_id,
+    };
+    pub use crate::prepared::PreparedCall;
+    pub use crate::schema::schema_for_args;
+    pub use crate::suggest::nearest_candidates;
+    pub use crate::synthetic::SyntheticCall;
+    pub use crate::tool::deserialize_args;
+    pub use crate::violation::Violation;
+}
 
 /// What a host uses, in one import: `use tool_core::prelude::*;`.
 ///

@@ -5,6 +5,13 @@
 //! `systemRole`, `type`). It never holds functions: a dynamic approval audit
 //! is named by its `type` string and resolved by whoever evaluates policy.
 
+pub use crate::manifest_problem::ManifestProblem;
+pub use crate::parameters::Parameters;
+pub use crate::shared_defs::SharedDefs;
+pub use crate::validate::{
+    NameRules, is_valid_name, manifest_problems, validate_manifest, validate_manifest_with,
+};
+
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -89,7 +96,7 @@ impl ToolManifest {
     /// and details `{tool, api, available}`.
     pub fn unknown_api(&self, name: &str) -> crate::ToolError {
         let names = self.api.iter().map(|api| api.name.as_str());
-        let nearest = crate::nearest_candidates(name, names.clone());
+        let nearest = crate::pipeline::nearest_candidates(name, names.clone());
         let hint = if nearest.is_empty() {
             let all: Vec<&str> = names.clone().collect();
             if all.is_empty() {
@@ -147,7 +154,7 @@ pub struct ToolMeta {
 ///
 /// Serialises with its [`parameters_schema`](Self::parameters_schema), so a
 /// stored or exported API is self-contained whether or not it holds
-/// [`SharedDefs`](crate::SharedDefs).
+/// [`SharedDefs`].
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ApiDefinition {
@@ -157,14 +164,14 @@ pub struct ApiDefinition {
     #[serde(default)]
     pub description: String,
     /// JSON Schema of the arguments, as the model receives it, less the
-    /// [`SharedDefs`](crate::SharedDefs) it refers to when it has some
+    /// [`SharedDefs`] it refers to when it has some
     /// ([`parameters_schema`](Self::parameters_schema) is the whole schema).
     ///
     /// Held whole or composed of shared property schemas (see
-    /// [`Parameters`](crate::Parameters)); either way it reads, serialises
+    /// [`Parameters`]); either way it reads, serialises
     /// and compares as the JSON Schema [`Value`].
     #[serde(default)]
-    pub parameters: crate::Parameters,
+    pub parameters: crate::manifest::Parameters,
     /// Default time budget of one call, in milliseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default_timeout_ms: Option<u64>,
@@ -204,7 +211,7 @@ pub struct ApiDefinition {
     pub capabilities: Option<crate::capability::Capabilities>,
     /// Definitions held once for many APIs that `parameters` may refer to.
     #[serde(skip)]
-    shared_defs: Option<crate::SharedDefs>,
+    shared_defs: Option<crate::manifest::SharedDefs>,
 }
 
 impl Serialize for ApiDefinition {
@@ -259,7 +266,7 @@ impl ApiDefinition {
         Self {
             name: name.into(),
             description: description.into(),
-            parameters: crate::Parameters::default(),
+            parameters: crate::manifest::Parameters::default(),
             default_timeout_ms: None,
             render_display_control: None,
             human_intervention: None,
@@ -273,23 +280,23 @@ impl ApiDefinition {
         }
     }
 
-    /// Replaces the parameters schema: a [`Value`], or [`Parameters`](crate::Parameters)
+    /// Replaces the parameters schema: a [`Value`], or [`Parameters`]
     /// composed of shared property schemas.
-    pub fn with_parameters(mut self, parameters: impl Into<crate::Parameters>) -> Self {
+    pub fn with_parameters(mut self, parameters: impl Into<crate::manifest::Parameters>) -> Self {
         self.parameters = parameters.into();
         self
     }
 
     /// Lets [`parameters`](Self::parameters) refer (`"$ref":
     /// "#/$defs/NAME"`) to definitions held once for many APIs instead of
-    /// carrying its own copies; see [`SharedDefs`](crate::SharedDefs).
-    pub fn with_shared_defs(mut self, defs: crate::SharedDefs) -> Self {
+    /// carrying its own copies; see [`SharedDefs`].
+    pub fn with_shared_defs(mut self, defs: crate::manifest::SharedDefs) -> Self {
         self.shared_defs = Some(defs);
         self
     }
 
     /// The shared definitions [`parameters`](Self::parameters) may refer to.
-    pub fn shared_defs(&self) -> Option<&crate::SharedDefs> {
+    pub fn shared_defs(&self) -> Option<&crate::manifest::SharedDefs> {
         self.shared_defs.as_ref()
     }
 
@@ -297,7 +304,7 @@ impl ApiDefinition {
     /// [`parameters`](Self::parameters) with the shared definitions it
     /// reaches added under `$defs`. Borrowed when there are none to add.
     ///
-    /// A [composed](crate::Parameters::from_properties) schema not yet read
+    /// A [composed](crate::manifest::Parameters::from_properties) schema not yet read
     /// through `Deref` is built here and not kept.
     pub fn parameters_schema(&self) -> std::borrow::Cow<'_, Value> {
         use std::borrow::Cow;
@@ -553,7 +560,7 @@ impl DynamicIntervention {
         }
     }
 
-    /// The [`PATH_SCOPE_AUDIT`](crate::PATH_SCOPE_AUDIT) audit with the default policies.
+    /// The [`PATH_SCOPE_AUDIT`](crate::approval::PATH_SCOPE_AUDIT) audit with the default policies.
     pub fn path_scope_audit() -> Self {
         Self::new(crate::kinds::PATH_SCOPE_AUDIT)
     }
@@ -611,8 +618,8 @@ impl<'de> Deserialize<'de> for HumanIntervention {
 /// an array" the same way.
 ///
 /// ```
-/// assert_eq!(tool_core::json_kind(&serde_json::json!([1])), "an array");
-/// assert_eq!(tool_core::json_kind(&serde_json::Value::Null), "null");
+/// assert_eq!(tool_core::manifest::json_kind(&serde_json::json!([1])), "an array");
+/// assert_eq!(tool_core::manifest::json_kind(&serde_json::Value::Null), "null");
 /// ```
 pub fn json_kind(value: &Value) -> &'static str {
     match value {

@@ -15,7 +15,7 @@
 //! [`OfferedTools::resolve`](crate::OfferedTools::resolve), never by guessing.
 //!
 //! ```
-//! use tool_core::wire_name;
+//! use tool_core::export::wire_name;
 //! assert_eq!(wire_name("calculator", "evaluate"), "calculator____evaluate");
 //! let odd = wire_name("my.server/v2", "files/read");
 //! assert!(odd.len() <= 63 && odd.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-'));

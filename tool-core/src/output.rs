@@ -226,7 +226,7 @@ impl ErrorCode {
     /// The arguments violate the API's JSON Schema.
     pub const INVALID_ARGUMENTS: Self = Self::from_static("invalid_arguments");
     /// The API's arguments schema cannot be compiled, so no call can be
-    /// checked: a [checked](crate::CompiledSchema::checked) schema whose
+    /// checked: a [checked](crate::pipeline::CompiledSchema::checked) schema whose
     /// compilation on first use failed. The tool was not run.
     pub const SCHEMA_UNUSABLE: Self = Self::from_static("schema_unusable");
     /// The call ran past its time budget.

@@ -31,7 +31,7 @@ use serde_json::{Map, Value};
 /// ```
 /// use std::sync::Arc;
 /// use serde_json::json;
-/// use tool_core::{ApiDefinition, Parameters};
+/// use tool_core::{ApiDefinition, manifest::Parameters};
 ///
 /// let top = Arc::new(json!({"type": "integer", "minimum": 0}));
 /// let list = Parameters::from_properties(

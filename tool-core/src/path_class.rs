@@ -41,7 +41,7 @@ pub enum PathRole {
 ///
 /// ```
 /// use std::path::Path;
-/// use tool_core::{PathClass, PathRole};
+/// use tool_core::{approval::{PathClass, PathRole}};
 ///
 /// let home = Path::new("/home/ada");
 /// let hit = PathClass::find(PathRole::Protected, Path::new("repo/.git/hooks/pre-commit"), Some(home));
@@ -77,7 +77,7 @@ pub const EXAMPLE_HOME: &str = "/home/user";
 /// path-class tables.
 ///
 /// ```
-/// const DEPLOY_KEYS: tool_core::PathClass = tool_core::path_class!(
+/// const DEPLOY_KEYS: tool_core::approval::PathClass = tool_core::path_class!(
 ///     "deploy-keys", Secret, "deploy keys",
 ///     ["**/deploy/*.key"], except [], yes ["/srv/deploy/a.key"], no ["/srv/deploy/a.pub"]
 /// );
@@ -86,9 +86,9 @@ pub const EXAMPLE_HOME: &str = "/home/user";
 #[macro_export]
 macro_rules! path_class {
     ($name:literal, $role:ident, $description:literal, [$($p:literal),* $(,)?], except [$($e:literal),* $(,)?], yes [$($y:literal),* $(,)?], no [$($n:literal),* $(,)?]) => {
-        $crate::PathClass {
+        $crate::approval::PathClass {
             name: $name,
-            role: $crate::PathRole::$role,
+            role: $crate::approval::PathRole::$role,
             description: $description,
             patterns: &[$($p),*],
             except: &[$($e),*],

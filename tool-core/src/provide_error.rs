@@ -17,7 +17,7 @@ pub type ErrorSource = Arc<dyn StdError + Send + Sync + 'static>;
 ///
 /// ```
 /// use std::error::Error as _;
-/// use tool_core::ProvideError;
+/// use tool_core::assembly::ProvideError;
 ///
 /// let io = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "refused");
 /// let error = ProvideError::transient("the MCP server `files` is not reachable").with_source(io);

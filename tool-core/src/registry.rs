@@ -170,7 +170,7 @@ impl ToolRegistry {
     ///
     /// ```
     /// use std::sync::Arc;
-    /// use tool_core::{ApiDefinition, CompiledSchema, Tool, ToolBuilder, ToolOutput, ToolRegistry};
+    /// use tool_core::{ApiDefinition, Tool, ToolBuilder, ToolOutput, ToolRegistry, pipeline::CompiledSchema};
     /// let schema = serde_json::json!({"type": "object", "properties": {"q": {"type": "string"}}});
     /// let tool = ToolBuilder::new("search")
     ///     .api(ApiDefinition::new("find", "Finds.").with_parameters(schema.clone()), |_, _| async {

@@ -16,7 +16,7 @@ use serde_json::Value;
 ///     /// What to greet.
 ///     name: String,
 /// }
-/// let schema = tool_core::schema_for_args::<Args>();
+/// let schema = tool_core::pipeline::schema_for_args::<Args>();
 /// assert_eq!(schema["type"], "object");
 /// assert_eq!(schema["properties"]["name"]["description"], "What to greet.");
 /// assert_eq!(schema["required"][0], "name");

@@ -30,7 +30,7 @@ const DEFS_REF: &str = "#/$defs/";
 ///
 /// ```
 /// use serde_json::json;
-/// use tool_core::{ApiDefinition, SharedDefs};
+/// use tool_core::{ApiDefinition, manifest::SharedDefs};
 ///
 /// let defs = SharedDefs::new(
 ///     json!({

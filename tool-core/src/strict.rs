@@ -41,7 +41,7 @@ const UNSUPPORTED: [&str; 17] = [
 ///
 /// ```
 /// use serde_json::json;
-/// let (strict, problems) = tool_core::strict_schema(&json!({
+/// let (strict, problems) = tool_core::export::strict_schema(&json!({
 ///     "type": "object",
 ///     "properties": {"path": {"type": "string"}, "limit": {"type": "integer"}},
 ///     "required": ["path"]
@@ -51,7 +51,7 @@ const UNSUPPORTED: [&str; 17] = [
 /// assert_eq!(strict["properties"]["limit"]["type"], json!(["integer", "null"]));
 /// assert_eq!(strict["additionalProperties"], false);
 ///
-/// let (_, problems) = tool_core::strict_schema(&json!({
+/// let (_, problems) = tool_core::export::strict_schema(&json!({
 ///     "type": "object", "properties": {"tags": {"type": "object", "additionalProperties": {"type": "string"}}}
 /// }));
 /// assert_eq!(problems[0].pointer, "/properties/tags/additionalProperties");
@@ -146,7 +146,7 @@ fn rewrite(schema: &mut Value, at: &str, problems: &mut Vec<Violation>) {
     };
     // The argument's role is for the gate, which reads the registered
     // schema; strict mode takes only the keywords it knows.
-    map.remove(crate::ROLE_KEY);
+    map.remove(crate::approval::ROLE_KEY);
     for keyword in UNSUPPORTED {
         if map.contains_key(keyword) {
             problems.push(Violation {
@@ -367,11 +367,14 @@ mod tests {
             "path": {"type": "string"},
             "paths": {"type": "array", "items": {"type": "string"}}
         }});
-        crate::ArgRole::Path.annotate(&mut schema["properties"]["path"]);
-        crate::ArgRole::Path.annotate(&mut schema["properties"]["paths"]["items"]);
+        crate::approval::ArgRole::Path.annotate(&mut schema["properties"]["path"]);
+        crate::approval::ArgRole::Path.annotate(&mut schema["properties"]["paths"]["items"]);
         let (strict, problems) = strict_schema(&schema);
         assert!(problems.is_empty(), "{problems:?}");
-        assert!(!strict.to_string().contains(crate::ROLE_KEY), "{strict}");
+        assert!(
+            !strict.to_string().contains(crate::approval::ROLE_KEY),
+            "{strict}"
+        );
         assert_eq!(
             strict["properties"]["path"]["type"],
             json!(["string", "null"])

@@ -8,7 +8,7 @@
 /// else 3), at most three.
 ///
 /// ```
-/// use tool_core::nearest_candidates;
+/// use tool_core::pipeline::nearest_candidates;
 /// let options = ["pdf", "png", "html"];
 /// assert_eq!(nearest_candidates("PDF", options), ["pdf"]);
 /// assert_eq!(nearest_candidates("pfd", options), ["pdf"]);

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 /// `identifier`, then the fallback.
 ///
 /// ```
-/// use tool_core::SurfaceTable;
+/// use tool_core::export::SurfaceTable;
 /// let mut renders = SurfaceTable::with_fallback("json-card");
 /// renders.insert("web", "search", "search-results");
 /// renders.insert_tool("web", "web-card");

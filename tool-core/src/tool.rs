@@ -435,7 +435,7 @@ impl ToolBuilder {
     }
 
     /// Validates the manifest and checks that every API has a handler;
-    /// every problem is reported (see [`validate_manifest`](crate::validate_manifest)).
+    /// every problem is reported (see [`validate_manifest`](crate::manifest::validate_manifest)).
     pub fn build(self) -> Result<FnTool, Error> {
         let mut problems = manifest_problems(&self.manifest, self.rules);
         for (index, api) in self.manifest.api.iter().enumerate() {

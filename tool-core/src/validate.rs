@@ -33,7 +33,7 @@ impl CompiledSchema {
     /// The returned schemas keep no source.
     ///
     /// ```
-    /// use tool_core::{ApiDefinition, CompiledSchema, NameRules, ToolManifest};
+    /// use tool_core::{ApiDefinition, ToolManifest, pipeline::CompiledSchema, manifest::NameRules};
     /// let schema = serde_json::json!({"type": "object", "properties": {"q": {"type": "string"}}});
     /// let mut manifest = ToolManifest::new("search");
     /// manifest.api.push(ApiDefinition::new("find", "Finds.").with_parameters(schema.clone()));

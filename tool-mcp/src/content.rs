@@ -43,7 +43,7 @@
 
 use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
 use serde_json::{Map, Value, json};
-use tool_core::{CONTENT_PARTS_KEY, ContentPart, ErrorCode, ToolError, ToolOutput};
+use tool_core::{ContentPart, ErrorCode, ToolError, ToolOutput, content::CONTENT_PARTS_KEY};
 
 /// Error code of a result the server flagged with `isError: true`.
 pub const MCP_TOOL_ERROR: &str = "mcp_tool_error";

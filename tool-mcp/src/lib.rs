@@ -101,7 +101,7 @@
 //! # }).unwrap();
 //! ```
 //!
-//! MCP tools declare [`tool_core::NameRules::Foreign`] themselves
+//! MCP tools declare [`tool_core::manifest::NameRules::Foreign`] themselves
 //! ([`McpTool`]'s `Tool::name_rules`), so any registry takes them: remote
 //! names such as `files/read` are kept and made provider-safe by wire
 //! naming. Loading every configured server is one line:
@@ -140,10 +140,6 @@ mod level;
 mod server;
 mod trace;
 
-#[cfg(feature = "client")]
-#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
-#[allow(deprecated)]
-pub use client::catalog::{Catalog, CatalogTool};
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub use client::catalog::{McpCatalog, McpCatalogTool};
@@ -186,10 +182,6 @@ pub use client::provider::{ALL_TOOLS, MCP_REFERENCE_KIND, McpLoad, McpProvider, 
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub use client::remote_skills::{McpLoadedSkill, McpSkillFile};
-#[cfg(feature = "client")]
-#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
-#[allow(deprecated)]
-pub use client::secret::Secret;
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub use client::secret::{McpSecret, SEALED_PREFIX};

@@ -17,7 +17,7 @@ mod synthetic;
 
 use std::time::Instant;
 
-use tool_core::{NameRules, ToolRegistry};
+use tool_core::{ToolRegistry, manifest::NameRules};
 use tool_openapi::{ImportOptions, OpenApiTool, api_definition, import_openapi};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

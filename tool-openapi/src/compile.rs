@@ -13,7 +13,11 @@
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
-use tool_core::{ApiDefinition, CompiledSchema, NameRules, Parameters, ToolManifest};
+use tool_core::{
+    ApiDefinition, ToolManifest,
+    manifest::{NameRules, Parameters},
+    pipeline::CompiledSchema,
+};
 
 use crate::document::{ApiDocument, Operation};
 use crate::error::Error;

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use tool_core::{CompiledSchema, HumanIntervention};
+use tool_core::{HumanIntervention, pipeline::CompiledSchema};
 
 use crate::method::Method;
 
@@ -249,7 +249,7 @@ pub struct Operation {
     /// ([`ApiDefinition::with_shared_defs`](tool_core::ApiDefinition::with_shared_defs)).
     /// Empty for the narrow protocol and for a deserialised operation.
     #[serde(skip)]
-    pub shared_definitions: tool_core::SharedDefs,
+    pub shared_definitions: tool_core::manifest::SharedDefs,
     /// The arguments schema as compiled while importing (with the schema it
     /// was compiled from and a fingerprint of what it was built from), so
     /// building a tool does not build or compile it again. Not serialised,
@@ -416,7 +416,7 @@ pub struct Parameter {
     #[serde(with = "shared_schema")]
     pub schema: Arc<Value>,
     /// Whether the argument names workspace files (a path, or a list of
-    /// paths, with the role [`ArgRole::Path`](tool_core::ArgRole::Path),
+    /// paths, with the role [`ArgRole::Path`](tool_core::approval::ArgRole::Path),
     /// `"x-role": "path"`, in its schema) whose bytes are sent:
     /// multipart file parts and binary bodies.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]

@@ -1,6 +1,6 @@
 //! The one error type of `tool-openapi`.
 
-use tool_core::Violation;
+use tool_core::pipeline::Violation;
 
 /// Everything that can go wrong loading, compiling or configuring API tools.
 /// (Failures of a *call* are [`ToolOutput`](tool_core::ToolOutput)s with

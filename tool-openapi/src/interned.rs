@@ -2,7 +2,7 @@
 //! operations have 75 000 arguments but under 5 000 distinct schemas (the
 //! same `$top`, `$select` or body property on operation after operation),
 //! so each compiled API composes its arguments schema of shared ones
-//! ([`tool_core::Parameters::from_properties`]).
+//! ([`tool_core::manifest::Parameters::from_properties`]).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;

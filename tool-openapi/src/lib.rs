@@ -38,7 +38,7 @@
 //!   [`SsrfPolicy`]; it lives in `tool_core::net` (feature `net`) so
 //!   tool-mcp's HTTP transport uses the same guard, and is re-exported here.
 //! - [`OpenApiProvider`]: serves stored references of type `"api"` to a
-//!   `tool-core` [`Assembler`](tool_core::Assembler).
+//!   `tool-core` [`Assembler`](tool_core::assembly::Assembler).
 //!
 //! # Responses
 //!
@@ -67,7 +67,7 @@
 //! # Example
 //!
 //! ```
-//! use tool_core::{Invoker, NameRules, ToolCall, ToolContext, ToolRegistry};
+//! use tool_core::{Invoker, ToolCall, ToolContext, ToolRegistry, manifest::NameRules};
 //! use tool_openapi::{OpenApiTool, SsrfGuard, SsrfPolicy, validate_narrow};
 //!
 //! let validation = validate_narrow(r#"{"server": "http://10.0.0.8", "description": "Internal.",

@@ -29,8 +29,8 @@
 use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
-use tool_core::Violation;
-use tool_core::json_kind as kind;
+use tool_core::manifest::json_kind as kind;
+use tool_core::pipeline::Violation;
 
 use crate::document::{ApiDocument, Location, Operation, Parameter};
 use crate::error::Error;

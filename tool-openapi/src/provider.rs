@@ -5,7 +5,11 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use serde_json::Value;
-use tool_core::{HumanIntervention, ProvideError, Tool, ToolProvider, ToolReference, Violation};
+use tool_core::{
+    HumanIntervention, Tool,
+    assembly::{ProvideError, ToolProvider, ToolReference},
+    pipeline::Violation,
+};
 
 use crate::credentials::Credentials;
 use crate::document::ApiDocument;
@@ -51,7 +55,7 @@ struct Registered {
 /// Every tool shares the provider's guard and client (one connection pool).
 ///
 /// ```
-/// use tool_core::{Assembler, ToolReference};
+/// use tool_core::{assembly::{Assembler, ToolReference}};
 /// use tool_openapi::{OpenApiProvider, SsrfGuard, parse_narrow};
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 /// let (doc, _) = parse_narrow(r#"{"server":"https://api.example.com","description":"d",

@@ -8,7 +8,8 @@ use async_trait::async_trait;
 use http::{HeaderName, HeaderValue};
 use serde_json::Value;
 use tool_core::{
-    CompiledSchema, NameRules, Tool, ToolContext, ToolError, ToolManifest, ToolOutput, ToolRegistry,
+    Tool, ToolContext, ToolError, ToolManifest, ToolOutput, ToolRegistry, manifest::NameRules,
+    pipeline::CompiledSchema,
 };
 
 use crate::compile::take_manifest;
@@ -88,8 +89,8 @@ impl OpenApiTool {
 /// approval gate confines it or asks. When the call's context carries a
 /// [`Confinement`](tool_core::Confinement) of `read_only` or
 /// `workspace_write`, a file in a secret class
-/// ([`PathClass`](tool_core::PathClass) with
-/// [`PathRole::Secret`](tool_core::PathRole::Secret): `.env`, private keys,
+/// ([`PathClass`](tool_core::approval::PathClass) with
+/// [`PathRole::Secret`](tool_core::approval::PathRole::Secret): `.env`, private keys,
 /// `~/.ssh`…), named directly or reached through a link, is refused with
 /// [`ErrorCode::CONFINEMENT_REFUSED`](tool_core::ErrorCode::CONFINEMENT_REFUSED) and nothing is sent; under
 /// `full_access` (or no confinement) the workspace rule alone applies. A host that shares one client
@@ -210,7 +211,7 @@ impl OpenApiToolBuilder {
     /// tool's manifest instead of copying it.
     ///
     /// ```
-    /// use tool_core::{NameRules, ToolRegistry};
+    /// use tool_core::{ToolRegistry, manifest::NameRules};
     /// use tool_openapi::{OpenApiTool, parse_narrow};
     /// let (doc, _) = parse_narrow(r#"{"server": "https://api.example.com", "description": "Echo.",
     ///   "paths": {"/echo": {"get": {"operationId": "echo", "description": "Echoes."}}}}"#)?;

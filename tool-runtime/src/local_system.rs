@@ -4,9 +4,10 @@
 use async_trait::async_trait;
 use serde_json::Value;
 use tool_core::{
-    ApiDefinition, DynamicIntervention, ErrorCode, Executor, HumanIntervention, InterventionPolicy,
-    RenderDisplayControl, Tool, ToolContext, ToolError, ToolManifest, ToolMeta, ToolOutput,
-    schema_for_args,
+    ApiDefinition, ErrorCode, HumanIntervention, InterventionPolicy, Tool, ToolContext, ToolError,
+    ToolManifest, ToolMeta, ToolOutput,
+    manifest::{DynamicIntervention, Executor, RenderDisplayControl},
+    pipeline::schema_for_args,
 };
 
 use crate::local::LocalComputer;
@@ -43,7 +44,7 @@ Commands
 fn path_audit() -> HumanIntervention {
     HumanIntervention::Dynamic {
         dynamic: DynamicIntervention {
-            kind: tool_core::PATH_SCOPE_AUDIT.into(),
+            kind: tool_core::approval::PATH_SCOPE_AUDIT.into(),
             policy: InterventionPolicy::Required,
             default: InterventionPolicy::Never,
         },
@@ -72,7 +73,7 @@ fn file_api<T: schemars::JsonSchema + Operation>(
 /// required` when a path leaves the allowed scope, `default: never`);
 /// `runCommand` is `required`; reading or killing a command the user
 /// already allowed is `never`. Every argument declares its
-/// [`ArgRole`](tool_core::ArgRole) in its schema (`"x-role": "path"` on each
+/// [`ArgRole`](tool_core::approval::ArgRole) in its schema (`"x-role": "path"` on each
 /// path, `working-directory`, `shell-command`, `environment`), which is how
 /// the audit finds the paths and the commands.
 pub fn manifest() -> ToolManifest {
@@ -224,7 +225,7 @@ mod tests {
 
     #[test]
     fn manifest_is_valid_for_tool_core() {
-        tool_core::validate_manifest(&manifest()).unwrap();
+        tool_core::manifest::validate_manifest(&manifest()).unwrap();
     }
 
     #[test]

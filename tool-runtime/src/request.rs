@@ -2,7 +2,7 @@
 //!
 //! The parameter structs are also what the model sees: their JSON Schemas
 //! (camelCase names, doc comments as descriptions, and each argument's role
-//! declared by a [`tool_core::role`] type: `"x-role": "path"` on every path,
+//! declared by a [`tool_core::approval::role`] type: `"x-role": "path"` on every path,
 //! `working-directory`, `shell-command`, `environment`) are the
 //! local-system tool's API parameters.
 
@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tool_core::role;
+use tool_core::approval::role;
 
 use crate::operation::operation_names;
 

@@ -129,13 +129,6 @@ pub struct SkillCatalog {
     pub entries: Vec<CatalogEntry>,
 }
 
-/// The old name of [`SkillCatalog`].
-#[deprecated(
-    since = "0.1.0",
-    note = "renamed `SkillCatalog` (unique across the tool-* crates)"
-)]
-pub type Catalog = SkillCatalog;
-
 impl SkillCatalog {
     fn names(&self, pick: impl Fn(&EntryStatus) -> bool) -> Vec<&str> {
         self.entries

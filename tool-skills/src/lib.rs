@@ -99,8 +99,6 @@ mod tool;
 pub mod trust;
 mod validate;
 
-#[allow(deprecated)]
-pub use catalog::Catalog;
 pub use catalog::{
     CatalogEntry, CatalogFormat, CatalogOptions, EntryStatus, SkillCatalog, xml_escape,
 };

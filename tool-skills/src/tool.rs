@@ -8,8 +8,8 @@ use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tool_core::{
-    ApiDefinition, RenderDisplayControl, Tool, ToolContext, ToolError, ToolManifest, ToolOutput,
-    deserialize_args,
+    ApiDefinition, Tool, ToolContext, ToolError, ToolManifest, ToolOutput,
+    manifest::RenderDisplayControl, pipeline::deserialize_args,
 };
 use tracing::field::Empty;
 

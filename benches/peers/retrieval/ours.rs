@@ -10,7 +10,9 @@ use std::process::Command;
 
 use serde_json::{Map, Value, json};
 use tool_core::search::SearchIndex;
-use tool_core::{ApiDefinition, NameRules, ToolBuilder, ToolContext, ToolOutput, ToolRegistry};
+use tool_core::{
+    ApiDefinition, ToolBuilder, ToolContext, ToolOutput, ToolRegistry, manifest::NameRules,
+};
 
 /// Recall@1 and recall@5 of a ranking, with the query count.
 #[derive(Debug, Clone, Copy)]

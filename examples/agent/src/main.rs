@@ -146,5 +146,5 @@ async fn main() -> anyhow::Result<()> {
 /// One line of [`SCRIPT`] as a call with an id, as a provider would make it.
 fn stand_in(line: &str) -> ToolCall {
     let (name, arguments) = line.split_once(' ').unwrap_or((line, "{}"));
-    ToolCall::new(name, arguments).with_id(tool_core::mint_call_id())
+    ToolCall::new(name, arguments).with_id(tool_core::pipeline::mint_call_id())
 }

@@ -10,8 +10,8 @@ use async_trait::async_trait;
 use serde_json::json;
 use tool_core::durable::{Durable, KeyRing, MacKey, Scope};
 use tool_core::{
-    ApiDefinition, Gate, GateDecision, Invoker, OfferedTools, PreparedCall, ToolBuilder,
-    ToolContext, ToolError, ToolOutput, ToolRegistry,
+    ApiDefinition, Gate, GateDecision, Invoker, OfferedTools, ToolBuilder, ToolContext, ToolError,
+    ToolOutput, ToolRegistry, pipeline::PreparedCall,
 };
 
 /// Reads run; appends ask a person.

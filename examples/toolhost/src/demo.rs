@@ -2,8 +2,8 @@
 
 use serde_json::{Value, json};
 use tool_core::{
-    ApiDefinition, Invoker, NameRules, ToolBuilder, ToolCall, ToolContext, ToolOutput,
-    ToolRegistry, wire_name,
+    ApiDefinition, Invoker, ToolBuilder, ToolCall, ToolContext, ToolOutput, ToolRegistry,
+    export::wire_name, manifest::NameRules,
 };
 
 use tool_approval::{Action, CONFINEMENT_UNAVAILABLE, CallRef, Decision, PolicyEngine, PolicyFile};
@@ -355,7 +355,7 @@ async fn gated_step(walk: &mut Walk) -> Result<(), Failure> {
         .map_err(|e| Failure::Source(format!("demo policy: {e}")))?;
     let invoker = Invoker::default()
         .with_gate(Arc::new(engine))
-        .with_asker(Arc::new(tool_core::DeclineAll));
+        .with_asker(Arc::new(tool_core::approval::DeclineAll));
     let ctx = ToolContext::new().with_cwd(dir.path());
     let offered = registry.offer(&ctx);
     let calls = [

@@ -8,8 +8,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 use tool_core::{
-    ApiDefinition, Executor, Invoker, Tool, ToolBuilder, ToolCall, ToolContext, ToolOutput,
-    ToolRegistry,
+    ApiDefinition, Invoker, Tool, ToolBuilder, ToolCall, ToolContext, ToolOutput, ToolRegistry,
+    manifest::Executor,
 };
 use tool_dispatch::{
     DispatchedTool, Dispatcher, ExecutorClient, MemoryResultStore, Route, RoutingConfig,

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 use tool_approval::{ApprovalMode, CallRef, Decision, PolicyEngine, PolicyFile};
 use tool_core::{
-    ApproveAll, Invoker, OfferedTools, ToolCall, ToolContext, ToolOutput, ToolRegistry,
-    parse_arguments, split_wire_name,
+    Invoker, OfferedTools, ToolCall, ToolContext, ToolOutput, ToolRegistry, approval::ApproveAll,
+    export::split_wire_name, pipeline::parse_arguments,
 };
 use tool_runtime::{LocalComputer, local_system_tool};
 
@@ -52,7 +52,8 @@ impl Host {
     /// Registers the tools with `cwd` as their working directory and loads the policy.
     pub fn new(cwd: &Path, policy: &PolicyOptions) -> Result<Self, Failure> {
         // Foreign names: MCP servers (`--mcp-*`) bring tools named elsewhere.
-        let mut registry = ToolRegistry::new().with_name_rules(tool_core::NameRules::Foreign);
+        let mut registry =
+            ToolRegistry::new().with_name_rules(tool_core::manifest::NameRules::Foreign);
         let internal = |e: tool_core::Error| Failure::Source(format!("builtin tool: {e}"));
         registry
             .register(builtin::calculator::tool().map_err(internal)?)

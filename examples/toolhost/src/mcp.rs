@@ -705,7 +705,7 @@ pub async fn demo_steps() -> Vec<(String, String, Value)> {
         }
     };
     let load = McpProvider::new(Arc::clone(&manager)).load_all().await;
-    let mut registry = ToolRegistry::new().with_name_rules(tool_core::NameRules::Foreign);
+    let mut registry = ToolRegistry::new().with_name_rules(tool_core::manifest::NameRules::Foreign);
     for tool in load.tools {
         let _ = registry.register_arc(tool);
     }

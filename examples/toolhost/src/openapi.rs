@@ -15,7 +15,9 @@ use std::path::{Path, PathBuf};
 use clap::Subcommand;
 use serde_json::{Value, json};
 use tool_core::{
-    Invoker, NameRules, ToolCall, ToolContext, ToolRegistry, Violation, is_valid_name,
+    Invoker, ToolCall, ToolContext, ToolRegistry,
+    manifest::{NameRules, is_valid_name},
+    pipeline::Violation,
 };
 use tool_openapi::{
     ApiDocument, ApiSecret, Credentials, DocumentKind, Error, ImportOptions, OpenApiTool,

@@ -9,7 +9,10 @@ use clap::Args;
 use serde_json::{Map, Value, json};
 use tool_approval::Decision;
 use tool_approval::record::{DecisionRecord, JsonLinesFile, Keep, RecordSink, read_records};
-use tool_core::{parse_arguments, split_wire_name, wire_name};
+use tool_core::{
+    export::{split_wire_name, wire_name},
+    pipeline::parse_arguments,
+};
 
 use crate::Failure;
 use crate::host::Host;

@@ -22,7 +22,9 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use serde_json::json;
 use tool_core::taint::{PIN_RULE, TRIFECTA_RULE};
-use tool_core::{Gate, GateAction, GateDecision, OfferedTools, PreparedCall, ToolContext};
+use tool_core::{
+    Gate, GateAction, GateDecision, OfferedTools, ToolContext, pipeline::PreparedCall,
+};
 
 /// The rules of a taint session that hold back a call on their own.
 pub const SESSION_RULES: &[&str] = &[TRIFECTA_RULE, PIN_RULE];

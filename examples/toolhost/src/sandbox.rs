@@ -73,7 +73,9 @@ impl SandboxChoice {
         if self.allow_domains.is_empty() {
             confinement
         } else {
-            confinement.with_egress(tool_core::Egress::allow(self.allow_domains.iter().cloned()))
+            confinement.with_egress(tool_core::approval::Egress::allow(
+                self.allow_domains.iter().cloned(),
+            ))
         }
     }
 

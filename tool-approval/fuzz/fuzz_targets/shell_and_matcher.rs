@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use tool_approval::{CallRef, MatchMode, Matcher, PolicyEngine, PolicyFile, ShellCommand};
-use tool_core::{ArgMatcher, ToolContext};
+use tool_core::{ToolContext, manifest::ArgMatcher};
 
 /// Prefix rules of the kind coding agents ship (the corpus's agent policy,
 /// shortened).

@@ -25,13 +25,13 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use tool_core::{PathClass, PathRole};
+use tool_core::approval::{PathClass, PathRole};
 
 use crate::audit::{AuditInput, AuditVerdict, DynamicAudit};
 use crate::path_view::{PathView, RealFs, absolute, real_path_in, resolve_path_in};
 
 /// The dynamic audit's type string (tool-core's constant).
-use tool_core::PATH_SCOPE_AUDIT;
+use tool_core::approval::PATH_SCOPE_AUDIT;
 
 /// Words in an API's name (ASCII case ignored) that mean it writes,
 /// creates, moves or deletes its path arguments.

@@ -12,7 +12,7 @@
 use std::path::Path;
 
 use serde_json::Value;
-use tool_core::ArgRole;
+use tool_core::approval::ArgRole;
 
 use crate::error::push_pointer;
 use crate::path_view::{RealFs, stays_inside};

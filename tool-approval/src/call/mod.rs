@@ -3,7 +3,7 @@
 //! from them once per evaluation, which every audit and rule list reads.
 
 use serde_json::Value;
-use tool_core::{ConfinementSupport, OfferedTools, PreparedCall, ToolManifest};
+use tool_core::{ConfinementSupport, OfferedTools, ToolManifest, pipeline::PreparedCall};
 
 pub(crate) mod arguments;
 pub(crate) mod facts;

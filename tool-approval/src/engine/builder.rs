@@ -98,7 +98,7 @@ impl PolicyEngineBuilder {
     }
 
     /// Sets the host rules for one `identifier/apiName` (replacing earlier
-    /// ones): [`InterventionRule`](tool_core::InterventionRule)s, or
+    /// ones): [`InterventionRule`](tool_core::manifest::InterventionRule)s, or
     /// [`HostRule`]s carrying their own confinement.
     pub fn rules<I, R>(mut self, key: impl Into<String>, rules: I) -> Self
     where

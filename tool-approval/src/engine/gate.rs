@@ -3,7 +3,9 @@
 //! [`GateDecision`].
 
 use async_trait::async_trait;
-use tool_core::{Gate, GateAction, GateDecision, OfferedTools, PreparedCall, ToolContext};
+use tool_core::{
+    Gate, GateAction, GateDecision, OfferedTools, ToolContext, pipeline::PreparedCall,
+};
 
 use super::PolicyEngine;
 use crate::call::CallRef;

@@ -6,7 +6,7 @@
 //! confinement; only the host, in its policy file or through
 //! [`PolicyEngineBuilder::rules`](crate::PolicyEngineBuilder::rules), can.
 
-use tool_core::{Confinement, InterventionRule};
+use tool_core::{Confinement, manifest::InterventionRule};
 
 use crate::error::Error;
 use crate::policy::{RuleHit, RuleSet};
@@ -16,7 +16,7 @@ use crate::policy::{RuleHit, RuleSet};
 ///
 /// ```
 /// use tool_approval::HostRule;
-/// use tool_core::{Confinement, InterventionPolicy, InterventionRule};
+/// use tool_core::{Confinement, InterventionPolicy, manifest::InterventionRule};
 ///
 /// let rule = HostRule::from(InterventionRule {
 ///     matches: None,

@@ -5,8 +5,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 
 use tool_core::{
-    Confinement, ConfinementSupport, DynamicIntervention, HumanIntervention, InterventionPolicy,
-    InterventionRule, ToolContext,
+    Confinement, ConfinementSupport, HumanIntervention, InterventionPolicy, ToolContext,
+    manifest::{DynamicIntervention, InterventionRule},
 };
 
 use crate::audit::{AuditInput, AuditVerdict, DynamicAudit, GlobalAudit};

@@ -4,7 +4,10 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde_json::Value;
-use tool_core::{ArgMatcher, Confinement, InterventionPolicy, InterventionRule, RuleExamples};
+use tool_core::{
+    Confinement, InterventionPolicy,
+    manifest::{ArgMatcher, InterventionRule, RuleExamples},
+};
 
 use super::host_rule::HostRule;
 use super::json_fields::{array, known_keys, object, string};

@@ -8,7 +8,7 @@
 //! approves the command. The finding names the rule, the program and why;
 //! the engine still loads the file (the host decides).
 
-use tool_core::{ArgMatcher, Confinement};
+use tool_core::{Confinement, manifest::ArgMatcher};
 
 use crate::engine::PolicyFile;
 use crate::error::push_pointer;

@@ -5,7 +5,10 @@ use std::collections::BTreeMap;
 use std::sync::RwLock;
 
 use serde_json::Value;
-use tool_core::{ArgMatcher, InterventionPolicy, InterventionRule};
+use tool_core::{
+    InterventionPolicy,
+    manifest::{ArgMatcher, InterventionRule},
+};
 
 use crate::call::facts::CallFacts;
 use crate::policy::RuleSet;

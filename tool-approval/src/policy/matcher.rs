@@ -21,7 +21,7 @@ use std::sync::Arc;
 use globset::{GlobBuilder, GlobMatcher};
 use regex::{Regex, RegexBuilder};
 use serde_json::Value;
-use tool_core::ArgMatcher;
+use tool_core::manifest::ArgMatcher;
 
 use crate::call::facts::command_text;
 use crate::error::Error;
@@ -99,7 +99,7 @@ impl Matcher {
     ///
     /// ```
     /// use tool_approval::{MatchMode, Matcher};
-    /// use tool_core::ArgMatcher;
+    /// use tool_core::manifest::ArgMatcher;
     /// let m = Matcher::compile(&ArgMatcher::Pattern("git add:*".into())).unwrap();
     /// assert!(m.matches(&"git add -A src".into(), MatchMode::Approve));
     /// assert!(!m.matches(&"git addx".into(), MatchMode::Approve));

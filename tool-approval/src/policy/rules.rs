@@ -12,7 +12,7 @@
 //! directory (`cwd`, `workdir`, …) outside the host's working directory.
 
 use serde_json::Value;
-use tool_core::{InterventionPolicy, InterventionRule};
+use tool_core::{InterventionPolicy, manifest::InterventionRule};
 
 use crate::call::arguments::is_command_param;
 use crate::call::facts::CallFacts;

@@ -12,7 +12,7 @@ use tool_approval::{
 };
 use tool_core::{
     ApiDefinition, Confinement, ConfinementSupport, HumanIntervention, InterventionPolicy,
-    InterventionRule, ToolContext, ToolManifest,
+    ToolContext, ToolManifest, manifest::InterventionRule,
 };
 
 use InterventionPolicy::{Always, Deny, Never, Required};

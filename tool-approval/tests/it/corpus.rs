@@ -90,7 +90,7 @@ const GAPS_FILE_VAR: &str = "TOOL_APPROVAL_CORPUS_GAPS";
 const DIGEST_FILE: &str = "tests/corpus/decisions.digest";
 
 /// The home the digest is taken under (the engine reads `$HOME`).
-const DIGEST_HOME: &str = tool_core::EXAMPLE_HOME;
+const DIGEST_HOME: &str = tool_core::approval::EXAMPLE_HOME;
 
 /// When set, every case's decisions are also written to this file, one
 /// line per case and mode (what the digest hashes).

@@ -11,8 +11,8 @@ use tool_approval::{
     Level, PolicyEngine,
 };
 use tool_core::{
-    ApiDefinition, DynamicIntervention, HumanIntervention, InterventionPolicy, InterventionRule,
-    ToolContext, ToolManifest,
+    ApiDefinition, HumanIntervention, InterventionPolicy, ToolContext, ToolManifest,
+    manifest::{DynamicIntervention, InterventionRule},
 };
 
 use InterventionPolicy::{Always, Deny, Never, Required};
@@ -398,7 +398,11 @@ fn no_config_runs_and_a_rule_list_with_no_match_asks() {
         ApiDefinition::new("ruled", "").with_intervention(HumanIntervention::Rules(vec![
             InterventionRule {
                 matches: Some(
-                    [("x".to_owned(), tool_core::ArgMatcher::Pattern("y".into()))].into(),
+                    [(
+                        "x".to_owned(),
+                        tool_core::manifest::ArgMatcher::Pattern("y".into()),
+                    )]
+                    .into(),
                 ),
                 policy: Never,
                 examples: None,

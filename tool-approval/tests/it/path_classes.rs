@@ -1,13 +1,13 @@
 //! The approval wall reads the same named path classes as the sandbox
-//! (`tool_core::PathClass`): secret locations are asked about on any call,
+//! (`tool_core::approval::PathClass`): secret locations are asked about on any call,
 //! protected entries on calls that write them.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use serde_json::json;
 use tool_approval::{Action, CallRef, Level, PolicyEngine};
 use tool_core::{
-    ApiDefinition, DynamicIntervention, HumanIntervention, InterventionPolicy, ToolContext,
-    ToolManifest,
+    ApiDefinition, HumanIntervention, InterventionPolicy, ToolContext, ToolManifest,
+    manifest::DynamicIntervention,
 };
 
 fn files() -> ToolManifest {

@@ -9,7 +9,7 @@ use proptest::prelude::*;
 use tool_approval::{
     Action, ApprovalMode, Hazard, Level, MatchMode, Matcher, PolicyEngine, ShellCommand,
 };
-use tool_core::ArgMatcher;
+use tool_core::manifest::ArgMatcher;
 
 fn rank(action: Action) -> u8 {
     match action {

@@ -38,10 +38,7 @@
 //! use std::sync::Arc;
 //! use async_trait::async_trait;
 //! use tool_core::durable::{Durable, KeyRing, MacKey, Pending, Reply, Scope};
-//! use tool_core::{
-//!     ApiDefinition, Gate, GateDecision, Invoker, OfferedTools, PreparedCall, ProviderFormat,
-//!     ToolBuilder, ToolCall, ToolContext, ToolOutput, ToolRegistry,
-//! };
+//! use tool_core::{ApiDefinition, Gate, GateDecision, Invoker, OfferedTools, ProviderFormat, ToolBuilder, ToolCall, ToolContext, ToolOutput, ToolRegistry, pipeline::PreparedCall};
 //!
 //! /// Asks before `delete`, runs the rest.
 //! struct AskDeletes;

@@ -24,7 +24,7 @@ pub(super) fn tool_calls(response: &Value) -> Result<Vec<ToolCall>, Error> {
         match item.get("namespace") {
             None | Some(Value::Null) => {}
             Some(Value::String(namespace)) if !namespace.is_empty() => {
-                call.name = format!("{namespace}{}{}", crate::WIRE_SEPARATOR, call.name);
+                call.name = format!("{namespace}{}{}", crate::export::WIRE_SEPARATOR, call.name);
             }
             Some(_) => {
                 return Err(FORMAT.problem(

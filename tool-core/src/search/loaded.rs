@@ -131,14 +131,17 @@ fn items<'a>(
             Some(Value::Array(items)) => Ok((items, format!("/{key}"))),
             Some(other) => Err(format.problem(
                 &format!("/{key}"),
-                format!("`{key}` must be an array, got {}", crate::json_kind(other)),
+                format!(
+                    "`{key}` must be an array, got {}",
+                    crate::manifest::json_kind(other)
+                ),
             )),
         },
         other => Err(format.problem(
             "",
             format!(
                 "expected an object or an array, got {}",
-                crate::json_kind(other)
+                crate::manifest::json_kind(other)
             ),
         )),
     }

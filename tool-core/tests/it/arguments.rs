@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 use serde_json::{Map, Value};
-use tool_core::{ErrorCode, parse_arguments};
+use tool_core::{ErrorCode, pipeline::parse_arguments};
 
 fn json_value() -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![

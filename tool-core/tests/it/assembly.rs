@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use serde_json::json;
 use tool_core::{
-    ApiDefinition, Assembler, BuiltinProvider, Error, Invoker, ProvideError, Tool, ToolBuilder,
-    ToolCall, ToolContext, ToolKind, ToolOutput, ToolReference,
+    ApiDefinition, Error, Invoker, Tool, ToolBuilder, ToolCall, ToolContext, ToolKind, ToolOutput,
+    assembly::{Assembler, BuiltinProvider, ProvideError, ToolReference},
 };
 
 #[derive(schemars::JsonSchema, serde::Deserialize)]
@@ -178,7 +178,7 @@ fn factory_params_schema_is_exposed_for_configuration_forms() {
 struct DownServer;
 
 #[async_trait::async_trait]
-impl tool_core::ToolProvider for DownServer {
+impl tool_core::assembly::ToolProvider for DownServer {
     fn kind(&self) -> &str {
         "mcp"
     }

@@ -5,9 +5,11 @@ use std::sync::Arc;
 
 use serde_json::json;
 use tool_core::{
-    ApiDefinition, ApiKey, Assembler, BUILTIN_KIND, BuiltinProvider, DynamicIntervention,
-    ErrorCode, HumanIntervention, Invoker, PATH_SCOPE_AUDIT, Tool, ToolBuilder, ToolCall,
-    ToolContext, ToolKind, ToolManifest, ToolOutput, ToolReference, ToolRegistry,
+    ApiDefinition, ApiKey, ErrorCode, HumanIntervention, Invoker, Tool, ToolBuilder, ToolCall,
+    ToolContext, ToolKind, ToolManifest, ToolOutput, ToolRegistry,
+    approval::PATH_SCOPE_AUDIT,
+    assembly::{Assembler, BUILTIN_KIND, BuiltinProvider, ToolReference},
+    manifest::DynamicIntervention,
 };
 
 fn clock() -> Arc<dyn Tool> {

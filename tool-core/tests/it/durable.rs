@@ -16,8 +16,8 @@ use tool_core::durable::{
 };
 use tool_core::{
     Answer, ApiDefinition, Ask, Asker, Confinement, Elicitation, Error, Gate, GateDecision,
-    Invoker, OfferedTools, PreparedCall, ProviderFormat, ToolBuilder, ToolCall, ToolContext,
-    ToolOutput, ToolRegistry,
+    Invoker, OfferedTools, ProviderFormat, ToolBuilder, ToolCall, ToolContext, ToolOutput,
+    ToolRegistry, pipeline::PreparedCall,
 };
 
 /// Asks before `delete` (confined read-only once approved), blocks

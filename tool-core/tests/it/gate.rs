@@ -8,8 +8,9 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde_json::json;
 use tool_core::{
-    Answer, ApiDefinition, ApproveAll, Ask, Asker, Confinement, Gate, GateDecision, Invoker,
-    OfferedTools, PreparedCall, ToolBuilder, ToolCall, ToolContext, ToolOutput, ToolRegistry,
+    Answer, ApiDefinition, Ask, Asker, Confinement, Gate, GateDecision, Invoker, OfferedTools,
+    ToolBuilder, ToolCall, ToolContext, ToolOutput, ToolRegistry, approval::ApproveAll,
+    pipeline::PreparedCall,
 };
 
 /// A gate that decides by API name: `run`, `ask`, `block`, `confined`
@@ -256,7 +257,7 @@ async fn without_a_gate_everything_prepared_runs_as_before() {
 async fn blocked_and_declined_outputs_reach_each_provider_as_failures() {
     let invoker = Invoker::default()
         .with_gate(Arc::new(ByName::default()))
-        .with_asker(Arc::new(tool_core::DeclineAll));
+        .with_asker(Arc::new(tool_core::approval::DeclineAll));
     let batch: Vec<ToolCall> = calls(&["block", "ask"])
         .into_iter()
         .enumerate()

@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use tokio::sync::Notify;
 use tool_core::{
-    ApiDefinition, Error, FnTool, Invoker, LiveRegistry, NameRules, ToolBuilder, ToolCall,
-    ToolContext, ToolOutput, ToolRegistry,
+    ApiDefinition, Error, FnTool, Invoker, LiveRegistry, ToolBuilder, ToolCall, ToolContext,
+    ToolOutput, ToolRegistry, manifest::NameRules,
 };
 
 /// `srv____ping` answering `version`, after `gate` is notified when one is given.

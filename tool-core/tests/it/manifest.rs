@@ -2,8 +2,9 @@
 
 use serde_json::{Value, json};
 use tool_core::{
-    ApiDefinition, ArgMatcher, Error, Executor, HumanIntervention, InterventionPolicy,
-    RenderDisplayControl, ToolBuilder, ToolManifest, ToolOutput, ToolRegistry, validate_manifest,
+    ApiDefinition, Error, HumanIntervention, InterventionPolicy, ToolBuilder, ToolManifest,
+    ToolOutput, ToolRegistry,
+    manifest::{ArgMatcher, Executor, RenderDisplayControl, validate_manifest},
 };
 
 fn fixture() -> Value {
@@ -73,7 +74,7 @@ fn dynamic_intervention_defaults_to_always_and_never() {
     assert_eq!(
         parsed,
         HumanIntervention::Dynamic {
-            dynamic: tool_core::DynamicIntervention {
+            dynamic: tool_core::manifest::DynamicIntervention {
                 kind: "pathScopeAudit".into(),
                 policy: InterventionPolicy::Always,
                 default: InterventionPolicy::Never,
@@ -306,12 +307,16 @@ fn every_problem_is_reported_each_at_its_pointer() {
         ]
     );
     assert_eq!(
-        tool_core::manifest_problems(&manifest, tool_core::NameRules::Strict).len(),
+        tool_core::manifest::manifest_problems(&manifest, tool_core::manifest::NameRules::Strict)
+            .len(),
         5
     );
     assert!(error.to_string().contains("5 problems"), "{error}");
     assert!(
-        tool_core::manifest_problems(&ToolManifest::new("fine"), tool_core::NameRules::Strict)
-            .is_empty()
+        tool_core::manifest::manifest_problems(
+            &ToolManifest::new("fine"),
+            tool_core::manifest::NameRules::Strict
+        )
+        .is_empty()
     );
 }

@@ -66,7 +66,7 @@ async fn raw_arguments_echoed_into_error_details_are_capped() {
 }
 
 #[tokio::test]
-async fn a_batch_outcome_names_what_succeeded_and_what_failed() {
+async fn a_batch_gives_one_output_per_call_in_order_with_failures_marked() {
     let tool = ToolBuilder::new("t")
         .api(ApiDefinition::new("ok", "Works."), |_, _| async {
             Ok(ToolOutput::text("fine"))
@@ -81,11 +81,13 @@ async fn a_batch_outcome_names_what_succeeded_and_what_failed() {
         ToolCall::new("t____nope", "{}"),
         ToolCall::new("t____ok", "{"),
     ];
-    let outcome = Invoker::default()
-        .invoke_batch_outcome(&registry.offer(&ctx), &calls, &ctx)
+    let outputs = Invoker::default()
+        .invoke_batch(&registry.offer(&ctx), &calls, &ctx)
         .await;
-    assert!(outcome.is_partial() && !outcome.is_complete());
-    assert_eq!(outcome.succeeded().map(|(i, _)| i).collect::<Vec<_>>(), [0]);
-    assert_eq!(outcome.failed().map(|(i, _)| i).collect::<Vec<_>>(), [1, 2]);
-    assert_eq!(outcome.into_outputs().len(), 3);
+    let failed: Vec<usize> = (0..outputs.len())
+        .filter(|&i| !outputs[i].is_success())
+        .collect();
+    assert_eq!(outputs.len(), 3);
+    assert_eq!(failed, [1, 2]);
+    assert_eq!(outputs[0].content, "fine");
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tool_core::{
     ApiDefinition, CancellationToken, InvokeConfig, Invoker, OfferedTools, ToolBuilder, ToolCall,
-    ToolContext, ToolError, ToolOutput, ToolRegistry, cap_content,
+    ToolContext, ToolError, ToolOutput, ToolRegistry, pipeline::cap_content,
 };
 
 struct Fixture {

@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
-use tool_core::{ProviderFormat, ToolOutput, strict_schema};
+use tool_core::{ProviderFormat, ToolOutput, export::strict_schema};
 
 /// JSON values that often use the providers' own keys.
 fn json_value() -> impl Strategy<Value = Value> {

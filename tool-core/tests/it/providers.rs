@@ -2,8 +2,9 @@
 
 use serde_json::{Value, json};
 use tool_core::{
-    ApiDefinition, ChatAttachments, ContentPart, Error, Invoker, OfferedTools, ProviderFormat,
-    ResultOptions, ToolBuilder, ToolCall, ToolContext, ToolError, ToolOutput, ToolRegistry,
+    ApiDefinition, ContentPart, Error, Invoker, OfferedTools, ProviderFormat, ResultOptions,
+    ToolBuilder, ToolCall, ToolContext, ToolError, ToolOutput, ToolRegistry,
+    content::ChatAttachments,
 };
 
 fn fixture(name: &str) -> Value {

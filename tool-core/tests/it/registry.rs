@@ -3,8 +3,9 @@
 use proptest::prelude::*;
 use serde_json::json;
 use tool_core::{
-    ApiDefinition, Error, FnTool, NameRules, RenderDisplayControl, SurfaceTable, ToolBuilder,
-    ToolContext, ToolManifest, ToolOutput, ToolRegistry, is_provider_safe, wire_name,
+    ApiDefinition, Error, FnTool, ToolBuilder, ToolContext, ToolManifest, ToolOutput, ToolRegistry,
+    export::{SurfaceTable, is_provider_safe, wire_name},
+    manifest::{NameRules, RenderDisplayControl},
 };
 
 fn tool(identifier: &str, apis: &[&str]) -> FnTool {

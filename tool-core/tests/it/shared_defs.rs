@@ -4,8 +4,11 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use tool_core::{
-    ApiDefinition, CompiledSchema, Invoker, NameRules, SharedDefs, StrictExport, ToolBuilder,
-    ToolCall, ToolContext, ToolManifest, ToolOutput, ToolRegistry,
+    ApiDefinition, Invoker, ToolBuilder, ToolCall, ToolContext, ToolManifest, ToolOutput,
+    ToolRegistry,
+    export::StrictExport,
+    manifest::{NameRules, SharedDefs},
+    pipeline::CompiledSchema,
 };
 
 fn shared() -> SharedDefs {

@@ -10,8 +10,8 @@ use tool_core::taint::{
     Capabilities, CapabilityMap, RunAll, Session, SessionState, TaintGate, TrifectaSettings,
 };
 use tool_core::{
-    ApiDefinition, ApproveAll, Gate, GateDecision, Invoker, OfferedTools, PreparedCall,
-    ToolBuilder, ToolCall, ToolContext, ToolKind, ToolOutput, ToolRegistry,
+    ApiDefinition, Gate, GateDecision, Invoker, OfferedTools, ToolBuilder, ToolCall, ToolContext,
+    ToolKind, ToolOutput, ToolRegistry, approval::ApproveAll, pipeline::PreparedCall,
 };
 
 /// The page an attacker controls, the notes the user keeps private.

@@ -381,7 +381,7 @@ fn every_responses_function_carries_the_keys_the_sdk_requires() {
             "required": ["code"],
             "additionalProperties": false
         }));
-    let mut hints = tool_core::ProviderHints::default();
+    let mut hints = tool_core::manifest::ProviderHints::default();
     hints.strict = Some(true);
     let strict_api = strict_api.with_provider_hints(hints);
     registry

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use test_support::{Collected, Seen};
 use tool_core::{
-    Answer, ApiDefinition, Ask, Asker, Gate, GateDecision, Invoker, OfferedTools, PreparedCall,
-    ToolBuilder, ToolCall, ToolContext, ToolOutput, ToolRegistry,
+    Answer, ApiDefinition, Ask, Asker, Gate, GateDecision, Invoker, OfferedTools, ToolBuilder,
+    ToolCall, ToolContext, ToolOutput, ToolRegistry, pipeline::PreparedCall,
 };
 
 const SECRET: &str = "hunter2-do-not-trace";

@@ -97,14 +97,6 @@ impl McpCatalog {
     }
 }
 
-/// The former name of [`McpCatalog`].
-#[deprecated(note = "renamed `McpCatalog` (unique across the crate family)")]
-pub type Catalog = McpCatalog;
-
-/// The former name of [`McpCatalogTool`].
-#[deprecated(note = "renamed `McpCatalogTool` (unique across the crate family)")]
-pub type CatalogTool = McpCatalogTool;
-
 #[cfg(test)]
 mod tests {
     use super::McpCatalogTool;

@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use tool_core::{InterventionPolicy, is_valid_name};
+use tool_core::{InterventionPolicy, manifest::is_valid_name};
 
 use crate::client::secret::McpSecret;
 use crate::error::Error;

@@ -4,7 +4,10 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use tool_core::{Partial, ProvideError, Tool, ToolProvider, ToolReference};
+use tool_core::{
+    Partial, Tool,
+    assembly::{ProvideError, ToolProvider, ToolReference},
+};
 
 use crate::client::manager::McpManager;
 use crate::client::tool::McpTool;

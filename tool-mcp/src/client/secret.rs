@@ -55,7 +55,3 @@ impl From<String> for McpSecret {
         Self::new(value)
     }
 }
-
-/// The former name of [`McpSecret`].
-#[deprecated(note = "renamed `McpSecret` (unique across the crate family)")]
-pub type Secret = McpSecret;

@@ -6,8 +6,10 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use serde_json::{Map, Value, json};
 use tool_core::{
-    ApiDefinition, ErrorCode, HumanIntervention, NameRules, Tool, ToolContext, ToolError,
-    ToolManifest, ToolOutput, validate_manifest_with, wire_name,
+    ApiDefinition, ErrorCode, HumanIntervention, Tool, ToolContext, ToolError, ToolManifest,
+    ToolOutput,
+    export::wire_name,
+    manifest::{NameRules, validate_manifest_with},
 };
 
 use crate::client::catalog::{McpCatalog, McpCatalogTool};
@@ -150,8 +152,8 @@ impl Tool for McpTool {
 
     /// A remote server names its tools: the registry takes them under the
     /// foreign rules without the host having to know.
-    fn name_rules(&self) -> tool_core::NameRules {
-        tool_core::NameRules::Foreign
+    fn name_rules(&self) -> tool_core::manifest::NameRules {
+        tool_core::manifest::NameRules::Foreign
     }
 
     async fn call(

@@ -19,7 +19,7 @@ use async_trait::async_trait;
 use serde_json::json;
 use tool_core::{
     Answer, Ask, Asker, Elicitation, Elicited, Gate, GateAction, GateDecision, OfferedTools,
-    PreparedCall, ToolContext,
+    ToolContext, pipeline::PreparedCall,
 };
 
 use crate::server::client_input::{ClientAsk, ClientLine, ClientReply, form_schema};

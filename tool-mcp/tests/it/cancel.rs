@@ -115,7 +115,7 @@ async fn a_call_cancelled_through_the_manager_kills_the_remote_process() {
     let load = tool_mcp::McpProvider::new(Arc::clone(&manager))
         .load_all()
         .await;
-    let mut registry = ToolRegistry::new().with_name_rules(tool_core::NameRules::Foreign);
+    let mut registry = ToolRegistry::new().with_name_rules(tool_core::manifest::NameRules::Foreign);
     for tool in load.tools {
         registry.register_arc(tool).unwrap();
     }

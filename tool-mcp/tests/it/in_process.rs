@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 use tool_core::{
     Answer, ApiDefinition, Ask, Asker, Confinement, ErrorCode, Gate, GateDecision, OfferedTools,
-    PreparedCall, ToolBuilder, ToolContext, ToolError, ToolOutput, ToolRegistry,
+    ToolBuilder, ToolContext, ToolError, ToolOutput, ToolRegistry, pipeline::PreparedCall,
 };
 use tool_mcp::{
     ElicitationHandler, Elicited, ManagerOptions, McpManager, McpServerConfig, McpTransport,
@@ -320,7 +320,7 @@ async fn a_served_registry_round_trips_state_errors_and_refusals() {
     );
     let blocked = crate::common::call(&registry, "host", "note____erase", "{}").await;
     assert_eq!(blocked.error_code().unwrap(), "blocked_by_security_privacy");
-    assert_eq!(blocked.content, tool_core::BLOCKED_CONTENT);
+    assert_eq!(blocked.content, tool_core::approval::BLOCKED_CONTENT);
     let result = manager
         .call_tool("host", "note____erase", serde_json::Map::new())
         .await
@@ -362,7 +362,7 @@ async fn a_served_registry_round_trips_state_errors_and_refusals() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn served_schemas_carry_the_shared_definitions_they_reach() {
-    let defs = tool_core::SharedDefs::new(
+    let defs = tool_core::manifest::SharedDefs::new(
         json!({"Pet": {"type": "object", "properties": {"owner": {"$ref": "#/$defs/Person"}}},
                "Person": {"type": "object"}, "Unused": {"type": "string"}})
         .as_object()
@@ -424,7 +424,11 @@ async fn an_ask_goes_to_the_client_through_elicitation() {
     let declined =
         crate::common::call(&registry, "host", "note____write", r#"{"text":"hello"}"#).await;
     assert_eq!(declined.error_code().unwrap(), "declined_by_user");
-    assert!(declined.content.starts_with(tool_core::DECLINED_CONTENT));
+    assert!(
+        declined
+            .content
+            .starts_with(tool_core::approval::DECLINED_CONTENT)
+    );
     stop.cancel();
 }
 

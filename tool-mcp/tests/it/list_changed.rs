@@ -10,7 +10,8 @@ use std::time::Duration;
 
 use crate::common::*;
 use tool_core::{
-    Invoker, LiveRegistry, NameRules, OfferedTools, ToolCall, ToolContext, ToolOutput, ToolRegistry,
+    Invoker, LiveRegistry, OfferedTools, ToolCall, ToolContext, ToolOutput, ToolRegistry,
+    manifest::NameRules,
 };
 use tool_mcp::{McpManager, McpProtocol, McpProvider, McpServerConfig, McpTransport, ServerReport};
 

@@ -499,7 +499,7 @@ async fn a_missing_command_and_a_disabled_server_are_reported_not_fatal() {
     let sources: Vec<&str> = partial.failed().iter().map(|f| f.source.as_str()).collect();
     assert_eq!(sources, ["missing"]);
     let mut registry =
-        tool_core::ToolRegistry::new().with_name_rules(tool_core::NameRules::Foreign);
+        tool_core::ToolRegistry::new().with_name_rules(tool_core::manifest::NameRules::Foreign);
     let registered = registry.register_all(partial.loaded().iter().cloned());
     assert!(registered.is_complete(), "{:?}", registered.failed());
     let Err(error) = partial.into_complete() else {

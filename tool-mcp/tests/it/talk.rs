@@ -35,7 +35,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 use tool_core::{
     ApiDefinition, CallEvents, Elicitation, Gate, GateDecision, Invoker, LogLevel, OfferedTools,
-    PreparedCall, Progress, ToolBuilder, ToolCall, ToolContext, ToolOutput, ToolRegistry,
+    Progress, ToolBuilder, ToolCall, ToolContext, ToolOutput, ToolRegistry, pipeline::PreparedCall,
 };
 use tool_mcp::{
     ClientAsk, ClientCapability, ClientLine, ElicitationHandler, Elicited, ManagerOptions,

@@ -25,7 +25,7 @@ use std::hash::{BuildHasher, Hasher, RandomState};
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use tool_core::{PathClass, PathRole};
+use tool_core::approval::{PathClass, PathRole};
 
 use super::scalar::scalar_text;
 use crate::document::FieldEncoding;

@@ -28,7 +28,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
-use tool_core::ArgRole;
+use tool_core::approval::ArgRole;
 
 use crate::document::{BodyFormat, BodyKind, FieldEncoding, Location, Parameter};
 use crate::method::Method;

@@ -397,7 +397,7 @@ pub(crate) fn document(
     shared: &[usize],
     own: &[usize],
     options: &super::ImportOptions,
-    warnings: &mut Vec<tool_core::Violation>,
+    warnings: &mut Vec<tool_core::pipeline::Violation>,
 ) {
     let mut sizes: Vec<(usize, &str)> = operations
         .iter()
@@ -424,7 +424,7 @@ pub(crate) fn document(
         .take(5)
         .map(|(size, id)| format!("{id} ({size})"))
         .collect();
-    warnings.push(tool_core::Violation {
+    warnings.push(tool_core::pipeline::Violation {
         pointer: "/paths".into(),
         message: format!(
             "the {} tools total about {total} bytes, over the document budget of {}: offer fewer at once (filter by tags, paths, methods or operation ids); the largest: {}",

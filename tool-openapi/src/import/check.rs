@@ -32,7 +32,7 @@
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
-use tool_core::{CompiledSchema, Violation};
+use tool_core::pipeline::{CompiledSchema, Violation};
 
 use crate::compile::{parameters_schema, parameters_schema_with};
 use crate::pointer;
@@ -160,7 +160,7 @@ fn own_copies(
         } else {
             defs.materialize(reached, usize::MAX, false)
         };
-        op.shared_definitions = tool_core::SharedDefs::default();
+        op.shared_definitions = tool_core::manifest::SharedDefs::default();
     }
 }
 

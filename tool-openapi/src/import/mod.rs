@@ -74,7 +74,7 @@ use std::collections::HashMap;
 
 use bumpalo::Bump;
 use serde_json::Value;
-use tool_core::Violation;
+use tool_core::pipeline::Violation;
 
 use crate::document::ApiDocument;
 use crate::error::Error;
@@ -670,7 +670,7 @@ fn import_node<'a>(
     // Graph: 11 422 operations, about 6 800 distinct), and a verdict holds
     // no validator, so one check serves each. Only when nothing is kept
     // and the check repaired nothing (the schema is the one checked).
-    let mut verdicts: HashMap<u64, Option<tool_core::CompiledSchema>> = HashMap::new();
+    let mut verdicts: HashMap<u64, Option<tool_core::pipeline::CompiledSchema>> = HashMap::new();
     // Argument schemas hashed once each for the fingerprints.
     let mut hashes = crate::fingerprint::SchemaHashes::default();
     for (at, label, mut converted, reached, plain, own_len) in converted_ops {

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use tool_core::Violation;
+use tool_core::pipeline::Violation;
 
 use crate::document::{Location, Operation, Parameter, ParameterStyle, SecurityScheme};
 use crate::method::Method;

@@ -159,7 +159,7 @@ impl ImportOptions {
     ///
     /// - `false`: every operation's arguments schema is compiled once to
     ///   check it (the same check and the same failures), and only the
-    ///   verdict is kept ([`CompiledSchema::checked`](tool_core::CompiledSchema::checked)):
+    ///   verdict is kept ([`CompiledSchema::checked`](tool_core::pipeline::CompiledSchema::checked)):
     ///   a registered tool compiles an operation's validator on that
     ///   operation's first call. Memory holds no validators, so a document
     ///   of 10 000 operations imports and registers in bounded memory.

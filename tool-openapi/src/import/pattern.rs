@@ -19,7 +19,7 @@
 //! Every replacement is reported as a warning of the operation.
 
 use serde_json::{Map, Value};
-use tool_core::CompiledSchema;
+use tool_core::pipeline::CompiledSchema;
 
 use super::schema::{DATA_KEYWORDS, SCHEMA_MAP_KEYWORDS};
 

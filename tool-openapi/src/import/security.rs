@@ -1,6 +1,6 @@
 //! `components.securitySchemes` → the schemes a provider's credentials fill.
 
-use tool_core::Violation;
+use tool_core::pipeline::Violation;
 
 use crate::document::{KeyLocation, SchemeKind, SecurityRequirement, SecurityScheme};
 use crate::pointer;

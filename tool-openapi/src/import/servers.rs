@@ -13,7 +13,7 @@
 //!    [`ApiDocument::resolve_server`](crate::ApiDocument::resolve_server)
 //!    gives one.
 
-use tool_core::Violation;
+use tool_core::pipeline::Violation;
 
 use super::node::Node;
 use super::{ImportOptions, invalid};

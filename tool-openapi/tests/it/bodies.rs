@@ -11,8 +11,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde_json::{Value, json};
 use tool_core::{
-    Confinement, ContentPart, Invoker, NameRules, ProviderFormat, ToolCall, ToolContext,
-    ToolOutput, ToolRegistry,
+    Confinement, ContentPart, Invoker, ProviderFormat, ToolCall, ToolContext, ToolOutput,
+    ToolRegistry, manifest::NameRules,
 };
 use tool_openapi::{ImportOptions, OpenApiTool, SsrfGuard, SsrfPolicy, import_value};
 
@@ -314,14 +314,14 @@ async fn multipart_uploads_workspace_files_beside_text_and_json_parts() {
     let fixture = setup().await;
     let manifest = fixture.registry.get("bodies").unwrap().manifest().clone();
     let upload = manifest.api.iter().find(|a| a.name == "upload").unwrap();
-    let role = |schema: &Value| tool_core::ArgRole::of(schema);
+    let role = |schema: &Value| tool_core::approval::ArgRole::of(schema);
     assert_eq!(
         role(&upload.parameters["properties"]["file"]),
-        Some(tool_core::ArgRole::Path)
+        Some(tool_core::approval::ArgRole::Path)
     );
     assert_eq!(
         role(&upload.parameters["properties"]["extra"]["items"]),
-        Some(tool_core::ArgRole::Path)
+        Some(tool_core::approval::ArgRole::Path)
     );
     assert_eq!(upload.parameters["properties"]["file"]["x-role"], "path");
     let out = call(

@@ -34,7 +34,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use tool_core::{
-    CompiledSchema, NameRules, ToolContext, ToolRegistry, is_provider_safe, is_valid_name,
+    ToolContext, ToolRegistry,
+    export::is_provider_safe,
+    manifest::{NameRules, is_valid_name},
+    pipeline::CompiledSchema,
 };
 use tool_openapi::{Error, ImportOptions, Loaded, Location, OpenApiTool, load_document};
 

@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use tool_core::{
-    ApiDefinition, Invoker, NameRules, Tool, ToolCall, ToolContext, ToolOutput, ToolRegistry,
+    ApiDefinition, Invoker, Tool, ToolCall, ToolContext, ToolOutput, ToolRegistry,
+    manifest::NameRules,
 };
 use tool_openapi::{OpenApiTool, SsrfGuard, SsrfPolicy, parse_narrow};
 

@@ -6,8 +6,10 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 use tool_core::{
-    Assembler, HumanIntervention, InterventionPolicy, NameRules, Tool, ToolContext, ToolReference,
-    ToolRegistry, is_provider_safe,
+    HumanIntervention, InterventionPolicy, Tool, ToolContext, ToolRegistry,
+    assembly::{Assembler, ToolReference},
+    export::is_provider_safe,
+    manifest::NameRules,
 };
 use tool_openapi::{
     Credentials, DocumentKind, Error, ImportOptions, Location, OpenApiProvider, OpenApiTool,
@@ -60,8 +62,8 @@ fn petstore_30_yaml_imports_with_every_kind_of_ref() {
     let file = upload.parameters.iter().find(|p| p.name == "file").unwrap();
     assert!(file.file);
     assert_eq!(
-        tool_core::ArgRole::of(&file.schema),
-        Some(tool_core::ArgRole::Path)
+        tool_core::approval::ArgRole::of(&file.schema),
+        Some(tool_core::approval::ArgRole::Path)
     );
 
     // Failures are per operation, with pointers; the rest imported.
@@ -600,9 +602,10 @@ fn ecma_patterns_that_do_not_compile_are_repaired_and_reported() {
     let tool = tool_openapi::OpenApiTool::builder(import.document, "aws")
         .build()
         .unwrap();
-    let schema =
-        tool_core::CompiledSchema::compile(&tool_core::Tool::manifest(&tool).api[0].parameters)
-            .unwrap();
+    let schema = tool_core::pipeline::CompiledSchema::compile(
+        &tool_core::Tool::manifest(&tool).api[0].parameters,
+    )
+    .unwrap();
     assert!(schema.is_valid(&json!({"value": "apple+"})));
     assert!(!schema.is_valid(&json!({"value": "a\u{7}+"})));
 }
@@ -796,7 +799,7 @@ async fn a_schema_the_import_vouched_for_that_does_not_compile_answers_schema_un
             "/b": {"get": {"operationId": "b", "responses": {},
                 "parameters": [{"name": "q", "in": "query", "schema": {"type": "string"}}]}}}});
     assert!(
-        tool_core::CompiledSchema::try_compile(&json!({"type": "object",
+        tool_core::pipeline::CompiledSchema::try_compile(&json!({"type": "object",
         "properties": {"q": broken}}))
         .is_err()
     );
@@ -854,7 +857,8 @@ fn registered_tools_share_equal_argument_schemas_and_validate_as_before() {
         json!({"type": "integer", "minimum": 1, "description": "How many."})
     );
     // Validated against the whole schema, as before.
-    let schema = tool_core::CompiledSchema::compile(&manifest.api[1].parameters_schema()).unwrap();
+    let schema =
+        tool_core::pipeline::CompiledSchema::compile(&manifest.api[1].parameters_schema()).unwrap();
     assert!(schema.is_valid(&json!({"id": "g", "top": 3})));
     assert!(!schema.is_valid(&json!({"id": "g", "top": 0})));
     assert!(!schema.is_valid(&json!({"top": 3})));

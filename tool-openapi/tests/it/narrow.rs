@@ -2,7 +2,7 @@
 //! normalisation with warnings, compilation and approval defaults.
 
 use serde_json::{Value, json};
-use tool_core::{HumanIntervention, InterventionPolicy, Violation};
+use tool_core::{HumanIntervention, InterventionPolicy, pipeline::Violation};
 use tool_openapi::{Location, Method, compile_manifest, validate_narrow};
 
 fn doc(paths: Value) -> String {

@@ -130,7 +130,7 @@ proptest! {
                 let manifest = compile_manifest(&document, "p").unwrap();
                 prop_assert_eq!(manifest.api.len(), document.operations.len());
                 for api in &manifest.api {
-                    tool_core::CompiledSchema::compile(&api.parameters).unwrap();
+                    tool_core::pipeline::CompiledSchema::compile(&api.parameters).unwrap();
                 }
             }
             None => prop_assert!(!v.errors.is_empty()),

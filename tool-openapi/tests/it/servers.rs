@@ -3,8 +3,9 @@
 
 use serde_json::{Value, json};
 use tool_core::{
-    Invoker, NameRules, ProvideError, ToolCall, ToolContext, ToolOutput, ToolProvider,
-    ToolReference, ToolRegistry,
+    Invoker, ToolCall, ToolContext, ToolOutput, ToolRegistry,
+    assembly::{ProvideError, ToolProvider, ToolReference},
+    manifest::NameRules,
 };
 use tool_openapi::{
     ApiDocument, ImportOptions, OpenApiProvider, OpenApiTool, SsrfGuard, SsrfPolicy, import_value,

@@ -196,7 +196,7 @@ impl ExecutorClient {
 
     async fn run(&self, call: &ToolExecute, token: CancellationToken) -> ToolOutput {
         let label = format!("`{}/{}`", call.identifier, call.api_name);
-        let args = match tool_core::parse_arguments(&call.arguments) {
+        let args = match tool_core::pipeline::parse_arguments(&call.arguments) {
             Ok(map) => Value::Object(map),
             Err(error) => {
                 return ToolOutput::failure(

@@ -1,7 +1,7 @@
 //! Which calls are dispatched to a client executor: a pure function of the
 //! manifest and the host's configuration.
 
-use tool_core::{Executor, ToolManifest};
+use tool_core::{ToolManifest, manifest::Executor};
 
 /// What the host knows about where tools can run.
 ///
@@ -39,7 +39,7 @@ pub enum Route {
 ///    is connected.
 ///
 /// ```
-/// use tool_core::{Executor, ToolManifest};
+/// use tool_core::{ToolManifest, manifest::Executor};
 /// use tool_dispatch::{Route, RoutingConfig, route};
 /// let mut manifest = ToolManifest::new("local-system");
 /// manifest.executors = Some(vec![Executor::Client]);

@@ -5,8 +5,8 @@
 //!
 //! | operation | refused when the path actually reached is … |
 //! |---|---|
-//! | read (`readFile`, `readFiles`, `editFile`'s read, `listFiles` of a directory, the root of a search) | secret ([`PathRole::Secret`](tool_core::PathRole::Secret) classes, the host's extra secret paths) |
-//! | write, create, rename, move (both ends), `editFile` | outside the writable roots (the working directory, the policy's `writable_roots`, the computer's private temp dir; none under `read_only`), protected ([`PathRole::Protected`](tool_core::PathRole::Protected) classes at any depth, existing or not), or secret |
+//! | read (`readFile`, `readFiles`, `editFile`'s read, `listFiles` of a directory, the root of a search) | secret ([`PathRole::Secret`](tool_core::approval::PathRole::Secret) classes, the host's extra secret paths) |
+//! | write, create, rename, move (both ends), `editFile` | outside the writable roots (the working directory, the policy's `writable_roots`, the computer's private temp dir; none under `read_only`), protected ([`PathRole::Protected`](tool_core::approval::PathRole::Protected) classes at any depth, existing or not), or secret |
 //! | search (`globFiles`, `searchFiles`, `grepContent`) | never refused for what it meets: secret entries are skipped and counted (`secretsSkipped` in the state) |
 //!
 //! "Actually reached": `~`, relative paths and `..` are resolved as the

@@ -4,7 +4,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use tool_core::{PathClass, PathRole};
+use tool_core::approval::{PathClass, PathRole};
 
 use crate::error::{Error, Result};
 use crate::sandbox::policy::SandboxOptions;

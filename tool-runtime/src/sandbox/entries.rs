@@ -34,7 +34,7 @@ use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use tool_core::{PathClass, PathRole};
+use tool_core::approval::{PathClass, PathRole};
 
 use crate::error::{Error, Result};
 use crate::sandbox::classes::{Classes, GIT_CODE_PARTS};

@@ -54,7 +54,7 @@ use crate::sandbox::classes::Classes;
 /// per command (~0.5 ms), so the list is short; the other protected
 /// folders (`.idea`, `.gitlab`, `.circleci`…) are protected when they
 /// exist and swept when a command creates them. Each must be protected by
-/// a [`tool_core::PathClass`] (checked by the module's tests).
+/// a [`tool_core::approval::PathClass`] (checked by the module's tests).
 pub(crate) const PLACEHOLDERS: &[&str] = &[
     // VS Code runs a folder-open task from `.vscode/tasks.json`.
     ".vscode",
@@ -76,7 +76,7 @@ pub(crate) const GIT_PLACEHOLDERS: &[&str] = &[".git/hooks", ".git/info"];
 /// on its own (a shell entering the folder, an agent, a commit hook
 /// manager, a test runner, CI, an editor), and that no program a command
 /// usually runs reads (or it skips a folder there). Each must be protected
-/// by a [`tool_core::PathClass`] (checked by the module's tests); each is
+/// by a [`tool_core::approval::PathClass`] (checked by the module's tests); each is
 /// one more mount per command.
 pub(crate) const FILE_PLACEHOLDERS: &[&str] = &[
     // direnv runs it when a shell enters the folder.

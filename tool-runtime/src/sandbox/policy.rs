@@ -55,14 +55,14 @@ pub type ProbeFailure = String;
 /// Settings around a [`SandboxPolicy`].
 ///
 /// What is protected and what is secret comes from
-/// [`tool_core::PathClass`], the table the approval engine reads too, so a
+/// [`tool_core::approval::PathClass`], the table the approval engine reads too, so a
 /// path is protected or secret in both walls alike; the two lists here only
 /// *add* to it.
 ///
 /// | setting | default |
 /// |---|---|
-/// | protected entries | every [`PathRole::Protected`](tool_core::PathRole::Protected) class (`.git`'s code parts, `.envrc`, `.vscode`, `.github/workflows`, `.cargo/config.toml`, `conftest.py`, …) at the places examined (below) |
-/// | secret locations | every [`PathRole::Secret`](tool_core::PathRole::Secret) class: its fixed locations ([`PathClass::fixed_locations`](tool_core::PathClass::fixed_locations): `~/.ssh`, `~/.aws`, `~/.codex/auth.json`, `/etc/shadow`, …) and, at the places examined in the writable roots (below), the files its patterns match (`.env`, `.env.local`, `*.tfstate`, `id_rsa`, …; not `.env.example`) |
+/// | protected entries | every [`PathRole::Protected`](tool_core::approval::PathRole::Protected) class (`.git`'s code parts, `.envrc`, `.vscode`, `.github/workflows`, `.cargo/config.toml`, `conftest.py`, …) at the places examined (below) |
+/// | secret locations | every [`PathRole::Secret`](tool_core::approval::PathRole::Secret) class: its fixed locations ([`PathClass::fixed_locations`](tool_core::approval::PathClass::fixed_locations): `~/.ssh`, `~/.aws`, `~/.codex/auth.json`, `/etc/shadow`, …) and, at the places examined in the writable roots (below), the files its patterns match (`.env`, `.env.local`, `*.tfstate`, `id_rsa`, …; not `.env.example`) |
 /// | `secret_paths` | none (extra secret locations) |
 /// | `protected_names` | none (extra entry names protected at any depth) |
 /// | `scan_limit` | 20 000 entries per directory listed |
@@ -391,7 +391,7 @@ pub struct AppliedSandbox {
     /// Egress by name: the names the command could reach through the
     /// runtime's proxy (its only network).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub egress: Option<tool_core::Egress>,
+    pub egress: Option<tool_core::approval::Egress>,
     /// The environment variables that held dummies the proxy swaps for
     /// the real secrets on requests to their bound hosts.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

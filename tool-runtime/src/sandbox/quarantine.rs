@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
-use tool_core::PathRole;
+use tool_core::approval::PathRole;
 
 use crate::sandbox::classes::{Classes, GIT_CODE_PARTS};
 use crate::sandbox::entries::{multi_component, nested_git};

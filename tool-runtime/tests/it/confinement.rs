@@ -85,7 +85,7 @@ mod egress {
 
     use crate::common::{base_outside_temp, ctx, ok, state};
     use serde_json::Value;
-    use tool_core::{Confinement, Egress};
+    use tool_core::{Confinement, approval::Egress};
     use tool_runtime::{
         ComputerRuntime, CredentialBinding, EgressOptions, LocalComputer, LocalConfig,
         RunCommandParams, SandboxOptions, ShellConfig,

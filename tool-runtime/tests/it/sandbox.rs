@@ -603,7 +603,7 @@ fn policies_round_trip_through_serde() {
     .unwrap();
     assert_eq!(
         by_name,
-        SandboxPolicy::workspace_write().with_egress(tool_core::Egress::allow([
+        SandboxPolicy::workspace_write().with_egress(tool_core::approval::Egress::allow([
             "registry.example",
             "*.cdn.example"
         ]))

@@ -601,7 +601,7 @@ async fn egress_by_name(ws: &Path) {
         ..SandboxOptions::default()
     });
     let confinement = tool_core::Confinement::workspace_write()
-        .with_egress(tool_core::Egress::allow(["allowed.example"]));
+        .with_egress(tool_core::approval::Egress::allow(["allowed.example"]));
     let out = c
         .run_command(
             RunCommandParams::new(format!(

@@ -1,8 +1,8 @@
 use crate::common::{ok, write};
 use serde_json::{Value, json};
 use tool_core::{
-    ArgRole, Executor, HumanIntervention, InterventionPolicy, Invoker, Tool, ToolCall, ToolContext,
-    ToolRegistry,
+    HumanIntervention, InterventionPolicy, Invoker, Tool, ToolCall, ToolContext, ToolRegistry,
+    approval::ArgRole, manifest::Executor,
 };
 use tool_runtime::{LocalComputer, LocalConfig, OPERATIONS, local_system_tool, manifest};
 

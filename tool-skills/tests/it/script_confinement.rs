@@ -11,8 +11,8 @@ use std::sync::{Arc, RwLock};
 use async_trait::async_trait;
 use serde_json::json;
 use tool_core::{
-    Confinement, Gate, GateDecision, Invoker, OfferedTools, PreparedCall, ToolCall, ToolContext,
-    ToolOutput, ToolRegistry,
+    Confinement, Gate, GateDecision, Invoker, OfferedTools, ToolCall, ToolContext, ToolOutput,
+    ToolRegistry, pipeline::PreparedCall,
 };
 use tool_runtime::{LocalComputer, LocalConfig, probe_kernel};
 use tool_skills::{LoadOptions, SkillRegistry, SkillSource, SkillsTool, SkillsToolConfig};

@@ -3,7 +3,8 @@
 use serde::Deserialize;
 use serde_json::json;
 use tool_core::{
-    ApiDefinition, ErrorCode, FnTool, RenderDisplayControl, ToolBuilder, ToolError, ToolOutput,
+    ApiDefinition, ErrorCode, FnTool, ToolBuilder, ToolError, ToolOutput,
+    manifest::RenderDisplayControl,
 };
 
 /// Arguments of `calculator____evaluate`.

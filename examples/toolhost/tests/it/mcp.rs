@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use serde_json::{Value, json};
-use tool_core::{Invoker, NameRules, ToolCall, ToolContext, ToolOutput, ToolRegistry};
+use tool_core::{Invoker, ToolCall, ToolContext, ToolOutput, ToolRegistry, manifest::NameRules};
 use tool_mcp::{
     ElicitationHandler, Elicited, ManagerOptions, McpManager, McpProvider, McpServerConfig,
     McpTransport,

@@ -2,7 +2,7 @@
 //!
 //! Each entry has a stable id, a policy and a message. The paths the
 //! built-in entries know are rows of path classes (`path_rows.rs` and the
-//! shared [`PathClass`](tool_core::PathClass) table) with examples checked
+//! shared [`PathClass`](tool_core::approval::PathClass) table) with examples checked
 //! by the tests. Built-in entries
 //! (see [`Blacklist::builtin`]) are code, because judging `rm -r -f /` takes
 //! more than a pattern; hosts add their own with [`BlacklistEntry::command`]
@@ -44,7 +44,7 @@
 //! | `upload` | required | a network client of `network::CLIENTS` given a file (`curl -T`, `-F f=@F`, `--data-binary @F`, `wget --post-file`, `http … < F`, `nc … < F`, `scp F host:`), standard input on a line that dumps the environment (`env \| curl -d @- …`), a body or credential header built from an expansion (`-d "$(env)"`, `-H "Authorization: Bearer $TOKEN"`), any word expanding a variable named like a secret (`?t=$GITHUB_TOKEN`, `--password="$DB_PASSWORD"`), `gh gist create F`, `gh api -F f=@F`, `sftp … <<< 'put F'`, `openssl s_client … < F`, a name looked up with an expansion (`dig "$(whoami).x.example"`) |
 //! | `persistence` | required | editing a crontab (not `crontab -l`); writes (also a file tool's path) to the rows of `path_rows::PERSISTENCE`: shell start-up files (per user and system-wide), cron and at, systemd/init/launchd units, desktop autostart, editors' start-up files and plugin folders, git's global config, per-user package-manager and runtime start-up files, `~/.ssh/rc` |
 //! | `code-execution-file` | required | writes to the rows of `path_rows::CODE_EXECUTION` (git hooks and config, also of submodules and worktrees; `.exrc`/`.nvim.lua`; editor task and settings files; `.envrc`) and the shared protected classes `shell-environment`, `git-hooks`, `build-tool-config`, `test-bootstrap`, also inside the working directory (hosts that trust them remove the entry with [`Blacklist::without`]) |
-//! | `read-secrets` | required | `.env*`, SSH private keys, cloud/docker/kube credentials, browser cookie stores, every secret [`PathClass`](tool_core::PathClass) (the list the sandbox reads too: infrastructure state, coding agents' tokens, registry, cloud and deploy credentials, shell histories, dev secret files…), named as a bare word, a path, `$HOME/…`, a redirection, or a directory holding one given to a recursive reader (`tar cf - ~/.claude`); and commands that print a credential or a secret store's content, rows of `secret_printers.rs` (`gh auth token`, `git credential fill`, `vault kv get`, `kubectl get secret`, `terraform state pull`) |
+//! | `read-secrets` | required | `.env*`, SSH private keys, cloud/docker/kube credentials, browser cookie stores, every secret [`PathClass`](tool_core::approval::PathClass) (the list the sandbox reads too: infrastructure state, coding agents' tokens, registry, cloud and deploy credentials, shell histories, dev secret files…), named as a bare word, a path, `$HOME/…`, a redirection, or a directory holding one given to a recursive reader (`tar cf - ~/.claude`); and commands that print a credential or a secret store's content, rows of `secret_printers.rs` (`gh auth token`, `git credential fill`, `vault kv get`, `kubectl get secret`, `terraform state pull`) |
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -52,7 +52,7 @@ use std::sync::Arc;
 
 use globset::{GlobBuilder, GlobMatcher};
 use serde_json::Value;
-use tool_core::{ArgMatcher, InterventionPolicy};
+use tool_core::{InterventionPolicy, manifest::ArgMatcher};
 
 use crate::audit::{AuditHit, AuditInput, GlobalAudit};
 use crate::call::facts::{CallFacts, command_text};

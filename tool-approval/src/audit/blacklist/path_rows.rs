@@ -1,6 +1,6 @@
 //! The blacklist's own path classes, as rows: persistence locations, files
 //! inside a workspace whose contents tools execute, and secrets beyond the
-//! list the sandbox shares ([`tool_core::PathClass`]).
+//! list the sandbox shares ([`tool_core::approval::PathClass`]).
 //!
 //! Each row is a [`PathClass`] in the shared pattern language: component
 //! globs over **cleaned** paths (`.`, `..` and `//` resolved, `~` expanded,
@@ -15,7 +15,7 @@
 
 use std::path::Path;
 
-use tool_core::{PathClass, PathRole};
+use tool_core::approval::{PathClass, PathRole};
 
 use tool_core::path_class as row;
 
@@ -935,7 +935,7 @@ pub(crate) fn check_rows() -> Result<(), String> {
     // the same `find` (a relative `etc/passwd` is in no root-anchored row
     // here, while the shared matcher, which the sandbox gives resolved
     // paths, reads it from the root).
-    let home = Path::new(tool_core::EXAMPLE_HOME);
+    let home = Path::new(tool_core::approval::EXAMPLE_HOME);
     for row in all_rows() {
         let alone = Table::new(std::iter::once(row));
         let matches = |example: &str| find(&alone, example, Some(home)).is_some();
@@ -978,7 +978,7 @@ mod tests {
             .iter()
             .flat_map(|p| p.words.iter().chain(&p.redirects))
             .map(String::as_str);
-        let home = Path::new(tool_core::EXAMPLE_HOME);
+        let home = Path::new(tool_core::approval::EXAMPLE_HOME);
         for word in words {
             for table in [
                 persistence_rows(),
@@ -1026,7 +1026,7 @@ mod tests {
 
     #[test]
     fn compiled_rows_agree_with_the_shared_matcher() {
-        let home = Path::new(tool_core::EXAMPLE_HOME);
+        let home = Path::new(tool_core::approval::EXAMPLE_HOME);
         for table in [
             persistence_rows(),
             code_execution_rows(),
@@ -1040,7 +1040,7 @@ mod tests {
                 for example in row.class.examples.iter().chain(row.class.counter_examples) {
                     let path = with_home(example);
                     let lower = fold_case(&path);
-                    let home_lower = fold_case(tool_core::EXAMPLE_HOME);
+                    let home_lower = fold_case(tool_core::approval::EXAMPLE_HOME);
                     let comps = components(&lower, Some(&home_lower));
                     let h = components(&home_lower, None);
                     let absolute = path.starts_with(['/', '~']);
@@ -1061,8 +1061,8 @@ mod tests {
 
     #[test]
     fn the_index_finds_what_trying_every_row_finds() {
-        let home = Path::new(tool_core::EXAMPLE_HOME);
-        let home_lower = fold_case(tool_core::EXAMPLE_HOME);
+        let home = Path::new(tool_core::approval::EXAMPLE_HOME);
+        let home_lower = fold_case(tool_core::approval::EXAMPLE_HOME);
         let h = components(&home_lower, None);
         // Besides every example: globs at several depths, case, `..`.
         let more = [
@@ -1112,8 +1112,8 @@ mod tests {
         // kept (a short list, then a map past `RECENT_NAMES` names): the
         // answer must not change. Every example behind and before a long
         // run of names, some repeated, more than the list holds.
-        let home = Path::new(tool_core::EXAMPLE_HOME);
-        let home_lower = fold_case(tool_core::EXAMPLE_HOME);
+        let home = Path::new(tool_core::approval::EXAMPLE_HOME);
+        let home_lower = fold_case(tool_core::approval::EXAMPLE_HOME);
         let h = components(&home_lower, None);
         let filler: String = (0..40).map(|i| format!("d{}/s/", i % 12)).collect();
         for table in [

@@ -4,8 +4,8 @@
 use serde_json::{Value, json};
 use tool_approval::{ApprovalMode, CallRef, Decision, PolicyEngine, PolicyFile};
 use tool_core::{
-    ApiDefinition, DynamicIntervention, HumanIntervention, InterventionPolicy, ToolContext,
-    ToolManifest,
+    ApiDefinition, HumanIntervention, InterventionPolicy, ToolContext, ToolManifest,
+    manifest::DynamicIntervention,
 };
 
 pub fn policy_file() -> PolicyFile {

@@ -145,7 +145,7 @@ pub async fn registry_of(manager: &Arc<McpManager>) -> ToolRegistry {
     let failures: Vec<String> = load.failures().map(ToString::to_string).collect();
     assert!(failures.is_empty(), "{failures:?}");
     // Remote names are foreign: the registry must accept them.
-    let mut registry = ToolRegistry::new().with_name_rules(tool_core::NameRules::Foreign);
+    let mut registry = ToolRegistry::new().with_name_rules(tool_core::manifest::NameRules::Foreign);
     for tool in load.tools {
         registry.register_arc(tool).unwrap();
     }

@@ -367,7 +367,7 @@ mod tests {
         // The whole thing compiles as a JSON Schema.
         let mut schema = json!({"type": "object", "properties": {"n": node_out, "a": a_out}});
         schema["$defs"] = Value::Object(defs);
-        tool_core::CompiledSchema::compile(&schema).unwrap();
+        tool_core::pipeline::CompiledSchema::compile(&schema).unwrap();
     }
 
     #[test]

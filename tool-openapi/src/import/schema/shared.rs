@@ -27,7 +27,7 @@
 use std::collections::{HashMap, VecDeque};
 
 use serde_json::{Map, Value};
-use tool_core::{CompiledSchema, Violation};
+use tool_core::pipeline::{CompiledSchema, Violation};
 
 use crate::interned::compact_copy;
 
@@ -82,7 +82,7 @@ pub(crate) struct SharedDefs<'a> {
     patterns: HashMap<String, bool>,
     /// The definitions held for the operations, once made
     /// ([`shared`](Self::shared)): the values of the entries that moved.
-    held: tool_core::SharedDefs,
+    held: tool_core::manifest::SharedDefs,
 }
 
 impl<'a> SharedDefs<'a> {
@@ -95,7 +95,7 @@ impl<'a> SharedDefs<'a> {
             entries: Vec::new(),
             findings: Vec::new(),
             patterns: HashMap::new(),
-            held: tool_core::SharedDefs::default(),
+            held: tool_core::manifest::SharedDefs::default(),
         }
     }
 
@@ -424,7 +424,7 @@ impl<'a> SharedDefs<'a> {
     pub(crate) fn shared<'r>(
         &mut self,
         reached: impl IntoIterator<Item = &'r [(usize, usize)]>,
-    ) -> tool_core::SharedDefs {
+    ) -> tool_core::manifest::SharedDefs {
         let mut ids: Vec<usize> = reached
             .into_iter()
             .flat_map(|r| r.iter().map(|&(id, _)| id))
@@ -442,7 +442,7 @@ impl<'a> SharedDefs<'a> {
             entry.moved = true;
             held.insert(entry.name.clone(), compact_copy(&value));
         }
-        self.held = tool_core::SharedDefs::new(held);
+        self.held = tool_core::manifest::SharedDefs::new(held);
         self.held.clone()
     }
 
@@ -452,7 +452,7 @@ impl<'a> SharedDefs<'a> {
     pub(crate) fn plain_shared<'r>(
         &self,
         reached: impl IntoIterator<Item = &'r [(usize, usize)]>,
-    ) -> tool_core::SharedDefs {
+    ) -> tool_core::manifest::SharedDefs {
         let mut ids: Vec<(usize, usize)> = reached
             .into_iter()
             .flat_map(|r| r.iter().map(|&(id, _)| (id, 1)))
@@ -460,9 +460,9 @@ impl<'a> SharedDefs<'a> {
         ids.sort_unstable();
         ids.dedup();
         if ids.is_empty() {
-            return tool_core::SharedDefs::default();
+            return tool_core::manifest::SharedDefs::default();
         }
-        tool_core::SharedDefs::new(self.materialize(&ids, usize::MAX, true))
+        tool_core::manifest::SharedDefs::new(self.materialize(&ids, usize::MAX, true))
     }
 
     /// The JSON length of the `$defs` object holding `reached` whole (0 for

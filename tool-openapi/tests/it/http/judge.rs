@@ -26,7 +26,9 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
-use tool_core::{CompiledSchema, Invoker, NameRules, ToolCall, ToolContext, ToolRegistry};
+use tool_core::{
+    Invoker, ToolCall, ToolContext, ToolRegistry, manifest::NameRules, pipeline::CompiledSchema,
+};
 use tool_openapi::{
     Credentials, ImportOptions, OpenApiTool, SchemeKind, SsrfGuard, SsrfPolicy, load_document,
 };

@@ -14,7 +14,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde_json::{Value, json};
-use tool_core::{Invoker, NameRules, ToolCall, ToolContext, ToolOutput, ToolRegistry};
+use tool_core::{Invoker, ToolCall, ToolContext, ToolOutput, ToolRegistry, manifest::NameRules};
 use tool_openapi::{
     Credentials, ImportOptions, OpenApiTool, SsrfGuard, SsrfPolicy, import_openapi,
 };

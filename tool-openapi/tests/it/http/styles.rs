@@ -5,7 +5,7 @@
 //! `{"R": 100, "G": 200, "B": 150}`.
 
 use serde_json::{Value, json};
-use tool_core::{Invoker, NameRules, ToolCall, ToolContext, ToolRegistry};
+use tool_core::{Invoker, ToolCall, ToolContext, ToolRegistry, manifest::NameRules};
 use tool_openapi::{ImportOptions, OpenApiTool, SsrfGuard, SsrfPolicy, import_openapi};
 
 use crate::common;

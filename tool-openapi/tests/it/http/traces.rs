@@ -15,8 +15,8 @@ use async_trait::async_trait;
 use serde_json::json;
 use test_support::{Collected, Seen};
 use tool_core::{
-    Answer, ApiDefinition, Ask, Asker, Invoker, NameRules, ToolBuilder, ToolCall, ToolContext,
-    ToolOutput, ToolRegistry,
+    Answer, ApiDefinition, Ask, Asker, Invoker, ToolBuilder, ToolCall, ToolContext, ToolOutput,
+    ToolRegistry, manifest::NameRules,
 };
 use tool_openapi::{OpenApiTool, SsrfGuard, SsrfPolicy, parse_narrow};
 

@@ -14,8 +14,8 @@ use tool_core::durable::{
     Claim, Durable, KeyRing, MacKey, Pending, Reply, UseOnceLedger, UseState,
 };
 use tool_core::{
-    ApiDefinition, Gate, GateDecision, Invoker, OfferedTools, PreparedCall, ToolBuilder, ToolCall,
-    ToolContext, ToolOutput, ToolRegistry,
+    ApiDefinition, Gate, GateDecision, Invoker, OfferedTools, ToolBuilder, ToolCall, ToolContext,
+    ToolOutput, ToolRegistry, pipeline::PreparedCall,
 };
 use tool_dispatch::RedisLedger;
 

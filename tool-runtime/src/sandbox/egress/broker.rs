@@ -4,7 +4,7 @@
 
 use std::io::Read as _;
 
-use tool_core::Egress;
+use tool_core::approval::Egress;
 
 use super::CredentialBinding;
 

@@ -1,5 +1,5 @@
 //! Egress by name: a confined command whose [`tool_core::Confinement`]
-//! carries an [`Egress`](tool_core::Egress) allow-list reaches the network
+//! carries an [`Egress`](tool_core::approval::Egress) allow-list reaches the network
 //! only through a proxy the runtime starts for it.
 //!
 //! The mechanism and the checks are documented on [`EgressOptions`] (this
@@ -86,7 +86,7 @@ pub const DEFAULT_PROXY_PORT: u16 = 3128;
 
 /// Host settings of the egress proxy (in
 /// [`SandboxOptions::egress`](crate::SandboxOptions::egress)); which names
-/// a command may reach is the call's [`tool_core::Egress`].
+/// a command may reach is the call's [`tool_core::approval::Egress`].
 ///
 /// | setting | default |
 /// |---|---|

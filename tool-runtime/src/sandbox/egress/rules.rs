@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 
-use tool_core::Egress;
+use tool_core::approval::Egress;
 use tool_core::net::{SsrfGuard, SsrfPolicy};
 
 use super::EgressOptions;

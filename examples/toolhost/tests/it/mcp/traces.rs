@@ -19,7 +19,9 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use test_support::{Collected, Seen};
-use tool_core::{Answer, Ask, Asker, Invoker, NameRules, ToolCall, ToolContext, ToolRegistry};
+use tool_core::{
+    Answer, Ask, Asker, Invoker, ToolCall, ToolContext, ToolRegistry, manifest::NameRules,
+};
 use tool_mcp::{McpManager, McpProvider, McpSecret, McpServerConfig, McpTransport};
 
 /// The file's name is an argument value; its text is the result.
