@@ -215,15 +215,11 @@ impl fmt::Debug for BuiltinProvider {
     }
 }
 
-/// The reference type builtin factories answer to by default: `builtin`
-/// ([`ToolKind::Builtin`](crate::ToolKind::Builtin)); references stored as
-/// `builtin_tool` resolve to it too.
-pub const BUILTIN_KIND: &str = "builtin";
-
 impl BuiltinProvider {
-    /// A provider for references of type `builtin` (or `builtin_tool`).
+    /// A provider for references of type `builtin` (or `builtin_tool`):
+    /// [`ToolKind::Builtin`](crate::ToolKind::Builtin).
     pub fn new() -> Self {
-        Self::with_kind(BUILTIN_KIND)
+        Self::with_kind(crate::ToolKind::Builtin)
     }
 
     /// A provider answering to another reference type.

@@ -95,6 +95,16 @@ impl fmt::Display for ToolKind {
     }
 }
 
+/// The kind's one spelling, for the places that keep kinds as text (a
+/// stored [`ToolReference`](crate::assembly::ToolReference)'s `type`, a
+/// provider registered under a host's own kind):
+/// `ToolReference::new(ToolKind::Mcp, "github", "*")`.
+impl From<ToolKind> for String {
+    fn from(kind: ToolKind) -> Self {
+        kind.as_str().to_owned()
+    }
+}
+
 impl FromStr for ToolKind {
     type Err = Error;
 

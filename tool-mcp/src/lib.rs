@@ -178,7 +178,7 @@ pub use client::options::{DEFAULT_MAX_MESSAGE_BYTES, ManagerOptions};
 pub use client::policy::{default_policy, effective_policy};
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
-pub use client::provider::{ALL_TOOLS, MCP_REFERENCE_KIND, McpLoad, McpProvider, ServerReport};
+pub use client::provider::{ALL_TOOLS, McpLoad, McpProvider, ServerReport};
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub use client::remote_skills::{McpLoadedSkill, McpSkillFile};

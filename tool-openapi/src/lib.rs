@@ -129,7 +129,7 @@ pub use import::{
 };
 pub use method::Method;
 pub use narrow::{Validation, parse_narrow, validate_narrow, validate_narrow_value};
-pub use provider::{ALL_OPERATIONS, API_KIND, OpenApiProvider};
+pub use provider::{ALL_OPERATIONS, OpenApiProvider};
 pub use tool::{DEFAULT_MAX_UPLOAD_BYTES, OpenApiTool, OpenApiToolBuilder};
 
 /// What a host uses, in one import: `use tool_openapi::prelude::*;` —

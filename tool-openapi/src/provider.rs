@@ -17,9 +17,6 @@ use crate::error::Error;
 use crate::tool::OpenApiTool;
 use tool_core::net::SsrfGuard;
 
-/// The reference `type` this provider serves.
-pub const API_KIND: &str = "api";
-
 /// The tool id of a reference meaning "every operation of the document".
 pub const ALL_OPERATIONS: &str = "*";
 
@@ -308,7 +305,7 @@ fn apply_params(document: &mut ApiDocument, params: &Value) -> Result<(), Provid
 #[async_trait]
 impl ToolProvider for OpenApiProvider {
     fn kind(&self) -> &str {
-        API_KIND
+        tool_core::ToolKind::Api.as_str()
     }
 
     async fn provide(&self, reference: &ToolReference) -> Result<Arc<dyn Tool>, ProvideError> {

@@ -8,7 +8,7 @@ use tool_core::{
     ApiDefinition, ApiKey, ErrorCode, HumanIntervention, Invoker, Tool, ToolBuilder, ToolCall,
     ToolContext, ToolKind, ToolManifest, ToolOutput, ToolRegistry,
     approval::PATH_SCOPE_AUDIT,
-    assembly::{Assembler, BUILTIN_KIND, BuiltinProvider, ToolReference},
+    assembly::{Assembler, BuiltinProvider, ToolReference},
     manifest::DynamicIntervention,
 };
 
@@ -50,7 +50,10 @@ fn a_prepared_call_and_a_resolved_name_give_the_same_key() {
 
 #[test]
 fn one_spelling_of_builtin_with_older_ones_still_read() {
-    assert_eq!(BUILTIN_KIND, ToolKind::Builtin.as_str());
+    assert_eq!(
+        ToolReference::new(ToolKind::Builtin, "p", "t"),
+        ToolReference::new("builtin", "p", "t")
+    );
     assert_eq!(clock().manifest().kind, Some(ToolKind::Builtin));
     assert_eq!(clock().manifest().tool_kind(), Some(ToolKind::Builtin));
     for kind in ToolKind::ALL {

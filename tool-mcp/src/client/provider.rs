@@ -13,9 +13,6 @@ use crate::client::manager::McpManager;
 use crate::client::tool::McpTool;
 use crate::error::Error;
 
-/// The reference `type` the provider serves.
-pub const MCP_REFERENCE_KIND: &str = "mcp";
-
 /// `tool_id` meaning "every tool of the server".
 pub const ALL_TOOLS: &str = "*";
 
@@ -178,7 +175,7 @@ impl McpProvider {
 #[async_trait]
 impl ToolProvider for McpProvider {
     fn kind(&self) -> &str {
-        MCP_REFERENCE_KIND
+        tool_core::ToolKind::Mcp.as_str()
     }
 
     async fn provide(&self, reference: &ToolReference) -> Result<Arc<dyn Tool>, ProvideError> {
