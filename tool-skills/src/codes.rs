@@ -21,3 +21,10 @@ pub const REFERENCE_TOO_LARGE: ErrorCode = ErrorCode::from_static("reference_too
 pub const READ_FAILED: ErrorCode = ErrorCode::from_static("read_failed");
 /// `runScript` was given something outside the skill's `scripts/`.
 pub const NOT_A_SCRIPT: ErrorCode = ErrorCode::from_static("not_a_script");
+/// A skill (or one of its files) of a remote source could not be fetched;
+/// trying again later may help (details: `skill`, `source`, `kind`, `file`).
+pub const SKILL_UNAVAILABLE: ErrorCode = ErrorCode::from_static("skill_unavailable");
+/// What a remote source handed over for a skill failed a check (size,
+/// digest, frontmatter, a cap, the format) and was not used (details:
+/// `skill`, `source`, `kind`, `file`).
+pub const SKILL_REFUSED: ErrorCode = ErrorCode::from_static("skill_refused");

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use crate::finding::Finding;
+use crate::remote::RemoteError;
 
 /// What can go wrong in this crate's host-facing APIs (the registry and the
 /// maintenance functions). Problems of a model's call become failed
@@ -54,6 +55,18 @@ pub enum Error {
         /// What is wrong with it.
         message: String,
     },
+    /// A skill of a remote source could not be fetched, or what the source
+    /// handed over failed a check (its size, digest or frontmatter against
+    /// the listing, a cap, the Agent Skills format). Nothing of it was used.
+    #[error("skill {skill:?} of source `{source_label}`: {error}")]
+    Remote {
+        /// The skill's name.
+        skill: String,
+        /// The label of its source.
+        source_label: String,
+        /// What went wrong, and with which file.
+        error: RemoteError,
+    },
     /// A folder was expected (a workspace root to open or trust).
     #[error("{}: not a folder", path.display())]
     NotAFolder {
@@ -74,6 +87,14 @@ impl Error {
     /// Whether this is an I/O failure.
     pub fn is_io(&self) -> bool {
         matches!(self, Self::Io { .. })
+    }
+
+    /// What went wrong with a remote skill ([`Error::Remote`]).
+    pub fn remote(&self) -> Option<&RemoteError> {
+        match self {
+            Self::Remote { error, .. } => Some(error),
+            _ => None,
+        }
     }
 
     /// The findings of an [`Error::Invalid`], empty otherwise.

@@ -126,6 +126,13 @@ codes! {
     /// trusted (or leads out of it): its skills were listed, not read
     /// (see [`SkillRegistry::withheld`](crate::SkillRegistry::withheld)).
     UntrustedWorkspace => "untrusted_workspace",
+    /// A remote source could not be listed (or was never listed): none of
+    /// its skills is loaded.
+    RemoteSourceFailed => "remote_source_failed",
+    /// A remote source lists a skill whose address or files break the
+    /// rules (no `<folder>/SKILL.md`, a file path that climbs out or is
+    /// listed twice): it is not loaded.
+    InvalidRemoteEntry => "invalid_remote_entry",
 }
 
 impl fmt::Display for FindingCode {

@@ -28,7 +28,11 @@
 //! ([`SkillProperties`]); [`maintain`] creates, renames, edits and deletes
 //! skills on disk; [`trust`] keeps the skills folders of a workspace the
 //! host has not trusted listed but unread
-//! ([`LoadOptions::in_workspace`], [`SkillRegistry::withheld`]).
+//! ([`LoadOptions::in_workspace`], [`SkillRegistry::withheld`]); a
+//! [`RemoteSkills`] source (an MCP server's skills, through tool-mcp's
+//! `McpSkillSource`) is one more [`SkillSource::remote`], listed from its
+//! catalogue ([`SkillRegistry::load_listed`]) and fetched file by file
+//! when the model activates a skill or reads one of its files.
 //!
 //! # Example
 //!
@@ -90,6 +94,12 @@ mod open;
 mod properties;
 mod reference;
 mod registry;
+mod remote;
+mod remote_entry;
+mod remote_fetch;
+mod remote_source;
+#[cfg(test)]
+mod remote_tests;
 #[cfg(feature = "scripts")]
 mod scripts;
 mod skill;
@@ -110,6 +120,9 @@ pub use name::{MAX_NAME_CHARS, is_valid_skill_name, normalize_name};
 pub use properties::SkillProperties;
 pub use reference::{ReferenceLimits, Resolution};
 pub use registry::{Lookup, ReloadDiff, Shadowed, SkillRegistry, close_matches};
+pub use remote::{ListedFile, ListedSkill, RemoteError, RemoteErrorKind, RemoteSkills};
+pub use remote_entry::RemoteEntry;
+pub use remote_source::RemoteSource;
 pub use skill::{BuiltinSkill, Origin, Provenance, Skill};
 pub use source::{LoadOptions, SkillSource, SourceKind};
 pub use tool::{SKILLS_IDENTIFIER, SharedSkills, SkillsTool, SkillsToolConfig};

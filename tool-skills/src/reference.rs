@@ -143,7 +143,7 @@ fn components(path: &str) -> Result<Vec<String>, &'static str> {
 
 /// Decodes `%XX` repeatedly (up to three rounds); `None` when the bytes are
 /// not UTF-8.
-fn percent_decode_fully(raw: &str) -> Option<String> {
+pub(crate) fn percent_decode_fully(raw: &str) -> Option<String> {
     let mut current = raw.to_owned();
     for _ in 0..3 {
         if !current.contains('%') {
@@ -426,12 +426,21 @@ pub(crate) fn resolve_memory(
     resources: &BTreeMap<String, Vec<u8>>,
     raw: &str,
 ) -> Result<Resolved, RefError> {
+    resolve_keys(resources.keys().map(String::as_str), raw)
+}
+
+/// Resolves `raw` among the paths of a skill's files held elsewhere (in
+/// memory, at a remote source); the resolved `rel` is one of `paths`.
+pub(crate) fn resolve_keys<'a>(
+    paths: impl IntoIterator<Item = &'a str>,
+    raw: &str,
+) -> Result<Resolved, RefError> {
     let (components, alternative) = check_path(raw)?;
     let mut attempts = vec![components];
     attempts.extend(alternative);
-    let keys: Vec<(String, String)> = resources
-        .keys()
-        .map(|k| (key_parts(k).join("/"), k.clone()))
+    let keys: Vec<(String, String)> = paths
+        .into_iter()
+        .map(|k| (key_parts(k).join("/"), k.to_owned()))
         .collect();
     let found = |rel: &str, how: Resolution, fold: bool| -> Result<Option<Resolved>, RefError> {
         if let Some((_, key)) = keys.iter().find(|(n, _)| n == rel) {

@@ -112,7 +112,24 @@ impl SkillRegistry {
         registry
     }
 
+    /// Lists every remote source ([`SkillSource::relist`]), then loads
+    /// `sources` (highest precedence first) as [`load`](Self::load) does.
+    /// Only catalogues are asked for: no skill's file is fetched.
+    pub async fn load_listed(
+        sources: impl IntoIterator<Item = SkillSource>,
+        options: LoadOptions,
+    ) -> Self {
+        let sources: Vec<SkillSource> = sources.into_iter().collect();
+        for source in &sources {
+            // A failure is kept in the source and reported by the load.
+            let _ = source.relist().await;
+        }
+        Self::load(sources, options)
+    }
+
     /// Re-reads every source and reports what was added, removed or changed.
+    /// A remote source is read from its last listing (see
+    /// [`SkillSource::relist`]).
     /// Disabled names stay disabled.
     pub fn reload(&mut self) -> ReloadDiff {
         let mut skills: BTreeMap<String, Arc<Skill>> = BTreeMap::new();

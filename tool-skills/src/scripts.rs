@@ -84,8 +84,9 @@ pub(crate) fn prepare(
         return Err(refuse(
             codes::NOT_A_SCRIPT,
             format!(
-                "skill {:?} is builtin and has no scripts on disk",
-                skill.name()
+                "skill {:?} is not on disk ({}) and has no scripts to run",
+                skill.name(),
+                skill.provenance(None).kind
             ),
             state,
         ));

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use crate::remote_entry::RemoteEntry;
 use crate::validate::{Frontmatter, SkillDocument};
 
 /// A skill ready to be offered: its document plus its provenance.
@@ -41,6 +42,12 @@ pub enum Origin {
         /// Its resources: relative path → bytes.
         resources: Arc<BTreeMap<String, Vec<u8>>>,
     },
+    /// Listed by a remote source ([`SkillSource::remote`]); its files are
+    /// fetched when used. Until its `SKILL.md` is fetched,
+    /// [`Skill::body`] is empty ([`RemoteEntry::body`] has it after).
+    ///
+    /// [`SkillSource::remote`]: crate::SkillSource::remote
+    Remote(RemoteEntry),
 }
 
 /// Where a result came from: attached to the state of every tool result.
@@ -51,9 +58,10 @@ pub struct Provenance {
     pub skill: String,
     /// The source label.
     pub source: String,
-    /// `disk` or `builtin`.
+    /// `disk`, `builtin` or `remote`.
     pub kind: &'static str,
-    /// The skill folder (disk) or `builtin:<identifier>`.
+    /// The skill folder (disk), `builtin:<identifier>`, or the remote
+    /// skill's folder address (`skill://pdf`).
     pub location: String,
     /// The file the result was read from, when there is one.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -78,7 +86,8 @@ impl Skill {
         &self.document.description
     }
 
-    /// The body (instructions) without frontmatter.
+    /// The body (instructions) without frontmatter (empty for a remote
+    /// skill whose `SKILL.md` is not fetched yet).
     pub fn body(&self) -> &str {
         &self.document.body
     }
@@ -92,23 +101,26 @@ impl Skill {
     pub fn dir(&self) -> Option<&Path> {
         match &self.origin {
             Origin::Disk { dir, .. } => Some(dir),
-            Origin::Builtin { .. } => None,
+            Origin::Builtin { .. } | Origin::Remote(_) => None,
         }
     }
 
-    /// How the skill's folder is named to a model: its path, or `builtin:<id>`.
+    /// How the skill's folder is named to a model: its path,
+    /// `builtin:<id>`, or a remote skill's folder address.
     pub fn location(&self) -> String {
         match &self.origin {
             Origin::Disk { dir, .. } => dir.display().to_string(),
             Origin::Builtin { identifier, .. } => format!("builtin:{identifier}"),
+            Origin::Remote(entry) => entry.listed().folder().to_owned(),
         }
     }
 
-    /// The `SKILL.md` as findings name it.
+    /// The `SKILL.md` as findings name it (a remote skill's: its address).
     pub fn file(&self) -> String {
         match &self.origin {
             Origin::Disk { file, .. } => file.display().to_string(),
             Origin::Builtin { identifier, .. } => format!("builtin:{identifier}"),
+            Origin::Remote(entry) => entry.listed().uri.clone(),
         }
     }
 
@@ -118,6 +130,7 @@ impl Skill {
         let kind = match self.origin {
             Origin::Disk { .. } => "disk",
             Origin::Builtin { .. } => "builtin",
+            Origin::Remote(_) => "remote",
         };
         Provenance {
             skill: self.name().to_owned(),

@@ -9,6 +9,8 @@ use std::sync::Arc;
 use crate::discovery::{DiscoveryOptions, FoundSkill, discover};
 use crate::finding::{Finding, FindingCode, Severity};
 use crate::frontmatter::ParseLimits;
+use crate::remote::{RemoteError, RemoteSkills};
+use crate::remote_source::{RemoteSource, Rules, load_remote};
 use crate::skill::{BuiltinSkill, Origin, Skill, digest};
 use crate::trust::{Place, Withheld, Withhold, Workspace, withheld};
 use crate::validate::{ParseOptions, SkillDocument, ValidationMode, parse_skill_md};
@@ -31,6 +33,9 @@ pub enum SourceKind {
     Dir(PathBuf),
     /// Skills compiled into the host.
     Builtin(Vec<BuiltinSkill>),
+    /// Skills another system serves (an MCP server's), read through
+    /// [`RemoteSkills`]: the registry loads its last listing.
+    Remote(RemoteSource),
 }
 
 impl SkillSource {
@@ -50,6 +55,34 @@ impl SkillSource {
         Self {
             label: label.into(),
             kind: SourceKind::Builtin(skills.into_iter().collect()),
+        }
+    }
+}
+
+impl SkillSource {
+    /// A remote source: skills another system serves, such as a connected
+    /// MCP server's (tool-mcp's `McpSkillSource`). Nothing is asked of it
+    /// here: [`relist`](Self::relist) (or
+    /// [`SkillRegistry::load_listed`](crate::SkillRegistry::load_listed))
+    /// lists its catalogue; a skill's files are fetched when it is used.
+    ///
+    /// Its skills are checked as a folder's are (the registry's mode and
+    /// caps, a listed `SKILL.md` over the file cap refused unread) and take
+    /// part in precedence and shadowing by the source's place in the list.
+    pub fn remote(label: impl Into<String>, remote: Arc<dyn RemoteSkills>) -> Self {
+        Self {
+            label: label.into(),
+            kind: SourceKind::Remote(RemoteSource::new(remote)),
+        }
+    }
+
+    /// Asks a remote source for its catalogue again and keeps it for the
+    /// next load or reload (a failure too, reported then as a finding).
+    /// Returns how many skills it listed; other sources list nothing.
+    pub async fn relist(&self) -> Result<usize, RemoteError> {
+        match &self.kind {
+            SourceKind::Remote(remote) => remote.relist().await,
+            _ => Ok(0),
         }
     }
 }
@@ -102,7 +135,7 @@ pub(crate) struct Loaded {
 pub(crate) fn load_source(source: &SkillSource, options: &LoadOptions) -> Loaded {
     let withheld = match &source.kind {
         SourceKind::Dir(root) => judge(source, root, options),
-        SourceKind::Builtin(_) => None,
+        SourceKind::Builtin(_) | SourceKind::Remote(_) => None,
     };
     let mut loaded = match (&source.kind, withheld) {
         (SourceKind::Dir(root), Some(withheld)) => {
@@ -143,6 +176,19 @@ pub(crate) fn load_source(source: &SkillSource, options: &LoadOptions) -> Loaded
                     Err(finding) => findings.push(finding),
                 }
             }
+            Loaded {
+                skills,
+                findings,
+                withheld: Vec::new(),
+            }
+        }
+        (SourceKind::Remote(remote), _) => {
+            let rules = Rules {
+                mode: options.mode,
+                limits: options.limits,
+                max_skills: options.discovery.max_skills,
+            };
+            let (skills, findings) = load_remote(&source.label, remote, rules);
             Loaded {
                 skills,
                 findings,

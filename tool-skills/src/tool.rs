@@ -17,7 +17,7 @@ use crate::catalog::{CatalogFormat, CatalogOptions, xml_escape};
 use crate::codes;
 use crate::reference::{
     RefError, ReferenceLimits, Resolved, is_binary, list_disk, media_type, resolve_disk,
-    resolve_memory,
+    resolve_keys, resolve_memory,
 };
 use crate::registry::SkillRegistry;
 use crate::skill::{Origin, Skill};
@@ -165,6 +165,10 @@ impl SkillsTool {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
+    pub(crate) fn read_registry(&self) -> std::sync::RwLockReadGuard<'_, SkillRegistry> {
+        self.read()
+    }
+
     /// The system-role text: how to use skills, then the catalog. `None`
     /// when no skill is enabled.
     pub fn system_role(&self) -> Option<String> {
@@ -228,6 +232,10 @@ impl SkillsTool {
     /// Activates a skill as a model's call would (host-side use, e.g. a
     /// slash command). Lookup: exact, then ignoring case when unambiguous.
     ///
+    /// A skill of a remote source is activated from its fetched `SKILL.md`:
+    /// call [`fetch`](Self::fetch) first (the tool's `activateSkill` does),
+    /// else the output is a `skill_unavailable` failure.
+    ///
     /// Runs in a `load_skill` span (`gen_ai.skill.name`: the activated
     /// skill's registered name; `error.type` on failure).
     pub fn activate(&self, name: &str) -> ToolOutput {
@@ -249,12 +257,19 @@ impl SkillsTool {
             Err(output) => return *output,
         };
         let (skill, matched) = skill;
+        let body = match &skill.origin {
+            Origin::Remote(entry) => match entry.body() {
+                Some(body) => body,
+                None => return not_fetched(&skill, "its SKILL.md", "fetch"),
+            },
+            _ => skill.body().to_owned(),
+        };
         let (files, truncated, total_hint) = files_of(&skill, &self.config.references);
         let mut text = format!(
             "<skill_content name=\"{}\" source=\"{}\">\n{}\n\nSkill folder: {}\nRelative paths in this skill are relative to that folder; open them with readReference.\n",
             xml_escape(skill.name()),
             xml_escape(&skill.source),
-            skill.body(),
+            body,
             skill.location(),
         );
         if !files.is_empty() {
@@ -281,6 +296,10 @@ impl SkillsTool {
     }
 
     /// Reads one file of a skill as a model's call would.
+    ///
+    /// A file of a remote source's skill is read from what was fetched:
+    /// call [`fetch_reference`](Self::fetch_reference) first (the tool's
+    /// `readReference` does).
     ///
     /// Runs in a `read_skill_resource` span (`gen_ai.skill.name`,
     /// `gen_ai.skill.resource.name`: the file read, relative to the skill's
@@ -311,6 +330,9 @@ impl SkillsTool {
         let resolved = match &skill.origin {
             Origin::Disk { dir, .. } => resolve_disk(dir, path, limits),
             Origin::Builtin { resources, .. } => resolve_memory(resources, path),
+            Origin::Remote(entry) => {
+                resolve_keys(entry.listed().files.iter().map(|f| f.path.as_str()), path)
+            }
         };
         let resolved = match resolved {
             Ok(resolved) => resolved,
@@ -400,8 +422,38 @@ fn read_resolved(
                 Ok(bytes)
             })
         }
-        (Origin::Disk { .. }, None) => Err(RefError::NotFound),
+        (Origin::Disk { .. }, None) | (Origin::Remote(_), Some(_)) => Err(RefError::NotFound),
+        (Origin::Remote(entry), None) => {
+            let size = entry.file(&resolved.rel).map_or(0, |f| f.size);
+            if size > cap {
+                return Ok(Err(size));
+            }
+            match entry.cached(&resolved.rel) {
+                Some(bytes) => Ok(Ok(bytes.as_ref().clone())),
+                None => Err(RefError::Io(format!(
+                    "`{}` is at {} and not fetched yet: `SkillsTool::fetch_reference` fetches it (the tool's readReference does)",
+                    resolved.rel,
+                    entry.describe()
+                ))),
+            }
+        }
     }
+}
+
+/// The failed output for a remote skill used before `what` was fetched.
+fn not_fetched(skill: &Skill, what: &str, method: &str) -> ToolOutput {
+    let source = match &skill.origin {
+        Origin::Remote(entry) => entry.describe(),
+        _ => skill.source.clone(),
+    };
+    ToolOutput::failure(ToolError::new(
+        codes::SKILL_UNAVAILABLE,
+        format!(
+            "skill {:?} comes from {source} and {what} is not fetched yet: `SkillsTool::{method}` fetches it (the skills tool does before it runs)",
+            skill.name()
+        ),
+    ))
+    .state(skill.provenance(None).to_json())
 }
 
 fn system_role_of(registry: &SkillRegistry, config: &SkillsToolConfig) -> Option<String> {
@@ -432,6 +484,15 @@ fn files_of(skill: &Skill, limits: &ReferenceLimits) -> (Vec<String>, bool, Stri
         Origin::Builtin { resources, .. } => {
             let total = resources.len();
             let files: Vec<String> = resources.keys().take(limits.max_listed).cloned().collect();
+            let truncated = total > files.len();
+            (files, truncated, format!(" of {total}"))
+        }
+        Origin::Remote(entry) => {
+            let listed = &entry.listed().files;
+            let total = listed.len();
+            let mut files: Vec<String> = listed.iter().map(|f| f.path.clone()).collect();
+            files.sort();
+            files.truncate(limits.max_listed);
             let truncated = total > files.len();
             (files, truncated, format!(" of {total}"))
         }
@@ -510,10 +571,16 @@ impl Tool for SkillsTool {
         match api {
             ACTIVATE => {
                 let args: ActivateArgs = deserialize_args(args)?;
+                if let Err(failed) = self.prefetch_skill(&args.name).await {
+                    return Ok(*failed);
+                }
                 Ok(self.activate(&args.name))
             }
             READ => {
                 let args: ReadArgs = deserialize_args(args)?;
+                if let Err(failed) = self.prefetch_reference(&args.skill, &args.path).await {
+                    return Ok(*failed);
+                }
                 Ok(self.read_reference(&args.skill, &args.path))
             }
             #[cfg(feature = "scripts")]

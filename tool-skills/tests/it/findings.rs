@@ -487,12 +487,69 @@ fn disk_codes() -> BTreeSet<FindingCode> {
     seen
 }
 
+/// A remote source holding its listing in memory (what an MCP server's
+/// `skills/list` gives); its files are never read while loading.
+struct Listing(Vec<tool_skills::ListedSkill>);
+
+#[async_trait::async_trait]
+impl tool_skills::RemoteSkills for Listing {
+    fn describe(&self) -> String {
+        "the listing".into()
+    }
+    async fn list(&self) -> Result<Vec<tool_skills::ListedSkill>, tool_skills::RemoteError> {
+        Ok(self.0.clone())
+    }
+    async fn read(
+        &self,
+        _skill: &tool_skills::ListedSkill,
+        uri: &str,
+    ) -> Result<Vec<u8>, tool_skills::RemoteError> {
+        panic!("loading read {uri}")
+    }
+}
+
+/// remote_source_failed (a source never listed) and invalid_remote_entry.
+fn remote_codes() -> BTreeSet<FindingCode> {
+    use tool_skills::{ListedFile, ListedSkill};
+    let listing = std::sync::Arc::new(Listing(vec![
+        ListedSkill::new("mem://up/SKILL.md", "up", "Climbs out.").file(ListedFile::new(
+            "../up.md",
+            "mem://up.md",
+            1,
+        )),
+    ]));
+    let unlisted = SkillRegistry::load(
+        [SkillSource::remote("r", listing.clone())],
+        LoadOptions::default(),
+    );
+    let listed = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap()
+        .block_on(SkillRegistry::load_listed(
+            [SkillSource::remote("r", listing)],
+            LoadOptions::default(),
+        ));
+    assert!(listed.get("up").is_none());
+    let failed = find(unlisted.findings(), FindingCode::RemoteSourceFailed);
+    assert_eq!((failed.file.as_str(), failed.severity), ("the listing", E));
+    let invalid = find(listed.findings(), FindingCode::InvalidRemoteEntry);
+    assert_eq!(invalid.file, "mem://up/SKILL.md");
+    assert!(invalid.message.contains("`..`"), "{invalid}");
+    unlisted
+        .findings()
+        .iter()
+        .chain(listed.findings())
+        .map(|f| f.code)
+        .collect()
+}
+
 #[test]
 fn every_code_is_produced_somewhere() {
     let mut seen: BTreeSet<FindingCode> = text_cases().iter().map(|c| c.code).collect();
     seen.insert(FindingCode::FileTooLarge);
     seen.insert(FindingCode::FrontmatterTooLarge);
     seen.extend(disk_codes());
+    seen.extend(remote_codes());
     let missing: Vec<_> = FindingCode::ALL
         .iter()
         .filter(|c| !seen.contains(c))
