@@ -5,7 +5,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 
 use tool_core::{
-    Confinement, ConfinementSupport, HumanIntervention, InterventionPolicy, ToolContext,
+    ApiDefinition, Confinement, ConfinementSupport, HumanIntervention, InterventionPolicy,
+    ToolContext,
     manifest::{DynamicIntervention, InterventionRule},
 };
 
@@ -206,8 +207,11 @@ impl PolicyEngine {
 
     /// Evaluates one call.
     pub fn evaluate_one(&self, call: &CallRef<'_>, ctx: &ToolContext) -> Decision {
-        let facts =
-            CallFacts::build_with(call.arguments, call.schema(), ctx.cwd(), &self.shell_syntax);
+        // The API, looked up once (its schema, settings and whether it
+        // touches the host are read below).
+        let api = call.manifest.and_then(|m| m.api(call.api));
+        let schema = api.map(|a| &*a.parameters);
+        let facts = CallFacts::build_with(call.arguments, schema, ctx.cwd(), &self.shell_syntax);
         let input = AuditInput::new(call, ctx, &facts);
         let mut top = None;
         for audit in &self.global_audits {
@@ -222,7 +226,7 @@ impl PolicyEngine {
             }
         }
         let key = call.key();
-        let top = Finding::strictest(top, self.own_policy(call, &input, &key));
+        let top = Finding::strictest(top, self.own_policy(call, api, &input, &key));
         // Last, so that on a tie the finding that names a rule which might
         // apply is the one reported.
         let top = Finding::strictest(top, limit_finding(&facts));
@@ -232,7 +236,7 @@ impl PolicyEngine {
             None => Some(format!("`{}` is not in the registry", call.identifier)),
             // A known tool, an API it does not define (`runcommand` for
             // `runCommand`): nothing vouches for it, fail closed.
-            Some(m) if m.api(call.api).is_none() => Some(format!(
+            Some(_) if api.is_none() => Some(format!(
                 "`{}` defines no API `{}`",
                 call.identifier, call.api
             )),
@@ -251,10 +255,7 @@ impl PolicyEngine {
             remembered: remembered.as_deref(),
         };
         // An unknown tool or API counts as touching the host: fail closed.
-        let touches_host = call
-            .manifest
-            .and_then(|m| m.api(call.api))
-            .is_none_or(|a| a.touches_host);
+        let touches_host = api.is_none_or(|a| a.touches_host);
         let wall = Wall {
             touches_host,
             unattended: &self.confinement,
@@ -276,11 +277,15 @@ impl PolicyEngine {
     }
 
     /// The call's own policy: dynamic audit, host rules, static config.
-    fn own_policy(&self, call: &CallRef<'_>, input: &AuditInput<'_>, key: &str) -> Option<Finding> {
-        let api_config = call
-            .manifest
-            .and_then(|m| m.api(call.api))
-            .and_then(|a| a.human_intervention.as_ref());
+    /// (`api`: the call's API, looked up by the caller.)
+    fn own_policy(
+        &self,
+        call: &CallRef<'_>,
+        api: Option<&ApiDefinition>,
+        input: &AuditInput<'_>,
+        key: &str,
+    ) -> Option<Finding> {
+        let api_config = api.and_then(|a| a.human_intervention.as_ref());
         let (config, level) = match api_config {
             Some(c) => (Some(c), Level::ApiStatic),
             None => (
@@ -302,7 +307,7 @@ impl PolicyEngine {
             && let Some(hit) =
                 rules
                     .set
-                    .evaluate_facts(call.arguments, call.schema(), input.facts())
+                    .evaluate_facts(call.arguments, api.map(|a| &*a.parameters), input.facts())
         {
             // Only a sure hit of the host's own rule carries its confinement.
             let confinement = rules.confinement_of(&hit);

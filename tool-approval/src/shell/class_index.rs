@@ -12,15 +12,20 @@
 use super::classes::{INTERPRETER, KNOWN, LANGUAGE, LOADER, PartClasses, ROW_OR_MOVER, WRAPPER};
 use super::types::SimpleCommand;
 
-/// The index: every name of the owning tables with its classes.
-fn index() -> &'static crate::name_hash::NameMap<&'static str, u16> {
-    static INDEX: std::sync::OnceLock<crate::name_hash::NameMap<&'static str, u16>> =
-        std::sync::OnceLock::new();
+/// The index: every name of the owning tables with its classes, and a
+/// filter of those names ([`NameFilter`]).
+struct Index {
+    names: crate::name_hash::NameMap<&'static str, u16>,
+    filter: NameFilter,
+}
+
+fn index() -> &'static Index {
+    static INDEX: std::sync::OnceLock<Index> = std::sync::OnceLock::new();
     INDEX.get_or_init(|| {
-        let mut index = crate::name_hash::NameMap::<&'static str, u16>::default();
-        let mut add = |names: &mut dyn Iterator<Item = &'static str>, class: u16| {
-            for name in names {
-                *index.entry(name).or_default() |= class;
+        let mut names = crate::name_hash::NameMap::<&'static str, u16>::default();
+        let mut add = |list: &mut dyn Iterator<Item = &'static str>, class: u16| {
+            for name in list {
+                *names.entry(name).or_default() |= class;
             }
         };
         add(&mut super::programs::language_names(), LANGUAGE);
@@ -29,8 +34,45 @@ fn index() -> &'static crate::name_hash::NameMap<&'static str, u16> {
         add(&mut super::wrappers::known_program_names(), KNOWN);
         add(&mut super::wrappers::builtin_wrapper_names(), WRAPPER);
         add(&mut super::unread_code::interpreter_names(), INTERPRETER);
-        index
+        let mut filter = NameFilter([0; FILTER_WORDS]);
+        for name in names.keys() {
+            filter.add(name);
+        }
+        Index { names, filter }
     })
+}
+
+/// The bits of [`NameFilter`], as 64-bit words.
+const FILTER_WORDS: usize = 64;
+
+/// One bit per slot of a name's length, first and last byte, set for
+/// every indexed name: a name whose slot is clear is no indexed name, so
+/// most words no table lists (`src`, `done`, `m0`) are answered without
+/// hashing them. (Exact: a clear bit is only ever a name not indexed.)
+struct NameFilter([u64; FILTER_WORDS]);
+
+impl NameFilter {
+    fn slot(name: &str) -> (usize, u64) {
+        let bytes = name.as_bytes();
+        let key = u32::from(bytes.first().copied().unwrap_or(0))
+            | u32::from(bytes.last().copied().unwrap_or(0)) << 8
+            | (bytes.len() as u32) << 16;
+        // The top 12 bits of a multiplicative hash: 4 096 slots.
+        let slot = (key.wrapping_mul(0x9e37_79b1) >> 20) as usize;
+        (slot / 64, 1 << (slot % 64))
+    }
+
+    fn add(&mut self, name: &str) {
+        let (word, bit) = Self::slot(name);
+        if let Some(w) = self.0.get_mut(word) {
+            *w |= bit;
+        }
+    }
+
+    fn may_hold(&self, name: &str) -> bool {
+        let (word, bit) = Self::slot(name);
+        self.0.get(word).is_some_and(|w| w & bit != 0)
+    }
 }
 
 /// The classes of `name` (a basename): one lookup, except for the
@@ -38,7 +80,12 @@ fn index() -> &'static crate::name_hash::NameMap<&'static str, u16> {
 /// (`python3.12`) or capitals (`Python`) — which the owning tables answer
 /// themselves.
 pub(crate) fn name_class(name: &str) -> u16 {
-    let mut class = index().get(name).copied().unwrap_or(0);
+    let index = index();
+    let mut class = if index.filter.may_hold(name) {
+        index.names.get(name).copied().unwrap_or(0)
+    } else {
+        0
+    };
     let bytes = name.as_bytes();
     if bytes
         .last()
@@ -101,7 +148,7 @@ mod tests {
     /// Every indexed name, with the spellings the owners also accept.
     fn spellings() -> Vec<String> {
         let mut out = Vec::new();
-        for name in index().keys() {
+        for name in index().names.keys() {
             out.push((*name).to_owned());
             out.push(format!("{name}3"));
             out.push(format!("{name}3.12"));
@@ -115,7 +162,16 @@ mod tests {
 
     #[test]
     fn no_indexed_name_starts_with_a_dash() {
-        assert!(index().keys().all(|n| !n.starts_with('-')));
+        assert!(index().names.keys().all(|n| !n.starts_with('-')));
+    }
+
+    #[test]
+    fn the_filter_lets_every_indexed_name_through() {
+        let index = index();
+        assert!(index.names.keys().all(|n| index.filter.may_hold(n)));
+        // And it keeps most other names from the lookup.
+        let others = ["src", "done", "m0", "lib", "tool-core", "README.md"];
+        assert!(others.iter().filter(|n| index.filter.may_hold(n)).count() < others.len());
     }
 
     #[test]

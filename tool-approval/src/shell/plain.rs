@@ -140,7 +140,9 @@ pub(crate) fn split(source: &str) -> Option<Split> {
     let operators = plain_bytes(bytes)?;
     let mut parts: Vec<SimpleCommand> = Vec::with_capacity(operators + 1);
     let mut wrapper_chain = false;
-    let mut words: Vec<String> = Vec::with_capacity(WORDS_PER_PART);
+    // Made with room for a usual command at a part's first word (so the
+    // line's last part leaves no empty list behind).
+    let mut words: Vec<String> = Vec::new();
     let mut piped = false;
     let mut i = 0;
     // Commands finished so far (the closure holds `parts`).
@@ -184,8 +186,7 @@ pub(crate) fn split(source: &str) -> Option<Split> {
                 .first()
                 .is_some_and(|w| runs_with_stdin_words(basename(w)));
         parts.push(SimpleCommand {
-            // The next part's words start with room for a usual command.
-            words: std::mem::replace(words, Vec::with_capacity(WORDS_PER_PART)),
+            words: std::mem::take(words),
             views: if words_only {
                 std::sync::OnceLock::new()
             } else {
@@ -259,6 +260,9 @@ pub(crate) fn split(source: &str) -> Option<Split> {
                 if word.starts_with('=') {
                     // `==`, `=~`: the grammar reads test operators here.
                     return None;
+                }
+                if words.capacity() == 0 {
+                    words = Vec::with_capacity(WORDS_PER_PART);
                 }
                 words.push(word.to_owned());
             }

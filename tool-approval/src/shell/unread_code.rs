@@ -62,7 +62,8 @@ pub(crate) fn is_interpreter(name: &str) -> bool {
     static NAMES: std::sync::OnceLock<crate::name_hash::NameMap<&'static str, ()>> =
         std::sync::OnceLock::new();
     let names = NAMES.get_or_init(|| INTERPRETERS.iter().map(|i| (*i, ())).collect());
-    if stem.len() > 16 {
+    // (No interpreter's name is empty: `0`, `12` need no lookup.)
+    if stem.is_empty() || stem.len() > 16 {
         return false;
     }
     if !stem.bytes().any(|b| b.is_ascii_uppercase()) {

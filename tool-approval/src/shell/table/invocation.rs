@@ -218,8 +218,13 @@ impl<'a> Invocation<'a> {
         let clusters = rows.clusters();
         let parser = rows.parser();
         let stops_at_operand = rows.options_at() == Options::BeforeOperands;
+        // Room for every option word and every other word at once (the
+        // lists are made once, not grown word by word).
+        let option_words = args.iter().filter(|w| w.starts_with('-')).count();
         let mut out = Self {
             program,
+            options: Vec::with_capacity(option_words),
+            operands: Vec::with_capacity(args.len() - option_words),
             ..Self::default()
         };
         let mut iter = args.iter().enumerate();
