@@ -49,7 +49,11 @@
 //!   [`McpManager::load_skill`] reads them only then, `SKILL.md` first, each
 //!   checked against the server's entry (size, `sha256:` digest, the
 //!   frontmatter field by field) into a [`McpLoadedSkill`]; the first file
-//!   that fails stops the load ([`Error::SkillIntegrity`]).
+//!   that fails stops the load ([`Error::SkillIntegrity`]). With the
+//!   `skills` feature, [`McpSkillSource`] makes a server's skills one more
+//!   source of a `tool_skills::SkillRegistry`: listed from `skills/list`,
+//!   each file fetched (and checked the same way) only when the model
+//!   activates the skill or reads the file.
 //! - [`RegistryServer`]: the other direction — a [`tool_core::ToolRegistry`]
 //!   served over MCP, each call through the [`tool_core::Invoker`] pipeline
 //!   gated by the host's [`tool_core::Gate`], `ask`s put to the client by
@@ -124,6 +128,8 @@
 //! - `server` (default): [`RegistryServer`], a registry served over stdio
 //!   or streamable HTTP. Pulls axum, tokio-util and rmcp's server and
 //!   streamable HTTP server.
+//! - `skills` (default; implies `client`): [`McpSkillSource`], a server's
+//!   skills as a `tool_skills::RemoteSkills` source. Pulls tool-skills.
 //! - `encryption` (off by default; implies `client`): [`XChaChaCipher`], an
 //!   XChaCha20-Poly1305 [`SecretCipher`] for sealing `env` / `headers`
 //!   secrets at rest.
@@ -188,6 +194,9 @@ pub use client::secret::{McpSecret, SEALED_PREFIX};
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub use client::session::PROTOCOL_VERSION;
+#[cfg(feature = "skills")]
+#[cfg_attr(docsrs, doc(cfg(feature = "skills")))]
+pub use client::skill_source::McpSkillSource;
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub use client::stderr::DEFAULT_STDERR_LIMIT;

@@ -18,7 +18,9 @@
 //! - Tools out of it: [`catalog`] (what a server offers), [`tool`] (a
 //!   server as one tool), [`provider`] and [`live`] (loading every server
 //!   into a registry and keeping it in step), [`remote_library`]
-//!   (resources and prompts), [`remote_skills`] (skills, SEP-2640).
+//!   (resources and prompts), [`remote_skills`] (skills, SEP-2640) and
+//!   `skill_source` (those skills as a tool-skills source, feature
+//!   `skills`).
 
 pub(crate) mod catalog;
 pub(crate) mod cipher;
@@ -42,6 +44,8 @@ pub(crate) mod remote_tasks;
 pub(crate) mod remote_tasks_2025;
 pub(crate) mod secret;
 pub(crate) mod session;
+#[cfg(feature = "skills")]
+pub(crate) mod skill_source;
 pub(crate) mod stderr;
 pub(crate) mod stdio;
 pub(crate) mod task_control;

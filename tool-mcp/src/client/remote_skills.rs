@@ -65,6 +65,59 @@ fn integrity(server: &str, uri: &str, message: impl Into<String>) -> Error {
     }
 }
 
+/// What was wrong with a skill's entry or with one of its files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Spoilt {
+    /// The entry breaks the extension's rules, or does not list the file.
+    Entry,
+    /// The bytes are not the entry's size.
+    Size,
+    /// The bytes do not have the entry's digest.
+    Digest,
+    /// `SKILL.md`'s frontmatter is unreadable or differs from the entry's.
+    Frontmatter,
+    /// `SKILL.md` is over the size this client parses.
+    TooLarge,
+    /// The answer is not the file (missing, not base64, unknown kind).
+    Content,
+}
+
+/// A skill file that could not be had: the request failed, or what came
+/// back failed a check. [`Error::SkillIntegrity`] (or the request's own
+/// error) once the server is known.
+#[derive(Debug)]
+pub(crate) enum SkillFault {
+    /// The request itself failed.
+    Request(Error),
+    /// What came back (or the entry) failed a check.
+    Spoilt {
+        /// Which check.
+        kind: Spoilt,
+        /// The skill or file URI.
+        uri: String,
+        /// What differed.
+        message: String,
+    },
+}
+
+impl SkillFault {
+    fn spoilt(kind: Spoilt, uri: &str, message: impl Into<String>) -> Self {
+        Self::Spoilt {
+            kind,
+            uri: uri.to_owned(),
+            message: message.into(),
+        }
+    }
+
+    /// As the crate's error, for server `id`.
+    pub(crate) fn into_error(self, id: &str) -> Error {
+        match self {
+            Self::Request(error) => error,
+            Self::Spoilt { uri, message, .. } => integrity(id, &uri, message),
+        }
+    }
+}
+
 impl McpManager {
     /// Whether server `id` declared the skills extension (connects if needed).
     pub async fn offers_skills(&self, id: &str) -> Result<bool, Error> {
@@ -143,53 +196,113 @@ impl McpManager {
     /// against the entry's, then every other listed file, each checked.
     /// The first failure stops: no later file is read.
     pub async fn load_skill_entry(&self, id: &str, entry: Skill) -> Result<McpLoadedSkill, Error> {
-        entry
-            .validate()
-            .map_err(|e| integrity(id, &entry.uri, format!("skill entry: {e}")))?;
-        let listed: &[SkillResource] = match &entry.resources {
-            SkillResources::Files(files) => files,
-            _ => &[],
-        };
-        let own = listed.iter().find(|f| f.uri == entry.uri);
-        let skill_md = self.read_verified(id, &entry.uri, own).await?;
-        check_frontmatter(id, &entry, &skill_md)?;
+        let skill_md = self
+            .read_skill_file(id, &entry, &entry.uri)
+            .await
+            .map_err(|f| f.into_error(id))?;
         let mut files = vec![McpSkillFile {
             uri: entry.uri.clone(),
             bytes: skill_md,
         }];
-        for file in listed.iter().filter(|f| f.uri != entry.uri) {
-            let bytes = self.read_verified(id, &file.uri, Some(file)).await?;
-            files.push(McpSkillFile {
-                uri: file.uri.clone(),
-                bytes,
-            });
+        let others: Vec<String> = match &entry.resources {
+            SkillResources::Files(listed) => listed
+                .iter()
+                .filter(|f| f.uri != entry.uri)
+                .map(|f| f.uri.clone())
+                .collect(),
+            _ => Vec::new(),
+        };
+        for uri in others {
+            let bytes = self
+                .read_skill_file(id, &entry, &uri)
+                .await
+                .map_err(|f| f.into_error(id))?;
+            files.push(McpSkillFile { uri, bytes });
         }
         Ok(McpLoadedSkill { entry, files })
+    }
+
+    /// Reads one file of `entry` (its `SKILL.md`, or a file it lists),
+    /// after checking the entry: the bytes against the entry's size and
+    /// digest and, for `SKILL.md`, its frontmatter against the entry's.
+    pub(crate) async fn read_skill_file(
+        &self,
+        id: &str,
+        entry: &Skill,
+        uri: &str,
+    ) -> Result<Vec<u8>, SkillFault> {
+        entry.validate().map_err(|e| {
+            SkillFault::spoilt(Spoilt::Entry, &entry.uri, format!("skill entry: {e}"))
+        })?;
+        let listed: &[SkillResource] = match &entry.resources {
+            SkillResources::Files(files) => files,
+            _ => &[],
+        };
+        let file = listed.iter().find(|f| f.uri == uri);
+        if uri != entry.uri && file.is_none() {
+            return Err(SkillFault::spoilt(
+                Spoilt::Entry,
+                uri,
+                format!("the entry of {} does not list this file", entry.uri),
+            ));
+        }
+        let bytes = self.read_verified(uri, file, id).await?;
+        if uri == entry.uri {
+            check_frontmatter(entry, &bytes)?;
+        }
+        Ok(bytes)
     }
 
     /// `resources/read` of `uri`, its bytes checked against `listed`.
     async fn read_verified(
         &self,
-        id: &str,
         uri: &str,
         listed: Option<&SkillResource>,
-    ) -> Result<Vec<u8>, Error> {
-        let read = self.read_resource(id, uri).await?;
+        id: &str,
+    ) -> Result<Vec<u8>, SkillFault> {
+        let read = self
+            .read_resource(id, uri)
+            .await
+            .map_err(SkillFault::Request)?;
         let content = read
             .contents
             .iter()
             .find(|c| content_uri(c) == uri)
             .or_else(|| read.contents.first().filter(|_| read.contents.len() == 1))
-            .ok_or_else(|| integrity(id, uri, "resources/read answered without this file"))?;
+            .ok_or_else(|| {
+                SkillFault::spoilt(
+                    Spoilt::Content,
+                    uri,
+                    "resources/read answered without this file",
+                )
+            })?;
         let bytes = match content {
             ResourceContents::TextResourceContents { text, .. } => text.clone().into_bytes(),
-            ResourceContents::BlobResourceContents { blob, .. } => decode_base64(blob)
-                .ok_or_else(|| integrity(id, uri, "resources/read: the blob is not base64"))?,
-            _ => return Err(integrity(id, uri, "resources/read: unknown content kind")),
+            ResourceContents::BlobResourceContents { blob, .. } => {
+                decode_base64(blob).ok_or_else(|| {
+                    SkillFault::spoilt(
+                        Spoilt::Content,
+                        uri,
+                        "resources/read: the blob is not base64",
+                    )
+                })?
+            }
+            _ => {
+                return Err(SkillFault::spoilt(
+                    Spoilt::Content,
+                    uri,
+                    "resources/read: unknown content kind",
+                ));
+            }
         };
         if let Some(file) = listed {
-            file.verify(&bytes)
-                .map_err(|e| integrity(id, uri, mismatch(&e)))?;
+            file.verify(&bytes).map_err(|e| {
+                let kind = match e {
+                    SkillIntegrityError::Size { .. } => Spoilt::Size,
+                    _ => Spoilt::Digest,
+                };
+                SkillFault::spoilt(kind, uri, mismatch(&e))
+            })?;
         }
         Ok(bytes)
     }
@@ -218,42 +331,39 @@ fn content_uri(content: &ResourceContents) -> &str {
 
 /// Parses `SKILL.md`'s frontmatter and compares it, field by field, with
 /// the entry's.
-fn check_frontmatter(id: &str, entry: &Skill, bytes: &[u8]) -> Result<(), Error> {
+fn check_frontmatter(entry: &Skill, bytes: &[u8]) -> Result<(), SkillFault> {
     let uri = entry.uri.as_str();
+    let refuse = |message: String| SkillFault::spoilt(Spoilt::Frontmatter, uri, message);
     if bytes.len() > MAX_SKILL_MD {
-        return Err(integrity(
-            id,
+        return Err(SkillFault::spoilt(
+            Spoilt::TooLarge,
             uri,
             format!("SKILL.md is longer than {MAX_SKILL_MD} bytes"),
         ));
     }
-    let text =
-        std::str::from_utf8(bytes).map_err(|_| integrity(id, uri, "SKILL.md is not UTF-8"))?;
-    let yaml = frontmatter_block(text).map_err(|m| integrity(id, uri, m))?;
+    let text = std::str::from_utf8(bytes)
+        .map_err(|_| SkillFault::spoilt(Spoilt::Content, uri, "SKILL.md is not UTF-8"))?;
+    let yaml = frontmatter_block(text).map_err(refuse)?;
     let parsed: Value = yaml_serde::from_str(yaml)
-        .map_err(|e| integrity(id, uri, format!("SKILL.md frontmatter is not YAML: {e}")))?;
+        .map_err(|e| refuse(format!("SKILL.md frontmatter is not YAML: {e}")))?;
     let Value::Object(fields) = parsed else {
-        return Err(integrity(id, uri, "SKILL.md frontmatter is not a mapping"));
+        return Err(refuse("SKILL.md frontmatter is not a mapping".into()));
     };
     let expected = serde_json::to_value(&entry.frontmatter)
-        .map_err(|e| integrity(id, uri, format!("entry frontmatter: {e}")))?;
+        .map_err(|e| refuse(format!("entry frontmatter: {e}")))?;
     let Value::Object(expected) = expected else {
-        return Err(integrity(id, uri, "entry frontmatter is not an object"));
+        return Err(refuse("entry frontmatter is not an object".into()));
     };
     let keys: std::collections::BTreeSet<&String> = fields.keys().chain(expected.keys()).collect();
     for key in keys {
         let (got, want) = (fields.get(key), expected.get(key));
         if got != want {
             let show = |v: Option<&Value>| v.map_or_else(|| "absent".to_owned(), Value::to_string);
-            return Err(integrity(
-                id,
-                uri,
-                format!(
-                    "SKILL.md frontmatter field `{key}` is {} but the entry says {}",
-                    show(got),
-                    show(want)
-                ),
-            ));
+            return Err(refuse(format!(
+                "SKILL.md frontmatter field `{key}` is {} but the entry says {}",
+                show(got),
+                show(want)
+            )));
         }
     }
     Ok(())

@@ -278,3 +278,73 @@ fn toolhost_lists_reads_and_renders_a_servers_resources_and_prompts() {
     let (bad, code) = client(cwd.path(), &examples(), &["prompt", "mcp1", "x", "[1]"]);
     assert_eq!(code, Some(2), "{bad}");
 }
+
+/// A real `toolhost --skills DIR mcp serve` as the skills source of
+/// another host's registry (tool-mcp's `McpSkillSource`): listed through
+/// the skills extension without a file read, a folder skill of the same
+/// name ahead of it shadowing the served one, and a served skill's
+/// `SKILL.md` and a file fetched (and checked) only when used.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_served_skills_folder_is_a_registry_source_of_another_host() {
+    use tool_core::Tool as _;
+    let cwd = tempfile::tempdir().unwrap();
+    let manager = std::sync::Arc::new(host(cwd.path(), &[&examples()]));
+    let own = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(own.path().join("unit-conversion")).unwrap();
+    std::fs::write(
+        own.path().join("unit-conversion/SKILL.md"),
+        "---\nname: unit-conversion\ndescription: Our own units.\n---\nOurs.\n",
+    )
+    .unwrap();
+    let registry = tool_skills::SkillRegistry::load_listed(
+        [
+            tool_skills::SkillSource::dir("project", own.path()),
+            tool_mcp::McpSkillSource::new(manager.clone(), "host").into_source("mcp:host"),
+        ],
+        tool_skills::LoadOptions::default(),
+    )
+    .await;
+    assert!(
+        registry.findings().iter().all(|f| !f.is_error()),
+        "{:?}",
+        registry.findings()
+    );
+    let names: Vec<(&str, &str)> = registry
+        .skills()
+        .map(|s| (s.name(), s.source.as_str()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("commit-messages", "mcp:host"),
+            ("release-notes", "mcp:host"),
+            ("unit-conversion", "project"),
+        ]
+    );
+    assert_eq!(registry.shadowed()[0].shadowed.kind, "remote");
+    let tool = tool_skills::SkillsTool::new(registry);
+    let ctx = tool_core::ToolContext::new();
+    let out = tool
+        .call("activateSkill", json!({"name": "commit-messages"}), &ctx)
+        .await
+        .unwrap();
+    assert!(out.success, "{out:?}");
+    assert!(out.content.contains("# Commit messages"), "{}", out.content);
+    assert!(
+        out.content.contains("<file>references/examples.md</file>"),
+        "{}",
+        out.content
+    );
+    let out = tool
+        .call(
+            "readReference",
+            json!({"skill": "commit-messages", "path": "references/examples.md"}),
+            &ctx,
+        )
+        .await
+        .unwrap();
+    let on_disk =
+        std::fs::read_to_string(examples().join("commit-messages/references/examples.md")).unwrap();
+    assert_eq!(out.content, on_disk);
+    manager.shutdown().await;
+}
