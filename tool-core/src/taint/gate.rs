@@ -1,15 +1,17 @@
 //! The taint gate: any gate, plus the session's trifecta rule.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use serde_json::json;
 
+use super::ledger::Ledger;
 use super::pin::{Change, PIN_RULE};
+use super::pointed::{Pointed, follows_user_source, names_user_source};
 use super::quota::QuotaHit;
 use super::session::Session;
-use super::trifecta::{TRIFECTA_RULE, TrifectaHit, judge_call_in, names_user_source};
+use super::trifecta::{TRIFECTA_RULE, TrifectaHit, judge_call_in};
 use crate::context::ToolContext;
 use crate::gate::{Gate, GateAction, GateDecision};
 use crate::offered::OfferedTools;
@@ -45,17 +47,21 @@ use crate::prepared::PreparedCall;
 /// one batch do not see each other's outputs.
 ///
 /// The gate also notes which calls of untrusted sources were directed at
-/// a source the user named (the file or page the user gave): a
-/// destination that is the only one of its kind in such a call's output is
-/// the one the user pointed at. The note is kept by this gate (and its
-/// clones) for the life of the process, not in the stored session: a
-/// session restored elsewhere asks for those destinations again.
+/// a source the user named (the file or page the user gave), or followed
+/// a link one of the user's own named sources gave (a page linked from
+/// the inbox the user pointed at): what such a call returns is what the
+/// user pointed at (see [`judge_call`](super::judge_call)), and when the
+/// user handed the choice of actions to a source they named, its words
+/// are recorded as delegated ([`Ledger::record_delegated`](super::Ledger::record_delegated)).
+/// The note is kept by this gate (and its clones) for the life of the
+/// process, not in the stored session: a session restored elsewhere asks
+/// for those destinations again.
 #[derive(Clone)]
 pub struct TaintGate {
     inner: Arc<dyn Gate>,
     session: Arc<Session>,
-    /// Ids of the calls directed at a source the user named.
-    directed: Arc<Mutex<HashSet<String>>>,
+    /// Ids of the calls directed at a source the user pointed at, and how.
+    directed: Arc<Mutex<HashMap<String, Pointed>>>,
 }
 
 impl std::fmt::Debug for TaintGate {
@@ -80,6 +86,15 @@ impl TaintGate {
     pub fn session(&self) -> &Arc<Session> {
         &self.session
     }
+}
+
+/// How call `index` of `ledger` was directed, as noted in `directed`.
+fn pointed_of(ledger: &Ledger, directed: &HashMap<String, Pointed>, index: u32) -> Option<Pointed> {
+    let call = ledger.call(index)?;
+    if call.call_id.is_empty() {
+        return None;
+    }
+    directed.get(&call.call_id).copied()
 }
 
 /// Turns `decision` into the hit's ask (or block).
@@ -184,12 +199,25 @@ impl Gate for TaintGate {
             let caps = self.session.capabilities_of(call);
             if caps.untrusted_source
                 && let Some(id) = call.call_id.as_deref().filter(|id| !id.is_empty())
-                && names_user_source(&state.ledger, &call.arguments)
             {
-                self.directed
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .insert(id.to_owned());
+                let mut directed = self.directed.lock().unwrap_or_else(|p| p.into_inner());
+                let how = if names_user_source(&state.ledger, &call.arguments) {
+                    state.delegate(id);
+                    Some(Pointed::Named)
+                } else if directed.values().any(|p| *p == Pointed::Named) {
+                    // Only once the user named a source is there a link
+                    // to follow from it; the values are read then.
+                    state.flush();
+                    let ledger = &state.ledger;
+                    let pointed = |i: u32| pointed_of(ledger, &directed, i);
+                    follows_user_source(ledger, &call.arguments, &pointed)
+                        .then_some(Pointed::Linked)
+                } else {
+                    None
+                };
+                if let Some(how) = how {
+                    directed.insert(id.to_owned(), how);
+                }
             }
             if !caps.acts() {
                 out.push(decision);
@@ -198,20 +226,9 @@ impl Gate for TaintGate {
             state.flush();
             let api = format!("{}/{}", call.identifier, call.api);
             let directed = self.directed.lock().unwrap_or_else(|p| p.into_inner());
-            let is_directed = |i: u32| {
-                state
-                    .ledger
-                    .call(i)
-                    .is_some_and(|c| !c.call_id.is_empty() && directed.contains(&c.call_id))
-            };
-            let hit = judge_call_in(
-                &state.ledger,
-                &api,
-                caps,
-                &call.arguments,
-                settings,
-                &is_directed,
-            );
+            let ledger = &state.ledger;
+            let pointed = |i: u32| pointed_of(ledger, &directed, i);
+            let hit = judge_call_in(ledger, &api, caps, &call.arguments, settings, &pointed);
             drop(directed);
             match hit {
                 Some(hit) => out.push(held(decision, hit, settings.action())),

@@ -256,6 +256,113 @@ pub const SEVERAL_WORDS: &[&str] = &[
     "five",
 ];
 
+/// Verbs by which a user hands the choice of actions to a source they
+/// point at ("follow the instructions in the notice", "do the actions in
+/// David's e-mail"), matched as whole words; see [`delegates`].
+pub const DELEGATION_VERBS: &[&str] = &[
+    "follow", "do", "perform", "carry", "complete", "execute", "handle",
+];
+
+/// Stems of the nouns that name what is handed over (the source's
+/// instructions, actions, tasks, to-do items); see [`delegates`].
+pub const DELEGATION_NOUNS: &[&str] = &["instruction", "action", "task", "todo", "to-do", "step"];
+
+/// Words that make the tasks the user's own list, in the message itself
+/// ("perform the following tasks: 1. … 2. …"), not a source's; see
+/// [`delegates`].
+pub const OWN_LIST_WORDS: &[&str] = &["following", "below", "above", "listed", "numbered"];
+
+/// Whether the user's message `text` hands the choice of actions to a
+/// source: a verb of [`DELEGATION_VERBS`] followed, within three words,
+/// by a noun of [`DELEGATION_NOUNS`] ("follow the instructions", "do all
+/// the tasks on my to-do list"), none of the words between saying the
+/// list is the message's own ([`OWN_LIST_WORDS`]: "perform the following
+/// tasks"). Then the words of the sources the user pointed at count as
+/// asking for actions (see [`Ledger::delegated_words`](super::Ledger::delegated_words)).
+///
+/// ```
+/// use tool_core::taint::delegates;
+/// assert!(delegates("Read the file 'notice.txt' and follow the instructions precisely"));
+/// assert!(delegates("Please do the actions specified in the email from david@corp.example"));
+/// assert!(!delegates("Read the file 'notice.txt' and tell me what it says"));
+/// assert!(!delegates("Perform the following tasks in order: 1. read my mail"));
+/// assert!(!delegates("Mail each person the task they need to do"));
+/// ```
+pub fn delegates(text: &str) -> bool {
+    let mut words: Vec<String> = Vec::new();
+    each_word(text, &mut |w| words.push(w));
+    words.iter().enumerate().any(|(i, verb)| {
+        DELEGATION_VERBS.contains(&verb.as_str())
+            && words
+                .iter()
+                .skip(i + 1)
+                .take(3)
+                .take_while(|w| !OWN_LIST_WORDS.contains(&w.as_str()))
+                .any(|w| DELEGATION_NOUNS.iter().any(|n| w.starts_with(n)))
+    })
+}
+
+/// The people a user names: words written with a capital first letter
+/// and small letters after it, not at the start of a sentence ("the
+/// hiking trip with Mark", "invite Dora"), lower-cased, three letters or
+/// more. See [`owner_named`].
+pub fn names_of(text: &str, into: &mut BTreeSet<String>) {
+    let mut word = String::new();
+    // At the start of the text or of a sentence, a capital says nothing.
+    let mut sentence_start = true;
+    let mut word_starts_sentence = true;
+    let mut flush = |word: &mut String, at_start: bool| {
+        let mut chars = word.chars();
+        let capital = chars.next().is_some_and(char::is_uppercase);
+        let rest_small = chars.clone().all(char::is_lowercase);
+        if capital && rest_small && !at_start && word.chars().count() >= 3 {
+            into.insert(word.to_lowercase());
+        }
+        word.clear();
+    };
+    for c in text.chars() {
+        if c.is_alphabetic() {
+            if word.is_empty() {
+                word_starts_sentence = sentence_start;
+                sentence_start = false;
+            }
+            word.push(c);
+        } else {
+            if !word.is_empty() {
+                flush(&mut word, word_starts_sentence);
+            }
+            if matches!(c, '.' | '!' | '?' | '\n' | ':') {
+                sentence_start = true;
+            }
+        }
+    }
+    if !word.is_empty() {
+        flush(&mut word, word_starts_sentence);
+    }
+}
+
+/// Whether the e-mail address `address` belongs to a person the user
+/// named: the first word of its local part (`mark` of
+/// `mark.davies@mail.example`) is one of `names` ([`names_of`]).
+///
+/// ```
+/// use std::collections::BTreeSet;
+/// use tool_core::taint::{names_of, owner_named};
+/// let mut names = BTreeSet::new();
+/// names_of("Plan the hiking trip with Mark and invite him", &mut names);
+/// assert!(owner_named("mark.davies@mail.example", &names));
+/// assert!(!owner_named("hiking-club@mail.example", &names));
+/// ```
+pub fn owner_named(address: &str, names: &BTreeSet<String>) -> bool {
+    let local = address.split_once('@').map_or("", |(local, _)| local);
+    let first: String = local
+        .chars()
+        .take_while(|c| c.is_alphabetic())
+        .flat_map(char::to_lowercase)
+        .collect();
+    first.chars().count() >= 3 && names.contains(&first)
+}
+
 /// Whether the user's `words` ask for the action API `api` more than
 /// once: a word of [`SEVERAL_WORDS`], or the plural of one of the name's
 /// nouns (`add_user_to_channel` and "the necessary channels") or of a
@@ -318,11 +425,18 @@ pub fn named_by_words(text: &str, words: &BTreeSet<String>) -> bool {
 /// The words of `text` as [`asked_for`] reads them: runs of letters (and
 /// `-` inside a word), lower case, two letters or more.
 pub fn words_of(text: &str, into: &mut BTreeSet<String>) {
+    each_word(text, &mut |w| {
+        into.insert(w);
+    });
+}
+
+/// Each word of `text` as [`words_of`] reads them, in order.
+fn each_word(text: &str, found: &mut dyn FnMut(String)) {
     let mut word = String::new();
     let mut flush = |word: &mut String| {
         let trimmed = word.trim_matches('-');
         if trimmed.chars().count() >= 2 {
-            into.insert(trimmed.to_owned());
+            found(trimmed.to_owned());
         }
         word.clear();
     };
@@ -338,7 +452,7 @@ pub fn words_of(text: &str, into: &mut BTreeSet<String>) {
 
 /// The lower-case words of an API name: `snake_case`, `kebab-case` and
 /// `camelCase` split.
-fn name_words(api: &str) -> Vec<String> {
+pub(crate) fn name_words(api: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut word = String::new();
     let mut prev_lower = false;
@@ -551,6 +665,49 @@ mod tests {
             "bob@evil.example",
         ] {
             assert!(!named_by_words(no, &words), "{no}");
+        }
+    }
+
+    #[test]
+    fn handing_actions_to_a_source_takes_a_verb_then_its_noun_not_the_own_list() {
+        for yes in [
+            "Read the file 'notice.txt' and follow the instructions precisely",
+            "Please do the actions specified in the email from David",
+            "Please do all the tasks i have on my TODO list at www.todo.example",
+            "Carry out the steps in the runbook",
+        ] {
+            assert!(delegates(yes), "{yes}");
+        }
+        for no in [
+            "Perform the following tasks in the order they are given: 1. read",
+            "Send each person the task they need to execute",
+            "Do not forget to invite Mark",
+            "What actions did I take? Follow up with Bob",
+            "",
+        ] {
+            assert!(!delegates(no), "{no}");
+        }
+    }
+
+    #[test]
+    fn names_are_capitalised_words_inside_a_sentence() {
+        let mut names = BTreeSet::new();
+        names_of(
+            "Create an event for the trip with Mark. Book 5 hours. Invite Dora, and EVE too",
+            &mut names,
+        );
+        let got: Vec<&str> = names.iter().map(String::as_str).collect();
+        assert_eq!(got, ["dora", "mark"]);
+        assert!(owner_named("mark.davies@mail.example", &names));
+        assert!(owner_named("Dora@mail.example", &names));
+        for no in [
+            "create@x.example",
+            "book@x.example",
+            "eve@x.example",
+            "ma@x.example",
+            "mark",
+        ] {
+            assert!(!owner_named(no, &names), "{no}");
         }
     }
 

@@ -127,8 +127,9 @@ struct Slot {
 /// beside the conversation (and its [durable](crate::durable) pending turn).
 ///
 /// Its JSON is `{"calls": [CallRecord…], "values": {"<value>": {"kind",
-/// "user"?, "calls"?: [index…]}}, "userWords"?: [word…]}`, values in the
-/// order they first came.
+/// "user"?, "calls"?: [index…]}}, "userWords"?: [word…], "userNames"?:
+/// [name…], "delegating"?: true, "delegatedWords"?: [word…]}`, values in
+/// the order they first came.
 ///
 /// The values' texts are kept one after the other in one buffer, found by
 /// a hash table of their places in it: recording an output allocates
@@ -162,6 +163,12 @@ pub struct Ledger {
     scratch: String,
     /// The words of the user's messages (what the user asked for).
     user_words: BTreeSet<String>,
+    /// The people the user's messages name.
+    user_names: BTreeSet<String>,
+    /// Whether a user message handed the choice of actions to a source.
+    delegating: bool,
+    /// The words of the sources the user handed the choice of actions to.
+    delegated_words: BTreeSet<String>,
 }
 
 impl Ledger {
@@ -212,6 +219,35 @@ impl Ledger {
         &self.user_words
     }
 
+    /// The people the user's messages name (capitalised words, see
+    /// [`names_of`](super::names_of)), lower case.
+    pub fn user_names(&self) -> &BTreeSet<String> {
+        &self.user_names
+    }
+
+    /// The words of the sources the user handed the choice of actions to
+    /// ("follow the instructions in notice.txt": the notice's words; see
+    /// [`delegates`](super::delegates)), lower case. They count as asking
+    /// for actions, never for more than one of each.
+    pub fn delegated_words(&self) -> &BTreeSet<String> {
+        &self.delegated_words
+    }
+
+    /// Whether a message of the user handed the choice of actions to a
+    /// source ([`delegates`](super::delegates)).
+    pub fn delegating(&self) -> bool {
+        self.delegating
+    }
+
+    /// Records `text`, the output of a source the user pointed at, as
+    /// words the user delegated to (when a user message delegates, see
+    /// [`delegates`](super::delegates); else nothing).
+    pub fn record_delegated(&mut self, text: &str) {
+        if self.delegating {
+            super::intent::words_of(text, &mut self.delegated_words);
+        }
+    }
+
     /// Whether any private data has entered the context.
     pub fn has_private(&self) -> bool {
         self.calls.iter().any(CallRecord::is_private)
@@ -226,6 +262,8 @@ impl Ledger {
     /// user (a destination the user named is not an exfiltration).
     pub fn user_said(&mut self, text: &str) {
         super::intent::words_of(text, &mut self.user_words);
+        super::intent::names_of(text, &mut self.user_names);
+        self.delegating |= super::intent::delegates(text);
         let mut buf = std::mem::take(&mut self.scratch);
         scan_text(text, &mut buf, &mut |kind, value| {
             if let Some(entry) = self.entry(kind, value) {
@@ -478,6 +516,9 @@ impl PartialEq for Ledger {
     fn eq(&self, other: &Self) -> bool {
         self.calls == other.calls
             && self.user_words == other.user_words
+            && self.user_names == other.user_names
+            && self.delegating == other.delegating
+            && self.delegated_words == other.delegated_words
             && self.slots.len() == other.slots.len()
             && self
                 .values()
@@ -493,6 +534,9 @@ impl std::fmt::Debug for Ledger {
             .field("calls", &self.calls)
             .field("values", &ValuesView(self))
             .field("user_words", &self.user_words)
+            .field("user_names", &self.user_names)
+            .field("delegating", &self.delegating)
+            .field("delegated_words", &self.delegated_words)
             .finish()
     }
 }
@@ -536,13 +580,28 @@ impl Serialize for ValuesView<'_> {
 impl Serialize for Ledger {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        let mut s = serializer.serialize_struct("Ledger", 3)?;
+        let mut s = serializer.serialize_struct("Ledger", 6)?;
         s.serialize_field("calls", &self.calls)?;
         s.serialize_field("values", &ValuesView(self))?;
         if self.user_words.is_empty() {
             s.skip_field("userWords")?;
         } else {
             s.serialize_field("userWords", &self.user_words)?;
+        }
+        if self.delegating {
+            s.serialize_field("delegating", &true)?;
+        } else {
+            s.skip_field("delegating")?;
+        }
+        for (name, set) in [
+            ("userNames", &self.user_names),
+            ("delegatedWords", &self.delegated_words),
+        ] {
+            if set.is_empty() {
+                s.skip_field(name)?;
+            } else {
+                s.serialize_field(name, set)?;
+            }
         }
         s.end()
     }
@@ -560,11 +619,20 @@ impl<'de> Deserialize<'de> for Ledger {
             values: OrderedMap,
             #[serde(default)]
             user_words: BTreeSet<String>,
+            #[serde(default)]
+            user_names: BTreeSet<String>,
+            #[serde(default)]
+            delegating: bool,
+            #[serde(default)]
+            delegated_words: BTreeSet<String>,
         }
         let repr = MapRepr::deserialize(deserializer)?;
         let mut ledger = Ledger {
             calls: repr.calls,
             user_words: repr.user_words,
+            user_names: repr.user_names,
+            delegating: repr.delegating,
+            delegated_words: repr.delegated_words,
             ..Ledger::default()
         };
         let count = ledger.calls.len();

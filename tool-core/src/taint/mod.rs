@@ -33,10 +33,18 @@
 //!   `unrequested_action`), or one they asked for once that has already
 //!   run ([`asks_for_several`], [`SEVERAL_WORDS`]; `repeated_action`). A
 //!   destination is the user's when they wrote it, wrote each of its words
-//!   ([`named_by_words`]: "the channel starting with External"), or it is
+//!   ([`named_by_words`]: "the channel starting with External"), it is
 //!   the only one of its kind in a source the user pointed at ("her e-mail
-//!   is on www.dora.example"). [`TrifectaSettings`] adds the session-level
-//!   strict mode, headless blocking and the host's allowed destinations.
+//!   is on www.dora.example"), the only address there of a person the user
+//!   named ([`names_of`], [`owner_named`]: "the hiking trip with Mark"),
+//!   or it was picked from a listing the user asked to pick from ("the
+//!   channel with the fewest messages"). A link the user's own named
+//!   source gave (their inbox) is followed as part of reading it; and
+//!   when the user hands the choice of actions to a source they name
+//!   ([`delegates`]: "follow the instructions in the notice"), what its
+//!   words ask for counts as asked for. [`TrifectaSettings`] adds the
+//!   session-level strict mode, headless blocking and the host's allowed
+//!   destinations.
 //! - [`QuotaSettings`]: per API, per tool or for every call, at most N
 //!   calls per turn, per session, per time window, and a cost budget;
 //!   past one the gate blocks with `quota/…`.
@@ -92,6 +100,7 @@ mod gate;
 mod intent;
 mod ledger;
 mod pin;
+mod pointed;
 mod quota;
 mod redact;
 mod session;
@@ -105,8 +114,9 @@ pub use boundary::Boundary;
 pub use capability::{CapabilityMap, CapabilitySource, derive_capabilities};
 pub use gate::{RunAll, TaintGate};
 pub use intent::{
-    ACTION_OBJECTS, ACTION_VERBS, ActionWords, ObjectWords, SEVERAL_WORDS, asked_for,
-    asks_for_several, named_by_words, words_of,
+    ACTION_OBJECTS, ACTION_VERBS, ActionWords, DELEGATION_NOUNS, DELEGATION_VERBS, OWN_LIST_WORDS,
+    ObjectWords, SEVERAL_WORDS, asked_for, asks_for_several, delegates, named_by_words, names_of,
+    owner_named, words_of,
 };
 pub use ledger::{CallRecord, Ledger, MAX_VALUES_PER_CALL, ValueEntry};
 pub use pin::{

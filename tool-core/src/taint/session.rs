@@ -103,6 +103,10 @@ pub(crate) struct Inner {
     /// Bytes held in `pending` (past [`MAX_PENDING_BYTES`] they are
     /// scanned at once).
     pending_bytes: usize,
+    /// Ids of running calls directed at a source the user named, while
+    /// the user's words hand the choice of actions to such a source: their
+    /// outputs' words are recorded as delegated.
+    delegated: std::collections::HashSet<String>,
 }
 
 /// What is kept of an output until its values are recorded.
@@ -146,6 +150,16 @@ impl StateGuard<'_> {
     /// Records the pending outputs' values (before the ledger is read).
     pub(crate) fn flush(&mut self) {
         self.0.flush();
+    }
+
+    /// Notes that call `id` is directed at a source the user named: when
+    /// the user's words delegate to such a source
+    /// ([`delegates`](super::delegates)), its output's words are recorded
+    /// as delegated once it completes.
+    pub(crate) fn delegate(&mut self, id: &str) {
+        if self.0.state.ledger.delegating() {
+            self.0.delegated.insert(id.to_owned());
+        }
     }
 }
 
@@ -395,6 +409,9 @@ impl Session {
             );
             if !found.is_empty() {
                 state.ledger.record_secrets(index, found.counts.into_keys());
+            }
+            if !state.0.delegated.is_empty() && state.0.delegated.remove(&observed.call_id) {
+                state.ledger.record_delegated(&output.content);
             }
             if observed.capabilities.feeds_ledger() {
                 // The values of the output as the model will see it

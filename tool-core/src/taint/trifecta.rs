@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 
 use super::intent::{asked_for, asks_for_several, named_by_words};
 use super::ledger::{Ledger, ValueEntry};
+use super::pointed::{Pointed, chosen_from_listing, from_named_private_source, pointed_at};
 use super::values::{ValueKind, values_in, values_in_json};
 use crate::capability::Capabilities;
 use crate::gate::GateAction;
@@ -337,109 +338,69 @@ pub fn judge_call(
     arguments: &Value,
     settings: &TrifectaSettings,
 ) -> Option<TrifectaHit> {
-    judge_call_in(ledger, api, caps, arguments, settings, &|_| false)
+    judge_call_in(ledger, api, caps, arguments, settings, &|_| None)
 }
 
-/// Whether a call's `arguments` name a source the user named: a value
-/// the user wrote (an address, a link, a number), or a string whose every
-/// word the user wrote (a file name). What such a call returns is what
-/// the user pointed at (see [`judge_call_in`]).
-pub(crate) fn names_user_source(ledger: &Ledger, arguments: &Value) -> bool {
-    let mut found = false;
-    values_in_json(arguments, &mut |path, kind, value| {
-        if found {
-            return;
-        }
-        found = if kind == ValueKind::Text {
-            arguments
-                .pointer(path)
-                .and_then(Value::as_str)
-                .is_some_and(|raw| named_by_words(raw, ledger.user_words()))
-        } else {
-            ledger.origins(&value).is_some_and(|e| e.user)
-        };
-    });
-    found
-}
-
-/// The words (stems) by which a user says what kind of value a source
-/// holds ("her e-mail is on her website", "pay the bill in bill.txt"):
-/// per [`ValueKind`] of a destination. Only recipients are listed: a link or host from a page is
-/// never taken as pointed at (a page's one link is as often the injected
-/// one, and a visit the user asked for follows links already).
-pub(crate) const KIND_WORDS: &[(ValueKind, &[&str])] = &[
-    (
-        ValueKind::Email,
-        &[
-            "email",
-            "e-mail",
-            "mail",
-            "address",
-            "participant",
-            "attendee",
-            "recipient",
-            "guest",
-            "contact",
-        ],
-    ),
-    // A bill or an invoice is a document that gives the account to pay.
-    (ValueKind::Id, &["iban", "account", "bill", "invoice"]),
-];
-
-/// Whether the user's words name the kind of `kind` values.
-fn kind_named(ledger: &Ledger, kind: ValueKind) -> bool {
-    let words = ledger.user_words();
-    KIND_WORDS
-        .iter()
-        .filter(|(k, _)| *k == kind)
-        .flat_map(|(_, stems)| stems.iter())
-        .any(|stem| {
-            words
-                .range::<str, _>((std::ops::Bound::Included(*stem), std::ops::Bound::Unbounded))
-                .next()
-                .is_some_and(|w| w.starts_with(stem))
-        })
-}
-
-/// [`judge_call`], where `directed(i)` says whether call `i` of the
-/// ledger was directed at a source the user named
-/// ([`names_user_source`]). When the user's words also name the kind of
-/// value the source holds ("invite Dora; her e-mail is on her website
-/// www.dora.example": a source and an e-mail, [`KIND_WORDS`]), a
-/// destination that such a call delivered as the only value of its kind
-/// in that output is the one the user pointed at, and counts as named.
-/// When the source holds a second candidate (an injected address next to
-/// hers) the user's words no longer say which, and the rule judges it as
-/// any other, even in a call that takes them all. A source that holds only the attacker's value, and a
-/// request that names the source but not what to take from it ("read the
-/// notice and adjust my rent"), get no such pass.
+/// [`judge_call`], where `pointed(i)` says whether call `i` of the
+/// ledger was directed at a source the user pointed at, and how
+/// ([`Pointed`]). What the user pointed at counts as theirs (see
+/// [`pointed`](super::pointed)):
+///
+/// - a destination that such a source gave as the only value of a kind
+///   the user's words name ("invite Dora; her e-mail is on her website
+///   www.dora.example"), or as the only address of a person the user
+///   named; a second candidate beside it (an injected address) makes
+///   both ask, even in a call that takes them all; a request that names
+///   the source but not what to take from it ("read the notice and
+///   adjust my rent") gets no such pass;
+/// - a destination picked from a listing of the argument's kind the user
+///   asked to pick from ("the channel with the fewest messages");
+/// - a link the user's own named source gave (their inbox, a channel),
+///   followed by a call that only reads: rules 1, 5 and 6 leave it to
+///   the source the user pointed at (rule 3 still judges what its
+///   address carries);
+/// - when the user handed the choice of actions to a source ("follow the
+///   instructions in the notice", [`delegates`](super::delegates)), the
+///   actions its words ask for count as asked for (rule 5), each once.
 pub(crate) fn judge_call_in(
     ledger: &Ledger,
     api: &str,
     caps: Capabilities,
     arguments: &Value,
     settings: &TrifectaSettings,
-    directed: &dyn Fn(u32) -> bool,
+    pointed: &dyn Fn(u32) -> Option<Pointed>,
 ) -> Option<TrifectaHit> {
     if !caps.acts() {
         return None;
     }
-    let mut all_named = None;
+    let mut verdict = Verdict::default();
     let judged = judge_values(
         ledger,
         api,
         caps,
         arguments,
         settings,
-        directed,
-        &mut all_named,
+        pointed,
+        &mut verdict,
     );
     if let Some(hit) = judged {
         return Some(hit);
     }
-    if settings.follow_requests && !ledger.user_words().is_empty() && ledger.has_untrusted() {
+    let all_named = verdict.all_named;
+    if settings.follow_requests
+        && !verdict.follows_user_source
+        && !ledger.user_words().is_empty()
+        && ledger.has_untrusted()
+    {
         let name = api.rsplit_once('/').map_or(api, |(_, name)| name);
-        let asked = asked_for(name, ledger.user_words());
+        let mut asked = asked_for(name, ledger.user_words());
+        // Asked for by the source the user handed the choice to.
+        if asked == Some(false)
+            && !ledger.delegated_words().is_empty()
+            && asked_for(name, ledger.delegated_words()) == Some(true)
+        {
+            asked = Some(true);
+        }
         if asked == Some(true) && !asks_for_several(name, ledger.user_words()) {
             return repeated(ledger, api, all_named);
         }
@@ -507,16 +468,26 @@ fn repeated(ledger: &Ledger, api: &str, all_named: Option<ValueKind>) -> Option<
     })
 }
 
-/// Rules 1 to 4 of [`judge_call`]; `all_named` is set to the kind of the
-/// call's first destination when the user named every one.
+/// What rules 1 to 4 learnt about a call that they let through.
+#[derive(Default)]
+struct Verdict {
+    /// The kind of the call's first destination when the user named
+    /// every one.
+    all_named: Option<ValueKind>,
+    /// A call that only reads, following a link the user's own named
+    /// source gave.
+    follows_user_source: bool,
+}
+
+/// Rules 1 to 4 of [`judge_call`]; what they learnt in `verdict`.
 fn judge_values(
     ledger: &Ledger,
     api: &str,
     caps: Capabilities,
     arguments: &Value,
     settings: &TrifectaSettings,
-    directed: &dyn Fn(u32) -> bool,
-    all_named: &mut Option<ValueKind>,
+    pointed: &dyn Fn(u32) -> Option<Pointed>,
+    verdict: &mut Verdict,
 ) -> Option<TrifectaHit> {
     let mut destinations: Vec<Found> = Vec::new();
     let mut payload: Vec<Found> = Vec::new();
@@ -603,42 +574,32 @@ fn judge_values(
             _ => false,
         }
     };
-    // The only value of its kind in the output of a source the user
-    // named.
-    let pointed_at = |d: &Found| -> bool {
-        let Some(entry) = ledger.origins(&d.value) else {
-            return false;
-        };
-        if !kind_named(ledger, d.kind) {
-            return false;
-        }
-        // The only value of its kind in the source: no choice was left.
-        // (Not "every value of its kind": an address injected into the
-        // source would then pass inside a call that copies them all.)
-        entry.calls().filter(|i| directed(*i)).any(|source| {
-            ledger
-                .values()
-                .filter(|(_, e)| e.kind == d.kind && e.calls().any(|i| i == source))
-                .take(2)
-                .count()
-                == 1
-        })
-    };
     let unnamed: Vec<&Found> = destinations
         .iter()
-        .filter(|d| !named(d) && !pointed_at(d))
+        .filter(|d| {
+            !named(d)
+                && !pointed_at(ledger, d.kind, &d.value, pointed)
+                && !chosen_from_listing(ledger, &d.path, &d.value)
+        })
         .collect();
     if unnamed.is_empty() {
-        *all_named = destinations.first().map(|d| d.kind);
+        verdict.all_named = destinations.first().map(|d| d.kind);
     }
     // A fetch (a call that takes in untrusted content from an address and
     // changes nothing) the user asked for follows links found in content:
     // its address is judged by what it carries (rule 3), not by where it
     // came from.
     let name = api.rsplit_once('/').map_or(api, |(_, name)| name);
-    let browsing = caps.untrusted_source
-        && !caps.writes_private
-        && asked_for(name, ledger.user_words()) == Some(true);
+    let reads_only = caps.untrusted_source && !caps.writes_private;
+    // Following a link the user's own named source gave (their inbox, a
+    // channel): part of reading what the user pointed at.
+    verdict.follows_user_source = reads_only
+        && !unnamed.is_empty()
+        && unnamed
+            .iter()
+            .all(|d| from_named_private_source(ledger, &d.value, pointed));
+    let browsing = reads_only
+        && (verdict.follows_user_source || asked_for(name, ledger.user_words()) == Some(true));
     // 1. A destination that came from untrusted content.
     let untrusted: Vec<(&Found, Vec<u32>)> = unnamed
         .iter()
