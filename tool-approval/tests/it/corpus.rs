@@ -50,6 +50,13 @@
 //! - `@cwd none|temp`: the host's working directory (default none; `temp`
 //!   is an empty temp directory).
 //!
+//! Every engine is built with an explicit home, [`CORPUS_HOME`] (tool-core's
+//! example home, `/home/user`): the blacklist and the path scope audit read
+//! `~` as that directory, not as the running user's `$HOME`, so a case that
+//! names a file under the home by its full path writes `/home/user/…`, and
+//! the corpus holds under any `$HOME`
+//! (`the_corpus_holds_whatever_the_running_users_home`).
+//!
 //! # The decision digest
 //!
 //! The cases say what must hold; the digest says what the engine decides
@@ -75,9 +82,12 @@ use crate::common;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde_json::{Value, json};
-use tool_approval::{Action, ApprovalMode, CallRef, Decision, Level, PolicyEngine, PolicyFile};
+use tool_approval::{
+    Action, ApprovalMode, CallRef, Decision, Level, PathScopeAudit, PolicyEngine, PolicyFile,
+};
 use tool_core::{ConfinementSupport, InterventionPolicy, ToolContext, ToolManifest};
 
 /// Fewer cases than this means files went missing.
@@ -89,8 +99,13 @@ const GAPS_FILE_VAR: &str = "TOOL_APPROVAL_CORPUS_GAPS";
 /// The checked-in digest of every case's decisions (see the module docs).
 const DIGEST_FILE: &str = "tests/corpus/decisions.digest";
 
-/// The home the digest is taken under (the engine reads `$HOME`).
-const DIGEST_HOME: &str = tool_core::approval::EXAMPLE_HOME;
+/// The home every engine of the corpus is built with (see the module docs).
+const CORPUS_HOME: &str = tool_core::approval::EXAMPLE_HOME;
+
+/// The `$HOME` the digest is taken under: the corpus home, so that what
+/// still reads the process's `$HOME` (a working-directory argument `~/x`)
+/// reads the same directory.
+const DIGEST_HOME: &str = CORPUS_HOME;
 
 /// When set, every case's decisions are also written to this file, one
 /// line per case and mode (what the digest hashes).
@@ -372,7 +387,7 @@ impl Engines {
     fn get(&mut self, setup: &Setup, mode: (&'static str, ApprovalMode)) -> &PolicyEngine {
         let key = (setup.policy.clone(), setup.support, mode.0);
         if !self.engines.contains_key(&key) {
-            let file = self
+            let mut file = self
                 .policies
                 .entry(setup.policy.clone())
                 .or_insert_with(|| {
@@ -386,7 +401,17 @@ impl Engines {
                     }
                 })
                 .clone();
-            let mut builder = PolicyEngine::builder().policy_file(&file).mode(mode.1);
+            // The explicit home (see the module docs), for the blacklist and
+            // the path scope audit alike.
+            file.blacklist = file
+                .blacklist
+                .take()
+                .map(|b| b.home(Some(CORPUS_HOME.into())));
+            let path_scope = PathScopeAudit::new().home(Some(CORPUS_HOME.into()));
+            let mut builder = PolicyEngine::builder()
+                .policy_file(&file)
+                .mode(mode.1)
+                .dynamic_audit(Arc::new(path_scope));
             if setup.support {
                 builder = builder.confinement_support(ConfinementSupport::Available {
                     mechanism: "corpus".into(),
@@ -611,6 +636,50 @@ fn every_corpus_case_gets_its_expected_decision() {
     assert!(
         failures.is_empty(),
         "{} corpus failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// A `$HOME` no case names and no file is under.
+const OTHER_HOME: &str = "/nonexistent-home/corpus-user";
+
+#[test]
+fn the_corpus_holds_whatever_the_running_users_home() {
+    // The engines are built with the corpus home, so the process's `$HOME`
+    // must not change a case: every case is judged again in a child run of
+    // this test under another home (`jq . /home/user/.codex/auth.json` asks
+    // there as it does under `/home/user` or `/root`).
+    if std::env::var_os("HOME").as_deref() != Some(std::ffi::OsStr::new(OTHER_HOME)) {
+        let status = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "corpus::the_corpus_holds_whatever_the_running_users_home",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env("HOME", OTHER_HOME)
+            .status()
+            .unwrap();
+        assert!(
+            status.success(),
+            "the corpus fails under HOME={OTHER_HOME} (the child's output is above)"
+        );
+        return;
+    }
+    let (cases, errors) = load();
+    assert!(errors.is_empty(), "{errors:#?}");
+    // The case that once held only under `HOME=/root` is among them.
+    assert!(
+        cases
+            .iter()
+            .any(|c| c.args["command"] == "jq . /home/user/.codex/auth.json"),
+        "the home-path case went missing from tests/corpus/secrets.cases"
+    );
+    let Outcome { failures, .. } = judge(&cases);
+    assert!(
+        failures.is_empty(),
+        "{} corpus failures under HOME={OTHER_HOME}:\n{}",
         failures.len(),
         failures.join("\n")
     );
