@@ -91,7 +91,8 @@ pub(crate) enum SkillFault {
     Request(Error),
     /// What came back (or the entry) failed a check.
     Spoilt {
-        /// Which check.
+        /// Which check (read by the tool-skills source, feature `skills`).
+        #[cfg_attr(not(feature = "skills"), allow(dead_code))]
         kind: Spoilt,
         /// The skill or file URI.
         uri: String,
