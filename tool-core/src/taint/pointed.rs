@@ -334,6 +334,45 @@ mod tests {
     }
 
     #[test]
+    fn the_details_on_the_page_the_users_source_linked_to_are_theirs() {
+        let pointed = |i: u32| match i {
+            0 => Some(Pointed::Named),
+            1 => Some(Pointed::Linked),
+            _ => None,
+        };
+        let mut l = ledger("Invite our new colleague; the details are in Bob's message");
+        let inbox = l.record_call("c1", "chat", "read_inbox", Capabilities::untrusted(), true);
+        l.record_text(inbox, "Invite her, her info is on www.her.example");
+        let page = l.record_call("c2", "web", "get_webpage", Capabilities::untrusted(), true);
+        l.record_text(page, "My e-mail is her@mail.example");
+        assert!(pointed_at(
+            &l,
+            ValueKind::Email,
+            "her@mail.example",
+            &pointed
+        ));
+        // Counter-examples: a page one step further; a request that does
+        // not say what to take ("details", "e-mail").
+        assert!(!pointed_at(
+            &l,
+            ValueKind::Email,
+            "her@mail.example",
+            &|i| { (i == 0).then_some(Pointed::Named) }
+        ));
+        let mut l = ledger("Invite our new colleague, Bob wrote about her");
+        let inbox = l.record_call("c1", "chat", "read_inbox", Capabilities::untrusted(), true);
+        l.record_text(inbox, "Invite her, her info is on www.her.example");
+        let page = l.record_call("c2", "web", "get_webpage", Capabilities::untrusted(), true);
+        l.record_text(page, "My e-mail is her@mail.example");
+        assert!(!pointed_at(
+            &l,
+            ValueKind::Email,
+            "her@mail.example",
+            &pointed
+        ));
+    }
+
+    #[test]
     fn a_link_from_the_users_own_named_source_is_followed_and_one_from_a_page_is_not() {
         let mut l = ledger("The hobbies are in Bob's inbox");
         let inbox = l.record_call(
