@@ -6,13 +6,16 @@
 //! write a file without a redirection. This module reads those programs:
 //!
 //! - **sed** (GNU and POSIX): the script of `-e`/`--expression` or the first
-//!   operand, with GNU's option permutation. An `e COMMAND` is a command
+//!   operand, with GNU's option permutation (where the text sits is a row
+//!   of [`TextOptions`], read through the program table's reader). An `e COMMAND` is a command
 //!   run; `e` alone and the `s///e` flag run the pattern space, a command
 //!   computed from the input (an unread script); `w FILE`, `W FILE` and the
 //!   `s///w FILE` flag write FILE. Text sed would refuse to compile reads as
 //!   an unread script too, so a misreading never hides a command. `--sandbox`
 //!   turns all of this off, as it does in sed.
-//! - **awk** (POSIX, gawk, mawk): the program text, lexed with strings,
+//! - **awk** (POSIX, gawk, mawk): the program text (`-e`/`--source` values
+//!   or the first operand, read both as gawk reads its words and as a
+//!   permuting getopt does: a row of [`TextOptions`]), lexed with strings,
 //!   regular expressions and comments. `system(…)`, `print | …`,
 //!   `… | getline` and gawk's `|&` run a command: a literal one (string
 //!   constants only) is a command run, anything else an unread script;
@@ -32,7 +35,7 @@
 //! blacklist judge them; files found join the command's redirection targets.
 
 use super::scripts::reads_stdin_script;
-use super::table::Found;
+use super::table::{Found, Invocation};
 use super::words::{basename, join_argv, tokenize};
 
 /// Whether any word names a program this module reads, word by word (the
@@ -109,12 +112,12 @@ pub(crate) fn program_effects(view: &[String]) -> Vec<Found> {
     let mut out = Vec::new();
     match kind(basename(first)) {
         Some(Kind::Sed) => {
-            if let Some(script) = sed_script(args) {
+            for script in program_texts(&SED_TEXT, args) {
                 sed_effects(&script, &mut out);
             }
         }
         Some(Kind::Awk) => {
-            for program in awk_programs(args) {
+            for program in program_texts(&AWK_TEXT, args) {
                 awk_effects(&program, &mut out);
             }
         }
@@ -177,76 +180,146 @@ pub(crate) fn program_effects(view: &[String]) -> Vec<Found> {
 
 // ---------------------------------------------------------------- sed
 
-/// The script sed runs: every `-e`/`--expression` value joined by line
-/// breaks, or else the first operand; `None` with `--sandbox` or `-f` only.
-fn sed_script(args: &[String]) -> Option<String> {
-    let mut pieces: Vec<&str> = Vec::new();
+// ------------------------------------------------- program text on the line
+
+/// Where a program whose language this module reads takes its program
+/// text from: which of its options (read by the program table's one
+/// reader, `Invocation`, with the program's row) hold the text, which name
+/// a file of it, and which turn its commands off. A row's examples are
+/// checked at load ([`check_rows`]).
+#[derive(Debug)]
+struct TextOptions {
+    /// The program table's row the words are read with (`gsed` is read
+    /// as `sed`, every awk as gawk's superset).
+    row: &'static str,
+    /// Options whose value is program text (letter, long name).
+    text: &'static [(char, &'static str)],
+    /// Options naming a file of program text: with one and no text option,
+    /// the line shows no program.
+    from_file: &'static [(char, &'static str)],
+    /// A long option that turns running commands and writing files off
+    /// (`sed --sandbox`): nothing is read.
+    off: Option<&'static str>,
+    /// The texts of several text options are one script, joined by line
+    /// breaks (sed); else each is a program (awk).
+    joined: bool,
+    /// Versions of the program disagree on whether options may follow the
+    /// first operand (gawk, mawk and the one true awk stop at it; a
+    /// permuting getopt does not): the words are read both ways and every
+    /// text either reading finds is read.
+    both_ways: bool,
+    /// Command lines and the program texts read from them.
+    examples: &'static [(&'static str, &'static [&'static str])],
+}
+
+/// GNU sed (and POSIX sed): `-e`/`--expression` texts, joined, or else the
+/// first operand; `-f`/`--file` scripts are not on the line; `--sandbox`
+/// turns `e`, `w` and `r` off.
+const SED_TEXT: TextOptions = TextOptions {
+    row: "sed",
+    text: &[('e', "expression")],
+    from_file: &[('f', "file")],
+    off: Some("sandbox"),
+    joined: true,
+    both_ways: false,
+    examples: &[
+        ("sed -n 1p f", &["1p"]),
+        ("sed -e 1d -e 2d f", &["1d\n2d"]),
+        ("sed f --expr=1d", &["1d"]),
+        ("sed -ne 1p f", &["1p"]),
+        ("sed -i.bak -e 1d f", &["1d"]),
+        // `-ie` is `-i` with the suffix `e`: the script is the operand.
+        ("sed -ie 1d f", &["1d"]),
+        ("sed -l 5 1d f", &["1d"]),
+        ("sed -- -n f", &["-n"]),
+        ("sed --sandbox 1d f", &[]),
+        ("sed --sa 1d f", &[]),
+        ("sed -f x.sed f", &[]),
+    ],
+};
+
+/// awk (POSIX, gawk, mawk): `-e`/`--source` texts (gawk), each a program,
+/// or else the first operand; `-f`/`--file` and `-E`/`--exec` programs are
+/// not on the line.
+const AWK_TEXT: TextOptions = TextOptions {
+    row: "awk",
+    text: &[('e', "source")],
+    from_file: &[('f', "file"), ('E', "exec")],
+    off: None,
+    joined: false,
+    both_ways: true,
+    examples: &[
+        ("awk {print} f", &["{print}"]),
+        ("awk -F: -v x=1 {print} f", &["{print}"]),
+        ("gawk --source=BEGIN{} -e END{}", &["BEGIN{}", "END{}"]),
+        ("awk -f p.awk f", &[]),
+        ("awk --exec p.awk f", &[]),
+        // After `--` the first word is the program in either reading.
+        ("awk -- BEGIN{} -e 1", &["BEGIN{}"]),
+        // gawk runs `BEGIN{}`; a permuting awk runs `1`.
+        ("awk BEGIN{} -e 1", &["BEGIN{}", "1"]),
+        ("awk -F, {print} data.csv -x", &["{print}"]),
+    ],
+};
+
+/// The program texts `args` (the words after the command word) give the
+/// program of `row` (see [`TextOptions`]).
+fn program_texts(row: &TextOptions, args: &[String]) -> Vec<String> {
+    let mut out = texts_of(row, &Invocation::read_args(row.row, args, &[]));
+    if row.both_ways {
+        for text in texts_of(row, &Invocation::read_args_permuting(row.row, args, &[])) {
+            if !out.contains(&text) {
+                out.push(text);
+            }
+        }
+    }
+    out
+}
+
+/// The program texts of one reading of the words.
+fn texts_of(row: &TextOptions, inv: &Invocation<'_>) -> Vec<String> {
+    let mut texts: Vec<&str> = Vec::new();
     let mut from_file = false;
-    let mut sandbox = false;
-    let mut operands: Vec<&str> = Vec::new();
-    let mut iter = args.iter();
-    while let Some(arg) = iter.next() {
-        if arg == "--" {
-            operands.extend(iter.by_ref().map(String::as_str));
-            break;
+    for o in &inv.options {
+        if row
+            .off
+            .is_some_and(|off| o.letters.is_empty() && o.long == off)
+        {
+            return Vec::new();
         }
-        if let Some(long) = arg.strip_prefix("--") {
-            let (name, value) = match long.split_once('=') {
-                Some((n, v)) => (n, Some(v)),
-                None => (long, None),
-            };
-            // getopt_long takes any unambiguous prefix (`--exp=…`).
-            let is = |full: &str, shortest: usize| name.len() >= shortest && full.starts_with(name);
-            if is("expression", 1) {
-                pieces.extend(value.or_else(|| iter.next().map(String::as_str)));
-            } else if is("file", 1) {
-                from_file = true;
-                if value.is_none() {
-                    iter.next();
-                }
-            } else if is("line-length", 1) && value.is_none() {
-                iter.next();
-            } else if is("sandbox", 2) {
-                sandbox = true;
+        if row.text.iter().any(|&(short, long)| o.is(short, long)) {
+            texts.extend(o.value);
+        } else if row.from_file.iter().any(|&(short, long)| o.is(short, long)) {
+            from_file = true;
+        }
+    }
+    if texts.is_empty() {
+        return match inv.operands.first() {
+            Some(first) if !from_file => vec![(*first).to_owned()],
+            _ => Vec::new(),
+        };
+    }
+    if row.joined {
+        return vec![texts.join("\n")];
+    }
+    texts.into_iter().map(str::to_owned).collect()
+}
+
+/// Checks every row's examples through the reader every other reader uses;
+/// the message names the example and what it read.
+pub(crate) fn check_rows() -> Result<(), String> {
+    for row in [&SED_TEXT, &AWK_TEXT] {
+        for (line, want) in row.examples {
+            let words = tokenize(line);
+            let got = program_texts(row, words.get(1..).unwrap_or_default());
+            if got != *want {
+                return Err(format!(
+                    "program text of `{line}`: read {got:?}, the row says {want:?}"
+                ));
             }
-            continue;
         }
-        if let Some(cluster) = arg.strip_prefix('-').filter(|c| !c.is_empty()) {
-            for (at, c) in cluster.char_indices() {
-                let rest = cluster.get(at + c.len_utf8()..).unwrap_or_default();
-                match c {
-                    'e' | 'f' | 'l' => {
-                        let value = if rest.is_empty() {
-                            iter.next().map(String::as_str)
-                        } else {
-                            Some(rest)
-                        };
-                        match c {
-                            'e' => pieces.extend(value),
-                            'f' => from_file = true,
-                            _ => {}
-                        }
-                        break;
-                    }
-                    // `-i[SUFFIX]`: the rest of the word is the suffix.
-                    'i' => break,
-                    _ => {}
-                }
-            }
-            continue;
-        }
-        operands.push(arg);
     }
-    if sandbox {
-        return None;
-    }
-    if pieces.is_empty() {
-        if from_file {
-            return None;
-        }
-        return operands.first().map(|s| (*s).to_owned());
-    }
-    Some(pieces.join("\n"))
+    Ok(())
 }
 
 struct Cursor {
@@ -484,75 +557,6 @@ fn push_file(file: &str, out: &mut Vec<Found>) {
 }
 
 // ---------------------------------------------------------------- awk
-
-/// The program texts awk runs: `-e`/`--source` values (gawk), or else the
-/// first operand unless `-f` names a program file. Words after the program
-/// that look like `-e`/`--source` are read too (some awks permute).
-fn awk_programs(args: &[String]) -> Vec<String> {
-    let mut programs = Vec::new();
-    let mut from_file = false;
-    let mut operand: Option<&str> = None;
-    let mut iter = args.iter();
-    while let Some(arg) = iter.next() {
-        if arg == "--" {
-            if operand.is_none() {
-                operand = iter.next().map(String::as_str);
-            }
-            continue;
-        }
-        if let Some(long) = arg.strip_prefix("--") {
-            let (name, value) = match long.split_once('=') {
-                Some((n, v)) => (n, Some(v)),
-                None => (long, None),
-            };
-            let is = |full: &str| !name.is_empty() && full.starts_with(name);
-            let takes_value = ["field-separator", "assign", "file", "include", "load"]
-                .iter()
-                .any(|f| is(f));
-            if is("source") && name.len() >= 2 {
-                programs.extend(
-                    value
-                        .or_else(|| iter.next().map(String::as_str))
-                        .map(str::to_owned),
-                );
-            } else if takes_value {
-                if is("file") {
-                    from_file = true;
-                }
-                if value.is_none() {
-                    iter.next();
-                }
-            }
-            continue;
-        }
-        if let Some(cluster) = arg.strip_prefix('-').filter(|c| !c.is_empty()) {
-            for (at, c) in cluster.char_indices() {
-                if matches!(c, 'F' | 'v' | 'f' | 'e' | 'i' | 'l' | 'W' | 'E') {
-                    let rest = cluster.get(at + c.len_utf8()..).unwrap_or_default();
-                    let value = if rest.is_empty() {
-                        iter.next().map(String::as_str)
-                    } else {
-                        Some(rest)
-                    };
-                    match c {
-                        'e' => programs.extend(value.map(str::to_owned)),
-                        'f' | 'E' => from_file = true,
-                        _ => {}
-                    }
-                    break;
-                }
-            }
-            continue;
-        }
-        if operand.is_none() {
-            operand = Some(arg);
-        }
-    }
-    if programs.is_empty() && !from_file {
-        programs.extend(operand.map(str::to_owned));
-    }
-    programs
-}
 
 #[derive(Debug, Clone, PartialEq)]
 enum Tok {
@@ -1166,6 +1170,30 @@ mod tests {
 
     fn writes(file: &str) -> Found {
         Found::writes(file.to_owned())
+    }
+
+    #[test]
+    fn every_program_text_row_reads_its_examples() {
+        assert_eq!(check_rows(), Ok(()));
+    }
+
+    #[test]
+    fn awk_after_a_double_dash_runs_the_word_after_it_not_a_later_option() {
+        // gawk runs `BEGIN{…}` here (`-e`, `1` are its files): the program
+        // must be read, not only the `-e` value a permuting reader sees.
+        assert_eq!(
+            effects(&["awk", "--", "BEGIN{system(\"id\")}", "-e", "1"]),
+            vec![runs("id")]
+        );
+        assert_eq!(
+            effects(&["awk", "BEGIN{system(\"id\")}", "-e", "1"]),
+            vec![runs("id")]
+        );
+        // A permuting awk runs the `-e` text after the program word.
+        assert_eq!(
+            effects(&["mawk", "{print}", "-e", "BEGIN{system(\"id\")}"]),
+            vec![runs("id")]
+        );
     }
 
     #[test]

@@ -508,6 +508,7 @@ pub(crate) fn builtin_rows_checked() -> Result<(), &'static str> {
             path_rows::check_rows()
                 .and_then(|()| env_rows::check_rows())
                 .and_then(|()| secret_printers::check_rows())
+                .and_then(|()| crate::shell::programs::check_rows())
         })
         .as_ref()
         .map(|_| ())

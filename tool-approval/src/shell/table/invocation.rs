@@ -25,6 +25,20 @@ pub(crate) struct ReadOption<'a> {
     pub(crate) known: bool,
 }
 
+impl ReadOption<'_> {
+    /// Whether this is the option `-short` or `--long` (a long one as the
+    /// row's parser expands it, `--expr` for `--expression`): for a short
+    /// word, its last letter read, the one whose value the word carries
+    /// (`e` of `-ne SCRIPT`, not `n`).
+    pub(crate) fn is(&self, short: char, long: &str) -> bool {
+        if self.letters.is_empty() {
+            !self.long.is_empty() && self.long == long
+        } else {
+            self.letters.ends_with(short)
+        }
+    }
+}
+
 /// A command's words read through the program table: the program, its
 /// subcommand, the options (with their values and effects) and the
 /// operands.
@@ -214,10 +228,32 @@ impl<'a> Invocation<'a> {
         args: &'a [String],
         extra: &'a [CommandOption],
     ) -> Self {
+        Self::read_with(program, args, extra, false)
+    }
+
+    /// [`read_args`](Self::read_args) as GNU `getopt` reads words by
+    /// default: options anywhere up to `--`, even where `program`'s row says
+    /// they end at the first operand (for a program some of whose versions
+    /// permute their words and some do not: read both ways). Only the
+    /// program's own rows are read: no word is taken as a subcommand.
+    pub(crate) fn read_args_permuting(
+        program: &'a str,
+        args: &'a [String],
+        extra: &'a [CommandOption],
+    ) -> Self {
+        Self::read_with(program, args, extra, true)
+    }
+
+    fn read_with(
+        program: &'a str,
+        args: &'a [String],
+        extra: &'a [CommandOption],
+        permute: bool,
+    ) -> Self {
         let rows = Rows::of(program, extra);
         let clusters = rows.clusters();
         let parser = rows.parser();
-        let stops_at_operand = rows.options_at() == Options::BeforeOperands;
+        let stops_at_operand = !permute && rows.options_at() == Options::BeforeOperands;
         // Room for every option word and every other word at once (the
         // lists are made once, not grown word by word).
         let option_words = args.iter().filter(|w| w.starts_with('-')).count();
@@ -235,7 +271,7 @@ impl<'a> Invocation<'a> {
             if options_done || word == "-" || !word.starts_with('-') {
                 // (After `--` too where options end at the first operand:
                 // `xargs -- -x` runs `-x`.)
-                if out.subcommand.is_none() && (!options_done || stops_at_operand) {
+                if !permute && out.subcommand.is_none() && (!options_done || stops_at_operand) {
                     out.subcommand = Some(word);
                     out.subcommand_at = Some(at);
                     sub_rows = rows.sub_rows(word);
