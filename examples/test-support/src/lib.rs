@@ -9,6 +9,8 @@
 //! - [`Seen::from_json_lines`]: the same records read from another process
 //!   (`toolhost` writes its spans as JSON lines when `TOOLHOST_TRACE_FILE`
 //!   names a file), so one test can join both sides of a call.
+//! - [`cannot_check`]: where a test cannot do its job on this machine,
+//!   it fails under CI instead of returning early as passed.
 //! - [`fixtures`]: `.ci/fixtures.rs`, the fixtures from outside cargo
 //!   (`fixtures::ensure("20-openapi.sh")` runs that `.ci/setup.d` script
 //!   once per process, under a lock shared by every test process).
@@ -30,8 +32,10 @@
 //! ```
 #![deny(missing_docs)]
 
+mod machine;
 mod spans;
 
+pub use machine::{cannot_check, under_ci};
 pub use spans::{Collected, Seen};
 
 #[allow(missing_docs, missing_debug_implementations)]

@@ -48,8 +48,7 @@ fn base_outside_temp() -> std::path::PathBuf {
 #[test]
 fn unattended_modes_confine_commands_and_manual_mode_does_not() {
     if let Err(reason) = tool_runtime::probe_kernel() {
-        eprintln!("skipping: no sandbox on this kernel: {reason}");
-        return;
+        return test_support::cannot_check("confinement", reason);
     }
     let base = tempfile::tempdir_in(base_outside_temp()).unwrap();
     let ws = base.path().join("ws");
@@ -112,21 +111,14 @@ fn unattended_modes_confine_commands_and_manual_mode_does_not() {
 #[test]
 fn allow_domain_opens_the_network_by_name_only_and_reports_refusals() {
     if let Err(reason) = tool_runtime::probe_kernel() {
-        assert!(
-            std::env::var("CI").is_err(),
-            "no sandbox under CI: {reason}"
-        );
-        eprintln!("skipping: no sandbox on this kernel: {reason}");
-        return;
+        return test_support::cannot_check("confinement", reason);
     }
     let has_curl = Command::new("sh")
         .args(["-c", "command -v curl"])
         .output()
         .is_ok_and(|o| o.status.success());
     if !has_curl {
-        assert!(std::env::var("CI").is_err(), "curl is needed under CI");
-        eprintln!("skipping: no curl");
-        return;
+        return test_support::cannot_check("egress by name", "no curl on PATH");
     }
     let base = tempfile::tempdir_in(base_outside_temp()).unwrap();
     // Nothing leaves this machine: the allowed name is not asked for, the

@@ -108,7 +108,7 @@ fn sandbox_available() -> bool {
     match tool_runtime::probe_kernel() {
         Ok(_) => true,
         Err(reason) => {
-            eprintln!("skipping the run: no sandbox on this kernel: {reason}");
+            test_support::cannot_check("a confined script run", reason);
             false
         }
     }
