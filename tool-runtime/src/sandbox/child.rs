@@ -95,6 +95,9 @@ pub(crate) struct Mounts {
     pub(crate) secret_files: Vec<CString>,
     /// Secret directories, masked with an empty read-only tmpfs.
     pub(crate) secret_dirs: Vec<CString>,
+    /// Stand-ins of missing protected files (sockets in the host), each
+    /// shown as `/dev/null`, read-only.
+    pub(crate) empty_files: Vec<CString>,
     /// The command's working directory, entered again at the end: the one
     /// entered before the namespace was built is the old, read-only mount.
     pub(crate) cwd: CString,

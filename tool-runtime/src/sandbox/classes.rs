@@ -2,7 +2,10 @@
 //! [`PathClass`] tables plus the host's extra entries, one answer for the
 //! command sandbox and the file operations alike.
 
+use std::collections::HashMap;
+use std::hash::{Hash as _, Hasher as _};
 use std::path::{Component, Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use tool_core::approval::{PathClass, PathRole};
 
@@ -17,6 +20,32 @@ pub(crate) struct Classes {
     extra_protected: Vec<String>,
     /// Extra secret locations (expanded, canonical where they exist).
     extra_secrets: Vec<PathBuf>,
+    /// A hash of the three above: the key of this configuration's answers
+    /// in the memo of [`Classes::kinds`].
+    key: u64,
+}
+
+/// Whether an entry is protected and whether it is secret (see
+/// [`Classes::kinds`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Kinds {
+    /// In a protected class.
+    pub(crate) protected: bool,
+    /// In a secret class.
+    pub(crate) secret: bool,
+}
+
+/// Answers the memo of [`Classes::kinds`] holds at most; then it starts
+/// over (a bound on its memory, not a cache policy: every answer stays
+/// right forever).
+const MEMO_ENTRIES: usize = 1 << 16;
+
+/// The memo of [`Classes::kinds`]: configuration key and path to answer.
+fn memo() -> MutexGuard<'static, HashMap<(u64, PathBuf), Kinds>> {
+    static MEMO: OnceLock<Mutex<HashMap<(u64, PathBuf), Kinds>>> = OnceLock::new();
+    MEMO.get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
 }
 
 impl Classes {
@@ -35,12 +64,45 @@ impl Classes {
             .expanded_secrets(home)
             .into_iter()
             .map(|p| std::fs::canonicalize(&p).unwrap_or(p))
-            .collect();
+            .collect::<Vec<PathBuf>>();
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        home.hash(&mut hasher);
+        options.protected_names.hash(&mut hasher);
+        extra_secrets.hash(&mut hasher);
         Ok(Self {
             home: home.map(Path::to_path_buf),
             extra_protected: options.protected_names.clone(),
             extra_secrets,
+            key: hasher.finish(),
         })
+    }
+
+    /// Whether `path` (absolute, resolved) is protected and whether it is
+    /// secret, remembered for this configuration. Both answers are lexical
+    /// (the path and the classes, never the file system), so a remembered
+    /// one never goes stale; the sandbox asks them for the same entries at
+    /// every command (the listings before and after it), and each costs a
+    /// match against every pattern of every class.
+    pub(crate) fn kinds(&self, path: &Path) -> Kinds {
+        let key = (self.key, path.to_path_buf());
+        if let Some(kinds) = memo().get(&key) {
+            return *kinds;
+        }
+        let kinds = Kinds {
+            protected: self.protected(path).is_some(),
+            secret: self.secret(path).is_some(),
+        };
+        let mut memo = memo();
+        if memo.len() >= MEMO_ENTRIES {
+            memo.clear();
+        }
+        memo.insert(key, kinds);
+        kinds
+    }
+
+    /// The home `~` means.
+    pub(crate) fn home(&self) -> Option<&Path> {
+        self.home.as_deref()
     }
 
     /// The name of the protected class `path` (absolute, resolved) is in.

@@ -20,8 +20,11 @@
 //!    git works there as in the main repository;
 //! 4. nested repositories: the `.git` entries one and two folders below
 //!    each root's top ([`nested_git`], bounded, never inside package or
-//!    build trees) and those of the submodules a `.gitmodules` beside a
-//!    `.git` names, handled as in 3.
+//!    build trees, remembered between commands while it holds) and those
+//!    of the submodules a `.gitmodules` beside a `.git` names, handled as
+//!    in 3;
+//! 5. an existing project `.cargo` ([`READ_ONLY_FOLDERS`]): read-only
+//!    whole.
 //!
 //! A protected entry that is a symlink is protected at its target when the
 //! target lies in a writable root (outside them everything is read-only
@@ -38,70 +41,34 @@ use tool_core::approval::{PathClass, PathRole};
 
 use crate::error::{Error, Result};
 use crate::sandbox::classes::{Classes, GIT_CODE_PARTS};
+use crate::sandbox::nested::nested_git;
 
 /// Directories examined at most beneath a git directory's `modules/`.
 const MAX_MODULE_DIRS: usize = 2_000;
 
-/// Folders looked into at most, per root, for nested repositories (two
-/// levels below the root's top; see [`nested_git`]).
-pub(crate) const MAX_NESTED_PROBES: usize = 1_024;
-
 /// Submodule paths read at most from one `.gitmodules`.
 const MAX_SUBMODULES: usize = 256;
 
-/// Folders never looked into for nested repositories: package and build
-/// trees (their size must not make a command slower) and git's own.
-const NESTED_SKIP: &[&str] = &[
-    "node_modules",
-    "target",
-    ".git",
-    ".venv",
-    "venv",
-    "__pycache__",
-    ".tox",
-];
+/// Folders kept read-only whole where they exist at a place examined:
+/// the protected files they may hold cannot be held by a stand-in while
+/// missing, and no ordinary command writes anything else there. `(name,
+/// why)`; each protected file of theirs must be in a protected
+/// [`PathClass`] (checked by the module's tests).
+pub(crate) const READ_ONLY_FOLDERS: &[(&str, &str)] = &[(
+    ".cargo",
+    "cargo runs what `.cargo/config.toml` or `.cargo/config` names (a runner, a wrapper, a linker) and prefers `config` when both exist, so a stand-in at either name would change what it reads (a folder there stops it); cargo never writes in a project's `.cargo`",
+)];
 
-/// The `.git` entries of the repositories nested in `root` at most two
-/// folders deep (`sub/.git`, `vendor/lib/.git`), never inside the
-/// [`NESTED_SKIP`] folders; one listing of the root and of each folder at
-/// its top, one `lstat` per folder, at most [`MAX_NESTED_PROBES`] folders
-/// (then the second value is `true`). The cost grows with the number of
-/// folders in those two levels, not with the workspace.
-pub(crate) fn nested_git(root: &Path) -> (Vec<PathBuf>, bool) {
-    let mut out = Vec::new();
-    let mut budget = MAX_NESTED_PROBES;
-    let mut level = vec![root.to_path_buf()];
-    for _ in 0..2 {
-        let mut next = Vec::new();
-        for dir in &level {
-            let Ok(entries) = std::fs::read_dir(dir) else {
-                continue;
-            };
-            for entry in entries.flatten() {
-                // The entry's type from the listing: no `stat`, symlinks
-                // not followed.
-                if !entry.file_type().is_ok_and(|t| t.is_dir()) {
-                    continue;
-                }
-                let name = entry.file_name();
-                if NESTED_SKIP.iter().any(|s| name.eq_ignore_ascii_case(s)) {
-                    continue;
-                }
-                let Some(left) = budget.checked_sub(1) else {
-                    return (out, true);
-                };
-                budget = left;
-                let path = entry.path();
-                let git = path.join(".git");
-                if git.symlink_metadata().is_ok() {
-                    out.push(git);
-                }
-                next.push(path);
-            }
-        }
-        level = next;
-    }
-    (out, false)
+/// Whether `path` is the home's (or `CARGO_HOME`'s) tool folder rather than
+/// a project's: its caches are writable roots of their own, so it is never
+/// made read-only whole.
+fn is_tool_home(path: &Path, home: Option<&Path>) -> bool {
+    let cargo_home = std::env::var_os("CARGO_HOME").map(PathBuf::from);
+    let home_cargo = home.map(|h| h.join(".cargo"));
+    [cargo_home, home_cargo]
+        .into_iter()
+        .flatten()
+        .any(|p| p == path || std::fs::canonicalize(&p).is_ok_and(|c| c == path))
 }
 
 /// The paths of the submodules a work tree's `.gitmodules` names
@@ -182,7 +149,8 @@ pub(crate) fn dirs_of(root: &Path, cwd: &Path, classes: &Classes) -> Vec<PathBuf
         let mut dir = root.to_path_buf();
         for part in rest.components() {
             dir.push(part);
-            if classes.protected(&dir).is_some() || classes.secret(&dir).is_some() {
+            let kinds = classes.kinds(&dir);
+            if kinds.protected || kinds.secret {
                 break;
             }
             dirs.push(dir.clone());
@@ -248,21 +216,33 @@ impl Finder<'_> {
             let path = entry.path();
             if entry.file_name().eq_ignore_ascii_case(".git") {
                 self.git_entry(&path)?;
-            } else if self.classes.protected(&path).is_some() {
+                continue;
+            }
+            let kinds = self.classes.kinds(&path);
+            if kinds.protected {
                 self.protected(&path)?;
-            } else if self.classes.secret(&path).is_some() {
+            } else if kinds.secret {
                 push_unique(&mut self.out.secret, path);
+            }
+        }
+        for (name, _) in READ_ONLY_FOLDERS {
+            let path = dir.join(name);
+            let meta = path.symlink_metadata();
+            // A folder, or a symlink (kept at its target, or refused when
+            // dangling, like any protected entry); a file is no folder.
+            if meta.is_ok_and(|m| !m.is_file()) && !is_tool_home(&path, self.classes.home()) {
+                self.protected(&path)?;
             }
         }
         for rel in multi_component(PathRole::Protected) {
             let path = dir.join(rel);
-            if path.symlink_metadata().is_ok() && self.classes.protected(&path).is_some() {
+            if path.symlink_metadata().is_ok() && self.classes.kinds(&path).protected {
                 self.protected(&path)?;
             }
         }
         for rel in multi_component(PathRole::Secret) {
             let path = dir.join(rel);
-            if path.symlink_metadata().is_ok() && self.classes.secret(&path).is_some() {
+            if path.symlink_metadata().is_ok() && self.classes.kinds(&path).secret {
                 push_unique(&mut self.out.secret, path);
             }
         }
@@ -545,6 +525,31 @@ mod tests {
         std::os::unix::fs::symlink(base.join("nowhere"), wt.join(".vscode")).unwrap();
         let err = find(std::slice::from_ref(&wt), &wt, &classes, 100).unwrap_err();
         assert_eq!(err.code().as_str(), "protected_symlink");
+    }
+
+    #[test]
+    fn an_existing_cargo_folder_is_read_only_whole_but_not_the_homes() {
+        for (name, why) in READ_ONLY_FOLDERS {
+            assert!(!why.is_empty());
+            let prefix = format!("{name}/");
+            assert!(
+                multi_component(PathRole::Protected)
+                    .iter()
+                    .any(|p| p.starts_with(&prefix)),
+                "{name} holds no protected name"
+            );
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        write(&root, "ws/.cargo/audit.toml");
+        write(&root, "home/.cargo/registry/x");
+        let home = root.join("home");
+        let classes = Classes::new(&SandboxOptions::default(), Some(&home)).unwrap();
+        let ws = root.join("ws");
+        let found = find(std::slice::from_ref(&ws), &ws, &classes, 100).unwrap();
+        assert_eq!(found.protected, vec![ws.join(".cargo")]);
+        let found = find(std::slice::from_ref(&home), &home, &classes, 100).unwrap();
+        assert!(found.protected.is_empty(), "{found:?}");
     }
 
     #[test]

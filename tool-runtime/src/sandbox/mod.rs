@@ -28,12 +28,14 @@
 //! | **write** anywhere else (by `..`, symlinks, hard links, `mv`, grandchildren) | no (`EACCES` / `EROFS` / `EXDEV`) | `sandbox::a_write_outside_the_workspace_is_refused_with_the_commands_own_error`, `sandbox::a_symlink_pointing_outside_does_not_open_the_outside`, `sandbox::mv_in_and_out_of_the_workspace_is_refused`, `sandbox::a_hard_link_to_an_outside_file_is_refused`, `sandbox::a_grandchild_process_inherits_the_sandbox` |
 //! | **git**: index, objects, refs, logs, stash (`add`, `commit`, `branch`, `tag`, `stash`, `rebase`, `merge`), in a worktree too | yes | `sandbox_git::git_add_commit_branch_tag_stash_rebase_and_merge_work_confined`, `sandbox_git::a_worktree_commits_confined_and_its_git_dirs_code_parts_stay_shut` |
 //! | **git's code parts**: `config`, `config.worktree`, `hooks`, `info`, `commondir`, `gitdir` of every git directory found (also in `modules/…`, `worktrees/…`, a worktree's resolved git dir); the git dir itself cannot be renamed | read-only | same tests, `sandbox::git_and_code_execution_files_stay_read_only` |
-//! | **nested repositories**: a `.git` one or two folders below a root's top (`sub/.git`, `vendor/lib/.git`; not inside `node_modules`, `target`, `.venv`, `venv`, `.tox`, `__pycache__`; at most 1 024 folders looked into per root, then `scanTruncated`), the submodules a `.gitmodules` found names (any depth), `.git/modules/…`, worktrees | their code parts read-only, their git dir pinned, like the top repository's (a missing `hooks/` of a nested one is swept and reported, not refused) | `sandbox_protected::nested_repositories_stay_shut_and_a_new_ones_code_settings_are_taken_out` |
+//! | **nested repositories**: a `.git` one or two folders below a root's top (`sub/.git`, `vendor/lib/.git`; not inside `node_modules`, `target`, `.venv`, `venv`, `.tox`, `__pycache__`; at most 1 024 folders looked into per root, then `scanTruncated`; the search is remembered per root between commands and checked by one `lstat` per folder it read, a changed `ctime` meaning a new search, so a repository made since is found), the submodules a `.gitmodules` found names (any depth), `.git/modules/…`, worktrees | their code parts read-only, their git dir pinned, like the top repository's (a missing `hooks/` of a nested one is swept and reported, not refused) | `sandbox_protected::nested_repositories_stay_shut_and_a_new_ones_code_settings_are_taken_out` |
 //! | a **new repository** (`git init`, `cargo new`) | kept; its code parts read-only from the next command on | `sandbox_protected::a_new_repository_keeps_its_git_and_its_hooks_are_then_protected` |
 //! | code a **new repository** would run, written in the same command (in the places examined and the nested places above): `config` settings that run a program or read settings from elsewhere (`core.fsmonitor`, `core.hooksPath`, `core.sshCommand`, `filter.*.smudge`, `alias.*`, `include.path`…: the table of the private `new_repo` module), hooks other than git's `*.sample` | taken out when the command has ended: the settings removed (the original config kept in the quarantine folder), the hooks moved there; each listed in `protectedCreated` and the content line | same test |
 //! | **protected entries** ([`tool_core::approval::PathClass`] protected classes) that exist at a root's top or in a directory on the way to the working directory (one listing each, never a walk of the workspace) | read-only mounts (neither written, renamed nor removed); a symlinked one read-only at its target; a dangling symlinked one refuses the run (`protected_symlink`) | `sandbox_protected::a_protected_symlink_is_protected_at_its_target_and_a_dangling_one_refused` |
-//! | protected **folders and files** that do **not exist** there yet (`.vscode/`, `.github/workflows`, `.husky/`, `.devcontainer/`, `.git/hooks`…; `.envrc`, `.mcp.json`, `conftest.py`, `.pre-commit-config.yaml`, `.gitlab-ci.yml`, `Jenkinsfile`, `rust-toolchain.toml`, `rust-toolchain`, `.npmrc`…; `.cargo/config.toml` where there is no `.cargo`: the short tables of the private `placeholder` module) | refused up front: a stand-in folder (holding only a `.gitignore` that ignores everything), bound read-only, holds the name (its first missing component) while the command runs (`EISDIR`, `EROFS`, `EBUSY`); git does not see it (`git add -A`, `git stash -u` work), nor do the programs reading those names (rustup, cargo, npm work beside it); commands share it, and it is removed (if nothing else is in it) once unused for two seconds or when the computer is dropped | `sandbox_protected::missing_protected_entries_are_refused_up_front_and_leave_nothing`, as root and as an unprivileged host: `sandbox_user::as_root_the_environment_and_home_are_scrubbed_and_limits_hold`, `sandbox_user::as_an_unprivileged_user_the_same_wall_holds_and_no_temp_dir_is_left` |
-//! | the other protected files that do not exist there yet (`.yarnrc`, `.cargo/config.toml` in an existing `.cargo`, patterns such as `*.code-workspace`, `.lintstagedrc*`, `.idea/`…), and every missing name under the fallback | creatable, then moved into the quarantine folder when the command has ended (no process of it is left: PID namespace), never silently: listed in `protectedCreated` and in one content line | `sandbox_protected::protected_entries_a_command_creates_in_a_git_workspace_are_moved_to_quarantine`, `sandbox_protected::the_landlock_fallback_sweeps_too` |
+//! | protected **folders and files** that do **not exist** there yet (`.vscode/`, `.github/workflows`, `.husky/`, `.devcontainer/`, `.idea/`, `.gitlab/`, `.circleci/`, `.git/hooks`…; `.envrc`, `.mcp.json`, `conftest.py`, `.pre-commit-config.yaml`, `.gitlab-ci.yml`, `Jenkinsfile`, `rust-toolchain.toml`, `rust-toolchain`, `.npmrc`…; `.cargo/config.toml` where there is no `.cargo`: the tables of the private `placeholder` module) | refused up front: a stand-in folder (holding only a `.gitignore` that ignores everything), bound read-only, holds the name (its first missing component) while the command runs (`EISDIR`, `EROFS`, `EBUSY`); git does not see it (`git add -A`, `git stash -u` work), nor do the programs reading those names (rustup, cargo, npm work beside it); commands share it, and it is removed (if nothing else is in it) once unused for two seconds or when the computer is dropped | `sandbox_protected::missing_protected_entries_are_refused_up_front_and_leave_nothing`, as root and as an unprivileged host: `sandbox_user::as_root_the_environment_and_home_are_scrubbed_and_limits_hold`, `sandbox_user::as_an_unprivileged_user_the_same_wall_holds_and_no_temp_dir_is_left` |
+//! | protected **files whose readers fail on a folder** that do **not exist** there yet (`.yarnrc`, `.yarnrc.yml`, `.pnpmfile.cjs`, `bunfig.toml`, `mise.toml`, `.bazelrc`, `lefthook.yaml`, `.huskyrc`, the usual `.lintstagedrc*` and `lint-staged.config.*` names, `.env.sh`, `.nvimrc`, `.dir-locals.el`, `.cursor/mcp.json`, `.claude/settings.json`, `.travis.yml`…: the table of the private `placeholder` module, with what each makes run) | refused up front: the name reads as an empty file (`/dev/null` bound read-only over a socket the runtime puts there; a missing folder on the way gets a stand-in folder); writes to it go nowhere; it cannot be removed, renamed, replaced or have its mode changed (`EBUSY`, `EROFS`); git lists it neither in the command nor in the host (`git add -A` works); shared and removed like the stand-in folders | `sandbox_protected::missing_protected_entries_are_refused_up_front_and_leave_nothing`, as root and as an unprivileged host: `sandbox_user::as_root_the_environment_and_home_are_scrubbed_and_limits_hold`, `sandbox_user::as_an_unprivileged_user_the_same_wall_holds_and_no_temp_dir_is_left` |
+//! | a project's existing **`.cargo`** folder (not the home's) | read-only whole: neither `config.toml` nor `config` can be added (cargo reads either, so no stand-in can hold one next to the other); cargo builds beside it | `sandbox::cargo_builds_and_tests_offline_with_the_populated_cache`, `sandbox_protected::missing_protected_entries_are_refused_up_front_and_leave_nothing`, as root and as an unprivileged host: `sandbox_user::as_root_the_environment_and_home_are_scrubbed_and_limits_hold`, `sandbox_user::as_an_unprivileged_user_the_same_wall_holds_and_no_temp_dir_is_left` |
+//! | the other protected entries that do not exist there yet (the other names of patterns: `*.code-workspace`, `.huskyrc.yaml`…; `.mvn/`, `gradle/wrapper`, `.config/husky` and the other folders no stand-in is made for), and every missing name under the fallback (no namespace: nothing to mount a stand-in with) | creatable, then moved into the quarantine folder when the command has ended (no process of it is left: PID namespace), never silently: listed in `protectedCreated` and in one content line | `sandbox_protected::protected_entries_a_command_creates_in_a_git_workspace_are_moved_to_quarantine`, `sandbox_protected::the_landlock_fallback_sweeps_too` |
 //! | a `*.pth` file outside a site directory (`site-packages`, `dist-packages`) | creatable and left: Python runs a `.pth` file's `import` lines only in its site directories, so one in a project folder runs nothing | same tests |
 //! | **read**: the system (`/usr`, `/etc` but secrets), the workspace, the toolchain locations of the home (`~/.cargo/bin`, `~/.rustup`, `~/.pyenv`, `~/.nvm`, git's settings…: the table of the private `home` module) | yes | `sandbox_user::as_root_the_environment_and_home_are_scrubbed_and_limits_hold` |
 //! | **write** the toolchain caches (`~/.cargo/registry`, `~/.npm`, `~/.cache/pip`, `~/go/pkg/mod`…) | yes ([`SandboxOptions::toolchain_caches_writable`], default on) | same |
@@ -105,19 +107,24 @@
 //!   command wrote into its config. That reaches the user only when the
 //!   user runs git in that repository (git in the outer repository does
 //!   not read an untracked nested repository's config).
-//! - **Missing protected files off the stand-in tables** are creatable
-//!   during the run and moved out only after it (a name without an inode
-//!   has nothing for a mount or a Landlock rule to attach to; a stand-in
-//!   must be harmless to the programs a command runs: an empty
-//!   `.yarnrc` is a setting file; a folder at `.cargo/config.toml` stops
-//!   `cargo`);
-//!   while the command runs, a program watching the tree may see them.
-//!   The stand-ins (folders, also for the file names) show in the host's
-//!   workspace while a command runs and for two seconds after: git does
-//!   not list them (each holds a `.gitignore` ignoring everything; `git
-//!   clean -x` in the command fails on them), but the host cannot create a
-//!   file of that name meanwhile (`EISDIR`); a stand-in for `.github` (no
+//! - **Missing protected entries off the stand-in tables** (the other
+//!   names of a pattern, such as `team.code-workspace`; the few folders
+//!   left out, see the `placeholder` module) are creatable during the run
+//!   and moved out only after it (a name without an inode has nothing for
+//!   a mount or a Landlock rule to attach to); while the command runs, a
+//!   program watching the tree may see them. Under the Landlock fallback
+//!   (no namespace) no stand-in is made: every missing protected name is
+//!   swept, not refused.
+//! - **The stand-ins show** in the host's workspace while a command runs
+//!   and for two seconds after (folders, sockets), and in the command
+//!   (`ls -a` lists them; the empty-file ones as character devices): git
+//!   does not list them (a folder holds a `.gitignore` ignoring
+//!   everything; git skips sockets and devices; `git clean -x` in the
+//!   command fails on a folder), but the host cannot create a file of that
+//!   name meanwhile (`EISDIR`, `EEXIST`); a stand-in for `.github` (no
 //!   `.github` yet) keeps the command from creating anything beneath it.
+//!   `cp -a` or `tar` of a folder holding an empty-file stand-in meets a
+//!   device it cannot recreate (`mknod` is refused).
 //! - **The process limit** is a pids cgroup of the command where the host
 //!   can make one (state `processLimit: "cgroup"`); elsewhere it is
 //!   `RLIMIT_NPROC` (`"rlimit"`), which the kernel does not apply to uid 0
@@ -206,6 +213,7 @@ pub(crate) mod env;
 mod home;
 #[cfg(target_os = "linux")]
 mod namespace;
+mod nested;
 mod new_repo;
 pub(crate) use classes::Classes;
 #[cfg(target_os = "linux")]
@@ -570,10 +578,14 @@ pub(crate) fn prepare(
         });
     };
     #[cfg(target_os = "linux")]
-    for path in placeholders.paths() {
+    for path in placeholders.paths().iter().chain(placeholders.files()) {
         if !plan.read_only.contains(path) {
             plan.read_only.push(path.clone());
         }
+    }
+    #[cfg(target_os = "linux")]
+    {
+        plan.empty_files = placeholders.files().to_vec();
     }
     let mut applied = AppliedSandbox {
         policy: policy.name().to_owned(),

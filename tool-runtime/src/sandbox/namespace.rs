@@ -226,7 +226,9 @@ pub(crate) fn mounts(
     let protected = plan
         .read_only
         .iter()
-        .filter(|p| !p.is_symlink() && !plan.extraheader.contains(p))
+        .filter(|p| {
+            !p.is_symlink() && !plan.extraheader.contains(p) && !plan.empty_files.contains(p)
+        })
         .map(|p| c_path(p))
         .collect::<Result<_>>()?;
     Ok(Mounts {
@@ -252,6 +254,11 @@ pub(crate) fn mounts(
             .collect::<Result<_>>()?,
         secret_files,
         secret_dirs,
+        empty_files: plan
+            .empty_files
+            .iter()
+            .map(|p| c_path(p))
+            .collect::<Result<_>>()?,
         cwd: c_path(cwd)?,
     })
 }

@@ -18,15 +18,24 @@
 //! regular `conftest.py`);
 //! an empty file would not be harmless (an empty `rust-toolchain.toml` or
 //! JSON settings file breaks the tools that read it, and git lists and
-//! commits it), nor would a device (`git add -A` refuses one). The file
-//! table holds only names whose readers inside a command cope with a
-//! folder (checked with the real programs: rustup for
-//! `rust-toolchain.toml`, npm for `.npmrc`); `.cargo/config.toml` gets a
-//! stand-in `.cargo` only where there is no `.cargo` (cargo stops on a
-//! folder at the file's name). The other protected files (`.yarnrc`,
-//! `.cargo/config.toml` in an existing `.cargo`, patterns such as
-//! `*.code-workspace`…) are still moved out after the run when a command
-//! creates them, and reported (`protectedCreated`).
+//! commits it). The folder table holds only names whose readers inside
+//! a command cope with a folder (checked with the real programs: rustup
+//! for `rust-toolchain.toml`, npm for `.npmrc`); `.cargo/config.toml`
+//! gets a stand-in `.cargo` only where there is no `.cargo` (an existing
+//! `.cargo` is read-only whole: the private `entries` module).
+//!
+//! The names whose readers fail on a folder (`.yarnrc`, `.pnpmfile.cjs`,
+//! `lefthook.yaml`, `.lintstagedrc.json`…: [`EMPTY_FILE_PLACEHOLDERS`],
+//! with what each makes run) get an empty-file stand-in instead: a socket
+//! in the host (git, in the host and in the command, lists neither
+//! sockets nor devices; a program in the host reading it fails at once,
+//! `ENXIO`), over which the command's namespace binds `/dev/null`
+//! read-only. Inside, the name reads as an empty file, writes to it go
+//! nowhere, and it can neither be removed, renamed, replaced nor have its
+//! mode changed (`EBUSY`, `EROFS`). What no fixed name covers (a
+//! pattern's other names: `*.code-workspace`, `.huskyrc.yaml`…) is still
+//! moved out after the run when a command creates it, and reported
+//! (`protectedCreated`).
 //!
 //! The folders appear in the host's workspace while the command runs and
 //! are removed (if still empty but for their `.gitignore`) once no command has used them for two
@@ -50,11 +59,13 @@ use crate::sandbox::classes::Classes;
 
 /// Protected names whose absence gets an empty read-only folder while a
 /// confined command runs: the folders an editor, CI, a hook manager or an
-/// agent most often starts programs from. Each stand-in is one more mount
-/// per command (~0.5 ms), so the list is short; the other protected
-/// folders (`.idea`, `.gitlab`, `.circleci`…) are protected when they
-/// exist and swept when a command creates them. Each must be protected by
-/// a [`tool_core::approval::PathClass`] (checked by the module's tests).
+/// agent starts programs from. Each stand-in is one more mount per
+/// command; the protected folders left out (`.mvn`: maven takes the
+/// nearest folder holding one for the project's root; `gradle/wrapper`,
+/// `.config/husky`: a stand-in would be a `gradle` or `.config` folder in
+/// every workspace) are protected when they exist and swept when a
+/// command creates them. Each must be protected by a
+/// [`tool_core::approval::PathClass`] (checked by the module's tests).
 pub(crate) const PLACEHOLDERS: &[&str] = &[
     // VS Code runs a folder-open task from `.vscode/tasks.json`.
     ".vscode",
@@ -64,6 +75,17 @@ pub(crate) const PLACEHOLDERS: &[&str] = &[
     ".husky",
     ".githooks",
     ".claude/hooks",
+    // Editors run the tasks, language servers and run configurations
+    // these name when the folder is opened.
+    ".idea",
+    ".zed",
+    ".fleet",
+    // CI runs these with the repository's credentials on the next push.
+    ".gitlab",
+    ".circleci",
+    ".buildkite",
+    ".azure-pipelines",
+    ".woodpecker",
 ];
 
 /// The code folders of a git directory (`.git`, a real folder) that get a
@@ -110,10 +132,115 @@ pub(crate) const FILE_PLACEHOLDERS: &[&str] = &[
 /// is missing: the reader fails on a folder at the name itself (cargo
 /// stops on a folder `.cargo/config.toml`) but not on an empty folder in
 /// place of the first component (no `.cargo` at all: cargo looks
-/// further up).
+/// further up). An existing `.cargo` is read-only whole (the private
+/// `entries` module's `READ_ONLY_FOLDERS`).
 pub(crate) const OUTER_PLACEHOLDERS: &[&str] = &[
     // cargo runs the `runner`, `rustc-wrapper` or linker it names.
     ".cargo/config.toml",
+];
+
+/// Protected file names whose absence gets a stand-in that reads as an
+/// empty file, because the programs reading them fail on a folder there
+/// (`EISDIR`) and an empty regular file would be listed and committed by
+/// git: in the host a socket (git lists no socket; a reader in the host
+/// gets `ENXIO` at once), over which the command's namespace binds
+/// `/dev/null` read-only. The command reads an empty file, its writes to
+/// it go nowhere, and it can neither remove, rename nor replace the name
+/// (`EBUSY`); git in the command lists no device either (`git add -A`
+/// leaves it). When a folder on the way is missing (`.cursor/mcp.json`
+/// without `.cursor`), that folder gets a folder stand-in instead. `(name,
+/// what runs)`; each must be protected by a [`tool_core::approval::PathClass`]
+/// (checked by the module's tests); each is one more mount per command.
+pub(crate) const EMPTY_FILE_PLACEHOLDERS: &[(&str, &str)] = &[
+    (
+        ".yarnrc",
+        "yarn 1 runs its `yarn-path`; it reads the name in every folder up to `/`",
+    ),
+    (".yarnrc.yml", "yarn 2+ runs its `yarnPath` and plugins"),
+    (".pnpmfile.cjs", "pnpm runs it at every install"),
+    ("bunfig.toml", "bun runs its `preload` scripts"),
+    (
+        "mise.toml",
+        "mise runs its hooks and tasks on entering the folder",
+    ),
+    (".mise.toml", "mise, as `mise.toml`"),
+    (".bazelrc", "bazel runs the tools and wrappers it names"),
+    ("lefthook.yaml", "lefthook runs it on the next commit"),
+    (".lefthook.yml", "lefthook, as `lefthook.yaml`"),
+    ("lefthook-local.yml", "lefthook, as `lefthook.yaml`"),
+    ("lefthook-local.yaml", "lefthook, as `lefthook.yaml`"),
+    (
+        ".overcommit.yml",
+        "overcommit runs its hooks on the next commit",
+    ),
+    (
+        ".huskyrc",
+        "husky 4 runs the hooks it names on the next commit",
+    ),
+    (".huskyrc.json", "husky 4, as `.huskyrc`"),
+    (".huskyrc.js", "husky 4, as `.huskyrc`"),
+    (
+        ".lintstagedrc",
+        "lint-staged runs its commands on the next commit",
+    ),
+    (".lintstagedrc.json", "lint-staged, as `.lintstagedrc`"),
+    (".lintstagedrc.yaml", "lint-staged, as `.lintstagedrc`"),
+    (".lintstagedrc.yml", "lint-staged, as `.lintstagedrc`"),
+    (".lintstagedrc.js", "lint-staged, as `.lintstagedrc`"),
+    (".lintstagedrc.cjs", "lint-staged, as `.lintstagedrc`"),
+    (".lintstagedrc.mjs", "lint-staged, as `.lintstagedrc`"),
+    ("lint-staged.config.js", "lint-staged, as `.lintstagedrc`"),
+    ("lint-staged.config.cjs", "lint-staged, as `.lintstagedrc`"),
+    ("lint-staged.config.mjs", "lint-staged, as `.lintstagedrc`"),
+    (
+        ".env.sh",
+        "a shell's folder loader runs it on entering the folder",
+    ),
+    (".autoenv", "autoenv runs it on entering the folder"),
+    (".autoenv.zsh", "autoenv, as `.autoenv`"),
+    (
+        ".nvimrc",
+        "neovim (`exrc`) runs it when started in the folder",
+    ),
+    (".lvimrc", "vim's localvimrc runs it"),
+    (
+        ".dir-locals.el",
+        "emacs evaluates it when a file of the folder is opened",
+    ),
+    (".dir-locals-2.el", "emacs, as `.dir-locals.el`"),
+    ("opencode.json", "opencode starts the MCP servers it names"),
+    (".crush.json", "crush starts the MCP servers it names"),
+    (".aider.conf.yml", "aider runs its lint and test commands"),
+    (".cursor/mcp.json", "Cursor starts the MCP servers it names"),
+    (
+        ".claude/settings.json",
+        "Claude Code runs its hooks and MCP servers",
+    ),
+    (
+        ".claude/settings.local.json",
+        "Claude Code, as `.claude/settings.json`",
+    ),
+    (
+        ".gemini/settings.json",
+        "Gemini CLI starts the MCP servers it names",
+    ),
+    (
+        ".codex/config.toml",
+        "Codex starts the MCP servers it names",
+    ),
+    (".pip/pip.conf", "pip installs from the index it names"),
+    (
+        "pip.conf",
+        "pip (in a virtual environment's folder) installs from the index it names",
+    ),
+    (
+        ".travis.yml",
+        "CI runs it with the repository's credentials on the next push",
+    ),
+    ("azure-pipelines.yml", "CI, as `.travis.yml`"),
+    ("bitbucket-pipelines.yml", "CI, as `.travis.yml`"),
+    (".woodpecker.yml", "CI, as `.travis.yml`"),
+    (".drone.yml", "CI, as `.travis.yml`"),
 ];
 
 /// The `.gitignore` of every stand-in: git (in the host and in the
@@ -127,11 +254,22 @@ const IGNORE_ALL: &[u8] = b"# A sandbox stand-in for a protected name: git ignor
 /// other share one instead of paying it each time.
 const IDLE: std::time::Duration = std::time::Duration::from_secs(2);
 
-/// A stand-in folder: how many commands use it, since when none does.
+/// A stand-in: what it is, how many commands use it, since when none
+/// does.
 #[derive(Debug)]
 struct Standing {
+    kind: Kind,
     users: usize,
     idle_since: Option<std::time::Instant>,
+}
+
+/// What a stand-in is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// An empty folder (but for its `.gitignore`), bound read-only.
+    Folder,
+    /// A socket in the host, `/dev/null` in the command.
+    EmptyFile,
 }
 
 /// The stand-ins this process made and has not removed yet.
@@ -155,7 +293,20 @@ fn remove_idle(idle: std::time::Duration) -> usize {
         .collect();
     idle_paths.sort_by_key(|p| std::cmp::Reverse(p.components().count()));
     for path in idle_paths {
-        active.remove(&path);
+        let Some(standing) = active.remove(&path) else {
+            continue;
+        };
+        if standing.kind == Kind::EmptyFile {
+            use std::os::unix::fs::FileTypeExt as _;
+            // Only while it is still a socket: anything else is the host's.
+            if path
+                .symlink_metadata()
+                .is_ok_and(|m| m.file_type().is_socket())
+            {
+                let _ = std::fs::remove_file(&path);
+            }
+            continue;
+        }
         // Its ignore file first, while it is still the one made here.
         let ignore = path.join(".gitignore");
         if std::fs::read(&ignore).is_ok_and(|text| text == IGNORE_ALL) {
@@ -168,6 +319,20 @@ fn remove_idle(idle: std::time::Duration) -> usize {
         }
     }
     active.len()
+}
+
+/// Whether `path` is a stand-in made here and not removed yet, still of
+/// its kind (a folder, a socket): the sweep of a command that started
+/// before it was made must leave it to the commands using it.
+pub(crate) fn holds(path: &Path) -> bool {
+    use std::os::unix::fs::FileTypeExt as _;
+    let Some(kind) = active().get(path).map(|s| s.kind) else {
+        return false;
+    };
+    path.symlink_metadata().is_ok_and(|m| match kind {
+        Kind::Folder => m.is_dir(),
+        Kind::EmptyFile => m.file_type().is_socket(),
+    })
 }
 
 /// Removes every stand-in no command uses now (a computer being dropped).
@@ -193,10 +358,11 @@ fn start_janitor() {
     });
 }
 
-/// The placeholder folders one command uses; released when dropped.
+/// The stand-ins one command uses; released when dropped.
 #[derive(Debug, Default)]
 pub(crate) struct Claimed {
     paths: Vec<PathBuf>,
+    files: Vec<PathBuf>,
 }
 
 impl Claimed {
@@ -204,15 +370,20 @@ impl Claimed {
     pub(crate) fn paths(&self) -> &[PathBuf] {
         &self.paths
     }
+
+    /// The sockets standing in for files, for `/dev/null` over each.
+    pub(crate) fn files(&self) -> &[PathBuf] {
+        &self.files
+    }
 }
 
 impl Drop for Claimed {
     fn drop(&mut self) {
-        if self.paths.is_empty() {
+        if self.paths.is_empty() && self.files.is_empty() {
             return;
         }
         let mut active = active();
-        for path in &self.paths {
+        for path in self.paths.iter().chain(&self.files) {
             if let Some(standing) = active.get_mut(path) {
                 standing.users = standing.users.saturating_sub(1);
                 if standing.users == 0 {
@@ -243,9 +414,8 @@ fn first_missing(dir: &Path, name: &str) -> Option<PathBuf> {
     None
 }
 
-/// Makes (or shares) the placeholder folders of the places examined for
-/// each of `roots` (canonical) with `cwd` (canonical) as the working
-/// directory.
+/// Makes (or shares) the stand-ins of the places examined for each of
+/// `roots` (canonical) with `cwd` (canonical) as the working directory.
 pub(crate) fn claim(roots: &[PathBuf], cwd: &Path, classes: &Classes) -> Claimed {
     let mut claimed = Claimed::default();
     let mut active = active();
@@ -256,12 +426,16 @@ pub(crate) fn claim(roots: &[PathBuf], cwd: &Path, classes: &Classes) -> Claimed
                 .symlink_metadata()
                 .is_ok_and(|m| m.is_dir());
             let git_names = GIT_PLACEHOLDERS.iter().filter(|_| git);
-            for name in PLACEHOLDERS
+            let folders = PLACEHOLDERS
                 .iter()
                 .chain(git_names)
                 .chain(FILE_PLACEHOLDERS)
                 .chain(OUTER_PLACEHOLDERS)
-            {
+                .map(|name| (*name, false));
+            let files = EMPTY_FILE_PLACEHOLDERS
+                .iter()
+                .map(|(name, _)| (*name, true));
+            for (name, empty_file) in folders.chain(files) {
                 let full = dir.join(name);
                 // Inside a stand-in already claimed: covered by it.
                 if claimed.paths.iter().any(|p| full.starts_with(p)) {
@@ -280,30 +454,66 @@ pub(crate) fn claim(roots: &[PathBuf], cwd: &Path, classes: &Classes) -> Claimed
                     if let Some(standing) = active.get_mut(&shared) {
                         standing.users += 1;
                         standing.idle_since = None;
+                        match standing.kind {
+                            Kind::Folder => claimed.paths.push(shared),
+                            Kind::EmptyFile => claimed.files.push(shared),
+                        }
                     }
-                    claimed.paths.push(shared);
                     continue;
                 }
                 let Some(path) = first_missing(&dir, name) else {
                     continue;
                 };
-                if OUTER_PLACEHOLDERS.contains(name) && path.parent() != Some(dir.as_path()) {
+                if OUTER_PLACEHOLDERS.contains(&name) && path.parent() != Some(dir.as_path()) {
                     continue;
                 }
-                if make(root, &path).is_ok() {
+                // The name itself, for a file whose readers fail on a
+                // folder: an empty file; a folder on the way: a folder.
+                let kind = if empty_file && path == full {
+                    Kind::EmptyFile
+                } else {
+                    Kind::Folder
+                };
+                let made = match kind {
+                    Kind::Folder => make(root, &path),
+                    Kind::EmptyFile => make_socket(root, &path),
+                };
+                if made.is_ok() {
                     active.insert(
                         path.clone(),
                         Standing {
+                            kind,
                             users: 1,
                             idle_since: None,
                         },
                     );
-                    claimed.paths.push(path);
+                    match kind {
+                        Kind::Folder => claimed.paths.push(path),
+                        Kind::EmptyFile => claimed.files.push(path),
+                    }
                 }
             }
         }
     }
     claimed
+}
+
+/// A socket made with `mknodat` at `path`'s last component in its parent,
+/// reached from `root` without following symlinks: the host's side of an
+/// empty-file stand-in.
+fn make_socket(root: &Path, path: &Path) -> std::io::Result<()> {
+    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+        return Err(std::io::Error::other("no parent"));
+    };
+    let dir = crate::beneath::open_dir(root, parent, false)?;
+    nix::sys::stat::mknodat(
+        dir.as_fd(),
+        name,
+        nix::sys::stat::SFlag::S_IFSOCK,
+        Mode::from_bits_truncate(0o444),
+        0,
+    )?;
+    Ok(())
 }
 
 /// `mkdirat` of `path`'s last component in its parent, reached from
@@ -347,7 +557,15 @@ mod tests {
     #[test]
     fn every_placeholder_names_a_protected_entry() {
         let classes = Classes::new(&SandboxOptions::default(), None).unwrap();
-        for name in FILE_PLACEHOLDERS {
+        for (name, why) in EMPTY_FILE_PLACEHOLDERS {
+            assert!(!why.is_empty(), "{name}: no reason");
+            assert!(
+                !FILE_PLACEHOLDERS.contains(name),
+                "{name}: in both file tables"
+            );
+        }
+        let empty_files = EMPTY_FILE_PLACEHOLDERS.iter().map(|(name, _)| name);
+        for name in FILE_PLACEHOLDERS.iter().chain(empty_files) {
             let probe = Path::new("/ws").join(name);
             assert!(
                 classes.protected(&probe).is_some(),
@@ -395,6 +613,20 @@ mod tests {
         );
         assert!(root.join(".vscode").is_dir());
         assert!(root.join(".envrc").is_dir(), "a file name held by a folder");
+        {
+            use std::os::unix::fs::FileTypeExt as _;
+            let yarnrc = root.join(".yarnrc").symlink_metadata().unwrap();
+            assert!(yarnrc.file_type().is_socket(), "an empty-file stand-in");
+            assert!(first.files().contains(&root.join(".yarnrc")));
+            // A missing folder on the way gets a folder.
+            assert!(first.paths().contains(&root.join(".cursor")));
+            assert!(
+                !first
+                    .files()
+                    .iter()
+                    .any(|p| p.starts_with(root.join(".cursor")))
+            );
+        }
         assert!(first.paths().contains(&root.join(".cargo")));
         // With a `.cargo` of its own, no folder at `.cargo/config.toml`
         // (cargo would stop on it).
@@ -424,6 +656,7 @@ mod tests {
         remove_unused();
         assert!(!root.join(".vscode").exists());
         assert!(!root.join(".envrc").exists());
+        assert!(root.join(".yarnrc").symlink_metadata().is_err());
         assert!(!root.join(".github/workflows").exists());
         assert!(root.join(".github").is_dir(), "what existed stays");
         assert!(root.join(".husky").is_file());

@@ -48,6 +48,9 @@ pub(crate) struct Plan {
     pub(crate) writable_roots: Vec<PathBuf>,
     /// Protected entries found in the writable roots, for the report.
     pub(crate) read_only: Vec<PathBuf>,
+    /// The stand-ins of missing protected files that show `/dev/null`
+    /// (the private `placeholder` module); also in `read_only`.
+    pub(crate) empty_files: Vec<PathBuf>,
     /// Git directories pinned in place (bound onto themselves).
     pub(crate) pinned: Vec<PathBuf>,
     /// Git configuration files shown without their `extraheader` lines.
@@ -226,6 +229,7 @@ pub(crate) fn plan(
         devices,
         writable_roots,
         read_only,
+        empty_files: Vec::new(),
         pinned: found.pinned,
         extraheader: found.extraheader,
         examined: found.dirs,

@@ -5,12 +5,13 @@
 //! workspace), and moved (never deleted) into the computer's quarantine
 //! folder.
 //!
-//! Existing protected entries are read-only mounts and cannot be replaced;
-//! missing ones of the stand-in tables are held by read-only stand-ins
-//! (the private `placeholder` module). Any other name that does not exist
-//! has no inode for a mount or a Landlock rule to attach to, so a command
-//! can create `.yarnrc` or `team.code-workspace` there (and, under the
-//! Landlock fallback, which has no stand-ins, `.envrc`). A `*.pth` file
+//! Existing protected entries are read-only mounts and cannot be replaced
+//! (an existing `.cargo` whole); missing ones of the stand-in tables are
+//! held by read-only stand-ins (the private `placeholder` module). Any
+//! other name that does not exist has no inode for a mount or a Landlock
+//! rule to attach to, so a command can create `team.code-workspace` there
+//! (a pattern's name), and, under the Landlock fallback, which has no
+//! stand-ins, `.envrc` or `.yarnrc`. A `*.pth` file
 //! outside a site directory runs nothing and is left where it is. With the namespace
 //! mechanism every process of the command ends with it (PID namespace), so
 //! the check after the run cannot be raced or outlived. A new repository
@@ -25,7 +26,8 @@ use serde::{Deserialize, Serialize};
 use tool_core::approval::PathRole;
 
 use crate::sandbox::classes::{Classes, GIT_CODE_PARTS};
-use crate::sandbox::entries::{multi_component, nested_git};
+use crate::sandbox::entries::multi_component;
+use crate::sandbox::nested::nested_git;
 use crate::sandbox::new_repo::{live_hooks, without_code_keys};
 
 /// Entries copied at most when a move must copy (the quarantine on another
@@ -103,14 +105,14 @@ impl Watch {
                         continue;
                     }
                     let path = entry.path();
-                    if self.classes.protected(&path).is_some() && !inert_here(&path) {
+                    if self.classes.kinds(&path).protected && !inert_here(&path) {
                         add(path);
                     }
                 }
             }
             for rel in multi_component(PathRole::Protected) {
                 let path = dir.join(rel);
-                if self.classes.protected(&path).is_some() {
+                if self.classes.kinds(&path).protected {
                     add(path);
                 }
             }
@@ -142,6 +144,9 @@ impl Watch {
             .collect();
         new.sort();
         new.dedup();
+        // Another command's stand-ins, made after this one started.
+        #[cfg(target_os = "linux")]
+        new.retain(|path| !super::placeholder::holds(path));
         drop(reported);
         let mut out = self.new_repositories(quarantine, tag);
         let mut reported = self.reported.lock().unwrap_or_else(|p| p.into_inner());

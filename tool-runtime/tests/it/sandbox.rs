@@ -995,6 +995,9 @@ async fn cargo_builds_and_tests_offline_with_the_populated_cache() {
         "src/lib.rs",
         "pub fn show(n: u32) -> String { itoa::Buffer::new().format(n).to_owned() }\n#[test]\nfn shows() { assert_eq!(show(7), \"7\"); }\n",
     );
+    // The project's own `.cargo` (read-only whole): cargo reads it, and a
+    // command can add nothing to it.
+    write(&d.ws, ".cargo/config.toml", "[net]\noffline = true\n");
     let out = sh(
         &c,
         &d.ws,
@@ -1010,4 +1013,12 @@ async fn cargo_builds_and_tests_offline_with_the_populated_cache() {
         out.content
     );
     assert!(d.ws.join("target").is_dir());
+    let out = sh(
+        &c,
+        &d.ws,
+        "echo '[build]' > .cargo/config || echo '[build]' >> .cargo/config.toml",
+    )
+    .await;
+    assert_ne!(exit_code(&out), 0, "{}", out.content);
+    assert!(!d.ws.join(".cargo/config").exists());
 }

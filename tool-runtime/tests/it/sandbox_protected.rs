@@ -90,19 +90,20 @@ async fn new_protected_entries_are_quarantined(namespaces: bool, with_git: bool)
     let Some(s) = setup(with_git) else { return };
     let c = computer(&s, namespaces);
     // With namespaces, missing protected folders and the files of the
-    // stand-in table are refused up front
+    // stand-in tables are refused up front
     // (`missing_protected_entries_are_refused_up_front_and_leave_nothing`):
-    // only the other names (`.yarnrc` here) are left to the sweep; a
-    // `.pth` outside a site directory runs nothing and is left alone.
-    let folders = if namespaces {
+    // only the names no stand-in can hold (a pattern's,
+    // `team.code-workspace` here) are left to the sweep; a `.pth` outside
+    // a site directory runs nothing and is left alone.
+    let held = if namespaces {
         ""
     } else {
-        "mkdir .vscode && echo x > .vscode/tasks.json && mkdir -p .github/workflows && touch .github/workflows/ci.yml && "
+        "mkdir .vscode && echo x > .vscode/tasks.json && mkdir -p .github/workflows && touch .github/workflows/ci.yml && echo x > .yarnrc && "
     };
     let out = sh(
         &c,
         &s.ws,
-        &format!("{folders}echo x > .yarnrc && echo 'import os' > demo.pth && mkdir -p .github && mkdir -p app && echo y > app/.envrc && echo notes > NOTES.md && mkdir docs && echo d > docs/a.md"),
+        &format!("{held}echo x > team.code-workspace && echo 'import os' > demo.pth && mkdir -p .github && mkdir -p app && echo y > app/.envrc && echo notes > NOTES.md && mkdir docs && echo d > docs/a.md"),
     )
     .await;
     let mechanism = state(&out)["sandbox"]["mechanism"]
@@ -123,9 +124,14 @@ async fn new_protected_entries_are_quarantined(namespaces: bool, with_git: bool)
     let mut got = created(&out);
     got.sort();
     let names: &[&str] = if namespaces {
-        &[".yarnrc"]
+        &["team.code-workspace"]
     } else {
-        &[".github/workflows", ".vscode", ".yarnrc"]
+        &[
+            ".github/workflows",
+            ".vscode",
+            ".yarnrc",
+            "team.code-workspace",
+        ]
     };
     let expected: Vec<(String, String)> = names
         .iter()
@@ -140,7 +146,7 @@ async fn new_protected_entries_are_quarantined(namespaces: bool, with_git: bool)
     assert!(s.ws.join("demo.pth").is_file());
     // Moved, not deleted.
     assert_eq!(
-        std::fs::read_to_string(s.quarantine.join("sh-1/.yarnrc")).unwrap(),
+        std::fs::read_to_string(s.quarantine.join("sh-1/team.code-workspace")).unwrap(),
         "x\n"
     );
     if !namespaces {
@@ -172,7 +178,9 @@ async fn new_protected_entries_are_quarantined(namespaces: bool, with_git: bool)
         .find(|l| l.contains("moved to quarantine"))
         .unwrap_or_else(|| panic!("no quarantine line: {}", out.content));
     assert!(
-        line.contains(&format!("{ws}/.yarnrc -> {q}/sh-1/.yarnrc")),
+        line.contains(&format!(
+            "{ws}/team.code-workspace -> {q}/sh-1/team.code-workspace"
+        )),
         "{line}"
     );
     // A later command that finds nothing new reports nothing.
@@ -207,12 +215,12 @@ async fn a_killed_command_is_swept_and_nothing_it_started_outlives_it() {
     let Some(s) = setup(true) else { return };
     let c = computer(&s, true);
     // Killed while running: swept at the kill.
-    let mut params = RunCommandParams::new("echo x > .yarnrc && sleep 30");
+    let mut params = RunCommandParams::new("echo x > team.code-workspace && sleep 30");
     params.run_in_background = Some(true);
     let started = c.run_command(params, &ctx(&s.ws)).await;
     let id = ok(&started)["shellId"].as_str().unwrap().to_owned();
     for _ in 0..100 {
-        if s.ws.join(".yarnrc").exists() {
+        if s.ws.join("team.code-workspace").exists() {
             break;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
@@ -226,7 +234,7 @@ async fn a_killed_command_is_swept_and_nothing_it_started_outlives_it() {
         )
         .await;
     assert!(killed.success, "{}", killed.content);
-    assert!(!s.ws.join(".yarnrc").exists());
+    assert!(!s.ws.join("team.code-workspace").exists());
     let out = c
         .get_command_output(
             GetCommandOutputParams {
@@ -237,13 +245,13 @@ async fn a_killed_command_is_swept_and_nothing_it_started_outlives_it() {
         )
         .await;
     assert_eq!(created(&out).len(), 1, "{}", out.content);
-    assert!(s.quarantine.join(&id).join(".yarnrc").is_file());
+    assert!(s.quarantine.join(&id).join("team.code-workspace").is_file());
     // Nothing the command starts outlives it (a PID namespace): neither a
     // background child nor one that left the group with setsid, so none
     // can create an entry after the check.
     for command in [
         "(sleep 0.5; mkdir -p .vscode; echo t > .vscode/tasks.json) > /dev/null 2>&1 &",
-        "setsid sh -c 'sleep 0.5; echo x > .yarnrc; echo y > outlived' > /dev/null 2>&1 &",
+        "setsid sh -c 'sleep 0.5; echo x > team.code-workspace; echo y > outlived' > /dev/null 2>&1 &",
     ] {
         let out = sh(&c, &s.ws, command).await;
         assert_eq!(ok(&out)["exitCode"], 0, "{}", out.content);
@@ -262,7 +270,7 @@ async fn a_killed_command_is_swept_and_nothing_it_started_outlives_it() {
             inside.is_empty() || inside == [".gitignore"],
             "{command}: {inside:?}"
         );
-        assert!(!s.ws.join(".yarnrc").exists(), "{command}");
+        assert!(!s.ws.join("team.code-workspace").exists(), "{command}");
         assert!(!s.ws.join("outlived").exists(), "{command}");
     }
 }
@@ -421,9 +429,38 @@ async fn missing_protected_entries_are_refused_up_front_and_leave_nothing() {
             "cd .. && echo x > ws/.envrc",
             // Inside, the name holds nothing to read.
             "cat .envrc",
+            // Missing protected files whose readers fail on a folder: an
+            // empty file stands in (`/dev/null` inside): what is written
+            // to it goes nowhere, and it cannot be replaced.
+            "echo 'yarn-path \"./x.js\"' > .yarnrc && test -s .yarnrc",
+            "rm .yarnrc && echo x > .yarnrc",
+            "mv NOTES.txt .yarnrc",
+            "ln -sf NOTES.txt .lintstagedrc.json",
+            "echo x > .pnpmfile.cjs && test -s .pnpmfile.cjs",
+            "mkdir .bazelrc",
+            "chmod 777 .yarnrc",
+            // A folder on the way is missing: a folder stands in for it.
+            "mkdir -p .cursor && echo '{}' > .cursor/mcp.json",
         ],
     )
     .await;
+    // They read as empty files, and git lists none of them.
+    let out = sh(
+        &c,
+        &s.ws,
+        "test -c .yarnrc && test ! -s .yarnrc && cat .yarnrc .lintstagedrc.json && echo read",
+    )
+    .await;
+    assert_eq!(ok(&out)["stdout"], "read\n", "{}", out.content);
+    if program_available("node") {
+        let out = sh(
+            &c,
+            &s.ws,
+            "node -e \"process.stdout.write(String(require('fs').readFileSync('.yarnrc').length))\"",
+        )
+        .await;
+        assert_eq!(ok(&out)["stdout"], "0", "{}", out.content);
+    }
     // Git does not see the stand-ins: `git add -A` in a real repository
     // (working there puts stand-ins in it) commits ordinary files only.
     if git_available() {
@@ -444,6 +481,7 @@ async fn missing_protected_entries_are_refused_up_front_and_leave_nothing() {
         let stdout = ok(&out)["stdout"].as_str().unwrap_or_default().to_owned();
         let (seen, listed) = stdout.split_once("---\n").unwrap_or_default();
         assert!(seen.contains(".envrc"), "the stand-in is there: {stdout}");
+        assert!(seen.contains(".yarnrc"), "the stand-in is there: {stdout}");
         assert_eq!(listed, "NOTES.txt\n", "only the ordinary file is committed");
     }
     // The programs reading the names held by stand-ins read them as "no
@@ -468,7 +506,9 @@ async fn missing_protected_entries_are_refused_up_front_and_leave_nothing() {
         .await;
         assert_eq!(ok(&out)["exitCode"], 0, "{program}: {}", out.content);
     }
-    // Working in a subfolder: the folders on the way there are covered too.
+    // Working in a subfolder: the folders on the way there are covered
+    // too; its own `.cargo` is read-only whole.
+    write(&s.ws, "app/.cargo/audit.toml", "audit\n");
     refused(
         &c,
         &s.ws,
@@ -480,6 +520,11 @@ async fn missing_protected_entries_are_refused_up_front_and_leave_nothing() {
             "echo x > .envrc",
             "echo x > ../.envrc",
             "echo x > conftest.py",
+            "echo x > .yarnrc && test -s .yarnrc",
+            "echo '[build]' > .cargo/config.toml",
+            "echo '[build]' > .cargo/config",
+            "mv .cargo cargo-old",
+            "rm -rf .cargo",
         ],
     )
     .await;
@@ -515,6 +560,16 @@ async fn missing_protected_entries_are_refused_up_front_and_leave_nothing() {
         "app/.envrc",
         "app/conftest.py",
         "repo/.envrc",
+        ".yarnrc",
+        ".lintstagedrc.json",
+        ".pnpmfile.cjs",
+        ".bazelrc",
+        ".cursor",
+        "repo/.yarnrc",
+        "app/.yarnrc",
+        "app/.cargo/config.toml",
+        "app/.cargo/config",
+        "app/cargo-old",
     ] {
         assert!(
             s.ws.join(rel).symlink_metadata().is_err(),
@@ -524,6 +579,10 @@ async fn missing_protected_entries_are_refused_up_front_and_leave_nothing() {
     assert_eq!(
         std::fs::read_to_string(s.ws.join(".github/CODEOWNERS")).unwrap(),
         "* @team\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(s.ws.join("app/.cargo/audit.toml")).unwrap(),
+        "audit\n"
     );
     // Ordinary work next to them goes on: a plain folder in .github, new
     // files at the top.

@@ -450,10 +450,22 @@ async fn leaks(c: &LocalComputer, ws: &Path, outside: &Path) {
         ("other processes", "cat /proc/1/environ"),
         ("a missing protected file", "echo 'echo hi' > .envrc"),
         ("a missing protected folder", "mkdir -p .github/workflows"),
+        (
+            "a missing protected file read as empty",
+            "echo x > .yarnrc && test -s .yarnrc",
+        ),
+        ("a stand-in replaced", "rm .yarnrc"),
+        ("a stand-in's mode", "chmod 777 .yarnrc"),
+        ("the host's /dev/null's mode", "chmod 666 /dev/null"),
     ] {
         let out = sh(c, ws, command).await;
         assert_ne!(code(&out), 0, "{what}: {}", out.content);
     }
+    // A project's own `.cargo` is read-only whole.
+    write(ws, "own/.cargo/audit.toml", "a\n");
+    let out = sh(c, &ws.join("own"), "echo '[build]' > .cargo/config.toml").await;
+    assert_ne!(code(&out), 0, "{}", out.content);
+    assert!(!ws.join("own/.cargo/config.toml").exists());
     if has("chattr") {
         let out = sh(c, ws, "chattr +i marker.txt").await;
         assert_ne!(code(&out), 0, "chattr: {}", out.content);

@@ -164,6 +164,35 @@ pub(super) fn set_attr(
     Ok(())
 }
 
+/// Makes the mount at `fd` (a device file's clone) read-only and
+/// `nosuid`, leaving its device files usable: a read-only mount still
+/// lets a device be read and written, but not its owner, mode or times
+/// changed (they are the host's device's).
+pub(super) fn device_read_only(fd: libc::c_int) -> std::io::Result<()> {
+    let attr = MountAttr {
+        attr_set: MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID,
+        attr_clr: 0,
+        propagation: 0,
+        userns_fd: 0,
+    };
+    // SAFETY: `attr` lives for the call and its size is passed; the path
+    // is an empty C string.
+    let done = unsafe {
+        libc::syscall(
+            libc::SYS_mount_setattr,
+            fd,
+            c"".as_ptr(),
+            libc::AT_EMPTY_PATH as libc::c_uint,
+            &attr as *const MountAttr,
+            std::mem::size_of::<MountAttr>(),
+        )
+    };
+    if done != 0 {
+        return Err(errno());
+    }
+    Ok(())
+}
+
 /// Attaches the detached tree `fd` at `path` and closes `fd`.
 pub(super) fn attach(fd: libc::c_int, path: &CStr) -> std::io::Result<()> {
     // SAFETY: `fd` is a detached tree from open_tree; paths are C strings.
@@ -305,6 +334,11 @@ pub(super) fn fresh_dev(
     )?;
     for (fd, path) in device_fds.iter().zip(devices) {
         touch(path)?;
+        if let Err(e) = device_read_only(*fd) {
+            // SAFETY: closing the tree's fd on the error path.
+            unsafe { libc::close(*fd) };
+            return Err(e);
+        }
         attach(*fd, path)?;
     }
     make_dir(c"/dev/pts", 0o755)?;
@@ -412,6 +446,19 @@ pub(super) fn setup_namespace(mounts: &Mounts) -> std::io::Result<()> {
         if unsafe { libc::unlink(MASK.as_ptr()) } != 0 {
             return Err(errno());
         }
+    }
+    // The stand-ins of missing protected files (sockets in the host): the
+    // fresh `/dev/null` over each, read-only (its mode and owner are the
+    // host's device's), so the name reads as an empty file and cannot be
+    // removed, renamed or replaced.
+    for file in &mounts.empty_files {
+        let fd = clone_one(c"/dev/null")?;
+        if let Err(e) = device_read_only(fd) {
+            // SAFETY: closing the tree's fd on the error path.
+            unsafe { libc::close(fd) };
+            return Err(e);
+        }
+        attach(fd, file)?;
     }
     for dir in &mounts.secret_dirs {
         mount_fs(
