@@ -7,8 +7,8 @@ the same inputs, and prints the table `benchmark | ours | peer | ratio |
 target`, also written to benches/RESULTS.md with the date, the core count and
 the peers' versions. `ratio` is ours / peer: below 1 means ours is faster.
 
-Pairs: pipeline, approval, search, export, openapi, mcp, mcp_faults, skills,
-dispatch
+Pairs: pipeline, approval, search, export, openapi, mcp, mcp_faults,
+mcp_revisions, skills, dispatch
 (default: all). `--quick` shortens every measurement and searches a tree of
 2 500 files instead of 25 000 (~500 MB); a quick run writes
 target/bench-run/RESULTS-quick.md and leaves benches/RESULTS.md alone.
@@ -202,6 +202,16 @@ def mcp_server_js():
 
 def mcp_peers(run):
     cmd = ["node", str(NODE_DIR / "mcp.mjs"), str(mcp_server_js())]
+    return cmd + (["--quick"] if run.quick else [])
+
+
+def mcp_revision_peers(run):
+    # The TS SDK (and the bare pipe) against tool-mcp's Python fixture
+    # server, the one the `mcp_revisions` group talks to: the pinned SDK has
+    # no 2026-07-28, so it speaks 2025-11-25 to it.
+    fixtures = ROOT / "tool-mcp" / "tests" / "fixtures" / "python"
+    cmd = ["node", str(NODE_DIR / "mcp.mjs"), str(fixtures / "server.py"),
+           "--python", str(fixtures / ".venv" / "bin" / "python")]
     return cmd + (["--quick"] if run.quick else [])
 
 
@@ -433,6 +443,40 @@ PAIRS = [
             "from tool-mcp's Python `faults` server, through `McpManager::call_tool` | a bare "
             "client of the same server (blocking pipe, each line parsed into a `Value`, the answer "
             "found by id). Per notification = (behind 100 000 − behind 0) / 100 000.",
+        ],
+    ),
+    Pair(
+        "mcp_revisions",
+        "mcp",
+        filter_="mcp_revisions",
+        crate="tool-mcp (issue 34)",
+        peers=[mcp_revision_peers],
+        rows=[
+            Row("mcp 2026-07-28: stateless echo over stdio, sequential",
+                crit("mcp_revisions/echo_v2026_sequential"), peer("mcp_revisions/sdk_sequential"),
+                peer_note="TS SDK on 2025-11-25"),
+            Row("mcp 2026-07-28: stateless echo, 100 in flight, per call",
+                crit("mcp_revisions/echo_v2026_100_in_flight_per_call"),
+                peer("mcp_revisions/sdk_100_in_flight"), peer_note="TS SDK on 2025-11-25"),
+            Row("mcp 2025-11-25, same server: echo over stdio, sequential",
+                crit("mcp_revisions/echo_v2025_sequential"), peer("mcp_revisions/sdk_sequential"),
+                peer_note="TS SDK"),
+            Row("mcp 2025-11-25, same server: echo, 100 in flight, per call",
+                crit("mcp_revisions/echo_v2025_100_in_flight_per_call"),
+                peer("mcp_revisions/sdk_100_in_flight"), peer_note="TS SDK"),
+            Row("mcp 2026-07-28: stateless echo, sequential vs bare pipe",
+                crit("mcp_revisions/echo_v2026_sequential"), peer("mcp_revisions/bare_sequential"),
+                peer_note="floor, 2025-06-18"),
+        ],
+        notes=[
+            "mcp revisions (issue 34; group `mcp_revisions` of benches/benches/mcp.rs): the `echo` "
+            "tool of tool-mcp's Python `mcp` SDK fixture server over stdio (one process per side; the "
+            "Python server dominates every figure), ours = `McpManager::call_tool` opened as "
+            "2026-07-28 (`server/discover`, stateless requests with per-request `_meta`) and as "
+            "2025-11-25 (`initialize`, a session); TS SDK = `Client.callTool` of the pinned SDK, "
+            "which has no 2026-07-28 and speaks 2025-11-25 to the same server; bare pipe = "
+            "newline-delimited JSON-RPC after an `initialize` (benches/peers/node/mcp.mjs "
+            "`--python`). No target: the issue asks for the figure.",
         ],
     ),
     Pair(
@@ -785,7 +829,7 @@ class Run:
             self.start_rg()
         if any(getattr(c, "python", False) for p in pairs for c in p.peers):
             self.setup_python()
-        if any(set(p.peers) & {mcp_peers, node_json_parse} for p in pairs):
+        if any(set(p.peers) & {mcp_peers, mcp_revision_peers, node_json_parse} for p in pairs):
             self.setup_node()
         self.step("peers: install check", t0)
         # One build of every bench the run needs (one consistent snapshot of

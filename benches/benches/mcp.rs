@@ -47,8 +47,12 @@
 //! sequential (ratio to the SDK 1.13–1.33) and 1.52 ms per call with 100
 //! in flight (1.65–1.85); 2025-11-25 1.74 ms and 1.62 ms. Ours is the
 //! slower here, on both revisions, unlike against server-everything
-//! (`peers_mcp`); not yet explained, and not in `benches/run` (its MCP
-//! peer starts only Node servers).
+//! (`peers_mcp`); not yet explained. Now the pair `mcp_revisions` of
+//! `benches/run` (the SDK and a bare pipe against the same fixture,
+//! `benches/peers/node/mcp.mjs --python`): 2026-12-07 19:26–19:37, load
+//! 2.7–4.3, 2026-07-28 1.17 ms sequential (1.4 × the SDK's 837 µs, 1.46 ×
+//! the bare pipe's 801 µs) and 675 µs per call with 100 in flight (0.995 ×
+//! the SDK's 678 µs); 2025-11-25 1.12 ms and 800 µs.
 //!
 //! Group `mcp_faults` (issue 18 §5): loading 10 000 hostile remote tool
 //! descriptions into a registry, and one `tools/call` whose answer comes

@@ -4,21 +4,32 @@
 // tool of @modelcontextprotocol/server-everything over stdio.
 //
 // Usage: node mcp.mjs SERVER_JS [--quick]
+//        node mcp.mjs SERVER_PY --python PYTHON [--quick]
 // Prints {"versions": {...}, "results": {name: nanoseconds per call}}.
+// With --python the server is tool-mcp's Python `mcp` SDK fixture
+// (`PYTHON SERVER_PY stdio`, speaking 2025-11-25 and 2026-07-28; the SDK
+// client speaks its latest, 2025-11-25) and the results are named
+// `mcp_revisions/…` (the `mcp_revisions` pair of benches/run).
 
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 
 const server = process.argv[2];
 const quick = process.argv.includes("--quick");
-if (!server) {
-  console.error("usage: node mcp.mjs SERVER_JS [--quick]");
+const pythonAt = process.argv.indexOf("--python");
+const python = pythonAt > 0 ? process.argv[pythonAt + 1] : null;
+if (!server || (pythonAt > 0 && !python)) {
+  console.error("usage: node mcp.mjs SERVER_JS [--quick] | node mcp.mjs SERVER_PY --python PYTHON [--quick]");
   process.exit(2);
 }
+// How the server is started, and the prefix of the result names.
+const command = python ?? process.execPath;
+const prefix = python ? "mcp_revisions" : "mcp";
 const SEQUENTIAL = quick ? 300 : 2000;
 const ROUNDS = quick ? 5 : 20;
 const IN_FLIGHT = 100;
@@ -51,7 +62,7 @@ async function measure(call) {
 
 async function sdkClient() {
   const transport = new StdioClientTransport({
-    command: process.execPath,
+    command,
     args: [server, "stdio"],
     stderr: "ignore",
   });
@@ -71,7 +82,7 @@ async function sdkClient() {
 }
 
 async function bareClient() {
-  const child = spawn(process.execPath, [server, "stdio"], { stdio: ["pipe", "pipe", "ignore"] });
+  const child = spawn(command, [server, "stdio"], { stdio: ["pipe", "pipe", "ignore"] });
   const waiting = new Map();
   let buffered = "";
   child.stdout.setEncoding("utf8");
@@ -123,19 +134,27 @@ const version = (pkg) =>
 
 const sdk = await sdkClient();
 const bare = await bareClient();
-const serverMeta = JSON.parse(readFileSync(join(dirname(server), "..", "package.json"), "utf8"));
+const versions = {
+  node: process.versions.node,
+  "@modelcontextprotocol/sdk": `${version("@modelcontextprotocol/sdk")} (protocol ${LATEST_PROTOCOL_VERSION})`,
+};
+if (python) {
+  const probe = spawnSync(python, ["-c", "import importlib.metadata as m; print(m.version('mcp'))"], {
+    encoding: "utf8",
+  });
+  versions["mcp (Python fixture server)"] = probe.stdout.trim() || "unknown";
+} else {
+  const serverMeta = JSON.parse(readFileSync(join(dirname(server), "..", "package.json"), "utf8"));
+  versions[serverMeta.name] = serverMeta.version;
+}
 console.log(
   JSON.stringify({
-    versions: {
-      node: process.versions.node,
-      "@modelcontextprotocol/sdk": version("@modelcontextprotocol/sdk"),
-      [serverMeta.name]: serverMeta.version,
-    },
+    versions,
     results: {
-      "mcp/sdk_sequential": sdk.sequential,
-      "mcp/sdk_100_in_flight": sdk.inFlight,
-      "mcp/bare_sequential": bare.sequential,
-      "mcp/bare_100_in_flight": bare.inFlight,
+      [`${prefix}/sdk_sequential`]: sdk.sequential,
+      [`${prefix}/sdk_100_in_flight`]: sdk.inFlight,
+      [`${prefix}/bare_sequential`]: bare.sequential,
+      [`${prefix}/bare_100_in_flight`]: bare.inFlight,
     },
   }),
 );
