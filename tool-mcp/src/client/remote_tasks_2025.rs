@@ -12,15 +12,28 @@
 //! revision's task requests nor the listing's `execution` (read by
 //! [`listed_execution`](crate::client::listed_execution)): they go as
 //! custom requests and their answers are read as JSON.
+//!
+//! Detached ([`McpManager::start_task`](crate::McpManager::start_task)
+//! and the calls by handle): [`start`] sends the call as a task and hands
+//! back what the server made of it without following it; [`look`] is one
+//! `tasks/get` (and, once the task is no longer `working`, the
+//! `tasks/result` that brings its questions to the session's handler and
+//! its end); [`cancel`] is `tasks/cancel`. A 2025-11-25 server keeps a
+//! task in the session that made it, so a handle of such a server is used
+//! on the session that started it (a new session finds no task).
 
 use std::time::Duration;
 
-use rmcp::model::{CallToolRequestParams, CallToolResult, ClientRequest, CustomRequest};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientRequest, CustomRequest, TASKS_EXTENSION_ID, Task,
+    TaskStatus,
+};
 use rmcp::service::Peer;
 use rmcp::{ErrorData, RoleClient, ServiceError};
 use serde_json::{Value, json};
 
 use crate::client::listed_execution::ListedTaskSupport;
+use crate::client::remote_rounds::{Reached, Rounds};
 use crate::client::remote_tasks::{MAX_POLL, MIN_POLL};
 use crate::client::session::{Lifecycle, Session};
 
@@ -136,4 +149,118 @@ pub(crate) async fn call_as_task(
             }
         }
     }
+}
+
+/// A 2025-11-25 task as [`look`] saw it (the fields of
+/// [`McpTaskStatus`](crate::McpTaskStatus), which has no questions here:
+/// they go to the session's handler).
+#[derive(Debug)]
+pub(crate) struct Looked {
+    pub task_id: String,
+    pub status: String,
+    pub status_message: Option<String>,
+    pub poll_interval_ms: Option<u64>,
+    pub ttl_ms: Option<u64>,
+    pub result: Option<CallToolResult>,
+    pub error: Option<Value>,
+}
+
+/// Whether `session` lists `tool` with task support (required or
+/// optional): a detached start asks for a task only then.
+pub(crate) fn supports_tasks(session: &Session, tool: &str) -> bool {
+    session.hooks().listed.task_support(tool).is_some()
+}
+
+/// Sends `params` as a task and returns at once: the task the server made
+/// of it (`Reached::Task`, its id and ttl), or the result when it ran the
+/// call at once.
+pub(crate) async fn start(
+    peer: &Peer<RoleClient>,
+    params: CallToolRequestParams,
+    as_task: bool,
+) -> Result<Reached, ServiceError> {
+    let mut raw = serde_json::to_value(&params).map_err(|e| failed(e.to_string()))?;
+    if as_task {
+        raw["task"] = json!({ "ttl": TASK_TTL_MS });
+    }
+    let created = send(peer, "tools/call", raw).await?;
+    let Some(task) = created.get("task").filter(|t| t.is_object()) else {
+        return tool_result("tools/call", created).map(|r| Reached::Rounds(Rounds::Done(r)));
+    };
+    let id = task
+        .get("taskId")
+        .and_then(Value::as_str)
+        .ok_or_else(|| failed("tools/call made a task without a `taskId`".to_owned()))?;
+    let text = |key: &str| task.get(key).and_then(Value::as_str).unwrap_or_default();
+    let mut made = Task::new(
+        id,
+        TaskStatus::Working,
+        text("createdAt"),
+        text("lastUpdatedAt"),
+    );
+    made.ttl_ms = task.get("ttl").and_then(Value::as_u64);
+    made.poll_interval_ms = task.get("pollInterval").and_then(Value::as_u64);
+    Ok(Reached::Task(made))
+}
+
+/// Task `id` as the server sees it: one `tasks/get`; when it is no longer
+/// `working` (questions waiting, or ended), `tasks/result` too, which
+/// carries its questions to the session's handler and answers with its
+/// end: the call's result, or the error it failed with.
+pub(crate) async fn look(peer: &Peer<RoleClient>, id: &str) -> Result<Looked, ServiceError> {
+    let got = send(peer, "tasks/get", json!({ "taskId": id })).await?;
+    let text = |key: &str| got.get(key).and_then(Value::as_str).map(str::to_owned);
+    let mut status = Looked {
+        task_id: text("taskId").unwrap_or_else(|| id.to_owned()),
+        status: text("status").unwrap_or_else(|| "unknown".to_owned()),
+        status_message: text("statusMessage"),
+        poll_interval_ms: got.get("pollInterval").and_then(Value::as_u64),
+        ttl_ms: got.get("ttl").and_then(Value::as_u64),
+        result: None,
+        error: None,
+    };
+    if matches!(
+        status.status.as_str(),
+        "input_required" | "completed" | "failed"
+    ) {
+        match send(peer, "tasks/result", json!({ "taskId": id })).await {
+            Ok(answer) => {
+                let result = tool_result("tasks/result", answer)?;
+                status.status = if result.is_error == Some(true) {
+                    "failed"
+                } else {
+                    "completed"
+                }
+                .to_owned();
+                status.result = Some(result);
+            }
+            Err(ServiceError::McpError(error)) => {
+                status.status = "failed".to_owned();
+                status.error = serde_json::to_value(&error).ok();
+            }
+            Err(other) => return Err(other),
+        }
+    }
+    Ok(status)
+}
+
+/// `tasks/cancel` of task `id`.
+pub(crate) async fn cancel(peer: &Peer<RoleClient>, id: &str) -> Result<(), ServiceError> {
+    send(peer, "tasks/cancel", json!({ "taskId": id }))
+        .await
+        .map(drop)
+}
+
+/// Whether a detached task on `session` is this module's: the session
+/// speaks 2025-11-25 and the server did not declare the tasks extension
+/// (a server that did, such as ours, keeps its tasks by that extension on
+/// either revision).
+pub(crate) fn uses_2025_tasks(session: &Session) -> bool {
+    session.lifecycle() == Lifecycle::Initialize
+        && !session.peer().peer_info().is_some_and(|info| {
+            info.capabilities
+                .extensions
+                .as_ref()
+                .is_some_and(|declared| declared.contains_key(TASKS_EXTENSION_ID))
+        })
 }

@@ -2,7 +2,8 @@
 //! back as a [`McpTaskHandle`] at once ([`McpManager::start_task`]),
 //! then looked at, waited for or cancelled by handle — in this process or
 //! in another one, after a restart: nothing of the task lives in the
-//! manager. Every use checks the handle first (its MAC, key, expiry and
+//! manager (a 2025-11-25 server's own tasks live in its session: see
+//! [`McpManager::start_task`]). Every use checks the handle first (its MAC, key, expiry and
 //! server: see [`task_handle`](crate::client::task_handle)), so a forged
 //! or edited handle never reaches the server.
 //!
@@ -26,6 +27,7 @@ use crate::client::manager::{McpManager, Resend};
 use crate::client::remote_rounds::{ByHooks, Reached, Rounds};
 use crate::client::remote_talk::{Unheard, call_reaching};
 use crate::client::remote_tasks::{MAX_POLL, MIN_POLL};
+use crate::client::remote_tasks_2025;
 use crate::client::task_handle::{McpTaskHandle, NewHandle, TaskKeys};
 use crate::error::Error;
 
@@ -116,6 +118,19 @@ impl McpTaskStatus {
         Ok(status)
     }
 
+    fn looked(looked: remote_tasks_2025::Looked) -> Self {
+        Self {
+            task_id: looked.task_id,
+            status: looked.status,
+            status_message: looked.status_message,
+            poll_interval_ms: looked.poll_interval_ms,
+            ttl_ms: looked.ttl_ms,
+            questions: Vec::new(),
+            result: looked.result,
+            error: looked.error,
+        }
+    }
+
     fn poll(&self) -> Duration {
         self.poll_interval_ms
             .map_or(DEFAULT_POLL, Duration::from_millis)
@@ -149,6 +164,14 @@ impl McpManager {
     /// [`ManagerOptions::task_keys`](crate::ManagerOptions::task_keys), and
     /// [`ManagerOptions::tasks`](crate::ManagerOptions::tasks) for the
     /// server to know it may make a task (without it the call runs at once).
+    ///
+    /// A 2025-11-25 server without the tasks extension gets that revision's
+    /// task (`tools/call` with `task`, for a tool it lists with task
+    /// support; see `remote_tasks_2025`); it keeps the task in the session
+    /// that made it, so such a handle is used on the same session (this
+    /// manager, while the server runs), and a task waiting on input is
+    /// followed through `tasks/result`, which brings its questions to the
+    /// manager's elicitation handler.
     pub async fn start_task(
         &self,
         id: &str,
@@ -165,6 +188,12 @@ impl McpManager {
                 let (params, in_flight) = (params.clone(), Arc::clone(&in_flight));
                 let trace = self.trace(&slot, &session);
                 async move {
+                    if remote_tasks_2025::uses_2025_tasks(&session) {
+                        // A 2025-11-25 server: the call goes as that
+                        // revision's task, handed back unfollowed.
+                        let as_task = remote_tasks_2025::supports_tasks(&session, tool);
+                        return remote_tasks_2025::start(session.peer(), params, as_task).await;
+                    }
                     let answerer = ByHooks {
                         hooks: session.hooks(),
                         peer: session.peer(),
@@ -209,10 +238,18 @@ impl McpManager {
         let got = self
             .idempotent(&handle.server, "tasks/get", |session| {
                 let task_id = task_id.clone();
-                async move { session.peer().get_task(GetTaskParams::new(task_id)).await }
+                async move {
+                    if remote_tasks_2025::uses_2025_tasks(&session) {
+                        return remote_tasks_2025::look(session.peer(), &task_id)
+                            .await
+                            .map(|looked| Ok(McpTaskStatus::looked(looked)));
+                    }
+                    let got = session.peer().get_task(GetTaskParams::new(task_id)).await?;
+                    Ok(McpTaskStatus::of(got.task))
+                }
             })
             .await?;
-        McpTaskStatus::of(got.task).map_err(|message| Error::Request {
+        got.map_err(|message| Error::Request {
             server: handle.server.clone(),
             operation: "tasks/get".to_owned(),
             message,
@@ -253,10 +290,14 @@ impl McpManager {
         self.idempotent(&handle.server, "tasks/cancel", |session| {
             let task_id = task_id.clone();
             async move {
+                if remote_tasks_2025::uses_2025_tasks(&session) {
+                    return remote_tasks_2025::cancel(session.peer(), &task_id).await;
+                }
                 session
                     .peer()
                     .cancel_task(CancelTaskParams::new(task_id))
                     .await
+                    .map(drop)
             }
         })
         .await?;

@@ -730,3 +730,74 @@ async fn a_task_required_tool_of_a_2025_server_is_called_as_a_task() {
         manager.shutdown().await;
     }
 }
+
+/// A task of a 2025-11-25 server (server-everything's
+/// `simulate-research-query`, four stages of a second) handed back at once
+/// as a handle (`McpManager::start_task`), the handle stored as JSON and
+/// read back, then looked at and waited for by it (each stage seen, the
+/// report whole at the end); another one cancelled by handle; an edited
+/// handle refused before the server hears of it. A 2025-11-25 server keeps
+/// a task in the session that made it: the handle is used on that session.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2025_servers_task_is_detached_as_a_handle_and_followed_by_it() {
+    let keys = tool_mcp::TaskKeys::new(tool_mcp::TaskKey::new("k1", [7u8; 32]).unwrap());
+    let manager = McpManager::new(tool_mcp::ManagerOptions::default().task_keys(keys));
+    manager.upsert(everything_stdio("everything")).unwrap();
+    settled_catalog(&manager, "everything", "simulate-research-query").await;
+    let status = manager.status("everything").await.unwrap();
+    assert_eq!(status.protocol_version.as_deref(), Some("2025-11-25"));
+    let start = |topic: &str| {
+        manager.start_task(
+            "everything",
+            "simulate-research-query",
+            json!({ "topic": topic }).as_object().unwrap().clone(),
+            json!({"decision": "run", "by": "test"}),
+        )
+    };
+    let tool_mcp::McpTaskStart::Task(handle) = start("tide pools").await.unwrap() else {
+        panic!("the server ran a task-required tool at once");
+    };
+    assert_eq!(handle.server, "everything");
+    let stored = serde_json::to_string(&handle).unwrap();
+    let handle: tool_mcp::McpTaskHandle = serde_json::from_str(&stored).unwrap();
+
+    let first = manager.task_status(&handle).await.unwrap();
+    assert_eq!(first.status, "working", "{first:?}");
+    let mut seen = Vec::new();
+    let done = tokio::time::timeout(
+        Duration::from_secs(30),
+        manager.wait_task(&handle, |status| {
+            seen.push(status.status_message.clone().unwrap_or_default());
+        }),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    assert_eq!(done.status, "completed", "{done:?}");
+    let text = done.result.as_ref().unwrap().content[0]
+        .as_text()
+        .unwrap()
+        .text
+        .clone();
+    assert!(text.contains("Research Report: tide pools"), "{text}");
+    assert!(
+        seen.iter().any(|m| m.contains("Generating report")),
+        "the stages were seen: {seen:?}"
+    );
+
+    // An edited handle never reaches the server.
+    let mut edited: serde_json::Value = serde_json::from_str(&stored).unwrap();
+    edited["taskId"] = json!("someone-elses-task");
+    let edited: tool_mcp::McpTaskHandle = serde_json::from_value(edited).unwrap();
+    let refused = manager.task_status(&edited).await.unwrap_err();
+    assert_eq!(refused.code(), "mcp_task_handle", "{refused}");
+
+    // Cancelled by handle: it ends `cancelled`, with no report.
+    let tool_mcp::McpTaskStart::Task(other) = start("kelp").await.unwrap() else {
+        panic!("the server ran a task-required tool at once");
+    };
+    let cancelled = manager.cancel_task(&other).await.unwrap();
+    assert_eq!(cancelled.status, "cancelled", "{cancelled:?}");
+    assert!(cancelled.result.is_none(), "{cancelled:?}");
+    manager.shutdown().await;
+}
