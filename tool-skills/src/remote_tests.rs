@@ -24,6 +24,9 @@ const PDF_MD: &str = "---\nname: pdf\ndescription: Fill PDF forms.\n---\nUse the
 
 struct Fake {
     listing: Result<Vec<ListedSkill>, RemoteError>,
+    /// Replaces `listing` from the second `list` on, when set.
+    later: Option<Vec<ListedSkill>>,
+    lists: Mutex<usize>,
     files: BTreeMap<String, Vec<u8>>,
     reads: Mutex<Vec<String>>,
 }
@@ -32,6 +35,8 @@ impl Fake {
     fn new(listing: Vec<ListedSkill>) -> Self {
         Self {
             listing: Ok(listing),
+            later: None,
+            lists: Mutex::new(0),
             files: BTreeMap::from([
                 (PDF.to_owned(), PDF_MD.as_bytes().to_vec()),
                 (FORMS.to_owned(), b"Field names.".to_vec()),
@@ -52,7 +57,12 @@ impl RemoteSkills for Fake {
     }
 
     async fn list(&self) -> Result<Vec<ListedSkill>, RemoteError> {
-        self.listing.clone()
+        let mut lists = self.lists.lock().unwrap();
+        *lists += 1;
+        match (&self.later, *lists) {
+            (Some(later), 2..) => Ok(later.clone()),
+            _ => self.listing.clone(),
+        }
     }
 
     async fn read(&self, _skill: &ListedSkill, uri: &str) -> Result<Vec<u8>, RemoteError> {
@@ -357,4 +367,37 @@ async fn a_source_that_cannot_answer_is_unavailable_not_refused() {
         tool.fetch("nope").await,
         Err(Error::UnknownSkill { .. })
     ));
+}
+
+#[tokio::test]
+async fn relisting_reloads_what_the_source_lists_now_and_forgets_what_was_fetched() {
+    let mut fake = Fake::new(vec![pdf()]);
+    let greeting = ListedSkill::new("mem://greeting/SKILL.md", "greeting", "Greets.");
+    fake.later = Some(vec![pdf().field("license", "MIT"), greeting]);
+    let fake = Arc::new(fake);
+    let registry = SkillRegistry::load_listed(
+        [SkillSource::remote("mem", fake.clone())],
+        LoadOptions::default(),
+    )
+    .await;
+    let tool = SkillsTool::new(registry);
+    // A reload reads the kept listing: no request, nothing changed.
+    assert!(tool.registry().write().unwrap().reload().is_empty());
+    assert_eq!(*fake.lists.lock().unwrap(), 1);
+    tool.fetch("pdf").await.unwrap();
+    assert_eq!(fake.reads(), [PDF]);
+
+    let diff = tool.relist().await;
+    assert_eq!(diff.added, ["greeting"]);
+    assert_eq!(diff.changed, ["pdf"]);
+    assert_eq!(*fake.lists.lock().unwrap(), 2);
+    // The listing changed: SKILL.md is fetched again, and now differs
+    // from it (the file has no licence).
+    let error = tool.fetch("pdf").await.unwrap_err();
+    assert_eq!(
+        error.remote().unwrap().kind,
+        RemoteErrorKind::Frontmatter,
+        "{error}"
+    );
+    assert_eq!(fake.reads(), [PDF, PDF]);
 }
