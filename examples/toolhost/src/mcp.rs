@@ -97,6 +97,18 @@ pub enum McpCommand {
         /// The skill's name.
         name: String,
     },
+    /// The `--skills` folders and then every configured server's skills
+    /// (as sources `mcp:ID`, listed through the skills extension with no
+    /// file read) in one registry, as a host would load them:
+    /// `{"catalog", "skills": [{"name", "source", "location"}], "shadowed",
+    /// "findings", "activated"?}`. With `--activate NAME` the skill is
+    /// activated through the `skills` tool (a server's skill fetched and
+    /// checked then): `"activated": {"success", "code"?, "content"}`.
+    SkillCatalog {
+        /// A skill to activate after loading.
+        #[arg(long, value_name = "NAME")]
+        activate: Option<String>,
+    },
     /// A remote tool's task as data: `start` ends as soon as the server
     /// made the call a task and prints its handle; `get` and `cancel`
     /// take that handle in any later process (see the README).
@@ -456,6 +468,14 @@ pub async fn run(
             let listed = remote_skills::list(&manager).await;
             manager.shutdown().await;
             Ok(listed)
+        }
+        McpCommand::SkillCatalog { activate } => {
+            let manager = manager_for(options.configs()?, guarded(options)?)?;
+            let catalog =
+                remote_skills::catalog(Arc::clone(&manager), sources.skills, activate.as_deref())
+                    .await;
+            manager.shutdown().await;
+            Ok(catalog)
         }
         McpCommand::Skill { server, name } => {
             let manager = manager_for(options.configs()?, guarded(options)?)?;

@@ -2,9 +2,16 @@
 //! servers serve through the skills extension (SEP-2640), listed without
 //! reading a file, and one skill loaded (its files read, `SKILL.md` first,
 //! each checked against the server's entry by tool-mcp).
+//! `toolhost mcp skill-catalog`: those servers as sources of one skills
+//! registry behind the `--skills` folders (tool-mcp's `McpSkillSource`).
+
+use std::path::PathBuf;
+use std::sync::Arc;
 
 use serde_json::{Value, json};
-use tool_mcp::McpManager;
+use tool_core::Tool as _;
+use tool_mcp::{McpManager, McpSkillSource};
+use tool_skills::{LoadOptions, SkillRegistry, SkillSource, SkillsTool};
 
 use crate::Failure;
 
@@ -44,4 +51,60 @@ pub async fn load(manager: &McpManager, server: &str, name: &str) -> Result<Valu
         })
         .collect();
     Ok(json!({"skill": loaded.entry, "files": files}))
+}
+
+/// `mcp skill-catalog`: the `--skills` folders (`skills[i]`), then each
+/// enabled server's skills (`mcp:ID`), loaded into one registry (listed,
+/// nothing fetched), its catalog, what loaded and what was shadowed or
+/// failed; with `activate`, that skill activated through the tool.
+pub async fn catalog(
+    manager: Arc<McpManager>,
+    folders: &[PathBuf],
+    activate: Option<&str>,
+) -> Value {
+    let mut sources: Vec<SkillSource> = folders
+        .iter()
+        .enumerate()
+        .map(|(index, dir)| SkillSource::dir(format!("skills[{index}]"), dir))
+        .collect();
+    for id in manager.ids() {
+        if manager.config(&id).is_some_and(|c| c.enabled) {
+            let label = format!("mcp:{id}");
+            sources.push(McpSkillSource::new(Arc::clone(&manager), id).into_source(label));
+        }
+    }
+    let registry = SkillRegistry::load_listed(sources, LoadOptions::default()).await;
+    let skills: Vec<Value> = registry
+        .skills()
+        .map(|s| json!({"name": s.name(), "source": s.source, "location": s.location()}))
+        .collect();
+    let mut out = json!({
+        "skills": skills,
+        "shadowed": registry.shadowed(),
+        "findings": registry.findings(),
+    });
+    let tool = SkillsTool::new(registry);
+    out["catalog"] = json!(tool.system_role());
+    if let Some(name) = activate {
+        let activated = tool
+            .call(
+                "activateSkill",
+                json!({ "name": name }),
+                &tool_core::ToolContext::new(),
+            )
+            .await;
+        out["activated"] = match activated {
+            Ok(output) => {
+                let mut shown = json!({"success": output.success, "content": output.content});
+                if let Some(code) = output.error_code() {
+                    shown["code"] = json!(code.as_str());
+                }
+                shown
+            }
+            Err(error) => {
+                json!({"success": false, "code": error.code.as_str(), "content": error.message})
+            }
+        };
+    }
+    out
 }

@@ -348,3 +348,54 @@ async fn a_served_skills_folder_is_a_registry_source_of_another_host() {
     assert_eq!(out.content, on_disk);
     manager.shutdown().await;
 }
+
+/// `toolhost mcp skill-catalog`: the client's own `--skills` folder ahead
+/// of the served skills (one shadowing a served skill of the same name),
+/// the catalog a model would see, and `--activate` fetching a served
+/// skill's `SKILL.md` through the `skills` tool.
+#[test]
+fn toolhost_loads_a_servers_skills_behind_its_own_folders() {
+    let cwd = tempfile::tempdir().unwrap();
+    let own = cwd.path().join("own");
+    std::fs::create_dir_all(own.join("unit-conversion")).unwrap();
+    std::fs::write(
+        own.join("unit-conversion/SKILL.md"),
+        "---\nname: unit-conversion\ndescription: Our own units.\n---\nOurs.\n",
+    )
+    .unwrap();
+    let own = own.display().to_string();
+    let (out, code) = client(
+        cwd.path(),
+        &examples(),
+        &[
+            "skill-catalog",
+            "--skills",
+            &own,
+            "--activate",
+            "commit-messages",
+        ],
+    );
+    assert_eq!(code, Some(0), "{out}");
+    let sources: Vec<(&str, &str)> = out["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["name"].as_str().unwrap(), s["source"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        sources,
+        [
+            ("commit-messages", "mcp:mcp1"),
+            ("release-notes", "mcp:mcp1"),
+            ("unit-conversion", "skills[0]"),
+        ],
+        "{out}"
+    );
+    assert_eq!(out["shadowed"][0]["shadowed"]["kind"], "remote", "{out}");
+    let catalog = out["catalog"].as_str().unwrap();
+    assert!(catalog.contains("<name>release-notes</name>"), "{catalog}");
+    assert!(catalog.contains("Our own units."), "{catalog}");
+    assert_eq!(out["activated"]["success"], true, "{out}");
+    let content = out["activated"]["content"].as_str().unwrap();
+    assert!(content.contains("# Commit messages"), "{content}");
+}
