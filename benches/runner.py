@@ -476,7 +476,10 @@ PAIRS = [
             "2025-11-25 (`initialize`, a session); TS SDK = `Client.callTool` of the pinned SDK, "
             "which has no 2026-07-28 and speaks 2025-11-25 to the same server; bare pipe = "
             "newline-delimited JSON-RPC after an `initialize` (benches/peers/node/mcp.mjs "
-            "`--python`). No target: the issue asks for the figure.",
+            "`--python`). No target: the issue asks for the figure. The server's per-call times "
+            "are heavy-tailed (median ~0.9 ms, mean ~1.5 ms): ours (criterion's median of per-sample "
+            "means) counts the tail, the peers' medians of single calls leave it out; and our "
+            "calls' `_meta` (`progressToken`, `traceparent`) costs this server ~60 µs a call.",
         ],
     ),
     Pair(
