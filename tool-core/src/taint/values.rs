@@ -146,7 +146,9 @@ fn is_ascii_space(b: u8) -> bool {
 fn more_non_space_than(bytes: &[u8], limit: usize) -> bool {
     let mut count = 0;
     for block in bytes.chunks(64) {
-        count += block.iter().filter(|b| !is_ascii_space(**b)).count();
+        // A sum of 0s and 1s (not a filtered count): one vector pass.
+        let here: u32 = block.iter().map(|b| u32::from(!is_ascii_space(*b))).sum();
+        count += here as usize;
         if count > limit {
             return true;
         }
@@ -218,20 +220,36 @@ fn normalise_text_into(text: &str, buf: &mut String) -> bool {
     true
 }
 
-/// The bytes that end a token.
-const SEPARATORS: [bool; 256] = {
-    let mut table = [false; 256];
+/// A byte that ends a token (in [`BYTE_CLASS`]).
+const SEPARATOR: u8 = 1;
+/// A byte without which a token holds no value (in [`BYTE_CLASS`]): a
+/// digit (numbers, ids), `.` (hosts), `@` (addresses), `:` (URLs,
+/// `mailto:`). A token of letters and other bytes only is a word.
+const VALUE_BYTE: u8 = 2;
+
+/// Each byte's class, so one pass over a token finds both its end and
+/// whether it can hold a value.
+const BYTE_CLASS: [u8; 256] = {
+    let mut table = [0u8; 256];
     let list = b" \t\n\r\"'<>()[]{},;|`\\";
     let mut i = 0;
     while i < list.len() {
-        table[list[i] as usize] = true;
+        table[list[i] as usize] = SEPARATOR;
         i += 1;
     }
+    let mut d = b'0';
+    while d <= b'9' {
+        table[d as usize] = VALUE_BYTE;
+        d += 1;
+    }
+    table[b'.' as usize] = VALUE_BYTE;
+    table[b'@' as usize] = VALUE_BYTE;
+    table[b':' as usize] = VALUE_BYTE;
     table
 };
 
 fn is_separator(b: u8) -> bool {
-    SEPARATORS[usize::from(b)]
+    BYTE_CLASS[usize::from(b)] == SEPARATOR
 }
 
 /// Each address, URL, host, number and id in `text`.
@@ -243,10 +261,19 @@ fn atoms_in(text: &str, buf: &mut String, found: &mut dyn FnMut(ValueKind, &str)
             i += 1;
         }
         let start = i;
-        while i < bytes.len() && !is_separator(bytes[i]) {
+        // The token's end, and whether any byte of it can make a value.
+        let mut seen = 0u8;
+        while i < bytes.len() {
+            let class = BYTE_CLASS[usize::from(bytes[i])];
+            if class == SEPARATOR {
+                break;
+            }
+            seen |= class;
             i += 1;
         }
-        if i > start {
+        // A word (no digit, `.`, `@` or `:`) is no value, and starts no
+        // grouped number (which needs digits): skipped at once.
+        if i > start && seen & VALUE_BYTE != 0 {
             // Numbers written with thousands separators ("1,250.00") and
             // ids written in groups ("GB29 NWBK 6016"): read on across one
             // separator while digits follow.
@@ -486,20 +513,21 @@ fn normalise_number_into(token: &str, buf: &mut String) -> bool {
 /// An id of six or more letters and digits, both present, into `buf`.
 fn normalise_id_into(token: &str, buf: &mut String) -> bool {
     buf.clear();
-    let (mut letters, mut digits) = (false, false);
+    let (mut letters, mut digits, mut joins) = (false, false, false);
     for b in token.bytes() {
         match b {
-            b'0'..=b'9' => {
-                digits = true;
-                buf.push(char::from(b));
-            }
-            b'a'..=b'z' | b'A'..=b'Z' => {
-                letters = true;
-                buf.push(char::from(b.to_ascii_uppercase()));
-            }
-            b'-' | b'_' => {}
+            b'0'..=b'9' => digits = true,
+            b'a'..=b'z' | b'A'..=b'Z' => letters = true,
+            b'-' | b'_' => joins = true,
             _ => return false,
         }
+    }
+    // Only ASCII letters, digits, `-` and `_`: copied whole, upper-cased
+    // in place, the joins dropped only when there are some.
+    buf.push_str(token);
+    buf.make_ascii_uppercase();
+    if joins {
+        buf.retain(|c| c != '-' && c != '_');
     }
     letters && digits && buf.len() >= 6
 }
