@@ -65,6 +65,27 @@ impl Words {
     }
 }
 
+/// The bytes of `rest` (fewer than eight) as a little-endian number.
+fn tail(rest: &[u8]) -> u64 {
+    let mut value = 0u64;
+    let mut at = 0;
+    if let Some(four) = rest.get(..4).and_then(|b| <[u8; 4]>::try_from(b).ok()) {
+        value = u64::from(u32::from_le_bytes(four));
+        at = 4;
+    }
+    if let Some(two) = rest
+        .get(at..at + 2)
+        .and_then(|b| <[u8; 2]>::try_from(b).ok())
+    {
+        value |= u64::from(u16::from_le_bytes(two)) << (8 * at);
+        at += 2;
+    }
+    if let Some(one) = rest.get(at) {
+        value |= u64::from(*one) << (8 * at);
+    }
+    value
+}
+
 impl Hasher for Words {
     fn finish(&self) -> u64 {
         self.0.rotate_left(26)
@@ -77,12 +98,10 @@ impl Hasher for Words {
         }
         let rest = chunks.remainder();
         if !rest.is_empty() {
-            // The length keeps `ab` and `ab\0` apart.
-            let mut word = rest.len() as u64;
-            for (i, b) in rest.iter().enumerate() {
-                word |= u64::from(*b) << (8 * (i + 1));
-            }
-            self.add(word);
+            // The length keeps `ab` and `ab\0` apart: the word is the
+            // length, then the bytes from the second byte on (little
+            // endian), read four, two and one at a time.
+            self.add(rest.len() as u64 | tail(rest) << 8);
         }
     }
 
@@ -96,6 +115,18 @@ mod tests {
     use std::hash::{BuildHasher, BuildHasherDefault};
 
     use super::Words;
+
+    #[test]
+    fn the_tail_is_read_as_byte_by_byte() {
+        for len in 1..8 {
+            let rest: Vec<u8> = (0..len).map(|i| 0xa0 + i as u8).collect();
+            let mut want = 0u64;
+            for (i, b) in rest.iter().enumerate() {
+                want |= u64::from(*b) << (8 * i);
+            }
+            assert_eq!(super::tail(&rest), want, "{len} bytes");
+        }
+    }
 
     #[test]
     fn names_hash_apart() {

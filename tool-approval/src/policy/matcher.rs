@@ -26,6 +26,7 @@ use tool_core::manifest::ArgMatcher;
 use crate::call::facts::command_text;
 use crate::error::Error;
 use crate::shell::wildcard::wildcard_match;
+use crate::shell::words::has_byte;
 use crate::shell::wrappers::{stdin_commands, views};
 use crate::shell::{Hazard, ShellCommand, SimpleCommand, tokenize};
 
@@ -338,7 +339,7 @@ fn could_complete(view: &[String], prefix: &[String]) -> bool {
 /// A command's word against a prefix rule's word: equal, or an unquoted
 /// glob that names it (`gi[t]`, `pu?h`: the shell may expand it so).
 fn word_matches(word: &str, want: &str) -> bool {
-    word == want || (word.contains(['*', '?', '[']) && wildcard_match(word, want))
+    word == want || (has_byte(word, b"*?[") && wildcard_match(word, want))
 }
 
 /// Options that take a separate value when they sit between a program and
@@ -365,7 +366,7 @@ fn word_could_be(word: &str, want: &str) -> bool {
     if word_matches(word, want) {
         return true;
     }
-    if !word.contains(['$', '`']) {
+    if !has_byte(word, b"$`") {
         return false;
     }
     let mut pattern = String::with_capacity(word.len());

@@ -150,7 +150,10 @@ pub(crate) fn split(source: &str) -> Option<Split> {
     // Ends the current command; `next_piped` says whether the next one reads a pipe.
     let mut finish = |words: &mut Vec<String>, piped: &mut bool, next_piped: bool| -> Option<()> {
         let first = words.first()?;
-        if first.contains('=') || RESERVED.contains(&first.as_str()) || name_then_plus(first) {
+        if super::words::has_byte(first, b"=")
+            || RESERVED.contains(&first.as_str())
+            || name_then_plus(first)
+        {
             return None;
         }
         // A wrapper whose own words run a script needs the full parser:

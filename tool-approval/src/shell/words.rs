@@ -44,6 +44,15 @@ pub(crate) fn unescape_double(text: &str) -> String {
     out
 }
 
+/// Whether `word` holds one of the ASCII bytes of `set`: a plain loop
+/// (words are short; `str::contains` with a set of chars sets up a
+/// searcher and decodes every char). Equal to `word.contains(CHARS)` for
+/// ASCII chars, which no byte of a multi-byte char can be.
+#[inline]
+pub(crate) fn has_byte(word: &str, set: &[u8]) -> bool {
+    word.as_bytes().iter().any(|b| set.iter().any(|s| s == b))
+}
+
 /// The last path component of a command word (`/usr/bin/rm` → `rm`).
 pub(crate) fn basename(word: &str) -> &str {
     // A plain scan: words are short, and this runs for every view of every part.

@@ -495,7 +495,9 @@ fn any_dangerous_env_once_each(env: &[context::EnvSet]) -> bool {
 
 /// A word that names a file relative to where the part runs.
 fn is_relative_word(word: &str) -> bool {
-    !word.is_empty() && !word.starts_with(['-', '/', '~', '$']) && !word.contains(['=', ':'])
+    !word.is_empty()
+        && !word.starts_with(['-', '/', '~', '$'])
+        && !crate::shell::words::has_byte(word, b"=:")
 }
 
 /// The built-in rows of the blacklist's tables (path classes, dangerous
@@ -696,7 +698,10 @@ impl Blacklist {
                     if example_copy.as_deref() == Some(word) {
                         continue;
                     }
-                    if at.is_some() && (moved || word.contains(['.', '/'])) && text_at() == at {
+                    if at.is_some()
+                        && (moved || crate::shell::words::has_byte(word, b"./"))
+                        && text_at() == at
+                    {
                         continue;
                     }
                     if (looks_like_path(word)
@@ -724,7 +729,8 @@ impl Blacklist {
                     // does a long option's value
                     // (`--pathspec-from-file=.streamlit/secrets.toml`).
                     if (!word.starts_with('-') || word.starts_with("--"))
-                        && let Some((_, value)) = word.split_once('=')
+                        && let Some(eq) = word.bytes().position(|b| b == b'=')
+                        && let Some(value) = word.get(eq + 1..)
                         && looks_like_path(value)
                         && seen.insert((value, here))
                     {
@@ -805,7 +811,20 @@ impl Blacklist {
 /// Whether `text` holds `needle`; a word shorter than it is answered
 /// without a substring search being set up (most words are short).
 pub(super) fn contains_text(text: &str, needle: &str) -> bool {
-    text.len() >= needle.len() && text.contains(needle)
+    if text.len() < needle.len() {
+        return false;
+    }
+    let Some(&first) = needle.as_bytes().first() else {
+        return true;
+    };
+    if text.len() > 64 {
+        return text.contains(needle);
+    }
+    // A short word: compared where its byte equals the needle's first.
+    let bytes = text.as_bytes();
+    (0..=bytes.len() - needle.len()).any(|at| {
+        bytes.get(at) == Some(&first) && bytes.get(at..at + needle.len()) == Some(needle.as_bytes())
+    })
 }
 
 /// Whether `entry` fires for the call's facts (`view_hits`: what the

@@ -804,7 +804,7 @@ fn with_home(path: &str) -> std::borrow::Cow<'_, str> {
 /// Whether a word could name a file of one of the rows at all: a cheap
 /// filter (every pattern holds a `.` or a `/`).
 fn may_match(word: &str) -> bool {
-    !word.starts_with('-') && word.contains(['.', '/'])
+    !word.starts_with('-') && crate::shell::words::has_byte(word, b"./")
 }
 
 /// A persistence location (per-user patterns match at any depth, so no

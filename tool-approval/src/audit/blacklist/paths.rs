@@ -7,6 +7,7 @@ use crate::path_view::resolve_path;
 use crate::shell::basename;
 use crate::shell::table::Invocation;
 use crate::shell::wildcard::wildcard_match;
+use crate::shell::words::has_byte;
 
 pub(super) fn add_path(
     paths: &mut Vec<String>,
@@ -15,14 +16,14 @@ pub(super) fn add_path(
     home: Option<&Path>,
 ) {
     paths.push(raw.to_owned());
-    if raw.contains(['$', '`']) {
+    if has_byte(raw, b"$`") {
         // `/etc/pass$1wd`, `/proc/sysrq-trigge${X}r`: an expansion can be
         // anything (also empty), so the word may name whatever it matches
         // with each expansion read as `*`.
         let pattern = expansions_as_stars(raw);
         paths.extend(glob_matches(&pattern, cwd, home));
     }
-    if raw.contains(['*', '?', '[']) {
+    if has_byte(raw, b"*?[") {
         // `cat /etc/sha*`, `cat .e*`: the sensitive files the glob would name.
         paths.extend(glob_matches(raw, cwd, home));
     }
@@ -228,7 +229,7 @@ fn secret_name(word: &str) -> bool {
 
 pub(super) fn looks_like_path(word: &str) -> bool {
     secret_name(word)
-        || word.contains('/')
+        || has_byte(word, b"/")
         || word.starts_with('.')
         || word.starts_with('~')
         || super::contains_text(word, "history")

@@ -68,7 +68,8 @@ pub(super) fn expanded_names(word: &str) -> impl Iterator<Item = &str> {
 
 /// Whether a word expands a variable named like a secret.
 pub(crate) fn expands_secret(word: &str) -> bool {
-    expanded_names(word).any(names_secret)
+    // Most words expand nothing (one byte scan, no searcher).
+    crate::shell::words::has_byte(word, b"$") && expanded_names(word).any(names_secret)
 }
 
 /// `echo "$GITHUB_TOKEN"`, `printf %s "$DB_PASSWORD"`: a printer whose
