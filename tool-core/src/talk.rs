@@ -153,6 +153,15 @@ impl ToolContext {
         }
     }
 
+    /// Logs a line for this call with its structured data (a remote
+    /// server's log data, a task's id and handle), nowhere when the host
+    /// set no events.
+    pub fn log_with_data(&self, level: LogLevel, message: &str, data: Option<&Value>) {
+        if let Some(events) = self.extension::<EventsHandle>() {
+            events.0.log(self.call_id(), level, message, data);
+        }
+    }
+
     /// Asks the user `question` and waits for the answer, at most until
     /// this call's deadline (then [`Elicited::Cancel`]).
     ///

@@ -15,7 +15,7 @@ use crate::client::catalog::{McpCatalog, McpCatalogTool};
 use crate::client::config::{McpProtocol, McpServerConfig, McpTransport};
 use crate::client::options::ManagerOptions;
 use crate::client::remote_talk::{
-    InFlight, Unheard, call_rounds_with_events, call_tool_with_events,
+    InFlight, Unheard, call_rounds_telling_task, call_tool_with_events,
 };
 use crate::client::session::{ConnectOptions, Hooks, Lifecycle, Session};
 use crate::error::Error;
@@ -584,6 +584,7 @@ impl McpManager {
             let (params, in_flight, events) =
                 (params.clone(), Arc::clone(&in_flight), Arc::clone(&events));
             let trace = self.trace(&slot, &session);
+            let tell = self.task_teller(&slot.config, &params, ctx, Arc::clone(&events));
             async move {
                 if crate::client::remote_tasks_2025::wanted(&session, &params.name) {
                     return crate::client::remote_tasks_2025::call_as_task(session.peer(), params)
@@ -595,13 +596,14 @@ impl McpManager {
                     session.peer(),
                     ctx,
                 );
-                call_rounds_with_events(
+                call_rounds_telling_task(
                     session.peer(),
                     &answerer,
                     &in_flight,
                     params,
                     events,
                     &trace,
+                    tell,
                 )
                 .await
             }

@@ -311,6 +311,20 @@ pub(crate) async fn call_rounds_with_events(
     events: Arc<dyn CallEvents>,
     trace: &ClientTrace,
 ) -> Result<Rounds, ServiceError> {
+    call_rounds_telling_task(peer, answerer, in_flight, params, events, trace, |_| {}).await
+}
+
+/// [`call_rounds_with_events`] with `on_task` told of the task when the
+/// server makes the call one, before the task is followed.
+pub(crate) async fn call_rounds_telling_task(
+    peer: &Peer<RoleClient>,
+    answerer: &impl Answerer,
+    in_flight: &Arc<InFlight>,
+    params: CallToolRequestParams,
+    events: Arc<dyn CallEvents>,
+    trace: &ClientTrace,
+    on_task: impl FnOnce(&rmcp::model::Task) + Send,
+) -> Result<Rounds, ServiceError> {
     match call_reaching(
         peer,
         answerer,
@@ -321,9 +335,12 @@ pub(crate) async fn call_rounds_with_events(
     )
     .await?
     {
-        Reached::Task(task) => follow(peer, answerer, task, events.as_ref())
-            .await
-            .map(Rounds::Done),
+        Reached::Task(task) => {
+            on_task(&task);
+            follow(peer, answerer, task, events.as_ref())
+                .await
+                .map(Rounds::Done)
+        }
         Reached::Rounds(rounds) => Ok(rounds),
     }
 }

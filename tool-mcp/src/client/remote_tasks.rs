@@ -13,7 +13,10 @@
 //! answers cancel the task too, with an error naming them: a task's
 //! handle is not kept in tool-core's durable turn (yet): a host that
 //! needs the task to outlive the call starts it detached
-//! ([`McpManager::start_task`](crate::McpManager::start_task)). Each change
+//! ([`McpManager::start_task`](crate::McpManager::start_task)). With task
+//! keys, a call through the pipeline tells its events the task's handle
+//! as soon as the server makes it (see `McpManager::task_teller`), so a
+//! host that keeps it finds the task again after a crash. Each change
 //! of the task's status reaches the call's events as a log line (`task
 //! `ID`: working: message`, data `{"taskId", "status", "statusMessage"}`).
 

@@ -17,12 +17,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, CancelTaskParams, DetailedTask, GetTaskParams,
+    CallToolRequestParams, CallToolResult, CancelTaskParams, DetailedTask, GetTaskParams, Task,
     TaskPayload,
 };
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::client::config::McpServerConfig;
 use crate::client::manager::{McpManager, Resend};
 use crate::client::remote_rounds::{ByHooks, Reached, Rounds};
 use crate::client::remote_talk::{Unheard, call_reaching};
@@ -146,6 +147,58 @@ impl McpManager {
             .ok_or_else(|| Error::TaskHandle {
                 message: "no task keys were given (ManagerOptions::task_keys): task handles can be neither made nor checked".to_owned(),
             })
+    }
+
+    /// For a call through the pipeline ([`McpTool`](crate::McpTool)): with
+    /// [`ManagerOptions::task_keys`](crate::ManagerOptions::task_keys),
+    /// what tells the call's events the handle of the task the server makes
+    /// of the call, as soon as it does (a log line `task `ID`: handle` whose
+    /// data is `{"taskId", "handle"}`). A host that keeps it finds the task
+    /// by handle ([`task_status`](Self::task_status),
+    /// [`wait_task`](Self::wait_task)) after losing the call to a crash; a
+    /// call dropped in process still cancels its task. The approval bound
+    /// into the handle is the call's: `{"via": "pipeline", "callId",
+    /// "confinement"}` (the confinement the gate ran it under, if any).
+    pub(crate) fn task_teller(
+        &self,
+        config: &McpServerConfig,
+        params: &CallToolRequestParams,
+        ctx: &tool_core::ToolContext,
+        events: Arc<dyn tool_core::CallEvents>,
+    ) -> impl FnOnce(&Task) + Send + 'static + use<> {
+        let keys = self.options().task_keys.clone();
+        let config = config.clone();
+        let tool = params.name.to_string();
+        let arguments = params.arguments.clone().unwrap_or_default();
+        let approval = serde_json::json!({
+            "via": "pipeline",
+            "callId": ctx.call_id(),
+            "confinement": ctx.extension::<tool_core::Confinement>(),
+        });
+        move |task: &Task| {
+            let Some(keys) = keys else {
+                return;
+            };
+            let signed = keys.sign(NewHandle {
+                config: &config,
+                tool: &tool,
+                arguments: &arguments,
+                task_id: task.task_id.clone(),
+                ttl_ms: task.ttl_ms,
+                approval,
+            });
+            match signed {
+                Ok(handle) => events.log(
+                    None,
+                    tool_core::LogLevel::Info,
+                    &format!("task `{}`: handle", task.task_id),
+                    Some(&serde_json::json!({"taskId": task.task_id, "handle": handle})),
+                ),
+                Err(error) => {
+                    tracing::debug!(task = %task.task_id, %error, "no handle for a pipeline task");
+                }
+            }
+        }
     }
 
     /// Checks `handle` (MAC, key, expiry, its server configured here at

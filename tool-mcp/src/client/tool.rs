@@ -256,8 +256,8 @@ impl tool_core::CallEvents for ToContext {
         _call_id: Option<&str>,
         level: tool_core::LogLevel,
         message: &str,
-        _data: Option<&Value>,
+        data: Option<&Value>,
     ) {
-        self.0.log(level, message);
+        self.0.log_with_data(level, message, data);
     }
 }

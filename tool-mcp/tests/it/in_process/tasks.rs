@@ -785,3 +785,97 @@ async fn a_detached_task_is_read_waited_for_and_cancelled_by_handle_from_a_fresh
     }
     stop.cancel();
 }
+
+/// The data of the log lines a call's events get.
+#[derive(Default)]
+struct LogData(std::sync::Mutex<Vec<serde_json::Value>>);
+
+impl tool_core::CallEvents for LogData {
+    fn progress(&self, _: Option<&str>, _: &tool_core::Progress) {}
+
+    fn log(
+        &self,
+        _: Option<&str>,
+        _: tool_core::LogLevel,
+        _: &str,
+        data: Option<&serde_json::Value>,
+    ) {
+        self.0.lock().unwrap().extend(data.cloned());
+    }
+}
+
+impl LogData {
+    fn handle(&self) -> Option<tool_mcp::McpTaskHandle> {
+        let data = self.0.lock().unwrap();
+        let handle = data.iter().find_map(|d| d.get("handle"))?;
+        Some(serde_json::from_value(handle.clone()).unwrap())
+    }
+}
+
+/// A call through the pipeline (`McpTool`) that the server makes a task
+/// tells the call's events the task's handle as soon as it is made (with
+/// task keys), bound to the call; another manager holding the same keys
+/// (a process after a crash) finds the task by it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pipeline_call_made_a_task_tells_its_events_the_handle() {
+    let stopped = Arc::new(AtomicBool::new(false));
+    let server = RegistryServer::new(
+        Arc::new(jobs(Arc::clone(&stopped))),
+        Arc::new(RunEverything),
+        ToolContext::new(),
+    )
+    .with_task_tools([("jobs____quick", TaskSupport::Required)]);
+    let stop = tokio_util::sync::CancellationToken::new();
+    let (addr, _task) = server
+        .serve_http("127.0.0.1:0".parse().unwrap(), stop.clone())
+        .await
+        .unwrap();
+    let url = format!("http://{addr}/mcp");
+    for protocol in [McpProtocol::V2026_07_28, McpProtocol::V2025_11_25] {
+        let manager = Arc::new(fresh_manager(&url, protocol, Some(3)));
+        let registry = crate::common::registry_of(&manager).await;
+        let data = Arc::new(LogData::default());
+        let ctx = ToolContext::new().with_events(data.clone());
+        let out = crate::common::call_in(&registry, "tasks", "jobs____quick", "{}", &ctx).await;
+        assert!(
+            out.success && out.content == "done",
+            "{protocol:?}: {out:?}"
+        );
+        let handle = data
+            .handle()
+            .unwrap_or_else(|| panic!("{protocol:?}: no handle in {:?}", data.0.lock()));
+        assert_eq!(
+            (handle.server.as_str(), handle.tool.as_str()),
+            ("tasks", "jobs____quick")
+        );
+        assert_eq!(handle.approval["via"], "pipeline", "{protocol:?}");
+        // The pipeline's own id of the call.
+        assert!(
+            handle.approval["callId"]
+                .as_str()
+                .is_some_and(|id| !id.is_empty()),
+            "{protocol:?}: {:?}",
+            handle.approval
+        );
+        let later = fresh_manager(&url, protocol, Some(3));
+        let status = later.task_status(&handle).await.unwrap();
+        assert_eq!(status.status, "completed", "{protocol:?}: {status:?}");
+        assert_eq!(text(status.result.as_ref().unwrap()), "done");
+        // Other keys: the handle is refused before the server hears of it.
+        let other = fresh_manager(&url, protocol, Some(4));
+        let refused = other.task_status(&handle).await.unwrap_err();
+        assert_eq!(refused.code(), "mcp_task_handle", "{protocol:?}: {refused}");
+        manager.shutdown().await;
+
+        // Without keys no handle is made; the call is the same.
+        let keyless = Arc::new(fresh_manager(&url, protocol, None));
+        let registry = crate::common::registry_of(&keyless).await;
+        let data = Arc::new(LogData::default());
+        let ctx = ToolContext::new().with_events(data.clone());
+        let out = crate::common::call_in(&registry, "tasks", "jobs____quick", "{}", &ctx).await;
+        assert!(out.success, "{protocol:?}: {out:?}");
+        assert!(data.handle().is_none(), "{protocol:?}");
+        keyless.shutdown().await;
+    }
+    stop.cancel();
+}
