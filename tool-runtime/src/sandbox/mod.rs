@@ -578,9 +578,13 @@ pub(crate) fn prepare(
         });
     };
     #[cfg(target_os = "linux")]
-    for path in placeholders.paths().iter().chain(placeholders.files()) {
-        if !plan.read_only.contains(path) {
-            plan.read_only.push(path.clone());
+    {
+        let mut known: std::collections::HashSet<std::path::PathBuf> =
+            plan.read_only.iter().cloned().collect();
+        for path in placeholders.paths().iter().chain(placeholders.files()) {
+            if known.insert(path.clone()) {
+                plan.read_only.push(path.clone());
+            }
         }
     }
     #[cfg(target_os = "linux")]

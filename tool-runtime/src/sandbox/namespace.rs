@@ -223,11 +223,13 @@ pub(crate) fn mounts(
             replacements.push((c_path(&copy)?, c_path(config)?));
         }
     }
+    let empty_files: std::collections::HashSet<&Path> =
+        plan.empty_files.iter().map(PathBuf::as_path).collect();
     let protected = plan
         .read_only
         .iter()
         .filter(|p| {
-            !p.is_symlink() && !plan.extraheader.contains(p) && !plan.empty_files.contains(p)
+            !p.is_symlink() && !plan.extraheader.contains(p) && !empty_files.contains(p.as_path())
         })
         .map(|p| c_path(p))
         .collect::<Result<_>>()?;

@@ -190,8 +190,8 @@ pub(crate) fn plan(
         readable_in_home.push(cwd.clone());
     }
     let mut budget = MAX_ENTRIES;
-    let mut read = Vec::new();
-    let mut listed = Vec::new();
+    let mut read = Unique::default();
+    let mut listed = Unique::default();
     decompose(
         Path::new("/"),
         &hidden,
@@ -202,7 +202,7 @@ pub(crate) fn plan(
     for path in &readable_in_home {
         decompose(path, &secrets, &mut read, None, &mut budget)?;
     }
-    let mut write = Vec::new();
+    let mut write = Unique::default();
     let mut excluded_from_write = secrets.clone();
     // With the namespace, protected entries are read-only mounts, so the
     // roots stay whole (new entries next to `.git` work); without it,
@@ -223,9 +223,9 @@ pub(crate) fn plan(
         .filter(|p| p.exists())
         .collect();
     Ok(Some(Plan {
-        read,
-        listed,
-        write,
+        read: read.list,
+        listed: listed.list,
+        write: write.list,
         devices,
         writable_roots,
         read_only,
@@ -247,19 +247,19 @@ pub(crate) fn plan(
 fn decompose(
     root: &Path,
     excluded: &[PathBuf],
-    out: &mut Vec<PathBuf>,
-    mut split: Option<&mut Vec<PathBuf>>,
+    out: &mut Unique,
+    mut split: Option<&mut Unique>,
     budget: &mut usize,
 ) -> Result<()> {
     if excluded.iter().any(|e| root.starts_with(e)) {
         return Ok(());
     }
     if !excluded.iter().any(|e| e.starts_with(root)) {
-        push_unique(out, root.to_path_buf());
+        out.push(root.to_path_buf());
         return Ok(());
     }
     if let Some(split) = split.as_deref_mut() {
-        push_unique(split, root.to_path_buf());
+        split.push(root.to_path_buf());
     }
     let entries = std::fs::read_dir(root).map_err(|e| Error::SandboxSetup {
         path: root.to_path_buf(),
@@ -286,7 +286,7 @@ fn decompose(
         if kind.is_dir() {
             decompose(&path, excluded, out, split.as_deref_mut(), budget)?;
         } else if !excluded.iter().any(|e| &path == e) {
-            push_unique(out, path);
+            out.push(path);
         }
     }
     Ok(())
@@ -294,6 +294,23 @@ fn decompose(
 
 fn canonical(path: &Path) -> Option<PathBuf> {
     std::fs::canonicalize(path).ok()
+}
+
+/// A list of paths without repeats, in the order first pushed: the rules
+/// of a plan run to hundreds (every entry of `/etc` beside a secret in
+/// it), so membership is a set's, not a scan of the list.
+#[derive(Debug, Default)]
+struct Unique {
+    list: Vec<PathBuf>,
+    seen: std::collections::HashSet<PathBuf>,
+}
+
+impl Unique {
+    fn push(&mut self, path: PathBuf) {
+        if self.seen.insert(path.clone()) {
+            self.list.push(path);
+        }
+    }
 }
 
 fn push_unique(list: &mut Vec<PathBuf>, path: PathBuf) {
