@@ -185,6 +185,20 @@ impl Finding {
         self
     }
 
+    /// [`strictest`](Self::strictest) of `top` and `other`, kept in `top`
+    /// (a finding is moved only when it replaces the one kept).
+    pub(crate) fn raise(top: &mut Option<Self>, other: Option<Self>) {
+        let Some(b) = other else {
+            return;
+        };
+        if top
+            .as_ref()
+            .is_none_or(|a| (b.policy, b.source) > (a.policy, a.source))
+        {
+            *top = Some(b);
+        }
+    }
+
     /// The stricter of two findings; on equal policies the one a mode cannot
     /// exempt (an audit's over a configured one), else the first.
     pub(crate) fn strictest(a: Option<Self>, b: Option<Self>) -> Option<Self> {

@@ -221,17 +221,20 @@ impl PolicyEngine {
                     Some(format!("{}/{}", audit.name(), hit.rule)),
                     hit.message,
                 );
-                top =
-                    Finding::strictest(top, Some(Finding::new(hit.policy, Source::Global, reason)));
+                Finding::raise(
+                    &mut top,
+                    Some(Finding::new(hit.policy, Source::Global, reason)),
+                );
             }
         }
-        let key = call.key();
-        let top = Finding::strictest(top, self.own_policy(call, api, &input, &key));
+        let key = CallKey::of(call);
+        let key = key.as_str();
+        Finding::raise(&mut top, self.own_policy(call, api, &input, key));
         // Last, so that on a tie the finding that names a rule which might
         // apply is the one reported.
-        let top = Finding::strictest(top, limit_finding(&facts));
-        let top = Finding::strictest(top, unread_code_finding(&facts));
-        let top = Finding::strictest(top, unknown_option_finding(&facts));
+        Finding::raise(&mut top, limit_finding(&facts));
+        Finding::raise(&mut top, unread_code_finding(&facts));
+        Finding::raise(&mut top, unknown_option_finding(&facts));
         let unknown = match call.manifest {
             None => Some(format!("`{}` is not in the registry", call.identifier)),
             // A known tool, an API it does not define (`runcommand` for
@@ -242,12 +245,12 @@ impl PolicyEngine {
             )),
             Some(_) => None,
         };
-        let listed = (self.mode == ApprovalMode::AllowList && self.allow_list.contains(&key))
-            .then_some(key.as_str());
+        let listed =
+            (self.mode == ApprovalMode::AllowList && self.allow_list.contains(key)).then_some(key);
         let remembered = if self.memory.is_empty() {
             None
         } else {
-            self.memory.recall(&key, call.arguments, &facts)
+            self.memory.recall(key, call.arguments, &facts)
         };
         let standing = Standing {
             known: unknown.as_deref().map_or(Ok(()), Err),
@@ -425,11 +428,11 @@ impl PolicyEngine {
 /// A rule hit as a finding. A hit that only *might* match (the command
 /// could not be read) is a limit that asks, whatever the rule's policy.
 fn rule_finding(hit: RuleHit, level: Level, key: Option<&str>, whose: &str) -> Finding {
-    let rule = match key {
-        Some(key) => [key, ": ", &hit.detail].concat(),
-        None => hit.detail.clone(),
-    };
     if let Some(hazard) = hit.unsure {
+        let rule = match key {
+            Some(key) => [key, ": ", &hit.detail].concat(),
+            None => hit.detail.clone(),
+        };
         let id = match hazard {
             Hazard::DynamicCommandWord => "limits/computed-word",
             other => other.limit_id().unwrap_or("limits/unparsed-text"),
@@ -448,15 +451,59 @@ fn rule_finding(hit: RuleHit, level: Level, key: Option<&str>, whose: &str) -> F
             ),
         );
     }
+    let message = [whose, " ", &hit.detail, " says `", hit.policy.as_str(), "`"].concat();
+    // The rule id is the key, then the hit's detail: written into the
+    // detail's own buffer (a combined approval's has room for the key).
+    let mut rule = hit.detail;
+    if let Some(key) = key {
+        rule.insert_str(0, ": ");
+        rule.insert_str(0, key);
+    }
     Finding::new(
         hit.policy,
         Source::Static,
-        Reason::new(
-            level,
-            Some(rule),
-            [whose, " ", &hit.detail, " says `", hit.policy.as_str(), "`"].concat(),
-        ),
+        Reason::new(level, Some(rule), message),
     )
+}
+
+/// A call's `identifier/api` key ([`CallRef::key`]), kept on the stack when
+/// it is short: every decision looks it up, and most keys are a few dozen
+/// bytes.
+enum CallKey {
+    Short([u8; CallKey::SHORT], usize),
+    Long(String),
+}
+
+impl CallKey {
+    const SHORT: usize = 96;
+
+    fn of(call: &CallRef<'_>) -> Self {
+        let (tool, api) = (call.identifier.as_bytes(), call.api.as_bytes());
+        let len = tool.len() + 1 + api.len();
+        let mut buf = [0u8; Self::SHORT];
+        let Some(key) = buf.get_mut(..len) else {
+            return Self::Long(call.key());
+        };
+        // (`len` is the two lengths and the `/`: the pieces fit exactly.)
+        let (head, rest) = key.split_at_mut(tool.len());
+        head.copy_from_slice(tool);
+        if let Some((slash, tail)) = rest.split_first_mut() {
+            *slash = b'/';
+            tail.copy_from_slice(api);
+        }
+        Self::Short(buf, len)
+    }
+
+    fn as_str(&self) -> &str {
+        match self {
+            // Two strings and a `/`: UTF-8.
+            Self::Short(buf, len) => buf
+                .get(..*len)
+                .and_then(|b| std::str::from_utf8(b).ok())
+                .unwrap_or_default(),
+            Self::Long(key) => key,
+        }
+    }
 }
 
 /// The fixed guard: a shell command too long, too deeply nested or not

@@ -368,7 +368,9 @@ impl RuleSet {
             return None;
         }
         let at = *used.last()?;
-        let mut detail = String::with_capacity(12 * used.len() + 24 + param.len());
+        // (With room for the call's key the engine writes before it, the
+        // rule id of its finding.)
+        let mut detail = String::with_capacity(12 * used.len() + 24 + param.len() + 64);
         for (n, i) in used.iter().enumerate() {
             if n > 0 {
                 detail.push_str(" + ");
