@@ -52,6 +52,12 @@ impl std::fmt::Debug for RemoteEntry {
     }
 }
 
+// As for `RemoteSource`: what was fetched sits behind mutexes read
+// through poisoning, so a skill from a remote source is unwind safe like
+// any other.
+impl std::panic::UnwindSafe for RemoteEntry {}
+impl std::panic::RefUnwindSafe for RemoteEntry {}
+
 impl PartialEq for RemoteEntry {
     /// The same listing of the same source.
     fn eq(&self, other: &Self) -> bool {

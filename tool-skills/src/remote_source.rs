@@ -49,6 +49,13 @@ impl std::fmt::Debug for RemoteSource {
     }
 }
 
+// A panic in a source's call leaves nothing half-changed here: the only
+// shared state is the listing, behind a mutex read through poisoning. So a
+// registry holding a remote source stays unwind safe, as it was before
+// remote sources (the trait object alone would not be).
+impl std::panic::UnwindSafe for RemoteSource {}
+impl std::panic::RefUnwindSafe for RemoteSource {}
+
 impl PartialEq for RemoteSource {
     /// The same source (and so the same listing).
     fn eq(&self, other: &Self) -> bool {

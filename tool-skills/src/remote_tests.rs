@@ -401,3 +401,20 @@ async fn relisting_reloads_what_the_source_lists_now_and_forgets_what_was_fetche
     );
     assert_eq!(fake.reads(), [PDF, PDF]);
 }
+
+/// Remote sources keep the registry's types as they were: sendable,
+/// shareable and unwind safe.
+#[test]
+fn registry_types_keep_their_auto_traits() {
+    fn check<T: Send + Sync + std::panic::UnwindSafe + std::panic::RefUnwindSafe>() {}
+    check::<SkillRegistry>();
+    check::<SkillSource>();
+    check::<crate::SourceKind>();
+    check::<crate::Skill>();
+    check::<crate::Origin>();
+    check::<crate::RemoteEntry>();
+    check::<crate::RemoteSource>();
+    // (`Error` never was unwind safe: it holds `std::io::Error`.)
+    fn sendable<T: Send + Sync>() {}
+    sendable::<Error>();
+}
