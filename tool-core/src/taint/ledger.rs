@@ -382,8 +382,8 @@ impl Ledger {
         }
         let mut truncated = false;
         // Grown once for the output, not doubled (and rehashed) a few
-        // times: about one value per 20 bytes (a mailbox listing).
-        let expected = ((content.len() + message.map_or(0, str::len)) / 20).min(*budget);
+        // times: about one value per 16 bytes (a mailbox listing).
+        let expected = ((content.len() + message.map_or(0, str::len)) / 16).min(*budget);
         self.slots.reserve(expected);
         self.text.reserve(expected * 16);
         {

@@ -429,19 +429,42 @@ pub(crate) fn normalise_url(token: &str) -> Option<(String, String)> {
 /// [`normalise_url`] into `buf`; the host's range in it.
 fn normalise_url_into(token: &str, buf: &mut String) -> Option<(usize, usize)> {
     let bytes = token.as_bytes();
-    let sep = bytes.windows(3).position(|w| w == b"://")?;
+    // Every `://` starts with a `:`: when the first `:` starts one, it is
+    // the first (the common case, `https://`), found without a window scan.
+    let sep = match bytes.iter().position(|b| *b == b':') {
+        Some(c) if bytes[c..].starts_with(b"://") => c,
+        _ => bytes.windows(3).position(|w| w == b"://")?,
+    };
     let (scheme, rest) = (&token[..sep], &token[sep + 3..]);
-    let rest = match rest.find('#') {
-        Some(i) => &rest[..i],
-        None => rest,
-    };
-    let (authority, path) = match rest.bytes().position(|b| b == b'/' || b == b'?') {
-        Some(i) => (&rest[..i], &rest[i..]),
-        None => (rest, ""),
-    };
-    let host_from = authority.rfind('@').map_or(0, |i| i + 1);
-    let host_port = &authority[host_from..];
-    let host_len = host_port.find(':').unwrap_or(host_port.len());
+    // One pass: the fragment cut at the first `#`, the authority ended by
+    // the first `/` or `?` before it.
+    let (mut authority_end, mut fragment) = (None, rest.len());
+    for (i, b) in rest.bytes().enumerate() {
+        match b {
+            b'#' => {
+                fragment = i;
+                break;
+            }
+            b'/' | b'?' if authority_end.is_none() => authority_end = Some(i),
+            _ => {}
+        }
+    }
+    let authority_end = authority_end.unwrap_or(fragment);
+    let (authority, path) = (&rest[..authority_end], &rest[authority_end..fragment]);
+    // One pass: the host starts after the last `@`, and ends at the first
+    // `:` after it (the port).
+    let (mut host_from, mut colon) = (0, None);
+    for (i, b) in authority.bytes().enumerate() {
+        match b {
+            b'@' => {
+                host_from = i + 1;
+                colon = None;
+            }
+            b':' if colon.is_none() => colon = Some(i),
+            _ => {}
+        }
+    }
+    let host_len = colon.map_or(authority.len(), |c| c) - host_from;
     if host_len == 0 {
         return None;
     }
@@ -467,7 +490,10 @@ pub(crate) fn normalise_number(token: &str) -> Option<String> {
 
 /// A number of four or more digits into `buf`; whether it is one.
 fn normalise_number_into(token: &str, buf: &mut String) -> bool {
-    let token = token.trim_start_matches(['+', '$', '€', '£']);
+    let token = match token.as_bytes().first() {
+        Some(b) if b.is_ascii_digit() => token,
+        _ => token.trim_start_matches(['+', '$', '€', '£']),
+    };
     let bytes = token.as_bytes();
     // Checked first on the bytes (any other byte, non-ASCII included, is
     // not a number), so a word costs nothing more.
