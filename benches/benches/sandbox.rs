@@ -79,9 +79,30 @@ fn big_workspace() -> tempfile::TempDir {
     dir
 }
 
+/// A repository with 30 folders of 10 folders each at its top, six of
+/// them repositories of their own (`vendor/libN/.git`): what the nested
+/// repository search looks into before and after every confined command.
+fn nested_workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".git/hooks")).unwrap();
+    std::fs::write(dir.path().join(".git/config"), "[core]\n").unwrap();
+    for top in 0..30 {
+        for sub in 0..10 {
+            let folder = dir.path().join(format!("dir{top}/sub{sub}"));
+            std::fs::create_dir_all(&folder).unwrap();
+            if top % 5 == 0 && sub == 0 {
+                std::fs::create_dir_all(folder.join(".git/hooks")).unwrap();
+                std::fs::write(folder.join(".git/config"), "[core]\n").unwrap();
+            }
+        }
+    }
+    dir
+}
+
 /// Issue 32's target: a confined `true` in a 20 000-file workspace within
 /// 2x of an empty workspace and within 30 ms of unconfined, one long-lived
-/// computer per case, all in one run.
+/// computer per case, all in one run; then a workspace of nested
+/// repositories.
 fn workspace_size(c: &mut Criterion) {
     if let Err(reason) = tool_runtime::probe_kernel() {
         eprintln!("sandbox bench skipped: {reason}");
@@ -93,6 +114,7 @@ fn workspace_size(c: &mut Criterion) {
         .unwrap();
     let empty = tempfile::tempdir().unwrap();
     let big = big_workspace();
+    let nested = nested_workspace();
     let cases = [
         (
             "unconfined_20000_files",
@@ -108,6 +130,11 @@ fn workspace_size(c: &mut Criterion) {
             "confined_20000_files",
             SandboxPolicy::workspace_write(),
             big.path(),
+        ),
+        (
+            "confined_300_folders_6_nested_repos",
+            SandboxPolicy::workspace_write(),
+            nested.path(),
         ),
     ];
     let mut group = c.benchmark_group("sandbox_workspace_size");
