@@ -113,13 +113,16 @@ fn compound_commands() -> Vec<String> {
 /// What one decision may cost, in instructions (callgrind's `Ir`): on the
 /// machines the figures were taken on, 5 µs of this work is about 56 000
 /// instructions and 1 µs about 11 000 (benches/RESULTS.md). The targets
-/// (issue 17 §4): static ≤ 1 µs, simple and 5-part compound ≤ 5 µs.
+/// (issue 17 §4): static ≤ 1 µs, simple and 5-part compound ≤ 5 µs. The
+/// compound's budget is held below the 5 µs figure, at what it costs
+/// (53 693 on 2026-12-07, issue 36) with a small margin, so the cuts
+/// made stay made.
 /// Each guard is named after the benchmark it stands beside, with
 /// `_instructions` added, so a filter that picks the one picks the other.
 const BUDGETS: &[(&str, &str, u64)] = &[
     ("static", "static_decision", 11_000),
     ("simple", "simple_command_50_rules", 56_000),
-    ("compound", "compound_5_parts_50_rules", 56_000),
+    ("compound", "compound_5_parts_50_rules", 54_500),
 ];
 
 /// The variable that makes this binary a probe: `KIND:N` evaluates N
