@@ -127,7 +127,7 @@ pub use quota::{Quota, QuotaCounts, QuotaHit, QuotaSettings, ScopeCount, Window}
 pub use redact::{BUILTIN_SECRET_RULES, MIN_HOST_SECRET_LEN, Redactions, Redactor, SecretRule};
 pub use session::{Session, SessionState, SharedSession};
 pub use trifecta::{
-    DESTINATION_NAMES, DestinationName, TRIFECTA_RULE, TrifectaHit, TrifectaMode, TrifectaSettings,
-    is_destination_name, judge, judge_call,
+    CREDENTIAL_NOUNS, DESTINATION_NAMES, DestinationName, TRIFECTA_RULE, TrifectaHit, TrifectaMode,
+    TrifectaSettings, is_destination_name, judge, judge_call,
 };
 pub use values::{MAX_TEXT_VALUE, ValueKind, normalise_text, values_in, values_in_json};

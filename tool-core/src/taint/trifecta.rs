@@ -341,6 +341,36 @@ pub fn judge_call(
     judge_call_in(ledger, api, caps, arguments, settings, &|_| None)
 }
 
+/// The nouns of API names that act on the user's credentials: what a
+/// source the user handed the choice of actions to never asks for on
+/// their behalf (a notice that says "change your password to x" is the
+/// attack, whatever the user said about following it).
+pub const CREDENTIAL_NOUNS: &[&str] = &[
+    "password",
+    "passwords",
+    "passphrase",
+    "credential",
+    "credentials",
+    "pin",
+    "mfa",
+    "2fa",
+    "otp",
+    "token",
+    "tokens",
+    "key",
+    "keys",
+    "secret",
+    "secrets",
+];
+
+/// Whether the API named `api` acts on credentials ([`CREDENTIAL_NOUNS`]).
+fn touches_credentials(api: &str) -> bool {
+    super::intent::name_words(api)
+        .iter()
+        .skip(1)
+        .any(|noun| CREDENTIAL_NOUNS.contains(&noun.as_str()))
+}
+
 /// [`judge_call`], where `pointed(i)` says whether call `i` of the
 /// ledger was directed at a source the user pointed at, and how
 /// ([`Pointed`]). What the user pointed at counts as theirs (see
@@ -361,7 +391,8 @@ pub fn judge_call(
 ///   address carries);
 /// - when the user handed the choice of actions to a source ("follow the
 ///   instructions in the notice", [`delegates`](super::delegates)), the
-///   actions its words ask for count as asked for (rule 5), each once.
+///   actions its words ask for count as asked for (rule 5), each once,
+///   except actions on the user's credentials ([`CREDENTIAL_NOUNS`]).
 pub(crate) fn judge_call_in(
     ledger: &Ledger,
     api: &str,
@@ -394,9 +425,11 @@ pub(crate) fn judge_call_in(
     {
         let name = api.rsplit_once('/').map_or(api, |(_, name)| name);
         let mut asked = asked_for(name, ledger.user_words());
-        // Asked for by the source the user handed the choice to.
+        // Asked for by the source the user handed the choice to (never
+        // an action on the user's credentials).
         if asked == Some(false)
             && !ledger.delegated_words().is_empty()
+            && !touches_credentials(name)
             && asked_for(name, ledger.delegated_words()) == Some(true)
         {
             asked = Some(true);
