@@ -443,6 +443,35 @@ mod tests {
         assert_eq!(again[0].moved_to, Some(quarantine.join("sh-1/.envrc.1")));
     }
 
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_sweep_leaves_the_stand_ins_another_command_made_since_it_started() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap().join("ws");
+        std::fs::create_dir_all(&root).unwrap();
+        let classes = Classes::new(&SandboxOptions::default(), None).unwrap();
+        let watch = Watch::new(
+            vec![root.clone()],
+            vec![root.clone()],
+            Vec::new(),
+            classes.clone(),
+            1000,
+        );
+        // A command starting now gets its stand-ins (`.vscode`, `.yarnrc`…).
+        let other = super::super::placeholder::claim(std::slice::from_ref(&root), &root, &classes);
+        assert!(root.join(".vscode").is_dir() && root.join(".yarnrc").exists());
+        // What the first command created is moved; the stand-ins stay.
+        std::fs::write(root.join("team.code-workspace"), "{}").unwrap();
+        let quarantine = dir.path().join("q");
+        let moved = watch.sweep(&|| Ok(quarantine.clone()), "sh-1");
+        let paths: Vec<&Path> = moved.iter().map(|m| m.path.as_path()).collect();
+        assert_eq!(paths, [root.join("team.code-workspace")], "{moved:?}");
+        assert!(root.join(".vscode").is_dir() && root.join(".yarnrc").exists());
+        drop(other);
+        super::super::placeholder::remove_unused();
+        assert!(root.join(".yarnrc").symlink_metadata().is_err());
+    }
+
     #[test]
     fn a_copy_keeps_files_dirs_and_symlinks() {
         let dir = tempfile::tempdir().unwrap();
