@@ -96,6 +96,7 @@
 
 mod boundary;
 mod capability;
+mod destination;
 mod gate;
 mod intent;
 mod ledger;
@@ -112,6 +113,7 @@ mod values_reference;
 pub use crate::capability::Capabilities;
 pub use boundary::Boundary;
 pub use capability::{CapabilityMap, CapabilitySource, derive_capabilities};
+pub use destination::{DESTINATION_NAMES, DestinationName, is_destination_name};
 pub use gate::{RunAll, TaintGate};
 pub use intent::{
     ACTION_OBJECTS, ACTION_VERBS, ActionWords, DELEGATION_NOUNS, DELEGATION_VERBS, OWN_LIST_WORDS,
@@ -127,7 +129,6 @@ pub use quota::{Quota, QuotaCounts, QuotaHit, QuotaSettings, ScopeCount, Window}
 pub use redact::{BUILTIN_SECRET_RULES, MIN_HOST_SECRET_LEN, Redactions, Redactor, SecretRule};
 pub use session::{Session, SessionState, SharedSession};
 pub use trifecta::{
-    CREDENTIAL_NOUNS, DESTINATION_NAMES, DestinationName, TRIFECTA_RULE, TrifectaHit, TrifectaMode,
-    TrifectaSettings, is_destination_name, judge, judge_call,
+    CREDENTIAL_NOUNS, TRIFECTA_RULE, TrifectaHit, TrifectaMode, TrifectaSettings, judge, judge_call,
 };
 pub use values::{MAX_TEXT_VALUE, ValueKind, normalise_text, values_in, values_in_json};
