@@ -55,6 +55,12 @@ pub enum Error {
         /// What is wrong with it.
         message: String,
     },
+    /// A folder was expected (a workspace root to open or trust).
+    #[error("{}: not a folder", path.display())]
+    NotAFolder {
+        /// The path.
+        path: PathBuf,
+    },
     /// A skill of a remote source could not be fetched, or what the source
     /// handed over failed a check (its size, digest or frontmatter against
     /// the listing, a cap, the Agent Skills format). Nothing of it was used.
@@ -66,12 +72,6 @@ pub enum Error {
         source_label: String,
         /// What went wrong, and with which file.
         error: RemoteError,
-    },
-    /// A folder was expected (a workspace root to open or trust).
-    #[error("{}: not a folder", path.display())]
-    NotAFolder {
-        /// The path.
-        path: PathBuf,
     },
 }
 
