@@ -49,7 +49,7 @@ pub fn parse_arguments(raw: &str) -> Result<Map<String, Value>, ToolError> {
             ArgumentsProblem::NotAnObject,
             &format!(
                 "arguments must be a JSON object, got {}",
-                crate::manifest::json_kind(&other)
+                crate::declare::json_kind(&other)
             ),
             None,
         )),

@@ -144,7 +144,7 @@ impl fmt::Display for ToolReference {
 /// [`ProvideError::Failed`] with the cause flattened into a string (the
 /// host can no longer tell a retryable outage from a broken spec); building
 /// the tool's name rules into the registry instead of the tool (return
-/// [`NameRules::Foreign`](crate::manifest::NameRules::Foreign) from
+/// [`NameRules::Foreign`](crate::validate::NameRules::Foreign) from
 /// [`Tool::name_rules`] for foreign names).
 #[async_trait]
 pub trait ToolProvider: Send + Sync {

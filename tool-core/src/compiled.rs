@@ -5,8 +5,8 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
+use crate::declare::{ApiDefinition, ToolManifest};
 use crate::error::Error;
-use crate::manifest::{ApiDefinition, ToolManifest};
 use crate::violation::Violation;
 
 /// A compiled JSON Schema. Compile once, validate many times.

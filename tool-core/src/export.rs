@@ -8,7 +8,7 @@ pub use crate::surface::SurfaceTable;
 
 use serde_json::{Value, json};
 
-use crate::manifest::ApiDefinition;
+use crate::declare::ApiDefinition;
 use crate::offered::{OfferedTool, OfferedTools};
 
 impl OfferedTools {

@@ -166,6 +166,7 @@ mod compiled;
 mod confine;
 pub mod content;
 mod context;
+mod declare;
 pub mod durable;
 mod error;
 pub mod export;
@@ -174,7 +175,6 @@ mod gate;
 mod invoke;
 mod kinds;
 mod live;
-pub mod manifest;
 mod manifest_problem;
 mod naming;
 #[cfg(feature = "net")]
@@ -207,13 +207,13 @@ pub use api_key::ApiKey;
 pub use confine::{Confinement, ConfinementSupport};
 pub use content::ContentPart;
 pub use context::ToolContext;
+pub use declare::{ApiDefinition, HumanIntervention, InterventionPolicy, ToolManifest, ToolMeta};
 pub use error::Error;
 pub use extensions::Extensions;
 pub use gate::{Answer, Ask, Asker, Gate, GateAction, GateDecision};
 pub use invoke::{InvokeConfig, Invoker, ToolCall};
 pub use kinds::ToolKind;
 pub use live::LiveRegistry;
-pub use manifest::{ApiDefinition, HumanIntervention, InterventionPolicy, ToolManifest, ToolMeta};
 pub use offered::{OfferedTool, OfferedTools};
 pub use output::{ErrorCode, ToolError, ToolOutput};
 pub use partial::{Failed, Incomplete, Partial};
@@ -221,6 +221,23 @@ pub use provider::{ProviderFormat, ResultOptions};
 pub use registry::ToolRegistry;
 pub use talk::{CallEvents, Elicitation, Elicited, LogLevel, Progress};
 pub use tool::{FnTool, Tool, ToolBuilder, TypedApi};
+
+/// The declaration format: manifests, APIs and their intervention rules,
+/// parameters schemas (shared definitions for importers), and validation
+/// with the name rules a tool declares.
+pub mod manifest {
+    pub use crate::declare::{
+        ApiDefinition, ArgMatcher, DynamicIntervention, Executor, HumanIntervention,
+        InterventionPolicy, InterventionRule, ProviderHints, RenderDisplayControl, RuleExamples,
+        ToolManifest, ToolMeta, json_kind,
+    };
+    pub use crate::manifest_problem::ManifestProblem;
+    pub use crate::parameters::Parameters;
+    pub use crate::shared_defs::SharedDefs;
+    pub use crate::validate::{
+        NameRules, is_valid_name, manifest_problems, validate_manifest, validate_manifest_with,
+    };
+}
 
 /// Approval's shared vocabulary: the gate's ready-made answers and the
 /// texts of refused calls, what an argument is ([`ArgRole`](approval::ArgRole)),

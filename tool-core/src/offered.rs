@@ -4,8 +4,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::compiled::CompiledSchema;
+use crate::declare::{ApiDefinition, RenderDisplayControl, ToolManifest};
 use crate::error::Error;
-use crate::manifest::{ApiDefinition, RenderDisplayControl, ToolManifest};
 use crate::naming::split_wire_name;
 use crate::tool::Tool;
 

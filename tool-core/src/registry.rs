@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex};
 
 use crate::compiled::CompiledSchema;
 use crate::context::ToolContext;
+use crate::declare::{RenderDisplayControl, ToolManifest};
 use crate::error::Error;
-use crate::manifest::{RenderDisplayControl, ToolManifest};
 use crate::naming::wire_name;
 use crate::offered::{OfferedTools, Snapshot};
 use crate::tool::Tool;
@@ -476,7 +476,7 @@ fn reuse_or_compile(entry: &Entry, resolved: &ToolManifest) -> Result<Vec<Compil
 #[cfg(test)]
 mod compiled_tests {
     use super::*;
-    use crate::manifest::ApiDefinition;
+    use crate::declare::ApiDefinition;
     use crate::output::{ToolError, ToolOutput};
     use serde_json::{Value, json};
 

@@ -12,8 +12,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::context::ToolContext;
+use crate::declare::{ApiDefinition, Executor, HumanIntervention, ToolManifest};
 use crate::error::Error;
-use crate::manifest::{ApiDefinition, Executor, HumanIntervention, ToolManifest};
 use crate::output::{ErrorCode, ToolError, ToolOutput};
 use crate::schema::schema_for_args;
 use crate::validate::{ManifestProblem, NameRules, manifest_problems, problems_error};
@@ -435,7 +435,7 @@ impl ToolBuilder {
     }
 
     /// Validates the manifest and checks that every API has a handler;
-    /// every problem is reported (see [`validate_manifest`](crate::manifest::validate_manifest)).
+    /// every problem is reported (see [`validate_manifest`](crate::validate::validate_manifest)).
     pub fn build(self) -> Result<FnTool, Error> {
         let mut problems = manifest_problems(&self.manifest, self.rules);
         for (index, api) in self.manifest.api.iter().enumerate() {

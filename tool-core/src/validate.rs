@@ -7,8 +7,8 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::compiled::{CompiledSchema, SchemaHome};
+use crate::declare::ToolManifest;
 use crate::error::Error;
-use crate::manifest::ToolManifest;
 pub use crate::manifest_problem::ManifestProblem;
 
 impl CompiledSchema {
@@ -229,7 +229,7 @@ fn check_reusing(
                     Some(name),
                     format!(
                         "must be a JSON Schema object, got {}",
-                        crate::manifest::json_kind(&api.parameters)
+                        crate::declare::json_kind(&api.parameters)
                     ),
                 );
                 continue;
@@ -279,7 +279,7 @@ fn check_reusing(
 mod reuse_tests {
     use super::*;
     use crate::compiled::same_json;
-    use crate::manifest::ApiDefinition;
+    use crate::declare::ApiDefinition;
     use serde_json::json;
 
     fn manifest(schemas: &[Value]) -> ToolManifest {

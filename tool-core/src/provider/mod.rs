@@ -201,7 +201,7 @@ fn required_str<'a>(
             &format!("{pointer}/{key}"),
             format!(
                 "`{key}` must be a string, got {}",
-                crate::manifest::json_kind(other)
+                crate::declare::json_kind(other)
             ),
         )),
         None => Err(format.problem(&format!("{pointer}/{key}"), format!("`{key}` is missing"))),
@@ -223,7 +223,7 @@ fn list_at<'a>(
                 &format!("/{key}"),
                 format!(
                     "`{key}` must be an array, got {}",
-                    crate::manifest::json_kind(other)
+                    crate::declare::json_kind(other)
                 ),
             )),
         },
@@ -231,7 +231,7 @@ fn list_at<'a>(
             "",
             format!(
                 "expected an object or an array, got {}",
-                crate::manifest::json_kind(other)
+                crate::declare::json_kind(other)
             ),
         )),
     }

@@ -7,8 +7,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::tokenize::each_term;
+use crate::declare::{ApiDefinition, ToolManifest};
 use crate::error::Error;
-use crate::manifest::{ApiDefinition, ToolManifest};
 use crate::offered::{OfferedTool, OfferedTools};
 
 /// BM25 term-frequency saturation.

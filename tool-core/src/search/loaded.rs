@@ -133,7 +133,7 @@ fn items<'a>(
                 &format!("/{key}"),
                 format!(
                     "`{key}` must be an array, got {}",
-                    crate::manifest::json_kind(other)
+                    crate::declare::json_kind(other)
                 ),
             )),
         },
@@ -141,7 +141,7 @@ fn items<'a>(
             "",
             format!(
                 "expected an object or an array, got {}",
-                crate::manifest::json_kind(other)
+                crate::declare::json_kind(other)
             ),
         )),
     }

@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use crate::capability::Capabilities;
+use crate::declare::{ApiDefinition, HumanIntervention, InterventionPolicy, ToolManifest};
 use crate::kinds::ToolKind;
-use crate::manifest::{ApiDefinition, HumanIntervention, InterventionPolicy, ToolManifest};
 
 /// Where a resolved [`Capabilities`] came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

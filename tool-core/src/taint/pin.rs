@@ -7,8 +7,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
+use crate::declare::{ApiDefinition, ToolManifest};
 use crate::kinds::ToolKind;
-use crate::manifest::{ApiDefinition, ToolManifest};
 use crate::offered::OfferedTools;
 
 /// The rule of a call to a tool whose definition changed since it was

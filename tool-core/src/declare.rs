@@ -5,13 +5,6 @@
 //! `systemRole`, `type`). It never holds functions: a dynamic approval audit
 //! is named by its `type` string and resolved by whoever evaluates policy.
 
-pub use crate::manifest_problem::ManifestProblem;
-pub use crate::parameters::Parameters;
-pub use crate::shared_defs::SharedDefs;
-pub use crate::validate::{
-    NameRules, is_valid_name, manifest_problems, validate_manifest, validate_manifest_with,
-};
-
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -154,7 +147,7 @@ pub struct ToolMeta {
 ///
 /// Serialises with its [`parameters_schema`](Self::parameters_schema), so a
 /// stored or exported API is self-contained whether or not it holds
-/// [`SharedDefs`].
+/// [`SharedDefs`](crate::shared_defs::SharedDefs).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ApiDefinition {
@@ -164,14 +157,14 @@ pub struct ApiDefinition {
     #[serde(default)]
     pub description: String,
     /// JSON Schema of the arguments, as the model receives it, less the
-    /// [`SharedDefs`] it refers to when it has some
+    /// [`SharedDefs`](crate::shared_defs::SharedDefs) it refers to when it has some
     /// ([`parameters_schema`](Self::parameters_schema) is the whole schema).
     ///
     /// Held whole or composed of shared property schemas (see
-    /// [`Parameters`]); either way it reads, serialises
+    /// [`Parameters`](crate::parameters::Parameters)); either way it reads, serialises
     /// and compares as the JSON Schema [`Value`].
     #[serde(default)]
-    pub parameters: crate::manifest::Parameters,
+    pub parameters: crate::parameters::Parameters,
     /// Default time budget of one call, in milliseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default_timeout_ms: Option<u64>,
@@ -211,7 +204,7 @@ pub struct ApiDefinition {
     pub capabilities: Option<crate::capability::Capabilities>,
     /// Definitions held once for many APIs that `parameters` may refer to.
     #[serde(skip)]
-    shared_defs: Option<crate::manifest::SharedDefs>,
+    shared_defs: Option<crate::shared_defs::SharedDefs>,
 }
 
 impl Serialize for ApiDefinition {
@@ -266,7 +259,7 @@ impl ApiDefinition {
         Self {
             name: name.into(),
             description: description.into(),
-            parameters: crate::manifest::Parameters::default(),
+            parameters: crate::parameters::Parameters::default(),
             default_timeout_ms: None,
             render_display_control: None,
             human_intervention: None,
@@ -280,23 +273,23 @@ impl ApiDefinition {
         }
     }
 
-    /// Replaces the parameters schema: a [`Value`], or [`Parameters`]
+    /// Replaces the parameters schema: a [`Value`], or [`Parameters`](crate::parameters::Parameters)
     /// composed of shared property schemas.
-    pub fn with_parameters(mut self, parameters: impl Into<crate::manifest::Parameters>) -> Self {
+    pub fn with_parameters(mut self, parameters: impl Into<crate::parameters::Parameters>) -> Self {
         self.parameters = parameters.into();
         self
     }
 
     /// Lets [`parameters`](Self::parameters) refer (`"$ref":
     /// "#/$defs/NAME"`) to definitions held once for many APIs instead of
-    /// carrying its own copies; see [`SharedDefs`].
-    pub fn with_shared_defs(mut self, defs: crate::manifest::SharedDefs) -> Self {
+    /// carrying its own copies; see [`SharedDefs`](crate::shared_defs::SharedDefs).
+    pub fn with_shared_defs(mut self, defs: crate::shared_defs::SharedDefs) -> Self {
         self.shared_defs = Some(defs);
         self
     }
 
     /// The shared definitions [`parameters`](Self::parameters) may refer to.
-    pub fn shared_defs(&self) -> Option<&crate::manifest::SharedDefs> {
+    pub fn shared_defs(&self) -> Option<&crate::shared_defs::SharedDefs> {
         self.shared_defs.as_ref()
     }
 
@@ -304,7 +297,7 @@ impl ApiDefinition {
     /// [`parameters`](Self::parameters) with the shared definitions it
     /// reaches added under `$defs`. Borrowed when there are none to add.
     ///
-    /// A [composed](crate::manifest::Parameters::from_properties) schema not yet read
+    /// A [composed](crate::parameters::Parameters::from_properties) schema not yet read
     /// through `Deref` is built here and not kept.
     pub fn parameters_schema(&self) -> std::borrow::Cow<'_, Value> {
         use std::borrow::Cow;
