@@ -416,7 +416,14 @@ fn first_missing(dir: &Path, name: &str) -> Option<PathBuf> {
 
 /// Makes (or shares) the stand-ins of the places examined for each of
 /// `roots` (canonical) with `cwd` (canonical) as the working directory.
-pub(crate) fn claim(roots: &[PathBuf], cwd: &Path, classes: &Classes) -> Claimed {
+/// With `file_stand_ins` off, the names of [`EMPTY_FILE_PLACEHOLDERS`] get
+/// none (they are swept after the run instead).
+pub(crate) fn claim(
+    roots: &[PathBuf],
+    cwd: &Path,
+    classes: &Classes,
+    file_stand_ins: bool,
+) -> Claimed {
     let mut claimed = Claimed::default();
     let mut active = active();
     for root in roots {
@@ -434,6 +441,7 @@ pub(crate) fn claim(roots: &[PathBuf], cwd: &Path, classes: &Classes) -> Claimed
                 .map(|name| (*name, false));
             let files = EMPTY_FILE_PLACEHOLDERS
                 .iter()
+                .filter(|_| file_stand_ins)
                 .map(|(name, _)| (*name, true));
             for (name, empty_file) in folders.chain(files) {
                 let full = dir.join(name);
@@ -592,13 +600,18 @@ mod tests {
         std::fs::create_dir(root.join(".github")).unwrap();
         std::fs::write(root.join(".husky"), "a file: not a folder, left alone").unwrap();
         let classes = Classes::new(&SandboxOptions::default(), None).unwrap();
-        let first = claim(std::slice::from_ref(&root), &root, &classes);
+        let first = claim(std::slice::from_ref(&root), &root, &classes, true);
         assert!(first.paths().contains(&root.join(".vscode")));
         assert!(first.paths().contains(&root.join(".github/workflows")));
         assert!(!first.paths().contains(&root.join(".claude/hooks")));
         // Nothing made inside a stand-in of its own.
         std::fs::create_dir(root.join("sub")).unwrap();
-        let nested = claim(std::slice::from_ref(&root), &root.join("sub"), &classes);
+        let nested = claim(
+            std::slice::from_ref(&root),
+            &root.join("sub"),
+            &classes,
+            true,
+        );
         assert!(nested.paths().contains(&root.join("sub/.github")));
         assert!(!nested.paths().contains(&root.join("sub/.github/actions")));
         drop(nested);
@@ -632,7 +645,12 @@ mod tests {
         // (cargo would stop on it).
         std::fs::create_dir(root.join("own")).unwrap();
         std::fs::create_dir(root.join("own/.cargo")).unwrap();
-        let own = claim(std::slice::from_ref(&root), &root.join("own"), &classes);
+        let own = claim(
+            std::slice::from_ref(&root),
+            &root.join("own"),
+            &classes,
+            true,
+        );
         assert!(
             !own.paths()
                 .iter()
@@ -643,7 +661,7 @@ mod tests {
             !first.paths().contains(&root.join(".git")),
             "no .git stand-in: git init must work"
         );
-        let second = claim(std::slice::from_ref(&root), &root, &classes);
+        let second = claim(std::slice::from_ref(&root), &root, &classes, true);
         assert_eq!(first.paths(), second.paths());
         drop(first);
         remove_unused();

@@ -136,6 +136,17 @@ pub struct SandboxOptions {
     /// fixed name resolutions, the credential broker's bindings), for
     /// commands whose confinement carries an egress allow-list.
     pub egress: crate::sandbox::EgressOptions,
+    /// Whether the protected files whose readers fail on a folder
+    /// (`.yarnrc`, `.travis.yml`, `.claude/settings.json`…: the sandbox
+    /// guide's row) get an empty-file stand-in while a command runs, so a
+    /// command cannot create them at all. Off by default, because the
+    /// stand-in has costs ordinary work sees: what a command writes to the
+    /// name is discarded without an error, `ls -a` lists every stand-in,
+    /// and `cp -a .` (or `rsync -a`) of the folder fails on it (a device
+    /// node). Off, such a file a command creates is moved to the
+    /// quarantine after the run and reported (`protectedCreated`, a
+    /// content line).
+    pub file_stand_ins: bool,
     /// Finds what the kernel offers; tests replace it to simulate a kernel
     /// without Landlock.
     #[serde(skip, default = "default_probe")]
@@ -309,6 +320,7 @@ impl Default for SandboxOptions {
             env_pass: Vec::new(),
             env_withhold: Vec::new(),
             egress: crate::sandbox::EgressOptions::default(),
+            file_stand_ins: false,
             probe: default_probe(),
         }
     }

@@ -458,7 +458,8 @@ mod tests {
             1000,
         );
         // A command starting now gets its stand-ins (`.vscode`, `.yarnrc`…).
-        let other = super::super::placeholder::claim(std::slice::from_ref(&root), &root, &classes);
+        let other =
+            super::super::placeholder::claim(std::slice::from_ref(&root), &root, &classes, true);
         assert!(root.join(".vscode").is_dir() && root.join(".yarnrc").exists());
         // What the first command created is moved; the stand-ins stay.
         std::fs::write(root.join("team.code-workspace"), "{}").unwrap();

@@ -51,12 +51,19 @@ fn setup(with_git: bool) -> Option<Setup> {
     })
 }
 
+/// A computer with the empty-file stand-ins on (the tests of this file
+/// that predate the option check the refusals up front).
 fn computer(s: &Setup, namespaces: bool) -> LocalComputer {
+    computer_with(s, namespaces, true)
+}
+
+fn computer_with(s: &Setup, namespaces: bool, file_stand_ins: bool) -> LocalComputer {
     LocalComputer::new(LocalConfig {
         shell: ShellConfig {
             sandbox: SandboxPolicy::workspace_write(),
             sandbox_options: SandboxOptions {
                 namespaces,
+                file_stand_ins,
                 ..SandboxOptions::default()
             },
             quarantine_dir: Some(s.quarantine.clone()),
@@ -373,6 +380,49 @@ async fn refused(c: &LocalComputer, ws: &Path, dir: &Path, attempts: &[&str]) {
             out.content
         );
     }
+}
+
+#[tokio::test]
+async fn by_default_a_protected_file_is_swept_and_reported_and_the_folder_copies() {
+    let Some(s) = setup(true) else { return };
+    let c = computer_with(&s, true, false);
+    // Nothing stands in for `.yarnrc`: the folder lists and copies as it
+    // is, and what the command writes is kept (in the quarantine), never
+    // lost without a word.
+    let out = sh(
+        &c,
+        &s.ws,
+        "ls -a > listing.txt && cp -a . /tmp/copy && echo 'yarn-path \"./x.js\"' > .yarnrc && test -s .yarnrc && echo written",
+    )
+    .await;
+    assert_eq!(ok(&out)["exitCode"], 0, "{}", out.content);
+    assert!(out.content.contains("written"), "{}", out.content);
+    let listing = std::fs::read_to_string(s.ws.join("listing.txt")).unwrap();
+    for stand_in in [".yarnrc", ".travis.yml", ".lintstagedrc.json"] {
+        assert!(
+            !listing.lines().any(|l| l == stand_in),
+            "{stand_in}: {listing}"
+        );
+    }
+    let ws = s.ws.display().to_string();
+    let q = s.quarantine.display().to_string();
+    assert_eq!(
+        created(&out),
+        [(format!("{ws}/.yarnrc"), format!("{q}/sh-1/.yarnrc"))],
+        "{}",
+        out.content
+    );
+    assert!(!s.ws.join(".yarnrc").exists());
+    assert_eq!(
+        std::fs::read_to_string(s.quarantine.join("sh-1/.yarnrc")).unwrap(),
+        "yarn-path \"./x.js\"\n"
+    );
+    assert!(
+        out.content
+            .contains(&format!("{ws}/.yarnrc -> {q}/sh-1/.yarnrc")),
+        "{}",
+        out.content
+    );
 }
 
 #[tokio::test]
