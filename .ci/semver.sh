@@ -25,8 +25,12 @@ if ! git cat-file -e "$rev^{commit}" 2>/dev/null; then
   exit 1
 fi
 
-# One directory per baseline commit: cargo tells packages apart by path, so
-# a moved baseline is new units, never a stale fresh one.
+# One directory per baseline commit. Cargo no longer tells workspace
+# members apart by path (their unit hashes are the same wherever the
+# workspace lies), so documenting the baseline overwrites the check
+# artifacts of our own crates in target/: their fingerprints are removed
+# after it (see forget_ours), and the next cargo command checks our crates
+# again (only ours: dependencies stay shared).
 base="$root/target/semver-baseline/${rev:0:12}"
 if [ ! -f "$base/src/Cargo.toml" ]; then
   rm -rf "$root/target/semver-baseline"
@@ -43,6 +47,17 @@ json_docs() { # manifest out-dir
 mkdir -p "$root/target/semver-current"
 json_docs "$root/Cargo.toml" "$root/target/semver-current"
 json_docs "$base/src/Cargo.toml" "$base/json"
+
+# Our crates' units now hold the baseline's artifacts: forget them.
+forget_ours() {
+  cargo metadata --locked --no-deps --format-version 1 --manifest-path "$1" |
+    python3 -c 'import json, sys; print("\n".join(p["name"] for p in json.load(sys.stdin)["packages"]))' |
+    while read -r name; do
+      rm -rf "$root"/target/debug/.fingerprint/"$name"-*
+    done
+}
+forget_ours "$base/src/Cargo.toml"
+forget_ours "$root/Cargo.toml"
 
 # The published library crates of the current workspace, as rustdoc names them.
 libs=$(cargo metadata --locked --no-deps --format-version 1 | python3 -c '
