@@ -14,6 +14,7 @@ pub(crate) mod call;
 pub(crate) mod client_input;
 pub(crate) mod gate;
 pub(crate) mod handler;
+pub(crate) mod http_body;
 pub(crate) mod listing;
 pub(crate) mod serve;
 pub(crate) mod serve_talk;

@@ -395,7 +395,11 @@ impl RegistryServer {
     /// sessions kept in memory; 2026-07-28 requests stateless). Only
     /// loopback `Host`s are accepted, and a request carrying an `Origin`
     /// must come from a loopback origin (else 403): a web page cannot
-    /// drive the server through the user's browser.
+    /// drive the server through the user's browser. A JSON body that is
+    /// not a JSON-RPC message is answered before the MCP service sees it:
+    /// 400 with a JSON-RPC parse error (-32700) or invalid request
+    /// (-32600), 413 past 16 MiB (the table of the private `http_body`
+    /// module).
     pub fn http_router(self, shutdown: CancellationToken) -> axum::Router {
         let mut config =
             StreamableHttpServerConfig::default().with_allowed_origins(LOOPBACK_ORIGINS);
@@ -406,7 +410,11 @@ impl RegistryServer {
                 Default::default(),
                 config,
             );
-        axum::Router::new().nest_service("/mcp", service)
+        axum::Router::new()
+            .nest_service("/mcp", service)
+            .layer(axum::middleware::from_fn(
+                crate::server::http_body::check_body,
+            ))
     }
 
     /// Binds `addr` and serves streamable HTTP at `/mcp` until `shutdown`;

@@ -467,6 +467,49 @@ async fn without_elicitation_the_host_asker_answers_or_no_one_can_and_nothing_ru
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_that_is_not_a_json_rpc_message_gets_400_and_its_json_rpc_error() {
+    let server = RegistryServer::new(
+        Arc::new(ToolRegistry::new()),
+        Arc::new(tool_mcp::RunEverything),
+        ToolContext::new(),
+    );
+    let stop = CancellationToken::new();
+    let (addr, _task) = server
+        .serve_http("127.0.0.1:0".parse().unwrap(), stop.clone())
+        .await
+        .unwrap();
+    let post = |body: &'static str, content_type: &'static str| {
+        reqwest::Client::new()
+            .post(format!("http://{addr}/mcp"))
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", content_type)
+            .body(body)
+            .send()
+    };
+    for (body, code) in [
+        (r#"{"jsonrpc": "2.0", "id": 1, "#, -32700),
+        ("not json", -32700),
+        ("[]", -32600),
+        (r#"{"id": 1, "method": "initialize"}"#, -32600),
+    ] {
+        let answer = post(body, "application/json").await.unwrap();
+        assert_eq!(answer.status(), 400, "{body}");
+        let error: Value = answer.json().await.unwrap();
+        assert_eq!(error["jsonrpc"], "2.0", "{error}");
+        assert_eq!(error["id"], Value::Null, "{error}");
+        assert_eq!(error["error"]["code"], code, "{body}: {error}");
+    }
+    // Another content type is still the service's answer (415), and a
+    // message passes.
+    let answer = post("{}", "text/plain").await.unwrap();
+    assert_eq!(answer.status(), 415);
+    let initialize = r#"{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}"#;
+    let answer = post(initialize, "application/json").await.unwrap();
+    assert!(answer.status().is_success(), "{}", answer.status());
+    stop.cancel();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_request_from_a_foreign_browser_origin_is_refused_with_403() {
     let server = RegistryServer::new(
         Arc::new(ToolRegistry::new()),
