@@ -13,12 +13,20 @@
 //!   descriptor (`/proc/self/fd/N`) must not be secret, else the read is
 //!   refused. Whatever a concurrent process swaps in, the bytes returned
 //!   come from the file that was judged.
+//! - A move or rename opens the source's directory and the destination's
+//!   directory by the same walk (creating the destination's missing
+//!   directories on the way), then renames name to name between the two
+//!   handles (`renameat2` with `RENAME_NOREPLACE` unless overwriting);
+//!   across file systems a regular file is copied from a handle opened
+//!   with `O_NOFOLLOW` into a new file of the destination handle, renamed
+//!   into place, and the source name unlinked from its handle.
 
 use std::io::Write as _;
 use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Component, Path, PathBuf};
 
-use nix::fcntl::{OFlag, openat, renameat};
+use nix::errno::Errno;
+use nix::fcntl::{AtFlags, OFlag, openat, renameat};
 use nix::sys::stat::{Mode, fchmod, fstatat, mkdirat};
 
 /// Opens `dir` (canonical, beneath `root`) by walking from `root` without
@@ -43,7 +51,7 @@ pub(crate) fn open_dir(root: &Path, dir: &Path, create: bool) -> std::io::Result
             |e| match e {
                 nix::errno::Errno::ELOOP | nix::errno::Errno::ENOTDIR => {
                     std::io::Error::other(format!(
-                        "`{}` changed into a symbolic link or a file while it was being written",
+                        "`{}` changed into a symbolic link or a file during the operation",
                         name.to_string_lossy()
                     ))
                 }
@@ -125,6 +133,181 @@ pub(crate) fn write_atomic(
         return Err(io(e.into()));
     }
     Ok(())
+}
+
+/// Why a move through directory handles failed.
+#[derive(Debug)]
+pub(crate) enum MoveFailure {
+    /// The source could not be reached or removed.
+    Source(std::io::Error),
+    /// The destination could not be reached or written.
+    Destination(std::io::Error),
+    /// The destination exists and overwriting was not asked for.
+    Exists,
+}
+
+/// Moves the entry `from` (canonical, beneath `from_root`) to `to`
+/// (canonical, beneath `to_root`): both directories are opened by the
+/// walk of [`open_dir`], the names are renamed between the handles, so
+/// neither end can be redirected by a symlink swapped in meanwhile.
+pub(crate) fn move_entry(
+    (from_root, from): (&Path, &Path),
+    (to_root, to): (&Path, &Path),
+    overwrite: bool,
+) -> Result<(), MoveFailure> {
+    let (Some(from_dir), Some(from_name)) = (from.parent(), from.file_name()) else {
+        return Err(MoveFailure::Source(std::io::Error::other(
+            "no file name to move",
+        )));
+    };
+    let (Some(to_dir), Some(to_name)) = (to.parent(), to.file_name()) else {
+        return Err(MoveFailure::Destination(std::io::Error::other(
+            "no file name to move to",
+        )));
+    };
+    let source_dir = open_dir(from_root, from_dir, false).map_err(MoveFailure::Source)?;
+    let source = fstatat(source_dir.as_fd(), from_name, AtFlags::AT_SYMLINK_NOFOLLOW)
+        .map_err(|e| MoveFailure::Source(e.into()))?;
+    let target_dir = open_dir(to_root, to_dir, true).map_err(MoveFailure::Destination)?;
+    match rename_between(&source_dir, from_name, &target_dir, to_name, overwrite) {
+        Ok(()) => Ok(()),
+        Err(Errno::EXDEV) if source.st_mode & libc_s_ifmt() == libc_s_ifreg() => copy_across(
+            (&source_dir, from_name),
+            (&target_dir, to_name),
+            (source.st_dev, source.st_ino),
+            overwrite,
+        ),
+        Err(Errno::EEXIST) | Err(Errno::ENOTEMPTY) if !overwrite => Err(MoveFailure::Exists),
+        Err(e) => Err(MoveFailure::Source(e.into())),
+    }
+}
+
+/// `renameat`, refusing to replace an existing destination unless
+/// `overwrite` (atomically where the C library has `renameat2`).
+fn rename_between(
+    from_dir: &OwnedFd,
+    from_name: &std::ffi::OsStr,
+    to_dir: &OwnedFd,
+    to_name: &std::ffi::OsStr,
+    overwrite: bool,
+) -> Result<(), Errno> {
+    if overwrite {
+        return renameat(from_dir.as_fd(), from_name, to_dir.as_fd(), to_name);
+    }
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    match nix::fcntl::renameat2(
+        from_dir.as_fd(),
+        from_name,
+        to_dir.as_fd(),
+        to_name,
+        nix::fcntl::RenameFlags::RENAME_NOREPLACE,
+    ) {
+        // File systems without RENAME_NOREPLACE: check, then rename, both
+        // within the same directory handle.
+        Err(Errno::EINVAL | Errno::ENOSYS) => {}
+        done => return done,
+    }
+    match fstatat(to_dir.as_fd(), to_name, AtFlags::AT_SYMLINK_NOFOLLOW) {
+        Ok(_) => Err(Errno::EEXIST),
+        Err(Errno::ENOENT) => renameat(from_dir.as_fd(), from_name, to_dir.as_fd(), to_name),
+        Err(e) => Err(e),
+    }
+}
+
+/// The cross-device fallback of [`move_entry`] for a regular file: copied
+/// from a handle opened without following symlinks into a new file of the
+/// destination directory, renamed into place, then the source name
+/// unlinked when it still names the file copied (`identity`).
+fn copy_across(
+    (from_dir, from_name): (&OwnedFd, &std::ffi::OsStr),
+    (to_dir, to_name): (&OwnedFd, &std::ffi::OsStr),
+    identity: (nix::libc::dev_t, nix::libc::ino_t),
+    overwrite: bool,
+) -> Result<(), MoveFailure> {
+    let source = openat(
+        from_dir.as_fd(),
+        from_name,
+        OFlag::O_RDONLY | OFlag::O_NOFOLLOW | OFlag::O_NONBLOCK | OFlag::O_CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(|e| MoveFailure::Source(e.into()))?;
+    let opened =
+        nix::sys::stat::fstat(source.as_fd()).map_err(|e| MoveFailure::Source(e.into()))?;
+    if (opened.st_dev, opened.st_ino) != identity {
+        return Err(MoveFailure::Source(std::io::Error::other(
+            "the file was replaced while it was being moved",
+        )));
+    }
+    let mut tmp = None;
+    for n in 0..100u32 {
+        let candidate = format!(
+            ".{}.{}-{n}.tmp",
+            to_name.to_string_lossy(),
+            std::process::id()
+        );
+        match openat(
+            to_dir.as_fd(),
+            candidate.as_str(),
+            OFlag::O_CREAT | OFlag::O_EXCL | OFlag::O_WRONLY | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC,
+            Mode::from_bits_truncate(opened.st_mode & 0o7777),
+        ) {
+            Ok(fd) => {
+                tmp = Some((candidate, std::fs::File::from(fd)));
+                break;
+            }
+            Err(Errno::EEXIST) => continue,
+            Err(e) => return Err(MoveFailure::Destination(e.into())),
+        }
+    }
+    let Some((tmp_name, mut file)) = tmp else {
+        return Err(MoveFailure::Destination(std::io::Error::other(
+            "no free temporary name",
+        )));
+    };
+    let remove = || {
+        let _ = nix::unistd::unlinkat(
+            to_dir.as_fd(),
+            tmp_name.as_str(),
+            nix::unistd::UnlinkatFlags::NoRemoveDir,
+        );
+    };
+    let mut reader = std::fs::File::from(source);
+    let copied = std::io::copy(&mut reader, &mut file)
+        .and_then(|_| {
+            fchmod(
+                file.as_fd(),
+                Mode::from_bits_truncate(opened.st_mode & 0o7777),
+            )
+            .map_err(Into::into)
+        })
+        .and_then(|()| file.sync_all());
+    if let Err(e) = copied {
+        remove();
+        return Err(MoveFailure::Destination(e));
+    }
+    match rename_between(to_dir, tmp_name.as_ref(), to_dir, to_name, overwrite) {
+        Ok(()) => {}
+        Err(Errno::EEXIST) if !overwrite => {
+            remove();
+            return Err(MoveFailure::Exists);
+        }
+        Err(e) => {
+            remove();
+            return Err(MoveFailure::Destination(e.into()));
+        }
+    }
+    match fstatat(from_dir.as_fd(), from_name, AtFlags::AT_SYMLINK_NOFOLLOW) {
+        Ok(st) if (st.st_dev, st.st_ino) == identity => nix::unistd::unlinkat(
+            from_dir.as_fd(),
+            from_name,
+            nix::unistd::UnlinkatFlags::NoRemoveDir,
+        )
+        .map_err(|e| MoveFailure::Source(e.into())),
+        Ok(_) => Err(MoveFailure::Source(std::io::Error::other(
+            "the file was replaced while it was being moved; the copy is kept, the new file left in place",
+        ))),
+        Err(e) => Err(MoveFailure::Source(e.into())),
+    }
 }
 
 fn libc_s_ifmt() -> u32 {

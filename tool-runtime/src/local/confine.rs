@@ -18,12 +18,20 @@
 //! would create its target). Classes compare ASCII case-insensitively, so
 //! `.GIT/config` is protected on every file system.
 //!
-//! Races: on Linux `writeFile`, `editFile`, `readFile` and `readFiles`
-//! cannot be redirected by a process that swaps a directory for a symlink
-//! between the check and the operation: a write walks down from its root's
-//! handle with `O_NOFOLLOW` and fails when something changed; a read
-//! judges the file it opened (see the private `beneath` module). Moves,
-//! listings and searches are still checked by path.
+//! Races: on Linux `writeFile`, `editFile`, `readFile`, `readFiles`,
+//! `moveFiles` and `renameFile` cannot be redirected by a process that
+//! swaps a directory for a symlink between the check and the operation: a
+//! write walks down from its root's handle with `O_NOFOLLOW` and fails when
+//! something changed; a move or rename resolves each end once (the entry
+//! judged is the entry used), opens both directories by that walk and
+//! renames name to name between the handles (`renameat2`, no replacing
+//! unless asked; across file systems a file is copied handle to handle); a
+//! read judges the file it opened (see the private `beneath` module).
+//! Tests: `confined_files::file_tools_cannot_be_raced_by_a_confined_command_flipping_a_symlink`,
+//! `confined_files::moves_and_renames_cannot_be_raced_by_a_flipped_symlink`.
+//! Listings and searches are still checked by path; the protected-name
+//! scan of a moved directory reads it by path before the move, so entries
+//! added to it meanwhile are not judged.
 //!
 //! Not covered: hard links (an inode reachable under an allowed name is
 //! writable under that name, as with Landlock).
@@ -107,12 +115,7 @@ impl Guard {
     /// down from the root.
     pub(crate) fn write_target(&self, path: &Path) -> Option<(PathBuf, PathBuf)> {
         let entry = entry_reached(path);
-        let root = self
-            .roots
-            .iter()
-            .filter(|r| entry.starts_with(r))
-            .max_by_key(|r| r.components().count())?;
-        Some((root.clone(), entry))
+        Some((self.root_of(&entry)?, entry))
     }
 
     /// Refuses the read of a file already opened, judged on the path the
@@ -147,13 +150,25 @@ impl Guard {
         Ok(())
     }
 
-    /// Refuses writing, creating, renaming or deleting the entry `path`.
+    /// The writable root `entry` (canonical) lies beneath, the deepest
+    /// when roots nest.
+    pub(crate) fn root_of(&self, entry: &Path) -> Option<PathBuf> {
+        self.roots
+            .iter()
+            .filter(|r| entry.starts_with(r))
+            .max_by_key(|r| r.components().count())
+            .cloned()
+    }
+
+    /// Refuses writing, creating, renaming or deleting the entry `path`;
+    /// returns the canonical entry judged, so that the operation walks to
+    /// exactly that entry and does not resolve `path` a second time.
     pub(crate) fn check_write(
         &self,
         path: &Path,
         shown: &str,
         operation: &'static str,
-    ) -> Result<()> {
+    ) -> Result<PathBuf> {
         let entry = entry_reached(path);
         let mut candidates = vec![entry.clone()];
         match path.symlink_metadata() {
@@ -193,22 +208,29 @@ impl Guard {
                 ));
             }
         }
-        Ok(())
+        Ok(entry)
     }
 
     /// Refuses moving the entry `from` to `to`: both ends are writes, and a
     /// moved directory must not carry entries that become protected at the
-    /// destination (a folder `workflows/` moved to `.github/`).
-    pub(crate) fn check_move(&self, from: &Path, to: &Path, shown: &str) -> Result<()> {
-        self.check_write(from, shown, "moved")?;
-        self.check_write(to, shown, "moved")?;
-        let Ok(meta) = from.symlink_metadata() else {
-            return Ok(());
+    /// destination (a folder `workflows/` moved to `.github/`). Returns the
+    /// canonical entries judged, source and destination.
+    pub(crate) fn check_move(
+        &self,
+        from: &Path,
+        to: &Path,
+        shown: &str,
+    ) -> Result<(PathBuf, PathBuf)> {
+        let source = self.check_write(from, shown, "moved")?;
+        let destination = self.check_write(to, shown, "moved")?;
+        let judged = (source.clone(), destination.clone());
+        let Ok(meta) = source.symlink_metadata() else {
+            return Ok(judged);
         };
         if !meta.is_dir() {
-            return Ok(());
+            return Ok(judged);
         }
-        let destination = entry_reached(to);
+        let from = source.as_path();
         let mut stack = vec![from.to_path_buf()];
         let mut seen = 0usize;
         while let Some(dir) = stack.pop() {
@@ -245,7 +267,7 @@ impl Guard {
                 }
             }
         }
-        Ok(())
+        Ok(judged)
     }
 }
 

@@ -177,7 +177,11 @@ fn move_one(paths: &Paths, old: &str, new: &str, overwrite: bool) -> Result<()> 
     let from = paths.resolve(old);
     let to = paths.resolve(new);
     if let Some(guard) = paths.guard() {
-        guard.check_move(&from, &to, old)?;
+        let judged = guard.check_move(&from, &to, old)?;
+        #[cfg(target_os = "linux")]
+        return move_beneath(guard, judged, (old, new), overwrite);
+        #[cfg(not(target_os = "linux"))]
+        let _ = judged;
     }
     let meta = std::fs::symlink_metadata(&from).map_err(|e| Error::io(old, e))?;
     if to.exists() && !overwrite {
@@ -194,6 +198,35 @@ fn move_one(paths: &Paths, old: &str, new: &str, overwrite: bool) -> Result<()> 
         }
         Err(e) => Err(Error::io(old, e)),
     }
+}
+
+/// A confined move of the entries `judged` (canonical source and
+/// destination, as the guard judged them) through directory handles
+/// walked down from their writable roots: a symlink swapped into either
+/// path after the check fails the move instead of redirecting it.
+#[cfg(target_os = "linux")]
+fn move_beneath(
+    guard: &crate::local::confine::Guard,
+    (from, to): (std::path::PathBuf, std::path::PathBuf),
+    (old, new): (&str, &str),
+    overwrite: bool,
+) -> Result<()> {
+    use crate::beneath::MoveFailure;
+    let left = |shown: &str| {
+        Error::io(
+            shown,
+            std::io::Error::other("the path left the writable roots while it was being moved"),
+        )
+    };
+    let from_root = guard.root_of(&from).ok_or_else(|| left(old))?;
+    let to_root = guard.root_of(&to).ok_or_else(|| left(new))?;
+    crate::beneath::move_entry((&from_root, &from), (&to_root, &to), overwrite).map_err(|failure| {
+        match failure {
+            MoveFailure::Source(e) => Error::io(old, e),
+            MoveFailure::Destination(e) => Error::io(new, e),
+            MoveFailure::Exists => Error::AlreadyExists { path: new.into() },
+        }
+    })
 }
 
 /// `moveFiles`: each item is attempted; failures are reported per item.
@@ -239,16 +272,26 @@ pub(crate) fn rename_file(paths: &Paths, p: &RenameFileParams) -> Result<RenameF
         ));
     };
     let to = parent.join(name);
-    if let Some(guard) = paths.guard() {
-        guard.check_move(&from, &to, &p.path)?;
-    }
-    std::fs::symlink_metadata(&from).map_err(|e| Error::io(&p.path, e))?;
     let new_path = match Path::new(&p.path).parent() {
         Some(given_parent) if !given_parent.as_os_str().is_empty() => {
             given_parent.join(name).to_string_lossy().into_owned()
         }
         _ => name.to_owned(),
     };
+    if let Some(guard) = paths.guard() {
+        let judged = guard.check_move(&from, &to, &p.path)?;
+        #[cfg(target_os = "linux")]
+        {
+            move_beneath(guard, judged, (&p.path, &new_path), false)?;
+            return Ok(RenameFileResult {
+                old_path: p.path.clone(),
+                new_path,
+            });
+        }
+        #[cfg(not(target_os = "linux"))]
+        let _ = judged;
+    }
+    std::fs::symlink_metadata(&from).map_err(|e| Error::io(&p.path, e))?;
     if to.exists() {
         return Err(Error::AlreadyExists {
             path: new_path.into(),

@@ -86,8 +86,12 @@
 //! written or created (at any depth, whether or not they exist; in a git
 //! directory only its code parts), secrets never read; searches skip secret
 //! entries and report how many (`secretsSkipped`). `writeFile`, `editFile`,
-//! `readFile` and `readFiles` cannot be raced by a concurrent command that
-//! swaps a folder for a symlink (`confined_files::file_tools_cannot_be_raced_by_a_confined_command_flipping_a_symlink`).
+//! `readFile`, `readFiles`, `moveFiles` and `renameFile` cannot be raced by
+//! a concurrent command that swaps a folder for a symlink: writes, moves and
+//! renames walk from a handle of their root without following symlinks,
+//! reads judge the file they opened
+//! (`confined_files::file_tools_cannot_be_raced_by_a_confined_command_flipping_a_symlink`,
+//! `confined_files::moves_and_renames_cannot_be_raced_by_a_flipped_symlink`).
 //! A refusal fails with `confinement_refused` and says what the
 //! confinement allows. The call's [`tool_core::Confinement`] (a gated
 //! invoker puts the decision's in the context) replaces the configured

@@ -352,6 +352,19 @@ async fn host_writable_roots_are_writable_and_the_message_names_them() {
     );
 }
 
+/// The flips a flipper command counted so far (one byte appended to
+/// `counter` per round), once it has made its first; fails when it makes
+/// none within ten seconds.
+pub(crate) async fn flips_made(counter: &Path) -> u64 {
+    for _ in 0..1000 {
+        match std::fs::metadata(counter) {
+            Ok(meta) if meta.len() > 0 => return meta.len(),
+            _ => tokio::time::sleep(std::time::Duration::from_millis(10)).await,
+        }
+    }
+    panic!("the flipper never flipped (no `{}`)", counter.display());
+}
+
 /// A confined command flips `d` between a symlink to a folder of the
 /// workspace and one to a secret folder outside it (an atomic swap), and
 /// `e` between a folder and such a symlink, while confined `writeFile` and
@@ -386,7 +399,7 @@ async fn file_tools_cannot_be_raced_by_a_confined_command_flipping_a_symlink() {
     }
     let v = vault.display();
     let flipper = format!(
-        "ln -s real d.in; ln -s '{v}' d.out; while :; do cp -P d.out d.tmp; mv -T d.tmp d; cp -P d.in d.tmp; mv -T d.tmp d; mv e e.real; ln -s '{v}' e; rm e; mv e.real e; done"
+        "ln -s real d.in; ln -s '{v}' d.out; while :; do cp -P d.out d.tmp; mv -T d.tmp d; cp -P d.in d.tmp; mv -T d.tmp d; mv e e.real; ln -s '{v}' e; rm e; mv e.real e; printf . >> flips; done"
     );
     let started = call(
         &c,
@@ -396,6 +409,7 @@ async fn file_tools_cannot_be_raced_by_a_confined_command_flipping_a_symlink() {
     )
     .await;
     let shell = ok(&started)["shellId"].as_str().unwrap().to_owned();
+    let before = flips_made(&d.ws.join("flips")).await;
     let (mut wrote, mut read) = (0, 0);
     for i in 0..300 {
         let dir = if i % 2 == 0 { "d" } else { "e" };
@@ -425,11 +439,164 @@ async fn file_tools_cannot_be_raced_by_a_confined_command_flipping_a_symlink() {
             );
         }
     }
+    let during = std::fs::metadata(d.ws.join("flips")).unwrap().len() - before;
     call(&c, "killCommand", json!({"shellId": shell}), &ctx).await;
-    eprintln!("race: {wrote} writes and {read} reads of 300 succeeded");
+    eprintln!("race: {during} flips; {wrote} writes and {read} reads of 300 succeeded");
+    assert!(during > 0, "the flipper did not run during the race");
     assert!(
         wrote > 0 && read > 0,
         "the race never let an operation through"
     );
     assert_eq!(std::fs::read_dir(&vault).unwrap().count(), 1);
+}
+
+/// The names left in `dir`, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Swaps `link` atomically to a symlink to `target` (a new link renamed
+/// over it, as `mv -T` does).
+fn point(ws: &Path, link: &str, target: &Path) {
+    let tmp = ws.join(format!("{link}.flip"));
+    let _ = std::fs::remove_file(&tmp);
+    std::os::unix::fs::symlink(target, &tmp).unwrap();
+    std::fs::rename(&tmp, ws.join(link)).unwrap();
+}
+
+/// A thread flips `d` between a symlink to a folder of the workspace and
+/// symlinks to a secret folder outside, a secret folder inside and the
+/// protected `.git/hooks`, and `e` between a folder and such symlinks,
+/// while confined `moveFiles` (into and out of `d/` and `e/`) and
+/// `renameFile` (inside them) run a few hundred times each: nothing ever
+/// lands outside the workspace, in a secret folder or in `.git`, nothing
+/// leaves them, and the flipper really ran during the race.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn moves_and_renames_cannot_be_raced_by_a_flipped_symlink() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let d = dirs();
+    let vault = d.outside.join("vault");
+    let private = d.ws.join("private");
+    let hooks = d.ws.join(".git/hooks");
+    write(&vault, "notes.txt", "vault-secret\n");
+    write(&private, "key.txt", "private-secret\n");
+    write(&d.ws, "real/keep.txt", "plain\n");
+    write(&d.ws, "e/keep.txt", "plain\n");
+    std::fs::create_dir_all(d.ws.join("pool")).unwrap();
+    std::fs::create_dir_all(d.ws.join("back")).unwrap();
+    std::os::unix::fs::symlink("real", d.ws.join("d")).unwrap();
+    let options = tool_runtime::SandboxOptions {
+        secret_paths: vec![vault.clone(), private.clone()],
+        ..tool_runtime::SandboxOptions::default()
+    };
+    let c = LocalComputer::new(LocalConfig {
+        shell: tool_runtime::ShellConfig {
+            sandbox: tool_runtime::SandboxPolicy::workspace_write(),
+            sandbox_options: options,
+            ..tool_runtime::ShellConfig::default()
+        },
+        ..LocalConfig::default()
+    });
+    let ctx = ToolContext::new().with_cwd(&d.ws);
+    let stop = Arc::new(AtomicBool::new(false));
+    let flips = Arc::new(AtomicUsize::new(0));
+    let flipper = {
+        let (ws, stop, flips) = (d.ws.clone(), Arc::clone(&stop), Arc::clone(&flips));
+        let away = [vault.clone(), private.clone(), hooks.clone()];
+        std::thread::spawn(move || {
+            let mut n = 0;
+            while !stop.load(Ordering::Relaxed) {
+                let target = &away[n % away.len()];
+                point(&ws, "d", target);
+                point(&ws, "d", Path::new("real"));
+                let (e, real) = (ws.join("e"), ws.join("e.real"));
+                std::fs::rename(&e, &real).unwrap();
+                if std::os::unix::fs::symlink(target, &e).is_ok() {
+                    std::fs::remove_file(&e).unwrap();
+                }
+                // A move into `e/` may have made `e` afresh meanwhile (a
+                // move creates its missing folders): drop that one.
+                while std::fs::rename(&real, &e).is_err() {
+                    let _ = std::fs::remove_dir_all(&e);
+                }
+                n += 1;
+                flips.fetch_add(1, Ordering::Relaxed);
+            }
+        })
+    };
+    while flips.load(Ordering::Relaxed) == 0 {
+        std::thread::yield_now();
+    }
+    let before = flips.load(Ordering::Relaxed);
+    let outside_names = names(&d.outside);
+    let (mut moved_in, mut renamed, mut moved_out) = (0, 0, 0);
+    for i in 0..300 {
+        let dir = if i % 2 == 0 { "d" } else { "e" };
+        write(&d.ws, &format!("pool/f{i}"), format!("{i}\n"));
+        let out = call(
+            &c,
+            "moveFiles",
+            json!({"items": [{"oldPath": format!("pool/f{i}"), "newPath": format!("{dir}/m{i}")}]}),
+            &ctx,
+        )
+        .await;
+        moved_in += ok(&out)["moved"].as_u64().unwrap();
+        let out = call(
+            &c,
+            "renameFile",
+            json!({"path": format!("{dir}/m{i}"), "newName": format!("n{i}")}),
+            &ctx,
+        )
+        .await;
+        renamed += u64::from(out.success);
+        let out = call(
+            &c,
+            "moveFiles",
+            json!({"items": [
+                {"oldPath": format!("{dir}/n{i}"), "newPath": format!("back/b{i}")},
+                {"oldPath": format!("{dir}/notes.txt"), "newPath": format!("back/v{i}")},
+                {"oldPath": format!("{dir}/key.txt"), "newPath": format!("back/k{i}")},
+                {"oldPath": format!("{dir}/README"), "newPath": format!("back/h{i}")},
+            ]}),
+            &ctx,
+        )
+        .await;
+        moved_out += ok(&out)["moved"].as_u64().unwrap();
+        assert_eq!(names(&vault), ["notes.txt"], "the vault changed at {i}");
+        assert_eq!(
+            names(&private),
+            ["key.txt"],
+            "the private folder changed at {i}"
+        );
+        assert_eq!(names(&hooks), ["README"], "the hooks changed at {i}");
+        assert_eq!(names(&d.outside), outside_names, "outside changed at {i}");
+    }
+    let during = flips.load(Ordering::Relaxed) - before;
+    stop.store(true, Ordering::Relaxed);
+    flipper.join().unwrap();
+    eprintln!(
+        "race: {during} flips; {moved_in} moves in, {renamed} renames, {moved_out} moves out of 300"
+    );
+    assert!(during >= 10, "the flipper hardly ran: {during} flips");
+    assert!(
+        moved_in > 0 && renamed > 0 && moved_out > 0,
+        "the race never let an operation through"
+    );
+    for name in names(&d.ws.join("back")) {
+        assert!(
+            name.starts_with('b'),
+            "{name} was taken out of a guarded folder"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(vault.join("notes.txt")).unwrap(),
+        "vault-secret\n"
+    );
 }

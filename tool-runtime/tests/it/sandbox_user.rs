@@ -529,11 +529,12 @@ async fn leaks(c: &LocalComputer, ws: &Path, outside: &Path) {
     });
     let v = vault.display();
     let mut params = RunCommandParams::new(format!(
-        "ln -s real d.in; ln -s '{v}' d.out; while :; do cp -P d.out d.tmp; mv -T d.tmp d; cp -P d.in d.tmp; mv -T d.tmp d; done"
+        "ln -s real d.in; ln -s '{v}' d.out; while :; do cp -P d.out d.tmp; mv -T d.tmp d; cp -P d.in d.tmp; mv -T d.tmp d; printf . >> flips; done"
     ));
     params.run_in_background = Some(true);
     let started = raced.run_command(params, &ctx(&race)).await;
     let shell = ok(&started)["shellId"].as_str().unwrap().to_owned();
+    let before = crate::confined_files::flips_made(&race.join("flips")).await;
     for i in 0..100 {
         let write_params = tool_runtime::WriteFileParams {
             path: "d/x".to_owned(),
@@ -549,6 +550,8 @@ async fn leaks(c: &LocalComputer, ws: &Path, outside: &Path) {
             .await;
         assert!(!out.content.contains("vault-secret"), "{}", out.content);
     }
+    let during = std::fs::metadata(race.join("flips")).unwrap().len() - before;
+    assert!(during > 0, "the flipper did not run during the race");
     let _ = raced
         .kill_command(
             tool_runtime::KillCommandParams { shell_id: shell },
