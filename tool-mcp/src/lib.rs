@@ -178,7 +178,9 @@ pub use client::manager::{MAX_LIST_PAGES, McpManager, ServerStatus};
 pub use client::oauth::{Authorizer, InMemoryTokenStore, OAuthOptions, TokenStore};
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
-pub use client::options::{DEFAULT_MAX_MESSAGE_BYTES, ManagerOptions};
+pub use client::options::{
+    DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_RESTART_AFTER_TIMEOUTS, ManagerOptions,
+};
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub use client::policy::{default_policy, effective_policy};

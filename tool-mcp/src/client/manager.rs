@@ -18,6 +18,7 @@ use crate::client::remote_talk::{
     InFlight, Unheard, call_rounds_telling_task, call_tool_with_events,
 };
 use crate::client::session::{ConnectOptions, Hooks, Lifecycle, Session};
+use crate::client::timeouts::TimeoutWatch;
 use crate::error::Error;
 use crate::trace::ClientTrace;
 
@@ -66,6 +67,9 @@ pub(crate) struct Slot {
     /// The lifecycle that opened this server's last session (what
     /// [`McpProtocol::Auto`] found).
     lifecycle: Mutex<Option<Lifecycle>>,
+    /// Calls in a row dropped before the server answered
+    /// (`client::timeouts`).
+    unanswered: std::sync::atomic::AtomicU32,
 }
 
 /// How long [`McpProtocol::Auto`] waits for a `server/discover` answer
@@ -85,7 +89,25 @@ impl Slot {
             in_flight: Arc::default(),
             listed: Arc::default(),
             lifecycle: Mutex::new(None),
+            unanswered: std::sync::atomic::AtomicU32::new(0),
         }
+    }
+
+    /// One more call in a row went unanswered; how many now.
+    pub(crate) fn timeout_unanswered(&self) -> u32 {
+        self.unanswered.fetch_add(1, Ordering::SeqCst) + 1
+    }
+
+    /// The server answered a call.
+    pub(crate) fn timeouts_answered(&self) {
+        self.unanswered.store(0, Ordering::SeqCst);
+    }
+
+    /// Drops the live session (the next request opens a new one) and
+    /// starts the count again; whether there was one.
+    pub(crate) fn let_session_go(&self) -> bool {
+        self.unanswered.store(0, Ordering::SeqCst);
+        self.set_live(None).is_some()
     }
 
     fn live_session(&self) -> Option<Arc<Session>> {
@@ -543,21 +565,28 @@ impl McpManager {
         let slot = self.enabled_slot(id)?;
         let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
         let in_flight = Arc::clone(&slot.in_flight);
-        self.with_session(&slot, "tools/call", Resend::Never, |session| {
-            let (params, in_flight, events) =
-                (params.clone(), Arc::clone(&in_flight), Arc::clone(&events));
-            let trace = self.trace(&slot, &session);
-            async move {
-                if crate::client::remote_tasks_2025::wanted(&session, &params.name) {
-                    return crate::client::remote_tasks_2025::call_as_task(session.peer(), params)
+        let watch = TimeoutWatch::new(&slot, self.options.restart_after_timeouts);
+        let result = self
+            .with_session(&slot, "tools/call", Resend::Never, |session| {
+                let (params, in_flight, events) =
+                    (params.clone(), Arc::clone(&in_flight), Arc::clone(&events));
+                let trace = self.trace(&slot, &session);
+                async move {
+                    if crate::client::remote_tasks_2025::wanted(&session, &params.name) {
+                        return crate::client::remote_tasks_2025::call_as_task(
+                            session.peer(),
+                            params,
+                        )
                         .await;
+                    }
+                    let hooks = session.hooks();
+                    call_tool_with_events(session.peer(), hooks, &in_flight, params, events, &trace)
+                        .await
                 }
-                let hooks = session.hooks();
-                call_tool_with_events(session.peer(), hooks, &in_flight, params, events, &trace)
-                    .await
-            }
-        })
-        .await
+            })
+            .await;
+        watch.answered();
+        result
     }
 
     /// A [`McpTool`](crate::McpTool) call: [`call_tool_with_events`](Self::call_tool_with_events)
@@ -580,35 +609,42 @@ impl McpManager {
             params.request_state = resumed.request_state;
         }
         let in_flight = Arc::clone(&slot.in_flight);
-        self.with_session(&slot, "tools/call", Resend::Never, |session| {
-            let (params, in_flight, events) =
-                (params.clone(), Arc::clone(&in_flight), Arc::clone(&events));
-            let trace = self.trace(&slot, &session);
-            let tell = self.task_teller(&slot.config, &params, ctx, Arc::clone(&events));
-            async move {
-                if crate::client::remote_tasks_2025::wanted(&session, &params.name) {
-                    return crate::client::remote_tasks_2025::call_as_task(session.peer(), params)
+        let watch = TimeoutWatch::new(&slot, self.options.restart_after_timeouts);
+        let result = self
+            .with_session(&slot, "tools/call", Resend::Never, |session| {
+                let (params, in_flight, events) =
+                    (params.clone(), Arc::clone(&in_flight), Arc::clone(&events));
+                let trace = self.trace(&slot, &session);
+                let tell = self.task_teller(&slot.config, &params, ctx, Arc::clone(&events));
+                async move {
+                    if crate::client::remote_tasks_2025::wanted(&session, &params.name) {
+                        return crate::client::remote_tasks_2025::call_as_task(
+                            session.peer(),
+                            params,
+                        )
                         .await
                         .map(crate::client::remote_rounds::Rounds::Done);
+                    }
+                    let answerer = crate::client::remote_pending::ForTool::new(
+                        session.hooks(),
+                        session.peer(),
+                        ctx,
+                    );
+                    call_rounds_telling_task(
+                        session.peer(),
+                        &answerer,
+                        &in_flight,
+                        params,
+                        events,
+                        &trace,
+                        tell,
+                    )
+                    .await
                 }
-                let answerer = crate::client::remote_pending::ForTool::new(
-                    session.hooks(),
-                    session.peer(),
-                    ctx,
-                );
-                call_rounds_telling_task(
-                    session.peer(),
-                    &answerer,
-                    &in_flight,
-                    params,
-                    events,
-                    &trace,
-                    tell,
-                )
-                .await
-            }
-        })
-        .await
+            })
+            .await;
+        watch.answered();
+        result
     }
 
     /// What the client spans of `session` record.

@@ -50,4 +50,5 @@ pub(crate) mod stderr;
 pub(crate) mod stdio;
 pub(crate) mod task_control;
 pub(crate) mod task_handle;
+pub(crate) mod timeouts;
 pub(crate) mod tool;

@@ -9,6 +9,10 @@ use crate::client::http::HttpGuard;
 use crate::client::stderr::DEFAULT_STDERR_LIMIT;
 use crate::trace::{SpanFields, TracePropagator};
 
+/// Calls in a row a server may leave unanswered before it is restarted
+/// (see [`ManagerOptions::restart_after_timeouts`]).
+pub const DEFAULT_RESTART_AFTER_TIMEOUTS: u32 = 3;
+
 /// The longest message taken from a stdio server unless
 /// [`ManagerOptions::max_message_bytes`] says otherwise: 16 MiB.
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = crate::client::stdio::DEFAULT_MAX_LINE;
@@ -37,6 +41,7 @@ pub struct ManagerOptions {
     pub(crate) task_keys: Option<crate::client::task_handle::TaskKeys>,
     pub(crate) oauth: Option<crate::client::oauth::OAuthOptions>,
     pub(crate) propagator: Arc<dyn TracePropagator>,
+    pub(crate) restart_after_timeouts: u32,
 }
 
 impl std::fmt::Debug for ManagerOptions {
@@ -51,6 +56,7 @@ impl std::fmt::Debug for ManagerOptions {
             .field("tasks", &self.tasks)
             .field("task_keys", &self.task_keys)
             .field("oauth", &self.oauth)
+            .field("restart_after_timeouts", &self.restart_after_timeouts)
             .finish_non_exhaustive()
     }
 }
@@ -68,6 +74,7 @@ impl Default for ManagerOptions {
             task_keys: None,
             oauth: None,
             propagator: Arc::new(SpanFields),
+            restart_after_timeouts: DEFAULT_RESTART_AFTER_TIMEOUTS,
         }
     }
 }
@@ -162,6 +169,16 @@ impl ManagerOptions {
     /// (see [`TracePropagator`]).
     pub fn trace_propagator(mut self, propagator: Arc<dyn TracePropagator>) -> Self {
         self.propagator = propagator;
+        self
+    }
+
+    /// Restarts a server after this many calls in a row were dropped
+    /// before it answered (a deadline passed, the host cancelled): its
+    /// session is let go, the next request opens a new one (a new process
+    /// for stdio), and no timed-out call is sent again. Default
+    /// [`DEFAULT_RESTART_AFTER_TIMEOUTS`]; 0 never restarts.
+    pub fn restart_after_timeouts(mut self, calls: u32) -> Self {
+        self.restart_after_timeouts = calls;
         self
     }
 

@@ -378,6 +378,47 @@ async fn the_pipeline_timeout_stops_a_long_call() {
 
 #[cfg(unix)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_leaves_calls_unanswered_in_a_row_is_restarted() {
+    let manager = Arc::new(McpManager::new(
+        tool_mcp::ManagerOptions::default().restart_after_timeouts(2),
+    ));
+    manager
+        .upsert(python_stdio("py", "stdio").with_call_timeout(Duration::from_millis(400)))
+        .unwrap();
+    let registry = registry_of(&manager).await;
+    let sleep = r#"{"seconds": 30}"#;
+    // An answer between two timeouts starts the count again.
+    let out = call(&registry, "py", "sleep", sleep).await;
+    assert_eq!(out.error_code().unwrap(), "timeout");
+    let echo = call(&registry, "py", "echo", r#"{"message":"one"}"#).await;
+    assert_eq!(echo.content, "Echo: one");
+    let out = call(&registry, "py", "sleep", sleep).await;
+    assert_eq!(out.error_code().unwrap(), "timeout");
+    let first = manager.process_id("py").await.unwrap();
+    assert_eq!(manager.status("py").await.unwrap().sessions_started, 1);
+    // The second in a row: the session is let go.
+    let out = call(&registry, "py", "sleep", sleep).await;
+    assert_eq!(out.error_code().unwrap(), "timeout");
+    assert_eq!(manager.process_id("py").await, None);
+    // The next call opens a new process; the timed-out ones are not sent
+    // again (a new process would still be sleeping: the echo answers).
+    let echo = call(&registry, "py", "echo", r#"{"message":"two"}"#).await;
+    assert_eq!(echo.content, "Echo: two", "{echo:?}");
+    assert_eq!(manager.status("py").await.unwrap().sessions_started, 2);
+    let second = manager.process_id("py").await.unwrap();
+    assert_ne!(first, second);
+    // The old process is stopped.
+    let gone = (0..50).any(|_| {
+        std::thread::sleep(Duration::from_millis(100));
+        !std::path::Path::new(&format!("/proc/{first}")).exists()
+            || std::fs::read_to_string(format!("/proc/{first}/stat"))
+                .is_ok_and(|s| s.contains(") Z "))
+    });
+    assert!(gone, "process {first} still runs");
+}
+
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_killed_mid_session_is_reconnected_once() {
     let manager = manager_with(vec![everything_stdio("everything")]);
     let registry = registry_of(&manager).await;
