@@ -345,3 +345,34 @@ async fn a_server_that_stays_after_its_input_closes_gets_sigterm_before_it_is_ki
     );
     manager.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_exits_at_once_fails_the_handshake_with_its_stderr_tail() {
+    let manager = McpManager::default();
+    // Lines before the tail are cut to the kept limit; the last one is
+    // what the user needs to see.
+    let script = "for i in $(seq 1 2000); do echo \"noise line $i\" >&2; done; \
+                  echo 'fatal: missing API token' >&2; exit 3";
+    manager
+        .upsert(
+            McpServerConfig::new("quits", McpTransport::stdio("sh", ["-c", script]))
+                .with_startup_timeout(Duration::from_secs(10)),
+        )
+        .unwrap();
+    let error = manager.connect("quits").await.unwrap_err();
+    let Error::Handshake { stderr, .. } = &error else {
+        panic!("{error:?}")
+    };
+    assert!(
+        stderr.trim_end().ends_with("fatal: missing API token"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("noise line 1\n"),
+        "the tail only: {stderr}"
+    );
+    assert!(
+        error.to_string().contains("fatal: missing API token"),
+        "{error}"
+    );
+}
