@@ -21,14 +21,15 @@
 //! Races: on Linux `writeFile`, `editFile`, `readFile`, `readFiles`,
 //! `moveFiles` and `renameFile` cannot be redirected by a process that
 //! swaps a directory for a symlink between the check and the operation: a
-//! write walks down from its root's handle with `O_NOFOLLOW` and fails when
-//! something changed; a move or rename resolves each end once (the entry
+//! write judges the entry it is about to walk to (not one resolved
+//! earlier), walks down from its root's handle with `O_NOFOLLOW` and fails
+//! when something changed; a move or rename resolves each end once (the entry
 //! judged is the entry used), opens both directories by that walk and
 //! renames name to name between the handles (`renameat2`, no replacing
 //! unless asked; across file systems a file is copied handle to handle); a
 //! read judges the file it opened (see the private `beneath` module).
 //! Tests: `confined_files::file_tools_cannot_be_raced_by_a_confined_command_flipping_a_symlink`,
-//! `confined_files::moves_and_renames_cannot_be_raced_by_a_flipped_symlink`.
+//! `confined_files::moves_renames_and_writes_cannot_be_raced_by_a_flipped_symlink`.
 //! Listings and searches are still checked by path; the protected-name
 //! scan of a moved directory reads it by path before the move, so entries
 //! added to it meanwhile are not judged.
@@ -110,12 +111,21 @@ impl Guard {
         }
     }
 
-    /// The writable root and the canonical entry of a write to `path`
-    /// (checked by [`Guard::check_write`] first), for a write that walks
-    /// down from the root.
-    pub(crate) fn write_target(&self, path: &Path) -> Option<(PathBuf, PathBuf)> {
-        let entry = entry_reached(path);
-        Some((self.root_of(&entry)?, entry))
+    /// The writable root and the canonical entry of a write to `path`,
+    /// for a write that walks down from the root: `path` is resolved and
+    /// judged once more here, and the entry judged is the entry returned,
+    /// so a symlink swapped in since an earlier check cannot move the
+    /// write to an entry nobody judged.
+    pub(crate) fn write_target(&self, path: &Path, shown: &str) -> Result<(PathBuf, PathBuf)> {
+        let entry = self.check_write(path, shown, "written")?;
+        match self.root_of(&entry) {
+            Some(root) => Ok((root, entry)),
+            None => Err(self.refuse(
+                shown,
+                "written",
+                format!("`{}` is outside the writable roots", entry.display()),
+            )),
+        }
     }
 
     /// Refuses the read of a file already opened, judged on the path the

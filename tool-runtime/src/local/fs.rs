@@ -111,11 +111,7 @@ pub(crate) fn atomic_write(
     let io = |e| Error::io(shown, e);
     #[cfg(target_os = "linux")]
     if let Some(guard) = guard {
-        let Some((root, entry)) = guard.write_target(target) else {
-            return Err(io(std::io::Error::other(
-                "the path left the writable roots while it was being written",
-            )));
-        };
+        let (root, entry) = guard.write_target(target, shown)?;
         return crate::beneath::write_atomic(&root, &entry, bytes, before_commit, io);
     }
     #[cfg(not(target_os = "linux"))]

@@ -91,7 +91,7 @@
 //! renames walk from a handle of their root without following symlinks,
 //! reads judge the file they opened
 //! (`confined_files::file_tools_cannot_be_raced_by_a_confined_command_flipping_a_symlink`,
-//! `confined_files::moves_and_renames_cannot_be_raced_by_a_flipped_symlink`).
+//! `confined_files::moves_renames_and_writes_cannot_be_raced_by_a_flipped_symlink`).
 //! A refusal fails with `confinement_refused` and says what the
 //! confinement allows. The call's [`tool_core::Confinement`] (a gated
 //! invoker puts the decision's in the context) replaces the configured

@@ -472,13 +472,14 @@ fn point(ws: &Path, link: &str, target: &Path) {
 /// A thread flips `d` between a symlink to a folder of the workspace and
 /// symlinks to a secret folder outside, a secret folder inside and the
 /// protected `.git/hooks`, and `e` between a folder and such symlinks,
-/// while confined `moveFiles` (into and out of `d/` and `e/`) and
-/// `renameFile` (inside them) run a few hundred times each: nothing ever
+/// while confined `moveFiles` (into and out of `d/` and `e/`),
+/// `renameFile` and `writeFile` (inside them) run a few hundred times
+/// each: nothing ever
 /// lands outside the workspace, in a secret folder or in `.git`, nothing
 /// leaves them, and the flipper really ran during the race.
 #[cfg(target_os = "linux")]
 #[tokio::test]
-async fn moves_and_renames_cannot_be_raced_by_a_flipped_symlink() {
+async fn moves_renames_and_writes_cannot_be_raced_by_a_flipped_symlink() {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     let d = dirs();
@@ -536,7 +537,7 @@ async fn moves_and_renames_cannot_be_raced_by_a_flipped_symlink() {
     }
     let before = flips.load(Ordering::Relaxed);
     let outside_names = names(&d.outside);
-    let (mut moved_in, mut renamed, mut moved_out) = (0, 0, 0);
+    let (mut moved_in, mut renamed, mut moved_out, mut wrote) = (0, 0, 0, 0);
     for i in 0..300 {
         let dir = if i % 2 == 0 { "d" } else { "e" };
         write(&d.ws, &format!("pool/f{i}"), format!("{i}\n"));
@@ -569,6 +570,14 @@ async fn moves_and_renames_cannot_be_raced_by_a_flipped_symlink() {
         )
         .await;
         moved_out += ok(&out)["moved"].as_u64().unwrap();
+        let out = call(
+            &c,
+            "writeFile",
+            json!({"path": format!("{dir}/w{i}"), "content": format!("{i}\n")}),
+            &ctx,
+        )
+        .await;
+        wrote += u64::from(out.success);
         assert_eq!(names(&vault), ["notes.txt"], "the vault changed at {i}");
         assert_eq!(
             names(&private),
@@ -582,11 +591,11 @@ async fn moves_and_renames_cannot_be_raced_by_a_flipped_symlink() {
     stop.store(true, Ordering::Relaxed);
     flipper.join().unwrap();
     eprintln!(
-        "race: {during} flips; {moved_in} moves in, {renamed} renames, {moved_out} moves out of 300"
+        "race: {during} flips; {moved_in} moves in, {renamed} renames, {moved_out} moves out, {wrote} writes of 300"
     );
     assert!(during >= 10, "the flipper hardly ran: {during} flips");
     assert!(
-        moved_in > 0 && renamed > 0 && moved_out > 0,
+        moved_in > 0 && renamed > 0 && moved_out > 0 && wrote > 0,
         "the race never let an operation through"
     );
     for name in names(&d.ws.join("back")) {
