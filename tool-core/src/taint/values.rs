@@ -5,6 +5,13 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+mod normalise;
+
+#[cfg(test)]
+pub(crate) use normalise::normalise_number;
+pub(crate) use normalise::normalise_url;
+use normalise::{is_host, normalise_id_into, normalise_number_into, normalise_url_into};
+
 /// What kind of value a normalised value is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -222,10 +229,13 @@ fn normalise_text_into(text: &str, buf: &mut String) -> bool {
 
 /// A byte that ends a token (in [`BYTE_CLASS`]).
 const SEPARATOR: u8 = 1;
-/// A byte without which a token holds no value (in [`BYTE_CLASS`]): a
-/// digit (numbers, ids), `.` (hosts), `@` (addresses), `:` (URLs,
-/// `mailto:`). A token of letters and other bytes only is a word.
+/// A byte without which a token holds no value but a URL (in
+/// [`BYTE_CLASS`]): a digit (numbers, ids), `.` (hosts), `@` (addresses).
+/// A token of letters and other bytes only is a word.
 const VALUE_BYTE: u8 = 2;
+/// `:` (in [`BYTE_CLASS`]): with no [`VALUE_BYTE`], a token holds a value
+/// only as a URL (`http://localhost`); see [`may_be_url`].
+const COLON: u8 = 4;
 
 /// Each byte's class, so one pass over a token finds both its end and
 /// whether it can hold a value.
@@ -244,7 +254,7 @@ const BYTE_CLASS: [u8; 256] = {
     }
     table[b'.' as usize] = VALUE_BYTE;
     table[b'@' as usize] = VALUE_BYTE;
-    table[b':' as usize] = VALUE_BYTE;
+    table[b':' as usize] = COLON;
     table
 };
 
@@ -257,23 +267,32 @@ fn atoms_in(text: &str, buf: &mut String, found: &mut dyn FnMut(ValueKind, &str)
     let bytes = text.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
-        while i < bytes.len() && is_separator(bytes[i]) {
-            i += 1;
-        }
+        let rest = bytes.get(i..).unwrap_or_default();
+        i += rest
+            .iter()
+            .position(|b| !is_separator(*b))
+            .unwrap_or(rest.len());
         let start = i;
-        // The token's end, and whether any byte of it can make a value.
+        // The token's end, and whether any byte of it can make a value
+        // (the separator that ends it adds its own bit, which is no
+        // value's).
         let mut seen = 0u8;
-        while i < bytes.len() {
-            let class = BYTE_CLASS[usize::from(bytes[i])];
-            if class == SEPARATOR {
-                break;
-            }
-            seen |= class;
-            i += 1;
-        }
+        let rest = bytes.get(i..).unwrap_or_default();
+        i += rest
+            .iter()
+            .position(|b| {
+                let class = BYTE_CLASS[usize::from(*b)];
+                seen |= class;
+                class == SEPARATOR
+            })
+            .unwrap_or(rest.len());
         // A word (no digit, `.`, `@` or `:`) is no value, and starts no
-        // grouped number (which needs digits): skipped at once.
-        if i > start && seen & VALUE_BYTE != 0 {
+        // grouped number (which needs digits): skipped at once. So is a
+        // word with a `:` ("From:") unless it can be a URL.
+        if i > start
+            && (seen & VALUE_BYTE != 0
+                || seen & COLON != 0 && may_be_url(bytes.get(start..i).unwrap_or_default()))
+        {
             // Numbers written with thousands separators ("1,250.00") and
             // ids written in groups ("GB29 NWBK 6016"): read on across one
             // separator while digits follow.
@@ -305,6 +324,16 @@ fn atoms_in(text: &str, buf: &mut String, found: &mut dyn FnMut(ValueKind, &str)
             }
         }
     }
+}
+
+/// Whether a token with a `:` but no digit, `.` or `@` can be the one
+/// value such a token holds, a URL: it starts, past any `:`, with an `h`
+/// (`http://`, `https://`; `mailto:` needs an `@`).
+fn may_be_url(token: &[u8]) -> bool {
+    token
+        .iter()
+        .find(|b| **b != b':')
+        .is_some_and(|b| b.eq_ignore_ascii_case(&b'h'))
 }
 
 fn classify(token: &str, buf: &mut String, found: &mut dyn FnMut(ValueKind, &str)) {
@@ -389,173 +418,6 @@ fn classify(token: &str, buf: &mut String, found: &mut dyn FnMut(ValueKind, &str
     if digits > 0 && letters > 0 && digits + letters >= 6 && normalise_id_into(token, buf) {
         found(ValueKind::Id, buf);
     }
-}
-
-/// `host.name` with at least two labels and an alphabetic top label.
-fn is_host(s: &str) -> bool {
-    let bytes = s.as_bytes();
-    if bytes.len() > 253 {
-        return false;
-    }
-    let (mut labels, mut label_start) = (0usize, 0usize);
-    for (i, &b) in bytes.iter().enumerate() {
-        if b == b'.' {
-            let len = i - label_start;
-            if len == 0 || len > 63 {
-                return false;
-            }
-            labels += 1;
-            label_start = i + 1;
-        } else if !(b.is_ascii_alphanumeric() || b == b'-') {
-            return false;
-        }
-    }
-    let last = &bytes[label_start..];
-    labels >= 1
-        && !last.is_empty()
-        && last.len() <= 63
-        && last.len() >= 2
-        && last.iter().all(u8::is_ascii_alphabetic)
-}
-
-/// The normalised URL and its host.
-pub(crate) fn normalise_url(token: &str) -> Option<(String, String)> {
-    let mut buf = String::new();
-    let (from, to) = normalise_url_into(token, &mut buf)?;
-    let host = buf.get(from..to)?.to_owned();
-    Some((buf, host))
-}
-
-/// [`normalise_url`] into `buf`; the host's range in it.
-fn normalise_url_into(token: &str, buf: &mut String) -> Option<(usize, usize)> {
-    let bytes = token.as_bytes();
-    // Every `://` starts with a `:`: when the first `:` starts one, it is
-    // the first (the common case, `https://`), found without a window scan.
-    let sep = match bytes.iter().position(|b| *b == b':') {
-        Some(c) if bytes[c..].starts_with(b"://") => c,
-        _ => bytes.windows(3).position(|w| w == b"://")?,
-    };
-    let (scheme, rest) = (&token[..sep], &token[sep + 3..]);
-    // One pass: the fragment cut at the first `#`, the authority ended by
-    // the first `/` or `?` before it.
-    let (mut authority_end, mut fragment) = (None, rest.len());
-    for (i, b) in rest.bytes().enumerate() {
-        match b {
-            b'#' => {
-                fragment = i;
-                break;
-            }
-            b'/' | b'?' if authority_end.is_none() => authority_end = Some(i),
-            _ => {}
-        }
-    }
-    let authority_end = authority_end.unwrap_or(fragment);
-    let (authority, path) = (&rest[..authority_end], &rest[authority_end..fragment]);
-    // One pass: the host starts after the last `@`, and ends at the first
-    // `:` after it (the port).
-    let (mut host_from, mut colon) = (0, None);
-    for (i, b) in authority.bytes().enumerate() {
-        match b {
-            b'@' => {
-                host_from = i + 1;
-                colon = None;
-            }
-            b':' if colon.is_none() => colon = Some(i),
-            _ => {}
-        }
-    }
-    let host_len = colon.map_or(authority.len(), |c| c) - host_from;
-    if host_len == 0 {
-        return None;
-    }
-    let path = path.trim_end_matches('/');
-    // Scheme and authority lower-cased in place, the path kept as written.
-    buf.clear();
-    buf.push_str(scheme);
-    buf.push_str("://");
-    let authority_at = buf.len();
-    buf.push_str(authority);
-    buf.make_ascii_lowercase();
-    buf.push_str(path);
-    let from = authority_at + host_from;
-    Some((from, from + host_len))
-}
-
-/// A number of four or more digits, or `None`.
-#[cfg(test)]
-pub(crate) fn normalise_number(token: &str) -> Option<String> {
-    let mut buf = String::new();
-    normalise_number_into(token, &mut buf).then_some(buf)
-}
-
-/// A number of four or more digits into `buf`; whether it is one.
-fn normalise_number_into(token: &str, buf: &mut String) -> bool {
-    let token = match token.as_bytes().first() {
-        Some(b) if b.is_ascii_digit() => token,
-        _ => token.trim_start_matches(['+', '$', '€', '£']),
-    };
-    let bytes = token.as_bytes();
-    // Checked first on the bytes (any other byte, non-ASCII included, is
-    // not a number), so a word costs nothing more.
-    let (mut count, mut int_digits, mut point) = (0usize, 0usize, None);
-    for (i, &b) in bytes.iter().enumerate() {
-        match b {
-            b'0'..=b'9' => {
-                count += 1;
-                if point.is_none() {
-                    int_digits += 1;
-                }
-            }
-            b',' | b' ' | b'_' | b'-' if point.is_none() && i > 0 => {}
-            b'.' if point.is_none() => point = Some(i),
-            _ => return false,
-        }
-    }
-    if count < 4 || int_digits == 0 {
-        return false;
-    }
-    let (int, frac) = match point {
-        Some(p) => (&bytes[..p], &bytes[p + 1..]),
-        None => (bytes, &[][..]),
-    };
-    // After the point only digits were allowed: drop the trailing zeros.
-    let frac_len = frac.iter().rposition(|b| *b != b'0').map_or(0, |i| i + 1);
-    buf.clear();
-    for &b in int.iter().filter(|b| b.is_ascii_digit()) {
-        if !(buf.is_empty() && b == b'0') {
-            buf.push(char::from(b));
-        }
-    }
-    if buf.is_empty() {
-        buf.push('0');
-    }
-    if frac_len > 0 {
-        buf.push('.');
-        buf.extend(frac[..frac_len].iter().map(|b| char::from(*b)));
-    }
-    true
-}
-
-/// An id of six or more letters and digits, both present, into `buf`.
-fn normalise_id_into(token: &str, buf: &mut String) -> bool {
-    buf.clear();
-    let (mut letters, mut digits, mut joins) = (false, false, false);
-    for b in token.bytes() {
-        match b {
-            b'0'..=b'9' => digits = true,
-            b'a'..=b'z' | b'A'..=b'Z' => letters = true,
-            b'-' | b'_' => joins = true,
-            _ => return false,
-        }
-    }
-    // Only ASCII letters, digits, `-` and `_`: copied whole, upper-cased
-    // in place, the joins dropped only when there are some.
-    buf.push_str(token);
-    buf.make_ascii_uppercase();
-    if joins {
-        buf.retain(|c| c != '-' && c != '_');
-    }
-    letters && digits && buf.len() >= 6
 }
 
 #[cfg(test)]
