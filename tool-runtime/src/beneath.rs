@@ -352,4 +352,59 @@ mod tests {
         let (_, real) = open_read(&root.join("a/b/file")).unwrap();
         assert_eq!(real, root.join("a/b/file"));
     }
+
+    #[test]
+    fn the_cross_device_copy_moves_a_file_and_refuses_a_swapped_or_existing_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join("a")).unwrap();
+        std::fs::create_dir_all(root.join("b")).unwrap();
+        std::fs::write(root.join("a/f"), b"data").unwrap();
+        std::fs::write(root.join("b/taken"), b"kept").unwrap();
+        let from = open_dir(&root, &root.join("a"), false).unwrap();
+        let to = open_dir(&root, &root.join("b"), false).unwrap();
+        let id = |p: &Path| {
+            let st = nix::sys::stat::lstat(p).unwrap();
+            (st.st_dev, st.st_ino)
+        };
+        let name = std::ffi::OsStr::new;
+        // Another file's identity: the source is not removed, nothing copied.
+        let other = id(&root.join("b/taken"));
+        assert!(matches!(
+            copy_across((&from, name("f")), (&to, name("g")), other, false),
+            Err(MoveFailure::Source(_))
+        ));
+        assert!(!root.join("b/g").exists());
+        let f = id(&root.join("a/f"));
+        assert!(matches!(
+            copy_across((&from, name("f")), (&to, name("taken")), f, false),
+            Err(MoveFailure::Exists)
+        ));
+        assert_eq!(std::fs::read(root.join("b/taken")).unwrap(), b"kept");
+        copy_across((&from, name("f")), (&to, name("g")), f, false).unwrap();
+        assert_eq!(std::fs::read(root.join("b/g")).unwrap(), b"data");
+        assert!(!root.join("a/f").exists());
+        // A symlink is not followed: its target is never copied.
+        std::os::unix::fs::symlink(root.join("b/taken"), root.join("a/l")).unwrap();
+        let l = id(&root.join("a/l"));
+        assert!(copy_across((&from, name("l")), (&to, name("h")), l, false).is_err());
+        assert!(!root.join("b/h").exists());
+        let mut left: Vec<_> = std::fs::read_dir(root.join("b"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["g", "taken"], "no temporary file is left");
+        // move_entry refuses an existing destination unless overwriting.
+        std::fs::write(root.join("a/m"), b"m").unwrap();
+        let at = |p: &str| (root.as_path(), root.join(p));
+        let (r, m) = at("a/m");
+        let (_, taken) = at("b/taken");
+        assert!(matches!(
+            move_entry((r, &m), (r, &taken), false),
+            Err(MoveFailure::Exists)
+        ));
+        move_entry((r, &m), (r, &taken), true).unwrap();
+        assert_eq!(std::fs::read(root.join("b/taken")).unwrap(), b"m");
+    }
 }
