@@ -323,12 +323,13 @@ impl TaintFixture {
 /// target (issue 39) is 2 µs. `session`: on the call's path (redaction,
 /// the call recorded, its output kept for the ledger), held to the target;
 /// `recorded`: the same with the output's values recorded in the ledger
-/// (the whole cost, on the call's path or not), reported with no budget
-/// (about 80 000 instructions when this guard was written, 75 000 once
-/// words skip classification: the value scan is the part still over the
-/// target). Each guard is named after the
-/// benchmark it stands beside, with `_instructions` added, so a filter
-/// that picks the one picks the other.
+/// (the whole cost, on the call's path or not), held to its last figure
+/// and about 10 % (about 80 000 instructions when this guard was written,
+/// 72 500 once words skip classification, 70 000 once a `:` alone no
+/// longer sends a word to it: the value scan is the part still over the
+/// target, so this budget only keeps it from growing back). Each guard
+/// is named after the benchmark it stands beside, with `_instructions`
+/// added, so a filter that picks the one picks the other.
 const TAINT_BUDGETS: &[(&str, &str, Option<u64>)] = &[
     (
         "session",
@@ -338,7 +339,7 @@ const TAINT_BUDGETS: &[(&str, &str, Option<u64>)] = &[
     (
         "recorded",
         "taint/1 KB private read, session, values recorded",
-        None,
+        Some(77_000),
     ),
 ];
 
