@@ -18,7 +18,7 @@ use crate::client::remote_talk::{
     InFlight, Unheard, call_rounds_telling_task, call_tool_with_events,
 };
 use crate::client::session::{ConnectOptions, Hooks, Lifecycle, Session};
-use crate::client::timeouts::TimeoutWatch;
+use crate::client::timeouts::{TimeoutWatch, Unanswered};
 use crate::error::Error;
 use crate::trace::ClientTrace;
 
@@ -69,7 +69,7 @@ pub(crate) struct Slot {
     lifecycle: Mutex<Option<Lifecycle>>,
     /// Calls in a row dropped before the server answered
     /// (`client::timeouts`).
-    unanswered: std::sync::atomic::AtomicU32,
+    unanswered: Arc<Unanswered>,
 }
 
 /// How long [`McpProtocol::Auto`] waits for a `server/discover` answer
@@ -89,25 +89,25 @@ impl Slot {
             in_flight: Arc::default(),
             listed: Arc::default(),
             lifecycle: Mutex::new(None),
-            unanswered: std::sync::atomic::AtomicU32::new(0),
+            unanswered: Arc::default(),
         }
     }
 
-    /// One more call in a row went unanswered; how many now.
-    pub(crate) fn timeout_unanswered(&self) -> u32 {
-        self.unanswered.fetch_add(1, Ordering::SeqCst) + 1
-    }
-
-    /// The server answered a call.
-    pub(crate) fn timeouts_answered(&self) {
-        self.unanswered.store(0, Ordering::SeqCst);
-    }
-
-    /// Drops the live session (the next request opens a new one) and
-    /// starts the count again; whether there was one.
-    pub(crate) fn let_session_go(&self) -> bool {
-        self.unanswered.store(0, Ordering::SeqCst);
-        self.set_live(None).is_some()
+    /// Watches a call to this server: when it is dropped unanswered and
+    /// `limit` calls in a row were, the live session is let go (the next
+    /// request opens a new one).
+    fn watch_call(self: &Arc<Self>, limit: u32) -> TimeoutWatch<impl FnOnce(u32) + use<>> {
+        let slot = Arc::clone(self);
+        TimeoutWatch::new(&self.unanswered, limit, move |in_a_row| {
+            if slot.set_live(None).is_some() {
+                tracing::warn!(
+                    name: "mcp.restart",
+                    server = %slot.config.id,
+                    unanswered = in_a_row,
+                    "restarting an MCP server after calls in a row went unanswered"
+                );
+            }
+        })
     }
 
     fn live_session(&self) -> Option<Arc<Session>> {
@@ -565,7 +565,7 @@ impl McpManager {
         let slot = self.enabled_slot(id)?;
         let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
         let in_flight = Arc::clone(&slot.in_flight);
-        let watch = TimeoutWatch::new(&slot, self.options.restart_after_timeouts);
+        let watch = slot.watch_call(self.options.restart_after_timeouts);
         let result = self
             .with_session(&slot, "tools/call", Resend::Never, |session| {
                 let (params, in_flight, events) =
@@ -609,7 +609,7 @@ impl McpManager {
             params.request_state = resumed.request_state;
         }
         let in_flight = Arc::clone(&slot.in_flight);
-        let watch = TimeoutWatch::new(&slot, self.options.restart_after_timeouts);
+        let watch = slot.watch_call(self.options.restart_after_timeouts);
         let result = self
             .with_session(&slot, "tools/call", Resend::Never, |session| {
                 let (params, in_flight, events) =

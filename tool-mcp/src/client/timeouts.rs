@@ -12,46 +12,86 @@
 //! [`ManagerOptions::restart_after_timeouts`]: crate::ManagerOptions::restart_after_timeouts
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 
-use crate::client::manager::Slot;
+/// One server's count of calls in a row left unanswered.
+#[derive(Debug, Default)]
+pub(crate) struct Unanswered(AtomicU32);
 
-/// Watches one call; see the module docs.
-pub(crate) struct TimeoutWatch {
-    slot: Arc<Slot>,
+/// Watches one call; `restart` runs when it is dropped unanswered and the
+/// count reaches the limit.
+pub(crate) struct TimeoutWatch<F: FnOnce(u32)> {
+    count: Arc<Unanswered>,
     limit: u32,
-    answered: bool,
+    restart: Option<F>,
 }
 
-impl TimeoutWatch {
-    /// Starts watching a call to `slot`'s server (`limit` 0: never restart).
-    pub(crate) fn new(slot: &Arc<Slot>, limit: u32) -> Self {
+impl<F: FnOnce(u32)> TimeoutWatch<F> {
+    /// Starts watching a call (`limit` 0: never restart); `restart` gets
+    /// how many calls in a row went unanswered.
+    pub(crate) fn new(count: &Arc<Unanswered>, limit: u32, restart: F) -> Self {
         Self {
-            slot: Arc::clone(slot),
+            count: Arc::clone(count),
             limit,
-            answered: false,
+            restart: Some(restart),
         }
     }
 
     /// The server answered: the count starts again.
     pub(crate) fn answered(mut self) {
-        self.answered = true;
-        self.slot.timeouts_answered();
+        self.restart = None;
+        self.count.0.store(0, Ordering::SeqCst);
     }
 }
 
-impl Drop for TimeoutWatch {
+impl<F: FnOnce(u32)> Drop for TimeoutWatch<F> {
     fn drop(&mut self) {
-        if self.answered || self.limit == 0 {
+        let Some(restart) = self.restart.take() else {
+            return;
+        };
+        if self.limit == 0 {
             return;
         }
-        let in_a_row = self.slot.timeout_unanswered();
-        if in_a_row >= self.limit && self.slot.let_session_go() {
-            tracing::warn!(
-                name: "mcp.restart",
-                server = %self.slot.config.id,
-                unanswered = in_a_row,
-                "restarting an MCP server after calls in a row went unanswered"
-            );
+        let in_a_row = self.count.0.fetch_add(1, Ordering::SeqCst) + 1;
+        if in_a_row >= self.limit {
+            self.count.0.store(0, Ordering::SeqCst);
+            restart(in_a_row);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    use super::{TimeoutWatch, Unanswered};
+
+    #[test]
+    fn the_limit_counts_unanswered_calls_in_a_row_and_an_answer_resets_it() {
+        let count = Arc::new(Unanswered::default());
+        let restarts = AtomicU32::new(0);
+        let call = |answered: bool| {
+            let watch = TimeoutWatch::new(&count, 2, |_| {
+                restarts.fetch_add(1, Ordering::SeqCst);
+            });
+            if answered {
+                watch.answered();
+            }
+        };
+        call(false);
+        call(true);
+        call(false);
+        assert_eq!(restarts.load(Ordering::SeqCst), 0);
+        call(false);
+        assert_eq!(restarts.load(Ordering::SeqCst), 1);
+        call(false);
+        assert_eq!(
+            restarts.load(Ordering::SeqCst),
+            1,
+            "counted from zero again"
+        );
+        let never = TimeoutWatch::new(&count, 0, |_| panic!("0 never restarts"));
+        drop(never);
     }
 }
