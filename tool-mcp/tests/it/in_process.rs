@@ -466,8 +466,9 @@ async fn without_elicitation_the_host_asker_answers_or_no_one_can_and_nothing_ru
     stop.cancel();
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_body_that_is_not_a_json_rpc_message_gets_400_and_its_json_rpc_error() {
+/// `mcp serve --http` of an empty registry on a free 127.0.0.1 port: its
+/// address, and the token that stops it.
+async fn empty_http_server() -> (std::net::SocketAddr, CancellationToken) {
     let server = RegistryServer::new(
         Arc::new(ToolRegistry::new()),
         Arc::new(tool_mcp::RunEverything),
@@ -478,6 +479,12 @@ async fn a_body_that_is_not_a_json_rpc_message_gets_400_and_its_json_rpc_error()
         .serve_http("127.0.0.1:0".parse().unwrap(), stop.clone())
         .await
         .unwrap();
+    (addr, stop)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_that_is_not_a_json_rpc_message_gets_400_and_its_json_rpc_error() {
+    let (addr, stop) = empty_http_server().await;
     let post = |body: &'static str, content_type: &'static str| {
         reqwest::Client::new()
             .post(format!("http://{addr}/mcp"))
@@ -511,16 +518,7 @@ async fn a_body_that_is_not_a_json_rpc_message_gets_400_and_its_json_rpc_error()
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_request_from_a_foreign_browser_origin_is_refused_with_403() {
-    let server = RegistryServer::new(
-        Arc::new(ToolRegistry::new()),
-        Arc::new(tool_mcp::RunEverything),
-        ToolContext::new(),
-    );
-    let stop = CancellationToken::new();
-    let (addr, _task) = server
-        .serve_http("127.0.0.1:0".parse().unwrap(), stop.clone())
-        .await
-        .unwrap();
+    let (addr, stop) = empty_http_server().await;
     let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {},
         "clientInfo": {"name": "browser", "version": "1"}}});
