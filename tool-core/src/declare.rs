@@ -202,6 +202,17 @@ pub struct ApiDefinition {
     /// the tool's source (see [`taint::derive_capabilities`](crate::taint::derive_capabilities)).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capabilities: Option<crate::capability::Capabilities>,
+    /// What a client may assume about the API's effects (MCP tool
+    /// annotations), as its author or its server states them.
+    #[serde(default, skip_serializing_if = "crate::api_hints::ApiHints::is_empty")]
+    pub hints: crate::api_hints::ApiHints,
+    /// Whether the API runs as a task (MCP `execution.taskSupport`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_support: Option<crate::api_hints::TaskSupport>,
+    /// Metadata the API's source attached (MCP tool `_meta`), passed on
+    /// unchanged; nothing here reaches the model.
+    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<serde_json::Map<String, Value>>,
     /// Definitions held once for many APIs that `parameters` may refer to.
     #[serde(skip)]
     shared_defs: Option<crate::shared_defs::SharedDefs>,
@@ -234,6 +245,12 @@ impl Serialize for ApiDefinition {
             output_schema: Option<&'a Value>,
             #[serde(skip_serializing_if = "Option::is_none")]
             capabilities: Option<crate::capability::Capabilities>,
+            #[serde(skip_serializing_if = "crate::api_hints::ApiHints::is_empty")]
+            hints: crate::api_hints::ApiHints,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            task_support: Option<crate::api_hints::TaskSupport>,
+            #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+            meta: Option<&'a serde_json::Map<String, Value>>,
         }
         Stored {
             name: &self.name,
@@ -248,6 +265,9 @@ impl Serialize for ApiDefinition {
             provider: &self.provider,
             output_schema: self.output_schema.as_ref(),
             capabilities: self.capabilities,
+            hints: self.hints,
+            task_support: self.task_support,
+            meta: self.meta.as_ref(),
         }
         .serialize(serializer)
     }
@@ -269,6 +289,9 @@ impl ApiDefinition {
             provider: ProviderHints::default(),
             output_schema: None,
             capabilities: None,
+            hints: crate::api_hints::ApiHints::default(),
+            task_support: None,
+            meta: None,
             shared_defs: None,
         }
     }
@@ -344,6 +367,19 @@ impl ApiDefinition {
     /// [`ApiDefinition::capabilities`]).
     pub fn with_capabilities(mut self, capabilities: crate::capability::Capabilities) -> Self {
         self.capabilities = Some(capabilities);
+        self
+    }
+
+    /// States the API's effect hints (see [`ApiDefinition::hints`]).
+    pub fn with_hints(mut self, hints: crate::api_hints::ApiHints) -> Self {
+        self.hints = hints;
+        self
+    }
+
+    /// States whether the API runs as a task (see
+    /// [`ApiDefinition::task_support`]).
+    pub fn with_task_support(mut self, support: crate::api_hints::TaskSupport) -> Self {
+        self.task_support = Some(support);
         self
     }
 

@@ -157,6 +157,7 @@
 #![deny(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+mod api_hints;
 mod api_key;
 mod arg_role;
 mod arguments;
@@ -226,6 +227,7 @@ pub use tool::{FnTool, Tool, ToolBuilder, TypedApi};
 /// parameters schemas (shared definitions for importers), and validation
 /// with the name rules a tool declares.
 pub mod manifest {
+    pub use crate::api_hints::{ApiHints, TaskSupport};
     pub use crate::declare::{
         ApiDefinition, ArgMatcher, DynamicIntervention, Executor, HumanIntervention,
         InterventionPolicy, InterventionRule, ProviderHints, RenderDisplayControl, RuleExamples,

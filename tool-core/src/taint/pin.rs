@@ -17,7 +17,7 @@ pub const PIN_RULE: &str = "pin/changed";
 
 /// The parts of an API's definition a pin covers: what the model reads
 /// and what the approval defaults come from (tool-mcp turns MCP
-/// annotations into `humanIntervention`).
+/// annotations into `humanIntervention`, and keeps them as `hints`).
 const PINNED_FIELDS: &[&str] = &[
     "name",
     "description",
@@ -26,6 +26,8 @@ const PINNED_FIELDS: &[&str] = &[
     "humanIntervention",
     "capabilities",
     "touchesHost",
+    "hints",
+    "taskSupport",
 ];
 
 /// One pinned definition.
