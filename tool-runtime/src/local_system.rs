@@ -6,7 +6,7 @@ use serde_json::Value;
 use tool_core::{
     ApiDefinition, ErrorCode, HumanIntervention, InterventionPolicy, Tool, ToolContext, ToolError,
     ToolManifest, ToolMeta, ToolOutput,
-    manifest::{DynamicIntervention, Executor, RenderDisplayControl},
+    manifest::{ApiHints, DynamicIntervention, Executor, RenderDisplayControl},
     pipeline::schema_for_args,
 };
 
@@ -51,13 +51,107 @@ fn path_audit() -> HumanIntervention {
     }
 }
 
+/// What an API states about its effects (the MCP tool annotations).
+#[derive(Debug, Clone, Copy)]
+struct Effects {
+    /// Changes nothing on the machine.
+    read_only: bool,
+    /// A change it makes may destroy data (overwrite, remove, kill).
+    destructive: bool,
+    /// The same call again changes nothing more.
+    idempotent: bool,
+    /// Reaches beyond the files it names: whatever the confinement lets
+    /// a command reach (the network, other programs).
+    open_world: bool,
+}
+
+/// Reading and finding: changes nothing, reaches only the named files.
+const LOOKS: Effects = Effects {
+    read_only: true,
+    destructive: false,
+    idempotent: true,
+    open_world: false,
+};
+
+/// Changes that replace or move what was there (not idempotent: a second
+/// edit or move finds something else to do or nothing to work on).
+const REPLACES: Effects = Effects {
+    read_only: false,
+    destructive: true,
+    idempotent: false,
+    open_world: false,
+};
+
+/// Each API's effects, in manifest order (a test holds the table to
+/// [`OPERATIONS`](crate::OPERATIONS)).
+const EFFECTS: [(&str, Effects); 13] = [
+    (<ListFilesParams as Operation>::API, LOOKS),
+    (<ReadFileParams as Operation>::API, LOOKS),
+    (<ReadFilesParams as Operation>::API, LOOKS),
+    // Overwrites the file; writing the same content again changes nothing.
+    (
+        <WriteFileParams as Operation>::API,
+        Effects {
+            idempotent: true,
+            ..REPLACES
+        },
+    ),
+    (<EditFileParams as Operation>::API, REPLACES),
+    (<MoveFilesParams as Operation>::API, REPLACES),
+    (<RenameFileParams as Operation>::API, REPLACES),
+    (<SearchFilesParams as Operation>::API, LOOKS),
+    (<GlobFilesParams as Operation>::API, LOOKS),
+    (<GrepContentParams as Operation>::API, LOOKS),
+    // A command may change or reach anything the confinement allows.
+    (
+        <RunCommandParams as Operation>::API,
+        Effects {
+            open_world: true,
+            ..REPLACES
+        },
+    ),
+    // Changes nothing on the machine, but each read returns only the
+    // output new since the previous one.
+    (
+        <GetCommandOutputParams as Operation>::API,
+        Effects {
+            idempotent: false,
+            ..LOOKS
+        },
+    ),
+    // Ends the command's processes; killing an ended command does nothing.
+    (
+        <KillCommandParams as Operation>::API,
+        Effects {
+            idempotent: true,
+            ..REPLACES
+        },
+    ),
+];
+
+/// The hints the [`EFFECTS`] table states for API `name`.
+fn hints(name: &str) -> Option<ApiHints> {
+    EFFECTS.iter().find(|(api, _)| *api == name).map(|(_, e)| {
+        ApiHints::default()
+            .read_only(e.read_only)
+            .destructive(e.destructive)
+            .idempotent(e.idempotent)
+            .open_world(e.open_world)
+    })
+}
+
 fn api<T: schemars::JsonSchema + Operation>(description: &str, timeout_ms: u64) -> ApiDefinition {
     // Every local-system operation touches this machine, so a gate
     // decides its confinement (and the computer enforces it).
-    ApiDefinition::new(T::API, description)
+    let api = ApiDefinition::new(T::API, description)
         .with_parameters(schema_for_args::<T>())
+        .with_output_schema(schema_for_args::<T::Result>())
         .with_default_timeout_ms(timeout_ms)
-        .touching_host()
+        .touching_host();
+    match hints(T::API) {
+        Some(hints) => api.with_hints(hints),
+        None => api,
+    }
 }
 
 fn file_api<T: schemars::JsonSchema + Operation>(
@@ -231,6 +325,65 @@ mod tests {
     #[test]
     fn every_api_touches_the_host() {
         assert!(manifest().api.iter().all(|a| a.touches_host));
+    }
+
+    #[test]
+    fn the_effects_table_has_one_row_per_api_in_order() {
+        let names: Vec<&str> = EFFECTS.iter().map(|(name, _)| *name).collect();
+        assert_eq!(names, crate::OPERATIONS);
+        for api in manifest().api {
+            assert_eq!(Some(api.hints), hints(&api.name), "{}", api.name);
+            assert!(
+                api.hints.read_only.is_some(),
+                "{} states no hints",
+                api.name
+            );
+        }
+    }
+
+    #[test]
+    fn hints_say_what_each_api_does() {
+        let m = manifest();
+        let of = |name: &str| m.api(name).unwrap().hints;
+        for name in [
+            "listFiles",
+            "readFile",
+            "readFiles",
+            "searchFiles",
+            "globFiles",
+            "grepContent",
+        ] {
+            let h = of(name);
+            assert_eq!(
+                (h.read_only, h.open_world, h.idempotent),
+                (Some(true), Some(false), Some(true)),
+                "{name}"
+            );
+        }
+        let write = of("writeFile");
+        assert_eq!(
+            (write.read_only, write.destructive, write.idempotent),
+            (Some(false), Some(true), Some(true))
+        );
+        let edit = of("editFile");
+        assert_eq!(
+            (edit.destructive, edit.idempotent),
+            (Some(true), Some(false))
+        );
+        for name in ["moveFiles", "renameFile"] {
+            assert_eq!(of(name).destructive, Some(true), "{name}");
+        }
+        let run = of("runCommand");
+        assert_eq!(
+            (run.read_only, run.destructive, run.open_world),
+            (Some(false), Some(true), Some(true))
+        );
+        assert_eq!(of("getCommandOutput").read_only, Some(true));
+        let kill = of("killCommand");
+        assert_eq!(
+            (kill.destructive, kill.idempotent),
+            (Some(true), Some(true))
+        );
     }
 
     #[test]

@@ -50,14 +50,18 @@ pub(crate) use for_each_operation;
 pub(crate) trait Operation {
     /// The API name (`"readFile"`).
     const API: &'static str;
+    /// The result type, whose JSON is the successful output's `state`
+    /// (the API's declared `output_schema`).
+    type Result: schemars::JsonSchema;
 }
 
-/// Implements [`Operation`] for every parameter type (invoked where the
-/// types are, in [`request`](crate::request)).
+/// Implements [`Operation`] for every parameter type (invoked where both
+/// the parameter and the result types are, in [`response`](crate::response)).
 macro_rules! operation_names {
     ($($(#[$doc:meta])* $variant:ident($params:ty) -> $result:ty = $name:literal;)*) => {
         $(impl crate::operation::Operation for $params {
             const API: &'static str = $name;
+            type Result = $result;
         })*
     };
 }

@@ -12,8 +12,6 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tool_core::approval::role;
 
-use crate::operation::operation_names;
-
 macro_rules! request_enum {
     ($($(#[$doc:meta])* $variant:ident($params:ty) -> $result:ty = $name:literal;)*) => {
         /// One operation, with its typed parameters, sent to whatever executes it.
@@ -39,7 +37,6 @@ macro_rules! request_enum {
 }
 
 crate::operation::for_each_operation!(request_enum);
-crate::operation::for_each_operation!(operation_names);
 
 impl Request {
     /// Builds the request for API `operation` from its JSON arguments.

@@ -4,9 +4,15 @@
 //! JSON), so a UI gets the whole value while the model gets the compact
 //! content made from it.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::request::GrepOutputMode;
+use crate::operation::operation_names;
+use crate::request::{
+    EditFileParams, GetCommandOutputParams, GlobFilesParams, GrepContentParams, GrepOutputMode,
+    KillCommandParams, ListFilesParams, MoveFilesParams, ReadFileParams, ReadFilesParams,
+    RenameFileParams, RunCommandParams, SearchFilesParams, WriteFileParams,
+};
 
 macro_rules! response_enum {
     ($($(#[$doc:meta])* $variant:ident($params:ty) -> $result:ty = $name:literal;)*) => {
@@ -30,9 +36,10 @@ macro_rules! response_enum {
 }
 
 crate::operation::for_each_operation!(response_enum);
+crate::operation::for_each_operation!(operation_names);
 
 /// A per-item failure inside a batch result.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ItemError {
     /// Stable machine code (see [`Error::code`](crate::Error::code)).
     pub code: String,
@@ -50,7 +57,7 @@ impl From<&crate::Error> for ItemError {
 }
 
 /// One directory entry.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FileEntry {
     /// File name.
@@ -67,7 +74,7 @@ pub struct FileEntry {
 }
 
 /// Result of `listFiles`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ListFilesResult {
     /// The directory, as reported to the model.
@@ -82,7 +89,7 @@ pub struct ListFilesResult {
 }
 
 /// Result of `readFile`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ReadFileResult {
     /// The file, as reported to the model.
@@ -110,7 +117,7 @@ pub struct ReadFileResult {
 }
 
 /// One file of `readFiles`: its result or why it failed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ReadFilesItem {
     /// The path as given.
@@ -124,7 +131,7 @@ pub struct ReadFilesItem {
 }
 
 /// Result of `readFiles`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ReadFilesResult {
     /// One item per requested path, in order.
@@ -132,7 +139,7 @@ pub struct ReadFilesResult {
 }
 
 /// Result of `writeFile`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct WriteFileResult {
     /// The file, as reported to the model.
@@ -144,7 +151,7 @@ pub struct WriteFileResult {
 }
 
 /// Result of `editFile`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct EditFileResult {
     /// The file, as reported to the model.
@@ -164,7 +171,7 @@ pub struct EditFileResult {
 }
 
 /// One move of `moveFiles` and how it went.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct MoveOutcome {
     /// Source, as given.
@@ -179,7 +186,7 @@ pub struct MoveOutcome {
 }
 
 /// Result of `moveFiles`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct MoveFilesResult {
     /// One outcome per item, in order.
@@ -191,7 +198,7 @@ pub struct MoveFilesResult {
 }
 
 /// Result of `renameFile`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RenameFileResult {
     /// Old path, as reported to the model.
@@ -201,7 +208,7 @@ pub struct RenameFileResult {
 }
 
 /// Result of `searchFiles`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SearchFilesResult {
     /// The keyword searched.
@@ -218,7 +225,7 @@ pub struct SearchFilesResult {
 }
 
 /// Result of `globFiles`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct GlobFilesResult {
     /// The glob.
@@ -235,7 +242,7 @@ pub struct GlobFilesResult {
 }
 
 /// One line of `grepContent` content output.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct GrepLine {
     /// File, as reported to the model.
@@ -250,7 +257,7 @@ pub struct GrepLine {
 }
 
 /// Matching-line count of one file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct GrepCount {
     /// File, as reported to the model.
@@ -260,7 +267,7 @@ pub struct GrepCount {
 }
 
 /// Result of `grepContent`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct GrepContentResult {
     /// The pattern.
@@ -292,7 +299,7 @@ pub struct GrepContentResult {
 }
 
 /// State of a command: `runCommand` and `getCommandOutput` both return it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CommandOutput {
     /// The command's id (`sh-N`), for getCommandOutput and killCommand.
@@ -349,7 +356,7 @@ pub struct CommandOutput {
 }
 
 /// Result of `killCommand`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct KillCommandResult {
     /// The command's id.

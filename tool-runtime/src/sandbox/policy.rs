@@ -176,7 +176,7 @@ pub struct SandboxOptions {
 /// confined command runs and once when it ends. A command can therefore
 /// pass the limit by what it writes between two measures (each file stays
 /// under `file_size_bytes`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default)]
 #[non_exhaustive]
 pub struct Limits {
@@ -252,7 +252,7 @@ impl Limits {
 
 /// Which of its [`Limits`] a confined command hit: `sandbox.limitHit` in
 /// its state (snake_case), named in its content.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum LimitHit {
@@ -342,7 +342,7 @@ impl SandboxOptions {
 
 /// The sandbox a command ran under, as its state reports it (`sandbox` in
 /// [`CommandOutput`](crate::CommandOutput)).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AppliedSandbox {
     /// The policy: `full_access`, `workspace_write`, `read_only`.
@@ -403,6 +403,7 @@ pub struct AppliedSandbox {
     /// Egress by name: the names the command could reach through the
     /// runtime's proxy (its only network).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<EgressShape>")]
     pub egress: Option<tool_core::approval::Egress>,
     /// The environment variables that held dummies the proxy swaps for
     /// the real secrets on requests to their bound hosts.
@@ -421,6 +422,21 @@ pub struct AppliedSandbox {
     /// [`AppliedSandbox::hit`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit_hit: Option<LimitHit>,
+}
+
+/// The shape of [`tool_core::approval::Egress`] on the wire, for the output
+/// schema (tool-core's type declares no schema of its own).
+#[derive(schemars::JsonSchema)]
+#[allow(dead_code)]
+struct EgressShape {
+    /// Names (or `*.suffix` patterns) the command could reach.
+    allow: Vec<String>,
+    /// Names refused even when allowed.
+    #[serde(default)]
+    deny: Vec<String>,
+    /// Plain HTTP methods allowed (empty: any).
+    #[serde(default)]
+    methods: Vec<String>,
 }
 
 fn is_zero(n: &usize) -> bool {

@@ -35,7 +35,7 @@ use crate::sandbox::new_repo::{live_hooks, without_code_keys};
 const MAX_COPY_ENTRIES: usize = 10_000;
 
 /// A protected entry a command created, and where the sweep put it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ProtectedCreated {
     /// Where the command created it.

@@ -213,3 +213,86 @@ fn the_tool_says_what_its_sandbox_can_confine() {
     let expected = tool_runtime::confinement_support(&tool_runtime::SandboxOptions::default());
     assert_eq!(tool.confinement_support(), Some(&expected));
 }
+
+/// Every API's successful `state` validates against the `output_schema` it
+/// declares: each operation run for real through the tool on a temp dir.
+#[tokio::test]
+async fn real_results_of_every_api_fit_their_declared_output_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "src/lib.rs", "fn main() {}\n// needle\n");
+    write(dir.path(), "notes.txt", "alpha\nbeta\n");
+    let tool = local_system_tool(LocalComputer::new(LocalConfig::default()));
+    let cx = ToolContext::new().with_cwd(dir.path());
+    let calls = [
+        ("listFiles", json!({"path": "."})),
+        ("readFile", json!({"path": "notes.txt"})),
+        ("readFiles", json!({"paths": ["notes.txt", "missing.txt"]})),
+        (
+            "writeFile",
+            json!({"path": "out/new.txt", "content": "one\n"}),
+        ),
+        (
+            "editFile",
+            json!({"path": "notes.txt", "oldString": "beta", "newString": "gamma"}),
+        ),
+        (
+            "moveFiles",
+            json!({"items": [{"oldPath": "out/new.txt", "newPath": "moved.txt"},
+                             {"oldPath": "nothing.txt", "newPath": "x.txt"}]}),
+        ),
+        (
+            "renameFile",
+            json!({"path": "moved.txt", "newName": "renamed.txt"}),
+        ),
+        ("searchFiles", json!({"keyword": "lib"})),
+        ("globFiles", json!({"pattern": "**/*.rs"})),
+        (
+            "grepContent",
+            json!({"pattern": "needle", "outputMode": "content", "context": 1}),
+        ),
+        (
+            "grepContent",
+            json!({"pattern": "a", "outputMode": "count"}),
+        ),
+        (
+            "runCommand",
+            json!({"command": "echo out; echo err >&2; exit 3"}),
+        ),
+        (
+            "runCommand",
+            json!({"command": "echo started; sleep 30", "timeout": 500}),
+        ),
+        ("getCommandOutput", json!({"shellId": "sh-2"})),
+        ("killCommand", json!({"shellId": "sh-2"})),
+    ];
+    let manifest = tool.manifest().clone();
+    let mut checked = std::collections::BTreeSet::new();
+    for (name, args) in calls {
+        let out = tool.call(name, args.clone(), &cx).await.unwrap();
+        let state = ok(&out);
+        let schema = manifest
+            .api(name)
+            .unwrap()
+            .output_schema
+            .as_ref()
+            .unwrap_or_else(|| panic!("{name} declares no output schema"));
+        let validator = jsonschema::validator_for(schema)
+            .unwrap_or_else(|e| panic!("{name}'s output schema does not compile: {e}"));
+        let errors: Vec<String> = validator
+            .iter_errors(state)
+            .map(|e| format!("{} at {}", e, e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{name} {args}: {errors:?}\n{state:#}");
+        checked.insert(name);
+    }
+    assert_eq!(checked.len(), OPERATIONS.len(), "{checked:?}");
+    // The schemas are strict enough to catch a state of the wrong shape.
+    let read = manifest
+        .api("readFile")
+        .unwrap()
+        .output_schema
+        .clone()
+        .unwrap();
+    let validator = jsonschema::validator_for(&read).unwrap();
+    assert!(!validator.is_valid(&json!({"path": "a", "totalLines": "three"})));
+}

@@ -288,7 +288,7 @@ impl std::fmt::Debug for CredentialBinding {
 
 /// A connection the egress proxy refused, as the command's state lists it
 /// (`networkBlocked`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct BlockedConnection {
