@@ -15,7 +15,9 @@
 //!    names, with its `commondir`, its `modules/…` and `worktrees/…`): its
 //!    [code parts](super::classes::GIT_CODE_PARTS) are protected, the rest
 //!    stays writable, and the directory itself is pinned (a mount point
-//!    can be neither renamed nor removed). A git directory outside the
+//!    can be neither renamed nor removed), with its `worktrees/` and
+//!    `modules/` folders, each worktree's and module's git dir and the
+//!    folders on the way to one. A git directory outside the
 //!    roots that a worktree or a submodule uses becomes writable too, so
 //!    git works there as in the main repository;
 //! 4. nested repositories: the `.git` entries one and two folders below
@@ -320,9 +322,17 @@ impl Finder<'_> {
         if let Some(common) = read_pointer(&common, "") {
             self.git_dir(&common)?;
         }
-        if let Ok(worktrees) = std::fs::read_dir(dir.join("worktrees")) {
-            for wt in worktrees.flatten() {
-                self.code_parts(&wt.path())?;
+        let worktrees = dir.join("worktrees");
+        if let Ok(entries) = std::fs::read_dir(&worktrees) {
+            // Pinned with each worktree's git dir: renamed away, either
+            // would let a command put a git dir of its own making (its
+            // config, its `commondir`) where the worktree's `.git` points.
+            self.pin(&worktrees);
+            for wt in entries.flatten() {
+                if wt.file_type().is_ok_and(|t| t.is_dir()) {
+                    self.pin(&wt.path());
+                    self.code_parts(&wt.path())?;
+                }
             }
         }
         let mut budget = MAX_MODULE_DIRS;
@@ -331,10 +341,15 @@ impl Finder<'_> {
 
     /// Submodules' git directories beneath `modules/` (names may hold
     /// `/`): every directory holding a `HEAD` is one.
+    /// Each folder on the way (`modules/`, `modules/libs/`) and each
+    /// module's git dir is pinned: renamed away, it would let a command
+    /// put a git dir of its own making where the submodule's `.git`
+    /// points.
     fn modules(&mut self, dir: &Path, budget: &mut usize) -> Result<()> {
         let Ok(entries) = std::fs::read_dir(dir) else {
             return Ok(());
         };
+        self.pin(dir);
         for entry in entries.flatten() {
             if !entry.file_type().is_ok_and(|t| t.is_dir()) {
                 continue;
@@ -346,6 +361,7 @@ impl Finder<'_> {
             *budget = left;
             let path = entry.path();
             if path.join("HEAD").is_file() {
+                self.pin(&path);
                 self.code_parts(&path)?;
                 self.modules(&path.join("modules"), budget)?;
             } else {
@@ -353,6 +369,14 @@ impl Finder<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Pins a folder of a git directory in place (a real folder only: a
+    /// symlink there is not followed).
+    fn pin(&mut self, dir: &Path) {
+        if dir.symlink_metadata().is_ok_and(|m| m.is_dir()) {
+            push_unique(&mut self.out.pinned, dir.to_path_buf());
+        }
     }
 
     fn code_parts(&mut self, dir: &Path) -> Result<()> {
@@ -483,7 +507,16 @@ mod tests {
                 root.join("app/src/.envrc"),
             ]
         );
-        assert_eq!(found.pinned, vec![root.join(".git")]);
+        // The git dir, each folder on the way to a module, the module.
+        assert_eq!(
+            found.pinned,
+            vec![
+                root.join(".git"),
+                root.join(".git/modules"),
+                root.join(".git/modules/lib"),
+                root.join(".git/modules/lib/sub"),
+            ]
+        );
         let mut secret = found.secret.clone();
         secret.sort();
         assert_eq!(secret, vec![root.join(".env"), root.join("app/.env.local")]);
@@ -514,6 +547,9 @@ mod tests {
         let found = find(std::slice::from_ref(&wt), &wt, &classes, 100).unwrap();
         assert!(found.git_roots.contains(&main.join("worktrees/wt")));
         assert!(found.git_roots.contains(&main));
+        for p in [main.join("worktrees"), main.join("worktrees/wt")] {
+            assert!(found.pinned.contains(&p), "{p:?} pinned in {found:?}");
+        }
         for p in [
             wt.join(".git"),
             main.join("config"),

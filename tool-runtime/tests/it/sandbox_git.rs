@@ -374,3 +374,254 @@ async fn the_ci_token_in_a_git_extraheader_is_withheld() {
     let config = std::fs::read_to_string(ws.join(".git/config")).unwrap();
     assert!(config.contains("ZmFrZS10ZXN0LXRva2Vu"));
 }
+
+/// Whether each command fails confined in `dir` (`(what, command)`).
+async fn all_refused(c: &LocalComputer, dir: &Path, attempts: &[(&str, String)]) {
+    for (what, command) in attempts {
+        let out = sh(c, dir, command).await;
+        assert_ne!(code(&out), 0, "{what} went through: {}", out.content);
+    }
+}
+
+#[tokio::test]
+async fn a_submodules_git_dir_keeps_config_and_hooks_shut_and_commits_in_it_work() {
+    if !git_available() {
+        return;
+    }
+    let base = tempfile::tempdir_in(base_outside_temp()).unwrap();
+    let lib = real_repo(&base.path().join("upstream"));
+    let ws = real_repo(base.path());
+    host_git(
+        &ws,
+        &[
+            "-c",
+            "protocol.file.allow=always",
+            "submodule",
+            "add",
+            "-q",
+            lib.to_str().unwrap(),
+            "libs/lib",
+        ],
+    );
+    host_git(&ws, &["commit", "-q", "-m", "add lib"]);
+    let module = ws.join(".git/modules/libs/lib");
+    assert!(module.join("config").is_file() && module.join("HEAD").is_file());
+    std::fs::create_dir_all(module.join("hooks")).unwrap();
+    let c = computer(true);
+    if !namespace_runs(&c, &ws).await {
+        return;
+    }
+    // Ordinary work in the submodule and in the superproject goes on.
+    let out = sh(
+        &c,
+        &ws,
+        &format!(
+            "{IDENTITY}cd libs/lib && echo s > s.txt && git add s.txt && git commit -q -m in-sub && git branch side && cd ../.. && git add libs/lib && git commit -q -m bump && git log --oneline -1"
+        ),
+    )
+    .await;
+    assert_eq!(code(&out), 0, "{}", out.content);
+    assert!(ok(&out)["stdout"].as_str().unwrap().contains("bump"));
+    let config = std::fs::read_to_string(module.join("config")).unwrap();
+    let attempts = [
+        (
+            "git config in the submodule",
+            "cd libs/lib && git config core.fsmonitor 'touch pwned'".to_owned(),
+        ),
+        (
+            "append to the module's config",
+            "echo '[alias]' >> .git/modules/libs/lib/config".to_owned(),
+        ),
+        (
+            "a hook in the module",
+            "echo 'touch pwned' > .git/modules/libs/lib/hooks/post-commit".to_owned(),
+        ),
+        (
+            "replace the module's hooks",
+            "rm -rf .git/modules/libs/lib/hooks".to_owned(),
+        ),
+        (
+            "move the module's config",
+            "mv .git/modules/libs/lib/config .git/modules/libs/lib/c".to_owned(),
+        ),
+        (
+            "info/attributes of the module",
+            "mkdir -p .git/modules/libs/lib/info && echo '* filter=x' > .git/modules/libs/lib/info/attributes"
+                .to_owned(),
+        ),
+        (
+            "move the module's git dir away",
+            "mv .git/modules/libs/lib .git/modules/libs/old".to_owned(),
+        ),
+        (
+            "move a folder on the way",
+            "mv .git/modules/libs .git/modules/old".to_owned(),
+        ),
+        ("move modules/", "mv .git/modules .git/old-modules".to_owned()),
+        (
+            "point the submodule elsewhere",
+            "echo 'gitdir: /elsewhere' > libs/lib/.git".to_owned(),
+        ),
+    ];
+    all_refused(&c, &ws, &attempts).await;
+    // From inside the submodule, the same.
+    all_refused(
+        &c,
+        &ws.join("libs/lib"),
+        &[
+            (
+                "git config from inside",
+                "git config alias.x '!touch pwned'".to_owned(),
+            ),
+            (
+                "a hook from inside",
+                "echo x > ../../.git/modules/libs/lib/hooks/pre-commit".to_owned(),
+            ),
+        ],
+    )
+    .await;
+    assert_eq!(
+        std::fs::read_to_string(module.join("config")).unwrap(),
+        config
+    );
+    assert!(!module.join("hooks/post-commit").exists());
+    assert!(!module.join("hooks/pre-commit").exists());
+    assert!(!module.join("info/attributes").exists());
+    assert!(!ws.join("pwned").exists() && !ws.join("libs/lib/pwned").exists());
+}
+
+#[tokio::test]
+async fn a_worktrees_resolved_git_dir_keeps_its_code_parts_shut_from_inside_and_out() {
+    if !git_available() {
+        return;
+    }
+    let base = tempfile::tempdir_in(base_outside_temp()).unwrap();
+    let main = real_repo(base.path());
+    // Per-worktree settings on: git reads `worktrees/wt/config.worktree`.
+    host_git(&main, &["config", "extensions.worktreeConfig", "true"]);
+    host_git(&main, &["worktree", "add", "-q", "../wt", "-b", "wt"]);
+    host_git(
+        &base.path().join("wt"),
+        &["config", "--worktree", "user.name", "W"],
+    );
+    let wt = std::fs::canonicalize(base.path().join("wt")).unwrap();
+    let wt_git = std::fs::canonicalize(main.join(".git/worktrees/wt")).unwrap();
+    assert!(wt_git.join("config.worktree").is_file());
+    let c = computer(true);
+    // The worktree inside the main repository's root too: both ways in.
+    for (cwd, label) in [(&wt, "worktree"), (&main, "main")] {
+        if !namespace_runs(&c, cwd).await {
+            return;
+        }
+        let git_dir = wt_git.display();
+        let attempts = [
+            (
+                "git config --worktree",
+                format!(
+                    "git -C {} config --worktree core.fsmonitor 'touch pwned'",
+                    wt.display()
+                ),
+            ),
+            (
+                "append to config.worktree",
+                format!("echo '[alias]' >> {git_dir}/config.worktree"),
+            ),
+            (
+                "rewrite gitdir",
+                format!("echo /elsewhere > {git_dir}/gitdir"),
+            ),
+            (
+                "rewrite commondir",
+                format!("echo /elsewhere > {git_dir}/commondir"),
+            ),
+            (
+                "move the worktree's git dir",
+                format!("mv {git_dir} {git_dir}-x"),
+            ),
+            (
+                "move worktrees/",
+                format!("mv {0}/.git/worktrees {0}/.git/wt-old", main.display()),
+            ),
+            (
+                "a hook in the common dir",
+                format!("echo x > {}/.git/hooks/pre-commit", main.display()),
+            ),
+            (
+                "the common config",
+                format!("git -C {} config core.hooksPath /tmp", wt.display()),
+            ),
+        ];
+        for (what, command) in &attempts {
+            let out = sh(&c, cwd, command).await;
+            assert_ne!(
+                code(&out),
+                0,
+                "{label}: {what} went through: {}",
+                out.content
+            );
+        }
+    }
+    // Ordinary work in the worktree still goes on.
+    let out = sh(
+        &c,
+        &wt,
+        &format!("{IDENTITY}echo w > w.txt && git add w.txt && git commit -q -m wt-work && git stash list"),
+    )
+    .await;
+    assert_eq!(code(&out), 0, "{}", out.content);
+    let worktree_config = std::fs::read_to_string(wt_git.join("config.worktree")).unwrap();
+    assert!(!worktree_config.contains("fsmonitor") && !worktree_config.contains("alias"));
+    assert_eq!(
+        std::fs::read_to_string(wt_git.join("gitdir"))
+            .unwrap()
+            .trim(),
+        wt.join(".git").display().to_string()
+    );
+    assert!(!main.join(".git/hooks/pre-commit").exists());
+    assert!(!wt.join("pwned").exists());
+}
+
+#[tokio::test]
+async fn a_look_cut_short_by_its_bounds_is_reported_as_scan_truncated() {
+    let base = tempfile::tempdir_in(base_outside_temp()).unwrap();
+    let ws = repo(base.path());
+    let limited = LocalComputer::new(LocalConfig {
+        shell: ShellConfig {
+            sandbox: SandboxPolicy::workspace_write(),
+            sandbox_options: SandboxOptions {
+                scan_limit: 100,
+                ..SandboxOptions::default()
+            },
+            ..ShellConfig::default()
+        },
+        ..LocalConfig::default()
+    });
+    if !namespace_runs(&limited, &ws).await {
+        return;
+    }
+    let truncated = |out: &ToolOutput| ok(out)["sandbox"]["scanTruncated"].as_bool();
+    // Under the listing limit (the stand-ins of missing protected names
+    // count too: some 30): nothing cut, nothing reported.
+    let out = sh(&limited, &ws, "true").await;
+    assert_eq!(truncated(&out), None, "{}", ok(&out)["sandbox"]);
+    // Past it: the top lists more entries than the limit.
+    for n in 0..120 {
+        write(&ws, &format!("file{n}.txt"), "x\n");
+    }
+    let out = sh(&limited, &ws, "true").await;
+    assert_eq!(truncated(&out), Some(true), "{}", ok(&out)["sandbox"]);
+    // The search for nested repositories has its own bound (1 024
+    // folders looked into), with the default listing limit.
+    let wide = tempfile::tempdir_in(base_outside_temp()).unwrap();
+    let c = computer(true);
+    let out = sh(&c, wide.path(), "true").await;
+    assert_eq!(truncated(&out), None, "{}", ok(&out)["sandbox"]);
+    for n in 0..40 {
+        for m in 0..30 {
+            std::fs::create_dir_all(wide.path().join(format!("d{n}/e{m}"))).unwrap();
+        }
+    }
+    let out = sh(&c, wide.path(), "true").await;
+    assert_eq!(truncated(&out), Some(true), "{}", ok(&out)["sandbox"]);
+    assert_eq!(code(&out), 0);
+}
