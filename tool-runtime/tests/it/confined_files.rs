@@ -393,8 +393,7 @@ async fn file_tools_cannot_be_raced_by_a_confined_command_flipping_a_symlink() {
     });
     let ctx = ToolContext::new().with_cwd(&d.ws);
     if !tool_runtime::confinement_support(&tool_runtime::SandboxOptions::default()).is_available() {
-        assert!(std::env::var("CI").is_err(), "no sandbox under CI");
-        eprintln!("skipping: no sandbox here");
+        test_support::cannot_check("this test", "no sandbox here");
         return;
     }
     let v = vault.display();

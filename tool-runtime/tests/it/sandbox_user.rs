@@ -20,7 +20,7 @@ use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::common::{base_outside_temp, ctx, ok, state, write};
+use crate::common::{base_outside_temp, ctx, needed, ok, state, write};
 use tool_core::ToolOutput;
 use tool_runtime::{
     ComputerRuntime, CredentialBinding, EgressOptions, Limits, LocalComputer, LocalConfig,
@@ -164,12 +164,10 @@ async fn namespaced(c: &LocalComputer, ws: &Path) -> bool {
         .unwrap_or("")
         .to_owned();
     if mechanism != "namespaces+landlock+seccomp" {
-        assert!(
-            std::env::var("CI").is_err(),
-            "cannot confine under CI: {}",
-            out.content
+        test_support::cannot_check(
+            "this test",
+            format!("namespaces unavailable ({})", out.content),
         );
-        eprintln!("skipping: namespaces unavailable ({})", out.content);
         return false;
     }
     true
@@ -339,19 +337,6 @@ async fn the_wall(base: &Path) {
     leaks(&c, &ws, &base.join("outside")).await;
 }
 
-/// Whether `program` runs here; its absence is said (and fails under CI).
-fn has(program: &str) -> bool {
-    let found = std::process::Command::new("sh")
-        .args(["-c", &format!("command -v {program}")])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !found {
-        assert!(std::env::var("CI").is_err(), "{program} is needed under CI");
-        eprintln!("not tested here: no {program}");
-    }
-    found
-}
-
 /// Ordinary work, as this user: the whole git round, copies, archives,
 /// in-place edits, an editable pip install imported by the next call, an
 /// npm install of a local package.
@@ -392,7 +377,7 @@ async fn workflows(c: &LocalComputer, ws: &Path, outside: &Path) {
     .await;
     assert_eq!(code(&out), 0, "{}", out.content);
     assert_eq!(stdout(&out), "beta\nalpha\nalpha\nrun\n", "{}", out.content);
-    if has("python3") {
+    if needed("python3") {
         let py = ws.join("py");
         write(
             &py,
@@ -416,7 +401,7 @@ async fn workflows(c: &LocalComputer, ws: &Path, outside: &Path) {
         assert_eq!(stdout(&out), "42\n", "{}", out.content);
         assert_eq!(state(&out)["protectedCreated"], serde_json::Value::Null);
     }
-    if has("npm") {
+    if needed("npm") {
         write(
             outside,
             "sibling/package.json",
@@ -462,12 +447,12 @@ async fn leaks(c: &LocalComputer, ws: &Path, outside: &Path) {
     let out = sh(c, &ws.join("own"), "echo '[build]' > .cargo/config.toml").await;
     assert_ne!(code(&out), 0, "{}", out.content);
     assert!(!ws.join("own/.cargo/config.toml").exists());
-    if has("chattr") {
+    if needed("chattr") {
         let out = sh(c, ws, "chattr +i marker.txt").await;
         assert_ne!(code(&out), 0, "chattr: {}", out.content);
     }
     #[cfg(target_arch = "x86_64")]
-    if has("python3") {
+    if needed("python3") {
         write(ws, "probe.py", crate::common::SYSCALL_PROBE);
         let out = sh(c, ws, "python3 probe.py").await;
         let text = stdout(&out);
@@ -597,8 +582,7 @@ async fn egress_by_name(ws: &Path) {
         .output()
         .is_ok_and(|o| o.status.success());
     if !has_curl {
-        assert!(std::env::var("CI").is_err(), "curl is needed under CI");
-        eprintln!("skipping the egress part: no curl");
+        test_support::cannot_check("the egress part", "no curl");
         return;
     }
     let (port, seen) = http_server();
@@ -665,11 +649,7 @@ async fn as_an_unprivileged_user_the_same_wall_holds_and_no_temp_dir_is_left() {
             use std::os::unix::fs::MetadataExt as _;
             let root = std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0);
             if !root {
-                assert!(
-                    std::env::var("CI").is_err(),
-                    "the user switch needs root under CI"
-                );
-                eprintln!("skipping: not root, cannot switch user");
+                test_support::cannot_check("this test", "not root, cannot switch user");
                 return;
             }
             run_child(
@@ -905,11 +885,7 @@ async fn as_an_unprivileged_user_cargo_builds_and_tests_offline_with_a_populated
     use std::os::unix::fs::MetadataExt as _;
     let root = std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0);
     if !root {
-        assert!(
-            std::env::var("CI").is_err(),
-            "the user switch needs root under CI"
-        );
-        eprintln!("skipping: not root, cannot switch user");
+        test_support::cannot_check("this test", "not root, cannot switch user");
         return;
     }
     run_child_with(TEST, Some(UNPRIVILEGED), |base| {

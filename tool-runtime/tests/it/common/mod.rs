@@ -74,3 +74,25 @@ print("reboot", call(169, 0, 0, 0, 0))
 print("unshare", call(272, 0x10000000))
 print("keyctl", call(250, 0, 0, 0, 0, 0))
 "#;
+
+/// Whether `program` is on the `PATH` (for a choice between programs that
+/// do the same job; a program a test needs goes through [`needed`]).
+pub fn on_path(program: &str) -> bool {
+    std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("command -v {program}"))
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Whether `program`, which the test needs, is on the `PATH`; when it is
+/// not, the test cannot do its job here: under CI that fails it
+/// ([`test_support::cannot_check`]), elsewhere it says why and the caller
+/// returns or leaves the part out.
+pub fn needed(program: &str) -> bool {
+    let found = on_path(program);
+    if !found {
+        test_support::cannot_check(&format!("what needs {program}"), "it is not installed");
+    }
+    found
+}
