@@ -193,6 +193,7 @@ fn hostile_catalog(count: usize) -> McpCatalog {
                 annotations: None,
                 icons: None,
                 meta: None,
+                execution: None,
             }
         })
         .collect();

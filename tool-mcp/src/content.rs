@@ -30,13 +30,19 @@
 //!   attached in `_meta` keeps its own code).
 //!
 //! `state` is `{"type": "mcp", "server", "tool", "contentParts"?,
-//! "structuredContent"?, "otherContent"?}`, present unless the result was
-//! text only.
+//! "structuredContent"?, "otherContent"?, "blockOrder"?}`, present unless
+//! the result was text only. `blockOrder` ([`BLOCK_ORDER_KEY`]), kept when
+//! the result has a block that is not text, lists the blocks in the
+//! server's order: `{"text": "…"}` for a text block as sent, `{"part": i}`
+//! for `contentParts[i]`, `{"other": i}` for `otherContent[i]`. The model
+//! reads `content` as above; an MCP proxy serves the blocks in this order.
 //!
 //! # A [`ToolOutput`] as an MCP result ([`to_result`])
 //!
-//! `content` is the first text block; each content part follows as the
-//! matching MCP block (the table above read right to left; an image or file
+//! The blocks of a result this crate mapped from a server (a state with a
+//! valid `blockOrder`) are served again in that order, each text block as
+//! sent; otherwise `content` is the first text block and each content part
+//! follows as the matching MCP block (the table above read right to left; an image or file
 //! given by URL becomes a `resource_link`, a file given by bytes an
 //! embedded blob resource under an `attachment:` URI). The state, without
 //! its content parts, is `structuredContent`.
@@ -54,6 +60,10 @@ pub const ERROR_META_KEY: &str = "toolLayer/error";
 /// The `_meta` key carrying a served output's `state` when it is not an object.
 pub const STATE_META_KEY: &str = "toolLayer/state";
 
+/// The state key listing a mapped result's blocks in the server's order
+/// (see the module guide).
+pub const BLOCK_ORDER_KEY: &str = "blockOrder";
+
 /// The URI scheme of a served file given by bytes (`attachment:NAME`).
 const ATTACHMENT_SCHEME: &str = "attachment:";
 
@@ -69,18 +79,22 @@ pub fn map_call_result(server: &str, tool: &str, result: CallToolResult) -> Tool
     let mut texts = Vec::with_capacity(result.content.len());
     let mut parts = Vec::new();
     let mut others = Vec::new();
+    let mut order = Vec::with_capacity(result.content.len());
     let mut has_text = false;
     for block in &result.content {
         match map_block(block) {
             Mapped::Text(text) => {
                 has_text = true;
+                order.push(json!({"text": text}));
                 texts.push(text);
             }
             Mapped::Part(part, summary) => {
+                order.push(json!({"part": parts.len()}));
                 parts.push(part);
                 texts.push(summary);
             }
             Mapped::Other(raw, summary) => {
+                order.push(json!({"other": others.len()}));
                 others.push(raw);
                 texts.push(summary);
             }
@@ -107,6 +121,9 @@ pub fn map_call_result(server: &str, tool: &str, result: CallToolResult) -> Tool
         }
         if !others.is_empty() {
             state.insert("otherContent".into(), Value::Array(others));
+        }
+        if !parts.is_empty() || state.contains_key("otherContent") {
+            state.insert(BLOCK_ORDER_KEY.into(), Value::Array(order));
         }
         Some(Value::Object(state))
     };
@@ -267,16 +284,22 @@ fn resource_part(resource: &ResourceContents) -> Mapped {
 /// `_meta["toolLayer/error"]`.
 pub fn to_result(output: ToolOutput) -> CallToolResult {
     let parts = output.parts();
-    let mut blocks = Vec::with_capacity(parts.len() + 1);
-    if !output.content.is_empty() || parts.is_empty() {
-        blocks.push(ContentBlock::text(output.content));
-    }
-    blocks.extend(
-        parts
-            .iter()
-            .enumerate()
-            .map(|(i, part)| part_block(i, part)),
-    );
+    let blocks = match output.state.as_ref().and_then(|s| in_order(s, &parts)) {
+        Some(blocks) => blocks,
+        None => {
+            let mut blocks = Vec::with_capacity(parts.len() + 1);
+            if !output.content.is_empty() || parts.is_empty() {
+                blocks.push(ContentBlock::text(output.content));
+            }
+            blocks.extend(
+                parts
+                    .iter()
+                    .enumerate()
+                    .map(|(i, part)| part_block(i, part)),
+            );
+            blocks
+        }
+    };
     let mut result = if output.success {
         CallToolResult::success(blocks)
     } else {
@@ -312,6 +335,35 @@ pub fn to_result(output: ToolOutput) -> CallToolResult {
 }
 
 /// The MCP block of the `index`th content part.
+/// The blocks of a mapped MCP result in the server's order, from its
+/// state's `blockOrder`; `None` when there is none or it does not fit the
+/// state (an entry of another shape, an index past the parts or other
+/// blocks, an other block that is not a content block), so the caller
+/// serves the output the ordinary way.
+fn in_order(state: &Value, parts: &[ContentPart]) -> Option<Vec<ContentBlock>> {
+    if state.get("type").and_then(Value::as_str) != Some("mcp") {
+        return None;
+    }
+    let order = state.get(BLOCK_ORDER_KEY)?.as_array()?;
+    let others = state.get("otherContent").and_then(Value::as_array);
+    let index = |value: &Value| usize::try_from(value.as_u64()?).ok();
+    order
+        .iter()
+        .map(|entry| {
+            let entry = entry.as_object().filter(|e| e.len() == 1)?;
+            if let Some(text) = entry.get("text") {
+                Some(ContentBlock::text(text.as_str()?.to_owned()))
+            } else if let Some(i) = entry.get("part") {
+                let i = index(i)?;
+                Some(part_block(i, parts.get(i)?))
+            } else {
+                let raw = others?.get(index(entry.get("other")?)?)?;
+                serde_json::from_value(raw.clone()).ok()
+            }
+        })
+        .collect()
+}
+
 fn part_block(index: usize, part: &ContentPart) -> ContentBlock {
     let link = |uri: &str, name: &str, mime_type: &str| {
         let mut resource = rmcp::model::Resource::new(uri, name);
@@ -500,6 +552,65 @@ mod tests {
         // A PDF travels as an embedded blob and comes back as the same file.
         assert_eq!(back.parts(), parts);
         assert_eq!(back.state.unwrap()["structuredContent"]["rows"], 3);
+    }
+
+    #[test]
+    fn a_proxied_result_is_served_in_the_servers_block_order() {
+        let sent = json!([
+            {"type": "text", "text": "Here's the image you requested:"},
+            {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"},
+            {"type": "text", "text": "The image above is the MCP logo."},
+            {"type": "hologram", "depth": 3}
+        ]);
+        let result: CallToolResult = serde_json::from_value(json!({"content": sent.clone()}))
+            .unwrap_or_else(|_| {
+                // rmcp may not take an unknown block kind: the test then
+                // covers the three blocks it knows.
+                serde_json::from_value(json!({"content": sent.as_array().unwrap()[..3]})).unwrap()
+            });
+        let blocks = result.content.len();
+        let output = map_call_result("everything", "get-tiny-image", result);
+        // The model reads the texts and the image's summary, in order.
+        assert!(
+            output.content.starts_with(
+                "Here's the image you requested:\n\n[image: image/png, 8 bytes]\n\nThe image above"
+            ),
+            "{}",
+            output.content
+        );
+        let served = serde_json::to_value(to_result(output).content).unwrap();
+        assert_eq!(served, json!(sent.as_array().unwrap()[..blocks]));
+    }
+
+    #[test]
+    fn a_block_order_that_does_not_fit_the_state_is_ignored() {
+        let result: CallToolResult = serde_json::from_value(json!({"content": [
+            {"type": "text", "text": "a"},
+            {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"},
+            {"type": "text", "text": "b"}
+        ]}))
+        .unwrap();
+        let output = map_call_result("s", "t", result);
+        for bad in [
+            json!([{"part": 1}]),
+            json!([{"part": -1}]),
+            json!([{"text": 7}]),
+            json!([{"other": 0}]),
+            json!([{"text": "a", "part": 0}]),
+            json!(["a"]),
+            json!({"part": 0}),
+        ] {
+            let mut edited = output.clone();
+            edited.state.as_mut().unwrap()[BLOCK_ORDER_KEY] = bad.clone();
+            let served = to_result(edited).content;
+            // The ordinary way: the text (with the summary), then the image.
+            assert_eq!(served.len(), 2, "{bad}");
+            assert!(served[0].as_text().unwrap().text.starts_with("a\n\n[image"));
+        }
+        // A local tool's state is never read for an order.
+        let local = ToolOutput::with_state("x", json!({BLOCK_ORDER_KEY: [{"text": "y"}]}));
+        let served = to_result(local).content;
+        assert_eq!(served[0].as_text().unwrap().text, "x");
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use tool_core::manifest::{ApiHints, TaskSupport};
 
 /// One remote tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -29,6 +30,11 @@ pub struct McpCatalogTool {
     /// The tool's `_meta` object as sent.
     #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
     pub meta: Option<Value>,
+    /// The tool's `execution` object as sent (`{"taskSupport": …}`), read
+    /// from the raw answer (see the stdio and HTTP transports); `None` when
+    /// absent or when the answer came as plain JSON over HTTP.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub execution: Option<Value>,
 }
 
 impl McpCatalogTool {
@@ -44,6 +50,25 @@ impl McpCatalogTool {
     /// `annotations.destructiveHint`.
     pub fn destructive_hint(&self) -> Option<bool> {
         self.hint("destructiveHint")
+    }
+
+    /// The effect hints the annotations state (`readOnlyHint`,
+    /// `destructiveHint`, `idempotentHint`, `openWorldHint`); a hint that
+    /// is absent or not a boolean stays unstated.
+    pub fn hints(&self) -> ApiHints {
+        let mut hints = ApiHints::default();
+        hints.read_only = self.hint("readOnlyHint");
+        hints.destructive = self.hint("destructiveHint");
+        hints.idempotent = self.hint("idempotentHint");
+        hints.open_world = self.hint("openWorldHint");
+        hints
+    }
+
+    /// `execution.taskSupport`, when it is one of the words the spec
+    /// defines (`forbidden`, `optional`, `required`).
+    pub fn task_support(&self) -> Option<TaskSupport> {
+        let word = self.execution.as_ref()?.get("taskSupport")?.clone();
+        serde_json::from_value(word).ok()
     }
 
     pub(crate) fn from_remote(tool: rmcp::model::Tool) -> Self {
@@ -65,6 +90,7 @@ impl McpCatalogTool {
                 .meta
                 .and_then(|meta| serde_json::to_value(meta).ok())
                 .filter(|m| m.as_object().is_some_and(|o| !o.is_empty())),
+            execution: None,
         }
     }
 }
@@ -101,6 +127,7 @@ impl McpCatalog {
 mod tests {
     use super::McpCatalogTool;
     use serde_json::json;
+    use tool_core::manifest::{ApiHints, TaskSupport};
 
     #[test]
     fn every_field_of_a_listed_tool_is_kept() {
@@ -116,11 +143,49 @@ mod tests {
         let kept = McpCatalogTool::from_remote(listed);
         assert_eq!(kept.title.as_deref(), Some("Read"));
         assert_eq!(
-            kept.output_schema.unwrap()["properties"]["text"]["type"],
+            kept.output_schema.as_ref().unwrap()["properties"]["text"]["type"],
             "string"
         );
-        assert_eq!(kept.annotations.unwrap()["openWorldHint"], false);
-        assert_eq!(kept.icons.unwrap()[0]["mimeType"], "image/png");
-        assert_eq!(kept.meta.unwrap()["vendor/rank"], 3);
+        assert_eq!(kept.annotations.as_ref().unwrap()["openWorldHint"], false);
+        assert_eq!(kept.icons.as_ref().unwrap()[0]["mimeType"], "image/png");
+        assert_eq!(kept.meta.as_ref().unwrap()["vendor/rank"], 3);
+        let hints = kept.hints();
+        assert_eq!(
+            (hints.read_only, hints.open_world),
+            (Some(true), Some(false))
+        );
+        assert_eq!((hints.destructive, hints.idempotent), (None, None));
+        assert_eq!(kept.task_support(), None);
+    }
+
+    #[test]
+    fn task_support_is_read_from_the_listed_execution_and_odd_words_are_unstated() {
+        let mut tool = McpCatalogTool::from_remote(
+            serde_json::from_value(json!({"name": "t", "inputSchema": {"type": "object"}}))
+                .unwrap(),
+        );
+        for (execution, expected) in [
+            (
+                json!({"taskSupport": "required"}),
+                Some(TaskSupport::Required),
+            ),
+            (
+                json!({"taskSupport": "optional"}),
+                Some(TaskSupport::Optional),
+            ),
+            (
+                json!({"taskSupport": "forbidden"}),
+                Some(TaskSupport::Forbidden),
+            ),
+            (json!({"taskSupport": "sometimes"}), None),
+            (json!({"taskSupport": 1}), None),
+            (json!({}), None),
+        ] {
+            tool.execution = Some(execution.clone());
+            assert_eq!(tool.task_support(), expected, "{execution}");
+        }
+        // A hint that is not a boolean stays unstated.
+        tool.annotations = Some(json!({"readOnlyHint": "yes", "idempotentHint": true}));
+        assert_eq!(tool.hints(), ApiHints::default().idempotent(true));
     }
 }

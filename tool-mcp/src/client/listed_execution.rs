@@ -33,6 +33,9 @@ pub(crate) struct ListedExecution {
     asked: Mutex<HashMap<RequestId, bool>>,
     /// Tool name → its task support (tools without one are absent).
     support: Mutex<HashMap<String, ListedTaskSupport>>,
+    /// Tool name → its `execution` object exactly as listed (kept in the
+    /// catalog, so a proxy passes it on unchanged).
+    raw: Mutex<HashMap<String, Value>>,
 }
 
 #[derive(Deserialize)]
@@ -93,10 +96,20 @@ impl ListedExecution {
             return;
         };
         let mut support = self.support.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut raw = self.raw.lock().unwrap_or_else(PoisonError::into_inner);
         if first {
             support.clear();
+            raw.clear();
         }
         for tool in answer.result.map(|page| page.tools).unwrap_or_default() {
+            match &tool.execution {
+                Some(execution @ Value::Object(_)) => {
+                    raw.insert(tool.name.clone(), execution.clone());
+                }
+                _ => {
+                    raw.remove(&tool.name);
+                }
+            }
             let listed = tool
                 .execution
                 .as_ref()
@@ -124,6 +137,15 @@ impl ListedExecution {
             .unwrap_or_else(PoisonError::into_inner)
             .get(tool)
             .copied()
+    }
+
+    /// The `execution` object `tool` was listed with, if any.
+    pub(crate) fn execution(&self, tool: &str) -> Option<Value> {
+        self.raw
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(tool)
+            .cloned()
     }
 
     /// The tools listed with a task support (for tests and diagnostics).
@@ -174,6 +196,13 @@ mod tests {
         assert_eq!(listed.task_support("a"), Some(ListedTaskSupport::Required));
         assert_eq!(listed.task_support("b"), Some(ListedTaskSupport::Optional));
         assert_eq!(listed.names().len(), 2, "forbidden, unknown and absent");
+        // The objects are kept as sent, `forbidden` and unknown words too.
+        assert_eq!(
+            listed.execution("c"),
+            Some(json!({"taskSupport": "forbidden"}))
+        );
+        assert_eq!(listed.execution("d"), Some(json!({"taskSupport": 7})));
+        assert_eq!(listed.execution("e"), None);
         // A second page adds; a new first page starts afresh.
         listed.sent(&list(2, Some("p2")));
         listed.received(&answer(
@@ -184,6 +213,7 @@ mod tests {
         listed.sent(&list(3, None));
         listed.received(&answer(3, json!([{"name": "a"}])));
         assert!(listed.names().is_empty());
+        assert_eq!(listed.execution("c"), None);
         // Garbage is ignored.
         listed.sent(&list(4, None));
         listed.received(b"not json");

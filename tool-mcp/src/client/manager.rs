@@ -782,7 +782,14 @@ async fn list_every_page(session: &Session) -> Result<(Vec<McpCatalogTool>, usiz
             params
         });
         let result = session.peer().list_tools(params).await?;
-        tools.extend(result.tools.into_iter().map(McpCatalogTool::from_remote));
+        // The transport read each tool's `execution` from the raw answer
+        // before rmcp decoded it (rmcp's `Tool` has no such field).
+        let listed = &session.hooks().listed;
+        tools.extend(result.tools.into_iter().map(|tool| {
+            let mut tool = McpCatalogTool::from_remote(tool);
+            tool.execution = listed.execution(&tool.name);
+            tool
+        }));
         match result.next_cursor {
             Some(next) if !next.is_empty() => {
                 if !seen.insert(next.clone()) {

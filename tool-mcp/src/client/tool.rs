@@ -216,10 +216,10 @@ impl Tool for McpTool {
     }
 }
 
-/// A remote call's progress and log lines, reported through the calling
-/// tool's context.
 /// The API a remote tool makes: its description (or title), its schema with
-/// `"type": "object"` added when missing, and its approval policy.
+/// `"type": "object"` added when missing, its approval policy, and what the
+/// server states beside them, kept as sent: the annotations' hints, the
+/// output schema, `execution.taskSupport` and `_meta`.
 fn api_of(config: &McpServerConfig, remote: &McpCatalogTool) -> ApiDefinition {
     let description = remote
         .description
@@ -241,9 +241,21 @@ fn api_of(config: &McpServerConfig, remote: &McpCatalogTool) -> ApiDefinition {
     if let Some(ms) = config.call_timeout_ms {
         api = api.with_default_timeout_ms(ms);
     }
+    api = api.with_hints(remote.hints());
+    if let Some(support) = remote.task_support() {
+        api = api.with_task_support(support);
+    }
+    if let Some(schema @ Value::Object(_)) = &remote.output_schema {
+        api = api.with_output_schema(schema.clone());
+    }
+    if let Some(Value::Object(meta)) = &remote.meta {
+        api.meta = Some(meta.clone());
+    }
     api
 }
 
+/// A remote call's progress and log lines, reported through the calling
+/// tool's context.
 struct ToContext(ToolContext);
 
 impl tool_core::CallEvents for ToContext {

@@ -1,16 +1,18 @@
 //! `tools/list` served: pages of the offered tools (one per API, under
-//! wire or bare names, with their output schemas and truthful hints) and
-//! the cursors that link them, made for one list and refused once it
-//! changed.
+//! wire or bare names, with their output schemas, their stated hints as
+//! annotations, `execution.taskSupport` and `_meta`, so a proxied tool
+//! goes out as its server listed it) and the cursors that link them, made
+//! for one list and refused once it changed.
 
 use std::sync::Arc;
 
 use rmcp::ErrorData;
-use rmcp::model::{ListToolsResult, ToolAnnotations};
+use rmcp::model::{ListToolsResult, MetaObject, ToolAnnotations};
 use serde_json::{Map, Value, json};
-use tool_core::{HumanIntervention, InterventionPolicy, OfferedTools};
+use tool_core::{ApiDefinition, HumanIntervention, InterventionPolicy, OfferedTools, ToolManifest};
 
 use super::serve::RegistryServer;
+use super::wire::EXECUTION_META_KEY;
 impl RegistryServer {
     /// One `tools/list` page: the tools from the cursor's offset on.
     pub(super) fn page(&self, cursor: Option<&str>) -> Result<ListToolsResult, ErrorData> {
@@ -67,20 +69,51 @@ fn tools(offered: &OfferedTools, start: usize, end: usize, bare: bool) -> Vec<rm
             if let Some(title) = &manifest.meta.title {
                 remote = remote.with_title(format!("{title}: {}", api.name));
             }
-            let policy = match manifest.intervention_for(&api.name) {
-                Some(HumanIntervention::Policy(p)) => Some(*p),
-                None => Some(InterventionPolicy::Never),
-                _ => None,
-            };
-            if policy == Some(InterventionPolicy::Never) {
-                let mut hints = ToolAnnotations::default();
-                hints.destructive_hint = Some(false);
-                remote = remote.with_annotations(hints);
+            if let Some(annotations) = annotations(manifest, api) {
+                remote = remote.with_annotations(annotations);
+            }
+            let mut meta = api.meta.clone().unwrap_or_default();
+            // Only the API's own task support travels under this key.
+            meta.remove(EXECUTION_META_KEY);
+            if let Some(support) = api.task_support {
+                // Moved to the tool's `execution` on the way out (see the
+                // `wire` module): rmcp's `Tool` has no such field.
+                meta.insert(
+                    EXECUTION_META_KEY.into(),
+                    json!({"taskSupport": support.as_str()}),
+                );
+            }
+            if !meta.is_empty() {
+                remote.meta = Some(MetaObject(meta));
             }
             tools.push(remote);
         }
     }
     tools
+}
+
+/// The annotations of a served API: its stated hints unchanged (a proxied
+/// tool's are its server's); else, for an API that runs without asking,
+/// `destructiveHint: false` (derived from the approval policy); else none.
+fn annotations(manifest: &ToolManifest, api: &ApiDefinition) -> Option<ToolAnnotations> {
+    let mut annotations = ToolAnnotations::default();
+    if api.hints.is_empty() {
+        let policy = match manifest.intervention_for(&api.name) {
+            Some(HumanIntervention::Policy(p)) => Some(*p),
+            None => Some(InterventionPolicy::Never),
+            _ => None,
+        };
+        if policy != Some(InterventionPolicy::Never) {
+            return None;
+        }
+        annotations.destructive_hint = Some(false);
+    } else {
+        annotations.read_only_hint = api.hints.read_only;
+        annotations.destructive_hint = api.hints.destructive;
+        annotations.idempotent_hint = api.hints.idempotent;
+        annotations.open_world_hint = api.hints.open_world;
+    }
+    Some(annotations)
 }
 
 /// What a `tools/list` cursor is made for: a digest of the served names in

@@ -8,7 +8,7 @@
 //!   requests, 2026-07-28 rounds, a task's input requests); [`gate`]: who
 //!   answers an approval ask; [`serve_talk`]: progress and logs to the
 //!   client; [`serve_tasks`]: the tasks extension; [`served`]: resources
-//!   and prompts.
+//!   and prompts; [`wire`]: the server as its transports run it.
 
 pub(crate) mod call;
 pub(crate) mod client_input;
@@ -20,3 +20,4 @@ pub(crate) mod serve;
 pub(crate) mod serve_talk;
 pub(crate) mod serve_tasks;
 pub(crate) mod served;
+pub(crate) mod wire;

@@ -33,7 +33,11 @@
 //!
 //! `tools/list` gives each API's `outputSchema` when its
 //! [`ApiDefinition`](tool_core::ApiDefinition) declares one (the output's
-//! state is the `structuredContent`). Tools are listed under their wire
+//! state is the `structuredContent`), its stated hints as `annotations`
+//! (without any, `destructiveHint: false` for an API that runs without
+//! asking), its task support as `execution.taskSupport` and its `_meta`:
+//! a tool proxied from another MCP server is listed as that server listed
+//! it. A proxied result's blocks are served in the server's order. Tools are listed under their wire
 //! names (`identifier____api`), or under their bare API names where those
 //! resolve to the same API ([`RegistryServer::with_bare_names`]).
 
@@ -53,6 +57,7 @@ use super::client_input::StateSeal;
 use super::serve_talk::SessionLog;
 use super::serve_tasks::{ServedTasks, TaskSupport};
 use super::served::{PromptSource, ResourceSource};
+use super::wire::OnTheWire;
 use crate::error::Error;
 use crate::trace::{SpanFields, TracePropagator};
 
@@ -380,7 +385,7 @@ impl RegistryServer {
 
     /// Serves over this process's stdin/stdout until the client leaves.
     pub async fn serve_stdio(self) -> Result<(), Error> {
-        let running = self
+        let running = OnTheWire(self)
             .serve(rmcp::transport::stdio())
             .await
             .map_err(|e| Error::Serve(format!("stdio handshake: {e}")))?;
@@ -412,6 +417,7 @@ impl RegistryServer {
             );
         axum::Router::new()
             .nest_service("/mcp", service)
+            .layer(axum::middleware::from_fn(crate::server::wire::finish_http))
             .layer(axum::middleware::from_fn(
                 crate::server::http_body::check_body,
             ))

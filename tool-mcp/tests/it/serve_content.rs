@@ -8,6 +8,7 @@ use std::sync::Arc;
 use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
 use serde_json::{Map, json};
 use tokio_util::sync::CancellationToken;
+use tool_core::manifest::{ApiHints, TaskSupport};
 use tool_core::{ApiDefinition, ContentPart, ToolBuilder, ToolContext, ToolOutput, ToolRegistry};
 use tool_mcp::{McpManager, McpServerConfig, McpTransport, RegistryServer, RunEverything};
 
@@ -109,7 +110,45 @@ async fn a_real_servers_images_and_resources_are_re_served_as_mcp_blocks() {
         .upsert(crate::common::everything_stdio("everything"))
         .unwrap();
     let registry = crate::common::registry_of(&upstream).await;
+    // What the server states about each tool is the API's: hints,
+    // task support, output schema.
+    let manifest = registry.get("everything").unwrap().manifest().clone();
+    let api = |name: &str| manifest.api(name).unwrap().clone();
+    assert_eq!(
+        api("echo").hints,
+        ApiHints::default()
+            .read_only(true)
+            .destructive(false)
+            .idempotent(true)
+            .open_world(false)
+    );
+    assert_eq!(api("gzip-file-as-resource").hints.open_world, Some(true));
+    assert_eq!(
+        api("simulate-research-query").task_support,
+        Some(TaskSupport::Required)
+    );
+    assert_eq!(api("echo").task_support, Some(TaskSupport::Forbidden));
+    assert!(api("get-structured-content").output_schema.is_some());
     let (client, stop) = serve(registry).await;
+
+    // Served over HTTP, each tool reaches our client as the server listed it.
+    let ours = client.catalog("served").await.unwrap();
+    let theirs = upstream.catalog("everything").await.unwrap();
+    for name in [
+        "echo",
+        "get-structured-content",
+        "gzip-file-as-resource",
+        "simulate-research-query",
+    ] {
+        let (ours, theirs) = (
+            ours.tool(&format!("everything____{name}")).unwrap(),
+            theirs.tool(name).unwrap(),
+        );
+        assert!(theirs.execution.is_some() && theirs.annotations.is_some());
+        assert_eq!(ours.annotations, theirs.annotations, "{name}");
+        assert_eq!(ours.execution, theirs.execution, "{name}");
+        assert_eq!(ours.output_schema, theirs.output_schema, "{name}");
+    }
 
     let image = raw_call(&client, "everything____get-tiny-image", json!({})).await;
     let direct = upstream
@@ -131,6 +170,12 @@ async fn a_real_servers_images_and_resources_are_re_served_as_mcp_blocks() {
         images(&direct),
         "the image reaches our client as the server sent it"
     );
+    // text, image, text: in the server's order, each block as sent.
+    assert_eq!(
+        serde_json::to_value(&image.content).unwrap(),
+        serde_json::to_value(&direct.content).unwrap()
+    );
+    assert_eq!(image.content.len(), 3);
 
     let reference = raw_call(
         &client,

@@ -1,10 +1,10 @@
 //! `calculator`: evaluates arithmetic expressions exactly as written.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 use tool_core::{
     ApiDefinition, ErrorCode, FnTool, ToolBuilder, ToolError, ToolOutput,
-    manifest::RenderDisplayControl,
+    manifest::{ApiHints, RenderDisplayControl},
 };
 
 /// Arguments of `calculator____evaluate`.
@@ -17,7 +17,18 @@ pub struct EvaluateArgs {
     pub expression: String,
 }
 
-/// The calculator tool.
+/// The state `calculator____evaluate` returns (served over MCP as its
+/// `structuredContent`, under this type's schema as `outputSchema`).
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct Evaluated {
+    /// The expression as given.
+    pub expression: String,
+    /// Its value.
+    pub value: f64,
+}
+
+/// The calculator tool: reads nothing, changes nothing, reaches nothing
+/// outside the process (hints read-only, idempotent, closed-world).
 pub fn tool() -> Result<FnTool, tool_core::Error> {
     ToolBuilder::new("calculator")
         .title("Calculator")
@@ -32,7 +43,15 @@ pub fn tool() -> Result<FnTool, tool_core::Error> {
                 "Evaluates an arithmetic expression and returns the number.",
             )
             .with_default_timeout_ms(5_000)
-            .with_display_control(RenderDisplayControl::Collapsed),
+            .with_display_control(RenderDisplayControl::Collapsed)
+            .with_hints(
+                ApiHints::default()
+                    .read_only(true)
+                    .destructive(false)
+                    .idempotent(true)
+                    .open_world(false),
+            )
+            .with_output_schema(schemars::schema_for!(Evaluated).to_value()),
             |args: EvaluateArgs, _ctx| async move {
                 let value = evaluate(&args.expression).map_err(|e| {
                     ToolError::new(ErrorCode::new("invalid_expression"), e.to_string())
@@ -40,10 +59,12 @@ pub fn tool() -> Result<FnTool, tool_core::Error> {
                             json!({"expression": args.expression, "position": e.position}),
                         )
                 })?;
-                Ok(ToolOutput::with_state(
-                    format_number(value),
-                    json!({"expression": args.expression, "value": value}),
-                ))
+                let state = serde_json::to_value(Evaluated {
+                    expression: args.expression,
+                    value,
+                })
+                .map_err(|e| ToolError::new(ErrorCode::EXECUTION_FAILED, e.to_string()))?;
+                Ok(ToolOutput::with_state(format_number(value), state))
             },
         )
         .build()

@@ -1,9 +1,10 @@
 //! `clock`: the current date and time, in UTC or at a fixed offset.
 
 use chrono::{FixedOffset, Utc};
-use serde::Deserialize;
-use serde_json::json;
-use tool_core::{ApiDefinition, ErrorCode, FnTool, ToolBuilder, ToolError, ToolOutput};
+use serde::{Deserialize, Serialize};
+use tool_core::{
+    ApiDefinition, ErrorCode, FnTool, ToolBuilder, ToolError, ToolOutput, manifest::ApiHints,
+};
 
 /// Arguments of `clock____now`.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -14,7 +15,24 @@ pub struct NowArgs {
     pub utc_offset: Option<String>,
 }
 
-/// The clock tool.
+/// The state `clock____now` returns (served over MCP as its
+/// `structuredContent`, under this type's schema as `outputSchema`).
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Now {
+    /// The date and time, RFC 3339.
+    pub iso: String,
+    /// Milliseconds since the Unix epoch.
+    pub unix_ms: i64,
+    /// The day of the week, in English.
+    pub weekday: String,
+    /// The UTC offset as asked.
+    pub utc_offset: String,
+}
+
+/// The clock tool: reads the system clock and changes nothing (hints
+/// read-only, idempotent — a second call changes nothing, though it tells
+/// a later time — and closed-world).
 pub fn tool() -> Result<FnTool, tool_core::Error> {
     ToolBuilder::new("clock")
         .title("Clock")
@@ -25,7 +43,15 @@ pub fn tool() -> Result<FnTool, tool_core::Error> {
                 "now",
                 "Returns the current date and time (RFC 3339) at a UTC offset.",
             )
-            .with_default_timeout_ms(2_000),
+            .with_default_timeout_ms(2_000)
+            .with_hints(
+                ApiHints::default()
+                    .read_only(true)
+                    .destructive(false)
+                    .idempotent(true)
+                    .open_world(false),
+            )
+            .with_output_schema(schemars::schema_for!(Now).to_value()),
             |args: NowArgs, _ctx| async move {
                 let spec = args.utc_offset.as_deref().unwrap_or("+00:00");
                 let offset = parse_offset(spec).ok_or_else(|| {
@@ -38,15 +64,15 @@ pub fn tool() -> Result<FnTool, tool_core::Error> {
                 })?;
                 let now = Utc::now().with_timezone(&offset);
                 let iso = now.to_rfc3339();
-                Ok(ToolOutput::with_state(
-                    format!("{} ({})", iso, now.format("%A")),
-                    json!({
-                        "iso": iso,
-                        "unixMs": now.timestamp_millis(),
-                        "weekday": now.format("%A").to_string(),
-                        "utcOffset": spec,
-                    }),
-                ))
+                let content = format!("{} ({})", iso, now.format("%A"));
+                let state = serde_json::to_value(Now {
+                    iso,
+                    unix_ms: now.timestamp_millis(),
+                    weekday: now.format("%A").to_string(),
+                    utc_offset: spec.to_owned(),
+                })
+                .map_err(|e| ToolError::new(ErrorCode::EXECUTION_FAILED, e.to_string()))?;
+                Ok(ToolOutput::with_state(content, state))
             },
         )
         .build()

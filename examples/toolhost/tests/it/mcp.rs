@@ -8,6 +8,10 @@ mod traces;
 /// Remote tasks as data: `toolhost mcp task start|get|cancel`.
 mod tasks;
 
+/// `mcp serve` in front of server-everything: listings and block order as
+/// the server's; the builtins' hints and output schemas.
+mod proxy;
+
 use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

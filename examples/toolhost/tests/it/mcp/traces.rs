@@ -138,8 +138,12 @@ async fn one_mcp_call_is_one_trace_across_client_and_server_processes() {
         .wire_name
         .to_owned();
     let args = serde_json::json!({ "path": FILE_NAME }).to_string();
-    // Gated on this side too: in manual mode a remote tool asks first.
-    let policy = tool_approval::PolicyFile::from_json(r#"{"mode": "manual"}"#).unwrap();
+    // Gated on this side too: the host's rule asks first (the served tool
+    // says it is read-only, which alone would let it run unasked).
+    let policy = tool_approval::PolicyFile::from_json(
+        r#"{"mode": "manual", "rules": {"host/local-system____readFile": [{"policy": "required"}]}}"#,
+    )
+    .unwrap();
     let out = Invoker::default()
         .with_gate(Arc::new(policy.engine().unwrap()))
         .with_asker(Arc::new(Yes))
