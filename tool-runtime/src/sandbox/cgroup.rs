@@ -9,8 +9,9 @@
 //! command's first process moves itself in before it does anything else,
 //! so every process it starts is counted. The groups are removed when the
 //! command has ended. Where no group can be made (no write access, no
-//! controller), the state says so (`processLimit: "rlimit"`,
-//! `memoryLimit: "unenforced"`).
+//! controller), the state says so and rlimits stand in
+//! (`processLimit: "rlimit"`, `memoryLimit: "rlimit"`: `RLIMIT_NPROC`,
+//! `RLIMIT_DATA` per process).
 //!
 //! How the process moves itself costs: writing `0` to cgroup v1's
 //! `cgroup.procs` (or v2's) takes the kernel's cgroup-wide thread-group

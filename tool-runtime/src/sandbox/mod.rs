@@ -51,7 +51,7 @@
 //! | **network by name** (the confinement's [`tool_core::approval::Egress`]: `allow`, `deny`, `methods`) | only through the runtime's egress proxy, in a network namespace of the command's own (loopback only); TCP/IP sockets only, no Unix-domain sockets, no DNS; names on the allow-list and not denied, never an IP address, never a private or loopback address after resolution (unless [`EgressOptions::allow_addresses`]); a method limit refuses other methods and HTTPS tunnels; each refusal in `networkBlocked` (host, port, reason) and one content line; how it works: [`EgressOptions`] | `confinement::egress::an_allowed_name_is_reached_through_the_proxy_and_the_rest_refused_and_reported`, `confinement::egress::loopback_behind_an_allowed_name_is_refused_without_the_explicit_setting`, `confinement::egress::a_method_limit_lets_get_through_and_refuses_post_and_tunnels`, `confinement::egress::a_tunnel_whose_tls_asks_for_another_site_is_closed_and_reported`, as root and as an unprivileged host: `sandbox_user::as_root_the_environment_and_home_are_scrubbed_and_limits_hold`, `sandbox_user::as_an_unprivileged_user_the_same_wall_holds_and_no_temp_dir_is_left` |
 //! | **brokered secrets** ([`CredentialBinding`]) | the command sees a dummy of the same shape; the proxy puts the real value in the request target and headers of requests to the bound hosts only (HTTPS to them intercepted with a CA made for the command and trusted only through its environment; HTTPS elsewhere tunnelled untouched) | `confinement::egress::the_brokered_token_reaches_only_its_host_and_the_command_sees_a_dummy`, `confinement::egress::over_https_the_bound_host_gets_the_token_through_the_commands_own_ca` |
 //! | **keep running**: background children, `setsid`, `nohup`, double forks | end with the command (PID 1 of its namespace exits when the shell does; the kernel kills the rest) | `sandbox_protected::a_killed_command_is_swept_and_nothing_it_started_outlives_it`, `sandbox_user::as_root_the_environment_and_home_are_scrubbed_and_limits_hold` |
-//! | **limits** ([`Limits`]): processes, memory of the whole run, CPU time, file size, open files | cgroups of the command (processes, memory) where the host can make them, else rlimits; a hit is named in the content (`memory limit`, `cpu time limit`, `file size limit`, `process limit`) and typed in the state (`limitHit`: [`LimitHit`]) | `sandbox_tmp::a_run_over_its_memory_limit_is_killed_and_named_and_one_under_it_ends_normally`, `sandbox_tmp::a_run_over_its_cpu_time_is_stopped_and_named`; file size, processes, CPU time, the private `/tmp` and how memory is limited, as root and as an unprivileged host: `sandbox_user::as_root_the_environment_and_home_are_scrubbed_and_limits_hold`, `sandbox_user::as_an_unprivileged_user_the_same_wall_holds_and_no_temp_dir_is_left` |
+//! | **limits** ([`Limits`]): processes, memory of the whole run, CPU time, file size, open files | cgroups of the command (processes, memory) where the host can make them, else rlimits (`RLIMIT_NPROC`; `RLIMIT_DATA` per process for memory: `memoryLimit: "rlimit"`); a hit is named in the content (`memory limit`, `cpu time limit`, `file size limit`, `process limit`) and typed in the state (`limitHit`: [`LimitHit`]) | `sandbox_tmp::a_run_over_its_memory_limit_is_killed_and_named_and_one_under_it_ends_normally`, `sandbox_tmp::a_run_over_its_cpu_time_is_stopped_and_named`; file size, processes, CPU time, the private `/tmp`, how memory is limited and a Python allocation past the memory limit (cgroup as root, `RLIMIT_DATA` as the unprivileged host), as root and as an unprivileged host: `sandbox_user::as_root_the_environment_and_home_are_scrubbed_and_limits_hold`, `sandbox_user::as_an_unprivileged_user_the_same_wall_holds_and_no_temp_dir_is_left` |
 //! | **fill the private `/tmp`** ([`Limits::tmp_bytes`], default 1 GiB, shared by the computer's commands) | measured every 100 ms (less often for a large one) while a command runs and when it ends; past the limit the command is killed and named (`tmp size limit`, `tmpLimitHit`); a command under it runs to its end | `sandbox_tmp::a_command_filling_the_private_tmp_past_its_limit_is_killed_and_named`, `sandbox_tmp::a_command_staying_under_the_private_tmp_limit_runs_to_its_end` |
 //! | **temp dir** | nothing of a computer is left after it is dropped (as an unprivileged host too); what a host that died left is removed by the next | `sandbox_user::as_an_unprivileged_user_the_same_wall_holds_and_no_temp_dir_is_left`, `sandbox_user::a_private_temp_dir_left_by_a_host_that_died_is_removed_by_the_next_host` |
 //!
@@ -136,8 +136,13 @@
 //!   no process limit (the PID namespace still ends every process with the
 //!   command). The memory of the whole run is likewise a memory cgroup
 //!   where the host can make one (`memoryLimit: "cgroup"`), else
-//!   unenforced (`"unenforced"`; the per-process `RLIMIT_AS`, when set,
-//!   still applies). CPU time is per process (`RLIMIT_CPU`).
+//!   `RLIMIT_DATA` of each process (`"rlimit"`): one process cannot take
+//!   more than the limit, but several together can (up to the process
+//!   limit times it), and an allocation fails instead of the kernel
+//!   killing; sanitizer builds (ASan, TSan), which map terabytes of
+//!   writable shadow memory, do not start under it (see the private
+//!   `memory_signs` module for why `RLIMIT_DATA` and not `RLIMIT_AS`).
+//!   CPU time is per process (`RLIMIT_CPU`).
 //! - **The private `/tmp`'s size** is measured, not enforced by a mount
 //!   (it is a host folder shared by the computer's commands): a command
 //!   can pass the limit by what it writes between two measures (100 ms;
@@ -215,6 +220,7 @@ mod egress;
 mod entries;
 pub(crate) mod env;
 mod home;
+mod memory_signs;
 #[cfg(target_os = "linux")]
 mod namespace;
 mod nested;
@@ -716,11 +722,15 @@ pub(crate) fn prepare(
             }
             .to_owned()
         });
-        applied.memory_limit = options.limits.run_memory_bytes.map(|_| {
+        // Without a memory cgroup, the run's memory is limited per process
+        // (`RLIMIT_DATA`: what a process makes writable, not what it only
+        // reserves; see the `memory_signs` module).
+        applied.memory_limit = options.limits.run_memory_bytes.map(|bytes| {
             if groups.limits_memory() {
                 "cgroup"
             } else {
-                "unenforced"
+                confinement.limits.push((libc::RLIMIT_DATA, bytes, bytes));
+                "rlimit"
             }
             .to_owned()
         });

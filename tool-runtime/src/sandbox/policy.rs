@@ -163,8 +163,8 @@ pub struct SandboxOptions {
 /// | limit | default | what happens when it is hit |
 /// |---|---|---|
 /// | `processes` (a pids cgroup of the command where the host can make one, which binds root hosts too; else `RLIMIT_NPROC`, which the kernel does not apply to uid 0) | 1 024 | `fork` fails (`Resource temporarily unavailable`): the output says `process limit` |
-/// | `run_memory_bytes` (a memory cgroup of the command: the memory of all its processes together, page cache included, no swap; where the host can make one, else unenforced: state `memoryLimit`) | 8 GiB | the kernel kills the command's largest process (`SIGKILL`): the output says `memory limit` |
-/// | `memory_bytes` (`RLIMIT_AS`, address space per process) | none (runtimes such as Node and Go reserve far more than they use) | allocations fail (`Cannot allocate memory`) |
+/// | `run_memory_bytes` (a memory cgroup of the command: the memory of all its processes together, page cache included, no swap, where the host can make one; else `RLIMIT_DATA` of each process, the private writable memory it uses, not the address space it only reserves: state `memoryLimit`, `cgroup` or `rlimit`) | 8 GiB | cgroup: the kernel kills the command's largest process (`SIGKILL`); rlimit: an allocation fails (`MemoryError`, `Cannot allocate memory`, `JavaScript heap out of memory`…); either way, once the command failed, the output says `memory limit` |
+/// | `memory_bytes` (`RLIMIT_AS`, address space per process) | none (runtimes such as Node and Go reserve far more than they use) | allocations fail (`Cannot allocate memory`): the output says `memory limit` |
 /// | `cpu_seconds` (`RLIMIT_CPU`, CPU time per process) | none | `SIGXCPU` (and `SIGKILL` a second later if a process ignores it): the output says `cpu time limit` |
 /// | `file_size_bytes` (`RLIMIT_FSIZE`, the largest file a process writes) | 4 GiB | `SIGXFSZ` (or `EFBIG` where it is ignored): the output says `file size limit` |
 /// | `open_files` (`RLIMIT_NOFILE`) | 4 096 | `open` fails (`Too many open files`) |
@@ -395,9 +395,10 @@ pub struct AppliedSandbox {
     /// only, which the kernel does not apply to root).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub process_limit: Option<String>,
-    /// How the memory limit of the whole command was enforced: `cgroup`
-    /// (a memory cgroup of the command) or `unenforced` (the host could
-    /// make none; the per-process limits still apply).
+    /// How [`Limits::run_memory_bytes`] was enforced: `cgroup` (a memory
+    /// cgroup of the command: all its processes together) or `rlimit`
+    /// (the host could make no such group: `RLIMIT_DATA` of each process,
+    /// the same number).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory_limit: Option<String>,
     /// Egress by name: the names the command could reach through the
@@ -521,7 +522,10 @@ impl AppliedSandbox {
     /// The [`Limits`] entry a confined command hit, when its end says so:
     /// its private `/tmp` over its size, a process killed by its memory
     /// cgroup, killed by (or, through the shell, exited with 128 +)
-    /// `SIGXFSZ` or `SIGXCPU`, or `fork` failing for lack of processes.
+    /// `SIGXFSZ` or `SIGXCPU`, a failure whose standard error shows a
+    /// failed allocation under a per-process memory limit
+    /// (`memoryLimit: "rlimit"` or [`Limits::memory_bytes`]), or `fork`
+    /// failing for lack of processes.
     pub fn hit(
         &self,
         exit_code: Option<i32>,
@@ -540,6 +544,16 @@ impl AppliedSandbox {
             .and_then(LimitHit::by_signal)
         {
             return Some(hit);
+        }
+        // A per-process memory limit kills nothing: an allocation fails
+        // and the program says so as it ends.
+        let per_process_memory =
+            self.memory_limit.as_deref() == Some("rlimit") || limits.memory_bytes.is_some();
+        if per_process_memory
+            && exit_code != Some(0)
+            && crate::sandbox::memory_signs::allocation_failed(stderr)
+        {
+            return Some(LimitHit::Memory);
         }
         (limits.processes.is_some()
             && (stderr.contains("Cannot fork")

@@ -301,7 +301,7 @@ async fn the_wall(base: &Path) {
     assert_eq!(state(&out)["sandbox"]["limitHit"], "processes");
     assert_eq!(state(&out)["sandbox"]["limits"]["processes"], 32);
     // The memory of the whole run: a memory cgroup where the host can make
-    // one (root here), else said to be unenforced.
+    // one (root here), else `RLIMIT_DATA` of each process.
     let mut limits = Limits::default();
     limits.run_memory_bytes = Some(256 << 20);
     limits.cpu_seconds = Some(1);
@@ -313,10 +313,36 @@ async fn the_wall(base: &Path) {
     let out = sh(&limited, &ws, "true").await;
     assert_eq!(
         state(&out)["sandbox"]["memoryLimit"],
-        if root { "cgroup" } else { "unenforced" },
+        if root { "cgroup" } else { "rlimit" },
         "{}",
         out.content
     );
+    if needed("python3") {
+        // Past the limit (256 MiB), written so the pages count: the
+        // allocation fails (rlimit) or the process is killed (cgroup), and
+        // the output names the memory limit.
+        let out = sh(
+            &limited,
+            &ws,
+            "python3 -c \"x = b'a' * (512 << 20); print(len(x))\"",
+        )
+        .await;
+        assert_ne!(code(&out), 0, "{}", out.content);
+        assert!(!stdout(&out).contains("536870912"), "{}", out.content);
+        assert!(out.content.contains("memory limit"), "{}", out.content);
+        assert_eq!(state(&out)["sandbox"]["limitHit"], "memory");
+        // Under it, the same program runs as usual.
+        let out = sh(
+            &limited,
+            &ws,
+            "python3 -c \"x = b'a' * (32 << 20); print(len(x))\"",
+        )
+        .await;
+        assert_eq!(code(&out), 0, "{}", out.content);
+        assert_eq!(stdout(&out), "33554432\n", "{}", out.content);
+        assert!(state(&out)["sandbox"].get("limitHit").is_none());
+        assert!(!out.content.contains("memory limit"), "{}", out.content);
+    }
     // CPU time and the private /tmp's size: named failures.
     let out = sh(&limited, &ws, "while :; do :; done").await;
     assert!(out.content.contains("cpu time limit"), "{}", out.content);
