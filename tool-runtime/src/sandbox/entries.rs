@@ -107,8 +107,12 @@ fn submodule_paths(work_tree: &Path) -> Vec<PathBuf> {
 pub(crate) struct Entries {
     /// Entries kept read-only (with everything beneath them).
     pub(crate) protected: Vec<PathBuf>,
-    /// Git directories pinned in place (bound onto themselves, writable).
+    /// Git directories pinned in place (bound onto themselves, writable),
+    /// with the `modules/` and `worktrees/` folders on the way to theirs.
     pub(crate) pinned: Vec<PathBuf>,
+    /// The git directories themselves (top, submodules', worktrees'),
+    /// whose missing code parts the check after the run looks for.
+    pub(crate) git_dirs: Vec<PathBuf>,
     /// Secret entries, masked.
     pub(crate) secret: Vec<PathBuf>,
     /// Git directories outside the roots that a worktree or submodule of
@@ -317,6 +321,7 @@ impl Finder<'_> {
             push_unique(&mut self.out.git_roots, dir.clone());
         }
         push_unique(&mut self.out.pinned, dir.clone());
+        push_unique(&mut self.out.git_dirs, dir.clone());
         self.code_parts(&dir)?;
         let common = dir.join("commondir");
         if let Some(common) = read_pointer(&common, "") {
@@ -331,6 +336,7 @@ impl Finder<'_> {
             for wt in entries.flatten() {
                 if wt.file_type().is_ok_and(|t| t.is_dir()) {
                     self.pin(&wt.path());
+                    push_unique(&mut self.out.git_dirs, wt.path());
                     self.code_parts(&wt.path())?;
                 }
             }
@@ -362,6 +368,7 @@ impl Finder<'_> {
             let path = entry.path();
             if path.join("HEAD").is_file() {
                 self.pin(&path);
+                push_unique(&mut self.out.git_dirs, path.clone());
                 self.code_parts(&path)?;
                 self.modules(&path.join("modules"), budget)?;
             } else {
@@ -517,6 +524,10 @@ mod tests {
                 root.join(".git/modules/lib/sub"),
             ]
         );
+        assert_eq!(
+            found.git_dirs,
+            vec![root.join(".git"), root.join(".git/modules/lib/sub")]
+        );
         let mut secret = found.secret.clone();
         secret.sort();
         assert_eq!(secret, vec![root.join(".env"), root.join("app/.env.local")]);
@@ -550,6 +561,8 @@ mod tests {
         for p in [main.join("worktrees"), main.join("worktrees/wt")] {
             assert!(found.pinned.contains(&p), "{p:?} pinned in {found:?}");
         }
+        assert!(found.git_dirs.contains(&main.join("worktrees/wt")));
+        assert!(!found.git_dirs.contains(&main.join("worktrees")));
         for p in [
             wt.join(".git"),
             main.join("config"),

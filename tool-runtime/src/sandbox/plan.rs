@@ -53,6 +53,9 @@ pub(crate) struct Plan {
     pub(crate) empty_files: Vec<PathBuf>,
     /// Git directories pinned in place (bound onto themselves).
     pub(crate) pinned: Vec<PathBuf>,
+    /// The git directories (top, submodules', worktrees'), watched for
+    /// code parts a command creates.
+    pub(crate) git_dirs: Vec<PathBuf>,
     /// Git configuration files shown without their `extraheader` lines.
     pub(crate) extraheader: Vec<PathBuf>,
     /// The directories whose entries were examined, with the protected
@@ -231,6 +234,7 @@ pub(crate) fn plan(
         read_only,
         empty_files: Vec::new(),
         pinned: found.pinned,
+        git_dirs: found.git_dirs,
         extraheader: found.extraheader,
         examined: found.dirs,
         secrets_in_roots,

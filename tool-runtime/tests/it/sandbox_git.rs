@@ -623,3 +623,56 @@ async fn a_look_cut_short_by_its_bounds_is_reported_as_scan_truncated() {
     assert_eq!(truncated(&out), Some(true), "{}", ok(&out)["sandbox"]);
     assert_eq!(code(&out), 0);
 }
+
+#[tokio::test]
+async fn code_parts_missing_from_a_modules_or_a_worktrees_git_dir_are_taken_out_after_the_run() {
+    if !git_available() {
+        return;
+    }
+    let base = tempfile::tempdir_in(base_outside_temp()).unwrap();
+    let lib = real_repo(&base.path().join("upstream"));
+    let ws = real_repo(base.path());
+    host_git(
+        &ws,
+        &[
+            "-c",
+            "protocol.file.allow=always",
+            "submodule",
+            "add",
+            "-q",
+            lib.to_str().unwrap(),
+            "lib",
+        ],
+    );
+    host_git(&ws, &["config", "extensions.worktreeConfig", "true"]);
+    // The worktree outside the workspace: its git dir is found only from
+    // the main repository's `worktrees/`.
+    host_git(&ws, &["worktree", "add", "-q", "../wt", "-b", "wt"]);
+    let module = ws.join(".git/modules/lib");
+    let wt_git = ws.join(".git/worktrees/wt");
+    // Neither has these parts yet: git would read or run them.
+    std::fs::remove_dir_all(module.join("hooks")).ok();
+    std::fs::remove_file(wt_git.join("config.worktree")).ok();
+    let c = computer(true);
+    if !namespace_runs(&c, &ws).await {
+        return;
+    }
+    let out = sh(
+        &c,
+        &ws,
+        "mkdir .git/modules/lib/hooks && echo 'touch pwned' > .git/modules/lib/hooks/post-checkout && printf '[core]\\n\\tfsmonitor = touch pwned\\n' > .git/worktrees/wt/config.worktree",
+    )
+    .await;
+    assert_eq!(code(&out), 0, "{}", out.content);
+    assert!(!module.join("hooks").exists(), "{}", out.content);
+    assert!(!wt_git.join("config.worktree").exists(), "{}", out.content);
+    let created = ok(&out)["protectedCreated"].to_string();
+    assert!(
+        created.contains("modules/lib/hooks") && created.contains("worktrees/wt/config.worktree"),
+        "{created}"
+    );
+    // Git in both still works, and nothing ran.
+    host_git(&ws.join("lib"), &["status", "--short"]);
+    host_git(&base.path().join("wt"), &["status", "--short"]);
+    assert!(!ws.join("pwned").exists() && !base.path().join("wt/pwned").exists());
+}
