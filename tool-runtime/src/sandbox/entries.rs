@@ -76,7 +76,7 @@ fn is_tool_home(path: &Path, home: Option<&Path>) -> bool {
 /// The paths of the submodules a work tree's `.gitmodules` names
 /// (`path = …`), relative ones without `..` only, at most
 /// [`MAX_SUBMODULES`].
-fn submodule_paths(work_tree: &Path) -> Vec<PathBuf> {
+pub(crate) fn submodule_paths(work_tree: &Path) -> Vec<PathBuf> {
     let mut text = String::new();
     let Ok(file) = std::fs::File::open(work_tree.join(".gitmodules")) else {
         return Vec::new();
@@ -402,7 +402,7 @@ impl Finder<'_> {
 
 /// The path a pointer file names (`gitdir: ../x`, or a bare path for
 /// `commondir`), resolved against the file's directory.
-fn read_pointer(file: &Path, prefix: &str) -> Option<PathBuf> {
+pub(crate) fn read_pointer(file: &Path, prefix: &str) -> Option<PathBuf> {
     let mut text = String::new();
     std::fs::File::open(file)
         .ok()?

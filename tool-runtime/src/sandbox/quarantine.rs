@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use tool_core::approval::PathRole;
 
 use crate::sandbox::classes::{Classes, GIT_CODE_PARTS};
-use crate::sandbox::entries::multi_component;
+use crate::sandbox::entries::{multi_component, read_pointer, submodule_paths};
 use crate::sandbox::nested::nested_git;
 use crate::sandbox::new_repo::{live_hooks, without_code_keys};
 
@@ -196,19 +196,42 @@ impl Watch {
     /// The git directories (real `.git` folders) at the watched places and
     /// nested two folders deep in the roots that were not there before the
     /// command: repositories it created.
+    ///
+    /// A `.git` file (`gitdir: …`, as `git init --separate-git-dir`, a
+    /// submodule or a worktree writes) counts too: the git directory it
+    /// names and that directory's `commondir`, when they lie in the roots
+    /// (elsewhere the command could not write). So do the `.git` entries
+    /// of the submodules a `.gitmodules` at a watched place names.
     fn created_repositories(&self) -> Vec<PathBuf> {
         let mut found: Vec<PathBuf> = self.dirs.iter().map(|d| d.join(".git")).collect();
         for root in &self.roots {
             found.extend(nested_git(root).0);
         }
+        for dir in &self.dirs {
+            found.extend(submodule_paths(dir).into_iter().map(|s| s.join(".git")));
+        }
+        let mut git_dirs = Vec::new();
+        for entry in found {
+            let Ok(meta) = entry.symlink_metadata() else {
+                continue;
+            };
+            if meta.is_dir() {
+                git_dirs.push(std::fs::canonicalize(&entry).unwrap_or(entry));
+            } else if meta.is_file()
+                && let Some(dir) = read_pointer(&entry, "gitdir:")
+            {
+                if let Some(common) = read_pointer(&dir.join("commondir"), "") {
+                    git_dirs.push(common);
+                }
+                git_dirs.push(dir);
+            }
+        }
         let done = self.repos_done.lock().unwrap_or_else(|p| p.into_inner());
-        let mut out: Vec<PathBuf> = found
+        let mut out: Vec<PathBuf> = git_dirs
             .into_iter()
             .filter(|g| g.symlink_metadata().is_ok_and(|m| m.is_dir()))
-            .filter(|g| {
-                let real = std::fs::canonicalize(g).unwrap_or_else(|_| g.clone());
-                !self.git_dirs.contains(&real) && !done.contains(&real)
-            })
+            .filter(|g| self.roots.iter().any(|r| g.starts_with(r)))
+            .filter(|g| !self.git_dirs.contains(g) && !done.contains(g))
             .collect();
         out.sort();
         out.dedup();

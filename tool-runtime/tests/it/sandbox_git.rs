@@ -676,3 +676,41 @@ async fn code_parts_missing_from_a_modules_or_a_worktrees_git_dir_are_taken_out_
     host_git(&base.path().join("wt"), &["status", "--short"]);
     assert!(!ws.join("pwned").exists() && !base.path().join("wt/pwned").exists());
 }
+
+#[tokio::test]
+async fn a_new_repository_behind_a_git_file_loses_the_code_settings_it_was_given() {
+    if !git_available() {
+        return;
+    }
+    let base = tempfile::tempdir_in(base_outside_temp()).unwrap();
+    let ws = real_repo(base.path());
+    let c = computer(true);
+    if !namespace_runs(&c, &ws).await {
+        return;
+    }
+    // A repository whose git dir is elsewhere in the workspace, and a
+    // `.git` file naming a git dir whose `commondir` holds the settings.
+    let out = sh(
+        &c,
+        &ws,
+        r#"git init -q --separate-git-dir="$PWD/.hidden-gd" sub && git -C sub config core.fsmonitor 'touch pwned' && mkdir -p common wt-gd sub2 && printf '[core]\n\tfsmonitor = touch pwned\n' > common/config && echo ../common > wt-gd/commondir && echo 'ref: refs/heads/main' > wt-gd/HEAD && echo 'gitdir: ../wt-gd' > sub2/.git"#,
+    )
+    .await;
+    assert_eq!(code(&out), 0, "{}", out.content);
+    for config in [".hidden-gd/config", "common/config"] {
+        let text = std::fs::read_to_string(ws.join(config)).unwrap();
+        assert!(!text.contains("fsmonitor"), "{config}: {text}");
+    }
+    let created = ok(&out)["protectedCreated"].to_string();
+    assert!(
+        created.contains(".hidden-gd/config") && created.contains("common/config"),
+        "{created}"
+    );
+    assert!(out.content.contains(".hidden-gd/config"), "{}", out.content);
+    // The new repository still works for the user, and nothing ran.
+    host_git(&ws.join("sub"), &["status", "--short"]);
+    assert!(!ws.join("pwned").exists() && !ws.join("sub/pwned").exists());
+    // From the next command on, its config is read-only like any other's.
+    let out = sh(&c, &ws, "git -C sub config core.fsmonitor 'touch pwned'").await;
+    assert_ne!(code(&out), 0, "{}", out.content);
+}
