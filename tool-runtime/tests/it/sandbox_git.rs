@@ -714,3 +714,43 @@ async fn a_new_repository_behind_a_git_file_loses_the_code_settings_it_was_given
     let out = sh(&c, &ws, "git -C sub config core.fsmonitor 'touch pwned'").await;
     assert_ne!(code(&out), 0, "{}", out.content);
 }
+
+#[tokio::test]
+async fn git_submodule_add_works_confined_and_the_submodule_stays_usable() {
+    if !git_available() {
+        return;
+    }
+    let base = tempfile::tempdir_in(base_outside_temp()).unwrap();
+    let lib = real_repo(&base.path().join("upstream"));
+    let ws = real_repo(base.path());
+    let c = computer(true);
+    if !namespace_runs(&c, &ws).await {
+        return;
+    }
+    let out = sh(
+        &c,
+        &ws,
+        &format!(
+            "{IDENTITY}git -c protocol.file.allow=always submodule add -q '{}' lib && git commit -q -m 'add lib' && git submodule status",
+            lib.display()
+        ),
+    )
+    .await;
+    assert_eq!(code(&out), 0, "{}", out.content);
+    // Its `core.worktree` (a key that points git elsewhere) is taken out
+    // and reported; git finds the work tree by the `.git` file anyway.
+    let config = std::fs::read_to_string(ws.join(".git/modules/lib/config")).unwrap();
+    assert!(!config.contains("worktree"), "{config}");
+    assert!(config.contains("[remote \"origin\"]"), "{config}");
+    let out = sh(
+        &c,
+        &ws,
+        &format!(
+            "{IDENTITY}cd lib && echo x > x.txt && git add x.txt && git commit -q -m in-lib && cd .. && git add lib && git commit -q -m bump && git submodule status"
+        ),
+    )
+    .await;
+    assert_eq!(code(&out), 0, "{}", out.content);
+    host_git(&ws, &["submodule", "status"]);
+    host_git(&ws.join("lib"), &["status", "--short"]);
+}
