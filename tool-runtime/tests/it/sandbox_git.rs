@@ -567,6 +567,15 @@ async fn a_worktrees_resolved_git_dir_keeps_its_code_parts_shut_from_inside_and_
     )
     .await;
     assert_eq!(code(&out), 0, "{}", out.content);
+    // A new worktree beside the pinned ones, and its removal.
+    let out = sh(
+        &c,
+        &main,
+        &format!("{IDENTITY}git worktree add -q new-wt -b new-wt && echo n > new-wt/n.txt && git -C new-wt add n.txt && git -C new-wt commit -q -m in-new && git worktree remove new-wt && git worktree list"),
+    )
+    .await;
+    assert_eq!(code(&out), 0, "{}", out.content);
+    assert!(!main.join("new-wt").exists());
     let worktree_config = std::fs::read_to_string(wt_git.join("config.worktree")).unwrap();
     assert!(!worktree_config.contains("fsmonitor") && !worktree_config.contains("alias"));
     assert_eq!(
