@@ -549,6 +549,41 @@ PAIRS = [
         ],
     ),
     Pair(
+        "sandbox",
+        "sandbox",
+        filter_="sandbox_workspace_size",
+        crate="tool-runtime sandbox (issue 32)",
+        notes=[
+            "sandbox: `LocalComputer::run_command(\"true\")`, one long-lived computer per case, "
+            "all in one run (benches/benches/sandbox.rs `workspace_size`): unconfined in the "
+            "20 000-file workspace; confined (`workspace-write`, no network) in an empty workspace, "
+            "in a repository with 20 000 files under `node_modules/`, the same under `src/` (which "
+            "the nested-repository look goes into), and a repository of 300 folders holding six "
+            "nested repositories. Targets of issue 32: 20 000 files within 2x of empty, and at "
+            "most 30 ms over unconfined.",
+        ],
+        rows=[
+            Row("sandbox: confined `true` over unconfined, empty workspace",
+                minus(crit("sandbox_workspace_size/confined_empty"),
+                      crit("sandbox_workspace_size/unconfined_20000_files")),
+                None, ("ours", 30_000_000.0)),
+            Row("sandbox: confined `true`, 20 000 files in node_modules vs empty",
+                crit("sandbox_workspace_size/confined_20000_files"),
+                crit("sandbox_workspace_size/confined_empty"), ("ratio", 2.0),
+                peer_note="empty workspace"),
+            Row("sandbox: confined `true`, 20 000 files in src vs empty",
+                crit("sandbox_workspace_size/confined_20000_files_in_src"),
+                crit("sandbox_workspace_size/confined_empty"), ("ratio", 2.0),
+                peer_note="empty workspace"),
+            Row("sandbox: confined `true`, 300 folders with 6 nested repositories vs empty",
+                crit("sandbox_workspace_size/confined_300_folders_6_nested_repos"),
+                crit("sandbox_workspace_size/confined_empty"), ("ratio", 2.0),
+                peer_note="empty workspace"),
+            Row("sandbox: unconfined `true`",
+                crit("sandbox_workspace_size/unconfined_20000_files")),
+        ],
+    ),
+    Pair(
         "dispatch",
         "dispatch",
         crate="tool-runtime dispatch (issue 12)",

@@ -63,14 +63,15 @@ fn sandbox(c: &mut Criterion) {
     group.finish();
 }
 
-/// A workspace like a repository with `node_modules/`: `.git` with hooks
-/// and 20 000 files in 200 folders.
-fn big_workspace() -> tempfile::TempDir {
+/// A workspace like a repository with `node_modules/` (`under` is
+/// `node_modules`) or a large source tree (`src`): `.git` with hooks and
+/// 20 000 files in 200 folders beneath `under`.
+fn big_workspace(under: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join(".git/hooks")).unwrap();
     std::fs::write(dir.path().join(".git/config"), "[core]\n").unwrap();
     for d in 0..200 {
-        let folder = dir.path().join(format!("node_modules/pkg{d}"));
+        let folder = dir.path().join(format!("{under}/pkg{d}"));
         std::fs::create_dir_all(&folder).unwrap();
         for f in 0..100 {
             std::fs::write(folder.join(format!("f{f}.js")), "x").unwrap();
@@ -113,7 +114,8 @@ fn workspace_size(c: &mut Criterion) {
         .build()
         .unwrap();
     let empty = tempfile::tempdir().unwrap();
-    let big = big_workspace();
+    let big = big_workspace("node_modules");
+    let sources = big_workspace("src");
     let nested = nested_workspace();
     let cases = [
         (
@@ -130,6 +132,11 @@ fn workspace_size(c: &mut Criterion) {
             "confined_20000_files",
             SandboxPolicy::workspace_write(),
             big.path(),
+        ),
+        (
+            "confined_20000_files_in_src",
+            SandboxPolicy::workspace_write(),
+            sources.path(),
         ),
         (
             "confined_300_folders_6_nested_repos",
