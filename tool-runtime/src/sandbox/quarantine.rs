@@ -200,7 +200,7 @@ impl Watch {
     /// A `.git` file (`gitdir: …`, as `git init --separate-git-dir`, a
     /// submodule or a worktree writes) counts too: the git directory it
     /// names and that directory's `commondir`, when they lie in the roots
-    /// (elsewhere the command could not write). So do the `.git` entries
+    /// or inside a known git dir (elsewhere the command could not write). So do the `.git` entries
     /// of the submodules a `.gitmodules` at a watched place names.
     fn created_repositories(&self) -> Vec<PathBuf> {
         let mut found: Vec<PathBuf> = self.dirs.iter().map(|d| d.join(".git")).collect();
@@ -230,7 +230,12 @@ impl Watch {
         let mut out: Vec<PathBuf> = git_dirs
             .into_iter()
             .filter(|g| g.symlink_metadata().is_ok_and(|m| m.is_dir()))
-            .filter(|g| self.roots.iter().any(|r| g.starts_with(r)))
+            // In the roots, or inside a git dir the command could write
+            // (a worktree's main repository outside the roots).
+            .filter(|g| {
+                self.roots.iter().any(|r| g.starts_with(r))
+                    || self.git_dirs.iter().any(|d| g.starts_with(d))
+            })
             .filter(|g| !self.git_dirs.contains(g) && !done.contains(g))
             .collect();
         out.sort();
@@ -248,18 +253,23 @@ impl Watch {
     ) -> Vec<ProtectedCreated> {
         let mut out = Vec::new();
         for git in self.created_repositories() {
-            let Some(root) = self.roots.iter().find(|r| git.starts_with(r)) else {
-                continue;
-            };
-            let Ok(rel) = git.strip_prefix(root) else {
-                continue;
+            // Below its root in the quarantine folder; one made inside a
+            // git dir outside the roots (a worktree's main repository)
+            // below `git-dirs/` and its whole path.
+            let (root, rel) = match self.roots.iter().find(|r| git.starts_with(r)) {
+                Some(root) => (Some(root), git.strip_prefix(root).unwrap_or(&git)),
+                None => (None, git.strip_prefix("/").unwrap_or(&git)),
             };
             let dest = |inner: &Path| -> Result<PathBuf, String> {
                 let mut dest = quarantine()?.join(tag);
-                if self.roots.len() > 1
-                    && let Some(i) = self.roots.iter().position(|r| r == root)
-                {
-                    dest.push(format!("root-{i}"));
+                match root {
+                    Some(root) if self.roots.len() > 1 => {
+                        if let Some(i) = self.roots.iter().position(|r| r == root) {
+                            dest.push(format!("root-{i}"));
+                        }
+                    }
+                    Some(_) => {}
+                    None => dest.push("git-dirs"),
                 }
                 Ok(dest.join(rel).join(inner))
             };

@@ -763,3 +763,37 @@ async fn git_submodule_add_works_confined_and_the_submodule_stays_usable() {
     host_git(&ws, &["submodule", "status"]);
     host_git(&ws.join("lib"), &["status", "--short"]);
 }
+
+#[tokio::test]
+async fn a_git_dir_planted_in_an_outside_main_repository_loses_its_code_settings() {
+    if !git_available() {
+        return;
+    }
+    let base = tempfile::tempdir_in(base_outside_temp()).unwrap();
+    let main = real_repo(base.path());
+    host_git(&main, &["worktree", "add", "-q", "../wt", "-b", "wt"]);
+    let wt = std::fs::canonicalize(base.path().join("wt")).unwrap();
+    let main = std::fs::canonicalize(&main).unwrap();
+    let c = computer(true);
+    if !namespace_runs(&c, &wt).await {
+        return;
+    }
+    // The worktree's main git dir is writable (but for its code parts):
+    // a git dir made there, named by a `.git` file in the worktree.
+    let planted = main.join(".git/modules/planted");
+    let out = sh(
+        &c,
+        &wt,
+        &format!(
+            r#"mkdir -p {p} sub && printf '[core]\n\tfsmonitor = touch pwned\n' > {p}/config && echo 'ref: refs/heads/main' > {p}/HEAD && echo 'gitdir: {p}' > sub/.git"#,
+            p = planted.display()
+        ),
+    )
+    .await;
+    assert_eq!(code(&out), 0, "{}", out.content);
+    let config = std::fs::read_to_string(planted.join("config")).unwrap();
+    assert!(!config.contains("fsmonitor"), "{config}");
+    let created = ok(&out)["protectedCreated"].to_string();
+    assert!(created.contains("modules/planted/config"), "{created}");
+    assert!(created.contains("git-dirs"), "{created}");
+}
