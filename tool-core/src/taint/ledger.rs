@@ -207,7 +207,7 @@ impl Ledger {
             .find(hash, |&i| {
                 slots
                     .get(i as usize)
-                    .is_some_and(|s| slot_text(text, s) == value)
+                    .is_some_and(|s| slot_bytes(text, s) == value.as_bytes())
             })
             .and_then(|&i| slots.get(i as usize))
             .map(|s| &s.entry)
@@ -369,6 +369,9 @@ impl Ledger {
             arguments,
         } = output;
         let mut buf = std::mem::take(&mut self.scratch);
+        // Room for most values at once (a new ledger's buffer would
+        // otherwise grow a few times during its first output).
+        buf.reserve(128);
         // The values the call sent: a handful (arguments are short), each
         // owned once, only for a call that fed the ledger.
         let mut sent: hashbrown::HashSet<String, DefaultHashBuilder> =
@@ -460,7 +463,7 @@ impl Ledger {
             |&i| {
                 slots
                     .get(i as usize)
-                    .is_some_and(|s| slot_text(text, s) == value)
+                    .is_some_and(|s| slot_bytes(text, s) == value.as_bytes())
             },
             |&i| {
                 slots
@@ -504,6 +507,15 @@ pub(crate) struct Output<'a> {
     /// The arguments of the call that made it: their values are not
     /// recorded as delivered by it.
     pub(crate) arguments: Option<&'a Value>,
+}
+
+/// A slot's text as bytes (a comparison needs no character boundary
+/// check: the slot was cut from whole values).
+fn slot_bytes<'a>(text: &'a str, slot: &Slot) -> &'a [u8] {
+    let start = slot.start as usize;
+    text.as_bytes()
+        .get(start..start + slot.len as usize)
+        .unwrap_or_default()
 }
 
 fn slot_text<'a>(text: &'a str, slot: &Slot) -> &'a str {

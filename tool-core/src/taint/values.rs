@@ -267,25 +267,23 @@ fn atoms_in(text: &str, buf: &mut String, found: &mut dyn FnMut(ValueKind, &str)
     let bytes = text.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
-        let rest = bytes.get(i..).unwrap_or_default();
-        i += rest
-            .iter()
-            .position(|b| !is_separator(*b))
-            .unwrap_or(rest.len());
+        while let Some(&b) = bytes.get(i)
+            && is_separator(b)
+        {
+            i += 1;
+        }
         let start = i;
-        // The token's end, and whether any byte of it can make a value
-        // (the separator that ends it adds its own bit, which is no
-        // value's).
+        // The token's end, and whether any byte of it can make a value:
+        // one pass, the bits of its bytes' classes gathered in a local.
         let mut seen = 0u8;
-        let rest = bytes.get(i..).unwrap_or_default();
-        i += rest
-            .iter()
-            .position(|b| {
-                let class = BYTE_CLASS[usize::from(*b)];
-                seen |= class;
-                class == SEPARATOR
-            })
-            .unwrap_or(rest.len());
+        while let Some(&b) = bytes.get(i) {
+            let class = BYTE_CLASS[usize::from(b)];
+            if class == SEPARATOR {
+                break;
+            }
+            seen |= class;
+            i += 1;
+        }
         // A word (no digit, `.`, `@` or `:`) is no value, and starts no
         // grouped number (which needs digits): skipped at once. So is a
         // word with a `:` ("From:") unless it can be a URL.
@@ -404,7 +402,9 @@ fn classify(token: &str, buf: &mut String, found: &mut dyn FnMut(ValueKind, &str
         }
         return;
     }
-    if digits >= 4 && normalise_number_into(token, buf) {
+    // An ASCII letter makes no number (none of the signs and currencies
+    // a number may start with is one).
+    if digits >= 4 && letters == 0 && normalise_number_into(token, buf) {
         found(ValueKind::Number, buf);
         return;
     }
@@ -537,6 +537,85 @@ mod tests {
             let mut old_values: Vec<(ValueKind, String)> = Vec::new();
             super::super::values_reference::values_in_json(&json, &mut |_, k, s| old_values.push((k, s)));
             proptest::prop_assert_eq!(lent, old_values);
+        }
+    }
+
+    /// Bytes the adversarial texts are made of: every separator, every
+    /// byte that can make a value, the signs and currencies a number may
+    /// start with (and characters whose UTF-8 shares their bytes), letters of both
+    /// cases, whitespace beyond ASCII.
+    const ADVERSARIAL: &[&str] = &[
+        " ",
+        "\t",
+        "\n",
+        "\r",
+        "\"",
+        "'",
+        "<",
+        ">",
+        "(",
+        ")",
+        "[",
+        "]",
+        "{",
+        "}",
+        ",",
+        ";",
+        "|",
+        "`",
+        "\\",
+        "0",
+        "1",
+        "9",
+        ".",
+        "@",
+        ":",
+        "/",
+        "?",
+        "#",
+        "-",
+        "_",
+        "+",
+        "$",
+        "€",
+        "£",
+        "\u{a0}",
+        "\u{2028}",
+        "a",
+        "h",
+        "t",
+        "p",
+        "s",
+        "m",
+        "X",
+        "Z",
+        "é",
+        "ß",
+        "http",
+        "https://",
+        "1234",
+        "0042",
+        "9,876",
+        "12.50",
+        "mailto:",
+        "\u{e2}\u{82}",
+        "\u{c2}",
+    ];
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+        #[test]
+        fn the_scanner_finds_exactly_what_the_first_extraction_found_on_adversarial_bytes(
+            picks in proptest::collection::vec(0..ADVERSARIAL.len(), 0..64),
+            repeat in 1usize..4,
+        ) {
+            // Runs of the same piece too (long grouped numbers, `::::`,
+            // `....`), so each rule's edge is met more than once.
+            let text: String = picks
+                .iter()
+                .flat_map(|i| std::iter::repeat_n(ADVERSARIAL[*i], 1 + (*i % repeat)))
+                .collect();
+            proptest::prop_assert_eq!(all(&text), reference(&text), "{:?}", text);
         }
     }
 

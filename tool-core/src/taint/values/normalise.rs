@@ -45,27 +45,21 @@ pub(super) fn normalise_url_into(token: &str, buf: &mut String) -> Option<(usize
         Some(c) if bytes[c..].starts_with(b"://") => c,
         _ => bytes.windows(3).position(|w| w == b"://")?,
     };
-    let (scheme, rest) = (&token[..sep], &token[sep + 3..]);
+    let rest = &token[sep + 3..];
     // One pass: the fragment cut at the first `#`, the authority ended by
-    // the first `/` or `?` before it.
+    // the first `/` or `?` before it; inside the authority, the host
+    // starts after the last `@` and ends at the first `:` after it (the
+    // port).
     let (mut authority_end, mut fragment) = (None, rest.len());
+    let (mut host_from, mut colon) = (0, None);
     for (i, b) in rest.bytes().enumerate() {
         match b {
             b'#' => {
                 fragment = i;
                 break;
             }
-            b'/' | b'?' if authority_end.is_none() => authority_end = Some(i),
-            _ => {}
-        }
-    }
-    let authority_end = authority_end.unwrap_or(fragment);
-    let (authority, path) = (&rest[..authority_end], &rest[authority_end..fragment]);
-    // One pass: the host starts after the last `@`, and ends at the first
-    // `:` after it (the port).
-    let (mut host_from, mut colon) = (0, None);
-    for (i, b) in authority.bytes().enumerate() {
-        match b {
+            _ if authority_end.is_some() => {}
+            b'/' | b'?' => authority_end = Some(i),
             b'@' => {
                 host_from = i + 1;
                 colon = None;
@@ -74,20 +68,23 @@ pub(super) fn normalise_url_into(token: &str, buf: &mut String) -> Option<(usize
             _ => {}
         }
     }
+    let authority_end = authority_end.unwrap_or(fragment);
+    let (authority, path) = (&rest[..authority_end], &rest[authority_end..fragment]);
     let host_len = colon.map_or(authority.len(), |c| c) - host_from;
     if host_len == 0 {
         return None;
     }
-    let path = path.trim_end_matches('/');
-    // Scheme and authority lower-cased in place, the path kept as written.
+    // The trailing `/`s dropped (on bytes: each is one).
+    let kept = path.len() - path.bytes().rev().take_while(|b| *b == b'/').count();
+    let path = path.get(..kept).unwrap_or_default();
+    // Scheme, `://` and authority (one run of the token) lower-cased in
+    // place, the path kept as written.
+    let head = token.get(..sep + 3 + authority_end).unwrap_or_default();
     buf.clear();
-    buf.push_str(scheme);
-    buf.push_str("://");
-    let authority_at = buf.len();
-    buf.push_str(authority);
+    buf.push_str(head);
     buf.make_ascii_lowercase();
     buf.push_str(path);
-    let from = authority_at + host_from;
+    let from = sep + 3 + host_from;
     Some((from, from + host_len))
 }
 
@@ -100,11 +97,19 @@ pub(crate) fn normalise_number(token: &str) -> Option<String> {
 
 /// A number of four or more digits into `buf`; whether it is one.
 pub(super) fn normalise_number_into(token: &str, buf: &mut String) -> bool {
-    let token = match token.as_bytes().first() {
-        Some(b) if b.is_ascii_digit() => token,
-        _ => token.trim_start_matches(['+', '$', '€', '£']),
-    };
-    let bytes = token.as_bytes();
+    // The signs and currencies a number may start with (`+`, `$`, `€`,
+    // `£`), trimmed on bytes: a token starting with a digit has none, and
+    // one starting with any other byte is no number at once.
+    let mut bytes = token.as_bytes();
+    loop {
+        bytes = match bytes {
+            [b'0'..=b'9', ..] => break,
+            [b'+' | b'$', rest @ ..] | [0xE2, 0x82, 0xAC, rest @ ..] | [0xC2, 0xA3, rest @ ..] => {
+                rest
+            }
+            _ => break,
+        };
+    }
     // Checked first on the bytes (any other byte, non-ASCII included, is
     // not a number), so a word costs nothing more.
     let (mut count, mut int_digits, mut point) = (0usize, 0usize, None);
@@ -149,21 +154,25 @@ pub(super) fn normalise_number_into(token: &str, buf: &mut String) -> bool {
 /// An id of six or more letters and digits, both present, into `buf`.
 pub(super) fn normalise_id_into(token: &str, buf: &mut String) -> bool {
     buf.clear();
-    let (mut letters, mut digits, mut joins) = (false, false, false);
-    for b in token.bytes() {
+    let bytes = token.as_bytes();
+    let (mut letters, mut digits, mut joins) = (false, false, 0usize);
+    for &b in bytes {
         match b {
             b'0'..=b'9' => digits = true,
             b'a'..=b'z' | b'A'..=b'Z' => letters = true,
-            b'-' | b'_' => joins = true,
+            b'-' | b'_' => joins += 1,
             _ => return false,
         }
     }
-    // Only ASCII letters, digits, `-` and `_`: copied whole, upper-cased
-    // in place, the joins dropped only when there are some.
+    // Only ASCII letters, digits, `-` and `_`: shorter than six once the
+    // joins are dropped, no id (and nothing copied).
+    if !(letters && digits) || bytes.len() - joins < 6 {
+        return false;
+    }
     buf.push_str(token);
     buf.make_ascii_uppercase();
-    if joins {
+    if joins > 0 {
         buf.retain(|c| c != '-' && c != '_');
     }
-    letters && digits && buf.len() >= 6
+    true
 }
