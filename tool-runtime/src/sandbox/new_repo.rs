@@ -146,7 +146,16 @@ pub(crate) fn without_code_keys(text: &str) -> (String, Vec<String>) {
 /// The hooks in a git directory's `hooks/` that git would run: every
 /// entry but git's own `*.sample` files.
 pub(crate) fn live_hooks(git_dir: &Path) -> Vec<std::path::PathBuf> {
-    let Ok(entries) = std::fs::read_dir(git_dir.join("hooks")) else {
+    let hooks = git_dir.join("hooks");
+    // A `hooks` that is not a folder (a symlink to one elsewhere: git
+    // would run what is there) is itself what goes; it is never followed,
+    // so nothing outside the sandbox is listed or moved.
+    match hooks.symlink_metadata() {
+        Ok(meta) if meta.is_dir() => {}
+        Ok(_) => return vec![hooks],
+        Err(_) => return Vec::new(),
+    }
+    let Ok(entries) = std::fs::read_dir(&hooks) else {
         return Vec::new();
     };
     let mut out: Vec<_> = entries

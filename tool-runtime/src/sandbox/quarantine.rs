@@ -273,11 +273,27 @@ impl Watch {
                 }
                 Ok(dest.join(rel).join(inner))
             };
-            let config = git.join("config");
-            if let Ok(text) = std::fs::read_to_string(&config) {
+            let mut links = Vec::new();
+            for name in ["config", "config.worktree"] {
+                let config = git.join(name);
+                let Ok(meta) = config.symlink_metadata() else {
+                    continue;
+                };
+                // A symlink: git would read its target, and rewriting it
+                // would write outside the sandbox; the link itself goes.
+                if meta.file_type().is_symlink() {
+                    links.push(config);
+                    continue;
+                }
+                if !meta.is_file() {
+                    continue;
+                }
+                let Ok(text) = std::fs::read_to_string(&config) else {
+                    continue;
+                };
                 let (kept, removed) = without_code_keys(&text);
                 if !removed.is_empty() {
-                    let saved = dest(Path::new("config")).and_then(|to| {
+                    let saved = dest(Path::new(name)).and_then(|to| {
                         let parent = to.parent().unwrap_or(&to).to_path_buf();
                         std::fs::create_dir_all(&parent)
                             .and_then(|()| std::fs::write(&to, &text))
@@ -300,7 +316,7 @@ impl Watch {
                     });
                 }
             }
-            for hook in live_hooks(&git) {
+            for hook in live_hooks(&git).into_iter().chain(links) {
                 let moved = hook
                     .strip_prefix(&git)
                     .map_err(|e| e.to_string())

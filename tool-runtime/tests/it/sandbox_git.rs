@@ -15,7 +15,7 @@ use tool_runtime::{
     ShellConfig, confinement_support,
 };
 
-fn computer(namespaces: bool) -> LocalComputer {
+pub(crate) fn computer(namespaces: bool) -> LocalComputer {
     LocalComputer::new(LocalConfig {
         shell: ShellConfig {
             sandbox: SandboxPolicy::workspace_write(),
@@ -29,12 +29,12 @@ fn computer(namespaces: bool) -> LocalComputer {
     })
 }
 
-async fn sh(c: &LocalComputer, dir: &Path, command: &str) -> ToolOutput {
+pub(crate) async fn sh(c: &LocalComputer, dir: &Path, command: &str) -> ToolOutput {
     c.run_command(RunCommandParams::new(command), &ctx(dir))
         .await
 }
 
-fn code(out: &ToolOutput) -> i64 {
+pub(crate) fn code(out: &ToolOutput) -> i64 {
     ok(out)["exitCode"].as_i64().unwrap()
 }
 
@@ -48,7 +48,7 @@ fn repo(base: &Path) -> std::path::PathBuf {
 }
 
 /// Whether the namespace mechanism runs here; prints why not otherwise.
-async fn namespace_runs(c: &LocalComputer, ws: &Path) -> bool {
+pub(crate) async fn namespace_runs(c: &LocalComputer, ws: &Path) -> bool {
     if !confinement_support(&SandboxOptions::default()).is_available() {
         test_support::cannot_check("this test", "no sandbox here");
         return false;
@@ -189,7 +189,7 @@ async fn without_namespaces_the_named_fallback_confines_with_the_top_closed() {
 }
 
 /// Runs git on the host (unconfined) to set a repository up.
-fn host_git(dir: &Path, args: &[&str]) {
+pub(crate) fn host_git(dir: &Path, args: &[&str]) {
     let out = std::process::Command::new("git")
         .args(["-c", "user.name=T", "-c", "user.email=t@example.invalid"])
         .args(args)
@@ -200,7 +200,7 @@ fn host_git(dir: &Path, args: &[&str]) {
 }
 
 /// Whether git is installed; under CI its absence fails the test.
-fn git_available() -> bool {
+pub(crate) fn git_available() -> bool {
     let found = std::process::Command::new("git")
         .arg("--version")
         .output()
@@ -212,7 +212,7 @@ fn git_available() -> bool {
 }
 
 /// A real repository with one commit on `main`.
-fn real_repo(base: &Path) -> std::path::PathBuf {
+pub(crate) fn real_repo(base: &Path) -> std::path::PathBuf {
     let ws = base.join("real");
     std::fs::create_dir_all(&ws).unwrap();
     host_git(&ws, &["init", "-q", "-b", "main"]);
@@ -222,7 +222,7 @@ fn real_repo(base: &Path) -> std::path::PathBuf {
     ws
 }
 
-const IDENTITY: &str = "export GIT_AUTHOR_NAME=T GIT_AUTHOR_EMAIL=t@example.invalid GIT_COMMITTER_NAME=T GIT_COMMITTER_EMAIL=t@example.invalid; ";
+pub(crate) const IDENTITY: &str = "export GIT_AUTHOR_NAME=T GIT_AUTHOR_EMAIL=t@example.invalid GIT_COMMITTER_NAME=T GIT_COMMITTER_EMAIL=t@example.invalid; ";
 
 #[tokio::test]
 async fn git_add_commit_branch_tag_stash_rebase_and_merge_work_confined() {
@@ -631,169 +631,4 @@ async fn a_look_cut_short_by_its_bounds_is_reported_as_scan_truncated() {
     let out = sh(&c, wide.path(), "true").await;
     assert_eq!(truncated(&out), Some(true), "{}", ok(&out)["sandbox"]);
     assert_eq!(code(&out), 0);
-}
-
-#[tokio::test]
-async fn code_parts_missing_from_a_modules_or_a_worktrees_git_dir_are_taken_out_after_the_run() {
-    if !git_available() {
-        return;
-    }
-    let base = tempfile::tempdir_in(base_outside_temp()).unwrap();
-    let lib = real_repo(&base.path().join("upstream"));
-    let ws = real_repo(base.path());
-    host_git(
-        &ws,
-        &[
-            "-c",
-            "protocol.file.allow=always",
-            "submodule",
-            "add",
-            "-q",
-            lib.to_str().unwrap(),
-            "lib",
-        ],
-    );
-    host_git(&ws, &["config", "extensions.worktreeConfig", "true"]);
-    // The worktree outside the workspace: its git dir is found only from
-    // the main repository's `worktrees/`.
-    host_git(&ws, &["worktree", "add", "-q", "../wt", "-b", "wt"]);
-    let module = ws.join(".git/modules/lib");
-    let wt_git = ws.join(".git/worktrees/wt");
-    // Neither has these parts yet: git would read or run them.
-    std::fs::remove_dir_all(module.join("hooks")).ok();
-    std::fs::remove_file(wt_git.join("config.worktree")).ok();
-    let c = computer(true);
-    if !namespace_runs(&c, &ws).await {
-        return;
-    }
-    let out = sh(
-        &c,
-        &ws,
-        "mkdir .git/modules/lib/hooks && echo 'touch pwned' > .git/modules/lib/hooks/post-checkout && printf '[core]\\n\\tfsmonitor = touch pwned\\n' > .git/worktrees/wt/config.worktree",
-    )
-    .await;
-    assert_eq!(code(&out), 0, "{}", out.content);
-    assert!(!module.join("hooks").exists(), "{}", out.content);
-    assert!(!wt_git.join("config.worktree").exists(), "{}", out.content);
-    let created = ok(&out)["protectedCreated"].to_string();
-    assert!(
-        created.contains("modules/lib/hooks") && created.contains("worktrees/wt/config.worktree"),
-        "{created}"
-    );
-    // Git in both still works, and nothing ran.
-    host_git(&ws.join("lib"), &["status", "--short"]);
-    host_git(&base.path().join("wt"), &["status", "--short"]);
-    assert!(!ws.join("pwned").exists() && !base.path().join("wt/pwned").exists());
-}
-
-#[tokio::test]
-async fn a_new_repository_behind_a_git_file_loses_the_code_settings_it_was_given() {
-    if !git_available() {
-        return;
-    }
-    let base = tempfile::tempdir_in(base_outside_temp()).unwrap();
-    let ws = real_repo(base.path());
-    let c = computer(true);
-    if !namespace_runs(&c, &ws).await {
-        return;
-    }
-    // A repository whose git dir is elsewhere in the workspace, and a
-    // `.git` file naming a git dir whose `commondir` holds the settings.
-    let out = sh(
-        &c,
-        &ws,
-        r#"git init -q --separate-git-dir="$PWD/.hidden-gd" sub && git -C sub config core.fsmonitor 'touch pwned' && mkdir -p common wt-gd sub2 && printf '[core]\n\tfsmonitor = touch pwned\n' > common/config && echo ../common > wt-gd/commondir && echo 'ref: refs/heads/main' > wt-gd/HEAD && echo 'gitdir: ../wt-gd' > sub2/.git"#,
-    )
-    .await;
-    assert_eq!(code(&out), 0, "{}", out.content);
-    for config in [".hidden-gd/config", "common/config"] {
-        let text = std::fs::read_to_string(ws.join(config)).unwrap();
-        assert!(!text.contains("fsmonitor"), "{config}: {text}");
-    }
-    let created = ok(&out)["protectedCreated"].to_string();
-    assert!(
-        created.contains(".hidden-gd/config") && created.contains("common/config"),
-        "{created}"
-    );
-    assert!(out.content.contains(".hidden-gd/config"), "{}", out.content);
-    // The new repository still works for the user, and nothing ran.
-    host_git(&ws.join("sub"), &["status", "--short"]);
-    assert!(!ws.join("pwned").exists() && !ws.join("sub/pwned").exists());
-    // From the next command on, its config is read-only like any other's.
-    let out = sh(&c, &ws, "git -C sub config core.fsmonitor 'touch pwned'").await;
-    assert_ne!(code(&out), 0, "{}", out.content);
-}
-
-#[tokio::test]
-async fn git_submodule_add_works_confined_and_the_submodule_stays_usable() {
-    if !git_available() {
-        return;
-    }
-    let base = tempfile::tempdir_in(base_outside_temp()).unwrap();
-    let lib = real_repo(&base.path().join("upstream"));
-    let ws = real_repo(base.path());
-    let c = computer(true);
-    if !namespace_runs(&c, &ws).await {
-        return;
-    }
-    let out = sh(
-        &c,
-        &ws,
-        &format!(
-            "{IDENTITY}git -c protocol.file.allow=always submodule add -q '{}' lib && git commit -q -m 'add lib' && git submodule status",
-            lib.display()
-        ),
-    )
-    .await;
-    assert_eq!(code(&out), 0, "{}", out.content);
-    // Its `core.worktree` (a key that points git elsewhere) is taken out
-    // and reported; git finds the work tree by the `.git` file anyway.
-    let config = std::fs::read_to_string(ws.join(".git/modules/lib/config")).unwrap();
-    assert!(!config.contains("worktree"), "{config}");
-    assert!(config.contains("[remote \"origin\"]"), "{config}");
-    let out = sh(
-        &c,
-        &ws,
-        &format!(
-            "{IDENTITY}cd lib && echo x > x.txt && git add x.txt && git commit -q -m in-lib && cd .. && git add lib && git commit -q -m bump && git submodule status"
-        ),
-    )
-    .await;
-    assert_eq!(code(&out), 0, "{}", out.content);
-    host_git(&ws, &["submodule", "status"]);
-    host_git(&ws.join("lib"), &["status", "--short"]);
-}
-
-#[tokio::test]
-async fn a_git_dir_planted_in_an_outside_main_repository_loses_its_code_settings() {
-    if !git_available() {
-        return;
-    }
-    let base = tempfile::tempdir_in(base_outside_temp()).unwrap();
-    let main = real_repo(base.path());
-    host_git(&main, &["worktree", "add", "-q", "../wt", "-b", "wt"]);
-    let wt = std::fs::canonicalize(base.path().join("wt")).unwrap();
-    let main = std::fs::canonicalize(&main).unwrap();
-    let c = computer(true);
-    if !namespace_runs(&c, &wt).await {
-        return;
-    }
-    // The worktree's main git dir is writable (but for its code parts):
-    // a git dir made there, named by a `.git` file in the worktree.
-    let planted = main.join(".git/modules/planted");
-    let out = sh(
-        &c,
-        &wt,
-        &format!(
-            r#"mkdir -p {p} sub && printf '[core]\n\tfsmonitor = touch pwned\n' > {p}/config && echo 'ref: refs/heads/main' > {p}/HEAD && echo 'gitdir: {p}' > sub/.git"#,
-            p = planted.display()
-        ),
-    )
-    .await;
-    assert_eq!(code(&out), 0, "{}", out.content);
-    let config = std::fs::read_to_string(planted.join("config")).unwrap();
-    assert!(!config.contains("fsmonitor"), "{config}");
-    let created = ok(&out)["protectedCreated"].to_string();
-    assert!(created.contains("modules/planted/config"), "{created}");
-    assert!(created.contains("git-dirs"), "{created}");
 }
