@@ -162,13 +162,33 @@ impl Watch {
             let Ok(rel) = path.strip_prefix(root) else {
                 continue;
             };
+            // Reached through a symlink the command made (`gradle` -> a
+            // folder): moved where it really is when that is in the roots
+            // (the user's tools read it through the link), never from
+            // outside them.
+            let real = if crosses_symlink(root, rel) {
+                let parent = path.parent().and_then(|p| std::fs::canonicalize(p).ok());
+                match (parent, path.file_name()) {
+                    (Some(parent), Some(name))
+                        if self.roots.iter().any(|r| parent.starts_with(r)) =>
+                    {
+                        parent.join(name)
+                    }
+                    _ => {
+                        tracing::warn!(path = %path.display(), "a protected name behind a symlink out of the roots is left alone");
+                        continue;
+                    }
+                }
+            } else {
+                path.clone()
+            };
             let moved = quarantine().and_then(|folder| {
                 let mut dest = folder.join(tag);
                 if self.roots.len() > 1 {
                     dest.push(format!("root-{index}"));
                 }
                 dest.push(rel);
-                move_entry(&path, &dest)
+                move_entry(&real, &dest)
             });
             let entry = match moved {
                 Ok(moved_to) => ProtectedCreated {
@@ -346,6 +366,25 @@ impl Watch {
     }
 }
 
+/// Whether a folder on the way from `root` to `root/rel` (not the entry
+/// itself, which a move takes as it is) is a symlink, or cannot be looked
+/// at: the path then leads out of the place the command could write.
+fn crosses_symlink(root: &Path, rel: &Path) -> bool {
+    let mut at = root.to_path_buf();
+    let mut parts = rel.components().peekable();
+    while let Some(part) = parts.next() {
+        if parts.peek().is_none() {
+            return false;
+        }
+        at.push(part);
+        match at.symlink_metadata() {
+            Ok(meta) if meta.is_dir() => {}
+            _ => return true,
+        }
+    }
+    false
+}
+
 /// Whether `path`, of a protected class, runs nothing where it is: a
 /// `*.pth` file outside a site directory. Python reads `.pth` files (and
 /// runs their `import` lines) only in its site directories
@@ -440,6 +479,19 @@ fn copy_tree(from: &Path, to: &Path, budget: &mut usize) -> std::io::Result<()> 
 mod tests {
     use super::*;
     use crate::sandbox::policy::SandboxOptions;
+
+    #[test]
+    fn a_symlinked_folder_on_the_way_is_crossing_and_the_entry_itself_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join("real/inner")).unwrap();
+        std::os::unix::fs::symlink(root.join("real"), root.join("link")).unwrap();
+        assert!(crosses_symlink(&root, Path::new("link/inner")));
+        assert!(crosses_symlink(&root, Path::new("missing/x")));
+        assert!(!crosses_symlink(&root, Path::new("real/inner")));
+        assert!(!crosses_symlink(&root, Path::new("link")));
+        assert!(!crosses_symlink(&root, Path::new("top")));
+    }
 
     #[test]
     fn new_protected_entries_move_and_old_ones_and_plain_files_stay() {

@@ -3,7 +3,8 @@
 //! (a submodule's `hooks/`, a worktree's `config.worktree`), the code
 //! settings and hooks of repositories it made (behind a `.git` folder or
 //! a `.git` file, in the workspace or in an outside main repository),
-//! without following a symlink it planted out of the sandbox.
+//! without following a symlink it planted out of the sandbox (nor moving
+//! a protected name that such a symlink leads to outside).
 #![cfg(target_os = "linux")]
 
 use crate::common::{base_outside_temp, ok};
@@ -221,4 +222,65 @@ async fn symlinks_planted_as_a_new_repositorys_hooks_or_config_are_taken_out_not
         created.contains("fresh/.git/hooks") && created.contains("fresh/.git/config"),
         "{created}"
     );
+}
+
+#[tokio::test]
+async fn a_protected_name_behind_a_planted_symlink_is_taken_out_inside_and_never_from_outside() {
+    let base = tempfile::tempdir_in(base_outside_temp()).unwrap();
+    let ws = real_repo_or_plain(base.path());
+    // The host's own project outside the workspace, with a gradle wrapper.
+    let outside = base.path().join("outside/proj");
+    let wrapper = outside.join("gradle/wrapper/gradle-wrapper.properties");
+    std::fs::create_dir_all(wrapper.parent().unwrap()).unwrap();
+    std::fs::write(&wrapper, "distributionUrl=kept\n").unwrap();
+    let c = computer(true);
+    if !namespace_runs(&c, &ws).await {
+        return;
+    }
+    // `gradle/wrapper` is a protected name; here it is reached through a
+    // symlink the command made to the outside folder.
+    let out = sh(
+        &c,
+        &ws,
+        &format!("ln -s '{}' gradle", outside.join("gradle").display()),
+    )
+    .await;
+    assert_eq!(code(&out), 0, "{}", out.content);
+    assert_eq!(
+        std::fs::read_to_string(&wrapper).unwrap(),
+        "distributionUrl=kept\n",
+        "{}",
+        out.content
+    );
+    assert!(
+        !ok(&out)["protectedCreated"]
+            .to_string()
+            .contains("gradle/wrapper"),
+        "{}",
+        out.content
+    );
+    // Through a symlink to a folder in the workspace, the entry made
+    // there is taken out where it really is.
+    let out = sh(
+        &c,
+        &ws,
+        "rm gradle && mkdir -p mine/wrapper && echo 'distributionUrl=planted' > mine/wrapper/gradle-wrapper.properties && ln -s mine gradle",
+    )
+    .await;
+    assert_eq!(code(&out), 0, "{}", out.content);
+    assert!(!ws.join("mine/wrapper").exists(), "{}", out.content);
+    assert!(
+        ok(&out)["protectedCreated"]
+            .to_string()
+            .contains("gradle/wrapper"),
+        "{}",
+        out.content
+    );
+}
+
+/// A plain workspace folder (no git needed).
+fn real_repo_or_plain(base: &std::path::Path) -> std::path::PathBuf {
+    let ws = base.join("plain");
+    std::fs::create_dir_all(ws.join("src")).unwrap();
+    std::fs::canonicalize(ws).unwrap()
 }
