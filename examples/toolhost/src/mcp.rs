@@ -305,6 +305,18 @@ fn guarded(options: &McpOptions) -> Result<ManagerOptions, Failure> {
         .map_err(|e| Failure::Source(format!("the HTTP client for MCP servers: {e}")))?;
     let authorizer: Option<Arc<dyn tool_mcp::Authorizer>> = match options.oauth {
         None => None,
+        Some(OAuthMode::ClientCredentials) => {
+            let secret = std::env::var(CLIENT_SECRET_VAR)
+                .ok()
+                .filter(|s| !s.is_empty());
+            let (Some(id), Some(secret)) = (&options.oauth_client_id, secret) else {
+                return Err(Failure::Usage(format!(
+                    "--mcp-oauth client-credentials needs --mcp-oauth-client-id and the secret in {CLIENT_SECRET_VAR}"
+                )));
+            };
+            let oauth = tool_mcp::OAuthOptions::client_credentials(id.clone(), secret);
+            return Ok(manager.oauth(oauth));
+        }
         Some(OAuthMode::Browser) => {
             Some(Arc::new(oauth::BrowserAuthorizer::bind().map_err(|e| {
                 Failure::Source(format!("--mcp-oauth browser: the callback listener: {e}"))

@@ -15,6 +15,18 @@
 //! default, [`InMemoryTokenStore`]) and refreshed when it expires or a
 //! server rejects it. A session opened later starts with the stored token.
 //!
+//! A client that authenticates itself instead
+//! ([`OAuthOptions::client_credentials`]; the client credentials extension,
+//! `io.modelcontextprotocol/oauth-client-credentials`, SEP-1046) skips the
+//! user's step: after the same discovery, its id and secret are exchanged
+//! for a token at the token endpoint (`grant_type=client_credentials`,
+//! with the resource indicator and the challenge's scopes), sent as
+//! `client_secret_basic` when the authorization server advertises that
+//! method alone, else as `client_secret_post`; an authorization server
+//! whose metadata lists token endpoint methods without either is refused
+//! before the secret is sent. The toolhost conformance test runs the
+//! suite's `auth/client-credentials-basic` against it.
+//!
 //! The discovery, registration and token requests go through the same
 //! HTTP client as the session (the host's guard when it gave one).
 
@@ -23,8 +35,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
 use rmcp::transport::auth::{
-    AuthError, AuthorizationManager, AuthorizationRequest, CredentialStore, OAuthState,
-    StoredCredentials,
+    AuthError, AuthorizationManager, AuthorizationRequest, ClientCredentialsConfig,
+    CredentialStore, OAuthState, StoredCredentials,
 };
 
 /// How the host takes the user through the authorization step.
@@ -93,6 +105,8 @@ pub struct OAuthOptions {
     client_name: String,
     client_id: Option<(String, Option<String>)>,
     client_metadata_url: Option<String>,
+    /// Client credentials grant: the client id and its secret.
+    credentials: Option<(String, String)>,
 }
 
 impl std::fmt::Debug for OAuthOptions {
@@ -100,7 +114,26 @@ impl std::fmt::Debug for OAuthOptions {
         f.debug_struct("OAuthOptions")
             .field("client_name", &self.client_name)
             .field("preregistered", &self.client_id.is_some())
+            .field(
+                "client_credentials",
+                &self.credentials.as_ref().map(|(id, _)| id),
+            )
             .finish_non_exhaustive()
+    }
+}
+
+/// The authorizer of a client that authenticates itself: there is no user
+/// to take anywhere.
+struct NoUser;
+
+#[async_trait]
+impl Authorizer for NoUser {
+    fn redirect_uri(&self) -> String {
+        String::new()
+    }
+
+    async fn authorize(&self, _server: &str, _url: &str) -> Result<String, String> {
+        Err("a client authenticating with client credentials has no user to authorize".into())
     }
 }
 
@@ -114,7 +147,18 @@ impl OAuthOptions {
             client_name: "tool-mcp".into(),
             client_id: None,
             client_metadata_url: None,
+            credentials: None,
         }
+    }
+
+    /// A client that authenticates itself with its id and secret (the
+    /// client credentials grant; see the module guide): no user, no
+    /// browser, no registration; tokens kept in memory unless
+    /// [`token_store`](Self::token_store) says otherwise.
+    pub fn client_credentials(client_id: impl Into<String>, secret: impl Into<String>) -> Self {
+        let mut options = Self::new(Arc::new(NoUser));
+        options.credentials = Some((client_id.into(), secret.into()));
+        options
     }
 
     /// The HTTPS URL of the host's Client ID Metadata Document (SEP-991):
@@ -220,6 +264,22 @@ pub(crate) async fn authorize(
         .await
         .map_err(|e| format!("preparing authorization: {e}"))?;
     let mut state = OAuthState::Unauthorized(manager);
+    if let Some((client_id, secret)) = &options.credentials {
+        let config = ClientCredentialsConfig::ClientSecret {
+            client_id: client_id.clone(),
+            client_secret: secret.clone(),
+            scopes: challenge_scopes(challenge),
+            resource: Some(url.to_owned()),
+        };
+        state
+            .authenticate_client_credentials(config)
+            .await
+            .map_err(|e| format!("client credentials: {e}"))?;
+        return match state {
+            OAuthState::Authorized(manager) => Ok(manager),
+            _ => Err("client credentials: authorization did not complete".into()),
+        };
+    }
     let mut request = AuthorizationRequest::new(options.authorizer.redirect_uri())
         .with_client_name(options.client_name.clone())
         .with_initial_scope_selection()
@@ -352,6 +412,14 @@ mod tests {
         assert!(challenge_scopes("Bearer").is_empty());
         assert!(challenge_scopes("Bearer scope=").is_empty());
         assert!(challenge_scopes("Bearer scope=\"").is_empty());
+    }
+
+    #[test]
+    fn client_credentials_options_never_show_the_secret() {
+        let options = OAuthOptions::client_credentials("robot", "s3cret-value");
+        let shown = format!("{options:?}");
+        assert!(shown.contains("robot"), "{shown}");
+        assert!(!shown.contains("s3cret-value"), "{shown}");
     }
 
     #[test]

@@ -23,6 +23,10 @@ pub enum OAuthMode {
     Browser,
     /// Request the authorization URL and take its redirect (no person).
     Follow,
+    /// No user: toolhost authenticates itself with the client credentials
+    /// grant, as `--mcp-oauth-client-id` with the secret from
+    /// TOOLHOST_MCP_OAUTH_CLIENT_SECRET.
+    ClientCredentials,
 }
 
 /// The longest wait for the browser.

@@ -280,6 +280,36 @@ fn mcp_stdio_tools_show_up_in_tools_and_failures_are_reported() {
 }
 
 #[test]
+fn client_credentials_without_an_id_or_a_secret_is_a_usage_error() {
+    for (id, secret) in [
+        (None, Some("s3cret")),
+        (Some("me"), None),
+        (Some("me"), Some("")),
+    ] {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_toolhost"));
+        cmd.args(["--mcp-oauth", "client-credentials"]);
+        if let Some(id) = id {
+            cmd.args(["--mcp-oauth-client-id", id]);
+        }
+        cmd.env_remove("TOOLHOST_MCP_OAUTH_CLIENT_SECRET");
+        if let Some(secret) = secret {
+            cmd.env("TOOLHOST_MCP_OAUTH_CLIENT_SECRET", secret);
+        }
+        let out = cmd
+            .args(["mcp", "tools", "--mcp-http", "http://127.0.0.1:9/mcp"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{id:?} {secret:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("--mcp-oauth-client-id")
+                && stderr.contains("TOOLHOST_MCP_OAUTH_CLIENT_SECRET"),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
 fn sealed_secrets_in_mcp_config_open_with_the_key_and_a_wrong_key_fails() {
     use tool_mcp::XChaChaCipher;
     let dir = tempfile::tempdir().unwrap();
