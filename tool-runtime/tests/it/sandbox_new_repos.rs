@@ -284,3 +284,32 @@ fn real_repo_or_plain(base: &std::path::Path) -> std::path::PathBuf {
     std::fs::create_dir_all(ws.join("src")).unwrap();
     std::fs::canonicalize(ws).unwrap()
 }
+
+#[tokio::test]
+async fn a_repository_outside_reached_through_a_planted_symlink_is_left_as_it_is() {
+    if !git_available() {
+        return;
+    }
+    let base = tempfile::tempdir_in(base_outside_temp()).unwrap();
+    let ws = real_repo(base.path());
+    // The host's own repository outside the workspace, with settings and
+    // a hook of the kinds taken out of new repositories.
+    let other = real_repo(&base.path().join("outside"));
+    host_git(&other, &["config", "alias.st", "status"]);
+    std::fs::write(other.join(".git/hooks/post-commit"), "#!/bin/sh\n").unwrap();
+    let config = std::fs::read_to_string(other.join(".git/config")).unwrap();
+    let c = computer(true);
+    if !namespace_runs(&c, &ws).await {
+        return;
+    }
+    // A link one folder below the top, where new repositories are looked
+    // for after the run.
+    let out = sh(&c, &ws, &format!("ln -s '{}' other", other.display())).await;
+    assert_eq!(code(&out), 0, "{}", out.content);
+    assert_eq!(
+        std::fs::read_to_string(other.join(".git/config")).unwrap(),
+        config
+    );
+    assert!(other.join(".git/hooks/post-commit").exists());
+    assert_eq!(ok(&out).get("protectedCreated"), None, "{}", out.content);
+}
