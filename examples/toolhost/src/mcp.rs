@@ -290,6 +290,9 @@ fn split_command(line: &str) -> Result<Vec<String>, String> {
 
 /// Where a pre-registered OAuth client's secret is read from (never argv).
 const CLIENT_SECRET_VAR: &str = "TOOLHOST_MCP_OAUTH_CLIENT_SECRET";
+/// The environment variable holding the client's private key (PKCS#8 PEM,
+/// ECDSA P-256) for `--mcp-oauth client-credentials` with `private_key_jwt`.
+const CLIENT_KEY_VAR: &str = "TOOLHOST_MCP_OAUTH_CLIENT_KEY";
 
 /// Manager options with the host's SSRF guard (the one HTTP tools use,
 /// public addresses only plus `--allow-host`), applied by tool-mcp with
@@ -306,15 +309,25 @@ fn guarded(options: &McpOptions) -> Result<ManagerOptions, Failure> {
     let authorizer: Option<Arc<dyn tool_mcp::Authorizer>> = match options.oauth {
         None => None,
         Some(OAuthMode::ClientCredentials) => {
-            let secret = std::env::var(CLIENT_SECRET_VAR)
-                .ok()
-                .filter(|s| !s.is_empty());
-            let (Some(id), Some(secret)) = (&options.oauth_client_id, secret) else {
-                return Err(Failure::Usage(format!(
-                    "--mcp-oauth client-credentials needs --mcp-oauth-client-id and the secret in {CLIENT_SECRET_VAR}"
-                )));
+            let var = |name: &str| std::env::var(name).ok().filter(|s| !s.is_empty());
+            let oauth = match (
+                &options.oauth_client_id,
+                var(CLIENT_KEY_VAR),
+                var(CLIENT_SECRET_VAR),
+            ) {
+                (Some(id), Some(key), _) => {
+                    tool_mcp::OAuthOptions::client_credentials_jwt(id.clone(), &key)
+                        .map_err(|e| Failure::Usage(format!("{CLIENT_KEY_VAR}: {e}")))?
+                }
+                (Some(id), None, Some(secret)) => {
+                    tool_mcp::OAuthOptions::client_credentials(id.clone(), secret)
+                }
+                _ => {
+                    return Err(Failure::Usage(format!(
+                        "--mcp-oauth client-credentials needs --mcp-oauth-client-id and the secret in {CLIENT_SECRET_VAR} (or a PKCS#8 PEM ES256 key in {CLIENT_KEY_VAR})"
+                    )));
+                }
             };
-            let oauth = tool_mcp::OAuthOptions::client_credentials(id.clone(), secret);
             return Ok(manager.oauth(oauth));
         }
         Some(OAuthMode::Browser) => {

@@ -32,6 +32,7 @@ pub(crate) mod listed_execution;
 pub(crate) mod live;
 pub(crate) mod manager;
 pub(crate) mod oauth;
+pub(crate) mod oauth_jwt;
 pub(crate) mod options;
 pub(crate) mod policy;
 pub(crate) mod provider;

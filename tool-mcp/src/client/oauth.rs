@@ -33,6 +33,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use crate::client::oauth_jwt::SigningKey;
 use async_trait::async_trait;
 use rmcp::transport::auth::{
     AuthError, AuthorizationManager, AuthorizationRequest, ClientCredentialsConfig,
@@ -105,8 +106,17 @@ pub struct OAuthOptions {
     client_name: String,
     client_id: Option<(String, Option<String>)>,
     client_metadata_url: Option<String>,
-    /// Client credentials grant: the client id and its secret.
-    credentials: Option<(String, String)>,
+    /// Client credentials grant: the client id and how it proves itself.
+    credentials: Option<(String, Proof)>,
+}
+
+/// How a client using the client credentials grant proves who it is.
+#[derive(Clone)]
+enum Proof {
+    /// `client_secret_basic` / `client_secret_post`.
+    Secret(String),
+    /// `private_key_jwt` (ES256).
+    Key(SigningKey),
 }
 
 impl std::fmt::Debug for OAuthOptions {
@@ -157,8 +167,26 @@ impl OAuthOptions {
     /// [`token_store`](Self::token_store) says otherwise.
     pub fn client_credentials(client_id: impl Into<String>, secret: impl Into<String>) -> Self {
         let mut options = Self::new(Arc::new(NoUser));
-        options.credentials = Some((client_id.into(), secret.into()));
+        options.credentials = Some((client_id.into(), Proof::Secret(secret.into())));
         options
+    }
+
+    /// A client that authenticates itself with a JWT signed by its private
+    /// key (`private_key_jwt`, ES256; see the `oauth_jwt` module): `key_pem`
+    /// is a PKCS#8 PEM ECDSA P-256 key. `Err` (field `oauth.clientKey`)
+    /// when the key is not one, without repeating it.
+    pub fn client_credentials_jwt(
+        client_id: impl Into<String>,
+        key_pem: &str,
+    ) -> Result<Self, crate::Error> {
+        let key = SigningKey::from_pem(key_pem).map_err(|message| crate::Error::InvalidConfig {
+            server: "(oauth options)".into(),
+            field: "oauth.clientKey".into(),
+            message,
+        })?;
+        let mut options = Self::new(Arc::new(NoUser));
+        options.credentials = Some((client_id.into(), Proof::Key(key)));
+        Ok(options)
     }
 
     /// The HTTPS URL of the host's Client ID Metadata Document (SEP-991):
@@ -260,11 +288,32 @@ pub(crate) async fn authorize(
     options: &OAuthOptions,
     challenge: &str,
 ) -> Result<AuthorizationManager, String> {
-    let manager = manager(server, url, client, options)
+    let manager = manager(server, url, client.clone(), options)
         .await
         .map_err(|e| format!("preparing authorization: {e}"))?;
+    if let Some((client_id, Proof::Key(key))) = &options.credentials {
+        let store = ServerTokens {
+            server: server.to_owned(),
+            store: Arc::clone(&options.store),
+        };
+        crate::client::oauth_jwt::exchange(
+            &manager,
+            &client,
+            client_id,
+            key,
+            url,
+            &challenge_scopes(challenge),
+            challenge,
+            async |credentials| store.save(credentials).await.map_err(|e| e.to_string()),
+        )
+        .await
+        .map_err(|e| format!("client credentials (private_key_jwt): {e}"))?;
+        return stored(server, url, client, options)
+            .await?
+            .ok_or_else(|| "client credentials (private_key_jwt): no token stored".into());
+    }
     let mut state = OAuthState::Unauthorized(manager);
-    if let Some((client_id, secret)) = &options.credentials {
+    if let Some((client_id, Proof::Secret(secret))) = &options.credentials {
         let config = ClientCredentialsConfig::ClientSecret {
             client_id: client_id.clone(),
             client_secret: secret.clone(),

@@ -25,7 +25,8 @@ pub enum OAuthMode {
     Follow,
     /// No user: toolhost authenticates itself with the client credentials
     /// grant, as `--mcp-oauth-client-id` with the secret from
-    /// TOOLHOST_MCP_OAUTH_CLIENT_SECRET.
+    /// TOOLHOST_MCP_OAUTH_CLIENT_SECRET, or with a JWT signed by the
+    /// PKCS#8 PEM ES256 key in TOOLHOST_MCP_OAUTH_CLIENT_KEY.
     ClientCredentials,
 }
 

@@ -280,7 +280,7 @@ fn mcp_stdio_tools_show_up_in_tools_and_failures_are_reported() {
 }
 
 #[test]
-fn client_credentials_without_an_id_or_a_secret_is_a_usage_error() {
+fn client_credentials_without_an_id_a_secret_or_a_usable_key_is_a_usage_error() {
     for (id, secret) in [
         (None, Some("s3cret")),
         (Some("me"), None),
@@ -307,6 +307,28 @@ fn client_credentials_without_an_id_or_a_secret_is_a_usage_error() {
             "{stderr}"
         );
     }
+    // A key that is not a P-256 PKCS#8 PEM is named, never echoed.
+    let out = Command::new(env!("CARGO_BIN_EXE_toolhost"))
+        .args([
+            "--mcp-oauth",
+            "client-credentials",
+            "--mcp-oauth-client-id",
+            "me",
+        ])
+        .env(
+            "TOOLHOST_MCP_OAUTH_CLIENT_KEY",
+            "-----BEGIN PRIVATE KEY-----\nc2VjcmV0LWtleS1ieXRlcw==\n-----END PRIVATE KEY-----",
+        )
+        .args(["mcp", "tools", "--mcp-http", "http://127.0.0.1:9/mcp"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("TOOLHOST_MCP_OAUTH_CLIENT_KEY") && stderr.contains("P-256"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("c2VjcmV0"), "{stderr}");
 }
 
 #[test]

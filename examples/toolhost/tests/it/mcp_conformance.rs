@@ -151,12 +151,6 @@ const AUTH_EXTENSION: &str = "auth extension not claimed";
 fn not_offered_client() -> Vec<(&'static str, &'static str)> {
     vec![
         (
-            "auth/client-credentials-jwt",
-            "extension grant: client credentials with private_key_jwt (SEP-1046) needs an ES256 signer; \
-             rmcp's `auth-client-credentials-jwt` brings jsonwebtoken 11, whose pem 3 would sit beside \
-             rcgen's pem 4 (a second major), and a signer on the ring or aws-lc already linked is not written yet",
-        ),
-        (
             "auth/enterprise-managed-authorization",
             "extension: enterprise-managed token exchange and JWT bearer grant (SEP-990)",
         ),
@@ -179,7 +173,10 @@ fn not_offered_client() -> Vec<(&'static str, &'static str)> {
 
 /// The auth extensions' client scenarios we claim (listed in both
 /// requirement sets as not scored, run without a spec version).
-const AUTH_EXTENSIONS_CLAIMED: &[&str] = &["auth/client-credentials-basic"];
+const AUTH_EXTENSIONS_CLAIMED: &[&str] = &[
+    "auth/client-credentials-basic",
+    "auth/client-credentials-jwt",
+];
 
 /// How the toolhost client of an auth scenario is run.
 #[derive(Clone, Copy)]
@@ -195,6 +192,9 @@ enum AuthClient {
     /// `mcp tools` authenticating itself with the client id and secret of
     /// the scenario's context (the client credentials extension).
     ClientSecret,
+    /// `mcp tools` authenticating itself with a JWT signed by the private
+    /// key of the scenario's context (`private_key_jwt`, ES256).
+    ClientKey,
 }
 
 /// OAuth client scenarios: metadata discovery (PRM path-based, root, custom
@@ -244,6 +244,7 @@ const AUTH: &[(&str, bool, AuthClient)] = &[
         true,
         AuthClient::ClientSecret,
     ),
+    ("auth/client-credentials-jwt", true, AuthClient::ClientKey),
 ];
 
 /// A command that makes each call the suite lists in the scenario's
@@ -308,6 +309,10 @@ fn client_command(toolhost: &str, node: &str, scenario: &str) -> Option<String> 
                 // goes by the environment, as a host's would.
                 AuthClient::ClientSecret => {
                     let script = r#"const c=JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT);const r=require(\"child_process\").spawnSync(process.argv[1],[\"--allow-host\",\"localhost\",\"--mcp-oauth\",\"client-credentials\",\"--mcp-oauth-client-id\",c.client_id,\"mcp\",\"tools\",\"--mcp-http\",process.argv[2]],{stdio:\"inherit\",env:{...process.env,TOOLHOST_MCP_OAUTH_CLIENT_SECRET:c.client_secret}});process.exit(r.status===null?1:r.status)"#;
+                    format!("{node} -e \"{script}\" {toolhost}")
+                }
+                AuthClient::ClientKey => {
+                    let script = r#"const c=JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT);const r=require(\"child_process\").spawnSync(process.argv[1],[\"--allow-host\",\"localhost\",\"--mcp-oauth\",\"client-credentials\",\"--mcp-oauth-client-id\",c.client_id,\"mcp\",\"tools\",\"--mcp-http\",process.argv[2]],{stdio:\"inherit\",env:{...process.env,TOOLHOST_MCP_OAUTH_CLIENT_KEY:c.private_key_pem}});process.exit(r.status===null?1:r.status)"#;
                     format!("{node} -e \"{script}\" {toolhost}")
                 }
                 AuthClient::MetadataDocument => format!(
