@@ -27,12 +27,15 @@
 //! judged is the entry used), opens both directories by that walk and
 //! renames name to name between the handles (`renameat2`, no replacing
 //! unless asked; across file systems a file is copied handle to handle); a
-//! read judges the file it opened (see the private `beneath` module).
+//! read judges the file it opened (see the private `beneath` module);
+//! `listFiles` reads the directory it judged from a handle, and `globFiles`,
+//! `searchFiles` and `grepContent` confirm each entry found from a handle
+//! of their start directory, without following symlinks, and search files
+//! opened from there (see the private `verified` module).
 //! Tests: `confined_files::file_tools_cannot_be_raced_by_a_confined_command_flipping_a_symlink`,
 //! `confined_files::moves_renames_and_writes_cannot_be_raced_by_a_flipped_symlink`.
-//! Listings and searches are still checked by path; the protected-name
-//! scan of a moved directory reads it by path before the move, so entries
-//! added to it meanwhile are not judged.
+//! The protected-name scan of a moved directory reads it by path before
+//! the move, so entries added to it meanwhile are not judged.
 //!
 //! Not covered: hard links (an inode reachable under an allowed name is
 //! writable under that name, as with Landlock).

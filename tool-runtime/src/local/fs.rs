@@ -51,22 +51,34 @@ pub(crate) fn list_files(paths: &Paths, p: &ListFilesParams) -> Result<ListFiles
     let show_hidden = p.show_hidden.unwrap_or(false);
     let mut entries = Vec::new();
     let mut secrets_skipped = 0;
-    for item in std::fs::read_dir(&dir).map_err(|e| Error::io(&p.path, e))? {
-        let item = item.map_err(|e| Error::io(&p.path, e))?;
-        let name = item.file_name().to_string_lossy().into_owned();
-        if !show_hidden && name.starts_with('.') {
-            continue;
+    if let Some(guard) = paths.guard() {
+        // Read from a handle of the directory judged, not by name again.
+        let beneath = crate::local::verified::Beneath::open(&dir, &p.path, guard)?;
+        for (name, meta) in beneath.list().map_err(|e| Error::io(&p.path, e))? {
+            if !show_hidden && name.as_encoded_bytes().starts_with(b".") {
+                continue;
+            }
+            let path = dir.join(&name);
+            if guard.is_secret(&path) {
+                secrets_skipped += 1;
+                continue;
+            }
+            entries.push(entry(&path, paths.display(&path), &meta));
         }
-        let path = item.path();
-        if paths.guard().is_some_and(|g| g.is_secret(&path)) {
-            secrets_skipped += 1;
-            continue;
+    } else {
+        for item in std::fs::read_dir(&dir).map_err(|e| Error::io(&p.path, e))? {
+            let item = item.map_err(|e| Error::io(&p.path, e))?;
+            let name = item.file_name().to_string_lossy().into_owned();
+            if !show_hidden && name.starts_with('.') {
+                continue;
+            }
+            let path = item.path();
+            // Follow symlinks for the kind; fall back to the link itself when dangling.
+            let Ok(meta) = std::fs::metadata(&path).or_else(|_| item.metadata()) else {
+                continue;
+            };
+            entries.push(entry(&path, paths.display(&path), &meta));
         }
-        // Follow symlinks for the kind; fall back to the link itself when dangling.
-        let Ok(meta) = std::fs::metadata(&path).or_else(|_| item.metadata()) else {
-            continue;
-        };
-        entries.push(entry(&path, paths.display(&path), &meta));
     }
     match p.sort_by.unwrap_or_default() {
         SortBy::Name => entries.sort_by(|a, b| {

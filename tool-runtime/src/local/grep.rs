@@ -138,7 +138,7 @@ impl Sink for LineSink<'_> {
 
 /// `grepContent`.
 pub(crate) fn grep_content(paths: &Paths, p: &GrepContentParams) -> Result<GrepContentResult> {
-    let (root, shown) = search_root(paths, p.path.as_deref())?;
+    let (root, shown, mut beneath) = search_root(paths, p.path.as_deref())?;
     let matcher = matcher(p)?;
     let filter = WalkFilter {
         include_ignored: p.include_ignored.unwrap_or(false),
@@ -171,12 +171,30 @@ pub(crate) fn grep_content(paths: &Paths, p: &GrepContentParams) -> Result<GrepC
         .unwrap_or(1)
         .min(4);
 
+    // Under confinement each thread confirms what the walk finds through
+    // its own handles of the start directory.
+    let handles = match &beneath {
+        // One for each worker and one for the walk's start.
+        Some(b) => (0..=threads)
+            .map(|_| b.try_clone().map(Some))
+            .collect::<std::io::Result<Vec<_>>>()
+            .map_err(|e| Error::io(&shown, e))?,
+        None => Vec::new(),
+    };
+    let handles = Mutex::new(handles);
+
     // Pass 1: count matching lines per file, in parallel.
     let found: Mutex<Vec<(PathBuf, u64)>> = Mutex::new(Vec::new());
     walk.threads(threads).build_parallel().run(|| {
         let matcher = matcher.clone();
         let mut searcher = searcher(p, false);
         let found = &found;
+        let confined = beneath.is_some();
+        let mut mine = handles
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .pop()
+            .flatten();
         Box::new(move |item| {
             let Ok(item) = item else {
                 return WalkState::Continue;
@@ -185,11 +203,15 @@ pub(crate) fn grep_content(paths: &Paths, p: &GrepContentParams) -> Result<GrepC
                 return WalkState::Continue;
             }
             let mut sink = CountSink(0);
-            if searcher
-                .search_path(&matcher, item.path(), &mut sink)
-                .is_ok()
-                && sink.0 > 0
-            {
+            let searched = match (confined, mine.as_mut()) {
+                (false, _) => searcher.search_path(&matcher, item.path(), &mut sink),
+                (true, Some(beneath)) => match beneath.open_file(item.path()) {
+                    Some(file) => searcher.search_file(&matcher, &file, &mut sink),
+                    None => return WalkState::Continue,
+                },
+                (true, None) => return WalkState::Quit,
+            };
+            if searched.is_ok() && sink.0 > 0 {
                 found
                     .lock()
                     .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -251,7 +273,13 @@ pub(crate) fn grep_content(paths: &Paths, p: &GrepContentParams) -> Result<GrepC
                     limit,
                 };
                 // A file that vanished since pass 1 simply contributes nothing.
-                let _ = searcher.search_path(&matcher, file, &mut sink);
+                let _ = match beneath.as_mut() {
+                    Some(beneath) => match beneath.open_file(file) {
+                        Some(opened) => searcher.search_file(&matcher, &opened, &mut sink),
+                        None => continue,
+                    },
+                    None => searcher.search_path(&matcher, file, &mut sink),
+                };
             }
             let shown_matches = result.lines.iter().filter(|l| !l.context).count() as u64;
             result.omitted =

@@ -8,6 +8,7 @@ mod paths;
 mod read;
 mod search;
 mod shell;
+mod verified;
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -17,6 +17,7 @@ use crate::error::{Error, Result};
 use crate::local::confine::Guard;
 use crate::local::fs::entry;
 use crate::local::paths::Paths;
+use crate::local::verified::Beneath;
 use crate::request::{EntryKind, GlobFilesParams, SearchFilesParams};
 use crate::response::{FileEntry, GlobFilesResult, SearchFilesResult};
 
@@ -77,14 +78,23 @@ pub(crate) fn walker(
     (builder, skipped)
 }
 
-/// The directory a search starts from: the given one, or the working directory.
-pub(crate) fn search_root(paths: &Paths, given: Option<&str>) -> Result<(PathBuf, String)> {
+/// The directory a search starts from: the given one, or the working
+/// directory; under confinement also held by a handle that confirms what
+/// the walk finds (see [`Beneath`]).
+pub(crate) fn search_root(
+    paths: &Paths,
+    given: Option<&str>,
+) -> Result<(PathBuf, String, Option<Beneath>)> {
     let (root, shown) = match given {
         Some(dir) => (paths.readable(dir)?, dir.to_owned()),
         None => (paths.cwd().to_path_buf(), ".".to_owned()),
     };
     std::fs::metadata(&root).map_err(|e| Error::io(&shown, e))?;
-    Ok((root, shown))
+    let beneath = match paths.guard() {
+        Some(guard) => Some(Beneath::open(&root, &shown, guard)?),
+        None => None,
+    };
+    Ok((root, shown, beneath))
 }
 
 fn glob_matcher(pattern: &str) -> Result<GlobMatcher> {
@@ -106,7 +116,7 @@ fn glob_matcher(pattern: &str) -> Result<GlobMatcher> {
 /// (like a `.gitignore` line); with `/` it matches the path relative to the
 /// search directory.
 pub(crate) fn glob_files(paths: &Paths, p: &GlobFilesParams) -> Result<GlobFilesResult> {
-    let (root, shown) = search_root(paths, p.path.as_deref())?;
+    let (root, shown, mut beneath) = search_root(paths, p.path.as_deref())?;
     let matcher = glob_matcher(p.pattern.trim_start_matches("./"))?;
     let basename_only = !p.pattern.contains('/');
     let filter = WalkFilter {
@@ -116,10 +126,11 @@ pub(crate) fn glob_files(paths: &Paths, p: &GlobFilesParams) -> Result<GlobFiles
     let mut files = Vec::new();
     let (walk, skipped) = walker(&root, filter, paths.guard());
     for item in walk.build().flatten() {
-        if !item
-            .file_type()
-            .is_some_and(|t| t.is_file() || t.is_symlink())
-        {
+        let kind = match beneath.as_mut() {
+            Some(beneath) => beneath.metadata(item.path()).map(|m| m.file_type()),
+            None => item.file_type(),
+        };
+        if !kind.is_some_and(|t| t.is_file() || t.is_symlink()) {
             continue;
         }
         let path = item.path();
@@ -220,7 +231,7 @@ fn time_arg(argument: &'static str, value: Option<&String>) -> Result<Option<Sys
 /// in the entry's name (case-insensitive); then the type, kind and
 /// modification-time filters apply.
 pub(crate) fn search_files(paths: &Paths, p: &SearchFilesParams) -> Result<SearchFilesResult> {
-    let (root, shown) = search_root(paths, p.directory.as_deref())?;
+    let (root, shown, mut beneath) = search_root(paths, p.directory.as_deref())?;
     let words: Vec<String> = p
         .keyword
         .split_whitespace()
@@ -253,7 +264,11 @@ pub(crate) fn search_files(paths: &Paths, p: &SearchFilesParams) -> Result<Searc
         if !words.iter().all(|w| name.contains(w.as_str())) {
             continue;
         }
-        let Ok(meta) = item.metadata() else { continue };
+        let meta = match beneath.as_mut() {
+            Some(beneath) => beneath.metadata(item.path()),
+            None => item.metadata().ok(),
+        };
+        let Some(meta) = meta else { continue };
         let wanted_kind = match kind {
             EntryKind::File => !meta.is_dir(),
             EntryKind::Directory => meta.is_dir(),

@@ -85,12 +85,18 @@
 //! reached: writes only in the writable roots, protected entries never
 //! written or created (at any depth, whether or not they exist; in a git
 //! directory only its code parts), secrets never read; searches skip secret
-//! entries and report how many (`secretsSkipped`). `writeFile`, `editFile`,
-//! `readFile`, `readFiles`, `moveFiles` and `renameFile` cannot be raced by
-//! a concurrent command that swaps a folder for a symlink: writes, moves and
-//! renames walk from a handle of their root without following symlinks,
-//! reads judge the file they opened
-//! (`confined_files::file_tools_cannot_be_raced_by_a_confined_command_flipping_a_symlink`,
+//! entries and report how many (`secretsSkipped`). No file tool can be
+//! raced by a concurrent command that swaps a folder for a symlink: writes,
+//! moves and renames walk from a handle of their root without following
+//! symlinks, reads judge the file they opened, `listFiles` reads the
+//! directory it judged from a handle, and the searches confirm every entry
+//! their walk finds from a handle of the start directory (no symlink
+//! followed) and open the files they search from there, so a race can drop
+//! an entry from one result, never add one from elsewhere
+//! (`confined_files::file_tools_cannot_be_raced_by_a_confined_command_flipping_a_symlink`:
+//! all six tools, 300 rounds, a symlink swapped and a folder flipped into a
+//! symlink to a secret folder; the same as an unprivileged host in
+//! `sandbox_user::as_an_unprivileged_user_the_same_wall_holds_and_no_temp_dir_is_left`;
 //! `confined_files::moves_renames_and_writes_cannot_be_raced_by_a_flipped_symlink`).
 //! A refusal fails with `confinement_refused` and says what the
 //! confinement allows. The call's [`tool_core::Confinement`] (a gated

@@ -365,88 +365,123 @@ pub(crate) async fn flips_made(counter: &Path) -> u64 {
     panic!("the flipper never flipped (no `{}`)", counter.display());
 }
 
-/// A confined command flips `d` between a symlink to a folder of the
-/// workspace and one to a secret folder outside it (an atomic swap), and
-/// `e` between a folder and such a symlink, while confined `writeFile` and
-/// `readFile` through `d/` and `e/` run a few hundred times each: no write
-/// lands outside, no read returns the secret.
-#[cfg(target_os = "linux")]
-#[tokio::test]
-async fn file_tools_cannot_be_raced_by_a_confined_command_flipping_a_symlink() {
-    let d = dirs();
-    let vault = d.outside.join("vault");
-    write(&vault, "notes.txt", "vault-secret\n");
-    write(&d.ws, "real/notes.txt", "plain notes\n");
-    write(&d.ws, "e/notes.txt", "plain notes\n");
-    std::os::unix::fs::symlink("real", d.ws.join("d")).unwrap();
-    let options = tool_runtime::SandboxOptions {
-        secret_paths: vec![vault.clone()],
-        ..tool_runtime::SandboxOptions::default()
-    };
-    let c = LocalComputer::new(LocalConfig {
-        shell: tool_runtime::ShellConfig {
-            sandbox: tool_runtime::SandboxPolicy::workspace_write(),
-            sandbox_options: options,
-            ..tool_runtime::ShellConfig::default()
-        },
-        ..LocalConfig::default()
-    });
-    let ctx = ToolContext::new().with_cwd(&d.ws);
-    if !tool_runtime::confinement_support(&tool_runtime::SandboxOptions::default()).is_available() {
-        test_support::cannot_check("this test", "no sandbox here");
-        return;
-    }
+/// Names and content of the secret folder outside that a raced file tool
+/// must never show.
+const VAULT_MARKS: [&str; 3] = ["vault-secret", "vault-only-name", "vault-deep-name"];
+
+/// Races every file tool against a confined command, `rounds` times: the
+/// command flips `d` between a symlink to a folder of the workspace and
+/// one to the secret folder `vault` outside it (an atomic swap), and `e`
+/// between a real folder and such a symlink, while `writeFile`,
+/// `readFile`, `listFiles`, `globFiles`, `searchFiles` and `grepContent`
+/// run through `d/`, `e/` and from the workspace's top. No write lands in
+/// the vault; no result names a vault entry or holds its content; each
+/// kind of operation still succeeded, and the flipper ran meanwhile. `c`
+/// must confine with `vault` among its secret paths.
+pub(crate) async fn race_file_tools(
+    c: &LocalComputer,
+    ws: &Path,
+    vault: &Path,
+    ctx: &ToolContext,
+    rounds: usize,
+) {
+    write(vault, "notes.txt", "vault-secret\n");
+    write(vault, "vault-only-name.txt", "vault-secret\n");
+    write(vault, "sub/vault-deep-name.txt", "vault-secret\n");
+    write(ws, "real/notes.txt", "plain notes\n");
+    write(ws, "real/sub/deep.txt", "plain deep\n");
+    write(ws, "e/notes.txt", "plain notes\n");
+    write(ws, "e/sub/deep.txt", "plain deep\n");
+    std::os::unix::fs::symlink("real", ws.join("d")).unwrap();
     let v = vault.display();
     let flipper = format!(
         "ln -s real d.in; ln -s '{v}' d.out; while :; do cp -P d.out d.tmp; mv -T d.tmp d; cp -P d.in d.tmp; mv -T d.tmp d; mv e e.real; ln -s '{v}' e; rm e; mv e.real e; printf . >> flips; done"
     );
     let started = call(
-        &c,
+        c,
         "runCommand",
         json!({"command": flipper, "runInBackground": true}),
-        &ctx,
+        ctx,
     )
     .await;
     let shell = ok(&started)["shellId"].as_str().unwrap().to_owned();
-    let before = flips_made(&d.ws.join("flips")).await;
-    let (mut wrote, mut read) = (0, 0);
-    for i in 0..300 {
+    let before = flips_made(&ws.join("flips")).await;
+    let mut succeeded = std::collections::BTreeMap::<&str, usize>::new();
+    for i in 0..rounds {
         let dir = if i % 2 == 0 { "d" } else { "e" };
-        let out = call(
-            &c,
-            "writeFile",
-            json!({"path": format!("{dir}/x"), "content": format!("{i}\n")}),
-            &ctx,
-        )
-        .await;
-        wrote += usize::from(out.success);
-        assert!(!vault.join("x").exists(), "a write landed in the vault");
-        let out = call(
-            &c,
-            "readFile",
-            json!({"path": format!("{dir}/notes.txt")}),
-            &ctx,
-        )
-        .await;
-        assert!(!out.content.contains("vault-secret"), "{}", out.content);
-        if out.success {
-            read += 1;
-            let content = ok(&out)["content"].as_str().unwrap().to_owned();
-            assert!(
-                !content.contains("vault-secret"),
-                "read the vault: {content}"
-            );
+        let calls = [
+            (
+                "writeFile",
+                json!({"path": format!("{dir}/x"), "content": format!("{i}\n")}),
+            ),
+            ("readFile", json!({"path": format!("{dir}/notes.txt")})),
+            ("listFiles", json!({"path": dir})),
+            ("globFiles", json!({"pattern": "**/*.txt"})),
+            ("globFiles", json!({"pattern": "*", "path": dir})),
+            ("searchFiles", json!({"keyword": "name"})),
+            ("searchFiles", json!({"keyword": "e", "directory": dir})),
+            ("grepContent", json!({"pattern": "secret|plain"})),
+            (
+                "grepContent",
+                json!({"pattern": "secret|plain", "path": dir, "outputMode": "content"}),
+            ),
+        ];
+        for (api, args) in calls {
+            let out = call(c, api, args.clone(), ctx).await;
+            for mark in VAULT_MARKS {
+                assert!(!out.content.contains(mark), "{api} {args}: {}", out.content);
+            }
+            assert!(!vault.join("x").exists(), "a write landed in the vault");
+            *succeeded.entry(api).or_default() += usize::from(out.success);
         }
     }
-    let during = std::fs::metadata(d.ws.join("flips")).unwrap().len() - before;
-    call(&c, "killCommand", json!({"shellId": shell}), &ctx).await;
-    eprintln!("race: {during} flips; {wrote} writes and {read} reads of 300 succeeded");
+    let during = std::fs::metadata(ws.join("flips")).unwrap().len() - before;
+    call(c, "killCommand", json!({"shellId": shell}), ctx).await;
+    eprintln!("race: {during} flips in {rounds} rounds; succeeded: {succeeded:?}");
     assert!(during > 0, "the flipper did not run during the race");
-    assert!(
-        wrote > 0 && read > 0,
-        "the race never let an operation through"
-    );
-    assert_eq!(std::fs::read_dir(&vault).unwrap().count(), 1);
+    for api in [
+        "writeFile",
+        "readFile",
+        "listFiles",
+        "globFiles",
+        "searchFiles",
+        "grepContent",
+    ] {
+        assert!(
+            succeeded.get(api).is_some_and(|n| *n > 0),
+            "the race never let {api} through: {succeeded:?}"
+        );
+    }
+    let mut left: Vec<_> = std::fs::read_dir(vault)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["notes.txt", "sub", "vault-only-name.txt"]);
+}
+
+/// The race of [`race_file_tools`], 300 rounds, as this host.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn file_tools_cannot_be_raced_by_a_confined_command_flipping_a_symlink() {
+    let d = dirs();
+    let vault = d.outside.join("vault");
+    let c = LocalComputer::new(LocalConfig {
+        shell: tool_runtime::ShellConfig {
+            sandbox: tool_runtime::SandboxPolicy::workspace_write(),
+            sandbox_options: tool_runtime::SandboxOptions {
+                secret_paths: vec![vault.clone()],
+                ..tool_runtime::SandboxOptions::default()
+            },
+            ..tool_runtime::ShellConfig::default()
+        },
+        ..LocalConfig::default()
+    });
+    if !tool_runtime::confinement_support(&tool_runtime::SandboxOptions::default()).is_available() {
+        test_support::cannot_check("this test", "no sandbox here");
+        return;
+    }
+    race_file_tools(&c, &d.ws, &vault, &ToolContext::new().with_cwd(&d.ws), 300).await;
 }
 
 /// The names left in `dir`, sorted.

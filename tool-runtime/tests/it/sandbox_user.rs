@@ -523,10 +523,8 @@ async fn leaks(c: &LocalComputer, ws: &Path, outside: &Path) {
     // The file tools, raced by a confined command flipping a folder and a
     // symlink to a secret folder outside.
     let vault = outside.join("vault");
-    write(&vault, "notes.txt", "vault-secret\n");
-    write(ws, "race/real/notes.txt", "plain\n");
     let race = ws.join("race");
-    std::os::unix::fs::symlink("real", race.join("d")).unwrap();
+    std::fs::create_dir_all(&race).unwrap();
     let raced = LocalComputer::new(LocalConfig {
         shell: ShellConfig {
             sandbox: SandboxPolicy::workspace_write(),
@@ -538,37 +536,7 @@ async fn leaks(c: &LocalComputer, ws: &Path, outside: &Path) {
         },
         ..LocalConfig::default()
     });
-    let v = vault.display();
-    let mut params = RunCommandParams::new(format!(
-        "ln -s real d.in; ln -s '{v}' d.out; while :; do cp -P d.out d.tmp; mv -T d.tmp d; cp -P d.in d.tmp; mv -T d.tmp d; printf . >> flips; done"
-    ));
-    params.run_in_background = Some(true);
-    let started = raced.run_command(params, &ctx(&race)).await;
-    let shell = ok(&started)["shellId"].as_str().unwrap().to_owned();
-    let before = crate::confined_files::flips_made(&race.join("flips")).await;
-    for i in 0..100 {
-        let write_params = tool_runtime::WriteFileParams {
-            path: "d/x".to_owned(),
-            content: format!("{i}\n"),
-        };
-        let _ = raced.write_file(write_params, &ctx(&race)).await;
-        assert!(!vault.join("x").exists(), "a write landed in the vault");
-        let out = raced
-            .read_file(
-                tool_runtime::ReadFileParams::new("d/notes.txt"),
-                &ctx(&race),
-            )
-            .await;
-        assert!(!out.content.contains("vault-secret"), "{}", out.content);
-    }
-    let during = std::fs::metadata(race.join("flips")).unwrap().len() - before;
-    assert!(during > 0, "the flipper did not run during the race");
-    let _ = raced
-        .kill_command(
-            tool_runtime::KillCommandParams { shell_id: shell },
-            &ctx(&race),
-        )
-        .await;
+    crate::confined_files::race_file_tools(&raced, &race, &vault, &ctx(&race), 300).await;
 }
 
 /// A plain HTTP server on 127.0.0.1 that keeps each request's head and
