@@ -39,7 +39,10 @@
 //!
 //! The folders appear in the host's workspace while the command runs and
 //! are removed (if still empty but for their `.gitignore`) once no command has used them for two
-//! seconds, or when the computer is dropped: removing one costs
+//! seconds, or when the computer is dropped; those of a host that died
+//! first are removed by the next host's first confined run there (their
+//! `.gitignore` names their host: the private `stand_in_owner` module).
+//! Removing one costs
 //! milliseconds (the kernel detaches the mount points the ended command's
 //! namespace had on it), so commands that follow each other share them.
 //! Commands of one host process share them by a count; a stand-in is
@@ -56,6 +59,7 @@ use std::sync::{Mutex, MutexGuard, OnceLock};
 use nix::sys::stat::{Mode, mkdirat};
 
 use crate::sandbox::classes::Classes;
+use crate::sandbox::stand_in_owner::Maker;
 
 /// Protected names whose absence gets an empty read-only folder while a
 /// confined command runs: the folders an editor, CI, a hook manager or an
@@ -246,7 +250,41 @@ pub(crate) const EMPTY_FILE_PLACEHOLDERS: &[(&str, &str)] = &[
 /// The `.gitignore` of every stand-in: git (in the host and in the
 /// command) lists nothing of it, and `git clean -d` (which `git stash -u`
 /// runs) leaves it alone instead of failing on a folder it cannot remove.
+/// It names the host that made it (the private `stand_in_owner` module),
+/// so that the next host removes it when this one died before it could;
+/// this text only where `/proc` cannot say who this host is.
 const IGNORE_ALL: &[u8] = b"# A sandbox stand-in for a protected name: git ignores it.\n*\n";
+
+/// The `.gitignore` text of this process's stand-ins.
+fn ignore_text() -> &'static [u8] {
+    static TEXT: OnceLock<Vec<u8>> = OnceLock::new();
+    TEXT.get_or_init(|| match Maker::this_process() {
+        Some(me) => me.ignore_text().into_bytes(),
+        None => IGNORE_ALL.to_vec(),
+    })
+}
+
+/// Removes, once per folder examined and host process, the stand-ins a
+/// dead host left in `dir` (see the private `stand_in_owner` module).
+fn remove_dead_hosts_stand_ins(root: &Path, dir: &Path) {
+    static SWEPT: OnceLock<Mutex<std::collections::HashSet<PathBuf>>> = OnceLock::new();
+    let first = SWEPT
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(dir.to_path_buf());
+    if first {
+        let names: Vec<&str> = PLACEHOLDERS
+            .iter()
+            .chain(GIT_PLACEHOLDERS)
+            .chain(FILE_PLACEHOLDERS)
+            .chain(OUTER_PLACEHOLDERS)
+            .copied()
+            .chain(EMPTY_FILE_PLACEHOLDERS.iter().map(|(name, _)| *name))
+            .collect();
+        crate::sandbox::stand_in_owner::remove_dead(root, dir, &names);
+    }
+}
 
 /// How long a stand-in no command uses stays before it is removed: a
 /// removal costs milliseconds (the kernel detaches the mount points the
@@ -309,7 +347,7 @@ fn remove_idle(idle: std::time::Duration) -> usize {
         }
         // Its ignore file first, while it is still the one made here.
         let ignore = path.join(".gitignore");
-        if std::fs::read(&ignore).is_ok_and(|text| text == IGNORE_ALL) {
+        if std::fs::read(&ignore).is_ok_and(|text| text == ignore_text()) {
             let _ = std::fs::remove_file(&ignore);
         }
         if let Err(e) = std::fs::remove_dir(&path)
@@ -428,6 +466,7 @@ pub(crate) fn claim(
     let mut active = active();
     for root in roots {
         for dir in crate::sandbox::entries::dirs_of(root, cwd, classes) {
+            remove_dead_hosts_stand_ins(root, &dir);
             let git = dir
                 .join(".git")
                 .symlink_metadata()
@@ -546,7 +585,7 @@ fn make(root: &Path, path: &Path) -> std::io::Result<()> {
             OFlag::O_CREAT | OFlag::O_EXCL | OFlag::O_WRONLY | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC,
             Mode::from_bits_truncate(0o644),
         )?;
-        std::io::Write::write_all(&mut std::fs::File::from(ignore), IGNORE_ALL)
+        std::io::Write::write_all(&mut std::fs::File::from(ignore), ignore_text())
     })();
     if let Err(e) = ignored {
         // Not a stand-in then: nothing of it is left.

@@ -20,6 +20,7 @@ mod sandbox;
 mod sandbox_git;
 mod sandbox_new_repos;
 mod sandbox_protected;
+mod sandbox_stand_ins;
 mod sandbox_tmp;
 mod sandbox_user;
 mod search;
