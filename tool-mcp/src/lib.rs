@@ -228,7 +228,7 @@ pub use server::client_input::{
 pub use server::gate::RunEverything;
 #[cfg(feature = "server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
-pub use server::serve::{DEFAULT_PAGE_SIZE, RegistryServer};
+pub use server::serve::{DEFAULT_PAGE_SIZE, FIXED_LIST_TTL, RegistryServer};
 #[cfg(feature = "server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub use server::serve_tasks::TaskSupport;

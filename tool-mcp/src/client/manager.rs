@@ -58,6 +58,8 @@ pub(crate) struct Slot {
     /// Held while `tools/list` runs, so concurrent callers share one listing.
     listing: tokio::sync::Mutex<()>,
     catalog: Arc<Mutex<Option<Arc<McpCatalog>>>>,
+    /// When the cached catalog goes stale (the server's `ttlMs`, when above 0).
+    fresh_until: Mutex<Option<std::time::Instant>>,
     sessions_started: AtomicU64,
     list_changes: Arc<AtomicU64>,
     /// Calls with events in flight, across sessions.
@@ -84,6 +86,7 @@ impl Slot {
             connecting: tokio::sync::Mutex::new(()),
             listing: tokio::sync::Mutex::new(()),
             catalog: Arc::new(Mutex::new(None)),
+            fresh_until: Mutex::new(None),
             sessions_started: AtomicU64::new(0),
             list_changes: Arc::new(AtomicU64::new(0)),
             in_flight: Arc::default(),
@@ -127,6 +130,14 @@ impl Slot {
     }
 
     fn cached_catalog(&self) -> Option<Arc<McpCatalog>> {
+        let stale = self
+            .fresh_until
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some_and(|until| std::time::Instant::now() >= until);
+        if stale {
+            return None;
+        }
         self.catalog
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -479,7 +490,13 @@ impl McpManager {
     }
 
     /// The catalog of `id`: cached per `id` + `updatedAt`, else listed now,
-    /// following every `tools/list` page.
+    /// following every `tools/list` page. The cache holds until the server
+    /// says its list changed (`notifications/tools/list_changed`) or
+    /// [`invalidate`](Self::invalidate); when the listing carried a
+    /// `ttlMs` above 0 (2026-07-28 cache hints; the shortest of its
+    /// pages), also only that long. A `ttlMs` of 0, which rmcp servers send
+    /// when they state none, keeps the first rule alone, so a call never
+    /// waits for a listing the list-change notice would have announced.
     pub async fn catalog(&self, id: &str) -> Result<Arc<McpCatalog>, Error> {
         let slot = self.enabled_slot(id)?;
         if let Some(catalog) = slot.cached_catalog() {
@@ -490,14 +507,14 @@ impl McpManager {
             return Ok(catalog);
         }
         let changes_before = slot.list_changes.load(Ordering::SeqCst);
-        let (tools, pages, server_name, instructions) = self
+        let ((tools, pages, ttl), server_name, instructions) = self
             .with_session(
                 &slot,
                 "tools/list",
                 Resend::Idempotent,
                 |session| async move {
-                    let (tools, pages) = list_every_page(&session).await?;
-                    Ok((tools, pages, session.server_name(), session.instructions()))
+                    let listed = list_every_page(&session).await?;
+                    Ok((listed, session.server_name(), session.instructions()))
                 },
             )
             .await?;
@@ -511,6 +528,14 @@ impl McpManager {
         });
         // A list_changed that arrived while listing makes this list suspect: don't cache it.
         if slot.list_changes.load(Ordering::SeqCst) == changes_before {
+            // A `ttlMs` above 0 (2026-07-28) bounds the cache; 0 or none
+            // keeps it until the server says its list changed.
+            *slot
+                .fresh_until
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner) = ttl
+                .filter(|ms| *ms > 0)
+                .map(|ms| std::time::Instant::now() + Duration::from_millis(ms));
             slot.set_catalog(Some(Arc::clone(&catalog)));
         }
         Ok(catalog)
@@ -771,8 +796,13 @@ fn too_large_limit(error: &ServiceError) -> Option<usize> {
     usize::try_from(data.get("limit")?.as_u64()?).ok()
 }
 
-async fn list_every_page(session: &Session) -> Result<(Vec<McpCatalogTool>, usize), ServiceError> {
+/// Every page of `tools/list`: the tools, the number of pages and the
+/// shortest `ttlMs` the pages gave.
+async fn list_every_page(
+    session: &Session,
+) -> Result<(Vec<McpCatalogTool>, usize, Option<u64>), ServiceError> {
     let mut tools = Vec::new();
+    let mut ttl: Option<u64> = None;
     let mut cursor: Option<String> = None;
     let mut seen = std::collections::HashSet::new();
     for page in 1..=MAX_LIST_PAGES {
@@ -782,6 +812,9 @@ async fn list_every_page(session: &Session) -> Result<(Vec<McpCatalogTool>, usiz
             params
         });
         let result = session.peer().list_tools(params).await?;
+        if let Some(ms) = result.ttl_ms {
+            ttl = Some(ttl.map_or(ms, |t| t.min(ms)));
+        }
         // The transport read each tool's `execution` from the raw answer
         // before rmcp decoded it (rmcp's `Tool` has no such field).
         let listed = &session.hooks().listed;
@@ -802,7 +835,7 @@ async fn list_every_page(session: &Session) -> Result<(Vec<McpCatalogTool>, usiz
                 }
                 cursor = Some(next);
             }
-            _ => return Ok((tools, page)),
+            _ => return Ok((tools, page, ttl)),
         }
     }
     Err(ServiceError::McpError(rmcp::ErrorData::internal_error(

@@ -111,9 +111,13 @@ impl ServerHandler for RegistryServer {
     async fn list_tools(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        self.page(request.as_ref().and_then(|r| r.cursor.as_deref()))
+        let mut page = self.page(request.as_ref().and_then(|r| r.cursor.as_deref()))?;
+        if serve_tasks::stateless(&context) {
+            self.list_cache_hints(&mut page);
+        }
+        Ok(page)
     }
 
     #[allow(deprecated)] // `logging/setLevel`: see the import.

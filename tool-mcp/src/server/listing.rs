@@ -7,11 +7,11 @@
 use std::sync::Arc;
 
 use rmcp::ErrorData;
-use rmcp::model::{ListToolsResult, MetaObject, ToolAnnotations};
+use rmcp::model::{CacheScope, ListToolsResult, MetaObject, ToolAnnotations};
 use serde_json::{Map, Value, json};
 use tool_core::{ApiDefinition, HumanIntervention, InterventionPolicy, OfferedTools, ToolManifest};
 
-use super::serve::RegistryServer;
+use super::serve::{FIXED_LIST_TTL, RegistryServer, Source};
 use super::wire::EXECUTION_META_KEY;
 impl RegistryServer {
     /// One `tools/list` page: the tools from the cursor's offset on.
@@ -30,6 +30,17 @@ impl RegistryServer {
             result.next_cursor = Some(format!("{generation}:{end}"));
         }
         Ok(result)
+    }
+
+    /// The cache hints of a `tools/list` answer on 2026-07-28 (SEP-2549;
+    /// see [`RegistryServer::with_list_ttl`]): `ttlMs` and `cacheScope`.
+    pub(super) fn list_cache_hints(&self, result: &mut ListToolsResult) {
+        let ttl = self.inner.list_ttl.unwrap_or(match self.inner.registry {
+            Source::Fixed(_) => FIXED_LIST_TTL,
+            Source::Live(_) => std::time::Duration::ZERO,
+        });
+        result.ttl_ms = Some(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX));
+        result.cache_scope = Some(CacheScope::Private);
     }
 }
 

@@ -71,6 +71,10 @@ const LOOPBACK_ORIGINS: [&str; 6] = [
     "https://[::1]:*",
 ];
 
+/// The `ttlMs` of a fixed registry's `tools/list` (one hour) unless
+/// [`RegistryServer::with_list_ttl`] says otherwise.
+pub const FIXED_LIST_TTL: std::time::Duration = std::time::Duration::from_secs(3600);
+
 /// Tools per `tools/list` page unless [`RegistryServer::with_page_size`] says otherwise.
 pub const DEFAULT_PAGE_SIZE: usize = 100;
 
@@ -109,6 +113,8 @@ pub(super) struct Inner {
     pub(super) fallback: Option<Arc<dyn Asker>>,
     pub(super) name: String,
     pub(super) page_size: usize,
+    /// `ttlMs` of `tools/list` on 2026-07-28 (`None`: from the source).
+    pub(super) list_ttl: Option<std::time::Duration>,
     pub(super) bare_names: bool,
     pub(super) resources: Option<Arc<dyn ResourceSource>>,
     pub(super) prompts: Option<Arc<dyn PromptSource>>,
@@ -174,6 +180,7 @@ impl RegistryServer {
                 fallback: None,
                 name: "tool-layer".into(),
                 page_size: DEFAULT_PAGE_SIZE,
+                list_ttl: None,
                 bare_names: false,
                 resources: None,
                 prompts: None,
@@ -197,6 +204,7 @@ impl RegistryServer {
             fallback: shared.fallback.clone(),
             name: shared.name.clone(),
             page_size: shared.page_size,
+            list_ttl: shared.list_ttl,
             bare_names: shared.bare_names,
             resources: shared.resources.clone(),
             prompts: shared.prompts.clone(),
@@ -305,6 +313,18 @@ impl RegistryServer {
     /// rebuilt with the same tools keeps its cursors).
     pub fn with_page_size(self, size: usize) -> Self {
         self.edit(|i| i.page_size = size.max(1))
+    }
+
+    /// How long a 2026-07-28 client may use a `tools/list` answer without
+    /// listing again (its `ttlMs`, SEP-2549). By default from the source: a
+    /// fixed registry ([`new`](Self::new)) never changes while served, so
+    /// [`FIXED_LIST_TTL`]; a live one ([`live`](Self::live)) may change at
+    /// any moment, so 0 (its changes are also announced by
+    /// `notifications/tools/list_changed` and on `subscriptions/listen`).
+    /// `cacheScope` is `private` either way: what a registry offers may
+    /// depend on the host's context.
+    pub fn with_list_ttl(self, ttl: std::time::Duration) -> Self {
+        self.edit(|i| i.list_ttl = Some(ttl))
     }
 
     /// Lists each tool under its bare API name (`evaluate` rather than

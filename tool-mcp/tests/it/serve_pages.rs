@@ -161,3 +161,87 @@ async fn cursors_survive_a_rebuild_that_changes_nothing_and_not_a_real_change() 
     client.cancel().await.unwrap();
     stop.cancel();
 }
+
+/// A served list's `ttlMs` (2026-07-28) bounds how long tool-mcp's catalog
+/// keeps it: the same catalog before it runs out, a new listing after.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_catalog_is_listed_again_once_the_servers_ttl_runs_out_and_not_before() {
+    let stop = CancellationToken::new();
+    let server = RegistryServer::new(
+        Arc::new(big_registry()),
+        Arc::new(RunEverything),
+        ToolContext::new(),
+    )
+    .with_list_ttl(std::time::Duration::from_millis(1_500));
+    let (addr, _task) = server
+        .serve_http("127.0.0.1:0".parse().unwrap(), stop.clone())
+        .await
+        .unwrap();
+    let manager = McpManager::default();
+    manager
+        .upsert(McpServerConfig::new(
+            "big",
+            McpTransport::http(format!("http://{addr}/mcp")),
+        ))
+        .unwrap();
+    let first = manager.catalog("big").await.unwrap();
+    assert_eq!(first.tools.len(), 250);
+    let again = manager.catalog("big").await.unwrap();
+    assert!(
+        Arc::ptr_eq(&first, &again),
+        "listed again before the ttl ran out"
+    );
+    tokio::time::sleep(std::time::Duration::from_millis(1_700)).await;
+    let later = manager.catalog("big").await.unwrap();
+    assert!(
+        !Arc::ptr_eq(&first, &later),
+        "not listed again after the ttl"
+    );
+    assert_eq!(later.tools.len(), 250);
+    let status = manager.status("big").await.unwrap();
+    assert_eq!(status.sessions_started, 1, "one session for both listings");
+    manager.shutdown().await;
+    stop.cancel();
+}
+
+/// Without a ttl of its own, a fixed registry's `tools/list` says an
+/// hour, `private`, to a 2026-07-28 client (one raw stateless request).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fixed_registry_lists_with_an_hours_ttl_and_private_scope() {
+    let stop = CancellationToken::new();
+    let url = serve(None, stop.clone()).await;
+    let body = serde_json::json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/list",
+        "params": {"_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
+            "io.modelcontextprotocol/clientCapabilities": {}
+        }}
+    });
+    let response = reqwest::Client::new()
+        .post(&url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/list")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    let text = response.text().await.unwrap();
+    let message: Value = text
+        .lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .chain(std::iter::once(text.as_str()))
+        .find_map(|data| serde_json::from_str(data.trim()).ok())
+        .unwrap_or_else(|| panic!("no JSON-RPC answer in {text}"));
+    let result = &message["result"];
+    assert_eq!(result["ttlMs"], 3_600_000, "{message}");
+    assert_eq!(result["cacheScope"], "private", "{message}");
+    assert_eq!(
+        tool_mcp::FIXED_LIST_TTL.as_millis(),
+        3_600_000,
+        "the documented default"
+    );
+    stop.cancel();
+}
