@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 use crate::sandbox::classes::Classes;
 use crate::sandbox::entries;
+use crate::sandbox::git_token;
 use crate::sandbox::home;
 use crate::sandbox::policy::{SandboxOptions, SandboxPolicy};
 
@@ -220,6 +221,14 @@ pub(crate) fn plan(
     for root in &writable_roots {
         decompose(root, &excluded_from_write, &mut write, None, &mut budget)?;
     }
+    // CI tokens in the git configuration outside the git directories
+    // found: the user's, the system's, and what any of them includes.
+    let mut extraheader = found.extraheader;
+    if namespaces {
+        for config in git_token::with_extraheader(&found.git_dirs, home) {
+            push_unique(&mut extraheader, config);
+        }
+    }
     let devices = DEVICES
         .iter()
         .map(PathBuf::from)
@@ -235,7 +244,7 @@ pub(crate) fn plan(
         empty_files: Vec::new(),
         pinned: found.pinned,
         git_dirs: found.git_dirs,
-        extraheader: found.extraheader,
+        extraheader,
         examined: found.dirs,
         secrets_in_roots,
         scan_truncated,

@@ -373,6 +373,59 @@ async fn the_ci_token_in_a_git_extraheader_is_withheld() {
     assert!(config.contains("ZmFrZS10ZXN0LXRva2Vu"));
 }
 
+/// A CI token in a file a repository's config includes (`include.path`
+/// relative to the git directory, `includeIf` with an absolute path, one
+/// included from the other), outside the workspace: the command reads
+/// those files and asks git without seeing it; the host's files keep it.
+#[tokio::test]
+async fn a_ci_token_in_an_included_git_config_is_withheld() {
+    if !git_available() {
+        return;
+    }
+    let base = tempfile::tempdir_in(base_outside_temp()).unwrap();
+    let root = std::fs::canonicalize(base.path()).unwrap();
+    let ws = real_repo(&root);
+    let shared = root.join("shared");
+    std::fs::create_dir_all(&shared).unwrap();
+    // Fake tokens made for this test.
+    let header = |token: &str| format!("[http]\n\textraheader = AUTHORIZATION: basic {token}\n");
+    let deep = shared.join("deep.cfg");
+    std::fs::write(&deep, header("fake-deep-token")).unwrap();
+    std::fs::write(
+        shared.join("ci.cfg"),
+        format!(
+            "{}[includeIf \"onbranch:*\"]\n\tpath = {}\n",
+            header("fake-included-token"),
+            deep.display()
+        ),
+    )
+    .unwrap();
+    let rel = Path::new("..").join("..").join("shared/ci.cfg");
+    host_git(&ws, &["config", "include.path", rel.to_str().unwrap()]);
+    let c = computer(true);
+    if !namespace_runs(&c, &ws).await {
+        return;
+    }
+    let command = format!(
+        "cat {} {}; git config --show-origin --get-regexp 'http\\..*'; echo end",
+        shared.join("ci.cfg").display(),
+        deep.display()
+    );
+    let out = sh(&c, &ws, &command).await;
+    assert_eq!(code(&out), 0, "{}", out.content);
+    let stdout = ok(&out)["stdout"].as_str().unwrap();
+    assert!(!stdout.contains("fake-"), "{stdout}");
+    assert!(
+        stdout.contains("[includeIf") && stdout.ends_with("end\n"),
+        "{stdout}"
+    );
+    let kept = std::fs::read_to_string(&deep).unwrap();
+    assert!(
+        kept.contains("fake-deep-token"),
+        "the host's file is untouched"
+    );
+}
+
 /// Whether each command fails confined in `dir` (`(what, command)`).
 async fn all_refused(c: &LocalComputer, dir: &Path, attempts: &[(&str, String)]) {
     for (what, command) in attempts {
