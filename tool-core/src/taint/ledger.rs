@@ -2,20 +2,14 @@
 //! which call, and which values each output delivered.
 
 use std::collections::BTreeSet;
-use std::hash::BuildHasher;
+use std::sync::OnceLock;
 
-use hashbrown::hash_table::Entry;
-use hashbrown::{DefaultHashBuilder, HashTable};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::values::{ValueKind, scan_json, scan_text};
+use super::ledger_index::{CallList, Index, Pending, PendingOutput, ValueEntry};
+use super::values::ValueKind;
 use crate::capability::Capabilities;
-
-/// The most values one `record_text` or `record_json` adds to the
-/// ledger; the rest of a huge output adds nothing more (its record says
-/// `truncated`).
-pub const MAX_VALUES_PER_CALL: usize = 4096;
 
 /// One completed call, as the ledger remembers it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -52,76 +46,6 @@ impl CallRecord {
     }
 }
 
-/// The calls one value came from: the first held inline (most values come
-/// from one call), the rest in a list allocated only when there are some.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-struct CallList {
-    first: Option<u32>,
-    rest: Vec<u32>,
-}
-
-impl CallList {
-    fn last(&self) -> Option<u32> {
-        self.rest.last().copied().or(self.first)
-    }
-
-    fn push(&mut self, index: u32) {
-        if self.first.is_none() {
-            self.first = Some(index);
-        } else {
-            self.rest.push(index);
-        }
-    }
-
-    fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        self.first.into_iter().chain(self.rest.iter().copied())
-    }
-
-    fn len(&self) -> usize {
-        usize::from(self.first.is_some()) + self.rest.len()
-    }
-}
-
-/// One normalised value and everywhere it came from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ValueEntry {
-    /// Its kind.
-    pub kind: ValueKind,
-    /// Whether the user wrote it.
-    pub user: bool,
-    calls: CallList,
-}
-
-impl ValueEntry {
-    fn new(kind: ValueKind) -> Self {
-        Self {
-            kind,
-            user: false,
-            calls: CallList::default(),
-        }
-    }
-
-    /// The calls whose outputs delivered it (indexes into
-    /// [`Ledger::calls`]), oldest first.
-    pub fn calls(&self) -> impl Iterator<Item = u32> + '_ {
-        self.calls.iter()
-    }
-
-    /// How many calls delivered it.
-    pub fn call_count(&self) -> usize {
-        self.calls.len()
-    }
-}
-
-/// A value as stored: its entry and where its text is in the ledger's
-/// buffer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Slot {
-    start: u32,
-    len: u32,
-    entry: ValueEntry,
-}
-
 /// What has entered one conversation's context, kept by the pipeline as
 /// calls complete (never by the model), serialisable so the host stores it
 /// beside the conversation (and its [durable](crate::durable) pending turn).
@@ -132,9 +56,27 @@ struct Slot {
 /// the order they first came.
 ///
 /// The values' texts are kept one after the other in one buffer, found by
-/// a hash table of their places in it: recording an output allocates
-/// nothing per value (what keeps the pipeline's cost per call at a couple
-/// of microseconds; see the taint bench).
+/// a hash table of their places in it: reading an output allocates
+/// nothing per value.
+///
+/// # Values read when the ledger is read
+///
+/// Recording an output ([`record_text`](Self::record_text),
+/// [`record_json`](Self::record_json),
+/// [`record_call_output`](Self::record_call_output)) keeps a copy of it as
+/// recorded (what keeps the pipeline's cost per call at a couple of
+/// microseconds; see the taint bench); its values are read into the index
+/// the first time something reads the values ([`origins`](Self::origins),
+/// [`values`](Self::values), [`value_count`](Self::value_count),
+/// [`calls`](Self::calls) for their `truncated` marks, a judgement,
+/// serialisation, equality), oldest output first, with the same results
+/// as reading each when it was recorded. Between readings the ledger
+/// holds the outputs recorded since the last one, at most about 256 KiB
+/// of their contents, messages, states and calls' arguments (past it they
+/// are read at once). [`index_pending`](Self::index_pending) reads
+/// them through `&mut`; a read through `&self` reads them into a copy of
+/// the index kept until the next change. A deserialised ledger has
+/// nothing pending.
 ///
 /// ```
 /// use tool_core::taint::{Capabilities, Ledger, ValueKind};
@@ -152,15 +94,13 @@ struct Slot {
 #[derive(Clone, Default)]
 pub struct Ledger {
     calls: Vec<CallRecord>,
-    /// Every value's text, one after the other.
-    text: String,
-    /// The values in the order they first came.
-    slots: Vec<Slot>,
-    /// Index into `slots`, by the hash of the value's text.
-    table: HashTable<u32>,
-    hasher: DefaultHashBuilder,
-    /// A buffer each value is normalised into before it is looked up.
-    scratch: String,
+    /// The values of every output read so far.
+    index: Index,
+    /// The outputs recorded since, not yet read.
+    pending: Pending,
+    /// `index` with `pending` read, made by a read through `&self`; taken
+    /// back (and `pending` cleared) by the next change.
+    read: OnceLock<Box<ReadView>>,
     /// The words of the user's messages (what the user asked for).
     user_words: BTreeSet<String>,
     /// The people the user's messages name.
@@ -171,6 +111,14 @@ pub struct Ledger {
     delegated_words: BTreeSet<String>,
 }
 
+/// A ledger's index with its pending outputs read, and its calls when a
+/// pending output marked one truncated.
+#[derive(Clone)]
+struct ReadView {
+    index: Index,
+    calls: Option<Vec<CallRecord>>,
+}
+
 impl Ledger {
     /// An empty ledger.
     pub fn new() -> Self {
@@ -179,40 +127,106 @@ impl Ledger {
 
     /// Every completed call, oldest first.
     pub fn calls(&self) -> &[CallRecord] {
-        &self.calls
+        match self.read_view() {
+            Some(ReadView {
+                calls: Some(calls), ..
+            }) => calls,
+            _ => &self.calls,
+        }
     }
 
     /// The call number `index`.
     pub fn call(&self, index: u32) -> Option<&CallRecord> {
-        self.calls.get(index as usize)
+        self.calls().get(index as usize)
     }
 
     /// How many distinct values are held.
     pub fn value_count(&self) -> usize {
-        self.slots.len()
+        self.view().len()
     }
 
     /// Every value held and its entry, in the order they first came.
     pub fn values(&self) -> impl Iterator<Item = (&str, &ValueEntry)> + '_ {
-        self.slots
-            .iter()
-            .map(|slot| (slot_text(&self.text, slot), &slot.entry))
+        self.view().values()
     }
 
     /// Where the normalised value `value` came from, if anywhere.
     pub fn origins(&self, value: &str) -> Option<&ValueEntry> {
-        let hash = self.hasher.hash_one(value);
-        let (text, slots) = (&self.text, &self.slots);
-        self.table
-            .find(hash, |&i| {
-                slots
-                    .get(i as usize)
-                    .is_some_and(|s| slot_bytes(text, s) == value.as_bytes())
-            })
-            .and_then(|&i| slots.get(i as usize))
-            .map(|s| &s.entry)
+        self.view().origins(value)
     }
 
+    /// Whether the user wrote the normalised value `value`. Reads no
+    /// pending output (they never mark a value as the user's): what the
+    /// gate asks of every call of an untrusted source.
+    pub(crate) fn user_named(&self, value: &str) -> bool {
+        self.index.origins(value).is_some_and(|e| e.user)
+    }
+
+    /// Reads the values of every output recorded and not yet read (see
+    /// [the type's notes](Self#values-read-when-the-ledger-is-read)).
+    /// Nothing else needs it: every read does it when needed. Through
+    /// `&mut`, it saves the copy a read through `&self` makes.
+    pub fn index_pending(&mut self) {
+        self.take_read_view();
+        if self.pending.is_empty() {
+            return;
+        }
+        let pending = std::mem::take(&mut self.pending);
+        let calls = &mut self.calls;
+        pending.read_into(&mut self.index, &mut |i| {
+            if let Some(call) = calls.get_mut(i as usize) {
+                call.truncated = true;
+            }
+        });
+    }
+
+    /// Whether outputs are recorded whose values are not yet read.
+    pub fn has_pending(&self) -> bool {
+        !self.pending.is_empty() && self.read.get().is_none()
+    }
+
+    /// The index, with the pending outputs read.
+    fn view(&self) -> &Index {
+        self.read_view().map_or(&self.index, |r| &r.index)
+    }
+
+    /// The pending outputs read into a copy of the index (made once, until
+    /// the next change); `None` when nothing is pending.
+    fn read_view(&self) -> Option<&ReadView> {
+        if self.pending.is_empty() {
+            return None;
+        }
+        let view = self.read.get_or_init(|| {
+            let mut index = self.index.clone();
+            let mut truncated = Vec::new();
+            self.pending
+                .read_into(&mut index, &mut |i| truncated.push(i));
+            let calls = (!truncated.is_empty()).then(|| {
+                let mut calls = self.calls.clone();
+                for i in truncated {
+                    if let Some(call) = calls.get_mut(i as usize) {
+                        call.truncated = true;
+                    }
+                }
+                calls
+            });
+            Box::new(ReadView { index, calls })
+        });
+        Some(view)
+    }
+
+    /// Before a change: a read view made through `&self` becomes the
+    /// ledger's own (its pending outputs are read).
+    fn take_read_view(&mut self) {
+        if let Some(view) = self.read.take() {
+            let ReadView { index, calls } = *view;
+            self.index = index;
+            if let Some(calls) = calls {
+                self.calls = calls;
+            }
+            self.pending.clear();
+        }
+    }
     /// The words of the user's messages, lower case (see
     /// [`asked_for`](super::asked_for)).
     pub fn user_words(&self) -> &BTreeSet<String> {
@@ -264,13 +278,10 @@ impl Ledger {
         super::intent::words_of(text, &mut self.user_words);
         super::intent::names_of(text, &mut self.user_names);
         self.delegating |= super::intent::delegates(text);
-        let mut buf = std::mem::take(&mut self.scratch);
-        scan_text(text, &mut buf, &mut |kind, value| {
-            if let Some(entry) = self.entry(kind, value) {
-                entry.user = true;
-            }
-        });
-        self.scratch = buf;
+        // The values keep the order they first came in: the outputs
+        // before this message first.
+        self.index_pending();
+        self.index.user_said(text);
     }
 
     /// Records a completed call; returns its index for
@@ -284,6 +295,7 @@ impl Ledger {
         capabilities: Capabilities,
         success: bool,
     ) -> u32 {
+        self.take_read_view();
         self.calls.push(CallRecord {
             call_id: call_id.to_owned(),
             tool: tool.to_owned(),
@@ -299,35 +311,37 @@ impl Ledger {
     /// Records that the secrets of `rules` were found in call `index`'s
     /// output (which makes its output private data).
     pub fn record_secrets(&mut self, index: u32, rules: impl IntoIterator<Item = String>) {
+        self.take_read_view();
         if let Some(call) = self.calls.get_mut(index as usize) {
             call.secrets.extend(rules);
         }
     }
 
-    /// Records the values of `text` as delivered by call `index`.
+    /// Records the values of `text` as delivered by call `index` (read
+    /// when the ledger is next read).
     pub fn record_text(&mut self, index: u32, text: &str) {
-        let mut budget = MAX_VALUES_PER_CALL;
-        let output = Output {
-            content: text,
-            ..Output::default()
-        };
-        self.record_output(index, output, &mut budget);
+        self.record_pending(PendingOutput {
+            index,
+            content: text.to_owned(),
+            ..PendingOutput::default()
+        });
     }
 
-    /// Records the values of `value` (a state) as delivered by call `index`.
+    /// Records the values of `value` (a state) as delivered by call
+    /// `index` (read when the ledger is next read).
     pub fn record_json(&mut self, index: u32, value: &Value) {
-        let mut budget = MAX_VALUES_PER_CALL;
-        let output = Output {
-            state: Some(value),
-            ..Output::default()
-        };
-        self.record_output(index, output, &mut budget);
+        self.record_pending(PendingOutput {
+            index,
+            state: Some(value.clone()),
+            ..PendingOutput::default()
+        });
     }
 
     /// Records the values of call `index`'s output (`text`, and its
     /// `state` when there is one) except those its own `arguments` carry:
     /// what a call sends is not data it read, even when its output echoes
     /// it (a command's own text in its result, a query in its answer).
+    /// They are read when the ledger is next read.
     ///
     /// ```
     /// use serde_json::json;
@@ -348,82 +362,22 @@ impl Ledger {
         state: Option<&Value>,
         arguments: &Value,
     ) {
-        let mut budget = MAX_VALUES_PER_CALL;
-        let output = Output {
-            content: text,
-            state,
+        self.record_pending(PendingOutput {
+            index,
+            content: text.to_owned(),
+            state: state.cloned(),
             message: None,
-            arguments: Some(arguments),
-        };
-        self.record_output(index, output, &mut budget);
+            arguments: Some(arguments.clone()),
+        });
     }
 
-    /// Records the values of `output` as delivered by call `index` (its
-    /// arguments' values left out), up to `budget` of them (counted
-    /// down); past it the call is marked truncated.
-    pub(crate) fn record_output(&mut self, index: u32, output: Output<'_>, budget: &mut usize) {
-        let Output {
-            content,
-            state,
-            message,
-            arguments,
-        } = output;
-        let mut buf = std::mem::take(&mut self.scratch);
-        // Room for most values at once (a new ledger's buffer would
-        // otherwise grow a few times during its first output).
-        buf.reserve(128);
-        // The values the call sent: a handful (arguments are short), each
-        // owned once, only for a call that fed the ledger.
-        let mut sent: hashbrown::HashSet<String, DefaultHashBuilder> =
-            hashbrown::HashSet::with_hasher(self.hasher.clone());
-        if let Some(arguments) = arguments {
-            scan_json(arguments, &mut buf, &mut |_, value| {
-                if !sent.contains(value) {
-                    sent.insert(value.to_owned());
-                }
-            });
+    /// Keeps `output` until the ledger is next read (read at once when
+    /// the pending outputs pass their bound).
+    pub(crate) fn record_pending(&mut self, output: PendingOutput) {
+        self.take_read_view();
+        if self.pending.push(output) {
+            self.index_pending();
         }
-        let mut truncated = false;
-        // Grown once for the output, not doubled (and rehashed) a few
-        // times: about one value per 16 bytes (a mailbox listing).
-        let expected = ((content.len() + message.map_or(0, str::len)) / 16).min(*budget);
-        self.slots.reserve(expected);
-        self.text.reserve(expected * 16);
-        {
-            let (slots, text) = (&self.slots, &self.text);
-            let hasher = &self.hasher;
-            self.table.reserve(expected, |&i| {
-                slots
-                    .get(i as usize)
-                    .map_or(0, |s| hasher.hash_one(slot_text(text, s)))
-            });
-        }
-        {
-            let mut add = |kind: ValueKind, value: &str| {
-                if !sent.is_empty() && sent.contains(value) {
-                    return;
-                }
-                if *budget == 0 {
-                    truncated = true;
-                    return;
-                }
-                *budget -= 1;
-                if let Some(entry) = self.entry(kind, value)
-                    && entry.calls.last() != Some(index)
-                {
-                    entry.calls.push(index);
-                }
-            };
-            scan_text(content, &mut buf, &mut add);
-            if let Some(state) = state {
-                scan_json(state, &mut buf, &mut add);
-            }
-            if let Some(message) = message {
-                scan_text(message, &mut buf, &mut add);
-            }
-        }
-        self.scratch = buf;
-        self.mark_truncated(index, truncated);
     }
 
     /// Records values already extracted (see [`values_in`](super::values_in)).
@@ -432,106 +386,38 @@ impl Ledger {
         index: u32,
         values: impl IntoIterator<Item = (ValueKind, String)>,
     ) {
+        self.index_pending();
         for (kind, value) in values {
-            if let Some(entry) = self.entry(kind, &value)
-                && entry.calls.last() != Some(index)
-            {
-                entry.calls.push(index);
-            }
+            self.index.delivered(index, kind, &value);
         }
     }
 
-    pub(crate) fn mark_truncated(&mut self, index: u32, truncated: bool) {
-        if truncated && let Some(call) = self.calls.get_mut(index as usize) {
+    /// The path before values were read lazily, kept as the reference
+    /// the lazy path is tested against: reads `output`'s values now.
+    #[cfg(test)]
+    pub(crate) fn record_output_now(
+        &mut self,
+        index: u32,
+        output: super::ledger_index::Output<'_>,
+    ) {
+        self.index_pending();
+        let mut budget = super::ledger_index::MAX_VALUES_PER_CALL;
+        if self.index.read_output(index, output, &mut budget)
+            && let Some(call) = self.calls.get_mut(index as usize)
+        {
             call.truncated = true;
         }
     }
-
-    /// The entry of `value`, made (of `kind`) when new; `None` once the
-    /// values pass 4 GiB (the ledger stops growing).
-    fn entry(&mut self, kind: ValueKind, value: &str) -> Option<&mut ValueEntry> {
-        let hash = self.hasher.hash_one(value);
-        let Self {
-            text,
-            slots,
-            table,
-            hasher,
-            ..
-        } = self;
-        let at = match table.entry(
-            hash,
-            |&i| {
-                slots
-                    .get(i as usize)
-                    .is_some_and(|s| slot_bytes(text, s) == value.as_bytes())
-            },
-            |&i| {
-                slots
-                    .get(i as usize)
-                    .map_or(0, |s| hasher.hash_one(slot_text(text, s)))
-            },
-        ) {
-            Entry::Occupied(found) => *found.get() as usize,
-            Entry::Vacant(vacant) => {
-                let at = slots.len();
-                let (Ok(start), Ok(len), Ok(index)) = (
-                    u32::try_from(text.len()),
-                    u32::try_from(value.len()),
-                    u32::try_from(at),
-                ) else {
-                    return None;
-                };
-                text.push_str(value);
-                slots.push(Slot {
-                    start,
-                    len,
-                    entry: ValueEntry::new(kind),
-                });
-                vacant.insert(index);
-                at
-            }
-        };
-        slots.get_mut(at).map(|slot| &mut slot.entry)
-    }
-}
-
-/// One output as [`Ledger::record_output`] reads it.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Output<'a> {
-    /// Its content.
-    pub(crate) content: &'a str,
-    /// Its state.
-    pub(crate) state: Option<&'a Value>,
-    /// Its error message.
-    pub(crate) message: Option<&'a str>,
-    /// The arguments of the call that made it: their values are not
-    /// recorded as delivered by it.
-    pub(crate) arguments: Option<&'a Value>,
-}
-
-/// A slot's text as bytes (a comparison needs no character boundary
-/// check: the slot was cut from whole values).
-fn slot_bytes<'a>(text: &'a str, slot: &Slot) -> &'a [u8] {
-    let start = slot.start as usize;
-    text.as_bytes()
-        .get(start..start + slot.len as usize)
-        .unwrap_or_default()
-}
-
-fn slot_text<'a>(text: &'a str, slot: &Slot) -> &'a str {
-    let start = slot.start as usize;
-    text.get(start..start + slot.len as usize)
-        .unwrap_or_default()
 }
 
 impl PartialEq for Ledger {
     fn eq(&self, other: &Self) -> bool {
-        self.calls == other.calls
+        self.calls() == other.calls()
             && self.user_words == other.user_words
             && self.user_names == other.user_names
             && self.delegating == other.delegating
             && self.delegated_words == other.delegated_words
-            && self.slots.len() == other.slots.len()
+            && self.value_count() == other.value_count()
             && self
                 .values()
                 .all(|(value, entry)| other.origins(value) == Some(entry))
@@ -543,7 +429,7 @@ impl Eq for Ledger {}
 impl std::fmt::Debug for Ledger {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Ledger")
-            .field("calls", &self.calls)
+            .field("calls", &self.calls())
             .field("values", &ValuesView(self))
             .field("user_words", &self.user_words)
             .field("user_names", &self.user_names)
@@ -576,7 +462,7 @@ struct EntryRepr {
 impl Serialize for ValuesView<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
-        let mut map = serializer.serialize_map(Some(self.0.slots.len()))?;
+        let mut map = serializer.serialize_map(Some(self.0.value_count()))?;
         for (value, entry) in self.0.values() {
             let repr = EntryRepr {
                 kind: entry.kind,
@@ -593,7 +479,7 @@ impl Serialize for Ledger {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let mut s = serializer.serialize_struct("Ledger", 6)?;
-        s.serialize_field("calls", &self.calls)?;
+        s.serialize_field("calls", self.calls())?;
         s.serialize_field("values", &ValuesView(self))?;
         if self.user_words.is_empty() {
             s.skip_field("userWords")?;
@@ -654,7 +540,7 @@ impl<'de> Deserialize<'de> for Ledger {
                     "value {value:?} names call {bad}, but the ledger holds {count} calls"
                 )));
             }
-            let Some(slot) = ledger.entry(entry.kind, &value) else {
+            let Some(slot) = ledger.index.entry(entry.kind, &value) else {
                 return Err(serde::de::Error::custom("the ledger's values pass 4 GiB"));
             };
             slot.user = entry.user;

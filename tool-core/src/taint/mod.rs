@@ -100,6 +100,9 @@ mod destination;
 mod gate;
 mod intent;
 mod ledger;
+mod ledger_index;
+#[cfg(test)]
+mod ledger_tests;
 mod pin;
 mod pointed;
 mod quota;
@@ -120,7 +123,8 @@ pub use intent::{
     ObjectWords, SEVERAL_WORDS, asked_for, asks_for_several, delegates, named_by_words, names_of,
     owner_named, words_of,
 };
-pub use ledger::{CallRecord, Ledger, MAX_VALUES_PER_CALL, ValueEntry};
+pub use ledger::{CallRecord, Ledger};
+pub use ledger_index::{MAX_VALUES_PER_CALL, ValueEntry};
 pub use pin::{
     ADDRESSING_PHRASES, Addressing, Change, ChangedTool, PIN_RULE, Pin, PinPolicy, PinReport,
     PinStore, Renamed, diff,

@@ -47,7 +47,7 @@ pub(crate) fn names_user_source(ledger: &Ledger, arguments: &Value) -> bool {
                 .and_then(Value::as_str)
                 .is_some_and(|raw| named_by_words(raw, ledger.user_words()))
         } else {
-            ledger.origins(&value).is_some_and(|e| e.user)
+            ledger.user_named(&value)
         };
     });
     found

@@ -7,7 +7,8 @@ use serde::{Deserialize, Serialize};
 
 use super::boundary::Boundary;
 use super::capability::CapabilityMap;
-use super::ledger::{Ledger, MAX_VALUES_PER_CALL, Output};
+use super::ledger::Ledger;
+use super::ledger_index::PendingOutput;
 use super::pin::{PinPolicy, PinReport, PinStore};
 use super::quota::{QuotaCounts, QuotaSettings};
 use super::redact::{Redactions, Redactor};
@@ -73,11 +74,13 @@ impl SessionState {
 /// 2. The call is counted by the quotas that apply to it.
 /// 3. The call is recorded in the ledger with its capabilities; a secret
 ///    found makes its output private data.
-/// 4. When it read private data or took in untrusted content, the values
-///    its (redacted) output delivered are recorded, up to
-///    [`MAX_VALUES_PER_CALL`], except the values its own arguments carry:
-///    what a call sends is not data it read, even when its output echoes
-///    it (a command's text in its result).
+/// 4. When it read private data or took in untrusted content, its
+///    (redacted) output is recorded: the values it delivered, up to
+///    [`MAX_VALUES_PER_CALL`](super::MAX_VALUES_PER_CALL), except the
+///    values its own arguments carry (what a call sends is not data it
+///    read, even when its output echoes it: a command's text in its
+///    result), read when the ledger is next read (an egress call judged,
+///    the state stored; see [`Ledger`]), not on the call's path.
 /// 5. With a [boundary](Self::with_boundary), an untrusted output's
 ///    content is wrapped and its state gets its provenance.
 #[derive(Debug)]
@@ -92,55 +95,14 @@ pub struct Session {
     state: Mutex<Inner>,
 }
 
-/// The state and the outputs whose values are not yet in the ledger.
+/// The state, and the calls whose outputs are the user's delegated words.
 #[derive(Debug, Default)]
 pub(crate) struct Inner {
     state: SessionState,
-    /// Outputs of calls that fed the ledger, values not yet extracted:
-    /// the scan runs when something reads the ledger (an egress call
-    /// judged, the state stored), not on every call's path.
-    pending: Vec<PendingOutput>,
-    /// Bytes held in `pending` (past [`MAX_PENDING_BYTES`] they are
-    /// scanned at once).
-    pending_bytes: usize,
     /// Ids of running calls directed at a source the user named, while
     /// the user's words hand the choice of actions to such a source: their
     /// outputs' words are recorded as delegated.
     delegated: std::collections::HashSet<String>,
-}
-
-/// What is kept of an output until its values are recorded.
-#[derive(Debug)]
-struct PendingOutput {
-    index: u32,
-    content: String,
-    state: Option<serde_json::Value>,
-    message: Option<String>,
-    /// The call's arguments: values it sent, not read.
-    arguments: serde_json::Value,
-}
-
-/// The most output bytes held unscanned; past it the values are recorded
-/// at once, so a session of many reads and no way out holds little.
-const MAX_PENDING_BYTES: usize = 256 * 1024;
-
-impl Inner {
-    /// Records the values of every pending output, oldest first.
-    fn flush(&mut self) {
-        for p in std::mem::take(&mut self.pending) {
-            let mut budget = MAX_VALUES_PER_CALL;
-            let output = Output {
-                content: &p.content,
-                state: p.state.as_ref(),
-                message: p.message.as_deref(),
-                arguments: Some(&p.arguments),
-            };
-            self.state
-                .ledger
-                .record_output(p.index, output, &mut budget);
-        }
-        self.pending_bytes = 0;
-    }
 }
 
 /// The locked state of a session.
@@ -149,7 +111,7 @@ pub(crate) struct StateGuard<'a>(MutexGuard<'a, Inner>);
 impl StateGuard<'_> {
     /// Records the pending outputs' values (before the ledger is read).
     pub(crate) fn flush(&mut self) {
-        self.0.flush();
+        self.0.state.ledger.index_pending();
     }
 
     /// Notes that call `id` is directed at a source the user named: when
@@ -414,24 +376,17 @@ impl Session {
                 state.ledger.record_delegated(&output.content);
             }
             if observed.capabilities.feeds_ledger() {
-                // The values of the output as the model will see it
-                // (redacted, before any boundary), scanned when the
-                // ledger is next read, straight into its buffer (no
-                // allocation per value).
-                let message = output.error.as_ref().map(|e| e.message.clone());
-                let inner = &mut *state.0;
-                inner.pending_bytes +=
-                    output.content.len() + message.as_ref().map_or(0, String::len);
-                inner.pending.push(PendingOutput {
+                // The output as the model will see it (redacted, before
+                // any boundary); the ledger reads its values when it is
+                // next read (an egress call judged, the state stored),
+                // not on the call's path.
+                state.ledger.record_pending(PendingOutput {
                     index,
                     content: output.content.clone(),
                     state: output.state.clone(),
-                    message,
-                    arguments: observed.arguments,
+                    message: output.error.as_ref().map(|e| e.message.clone()),
+                    arguments: Some(observed.arguments),
                 });
-                if inner.pending_bytes > MAX_PENDING_BYTES {
-                    inner.flush();
-                }
             }
         }
         if observed.capabilities.untrusted_source

@@ -7,7 +7,8 @@ use serde_json::{Value, json};
 
 use super::destination::path_is_destination;
 use super::intent::{asked_for, asks_for_several, named_by_words};
-use super::ledger::{Ledger, ValueEntry};
+use super::ledger::Ledger;
+use super::ledger_index::ValueEntry;
 use super::pointed::{Pointed, chosen_from_listing, from_named_private_source, pointed_at};
 use super::values::{ValueKind, values_in, values_in_json};
 use crate::capability::Capabilities;
