@@ -18,6 +18,7 @@ mod fixtures;
 
 use criterion::{Criterion, criterion_group};
 use serde_json::json;
+use tool_core::taint::TaintGate;
 use tool_core::{
     ApiDefinition, Invoker, ProviderFormat, ToolBuilder, ToolCall, ToolContext, ToolOutput,
     ToolRegistry, export::wire_name, pipeline::parse_arguments,
@@ -251,8 +252,15 @@ fn mailbox_1kb() -> String {
     text
 }
 
+/// How many distinct 1 KB outputs `mail/next` cycles through (the most
+/// a deferred-judgement bench records before its egress call).
+const DEFERRED_OUTPUTS: usize = 20;
+
 /// The taint benches' call: `mail/read`, a private read whose output is
-/// [`mailbox_1kb`], and what it runs in.
+/// [`mailbox_1kb`], and what it runs in. For the deferred judgement, a
+/// second registry: `mail/next`, a private read answering one of
+/// [`DEFERRED_OUTPUTS`] distinct 1 KB listings in turn, and `mail/send`,
+/// an egress call the [`TaintGate`](tool_core::taint::TaintGate) judges.
 struct TaintFixture {
     text: String,
     offered: tool_core::OfferedTools,
@@ -260,6 +268,9 @@ struct TaintFixture {
     runtime: tokio::runtime::Runtime,
     call: ToolCall,
     redactor: tool_core::taint::Redactor,
+    deferred: tool_core::OfferedTools,
+    next: ToolCall,
+    send: tool_core::pipeline::PreparedCall,
 }
 
 impl TaintFixture {
@@ -289,6 +300,17 @@ impl TaintFixture {
             .enable_all()
             .build()
             .expect("runtime");
+        let deferred = deferred_registry(&text).offer(&ctx);
+        let send = Invoker::default()
+            .prepare(
+                &deferred,
+                &ToolCall::new(
+                    "mail____send",
+                    r#"{"to":"someone@else.example","body":"Invoice 3042 for 1,250.00 EUR"}"#,
+                )
+                .with_id("send"),
+            )
+            .expect("a valid call");
         Self {
             text,
             offered,
@@ -296,7 +318,51 @@ impl TaintFixture {
             runtime,
             call: ToolCall::new("mail____read", "{}"),
             redactor: Redactor::builtin().expect("built-in rules load"),
+            deferred,
+            next: ToolCall::new("mail____next", "{}"),
+            send,
         }
+    }
+
+    /// A fresh session as [`session`](Self::session) makes it, with its
+    /// taint gate.
+    fn gated(
+        &self,
+    ) -> (
+        Invoker,
+        std::sync::Arc<tool_core::taint::Session>,
+        TaintGate,
+    ) {
+        let (invoker, session) = self.session();
+        let gate = TaintGate::new(
+            std::sync::Arc::new(tool_core::taint::RunAll),
+            std::sync::Arc::clone(&session),
+        );
+        (invoker, session, gate)
+    }
+
+    /// `outputs` calls of `mail/next` (each output recorded, its values
+    /// pending).
+    fn read_outputs(&self, invoker: &Invoker, outputs: usize) {
+        for _ in 0..outputs {
+            let output = self.runtime.block_on(invoker.invoke(
+                &self.deferred,
+                black_box(&self.next),
+                &self.ctx,
+            ));
+            black_box(output);
+        }
+    }
+
+    /// The gate's judgement of `mail/send` (egress): what reads the
+    /// pending outputs' values.
+    fn judge(&self, gate: &TaintGate) -> tool_core::GateDecision {
+        use tool_core::Gate;
+        let calls = std::slice::from_ref(&self.send);
+        let mut decisions =
+            self.runtime
+                .block_on(gate.decide(black_box(calls), &self.deferred, &self.ctx));
+        decisions.pop().expect("one decision")
     }
 
     /// An invoker keeping a fresh session that redacts with the built-in
@@ -317,43 +383,111 @@ impl TaintFixture {
     }
 }
 
+/// `mail/next` (a private read answering [`DEFERRED_OUTPUTS`] distinct 1 KB
+/// listings in turn) and `mail/send` (egress).
+fn deferred_registry(text: &str) -> ToolRegistry {
+    use tool_core::taint::Capabilities;
+    let pages: std::sync::Arc<Vec<String>> = std::sync::Arc::new(
+        (0..DEFERRED_OUTPUTS)
+            .map(|i| text.replace("user", &format!("u{i}x")))
+            .collect(),
+    );
+    let turn = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let mut registry = ToolRegistry::new();
+    registry
+        .register(
+            ToolBuilder::new("mail")
+                .api(
+                    ApiDefinition::new("next", "Reads the next page of the inbox.")
+                        .with_capabilities(Capabilities::private_read()),
+                    move |_, _| {
+                        let at = turn.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let body = pages[at % pages.len()].clone();
+                        async move { Ok(ToolOutput::text(body)) }
+                    },
+                )
+                .api(
+                    ApiDefinition::new("send", "Sends mail.")
+                        .with_parameters(json!({"type": "object", "properties": {
+                            "to": {"type": "string"}, "body": {"type": "string"}}}))
+                        .with_capabilities(Capabilities::egress()),
+                    |_, _| async { Ok(ToolOutput::text("sent")) },
+                )
+                .build()
+                .expect("valid tool"),
+        )
+        .expect("registers");
+    registry
+}
+
 /// What the taint session may add to one call with a 1 KB private output,
 /// in instructions (callgrind's `Ir`): on the machines the figures were
 /// taken on, 1 µs is about 11 000 instructions (benches/RESULTS.md); the
-/// target (issue 39) is 2 µs. `session`: on the call's path (redaction,
-/// the call recorded, its output kept for the ledger), held to the target;
-/// `recorded`: the same with the output's values recorded in the ledger
-/// (the whole cost, on the call's path or not), held to its last figure
-/// and about 10 % (about 80 000 instructions when this guard was written,
-/// 72 500 once words skip classification, 70 000 once a `:` alone no
-/// longer sends a word to it, 69 000 once URLs and ids are read in one
-/// pass: the value scan is the part still over the target, so this
-/// budget only keeps it from growing back; benches/ANALYSIS.md has where
-/// the instructions go). Each guard
-/// is named after the benchmark it stands beside, with `_instructions`
-/// added, so a filter that picks the one picks the other.
-const TAINT_BUDGETS: &[(&str, &str, Option<u64>)] = &[
+/// target (issue 39) is 2 µs.
+///
+/// - `session`: on the call's path (redaction, the call recorded, its
+///   output kept for the ledger, its values left to be read when the
+///   ledger is read), over a call without a session; held to its figure
+///   and about 10 % (18 200 once the ledger itself read values lazily).
+/// - `recorded`: the same with the output's values read at once (the
+///   whole cost, on the call's path or not), held to its last figure and
+///   about 10 % (about 80 000 instructions when this guard was written,
+///   69 000 once URLs and ids were read in one pass: the value scan is
+///   the part over the target, so this budget only keeps it from growing
+///   back; benches/ANALYSIS.md has where the instructions go).
+/// - `judged`, `judged20`: the deferred cost, the gate's judgement of one
+///   egress call after 1 (20) recorded 1 KB outputs whose values it reads
+///   first, over the same session without the judgement; held to their
+///   figures and about 10 % (181 000 and 1 395 000: reading one output's
+///   values about 50 000, the judgement of a held call and its
+///   explanation about 130 000; benches/ANALYSIS.md).
+///
+/// Each guard is named after the benchmark it stands beside, with
+/// `_instructions` added, so a filter that picks the one picks the other.
+/// Columns: probe kind, benchmark, budget, the probe kind counted as zero.
+const TAINT_BUDGETS: &[(&str, &str, Option<u64>, &str)] = &[
     (
         "session",
         "taint/1 KB private read, session (redact + ledger)",
-        Some(22_000),
+        Some(20_000),
+        "plain",
     ),
     (
         "recorded",
         "taint/1 KB private read, session, values recorded",
         Some(76_000),
+        "plain",
+    ),
+    (
+        "judged",
+        "taint/egress judged after 1 recorded 1 KB output",
+        Some(JUDGED_BUDGET),
+        "session",
+    ),
+    (
+        "judged20",
+        "taint/egress judged after 20 recorded 1 KB outputs",
+        Some(JUDGED20_BUDGET),
+        "calls20",
     ),
 ];
+
+/// The budget of the `judged` guard (see [`TAINT_BUDGETS`]).
+const JUDGED_BUDGET: u64 = 199_000;
+/// The budget of the `judged20` guard (see [`TAINT_BUDGETS`]).
+const JUDGED20_BUDGET: u64 = 1_535_000;
 
 /// The variable that makes this binary a probe: `KIND:N` makes N calls of
 /// that kind (after one warm-up call) and exits.
 const PROBE_VAR: &str = "CORE_TAINT_PROBE";
 
-/// The probe: N fresh sessions made (whatever the kind, so making them is
-/// no part of the difference), then N calls: `plain` without a session,
-/// `session` each with its own, `recorded` the same, its values then
-/// recorded. Nothing is dropped (a conversation's teardown is not a call's
-/// cost).
+/// The probe: N fresh sessions made, each with its gate (whatever the
+/// kind, so making them is no part of the difference), then N calls:
+/// `plain` without a session, `session` each with its own, `recorded` the
+/// same, its values then recorded; `judged` the `session` call then the
+/// gate's judgement of an egress call; `calls20` 20 calls of `mail/next`
+/// in one session, `judged20` the same then the judgement. Nothing is
+/// dropped (a conversation's teardown is not a call's cost).
 fn probe(spec: &str) {
     let (kind, n) = spec.split_once(':').expect("KIND:N");
     let n: usize = n.parse().expect("a count");
@@ -366,9 +500,15 @@ fn probe(spec: &str) {
         session.user_said("");
         black_box(fixture.invoke(&plain));
     }
-    let sessions: Vec<_> = (0..n).map(|_| fixture.session()).collect();
+    {
+        let (invoker, _, gate) = fixture.gated();
+        fixture.read_outputs(&invoker, 1);
+        black_box(fixture.judge(&gate));
+    }
+    let sessions: Vec<_> = (0..n).map(|_| fixture.gated()).collect();
     let mut outputs = Vec::with_capacity(n);
-    for (invoker, session) in &sessions {
+    let mut decisions = Vec::with_capacity(n);
+    for (invoker, session, gate) in &sessions {
         match kind {
             "plain" => outputs.push(fixture.invoke(&plain)),
             "session" => outputs.push(fixture.invoke(invoker)),
@@ -376,11 +516,22 @@ fn probe(spec: &str) {
                 outputs.push(fixture.invoke(invoker));
                 session.user_said("");
             }
+            "judged" => {
+                outputs.push(fixture.invoke(invoker));
+                decisions.push(fixture.judge(gate));
+            }
+            "calls20" => fixture.read_outputs(invoker, DEFERRED_OUTPUTS),
+            "judged20" => {
+                fixture.read_outputs(invoker, DEFERRED_OUTPUTS);
+                decisions.push(fixture.judge(gate));
+            }
             other => panic!("unknown probe kind {other}"),
         }
     }
     black_box(&outputs);
+    black_box(&decisions);
     std::mem::forget(outputs);
+    std::mem::forget(decisions);
     std::mem::forget(sessions);
 }
 
@@ -414,10 +565,10 @@ fn per_call(kind: &str) -> u64 {
 /// Counts what a session adds to one call; says which are over their
 /// budget (see [`TAINT_BUDGETS`]).
 fn instruction_guard() -> Vec<String> {
-    let guarded: Vec<(&str, Option<u64>, String)> = TAINT_BUDGETS
+    let guarded: Vec<(&str, Option<u64>, String, &str)> = TAINT_BUDGETS
         .iter()
-        .map(|(kind, bench, budget)| (*kind, *budget, format!("{bench}_instructions")))
-        .filter(|(_, _, name)| tool_benches::guard::selected(name))
+        .map(|(kind, bench, budget, zero)| (*kind, *budget, format!("{bench}_instructions"), *zero))
+        .filter(|(_, _, name, _)| tool_benches::guard::selected(name))
         .collect();
     if guarded.is_empty() {
         return Vec::new();
@@ -435,13 +586,21 @@ fn instruction_guard() -> Vec<String> {
             return Vec::new();
         }
     }
-    let plain = per_call("plain");
+    let mut zeros: Vec<(&str, u64)> = Vec::new();
     let mut over = Vec::new();
-    for (kind, budget, name) in guarded {
-        let added = per_call(kind).saturating_sub(plain);
+    for (kind, budget, name, zero) in guarded {
+        let base = match zeros.iter().find(|(k, _)| *k == zero) {
+            Some((_, n)) => *n,
+            None => {
+                let n = per_call(zero);
+                zeros.push((zero, n));
+                n
+            }
+        };
+        let added = per_call(kind).saturating_sub(base);
         let limit = budget.map_or_else(|| "none".to_owned(), |b| b.to_string());
         println!(
-            "{name}: {added} instructions added per call (budget {limit}; {plain} without a session)"
+            "{name}: {added} instructions added (budget {limit}; {base} for `{zero}`, which counts as zero)"
         );
         if let Some(budget) = budget
             && added > budget
@@ -492,6 +651,28 @@ fn bench_taint(c: &mut Criterion) {
             criterion::BatchSize::SmallInput,
         )
     });
+    // The deferred cost: the gate's judgement of one egress call, which
+    // first reads the values of the outputs recorded since the ledger was
+    // last read (1, or 20 distinct ones), in a fresh session each time.
+    for (outputs, name) in [
+        (1, "taint/egress judged after 1 recorded 1 KB output"),
+        (
+            DEFERRED_OUTPUTS,
+            "taint/egress judged after 20 recorded 1 KB outputs",
+        ),
+    ] {
+        c.bench_function(name, |b| {
+            b.iter_batched(
+                || {
+                    let (invoker, session, gate) = fixture.gated();
+                    fixture.read_outputs(&invoker, outputs);
+                    (invoker, session, gate)
+                },
+                |(invoker, session, gate)| (fixture.judge(&gate), invoker, session, gate),
+                criterion::BatchSize::SmallInput,
+            )
+        });
+    }
     c.bench_function("taint/ledger records 1 KB", |b| {
         b.iter_batched(
             Ledger::new,
@@ -499,6 +680,20 @@ fn bench_taint(c: &mut Criterion) {
                 let index =
                     ledger.record_call("c", "mail", "read", Capabilities::private_read(), true);
                 ledger.record_text(index, black_box(&text));
+                ledger
+            },
+            criterion::BatchSize::SmallInput,
+        )
+    });
+    // The same, the values then read (what a read of the ledger does).
+    c.bench_function("taint/ledger records and reads 1 KB", |b| {
+        b.iter_batched(
+            Ledger::new,
+            |mut ledger| {
+                let index =
+                    ledger.record_call("c", "mail", "read", Capabilities::private_read(), true);
+                ledger.record_text(index, black_box(&text));
+                ledger.index_pending();
                 ledger
             },
             criterion::BatchSize::SmallInput,
@@ -536,6 +731,7 @@ fn bench_taint(c: &mut Criterion) {
         );
         ledger.record_text(index, &text.replace("user", &format!("u{i}x")));
     }
+    ledger.index_pending();
     let args = json!({"to": "someone@else.example", "body": "Invoice 3042 for 1,250.00 EUR"});
     let settings = TrifectaSettings::default();
     c.bench_function("taint/judge one egress call, 1000-call ledger", |b| {
