@@ -3,8 +3,8 @@
 
 use std::collections::BTreeMap;
 use std::future::Future;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
 use rmcp::ServiceError;
@@ -14,11 +14,9 @@ use serde_json::{Map, Value};
 use crate::client::catalog::{McpCatalog, McpCatalogTool};
 use crate::client::config::{McpProtocol, McpServerConfig, McpTransport};
 use crate::client::options::ManagerOptions;
-use crate::client::remote_talk::{
-    InFlight, Unheard, call_rounds_telling_task, call_tool_with_events,
-};
+use crate::client::remote_talk::{Unheard, call_rounds_telling_task, call_tool_with_events};
 use crate::client::session::{ConnectOptions, Hooks, Lifecycle, Session};
-use crate::client::timeouts::{TimeoutWatch, Unanswered};
+use crate::client::slot::Slot;
 use crate::error::Error;
 use crate::trace::ClientTrace;
 
@@ -49,105 +47,9 @@ pub struct ServerStatus {
     pub protocol_version: Option<String>,
 }
 
-pub(crate) struct Slot {
-    pub(crate) config: McpServerConfig,
-    /// The live session, read without waiting on the hot path.
-    live: RwLock<Option<Arc<Session>>>,
-    /// Held while a session is being opened, so concurrent callers share one.
-    connecting: tokio::sync::Mutex<()>,
-    /// Held while `tools/list` runs, so concurrent callers share one listing.
-    listing: tokio::sync::Mutex<()>,
-    catalog: Arc<Mutex<Option<Arc<McpCatalog>>>>,
-    /// When the cached catalog goes stale (the server's `ttlMs`, when above 0).
-    fresh_until: Mutex<Option<std::time::Instant>>,
-    sessions_started: AtomicU64,
-    list_changes: Arc<AtomicU64>,
-    /// Calls with events in flight, across sessions.
-    pub(crate) in_flight: Arc<InFlight>,
-    /// The `execution` of the tools the server listed (rmcp drops it).
-    pub(crate) listed: Arc<crate::client::listed_execution::ListedExecution>,
-    /// The lifecycle that opened this server's last session (what
-    /// [`McpProtocol::Auto`] found).
-    lifecycle: Mutex<Option<Lifecycle>>,
-    /// Calls in a row dropped before the server answered
-    /// (`client::timeouts`).
-    unanswered: Arc<Unanswered>,
-}
-
 /// How long [`McpProtocol::Auto`] waits for a `server/discover` answer
 /// before it tries the `initialize` handshake instead.
 pub const DISCOVER_PROBE_BUDGET: Duration = Duration::from_secs(5);
-
-impl Slot {
-    fn new(config: McpServerConfig) -> Self {
-        Self {
-            config,
-            live: RwLock::new(None),
-            connecting: tokio::sync::Mutex::new(()),
-            listing: tokio::sync::Mutex::new(()),
-            catalog: Arc::new(Mutex::new(None)),
-            fresh_until: Mutex::new(None),
-            sessions_started: AtomicU64::new(0),
-            list_changes: Arc::new(AtomicU64::new(0)),
-            in_flight: Arc::default(),
-            listed: Arc::default(),
-            lifecycle: Mutex::new(None),
-            unanswered: Arc::default(),
-        }
-    }
-
-    /// Watches a call to this server: when it is dropped unanswered and
-    /// `limit` calls in a row were, the live session is let go (the next
-    /// request opens a new one).
-    fn watch_call(self: &Arc<Self>, limit: u32) -> TimeoutWatch<impl FnOnce(u32) + use<>> {
-        let slot = Arc::clone(self);
-        TimeoutWatch::new(&self.unanswered, limit, move |in_a_row| {
-            if slot.set_live(None).is_some() {
-                tracing::warn!(
-                    name: "mcp.restart",
-                    server = %slot.config.id,
-                    unanswered = in_a_row,
-                    "restarting an MCP server after calls in a row went unanswered"
-                );
-            }
-        })
-    }
-
-    fn live_session(&self) -> Option<Arc<Session>> {
-        self.live
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .as_ref()
-            .filter(|s| !s.is_closed())
-            .cloned()
-    }
-
-    fn set_live(&self, session: Option<Arc<Session>>) -> Option<Arc<Session>> {
-        std::mem::replace(
-            &mut *self.live.write().unwrap_or_else(PoisonError::into_inner),
-            session,
-        )
-    }
-
-    fn cached_catalog(&self) -> Option<Arc<McpCatalog>> {
-        let stale = self
-            .fresh_until
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .is_some_and(|until| std::time::Instant::now() >= until);
-        if stale {
-            return None;
-        }
-        self.catalog
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
-    }
-
-    fn set_catalog(&self, catalog: Option<Arc<McpCatalog>>) {
-        *self.catalog.lock().unwrap_or_else(PoisonError::into_inner) = catalog;
-    }
-}
 
 /// Holds the configured servers and their sessions.
 ///

@@ -4,7 +4,8 @@
 //!   and [`cipher`] (secrets redacted, sealed at rest), [`policy`]
 //!   (approval defaults from annotations).
 //! - Talking to a server: [`manager`] (one live session per
-//!   configuration, discovery, reconnects) with its [`options`], [`session`] (the handshake or
+//!   configuration, discovery, reconnects) with its [`options`] and [`slot`]
+//!   (one server's live session and cached catalog), [`session`] (the handshake or
 //!   `server/discover`), [`stdio`] with [`line_id`] and [`stderr`] (our
 //!   own stdio transport), [`listed_execution`] (what rmcp drops from a
 //!   listing), [`http`] (the SSRF guard), [`oauth`],
@@ -47,6 +48,7 @@ pub(crate) mod secret;
 pub(crate) mod session;
 #[cfg(feature = "skills")]
 pub(crate) mod skill_source;
+pub(crate) mod slot;
 pub(crate) mod stderr;
 pub(crate) mod stdio;
 pub(crate) mod task_control;
