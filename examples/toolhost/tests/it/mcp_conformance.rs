@@ -156,12 +156,18 @@ fn not_offered_client() -> Vec<(&'static str, &'static str)> {
         ),
         (
             "auth/dpop",
-            "extension: DPoP (RFC 9449) proofs, an ES256 JWT per request bound to the token; \
-             rmcp 3.11 has no DPoP and ours is not written yet",
+            "extension: DPoP (RFC 9449) not written yet. The way in is known: the token \
+             request's proof (and the `use_dpop_nonce` retry) through an OAuthHttpClient given \
+             to rmcp's AuthorizationManager::new_with_oauth_http_client; on each POST /mcp our \
+             StreamableHttpClient drops rmcp's token (its reqwest client always writes `Bearer`) \
+             and sends `Authorization: DPoP` and a fresh proof with `ath` as custom headers",
         ),
         (
             "auth/dpop-nonce",
-            "extension: DPoP with the server's nonce (RFC 9449 §8); no DPoP yet (see auth/dpop)",
+            "extension: DPoP with the servers' nonces (RFC 9449 §8, §9): beyond auth/dpop, the \
+             MCP server's `DPoP-Nonce` comes on a 401 that rmcp's reqwest transport turns into \
+             AuthRequired carrying the WWW-Authenticate text only (the nonce header is dropped), \
+             so the retry needs the POST made by us over reqwest",
         ),
         ("auth/wif-jwt-bearer", AUTH_EXTENSION),
         (
