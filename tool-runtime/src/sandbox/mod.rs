@@ -41,7 +41,7 @@
 //! | **write** the toolchain caches (`~/.cargo/registry`, `~/.npm`, `~/.cache/pip`, `~/go/pkg/mod`…) | yes ([`SandboxOptions::toolchain_caches_writable`], default on) | same |
 //! | **read** the rest of the home (`~/.wakatime.cfg`, kubeconfigs, other projects) | no (contents; the names of a folder on the way to a hidden one can be listed) | same |
 //! | **read** secrets: the secret classes' fixed locations (`~/.ssh`, `~/.aws`, `/etc/shadow`…), secret files at a root's top and on the way to the working directory (`.env`, `*.tfstate`…) | no (masked: a file reads as an empty read-only regular file, so `git add -A` and `git commit` go on and commit it empty, as root and as an unprivileged host; a folder as an empty read-only tmpfs; under the fallback Landlock refuses the read, `EACCES`) | `sandbox::secret_locations_are_unreadable_and_the_rest_readable`, `sandbox_git::a_git_workspace_takes_new_files_at_its_root_and_git_stays_read_only`, `sandbox_user::as_root_the_environment_and_home_are_scrubbed_and_limits_hold`, `sandbox_user::as_an_unprivileged_user_the_same_wall_holds_and_no_temp_dir_is_left` |
-//! | git's `http.*.extraheader` (a CI token) in a git config found, in the user's (`~/.gitconfig`, `~/.config/git/config`, `$GIT_CONFIG_GLOBAL`) or the system's (`/etc/gitconfig`), or in any file these reach by `include.path` / `includeIf.*.path` (any condition, ten levels) | withheld: the command sees each such file (at its real path) without those lines; a hidden home's stay unreadable (the private `git_token` module) | `sandbox_git::the_ci_token_in_a_git_extraheader_is_withheld`, `sandbox_git::a_ci_token_in_an_included_git_config_is_withheld`, the home's: `git_token::tests::tokens_in_the_home_config_and_in_included_files_are_found` |
+//! | git's `http.*.extraheader` (a CI token) in a git config found, in the user's (`~/.gitconfig`, `~/.config/git/config`, `$GIT_CONFIG_GLOBAL`) or the system's (`/etc/gitconfig`), or in any file these reach by `include.path` / `includeIf.*.path` (any condition, ten levels) | withheld: the command sees each such file (at its real path) without those lines, readable where the file was (`~/.gitconfig` is a toolchain location), a hidden home's others unreadable (the private `git_token` module) | `sandbox_git::the_ci_token_in_a_git_extraheader_is_withheld`, `sandbox_git::a_ci_token_in_an_included_git_config_is_withheld`, `git_token::tests::tokens_in_the_home_config_and_in_included_files_are_found`, the home's as root and as an unprivileged host: `sandbox_user::as_root_the_environment_and_home_are_scrubbed_and_limits_hold`, `sandbox_user::as_an_unprivileged_user_the_same_wall_holds_and_no_temp_dir_is_left` |
 //! | **environment**: the host's variables that look secret (the rules of the private `env` module: names with KEY, SECRET, TOKEN, PASSWORD, CREDENTIAL, AUTH…, a named list, credential-shaped values) | withheld (names in `sandbox.envWithheld`), also from `/proc/self/environ`; [`SandboxOptions::env_pass`] passes one through; the call's own variables are kept | `sandbox_user::as_root_the_environment_and_home_are_scrubbed_and_limits_hold` |
 //! | **other processes**: `/proc/PID/*` of processes outside the command, signals, `ptrace` | invisible (fresh `/proc` of its PID namespace), refused | `sandbox::no_capabilities_even_as_root_a_fresh_proc_a_minimal_dev_and_refused_calls` |
 //! | **capabilities**, as root too | none: user namespace, empty bounding, ambient, effective and permitted sets, secure bits locked, `no_new_privs`, all mounts `nosuid,nodev` | same test, and `sandbox_user::as_an_unprivileged_user_the_same_wall_holds_and_no_temp_dir_is_left` |
@@ -684,6 +684,22 @@ pub(crate) fn prepare(
             None
         };
         let overlay = mounts.as_ref().is_some_and(|m| m.tmp_overlay.is_some());
+        // A copy bound over a readable git configuration is a mount root,
+        // which Landlock judges by its own rules: readable where the file
+        // it replaces was (a hidden home's stay hidden).
+        for (copy, target) in mounts.iter().flat_map(|m| &m.replacements) {
+            use std::os::unix::ffi::OsStrExt as _;
+            let target = Path::new(std::ffi::OsStr::from_bytes(target.to_bytes()));
+            let readable = plan
+                .read
+                .iter()
+                .chain(&plan.write)
+                .any(|r| target.starts_with(r));
+            if readable && !plan.excluded.iter().any(|e| target.starts_with(e)) {
+                let copy = Path::new(std::ffi::OsStr::from_bytes(copy.to_bytes()));
+                plan.read.push(copy.to_path_buf());
+            }
+        }
         let mut held = Held::default();
         let egress_child = match policy.egress() {
             None => None,

@@ -68,6 +68,11 @@ fn stdout(out: &ToolOutput) -> String {
 fn prepare(base: &Path, uid: u32) {
     let home = base.join("home");
     write(&home, ".wakatime.cfg", "api_key = fake-wakatime\n");
+    write(
+        &home,
+        ".gitconfig",
+        "[user]\n\tname = T\n[http]\n\textraheader = AUTHORIZATION: basic fake-home-token\n",
+    );
     write(&home, ".kube/config", "token: fake-kube\n");
     write(&home, ".circleci/cli.yml", "token: fake-circleci\n");
     write(&home, "other-project/notes.md", "private notes\n");
@@ -221,6 +226,11 @@ async fn the_wall(base: &Path) {
     assert_eq!(stdout(&out), "cached crate\ntool\n");
     assert!(home.join(".cargo/registry/cache/new.txt").is_file());
     assert_eq!(state(&out)["sandbox"]["homeHidden"], true);
+    // The home's git configuration (a toolchain location): without its
+    // CI token.
+    let out = sh(&c, &ws, "cat ~/.gitconfig; git config --global user.name").await;
+    assert!(stdout(&out).ends_with("T\n"), "{}", out.content);
+    assert!(!out.content.contains("fake-home-token"), "{}", out.content);
     // No capabilities; the workspace writable, git's config not.
     let out = sh(
         &c,
