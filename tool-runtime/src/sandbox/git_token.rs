@@ -79,6 +79,33 @@ pub(crate) fn with_extraheader(git_dirs: &[PathBuf], home: Option<&Path>) -> Vec
     found
 }
 
+/// The copies among `replacements` (copy, file replaced) that the
+/// command may read: a copy bound over a file is a mount root, which
+/// Landlock judges by the copy's own rules and then the folder above, not
+/// by the replaced file's rule, so each copy of a file `plan` lets the
+/// command read gets a read rule of its own (a hidden home's others stay
+/// hidden).
+#[cfg(target_os = "linux")]
+pub(crate) fn readable_copies(
+    plan: &crate::sandbox::plan::Plan,
+    replacements: &[(std::ffi::CString, std::ffi::CString)],
+) -> Vec<PathBuf> {
+    use std::os::unix::ffi::OsStrExt as _;
+    let path = |c: &std::ffi::CString| PathBuf::from(std::ffi::OsStr::from_bytes(c.to_bytes()));
+    replacements
+        .iter()
+        .filter(|(_, target)| {
+            let target = path(target);
+            plan.read
+                .iter()
+                .chain(&plan.write)
+                .any(|r| target.starts_with(r))
+                && !plan.excluded.iter().any(|e| target.starts_with(e))
+        })
+        .map(|(copy, _)| path(copy))
+        .collect()
+}
+
 fn read(path: &Path) -> Option<String> {
     let mut bytes = Vec::new();
     std::fs::File::open(path)

@@ -684,21 +684,9 @@ pub(crate) fn prepare(
             None
         };
         let overlay = mounts.as_ref().is_some_and(|m| m.tmp_overlay.is_some());
-        // A copy bound over a readable git configuration is a mount root,
-        // which Landlock judges by its own rules: readable where the file
-        // it replaces was (a hidden home's stay hidden).
-        for (copy, target) in mounts.iter().flat_map(|m| &m.replacements) {
-            use std::os::unix::ffi::OsStrExt as _;
-            let target = Path::new(std::ffi::OsStr::from_bytes(target.to_bytes()));
-            let readable = plan
-                .read
-                .iter()
-                .chain(&plan.write)
-                .any(|r| target.starts_with(r));
-            if readable && !plan.excluded.iter().any(|e| target.starts_with(e)) {
-                let copy = Path::new(std::ffi::OsStr::from_bytes(copy.to_bytes()));
-                plan.read.push(copy.to_path_buf());
-            }
+        if let Some(mounts) = &mounts {
+            let copies = git_token::readable_copies(&plan, &mounts.replacements);
+            plan.read.extend(copies);
         }
         let mut held = Held::default();
         let egress_child = match policy.egress() {
