@@ -80,14 +80,15 @@ pub(crate) fn with_extraheader(git_dirs: &[PathBuf], home: Option<&Path>) -> Vec
 }
 
 /// The copies among `replacements` (copy, file replaced) that the
-/// command may read: a copy bound over a file is a mount root, which
+/// command may read (beneath `read`, the plan's read and write rules, and
+/// not beneath `excluded`): a copy bound over a file is a mount root, which
 /// Landlock judges by the copy's own rules and then the folder above, not
-/// by the replaced file's rule, so each copy of a file `plan` lets the
+/// by the replaced file's rule, so each copy of a file the plan lets the
 /// command read gets a read rule of its own (a hidden home's others stay
 /// hidden).
 #[cfg(target_os = "linux")]
 pub(crate) fn readable_copies(
-    plan: &crate::sandbox::plan::Plan,
+    (read, excluded): (&[PathBuf], &[PathBuf]),
     replacements: &[(std::ffi::CString, std::ffi::CString)],
 ) -> Vec<PathBuf> {
     use std::os::unix::ffi::OsStrExt as _;
@@ -96,11 +97,8 @@ pub(crate) fn readable_copies(
         .iter()
         .filter(|(_, target)| {
             let target = path(target);
-            plan.read
-                .iter()
-                .chain(&plan.write)
-                .any(|r| target.starts_with(r))
-                && !plan.excluded.iter().any(|e| target.starts_with(e))
+            read.iter().any(|r| target.starts_with(r))
+                && !excluded.iter().any(|e| target.starts_with(e))
         })
         .map(|(copy, _)| path(copy))
         .collect()

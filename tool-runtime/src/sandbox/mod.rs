@@ -685,7 +685,9 @@ pub(crate) fn prepare(
         };
         let overlay = mounts.as_ref().is_some_and(|m| m.tmp_overlay.is_some());
         if let Some(mounts) = &mounts {
-            let copies = git_token::readable_copies(&plan, &mounts.replacements);
+            let readable: Vec<_> = plan.read.iter().chain(&plan.write).cloned().collect();
+            let copies =
+                git_token::readable_copies((&readable, &plan.excluded), &mounts.replacements);
             plan.read.extend(copies);
         }
         let mut held = Held::default();
