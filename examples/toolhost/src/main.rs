@@ -92,6 +92,10 @@ struct Cli {
         value_name = "URL"
     )]
     mcp_oauth_client_metadata_url: Option<String>,
+    /// DPoP (RFC 9449) with `--mcp-oauth`: tokens bound to a key pair made
+    /// for this run, sent as `Authorization: DPoP` with a fresh proof per request.
+    #[arg(long = "mcp-oauth-dpop", global = true)]
+    mcp_oauth_dpop: bool,
 
     /// A JSON file with a list of MCP server configurations.
     #[arg(long = "mcp-config", global = true, value_name = "FILE")]
@@ -444,6 +448,7 @@ async fn run(mut cli: Cli) -> Result<Value, Failure> {
         oauth: cli.mcp_oauth,
         oauth_client_id: cli.mcp_oauth_client_id,
         oauth_client_metadata_url: cli.mcp_oauth_client_metadata_url,
+        oauth_dpop: cli.mcp_oauth_dpop,
     };
     let state = pending::StateOptions {
         key_file: cli.key_file,

@@ -176,6 +176,8 @@ pub struct McpOptions {
     pub oauth_client_id: Option<String>,
     /// `--mcp-oauth-client-metadata-url`: the host's client metadata document.
     pub oauth_client_metadata_url: Option<String>,
+    /// `--mcp-oauth-dpop`: DPoP-bound tokens (RFC 9449).
+    pub oauth_dpop: bool,
 }
 
 impl McpOptions {
@@ -328,6 +330,9 @@ fn guarded(options: &McpOptions) -> Result<ManagerOptions, Failure> {
                     )));
                 }
             };
+            let oauth = oauth
+                .dpop(options.oauth_dpop)
+                .map_err(|e| Failure::Source(format!("--mcp-oauth-dpop: {e}")))?;
             return Ok(manager.oauth(oauth));
         }
         Some(OAuthMode::Browser) => {
@@ -351,10 +356,16 @@ fn guarded(options: &McpOptions) -> Result<ManagerOptions, Failure> {
         if let Some(url) = &options.oauth_client_metadata_url {
             oauth = oauth.client_metadata_url(url.clone());
         }
+        let oauth = oauth
+            .dpop(options.oauth_dpop)
+            .map_err(|e| Failure::Source(format!("--mcp-oauth-dpop: {e}")))?;
         manager = manager.oauth(oauth);
-    } else if options.oauth_client_id.is_some() || options.oauth_client_metadata_url.is_some() {
+    } else if options.oauth_client_id.is_some()
+        || options.oauth_client_metadata_url.is_some()
+        || options.oauth_dpop
+    {
         return Err(Failure::Usage(
-            "--mcp-oauth-client-id and --mcp-oauth-client-metadata-url need --mcp-oauth browser|follow"
+            "--mcp-oauth-client-id, --mcp-oauth-client-metadata-url and --mcp-oauth-dpop need --mcp-oauth"
                 .into(),
         ));
     }

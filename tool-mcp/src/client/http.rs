@@ -149,6 +149,9 @@ pub(crate) struct WatchedClient {
     session_ids: RefusalSlot,
     /// The `execution` of listed tools, read from SSE answers.
     listed: Option<Arc<crate::client::listed_execution::ListedExecution>>,
+    /// The client's DPoP key: the token goes as `Authorization: DPoP`
+    /// with a fresh proof per request (`client::dpop`).
+    dpop: Option<Arc<crate::client::dpop::DpopKey>>,
 }
 
 impl WatchedClient {
@@ -164,6 +167,58 @@ impl WatchedClient {
             challenges: RefusalSlot::default(),
             session_ids: RefusalSlot::default(),
             listed: None,
+            dpop: None,
+        }
+    }
+
+    /// Sends the token with DPoP proofs of `key`.
+    pub(crate) fn with_dpop(mut self, key: Option<Arc<crate::client::dpop::DpopKey>>) -> Self {
+        self.dpop = key;
+        self
+    }
+
+    /// Runs `send` with the token as rmcp gives it, or, for a DPoP client,
+    /// with `Authorization: DPoP` and a fresh proof in the headers (rmcp's
+    /// client would write `Bearer`); a `use_dpop_nonce` refusal is sent
+    /// again once with the server's nonce.
+    async fn signed<T, F, Fut>(
+        &self,
+        method: &str,
+        uri: &str,
+        session_id: Option<&str>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        send: F,
+    ) -> Result<T, StreamableHttpError<reqwest::Error>>
+    where
+        F: Fn(Option<String>, HashMap<HeaderName, HeaderValue>) -> Fut,
+        Fut: std::future::Future<Output = Result<T, StreamableHttpError<reqwest::Error>>>,
+    {
+        use crate::client::dpop::{USE_NONCE, learn_resource_nonce, resource_headers};
+        let (Some(key), Some(token)) = (&self.dpop, auth_header.as_deref()) else {
+            return send(auth_header, custom_headers).await;
+        };
+        let sign = |headers: HashMap<HeaderName, HeaderValue>| {
+            resource_headers(key, method, uri, token, headers)
+                .map_err(|e| StreamableHttpError::UnexpectedServerResponse(e.into()))
+        };
+        let result = send(None, sign(custom_headers.clone())?).await;
+        match &result {
+            Err(StreamableHttpError::AuthRequired(challenge))
+                if challenge.www_authenticate_header.contains(USE_NONCE)
+                    && learn_resource_nonce(
+                        &self.client,
+                        key,
+                        uri,
+                        token,
+                        session_id,
+                        &custom_headers,
+                    )
+                    .await =>
+            {
+                send(None, sign(custom_headers)?).await
+            }
+            _ => result,
         }
     }
 
@@ -272,9 +327,24 @@ impl StreamableHttpClient for WatchedClient {
     ) -> Result<StreamableHttpPostResponse, StreamableHttpError<reqwest::Error>> {
         self.note_session(session_id.as_deref());
         self.note_sent(&message);
+        let id = session_id.clone();
         let result = self
-            .client
-            .post_message(uri, message, session_id, auth_header, custom_headers)
+            .signed(
+                "POST",
+                &uri,
+                id.as_deref(),
+                auth_header,
+                custom_headers,
+                |auth, headers| {
+                    self.client.post_message(
+                        uri.clone(),
+                        message.clone(),
+                        session_id.clone(),
+                        auth,
+                        headers,
+                    )
+                },
+            )
             .await;
         self.peek(self.watch(result))
     }
@@ -290,15 +360,24 @@ impl StreamableHttpClient for WatchedClient {
     ) -> Result<StreamableHttpPostResponse, StreamableHttpError<reqwest::Error>> {
         self.note_session(session_id.as_deref());
         self.note_sent(&message);
+        let id = session_id.clone();
         let result = self
-            .client
-            .post_message_with_max_sse_event_size(
-                uri,
-                message,
-                session_id,
+            .signed(
+                "POST",
+                &uri,
+                id.as_deref(),
                 auth_header,
                 custom_headers,
-                max_sse_event_size,
+                |auth, headers| {
+                    self.client.post_message_with_max_sse_event_size(
+                        uri.clone(),
+                        message.clone(),
+                        session_id.clone(),
+                        auth,
+                        headers,
+                        max_sse_event_size,
+                    )
+                },
             )
             .await;
         self.peek(self.watch(result))
@@ -315,15 +394,24 @@ impl StreamableHttpClient for WatchedClient {
     ) -> Result<StreamableHttpPostResponse, StreamableHttpError<reqwest::Error>> {
         self.note_session(session_id.as_deref());
         self.note_sent(&message);
+        let id = session_id.clone();
         let result = self
-            .client
-            .post_message_with_response_limits(
-                uri,
-                message,
-                session_id,
+            .signed(
+                "POST",
+                &uri,
+                id.as_deref(),
                 auth_header,
                 custom_headers,
-                limits,
+                |auth, headers| {
+                    self.client.post_message_with_response_limits(
+                        uri.clone(),
+                        message.clone(),
+                        session_id.clone(),
+                        auth,
+                        headers,
+                        limits,
+                    )
+                },
             )
             .await;
         self.peek(self.watch(result))
@@ -336,9 +424,19 @@ impl StreamableHttpClient for WatchedClient {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<(), StreamableHttpError<reqwest::Error>> {
+        let id = Some(session_id.clone());
         let result = self
-            .client
-            .delete_session(uri, session_id, auth_header, custom_headers)
+            .signed(
+                "DELETE",
+                &uri,
+                id.as_deref(),
+                auth_header,
+                custom_headers,
+                |auth, headers| {
+                    self.client
+                        .delete_session(uri.clone(), session_id.clone(), auth, headers)
+                },
+            )
             .await;
         self.watch(result)
     }
@@ -351,9 +449,24 @@ impl StreamableHttpClient for WatchedClient {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<BoxedSseResponse, StreamableHttpError<reqwest::Error>> {
+        let id = session_id.clone();
         let result = self
-            .client
-            .get_stream(uri, session_id, last_event_id, auth_header, custom_headers)
+            .signed(
+                "GET",
+                &uri,
+                id.as_deref(),
+                auth_header,
+                custom_headers,
+                |auth, headers| {
+                    self.client.get_stream(
+                        uri.clone(),
+                        session_id.clone(),
+                        last_event_id.clone(),
+                        auth,
+                        headers,
+                    )
+                },
+            )
             .await;
         self.watch(result)
     }
@@ -367,15 +480,24 @@ impl StreamableHttpClient for WatchedClient {
         custom_headers: HashMap<HeaderName, HeaderValue>,
         max_sse_event_size: usize,
     ) -> Result<BoxedSseResponse, StreamableHttpError<reqwest::Error>> {
+        let id = session_id.clone();
         let result = self
-            .client
-            .get_stream_with_max_sse_event_size(
-                uri,
-                session_id,
-                last_event_id,
+            .signed(
+                "GET",
+                &uri,
+                id.as_deref(),
                 auth_header,
                 custom_headers,
-                max_sse_event_size,
+                |auth, headers| {
+                    self.client.get_stream_with_max_sse_event_size(
+                        uri.clone(),
+                        session_id.clone(),
+                        last_event_id.clone(),
+                        auth,
+                        headers,
+                        max_sse_event_size,
+                    )
+                },
             )
             .await;
         self.watch(result)

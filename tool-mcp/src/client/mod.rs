@@ -8,7 +8,7 @@
 //!   (one server's live session and cached catalog), [`session`] (the handshake or
 //!   `server/discover`), [`stdio`] with [`line_id`] and [`stderr`] (our
 //!   own stdio transport), [`listed_execution`] (what rmcp drops from a
-//!   listing), [`http`] (the SSRF guard), [`oauth`],
+//!   listing), [`http`] (the SSRF guard), [`oauth`] with [`dpop`],
 //!   [`remote_talk`] (what the server sends during a call),
 //!   [`remote_rounds`] and [`remote_pending`] (multi-round-trip questions,
 //!   answered here or kept in the durable turn), [`remote_tasks`] (a call
@@ -26,6 +26,7 @@
 pub(crate) mod catalog;
 pub(crate) mod cipher;
 pub(crate) mod config;
+pub(crate) mod dpop;
 pub(crate) mod elicit;
 pub(crate) mod http;
 pub(crate) mod line_id;

@@ -27,12 +27,18 @@
 //! before the secret is sent. The toolhost conformance test runs the
 //! suite's `auth/client-credentials-basic` against it.
 //!
+//! With [`OAuthOptions::dpop`] the tokens are DPoP-bound (RFC 9449): the
+//! token request and every MCP request carry a proof signed with the
+//! client's own key (`client::dpop`); the toolhost conformance test runs
+//! the suite's `auth/dpop` and `auth/dpop-nonce` against it.
+//!
 //! The discovery, registration and token requests go through the same
 //! HTTP client as the session (the host's guard when it gave one).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use crate::client::dpop::{DpopKey, DpopOAuthClient};
 use crate::client::oauth_jwt::SigningKey;
 use async_trait::async_trait;
 use rmcp::transport::auth::{
@@ -108,6 +114,8 @@ pub struct OAuthOptions {
     client_metadata_url: Option<String>,
     /// Client credentials grant: the client id and how it proves itself.
     credentials: Option<(String, Proof)>,
+    /// DPoP (RFC 9449): the client's key pair, when on.
+    dpop: Option<Arc<DpopKey>>,
 }
 
 /// How a client using the client credentials grant proves who it is.
@@ -128,6 +136,7 @@ impl std::fmt::Debug for OAuthOptions {
                 "client_credentials",
                 &self.credentials.as_ref().map(|(id, _)| id),
             )
+            .field("dpop", &self.dpop.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -158,6 +167,7 @@ impl OAuthOptions {
             client_id: None,
             client_metadata_url: None,
             credentials: None,
+            dpop: None,
         }
     }
 
@@ -209,6 +219,33 @@ impl OAuthOptions {
         self
     }
 
+    /// DPoP (RFC 9449, the MCP DPoP extension; see the `dpop` module): with
+    /// `true`, a new ES256 key pair is made for this client (kept in memory
+    /// only), the token request carries a proof so the token is bound to
+    /// it, and every MCP request sends `Authorization: DPoP <token>` with a
+    /// fresh proof (`ath`, the servers' nonces after a `use_dpop_nonce`,
+    /// retried once). A token in a host's persistent store is bound to the
+    /// key of the process that got it: a new process is refused with it and
+    /// authorizes again. `Err` (field `oauth.dpop`) when no key could be made.
+    pub fn dpop(mut self, on: bool) -> Result<Self, crate::Error> {
+        self.dpop = if on {
+            let key = DpopKey::generate().map_err(|message| crate::Error::InvalidConfig {
+                server: "(oauth options)".into(),
+                field: "oauth.dpop".into(),
+                message,
+            })?;
+            Some(Arc::new(key))
+        } else {
+            None
+        };
+        Ok(self)
+    }
+
+    /// The client's DPoP key, when DPoP is on.
+    pub(crate) fn dpop_key(&self) -> Option<Arc<DpopKey>> {
+        self.dpop.clone()
+    }
+
     /// A client registered out of band (no dynamic registration), with its
     /// secret for a confidential client.
     pub fn preregistered(mut self, client_id: impl Into<String>, secret: Option<String>) -> Self {
@@ -252,8 +289,24 @@ async fn manager(
     options: &OAuthOptions,
 ) -> Result<AuthorizationManager, AuthError> {
     // The host's HTTP client (its guard) decides which addresses are reached.
-    let mut manager = AuthorizationManager::new_allowing_private_addresses(url).await?;
-    manager.with_client(client)?;
+    let mut manager = match &options.dpop {
+        // Token requests carry proofs: our OAuth HTTP client over the same client.
+        Some(key) => {
+            AuthorizationManager::new_with_oauth_http_client(
+                url,
+                Arc::new(DpopOAuthClient {
+                    client,
+                    key: Arc::clone(key),
+                }),
+            )
+            .await?
+        }
+        None => {
+            let mut manager = AuthorizationManager::new_allowing_private_addresses(url).await?;
+            manager.with_client(client)?;
+            manager
+        }
+    };
     manager.set_credential_store(ServerTokens {
         server: server.to_owned(),
         store: Arc::clone(&options.store),

@@ -349,7 +349,8 @@ impl Session {
                 let watched =
                     WatchedClient::new(client.clone(), options.http_guard.clone(), slot.clone())
                         .with_listed(Arc::clone(&hooks.listed))
-                        .with_challenges(challenges.clone());
+                        .with_challenges(challenges.clone())
+                        .with_dpop(options.oauth.as_ref().and_then(|o| o.dpop_key()));
                 session_ids = Some(watched.session_ids());
                 let unauthorized = |message: String| Error::Unauthorized {
                     server: server.clone(),
