@@ -144,17 +144,18 @@ fn not_offered_server(revision: &str) -> &'static [(&'static str, &'static str)]
     }
 }
 
-const AUTH_EXTENSION: &str = "auth extension not claimed";
-
 /// Client scenarios we do not offer, with why (not run); the same under
 /// both requirement sets.
 fn not_offered_client() -> Vec<(&'static str, &'static str)> {
     vec![
         (
             "auth/enterprise-managed-authorization",
-            "extension: enterprise-managed token exchange and JWT bearer grant (SEP-990)",
+            "extension (SEP-990): the client trades an identity assertion from the enterprise's identity provider (got by the host's own single sign-on) for an ID-JAG by token exchange, then a JWT bearer grant; tool-mcp has no host hook that supplies that assertion yet",
         ),
-        ("auth/wif-jwt-bearer", AUTH_EXTENSION),
+        (
+            "auth/wif-jwt-bearer",
+            "extension: workload identity federation presents a token the platform issues to the workload (a Kubernetes projected service-account token, a cloud metadata identity) as a JWT bearer grant; tool-mcp has no host hook that supplies that token yet",
+        ),
         (
             "json-schema-2020-12-preservation",
             "added after the set's release: toolhost's client prints tool schemas, it has no schema-echo command the scenario drives",
