@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use tool_core::{
     ApiDefinition, ErrorCode, FnTool, ToolBuilder, ToolError, ToolOutput,
-    manifest::{ApiHints, RenderDisplayControl},
+    manifest::RenderDisplayControl,
 };
 
 /// Arguments of `calculator____evaluate`.
@@ -44,13 +44,7 @@ pub fn tool() -> Result<FnTool, tool_core::Error> {
             )
             .with_default_timeout_ms(5_000)
             .with_display_control(RenderDisplayControl::Collapsed)
-            .with_hints(
-                ApiHints::default()
-                    .read_only(true)
-                    .destructive(false)
-                    .idempotent(true)
-                    .open_world(false),
-            )
+            .with_hints(super::pure_hints())
             .with_output_schema(schemars::schema_for!(Evaluated).to_value()),
             |args: EvaluateArgs, _ctx| async move {
                 let value = evaluate(&args.expression).map_err(|e| {

@@ -2,9 +2,7 @@
 
 use chrono::{FixedOffset, Utc};
 use serde::{Deserialize, Serialize};
-use tool_core::{
-    ApiDefinition, ErrorCode, FnTool, ToolBuilder, ToolError, ToolOutput, manifest::ApiHints,
-};
+use tool_core::{ApiDefinition, ErrorCode, FnTool, ToolBuilder, ToolError, ToolOutput};
 
 /// Arguments of `clock____now`.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -44,13 +42,7 @@ pub fn tool() -> Result<FnTool, tool_core::Error> {
                 "Returns the current date and time (RFC 3339) at a UTC offset.",
             )
             .with_default_timeout_ms(2_000)
-            .with_hints(
-                ApiHints::default()
-                    .read_only(true)
-                    .destructive(false)
-                    .idempotent(true)
-                    .open_world(false),
-            )
+            .with_hints(super::pure_hints())
             .with_output_schema(schemars::schema_for!(Now).to_value()),
             |args: NowArgs, _ctx| async move {
                 let spec = args.utc_offset.as_deref().unwrap_or("+00:00");
