@@ -14,7 +14,9 @@ use serde_json::{Map, Value};
 use crate::client::catalog::{McpCatalog, McpCatalogTool};
 use crate::client::config::{McpProtocol, McpServerConfig, McpTransport};
 use crate::client::options::ManagerOptions;
-use crate::client::remote_talk::{Unheard, call_rounds_telling_task, call_tool_with_events};
+use crate::client::remote_pending::ForTool;
+use crate::client::remote_rounds::Rounds;
+use crate::client::remote_talk::{Unheard, call_rounds_telling_task};
 use crate::client::session::{ConnectOptions, Hooks, Lifecycle, Session};
 use crate::client::slot::Slot;
 use crate::error::Error;
@@ -489,31 +491,13 @@ impl McpManager {
         arguments: Map<String, Value>,
         events: Arc<dyn tool_core::CallEvents>,
     ) -> Result<CallToolResult, Error> {
-        let slot = self.enabled_slot(id)?;
         let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
-        let in_flight = Arc::clone(&slot.in_flight);
-        let watch = slot.watch_call(self.options.restart_after_timeouts);
-        let result = self
-            .with_session(&slot, "tools/call", Resend::Never, |session| {
-                let (params, in_flight, events) =
-                    (params.clone(), Arc::clone(&in_flight), Arc::clone(&events));
-                let trace = self.trace(&slot, &session);
-                async move {
-                    if crate::client::remote_tasks_2025::wanted(&session, &params.name) {
-                        return crate::client::remote_tasks_2025::call_as_task(
-                            session.peer(),
-                            params,
-                        )
-                        .await;
-                    }
-                    let hooks = session.hooks();
-                    call_tool_with_events(session.peer(), hooks, &in_flight, params, events, &trace)
-                        .await
-                }
-            })
-            .await;
-        watch.answered();
-        result
+        self.call_in_rounds(id, params, events, None, |rounds| match rounds {
+            Rounds::Done(result) => Ok(result),
+            // The hooks answer every question, so no call here ends asked.
+            Rounds::Asked(_) => Err(ServiceError::UnexpectedResponse),
+        })
+        .await
     }
 
     /// A [`McpTool`](crate::McpTool) call: [`call_tool_with_events`](Self::call_tool_with_events)
@@ -528,13 +512,33 @@ impl McpManager {
         events: Arc<dyn tool_core::CallEvents>,
         resumed: Option<crate::client::remote_pending::Resumed>,
         ctx: &tool_core::ToolContext,
-    ) -> Result<crate::client::remote_rounds::Rounds, Error> {
-        let slot = self.enabled_slot(id)?;
+    ) -> Result<Rounds, Error> {
         let mut params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
         if let Some(resumed) = resumed {
             params.input_responses = Some(resumed.responses);
             params.request_state = resumed.request_state;
         }
+        self.call_in_rounds(id, params, events, Some(ctx), Ok).await
+    }
+
+    /// The one `tools/call` path of [`call_tool_with_events`](Self::call_tool_with_events)
+    /// and [`call_tool_in_turn`](Self::call_tool_in_turn): `params` sent on
+    /// `id`'s session, never re-sent, watched for timeouts; as a 2025-11-25
+    /// task when the server wants one; else in `input_required` rounds
+    /// answered for `ctx` (`None`: by the hooks; see
+    /// [`ForTool`](crate::client::remote_pending::ForTool)), the task the
+    /// server makes of it told to the call's events when there is a `ctx`
+    /// ([`task_teller`](Self::task_teller)) and followed. `finish` makes
+    /// the caller's answer of where the rounds ended.
+    async fn call_in_rounds<T>(
+        &self,
+        id: &str,
+        params: CallToolRequestParams,
+        events: Arc<dyn tool_core::CallEvents>,
+        ctx: Option<&tool_core::ToolContext>,
+        finish: fn(Rounds) -> Result<T, ServiceError>,
+    ) -> Result<T, Error> {
+        let slot = self.enabled_slot(id)?;
         let in_flight = Arc::clone(&slot.in_flight);
         let watch = slot.watch_call(self.options.restart_after_timeouts);
         let result = self
@@ -542,7 +546,8 @@ impl McpManager {
                 let (params, in_flight, events) =
                     (params.clone(), Arc::clone(&in_flight), Arc::clone(&events));
                 let trace = self.trace(&slot, &session);
-                let tell = self.task_teller(&slot.config, &params, ctx, Arc::clone(&events));
+                let tell = ctx
+                    .map(|ctx| self.task_teller(&slot.config, &params, ctx, Arc::clone(&events)));
                 async move {
                     if crate::client::remote_tasks_2025::wanted(&session, &params.name) {
                         return crate::client::remote_tasks_2025::call_as_task(
@@ -550,13 +555,10 @@ impl McpManager {
                             params,
                         )
                         .await
-                        .map(crate::client::remote_rounds::Rounds::Done);
+                        .map(Rounds::Done)
+                        .and_then(finish);
                     }
-                    let answerer = crate::client::remote_pending::ForTool::new(
-                        session.hooks(),
-                        session.peer(),
-                        ctx,
-                    );
+                    let answerer = ForTool::new(session.hooks(), session.peer(), ctx);
                     call_rounds_telling_task(
                         session.peer(),
                         &answerer,
@@ -564,9 +566,14 @@ impl McpManager {
                         params,
                         events,
                         &trace,
-                        tell,
+                        |task| {
+                            if let Some(tell) = tell {
+                                tell(task);
+                            }
+                        },
                     )
                     .await
+                    .and_then(finish)
                 }
             })
             .await;

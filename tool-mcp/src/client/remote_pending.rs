@@ -233,18 +233,25 @@ pub(crate) fn resumed(
     })
 }
 
-/// Answers a [`McpTool`](crate::McpTool) call's questions: the host's
-/// [`ElicitationHandler`](crate::ElicitationHandler) when it set one; else,
-/// with pending questions on, the call's asker ([`ToolContext::elicit`]),
-/// and when there is none the questions wait; else the hooks (a decline).
+/// Answers a call's questions. A [`McpTool`](crate::McpTool) call (with
+/// its context): the host's [`ElicitationHandler`](crate::ElicitationHandler)
+/// when it set one; else, with pending questions on, the call's asker
+/// ([`ToolContext::elicit`]), and when there is none the questions wait;
+/// else the hooks (a decline). A call without a context
+/// ([`McpManager::call_tool`](crate::McpManager::call_tool)): the hooks,
+/// so its questions never wait.
 pub(crate) struct ForTool<'a> {
     hooks: &'a Hooks,
     peer: &'a Peer<RoleClient>,
-    ctx: &'a ToolContext,
+    ctx: Option<&'a ToolContext>,
 }
 
 impl<'a> ForTool<'a> {
-    pub(crate) fn new(hooks: &'a Hooks, peer: &'a Peer<RoleClient>, ctx: &'a ToolContext) -> Self {
+    pub(crate) fn new(
+        hooks: &'a Hooks,
+        peer: &'a Peer<RoleClient>,
+        ctx: Option<&'a ToolContext>,
+    ) -> Self {
         Self { hooks, peer, ctx }
     }
 }
@@ -254,20 +261,23 @@ impl Answerer for ForTool<'_> {
         &self,
         requests: &InputRequests,
     ) -> Result<Option<InputResponses>, ServiceError> {
-        if self.hooks.elicitation.is_some() || !self.hooks.pending_questions {
-            return ByHooks {
-                hooks: self.hooks,
-                peer: self.peer,
+        let ctx = match self.ctx {
+            Some(ctx) if self.hooks.elicitation.is_none() && self.hooks.pending_questions => ctx,
+            _ => {
+                return ByHooks {
+                    hooks: self.hooks,
+                    peer: self.peer,
+                }
+                .answer(requests)
+                .await;
             }
-            .answer(requests)
-            .await;
-        }
+        };
         let mut responses = InputResponses::new();
         for (key, request) in requests {
             let question = form_question(key, request)
                 .map_err(|m| ServiceError::McpError(ErrorData::invalid_request(m, None)))?;
             let schema = question.requested_schema.clone();
-            let (action, content) = match self.ctx.elicit(question).await {
+            let (action, content) = match ctx.elicit(question).await {
                 Elicited::Accept(content) => (InputAction::Accept, Some(content)),
                 Elicited::Decline => (InputAction::Decline, None),
                 Elicited::Cancel => (InputAction::Cancel, None),

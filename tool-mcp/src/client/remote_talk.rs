@@ -27,9 +27,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
-    ClientRequest, LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken,
-    RequestId, ServerResult,
+    CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest,
+    LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken, RequestId,
+    ServerResult,
 };
 use rmcp::service::{Peer, PeerRequestOptions};
 use rmcp::{RoleClient, ServiceError};
@@ -37,7 +37,7 @@ use serde_json::Value;
 use tool_core::{CallEvents, LogLevel, Progress};
 use tracing::Instrument;
 
-use crate::client::remote_rounds::{Answerer, ByHooks, Reached, Rounds, rounds};
+use crate::client::remote_rounds::{Answerer, Reached, Rounds, rounds};
 use crate::client::remote_tasks::follow;
 use crate::level::from_mcp_level;
 use crate::trace::{ClientTrace, record_error, record_result, record_rpc_error, semconv};
@@ -281,41 +281,12 @@ impl CallEvents for Unheard {
 }
 
 /// `tools/call` on `peer` with the server's progress for it (and its log
-/// lines meanwhile) handed to `events`, questions answered in process by
-/// `hooks`. Dropping the future sends the server `notifications/cancelled`,
-/// as rmcp's own `call_tool` does.
-pub(crate) async fn call_tool_with_events(
-    peer: &Peer<RoleClient>,
-    hooks: &impl rmcp::ClientHandler,
-    in_flight: &Arc<InFlight>,
-    params: CallToolRequestParams,
-    events: Arc<dyn CallEvents>,
-    trace: &ClientTrace,
-) -> Result<CallToolResult, ServiceError> {
-    let answerer = ByHooks { hooks, peer };
-    match call_rounds_with_events(peer, &answerer, in_flight, params, events, trace).await? {
-        Rounds::Done(result) => Ok(result),
-        Rounds::Asked(_) => Err(ServiceError::UnexpectedResponse),
-    }
-}
-
-/// [`call_tool_with_events`] with questions answered by `answerer`, which
-/// may leave them waiting. Each round is a request of its own, each its
-/// own client span whose trace context the request
-/// carries in `_meta`.
-pub(crate) async fn call_rounds_with_events(
-    peer: &Peer<RoleClient>,
-    answerer: &impl Answerer,
-    in_flight: &Arc<InFlight>,
-    params: CallToolRequestParams,
-    events: Arc<dyn CallEvents>,
-    trace: &ClientTrace,
-) -> Result<Rounds, ServiceError> {
-    call_rounds_telling_task(peer, answerer, in_flight, params, events, trace, |_| {}).await
-}
-
-/// [`call_rounds_with_events`] with `on_task` told of the task when the
-/// server makes the call one, before the task is followed.
+/// lines meanwhile) handed to `events`, questions answered by `answerer`,
+/// which may leave them waiting; when the server makes the call a task,
+/// `on_task` is told of it before the task is followed. Each round is a
+/// request of its own, each its own client span whose trace context the
+/// request carries in `_meta`. Dropping the future sends the server
+/// `notifications/cancelled`, as rmcp's own `call_tool` does.
 pub(crate) async fn call_rounds_telling_task(
     peer: &Peer<RoleClient>,
     answerer: &impl Answerer,
@@ -345,7 +316,7 @@ pub(crate) async fn call_rounds_telling_task(
     }
 }
 
-/// [`call_rounds_with_events`] up to where the server makes the call a
+/// [`call_rounds_telling_task`] up to where the server makes the call a
 /// task, which is returned as it is (a detached task: see
 /// [`McpManager::start_task`](crate::McpManager::start_task)).
 pub(crate) async fn call_reaching(
