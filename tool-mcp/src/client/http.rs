@@ -177,11 +177,13 @@ impl WatchedClient {
         self
     }
 
-    /// Runs `send` with the token as rmcp gives it, or, for a DPoP client,
-    /// with `Authorization: DPoP` and a fresh proof in the headers (rmcp's
-    /// client would write `Bearer`); a `use_dpop_nonce` refusal is sent
-    /// again once with the server's nonce.
-    async fn signed<T, F, Fut>(
+    /// One request of the session, as `send` makes it on the inner client:
+    /// with the token as rmcp gives it, or, for a DPoP client, with
+    /// `Authorization: DPoP` and a fresh proof in the headers (rmcp's
+    /// client would write `Bearer`), a `use_dpop_nonce` refusal sent again
+    /// once with the server's nonce; its refusals and challenges noted
+    /// ([`watch`](Self::watch)).
+    async fn request<T, F, Fut>(
         &self,
         method: &str,
         uri: &str,
@@ -196,14 +198,14 @@ impl WatchedClient {
     {
         use crate::client::dpop::{USE_NONCE, learn_resource_nonce, resource_headers};
         let (Some(key), Some(token)) = (&self.dpop, auth_header.as_deref()) else {
-            return send(auth_header, custom_headers).await;
+            return self.watch(send(auth_header, custom_headers).await);
         };
         let sign = |headers: HashMap<HeaderName, HeaderValue>| {
             resource_headers(key, method, uri, token, headers)
                 .map_err(|e| StreamableHttpError::UnexpectedServerResponse(e.into()))
         };
         let result = send(None, sign(custom_headers.clone())?).await;
-        match &result {
+        let result = match &result {
             Err(StreamableHttpError::AuthRequired(challenge))
                 if challenge.www_authenticate_header.contains(USE_NONCE)
                     && learn_resource_nonce(
@@ -219,7 +221,8 @@ impl WatchedClient {
                 send(None, sign(custom_headers)?).await
             }
             _ => result,
-        }
+        };
+        self.watch(result)
     }
 
     fn note_session(&self, id: Option<&str>) {
@@ -314,6 +317,107 @@ pub(crate) fn default_client() -> Result<reqwest::Client, reqwest::Error> {
         .build()
 }
 
+/// Which of rmcp's POST entry points a message came through: each is
+/// passed on to the inner client as it came, with its size limits.
+#[derive(Clone, Copy)]
+enum PostLimits {
+    /// `post_message`: the inner client's defaults.
+    Default,
+    /// `post_message_with_max_sse_event_size`.
+    MaxSseEvent(usize),
+    /// `post_message_with_response_limits`.
+    Response(StreamableHttpResponseLimits),
+}
+
+impl WatchedClient {
+    /// A JSON-RPC message POSTed through the entry point `limits` names:
+    /// its session id and `tools/list` noted first, its SSE answer peeked.
+    async fn post(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        limits: PostLimits,
+    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<reqwest::Error>> {
+        self.note_session(session_id.as_deref());
+        self.note_sent(&message);
+        let result = self
+            .request(
+                "POST",
+                &uri,
+                session_id.as_deref(),
+                auth_header,
+                custom_headers,
+                |auth, headers| {
+                    let (uri, message, id) = (uri.clone(), message.clone(), session_id.clone());
+                    async move {
+                        match limits {
+                            PostLimits::Default => {
+                                self.client
+                                    .post_message(uri, message, id, auth, headers)
+                                    .await
+                            }
+                            PostLimits::MaxSseEvent(max) => {
+                                self.client
+                                    .post_message_with_max_sse_event_size(
+                                        uri, message, id, auth, headers, max,
+                                    )
+                                    .await
+                            }
+                            PostLimits::Response(limits) => {
+                                self.client
+                                    .post_message_with_response_limits(
+                                        uri, message, id, auth, headers, limits,
+                                    )
+                                    .await
+                            }
+                        }
+                    }
+                },
+            )
+            .await;
+        self.peek(result)
+    }
+
+    /// The session's SSE stream (GET), with `max_sse_event_size` when
+    /// rmcp gave one (else the inner client's default).
+    async fn stream(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: Option<usize>,
+    ) -> Result<BoxedSseResponse, StreamableHttpError<reqwest::Error>> {
+        self.request(
+            "GET",
+            &uri,
+            session_id.as_deref(),
+            auth_header,
+            custom_headers,
+            |auth, headers| {
+                let (uri, id, last) = (uri.clone(), session_id.clone(), last_event_id.clone());
+                async move {
+                    match max_sse_event_size {
+                        None => self.client.get_stream(uri, id, last, auth, headers).await,
+                        Some(max) => {
+                            self.client
+                                .get_stream_with_max_sse_event_size(
+                                    uri, id, last, auth, headers, max,
+                                )
+                                .await
+                        }
+                    }
+                }
+            },
+        )
+        .await
+    }
+}
+
 impl StreamableHttpClient for WatchedClient {
     type Error = reqwest::Error;
 
@@ -321,100 +425,38 @@ impl StreamableHttpClient for WatchedClient {
         &self,
         uri: Arc<str>,
         message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
+        id: Option<Arc<str>>,
+        auth: Option<String>,
+        headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<StreamableHttpPostResponse, StreamableHttpError<reqwest::Error>> {
-        self.note_session(session_id.as_deref());
-        self.note_sent(&message);
-        let id = session_id.clone();
-        let result = self
-            .signed(
-                "POST",
-                &uri,
-                id.as_deref(),
-                auth_header,
-                custom_headers,
-                |auth, headers| {
-                    self.client.post_message(
-                        uri.clone(),
-                        message.clone(),
-                        session_id.clone(),
-                        auth,
-                        headers,
-                    )
-                },
-            )
-            .await;
-        self.peek(self.watch(result))
+        let limits = PostLimits::Default;
+        self.post(uri, message, id, auth, headers, limits).await
     }
 
     async fn post_message_with_max_sse_event_size(
         &self,
         uri: Arc<str>,
         message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
+        id: Option<Arc<str>>,
+        auth: Option<String>,
+        headers: HashMap<HeaderName, HeaderValue>,
         max_sse_event_size: usize,
     ) -> Result<StreamableHttpPostResponse, StreamableHttpError<reqwest::Error>> {
-        self.note_session(session_id.as_deref());
-        self.note_sent(&message);
-        let id = session_id.clone();
-        let result = self
-            .signed(
-                "POST",
-                &uri,
-                id.as_deref(),
-                auth_header,
-                custom_headers,
-                |auth, headers| {
-                    self.client.post_message_with_max_sse_event_size(
-                        uri.clone(),
-                        message.clone(),
-                        session_id.clone(),
-                        auth,
-                        headers,
-                        max_sse_event_size,
-                    )
-                },
-            )
-            .await;
-        self.peek(self.watch(result))
+        let limits = PostLimits::MaxSseEvent(max_sse_event_size);
+        self.post(uri, message, id, auth, headers, limits).await
     }
 
     async fn post_message_with_response_limits(
         &self,
         uri: Arc<str>,
         message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
+        id: Option<Arc<str>>,
+        auth: Option<String>,
+        headers: HashMap<HeaderName, HeaderValue>,
         limits: StreamableHttpResponseLimits,
     ) -> Result<StreamableHttpPostResponse, StreamableHttpError<reqwest::Error>> {
-        self.note_session(session_id.as_deref());
-        self.note_sent(&message);
-        let id = session_id.clone();
-        let result = self
-            .signed(
-                "POST",
-                &uri,
-                id.as_deref(),
-                auth_header,
-                custom_headers,
-                |auth, headers| {
-                    self.client.post_message_with_response_limits(
-                        uri.clone(),
-                        message.clone(),
-                        session_id.clone(),
-                        auth,
-                        headers,
-                        limits,
-                    )
-                },
-            )
-            .await;
-        self.peek(self.watch(result))
+        let limits = PostLimits::Response(limits);
+        self.post(uri, message, id, auth, headers, limits).await
     }
 
     async fn delete_session(
@@ -424,82 +466,41 @@ impl StreamableHttpClient for WatchedClient {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<(), StreamableHttpError<reqwest::Error>> {
-        let id = Some(session_id.clone());
-        let result = self
-            .signed(
-                "DELETE",
-                &uri,
-                id.as_deref(),
-                auth_header,
-                custom_headers,
-                |auth, headers| {
-                    self.client
-                        .delete_session(uri.clone(), session_id.clone(), auth, headers)
-                },
-            )
-            .await;
-        self.watch(result)
+        self.request(
+            "DELETE",
+            &uri,
+            Some(&session_id),
+            auth_header,
+            custom_headers,
+            |auth, headers| {
+                self.client
+                    .delete_session(uri.clone(), session_id.clone(), auth, headers)
+            },
+        )
+        .await
     }
 
     async fn get_stream(
         &self,
         uri: Arc<str>,
-        session_id: Option<Arc<str>>,
-        last_event_id: Option<String>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
+        id: Option<Arc<str>>,
+        last: Option<String>,
+        auth: Option<String>,
+        headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<BoxedSseResponse, StreamableHttpError<reqwest::Error>> {
-        let id = session_id.clone();
-        let result = self
-            .signed(
-                "GET",
-                &uri,
-                id.as_deref(),
-                auth_header,
-                custom_headers,
-                |auth, headers| {
-                    self.client.get_stream(
-                        uri.clone(),
-                        session_id.clone(),
-                        last_event_id.clone(),
-                        auth,
-                        headers,
-                    )
-                },
-            )
-            .await;
-        self.watch(result)
+        self.stream(uri, id, last, auth, headers, None).await
     }
 
     async fn get_stream_with_max_sse_event_size(
         &self,
         uri: Arc<str>,
-        session_id: Option<Arc<str>>,
-        last_event_id: Option<String>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
+        id: Option<Arc<str>>,
+        last: Option<String>,
+        auth: Option<String>,
+        headers: HashMap<HeaderName, HeaderValue>,
         max_sse_event_size: usize,
     ) -> Result<BoxedSseResponse, StreamableHttpError<reqwest::Error>> {
-        let id = session_id.clone();
-        let result = self
-            .signed(
-                "GET",
-                &uri,
-                id.as_deref(),
-                auth_header,
-                custom_headers,
-                |auth, headers| {
-                    self.client.get_stream_with_max_sse_event_size(
-                        uri.clone(),
-                        session_id.clone(),
-                        last_event_id.clone(),
-                        auth,
-                        headers,
-                        max_sse_event_size,
-                    )
-                },
-            )
-            .await;
-        self.watch(result)
+        let max = Some(max_sse_event_size);
+        self.stream(uri, id, last, auth, headers, max).await
     }
 }
