@@ -589,6 +589,7 @@ pub(crate) fn prepare(
         workspace,
         home.as_deref(),
         &std::env::temp_dir(),
+        private_tmp,
         cwd,
         namespaces != Namespaces::Off,
     )?

@@ -49,8 +49,9 @@ pub(crate) struct Plan {
     pub(crate) writable_roots: Vec<PathBuf>,
     /// Protected entries found in the writable roots, for the report.
     pub(crate) read_only: Vec<PathBuf>,
-    /// The stand-ins of missing protected files that show `/dev/null`
-    /// (the private `placeholder` module); also in `read_only`.
+    /// The stand-ins of missing protected files (sockets) that show an
+    /// empty read-only file in the command (the private `placeholder`
+    /// module); also in `read_only`.
     pub(crate) empty_files: Vec<PathBuf>,
     /// Git directories pinned in place (bound onto themselves).
     pub(crate) pinned: Vec<PathBuf>,
@@ -84,6 +85,7 @@ pub(crate) fn plan(
     workspace: &Path,
     home: Option<&Path>,
     temp: &Path,
+    private_tmp: Option<&Path>,
     cwd: &Path,
     namespaces: bool,
 ) -> Result<Option<Plan>> {
@@ -138,13 +140,19 @@ pub(crate) fn plan(
             None => {}
         }
     }
-    // The shared system temp dir is not examined: it is not the
-    // workspace, and what other programs leave there is not the command's
-    // to judge.
-    let temp = canonical(temp);
+    // The shared system temp dir and the computer's private one are not
+    // examined: they are not the workspace, and what other programs or
+    // earlier commands leave there is not the command's to judge (a
+    // repository copied into the private `/tmp` is beneath the overlay's
+    // own upper layer, which the namespace cannot mount over).
+    let temps: Vec<PathBuf> = [Some(temp), private_tmp]
+        .into_iter()
+        .flatten()
+        .filter_map(canonical)
+        .collect();
     let examined_roots: Vec<PathBuf> = writable_roots
         .iter()
-        .filter(|r| Some(*r) != temp.as_ref())
+        .filter(|r| !temps.contains(r))
         .cloned()
         .collect();
     let cwd = canonical(cwd).unwrap_or_else(|| cwd.to_path_buf());
@@ -355,6 +363,7 @@ mod tests {
             dir.path(),
             None,
             dir.path(),
+            None,
             dir.path(),
             false,
         )
@@ -379,6 +388,7 @@ mod tests {
             &ws,
             Some(&root.join("home")),
             &temp,
+            None,
             &ws,
             false,
         )
@@ -424,6 +434,7 @@ mod tests {
             &ws,
             None,
             &ws,
+            None,
             &ws,
             false,
         )
@@ -442,6 +453,7 @@ mod tests {
             &ws,
             None,
             dir.path(),
+            None,
             dir.path(),
             false,
         )
@@ -457,6 +469,7 @@ mod tests {
             &ws,
             None,
             dir.path(),
+            None,
             dir.path(),
             false,
         )
@@ -473,6 +486,7 @@ mod tests {
             dir.path(),
             None,
             dir.path(),
+            None,
             dir.path(),
             false,
         )

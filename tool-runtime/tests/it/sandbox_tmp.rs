@@ -193,6 +193,33 @@ async fn a_workspace_under_tmp_is_the_hosts_beneath_the_overlay() {
 }
 
 #[tokio::test]
+async fn a_repository_a_command_puts_in_the_private_tmp_does_not_stop_the_next_command() {
+    let Some(d) = dirs() else { return };
+    // The private temp dir is not a workspace: a repository there (a copy
+    // of the workspace's, `git init`) is not looked into, so nothing is
+    // mounted beneath the overlay's own upper layer, which the kernel
+    // refuses (`ELOOP`).
+    for overlay in [true, false] {
+        let c = computer(overlay);
+        write(&d.ws, ".git/config", "[core]\n");
+        let out = sh_in(
+            &c,
+            &d.ws,
+            &d.ws,
+            "cp -a . /tmp/copy && mkdir -p /tmp/a/b && cp -a .git /tmp/a/b/.git && cp -a .git /tmp/a/.git",
+        )
+        .await;
+        if !namespaced(&out) {
+            return;
+        }
+        assert_eq!(exit_code(&out), 0, "{}", out.content);
+        let out = sh_in(&c, &d.ws, &d.ws, "cat /tmp/copy/.git/config").await;
+        assert_eq!(exit_code(&out), 0, "overlay {overlay}: {}", out.content);
+        assert_eq!(ok(&out)["stdout"], "[core]\n", "{}", out.content);
+    }
+}
+
+#[tokio::test]
 async fn without_the_overlay_the_cwd_under_tmp_is_bound_back_read_only() {
     let Some(d) = dirs() else { return };
     let c = computer(false);
