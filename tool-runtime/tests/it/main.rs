@@ -18,6 +18,7 @@ mod files;
 mod module_graph;
 mod sandbox;
 mod sandbox_git;
+mod sandbox_guide_rows;
 mod sandbox_new_repos;
 mod sandbox_protected;
 mod sandbox_stand_ins;
