@@ -47,9 +47,12 @@ fn failed(message: String) -> ServiceError {
     ServiceError::McpError(ErrorData::internal_error(message, None))
 }
 
-/// Whether a call of `tool` on `session` goes as a 2025-11-25 task.
+/// Whether a call of `tool` on `session` goes as a 2025-11-25 task: the
+/// server lists it with task support and keeps its tasks by this revision
+/// ([`uses_2025_tasks`]; a server that declared the tasks extension makes
+/// a task of a plain call itself, on either revision).
 pub(crate) fn wanted(session: &Session, tool: &str) -> bool {
-    session.lifecycle() == Lifecycle::Initialize
+    uses_2025_tasks(session)
         && match session.hooks().listed.task_support(tool) {
             Some(ListedTaskSupport::Required) => true,
             Some(ListedTaskSupport::Optional) => session.hooks().tasks,

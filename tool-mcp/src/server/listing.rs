@@ -1,7 +1,8 @@
 //! `tools/list` served: pages of the offered tools (one per API, under
 //! wire or bare names, with their output schemas, their stated hints as
-//! annotations, `execution.taskSupport` and `_meta`, so a proxied tool
-//! goes out as its server listed it) and the cursors that link them, made
+//! annotations, `execution.taskSupport` (a task tool's as this server
+//! runs it) and `_meta`, so a proxied tool goes out as its server listed
+//! it) and the cursors that link them, made
 //! for one list and refused once it changed.
 
 use std::sync::Arc;
@@ -12,6 +13,7 @@ use serde_json::{Map, Value, json};
 use tool_core::{ApiDefinition, HumanIntervention, InterventionPolicy, OfferedTools, ToolManifest};
 
 use super::serve::{FIXED_LIST_TTL, RegistryServer, Source};
+use super::serve_tasks::{ServedTasks, TaskSupport};
 use super::wire::EXECUTION_META_KEY;
 impl RegistryServer {
     /// One `tools/list` page: the tools from the cursor's offset on.
@@ -24,8 +26,13 @@ impl RegistryServer {
             Some(cursor) => parse_cursor(cursor, generation, total)?,
         };
         let end = start.saturating_add(self.inner.page_size).min(total);
-        let mut result =
-            ListToolsResult::with_all_items(tools(&offered, start, end, self.inner.bare_names));
+        let listed = tools(
+            &offered,
+            start..end,
+            self.inner.bare_names,
+            &self.inner.tasks,
+        );
+        let mut result = ListToolsResult::with_all_items(listed);
         if end < total {
             result.next_cursor = Some(format!("{generation}:{end}"));
         }
@@ -44,8 +51,18 @@ impl RegistryServer {
     }
 }
 
-/// The served tools `start..end` (in offer order, one per API).
-fn tools(offered: &OfferedTools, start: usize, end: usize, bare: bool) -> Vec<rmcp::model::Tool> {
+/// The served tools in `range` (in offer order, one per API), listed
+/// under bare names when `bare`. A tool's `execution.taskSupport` is how
+/// this server runs it: as `tasks` says for a task tool
+/// ([`RegistryServer::with_task_tools`], by the name it is listed under),
+/// else as its API states (a proxied tool's is its server's).
+fn tools(
+    offered: &OfferedTools,
+    range: std::ops::Range<usize>,
+    bare: bool,
+    tasks: &ServedTasks,
+) -> Vec<rmcp::model::Tool> {
+    let (start, end) = (range.start, range.end);
     let mut tools = Vec::with_capacity(end.saturating_sub(start));
     let mut index = 0;
     for tool in offered.tools() {
@@ -72,6 +89,10 @@ fn tools(offered: &OfferedTools, start: usize, end: usize, bare: bool) -> Vec<rm
             } else {
                 wire.to_owned()
             };
+            let support = tasks.support(&name).map(TaskSupport::as_str).or_else(|| {
+                api.task_support
+                    .map(tool_core::manifest::TaskSupport::as_str)
+            });
             let mut remote =
                 rmcp::model::Tool::new(name, api.description.clone(), Arc::new(schema));
             if let Some(Value::Object(output)) = &api.output_schema {
@@ -84,15 +105,12 @@ fn tools(offered: &OfferedTools, start: usize, end: usize, bare: bool) -> Vec<rm
                 remote = remote.with_annotations(annotations);
             }
             let mut meta = api.meta.clone().unwrap_or_default();
-            // Only the API's own task support travels under this key.
+            // Only the task support found above travels under this key.
             meta.remove(EXECUTION_META_KEY);
-            if let Some(support) = api.task_support {
+            if let Some(support) = support {
                 // Moved to the tool's `execution` on the way out (see the
                 // `wire` module): rmcp's `Tool` has no such field.
-                meta.insert(
-                    EXECUTION_META_KEY.into(),
-                    json!({"taskSupport": support.as_str()}),
-                );
+                meta.insert(EXECUTION_META_KEY.into(), json!({"taskSupport": support}));
             }
             if !meta.is_empty() {
                 remote.meta = Some(MetaObject(meta));

@@ -35,7 +35,9 @@
 //! [`ApiDefinition`](tool_core::ApiDefinition) declares one (the output's
 //! state is the `structuredContent`), its stated hints as `annotations`
 //! (without any, `destructiveHint: false` for an API that runs without
-//! asking), its task support as `execution.taskSupport` and its `_meta`:
+//! asking), its task support as `execution.taskSupport` (for a tool named
+//! in [`RegistryServer::with_task_tools`], how this server runs it) and
+//! its `_meta`:
 //! a tool proxied from another MCP server is listed as that server listed
 //! it. A proxied result's blocks are served in the server's order. Tools are listed under their wire
 //! names (`identifier____api`), or under their bare API names where those
@@ -271,7 +273,9 @@ impl RegistryServer {
     /// (`tasks/cancel`); without it, an [`Optional`](TaskSupport::Optional)
     /// tool is called at once and a [`Required`](TaskSupport::Required)
     /// one is refused with `-32021`. For long-running tools (a build, a
-    /// remote dispatch). Replaces an earlier list.
+    /// remote dispatch). `tools/list` gives each of them that
+    /// `execution.taskSupport` (over the API's own, if it states one).
+    /// Replaces an earlier list.
     pub fn with_task_tools<S: Into<String>>(
         self,
         tools: impl IntoIterator<Item = (S, TaskSupport)>,
@@ -405,8 +409,20 @@ impl RegistryServer {
 
     /// Serves over this process's stdin/stdout until the client leaves.
     pub async fn serve_stdio(self) -> Result<(), Error> {
+        let (stdin, stdout) = rmcp::transport::stdio();
+        self.serve_io(stdin, stdout).await
+    }
+
+    /// Serves as over stdio (newline-delimited JSON-RPC) on `read` and
+    /// `write` until the client leaves: a pipe, a socket, or an in-process
+    /// stream (`tokio::io::duplex`) whose other end is the client.
+    pub async fn serve_io<R, W>(self, read: R, write: W) -> Result<(), Error>
+    where
+        R: tokio::io::AsyncRead + Send + Unpin + 'static,
+        W: tokio::io::AsyncWrite + Send + Unpin + 'static,
+    {
         let running = OnTheWire(self)
-            .serve(rmcp::transport::stdio())
+            .serve((read, write))
             .await
             .map_err(|e| Error::Serve(format!("stdio handshake: {e}")))?;
         running

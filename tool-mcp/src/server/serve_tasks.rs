@@ -66,6 +66,17 @@ pub enum TaskSupport {
     Required,
 }
 
+impl TaskSupport {
+    /// The wire word of a tool's `execution.taskSupport` (`optional`,
+    /// `required`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Optional => "optional",
+            Self::Required => "required",
+        }
+    }
+}
+
 /// The served tools that run as tasks, and their tasks.
 #[derive(Clone, Default)]
 pub(crate) struct ServedTasks {
@@ -108,7 +119,8 @@ impl ServedTasks {
         !self.tools.is_empty()
     }
 
-    fn support(&self, name: &str) -> Option<TaskSupport> {
+    /// How the tool served as `name` runs as a task, if it is a task tool.
+    pub(crate) fn support(&self, name: &str) -> Option<TaskSupport> {
         self.tools.get(name).copied()
     }
 }

@@ -1,13 +1,20 @@
-//! The serving side pages `tools/list` when a registry has more tools than a
-//! page holds; two real clients follow the cursors to the end: tool-mcp's
-//! own (rmcp) and the pinned Python `mcp` SDK's.
+//! `tools/list` served. The serving side pages it when a registry has more
+//! tools than a page holds; two real clients follow the cursors to the
+//! end: tool-mcp's own (rmcp) and the pinned Python `mcp` SDK's. Its cache
+//! hints bound how long tool-mcp's catalog keeps it. And a tool the server
+//! runs as a task (`RegistryServer::with_task_tools`) is listed with its
+//! `execution.taskSupport`, on stdio (raw JSON-RPC lines) and streamable
+//! HTTP (tool-mcp's client on both revisions, the Python SDK's client).
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use tool_core::{ApiDefinition, ToolBuilder, ToolContext, ToolOutput, ToolRegistry};
-use tool_mcp::{McpManager, McpServerConfig, McpTransport, RegistryServer, RunEverything};
+use tool_mcp::{
+    McpManager, McpProtocol, McpServerConfig, McpTransport, RegistryServer, RunEverything,
+};
 
 /// 25 tools × 10 APIs = 250 served tools, `t00____a0` … `t24____a9`.
 fn big_registry() -> ToolRegistry {
@@ -243,5 +250,197 @@ async fn a_fixed_registry_lists_with_an_hours_ttl_and_private_scope() {
         3_600_000,
         "the documented default"
     );
+    stop.cancel();
+}
+
+/// `jobs`: `quick` and `slow` run as tasks (required, optional), `plain`
+/// never; `stated` states its own task support (`forbidden`, as a proxied
+/// tool would), and `overridden` states `forbidden` but is named a task
+/// tool (optional) here.
+fn task_server() -> RegistryServer {
+    use tool_core::manifest::TaskSupport as Stated;
+    let done = |_, _| async { Ok(ToolOutput::text("done")) };
+    let tool = ToolBuilder::new("jobs")
+        .api(ApiDefinition::new("quick", "Quick."), done)
+        .api(ApiDefinition::new("slow", "Slow."), done)
+        .api(ApiDefinition::new("plain", "Plain."), done)
+        .api(
+            ApiDefinition::new("stated", "Stated.").with_task_support(Stated::Forbidden),
+            done,
+        )
+        .api(
+            ApiDefinition::new("overridden", "Overridden.").with_task_support(Stated::Forbidden),
+            done,
+        )
+        .build()
+        .unwrap();
+    let mut registry = ToolRegistry::new();
+    registry.register(tool).unwrap();
+    RegistryServer::new(
+        Arc::new(registry),
+        Arc::new(RunEverything),
+        ToolContext::new(),
+    )
+    .with_task_tools([
+        ("jobs____quick", tool_mcp::TaskSupport::Required),
+        ("jobs____slow", tool_mcp::TaskSupport::Optional),
+        ("jobs____overridden", tool_mcp::TaskSupport::Optional),
+    ])
+}
+
+/// Each tool's `execution.taskSupport` as `task_server` lists it (none for
+/// `plain`).
+fn listed_task_support() -> BTreeMap<String, String> {
+    [
+        ("jobs____quick", "required"),
+        ("jobs____slow", "optional"),
+        ("jobs____stated", "forbidden"),
+        ("jobs____overridden", "optional"),
+    ]
+    .into_iter()
+    .map(|(name, word)| (name.to_owned(), word.to_owned()))
+    .collect()
+}
+
+/// The `execution.taskSupport` of each tool in a raw `tools/list` result,
+/// checking that no tool keeps the private key `execution` travels under.
+fn raw_task_support(result: &Value) -> BTreeMap<String, String> {
+    let tools = result["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no tools in {result}"));
+    assert_eq!(tools.len(), 5, "{result}");
+    let mut support = BTreeMap::new();
+    for tool in tools {
+        let name = tool["name"].as_str().unwrap().to_owned();
+        assert!(
+            !tool.to_string().contains("toolLayer/execution"),
+            "the private key left on {tool}"
+        );
+        if let Some(execution) = tool.get("execution") {
+            let word = execution["taskSupport"].as_str().unwrap().to_owned();
+            support.insert(name, word);
+        }
+    }
+    support
+}
+
+/// `requests` written as lines to `task_server` served on an in-process
+/// stdio pair (`RegistryServer::serve_io`, what `serve_stdio` runs); the
+/// answer to the request with id `"list"`. The server stops when the
+/// client's end closes.
+async fn over_stdio(requests: &[Value]) -> Value {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let (client, server) = tokio::io::duplex(1 << 20);
+    let (server_read, server_write) = tokio::io::split(server);
+    let serving = tokio::spawn(task_server().serve_io(server_read, server_write));
+    let (client_read, mut client_write) = tokio::io::split(client);
+    for request in requests {
+        let line = format!("{request}\n");
+        client_write.write_all(line.as_bytes()).await.unwrap();
+    }
+    let mut lines = BufReader::new(client_read).lines();
+    let answer = tokio::time::timeout(std::time::Duration::from_secs(10), async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            let message: Value = serde_json::from_str(&line).unwrap();
+            if message["id"] == "list" {
+                return message;
+            }
+        }
+        panic!("the server closed before answering tools/list");
+    })
+    .await
+    .expect("tools/list answered within 10 s");
+    drop(client_write);
+    drop(lines);
+    let served = tokio::time::timeout(std::time::Duration::from_secs(10), serving).await;
+    assert!(
+        served.is_ok_and(|joined| joined.is_ok()),
+        "the server ends with its client"
+    );
+    answer
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn served_task_tools_list_their_task_support_on_stdio() {
+    // 2025-11-25: the handshake, then tools/list.
+    let answer = over_stdio(&[
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"}}}),
+        serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        serde_json::json!({"jsonrpc": "2.0", "id": "list", "method": "tools/list"}),
+    ])
+    .await;
+    assert_eq!(
+        raw_task_support(&answer["result"]),
+        listed_task_support(),
+        "2025-11-25: {answer}"
+    );
+    // 2026-07-28: one stateless request, no handshake.
+    let answer = over_stdio(&[serde_json::json!({
+        "jsonrpc": "2.0", "id": "list", "method": "tools/list",
+        "params": {"_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
+            "io.modelcontextprotocol/clientCapabilities": {}
+        }}
+    })])
+    .await;
+    assert_eq!(
+        raw_task_support(&answer["result"]),
+        listed_task_support(),
+        "2026-07-28: {answer}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn served_task_tools_list_their_task_support_over_http_to_both_sdks() {
+    let stop = CancellationToken::new();
+    let (addr, _task) = task_server()
+        .serve_http("127.0.0.1:0".parse().unwrap(), stop.clone())
+        .await
+        .unwrap();
+    let url = format!("http://{addr}/mcp");
+    // tool-mcp's client, on each revision: the catalog keeps `execution`
+    // as listed.
+    for protocol in [McpProtocol::V2026_07_28, McpProtocol::V2025_11_25] {
+        let manager = McpManager::default();
+        manager
+            .upsert(
+                McpServerConfig::new("jobs", McpTransport::http(url.clone()))
+                    .with_protocol(protocol),
+            )
+            .unwrap();
+        let catalog = manager.catalog("jobs").await.unwrap();
+        let listed: BTreeMap<String, String> = catalog
+            .tools
+            .iter()
+            .filter_map(|tool| {
+                let word = tool.execution.as_ref()?["taskSupport"].as_str()?;
+                Some((tool.name.clone(), word.to_owned()))
+            })
+            .collect();
+        assert_eq!(listed, listed_task_support(), "{protocol:?}");
+        assert_eq!(catalog.tools.len(), 5, "{protocol:?}");
+        manager.shutdown().await;
+    }
+    // The Python SDK's client reads the same (its `Tool.execution`).
+    let output = tokio::process::Command::new(crate::common::python())
+        .arg(crate::common::fixtures().join("python/client.py"))
+        .arg(&url)
+        .arg("jobs____plain")
+        .output()
+        .await
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let out: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let listed: BTreeMap<String, String> =
+        serde_json::from_value(out["executions"].clone()).unwrap();
+    assert_eq!(listed, listed_task_support(), "{out}");
+    assert_eq!(out["call"], "done", "{out}");
     stop.cancel();
 }
