@@ -14,6 +14,7 @@
 //! let through (invalid magic numbers, lengths, flags or paths).
 #![cfg(target_os = "linux")]
 
+use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 
 use crate::common::{base_outside_temp, ctx, needed, ok, state, write};
@@ -192,18 +193,13 @@ fn every_kind_of_mount(ws: &Path) -> SandboxOptions {
     }
 }
 
-#[tokio::test]
-async fn every_mount_of_a_confined_command_is_nosuid_and_nodev_but_the_devices() {
-    let (_base, ws) = workspace();
-    let c = computer(every_kind_of_mount(&ws));
-    if !namespaced(&c, &ws).await {
-        return;
-    }
-    let out = sh(&c, &ws, "cat /proc/self/mountinfo").await;
+/// Runs a command in `ws` (prepared by [`every_kind_of_mount`]) and checks
+/// that it had each kind of mount and that all follow the rule.
+async fn assert_every_mount_follows_the_rule(c: &LocalComputer, ws: &Path) {
+    let out = sh(c, ws, "cat /proc/self/mountinfo").await;
     assert_eq!(code(&out), 0, "{}", out.content);
     let mountinfo = stdout(&out);
     let mounts = parse_mountinfo(&mountinfo);
-    // The command really had each kind of mount.
     let point = |p: &Path| p.to_str().unwrap().to_owned();
     for expected in [
         "/",
@@ -213,7 +209,7 @@ async fn every_mount_of_a_confined_command_is_nosuid_and_nodev_but_the_devices()
         "/dev/shm",
         "/dev/null",
         "/proc",
-        &point(&ws),
+        &point(ws),
         &point(&ws.join(".git/config")),
         &point(&ws.join(".git/hooks")),
         &point(&ws.join(".env")),
@@ -226,11 +222,21 @@ async fn every_mount_of_a_confined_command_is_nosuid_and_nodev_but_the_devices()
             "no mount at {expected}:\n{mountinfo}"
         );
     }
-    let breaking = mounts_breaking_the_rule(&mountinfo, &ws);
+    let breaking = mounts_breaking_the_rule(&mountinfo, ws);
     assert!(
         breaking.is_empty(),
         "mounts without nosuid or nodev: {breaking:#?}\n{mountinfo}"
     );
+}
+
+#[tokio::test]
+async fn every_mount_of_a_confined_command_is_nosuid_and_nodev_but_the_devices() {
+    let (_base, ws) = workspace();
+    let c = computer(every_kind_of_mount(&ws));
+    if !namespaced(&c, &ws).await {
+        return;
+    }
+    assert_every_mount_follows_the_rule(&c, &ws).await;
     // The check can fail: the host's own mounts (seen unconfined) break it.
     let out = sh(&unconfined(), &ws, "cat /proc/self/mountinfo").await;
     let host = stdout(&out);
@@ -254,20 +260,7 @@ async fn without_the_overlay_the_private_tmp_is_nosuid_and_nodev_too() {
     if !namespaced(&c, &ws).await {
         return;
     }
-    let out = sh(&c, &ws, "cat /proc/self/mountinfo").await;
-    assert_eq!(code(&out), 0, "{}", out.content);
-    let mountinfo = stdout(&out);
-    assert!(
-        parse_mountinfo(&mountinfo)
-            .iter()
-            .any(|m| m.point == "/tmp" && m.fs_type != "overlay"),
-        "{mountinfo}"
-    );
-    let breaking = mounts_breaking_the_rule(&mountinfo, &ws);
-    assert!(
-        breaking.is_empty(),
-        "mounts without nosuid or nodev: {breaking:#?}\n{mountinfo}"
-    );
+    assert_every_mount_follows_the_rule(&c, &ws).await;
 }
 
 // ---------------------------------------------------------------------
@@ -309,24 +302,21 @@ fn probe_value(text: &str, name: &str) -> i64 {
         .unwrap_or_else(|| panic!("no {name} in {text}"))
 }
 
-#[tokio::test]
-async fn as_root_the_secure_bits_are_locked_no_new_privs_is_set_and_no_capability_is_left() {
-    let (_base, ws) = workspace();
+const PRIVILEGES: &str = "grep -E '^(Uid|CapInh|CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs):' /proc/self/status; python3 privileges.py";
+
+/// Runs [`PRIVILEGE_PROBE`] confined in `ws` and checks that the command,
+/// as `uid`, holds no capability, has `no_new_privs` and the secure bits
+/// set and locked.
+async fn assert_no_privilege(ws: &Path, uid: u32) {
     let c = computer(SandboxOptions::default());
-    if !namespaced(&c, &ws).await || !needed("python3") {
-        return;
-    }
-    if !running_as_root() {
-        test_support::cannot_check("this test", "it checks a root host, and this is not root");
-        return;
-    }
-    write(&ws, "privileges.py", PRIVILEGE_PROBE);
-    let command = "grep -E '^(Uid|CapInh|CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs):' /proc/self/status; python3 privileges.py";
-    let out = sh(&c, &ws, command).await;
+    write(ws, "privileges.py", PRIVILEGE_PROBE);
+    let out = sh(&c, ws, PRIVILEGES).await;
     assert_eq!(code(&out), 0, "{}", out.content);
     let text = stdout(&out);
-    // Root, yet nothing: every capability set empty.
-    assert!(text.contains("Uid:\t0\t0\t0\t0"), "{text}");
+    assert!(
+        text.contains(&format!("Uid:\t{uid}\t{uid}\t{uid}\t{uid}")),
+        "{text}"
+    );
     for set in ["CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"] {
         assert!(
             text.contains(&format!("{set}:\t0000000000000000")),
@@ -335,33 +325,107 @@ async fn as_root_the_secure_bits_are_locked_no_new_privs_is_set_and_no_capabilit
     }
     assert!(text.contains("NoNewPrivs:\t1"), "{text}");
     assert_eq!(probe_value(&text, "no_new_privs"), 1, "{text}");
-    assert_eq!(
-        probe_value(&text, "securebits"),
-        LOCKED_SECURE_BITS as i64,
-        "{text}"
-    );
+    let locked = LOCKED_SECURE_BITS as i64;
+    assert_eq!(probe_value(&text, "securebits"), locked, "{text}");
     // Locked: clearing them is refused, and they stay.
-    assert_eq!(
-        probe_value(&text, "clear_securebits"),
-        -i64::from(libc::EPERM),
-        "{text}"
-    );
-    assert_eq!(
-        probe_value(&text, "securebits_after"),
-        LOCKED_SECURE_BITS as i64,
-        "{text}"
-    );
+    let refused = -i64::from(libc::EPERM);
+    assert_eq!(probe_value(&text, "clear_securebits"), refused, "{text}");
+    assert_eq!(probe_value(&text, "securebits_after"), locked, "{text}");
+}
+
+#[tokio::test]
+async fn as_root_the_secure_bits_are_locked_no_new_privs_is_set_and_no_capability_is_left() {
+    let (_base, ws) = workspace();
+    if !namespaced(&computer(SandboxOptions::default()), &ws).await || !needed("python3") {
+        return;
+    }
+    if !running_as_root() {
+        test_support::cannot_check("this test", "it checks a root host, and this is not root");
+        return;
+    }
+    assert_no_privilege(&ws, 0).await;
     // The same probe unconfined, as root, sees capabilities and unlocked
     // bits (`no_new_privs` is left out: a container may set it for the
     // host itself).
-    let out = sh(&unconfined(), &ws, command).await;
+    let out = sh(&unconfined(), &ws, PRIVILEGES).await;
     let host = stdout(&out);
     assert!(!host.contains("CapEff:\t0000000000000000"), "{host}");
-    assert_ne!(
-        probe_value(&host, "securebits"),
-        LOCKED_SECURE_BITS as i64,
-        "{host}"
+    let locked = LOCKED_SECURE_BITS as i64;
+    assert_ne!(probe_value(&host, "securebits"), locked, "{host}");
+}
+
+const PRIVILEGE_CHILD: &str = "TOOL_SANDBOX_GUIDE_ROWS_PRIVILEGE_CHILD";
+const UNPRIVILEGED: u32 = 65534;
+
+/// As an unprivileged host, the same: no capability, the secure bits
+/// locked, `no_new_privs`, every mount `nosuid` and `nodev` but the
+/// devices. The test runs itself again as uid 65534, with a workspace,
+/// home and temp dir of that user.
+#[tokio::test]
+async fn as_an_unprivileged_host_no_capability_is_left_and_every_mount_follows_the_rule() {
+    const TEST: &str =
+        "as_an_unprivileged_host_no_capability_is_left_and_every_mount_follows_the_rule";
+    if let Some(ws) = std::env::var_os(PRIVILEGE_CHILD) {
+        let ws = PathBuf::from(ws);
+        if namespaced(&computer(SandboxOptions::default()), &ws).await {
+            assert_no_privilege(&ws, UNPRIVILEGED).await;
+            let c = computer(every_kind_of_mount(&ws));
+            assert_every_mount_follows_the_rule(&c, &ws).await;
+        }
+        return;
+    }
+    if !needed("python3") {
+        return;
+    }
+    if !running_as_root() {
+        test_support::cannot_check("this test", "not root, cannot switch user");
+        return;
+    }
+    let base = tempfile::tempdir_in(base_outside_temp()).unwrap();
+    let root = std::fs::canonicalize(base.path()).unwrap();
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o755)).unwrap();
+    for dir in ["ws", "home", "tmp"] {
+        std::fs::create_dir_all(root.join(dir)).unwrap();
+        std::os::unix::fs::lchown(root.join(dir), Some(UNPRIVILEGED), Some(UNPRIVILEGED)).unwrap();
+    }
+    let out = child_of_this_binary(TEST)
+        .env(PRIVILEGE_CHILD, root.join("ws"))
+        .env("HOME", root.join("home"))
+        .env("TMPDIR", root.join("tmp"))
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .uid(UNPRIVILEGED)
+        .gid(UNPRIVILEGED)
+        .output()
+        .unwrap();
+    assert_child_passed(&out);
+}
+
+/// A command running `test` of this binary alone.
+fn child_of_this_binary(test: &str) -> std::process::Command {
+    let module = module_path!()
+        .split_once("::")
+        .map_or(module_path!(), |(_, module)| module);
+    let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
+    cmd.args([
+        "--exact",
+        &format!("{module}::{test}"),
+        "--nocapture",
+        "--test-threads=1",
+    ]);
+    cmd
+}
+
+/// Panics with the child's output unless it ran its test and passed.
+fn assert_child_passed(out: &std::process::Output) {
+    let text = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
     );
+    assert!(out.status.success(), "child failed:\n{text}");
+    assert!(text.contains("1 passed"), "child did not run:\n{text}");
+    assert!(!text.contains("skipping"), "child skipped:\n{text}");
 }
 
 // ---------------------------------------------------------------------
@@ -1046,16 +1110,7 @@ async fn cargo_unpacks_a_crate_that_is_only_cached_into_the_homes_writable_regis
     };
     // The home is the host process's `HOME` when a command starts: a child
     // of this binary with the fresh one.
-    let module = module_path!()
-        .split_once("::")
-        .map_or(module_path!(), |(_, module)| module);
-    let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            &format!("{module}::{TEST}"),
-            "--nocapture",
-            "--test-threads=1",
-        ])
+    let out = child_of_this_binary(TEST)
         .env(
             CHILD,
             format!("{}\n{index}\n{krate}\n{}", root.display(), bin.display()),
@@ -1065,12 +1120,5 @@ async fn cargo_unpacks_a_crate_that_is_only_cached_into_the_homes_writable_regis
         .env_remove("RUSTUP_HOME")
         .output()
         .unwrap();
-    let text = format!(
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "child failed:\n{text}");
-    assert!(text.contains("1 passed"), "child did not run:\n{text}");
-    assert!(!text.contains("skipping"), "child skipped:\n{text}");
+    assert_child_passed(&out);
 }
