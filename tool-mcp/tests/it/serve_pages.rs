@@ -89,14 +89,13 @@ async fn tool_mcp_follows_the_pages_of_a_served_registry() {
     stop.cancel();
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_python_sdk_client_follows_the_pages_and_a_made_up_cursor_is_refused() {
-    let stop = CancellationToken::new();
-    let url = serve(Some(40), stop.clone()).await;
+/// What the pinned Python SDK's client saw of the server at `url`, calling
+/// `tool` (`tests/fixtures/python/client.py` says what it prints).
+async fn python_client(url: &str, tool: &str) -> Value {
     let output = tokio::process::Command::new(crate::common::python())
         .arg(crate::common::fixtures().join("python/client.py"))
-        .arg(&url)
-        .arg("t24____a9")
+        .arg(url)
+        .arg(tool)
         .output()
         .await
         .unwrap();
@@ -105,7 +104,14 @@ async fn the_python_sdk_client_follows_the_pages_and_a_made_up_cursor_is_refused
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let out: Value = serde_json::from_slice(&output.stdout).unwrap();
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_python_sdk_client_follows_the_pages_and_a_made_up_cursor_is_refused() {
+    let stop = CancellationToken::new();
+    let url = serve(Some(40), stop.clone()).await;
+    let out = python_client(&url, "t24____a9").await;
     assert_eq!(out["pages"], 7, "{out}");
     let names: Vec<String> = out["names"]
         .as_array()
@@ -425,19 +431,7 @@ async fn served_task_tools_list_their_task_support_over_http_to_both_sdks() {
         manager.shutdown().await;
     }
     // The Python SDK's client reads the same (its `Tool.execution`).
-    let output = tokio::process::Command::new(crate::common::python())
-        .arg(crate::common::fixtures().join("python/client.py"))
-        .arg(&url)
-        .arg("jobs____plain")
-        .output()
-        .await
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let out: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let out = python_client(&url, "jobs____plain").await;
     let listed: BTreeMap<String, String> =
         serde_json::from_value(out["executions"].clone()).unwrap();
     assert_eq!(listed, listed_task_support(), "{out}");
