@@ -279,12 +279,12 @@ const LOCKED_SECURE_BITS: u64 = (1 << 0) // SECBIT_NOROOT
     | (1 << 6) // SECBIT_NO_CAP_AMBIENT_RAISE
     | (1 << 7); // SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED
 
-/// Prints the secure bits, `no_new_privs`, and the errno of an attempt to
-/// clear the secure bits and to set `no_new_privs` back to 0 (both must
-/// fail: the bits are locked, and `no_new_privs` is one-way).
+/// Prints the secure bits, `no_new_privs`, the (negated) errno of an
+/// attempt to clear the secure bits (it must fail: they are locked), and
+/// the secure bits after it.
 const PRIVILEGE_PROBE: &str = r#"import ctypes
 libc = ctypes.CDLL(None, use_errno=True)
-PR_GET_SECUREBITS, PR_SET_SECUREBITS, PR_GET_NO_NEW_PRIVS, PR_SET_NO_NEW_PRIVS = 27, 28, 39, 38
+PR_GET_SECUREBITS, PR_SET_SECUREBITS, PR_GET_NO_NEW_PRIVS = 27, 28, 39
 def prctl(*args):
     ctypes.set_errno(0)
     r = libc.prctl(*[ctypes.c_ulong(a) for a in args])
