@@ -15,7 +15,8 @@
 //!   the server made a task, followed to its end) and [`remote_tasks_2025`]
 //!   (the same for a 2025-11-25 server's task tools), [`task_handle`] and
 //!   [`task_control`] (a task as data: started, looked at, waited for and
-//!   cancelled by handle, in any process), [`elicit`].
+//!   cancelled by handle, in any process), [`abandon`] (the server told
+//!   when a caller goes away), [`elicit`].
 //! - Tools out of it: [`catalog`] (what a server offers), [`tool`] (a
 //!   server as one tool), [`provider`] and [`live`] (loading every server
 //!   into a registry and keeping it in step), [`remote_library`]
@@ -23,6 +24,7 @@
 //!   `skill_source` (those skills as a tool-skills source, feature
 //!   `skills`).
 
+pub(crate) mod abandon;
 pub(crate) mod catalog;
 pub(crate) mod cipher;
 pub(crate) mod config;

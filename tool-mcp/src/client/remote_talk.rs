@@ -28,8 +28,7 @@ use std::time::{Duration, Instant};
 
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest,
-    LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken, RequestId,
-    ServerResult,
+    LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken, ServerResult,
 };
 use rmcp::service::{Peer, PeerRequestOptions};
 use rmcp::{RoleClient, ServiceError};
@@ -37,6 +36,7 @@ use serde_json::Value;
 use tool_core::{CallEvents, LogLevel, Progress};
 use tracing::Instrument;
 
+use crate::client::abandon::OnAbandon;
 use crate::client::remote_rounds::{Answerer, Reached, Rounds, rounds};
 use crate::client::remote_tasks::follow;
 use crate::level::from_mcp_level;
@@ -248,30 +248,6 @@ impl InFlight {
     }
 }
 
-/// Sends the server `notifications/cancelled` for a request whose caller
-/// went away before its answer (a timeout, a cancelled call).
-struct CancelOnDrop {
-    peer: Peer<RoleClient>,
-    id: Option<RequestId>,
-}
-
-impl Drop for CancelOnDrop {
-    fn drop(&mut self) {
-        let (Some(id), Ok(runtime)) = (self.id.take(), tokio::runtime::Handle::try_current())
-        else {
-            return;
-        };
-        let peer = self.peer.clone();
-        runtime.spawn(async move {
-            let note = CancelledNotificationParam::new(
-                Some(id),
-                Some("request abandoned by the caller".into()),
-            );
-            let _ = peer.notify_cancelled(note).await;
-        });
-    }
-}
-
 /// A call's events that go nowhere (a call made without events).
 pub(crate) struct Unheard;
 
@@ -352,12 +328,18 @@ pub(crate) async fn call_reaching(
             };
             recorded.record(semconv::JSONRPC_REQUEST_ID, handle.id.to_string());
             let _registered = sending.sent(handle.progress_token.clone());
-            let mut guard = CancelOnDrop {
-                peer: peer.clone(),
-                id: Some(handle.id.clone()),
-            };
+            // A caller that goes away before the answer: the server is
+            // told the request was abandoned.
+            let id = handle.id.clone();
+            let mut guard = OnAbandon::new(peer, move |peer| async move {
+                let note = CancelledNotificationParam::new(
+                    Some(id),
+                    Some("request abandoned by the caller".into()),
+                );
+                let _ = peer.notify_cancelled(note).await;
+            });
             let answer = handle.await_response().await;
-            guard.id = None;
+            guard.disarm();
             match &answer {
                 Ok(ServerResult::CallToolResult(result)) => record_result(&recorded, result),
                 Ok(_) => {}

@@ -29,6 +29,7 @@ use rmcp::service::Peer;
 use rmcp::{ErrorData, RoleClient, ServiceError};
 use serde_json::Value;
 
+use crate::client::abandon::OnAbandon;
 use crate::client::remote_rounds::Answerer;
 
 /// The shortest wait between two `tasks/get` of one task.
@@ -37,33 +38,6 @@ pub(crate) const MIN_POLL: Duration = Duration::from_millis(50);
 pub(crate) const MAX_POLL: Duration = Duration::from_secs(5);
 /// The wait when the server suggests none.
 const DEFAULT_POLL: Duration = Duration::from_millis(500);
-
-/// Cancels the task it holds when dropped before [`disarm`](Self::disarm).
-struct CancelTaskOnDrop {
-    peer: Peer<RoleClient>,
-    id: Option<String>,
-}
-
-impl CancelTaskOnDrop {
-    fn disarm(&mut self) {
-        self.id = None;
-    }
-}
-
-impl Drop for CancelTaskOnDrop {
-    fn drop(&mut self) {
-        let (Some(id), Ok(runtime)) = (self.id.take(), tokio::runtime::Handle::try_current())
-        else {
-            return;
-        };
-        let peer = self.peer.clone();
-        runtime.spawn(async move {
-            if let Err(error) = peer.cancel_task(CancelTaskParams::new(id.clone())).await {
-                tracing::debug!(task = %id, %error, "tasks/cancel of an abandoned task failed");
-            }
-        });
-    }
-}
 
 fn failed(message: String) -> ServiceError {
     ServiceError::McpError(ErrorData::internal_error(message, None))
@@ -82,10 +56,15 @@ pub(crate) async fn follow(
         .poll_interval_ms
         .map_or(DEFAULT_POLL, Duration::from_millis)
         .clamp(MIN_POLL, MAX_POLL);
-    let mut guard = CancelTaskOnDrop {
-        peer: peer.clone(),
-        id: Some(id.clone()),
-    };
+    let task_id = id.clone();
+    let mut guard = OnAbandon::new(peer, move |peer| async move {
+        if let Err(error) = peer
+            .cancel_task(CancelTaskParams::new(task_id.clone()))
+            .await
+        {
+            tracing::debug!(task = %task_id, %error, "tasks/cancel of an abandoned task failed");
+        }
+    });
     // Questions answered already (a poll may see them before the server
     // took the answers in): never put to the user twice.
     let mut answered = std::collections::BTreeSet::new();

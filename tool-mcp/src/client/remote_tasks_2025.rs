@@ -32,6 +32,7 @@ use rmcp::service::Peer;
 use rmcp::{ErrorData, RoleClient, ServiceError};
 use serde_json::{Value, json};
 
+use crate::client::abandon::OnAbandon;
 use crate::client::listed_execution::ListedTaskSupport;
 use crate::client::remote_rounds::{Reached, Rounds};
 use crate::client::remote_tasks::{MAX_POLL, MIN_POLL};
@@ -67,33 +68,6 @@ async fn send(peer: &Peer<RoleClient>, method: &str, params: Value) -> Result<Va
     serde_json::to_value(answer).map_err(|e| failed(format!("{method}: {e}")))
 }
 
-/// Cancels the task it holds when dropped before [`disarm`](Self::disarm).
-struct CancelTaskOnDrop {
-    peer: Peer<RoleClient>,
-    id: Option<String>,
-}
-
-impl CancelTaskOnDrop {
-    fn disarm(&mut self) {
-        self.id = None;
-    }
-}
-
-impl Drop for CancelTaskOnDrop {
-    fn drop(&mut self) {
-        let (Some(id), Ok(runtime)) = (self.id.take(), tokio::runtime::Handle::try_current())
-        else {
-            return;
-        };
-        let peer = self.peer.clone();
-        runtime.spawn(async move {
-            if let Err(error) = send(&peer, "tasks/cancel", json!({"taskId": id})).await {
-                tracing::debug!(task = %id, %error, "tasks/cancel of an abandoned task failed");
-            }
-        });
-    }
-}
-
 fn poll_of(task: &Value) -> Duration {
     task.get("pollInterval")
         .and_then(Value::as_u64)
@@ -124,10 +98,12 @@ pub(crate) async fn call_as_task(
         .ok_or_else(|| failed("tools/call made a task without a `taskId`".to_owned()))?
         .to_owned();
     let mut poll = poll_of(task);
-    let mut guard = CancelTaskOnDrop {
-        peer: peer.clone(),
-        id: Some(id.clone()),
-    };
+    let task_id = id.clone();
+    let mut guard = OnAbandon::new(peer, move |peer| async move {
+        if let Err(error) = send(&peer, "tasks/cancel", json!({"taskId": task_id})).await {
+            tracing::debug!(task = %task_id, %error, "tasks/cancel of an abandoned task failed");
+        }
+    });
     loop {
         let got = send(peer, "tasks/get", json!({ "taskId": id })).await?;
         match got.get("status").and_then(Value::as_str) {
