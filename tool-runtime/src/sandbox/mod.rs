@@ -588,8 +588,10 @@ pub(crate) fn prepare(
         options,
         workspace,
         home.as_deref(),
-        &std::env::temp_dir(),
-        private_tmp,
+        plan::TempDirs {
+            shared: &std::env::temp_dir(),
+            private: private_tmp,
+        },
         cwd,
         namespaces != Namespaces::Off,
     )?

@@ -76,19 +76,32 @@ pub(crate) struct Plan {
     pub(crate) home_hidden: bool,
 }
 
+/// The temp dirs of a command: the shared system one, and the computer's
+/// private one when it has one.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TempDirs<'a> {
+    /// The system temp dir.
+    pub(crate) shared: &'a Path,
+    /// The computer's private temp dir.
+    pub(crate) private: Option<&'a Path>,
+}
+
 /// The plan for `policy` with `workspace` as the command's workspace,
-/// `home` for `~/` and the home-anchored classes, and `temp` as the temp
-/// dir. `None` for full access.
+/// `home` for `~/` and the home-anchored classes, and `temps` as the temp
+/// dirs (neither examined). `None` for full access.
 pub(crate) fn plan(
     policy: &SandboxPolicy,
     options: &SandboxOptions,
     workspace: &Path,
     home: Option<&Path>,
-    temp: &Path,
-    private_tmp: Option<&Path>,
+    temps: TempDirs<'_>,
     cwd: &Path,
     namespaces: bool,
 ) -> Result<Option<Plan>> {
+    let TempDirs {
+        shared: temp,
+        private: private_tmp,
+    } = temps;
     let (roots, network) = match policy {
         SandboxPolicy::FullAccess => return Ok(None),
         SandboxPolicy::WorkspaceWrite { writable_roots, .. } => {
@@ -362,8 +375,10 @@ mod tests {
             &SandboxOptions::default(),
             dir.path(),
             None,
-            dir.path(),
-            None,
+            TempDirs {
+                shared: dir.path(),
+                private: None,
+            },
             dir.path(),
             false,
         )
@@ -387,8 +402,10 @@ mod tests {
             &options,
             &ws,
             Some(&root.join("home")),
-            &temp,
-            None,
+            TempDirs {
+                shared: &temp,
+                private: None,
+            },
             &ws,
             false,
         )
@@ -433,8 +450,10 @@ mod tests {
             &SandboxOptions::default(),
             &ws,
             None,
-            &ws,
-            None,
+            TempDirs {
+                shared: &ws,
+                private: None,
+            },
             &ws,
             false,
         )
@@ -452,8 +471,10 @@ mod tests {
             &SandboxOptions::default(),
             &ws,
             None,
-            dir.path(),
-            None,
+            TempDirs {
+                shared: dir.path(),
+                private: None,
+            },
             dir.path(),
             false,
         )
@@ -468,8 +489,10 @@ mod tests {
             &options,
             &ws,
             None,
-            dir.path(),
-            None,
+            TempDirs {
+                shared: dir.path(),
+                private: None,
+            },
             dir.path(),
             false,
         )
@@ -485,8 +508,10 @@ mod tests {
             &SandboxOptions::default(),
             dir.path(),
             None,
-            dir.path(),
-            None,
+            TempDirs {
+                shared: dir.path(),
+                private: None,
+            },
             dir.path(),
             false,
         )
