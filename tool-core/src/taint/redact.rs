@@ -133,6 +133,13 @@ struct Inner {
     packed: Option<FoldedKeywords>,
     /// Keyword pattern index → the rules it opens.
     opens: Vec<Vec<usize>>,
+    /// Keyword pattern index → the other keywords an occurrence of it can
+    /// overlap, each with every offset (from its start to the other's)
+    /// at which their shared bytes agree: where it is reported, the other
+    /// is compared there only.
+    overlaps: Vec<Vec<(usize, isize)>>,
+    /// The keywords, lower case, in pattern order.
+    words: Vec<Vec<u8>>,
     rules: Vec<Regex>,
     /// Whether each rule runs only on the runs around its keywords.
     in_token: Vec<bool>,
@@ -271,8 +278,9 @@ impl Redactor {
         }
         // The search reports keyword occurrences without overlaps (the
         // fast one, with its prefilter): an occurrence it steps over
-        // overlaps one it reports, so a reported keyword also opens the
-        // rules of every keyword that can overlap it.
+        // overlaps one it reports, so where a keyword is reported, every
+        // keyword that can overlap it is looked for at each place where
+        // it would (a few bytes compared), and opens its rules if there.
         let keywords = AhoCorasickBuilder::new()
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::Standard)
@@ -283,18 +291,18 @@ impl Redactor {
             .build(&words)
             .map_err(|e| bad("", format!("the keywords do not build: {e}")))?;
         let packed = FoldedKeywords::new(&words);
-        let opens: Vec<Vec<usize>> = words
+        let overlaps: Vec<Vec<(usize, isize)>> = words
             .iter()
-            .map(|word| {
-                let mut rules: Vec<usize> = words
+            .enumerate()
+            .map(|(at, word)| {
+                words
                     .iter()
-                    .zip(&opens)
-                    .filter(|(other, _)| can_overlap(word, other))
-                    .flat_map(|(_, rules)| rules.iter().copied())
-                    .collect();
-                rules.sort_unstable();
-                rules.dedup();
-                rules
+                    .enumerate()
+                    .filter(|(other_at, _)| *other_at != at)
+                    .flat_map(|(other_at, other)| {
+                        overlap_offsets(word, other).map(move |d| (other_at, d))
+                    })
+                    .collect()
             })
             .collect();
         let secret_group = compiled
@@ -307,6 +315,8 @@ impl Redactor {
                 keywords,
                 packed,
                 opens,
+                overlaps,
+                words: words.into_iter().map(String::into_bytes).collect(),
                 rules: compiled,
                 in_token: rules.iter().map(|r| r.in_token).collect(),
                 needs: rules.iter().map(|r| r.needs.clone()).collect(),
@@ -354,6 +364,8 @@ impl Redactor {
             keywords: inner.keywords.clone(),
             packed: inner.packed.clone(),
             opens: inner.opens.clone(),
+            overlaps: inner.overlaps.clone(),
+            words: inner.words.clone(),
             rules: inner.rules.clone(),
             in_token: inner.in_token.clone(),
             needs: inner.needs.clone(),
@@ -395,7 +407,7 @@ impl Redactor {
         let mut runs: Vec<(usize, usize, usize)> = Vec::new();
         let mut last_end = vec![0usize; inner.rules.len()];
         let bytes = text.as_bytes();
-        let mut hit = |pattern: usize, found_start: usize, found_end: usize| {
+        let mut open_at = |pattern: usize, found_start: usize, found_end: usize| {
             let Some(rules) = inner.opens.get(pattern) else {
                 return;
             };
@@ -429,6 +441,25 @@ impl Redactor {
                 }) {
                     runs.push((rule, start, end));
                     any = true;
+                }
+            }
+        };
+        // A reported keyword, then each other keyword wherever it occurs
+        // overlapping it (the search steps over those).
+        let mut hit = |pattern: usize, found_start: usize, found_end: usize| {
+            open_at(pattern, found_start, found_end);
+            for &(other, offset) in inner.overlaps.get(pattern).map_or(&[][..], Vec::as_slice) {
+                let (Some(word), Some(at)) = (
+                    inner.words.get(other),
+                    found_start.checked_add_signed(offset),
+                ) else {
+                    continue;
+                };
+                if bytes
+                    .get(at..at + word.len())
+                    .is_some_and(|b| b.eq_ignore_ascii_case(word))
+                {
+                    open_at(other, at, at + word.len());
                 }
             }
         };
@@ -549,11 +580,18 @@ impl Redactor {
 /// Whether an occurrence of `a` and one of `b` can share a byte (ASCII
 /// case ignored): `b` placed at every offset against `a`, the bytes they
 /// share agree. A word overlaps itself.
+#[cfg(test)]
 fn can_overlap(a: &str, b: &str) -> bool {
+    overlap_offsets(a, b).next().is_some()
+}
+
+/// The offsets `d` (from `a`'s start to `b`'s) at which an occurrence of
+/// `b` shares at least one byte with one of `a` and every shared byte
+/// agrees (ASCII case ignored).
+fn overlap_offsets<'a>(a: &'a str, b: &'a str) -> impl Iterator<Item = isize> + 'a {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     let (la, lb) = (a.len() as isize, b.len() as isize);
-    // `b` starts at `d` relative to `a`'s start.
-    (1 - lb..la).any(|d| {
+    (1 - lb..la).filter(move |&d| {
         (0..la).all(|i| {
             let j = i - d;
             j < 0 || j >= lb || a[i as usize].eq_ignore_ascii_case(&b[j as usize])

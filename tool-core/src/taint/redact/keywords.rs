@@ -78,13 +78,10 @@ impl FoldedKeywords {
             let chunk_end = (chunk + self.chunk).min(text.len());
             let window_end = (chunk_end + overlap).min(text.len());
             if next < chunk_end {
+                let window = text.get(chunk..window_end).unwrap_or_default();
                 folded.clear();
-                folded.extend(
-                    text.get(chunk..window_end)
-                        .unwrap_or_default()
-                        .iter()
-                        .map(u8::to_ascii_lowercase),
-                );
+                folded.resize(window.len(), 0);
+                lower_into(&mut folded, window);
                 let mut at = next - chunk;
                 while at < folded.len() {
                     let Some(found) = self.searcher.find_in(&folded, Span::from(at..folded.len()))
@@ -106,5 +103,16 @@ impl FoldedKeywords {
             }
             chunk = chunk_end;
         }
+    }
+}
+
+/// `to` = `from` lower-cased (ASCII), the slices of equal length: a loop
+/// the compiler turns into vector instructions wherever it is inlined
+/// (an `extend` of a mapped iterator was, in one build, left a byte at a
+/// time: 6 instructions a byte).
+#[inline(never)]
+fn lower_into(to: &mut [u8], from: &[u8]) {
+    for (t, f) in to.iter_mut().zip(from) {
+        *t = f.to_ascii_lowercase();
     }
 }

@@ -308,3 +308,51 @@ fn strings_inside_json_are_redacted_in_place() {
     assert_eq!(found.total(), 1);
     assert_eq!(v["env"][0], "GITHUB_TOKEN=[REDACTED:github-token]");
 }
+
+/// Two rules whose keywords overlap (`abcd`, `cdef`): the search reports
+/// one occurrence of the pair, and the other keyword, looked for where it
+/// would overlap it, opens its rule (whole-text and in-token alike), with
+/// either search.
+#[test]
+fn a_keyword_the_search_steps_over_still_opens_its_rule() {
+    let rule = |id: &str, keyword: &str, regex: &str, example: &str, in_token: bool| SecretRule {
+        id: id.into(),
+        description: String::new(),
+        keywords: vec![keyword.into()],
+        regex: regex.into(),
+        examples: vec![example.into()],
+        counter_examples: Vec::new(),
+        in_token,
+        needs: Vec::new(),
+    };
+    for in_token in [false, true] {
+        let redactor = Redactor::from_rules(
+            &[
+                rule("a", "abcd", "(?i)abcd[xyz]{5}", "abcdxxxxx", false),
+                rule("b", "cdef", "(?i)cdef[0-9]{3}", "cdef123", in_token),
+            ],
+            "t",
+        )
+        .unwrap();
+        let mut automaton = (*redactor.inner).clone();
+        automaton.packed = None;
+        let automaton = Redactor {
+            inner: Arc::new(automaton),
+        };
+        for text in [
+            "zz abcdef123 zz",
+            "zz ABCDEF123",
+            "abcdef123",
+            "x abcdabcdef123",
+        ] {
+            for r in [&redactor, &automaton] {
+                let (out, found) = r
+                    .redact(text)
+                    .unwrap_or_else(|| panic!("{text}: nothing found (inToken {in_token})"));
+                assert!(out.contains("[REDACTED:b]"), "{text} → {out}");
+                assert_eq!(found.total(), 1, "{text}");
+            }
+        }
+        assert!(redactor.redact("abcd ef123 cdef").is_none());
+    }
+}
