@@ -112,6 +112,14 @@ impl ClientAsk {
         }
     }
 
+    /// The line's refusal of this request, saying why.
+    fn refused(&self, message: String) -> Error {
+        Error::ClientInput {
+            method: self.method().to_owned(),
+            message,
+        }
+    }
+
     fn method(&self) -> &'static str {
         match self {
             Self::Elicit(_) => "elicitation/create",
@@ -288,10 +296,7 @@ impl ClientLine {
         request: ClientAsk,
         ctx: &ToolContext,
     ) -> Result<ClientReply, Error> {
-        let refused = |message: String| Error::ClientInput {
-            method: request.method().to_owned(),
-            message,
-        };
+        let refused = |message: String| request.refused(message);
         let capability = request.capability();
         match &self.kind {
             LineKind::Rounds(round, escalation) => {
@@ -362,10 +367,7 @@ impl ClientLine {
         request: &ClientAsk,
         ctx: &ToolContext,
     ) -> Result<ClientReply, Error> {
-        let refused = |message: String| Error::ClientInput {
-            method: request.method().to_owned(),
-            message,
-        };
+        let refused = |message: String| request.refused(message);
         let capability = request.capability();
         if !self.declares(capability) {
             return Err(refused(format!(
@@ -552,12 +554,7 @@ impl Round {
                         .insert(key.to_owned(), input);
                     self.stop(Stop::Input);
                 }
-                Err(why) => {
-                    return Err(Error::ClientInput {
-                        method: request.method().to_owned(),
-                        message: why,
-                    });
-                }
+                Err(why) => return Err(request.refused(why)),
             }
         }
         std::future::pending().await

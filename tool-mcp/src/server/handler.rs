@@ -73,13 +73,7 @@ impl ServerHandler for RegistryServer {
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        let mut peers = self
-            .inner
-            .peers
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        peers.retain(|p| !p.is_transport_closed());
-        peers.push(context.peer);
+        self.inner.live_peers().push(context.peer);
     }
 
     fn accepted_subscription_filter(

@@ -130,6 +130,15 @@ pub(super) struct Inner {
     pub(super) tasks: ServedTasks,
 }
 
+impl Inner {
+    /// The clients that completed the handshake, those that left forgotten.
+    pub(super) fn live_peers(&self) -> std::sync::MutexGuard<'_, Vec<Peer<RoleServer>>> {
+        let mut peers = self.peers.lock().unwrap_or_else(PoisonError::into_inner);
+        peers.retain(|p| !p.is_transport_closed());
+        peers
+    }
+}
+
 /// An MCP server over a registry. Cheap to clone (one per HTTP session).
 #[derive(Clone)]
 pub struct RegistryServer {
@@ -389,15 +398,7 @@ impl RegistryServer {
                 streams += 1;
             }
         }
-        let peers: Vec<Peer<RoleServer>> = {
-            let mut peers = self
-                .inner
-                .peers
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            peers.retain(|p| !p.is_transport_closed());
-            peers.clone()
-        };
+        let peers: Vec<Peer<RoleServer>> = self.inner.live_peers().clone();
         let mut told = streams;
         for peer in peers {
             if peer.notify_tool_list_changed().await.is_ok() {
