@@ -234,6 +234,7 @@ const REFUSED: &[(i64, Args, &str)] = &[
         Args::SetIdMode(2),
         "setuid and setgid bits",
     ),
+    (SYS_FCHMODAT2, Args::SetIdMode(2), "setuid and setgid bits"),
     (
         libc::SYS_ioctl,
         Args::Ioctl(&[FS_IOC_SETFLAGS, FS_IOC32_SETFLAGS, FS_IOC_FSSETXATTR]),
@@ -287,6 +288,10 @@ const REFUSED: &[(i64, Args, &str)] = &[
     (libc::SYS_setdomainname, Args::Any, "the domain name"),
 ];
 
+/// `fchmodat2` (Linux 6.6) has number 452 on every architecture; `libc`
+/// names it on some only (not on aarch64).
+const SYS_FCHMODAT2: i64 = 452;
+
 /// Answered "not supported" (`EOPNOTSUPP`), so that `cp -a`, `tar` and
 /// `rsync -X` fall back quietly: extended attributes (file capabilities
 /// and security labels live there).
@@ -309,11 +314,6 @@ const REFUSED_X86_64: &[(i64, Args, &str)] = &[
     (
         libc::SYS_chmod,
         Args::SetIdMode(1),
-        "setuid and setgid bits",
-    ),
-    (
-        libc::SYS_fchmodat2,
-        Args::SetIdMode(2),
         "setuid and setgid bits",
     ),
     (libc::SYS_mknod, Args::Any, "device nodes"),
@@ -445,12 +445,49 @@ fn seccomp_filter(network: Network) -> Result<Vec<BpfProgram>> {
             &rules,
             &fail,
         )?,
+    ]
+    .into_iter()
+    .chain(refuse_x32())
+    .collect())
+}
+
+/// On x86_64, every call of the x32 ABI (numbers with bit 30 set) answers
+/// `ENOSYS`, as on a kernel built without x32. Its numbers are not the
+/// x86_64 numbers with that bit (its `ioctl` is 514, its
+/// `process_vm_writev` 540), so refusing the rows' numbers with the bit
+/// set would leave those open; no program a host runs needs x32.
+fn refuse_x32() -> Option<BpfProgram> {
+    if !cfg!(target_arch = "x86_64") {
+        return None;
+    }
+    use seccompiler::sock_filter;
+    // Classic BPF opcodes and seccomp's return values (linux/filter.h,
+    // linux/seccomp.h).
+    const LD_W_ABS: u16 = 0x20;
+    const JEQ_K: u16 = 0x15;
+    const JGE_K: u16 = 0x35;
+    const RET_K: u16 = 0x06;
+    const RET_ALLOW: u32 = 0x7fff_0000;
+    const RET_ERRNO: u32 = 0x0005_0000;
+    const AUDIT_ARCH_X86_64: u32 = 62 | 0x8000_0000 | 0x4000_0000;
+    const X32_BIT: u32 = 0x4000_0000;
+    let op = |code, jt, jf, k| sock_filter { code, jt, jf, k };
+    Some(vec![
+        // seccomp_data.arch at offset 4: another architecture is left to
+        // the other programs' architecture check.
+        op(LD_W_ABS, 0, 0, 4),
+        op(JEQ_K, 0, 3, AUDIT_ARCH_X86_64),
+        // seccomp_data.nr at offset 0.
+        op(LD_W_ABS, 0, 0, 0),
+        op(JGE_K, 0, 1, X32_BIT),
+        op(RET_K, 0, 0, RET_ERRNO | libc::ENOSYS as u32),
+        op(RET_K, 0, 0, RET_ALLOW),
     ])
 }
 
 /// One BPF program answering `errno` to the calls of `table` (and to
-/// `extra` conditional rules), allowing everything else; on x86_64 the
-/// x32 numbers of the same calls too.
+/// `extra` conditional rules), allowing everything else. (The x32 numbers
+/// of the same calls are refused whole by [`refuse_x32`].)
 fn compile(
     table: &[(i64, Args)],
     extra: Vec<(i64, SeccompRule)>,
@@ -474,21 +511,11 @@ fn compile(
             existing.push(rule);
         }
     }
-    let mut calls: Vec<(i64, Vec<SeccompRule>)> = calls
-        .into_iter()
-        .map(|(n, rules)| (n, rules.unwrap_or_default()))
-        .collect();
-    if cfg!(target_arch = "x86_64") {
-        // The x32 ABI reaches the same calls with this bit set.
-        const X32: i64 = 0x4000_0000;
-        let x32: Vec<(i64, Vec<SeccompRule>)> = calls
-            .iter()
-            .map(|(n, rules)| (n | X32, rules.clone()))
-            .collect();
-        calls.extend(x32);
-    }
     let filter = SeccompFilter::new(
-        calls.into_iter().collect(),
+        calls
+            .into_iter()
+            .map(|(n, rules)| (n, rules.unwrap_or_default()))
+            .collect(),
         SeccompAction::Allow,
         SeccompAction::Errno(errno as u32),
         arch,
@@ -523,3 +550,7 @@ fn namespace_flags() -> impl Iterator<Item = u64> {
         .map(|bit| 1u64 << bit)
         .filter(|flag| NEW_NAMESPACES & flag != 0)
 }
+
+#[cfg(test)]
+#[path = "linux_bpf_tests.rs"]
+mod bpf_tests;
