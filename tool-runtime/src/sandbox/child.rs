@@ -96,7 +96,7 @@ pub(crate) struct Mounts {
     /// Secret directories, masked with an empty read-only tmpfs.
     pub(crate) secret_dirs: Vec<CString>,
     /// Stand-ins of missing protected files (sockets in the host), each
-    /// shown as `/dev/null`, read-only.
+    /// masked like a secret file: an empty read-only regular file.
     pub(crate) empty_files: Vec<CString>,
     /// The command's working directory, entered again at the end: the one
     /// entered before the namespace was built is the old, read-only mount.

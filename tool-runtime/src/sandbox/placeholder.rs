@@ -26,22 +26,34 @@
 //!
 //! The names whose readers fail on a folder (`.yarnrc`, `.pnpmfile.cjs`,
 //! `lefthook.yaml`, `.lintstagedrc.json`…: [`EMPTY_FILE_PLACEHOLDERS`],
-//! with what each makes run) get an empty-file stand-in instead: a socket
-//! in the host (git, in the host and in the command, lists neither
-//! sockets nor devices; a program in the host reading it fails at once,
-//! `ENXIO`), over which the command's namespace binds `/dev/null`
-//! read-only. Inside, the name reads as an empty file, writes to it go
-//! nowhere, and it can neither be removed, renamed, replaced nor have its
-//! mode changed (`EBUSY`, `EROFS`). What no fixed name covers (a
-//! pattern's other names: `*.code-workspace`, `.huskyrc.yaml`…) is still
-//! moved out after the run when a command creates it, and reported
-//! (`protectedCreated`).
+//! with what each makes run) get an empty-file stand-in instead (unless
+//! [`SandboxOptions::file_stand_ins`](crate::SandboxOptions::file_stand_ins)
+//! is off): a socket in the host (git lists no socket; a program in the
+//! host reading it fails at once, `ENXIO`), over which the command's
+//! namespace binds an empty read-only regular file (the one that masks
+//! secret files). Inside, the name reads as an empty file (`stat` says
+//! regular, size 0, mode 0444), a write to it fails (`EROFS`; an append
+//! `EACCES`, by the mode), and it can neither be removed, renamed,
+//! replaced nor have its mode changed (`EBUSY`, `EROFS`); `cp -a` and
+//! `tar` copy it as an empty file. Git in the command skips it too: git
+//! takes an entry's type from its directory entry, which still says
+//! socket (`git add -A` leaves it; `git add .yarnrc` by name would add an
+//! empty file). What no fixed name covers (a pattern's other names:
+//! `*.code-workspace`, `.huskyrc.yaml`…) is still moved out after the run
+//! when a command creates it, and reported (`protectedCreated`).
 //!
-//! The folders appear in the host's workspace while the command runs and
-//! are removed (if still empty but for their `.gitignore`) once no command has used them for two
-//! seconds, or when the computer is dropped; those of a host that died
-//! first are removed by the next host's first confined run there (their
-//! `.gitignore` names their host: the private `stand_in_owner` module).
+//! The stand-ins appear in the host's workspace while the command runs
+//! and are removed (a folder if still empty but for its `.gitignore`, a
+//! socket if still the one made) once no command has used them for two
+//! seconds, or when the computer is dropped, or when a command whose
+//! places do not include them starts beneath the same root (so that it
+//! meets no socket in a copy or an archive; a socket stand-in another
+//! running command uses is bound in that command too, as an empty file).
+//! Those of a host that died are removed by the next host: the folders by
+//! its first confined run there (their `.gitignore` names their host: the
+//! private `stand_in_owner` module), the sockets when it makes its first
+//! computer (the dead host's registry lists them: the private
+//! `stand_in_registry` module).
 //! Removing one costs
 //! milliseconds (the kernel detaches the mount points the ended command's
 //! namespace had on it), so commands that follow each other share them.
@@ -60,6 +72,7 @@ use nix::sys::stat::{Mode, mkdirat};
 
 use crate::sandbox::classes::Classes;
 use crate::sandbox::stand_in_owner::Maker;
+use crate::sandbox::stand_in_registry::Record;
 
 /// Protected names whose absence gets an empty read-only folder while a
 /// confined command runs: the folders an editor, CI, a hook manager or an
@@ -147,11 +160,11 @@ pub(crate) const OUTER_PLACEHOLDERS: &[&str] = &[
 /// empty file, because the programs reading them fail on a folder there
 /// (`EISDIR`) and an empty regular file would be listed and committed by
 /// git: in the host a socket (git lists no socket; a reader in the host
-/// gets `ENXIO` at once), over which the command's namespace binds
-/// `/dev/null` read-only. The command reads an empty file, its writes to
-/// it go nowhere, and it can neither remove, rename nor replace the name
-/// (`EBUSY`); git in the command lists no device either (`git add -A`
-/// leaves it). When a folder on the way is missing (`.cursor/mcp.json`
+/// gets `ENXIO` at once), over which the command's namespace binds an
+/// empty regular file read-only. The command reads an empty file, its
+/// writes to it fail (`EROFS`), and it can neither remove, rename nor
+/// replace the name (`EBUSY`); git in the command skips it (its directory
+/// entry says socket: `git add -A` leaves it). When a folder on the way is missing (`.cursor/mcp.json`
 /// without `.cursor`), that folder gets a folder stand-in instead. `(name,
 /// what runs)`; each must be protected by a [`tool_core::approval::PathClass`]
 /// (checked by the module's tests); each is one more mount per command.
@@ -299,6 +312,9 @@ struct Standing {
     kind: Kind,
     users: usize,
     idle_since: Option<std::time::Instant>,
+    /// A socket's device and inode, as the registry lists it (the private
+    /// `stand_in_registry` module).
+    record: Option<Record>,
 }
 
 /// What a stand-in is.
@@ -306,7 +322,8 @@ struct Standing {
 enum Kind {
     /// An empty folder (but for its `.gitignore`), bound read-only.
     Folder,
-    /// A socket in the host, `/dev/null` in the command.
+    /// A socket in the host, an empty read-only regular file in the
+    /// command.
     EmptyFile,
 }
 
@@ -324,25 +341,32 @@ fn active() -> MutexGuard<'static, HashMap<PathBuf, Standing>> {
 /// a stand-in). Returns how many are left.
 fn remove_idle(idle: std::time::Duration) -> usize {
     let mut active = active();
-    let mut idle_paths: Vec<PathBuf> = active
+    let idle_paths: Vec<PathBuf> = active
         .iter()
         .filter(|(_, s)| s.users == 0 && s.idle_since.is_some_and(|t| t.elapsed() >= idle))
         .map(|(p, _)| p.clone())
         .collect();
-    idle_paths.sort_by_key(|p| std::cmp::Reverse(p.components().count()));
-    for path in idle_paths {
+    if remove_paths(&mut active, idle_paths) {
+        register(&active);
+    }
+    active.len()
+}
+
+/// Removes the stand-ins at `paths` (deepest first; only while each is
+/// still what was made here: anything else is the host's) and forgets
+/// them. Returns whether a socket was among them.
+fn remove_paths(active: &mut HashMap<PathBuf, Standing>, mut paths: Vec<PathBuf>) -> bool {
+    paths.sort_by_key(|p| std::cmp::Reverse(p.components().count()));
+    let mut sockets_changed = false;
+    for path in paths {
         let Some(standing) = active.remove(&path) else {
             continue;
         };
         if standing.kind == Kind::EmptyFile {
-            use std::os::unix::fs::FileTypeExt as _;
-            // Only while it is still a socket: anything else is the host's.
-            if path
-                .symlink_metadata()
-                .is_ok_and(|m| m.file_type().is_socket())
-            {
+            if standing.record.is_some_and(|r| r.still_at(&path)) {
                 let _ = std::fs::remove_file(&path);
             }
+            sockets_changed = true;
             continue;
         }
         // Its ignore file first, while it is still the one made here.
@@ -356,7 +380,54 @@ fn remove_idle(idle: std::time::Duration) -> usize {
             tracing::debug!(path = %path.display(), error = %e, "stand-in kept");
         }
     }
-    active.len()
+    sockets_changed
+}
+
+/// The stand-ins beneath `roots` that the command `claimed` is for does not
+/// use itself (made for a command in another folder): the idle ones are
+/// removed now, so that the command sees nothing of them (a copy or an
+/// archive of the folder would meet a socket); the socket stand-ins another
+/// running command uses are shared, so that the command sees them as empty
+/// files too. Returns whether the sockets changed.
+fn settle_others(
+    active: &mut HashMap<PathBuf, Standing>,
+    roots: &[PathBuf],
+    claimed: &mut Claimed,
+) -> bool {
+    let mut idle = Vec::new();
+    for (path, standing) in active.iter_mut() {
+        let own = claimed.paths.contains(path) || claimed.files.contains(path);
+        if own || !roots.iter().any(|r| path.starts_with(r)) {
+            continue;
+        }
+        if standing.users == 0 {
+            idle.push(path.clone());
+        } else if standing.kind == Kind::EmptyFile {
+            standing.users += 1;
+            claimed.files.push(path.clone());
+        }
+    }
+    remove_paths(active, idle)
+}
+
+/// Lists this host's socket stand-ins in its registry (removed when there
+/// are none), so that a host coming after it removes those it leaves if it
+/// dies (the private `stand_in_registry` module).
+fn register(active: &HashMap<PathBuf, Standing>) {
+    let mut records: Vec<&Record> = active.values().filter_map(|s| s.record.as_ref()).collect();
+    records.sort();
+    crate::sandbox::stand_in_registry::set(&records);
+}
+
+/// Removes the socket stand-ins the registry `dir` of a host that is gone
+/// lists (only sockets, only at the names of
+/// [`EMPTY_FILE_PLACEHOLDERS`], only the very ones recorded).
+pub(crate) fn remove_dead_hosts_sockets(dir: &Path) -> usize {
+    let names: Vec<&str> = EMPTY_FILE_PLACEHOLDERS
+        .iter()
+        .map(|(name, _)| *name)
+        .collect();
+    crate::sandbox::stand_in_registry::remove_dead(dir, &names)
 }
 
 /// Whether `path` is a stand-in made here and not removed yet, still of
@@ -464,6 +535,7 @@ pub(crate) fn claim(
 ) -> Claimed {
     let mut claimed = Claimed::default();
     let mut active = active();
+    let mut sockets_made = false;
     for root in roots {
         for dir in crate::sandbox::entries::dirs_of(root, cwd, classes) {
             remove_dead_hosts_stand_ins(root, &dir);
@@ -526,12 +598,20 @@ pub(crate) fn claim(
                     Kind::EmptyFile => make_socket(root, &path),
                 };
                 if made.is_ok() {
+                    let record = match kind {
+                        Kind::Folder => None,
+                        Kind::EmptyFile => {
+                            sockets_made = true;
+                            Record::of(root, &path)
+                        }
+                    };
                     active.insert(
                         path.clone(),
                         Standing {
                             kind,
                             users: 1,
                             idle_since: None,
+                            record,
                         },
                     );
                     match kind {
@@ -541,6 +621,10 @@ pub(crate) fn claim(
                 }
             }
         }
+    }
+    let others_changed = settle_others(&mut active, roots, &mut claimed);
+    if sockets_made || others_changed {
+        register(&active);
     }
     claimed
 }

@@ -139,13 +139,14 @@ pub struct SandboxOptions {
     /// Whether the protected files whose readers fail on a folder
     /// (`.yarnrc`, `.travis.yml`, `.claude/settings.json`…: the sandbox
     /// guide's row) get an empty-file stand-in while a command runs, so a
-    /// command cannot create them at all. Off by default, because the
-    /// stand-in has costs ordinary work sees: what a command writes to the
-    /// name is discarded without an error, `ls -a` lists every stand-in,
-    /// and `cp -a .` (or `rsync -a`) of the folder fails on it (a device
-    /// node). Off, such a file a command creates is moved to the
-    /// quarantine after the run and reported (`protectedCreated`, a
-    /// content line).
+    /// command cannot create them at all (on by default). Inside the
+    /// command the name is an empty read-only regular file: reading it
+    /// reads nothing, writing it fails (`EROFS`), it cannot be removed,
+    /// renamed or replaced (`EBUSY`), `cp -a` and `tar` copy it as an empty
+    /// file, git lists it nowhere (in the host it is a socket). Off, such a
+    /// file a command creates is made, then moved to the quarantine after
+    /// the run and reported (`protectedCreated`, a content line): the
+    /// named fallback for a host that wants the folder exactly as it is.
     pub file_stand_ins: bool,
     /// Finds what the kernel offers; tests replace it to simulate a kernel
     /// without Landlock.
@@ -320,7 +321,7 @@ impl Default for SandboxOptions {
             env_pass: Vec::new(),
             env_withhold: Vec::new(),
             egress: crate::sandbox::EgressOptions::default(),
-            file_stand_ins: false,
+            file_stand_ins: true,
             probe: default_probe(),
         }
     }

@@ -20,9 +20,9 @@
 //! never touched; no command of a dead host can still use one (the
 //! command's namespace dies with its host: `PR_SET_PDEATHSIG`).
 //!
-//! Not covered: the empty-file stand-ins (sockets, with
-//! `SandboxOptions::file_stand_ins` on) carry no maker, so a dead host's
-//! are left.
+//! The empty-file stand-ins (sockets) carry no maker: a host lists its
+//! own in a registry beside its private temp dirs instead, and the next
+//! host removes a dead one's (the private `stand_in_registry` module).
 
 use std::os::fd::AsFd as _;
 use std::path::{Component, Path};

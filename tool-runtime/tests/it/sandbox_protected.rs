@@ -50,10 +50,9 @@ fn setup(with_git: bool) -> Option<Setup> {
     })
 }
 
-/// A computer with the empty-file stand-ins on (the tests of this file
-/// that predate the option check the refusals up front).
+/// A computer with the default options (the empty-file stand-ins on).
 fn computer(s: &Setup, namespaces: bool) -> LocalComputer {
-    computer_with(s, namespaces, true)
+    computer_with(s, namespaces, SandboxOptions::default().file_stand_ins)
 }
 
 fn computer_with(s: &Setup, namespaces: bool, file_stand_ins: bool) -> LocalComputer {
@@ -379,12 +378,12 @@ async fn refused(c: &LocalComputer, ws: &Path, dir: &Path, attempts: &[&str]) {
 }
 
 #[tokio::test]
-async fn by_default_a_protected_file_is_swept_and_reported_and_the_folder_copies() {
+async fn with_file_stand_ins_off_a_protected_file_is_swept_and_reported_and_the_folder_copies() {
     let Some(s) = setup(true) else { return };
     let c = computer_with(&s, true, false);
-    // Nothing stands in for `.yarnrc`: the folder lists and copies as it
-    // is, and what the command writes is kept (in the quarantine), never
-    // lost without a word.
+    // The named fallback: nothing stands in for `.yarnrc`, the folder
+    // lists and copies as it is, and what the command writes is kept (in
+    // the quarantine), never lost without a word.
     let out = sh(
         &c,
         &s.ws,
@@ -475,13 +474,14 @@ async fn missing_protected_entries_are_refused_up_front_and_leave_nothing() {
             // Inside, the name holds nothing to read.
             "cat .envrc",
             // Missing protected files whose readers fail on a folder: an
-            // empty file stands in (`/dev/null` inside): what is written
-            // to it goes nowhere, and it cannot be replaced.
-            "echo 'yarn-path \"./x.js\"' > .yarnrc && test -s .yarnrc",
+            // empty read-only file stands in: a write to it fails, and it
+            // cannot be replaced.
+            "echo 'yarn-path \"./x.js\"' > .yarnrc",
+            "echo x >> .yarnrc",
             "rm .yarnrc && echo x > .yarnrc",
             "mv NOTES.txt .yarnrc",
             "ln -sf NOTES.txt .lintstagedrc.json",
-            "echo x > .pnpmfile.cjs && test -s .pnpmfile.cjs",
+            "echo x > .pnpmfile.cjs",
             "mkdir .bazelrc",
             "chmod 777 .yarnrc",
             // A folder on the way is missing: a folder stands in for it.
@@ -489,11 +489,11 @@ async fn missing_protected_entries_are_refused_up_front_and_leave_nothing() {
         ],
     )
     .await;
-    // They read as empty files, and git lists none of them.
+    // They read as empty regular files, and git lists none of them.
     let out = sh(
         &c,
         &s.ws,
-        "test -c .yarnrc && test ! -s .yarnrc && cat .yarnrc .lintstagedrc.json && echo read",
+        "test -f .yarnrc && test ! -s .yarnrc && cat .yarnrc .lintstagedrc.json && echo read",
     )
     .await;
     assert_eq!(ok(&out)["stdout"], "read\n", "{}", out.content);
@@ -565,7 +565,7 @@ async fn missing_protected_entries_are_refused_up_front_and_leave_nothing() {
             "echo x > .envrc",
             "echo x > ../.envrc",
             "echo x > conftest.py",
-            "echo x > .yarnrc && test -s .yarnrc",
+            "echo x > .yarnrc",
             "echo '[build]' > .cargo/config.toml",
             "echo '[build]' > .cargo/config",
             "mv .cargo cargo-old",

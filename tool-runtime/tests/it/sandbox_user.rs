@@ -413,6 +413,46 @@ async fn workflows(c: &LocalComputer, ws: &Path, outside: &Path) {
     .await;
     assert_eq!(code(&out), 0, "{}", out.content);
     assert_eq!(stdout(&out), "beta\nalpha\nalpha\nrun\n", "{}", out.content);
+    // The whole workspace copies and archives, its stand-ins for missing
+    // protected files as empty files.
+    let out = sh(
+        c,
+        ws,
+        "cp -a . /tmp/whole && test -f /tmp/whole/.yarnrc && test ! -s /tmp/whole/.yarnrc && tar cf /tmp/whole.tar . && tar tf /tmp/whole.tar | grep -cx ./.yarnrc",
+    )
+    .await;
+    assert_eq!(code(&out), 0, "{}", out.content);
+    assert_eq!(stdout(&out), "1\n", "{}", out.content);
+    // Git lists no stand-in, in the command (`git add -A` above committed
+    // none) nor in the host, while a command holds them and after.
+    let out = sh(
+        c,
+        &repo,
+        "git status --porcelain; git ls-files | grep -c -e yarnrc -e travis; test -f .yarnrc && test ! -s .yarnrc && echo held",
+    )
+    .await;
+    assert_eq!(stdout(&out), "0\nheld\n", "{}", out.content);
+    let mut params = RunCommandParams::new("sleep 30");
+    params.run_in_background = Some(true);
+    let started = c.run_command(params, &ctx(&repo)).await;
+    let id = ok(&started)["shellId"].as_str().unwrap_or("").to_owned();
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        let held = repo
+            .join(".yarnrc")
+            .symlink_metadata()
+            .is_ok_and(|m| m.file_type().is_socket());
+        assert!(held, "a socket in the host while the command runs");
+    }
+    // (Only the secret committed empty above shows, as changed.)
+    assert_eq!(host_git_status(&repo), " M .env\n");
+    let killed = c
+        .kill_command(
+            tool_runtime::KillCommandParams { shell_id: id },
+            &ctx(&repo),
+        )
+        .await;
+    assert!(killed.success, "{}", killed.content);
     if needed("python3") {
         let py = ws.join("py");
         write(
@@ -460,6 +500,37 @@ async fn workflows(c: &LocalComputer, ws: &Path, outside: &Path) {
     }
 }
 
+/// `git status` of `repo` in the host (never confined), untracked files
+/// listed one by one.
+fn host_git_status(repo: &Path) -> String {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(repo)
+        .args(["status", "--porcelain", "--untracked-files=all"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Once every computer is dropped: no stand-in is left in the workspace
+/// (nor in the repository made there), and git in the host sees none.
+fn no_stand_in_left(base: &Path) {
+    let ws = base.join("ws");
+    for rel in [
+        ".yarnrc",
+        ".claude",
+        ".vscode",
+        "repo2/.yarnrc",
+        "repo2/.travis.yml",
+    ] {
+        assert!(ws.join(rel).symlink_metadata().is_err(), "{rel} is left");
+    }
+    if ws.join("repo2/.git").is_dir() {
+        assert_eq!(host_git_status(&ws.join("repo2")), " M .env\n");
+    }
+}
+
 /// The leaks of the issue, as this user: handles, attributes, device
 /// nodes, other processes, disks, a symlinked protected entry, a missing
 /// one, a CI token in a git config, and the file tools raced by a command.
@@ -471,6 +542,16 @@ async fn leaks(c: &LocalComputer, ws: &Path, outside: &Path) {
         ("other processes", "cat /proc/1/environ"),
         ("a missing protected file", "echo 'echo hi' > .envrc"),
         ("a missing protected folder", "mkdir -p .github/workflows"),
+        (
+            "a missing file whose readers fail on a folder",
+            "echo 'yarn-path \"./x.js\"' > .yarnrc",
+        ),
+        ("an append to it", "echo x >> .yarnrc"),
+        ("its removal", "rm -f .yarnrc"),
+        (
+            "a missing settings file under a missing folder",
+            "mkdir -p .claude && echo '{}' > .claude/settings.json",
+        ),
         ("a stand-in replaced", "rmdir .vscode"),
         ("a stand-in's mode", "chmod 777 .vscode"),
         ("the host's /dev/null's mode", "chmod 666 /dev/null"),
@@ -478,6 +559,20 @@ async fn leaks(c: &LocalComputer, ws: &Path, outside: &Path) {
         let out = sh(c, ws, command).await;
         assert_ne!(code(&out), 0, "{what}: {}", out.content);
     }
+    // The readers of those names see an empty regular file.
+    let out = sh(c, ws, "cat .yarnrc && stat -c %F .yarnrc").await;
+    assert_eq!(code(&out), 0, "{}", out.content);
+    assert_eq!(stdout(&out), "regular empty file\n", "{}", out.content);
+    if needed("python3") {
+        let out = sh(c, ws, "python3 -c \"print(repr(open('.yarnrc').read()))\"").await;
+        assert_eq!(stdout(&out), "''\n", "{}", out.content);
+    }
+    let out = sh(c, ws, "echo x > .yarnrc").await;
+    assert!(
+        out.content.contains("Read-only file system"),
+        "{}",
+        out.content
+    );
     // A project's own `.cargo` is read-only whole.
     write(ws, "own/.cargo/audit.toml", "a\n");
     let out = sh(c, &ws.join("own"), "echo '[build]' > .cargo/config.toml").await;
@@ -627,7 +722,10 @@ async fn egress_by_name(ws: &Path) {
 #[tokio::test]
 async fn as_root_the_environment_and_home_are_scrubbed_and_limits_hold() {
     match child_base() {
-        Some(base) => the_wall(&base).await,
+        Some(base) => {
+            the_wall(&base).await;
+            no_stand_in_left(&base);
+        }
         None => run_child(
             "as_root_the_environment_and_home_are_scrubbed_and_limits_hold",
             None,
@@ -640,6 +738,7 @@ async fn as_an_unprivileged_user_the_same_wall_holds_and_no_temp_dir_is_left() {
     match child_base() {
         Some(base) => {
             the_wall(&base).await;
+            no_stand_in_left(&base);
             // Every computer above is dropped: nothing of theirs is left.
             let left: Vec<String> = std::fs::read_dir(base.join("tmp"))
                 .unwrap()
@@ -664,8 +763,9 @@ async fn as_an_unprivileged_user_the_same_wall_holds_and_no_temp_dir_is_left() {
     }
 }
 
-/// The private temp dirs in `tmp`.
-fn private_dirs(tmp: &Path) -> Vec<String> {
+/// The host folders in `tmp`: the private temp dirs, then the registries
+/// of socket stand-ins.
+fn private_dirs(tmp: &Path) -> (Vec<String>, Vec<String>) {
     let mut names: Vec<String> = std::fs::read_dir(tmp)
         .unwrap()
         .flatten()
@@ -674,6 +774,8 @@ fn private_dirs(tmp: &Path) -> Vec<String> {
         .collect();
     names.sort();
     names
+        .into_iter()
+        .partition(|n| !n.starts_with("tool-sandbox-stand-ins-"))
 }
 
 /// Runs one step of `test` in a child with `TMPDIR` = `tmp`.
@@ -707,11 +809,17 @@ async fn a_private_temp_dir_left_by_a_host_that_died_is_removed_by_the_next_host
             // Ends without running any destructor, as a killed host would.
             std::process::exit(0);
         }
-        // This host's own private temp dir exists; the dead host's is gone.
-        let left = private_dirs(&tmp);
+        // This host's own private temp dir exists; the dead host's is gone,
+        // and so are its registry and the socket stand-ins it listed.
+        let (left, registries) = private_dirs(&tmp);
         assert_eq!(left.len(), 1, "{left:?}");
         let stale = std::fs::read_to_string(base.join("stale")).unwrap();
         assert!(!left.contains(&stale), "{stale} is still there");
+        let stale_registry = std::fs::read_to_string(base.join("stale-registry")).unwrap();
+        assert!(
+            !registries.contains(&stale_registry),
+            "{stale_registry} is still there"
+        );
         return;
     }
     let dir = tempfile::tempdir_in(base_outside_temp()).unwrap();
@@ -721,9 +829,19 @@ async fn a_private_temp_dir_left_by_a_host_that_died_is_removed_by_the_next_host
     let died = run_step(TEST, &base, "die");
     let text = String::from_utf8_lossy(&died.stderr).into_owned();
     assert!(!text.contains("skipping"), "{text}");
-    let left = private_dirs(&base.join("tmp"));
+    let (left, registries) = private_dirs(&base.join("tmp"));
     assert_eq!(left.len(), 1, "the dead host left {left:?}");
+    assert_eq!(registries.len(), 1, "the dead host left {registries:?}");
     std::fs::write(base.join("stale"), &left[0]).unwrap();
+    std::fs::write(base.join("stale-registry"), &registries[0]).unwrap();
+    use std::os::unix::fs::FileTypeExt as _;
+    let socket = |rel: &str| {
+        base.join("ws")
+            .join(rel)
+            .symlink_metadata()
+            .is_ok_and(|m| m.file_type().is_socket())
+    };
+    assert!(socket(".yarnrc"), "the dead host's stand-in is left");
     let next = run_step(TEST, &base, "sweep");
     let text = format!(
         "{}\n{}",
@@ -732,7 +850,9 @@ async fn a_private_temp_dir_left_by_a_host_that_died_is_removed_by_the_next_host
     );
     assert!(next.status.success() && text.contains("1 passed"), "{text}");
     // And the second host, dropped normally, left nothing either.
-    assert!(private_dirs(&base.join("tmp")).is_empty());
+    assert_eq!(private_dirs(&base.join("tmp")), (Vec::new(), Vec::new()));
+    assert!(!socket(".yarnrc"), "a socket stand-in is left");
+    assert!(base.join("ws/.yarnrc").symlink_metadata().is_err());
 }
 
 /// Hard-links the tree `from` into `to` (same file system): folders are

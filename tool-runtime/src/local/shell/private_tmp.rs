@@ -7,16 +7,19 @@
 //! removes every `tool-sandbox-*` folder of the system temp dir that
 //! belongs to the same user and whose lock nobody holds: its host is gone.
 //! A folder without a lock file (another program's, or a probe's) is left
-//! alone.
+//! alone. A host's registry of socket stand-ins is such a folder too: the
+//! sockets it lists are removed before it (the sandbox's private
+//! `stand_in_registry` module).
 
 use std::fs::File;
 use std::os::unix::fs::MetadataExt as _;
 use std::path::Path;
 
-/// The prefix of private temp dirs.
-const PREFIX: &str = "tool-sandbox-";
+/// The prefix of private temp dirs (and of the registries of socket
+/// stand-ins, which the sweep removes alike).
+const PREFIX: &str = crate::sandbox::HOST_DIR_PREFIX;
 /// The lock file in each.
-const LOCK: &str = ".host.lock";
+const LOCK: &str = crate::sandbox::HOST_LOCK;
 /// Entries of the system temp dir examined at most when sweeping.
 const MAX_ENTRIES: usize = 10_000;
 
@@ -67,6 +70,7 @@ pub(crate) fn sweep_stale(temp: &Path) {
             continue;
         };
         if lock.try_lock().is_ok() {
+            crate::sandbox::remove_dead_hosts_file_stand_ins(&path);
             crate::sandbox::make_removable(&path);
             if let Err(e) = std::fs::remove_dir_all(&path) {
                 tracing::warn!(dir = %path.display(), error = %e, "cannot remove a stale private temp dir");

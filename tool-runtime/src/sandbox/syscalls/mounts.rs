@@ -433,32 +433,24 @@ pub(super) fn setup_namespace(mounts: &Mounts) -> std::io::Result<()> {
         attach(*fd, target)?;
     }
     fresh_dev(&device_fds[..mounts.devices.len()], &mounts.devices)?;
-    if !mounts.secret_files.is_empty() {
+    if !mounts.secret_files.is_empty() || !mounts.empty_files.is_empty() {
         // An empty regular file, not a device: git (`git add -A`), `cp -a`
         // and archivers take a device in a workspace for an error. Made on
-        // the fresh `/dev`, bound read-only over each secret file, then
-        // unlinked: nothing names it, nothing can write it.
+        // the fresh `/dev`, bound read-only over each secret file and over
+        // each stand-in of a missing protected file (a socket in the
+        // host), then unlinked: nothing names it, nothing can write it.
+        // Such a name reads as an empty file, a write to it fails
+        // (`EROFS`), and it can be neither removed, renamed nor replaced
+        // (`EBUSY`). Git in the command still skips a stand-in: its
+        // directory entry says socket.
         empty_file(MASK)?;
-        for file in &mounts.secret_files {
+        for file in mounts.secret_files.iter().chain(&mounts.empty_files) {
             bind_read_only(MASK, file)?;
         }
         // SAFETY: `MASK` is a valid C string.
         if unsafe { libc::unlink(MASK.as_ptr()) } != 0 {
             return Err(errno());
         }
-    }
-    // The stand-ins of missing protected files (sockets in the host): the
-    // fresh `/dev/null` over each, read-only (its mode and owner are the
-    // host's device's), so the name reads as an empty file and cannot be
-    // removed, renamed or replaced.
-    for file in &mounts.empty_files {
-        let fd = clone_one(c"/dev/null")?;
-        if let Err(e) = device_read_only(fd) {
-            // SAFETY: closing the tree's fd on the error path.
-            unsafe { libc::close(fd) };
-            return Err(e);
-        }
-        attach(fd, file)?;
     }
     for dir in &mounts.secret_dirs {
         mount_fs(
