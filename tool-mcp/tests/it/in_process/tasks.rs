@@ -42,6 +42,21 @@ impl Drop for Ended {
     }
 }
 
+/// 30 s asleep, unless the call is cancelled first: "slept".
+async fn sleep_unless_cancelled(ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    tokio::select! {
+        () = ctx.cancellation().cancelled() => {}
+        () = tokio::time::sleep(Duration::from_secs(30)) => {}
+    }
+    Ok(ToolOutput::text("slept"))
+}
+
+fn one_tool(tool: impl tool_core::Tool) -> ToolRegistry {
+    let mut registry = ToolRegistry::new();
+    registry.register(tool).unwrap();
+    registry
+}
+
 /// `jobs`: `quick` answers, `boom` fails, `asks` asks the client, `sleep`
 /// waits 30 s (its end noted in `stopped`).
 fn jobs(stopped: Arc<AtomicBool>) -> ToolRegistry {
@@ -73,18 +88,12 @@ fn jobs(stopped: Arc<AtomicBool>) -> ToolRegistry {
             let stopped = Arc::clone(&stopped);
             async move {
                 let _ended = Ended(stopped);
-                tokio::select! {
-                    () = ctx.cancellation().cancelled() => {}
-                    () = tokio::time::sleep(Duration::from_secs(30)) => {}
-                }
-                Ok(ToolOutput::text("slept"))
+                sleep_unless_cancelled(&ctx).await
             }
         })
         .build()
         .unwrap();
-    let mut registry = ToolRegistry::new();
-    registry.register(tool).unwrap();
-    registry
+    one_tool(tool)
 }
 
 async fn client(url: &str, tasks: bool) -> RunningService<RoleClient, ClientConfig> {
@@ -110,6 +119,59 @@ async fn call(
         .peer()
         .call_tool_once(CallToolRequestParams::new(name.to_owned()))
         .await
+}
+
+/// `registry` served, every call let run.
+fn served(registry: ToolRegistry) -> RegistryServer {
+    RegistryServer::new(
+        Arc::new(registry),
+        Arc::new(RunEverything),
+        ToolContext::new(),
+    )
+}
+
+/// `server` on streamable HTTP at 127.0.0.1; its URL and what stops it.
+async fn serve(server: RegistryServer) -> (String, tokio_util::sync::CancellationToken) {
+    let stop = tokio_util::sync::CancellationToken::new();
+    let (addr, _task) = server
+        .serve_http("127.0.0.1:0".parse().unwrap(), stop.clone())
+        .await
+        .unwrap();
+    (format!("http://{addr}/mcp"), stop)
+}
+
+/// Whether the call that `stopped` watches ended within `wait` (it is
+/// polled every 20 ms).
+async fn stops_within(stopped: &AtomicBool, wait: Duration) -> bool {
+    let deadline = tokio::time::Instant::now() + wait;
+    while !stopped.load(Ordering::SeqCst) {
+        if tokio::time::Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    true
+}
+
+/// Answers task `id`'s question `key` by `tasks/update`, accepting with
+/// `content`.
+async fn answer_in_task(
+    client: &RunningService<RoleClient, ClientConfig>,
+    id: &str,
+    key: &str,
+    content: serde_json::Value,
+) {
+    let answers = [(
+        key.to_owned(),
+        json!({"action": "accept", "content": content}),
+    )]
+    .into_iter()
+    .collect();
+    client
+        .peer()
+        .update_task(UpdateTaskParams::new(id.to_owned(), answers))
+        .await
+        .unwrap();
 }
 
 /// The task `id` once `done` says so (within five seconds).
@@ -156,24 +218,14 @@ fn text(result: &CallToolResult) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn long_tools_run_as_tasks_the_client_polls_answers_and_cancels() {
     let stopped = Arc::new(AtomicBool::new(false));
-    let server = RegistryServer::new(
-        Arc::new(jobs(Arc::clone(&stopped))),
-        Arc::new(RunEverything),
-        ToolContext::new(),
-    )
-    .with_task_tools([
+    let server = served(jobs(Arc::clone(&stopped))).with_task_tools([
         ("jobs____quick", TaskSupport::Optional),
         ("jobs____boom", TaskSupport::Required),
         ("jobs____panics", TaskSupport::Optional),
         ("jobs____asks", TaskSupport::Optional),
         ("jobs____sleep", TaskSupport::Optional),
     ]);
-    let stop = tokio_util::sync::CancellationToken::new();
-    let (addr, _task) = server
-        .serve_http("127.0.0.1:0".parse().unwrap(), stop.clone())
-        .await
-        .unwrap();
-    let url = format!("http://{addr}/mcp");
+    let (url, stop) = serve(server).await;
     let tasks = client(&url, true).await;
     let declared = tasks
         .peer()
@@ -211,17 +263,7 @@ async fn long_tools_run_as_tasks_the_client_polls_answers_and_cancels() {
         unreachable!()
     };
     assert_eq!(input_requests.keys().collect::<Vec<_>>(), ["go"]);
-    let answers = [(
-        "go".to_owned(),
-        json!({"action": "accept", "content": {"go": true}}),
-    )]
-    .into_iter()
-    .collect();
-    tasks
-        .peer()
-        .update_task(UpdateTaskParams::new(id.clone(), answers))
-        .await
-        .unwrap();
+    answer_in_task(&tasks, &id, "go", json!({"go": true})).await;
     let done = wait_for(&tasks, &id, |t| t.status().is_terminal()).await;
     assert_eq!(text(&completed(&done)), r#"answered {"go":true}"#);
 
@@ -234,14 +276,8 @@ async fn long_tools_run_as_tasks_the_client_polls_answers_and_cancels() {
         .unwrap();
     let done = wait_for(&tasks, &id, |t| t.status().is_terminal()).await;
     assert!(matches!(done.payload, TaskPayload::Cancelled), "{done:?}");
-    for _ in 0..50 {
-        if stopped.load(Ordering::SeqCst) {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
     assert!(
-        stopped.load(Ordering::SeqCst),
+        stops_within(&stopped, Duration::from_millis(1000)).await,
         "the call stopped with its task"
     );
 
@@ -319,18 +355,12 @@ fn steps(stopped: Arc<AtomicBool>) -> ToolRegistry {
                 // Round one's run stops at the question: noted from here on.
                 let _ended = Ended(stopped);
                 ClientLine::of(&ctx).expect("served").start_task().await;
-                tokio::select! {
-                    () = ctx.cancellation().cancelled() => {}
-                    () = tokio::time::sleep(Duration::from_secs(30)) => {}
-                }
-                Ok(ToolOutput::text("slept"))
+                sleep_unless_cancelled(&ctx).await
             }
         })
         .build()
         .unwrap();
-    let mut registry = ToolRegistry::new();
-    registry.register(tool).unwrap();
-    registry
+    one_tool(tool)
 }
 
 /// Round one of a tool that asks first: its `input_required` (no task
@@ -361,35 +391,27 @@ async fn two_rounds(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_2026_07_28_a_tool_asks_by_input_required_then_becomes_a_task_when_it_says_so() {
     let stopped = Arc::new(AtomicBool::new(false));
-    let server = RegistryServer::new(
-        Arc::new(steps(Arc::clone(&stopped))),
-        Arc::new(RunEverything),
-        ToolContext::new(),
-    )
-    .with_task_tools([
-        ("steps____greet", TaskSupport::Required),
-        ("steps____short", TaskSupport::Required),
-        ("steps____short_optional", TaskSupport::Optional),
-        ("steps____long", TaskSupport::Optional),
-    ])
-    .with_questions_before_task([
-        "steps____greet",
-        "steps____short",
-        "steps____short_optional",
-        "steps____long",
-    ]);
-    let stop = tokio_util::sync::CancellationToken::new();
-    let (addr, _task) = server
-        .serve_http("127.0.0.1:0".parse().unwrap(), stop.clone())
-        .await
-        .unwrap();
+    let server = served(steps(Arc::clone(&stopped)))
+        .with_task_tools([
+            ("steps____greet", TaskSupport::Required),
+            ("steps____short", TaskSupport::Required),
+            ("steps____short_optional", TaskSupport::Optional),
+            ("steps____long", TaskSupport::Optional),
+        ])
+        .with_questions_before_task([
+            "steps____greet",
+            "steps____short",
+            "steps____short_optional",
+            "steps____long",
+        ]);
+    let (url, stop) = serve(server).await;
     let caps = ClientCapabilities::builder()
         .enable_elicitation()
         .enable_tasks()
         .build();
     let client = ClientConfig::new(caps, Implementation::new("test", "0"))
         .serve_with_lifecycle(
-            StreamableHttpClientTransport::from_uri(format!("http://{addr}/mcp")),
+            StreamableHttpClientTransport::from_uri(url),
             ClientLifecycleMode::Discover {
                 preferred_versions: vec![ProtocolVersion::V_2026_07_28],
             },
@@ -417,17 +439,7 @@ async fn on_2026_07_28_a_tool_asks_by_input_required_then_becomes_a_task_when_it
         unreachable!()
     };
     assert_eq!(input_requests.keys().collect::<Vec<_>>(), ["shout"]);
-    let answers = [(
-        "shout".to_owned(),
-        json!({"action": "accept", "content": {"shout": true}}),
-    )]
-    .into_iter()
-    .collect();
-    client
-        .peer()
-        .update_task(UpdateTaskParams::new(id.clone(), answers))
-        .await
-        .unwrap();
+    answer_in_task(&client, &id, "shout", json!({"shout": true})).await;
     let done = wait_for(&client, &id, |t| t.status().is_terminal()).await;
     assert_eq!(text(&completed(&done)), "HELLO, ALICE");
 
@@ -457,14 +469,8 @@ async fn on_2026_07_28_a_tool_asks_by_input_required_then_becomes_a_task_when_it
         .unwrap();
     let done = wait_for(&client, &id, |t| t.status().is_terminal()).await;
     assert!(matches!(done.payload, TaskPayload::Cancelled), "{done:?}");
-    for _ in 0..50 {
-        if stopped.load(Ordering::SeqCst) {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
     assert!(
-        stopped.load(Ordering::SeqCst),
+        stops_within(&stopped, Duration::from_millis(1000)).await,
         "the call stopped with its task"
     );
 
@@ -525,24 +531,14 @@ impl tool_mcp::ElicitationHandler for SaysGo {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn our_client_follows_the_tasks_a_server_makes_of_its_calls_on_both_revisions() {
     let stopped = Arc::new(AtomicBool::new(false));
-    let server = RegistryServer::new(
-        Arc::new(jobs(Arc::clone(&stopped))),
-        Arc::new(RunEverything),
-        ToolContext::new(),
-    )
-    .with_task_tools([
+    let server = served(jobs(Arc::clone(&stopped))).with_task_tools([
         ("jobs____quick", TaskSupport::Required),
         ("jobs____boom", TaskSupport::Required),
         ("jobs____panics", TaskSupport::Required),
         ("jobs____asks", TaskSupport::Required),
         ("jobs____sleep", TaskSupport::Required),
     ]);
-    let stop = tokio_util::sync::CancellationToken::new();
-    let (addr, _task) = server
-        .serve_http("127.0.0.1:0".parse().unwrap(), stop.clone())
-        .await
-        .unwrap();
-    let url = format!("http://{addr}/mcp");
+    let (url, stop) = serve(server).await;
     for protocol in [McpProtocol::V2026_07_28, McpProtocol::V2025_11_25] {
         let config = |id: &str| {
             McpServerConfig::new(id, McpTransport::http(url.clone()))
@@ -622,14 +618,8 @@ async fn our_client_follows_the_tasks_a_server_makes_of_its_calls_on_both_revisi
         )
         .await;
         assert!(dropped.is_err(), "the sleep task outlasts the wait");
-        for _ in 0..100 {
-            if stopped.load(Ordering::SeqCst) {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
         assert!(
-            stopped.load(Ordering::SeqCst),
+            stops_within(&stopped, Duration::from_millis(2000)).await,
             "{protocol:?}: the abandoned task was cancelled and its call stopped"
         );
         manager.shutdown().await;
@@ -663,21 +653,11 @@ fn fresh_manager(url: &str, protocol: McpProtocol, keys: Option<u8>) -> McpManag
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_detached_task_is_read_waited_for_and_cancelled_by_handle_from_a_fresh_manager() {
     let stopped = Arc::new(AtomicBool::new(false));
-    let server = RegistryServer::new(
-        Arc::new(jobs(Arc::clone(&stopped))),
-        Arc::new(RunEverything),
-        ToolContext::new(),
-    )
-    .with_task_tools([
+    let server = served(jobs(Arc::clone(&stopped))).with_task_tools([
         ("jobs____quick", TaskSupport::Required),
         ("jobs____sleep", TaskSupport::Required),
     ]);
-    let stop = tokio_util::sync::CancellationToken::new();
-    let (addr, _task) = server
-        .serve_http("127.0.0.1:0".parse().unwrap(), stop.clone())
-        .await
-        .unwrap();
-    let url = format!("http://{addr}/mcp");
+    let (url, stop) = serve(server).await;
     for protocol in [McpProtocol::V2026_07_28, McpProtocol::V2025_11_25] {
         let approval = json!({"action": "run", "rule": "jobs are fine"});
         // No keys: no handle is made, and nothing is sent.
@@ -769,14 +749,8 @@ async fn a_detached_task_is_read_waited_for_and_cancelled_by_handle_from_a_fresh
 
         let cancelled = canceller.cancel_task(&sleeping).await.unwrap();
         assert_eq!(cancelled.status, "cancelled", "{protocol:?}");
-        for _ in 0..100 {
-            if stopped.load(Ordering::SeqCst) {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
         assert!(
-            stopped.load(Ordering::SeqCst),
+            stops_within(&stopped, Duration::from_millis(2000)).await,
             "{protocol:?}: the cancelled task's call stopped"
         );
         canceller.shutdown().await;
@@ -819,18 +793,9 @@ impl LogData {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pipeline_call_made_a_task_tells_its_events_the_handle() {
     let stopped = Arc::new(AtomicBool::new(false));
-    let server = RegistryServer::new(
-        Arc::new(jobs(Arc::clone(&stopped))),
-        Arc::new(RunEverything),
-        ToolContext::new(),
-    )
-    .with_task_tools([("jobs____quick", TaskSupport::Required)]);
-    let stop = tokio_util::sync::CancellationToken::new();
-    let (addr, _task) = server
-        .serve_http("127.0.0.1:0".parse().unwrap(), stop.clone())
-        .await
-        .unwrap();
-    let url = format!("http://{addr}/mcp");
+    let server = served(jobs(Arc::clone(&stopped)))
+        .with_task_tools([("jobs____quick", TaskSupport::Required)]);
+    let (url, stop) = serve(server).await;
     for protocol in [McpProtocol::V2026_07_28, McpProtocol::V2025_11_25] {
         let manager = Arc::new(fresh_manager(&url, protocol, Some(3)));
         let registry = crate::common::registry_of(&manager).await;
