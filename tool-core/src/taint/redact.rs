@@ -426,10 +426,7 @@ impl Redactor {
                     .iter()
                     .rposition(u8::is_ascii_whitespace)
                     .map_or(lo, |i| lo + i + 1);
-                let end = bytes[found_end..]
-                    .iter()
-                    .position(u8::is_ascii_whitespace)
-                    .map_or(text.len(), |i| found_end + i);
+                let end = next_space(bytes, found_end);
                 last_end[rule] = end;
                 let run = text.get(start..end).unwrap_or_default();
                 let needs = inner.needs.get(rule).map_or(&[][..], Vec::as_slice);
@@ -575,6 +572,33 @@ impl Redactor {
             Value::Null | Value::Bool(_) | Value::Number(_) => {}
         }
     }
+}
+
+/// The index of the first ASCII whitespace byte at or after `from` in
+/// `bytes`, or its length: eight bytes at a time while none of them is a
+/// control byte or a space (the runs around keywords are links and
+/// tokens, tens of bytes long).
+fn next_space(bytes: &[u8], from: usize) -> usize {
+    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+    const BELOW: u64 = u64::from_ne_bytes([0x21; 8]);
+    let mut at = from;
+    while let Some(word) = bytes.get(at..at + 8) {
+        let mut eight = [0u8; 8];
+        eight.copy_from_slice(word);
+        let w = u64::from_ne_bytes(eight);
+        // A byte below 0x21 (whitespace among them) sets its high bit
+        // here, or an earlier byte does; none set: none is whitespace.
+        if w.wrapping_sub(BELOW) & !w & HIGH != 0 {
+            break;
+        }
+        at += 8;
+    }
+    bytes
+        .get(at..)
+        .unwrap_or_default()
+        .iter()
+        .position(u8::is_ascii_whitespace)
+        .map_or(bytes.len(), |i| at + i)
 }
 
 /// Whether an occurrence of `a` and one of `b` can share a byte (ASCII

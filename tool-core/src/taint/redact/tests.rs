@@ -356,3 +356,24 @@ fn a_keyword_the_search_steps_over_still_opens_its_rule() {
         assert!(redactor.redact("abcd ef123 cdef").is_none());
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+    #[test]
+    fn the_end_of_a_run_is_the_first_whitespace_byte_found_eight_at_a_time(
+        picks in proptest::collection::vec(0usize..12, 0..80),
+        from in 0usize..90,
+    ) {
+        const BYTES: &[&str] = &[
+            "a", "Z", "/", ":", "@", " ", "\t", "\n", "\r", "\u{c}", "\u{b}", "é",
+        ];
+        let text: String = picks.iter().map(|i| BYTES[*i]).collect();
+        let bytes = text.as_bytes();
+        let from = from.min(bytes.len());
+        let want = bytes[from..]
+            .iter()
+            .position(u8::is_ascii_whitespace)
+            .map_or(bytes.len(), |i| from + i);
+        proptest::prop_assert_eq!(next_space(bytes, from), want, "{:?} from {}", text, from);
+    }
+}
