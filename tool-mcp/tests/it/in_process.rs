@@ -276,10 +276,7 @@ async fn served_by(
     accept: Option<bool>,
 ) -> (Arc<McpManager>, Option<Arc<Answers>>, CancellationToken) {
     let stop = CancellationToken::new();
-    let (addr, _task) = server
-        .serve_http("127.0.0.1:0".parse().unwrap(), stop.clone())
-        .await
-        .unwrap();
+    let url = crate::common::serve_http_until(server, &stop).await;
     let answers = accept.map(|accept| {
         Arc::new(Answers {
             accept,
@@ -294,7 +291,7 @@ async fn served_by(
     manager
         .upsert(McpServerConfig::new(
             "host",
-            McpTransport::http(format!("http://{addr}/mcp")),
+            McpTransport::http(url.clone()),
         ))
         .unwrap();
     (manager, answers, stop)

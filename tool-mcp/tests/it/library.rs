@@ -19,7 +19,6 @@ use rmcp::model::{
     ReadResourceRequestParams, Resource, ResourceContents, ResourceTemplate, Role,
 };
 use serde_json::{Map, Value, json};
-use tokio_util::sync::CancellationToken;
 use tool_core::{ToolContext, ToolRegistry};
 use tool_mcp::{
     Error, McpManager, McpServerConfig, McpTransport, PromptSource, RESOURCE_NOT_FOUND,
@@ -243,15 +242,6 @@ impl PromptSource for Greeter {
     }
 }
 
-async fn serve(server: RegistryServer) -> (String, CancellationToken) {
-    let stop = CancellationToken::new();
-    let (addr, _task) = server
-        .serve_http("127.0.0.1:0".parse().unwrap(), stop.clone())
-        .await
-        .unwrap();
-    (format!("http://{addr}/mcp"), stop)
-}
-
 fn bare_server() -> RegistryServer {
     RegistryServer::new(
         Arc::new(ToolRegistry::new()),
@@ -266,7 +256,7 @@ async fn a_hosts_resources_and_prompts_are_served_over_mcp() {
         .with_resources(Arc::new(Documents { count: 5 }))
         .with_prompts(Arc::new(Greeter))
         .with_page_size(2);
-    let (url, stop) = serve(server).await;
+    let (url, stop) = crate::common::serve_http(server).await;
 
     // A plain rmcp client: capabilities, pages, reads, errors.
     let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url.clone());
@@ -338,7 +328,7 @@ async fn a_hosts_resources_and_prompts_are_served_over_mcp() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_without_resources_or_prompts_says_so() {
-    let (url, stop) = serve(bare_server()).await;
+    let (url, stop) = crate::common::serve_http(bare_server()).await;
     let manager = McpManager::default();
     manager
         .upsert(McpServerConfig::new("tools-only", McpTransport::http(url)))
@@ -399,7 +389,7 @@ impl tool_mcp::SkillSource for Shelf {
 async fn a_hosts_skills_are_served_through_the_skills_extension() {
     // Without resources the extension is not declared (its files could
     // not be read).
-    let (url, stop) = serve(bare_server().with_skills(Arc::new(Shelf))).await;
+    let (url, stop) = crate::common::serve_http(bare_server().with_skills(Arc::new(Shelf))).await;
     let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url.clone());
     let client = ().serve(transport).await.unwrap();
     let capabilities = client.peer().peer_info().unwrap().capabilities.clone();
@@ -411,7 +401,7 @@ async fn a_hosts_skills_are_served_through_the_skills_extension() {
         .with_resources(Arc::new(Documents { count: 1 }))
         .with_skills(Arc::new(Shelf))
         .with_page_size(1);
-    let (url, stop) = serve(server).await;
+    let (url, stop) = crate::common::serve_http(server).await;
     let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url.clone());
     let client = ().serve(transport).await.unwrap();
     let capabilities = client.peer().peer_info().unwrap().capabilities.clone();

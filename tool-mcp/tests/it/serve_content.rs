@@ -10,7 +10,7 @@ use serde_json::{Map, json};
 use tokio_util::sync::CancellationToken;
 use tool_core::manifest::{ApiHints, TaskSupport};
 use tool_core::{ApiDefinition, ContentPart, ToolBuilder, ToolContext, ToolOutput, ToolRegistry};
-use tool_mcp::{McpManager, McpServerConfig, McpTransport, RegistryServer, RunEverything};
+use tool_mcp::{McpManager, RegistryServer, RunEverything};
 
 /// Serves `registry` over streamable HTTP; a manager connected to it as `served`.
 async fn serve(registry: ToolRegistry) -> (McpManager, CancellationToken) {
@@ -20,17 +20,8 @@ async fn serve(registry: ToolRegistry) -> (McpManager, CancellationToken) {
         ToolContext::new(),
     );
     let stop = CancellationToken::new();
-    let (addr, _task) = server
-        .serve_http("127.0.0.1:0".parse().unwrap(), stop.clone())
-        .await
-        .unwrap();
-    let client = McpManager::default();
-    client
-        .upsert(McpServerConfig::new(
-            "served",
-            McpTransport::http(format!("http://{addr}/mcp")),
-        ))
-        .unwrap();
+    let url = crate::common::serve_http_until(server, &stop).await;
+    let client = crate::common::http_manager("served", &url);
     (client, stop)
 }
 

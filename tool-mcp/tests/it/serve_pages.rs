@@ -136,13 +136,10 @@ async fn cursors_survive_a_rebuild_that_changes_nothing_and_not_a_real_change() 
     let server = RegistryServer::live(live.clone(), Arc::new(RunEverything), ToolContext::new())
         .with_page_size(100);
     let stop = CancellationToken::new();
-    let (addr, _task) = server
-        .serve_http("127.0.0.1:0".parse().unwrap(), stop.clone())
-        .await
-        .unwrap();
+    let url = crate::common::serve_http_until(server, &stop).await;
     let client = ()
         .serve(rmcp::transport::StreamableHttpClientTransport::from_uri(
-            format!("http://{addr}/mcp"),
+            url.clone(),
         ))
         .await
         .unwrap();
@@ -186,17 +183,8 @@ async fn a_catalog_is_listed_again_once_the_servers_ttl_runs_out_and_not_before(
         ToolContext::new(),
     )
     .with_list_ttl(std::time::Duration::from_millis(1_500));
-    let (addr, _task) = server
-        .serve_http("127.0.0.1:0".parse().unwrap(), stop.clone())
-        .await
-        .unwrap();
-    let manager = McpManager::default();
-    manager
-        .upsert(McpServerConfig::new(
-            "big",
-            McpTransport::http(format!("http://{addr}/mcp")),
-        ))
-        .unwrap();
+    let url = crate::common::serve_http_until(server, &stop).await;
+    let manager = crate::common::http_manager("big", &url);
     let first = manager.catalog("big").await.unwrap();
     assert_eq!(first.tools.len(), 250);
     let again = manager.catalog("big").await.unwrap();

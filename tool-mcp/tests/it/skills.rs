@@ -22,8 +22,8 @@ use rmcp::model::{
 use tokio_util::sync::CancellationToken;
 use tool_core::{ToolContext, ToolRegistry};
 use tool_mcp::{
-    Error, McpManager, McpServerConfig, McpSkillSource, McpTransport, RegistryServer,
-    ResourceSource, RunEverything, SkillSource, SourceError,
+    Error, McpManager, McpSkillSource, RegistryServer, ResourceSource, RunEverything, SkillSource,
+    SourceError,
 };
 
 const SKILL_MD: &str = "skill://pdf/SKILL.md";
@@ -134,17 +134,8 @@ async fn connect(shelf: Arc<Shelf>, skills: bool) -> (McpManager, CancellationTo
         server = server.with_skills(shelf);
     }
     let stop = CancellationToken::new();
-    let (addr, _task) = server
-        .serve_http("127.0.0.1:0".parse().unwrap(), stop.clone())
-        .await
-        .unwrap();
-    let manager = McpManager::default();
-    manager
-        .upsert(McpServerConfig::new(
-            "shelf",
-            McpTransport::http(format!("http://{addr}/mcp")),
-        ))
-        .unwrap();
+    let url = crate::common::serve_http_until(server, &stop).await;
+    let manager = crate::common::http_manager("shelf", &url);
     (manager, stop)
 }
 

@@ -404,13 +404,9 @@ async fn stateless_client(
     CancellationToken,
 ) {
     let stop = CancellationToken::new();
-    let (addr, _task) = server
-        .serve_http("127.0.0.1:0".parse().unwrap(), stop.clone())
-        .await
-        .unwrap();
+    let url = crate::common::serve_http_until(server, &stop).await;
     let observer = Observer::default();
-    let transport =
-        rmcp::transport::StreamableHttpClientTransport::from_uri(format!("http://{addr}/mcp"));
+    let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url.clone());
     let client = observer
         .clone()
         .serve_with_lifecycle(
@@ -767,10 +763,7 @@ async fn our_client_answers_a_2026_07_28_servers_questions_through_the_hosts_han
     )
     .with_bare_names(true);
     let stop = CancellationToken::new();
-    let (addr, _task) = server
-        .serve_http("127.0.0.1:0".parse().unwrap(), stop.clone())
-        .await
-        .unwrap();
+    let url = crate::common::serve_http_until(server, &stop).await;
     let user = Arc::new(User::default());
     let manager = McpManager::new(
         ManagerOptions::default().elicitation(Arc::clone(&user) as Arc<dyn ElicitationHandler>),
@@ -779,13 +772,13 @@ async fn our_client_answers_a_2026_07_28_servers_questions_through_the_hosts_han
     manager
         .upsert(McpServerConfig::new(
             "current",
-            McpTransport::http(format!("http://{addr}/mcp")),
+            McpTransport::http(url.clone()),
         ))
         .unwrap();
     // Pinned to 2025-11-25: the same call by a session and `elicitation/create`.
     manager
         .upsert(
-            McpServerConfig::new("legacy", McpTransport::http(format!("http://{addr}/mcp")))
+            McpServerConfig::new("legacy", McpTransport::http(url.clone()))
                 .with_protocol(McpProtocol::V2025_11_25),
         )
         .unwrap();

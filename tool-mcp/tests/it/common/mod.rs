@@ -170,3 +170,34 @@ pub async fn call_in(
         .invoke(&offered, &ToolCall::new(wire, args), ctx)
         .await
 }
+
+/// `server` on streamable HTTP at 127.0.0.1 until `stop` is cancelled:
+/// its `/mcp` URL.
+pub async fn serve_http_until(
+    server: tool_mcp::RegistryServer,
+    stop: &tokio_util::sync::CancellationToken,
+) -> String {
+    let (addr, _task) = server
+        .serve_http("127.0.0.1:0".parse().unwrap(), stop.clone())
+        .await
+        .unwrap();
+    format!("http://{addr}/mcp")
+}
+
+/// `server` on streamable HTTP at 127.0.0.1: its `/mcp` URL and what stops it.
+pub async fn serve_http(
+    server: tool_mcp::RegistryServer,
+) -> (String, tokio_util::sync::CancellationToken) {
+    let stop = tokio_util::sync::CancellationToken::new();
+    (serve_http_until(server, &stop).await, stop)
+}
+
+/// A manager (default options) holding one streamable HTTP server, `id`
+/// at `url`.
+pub fn http_manager(id: &str, url: &str) -> McpManager {
+    let manager = McpManager::default();
+    manager
+        .upsert(McpServerConfig::new(id, McpTransport::http(url)))
+        .unwrap();
+    manager
+}

@@ -130,16 +130,6 @@ fn served(registry: ToolRegistry) -> RegistryServer {
     )
 }
 
-/// `server` on streamable HTTP at 127.0.0.1; its URL and what stops it.
-async fn serve(server: RegistryServer) -> (String, tokio_util::sync::CancellationToken) {
-    let stop = tokio_util::sync::CancellationToken::new();
-    let (addr, _task) = server
-        .serve_http("127.0.0.1:0".parse().unwrap(), stop.clone())
-        .await
-        .unwrap();
-    (format!("http://{addr}/mcp"), stop)
-}
-
 /// Whether the call that `stopped` watches ended within `wait` (it is
 /// polled every 20 ms).
 async fn stops_within(stopped: &AtomicBool, wait: Duration) -> bool {
@@ -225,7 +215,7 @@ async fn long_tools_run_as_tasks_the_client_polls_answers_and_cancels() {
         ("jobs____asks", TaskSupport::Optional),
         ("jobs____sleep", TaskSupport::Optional),
     ]);
-    let (url, stop) = serve(server).await;
+    let (url, stop) = crate::common::serve_http(server).await;
     let tasks = client(&url, true).await;
     let declared = tasks
         .peer()
@@ -404,7 +394,7 @@ async fn on_2026_07_28_a_tool_asks_by_input_required_then_becomes_a_task_when_it
             "steps____short_optional",
             "steps____long",
         ]);
-    let (url, stop) = serve(server).await;
+    let (url, stop) = crate::common::serve_http(server).await;
     let caps = ClientCapabilities::builder()
         .enable_elicitation()
         .enable_tasks()
@@ -538,7 +528,7 @@ async fn our_client_follows_the_tasks_a_server_makes_of_its_calls_on_both_revisi
         ("jobs____asks", TaskSupport::Required),
         ("jobs____sleep", TaskSupport::Required),
     ]);
-    let (url, stop) = serve(server).await;
+    let (url, stop) = crate::common::serve_http(server).await;
     for protocol in [McpProtocol::V2026_07_28, McpProtocol::V2025_11_25] {
         let config = |id: &str| {
             McpServerConfig::new(id, McpTransport::http(url.clone()))
@@ -657,7 +647,7 @@ async fn a_detached_task_is_read_waited_for_and_cancelled_by_handle_from_a_fresh
         ("jobs____quick", TaskSupport::Required),
         ("jobs____sleep", TaskSupport::Required),
     ]);
-    let (url, stop) = serve(server).await;
+    let (url, stop) = crate::common::serve_http(server).await;
     for protocol in [McpProtocol::V2026_07_28, McpProtocol::V2025_11_25] {
         let approval = json!({"action": "run", "rule": "jobs are fine"});
         // No keys: no handle is made, and nothing is sent.
@@ -795,7 +785,7 @@ async fn a_pipeline_call_made_a_task_tells_its_events_the_handle() {
     let stopped = Arc::new(AtomicBool::new(false));
     let server = served(jobs(Arc::clone(&stopped)))
         .with_task_tools([("jobs____quick", TaskSupport::Required)]);
-    let (url, stop) = serve(server).await;
+    let (url, stop) = crate::common::serve_http(server).await;
     for protocol in [McpProtocol::V2026_07_28, McpProtocol::V2025_11_25] {
         let manager = Arc::new(fresh_manager(&url, protocol, Some(3)));
         let registry = crate::common::registry_of(&manager).await;

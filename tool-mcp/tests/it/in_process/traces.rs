@@ -166,14 +166,11 @@ fn traced(protocol: McpProtocol) -> Seen {
                 ToolContext::new(),
             );
             let stop = tokio_util::sync::CancellationToken::new();
-            let (addr, _task) = server
-                .serve_http("127.0.0.1:0".parse().unwrap(), stop.clone())
-                .await
-                .unwrap();
+            let url = crate::common::serve_http_until(server, &stop).await;
             let manager = McpManager::default();
             manager
                 .upsert(
-                    McpServerConfig::new("host", McpTransport::http(format!("http://{addr}/mcp")))
+                    McpServerConfig::new("host", McpTransport::http(url.clone()))
                         .with_protocol(protocol),
                 )
                 .unwrap();
