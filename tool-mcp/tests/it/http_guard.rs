@@ -13,11 +13,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tokio_util::sync::CancellationToken;
-use tool_core::{ApiDefinition, ToolBuilder, ToolContext, ToolOutput, ToolRegistry};
-use tool_mcp::{
-    Error, HttpGuard, ManagerOptions, McpManager, McpServerConfig, McpTransport, RegistryServer,
-    RunEverything,
-};
+use tool_core::{ApiDefinition, ToolBuilder, ToolOutput, ToolRegistry};
+use tool_mcp::{Error, HttpGuard, ManagerOptions, McpManager, McpServerConfig, McpTransport};
 
 /// Refusal the test guard puts in an error chain.
 #[derive(Debug)]
@@ -129,18 +126,14 @@ async fn counted_server(stop: CancellationToken) -> (String, Arc<AtomicUsize>) {
         .unwrap();
     let hits = Arc::new(AtomicUsize::new(0));
     let counter = Arc::clone(&hits);
-    let router = RegistryServer::new(
-        Arc::new(registry),
-        Arc::new(RunEverything),
-        ToolContext::new(),
-    )
-    .http_router(stop.clone())
-    .layer(axum::middleware::from_fn(
-        move |request: axum::extract::Request, next: axum::middleware::Next| {
-            counter.fetch_add(1, Ordering::SeqCst);
-            next.run(request)
-        },
-    ));
+    let router = crate::common::served(registry)
+        .http_router(stop.clone())
+        .layer(axum::middleware::from_fn(
+            move |request: axum::extract::Request, next: axum::middleware::Next| {
+                counter.fetch_add(1, Ordering::SeqCst);
+                next.run(request)
+            },
+        ));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move {

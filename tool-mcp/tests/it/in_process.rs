@@ -466,11 +466,7 @@ async fn without_elicitation_the_host_asker_answers_or_no_one_can_and_nothing_ru
 /// `mcp serve --http` of an empty registry on a free 127.0.0.1 port: its
 /// address, and the token that stops it.
 async fn empty_http_server() -> (std::net::SocketAddr, CancellationToken) {
-    let server = RegistryServer::new(
-        Arc::new(ToolRegistry::new()),
-        Arc::new(tool_mcp::RunEverything),
-        ToolContext::new(),
-    );
+    let server = crate::common::served(ToolRegistry::new());
     let stop = CancellationToken::new();
     let (addr, _task) = server
         .serve_http("127.0.0.1:0".parse().unwrap(), stop.clone())

@@ -19,10 +19,10 @@ use rmcp::model::{
     ReadResourceRequestParams, Resource, ResourceContents, ResourceTemplate, Role,
 };
 use serde_json::{Map, Value, json};
-use tool_core::{ToolContext, ToolRegistry};
+use tool_core::ToolRegistry;
 use tool_mcp::{
     Error, McpManager, McpServerConfig, McpTransport, PromptSource, RESOURCE_NOT_FOUND,
-    RegistryServer, ResourceSource, RunEverything, SourceError,
+    RegistryServer, ResourceSource, SourceError,
 };
 
 fn args(value: Value) -> Map<String, Value> {
@@ -243,11 +243,7 @@ impl PromptSource for Greeter {
 }
 
 fn bare_server() -> RegistryServer {
-    RegistryServer::new(
-        Arc::new(ToolRegistry::new()),
-        Arc::new(RunEverything),
-        ToolContext::new(),
-    )
+    crate::common::served(ToolRegistry::new())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

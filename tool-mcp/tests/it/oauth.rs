@@ -19,10 +19,10 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
-use tool_core::{ApiDefinition, ToolBuilder, ToolContext, ToolOutput, ToolRegistry};
+use tool_core::{ApiDefinition, ToolBuilder, ToolOutput, ToolRegistry};
 use tool_mcp::{
     Authorizer, Error, InMemoryTokenStore, ManagerOptions, McpManager, McpServerConfig,
-    McpTransport, OAuthOptions, RegistryServer, RunEverything, TokenStore,
+    McpTransport, OAuthOptions, TokenStore,
 };
 
 const TOKEN: &str = "token-for-tool-mcp";
@@ -114,16 +114,12 @@ async fn protected_with(
         )
         .unwrap();
     let stop = CancellationToken::new();
-    let mcp = RegistryServer::new(
-        Arc::new(registry),
-        Arc::new(RunEverything),
-        ToolContext::new(),
-    )
-    .http_router(stop.clone())
-    .layer(axum::middleware::from_fn_with_state(
-        auth.clone(),
-        bearer_only,
-    ));
+    let mcp = crate::common::served(registry)
+        .http_router(stop.clone())
+        .layer(axum::middleware::from_fn_with_state(
+            auth.clone(),
+            bearer_only,
+        ));
     let prm = {
         let base = base.clone();
         move || async move {

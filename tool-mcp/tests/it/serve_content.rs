@@ -9,16 +9,12 @@ use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
 use serde_json::{Map, json};
 use tokio_util::sync::CancellationToken;
 use tool_core::manifest::{ApiHints, TaskSupport};
-use tool_core::{ApiDefinition, ContentPart, ToolBuilder, ToolContext, ToolOutput, ToolRegistry};
-use tool_mcp::{McpManager, RegistryServer, RunEverything};
+use tool_core::{ApiDefinition, ContentPart, ToolBuilder, ToolOutput, ToolRegistry};
+use tool_mcp::McpManager;
 
 /// Serves `registry` over streamable HTTP; a manager connected to it as `served`.
 async fn serve(registry: ToolRegistry) -> (McpManager, CancellationToken) {
-    let server = RegistryServer::new(
-        Arc::new(registry),
-        Arc::new(RunEverything),
-        ToolContext::new(),
-    );
+    let server = crate::common::served(registry);
     let stop = CancellationToken::new();
     let url = crate::common::serve_http_until(server, &stop).await;
     let client = crate::common::http_manager("served", &url);

@@ -43,11 +43,7 @@ fn expected_names() -> Vec<String> {
 }
 
 async fn serve(page_size: Option<usize>, stop: CancellationToken) -> String {
-    let mut server = RegistryServer::new(
-        Arc::new(big_registry()),
-        Arc::new(RunEverything),
-        ToolContext::new(),
-    );
+    let mut server = crate::common::served(big_registry());
     if let Some(size) = page_size {
         server = server.with_page_size(size);
     }
@@ -177,12 +173,8 @@ async fn cursors_survive_a_rebuild_that_changes_nothing_and_not_a_real_change() 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_catalog_is_listed_again_once_the_servers_ttl_runs_out_and_not_before() {
     let stop = CancellationToken::new();
-    let server = RegistryServer::new(
-        Arc::new(big_registry()),
-        Arc::new(RunEverything),
-        ToolContext::new(),
-    )
-    .with_list_ttl(std::time::Duration::from_millis(1_500));
+    let server = crate::common::served(big_registry())
+        .with_list_ttl(std::time::Duration::from_millis(1_500));
     let url = crate::common::serve_http_until(server, &stop).await;
     let manager = crate::common::http_manager("big", &url);
     let first = manager.catalog("big").await.unwrap();
@@ -270,12 +262,7 @@ fn task_server() -> RegistryServer {
         .unwrap();
     let mut registry = ToolRegistry::new();
     registry.register(tool).unwrap();
-    RegistryServer::new(
-        Arc::new(registry),
-        Arc::new(RunEverything),
-        ToolContext::new(),
-    )
-    .with_task_tools([
+    crate::common::served(registry).with_task_tools([
         ("jobs____quick", tool_mcp::TaskSupport::Required),
         ("jobs____slow", tool_mcp::TaskSupport::Optional),
         ("jobs____overridden", tool_mcp::TaskSupport::Optional),

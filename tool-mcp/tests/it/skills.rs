@@ -21,10 +21,7 @@ use rmcp::model::{
 };
 use tokio_util::sync::CancellationToken;
 use tool_core::{ToolContext, ToolRegistry};
-use tool_mcp::{
-    Error, McpManager, McpSkillSource, RegistryServer, ResourceSource, RunEverything, SkillSource,
-    SourceError,
-};
+use tool_mcp::{Error, McpManager, McpSkillSource, ResourceSource, SkillSource, SourceError};
 
 const SKILL_MD: &str = "skill://pdf/SKILL.md";
 const FORMS: &str = "skill://pdf/refs/FORMS.md";
@@ -124,12 +121,7 @@ impl ResourceSource for Shelf {
 
 /// `shelf` served with the skills extension; a manager pointed at it.
 async fn connect(shelf: Arc<Shelf>, skills: bool) -> (McpManager, CancellationToken) {
-    let mut server = RegistryServer::new(
-        Arc::new(ToolRegistry::new()),
-        Arc::new(RunEverything),
-        ToolContext::new(),
-    )
-    .with_resources(shelf.clone());
+    let mut server = crate::common::served(ToolRegistry::new()).with_resources(shelf.clone());
     if skills {
         server = server.with_skills(shelf);
     }

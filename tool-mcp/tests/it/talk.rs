@@ -297,12 +297,7 @@ fn talking_registry() -> ToolRegistry {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_served_tool_talks_to_the_mcp_client_while_it_runs() {
-    let server = RegistryServer::new(
-        Arc::new(talking_registry()),
-        Arc::new(RunEverything),
-        ToolContext::new(),
-    )
-    .with_bare_names(true);
+    let server = crate::common::served(talking_registry()).with_bare_names(true);
     let stop = CancellationToken::new();
     let (addr, _task) = server
         .serve_http("127.0.0.1:0".parse().unwrap(), stop.clone())
@@ -427,12 +422,7 @@ fn accept(content: Value) -> Value {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_2026_07_28_a_served_tools_question_comes_back_as_input_required_and_the_call_again_completes()
  {
-    let server = RegistryServer::new(
-        Arc::new(talking_registry()),
-        Arc::new(RunEverything),
-        ToolContext::new(),
-    )
-    .with_bare_names(true);
+    let server = crate::common::served(talking_registry()).with_bare_names(true);
     let (client, observer, stop) = stateless_client(server).await;
 
     let CallToolResponse::InputRequired(asked) = client
@@ -545,12 +535,7 @@ fn refused_code(result: Result<CallToolResponse, rmcp::ServiceError>) -> i32 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_request_state_altered_or_made_for_another_call_is_refused_and_nothing_runs() {
     let ran = Arc::new(AtomicUsize::new(0));
-    let server = RegistryServer::new(
-        Arc::new(counting_registry(Arc::clone(&ran))),
-        Arc::new(RunEverything),
-        ToolContext::new(),
-    )
-    .with_bare_names(true);
+    let server = crate::common::served(counting_registry(Arc::clone(&ran))).with_bare_names(true);
     let (client, _observer, stop) = stateless_client(server).await;
     let state = first_state(&client, ask_with(1)).await;
     let answered = |params: CallToolRequestParams, state: &str| {
@@ -727,12 +712,7 @@ async fn on_2026_07_28_a_call_needing_an_undeclared_client_capability_fails_with
                 .unwrap(),
         )
         .unwrap();
-    let server = RegistryServer::new(
-        Arc::new(registry),
-        Arc::new(RunEverything),
-        ToolContext::new(),
-    )
-    .with_bare_names(true);
+    let server = crate::common::served(registry).with_bare_names(true);
     let (client, _observer, stop) = stateless_client(server).await;
     match client
         .peer()
@@ -756,12 +736,7 @@ async fn on_2026_07_28_a_call_needing_an_undeclared_client_capability_fails_with
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn our_client_answers_a_2026_07_28_servers_questions_through_the_hosts_handler_and_calls_again()
  {
-    let server = RegistryServer::new(
-        Arc::new(talking_registry()),
-        Arc::new(RunEverything),
-        ToolContext::new(),
-    )
-    .with_bare_names(true);
+    let server = crate::common::served(talking_registry()).with_bare_names(true);
     let stop = CancellationToken::new();
     let url = crate::common::serve_http_until(server, &stop).await;
     let user = Arc::new(User::default());

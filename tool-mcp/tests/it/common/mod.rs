@@ -201,3 +201,12 @@ pub fn http_manager(id: &str, url: &str) -> McpManager {
         .unwrap();
     manager
 }
+
+/// `registry` served, every call let run (`RunEverything`).
+pub fn served(registry: ToolRegistry) -> tool_mcp::RegistryServer {
+    tool_mcp::RegistryServer::new(
+        Arc::new(registry),
+        Arc::new(tool_mcp::RunEverything),
+        ToolContext::new(),
+    )
+}

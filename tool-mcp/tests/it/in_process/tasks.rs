@@ -24,7 +24,7 @@ use tool_core::{
 };
 use tool_mcp::{
     ClientAsk, ClientLine, ClientReply, ManagerOptions, McpManager, McpProtocol, McpServerConfig,
-    McpTransport, RegistryServer, RunEverything, TaskSupport,
+    McpTransport, TaskSupport,
 };
 
 fn api(name: &str) -> ApiDefinition {
@@ -121,15 +121,6 @@ async fn call(
         .await
 }
 
-/// `registry` served, every call let run.
-fn served(registry: ToolRegistry) -> RegistryServer {
-    RegistryServer::new(
-        Arc::new(registry),
-        Arc::new(RunEverything),
-        ToolContext::new(),
-    )
-}
-
 /// Whether the call that `stopped` watches ended within `wait` (it is
 /// polled every 20 ms).
 async fn stops_within(stopped: &AtomicBool, wait: Duration) -> bool {
@@ -208,7 +199,7 @@ fn text(result: &CallToolResult) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn long_tools_run_as_tasks_the_client_polls_answers_and_cancels() {
     let stopped = Arc::new(AtomicBool::new(false));
-    let server = served(jobs(Arc::clone(&stopped))).with_task_tools([
+    let server = crate::common::served(jobs(Arc::clone(&stopped))).with_task_tools([
         ("jobs____quick", TaskSupport::Optional),
         ("jobs____boom", TaskSupport::Required),
         ("jobs____panics", TaskSupport::Optional),
@@ -381,7 +372,7 @@ async fn two_rounds(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_2026_07_28_a_tool_asks_by_input_required_then_becomes_a_task_when_it_says_so() {
     let stopped = Arc::new(AtomicBool::new(false));
-    let server = served(steps(Arc::clone(&stopped)))
+    let server = crate::common::served(steps(Arc::clone(&stopped)))
         .with_task_tools([
             ("steps____greet", TaskSupport::Required),
             ("steps____short", TaskSupport::Required),
@@ -521,7 +512,7 @@ impl tool_mcp::ElicitationHandler for SaysGo {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn our_client_follows_the_tasks_a_server_makes_of_its_calls_on_both_revisions() {
     let stopped = Arc::new(AtomicBool::new(false));
-    let server = served(jobs(Arc::clone(&stopped))).with_task_tools([
+    let server = crate::common::served(jobs(Arc::clone(&stopped))).with_task_tools([
         ("jobs____quick", TaskSupport::Required),
         ("jobs____boom", TaskSupport::Required),
         ("jobs____panics", TaskSupport::Required),
@@ -643,7 +634,7 @@ fn fresh_manager(url: &str, protocol: McpProtocol, keys: Option<u8>) -> McpManag
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_detached_task_is_read_waited_for_and_cancelled_by_handle_from_a_fresh_manager() {
     let stopped = Arc::new(AtomicBool::new(false));
-    let server = served(jobs(Arc::clone(&stopped))).with_task_tools([
+    let server = crate::common::served(jobs(Arc::clone(&stopped))).with_task_tools([
         ("jobs____quick", TaskSupport::Required),
         ("jobs____sleep", TaskSupport::Required),
     ]);
@@ -783,7 +774,7 @@ impl LogData {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pipeline_call_made_a_task_tells_its_events_the_handle() {
     let stopped = Arc::new(AtomicBool::new(false));
-    let server = served(jobs(Arc::clone(&stopped)))
+    let server = crate::common::served(jobs(Arc::clone(&stopped)))
         .with_task_tools([("jobs____quick", TaskSupport::Required)]);
     let (url, stop) = crate::common::serve_http(server).await;
     for protocol in [McpProtocol::V2026_07_28, McpProtocol::V2025_11_25] {

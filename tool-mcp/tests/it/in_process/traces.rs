@@ -10,13 +10,11 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::json;
 use tool_core::{
-    ApiDefinition, ErrorCode, HumanIntervention, InterventionPolicy, ToolBuilder, ToolContext,
-    ToolError, ToolOutput, ToolRegistry,
+    ApiDefinition, ErrorCode, HumanIntervention, InterventionPolicy, ToolBuilder, ToolError,
+    ToolOutput, ToolRegistry,
 };
 use tool_mcp::semconv::*;
-use tool_mcp::{
-    McpManager, McpProtocol, McpServerConfig, McpTransport, RegistryServer, RunEverything,
-};
+use tool_mcp::{McpManager, McpProtocol, McpServerConfig, McpTransport};
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing_subscriber::layer::{Context, Layer, SubscriberExt};
@@ -160,11 +158,7 @@ fn traced(protocol: McpProtocol) -> Seen {
         .unwrap();
     {
         runtime.block_on(async {
-            let server = RegistryServer::new(
-                Arc::new(registry("traced")),
-                Arc::new(RunEverything),
-                ToolContext::new(),
-            );
+            let server = crate::common::served(registry("traced"));
             let stop = tokio_util::sync::CancellationToken::new();
             let url = crate::common::serve_http_until(server, &stop).await;
             let manager = McpManager::default();
@@ -214,11 +208,7 @@ fn a_proxy_continues_the_trace_it_was_called_in() {
         runtime.block_on(async {
             let stop = tokio_util::sync::CancellationToken::new();
             // The server behind the proxy.
-            let behind = RegistryServer::new(
-                Arc::new(registry("far")),
-                Arc::new(RunEverything),
-                ToolContext::new(),
-            );
+            let behind = crate::common::served(registry("far"));
             let (behind, _task) = behind
                 .serve_http("127.0.0.1:0".parse().unwrap(), stop.clone())
                 .await
@@ -231,11 +221,7 @@ fn a_proxy_continues_the_trace_it_was_called_in() {
                 ))
                 .unwrap();
             // The proxy: the server behind's tools served again.
-            let proxy = RegistryServer::new(
-                Arc::new(crate::common::registry_of(&onward).await),
-                Arc::new(tool_mcp::RunEverything),
-                ToolContext::new(),
-            );
+            let proxy = crate::common::served(crate::common::registry_of(&onward).await);
             let (proxy, _task) = proxy
                 .serve_http("127.0.0.1:0".parse().unwrap(), stop.clone())
                 .await
