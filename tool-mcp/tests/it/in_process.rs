@@ -2,6 +2,7 @@
 //! servers on 127.0.0.1.
 #![allow(clippy::field_reassign_with_default)]
 
+mod task_client;
 mod tasks;
 mod traces;
 
