@@ -12,9 +12,13 @@
 //! the host keeps locked (`flock`) while it lives, and `sockets`: one line
 //! per socket stand-in the host has now, with the socket's device and
 //! inode numbers, its workspace root and its path beneath the root (in
-//! hex, so that any byte can be written). A confined command never sees
-//! the registry: it is not in the command's `/tmp`, and the system temp
-//! dir is read-only to it.
+//! hex, so that any byte can be written). A confined command cannot
+//! change it: under the `/tmp` overlay the host's `/tmp` is the read-only
+//! lower layer (a write lands in the command's private upper layer), and
+//! without it the system temp dir's own path is read-only to the command,
+//! unless the host made a writable root of a folder holding it; even then
+//! a line it forges names at most a socket at a stand-in name, which the
+//! checks below let through only if it is that very socket.
 //!
 //! When a host makes a computer's private temp dir it removes the private
 //! temp dirs of its user whose lock nobody holds (the `private_tmp` module
