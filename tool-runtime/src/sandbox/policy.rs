@@ -566,7 +566,10 @@ impl AppliedSandbox {
     /// A one-line hint when the command's output shows an operation the
     /// sandbox refuses (permission denied, operation not permitted, a
     /// cross-device link): what the sandbox allows and how a host widens
-    /// it. `None` when the command was not confined or nothing looks refused.
+    /// it; of the read-only entries, those whose names the output holds
+    /// (else the first few), at most eight, and how many more the state's
+    /// `readOnlyPaths` lists. `None` when the command was not confined or
+    /// nothing looks refused.
     pub fn refusal_hint(&self, output: &str) -> Option<String> {
         if !self.is_confined() {
             return None;
@@ -607,13 +610,37 @@ impl AppliedSandbox {
         let protected = if self.read_only_paths.is_empty() {
             String::new()
         } else {
+            // The stand-ins make these many (dozens per folder examined):
+            // the ones the output names, else the first few; the state
+            // lists them all.
+            const SHOWN: usize = 8;
+            let named = |p: &&PathBuf| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| output.contains(n))
+            };
+            let mut shown: Vec<&PathBuf> = self
+                .read_only_paths
+                .iter()
+                .filter(named)
+                .take(SHOWN)
+                .collect();
+            if shown.is_empty() {
+                shown = self.read_only_paths.iter().take(SHOWN).collect();
+            }
+            let more = self.read_only_paths.len() - shown.len();
             format!(
-                " ({} read-only{})",
-                self.read_only_paths
+                " ({} read-only{}{})",
+                shown
                     .iter()
                     .map(|p| p.display().to_string())
                     .collect::<Vec<_>>()
                     .join(", "),
+                if more > 0 {
+                    format!(", and {more} more protected entries: `readOnlyPaths` in the state")
+                } else {
+                    String::new()
+                },
                 if self.mechanism == "landlock+seccomp" {
                     ", and no new entries next to them"
                 } else {
@@ -630,5 +657,45 @@ impl AppliedSandbox {
             "Hint: the {} sandbox may have refused this: {writes}{protected}{network}. Only the host can widen it (writable_roots, network: true, or full_access); do not try to work around it.",
             self.policy
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_refusal_hint_names_the_read_only_entries_the_output_names_and_counts_the_rest() {
+        let names = [".envrc", ".yarnrc", ".travis.yml", ".vscode", ".mcp.json"];
+        let mut applied = AppliedSandbox {
+            policy: "workspace_write".to_owned(),
+            mechanism: "namespaces+landlock+seccomp".to_owned(),
+            network: false,
+            writable_roots: vec![PathBuf::from("/ws")],
+            read_only_paths: (0..10)
+                .flat_map(|i| names.map(|n| PathBuf::from(format!("/ws/d{i}/{n}"))))
+                .collect(),
+            ..AppliedSandbox::full_access()
+        };
+        let hint = applied
+            .refusal_hint("sh: 1: cannot create .yarnrc: Read-only file system")
+            .unwrap();
+        assert!(hint.contains("/ws/d0/.yarnrc, /ws/d1/.yarnrc"), "{hint}");
+        assert!(!hint.contains(".travis.yml"), "{hint}");
+        assert!(
+            hint.contains("/ws/d7/.yarnrc read-only, and 42 more protected entries"),
+            "{hint}"
+        );
+        // Nothing named: the first few.
+        let hint = applied.refusal_hint("Permission denied").unwrap();
+        assert!(hint.contains("(/ws/d0/.envrc, /ws/d0/.yarnrc"), "{hint}");
+        assert!(hint.contains("and 42 more"), "{hint}");
+        // Few: all of them, nothing counted.
+        applied.read_only_paths.truncate(3);
+        let hint = applied.refusal_hint("Permission denied").unwrap();
+        assert!(
+            hint.contains("/ws/d0/.travis.yml read-only), network is off"),
+            "{hint}"
+        );
     }
 }
