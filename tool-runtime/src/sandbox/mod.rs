@@ -119,7 +119,8 @@
 //!   not read an untracked nested repository's config).
 //! - **Missing protected entries off the stand-in tables** (the other
 //!   names of a pattern, such as `team.code-workspace`; the few folders
-//!   left out, see the `placeholder` module) are creatable during the run
+//!   left out, see the `placeholder` module; the files of the empty-file
+//!   table when [`SandboxOptions::file_stand_ins`] is off) are creatable during the run
 //!   and moved out only after it (a name without an inode has nothing for
 //!   a mount or a Landlock rule to attach to); while the command runs, a
 //!   program watching the tree may see them. Under the Landlock fallback
@@ -143,9 +144,10 @@
 //!   Another host's stand-ins (a second host process working in the same
 //!   folder) are sockets in this host's commands, which `cp -a` cannot
 //!   copy.
-//! - **A dead host's socket stand-ins** are removed from its registry;
-//!   one made in the moment between the socket's creation and the
-//!   registry's update (microseconds) is not listed and is left. When the
+//! - **A dead host's socket stand-ins** are removed by the next host from
+//!   the list in the dead host's registry; one made in the moment between
+//!   the socket's creation and the registry's update (microseconds) is
+//!   not listed and is left. When the
 //!   next host removes them while a third, live host of the same user has
 //!   a command in that folder, that command's read-only mount on the name
 //!   goes with it (the name is then creatable in it until it ends).
