@@ -505,6 +505,13 @@ impl Drop for Claimed {
     }
 }
 
+/// Whether `path` is a socket (not followed).
+fn is_socket(path: &Path) -> bool {
+    use std::os::unix::fs::FileTypeExt as _;
+    path.symlink_metadata()
+        .is_ok_and(|m| m.file_type().is_socket())
+}
+
 /// The first component of `name` missing beneath `dir`, as a path, when
 /// every component before it is a real folder (no symlink, no file).
 fn first_missing(dir: &Path, name: &str) -> Option<PathBuf> {
@@ -581,6 +588,16 @@ pub(crate) fn claim(
                     continue;
                 }
                 let Some(path) = first_missing(&dir, name) else {
+                    // A socket already there that is not this host's (a
+                    // stand-in of another host, or of one that died and
+                    // is not swept yet): an empty file over it too, so
+                    // that a copy or an archive of the folder meets none.
+                    let real = full
+                        .parent()
+                        .is_some_and(|p| std::fs::canonicalize(p).ok().as_deref() == Some(p));
+                    if empty_file && real && is_socket(&full) && !claimed.files.contains(&full) {
+                        claimed.files.push(full);
+                    }
                     continue;
                 };
                 if OUTER_PLACEHOLDERS.contains(&name) && path.parent() != Some(dir.as_path()) {

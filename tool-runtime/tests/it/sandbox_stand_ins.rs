@@ -243,6 +243,9 @@ async fn by_default_missing_protected_files_are_empty_read_only_files_that_copy_
     // of its own; `.claude` does not, so a stand-in folder holds it.
     write(&ws, ".cursor/rules.md", "rules\n");
     write(&ws, "app/main.txt", "main\n");
+    // A socket already at a stand-in name (another host's stand-in, say):
+    // an empty file in the command too, and left as it is.
+    drop(std::os::unix::net::UnixListener::bind(ws.join(".bazelrc")).unwrap());
     for args in [
         &["init", "-q"][..],
         &["add", "-A"],
@@ -299,13 +302,13 @@ async fn by_default_missing_protected_files_are_empty_read_only_files_that_copy_
     let out = sh(
         &c,
         &ws,
-        "cat .yarnrc .cursor/mcp.json && stat -c '%F %s' .yarnrc && ls -a | grep -cx .yarnrc",
+        "cat .yarnrc .cursor/mcp.json .bazelrc && stat -c '%F %s' .yarnrc .bazelrc && ls -a | grep -cx .yarnrc",
     )
     .await;
     assert_eq!(ok(&out)["exitCode"], 0, "{}", out.content);
     assert_eq!(
         ok(&out)["stdout"],
-        "regular empty file 0\n1\n",
+        "regular empty file 0\nregular empty file 0\n1\n",
         "{}",
         out.content
     );
@@ -328,7 +331,7 @@ async fn by_default_missing_protected_files_are_empty_read_only_files_that_copy_
     let out = sh(
         &c,
         &ws,
-        "cp -a . /tmp/copy && test -f /tmp/copy/.yarnrc && test ! -s /tmp/copy/.yarnrc && test ! -e /tmp/copy/app/.yarnrc && cat /tmp/copy/NOTES.md && tar cf /tmp/ws.tar . && tar tf /tmp/ws.tar | grep -cx './.yarnrc'",
+        "cp -a . /tmp/copy && test -f /tmp/copy/.yarnrc && test ! -s /tmp/copy/.yarnrc && test -f /tmp/copy/.bazelrc && test ! -e /tmp/copy/app/.yarnrc && cat /tmp/copy/NOTES.md && tar cf /tmp/ws.tar . && tar tf /tmp/ws.tar | grep -cx './.yarnrc'",
     )
     .await;
     assert_eq!(ok(&out)["exitCode"], 0, "{}", out.content);
@@ -396,4 +399,9 @@ async fn by_default_missing_protected_files_are_empty_read_only_files_that_copy_
         ""
     );
     assert_eq!(host_git(&ws, &["log", "--format=%s"]), "second\nfirst\n");
+    let kept = ws
+        .join(".bazelrc")
+        .symlink_metadata()
+        .is_ok_and(|m| m.file_type().is_socket());
+    assert!(kept, "a socket not made by this host is left");
 }
