@@ -251,7 +251,6 @@ async fn every_mount_of_a_confined_command_is_nosuid_and_nodev_but_the_devices()
 /// The private `/tmp` without the overlay (the private temp dir bound in
 /// its place): the same rule.
 #[tokio::test]
-#[ignore = "the private /tmp bound without the overlay keeps the host mount's flags (no nosuid/nodev): syscalls/mounts.rs attaches its clone without mount_setattr"]
 async fn without_the_overlay_the_private_tmp_is_nosuid_and_nodev_too() {
     let (_base, ws) = workspace();
     let mut options = every_kind_of_mount(&ws);

@@ -401,8 +401,14 @@ pub(super) fn setup_namespace(mounts: &Mounts) -> std::io::Result<()> {
     if let Some(options) = &mounts.tmp_overlay {
         overlay(options)?;
     }
+    // Without the overlay the private temp dir itself is `/tmp`: writable,
+    // `nosuid` and `nodev` like the roots.
     let tmp_fd = match (&mounts.private_tmp, &mounts.tmp_overlay) {
-        (Some(tmp), None) => Some(clone_tree(tmp)?),
+        (Some(tmp), None) => {
+            let fd = clone_tree(tmp)?;
+            set_attr(fd, c"", false, true)?;
+            Some(fd)
+        }
         _ => None,
     };
     set_read_only(libc::AT_FDCWD, c"/", true)?;
