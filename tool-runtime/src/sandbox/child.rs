@@ -98,6 +98,10 @@ pub(crate) struct Mounts {
     /// Stand-ins of missing protected files (sockets in the host), each
     /// masked like a secret file: an empty read-only regular file.
     pub(crate) empty_files: Vec<CString>,
+    /// `pid_max` of the run's PID namespace (`"<n>\n"`), written once its
+    /// `/proc` is mounted: the process limit where no pids cgroup could
+    /// be made (the `pid_limit` module).
+    pub(crate) pid_max: Option<Vec<u8>>,
     /// The command's working directory, entered again at the end: the one
     /// entered before the namespace was built is the old, read-only mount.
     pub(crate) cwd: CString,

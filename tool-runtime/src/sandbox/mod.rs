@@ -51,7 +51,7 @@
 //! | **network by name** (the confinement's [`tool_core::approval::Egress`]: `allow`, `deny`, `methods`) | only through the runtime's egress proxy, in a network namespace of the command's own (loopback only); TCP/IP sockets only, no Unix-domain sockets, no DNS; names on the allow-list and not denied, never an IP address, never a private or loopback address after resolution (unless [`EgressOptions::allow_addresses`]); a method limit refuses other methods and HTTPS tunnels; each refusal in `networkBlocked` (host, port, reason) and one content line; how it works: [`EgressOptions`] | `confinement::egress::an_allowed_name_is_reached_through_the_proxy_and_the_rest_refused_and_reported`, `confinement::egress::loopback_behind_an_allowed_name_is_refused_without_the_explicit_setting`, `confinement::egress::a_method_limit_lets_get_through_and_refuses_post_and_tunnels`, `confinement::egress::a_tunnel_whose_tls_asks_for_another_site_is_closed_and_reported`, as root and as an unprivileged host: `sandbox_user::as_root_the_environment_and_home_are_scrubbed_and_limits_hold`, `sandbox_user::as_an_unprivileged_user_the_same_wall_holds_and_no_temp_dir_is_left` |
 //! | **brokered secrets** ([`CredentialBinding`]) | the command sees a dummy of the same shape; the proxy puts the real value in the request target and headers of requests to the bound hosts only (HTTPS to them intercepted with a CA made for the command and trusted only through its environment; HTTPS elsewhere tunnelled untouched) | `confinement::egress::the_brokered_token_reaches_only_its_host_and_the_command_sees_a_dummy`, `confinement::egress::over_https_the_bound_host_gets_the_token_through_the_commands_own_ca` |
 //! | **keep running**: background children, `setsid`, `nohup`, double forks | end with the command (PID 1 of its namespace exits when the shell does; the kernel kills the rest) | `sandbox_protected::a_killed_command_is_swept_and_nothing_it_started_outlives_it`, `sandbox_user::as_root_the_environment_and_home_are_scrubbed_and_limits_hold` |
-//! | **limits** ([`Limits`]): processes, memory of the whole run, CPU time, file size, open files | cgroups of the command (processes, memory) where the host can make them, else rlimits (`RLIMIT_NPROC`; `RLIMIT_DATA` per process for memory: `memoryLimit: "rlimit"`); a hit is named in the content (`memory limit`, `cpu time limit`, `file size limit`, `process limit`) and typed in the state (`limitHit`: [`LimitHit`]) | `sandbox_tmp::a_run_over_its_memory_limit_is_killed_and_named_and_one_under_it_ends_normally`, `sandbox_tmp::a_run_over_its_cpu_time_is_stopped_and_named`; file size, processes, CPU time, the private `/tmp`, how memory is limited and a Python allocation past the memory limit (cgroup as root, `RLIMIT_DATA` as the unprivileged host), as root and as an unprivileged host: `sandbox_user::as_root_the_environment_and_home_are_scrubbed_and_limits_hold`, `sandbox_user::as_an_unprivileged_user_the_same_wall_holds_and_no_temp_dir_is_left` |
+//! | **limits** ([`Limits`]): processes, memory of the whole run, CPU time, file size, open files | cgroups of the command (processes, memory) where the host can make them, else the PID namespace's own `pid_max` for processes (Linux 6.14: `processLimit: "pid_namespace"`, root hosts too) beside `RLIMIT_NPROC`, and `RLIMIT_DATA` per process for memory (`memoryLimit: "rlimit"`); a hit is named in the content (`memory limit`, `cpu time limit`, `file size limit`, `process limit`) and typed in the state (`limitHit`: [`LimitHit`]) | `sandbox_tmp::a_run_over_its_memory_limit_is_killed_and_named_and_one_under_it_ends_normally`, `sandbox_tmp::a_run_over_its_cpu_time_is_stopped_and_named`; file size, processes, CPU time, the private `/tmp`, how memory is limited and a Python allocation past the memory limit (cgroup as root, `RLIMIT_DATA` as the unprivileged host), as root and as an unprivileged host: `sandbox_user::as_root_the_environment_and_home_are_scrubbed_and_limits_hold`, `sandbox_user::as_an_unprivileged_user_the_same_wall_holds_and_no_temp_dir_is_left`; a root host without cgroups: `sandbox_process_limit::a_root_host_without_cgroups_is_held_to_its_process_limit_by_the_pid_namespace`; open files (`EMFILE` past the limit): `sandbox_guide_rows::the_open_files_limit_is_the_configured_one_and_an_open_past_it_fails_with_emfile` |
 //! | **fill the private `/tmp`** ([`Limits::tmp_bytes`], default 1 GiB, shared by the computer's commands) | measured every 100 ms (less often for a large one) while a command runs and when it ends; past the limit the command is killed and named (`tmp size limit`, `tmpLimitHit`); a command under it runs to its end | `sandbox_tmp::a_command_filling_the_private_tmp_past_its_limit_is_killed_and_named`, `sandbox_tmp::a_command_staying_under_the_private_tmp_limit_runs_to_its_end` |
 //! | **temp dir** | nothing of a computer is left after it is dropped (as an unprivileged host too); what a host that died left is removed by the next | `sandbox_user::as_an_unprivileged_user_the_same_wall_holds_and_no_temp_dir_is_left`, `sandbox_user::a_private_temp_dir_left_by_a_host_that_died_is_removed_by_the_next_host` |
 //!
@@ -152,11 +152,17 @@
 //!   a command in that folder, that command's read-only mount on the name
 //!   goes with it (the name is then creatable in it until it ends).
 //! - **The process limit** is a pids cgroup of the command where the host
-//!   can make one (state `processLimit: "cgroup"`); elsewhere it is
-//!   `RLIMIT_NPROC` (`"rlimit"`), which the kernel does not apply to uid 0
-//!   of the initial user namespace: a root host without cgroup access has
-//!   no process limit (the PID namespace still ends every process with the
-//!   command). The memory of the whole run is likewise a memory cgroup
+//!   can make one (state `processLimit: "cgroup"`); elsewhere, on Linux
+//!   6.14 and later, the `pid_max` of the run's own PID namespace
+//!   (`"pid_namespace"`, root hosts too; the private `pid_limit` module):
+//!   the kernel's floor makes a limit under 300 bind at 300, and once the
+//!   run has used its numbers up the lowest 299 are not reused, so a
+//!   long run may keep fewer, never more
+//!   (`sandbox_process_limit::a_root_host_without_cgroups_is_held_to_its_process_limit_by_the_pid_namespace`);
+//!   on an older kernel it is `RLIMIT_NPROC` (`"rlimit"`), which the
+//!   kernel does not apply to uid 0 of the initial user namespace: there a
+//!   root host without cgroup access has no process limit (the PID
+//!   namespace still ends every process with the command). The memory of the whole run is likewise a memory cgroup
 //!   where the host can make one (`memoryLimit: "cgroup"`), else
 //!   `RLIMIT_DATA` of each process (`"rlimit"`): one process cannot take
 //!   more than the limit, but several together can (up to the process
@@ -248,6 +254,8 @@ mod memory_signs;
 mod namespace;
 mod nested;
 mod new_repo;
+#[cfg(target_os = "linux")]
+mod pid_limit;
 pub(crate) use classes::Classes;
 #[cfg(target_os = "linux")]
 mod linux;
@@ -772,9 +780,23 @@ pub(crate) fn prepare(
         applied.limits = Some(options.limits);
         let groups = cgroup::make(options.limits.processes, options.limits.run_memory_bytes);
         confinement.cgroup_joins = groups.joins();
+        // Without a pids cgroup, the run's PID namespace bounds it where
+        // the kernel lets the namespace have its own `pid_max`, root hosts
+        // too (the `pid_limit` module); `RLIMIT_NPROC` stays beside it.
+        let by_namespace = match (options.limits.processes, confinement.mounts.as_mut()) {
+            (Some(processes), Some(mounts))
+                if !groups.limits_processes() && pid_limit::supported() =>
+            {
+                mounts.pid_max = Some(pid_limit::pid_max_text(processes));
+                true
+            }
+            _ => false,
+        };
         applied.process_limit = options.limits.processes.map(|_| {
             if groups.limits_processes() {
                 "cgroup"
+            } else if by_namespace {
+                "pid_namespace"
             } else {
                 "rlimit"
             }

@@ -261,6 +261,7 @@ pub(crate) fn mounts(
             .iter()
             .map(|p| c_path(p))
             .collect::<Result<_>>()?,
+        pid_max: None,
         cwd: c_path(cwd)?,
     })
 }

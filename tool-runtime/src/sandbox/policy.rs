@@ -163,7 +163,7 @@ pub struct SandboxOptions {
 ///
 /// | limit | default | what happens when it is hit |
 /// |---|---|---|
-/// | `processes` (a pids cgroup of the command where the host can make one, which binds root hosts too; else `RLIMIT_NPROC`, which the kernel does not apply to uid 0) | 1 024 | `fork` fails (`Resource temporarily unavailable`): the output says `process limit` |
+/// | `processes` (a pids cgroup of the command where the host can make one, which binds root hosts too; else, on Linux 6.14 and later, the `pid_max` of the command's PID namespace, root hosts too, at least 300; else `RLIMIT_NPROC`, which the kernel does not apply to uid 0) | 1 024 | `fork` fails (`Resource temporarily unavailable`): the output says `process limit` |
 /// | `run_memory_bytes` (a memory cgroup of the command: the memory of all its processes together, page cache included, no swap, where the host can make one; else `RLIMIT_DATA` of each process, the private writable memory it uses, not the address space it only reserves: state `memoryLimit`, `cgroup` or `rlimit`) | 8 GiB | cgroup: the kernel kills the command's largest process (`SIGKILL`); rlimit: an allocation fails (`MemoryError`, `Cannot allocate memory`, `JavaScript heap out of memory`…); either way, once the command failed, the output says `memory limit` |
 /// | `memory_bytes` (`RLIMIT_AS`, address space per process) | none (runtimes such as Node and Go reserve far more than they use) | allocations fail (`Cannot allocate memory`): the output says `memory limit` |
 /// | `cpu_seconds` (`RLIMIT_CPU`, CPU time per process) | none | `SIGXCPU` (and `SIGKILL` a second later if a process ignores it): the output says `cpu time limit` |
@@ -392,8 +392,11 @@ pub struct AppliedSandbox {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub home_hidden: bool,
     /// How the process limit was enforced: `cgroup` (a pids cgroup of the
-    /// command, which binds a root host too) or `rlimit` (`RLIMIT_NPROC`
-    /// only, which the kernel does not apply to root).
+    /// command, which binds a root host too), `pid_namespace` (no cgroup:
+    /// the `pid_max` of the command's own PID namespace, Linux 6.14 and
+    /// later, which binds a root host too; `RLIMIT_NPROC` beside it) or
+    /// `rlimit` (`RLIMIT_NPROC` only, which the kernel does not apply to
+    /// root).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub process_limit: Option<String>,
     /// How [`Limits::run_memory_bytes`] was enforced: `cgroup` (a memory

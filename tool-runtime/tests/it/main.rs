@@ -20,6 +20,7 @@ mod sandbox;
 mod sandbox_git;
 mod sandbox_guide_rows;
 mod sandbox_new_repos;
+mod sandbox_process_limit;
 mod sandbox_protected;
 mod sandbox_stand_ins;
 mod sandbox_tmp;

@@ -286,9 +286,10 @@ async fn the_wall(base: &Path) {
     assert_eq!(state(&out)["sandbox"]["limitHit"], "file_size");
     assert!(std::fs::metadata(ws.join("big.bin")).unwrap().len() <= 4096);
     // The process limit: a pids cgroup where the host can make one (root
-    // here), else RLIMIT_NPROC, which the kernel does not apply to uid 0 of
-    // the initial user namespace (a root host without cgroup access: the
-    // gap the guide names).
+    // here), else the run's PID namespace's own pid_max on a kernel that
+    // has one (6.14), else RLIMIT_NPROC (which the kernel does not apply
+    // to uid 0: `sandbox_process_limit` covers a root host without
+    // cgroups).
     let out = sh(
         &limited,
         &ws,
@@ -303,7 +304,13 @@ async fn the_wall(base: &Path) {
         .to_owned();
     assert_eq!(
         how,
-        if root { "cgroup" } else { "rlimit" },
+        if root {
+            "cgroup"
+        } else if crate::sandbox_process_limit::kernel_has_pid_max_per_namespace() {
+            "pid_namespace"
+        } else {
+            "rlimit"
+        },
         "{}",
         out.content
     );

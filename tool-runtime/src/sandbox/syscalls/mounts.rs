@@ -473,6 +473,11 @@ pub(super) fn setup_namespace(mounts: &Mounts) -> std::io::Result<()> {
         libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
         c"",
     )?;
+    // The namespace's own `pid_max`: the process limit where no pids
+    // cgroup could be made (the `pid_limit` module).
+    if let Some(pid_max) = &mounts.pid_max {
+        write_file(c"/proc/sys/kernel/pid_max", pid_max)?;
+    }
     // SAFETY: `cwd` is a valid C string.
     if unsafe { libc::chdir(mounts.cwd.as_ptr()) } != 0 {
         return Err(errno());
