@@ -102,6 +102,10 @@ pub(crate) struct Mounts {
     /// `/proc` is mounted: the process limit where no pids cgroup could
     /// be made (the `pid_limit` module).
     pub(crate) pid_max: Option<Vec<u8>>,
+    /// The private temp dirs of the user's computers in the host's `/tmp`
+    /// (readable under the overlay), each masked with an empty read-only
+    /// tmpfs; one removed since it was listed is skipped.
+    pub(crate) other_hosts: Vec<CString>,
     /// The command's working directory, entered again at the end: the one
     /// entered before the namespace was built is the old, read-only mount.
     pub(crate) cwd: CString,

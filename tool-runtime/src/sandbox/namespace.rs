@@ -178,7 +178,7 @@ pub(crate) fn mounts(
         && cwd_real != tmp
         && !plan.writable_roots.iter().any(|r| cwd_real.starts_with(r))
     {
-        vec![cwd_real]
+        vec![cwd_real.clone()]
     } else {
         Vec::new()
     };
@@ -195,6 +195,24 @@ pub(crate) fn mounts(
         }
     }
     let roots: Vec<PathBuf> = outside_tmp.into_iter().chain(under_tmp).collect();
+    // Under the overlay the host's /tmp is readable, and with it the
+    // private temp dirs of every computer of this user (their upper
+    // layers: what other computers' commands wrote to their /tmp). Each
+    // is masked, this computer's own too (its commands see its upper
+    // layer as /tmp itself), but one holding a writable root or the
+    // working directory.
+    let other_hosts = if tmp_overlay.is_some() {
+        host_dirs_in_tmp()
+            .into_iter()
+            .filter(|dir| {
+                !plan.writable_roots.iter().any(|r| r.starts_with(dir))
+                    && !cwd_real.starts_with(dir)
+            })
+            .map(|dir| c_path(&dir))
+            .collect::<Result<_>>()?
+    } else {
+        Vec::new()
+    };
     let (mut secret_files, mut secret_dirs) = (Vec::new(), Vec::new());
     for secret in &plan.secrets_in_roots {
         match secret.symlink_metadata() {
@@ -262,6 +280,32 @@ pub(crate) fn mounts(
             .map(|p| c_path(p))
             .collect::<Result<_>>()?,
         pid_max: None,
+        other_hosts,
         cwd: c_path(cwd)?,
     })
+}
+
+/// The computers' private temp dirs (and stand-in registries) in the
+/// host's `/tmp`, when that is the system temp dir: folders named
+/// [`HOST_DIR_PREFIX`](super::HOST_DIR_PREFIX)`*`, at most the first
+/// 10 000 entries looked at.
+fn host_dirs_in_tmp() -> Vec<PathBuf> {
+    let tmp = Path::new("/tmp");
+    if std::fs::canonicalize(std::env::temp_dir()).ok().as_deref() != Some(tmp) {
+        return Vec::new();
+    }
+    let Ok(entries) = std::fs::read_dir(tmp) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .take(10_000)
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with(super::HOST_DIR_PREFIX)
+                && e.file_type().is_ok_and(|t| t.is_dir())
+        })
+        .map(|e| e.path())
+        .collect()
 }

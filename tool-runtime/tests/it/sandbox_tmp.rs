@@ -419,3 +419,78 @@ fn exit_code_or_signal(out: &ToolOutput) -> i64 {
         .or_else(|| s["signal"].as_i64().map(|n| 128 + n))
         .unwrap_or(-1)
 }
+
+/// Finds `name` below `dir` (the host's view), a few levels deep.
+fn find_below(dir: &Path, name: &str, depth: usize) -> Option<PathBuf> {
+    for entry in std::fs::read_dir(dir).ok()?.flatten() {
+        let path = entry.path();
+        if entry.file_name() == name {
+            return Some(path);
+        }
+        if depth > 0
+            && entry.file_type().is_ok_and(|t| t.is_dir())
+            && let Some(found) = find_below(&path, name, depth - 1)
+        {
+            return Some(found);
+        }
+    }
+    None
+}
+
+/// Under the overlay the host's `/tmp` is the lower layer; the private
+/// temp dirs of the user's other computers live there, and with them
+/// what their commands wrote to `/tmp`. A command of one computer cannot
+/// read another's (nor its own private dir's inside).
+#[tokio::test]
+async fn a_command_cannot_read_another_computers_private_tmp() {
+    let Some(d) = dirs() else { return };
+    let (a, b) = (computer(true), computer(true));
+    let name = format!("private-of-b-{}", std::process::id());
+    let out = sh_in(&b, &d.ws, &d.ws, &format!("echo b-secret > /tmp/{name}")).await;
+    if !namespaced(&out) {
+        return;
+    }
+    assert_eq!(exit_code(&out), 0, "{}", out.content);
+    // The host finds B's file in B's private temp dir.
+    let tmp = std::fs::canonicalize(std::env::temp_dir()).unwrap();
+    assert_eq!(
+        tmp,
+        Path::new("/tmp"),
+        "this test needs the system temp dir at /tmp"
+    );
+    let written = std::fs::read_dir(&tmp)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("tool-sandbox-"))
+        .find_map(|e| find_below(&e.path(), &name, 3))
+        .expect("B's write is in a private temp dir under /tmp");
+    assert_eq!(std::fs::read_to_string(&written).unwrap(), "b-secret\n");
+    let private_dir: PathBuf = written
+        .ancestors()
+        .find(|p| p.parent() == Some(tmp.as_path()))
+        .unwrap()
+        .to_path_buf();
+    // A's command: the path is there, empty and unreadable inside.
+    let out = sh_in(
+        &a,
+        &d.ws,
+        &d.ws,
+        &format!(
+            "cat '{w}'; echo \"cat=$?\"; ls -A '{p}' | wc -l",
+            w = written.display(),
+            p = private_dir.display()
+        ),
+    )
+    .await;
+    let stdout = ok(&out)["stdout"].as_str().unwrap_or("").to_owned();
+    assert!(!stdout.contains("b-secret"), "{}", out.content);
+    assert!(stdout.contains("cat=1"), "{}", out.content);
+    assert!(stdout.trim_end().ends_with('0'), "{}", out.content);
+    // B's own commands still see their /tmp.
+    let out = sh_in(&b, &d.ws, &d.ws, &format!("cat /tmp/{name}")).await;
+    assert_eq!(ok(&out)["stdout"], "b-secret\n", "{}", out.content);
+    // Unconfined, the host reads it: the masking is the sandbox's.
+    let host = LocalComputer::new(LocalConfig::default().with_sandbox(SandboxPolicy::FullAccess));
+    let out = sh_in(&host, &d.ws, &d.ws, &format!("cat '{}'", written.display())).await;
+    assert_eq!(ok(&out)["stdout"], "b-secret\n", "{}", out.content);
+}

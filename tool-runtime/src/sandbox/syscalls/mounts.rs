@@ -466,6 +466,18 @@ pub(super) fn setup_namespace(mounts: &Mounts) -> std::io::Result<()> {
             c"size=4k",
         )?;
     }
+    for dir in &mounts.other_hosts {
+        match mount_fs(
+            c"tmpfs",
+            dir,
+            libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+            c"size=4k",
+        ) {
+            // Removed (its host ended) since the host listed it.
+            Err(e) if matches!(e.raw_os_error(), Some(libc::ENOENT | libc::ENOTDIR)) => {}
+            other => other?,
+        }
+    }
     // A /proc of this PID namespace: other processes are invisible.
     mount_fs(
         c"proc",
