@@ -19,7 +19,7 @@ mod calls;
 use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 
-use crate::common::{base_outside_temp, ctx, needed, ok, state, write};
+use crate::common::{base_outside_temp, ctx, needed, ok, running_as_root, state, write};
 use tool_core::ToolOutput;
 use tool_runtime::{
     ComputerRuntime, Limits, LocalComputer, LocalConfig, RunCommandParams, SandboxOptions,
@@ -79,11 +79,6 @@ async fn namespaced(c: &LocalComputer, ws: &Path) -> bool {
         return false;
     }
     true
-}
-
-fn running_as_root() -> bool {
-    use std::os::unix::fs::MetadataExt as _;
-    std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
 }
 
 // ---------------------------------------------------------------------

@@ -12,7 +12,7 @@
 
 use std::path::PathBuf;
 
-use crate::common::{base_outside_temp, ctx, needed, state};
+use crate::common::{base_outside_temp, ctx, needed, running_as_root, state};
 use tool_runtime::{
     ComputerRuntime, Limits, LocalComputer, LocalConfig, RunCommandParams, SandboxOptions,
     SandboxPolicy, ShellConfig,
@@ -27,11 +27,6 @@ pub fn kernel_has_pid_max_per_namespace() -> bool {
     let major: u32 = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
     let minor: u32 = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
     (major, minor) >= (6, 14)
-}
-
-fn running_as_root() -> bool {
-    use std::os::unix::fs::MetadataExt as _;
-    std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
 }
 
 #[tokio::test]

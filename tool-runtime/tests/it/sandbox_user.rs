@@ -296,8 +296,7 @@ async fn the_wall(base: &Path) {
         "for i in $(seq 1 64); do sleep 2 & done; wait; echo done",
     )
     .await;
-    use std::os::unix::fs::MetadataExt as _;
-    let root = std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0);
+    let root = crate::common::running_as_root();
     let how = state(&out)["sandbox"]["processLimit"]
         .as_str()
         .unwrap_or("")
@@ -756,8 +755,7 @@ async fn as_an_unprivileged_user_the_same_wall_holds_and_no_temp_dir_is_left() {
             assert!(left.is_empty(), "left in the temp dir: {left:?}");
         }
         None => {
-            use std::os::unix::fs::MetadataExt as _;
-            let root = std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0);
+            let root = crate::common::running_as_root();
             if !root {
                 test_support::cannot_check("this test", "not root, cannot switch user");
                 return;
@@ -1013,8 +1011,7 @@ async fn as_an_unprivileged_user_cargo_builds_and_tests_offline_with_a_populated
         assert!(krate.join("target").is_dir());
         return;
     }
-    use std::os::unix::fs::MetadataExt as _;
-    let root = std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0);
+    let root = crate::common::running_as_root();
     if !root {
         test_support::cannot_check("this test", "not root, cannot switch user");
         return;

@@ -96,3 +96,9 @@ pub fn needed(program: &str) -> bool {
     }
     found
 }
+
+/// Whether the test process runs as root (uid 0).
+pub fn running_as_root() -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
+}
