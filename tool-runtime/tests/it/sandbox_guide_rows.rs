@@ -19,7 +19,9 @@ mod calls;
 use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 
-use crate::common::{base_outside_temp, ctx, needed, ok, running_as_root, state, write};
+use crate::common::{
+    base_outside_temp, ctx, namespaced, needed, ok, running_as_root, state, write,
+};
 use tool_core::ToolOutput;
 use tool_runtime::{
     ComputerRuntime, Limits, LocalComputer, LocalConfig, RunCommandParams, SandboxOptions,
@@ -61,24 +63,6 @@ fn workspace() -> (tempfile::TempDir, PathBuf) {
     let ws = std::fs::canonicalize(base.path()).unwrap().join("ws");
     std::fs::create_dir_all(&ws).unwrap();
     (base, ws)
-}
-
-/// Whether commands of `c` run under the namespace mechanism here; a
-/// machine where they do not fails the test under `CI=true`.
-async fn namespaced(c: &LocalComputer, ws: &Path) -> bool {
-    let out = sh(c, ws, "true").await;
-    let mechanism = state(&out)["sandbox"]["mechanism"]
-        .as_str()
-        .unwrap_or("")
-        .to_owned();
-    if mechanism != "namespaces+landlock+seccomp" {
-        test_support::cannot_check(
-            "this test",
-            format!("namespaces unavailable here: {}", out.content),
-        );
-        return false;
-    }
-    true
 }
 
 // ---------------------------------------------------------------------

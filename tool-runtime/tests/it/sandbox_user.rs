@@ -20,7 +20,7 @@ use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::common::{base_outside_temp, ctx, needed, ok, state, write};
+use crate::common::{base_outside_temp, ctx, namespaced, needed, ok, state, write};
 use tool_core::ToolOutput;
 use tool_runtime::{
     ComputerRuntime, CredentialBinding, EgressOptions, Limits, LocalComputer, LocalConfig,
@@ -158,24 +158,6 @@ fn run_child_with(test: &str, uid: Option<u32>, extra: impl FnOnce(&Path)) {
 fn child_base() -> Option<PathBuf> {
     std::env::var_os(CHILD)?;
     std::env::var_os(BASE).map(PathBuf::from)
-}
-
-/// Whether commands here run under namespaces; under `CI=true` a machine
-/// that cannot confine fails the test.
-async fn namespaced(c: &LocalComputer, ws: &Path) -> bool {
-    let out = sh(c, ws, "true").await;
-    let mechanism = state(&out)["sandbox"]["mechanism"]
-        .as_str()
-        .unwrap_or("")
-        .to_owned();
-    if mechanism != "namespaces+landlock+seccomp" {
-        test_support::cannot_check(
-            "this test",
-            format!("namespaces unavailable ({})", out.content),
-        );
-        return false;
-    }
-    true
 }
 
 /// The wall as the child sees it: environment, home, caches, limits and

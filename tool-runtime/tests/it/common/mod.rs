@@ -102,3 +102,23 @@ pub fn running_as_root() -> bool {
     use std::os::unix::fs::MetadataExt as _;
     std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
 }
+
+/// Whether commands of `c` run under the namespace mechanism here (a
+/// `true` run in `ws`); a machine where they do not fails the test under
+/// `CI=true` (`test_support::cannot_check`).
+pub async fn namespaced(c: &LocalComputer, ws: &Path) -> bool {
+    use tool_runtime::{ComputerRuntime as _, RunCommandParams};
+    let out = c.run_command(RunCommandParams::new("true"), &ctx(ws)).await;
+    let mechanism = state(&out)["sandbox"]["mechanism"]
+        .as_str()
+        .unwrap_or("")
+        .to_owned();
+    if mechanism != "namespaces+landlock+seccomp" {
+        test_support::cannot_check(
+            "this test",
+            format!("namespaces unavailable here: {}", out.content),
+        );
+        return false;
+    }
+    true
+}
